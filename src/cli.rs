@@ -1,0 +1,262 @@
+//! Command-line parsing: subcommands and tool-level flags are declared here; workload flags are
+//! generated from the option table, so `iogauge run --help` and the table never disagree.
+//! Produces sections and tool options; parse errors become one line for the user.
+
+use std::path::PathBuf;
+
+use clap::error::{ContextKind, ErrorKind};
+use clap::{Arg, ArgAction, ArgMatches, Command, parser::ValueSource};
+
+use crate::report::Format;
+use crate::spec::options::{Kind, OPTIONS};
+use crate::spec::{Origin, Section};
+
+/// Flags that shape the tool's behaviour rather than the workload.
+#[derive(Debug, Clone)]
+pub struct ToolOptions {
+    pub format: Format,
+    pub output: Option<PathBuf>,
+    pub keep: bool,
+    pub allow_overwrite: bool,
+    pub skip_space_check: bool,
+}
+
+/// What the user asked for.
+#[derive(Debug)]
+pub enum Request {
+    Run { section: Section, tool: ToolOptions },
+    Quick { directory: PathBuf, size: Option<String>, seconds: u64, tool: ToolOptions },
+    Options,
+    /// Help or version text to print; exit 0.
+    Print(String),
+}
+
+/// A usage error: one line, exit 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+fn tool_args(cmd: Command) -> Command {
+    cmd.arg(
+        Arg::new("output-format")
+            .long("output-format")
+            .value_name("FORMAT")
+            .default_value("text")
+            .help("Report format: text or json"),
+    )
+    .arg(Arg::new("output").long("output").value_name("FILE").help("Write the report to FILE"))
+    .arg(
+        Arg::new("keep")
+            .long("keep")
+            .action(ArgAction::SetTrue)
+            .help("Keep the files iogauge created (default: remove them)"),
+    )
+    .arg(
+        Arg::new("allow-overwrite")
+            .long("allow-overwrite")
+            .action(ArgAction::SetTrue)
+            .help("Allow writing to existing files and block devices (destroys their data)"),
+    )
+    .arg(
+        Arg::new("skip-space-check")
+            .long("skip-space-check")
+            .action(ArgAction::SetTrue)
+            .help("Do not refuse when statvfs reports too little free space"),
+    )
+}
+
+fn run_command() -> Command {
+    let mut cmd = Command::new("run")
+        .about("Run one job (cloned --numjobs times) with fio-style options")
+        .args_override_self(true)
+        .after_help("Sizes and durations use fio's syntax (4k, 1m, 10g; 30s, 5m).");
+    for def in OPTIONS {
+        let dashed = def.name.replace('_', "-");
+        let mut arg = Arg::new(def.name)
+            .long(def.name)
+            .value_name(def.kind.describe().to_uppercase())
+            .help(match def.default {
+                Some(d) => format!("{} [default: {d}]", def.help),
+                None => def.help.to_string(),
+            });
+        if dashed != def.name {
+            arg = arg.alias(dashed);
+        }
+        for a in def.aliases {
+            arg = arg.alias(*a);
+        }
+        arg = if def.kind == Kind::Bool {
+            arg.num_args(0..=1).default_missing_value("1").require_equals(true)
+        } else {
+            arg.num_args(1)
+        };
+        cmd = cmd.arg(arg);
+    }
+    tool_args(cmd)
+}
+
+pub fn command() -> Command {
+    Command::new("iogauge")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Measures what a storage path can really do: throughput, IOPS, latency, CPU cost")
+        .after_help("With no command, runs the quick check of the current directory.")
+        .subcommand(run_command())
+        .subcommand(tool_args(
+            Command::new("quick")
+                .about("Quick check: sequential 1 MiB write and cold read, 4 KiB random read and write")
+                .arg(Arg::new("directory").long("directory").value_name("DIR").default_value("."))
+                .arg(Arg::new("size").long("size").value_name("SIZE").help("Test file size [default: 1g, less when space is short]"))
+                .arg(
+                    Arg::new("seconds")
+                        .long("seconds")
+                        .value_name("N")
+                        .default_value("7")
+                        .value_parser(clap::value_parser!(u64).range(1..=3600))
+                        .help("Longest time per test"),
+                ),
+        ))
+        .subcommand(Command::new("options").about("List every workload option with type, default and meaning"))
+}
+
+fn one_line(e: &clap::Error) -> String {
+    let arg = e.get(ContextKind::InvalidArg).map(|v| v.to_string());
+    let value = e.get(ContextKind::InvalidValue).map(|v| v.to_string());
+    let suggested = e.get(ContextKind::SuggestedArg).map(|v| v.to_string());
+    match (e.kind(), arg) {
+        (ErrorKind::UnknownArgument, Some(a)) => {
+            let mut s = format!("{a}: unknown option");
+            if let Some(sug) = suggested {
+                s += &format!(" (did you mean {sug}?)");
+            }
+            s + "; 'iogauge options' lists workload options, 'iogauge run --help' all of them"
+        }
+        (_, Some(a)) => {
+            let first = e.render().to_string();
+            let first = first.lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+            match value {
+                Some(v) => format!("{a}={v}: {first}"),
+                None => format!("{a}: {first}"),
+            }
+        }
+        _ => e.render().to_string().lines().next().unwrap_or("").trim_start_matches("error: ").to_string(),
+    }
+}
+
+fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
+    let format: Format = m
+        .get_one::<String>("output-format")
+        .expect("has default")
+        .parse()
+        .map_err(UsageError)?;
+    let output = m.get_one::<String>("output").map(PathBuf::from);
+    if let Some(o) = &output {
+        let parent = o.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        if !parent.is_dir() {
+            return Err(UsageError(format!(
+                "--output={}: directory {} does not exist",
+                o.display(),
+                parent.display()
+            )));
+        }
+    }
+    Ok(ToolOptions {
+        format,
+        output,
+        keep: m.get_flag("keep"),
+        allow_overwrite: m.get_flag("allow-overwrite"),
+        skip_space_check: m.get_flag("skip-space-check"),
+    })
+}
+
+/// Parses `args` (including the program name).
+pub fn parse(args: &[String]) -> Result<Request, UsageError> {
+    let m = match command().try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            return Ok(Request::Print(e.render().to_string()));
+        }
+        Err(e) => return Err(UsageError(one_line(&e))),
+    };
+    match m.subcommand() {
+        Some(("run", sm)) => {
+            let mut section = Section::new("job");
+            for def in OPTIONS {
+                if sm.value_source(def.name) == Some(ValueSource::CommandLine) {
+                    if let Some(v) = sm.get_one::<String>(def.name) {
+                        section.set(def.name, v, Origin::Cli);
+                    }
+                }
+            }
+            Ok(Request::Run { section, tool: tool_options(sm)? })
+        }
+        Some(("options", _)) => Ok(Request::Options),
+        Some(("quick", sm)) => Ok(Request::Quick {
+            directory: PathBuf::from(sm.get_one::<String>("directory").expect("default")),
+            size: sm.get_one::<String>("size").cloned(),
+            seconds: *sm.get_one::<u64>("seconds").expect("default"),
+            tool: tool_options(sm)?,
+        }),
+        _ => {
+            let quick = command().try_get_matches_from(["iogauge", "quick"]).expect("defaults parse");
+            let sm = quick.subcommand_matches("quick").expect("quick");
+            Ok(Request::Quick { directory: ".".into(), size: None, seconds: 7, tool: tool_options(sm)? })
+        }
+    }
+}
+
+/// `iogauge options`: the table as documentation.
+pub fn options_help() -> String {
+    let mut o = String::from("Workload options (fio names; --name=value on the command line):\n\n");
+    for def in OPTIONS {
+        let mut names = def.name.to_string();
+        for a in def.aliases {
+            names += &format!(", {a}");
+        }
+        o += &format!(
+            "  {names}\n      type: {}   default: {}\n      {}\n",
+            def.kind.describe(),
+            def.default.unwrap_or("(see text)"),
+            def.help.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        std::iter::once("iogauge").chain(a.iter().copied()).map(String::from).collect()
+    }
+
+    #[test]
+    fn workload_flags_become_a_section() {
+        let Request::Run { section, tool } =
+            parse(&args(&["run", "--rw=randread", "--bs", "8k", "--time-based", "--direct=1"])).unwrap()
+        else {
+            panic!("not a run")
+        };
+        let got: Vec<(String, String)> =
+            section.entries.iter().map(|e| (e.key.clone(), e.value.clone().unwrap())).collect();
+        assert!(got.contains(&("rw".into(), "randread".into())));
+        assert!(got.contains(&("bs".into(), "8k".into())));
+        assert!(got.contains(&("time_based".into(), "1".into())));
+        assert!(got.contains(&("direct".into(), "1".into())));
+        assert_eq!(tool.format, Format::Text);
+    }
+
+    #[test]
+    fn unknown_flag_is_one_line() {
+        let e = parse(&args(&["run", "--sizee=4k"])).unwrap_err().0;
+        assert!(!e.contains('\n') && e.starts_with("--sizee") && e.contains("unknown option"), "{e}");
+        assert!(e.contains("did you mean"), "{e}");
+    }
+
+    #[test]
+    fn last_value_wins() {
+        let Request::Run { section, .. } = parse(&args(&["run", "--bs=4k", "--bs=8k"])).unwrap() else {
+            panic!()
+        };
+        assert_eq!(section.entries.last().unwrap().value.as_deref(), Some("8k"));
+    }
+}

@@ -1,0 +1,180 @@
+//! How a run was measured: the host (kernel, CPU, memory) and each target's file system, mount
+//! options and block device, read from uname, /proc and /sys. Read-only, best effort: a field
+//! that cannot be read is left empty rather than failing the run.
+
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Host {
+    pub hostname: String,
+    pub kernel: String,
+    pub arch: String,
+    pub cpu_model: String,
+    pub cpus: usize,
+    pub memory_bytes: u64,
+}
+
+/// A target's place in the storage stack.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetInfo {
+    pub path: PathBuf,
+    pub kind: &'static str,
+    pub fs_type: String,
+    pub mount_point: String,
+    pub mount_options: String,
+    pub mount_source: String,
+    /// The block device under the file system (or the target itself); `None` when there is
+    /// none (tmpfs, network file systems).
+    pub device: Option<Device>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Device {
+    pub name: String,
+    pub model: String,
+    pub major_minor: String,
+    pub logical_block_size: Option<u64>,
+    pub rotational: Option<bool>,
+}
+
+pub fn host() -> Host {
+    let u = rustix::system::uname();
+    let s = |c: &std::ffi::CStr| c.to_string_lossy().into_owned();
+    let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|x| x.1))
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let memory_bytes = fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            let line = m.lines().find(|l| l.starts_with("MemTotal:"))?.to_string();
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kb| kb * 1024);
+    Host {
+        hostname: s(u.nodename()),
+        kernel: format!("{} {} {}", s(u.sysname()), s(u.release()), s(u.version())),
+        arch: s(u.machine()),
+        cpu_model,
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        memory_bytes,
+    }
+}
+
+struct Mount {
+    dev: String,
+    point: String,
+    options: String,
+    fs_type: String,
+    source: String,
+}
+
+fn mounts() -> Vec<Mount> {
+    let text = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            let (pre, post) = l.split_once(" - ")?;
+            let pre: Vec<&str> = pre.split(' ').collect();
+            let post: Vec<&str> = post.split(' ').collect();
+            Some(Mount {
+                dev: pre.get(2)?.to_string(),
+                point: unescape(pre.get(4)?),
+                options: pre.get(5)?.to_string(),
+                fs_type: post.first()?.to_string(),
+                source: post.get(1).unwrap_or(&"").to_string(),
+            })
+        })
+        .collect()
+}
+
+/// mountinfo escapes space, tab, newline and backslash as octal.
+fn unescape(s: &str) -> String {
+    s.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
+}
+
+fn read_trim(p: impl AsRef<Path>) -> Option<String> {
+    Some(fs::read_to_string(p).ok()?.trim().to_string())
+}
+
+fn device(major: u32, minor: u32) -> Option<Device> {
+    let sys = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+    let real = fs::canonicalize(&sys).ok()?;
+    let name = real.file_name()?.to_string_lossy().into_owned();
+    // A partition's queue and model belong to its disk.
+    let disk = if real.join("partition").exists() { real.parent()?.to_path_buf() } else { real };
+    let model = ["device/model", "device/vendor"]
+        .iter()
+        .filter_map(|f| read_trim(disk.join(f)))
+        .find(|m| !m.is_empty())
+        .unwrap_or_else(|| {
+            let d = disk.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if d.starts_with("vd") { "virtio block device".into() } else { String::new() }
+        });
+    Some(Device {
+        name,
+        model,
+        major_minor: format!("{major}:{minor}"),
+        logical_block_size: read_trim(disk.join("queue/logical_block_size")).and_then(|v| v.parse().ok()),
+        rotational: read_trim(disk.join("queue/rotational")).map(|v| v == "1"),
+    })
+}
+
+/// Describes `path` (or, if it is gone or not yet created, the directory holding it).
+pub fn describe(path: &Path) -> TargetInfo {
+    let meta = fs::metadata(path).ok().or_else(|| {
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        fs::metadata(parent).ok()
+    });
+    let is_block = meta.as_ref().is_some_and(|m| m.file_type().is_block_device());
+    let mut info = TargetInfo {
+        path: fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        kind: if is_block { "block device" } else { "file" },
+        fs_type: String::new(),
+        mount_point: String::new(),
+        mount_options: String::new(),
+        mount_source: String::new(),
+        device: None,
+    };
+    let Some(meta) = meta else { return info };
+    let dev = if is_block { meta.rdev() } else { meta.dev() };
+    let (major, minor) = (rustix::fs::major(dev), rustix::fs::minor(dev));
+    info.device = device(major, minor);
+    if is_block {
+        info.fs_type = "(raw block device)".into();
+        return info;
+    }
+    let key = format!("{major}:{minor}");
+    let abs = info.path.to_string_lossy().into_owned();
+    let best = mounts()
+        .into_iter()
+        .filter(|m| m.dev == key)
+        .max_by_key(|m| if abs.starts_with(&m.point) { m.point.len() } else { 0 });
+    if let Some(m) = best {
+        info.fs_type = m.fs_type;
+        info.mount_point = m.point;
+        info.mount_options = m.options;
+        info.mount_source = m.source;
+    }
+    info
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describes_this_host_and_a_tmp_dir() {
+        let h = host();
+        assert!(h.kernel.starts_with("Linux") && h.cpus >= 1 && h.memory_bytes > 0, "{h:?}");
+        let t = describe(Path::new("/proc/self/status"));
+        assert_eq!(t.fs_type, "proc");
+        assert!(t.device.is_none());
+    }
+}

@@ -1,0 +1,27 @@
+//! iogauge measures what a storage path can really do — throughput, IOPS, latency and CPU
+//! cost — and says how it measured it.
+//!
+//! Data flows one way:
+//!
+//! ```text
+//! argv / profile ─► spec::Section (fio key=value) ─► spec::resolve ─► spec::Plan
+//!   target::check (safety, space, alignment; nothing created yet)
+//!   runner::run: per group: target::prepare_group, target::open_job, one thread per job,
+//!                start barrier, engine + spec::workload loop, stats recorded per I/O
+//!   stats merged (+=) ─► result::RunReport ─► report::{text, json}
+//! ```
+//!
+//! Rules: one spec (every front end becomes sections and the same Plan); only the CLI prints
+//! (the runner sends events, stats are pure, reporters are functions of a RunReport); engines
+//! know syscalls, not workloads.
+
+pub mod cli;
+pub mod engine;
+pub mod host;
+pub mod profiles;
+pub mod report;
+pub mod result;
+pub mod runner;
+pub mod spec;
+pub mod stats;
+pub mod target;

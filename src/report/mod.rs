@@ -1,0 +1,95 @@
+//! Reporters: each output format is a pure function of a [`RunReport`] returning text. They do
+//! no I/O and never look at the file system; the CLI writes what they return.
+
+pub mod json;
+pub mod text;
+
+use crate::result::RunReport;
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "text" | "normal" => Ok(Format::Text),
+            "json" => Ok(Format::Json),
+            other => Err(format!(
+                "--output-format={other}: unknown format; accepted: text (alias normal), json"
+            )),
+        }
+    }
+}
+
+pub fn render(format: Format, report: &RunReport) -> String {
+    match format {
+        Format::Text => text::render(report),
+        Format::Json => json::render(report),
+    }
+}
+
+/// `n` bytes in binary units, labelled ("1.50 GiB").
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 { format!("{n} B") } else { format!("{v:.2} {}", UNITS[u]) }
+}
+
+/// A latency unit chosen once per table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatUnit {
+    Ns,
+    Us,
+    Ms,
+}
+
+impl LatUnit {
+    /// The unit that shows `typical_ns` with 1 to 4 integer digits.
+    pub fn for_ns(typical_ns: f64) -> Self {
+        if typical_ns < 1_000.0 {
+            LatUnit::Ns
+        } else if typical_ns < 10_000_000.0 {
+            LatUnit::Us
+        } else {
+            LatUnit::Ms
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            LatUnit::Ns => "ns",
+            LatUnit::Us => "µs",
+            LatUnit::Ms => "ms",
+        }
+    }
+    pub fn fmt(self, ns: f64) -> String {
+        match self {
+            LatUnit::Ns => format!("{ns:.0}"),
+            LatUnit::Us => format!("{:.2}", ns / 1e3),
+            LatUnit::Ms => format!("{:.3}", ns / 1e6),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_are_labelled() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(3 << 29), "1.50 GiB");
+        assert_eq!(LatUnit::for_ns(80_000.0).label(), "µs");
+        assert_eq!(LatUnit::Us.fmt(80_123.0), "80.12");
+        assert!("xml".parse::<Format>().unwrap_err().contains("accepted: text"));
+    }
+}

@@ -1,0 +1,215 @@
+//! The human report: provenance first, then per job and per group the throughput, IOPS,
+//! latency (one unit per job block) and CPU cost, then warnings. Also the one-table summary
+//! used by the quick check.
+
+use std::fmt::Write;
+
+use super::{LatUnit, human_bytes};
+use crate::result::{DirReport, GroupReport, LatReport, Measurement, RunReport, percentile_key};
+
+pub fn render(r: &RunReport) -> String {
+    let mut o = String::new();
+    header(&mut o, r);
+    for g in &r.groups {
+        group(&mut o, g, r.groups.len() > 1);
+    }
+    footer(&mut o, r);
+    o
+}
+
+/// Provenance lines: tool, host, targets.
+pub fn header(o: &mut String, r: &RunReport) {
+    let h = &r.host;
+    let _ = writeln!(
+        o,
+        "{} {} · {} · {} · {} CPUs ({}) · {} RAM",
+        r.tool.name,
+        r.tool.version,
+        h.hostname,
+        h.kernel.split(' ').take(2).collect::<Vec<_>>().join(" "),
+        h.cpus,
+        if h.cpu_model.is_empty() { "unknown model" } else { &h.cpu_model },
+        human_bytes(h.memory_bytes)
+    );
+    for t in &r.targets {
+        let dev = match &t.device {
+            Some(d) => {
+                let mut s = format!("/dev/{}", d.name);
+                if !d.model.is_empty() {
+                    s += &format!(" ({})", d.model);
+                }
+                if let Some(l) = d.logical_block_size {
+                    s += &format!(", {l} B logical blocks");
+                }
+                s
+            }
+            None => "no block device (nothing below the file system to check)".into(),
+        };
+        if t.kind == "block device" {
+            let _ = writeln!(o, "target {}: raw block device {dev}", t.path.display());
+        } else {
+            let _ = writeln!(
+                o,
+                "target {}: {} ({}) mounted on {} from {} · {dev}",
+                t.path.display(),
+                t.fs_type,
+                t.mount_options,
+                t.mount_point,
+                t.mount_source
+            );
+        }
+    }
+    if r.interrupted {
+        o.push_str("INTERRUPTED: the run was stopped early; these results are partial.\n");
+    }
+}
+
+fn footer(o: &mut String, r: &RunReport) {
+    for w in &r.warnings {
+        let _ = writeln!(o, "warning: {w}");
+    }
+    for e in &r.errors {
+        let _ = writeln!(o, "error: {e}");
+    }
+}
+
+fn group(o: &mut String, g: &GroupReport, numbered: bool) {
+    o.push('\n');
+    if numbered {
+        let _ = writeln!(o, "── group {} ──", g.id);
+    }
+    for j in &g.jobs {
+        let opt = |k: &str| j.options.get(k).map(String::as_str).unwrap_or("");
+        let mut line = format!(
+            "{}.{}: rw={} bs={} size={} ioengine={}",
+            j.name,
+            j.clone,
+            opt("rw"),
+            human_bytes(opt("bs").parse().unwrap_or(0)),
+            human_bytes(opt("size").parse().unwrap_or(0)),
+            opt("ioengine")
+        );
+        for k in ["direct", "sync", "numjobs", "runtime", "time_based", "iodepth"] {
+            if let Some(v) = j.options.get(k) {
+                line += &format!(" {k}={v}");
+            }
+        }
+        let flags: Vec<String> = j.files.iter().map(|f| f.open_flags.join("|")).collect();
+        if let Some(f) = flags.first() {
+            line += &format!("  [{f}]");
+        }
+        let _ = writeln!(o, "{line}");
+        measurement(o, &j.measurement);
+        if let Some(e) = &j.error {
+            let _ = writeln!(o, "  ERROR  {}", crate::result::job_error_line(&j.name, j.clone, e));
+        }
+    }
+    if g.jobs.len() > 1 {
+        let _ = writeln!(o, "all {} jobs together:", g.jobs.len());
+        measurement(o, &g.total);
+    }
+}
+
+fn measurement(o: &mut String, m: &Measurement) {
+    let typical = [&m.read, &m.write]
+        .iter()
+        .filter_map(|d| d.lat_ns.as_ref().map(|l| l.mean))
+        .fold(0.0f64, f64::max);
+    let unit = LatUnit::for_ns(typical);
+    let elapsed = m.elapsed_ns as f64 / 1e9;
+    for (name, d) in [("read", &m.read), ("write", &m.write)] {
+        if d.ios > 0 {
+            direction(o, name, d, elapsed, unit);
+        }
+    }
+    if let Some(s) = &m.sync {
+        lat_lines(o, "fsync", s, LatUnit::for_ns(s.mean));
+    }
+    let c = &m.cpu;
+    let _ = writeln!(
+        o,
+        "  cpu    usr {:.1}%  sys {:.1}%  ({:.2} s user, {:.2} s system)  ctx switches {}  \
+         page faults {} major / {} minor",
+        c.usr_pct, c.sys_pct, c.user_s, c.system_s, c.ctx_switches, c.major_faults, c.minor_faults
+    );
+}
+
+fn direction(o: &mut String, name: &str, d: &DirReport, elapsed: f64, unit: LatUnit) {
+    let _ = writeln!(
+        o,
+        "  {name:<6} {:.0} IOPS  {:.2} MiB/s ({:.2} MB/s)  {} in {elapsed:.2} s ({} I/Os)",
+        d.iops,
+        d.mib_per_s,
+        d.mb_per_s,
+        human_bytes(d.bytes),
+        d.ios
+    );
+    if let Some(l) = &d.lat_ns {
+        lat_lines(o, "", l, unit);
+    }
+}
+
+fn lat_lines(o: &mut String, name: &str, l: &LatReport, unit: LatUnit) {
+    let u = unit.label();
+    let f = |v: f64| unit.fmt(v);
+    let prefix = if name.is_empty() { "latency".to_string() } else { format!("{name} latency") };
+    let _ = writeln!(
+        o,
+        "         {prefix} ({u}): min {}  mean {}  stddev {}  max {}  ({} calls)",
+        f(l.min as f64),
+        f(l.mean),
+        f(l.stddev),
+        f(l.max as f64),
+        l.count
+    );
+    let cells: Vec<String> = crate::result::PERCENTILES
+        .iter()
+        .filter_map(|&p| {
+            let v = l.percentiles.get(&percentile_key(p))?;
+            Some(format!("p{p}={}", f(*v as f64)))
+        })
+        .collect();
+    for (i, row) in cells.chunks(9).enumerate() {
+        let head = if i == 0 { format!("percentiles ({u}):") } else { String::new() };
+        let _ = writeln!(o, "         {head:<18}{}", row.join("  "));
+    }
+}
+
+/// One row per group: the quick check's summary. Units in the header; one latency unit.
+pub fn summary(r: &RunReport, labels: &[&str]) -> String {
+    let mut o = String::new();
+    header(&mut o, r);
+    let rows: Vec<(&str, &DirReport)> = r
+        .groups
+        .iter()
+        .zip(labels)
+        .map(|(g, label)| {
+            let d = if g.total.write.ios > g.total.read.ios { &g.total.write } else { &g.total.read };
+            (*label, d)
+        })
+        .collect();
+    let worst = rows
+        .iter()
+        .filter_map(|(_, d)| d.lat_ns.as_ref().map(|l| l.mean))
+        .fold(0.0f64, f64::max);
+    let unit = LatUnit::for_ns(worst);
+    let u = unit.label();
+    let _ = writeln!(
+        o,
+        "\n{:<28} {:>10} {:>10} {:>10} {:>12} {:>12}",
+        "test", "MiB/s", "MB/s", "IOPS", format!("mean ({u})"), format!("p99 ({u})")
+    );
+    for (label, d) in rows {
+        let (mean, p99) = match &d.lat_ns {
+            Some(l) => (unit.fmt(l.mean), unit.fmt(*l.percentiles.get("99.000000").unwrap_or(&0) as f64)),
+            None => ("-".into(), "-".into()),
+        };
+        let _ = writeln!(
+            o,
+            "{label:<28} {:>10.2} {:>10.2} {:>10.0} {mean:>12} {p99:>12}",
+            d.mib_per_s, d.mb_per_s, d.iops
+        );
+    }
+    footer(&mut o, r);
+    o
+}

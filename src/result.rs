@@ -1,0 +1,277 @@
+//! The RunReport: what a run measured, as plain serde data with its provenance and warnings.
+//! Every reporter is a function of this type, and its JSON form is iogauge's documented,
+//! versioned output (docs/json-schema.md). Building it is arithmetic on merged stats; nothing
+//! here does I/O except reading host facts through `host`.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use crate::host::{Host, TargetInfo};
+use crate::runner::{JobError, RunOutcome};
+use crate::stats::{DirStats, JobStats, LatStats};
+use crate::target::OpenedFile;
+
+/// Bumped when a field changes meaning or disappears (adding fields does not bump it).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Percentiles every latency report carries, as in fio's default list plus a few.
+pub const PERCENTILES: &[f64] = &[
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9,
+    99.95, 99.99,
+];
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub schema: &'static str,
+    pub schema_version: u32,
+    pub tool: Tool,
+    /// Start of the run, seconds since the Unix epoch (UTC).
+    pub started_unix_s: u64,
+    pub command_line: Vec<String>,
+    pub host: Host,
+    pub targets: Vec<TargetInfo>,
+    pub groups: Vec<GroupReport>,
+    /// The run was stopped by Ctrl-C or SIGTERM; results are partial.
+    pub interrupted: bool,
+    /// CPU used by the whole iogauge process during the run (all threads, set-up included).
+    pub process_cpu: CpuReport,
+    pub warnings: Vec<String>,
+    pub errors: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Tool {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupReport {
+    pub id: usize,
+    pub jobs: Vec<JobReport>,
+    /// All jobs of the group together: totals summed, elapsed the longest job's.
+    pub total: Measurement,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct JobReport {
+    pub name: String,
+    pub clone: u32,
+    /// The options as given (canonical names), plus the resolved essentials.
+    pub options: BTreeMap<String, String>,
+    pub files: Vec<OpenedFile>,
+    pub error: Option<JobError>,
+    #[serde(flatten)]
+    pub measurement: Measurement,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Measurement {
+    pub elapsed_ns: u64,
+    pub read: DirReport,
+    pub write: DirReport,
+    /// fsync calls (fsync=N, end_fsync), timed inside the job.
+    pub sync: Option<LatReport>,
+    pub cpu: CpuReport,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DirReport {
+    pub bytes: u64,
+    pub ios: u64,
+    pub bw_bytes_per_s: f64,
+    pub mib_per_s: f64,
+    pub mb_per_s: f64,
+    pub iops: f64,
+    /// Per-I/O latency, from just before the syscall to its return.
+    pub lat_ns: Option<LatReport>,
+    pub series: SeriesReport,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LatReport {
+    pub count: u64,
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    pub stddev: f64,
+    /// Keyed like fio ("99.900000"), values in ns, each within 0.4% of the exact value and
+    /// clamped to [min, max].
+    pub percentiles: BTreeMap<String, u64>,
+}
+
+/// Per-interval rates; the last interval may be partial (its rate uses its true length).
+#[derive(Debug, Clone, Serialize)]
+pub struct SeriesReport {
+    pub interval_ms: u64,
+    pub bw_bytes_per_s: Vec<f64>,
+    pub iops: Vec<f64>,
+    pub lat_mean_ns: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CpuReport {
+    pub user_s: f64,
+    pub system_s: f64,
+    /// User and system time as a share of the elapsed time (may exceed 100 for a group).
+    pub usr_pct: f64,
+    pub sys_pct: f64,
+    pub ctx_switches: u64,
+    pub minor_faults: u64,
+    pub major_faults: u64,
+}
+
+pub fn percentile_key(p: f64) -> String {
+    format!("{p:.6}")
+}
+
+fn lat_report(l: &LatStats) -> Option<LatReport> {
+    if l.count() == 0 {
+        return None;
+    }
+    let percentiles = PERCENTILES
+        .iter()
+        .map(|&p| (percentile_key(p), l.percentile_ns(p).unwrap_or(0)))
+        .collect();
+    Some(LatReport {
+        count: l.count(),
+        min: l.min_ns,
+        max: l.max_ns,
+        mean: l.mean_ns(),
+        stddev: l.stddev_ns(),
+        percentiles,
+    })
+}
+
+fn per_s(n: u64, d: Duration) -> f64 {
+    if d.is_zero() { 0.0 } else { n as f64 / d.as_secs_f64() }
+}
+
+fn dir_report(d: &DirStats, elapsed: Duration) -> DirReport {
+    let bw = per_s(d.bytes, elapsed);
+    let interval = Duration::from_millis(d.series.interval_ms);
+    let n = d.series.samples.len();
+    let mut series = SeriesReport {
+        interval_ms: d.series.interval_ms,
+        bw_bytes_per_s: Vec::with_capacity(n),
+        iops: Vec::with_capacity(n),
+        lat_mean_ns: Vec::with_capacity(n),
+    };
+    for (i, s) in d.series.samples.iter().enumerate() {
+        let start = interval * i as u32;
+        let len = if i + 1 == n { elapsed.saturating_sub(start).min(interval) } else { interval };
+        series.bw_bytes_per_s.push(per_s(s.bytes, len));
+        series.iops.push(per_s(s.ios, len));
+        series.lat_mean_ns.push(if s.ios == 0 { 0.0 } else { s.lat_sum_ns as f64 / s.ios as f64 });
+    }
+    DirReport {
+        bytes: d.bytes,
+        ios: d.ios,
+        bw_bytes_per_s: bw,
+        mib_per_s: bw / (1024.0 * 1024.0),
+        mb_per_s: bw / 1e6,
+        iops: per_s(d.ios, elapsed),
+        lat_ns: lat_report(&d.lat),
+        series,
+    }
+}
+
+fn cpu_report(c: &crate::stats::CpuUsage, elapsed: Duration) -> CpuReport {
+    let e = elapsed.as_secs_f64();
+    let pct = |d: Duration| if e > 0.0 { 100.0 * d.as_secs_f64() / e } else { 0.0 };
+    CpuReport {
+        user_s: c.user.as_secs_f64(),
+        system_s: c.system.as_secs_f64(),
+        usr_pct: pct(c.user),
+        sys_pct: pct(c.system),
+        ctx_switches: c.voluntary_ctx + c.involuntary_ctx,
+        minor_faults: c.minor_faults,
+        major_faults: c.major_faults,
+    }
+}
+
+pub fn measurement(s: &JobStats) -> Measurement {
+    Measurement {
+        elapsed_ns: s.elapsed.as_nanos() as u64,
+        read: dir_report(&s.dirs[0], s.elapsed),
+        write: dir_report(&s.dirs[1], s.elapsed),
+        sync: lat_report(&s.syncs),
+        cpu: cpu_report(&s.cpu, s.elapsed),
+    }
+}
+
+/// Inputs besides the outcome.
+pub struct Context {
+    pub command_line: Vec<String>,
+    pub started: SystemTime,
+    pub process_cpu: crate::stats::CpuUsage,
+    pub wall: Duration,
+    pub targets: Vec<TargetInfo>,
+    pub warnings: Vec<String>,
+}
+
+pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
+    let mut errors = Vec::new();
+    if let Some(e) = &outcome.setup_error {
+        errors.push(e.to_string());
+    }
+    let groups = outcome
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(id, jobs)| {
+            let mut total = JobStats::default();
+            let jobs = jobs
+                .iter()
+                .map(|j| {
+                    total += &j.stats;
+                    if let Some(e) = &j.error {
+                        errors.push(job_error_line(&j.spec.name, j.spec.clone, e));
+                    }
+                    let mut options = j.spec.options.clone();
+                    options.insert("rw".into(), j.spec.rw.as_str().into());
+                    options.insert("bs".into(), j.spec.bs.to_string());
+                    options.insert("size".into(), j.spec.size.unwrap_or(0).to_string());
+                    options.insert("ioengine".into(), format!("{:?}", j.spec.engine).to_lowercase());
+                    JobReport {
+                        name: j.spec.name.clone(),
+                        clone: j.spec.clone,
+                        options,
+                        files: j.files.clone(),
+                        error: j.error.clone(),
+                        measurement: measurement(&j.stats),
+                    }
+                })
+                .collect();
+            GroupReport { id, jobs, total: measurement(&total) }
+        })
+        .collect();
+    RunReport {
+        schema: "iogauge-run",
+        schema_version: SCHEMA_VERSION,
+        tool: Tool { name: "iogauge", version: env!("CARGO_PKG_VERSION") },
+        started_unix_s: ctx.started.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        command_line: ctx.command_line,
+        host: crate::host::host(),
+        targets: ctx.targets,
+        groups,
+        interrupted: outcome.interrupted,
+        process_cpu: cpu_report(&ctx.process_cpu, ctx.wall),
+        warnings: ctx.warnings,
+        errors,
+    }
+}
+
+/// One line naming the job, file, offset and error.
+pub fn job_error_line(name: &str, clone: u32, e: &JobError) -> String {
+    let mut s = format!("job {name}.{clone}: {}", e.direction.unwrap_or("I/O"));
+    if let Some(f) = &e.file {
+        s += &format!(" of {}", f.display());
+    }
+    if let Some(o) = e.offset {
+        s += &format!(" at offset {o}");
+    }
+    s + &format!(" failed: {}", e.message)
+}

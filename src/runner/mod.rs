@@ -1,0 +1,191 @@
+//! Runs a checked [`Plan`]: groups one after another; in each, the group's files are prepared,
+//! every job's files opened, then one thread per job is released by a start barrier. The
+//! calling thread watches: it forwards an interrupt to the jobs' stop flag, and reports
+//! progress through events. The runner never prints; the CLI decides what to show.
+
+pub mod worker;
+
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::engine;
+use crate::spec::{JobSpec, Plan};
+use crate::stats::JobStats;
+use crate::target::{self, OpenedFile, TargetError, Targets};
+pub use worker::{JobError, JobProgress, JobResult};
+
+/// How often the watcher wakes: bounds how late an interrupt reaches the jobs.
+const WATCH: Duration = Duration::from_millis(50);
+/// How often progress events are sent.
+const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+
+/// Progress of the running group.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub group: usize,
+    pub groups: usize,
+    pub elapsed: Duration,
+    pub bytes: u64,
+    pub ios: u64,
+    /// Share done (0..=1), from bytes or time, whichever is further along.
+    pub done: f64,
+    pub eta: Option<Duration>,
+}
+
+/// What the runner tells its caller.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// A group is about to lay out its files (may take a while).
+    Preparing { group: usize },
+    Progress(Progress),
+    GroupDone { group: usize },
+}
+
+/// One job's outcome.
+#[derive(Debug)]
+pub struct JobOutcome {
+    pub spec: JobSpec,
+    pub files: Vec<OpenedFile>,
+    pub stats: JobStats,
+    pub error: Option<JobError>,
+}
+
+/// Everything that ran.
+#[derive(Debug, Default)]
+pub struct RunOutcome {
+    pub groups: Vec<Vec<JobOutcome>>,
+    pub interrupted: bool,
+    /// A failure while preparing or opening files, which ended the run.
+    pub setup_error: Option<TargetError>,
+}
+
+impl RunOutcome {
+    pub fn failed(&self) -> bool {
+        self.setup_error.is_some() || self.groups.iter().flatten().any(|j| j.error.is_some())
+    }
+}
+
+/// Runs every group of `plan` on `targets` (already checked). `interrupt` is set from outside
+/// (Ctrl-C); jobs stop within one I/O of it.
+pub fn run(
+    plan: &Plan,
+    targets: &mut Targets,
+    interrupt: &AtomicBool,
+    on_event: &mut dyn FnMut(&Event),
+) -> RunOutcome {
+    let mut outcome = RunOutcome::default();
+    let ngroups = plan.groups.len();
+    for (gi, group) in plan.groups.iter().enumerate() {
+        if interrupt.load(Ordering::Relaxed) {
+            break;
+        }
+        on_event(&Event::Preparing { group: gi });
+        let seed = group.jobs.first().map_or(0, |j| j.seed);
+        if let Err(e) = targets.prepare_group(gi, seed) {
+            outcome.setup_error = Some(e);
+            break;
+        }
+        let mut opened = Vec::new();
+        for job in &group.jobs {
+            match target::open_job(job) {
+                Ok(o) => opened.push(o),
+                Err(e) => {
+                    outcome.setup_error = Some(e);
+                    return finish(outcome, interrupt);
+                }
+            }
+        }
+        let results = run_group(gi, ngroups, &group.jobs, opened, interrupt, on_event);
+        let failed = results.iter().any(|j| j.error.is_some());
+        outcome.groups.push(results);
+        on_event(&Event::GroupDone { group: gi });
+        if failed {
+            break;
+        }
+    }
+    finish(outcome, interrupt)
+}
+
+fn finish(mut outcome: RunOutcome, interrupt: &AtomicBool) -> RunOutcome {
+    outcome.interrupted = interrupt.load(Ordering::Relaxed);
+    outcome
+}
+
+fn run_group(
+    gi: usize,
+    ngroups: usize,
+    jobs: &[JobSpec],
+    opened: Vec<(Vec<std::os::fd::OwnedFd>, Vec<OpenedFile>)>,
+    interrupt: &AtomicBool,
+    on_event: &mut dyn FnMut(&Event),
+) -> Vec<JobOutcome> {
+    let barrier = Barrier::new(jobs.len());
+    let stop = AtomicBool::new(false);
+    let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
+    let planned: Option<u64> = jobs
+        .iter()
+        .map(|j| worker::planned_ios(j).map(|n| n * j.bs))
+        .sum::<Option<u64>>();
+    let planned_time = jobs.iter().filter_map(|j| j.runtime.map(|r| r + j.ramp)).max();
+
+    let mut file_lists = Vec::new();
+    let results: Vec<JobResult> = std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        for ((job, (fds, files)), prog) in jobs.iter().zip(opened).zip(&progress) {
+            let w = worker::Worker {
+                job,
+                paths: files.iter().map(|f| f.path.clone()).collect(),
+                barrier: &barrier,
+                stop: &stop,
+                progress: prog,
+            };
+            file_lists.push(files);
+            let name = format!("iogauge-{}.{}", job.name, job.clone);
+            let h = std::thread::Builder::new()
+                .name(name)
+                .spawn_scoped(s, move || engine::with_engine(job.engine, fds, w))
+                .expect("spawning a job thread");
+            handles.push(h);
+        }
+        let start = Instant::now();
+        let mut next_progress = start + PROGRESS_EVERY;
+        while handles.iter().any(|h| !h.is_finished()) {
+            std::thread::sleep(WATCH);
+            if interrupt.load(Ordering::Relaxed) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            let now = Instant::now();
+            if now >= next_progress {
+                next_progress = now + PROGRESS_EVERY;
+                let bytes = progress.iter().map(|p| p.bytes.load(Ordering::Relaxed)).sum();
+                let ios = progress.iter().map(|p| p.ios.load(Ordering::Relaxed)).sum();
+                let elapsed = now - start;
+                let by_bytes = planned.map(|p| bytes as f64 / p.max(1) as f64);
+                let by_time = planned_time.map(|t| elapsed.as_secs_f64() / t.as_secs_f64());
+                let done = by_bytes.unwrap_or(0.0).max(by_time.unwrap_or(0.0)).min(1.0);
+                let eta = (done > 0.0).then(|| elapsed.mul_f64((1.0 - done) / done));
+                on_event(&Event::Progress(Progress {
+                    group: gi,
+                    groups: ngroups,
+                    elapsed,
+                    bytes,
+                    ios,
+                    done,
+                    eta,
+                }));
+            }
+        }
+        handles.into_iter().map(|h| h.join().expect("job thread panicked")).collect()
+    });
+    jobs.iter()
+        .zip(results)
+        .zip(file_lists)
+        .map(|((spec, r), files)| JobOutcome {
+            spec: spec.clone(),
+            files,
+            stats: r.stats,
+            error: r.error,
+        })
+        .collect()
+}

@@ -1,0 +1,519 @@
+//! Sections → [`Plan`]: looks every key up in the option table, parses and validates values,
+//! applies defaults and cross-option rules, and clones jobs for `numjobs`. The result is the
+//! only thing the runner sees, whichever front end produced the sections. Checks that need the
+//! file system (does the directory exist, is there room) belong to `target`, not here.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::options::{self, Kind, OptionDef};
+use super::value;
+use super::{Entry, Origin, Section, SpecError};
+
+/// The I/O pattern of a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RwMode {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    /// Mixed sequential (`rw`, `readwrite`).
+    ReadWrite,
+    RandRw,
+    /// Random read of a block, then a write of the same block.
+    Update,
+}
+
+impl RwMode {
+    pub fn is_random(self) -> bool {
+        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw | RwMode::Update)
+    }
+    pub fn reads(self) -> bool {
+        !matches!(self, RwMode::Write | RwMode::RandWrite)
+    }
+    pub fn writes(self) -> bool {
+        !matches!(self, RwMode::Read | RwMode::RandRead)
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RwMode::Read => "read",
+            RwMode::Write => "write",
+            RwMode::RandRead => "randread",
+            RwMode::RandWrite => "randwrite",
+            RwMode::ReadWrite => "rw",
+            RwMode::RandRw => "randrw",
+            RwMode::Update => "update",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    Psync,
+    Sync,
+    Null,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncMode {
+    None,
+    Dsync,
+    Sync,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fadvise {
+    None,
+    Sequential,
+    Random,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DataMode {
+    /// Random, incompressible bytes, each written block stamped unique.
+    Random,
+    /// Fresh random bytes before every write.
+    Refill,
+    Zero,
+}
+
+/// Where a job's files are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetSpec {
+    /// Named files or devices, shared by every clone of the job.
+    Files(Vec<PathBuf>),
+    /// One file per clone inside this directory.
+    Directory(PathBuf),
+}
+
+/// One job thread, fully resolved.
+#[derive(Debug, Clone)]
+pub struct JobSpec {
+    pub name: String,
+    /// Index among the clones made by `numjobs` (0-based).
+    pub clone: u32,
+    pub rw: RwMode,
+    /// Share of reads in mixed modes, in percent.
+    pub read_pct: u8,
+    pub bs: u64,
+    /// Bytes per pass over all of the job's files; `None` until `target` reads it from an
+    /// existing file or device.
+    pub size: Option<u64>,
+    pub offset: u64,
+    pub target: TargetSpec,
+    pub runtime: Option<Duration>,
+    pub time_based: bool,
+    pub ramp: Duration,
+    pub loops: u32,
+    pub engine: EngineKind,
+    pub direct: bool,
+    pub sync: SyncMode,
+    pub invalidate: bool,
+    pub fadvise: Fadvise,
+    pub fsync_every: u32,
+    pub end_fsync: bool,
+    pub randommap: bool,
+    pub seed: u64,
+    pub data: DataMode,
+    /// The options as given (canonical names), for the report.
+    pub options: BTreeMap<String, String>,
+}
+
+impl JobSpec {
+    /// The paths this job's I/O goes to.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        match &self.target {
+            TargetSpec::Files(files) => files.clone(),
+            TargetSpec::Directory(dir) => vec![dir.join(format!("{}.{}.0", self.name, self.clone))],
+        }
+    }
+}
+
+/// Jobs that run at the same time.
+#[derive(Debug, Clone, Default)]
+pub struct Group {
+    pub jobs: Vec<JobSpec>,
+}
+
+/// Everything to run, in order: groups one after another, jobs in a group concurrently.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub groups: Vec<Group>,
+    /// Things the user should know about their options (printed to stderr, kept in reports).
+    pub warnings: Vec<String>,
+}
+
+/// Fixed default seed (fio's `randrepeat=1` behaviour: the same run twice does the same I/O).
+pub const DEFAULT_SEED: u64 = 0x6975_6761_7567_6521;
+
+/// Resolves sections, each becoming one job (cloned `numjobs` times), all in one group each
+/// when `separate_groups`, else all in one group.
+pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, SpecError> {
+    let mut plan = Plan::default();
+    for section in sections {
+        let (jobs, warnings) = resolve_section(section)?;
+        plan.warnings.extend(warnings);
+        if separate_groups || plan.groups.is_empty() {
+            plan.groups.push(Group::default());
+        }
+        plan.groups.last_mut().expect("pushed above").jobs.extend(jobs);
+    }
+    Ok(plan)
+}
+
+/// The last value given for each option, keyed by canonical name.
+struct Values<'a> {
+    map: BTreeMap<&'static str, (&'static OptionDef, &'a Entry)>,
+}
+
+impl<'a> Values<'a> {
+    fn collect(section: &'a Section) -> Result<Self, SpecError> {
+        let mut map = BTreeMap::new();
+        for entry in &section.entries {
+            let Some(def) = options::lookup(&entry.key) else {
+                return Err(SpecError {
+                    option: entry.key.clone(),
+                    value: entry.value.clone(),
+                    message: "unknown option; 'iogauge help options' lists the accepted ones"
+                        .into(),
+                    origin: entry.origin.clone(),
+                });
+            };
+            if entry.value.is_none() && def.kind != Kind::Bool {
+                return Err(err(def, entry, format!("needs a value: {}", def.kind.describe())));
+            }
+            map.insert(def.name, (def, entry));
+        }
+        Ok(Values { map })
+    }
+
+    fn given(&self, name: &str) -> bool {
+        self.map.contains_key(name)
+    }
+
+    /// The raw text of an option (its default when not given).
+    fn text(&self, name: &'static str) -> Option<(String, Option<&'a Entry>)> {
+        match self.map.get(name) {
+            Some((_, e)) => Some((e.value.clone().unwrap_or_else(|| "1".into()), Some(*e))),
+            None => def(name).default.map(|d| (d.to_string(), None)),
+        }
+    }
+
+    fn parsed<T>(
+        &self,
+        name: &'static str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, SpecError> {
+        let Some((text, entry)) = self.text(name) else { return Ok(None) };
+        parse(&text).map(Some).map_err(|accepted| {
+            let d = def(name);
+            match entry {
+                Some(e) => err(d, e, format!("expected {accepted}")),
+                None => unreachable_default(d, &accepted),
+            }
+        })
+    }
+
+    fn size(&self, name: &'static str, warnings: &mut Vec<String>) -> Result<Option<u64>, SpecError> {
+        let size = self.parsed(name, value::parse_size)?;
+        if let (Some(s), Some((text, _))) = (size, self.text(name)) {
+            if s.iec_reversed {
+                warnings.push(format!(
+                    "{name}={text} means {} bytes: fio reads KiB/MiB/GiB as powers of 1000 \
+                     (its kb_base=1024 rule) and iogauge does the same; write 4k/1m/1g for \
+                     powers of 1024",
+                    s.bytes
+                ));
+            }
+        }
+        Ok(size.map(|s| s.bytes))
+    }
+
+    fn bool(&self, name: &'static str) -> Result<bool, SpecError> {
+        Ok(self.parsed(name, value::parse_bool)?.unwrap_or(false))
+    }
+
+    fn int(&self, name: &'static str) -> Result<Option<u64>, SpecError> {
+        let Kind::Int { min, max } = def(name).kind else { panic!("{name} is not an int") };
+        self.parsed(name, |t| value::parse_int(t, min, max))
+    }
+
+    fn seconds(&self, name: &'static str) -> Result<Option<Duration>, SpecError> {
+        self.parsed(name, |t| value::parse_duration(t, Duration::from_secs(1)))
+    }
+
+    fn choice(&self, name: &'static str) -> Result<String, SpecError> {
+        let Kind::Choice(words) = def(name).kind else { panic!("{name} is not a choice") };
+        let text = self.parsed(name, |t| {
+            let t = t.trim().to_ascii_lowercase();
+            if words.contains(&t.as_str()) { Ok(t) } else { Err(format!("one of {}", words.join(", "))) }
+        })?;
+        Ok(text.expect("choices have defaults"))
+    }
+
+    fn error(&self, name: &'static str, message: String) -> SpecError {
+        match self.map.get(name) {
+            Some((d, e)) => err(d, e, message),
+            None => SpecError { option: name.into(), value: None, message, origin: Origin::Cli },
+        }
+    }
+}
+
+fn def(name: &str) -> &'static OptionDef {
+    options::lookup(name).unwrap_or_else(|| panic!("option {name} missing from the table"))
+}
+
+fn err(def: &OptionDef, entry: &Entry, message: String) -> SpecError {
+    SpecError {
+        option: def.name.into(),
+        value: entry.value.clone(),
+        message,
+        origin: entry.origin.clone(),
+    }
+}
+
+fn unreachable_default(def: &OptionDef, accepted: &str) -> SpecError {
+    panic!("default of {} does not parse: {accepted}", def.name)
+}
+
+fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), SpecError> {
+    let v = Values::collect(section)?;
+    let mut warnings = Vec::new();
+
+    let name = v.text("name").map(|(t, _)| t).unwrap_or_else(|| section.name.clone());
+    let name = if v.given("name") { name } else { section.name.clone() };
+    if name.is_empty() || name.contains('/') || name.contains('\0') {
+        return Err(v.error("name", "expected a job name without '/'".into()));
+    }
+    let rw = match v.choice("rw")?.as_str() {
+        "read" => RwMode::Read,
+        "write" => RwMode::Write,
+        "randread" => RwMode::RandRead,
+        "randwrite" => RwMode::RandWrite,
+        "rw" | "readwrite" => RwMode::ReadWrite,
+        "randrw" => RwMode::RandRw,
+        "update" => RwMode::Update,
+        other => unreachable!("choice {other} not handled"),
+    };
+    let read_pct = match (v.given("rwmixread"), v.given("rwmixwrite")) {
+        (true, true) => {
+            let (r, w) = (v.int("rwmixread")?.unwrap_or(50), v.int("rwmixwrite")?.unwrap_or(50));
+            if r + w != 100 {
+                return Err(v.error(
+                    "rwmixwrite",
+                    format!("rwmixread={r} and rwmixwrite={w} must add up to 100"),
+                ));
+            }
+            r
+        }
+        (false, true) => 100 - v.int("rwmixwrite")?.unwrap_or(50),
+        _ => v.int("rwmixread")?.unwrap_or(50),
+    } as u8;
+    if (v.given("rwmixread") || v.given("rwmixwrite"))
+        && !matches!(rw, RwMode::ReadWrite | RwMode::RandRw)
+    {
+        warnings.push(format!(
+            "rwmixread/rwmixwrite only apply to rw and randrw; rw={} ignores them",
+            rw.as_str()
+        ));
+    }
+
+    let bs = v.size("bs", &mut warnings)?.expect("bs has a default");
+    if bs < 512 {
+        return Err(v.error("bs", "expected at least 512 bytes".into()));
+    }
+    let size = v.size("size", &mut warnings)?;
+    if size == Some(0) {
+        return Err(v.error("size", "expected a size above 0".into()));
+    }
+    let offset = v.size("offset", &mut warnings)?.unwrap_or(0);
+
+    let target = match (v.text("filename").map(|t| t.0), v.text("directory").map(|t| t.0)) {
+        (Some(files), dir) => {
+            let dir = dir.map(PathBuf::from);
+            let paths: Vec<PathBuf> = files
+                .split(':')
+                .map(|f| match &dir {
+                    Some(d) if !f.starts_with('/') => d.join(f),
+                    _ => PathBuf::from(f),
+                })
+                .collect();
+            if paths.iter().any(|p| p.as_os_str().is_empty()) {
+                return Err(v.error("filename", "expected one or more paths separated by ':'".into()));
+            }
+            TargetSpec::Files(paths)
+        }
+        (None, Some(dir)) if dir.is_empty() => {
+            return Err(v.error("directory", "expected a directory path".into()));
+        }
+        (None, Some(dir)) => TargetSpec::Directory(PathBuf::from(dir)),
+        (None, None) => TargetSpec::Directory(PathBuf::from(".")),
+    };
+    let nfiles = match &target {
+        TargetSpec::Files(f) => f.len() as u64,
+        TargetSpec::Directory(_) => 1,
+    };
+    if let Some(size) = size {
+        if bs > size / nfiles {
+            let what = if nfiles > 1 { format!(" split over {nfiles} files") } else { String::new() };
+            return Err(v.error(
+                "bs",
+                format!("is larger than size={size} bytes{what}; bs must be at most the size per file"),
+            ));
+        }
+    }
+
+    let runtime = v.seconds("runtime")?;
+    let time_based = v.bool("time_based")?;
+    if time_based && runtime.is_none_or(|r| r.is_zero()) {
+        return Err(v.error("time_based", "needs --runtime (how long to run)".into()));
+    }
+    if runtime.is_some_and(|r| r.is_zero()) {
+        return Err(v.error("runtime", "expected a duration above 0".into()));
+    }
+    let ramp = v.seconds("ramp_time")?.unwrap_or_default();
+    let loops = v.int("loops")?.unwrap_or(1) as u32;
+    let numjobs = v.int("numjobs")?.unwrap_or(1) as u32;
+    let engine = match v.choice("ioengine")?.as_str() {
+        "psync" => EngineKind::Psync,
+        "sync" => EngineKind::Sync,
+        "null" => EngineKind::Null,
+        other => unreachable!("engine {other} not handled"),
+    };
+    let direct = v.bool("direct")?;
+    let sync = match v.choice("sync")?.as_str() {
+        "none" | "0" => SyncMode::None,
+        "dsync" => SyncMode::Dsync,
+        _ => SyncMode::Sync,
+    };
+    let fadvise = match v.choice("fadvise_hint")?.as_str() {
+        "0" | "none" => Fadvise::None,
+        "sequential" => Fadvise::Sequential,
+        "random" => Fadvise::Random,
+        _ if rw.is_random() => Fadvise::Random,
+        _ => Fadvise::Sequential,
+    };
+    let zero = v.bool("zero_buffers")?;
+    let refill = v.bool("refill_buffers")?;
+    if zero && refill {
+        return Err(v.error("refill_buffers", "cannot be combined with zero_buffers".into()));
+    }
+    let data = if zero { DataMode::Zero } else if refill { DataMode::Refill } else { DataMode::Random };
+    let fsync_every = v.int("fsync")?.unwrap_or(0) as u32;
+    let seed = v.int("randseed")?.unwrap_or(DEFAULT_SEED);
+
+    let mut opts = BTreeMap::new();
+    for (name, (_, entry)) in &v.map {
+        opts.insert(name.to_string(), entry.value.clone().unwrap_or_else(|| "1".into()));
+    }
+    let spec = JobSpec {
+        name,
+        clone: 0,
+        rw,
+        read_pct,
+        bs,
+        size,
+        offset,
+        target,
+        runtime,
+        time_based,
+        ramp,
+        loops,
+        engine,
+        direct,
+        sync,
+        invalidate: v.bool("invalidate")?,
+        fadvise,
+        fsync_every,
+        end_fsync: v.bool("end_fsync")?,
+        randommap: !v.bool("norandommap")?,
+        seed,
+        data,
+        options: opts,
+    };
+    let jobs = (0..numjobs)
+        .map(|clone| JobSpec {
+            clone,
+            // Clones get different but reproducible seeds.
+            seed: seed ^ (u64::from(clone)).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            ..spec.clone()
+        })
+        .collect();
+    Ok((jobs, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn section(pairs: &[(&str, &str)]) -> Section {
+        let mut s = Section::new("t");
+        for (k, v) in pairs {
+            s.set(k, v, Origin::Cli);
+        }
+        s
+    }
+
+    fn one(pairs: &[(&str, &str)]) -> Result<JobSpec, SpecError> {
+        resolve(&[section(pairs)], false).map(|p| p.groups[0].jobs[0].clone())
+    }
+
+    #[test]
+    fn defaults_are_fio_defaults() {
+        let j = one(&[]).unwrap();
+        assert_eq!((j.rw, j.bs, j.engine, j.loops), (RwMode::Read, 4096, EngineKind::Psync, 1));
+        assert!(j.invalidate && j.randommap && !j.direct && !j.time_based);
+        assert_eq!(j.target, TargetSpec::Directory(".".into()));
+    }
+
+    #[test]
+    fn numjobs_clones_with_distinct_seeds() {
+        let p = resolve(&[section(&[("numjobs", "3"), ("rw", "randread")])], false).unwrap();
+        let jobs = &p.groups[0].jobs;
+        assert_eq!(jobs.len(), 3);
+        assert_eq!(jobs.iter().map(|j| j.clone).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_ne!(jobs[0].seed, jobs[1].seed);
+        assert_eq!(jobs[1].paths(), vec![PathBuf::from("./t.1.0")]);
+    }
+
+    #[test]
+    fn errors_name_option_value_and_what_is_accepted() {
+        let e = one(&[("bs", "4x")]).unwrap_err().to_string();
+        assert!(e.starts_with("--bs=4x: expected a whole number"), "{e}");
+        let e = one(&[("rw", "sideways")]).unwrap_err().to_string();
+        assert!(e.contains("--rw=sideways") && e.contains("randread"), "{e}");
+        let e = one(&[("bs", "8k"), ("size", "4k")]).unwrap_err().to_string();
+        assert!(e.contains("--bs=8k") && e.contains("larger than size=4096"), "{e}");
+        let e = one(&[("bogus", "1")]).unwrap_err().to_string();
+        assert!(e.starts_with("--bogus=1: unknown option"), "{e}");
+        let e = one(&[("time_based", "1")]).unwrap_err().to_string();
+        assert!(e.contains("needs --runtime"), "{e}");
+        let e = one(&[("bs", "256")]).unwrap_err().to_string();
+        assert!(e.contains("at least 512"), "{e}");
+        let e = one(&[("rwmixread", "70"), ("rwmixwrite", "20")]).unwrap_err().to_string();
+        assert!(e.contains("add up to 100"), "{e}");
+    }
+
+    #[test]
+    fn mix_and_flags() {
+        let j = one(&[("rw", "randrw"), ("rwmixwrite", "30")]).unwrap();
+        assert_eq!(j.read_pct, 70);
+        let j = one(&[("rw", "randread")]).unwrap();
+        assert_eq!(j.fadvise, Fadvise::Random);
+        let j = one(&[("sync", "dsync"), ("direct", "1"), ("norandommap", "1")]).unwrap();
+        assert!(j.direct && !j.randommap && j.sync == SyncMode::Dsync);
+    }
+
+    #[test]
+    fn iec_suffix_warns() {
+        let p = resolve(&[section(&[("bs", "1MiB"), ("size", "10m")])], false).unwrap();
+        assert_eq!(p.groups[0].jobs[0].bs, 1_000_000);
+        assert!(p.warnings[0].contains("bs=1MiB means 1000000 bytes"), "{:?}", p.warnings);
+    }
+}

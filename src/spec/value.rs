@@ -1,0 +1,160 @@
+//! Value syntax shared by every front end: sizes (`4k`, `1g`), durations (`30s`), booleans,
+//! percentages. Parsing follows fio's rules exactly, including the surprising ones, so a value
+//! means the same thing on the command line, in a job file and in fio. This module only turns
+//! text into numbers; it knows nothing about which option a value belongs to.
+
+use std::time::Duration;
+
+/// A parsed size and, when fio's reading of it would surprise a reader, why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size {
+    pub bytes: u64,
+    /// Set when the suffix was an IEC form (`KiB`, `MiB`) that fio, with its default
+    /// `kb_base=1024`, reads as a power of ten.
+    pub iec_reversed: bool,
+}
+
+/// Parses a byte size the way fio does with `kb_base=1024` (its default): `k`, `K`, `kb` and
+/// `KB` mean 1024; the IEC forms `KiB`, `MiB` mean powers of 1000 ("the reverse standard", for
+/// compatibility with old job files); a bare `Ki`, `Mi` means 1024. Suffixes are
+/// case-insensitive; `b`/`B` alone means bytes.
+pub fn parse_size(text: &str) -> Result<Size, String> {
+    let t = text.trim();
+    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    if digits_end == 0 {
+        return Err("a whole number of bytes with an optional unit (512, 4k, 1m, 10g, 1t)".into());
+    }
+    let number: u64 = t[..digits_end].parse().map_err(|_| "a number that fits in 64 bits")?;
+    let suffix = t[digits_end..].to_ascii_lowercase();
+    let (power, iec_reversed, base) = match suffix.as_str() {
+        "" | "b" => (0, false, 1024),
+        s => {
+            let mut chars = s.chars();
+            let prefix = chars.next().unwrap_or(' ');
+            let rest: String = chars.collect();
+            let power = match prefix {
+                'k' => 1,
+                'm' => 2,
+                'g' => 3,
+                't' => 4,
+                'p' => 5,
+                _ => return Err(size_units_hint()),
+            };
+            match rest.as_str() {
+                "" | "b" | "i" => (power, false, 1024u64),
+                "ib" => (power, true, 1000u64),
+                _ => return Err(size_units_hint()),
+            }
+        }
+    };
+    let mult = base.checked_pow(power).ok_or("a size below 16 EiB")?;
+    let bytes = number.checked_mul(mult).ok_or("a size below 16 EiB")?;
+    Ok(Size { bytes, iec_reversed })
+}
+
+fn size_units_hint() -> String {
+    "a whole number of bytes with an optional unit k, m, g, t, p (powers of 1024, as fio)".into()
+}
+
+/// Parses a duration. A bare number is in `default_unit`; suffixes `us`, `ms`, `s`, `m`, `h`,
+/// `d` are accepted as in fio.
+pub fn parse_duration(text: &str, default_unit: Duration) -> Result<Duration, String> {
+    let t = text.trim();
+    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let accepted = "a whole number with an optional unit us, ms, s, m, h, d (e.g. 30, 30s, 5m)";
+    if digits_end == 0 {
+        return Err(accepted.into());
+    }
+    let n: u64 = t[..digits_end].parse().map_err(|_| accepted.to_string())?;
+    let unit = match t[digits_end..].to_ascii_lowercase().as_str() {
+        "" => default_unit,
+        "us" | "usec" => Duration::from_micros(1),
+        "ms" | "msec" => Duration::from_millis(1),
+        "s" | "sec" => Duration::from_secs(1),
+        "m" | "min" => Duration::from_secs(60),
+        "h" => Duration::from_secs(3600),
+        "d" => Duration::from_secs(86400),
+        _ => return Err(accepted.into()),
+    };
+    u32::try_from(n)
+        .ok()
+        .and_then(|n| unit.checked_mul(n))
+        .ok_or_else(|| "a duration below 136 years".to_string())
+}
+
+/// Parses a boolean: `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`.
+pub fn parse_bool(text: &str) -> Result<bool, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err("1 or 0 (also true/false, yes/no, on/off)".into()),
+    }
+}
+
+/// Parses a whole number in `[min, max]`.
+pub fn parse_int(text: &str, min: u64, max: u64) -> Result<u64, String> {
+    let accepted = || format!("a whole number from {min} to {max}");
+    let n: u64 = text.trim().parse().map_err(|_| accepted())?;
+    if n < min || n > max {
+        return Err(accepted());
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_follow_fio() {
+        // Values checked against fio 3.33's own accounting (io_bytes of a null-engine job).
+        let cases = [
+            ("512", 512),
+            ("1k", 1024),
+            ("1KB", 1024),
+            ("1Ki", 1024),
+            ("1KiB", 1000),
+            ("1kib", 1000),
+            ("2m", 2 << 20),
+            ("1MB", 1 << 20),
+            ("1MiB", 1_000_000),
+            ("10g", 10 << 30),
+            ("1t", 1 << 40),
+            ("7b", 7),
+        ];
+        for (text, bytes) in cases {
+            assert_eq!(parse_size(text).unwrap().bytes, bytes, "{text}");
+        }
+        assert!(parse_size("1MiB").unwrap().iec_reversed);
+        assert!(!parse_size("1m").unwrap().iec_reversed);
+    }
+
+    #[test]
+    fn bad_sizes_are_rejected() {
+        for text in ["", "k", "4x", "1.5m", "-1", "4kk", "99999999999999999999", "16384p"] {
+            assert!(parse_size(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn durations() {
+        let s = Duration::from_secs(1);
+        assert_eq!(parse_duration("30", s).unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("500ms", s).unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2m", s).unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1h", s).unwrap(), Duration::from_secs(3600));
+        assert_eq!(parse_duration("10", Duration::from_micros(1)).unwrap().as_micros(), 10);
+        for bad in ["", "s", "1.5s", "10x", "-3"] {
+            assert!(parse_duration(bad, s).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bools_and_ints() {
+        assert!(parse_bool("1").unwrap() && parse_bool("On").unwrap());
+        assert!(!parse_bool("0").unwrap() && !parse_bool("false").unwrap());
+        assert!(parse_bool("2").is_err());
+        assert_eq!(parse_int("7", 1, 10).unwrap(), 7);
+        assert!(parse_int("0", 1, 10).is_err() && parse_int("x", 1, 10).is_err());
+    }
+}

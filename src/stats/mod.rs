@@ -1,0 +1,159 @@
+//! Measurement types: everything a worker records per I/O, kept in fixed-size structures that
+//! merge with `+=` (job → group). Stats are pure data: no printing, no I/O; the runner records
+//! into them and `result` turns them into a report.
+
+pub mod cpu;
+pub mod histogram;
+pub mod series;
+
+use std::time::Duration;
+
+pub use cpu::CpuUsage;
+pub use histogram::Histogram;
+pub use series::{Sample, Series};
+
+/// Latency of a set of operations: exact min/max/mean/stddev plus a histogram for percentiles.
+#[derive(Debug, Clone, Default)]
+pub struct LatStats {
+    pub hist: Histogram,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub sum_ns: u128,
+    pub sum_sq_ns: u128,
+}
+
+impl LatStats {
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        if self.hist.count() == 0 || ns < self.min_ns {
+            self.min_ns = ns;
+        }
+        self.max_ns = self.max_ns.max(ns);
+        self.sum_ns += u128::from(ns);
+        self.sum_sq_ns += u128::from(ns) * u128::from(ns);
+        self.hist.record(ns);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.hist.count()
+    }
+
+    pub fn mean_ns(&self) -> f64 {
+        if self.count() == 0 { 0.0 } else { self.sum_ns as f64 / self.count() as f64 }
+    }
+
+    /// Population standard deviation.
+    pub fn stddev_ns(&self) -> f64 {
+        let n = self.count() as f64;
+        if n < 2.0 {
+            return 0.0;
+        }
+        let mean = self.sum_ns as f64 / n;
+        (self.sum_sq_ns as f64 / n - mean * mean).max(0.0).sqrt()
+    }
+
+    /// Percentile `p`, clamped to the observed [min, max]. The first and last ranks are the
+    /// exact min and max; others are bucket midpoints (within 0.4%).
+    pub fn percentile_ns(&self, p: f64) -> Option<u64> {
+        let n = self.count();
+        let rank = ((p / 100.0) * n as f64).ceil().max(1.0) as u64;
+        if n == 0 {
+            None
+        } else if rank <= 1 {
+            Some(self.min_ns)
+        } else if rank >= n {
+            Some(self.max_ns)
+        } else {
+            self.hist.percentile(p).map(|v| v.clamp(self.min_ns, self.max_ns))
+        }
+    }
+}
+
+impl std::ops::AddAssign<&LatStats> for LatStats {
+    fn add_assign(&mut self, o: &LatStats) {
+        if o.count() == 0 {
+            return;
+        }
+        self.min_ns = if self.count() == 0 { o.min_ns } else { self.min_ns.min(o.min_ns) };
+        self.max_ns = self.max_ns.max(o.max_ns);
+        self.sum_ns += o.sum_ns;
+        self.sum_sq_ns += o.sum_sq_ns;
+        self.hist += &o.hist;
+    }
+}
+
+/// Totals for one direction (read or write).
+#[derive(Debug, Clone, Default)]
+pub struct DirStats {
+    pub bytes: u64,
+    pub ios: u64,
+    pub lat: LatStats,
+    pub series: Series,
+}
+
+impl std::ops::AddAssign<&DirStats> for DirStats {
+    fn add_assign(&mut self, o: &DirStats) {
+        self.bytes += o.bytes;
+        self.ios += o.ios;
+        self.lat += &o.lat;
+        self.series += &o.series;
+    }
+}
+
+/// Everything measured for one job (or, merged, for a group).
+#[derive(Debug, Clone, Default)]
+pub struct JobStats {
+    /// Indexed by `Dir as usize`: 0 read, 1 write.
+    pub dirs: [DirStats; 2],
+    /// fsync/fdatasync calls (from `fsync=N` and `end_fsync`).
+    pub syncs: LatStats,
+    pub cpu: CpuUsage,
+    /// Measured time: from the start of measurement to the end, final flush included.
+    pub elapsed: Duration,
+}
+
+impl std::ops::AddAssign<&JobStats> for JobStats {
+    /// Merges a concurrent job: sums totals; elapsed is the longest, since jobs run together.
+    fn add_assign(&mut self, o: &JobStats) {
+        for (a, b) in self.dirs.iter_mut().zip(o.dirs.iter()) {
+            *a += b;
+        }
+        self.syncs += &o.syncs;
+        self.cpu += &o.cpu;
+        self.elapsed = self.elapsed.max(o.elapsed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moments_are_exact() {
+        let mut l = LatStats::default();
+        for v in [2u64, 4, 4, 4, 5, 5, 7, 9] {
+            l.record(v * 1000);
+        }
+        assert_eq!((l.min_ns, l.max_ns, l.count()), (2000, 9000, 8));
+        assert_eq!(l.mean_ns(), 5000.0);
+        assert!((l.stddev_ns() - 2000.0).abs() < 1e-6);
+        assert_eq!(l.percentile_ns(100.0), Some(9000));
+        assert_eq!(l.percentile_ns(0.0), Some(2000));
+    }
+
+    #[test]
+    fn merge_keeps_min_and_totals() {
+        let (mut a, mut b) = (JobStats::default(), JobStats::default());
+        a.dirs[0].lat.record(500);
+        a.dirs[0].ios = 1;
+        b.dirs[0].lat.record(100);
+        b.dirs[0].ios = 1;
+        b.elapsed = Duration::from_secs(2);
+        a += &b;
+        assert_eq!((a.dirs[0].ios, a.dirs[0].lat.min_ns, a.dirs[0].lat.max_ns), (2, 100, 500));
+        assert_eq!(a.elapsed, Duration::from_secs(2));
+        let mut empty = LatStats::default();
+        empty += &a.dirs[0].lat;
+        assert_eq!(empty.min_ns, 100);
+    }
+}
