@@ -24,8 +24,16 @@ pub struct ToolOptions {
 /// What the user asked for.
 #[derive(Debug)]
 pub enum Request {
-    Run { section: Section, tool: ToolOptions },
-    Quick { directory: PathBuf, size: Option<String>, seconds: u64, tool: ToolOptions },
+    Run {
+        section: Section,
+        tool: ToolOptions,
+    },
+    Quick {
+        directory: PathBuf,
+        size: Option<String>,
+        seconds: u64,
+        tool: ToolOptions,
+    },
     Options,
     /// Help or version text to print; exit 0.
     Print(String),
@@ -43,7 +51,12 @@ fn tool_args(cmd: Command) -> Command {
             .default_value("text")
             .help("Report format: text or json"),
     )
-    .arg(Arg::new("output").long("output").value_name("FILE").help("Write the report to FILE"))
+    .arg(
+        Arg::new("output")
+            .long("output")
+            .value_name("FILE")
+            .help("Write the report to FILE"),
+    )
     .arg(
         Arg::new("keep")
             .long("keep")
@@ -85,7 +98,9 @@ fn run_command() -> Command {
             arg = arg.alias(*a);
         }
         arg = if def.kind == Kind::Bool {
-            arg.num_args(0..=1).default_missing_value("1").require_equals(true)
+            arg.num_args(0..=1)
+                .default_missing_value("1")
+                .require_equals(true)
         } else {
             arg.num_args(1)
         };
@@ -131,13 +146,25 @@ fn one_line(e: &clap::Error) -> String {
         }
         (_, Some(a)) => {
             let first = e.render().to_string();
-            let first = first.lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+            let first = first
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ")
+                .to_string();
             match value {
                 Some(v) => format!("{a}={v}: {first}"),
                 None => format!("{a}: {first}"),
             }
         }
-        _ => e.render().to_string().lines().next().unwrap_or("").trim_start_matches("error: ").to_string(),
+        _ => e
+            .render()
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches("error: ")
+            .to_string(),
     }
 }
 
@@ -149,7 +176,10 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
         .map_err(UsageError)?;
     let output = m.get_one::<String>("output").map(PathBuf::from);
     if let Some(o) = &output {
-        let parent = o.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        let parent = o
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
         if !parent.is_dir() {
             return Err(UsageError(format!(
                 "--output={}: directory {} does not exist",
@@ -186,7 +216,10 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
                     }
                 }
             }
-            Ok(Request::Run { section, tool: tool_options(sm)? })
+            Ok(Request::Run {
+                section,
+                tool: tool_options(sm)?,
+            })
         }
         Some(("options", _)) => Ok(Request::Options),
         Some(("quick", sm)) => Ok(Request::Quick {
@@ -196,9 +229,16 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             tool: tool_options(sm)?,
         }),
         _ => {
-            let quick = command().try_get_matches_from(["iogauge", "quick"]).expect("defaults parse");
+            let quick = command()
+                .try_get_matches_from(["iogauge", "quick"])
+                .expect("defaults parse");
             let sm = quick.subcommand_matches("quick").expect("quick");
-            Ok(Request::Quick { directory: ".".into(), size: None, seconds: 7, tool: tool_options(sm)? })
+            Ok(Request::Quick {
+                directory: ".".into(),
+                size: None,
+                seconds: 7,
+                tool: tool_options(sm)?,
+            })
         }
     }
 }
@@ -226,18 +266,30 @@ mod tests {
     use super::*;
 
     fn args(a: &[&str]) -> Vec<String> {
-        std::iter::once("iogauge").chain(a.iter().copied()).map(String::from).collect()
+        std::iter::once("iogauge")
+            .chain(a.iter().copied())
+            .map(String::from)
+            .collect()
     }
 
     #[test]
     fn workload_flags_become_a_section() {
-        let Request::Run { section, tool } =
-            parse(&args(&["run", "--rw=randread", "--bs", "8k", "--time-based", "--direct=1"])).unwrap()
-        else {
+        let Request::Run { section, tool } = parse(&args(&[
+            "run",
+            "--rw=randread",
+            "--bs",
+            "8k",
+            "--time-based",
+            "--direct=1",
+        ]))
+        .unwrap() else {
             panic!("not a run")
         };
-        let got: Vec<(String, String)> =
-            section.entries.iter().map(|e| (e.key.clone(), e.value.clone().unwrap())).collect();
+        let got: Vec<(String, String)> = section
+            .entries
+            .iter()
+            .map(|e| (e.key.clone(), e.value.clone().unwrap()))
+            .collect();
         assert!(got.contains(&("rw".into(), "randread".into())));
         assert!(got.contains(&("bs".into(), "8k".into())));
         assert!(got.contains(&("time_based".into(), "1".into())));
@@ -248,13 +300,17 @@ mod tests {
     #[test]
     fn unknown_flag_is_one_line() {
         let e = parse(&args(&["run", "--sizee=4k"])).unwrap_err().0;
-        assert!(!e.contains('\n') && e.starts_with("--sizee") && e.contains("unknown option"), "{e}");
+        assert!(
+            !e.contains('\n') && e.starts_with("--sizee") && e.contains("unknown option"),
+            "{e}"
+        );
         assert!(e.contains("did you mean"), "{e}");
     }
 
     #[test]
     fn last_value_wins() {
-        let Request::Run { section, .. } = parse(&args(&["run", "--bs=4k", "--bs=8k"])).unwrap() else {
+        let Request::Run { section, .. } = parse(&args(&["run", "--bs=4k", "--bs=8k"])).unwrap()
+        else {
             panic!()
         };
         assert_eq!(section.entries.last().unwrap().value.as_deref(), Some("8k"));

@@ -47,7 +47,11 @@ pub fn host() -> Host {
     let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu_model = cpuinfo
         .lines()
-        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|x| x.1))
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .and_then(|r| r.split_once(':'))
+                .map(|x| x.1)
+        })
         .unwrap_or("")
         .trim()
         .to_string();
@@ -96,7 +100,10 @@ fn mounts() -> Vec<Mount> {
 
 /// mountinfo escapes space, tab, newline and backslash as octal.
 fn unescape(s: &str) -> String {
-    s.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
+    s.replace("\\040", " ")
+        .replace("\\011", "\t")
+        .replace("\\012", "\n")
+        .replace("\\134", "\\")
 }
 
 fn read_trim(p: impl AsRef<Path>) -> Option<String> {
@@ -108,20 +115,32 @@ fn device(major: u32, minor: u32) -> Option<Device> {
     let real = fs::canonicalize(&sys).ok()?;
     let name = real.file_name()?.to_string_lossy().into_owned();
     // A partition's queue and model belong to its disk.
-    let disk = if real.join("partition").exists() { real.parent()?.to_path_buf() } else { real };
+    let disk = if real.join("partition").exists() {
+        real.parent()?.to_path_buf()
+    } else {
+        real
+    };
     let model = ["device/model", "device/vendor"]
         .iter()
         .filter_map(|f| read_trim(disk.join(f)))
         .find(|m| !m.is_empty())
         .unwrap_or_else(|| {
-            let d = disk.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            if d.starts_with("vd") { "virtio block device".into() } else { String::new() }
+            let d = disk
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if d.starts_with("vd") {
+                "virtio block device".into()
+            } else {
+                String::new()
+            }
         });
     Some(Device {
         name,
         model,
         major_minor: format!("{major}:{minor}"),
-        logical_block_size: read_trim(disk.join("queue/logical_block_size")).and_then(|v| v.parse().ok()),
+        logical_block_size: read_trim(disk.join("queue/logical_block_size"))
+            .and_then(|v| v.parse().ok()),
         rotational: read_trim(disk.join("queue/rotational")).map(|v| v == "1"),
     })
 }
@@ -129,10 +148,15 @@ fn device(major: u32, minor: u32) -> Option<Device> {
 /// Describes `path` (or, if it is gone or not yet created, the directory holding it).
 pub fn describe(path: &Path) -> TargetInfo {
     let meta = fs::metadata(path).ok().or_else(|| {
-        let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         fs::metadata(parent).ok()
     });
-    let is_block = meta.as_ref().is_some_and(|m| m.file_type().is_block_device());
+    let is_block = meta
+        .as_ref()
+        .is_some_and(|m| m.file_type().is_block_device());
     let mut info = TargetInfo {
         path: fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
         kind: if is_block { "block device" } else { "file" },
@@ -155,7 +179,13 @@ pub fn describe(path: &Path) -> TargetInfo {
     let best = mounts()
         .into_iter()
         .filter(|m| m.dev == key)
-        .max_by_key(|m| if abs.starts_with(&m.point) { m.point.len() } else { 0 });
+        .max_by_key(|m| {
+            if abs.starts_with(&m.point) {
+                m.point.len()
+            } else {
+                0
+            }
+        });
     if let Some(m) = best {
         info.fs_type = m.fs_type;
         info.mount_point = m.point;
@@ -172,7 +202,10 @@ mod tests {
     #[test]
     fn describes_this_host_and_a_tmp_dir() {
         let h = host();
-        assert!(h.kernel.starts_with("Linux") && h.cpus >= 1 && h.memory_bytes > 0, "{h:?}");
+        assert!(
+            h.kernel.starts_with("Linux") && h.cpus >= 1 && h.memory_bytes > 0,
+            "{h:?}"
+        );
         let t = describe(Path::new("/proc/self/status"));
         assert_eq!(t.fs_type, "proc");
         assert!(t.device.is_none());

@@ -33,9 +33,17 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok(Request::Run { section, tool }) => execute(&args, vec![section], false, tool, None),
-        Ok(Request::Quick { directory, size, seconds, tool }) => {
+        Ok(Request::Quick {
+            directory,
+            size,
+            seconds,
+            tool,
+        }) => {
             if !directory.is_dir() {
-                return usage_exit(&format!("--directory={}: no such directory", directory.display()));
+                return usage_exit(&format!(
+                    "--directory={}: no such directory",
+                    directory.display()
+                ));
             }
             let size = match size.as_deref().map(spec::value::parse_size) {
                 Some(Ok(s)) => s.bytes,
@@ -65,7 +73,10 @@ fn execute(
         Ok(p) => p,
         Err(e) => return usage_exit(&e.to_string()),
     };
-    let safety = Safety { allow_overwrite: tool.allow_overwrite, skip_space_check: tool.skip_space_check };
+    let safety = Safety {
+        allow_overwrite: tool.allow_overwrite,
+        skip_space_check: tool.skip_space_check,
+    };
     let mut targets = match target::check(&mut plan, safety) {
         Ok(t) => t,
         Err(e) => return usage_exit(&e.to_string()),
@@ -154,7 +165,8 @@ fn status_line(ev: &Event) {
                 p.bytes as f64 / secs / 1048576.0,
                 p.ios as f64 / secs,
                 human_bytes(p.bytes),
-                p.eta.map_or("?".into(), |d| format!("{:.0} s", d.as_secs_f64()))
+                p.eta
+                    .map_or("?".into(), |d| format!("{:.0} s", d.as_secs_f64()))
             )
         }
         Event::GroupDone { .. } => return,

@@ -18,8 +18,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// Percentiles every latency report carries, as in fio's default list plus a few.
 pub const PERCENTILES: &[f64] = &[
-    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9,
-    99.95, 99.99,
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
 ];
 
 #[derive(Debug, Clone, Serialize)]
@@ -146,7 +146,11 @@ fn lat_report(l: &LatStats) -> Option<LatReport> {
 }
 
 fn per_s(n: u64, d: Duration) -> f64 {
-    if d.is_zero() { 0.0 } else { n as f64 / d.as_secs_f64() }
+    if d.is_zero() {
+        0.0
+    } else {
+        n as f64 / d.as_secs_f64()
+    }
 }
 
 fn dir_report(d: &DirStats, elapsed: Duration) -> DirReport {
@@ -161,10 +165,18 @@ fn dir_report(d: &DirStats, elapsed: Duration) -> DirReport {
     };
     for (i, s) in d.series.samples.iter().enumerate() {
         let start = interval * i as u32;
-        let len = if i + 1 == n { elapsed.saturating_sub(start).min(interval) } else { interval };
+        let len = if i + 1 == n {
+            elapsed.saturating_sub(start).min(interval)
+        } else {
+            interval
+        };
         series.bw_bytes_per_s.push(per_s(s.bytes, len));
         series.iops.push(per_s(s.ios, len));
-        series.lat_mean_ns.push(if s.ios == 0 { 0.0 } else { s.lat_sum_ns as f64 / s.ios as f64 });
+        series.lat_mean_ns.push(if s.ios == 0 {
+            0.0
+        } else {
+            s.lat_sum_ns as f64 / s.ios as f64
+        });
     }
     DirReport {
         bytes: d.bytes,
@@ -180,7 +192,13 @@ fn dir_report(d: &DirStats, elapsed: Duration) -> DirReport {
 
 fn cpu_report(c: &crate::stats::CpuUsage, elapsed: Duration) -> CpuReport {
     let e = elapsed.as_secs_f64();
-    let pct = |d: Duration| if e > 0.0 { 100.0 * d.as_secs_f64() / e } else { 0.0 };
+    let pct = |d: Duration| {
+        if e > 0.0 {
+            100.0 * d.as_secs_f64() / e
+        } else {
+            0.0
+        }
+    };
     CpuReport {
         user_s: c.user.as_secs_f64(),
         system_s: c.system.as_secs_f64(),
@@ -234,7 +252,10 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                     options.insert("rw".into(), j.spec.rw.as_str().into());
                     options.insert("bs".into(), j.spec.bs.to_string());
                     options.insert("size".into(), j.spec.size.unwrap_or(0).to_string());
-                    options.insert("ioengine".into(), format!("{:?}", j.spec.engine).to_lowercase());
+                    options.insert(
+                        "ioengine".into(),
+                        format!("{:?}", j.spec.engine).to_lowercase(),
+                    );
                     JobReport {
                         name: j.spec.name.clone(),
                         clone: j.spec.clone,
@@ -245,14 +266,24 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                     }
                 })
                 .collect();
-            GroupReport { id, jobs, total: measurement(&total) }
+            GroupReport {
+                id,
+                jobs,
+                total: measurement(&total),
+            }
         })
         .collect();
     RunReport {
         schema: "iogauge-run",
         schema_version: SCHEMA_VERSION,
-        tool: Tool { name: "iogauge", version: env!("CARGO_PKG_VERSION") },
-        started_unix_s: ctx.started.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        tool: Tool {
+            name: "iogauge",
+            version: env!("CARGO_PKG_VERSION"),
+        },
+        started_unix_s: ctx
+            .started
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
         command_line: ctx.command_line,
         host: crate::host::host(),
         targets: ctx.targets,

@@ -84,13 +84,20 @@ fn option_of(job: &JobSpec) -> &'static str {
 
 /// The device's logical block size for `meta` (of a file or a block device), from sysfs.
 fn logical_block_size(meta: &fs::Metadata) -> Option<u64> {
-    let dev = if meta.file_type().is_block_device() { meta.rdev() } else { meta.dev() };
+    let dev = if meta.file_type().is_block_device() {
+        meta.rdev()
+    } else {
+        meta.dev()
+    };
     let (major, minor) = (rustix::fs::major(dev), rustix::fs::minor(dev));
     let base = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
     // A partition has no queue/ of its own: its parent disk's applies.
-    [base.join("queue/logical_block_size"), base.join("../queue/logical_block_size")]
-        .iter()
-        .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
+    [
+        base.join("queue/logical_block_size"),
+        base.join("../queue/logical_block_size"),
+    ]
+    .iter()
+    .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
 }
 
 /// Checks the whole plan before anything is created; fills in sizes taken from existing files.
@@ -107,20 +114,35 @@ pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
     Ok(t)
 }
 
-fn check_job(t: &mut Targets, gi: usize, job: &mut JobSpec, safety: Safety) -> Result<(), TargetError> {
+fn check_job(
+    t: &mut Targets,
+    gi: usize,
+    job: &mut JobSpec,
+    safety: Safety,
+) -> Result<(), TargetError> {
     let opt = option_of(job);
     if job.engine == EngineKind::Null {
         if job.size.is_none() {
-            return Err(usage("--size: required with --ioengine=null (no file to size it)".into()));
+            return Err(usage(
+                "--size: required with --ioengine=null (no file to size it)".into(),
+            ));
         }
         return Ok(());
     }
     if let TargetSpec::Directory(dir) = &job.target {
         match fs::metadata(dir) {
             Ok(m) if m.is_dir() => {}
-            Ok(_) => return Err(usage(format!("--directory={}: not a directory", dir.display()))),
+            Ok(_) => {
+                return Err(usage(format!(
+                    "--directory={}: not a directory",
+                    dir.display()
+                )));
+            }
             Err(_) => {
-                return Err(usage(format!("--directory={}: no such directory", dir.display())));
+                return Err(usage(format!(
+                    "--directory={}: no such directory",
+                    dir.display()
+                )));
             }
         }
     }
@@ -153,7 +175,11 @@ fn check_job(t: &mut Targets, gi: usize, job: &mut JobSpec, safety: Safety) -> R
                     p.display()
                 )));
             };
-            let len = if m.file_type().is_block_device() { device_size(p)? } else { m.len() };
+            let len = if m.file_type().is_block_device() {
+                device_size(p)?
+            } else {
+                m.len()
+            };
             let avail = len.saturating_sub(job.offset);
             smallest = Some(smallest.map_or(avail, |s| s.min(avail)));
         }
@@ -180,7 +206,11 @@ fn check_job(t: &mut Targets, gi: usize, job: &mut JobSpec, safety: Safety) -> R
             _ => Kind::Regular,
         };
         if let Some(m) = meta {
-            let len = if kind == Kind::BlockDevice { device_size(p)? } else { m.len() };
+            let len = if kind == Kind::BlockDevice {
+                device_size(p)?
+            } else {
+                m.len()
+            };
             if job.rw.writes() && !safety.allow_overwrite {
                 let what = if kind == Kind::BlockDevice {
                     "is a block device: writing destroys whatever it holds"
@@ -217,7 +247,10 @@ fn check_job(t: &mut Targets, gi: usize, job: &mut JobSpec, safety: Safety) -> R
                 ));
             }
         } else if !created_here {
-            let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let parent = p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
             match fs::metadata(parent) {
                 Ok(d) if d.is_dir() => {}
                 _ => {
@@ -239,8 +272,12 @@ fn check_job(t: &mut Targets, gi: usize, job: &mut JobSpec, safety: Safety) -> R
         }
         if job.direct {
             let probe = meta.clone().or_else(|| {
-                fs::metadata(p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")))
-                    .ok()
+                fs::metadata(
+                    p.parent()
+                        .filter(|d| !d.as_os_str().is_empty())
+                        .unwrap_or(Path::new(".")),
+                )
+                .ok()
             });
             if let Some(lbs) = probe.as_ref().and_then(logical_block_size) {
                 for (name, v) in [("--bs", job.bs), ("--offset", job.offset)] {
@@ -268,10 +305,20 @@ fn check_job(t: &mut Targets, gi: usize, job: &mut JobSpec, safety: Safety) -> R
 }
 
 fn device_size(p: &Path) -> Result<u64, TargetError> {
-    let fd = rustix::fs::open(p, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
-        .map_err(|e| usage(format!("{}: cannot open: {}", p.display(), io::Error::from(e))))?;
-    rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0))
-        .map_err(|e| usage(format!("{}: cannot size: {}", p.display(), io::Error::from(e))))
+    let fd = rustix::fs::open(p, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()).map_err(|e| {
+        usage(format!(
+            "{}: cannot open: {}",
+            p.display(),
+            io::Error::from(e)
+        ))
+    })?;
+    rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).map_err(|e| {
+        usage(format!(
+            "{}: cannot size: {}",
+            p.display(),
+            io::Error::from(e)
+        ))
+    })
 }
 
 /// Refuses when the files to be created or extended do not fit in the free space.
@@ -283,7 +330,10 @@ fn check_space(t: &Targets) -> Result<(), TargetError> {
         }
         let have = fs::metadata(p).map(|m| m.blocks() * 512).unwrap_or(0);
         let grow = n.extent.saturating_sub(have);
-        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         let dev = fs::metadata(dir).map(|m| m.dev()).unwrap_or(0);
         let e = per_fs.entry(dev).or_insert((0, dir.to_path_buf()));
         e.0 += grow;
@@ -292,8 +342,13 @@ fn check_space(t: &Targets) -> Result<(), TargetError> {
         if *need == 0 {
             continue;
         }
-        let vfs = rustix::fs::statvfs(dir)
-            .map_err(|e| usage(format!("{}: statvfs failed: {}", dir.display(), io::Error::from(e))))?;
+        let vfs = rustix::fs::statvfs(dir).map_err(|e| {
+            usage(format!(
+                "{}: statvfs failed: {}",
+                dir.display(),
+                io::Error::from(e)
+            ))
+        })?;
         let free = vfs.f_bavail * vfs.f_frsize;
         if *need > free {
             return Err(usage(format!(
@@ -328,7 +383,9 @@ impl Targets {
                 .map_err(|e| io_err(&p, "cannot create", e.into()))?;
                 self.created.push(p.clone());
             }
-            let len = fs::metadata(&p).map_err(|e| io_err(&p, "cannot stat", e))?.len();
+            let len = fs::metadata(&p)
+                .map_err(|e| io_err(&p, "cannot stat", e))?
+                .len();
             if n.layout && len < n.extent {
                 lay_out(&p, len, n.extent, &mut rng)?;
             }
@@ -406,8 +463,8 @@ pub fn open_job(job: &JobSpec) -> Result<(Vec<OwnedFd>, Vec<OpenedFile>), Target
     }
     match job.sync {
         SyncMode::None => {}
-        SyncMode::Dsync => flags |= OFlags::DSYNC,
-        SyncMode::Sync => flags |= OFlags::SYNC,
+        SyncMode::Dsync => flags |= O_DSYNC,
+        SyncMode::Sync => flags |= O_SYNC,
     }
     let region = NonZeroU64::new(per_file_bytes(job));
     let mut fds = Vec::new();
@@ -440,11 +497,19 @@ pub fn open_job(job: &JobSpec) -> Result<(Vec<OwnedFd>, Vec<OpenedFile>), Target
                 .map_err(|e| io_err(&p, "fadvise failed", e.into()))?;
         }
         let got = rustix::fs::fcntl_getfl(&fd).map_err(|e| io_err(&p, "fcntl", e.into()))?;
-        opened.push(OpenedFile { path: p, open_flags: flag_names(got) });
+        opened.push(OpenedFile {
+            path: p,
+            open_flags: flag_names(got),
+        });
         fds.push(fd);
     }
     Ok((fds, opened))
 }
+
+// rustix 1.1's linux_raw backend defines `OFlags::DSYNC` as O_SYNC, which would silently turn
+// sync=dsync into full O_SYNC; take both from libc instead.
+const O_DSYNC: OFlags = OFlags::from_bits_retain(libc::O_DSYNC as u32);
+const O_SYNC: OFlags = OFlags::from_bits_retain(libc::O_SYNC as u32);
 
 /// Names of the access mode and the cache-relevant flags in `f`.
 pub fn flag_names(f: OFlags) -> Vec<&'static str> {
@@ -457,9 +522,9 @@ pub fn flag_names(f: OFlags) -> Vec<&'static str> {
         v.push("O_DIRECT");
     }
     // O_SYNC includes the O_DSYNC bit; name the stronger one only.
-    if f.contains(OFlags::SYNC) {
+    if f.contains(O_SYNC) {
         v.push("O_SYNC");
-    } else if f.contains(OFlags::DSYNC) {
+    } else if f.contains(O_DSYNC) {
         v.push("O_DSYNC");
     }
     v

@@ -7,8 +7,12 @@ use std::path::Path;
 use crate::spec::{Origin, Section};
 
 /// Labels of the quick check's tests, in order.
-pub const QUICK_LABELS: [&str; 4] =
-    ["sequential write 1 MiB", "cold sequential read 1 MiB", "random read 4 KiB", "random write 4 KiB"];
+pub const QUICK_LABELS: [&str; 4] = [
+    "sequential write 1 MiB",
+    "cold sequential read 1 MiB",
+    "random read 4 KiB",
+    "random write 4 KiB",
+];
 
 /// The quick check of `dir`: sequential 1 MiB write (flushed inside the timing), cold
 /// sequential 1 MiB read, then 4 KiB random read and write with O_DIRECT — one group each, on
@@ -41,6 +45,8 @@ pub fn quick_check(dir: &Path, size: u64, seconds: u64) -> Vec<Section> {
 /// Default quick-check file size: 1 GiB, or a quarter of the free space when that is less
 /// (rounded down to MiB), so the check never fills a disk.
 pub fn quick_size(dir: &Path) -> u64 {
-    let free = rustix::fs::statvfs(dir).map(|v| v.f_bavail * v.f_frsize).unwrap_or(u64::MAX);
+    let free = rustix::fs::statvfs(dir)
+        .map(|v| v.f_bavail * v.f_frsize)
+        .unwrap_or(u64::MAX);
     ((free / 4).min(1 << 30) >> 20) << 20
 }

@@ -42,7 +42,11 @@ pub fn human_bytes(n: u64) -> String {
         v /= 1024.0;
         u += 1;
     }
-    if u == 0 { format!("{n} B") } else { format!("{v:.2} {}", UNITS[u]) }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
 }
 
 /// A latency unit chosen once per table.
@@ -90,6 +94,11 @@ mod tests {
         assert_eq!(human_bytes(3 << 29), "1.50 GiB");
         assert_eq!(LatUnit::for_ns(80_000.0).label(), "µs");
         assert_eq!(LatUnit::Us.fmt(80_123.0), "80.12");
-        assert!("xml".parse::<Format>().unwrap_err().contains("accepted: text"));
+        assert!(
+            "xml"
+                .parse::<Format>()
+                .unwrap_err()
+                .contains("accepted: text")
+        );
     }
 }

@@ -28,7 +28,11 @@ pub fn header(o: &mut String, r: &RunReport) {
         h.hostname,
         h.kernel.split(' ').take(2).collect::<Vec<_>>().join(" "),
         h.cpus,
-        if h.cpu_model.is_empty() { "unknown model" } else { &h.cpu_model },
+        if h.cpu_model.is_empty() {
+            "unknown model"
+        } else {
+            &h.cpu_model
+        },
         human_bytes(h.memory_bytes)
     );
     for t in &r.targets {
@@ -89,7 +93,14 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
             human_bytes(opt("size").parse().unwrap_or(0)),
             opt("ioengine")
         );
-        for k in ["direct", "sync", "numjobs", "runtime", "time_based", "iodepth"] {
+        for k in [
+            "direct",
+            "sync",
+            "numjobs",
+            "runtime",
+            "time_based",
+            "iodepth",
+        ] {
             if let Some(v) = j.options.get(k) {
                 line += &format!(" {k}={v}");
             }
@@ -101,7 +112,11 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
         let _ = writeln!(o, "{line}");
         measurement(o, &j.measurement);
         if let Some(e) = &j.error {
-            let _ = writeln!(o, "  ERROR  {}", crate::result::job_error_line(&j.name, j.clone, e));
+            let _ = writeln!(
+                o,
+                "  ERROR  {}",
+                crate::result::job_error_line(&j.name, j.clone, e)
+            );
         }
     }
     if g.jobs.len() > 1 {
@@ -152,7 +167,11 @@ fn direction(o: &mut String, name: &str, d: &DirReport, elapsed: f64, unit: LatU
 fn lat_lines(o: &mut String, name: &str, l: &LatReport, unit: LatUnit) {
     let u = unit.label();
     let f = |v: f64| unit.fmt(v);
-    let prefix = if name.is_empty() { "latency".to_string() } else { format!("{name} latency") };
+    let prefix = if name.is_empty() {
+        "latency".to_string()
+    } else {
+        format!("{name} latency")
+    };
     let _ = writeln!(
         o,
         "         {prefix} ({u}): min {}  mean {}  stddev {}  max {}  ({} calls)",
@@ -170,7 +189,11 @@ fn lat_lines(o: &mut String, name: &str, l: &LatReport, unit: LatUnit) {
         })
         .collect();
     for (i, row) in cells.chunks(9).enumerate() {
-        let head = if i == 0 { format!("percentiles ({u}):") } else { String::new() };
+        let head = if i == 0 {
+            format!("percentiles ({u}):")
+        } else {
+            String::new()
+        };
         let _ = writeln!(o, "         {head:<18}{}", row.join("  "));
     }
 }
@@ -184,7 +207,11 @@ pub fn summary(r: &RunReport, labels: &[&str]) -> String {
         .iter()
         .zip(labels)
         .map(|(g, label)| {
-            let d = if g.total.write.ios > g.total.read.ios { &g.total.write } else { &g.total.read };
+            let d = if g.total.write.ios > g.total.read.ios {
+                &g.total.write
+            } else {
+                &g.total.read
+            };
             (*label, d)
         })
         .collect();
@@ -197,11 +224,19 @@ pub fn summary(r: &RunReport, labels: &[&str]) -> String {
     let _ = writeln!(
         o,
         "\n{:<28} {:>10} {:>10} {:>10} {:>12} {:>12}",
-        "test", "MiB/s", "MB/s", "IOPS", format!("mean ({u})"), format!("p99 ({u})")
+        "test",
+        "MiB/s",
+        "MB/s",
+        "IOPS",
+        format!("mean ({u})"),
+        format!("p99 ({u})")
     );
     for (label, d) in rows {
         let (mean, p99) = match &d.lat_ns {
-            Some(l) => (unit.fmt(l.mean), unit.fmt(*l.percentiles.get("99.000000").unwrap_or(&0) as f64)),
+            Some(l) => (
+                unit.fmt(l.mean),
+                unit.fmt(*l.percentiles.get("99.000000").unwrap_or(&0) as f64),
+            ),
             None => ("-".into(), "-".into()),
         };
         let _ = writeln!(

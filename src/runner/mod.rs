@@ -37,9 +37,13 @@ pub struct Progress {
 #[derive(Debug, Clone)]
 pub enum Event {
     /// A group is about to lay out its files (may take a while).
-    Preparing { group: usize },
+    Preparing {
+        group: usize,
+    },
     Progress(Progress),
-    GroupDone { group: usize },
+    GroupDone {
+        group: usize,
+    },
 }
 
 /// One job's outcome.
@@ -127,7 +131,10 @@ fn run_group(
         .iter()
         .map(|j| worker::planned_ios(j).map(|n| n * j.bs))
         .sum::<Option<u64>>();
-    let planned_time = jobs.iter().filter_map(|j| j.runtime.map(|r| r + j.ramp)).max();
+    let planned_time = jobs
+        .iter()
+        .filter_map(|j| j.runtime.map(|r| r + j.ramp))
+        .max();
 
     let mut file_lists = Vec::new();
     let results: Vec<JobResult> = std::thread::scope(|s| {
@@ -158,7 +165,10 @@ fn run_group(
             let now = Instant::now();
             if now >= next_progress {
                 next_progress = now + PROGRESS_EVERY;
-                let bytes = progress.iter().map(|p| p.bytes.load(Ordering::Relaxed)).sum();
+                let bytes = progress
+                    .iter()
+                    .map(|p| p.bytes.load(Ordering::Relaxed))
+                    .sum();
                 let ios = progress.iter().map(|p| p.ios.load(Ordering::Relaxed)).sum();
                 let elapsed = now - start;
                 let by_bytes = planned.map(|p| bytes as f64 / p.max(1) as f64);
@@ -176,7 +186,10 @@ fn run_group(
                 }));
             }
         }
-        handles.into_iter().map(|h| h.join().expect("job thread panicked")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("job thread panicked"))
+            .collect()
     });
     jobs.iter()
         .zip(results)

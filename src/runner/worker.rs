@@ -72,7 +72,11 @@ pub fn planned_ios(job: &JobSpec) -> Option<u64> {
         return None;
     }
     let blocks = crate::target::per_file_bytes(job) / job.bs * job.paths().len() as u64;
-    let per_pass = if job.rw == RwMode::Update { 2 * blocks } else { blocks };
+    let per_pass = if job.rw == RwMode::Update {
+        2 * blocks
+    } else {
+        blocks
+    };
     Some(per_pass * u64::from(job.loops))
 }
 
@@ -101,17 +105,26 @@ fn stamp(buf: &mut [u8], seq: u64) {
 /// Moves all of `buf`, resubmitting after short transfers. A read that hits the end of the
 /// file is an error: the region was supposed to be there.
 #[inline]
-fn transfer<E: Engine>(e: &mut E, dir: Dir, file: usize, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+fn transfer<E: Engine>(
+    e: &mut E,
+    dir: Dir,
+    file: usize,
+    offset: u64,
+    buf: &mut [u8],
+) -> io::Result<()> {
     let mut done = 0;
     while done < buf.len() {
         let n = e.submit(dir, file, offset + done as u64, &mut buf[done..])?;
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                format!("{} returned 0 bytes (end of file or device)", match dir {
-                    Dir::Read => "read",
-                    Dir::Write => "write",
-                }),
+                format!(
+                    "{} returned 0 bytes (end of file or device)",
+                    match dir {
+                        Dir::Read => "read",
+                        Dir::Write => "write",
+                    }
+                ),
             ));
         }
         done += n;
@@ -163,7 +176,15 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
             stopped = true;
             break;
         }
-        let Some(io) = wl.next() else { break };
+        let io = match wl.next() {
+            Some(io) => io,
+            // The ramp cycles the region until it is over, however small the region.
+            None if !measuring => {
+                wl = workload(job, job.seed);
+                continue;
+            }
+            None => break,
+        };
         if io.dir == Dir::Write {
             match job.data {
                 DataMode::Random => stamp(&mut buf, write_seq),
@@ -223,7 +244,11 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
         if measuring {
             while t1 >= next_tick {
                 for (d, l) in stats.dirs.iter_mut().zip(last.iter_mut()) {
-                    let now = Sample { bytes: d.bytes, ios: d.ios, lat_sum_ns: d.lat.sum_ns as u64 };
+                    let now = Sample {
+                        bytes: d.bytes,
+                        ios: d.ios,
+                        lat_sum_ns: d.lat.sum_ns as u64,
+                    };
                     d.series.push_base(delta(now, *l), tick_index);
                     *l = now;
                 }
@@ -232,7 +257,10 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
             }
         }
         if t1 >= next_publish {
-            let (b, n) = (stats.dirs[0].bytes + stats.dirs[1].bytes, stats.dirs[0].ios + stats.dirs[1].ios);
+            let (b, n) = (
+                stats.dirs[0].bytes + stats.dirs[1].bytes,
+                stats.dirs[0].ios + stats.dirs[1].ios,
+            );
             w.progress.bytes.store(b, Ordering::Relaxed);
             w.progress.ios.store(n, Ordering::Relaxed);
             next_publish = t1 + PUBLISH_EVERY;
@@ -259,16 +287,27 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
         stats.elapsed = end - measure_start;
         stats.cpu = CpuUsage::thread().since(&cpu_start);
         for (d, l) in stats.dirs.iter_mut().zip(last.iter()) {
-            let now = Sample { bytes: d.bytes, ios: d.ios, lat_sum_ns: d.lat.sum_ns as u64 };
+            let now = Sample {
+                bytes: d.bytes,
+                ios: d.ios,
+                lat_sum_ns: d.lat.sum_ns as u64,
+            };
             if now != *l {
                 d.series.push_base(delta(now, *l), tick_index);
             }
         }
     }
-    let (b, n) = (stats.dirs[0].bytes + stats.dirs[1].bytes, stats.dirs[0].ios + stats.dirs[1].ios);
+    let (b, n) = (
+        stats.dirs[0].bytes + stats.dirs[1].bytes,
+        stats.dirs[0].ios + stats.dirs[1].ios,
+    );
     w.progress.bytes.store(b, Ordering::Relaxed);
     w.progress.ios.store(n, Ordering::Relaxed);
-    JobResult { stats, error, stopped }
+    JobResult {
+        stats,
+        error,
+        stopped,
+    }
 }
 
 fn delta(now: Sample, last: Sample) -> Sample {
@@ -279,7 +318,12 @@ fn delta(now: Sample, last: Sample) -> Sample {
     }
 }
 
-fn timed_fsync<E: Engine>(e: &mut E, file: usize, stats: &mut JobStats, record: bool) -> io::Result<()> {
+fn timed_fsync<E: Engine>(
+    e: &mut E,
+    file: usize,
+    stats: &mut JobStats,
+    record: bool,
+) -> io::Result<()> {
     let t0 = Instant::now();
     e.fsync(file)?;
     if record {

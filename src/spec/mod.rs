@@ -39,12 +39,19 @@ pub struct Section {
 
 impl Section {
     pub fn new(name: impl Into<String>) -> Self {
-        Section { name: name.into(), entries: Vec::new() }
+        Section {
+            name: name.into(),
+            entries: Vec::new(),
+        }
     }
 
     /// Adds `key=value` from `origin`.
     pub fn set(&mut self, key: &str, value: &str, origin: Origin) -> &mut Self {
-        self.entries.push(Entry { key: key.into(), value: Some(value.into()), origin });
+        self.entries.push(Entry {
+            key: key.into(),
+            value: Some(value.into()),
+            origin,
+        });
         self
     }
 }
@@ -62,7 +69,9 @@ impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.origin {
             Origin::Cli => write!(f, "--{}", self.option)?,
-            Origin::File { path, line } => write!(f, "{}:{}: {}", path.display(), line, self.option)?,
+            Origin::File { path, line } => {
+                write!(f, "{}:{}: {}", path.display(), line, self.option)?
+            }
             Origin::Profile(p) => write!(f, "profile {p}: {}", self.option)?,
         }
         if let Some(v) = &self.value {

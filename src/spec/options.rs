@@ -138,7 +138,10 @@ pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "loops",
         aliases: &[],
-        kind: Kind::Int { min: 1, max: 1_000_000 },
+        kind: Kind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
         default: Some("1"),
         help: "Passes over the region when size-bounded.",
     },
@@ -191,7 +194,10 @@ pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "fsync",
         aliases: &[],
-        kind: Kind::Int { min: 0, max: u32::MAX as u64 },
+        kind: Kind::Int {
+            min: 0,
+            max: u32::MAX as u64,
+        },
         default: Some("0"),
         help: "fsync the file after every N writes (0: never).",
     },
@@ -213,7 +219,10 @@ pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "randseed",
         aliases: &[],
-        kind: Kind::Int { min: 0, max: u64::MAX },
+        kind: Kind::Int {
+            min: 0,
+            max: u64::MAX,
+        },
         default: None,
         help: "Seed for offsets, mixes and data; the same seed gives the same run. \
                Default: a fixed seed, as fio's randrepeat.",
@@ -238,7 +247,9 @@ pub static OPTIONS: &[OptionDef] = &[
 /// Finds an option by name or alias. Dashes and underscores are interchangeable.
 pub fn lookup(name: &str) -> Option<&'static OptionDef> {
     let norm = name.replace('-', "_");
-    OPTIONS.iter().find(|o| o.name == norm || o.aliases.contains(&norm.as_str()))
+    OPTIONS
+        .iter()
+        .find(|o| o.name == norm || o.aliases.contains(&norm.as_str()))
 }
 
 impl Kind {

@@ -28,7 +28,10 @@ pub enum RwMode {
 
 impl RwMode {
     pub fn is_random(self) -> bool {
-        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw | RwMode::Update)
+        matches!(
+            self,
+            RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw | RwMode::Update
+        )
     }
     pub fn reads(self) -> bool {
         !matches!(self, RwMode::Write | RwMode::RandWrite)
@@ -162,7 +165,11 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
         if separate_groups || plan.groups.is_empty() {
             plan.groups.push(Group::default());
         }
-        plan.groups.last_mut().expect("pushed above").jobs.extend(jobs);
+        plan.groups
+            .last_mut()
+            .expect("pushed above")
+            .jobs
+            .extend(jobs);
     }
     Ok(plan)
 }
@@ -186,7 +193,11 @@ impl<'a> Values<'a> {
                 });
             };
             if entry.value.is_none() && def.kind != Kind::Bool {
-                return Err(err(def, entry, format!("needs a value: {}", def.kind.describe())));
+                return Err(err(
+                    def,
+                    entry,
+                    format!("needs a value: {}", def.kind.describe()),
+                ));
             }
             map.insert(def.name, (def, entry));
         }
@@ -210,7 +221,9 @@ impl<'a> Values<'a> {
         name: &'static str,
         parse: impl Fn(&str) -> Result<T, String>,
     ) -> Result<Option<T>, SpecError> {
-        let Some((text, entry)) = self.text(name) else { return Ok(None) };
+        let Some((text, entry)) = self.text(name) else {
+            return Ok(None);
+        };
         parse(&text).map(Some).map_err(|accepted| {
             let d = def(name);
             match entry {
@@ -220,7 +233,11 @@ impl<'a> Values<'a> {
         })
     }
 
-    fn size(&self, name: &'static str, warnings: &mut Vec<String>) -> Result<Option<u64>, SpecError> {
+    fn size(
+        &self,
+        name: &'static str,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<u64>, SpecError> {
         let size = self.parsed(name, value::parse_size)?;
         if let (Some(s), Some((text, _))) = (size, self.text(name)) {
             if s.iec_reversed {
@@ -240,7 +257,9 @@ impl<'a> Values<'a> {
     }
 
     fn int(&self, name: &'static str) -> Result<Option<u64>, SpecError> {
-        let Kind::Int { min, max } = def(name).kind else { panic!("{name} is not an int") };
+        let Kind::Int { min, max } = def(name).kind else {
+            panic!("{name} is not an int")
+        };
         self.parsed(name, |t| value::parse_int(t, min, max))
     }
 
@@ -249,10 +268,16 @@ impl<'a> Values<'a> {
     }
 
     fn choice(&self, name: &'static str) -> Result<String, SpecError> {
-        let Kind::Choice(words) = def(name).kind else { panic!("{name} is not a choice") };
+        let Kind::Choice(words) = def(name).kind else {
+            panic!("{name} is not a choice")
+        };
         let text = self.parsed(name, |t| {
             let t = t.trim().to_ascii_lowercase();
-            if words.contains(&t.as_str()) { Ok(t) } else { Err(format!("one of {}", words.join(", "))) }
+            if words.contains(&t.as_str()) {
+                Ok(t)
+            } else {
+                Err(format!("one of {}", words.join(", ")))
+            }
         })?;
         Ok(text.expect("choices have defaults"))
     }
@@ -260,7 +285,12 @@ impl<'a> Values<'a> {
     fn error(&self, name: &'static str, message: String) -> SpecError {
         match self.map.get(name) {
             Some((d, e)) => err(d, e, message),
-            None => SpecError { option: name.into(), value: None, message, origin: Origin::Cli },
+            None => SpecError {
+                option: name.into(),
+                value: None,
+                message,
+                origin: Origin::Cli,
+            },
         }
     }
 }
@@ -286,8 +316,15 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
     let v = Values::collect(section)?;
     let mut warnings = Vec::new();
 
-    let name = v.text("name").map(|(t, _)| t).unwrap_or_else(|| section.name.clone());
-    let name = if v.given("name") { name } else { section.name.clone() };
+    let name = v
+        .text("name")
+        .map(|(t, _)| t)
+        .unwrap_or_else(|| section.name.clone());
+    let name = if v.given("name") {
+        name
+    } else {
+        section.name.clone()
+    };
     if name.is_empty() || name.contains('/') || name.contains('\0') {
         return Err(v.error("name", "expected a job name without '/'".into()));
     }
@@ -303,7 +340,10 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
     };
     let read_pct = match (v.given("rwmixread"), v.given("rwmixwrite")) {
         (true, true) => {
-            let (r, w) = (v.int("rwmixread")?.unwrap_or(50), v.int("rwmixwrite")?.unwrap_or(50));
+            let (r, w) = (
+                v.int("rwmixread")?.unwrap_or(50),
+                v.int("rwmixwrite")?.unwrap_or(50),
+            );
             if r + w != 100 {
                 return Err(v.error(
                     "rwmixwrite",
@@ -334,7 +374,10 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
     }
     let offset = v.size("offset", &mut warnings)?.unwrap_or(0);
 
-    let target = match (v.text("filename").map(|t| t.0), v.text("directory").map(|t| t.0)) {
+    let target = match (
+        v.text("filename").map(|t| t.0),
+        v.text("directory").map(|t| t.0),
+    ) {
         (Some(files), dir) => {
             let dir = dir.map(PathBuf::from);
             let paths: Vec<PathBuf> = files
@@ -345,7 +388,10 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
                 })
                 .collect();
             if paths.iter().any(|p| p.as_os_str().is_empty()) {
-                return Err(v.error("filename", "expected one or more paths separated by ':'".into()));
+                return Err(v.error(
+                    "filename",
+                    "expected one or more paths separated by ':'".into(),
+                ));
             }
             TargetSpec::Files(paths)
         }
@@ -361,10 +407,16 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
     };
     if let Some(size) = size {
         if bs > size / nfiles {
-            let what = if nfiles > 1 { format!(" split over {nfiles} files") } else { String::new() };
+            let what = if nfiles > 1 {
+                format!(" split over {nfiles} files")
+            } else {
+                String::new()
+            };
             return Err(v.error(
                 "bs",
-                format!("is larger than size={size} bytes{what}; bs must be at most the size per file"),
+                format!(
+                    "is larger than size={size} bytes{what}; bs must be at most the size per file"
+                ),
             ));
         }
     }
@@ -402,15 +454,27 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
     let zero = v.bool("zero_buffers")?;
     let refill = v.bool("refill_buffers")?;
     if zero && refill {
-        return Err(v.error("refill_buffers", "cannot be combined with zero_buffers".into()));
+        return Err(v.error(
+            "refill_buffers",
+            "cannot be combined with zero_buffers".into(),
+        ));
     }
-    let data = if zero { DataMode::Zero } else if refill { DataMode::Refill } else { DataMode::Random };
+    let data = if zero {
+        DataMode::Zero
+    } else if refill {
+        DataMode::Refill
+    } else {
+        DataMode::Random
+    };
     let fsync_every = v.int("fsync")?.unwrap_or(0) as u32;
     let seed = v.int("randseed")?.unwrap_or(DEFAULT_SEED);
 
     let mut opts = BTreeMap::new();
     for (name, (_, entry)) in &v.map {
-        opts.insert(name.to_string(), entry.value.clone().unwrap_or_else(|| "1".into()));
+        opts.insert(
+            name.to_string(),
+            entry.value.clone().unwrap_or_else(|| "1".into()),
+        );
     }
     let spec = JobSpec {
         name,
@@ -467,7 +531,10 @@ mod tests {
     #[test]
     fn defaults_are_fio_defaults() {
         let j = one(&[]).unwrap();
-        assert_eq!((j.rw, j.bs, j.engine, j.loops), (RwMode::Read, 4096, EngineKind::Psync, 1));
+        assert_eq!(
+            (j.rw, j.bs, j.engine, j.loops),
+            (RwMode::Read, 4096, EngineKind::Psync, 1)
+        );
         assert!(j.invalidate && j.randommap && !j.direct && !j.time_based);
         assert_eq!(j.target, TargetSpec::Directory(".".into()));
     }
@@ -477,7 +544,10 @@ mod tests {
         let p = resolve(&[section(&[("numjobs", "3"), ("rw", "randread")])], false).unwrap();
         let jobs = &p.groups[0].jobs;
         assert_eq!(jobs.len(), 3);
-        assert_eq!(jobs.iter().map(|j| j.clone).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_eq!(
+            jobs.iter().map(|j| j.clone).collect::<Vec<_>>(),
+            vec![0, 1, 2]
+        );
         assert_ne!(jobs[0].seed, jobs[1].seed);
         assert_eq!(jobs[1].paths(), vec![PathBuf::from("./t.1.0")]);
     }
@@ -488,15 +558,22 @@ mod tests {
         assert!(e.starts_with("--bs=4x: expected a whole number"), "{e}");
         let e = one(&[("rw", "sideways")]).unwrap_err().to_string();
         assert!(e.contains("--rw=sideways") && e.contains("randread"), "{e}");
-        let e = one(&[("bs", "8k"), ("size", "4k")]).unwrap_err().to_string();
-        assert!(e.contains("--bs=8k") && e.contains("larger than size=4096"), "{e}");
+        let e = one(&[("bs", "8k"), ("size", "4k")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--bs=8k") && e.contains("larger than size=4096"),
+            "{e}"
+        );
         let e = one(&[("bogus", "1")]).unwrap_err().to_string();
         assert!(e.starts_with("--bogus=1: unknown option"), "{e}");
         let e = one(&[("time_based", "1")]).unwrap_err().to_string();
         assert!(e.contains("needs --runtime"), "{e}");
         let e = one(&[("bs", "256")]).unwrap_err().to_string();
         assert!(e.contains("at least 512"), "{e}");
-        let e = one(&[("rwmixread", "70"), ("rwmixwrite", "20")]).unwrap_err().to_string();
+        let e = one(&[("rwmixread", "70"), ("rwmixwrite", "20")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("add up to 100"), "{e}");
     }
 
@@ -514,6 +591,10 @@ mod tests {
     fn iec_suffix_warns() {
         let p = resolve(&[section(&[("bs", "1MiB"), ("size", "10m")])], false).unwrap();
         assert_eq!(p.groups[0].jobs[0].bs, 1_000_000);
-        assert!(p.warnings[0].contains("bs=1MiB means 1000000 bytes"), "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].contains("bs=1MiB means 1000000 bytes"),
+            "{:?}",
+            p.warnings
+        );
     }
 }

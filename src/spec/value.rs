@@ -24,7 +24,9 @@ pub fn parse_size(text: &str) -> Result<Size, String> {
     if digits_end == 0 {
         return Err("a whole number of bytes with an optional unit (512, 4k, 1m, 10g, 1t)".into());
     }
-    let number: u64 = t[..digits_end].parse().map_err(|_| "a number that fits in 64 bits")?;
+    let number: u64 = t[..digits_end]
+        .parse()
+        .map_err(|_| "a number that fits in 64 bits")?;
     let suffix = t[digits_end..].to_ascii_lowercase();
     let (power, iec_reversed, base) = match suffix.as_str() {
         "" | "b" => (0, false, 1024),
@@ -49,7 +51,10 @@ pub fn parse_size(text: &str) -> Result<Size, String> {
     };
     let mult = base.checked_pow(power).ok_or("a size below 16 EiB")?;
     let bytes = number.checked_mul(mult).ok_or("a size below 16 EiB")?;
-    Ok(Size { bytes, iec_reversed })
+    Ok(Size {
+        bytes,
+        iec_reversed,
+    })
 }
 
 fn size_units_hint() -> String {
@@ -131,7 +136,16 @@ mod tests {
 
     #[test]
     fn bad_sizes_are_rejected() {
-        for text in ["", "k", "4x", "1.5m", "-1", "4kk", "99999999999999999999", "16384p"] {
+        for text in [
+            "",
+            "k",
+            "4x",
+            "1.5m",
+            "-1",
+            "4kk",
+            "99999999999999999999",
+            "16384p",
+        ] {
             assert!(parse_size(text).is_err(), "{text}");
         }
     }
@@ -140,10 +154,18 @@ mod tests {
     fn durations() {
         let s = Duration::from_secs(1);
         assert_eq!(parse_duration("30", s).unwrap(), Duration::from_secs(30));
-        assert_eq!(parse_duration("500ms", s).unwrap(), Duration::from_millis(500));
+        assert_eq!(
+            parse_duration("500ms", s).unwrap(),
+            Duration::from_millis(500)
+        );
         assert_eq!(parse_duration("2m", s).unwrap(), Duration::from_secs(120));
         assert_eq!(parse_duration("1h", s).unwrap(), Duration::from_secs(3600));
-        assert_eq!(parse_duration("10", Duration::from_micros(1)).unwrap().as_micros(), 10);
+        assert_eq!(
+            parse_duration("10", Duration::from_micros(1))
+                .unwrap()
+                .as_micros(),
+            10
+        );
         for bad in ["", "s", "1.5s", "10x", "-3"] {
             assert!(parse_duration(bad, s).is_err(), "{bad}");
         }

@@ -43,7 +43,10 @@ impl Region {
     /// files (fio's round-robin file service), each file advancing sequentially.
     #[inline]
     fn locate(&self, b: u64) -> (usize, u64) {
-        ((b % self.nfiles) as usize, self.base + (b / self.nfiles) * self.bs)
+        (
+            (b % self.nfiles) as usize,
+            self.base + (b / self.nfiles) * self.bs,
+        )
     }
 }
 
@@ -59,8 +62,17 @@ impl Permutation {
     fn new(n: u64, rng: &mut Xoshiro256PlusPlus) -> Self {
         let bits = (64 - (n.max(2) - 1).leading_zeros()).max(2);
         let bits = bits + (bits & 1); // balanced halves
-        let keys = [rng.next_u64(), rng.next_u64(), rng.next_u64(), rng.next_u64()];
-        Permutation { n, half_bits: bits / 2, keys }
+        let keys = [
+            rng.next_u64(),
+            rng.next_u64(),
+            rng.next_u64(),
+            rng.next_u64(),
+        ];
+        Permutation {
+            n,
+            half_bits: bits / 2,
+            keys,
+        }
     }
 
     #[inline]
@@ -153,20 +165,31 @@ impl Workload {
         }
         let i = self.cursor[0];
         self.cursor[0] += 1;
-        self.perm.as_ref().expect("random with map has a permutation").get(i)
+        self.perm
+            .as_ref()
+            .expect("random with map has a permutation")
+            .get(i)
     }
 
     #[inline]
     fn sequential_block(&mut self, dir: Dir) -> u64 {
         let c = &mut self.cursor[dir as usize];
         let b = *c;
-        *c = if b + 1 == self.region.total_blocks() { 0 } else { b + 1 };
+        *c = if b + 1 == self.region.total_blocks() {
+            0
+        } else {
+            b + 1
+        };
         b
     }
 
     #[inline]
     fn mixed_dir(&mut self) -> Dir {
-        if self.rng.next_u64() % 100 < self.read_pct { Dir::Read } else { Dir::Write }
+        if self.rng.next_u64() % 100 < self.read_pct {
+            Dir::Read
+        } else {
+            Dir::Write
+        }
     }
 }
 
@@ -214,7 +237,12 @@ mod tests {
     use std::collections::HashMap;
 
     fn region(nfiles: u64, blocks: u64) -> Region {
-        Region { nfiles, blocks_per_file: blocks, bs: 4096, base: 8192 }
+        Region {
+            nfiles,
+            blocks_per_file: blocks,
+            bs: 4096,
+            base: 8192,
+        }
     }
 
     #[test]
@@ -251,22 +279,27 @@ mod tests {
         let a: Vec<_> = Workload::new(RwMode::RandRead, r, 50, true, 9, Some(1)).collect();
         let b: Vec<_> = Workload::new(RwMode::RandRead, r, 50, true, 9, Some(1)).collect();
         assert_eq!(a, b);
-        let in_order = a.windows(2).filter(|w| w[1].offset == w[0].offset + 4096).count();
+        let in_order = a
+            .windows(2)
+            .filter(|w| w[1].offset == w[0].offset + 4096)
+            .count();
         assert!(in_order < 20, "{in_order} sequential steps out of 999");
     }
 
     #[test]
     fn sequential_rotates_files_and_wraps() {
         let r = region(2, 2);
-        let got: Vec<_> =
-            Workload::new(RwMode::Write, r, 0, true, 1, Some(2)).map(|i| (i.file, i.offset)).collect();
+        let got: Vec<_> = Workload::new(RwMode::Write, r, 0, true, 1, Some(2))
+            .map(|i| (i.file, i.offset))
+            .collect();
         let pass = [(0, 8192), (1, 8192), (0, 12288), (1, 12288)];
         assert_eq!(got, [pass, pass].concat());
     }
 
     #[test]
     fn update_reads_then_writes_the_same_block() {
-        let w: Vec<_> = Workload::new(RwMode::Update, region(1, 50), 50, true, 3, Some(1)).collect();
+        let w: Vec<_> =
+            Workload::new(RwMode::Update, region(1, 50), 50, true, 3, Some(1)).collect();
         assert_eq!(w.len(), 100);
         for pair in w.chunks(2) {
             assert_eq!((pair[0].dir, pair[1].dir), (Dir::Read, Dir::Write));

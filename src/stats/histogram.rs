@@ -18,7 +18,10 @@ pub struct Histogram {
 
 impl Default for Histogram {
     fn default() -> Self {
-        Histogram { counts: Box::new([0; BUCKETS]), total: 0 }
+        Histogram {
+            counts: Box::new([0; BUCKETS]),
+            total: 0,
+        }
     }
 }
 
@@ -82,10 +85,14 @@ impl Histogram {
 
     /// Non-empty buckets as (low, high, count), in increasing order.
     pub fn buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-        self.counts.iter().enumerate().filter(|(_, c)| **c > 0).map(|(i, &c)| {
-            let (lo, hi) = bounds(i);
-            (lo, hi, c)
-        })
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(i, &c)| {
+                let (lo, hi) = bounds(i);
+                (lo, hi, c)
+            })
     }
 }
 
@@ -113,7 +120,10 @@ mod tests {
             assert!(i < BUCKETS);
             let (lo, hi) = bounds(i);
             assert!(lo <= v && v <= hi, "v={v} i={i} [{lo},{hi}]");
-            assert!((hi - lo) as f64 <= lo as f64 / 128.0, "bucket too wide at {v}");
+            assert!(
+                (hi - lo) as f64 <= lo as f64 / 128.0,
+                "bucket too wide at {v}"
+            );
         }
         assert_eq!(index(u64::MAX), BUCKETS - 1);
     }
@@ -131,16 +141,27 @@ mod tests {
             let rank = ((p / 100.0) * values.len() as f64).ceil() as usize;
             let exact = values[rank - 1] as f64;
             let got = h.percentile(p).unwrap() as f64;
-            assert!((got - exact).abs() / exact <= 0.01, "p{p}: {got} vs {exact}");
+            assert!(
+                (got - exact).abs() / exact <= 0.01,
+                "p{p}: {got} vs {exact}"
+            );
         }
     }
 
     #[test]
     fn merging_equals_recording_together() {
-        let (mut a, mut b, mut both) = (Histogram::default(), Histogram::default(), Histogram::default());
+        let (mut a, mut b, mut both) = (
+            Histogram::default(),
+            Histogram::default(),
+            Histogram::default(),
+        );
         for v in 0..5000u64 {
             let x = v * 7919 % 100_003;
-            if v % 3 == 0 { a.record(x) } else { b.record(x) }
+            if v % 3 == 0 {
+                a.record(x)
+            } else {
+                b.record(x)
+            }
             both.record(x);
         }
         a += &b;

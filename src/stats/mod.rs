@@ -39,7 +39,11 @@ impl LatStats {
     }
 
     pub fn mean_ns(&self) -> f64 {
-        if self.count() == 0 { 0.0 } else { self.sum_ns as f64 / self.count() as f64 }
+        if self.count() == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.count() as f64
+        }
     }
 
     /// Population standard deviation.
@@ -64,7 +68,9 @@ impl LatStats {
         } else if rank >= n {
             Some(self.max_ns)
         } else {
-            self.hist.percentile(p).map(|v| v.clamp(self.min_ns, self.max_ns))
+            self.hist
+                .percentile(p)
+                .map(|v| v.clamp(self.min_ns, self.max_ns))
         }
     }
 }
@@ -74,7 +80,11 @@ impl std::ops::AddAssign<&LatStats> for LatStats {
         if o.count() == 0 {
             return;
         }
-        self.min_ns = if self.count() == 0 { o.min_ns } else { self.min_ns.min(o.min_ns) };
+        self.min_ns = if self.count() == 0 {
+            o.min_ns
+        } else {
+            self.min_ns.min(o.min_ns)
+        };
         self.max_ns = self.max_ns.max(o.max_ns);
         self.sum_ns += o.sum_ns;
         self.sum_sq_ns += o.sum_sq_ns;
@@ -150,7 +160,10 @@ mod tests {
         b.dirs[0].ios = 1;
         b.elapsed = Duration::from_secs(2);
         a += &b;
-        assert_eq!((a.dirs[0].ios, a.dirs[0].lat.min_ns, a.dirs[0].lat.max_ns), (2, 100, 500));
+        assert_eq!(
+            (a.dirs[0].ios, a.dirs[0].lat.min_ns, a.dirs[0].lat.max_ns),
+            (2, 100, 500)
+        );
         assert_eq!(a.elapsed, Duration::from_secs(2));
         let mut empty = LatStats::default();
         empty += &a.dirs[0].lat;

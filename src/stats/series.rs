@@ -31,7 +31,10 @@ pub struct Series {
 
 impl Default for Series {
     fn default() -> Self {
-        Series { interval_ms: 1000, samples: Vec::new() }
+        Series {
+            interval_ms: 1000,
+            samples: Vec::new(),
+        }
     }
 }
 
@@ -91,7 +94,11 @@ mod tests {
     use super::*;
 
     fn s(b: u64) -> Sample {
-        Sample { bytes: b, ios: 1, lat_sum_ns: 10 }
+        Sample {
+            bytes: b,
+            ios: 1,
+            lat_sum_ns: 10,
+        }
     }
 
     #[test]
@@ -121,6 +128,9 @@ mod tests {
         a += &b;
         assert_eq!(a.interval_ms, 2000);
         assert_eq!(a.samples[0].ios, 4);
-        assert_eq!(a.samples.iter().map(|x| x.ios).sum::<u64>(), CAPACITY as u64 + 6);
+        assert_eq!(
+            a.samples.iter().map(|x| x.ios).sum::<u64>(),
+            CAPACITY as u64 + 6
+        );
     }
 }

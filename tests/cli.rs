@@ -1,0 +1,741 @@
+//! End-to-end tests of the iogauge binary on real files: exact byte and I/O counts, the flags
+//! the kernel reports for opened files, the safety refusals, bad input, ENOSPC, interruption.
+//! Capabilities the machine lacks (mounting, loop devices, O_DIRECT) make a test print SKIP
+//! with the reason and return.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn bin() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin!("iogauge"))
+}
+
+fn iogauge(args: &[&str]) -> Output {
+    bin().args(args).output().expect("iogauge runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs with JSON output and returns the parsed report, asserting the exit code.
+fn run_json(args: &[&str], code: i32) -> Value {
+    let mut all = vec!["run", "--output-format=json"];
+    all.extend_from_slice(args);
+    let o = iogauge(&all);
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "args {all:?}\nstderr: {}",
+        stderr(&o)
+    );
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("one JSON document: {e}\n{}", stdout(&o)))
+}
+
+fn job(report: &Value) -> &Value {
+    &report["groups"][0]["jobs"][0]
+}
+
+fn counts(j: &Value) -> (u64, u64, u64, u64) {
+    let g = |d: &str, k: &str| j[d][k].as_u64().unwrap();
+    (
+        g("read", "ios"),
+        g("read", "bytes"),
+        g("write", "ios"),
+        g("write", "bytes"),
+    )
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_mode_and_engine_moves_exact_bytes() {
+    let d = tmp();
+    let f = d.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    const SIZE: u64 = 1 << 20;
+    const N: u64 = SIZE / 4096;
+    for engine in ["psync", "sync", "null"] {
+        for (rw, loops) in [
+            ("read", 1),
+            ("write", 1),
+            ("randread", 2),
+            ("randwrite", 1),
+            ("rw", 1),
+            ("readwrite", 1),
+            ("randrw", 2),
+            ("update", 1),
+        ] {
+            let r = run_json(
+                &[
+                    &fname,
+                    "--size=1m",
+                    "--bs=4k",
+                    &format!("--rw={rw}"),
+                    &format!("--ioengine={engine}"),
+                    &format!("--loops={loops}"),
+                ],
+                0,
+            );
+            let (ri, rb, wi, wb) = counts(job(&r));
+            let total = N * loops;
+            match rw {
+                "read" | "randread" => assert_eq!((ri, wi), (total, 0), "{engine} {rw}"),
+                "write" | "randwrite" => assert_eq!((ri, wi), (0, total), "{engine} {rw}"),
+                "update" => assert_eq!((ri, wi), (total, total), "{engine} {rw}"),
+                _ => {
+                    assert_eq!(ri + wi, total, "{engine} {rw}");
+                    assert!(ri > total / 4 && wi > total / 4, "{engine} {rw}: {ri}/{wi}");
+                }
+            }
+            assert_eq!((rb, wb), (ri * 4096, wi * 4096));
+            let lat = &job(&r)[if ri > 0 { "read" } else { "write" }]["lat_ns"];
+            assert_eq!(lat["count"].as_u64(), Some(if ri > 0 { ri } else { wi }));
+            assert!(
+                !f.exists(),
+                "{engine} {rw}: the created file must be removed"
+            );
+        }
+    }
+}
+
+#[test]
+fn written_file_has_exact_size_and_incompressible_unique_data() {
+    let d = tmp();
+    let f = d.path().join("w");
+    run_json(
+        &[
+            &format!("--filename={}", f.display()),
+            "--rw=write",
+            "--bs=64k",
+            "--size=1m",
+            "--keep",
+        ],
+        0,
+    );
+    let data = std::fs::read(&f).unwrap();
+    assert_eq!(data.len(), 1 << 20);
+    let zeros = data.iter().filter(|&&b| b == 0).count();
+    assert!(
+        zeros < data.len() / 100,
+        "random data expected, {zeros} zero bytes"
+    );
+    assert_ne!(
+        data[..65536],
+        data[65536..131072],
+        "each block must be unique"
+    );
+
+    let z = d.path().join("z");
+    run_json(
+        &[
+            &format!("--filename={}", z.display()),
+            "--rw=write",
+            "--bs=64k",
+            "--size=256k",
+            "--zero_buffers",
+            "--keep",
+        ],
+        0,
+    );
+    assert!(std::fs::read(&z).unwrap().iter().all(|&b| b == 0));
+}
+
+#[test]
+fn report_records_open_flags_and_provenance() {
+    let d = tmp();
+    let f = d.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    let r = run_json(
+        &[
+            &fname,
+            "--size=1m",
+            "--rw=randwrite",
+            "--direct=1",
+            "--sync=dsync",
+        ],
+        0,
+    );
+    let flags = job(&r)["files"][0]["open_flags"].as_array().unwrap();
+    let flags: Vec<&str> = flags.iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(flags, ["O_WRONLY", "O_DIRECT", "O_DSYNC"]);
+    assert_eq!(r["schema_version"], 1);
+    assert!(r["host"]["kernel"].as_str().unwrap().starts_with("Linux"));
+    assert!(!r["targets"][0]["fs_type"].as_str().unwrap().is_empty());
+    assert_eq!(job(&r)["options"]["direct"], "1");
+    let r = run_json(&[&fname, "--size=1m", "--rw=read", "--sync=sync"], 0);
+    let flags = job(&r)["files"][0]["open_flags"].as_array().unwrap();
+    assert_eq!(
+        flags
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["O_RDONLY", "O_SYNC"]
+    );
+}
+
+/// The kernel's own view, from /proc/PID/fdinfo while a job runs.
+#[test]
+fn kernel_sees_o_direct_and_o_dsync() {
+    let d = tmp();
+    let f = d.path().join("f");
+    let mut child = bin()
+        .args([
+            "run",
+            &format!("--filename={}", f.display()),
+            "--size=4m",
+            "--rw=randwrite",
+        ])
+        .args([
+            "--direct=1",
+            "--sync=dsync",
+            "--time_based",
+            "--runtime=20",
+            "--output-format=json",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let fdinfo = PathBuf::from(format!("/proc/{}/fdinfo", child.id()));
+    let fds = PathBuf::from(format!("/proc/{}/fd", child.id()));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut flags = None;
+    while flags.is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        for e in std::fs::read_dir(&fds).into_iter().flatten().flatten() {
+            if std::fs::read_link(e.path()).ok().as_deref() == Some(f.as_path()) {
+                let info = std::fs::read_to_string(fdinfo.join(e.file_name())).unwrap_or_default();
+                flags = info
+                    .lines()
+                    .find_map(|l| l.strip_prefix("flags:"))
+                    .map(|v| u32::from_str_radix(v.trim(), 8).unwrap());
+            }
+        }
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    let flags = flags.expect("the job's file appeared in /proc/PID/fd");
+    assert_ne!(
+        flags & libc::O_DIRECT as u32,
+        0,
+        "O_DIRECT not set: {flags:o}"
+    );
+    assert_ne!(
+        flags & libc::O_DSYNC as u32,
+        0,
+        "O_DSYNC not set: {flags:o}"
+    );
+    assert_ne!(
+        flags & libc::O_SYNC as u32,
+        libc::O_SYNC as u32,
+        "O_SYNC set, not O_DSYNC: {flags:o}"
+    );
+    assert_eq!(status.code(), Some(130));
+    assert!(!f.exists(), "created file removed after SIGTERM");
+}
+
+#[test]
+fn refuses_to_write_a_file_it_did_not_create() {
+    let d = tmp();
+    let f = d.path().join("precious");
+    std::fs::write(&f, vec![7u8; 1 << 20]).unwrap();
+    for rw in ["write", "randwrite", "rw", "update"] {
+        let o = iogauge(&[
+            "run",
+            &format!("--filename={}", f.display()),
+            &format!("--rw={rw}"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{rw}");
+        let e = stderr(&o);
+        assert!(
+            e.contains("--allow-overwrite") && e.contains("precious") && e.lines().count() == 1,
+            "{e}"
+        );
+    }
+    assert!(
+        std::fs::read(&f).unwrap().iter().all(|&b| b == 7),
+        "data untouched"
+    );
+    // Reading is free, and the file stays.
+    let r = run_json(
+        &[
+            &format!("--filename={}", f.display()),
+            "--rw=read",
+            "--bs=64k",
+        ],
+        0,
+    );
+    assert_eq!(
+        counts(job(&r)).1,
+        1 << 20,
+        "size defaults to the existing file's"
+    );
+    assert!(f.exists());
+    // Allowed explicitly: writes, and the file is not removed (iogauge did not create it).
+    let r = run_json(
+        &[
+            &format!("--filename={}", f.display()),
+            "--rw=write",
+            "--allow-overwrite",
+        ],
+        0,
+    );
+    assert_eq!(counts(job(&r)).3, 1 << 20);
+    assert!(f.exists());
+    assert!(std::fs::read(&f).unwrap().iter().any(|&b| b != 7));
+}
+
+#[test]
+fn bad_input_is_one_line_exit_2_and_creates_nothing() {
+    let d = tmp();
+    let dir = format!("--directory={}", d.path().display());
+    let cases: &[(&[&str], &str)] = &[
+        (&["--sizee=4k"], "--sizee: unknown option"),
+        (&["--size=4q"], "--size=4q: expected a whole number"),
+        (
+            &["--size=1m", "--runtime=ten"],
+            "--runtime=ten: expected a whole number",
+        ),
+        (
+            &["--size=4k", "--bs=8k"],
+            "--bs=8k: is larger than size=4096",
+        ),
+        (
+            &["--size=1m", "--bs=1000", "--direct=1"],
+            "with --direct it must be a multiple of the logical block",
+        ),
+        (
+            &["--size=1m", "--rw=sideways"],
+            "--rw=sideways: expected one of read",
+        ),
+        (&["--size=1m", "--ioengine=libfoo"], "--ioengine=libfoo"),
+        (
+            &["--size=1m", "--time_based"],
+            "--time_based=1: needs --runtime",
+        ),
+        (
+            &["--size=1m", "--output-format=xml"],
+            "--output-format=xml: unknown format",
+        ),
+        (&["--rw=write"], "--size: required"),
+        (
+            &["--size=1m", "--directory=/nonexistent/dir"],
+            "--directory=/nonexistent/dir: no such directory",
+        ),
+        (
+            &["--size=1m", "--filename=/nonexistent/dir/f"],
+            "directory /nonexistent/dir does not exist",
+        ),
+        (
+            &["--size=1m", "--output=/nonexistent/out.json"],
+            "--output=/nonexistent/out.json",
+        ),
+    ];
+    for (args, want) in cases {
+        let mut all = vec!["run", dir.as_str()];
+        all.extend_from_slice(args);
+        let o = iogauge(&all);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert_eq!(
+            e.trim_end().lines().count(),
+            1,
+            "{args:?}: one line expected: {e}"
+        );
+        assert!(e.contains(want), "{args:?}: want {want:?} in {e:?}");
+        assert!(stdout(&o).is_empty(), "{args:?}");
+        assert!(
+            entries(d.path()).is_empty(),
+            "{args:?} created {:?}",
+            entries(d.path())
+        );
+    }
+}
+
+#[test]
+fn directory_mode_makes_one_file_per_job() {
+    let d = tmp();
+    let r = run_json(
+        &[
+            &format!("--directory={}", d.path().display()),
+            "--name=sas",
+            "--numjobs=3",
+            "--rw=write",
+            "--size=256k",
+            "--bs=64k",
+            "--keep",
+        ],
+        0,
+    );
+    let jobs = r["groups"][0]["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 3);
+    let names: Vec<String> = entries(d.path())
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into())
+        .collect();
+    assert_eq!(names, ["sas.0.0", "sas.1.0", "sas.2.0"]);
+    for p in entries(d.path()) {
+        assert_eq!(std::fs::metadata(p).unwrap().len(), 256 << 10);
+    }
+    let total = &r["groups"][0]["total"];
+    assert_eq!(total["write"]["bytes"].as_u64(), Some(3 * (256 << 10)));
+    assert_eq!(total["write"]["lat_ns"]["count"].as_u64(), Some(12));
+}
+
+#[test]
+fn multiple_files_share_the_size() {
+    let d = tmp();
+    let (a, b) = (d.path().join("a"), d.path().join("b"));
+    let r = run_json(
+        &[
+            &format!("--filename={}:{}", a.display(), b.display()),
+            "--rw=write",
+            "--size=1m",
+            "--bs=4k",
+            "--keep",
+        ],
+        0,
+    );
+    assert_eq!(counts(job(&r)).3, 1 << 20);
+    assert_eq!(std::fs::metadata(&a).unwrap().len(), 512 << 10);
+    assert_eq!(std::fs::metadata(&b).unwrap().len(), 512 << 10);
+}
+
+#[test]
+fn time_based_ramp_fsync_and_series() {
+    let d = tmp();
+    let f = format!("--filename={}", d.path().join("f").display());
+    let r = run_json(
+        &[
+            &f,
+            "--size=256k",
+            "--rw=randread",
+            "--time_based",
+            "--runtime=2",
+            "--ioengine=null",
+        ],
+        0,
+    );
+    let j = job(&r);
+    let elapsed = j["elapsed_ns"].as_f64().unwrap() / 1e9;
+    assert!((1.95..2.6).contains(&elapsed), "elapsed {elapsed}");
+    let ios = j["read"]["ios"].as_u64().unwrap();
+    assert!(ios > 64 * 10, "time_based loops over the region: {ios}");
+    let series = &j["read"]["series"];
+    assert_eq!(series["interval_ms"], 1000);
+    let n = series["iops"].as_array().unwrap().len();
+    assert!((2..=3).contains(&n), "{n} samples");
+
+    // Ramp time is not measured: the measured part is exactly the size.
+    let r = run_json(
+        &[
+            &f,
+            "--size=1m",
+            "--rw=write",
+            "--ramp_time=1",
+            "--ioengine=null",
+        ],
+        0,
+    );
+    assert_eq!(counts(job(&r)).2, 256);
+
+    // fsync every 16 writes, plus the final flush timed inside the job.
+    let r = run_json(
+        &[&f, "--size=1m", "--rw=write", "--fsync=16", "--end_fsync=1"],
+        0,
+    );
+    assert_eq!(job(&r)["sync"]["count"].as_u64(), Some(256 / 16 + 1));
+    let r = run_json(&[&f, "--size=1m", "--rw=write"], 0);
+    assert!(job(&r)["sync"].is_null());
+}
+
+#[test]
+fn json_goes_alone_to_stdout_and_warnings_to_stderr() {
+    let d = tmp();
+    let sparse = d.path().join("sparse");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(1 << 20)
+        .unwrap();
+    let o = iogauge(&[
+        "run",
+        "--output-format=json",
+        &format!("--filename={}", sparse.display()),
+        "--bs=1MiB",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).expect("stdout is exactly one JSON document");
+    let e = stderr(&o);
+    assert!(
+        e.contains("sparse") && e.contains("bs=1MiB means 1000000 bytes"),
+        "{e}"
+    );
+    let warnings = r["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 2);
+
+    let out = d.path().join("report.json");
+    let o = iogauge(&[
+        "run",
+        "--output-format=json",
+        &format!("--output={}", out.display()),
+        "--ioengine=null",
+        "--size=1m",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(o.stdout.is_empty());
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(counts(job(&r)).0, 256);
+}
+
+#[test]
+fn text_report_labels_units() {
+    let o = iogauge(&["run", "--ioengine=null", "--size=1m"]);
+    assert_eq!(o.status.code(), Some(0));
+    let t = stdout(&o);
+    for want in [
+        "IOPS",
+        "MiB/s",
+        "MB/s",
+        "latency (",
+        "percentiles (",
+        "p99.99=",
+        "cpu",
+        "usr",
+        "iogauge 0.1.0",
+    ] {
+        assert!(t.contains(want), "missing {want:?} in\n{t}");
+    }
+}
+
+#[test]
+fn sigint_stops_reports_partial_and_cleans_up() {
+    let d = tmp();
+    let f = d.path().join("f");
+    let child = bin()
+        .args([
+            "run",
+            &format!("--filename={}", f.display()),
+            "--size=8m",
+            "--rw=randrw",
+        ])
+        .args(["--time_based", "--runtime=60", "--output-format=json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Instant::now();
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(2),
+        "stopped in {:?}",
+        sent.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["interrupted"], true);
+    let (ri, _, wi, _) = counts(job(&r));
+    assert!(ri + wi > 0, "partial results kept");
+    assert!(!f.exists());
+}
+
+/// Mounts a small tmpfs, or returns None (printing why) where mounting is not allowed.
+struct SmallFs(tempfile::TempDir);
+
+impl SmallFs {
+    fn mount(size: &str) -> Option<SmallFs> {
+        let d = tmp();
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(d.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            println!("SKIP: cannot mount a tmpfs here (needs root)");
+            return None;
+        }
+        Some(SmallFs(d))
+    }
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+#[test]
+fn free_space_is_checked_before_anything_is_created() {
+    let Some(fs) = SmallFs::mount("4m") else {
+        return;
+    };
+    let o = iogauge(&[
+        "run",
+        &format!("--directory={}", fs.path().display()),
+        "--rw=write",
+        "--size=16m",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("free"), "{}", stderr(&o));
+    assert!(entries(fs.path()).is_empty());
+}
+
+#[test]
+fn enospc_mid_run_names_file_and_offset_and_cleans_up() {
+    let Some(fs) = SmallFs::mount("4m") else {
+        return;
+    };
+    let f = fs.path().join("big");
+    let o = iogauge(&[
+        "run",
+        "--output-format=json",
+        &format!("--filename={}", f.display()),
+        "--rw=write",
+        "--bs=64k",
+        "--size=16m",
+        "--skip-space-check",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let err = &job(&r)["error"];
+    assert_eq!(err["errno"].as_i64(), Some(libc::ENOSPC as i64));
+    assert_eq!(err["file"].as_str(), Some(f.to_str().unwrap()));
+    let offset = err["offset"].as_u64().unwrap();
+    assert!(
+        offset > 0 && offset <= 4 << 20 && offset % 65536 == 0,
+        "{offset}"
+    );
+    assert_eq!(
+        counts(job(&r)).3,
+        offset,
+        "bytes written before the error are reported"
+    );
+    assert!(stderr(&o).contains("No space left"), "{}", stderr(&o));
+    assert!(entries(fs.path()).is_empty(), "created file removed");
+}
+
+#[test]
+fn read_only_file_system_is_refused_up_front() {
+    let Some(fs) = SmallFs::mount("1m") else {
+        return;
+    };
+    let ok = Command::new("mount")
+        .args(["-o", "remount,ro"])
+        .arg(fs.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        println!("SKIP: cannot remount read-only");
+        return;
+    }
+    let o = iogauge(&[
+        "run",
+        &format!("--directory={}", fs.path().display()),
+        "--rw=write",
+        "--size=64k",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot create files"), "{}", stderr(&o));
+}
+
+#[test]
+fn block_devices_are_written_only_when_allowed() {
+    let d = tmp();
+    let img = d.path().join("img");
+    std::fs::write(&img, vec![0x5a; 4 << 20]).unwrap();
+    let out = Command::new("losetup")
+        .args(["-f", "--show"])
+        .arg(&img)
+        .output();
+    let Some(dev) = out
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| stdout(&o).trim().to_string())
+    else {
+        println!("SKIP: no loop device available (losetup failed)");
+        return;
+    };
+    struct Detach(String);
+    impl Drop for Detach {
+        fn drop(&mut self) {
+            let _ = Command::new("losetup").args(["-d", &self.0]).status();
+        }
+    }
+    let _guard = Detach(dev.clone());
+    let fname = format!("--filename={dev}");
+    let o = iogauge(&["run", &fname, "--rw=write"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("block device") && stderr(&o).contains("--allow-overwrite"));
+    let r = run_json(&[&fname, "--rw=read", "--bs=64k", "--direct=1"], 0);
+    assert_eq!(
+        counts(job(&r)).1,
+        4 << 20,
+        "size defaults to the device size"
+    );
+    assert_eq!(r["targets"][0]["kind"], "block device");
+    let r = run_json(
+        &[
+            &fname,
+            "--rw=write",
+            "--bs=64k",
+            "--size=1m",
+            "--allow-overwrite",
+            "--direct=1",
+        ],
+        0,
+    );
+    assert_eq!(counts(job(&r)).3, 1 << 20);
+    assert!(std::path::Path::new(&dev).exists());
+    let data = std::fs::read(&img).unwrap();
+    assert!(
+        data[..1 << 20].iter().any(|&b| b != 0x5a) && data[1 << 20..].iter().all(|&b| b == 0x5a)
+    );
+}
+
+#[test]
+fn quick_check_runs_four_tests_and_cleans_up() {
+    let d = tmp();
+    let o = iogauge(&[
+        "quick",
+        &format!("--directory={}", d.path().display()),
+        "--seconds=1",
+        "--size=8m",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = stdout(&o);
+    for label in [
+        "sequential write 1 MiB",
+        "cold sequential read 1 MiB",
+        "random read 4 KiB",
+        "random write 4 KiB",
+        "MiB/s",
+        "IOPS",
+    ] {
+        assert!(t.contains(label), "missing {label:?} in\n{t}");
+    }
+    assert!(entries(d.path()).is_empty());
+}
