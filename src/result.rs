@@ -35,6 +35,8 @@ pub struct RunReport {
     pub groups: Vec<GroupReport>,
     /// The run was stopped by Ctrl-C or SIGTERM; results are partial.
     pub interrupted: bool,
+    /// The clock that timed each I/O.
+    pub clock: String,
     /// CPU used by the whole iogauge process during the run (all threads, set-up included).
     pub process_cpu: CpuReport,
     pub warnings: Vec<String>,
@@ -289,6 +291,7 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
         targets: ctx.targets,
         groups,
         interrupted: outcome.interrupted,
+        clock: outcome.clock.clone(),
         process_cpu: cpu_report(&ctx.process_cpu, ctx.wall),
         warnings: ctx.warnings,
         errors,

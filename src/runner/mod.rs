@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::engine;
 use crate::spec::{JobSpec, Plan};
-use crate::stats::JobStats;
+use crate::stats::{Clock, JobStats};
 use crate::target::{self, OpenedFile, TargetError, Targets};
 pub use worker::{JobError, JobProgress, JobResult};
 
@@ -60,6 +60,8 @@ pub struct JobOutcome {
 pub struct RunOutcome {
     pub groups: Vec<Vec<JobOutcome>>,
     pub interrupted: bool,
+    /// The latency clock used (see `stats::clock`).
+    pub clock: String,
     /// A failure while preparing or opening files, which ended the run.
     pub setup_error: Option<TargetError>,
 }
@@ -78,7 +80,11 @@ pub fn run(
     interrupt: &AtomicBool,
     on_event: &mut dyn FnMut(&Event),
 ) -> RunOutcome {
-    let mut outcome = RunOutcome::default();
+    let clock = Clock::new();
+    let mut outcome = RunOutcome {
+        clock: clock.describe(),
+        ..RunOutcome::default()
+    };
     let ngroups = plan.groups.len();
     for (gi, group) in plan.groups.iter().enumerate() {
         if interrupt.load(Ordering::Relaxed) {
@@ -100,7 +106,7 @@ pub fn run(
                 }
             }
         }
-        let results = run_group(gi, ngroups, &group.jobs, opened, interrupt, on_event);
+        let results = run_group(gi, ngroups, &group.jobs, opened, clock, interrupt, on_event);
         let failed = results.iter().any(|j| j.error.is_some());
         outcome.groups.push(results);
         on_event(&Event::GroupDone { group: gi });
@@ -121,6 +127,7 @@ fn run_group(
     ngroups: usize,
     jobs: &[JobSpec],
     opened: Vec<(Vec<std::os::fd::OwnedFd>, Vec<OpenedFile>)>,
+    clock: Clock,
     interrupt: &AtomicBool,
     on_event: &mut dyn FnMut(&Event),
 ) -> Vec<JobOutcome> {
@@ -146,6 +153,7 @@ fn run_group(
                 barrier: &barrier,
                 stop: &stop,
                 progress: prog,
+                clock,
             };
             file_lists.push(files);
             let name = format!("iogauge-{}.{}", job.name, job.clone);

@@ -7,7 +7,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -15,7 +15,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::engine::{AlignedBuf, Engine, EngineUser};
 use crate::spec::workload::{Dir, Region, Workload};
 use crate::spec::{DataMode, JobSpec, RwMode};
-use crate::stats::{CpuUsage, JobStats, Sample};
+use crate::stats::{Clock, CpuUsage, JobStats, Sample};
 
 /// How often progress counters are published.
 const PUBLISH_EVERY: Duration = Duration::from_millis(250);
@@ -58,6 +58,7 @@ pub struct Worker<'a> {
     pub barrier: &'a Barrier,
     pub stop: &'a AtomicBool,
     pub progress: &'a JobProgress,
+    pub clock: Clock,
 }
 
 impl EngineUser<JobResult> for Worker<'_> {
@@ -147,21 +148,24 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
     let mut wrote = vec![false; w.paths.len().max(1)];
     let mut write_seq = 0u64;
 
+    let clock = w.clock;
+    let (publish_every, tick) = (clock.ticks(PUBLISH_EVERY), clock.ticks(TICK));
     w.barrier.wait();
-    let start = Instant::now();
+    // All times below are clock ticks.
+    let start = clock.now();
     let mut measuring = job.ramp.is_zero();
     let mut measure_start = start;
     let mut cpu_start = CpuUsage::thread();
-    let mut deadline = job.runtime.map(|r| start + job.ramp + r);
-    let ramp_end = start + job.ramp;
-    let mut next_publish = start + PUBLISH_EVERY;
-    let mut next_tick = start + TICK;
+    let ramp_end = start + clock.ticks(job.ramp);
+    let mut deadline = job.runtime.map(|r| ramp_end + clock.ticks(r));
+    let mut next_publish = start + publish_every;
+    let mut next_tick = start + tick;
     let mut tick_index = 0u64;
     let mut last = [Sample::default(); 2];
     if measuring {
         w.progress.measuring.store(true, Ordering::Relaxed);
     }
-    let next_event = |measuring: bool, np: Instant, nt: Instant, dl: Option<Instant>| {
+    let next_event = |measuring: bool, np: u64, nt: u64, dl: Option<u64>| {
         let mut e = np.min(nt);
         if !measuring {
             e = e.min(ramp_end);
@@ -193,9 +197,9 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
             }
             write_seq += 1;
         }
-        let t0 = Instant::now();
+        let t0 = clock.now();
         let res = transfer(&mut engine, io.dir, io.file, io.offset, &mut buf);
-        let t1 = Instant::now();
+        let t1 = clock.now();
         if let Err(e) = res {
             error = Some(JobError {
                 file: w.paths.get(io.file).cloned(),
@@ -211,7 +215,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
             let d = &mut stats.dirs[io.dir as usize];
             d.ios += 1;
             d.bytes += bs as u64;
-            d.lat.record((t1 - t0).as_nanos() as u64);
+            d.lat.record(clock.ns(t1.saturating_sub(t0)));
         }
         if io.dir == Dir::Write {
             wrote[io.file] = true;
@@ -219,7 +223,8 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
                 written_since_fsync += 1;
                 if written_since_fsync == job.fsync_every {
                     written_since_fsync = 0;
-                    if let Err(e) = timed_fsync(&mut engine, io.file, &mut stats, measuring) {
+                    if let Err(e) = timed_fsync(&mut engine, io.file, &mut stats, measuring, &clock)
+                    {
                         error = Some(fsync_error(&w, io.file, e));
                         w.stop.store(true, Ordering::Relaxed);
                         break;
@@ -235,8 +240,8 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
             measuring = true;
             measure_start = t1;
             cpu_start = CpuUsage::thread();
-            deadline = job.runtime.map(|r| t1 + r);
-            next_tick = t1 + TICK;
+            deadline = job.runtime.map(|r| t1 + clock.ticks(r));
+            next_tick = t1 + tick;
             // The measured part covers the full size, whatever the ramp did.
             wl = workload(job, job.seed.wrapping_add(1));
             w.progress.measuring.store(true, Ordering::Relaxed);
@@ -253,7 +258,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
                     *l = now;
                 }
                 tick_index += 1;
-                next_tick += TICK;
+                next_tick += tick;
             }
         }
         if t1 >= next_publish {
@@ -263,7 +268,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
             );
             w.progress.bytes.store(b, Ordering::Relaxed);
             w.progress.ios.store(n, Ordering::Relaxed);
-            next_publish = t1 + PUBLISH_EVERY;
+            next_publish = t1 + publish_every;
         }
         if deadline.is_some_and(|d| t1 >= d) {
             break;
@@ -275,16 +280,16 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
     if job.end_fsync && error.is_none() && !stopped && measuring {
         for (file, &did) in wrote.iter().enumerate() {
             if did {
-                if let Err(e) = timed_fsync(&mut engine, file, &mut stats, true) {
+                if let Err(e) = timed_fsync(&mut engine, file, &mut stats, true, &clock) {
                     error = Some(fsync_error(&w, file, e));
                     break;
                 }
             }
         }
     }
-    let end = Instant::now();
+    let end = clock.now();
     if measuring {
-        stats.elapsed = end - measure_start;
+        stats.elapsed = Duration::from_nanos(clock.ns(end.saturating_sub(measure_start)));
         stats.cpu = CpuUsage::thread().since(&cpu_start);
         for (d, l) in stats.dirs.iter_mut().zip(last.iter()) {
             let now = Sample {
@@ -323,11 +328,12 @@ fn timed_fsync<E: Engine>(
     file: usize,
     stats: &mut JobStats,
     record: bool,
+    clock: &Clock,
 ) -> io::Result<()> {
-    let t0 = Instant::now();
+    let t0 = clock.now();
     e.fsync(file)?;
     if record {
-        stats.syncs.record((Instant::now() - t0).as_nanos() as u64);
+        stats.syncs.record(clock.ns(clock.now().saturating_sub(t0)));
     }
     Ok(())
 }

@@ -2,12 +2,14 @@
 //! merge with `+=` (job → group). Stats are pure data: no printing, no I/O; the runner records
 //! into them and `result` turns them into a report.
 
+pub mod clock;
 pub mod cpu;
 pub mod histogram;
 pub mod series;
 
 use std::time::Duration;
 
+pub use clock::Clock;
 pub use cpu::CpuUsage;
 pub use histogram::Histogram;
 pub use series::{Sample, Series};
