@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark: iogauge against fio on the same workloads, same files, same run.
+
+Each case runs both tools alternately (ABBA order across rounds, so a drifting disk does not
+favour either), 3 rounds by default. Prints per-round numbers and the median ratio
+iogauge/fio for IOPS, MiB/s and CPU time per I/O, checks the targets, and writes the table to
+bench/results/DATE-HOST.md. Installs fio (Debian package) when it is missing.
+
+Usage: python3 bench/vs_fio.py [--rounds N] [--seconds S] [--dir DIR] [--only CASE,...]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IOGAUGE = os.path.join(ROOT, "target", "release", "iogauge")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw).stdout
+
+
+def ensure_fio():
+    if shutil.which("fio"):
+        return
+    print("installing fio (Debian package)...", flush=True)
+    subprocess.run(["apt-get", "update", "-qq"], check=True)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "fio"], check=True)
+
+
+def layout(path, size_mib):
+    """Writes a fully allocated file of random data (the bench's own file)."""
+    if os.path.exists(path) and os.path.getsize(path) == size_mib << 20:
+        return
+    with open(path, "wb") as f:
+        chunk = os.urandom(1 << 20)
+        for i in range(size_mib):
+            f.write(i.to_bytes(8, "little") + chunk[8:])
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def warm(path):
+    """Reads a file once so both tools find it in the page cache."""
+    with open(path, "rb") as f:
+        while f.read(1 << 20):
+            pass
+
+
+# Each case: name, target check, and the common options (fio names, shared by both tools).
+def cases(d, secs):
+    shm = "/dev/shm/iogauge-bench.dat"
+    disk = os.path.join(d, "iogauge-bench.dat")
+    cached = os.path.join(d, "iogauge-bench-cached.dat")
+    t = ["--time_based=1", f"--runtime={secs}"]
+    return [
+        ("null-4k-randread", "ratio>=2.0", None, ["--ioengine=null", "--size=1g", "--bs=4k", "--rw=randread"] + t),
+        ("psync-4k-randread-tmpfs", "ratio>=1.1", (shm, 1024),
+         [f"--filename={shm}", "--size=1g", "--bs=4k", "--rw=randread", "--ioengine=psync"] + t),
+        ("psync-1m-read-pagecache", "report", (cached, 1024),
+         [f"--filename={cached}", "--size=1g", "--bs=1m", "--rw=read", "--ioengine=psync", "--invalidate=0"] + t),
+        ("direct-1m-read-disk", "within3%", (disk, 2048),
+         [f"--filename={disk}", "--size=2g", "--bs=1m", "--rw=read", "--ioengine=psync", "--direct=1"] + t),
+        ("direct-1m-write-disk", "within3%", (disk, 2048),
+         [f"--filename={disk}", "--size=2g", "--bs=1m", "--rw=write", "--ioengine=psync", "--direct=1"] + t),
+    ]
+
+
+def run_iogauge(opts):
+    extra = ["--allow-overwrite"] if any(o == "--rw=write" for o in opts) else []
+    out = sh([IOGAUGE, "run", "--output-format=json"] + opts + extra)
+    j = json.loads(out)["groups"][0]["total"]
+    d = j["write"] if j["write"]["ios"] > j["read"]["ios"] else j["read"]
+    cpu_s = j["cpu"]["user_s"] + j["cpu"]["system_s"]
+    return {"iops": d["iops"], "mibs": d["mib_per_s"], "ios": d["ios"], "cpu_s": cpu_s}
+
+
+def run_fio(opts):
+    out = sh(["fio", "--name=bench", "--output-format=json"] + opts)
+    j = json.loads(out)["jobs"][0]
+    d = j["write"] if j["write"]["total_ios"] > j["read"]["total_ios"] else j["read"]
+    runtime_s = d["runtime"] / 1000.0
+    cpu_s = (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * runtime_s
+    return {"iops": d["iops"], "mibs": d["bw_bytes"] / 1048576.0, "ios": d["total_ios"], "cpu_s": cpu_s}
+
+
+def machine():
+    cpu = ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem = 0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem = int(line.split()[1]) // 1024 // 1024
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], text=True,
+                            capture_output=True).stdout.strip()
+    return {
+        "host": socket.gethostname(),
+        "kernel": platform.release(),
+        "cpu": f"{os.cpu_count()} x {cpu}",
+        "memory": f"{mem} GiB",
+        "fio": sh(["fio", "--version"]).strip(),
+        "iogauge": sh([IOGAUGE, "--version"]).strip() + f" (commit {commit})",
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=6)
+    ap.add_argument("--dir", default=ROOT, help="directory on the disk under test")
+    ap.add_argument("--only", default="", help="comma-separated case names")
+    ap.add_argument("--no-save", action="store_true")
+    a = ap.parse_args()
+
+    ensure_fio()
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    m = machine()
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [f"# iogauge vs fio — {when}", ""]
+    lines += [f"- {k}: {v}" for k, v in m.items()]
+    lines += [f"- rounds: {a.rounds}, {a.seconds} s per run, alternating (ABBA)", ""]
+    lines += ["| case | round | iogauge IOPS | fio IOPS | iogauge MiB/s | fio MiB/s | iogauge CPU µs/IO | fio CPU µs/IO |",
+              "|---|---|---|---|---|---|---|---|"]
+    summary = ["", "| case | target | IOPS ratio (median) | MiB/s ratio | CPU/IO ratio | verdict |",
+               "|---|---|---|---|---|---|"]
+    only = set(filter(None, a.only.split(",")))
+    made = []
+    try:
+        ok_all = run_cases(a, only, made, lines, summary)
+    finally:
+        for f in made:
+            if os.path.exists(f):
+                os.remove(f)
+    text = "\n".join(lines + summary) + "\n"
+    print(text)
+    if not a.no_save:
+        out = os.path.join(ROOT, "bench", "results",
+                           datetime.date.today().isoformat() + "-" + m["host"] + ".md")
+        with open(out, "w") as f:
+            f.write(text)
+        print("saved", out)
+    return 0 if ok_all else 1
+
+
+def run_cases(a, only, made, lines, summary):
+    ok_all = True
+    for name, target, file, opts in cases(a.dir, a.seconds):
+        if only and name not in only:
+            continue
+        if file:
+            layout(*file)
+            made.append(file[0])
+            if "pagecache" in name:
+                warm(file[0])
+        ratios, mratios, cratios = [], [], []
+        for r in range(a.rounds):
+            order = [("iogauge", run_iogauge), ("fio", run_fio)]
+            if r % 2:
+                order.reverse()
+            res = {}
+            for tool, fn in order:
+                res[tool] = fn(opts)
+            ig, fi = res["iogauge"], res["fio"]
+            cpu_ig = ig["cpu_s"] / max(ig["ios"], 1) * 1e6
+            cpu_fi = fi["cpu_s"] / max(fi["ios"], 1) * 1e6
+            ratios.append(ig["iops"] / fi["iops"])
+            mratios.append(ig["mibs"] / fi["mibs"])
+            cratios.append(cpu_ig / cpu_fi if cpu_fi else float("nan"))
+            row = (f"| {name} | {r + 1} | {ig['iops']:.0f} | {fi['iops']:.0f} | {ig['mibs']:.1f} | "
+                   f"{fi['mibs']:.1f} | {cpu_ig:.3f} | {cpu_fi:.3f} |")
+            print(row, flush=True)
+            lines.append(row)
+        med = statistics.median(ratios)
+        if target.startswith("ratio>="):
+            ok = med >= float(target[7:])
+        elif target == "within3%":
+            ok = abs(med - 1.0) <= 0.03
+        else:
+            ok = True
+        ok_all &= ok
+        verdict = "ok" if ok else "MISSED"
+        srow = (f"| {name} | {target} | {med:.3f} | {statistics.median(mratios):.3f} | "
+                f"{statistics.median(cratios):.3f} | {verdict} |")
+        print(srow, flush=True)
+        summary.append(srow)
+    return ok_all
+
+
+if __name__ == "__main__":
+    sys.exit(main())
