@@ -51,8 +51,10 @@ struct Need {
     exists: bool,
     /// Bytes the file must hold (largest offset + region of any job using it).
     extent: u64,
-    /// Some job reads it or writes it out of order, so it must be fully written first.
-    layout: bool,
+    /// The first group with a job that reads it or writes it out of order, so it must be
+    /// fully written before that group runs (a group that only writes it sequentially gets
+    /// a new, empty file: what a SAS DATA step writing a data set sees).
+    layout_from: Option<usize>,
     /// First group that uses it (it is created just before that group runs).
     first_group: usize,
 }
@@ -295,11 +297,13 @@ fn check_job(
             kind,
             exists: meta.is_some(),
             extent: 0,
-            layout: false,
+            layout_from: None,
             first_group: gi,
         });
         entry.extent = entry.extent.max(extent);
-        entry.layout |= needs_layout;
+        if needs_layout && entry.layout_from.is_none() {
+            entry.layout_from = Some(gi);
+        }
     }
     Ok(())
 }
@@ -386,7 +390,7 @@ impl Targets {
             let len = fs::metadata(&p)
                 .map_err(|e| io_err(&p, "cannot stat", e))?
                 .len();
-            if n.layout && len < n.extent {
+            if n.layout_from.is_some_and(|g| g <= gi) && len < n.extent {
                 lay_out(&p, len, n.extent, &mut rng)?;
             }
         }
@@ -528,4 +532,50 @@ pub fn flag_names(f: OFlags) -> Vec<&'static str> {
         v.push("O_DSYNC");
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{Origin, Section, resolve};
+
+    fn plan(dir: &Path, groups: &[&str]) -> Plan {
+        let f = dir.join("f");
+        let sections: Vec<Section> = groups
+            .iter()
+            .map(|rw| {
+                let mut s = Section::new(*rw);
+                s.set("filename", f.to_str().unwrap(), Origin::Cli)
+                    .set("rw", rw, Origin::Cli)
+                    .set("size", "1m", Origin::Cli);
+                s
+            })
+            .collect();
+        resolve(&sections, true).unwrap()
+    }
+
+    #[test]
+    fn a_sequential_writer_gets_a_new_file_and_a_later_reader_a_full_one() {
+        let d = tempfile::tempdir().unwrap();
+        let mut p = plan(d.path(), &["write", "read"]);
+        let mut t = check(&mut p, Safety::default()).unwrap();
+        assert!(!d.path().join("f").exists(), "check creates nothing");
+        t.prepare_group(0, 1).unwrap();
+        assert_eq!(fs::metadata(d.path().join("f")).unwrap().len(), 0);
+        t.prepare_group(1, 1).unwrap();
+        let m = fs::metadata(d.path().join("f")).unwrap();
+        assert_eq!(m.len(), 1 << 20);
+        assert!(m.blocks() * 512 >= 1 << 20, "laid out, not sparse");
+        assert_eq!(t.remove_created().len(), 0);
+        assert!(!d.path().join("f").exists());
+    }
+
+    #[test]
+    fn flag_names_distinguish_dsync_from_sync() {
+        assert_eq!(flag_names(OFlags::RDWR | O_DSYNC), ["O_RDWR", "O_DSYNC"]);
+        assert_eq!(
+            flag_names(OFlags::WRONLY | O_SYNC | OFlags::DIRECT),
+            ["O_WRONLY", "O_DIRECT", "O_SYNC"]
+        );
+    }
 }
