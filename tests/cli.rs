@@ -419,6 +419,18 @@ fn multiple_files_share_the_size() {
     assert_eq!(counts(job(&r)).3, 1 << 20);
     assert_eq!(std::fs::metadata(&a).unwrap().len(), 512 << 10);
     assert_eq!(std::fs::metadata(&b).unwrap().len(), 512 << 10);
+    // The null engine opens nothing but still rotates over the files.
+    let r = run_json(
+        &[
+            &format!("--filename={}:{}", a.display(), b.display()),
+            "--rw=write",
+            "--size=1m",
+            "--ioengine=null",
+            "--end_fsync=1",
+        ],
+        0,
+    );
+    assert_eq!(counts(job(&r)).3, 1 << 20);
 }
 
 #[test]

@@ -28,8 +28,6 @@ const TICK: Duration = Duration::from_secs(1);
 pub struct JobProgress {
     pub bytes: AtomicU64,
     pub ios: AtomicU64,
-    /// Set once the ramp is over and measurement started.
-    pub measuring: AtomicBool,
 }
 
 /// An I/O error that stopped a job.
@@ -145,7 +143,8 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
     let mut stats = JobStats::default();
     let mut error = None;
     let mut written_since_fsync = 0u32;
-    let mut wrote = vec![false; w.paths.len().max(1)];
+    // Indexed like the workload's files (the null engine opens none, but still rotates).
+    let mut wrote = vec![false; job.paths().len()];
     let mut write_seq = 0u64;
 
     let clock = w.clock;
@@ -162,9 +161,6 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
     let mut next_tick = start + tick;
     let mut tick_index = 0u64;
     let mut last = [Sample::default(); 2];
-    if measuring {
-        w.progress.measuring.store(true, Ordering::Relaxed);
-    }
     let next_event = |measuring: bool, np: u64, nt: u64, dl: Option<u64>| {
         let mut e = np.min(nt);
         if !measuring {
@@ -244,7 +240,6 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
             next_tick = t1 + tick;
             // The measured part covers the full size, whatever the ramp did.
             wl = workload(job, job.seed.wrapping_add(1));
-            w.progress.measuring.store(true, Ordering::Relaxed);
         }
         if measuring {
             while t1 >= next_tick {
