@@ -751,3 +751,99 @@ fn quick_check_runs_four_tests_and_cleans_up() {
     }
     assert!(entries(d.path()).is_empty());
 }
+
+/// Bytes of `path` resident in the page cache, from util-linux's fincore.
+fn resident_bytes(path: &Path) -> Option<u64> {
+    let o = Command::new("fincore")
+        .args(["--bytes", "--noheadings", "--output=RES"])
+        .arg(path)
+        .output()
+        .ok()?;
+    stdout(&o).trim().parse().ok()
+}
+
+#[test]
+fn invalidate_drops_the_files_cached_pages() {
+    let d = tmp();
+    let f = d.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    run_json(
+        &[&fname, "--rw=write", "--bs=1m", "--size=16m", "--keep"],
+        0,
+    );
+    let Some(before) = resident_bytes(&f) else {
+        println!("SKIP: fincore (util-linux) is not available to inspect the page cache");
+        return;
+    };
+    assert_eq!(before, 16 << 20, "a buffered write leaves the file cached");
+    // Without invalidation a buffered read leaves it cached; with it (the default) and direct
+    // reads, nothing of the file stays in the cache.
+    run_json(&[&fname, "--rw=read", "--bs=1m", "--invalidate=0"], 0);
+    assert_eq!(resident_bytes(&f), Some(16 << 20));
+    run_json(&[&fname, "--rw=read", "--bs=1m", "--direct=1"], 0);
+    assert_eq!(resident_bytes(&f), Some(0));
+}
+
+#[test]
+fn one_job_failing_stops_the_others_and_everything_is_removed() {
+    use iogauge::spec::{Origin, Section};
+    use std::sync::atomic::AtomicBool;
+    let Some(fs) = SmallFs::mount("4m") else {
+        return;
+    };
+    let d = tmp();
+    // One group: a reader that would run 30 s on the disk, and a writer that fills the tmpfs.
+    let mut reader = Section::new("reader");
+    reader
+        .set(
+            "filename",
+            d.path().join("r").to_str().unwrap(),
+            Origin::Cli,
+        )
+        .set("rw", "randread", Origin::Cli)
+        .set("size", "1m", Origin::Cli)
+        .set("time_based", "1", Origin::Cli)
+        .set("runtime", "30", Origin::Cli);
+    let mut writer = Section::new("writer");
+    writer
+        .set(
+            "filename",
+            fs.path().join("w").to_str().unwrap(),
+            Origin::Cli,
+        )
+        .set("rw", "write", Origin::Cli)
+        .set("bs", "64k", Origin::Cli)
+        .set("size", "16m", Origin::Cli);
+    let mut plan = iogauge::spec::resolve(&[reader, writer], false).unwrap();
+    assert_eq!(plan.groups.len(), 1);
+    let safety = iogauge::target::Safety {
+        skip_space_check: true,
+        ..Default::default()
+    };
+    let mut targets = iogauge::target::check(&mut plan, safety).unwrap();
+    let started = Instant::now();
+    let outcome = iogauge::runner::run(&plan, &mut targets, &AtomicBool::new(false), &mut |_| {});
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    let jobs = &outcome.groups[0];
+    assert!(
+        jobs[0].error.is_none(),
+        "the reader was stopped, not failed"
+    );
+    assert!(
+        jobs[0].stats.elapsed < Duration::from_secs(5),
+        "reader ran {:?}",
+        jobs[0].stats.elapsed
+    );
+    assert!(jobs[0].stats.dirs[0].ios > 0);
+    assert_eq!(jobs[1].error.as_ref().unwrap().errno, Some(libc::ENOSPC));
+    assert!(outcome.failed() && !outcome.interrupted);
+    assert!(targets.remove_created().is_empty());
+    assert!(
+        entries(fs.path()).is_empty() && entries(d.path()).is_empty(),
+        "created files removed"
+    );
+}
