@@ -176,10 +176,7 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
         .map_err(UsageError)?;
     let output = m.get_one::<String>("output").map(PathBuf::from);
     if let Some(o) = &output {
-        let parent = o
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(std::path::Path::new("."));
+        let parent = crate::target::parent_dir(o);
         if !parent.is_dir() {
             return Err(UsageError(format!(
                 "--output={}: directory {} does not exist",

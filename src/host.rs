@@ -148,10 +148,7 @@ fn device(major: u32, minor: u32) -> Option<Device> {
 /// Describes `path` (or, if it is gone or not yet created, the directory holding it).
 pub fn describe(path: &Path) -> TargetInfo {
     let meta = fs::metadata(path).ok().or_else(|| {
-        let parent = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let parent = crate::target::parent_dir(path);
         fs::metadata(parent).ok()
     });
     let is_block = meta

@@ -104,10 +104,9 @@ fn execute(
     if live {
         eprint!("\r\x1b[2K");
     }
-    let mut seen = std::collections::BTreeSet::new();
+    // Described before clean-up, while created files still exist.
     let described = targets
         .paths()
-        .filter(|p| seen.insert((*p).clone()))
         .map(|p| iogauge::host::describe(p))
         .collect();
     let context = result::Context {

@@ -67,6 +67,13 @@ pub struct Targets {
     pub warnings: Vec<String>,
 }
 
+/// The directory holding `p` (`.` for a bare file name).
+pub fn parent_dir(p: &Path) -> &Path {
+    p.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 fn usage(msg: String) -> TargetError {
     TargetError::Usage(msg)
 }
@@ -249,10 +256,7 @@ fn check_job(
                 ));
             }
         } else if !created_here {
-            let parent = p
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
+            let parent = parent_dir(p);
             match fs::metadata(parent) {
                 Ok(d) if d.is_dir() => {}
                 _ => {
@@ -273,14 +277,7 @@ fn check_job(
             }
         }
         if job.direct {
-            let probe = meta.clone().or_else(|| {
-                fs::metadata(
-                    p.parent()
-                        .filter(|d| !d.as_os_str().is_empty())
-                        .unwrap_or(Path::new(".")),
-                )
-                .ok()
-            });
+            let probe = meta.clone().or_else(|| fs::metadata(parent_dir(p)).ok());
             if let Some(lbs) = probe.as_ref().and_then(logical_block_size) {
                 for (name, v) in [("--bs", job.bs), ("--offset", job.offset)] {
                     if v % lbs != 0 {
@@ -334,10 +331,7 @@ fn check_space(t: &Targets) -> Result<(), TargetError> {
         }
         let have = fs::metadata(p).map(|m| m.blocks() * 512).unwrap_or(0);
         let grow = n.extent.saturating_sub(have);
-        let dir = p
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let dir = parent_dir(p);
         let dev = fs::metadata(dir).map(|m| m.dev()).unwrap_or(0);
         let e = per_fs.entry(dev).or_insert((0, dir.to_path_buf()));
         e.0 += grow;

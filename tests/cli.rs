@@ -406,23 +406,15 @@ fn directory_mode_makes_one_file_per_job() {
 fn multiple_files_share_the_size() {
     let d = tmp();
     let (a, b) = (d.path().join("a"), d.path().join("b"));
-    let r = run_json(
-        &[
-            &format!("--filename={}:{}", a.display(), b.display()),
-            "--rw=write",
-            "--size=1m",
-            "--bs=4k",
-            "--keep",
-        ],
-        0,
-    );
+    let files = format!("--filename={}:{}", a.display(), b.display());
+    let r = run_json(&[&files, "--rw=write", "--size=1m", "--bs=4k", "--keep"], 0);
     assert_eq!(counts(job(&r)).3, 1 << 20);
     assert_eq!(std::fs::metadata(&a).unwrap().len(), 512 << 10);
     assert_eq!(std::fs::metadata(&b).unwrap().len(), 512 << 10);
     // The null engine opens nothing but still rotates over the files.
     let r = run_json(
         &[
-            &format!("--filename={}:{}", a.display(), b.display()),
+            &files,
             "--rw=write",
             "--size=1m",
             "--ioengine=null",

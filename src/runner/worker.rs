@@ -15,7 +15,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::engine::{AlignedBuf, Engine, EngineUser};
 use crate::spec::workload::{Dir, Region, Workload};
 use crate::spec::{DataMode, JobSpec, RwMode};
-use crate::stats::{Clock, CpuUsage, JobStats, Sample};
+use crate::stats::{Clock, CpuUsage, DirStats, JobStats, Sample};
 
 /// How often progress counters are published.
 const PUBLISH_EVERY: Duration = Duration::from_millis(250);
@@ -28,6 +28,14 @@ const TICK: Duration = Duration::from_secs(1);
 pub struct JobProgress {
     pub bytes: AtomicU64,
     pub ios: AtomicU64,
+}
+
+impl JobProgress {
+    fn publish(&self, stats: &JobStats) {
+        let [r, w] = &stats.dirs;
+        self.bytes.store(r.bytes + w.bytes, Ordering::Relaxed);
+        self.ios.store(r.ios + w.ios, Ordering::Relaxed);
+    }
 }
 
 /// An I/O error that stopped a job.
@@ -244,25 +252,14 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
         if measuring {
             while t1 >= next_tick {
                 for (d, l) in stats.dirs.iter_mut().zip(last.iter_mut()) {
-                    let now = Sample {
-                        bytes: d.bytes,
-                        ios: d.ios,
-                        lat_sum_ns: d.lat.sum_ns as u64,
-                    };
-                    d.series.push_base(delta(now, *l), tick_index);
-                    *l = now;
+                    close_interval(d, l, tick_index);
                 }
                 tick_index += 1;
                 next_tick += tick;
             }
         }
         if t1 >= next_publish {
-            let (b, n) = (
-                stats.dirs[0].bytes + stats.dirs[1].bytes,
-                stats.dirs[0].ios + stats.dirs[1].ios,
-            );
-            w.progress.bytes.store(b, Ordering::Relaxed);
-            w.progress.ios.store(n, Ordering::Relaxed);
+            w.progress.publish(&stats);
             next_publish = t1 + publish_every;
         }
         if deadline.is_some_and(|d| t1 >= d) {
@@ -286,23 +283,14 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
     if measuring {
         stats.elapsed = Duration::from_nanos(clock.ns(end.saturating_sub(measure_start)));
         stats.cpu = CpuUsage::thread().since(&cpu_start);
-        for (d, l) in stats.dirs.iter_mut().zip(last.iter()) {
-            let now = Sample {
-                bytes: d.bytes,
-                ios: d.ios,
-                lat_sum_ns: d.lat.sum_ns as u64,
-            };
-            if now != *l {
-                d.series.push_base(delta(now, *l), tick_index);
+        // The last, partial interval, if anything happened in it.
+        for (d, l) in stats.dirs.iter_mut().zip(last.iter_mut()) {
+            if d.ios != l.ios {
+                close_interval(d, l, tick_index);
             }
         }
     }
-    let (b, n) = (
-        stats.dirs[0].bytes + stats.dirs[1].bytes,
-        stats.dirs[0].ios + stats.dirs[1].ios,
-    );
-    w.progress.bytes.store(b, Ordering::Relaxed);
-    w.progress.ios.store(n, Ordering::Relaxed);
+    w.progress.publish(&stats);
     JobResult {
         stats,
         error,
@@ -310,12 +298,20 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
     }
 }
 
-fn delta(now: Sample, last: Sample) -> Sample {
-    Sample {
+/// Pushes what direction `d` did since `last` as interval `index` of its series.
+fn close_interval(d: &mut DirStats, last: &mut Sample, index: u64) {
+    let now = Sample {
+        bytes: d.bytes,
+        ios: d.ios,
+        lat_sum_ns: d.lat.sum_ns as u64,
+    };
+    let delta = Sample {
         bytes: now.bytes - last.bytes,
         ios: now.ios - last.ios,
         lat_sum_ns: now.lat_sum_ns - last.lat_sum_ns,
-    }
+    };
+    d.series.push_base(delta, index);
+    *last = now;
 }
 
 fn timed_fsync<E: Engine>(
