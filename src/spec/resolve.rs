@@ -316,14 +316,10 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
     let v = Values::collect(section)?;
     let mut warnings = Vec::new();
 
-    let name = v
-        .text("name")
-        .map(|(t, _)| t)
-        .unwrap_or_else(|| section.name.clone());
-    let name = if v.given("name") {
-        name
-    } else {
-        section.name.clone()
+    // The section's name, unless the name option overrides it.
+    let name = match v.map.get("name") {
+        Some((_, e)) => e.value.clone().unwrap_or_default(),
+        None => section.name.clone(),
     };
     if name.is_empty() || name.contains('/') || name.contains('\0') {
         return Err(v.error("name", "expected a job name without '/'".into()));
