@@ -53,8 +53,6 @@ pub struct JobError {
 pub struct JobResult {
     pub stats: JobStats,
     pub error: Option<JobError>,
-    /// The job stopped early because of the stop flag (interrupt or another job's failure).
-    pub stopped: bool,
 }
 
 /// Everything a worker needs besides its engine.
@@ -177,6 +175,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
         dl.map_or(e, |d| e.min(d))
     };
     let mut event = next_event(measuring, next_publish, next_tick, deadline);
+    // Stopped early by the stop flag (interrupt or another job's failure): skip the final flush.
     let mut stopped = false;
 
     loop {
@@ -291,11 +290,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
         }
     }
     w.progress.publish(&stats);
-    JobResult {
-        stats,
-        error,
-        stopped,
-    }
+    JobResult { stats, error }
 }
 
 /// Pushes what direction `d` did since `last` as interval `index` of its series.
