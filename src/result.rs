@@ -64,9 +64,27 @@ pub struct JobReport {
     /// The options as given (canonical names), plus the resolved essentials.
     pub options: BTreeMap<String, String>,
     pub files: Vec<OpenedFile>,
+    pub engine: EngineReport,
     pub error: Option<JobError>,
     #[serde(flatten)]
     pub measurement: Measurement,
+}
+
+/// How the job issued I/O, as resolved (not as asked: a synchronous engine's iodepth is 1).
+#[derive(Debug, Clone, Serialize)]
+pub struct EngineReport {
+    pub name: &'static str,
+    /// The syscalls or ring operations each I/O uses.
+    pub calls: String,
+    pub iodepth: u32,
+    /// Page buffers per call, each of bs bytes.
+    pub numpages: u32,
+    /// Bytes each I/O moves (bs × numpages).
+    pub bytes_per_io: u64,
+    /// Per-call flags (RWF_*), where the engine sets any.
+    pub per_call_flags: Vec<&'static str>,
+    /// io_uring set-up and batching: registered buffers/files, SQ polling, IOPOLL, batch sizes.
+    pub features: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -76,7 +94,19 @@ pub struct Measurement {
     pub write: DirReport,
     /// fsync calls (fsync=N, end_fsync), timed inside the job.
     pub sync: Option<LatReport>,
+    /// I/Os in the kernel over the measured time.
+    pub iodepth: DepthReport,
     pub cpu: CpuReport,
+}
+
+/// Share of the measured time with each number of I/Os in the kernel (fio's iodepth levels;
+/// "0" is time the job spent outside I/O). For a group, the jobs' times are summed.
+#[derive(Debug, Clone, Serialize)]
+pub struct DepthReport {
+    /// Time-weighted mean of I/Os in flight.
+    pub mean: f64,
+    /// Level ("0", "1", "2", "4", …, ">=64") → percent of time; levels cover d..2d-1.
+    pub pct_time: BTreeMap<String, f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -87,8 +117,13 @@ pub struct DirReport {
     pub mib_per_s: f64,
     pub mb_per_s: f64,
     pub iops: f64,
-    /// Per-I/O latency, from just before the syscall to its return.
+    /// Per-I/O total latency: from the I/O being prepared (just before the syscall, for
+    /// synchronous engines) to its completion being seen.
     pub lat_ns: Option<LatReport>,
+    /// Queued engines: prepared → handed to the kernel.
+    pub slat_ns: Option<LatReport>,
+    /// Queued engines: handed to the kernel → completion seen.
+    pub clat_ns: Option<LatReport>,
     pub series: SeriesReport,
 }
 
@@ -188,6 +223,8 @@ fn dir_report(d: &DirStats, elapsed: Duration) -> DirReport {
         mb_per_s: bw / 1e6,
         iops: per_s(d.ios, elapsed),
         lat_ns: lat_report(&d.lat),
+        slat_ns: lat_report(&d.slat),
+        clat_ns: lat_report(&d.clat),
         series,
     }
 }
@@ -218,7 +255,84 @@ pub fn measurement(s: &JobStats) -> Measurement {
         read: dir_report(&s.dirs[0], s.elapsed),
         write: dir_report(&s.dirs[1], s.elapsed),
         sync: lat_report(&s.syncs),
+        iodepth: depth_report(&s.depth),
         cpu: cpu_report(&s.cpu, s.elapsed),
+    }
+}
+
+fn depth_report(d: &crate::stats::DepthStats) -> DepthReport {
+    let total = d.total_ns();
+    let levels = crate::stats::DEPTH_LEVELS;
+    let pct_time = levels
+        .iter()
+        .zip(d.ns)
+        .map(|(&lvl, ns)| {
+            let key = if lvl == levels[levels.len() - 1] {
+                format!(">={lvl}")
+            } else {
+                lvl.to_string()
+            };
+            let pct = if total == 0 {
+                0.0
+            } else {
+                100.0 * ns as f64 / total as f64
+            };
+            (key, pct)
+        })
+        .collect();
+    DepthReport {
+        mean: d.mean(),
+        pct_time,
+    }
+}
+
+/// What the engine of `job` does per I/O.
+pub fn engine_report(job: &crate::spec::JobSpec) -> EngineReport {
+    use crate::spec::EngineKind as K;
+    let vectored = job.numpages > 1;
+    let calls = match job.engine {
+        K::Psync => "pread/pwrite".to_string(),
+        K::Sync => "read/write (lseek when not sequential)".to_string(),
+        K::Pvsync => format!("preadv/pwritev over {} buffers", job.numpages),
+        K::Pvsync2 => format!("preadv2/pwritev2 over {} buffers", job.numpages),
+        K::IoUring if vectored => format!("IORING_OP_READV/WRITEV over {} buffers", job.numpages),
+        K::IoUring if job.fixedbufs => "IORING_OP_READ_FIXED/WRITE_FIXED".to_string(),
+        K::IoUring => "IORING_OP_READ/WRITE".to_string(),
+        K::Null => "none (null engine)".to_string(),
+    };
+    let per_call_flags = match job.engine {
+        K::Pvsync2 => {
+            let (r, w) = crate::engine::vectored::rw_flags(job);
+            crate::engine::vectored::flag_names(r | w)
+        }
+        K::IoUring if job.nowait => vec!["RWF_NOWAIT"],
+        _ => Vec::new(),
+    };
+    let mut features = Vec::new();
+    if job.engine == K::IoUring {
+        for (on, name) in [
+            (job.fixedbufs, "fixedbufs"),
+            (job.registerfiles, "registerfiles"),
+            (job.sqthread_poll, "sqthread_poll"),
+            (job.hipri, "hipri (IOPOLL)"),
+        ] {
+            if on {
+                features.push(name.to_string());
+            }
+        }
+        features.push(format!(
+            "batch submit {}, complete {}..{}, low {}",
+            job.batch_submit, job.complete_min, job.complete_max, job.depth_low
+        ));
+    }
+    EngineReport {
+        name: job.engine.as_str(),
+        calls,
+        iodepth: job.iodepth,
+        numpages: job.numpages,
+        bytes_per_io: job.xfer(),
+        per_call_flags,
+        features,
     }
 }
 
@@ -254,15 +368,15 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                     options.insert("rw".into(), j.spec.rw.as_str().into());
                     options.insert("bs".into(), j.spec.bs.to_string());
                     options.insert("size".into(), j.spec.size.unwrap_or(0).to_string());
-                    options.insert(
-                        "ioengine".into(),
-                        format!("{:?}", j.spec.engine).to_lowercase(),
-                    );
+                    options.insert("ioengine".into(), j.spec.engine.as_str().into());
+                    options.insert("iodepth".into(), j.spec.iodepth.to_string());
+                    options.insert("numpages".into(), j.spec.numpages.to_string());
                     JobReport {
                         name: j.spec.name.clone(),
                         clone: j.spec.clone,
                         options,
                         files: j.files.clone(),
+                        engine: engine_report(&j.spec),
                         error: j.error.clone(),
                         measurement: measurement(&j.stats),
                     }

@@ -81,7 +81,7 @@ fn usage(msg: String) -> TargetError {
 /// Region bytes per file for a job whose size is known.
 pub fn per_file_bytes(job: &JobSpec) -> u64 {
     let nfiles = job.paths().len() as u64;
-    (job.size.unwrap_or(0) / nfiles) / job.bs * job.bs
+    (job.size.unwrap_or(0) / nfiles) / job.xfer() * job.xfer()
 }
 
 fn option_of(job: &JobSpec) -> &'static str {
@@ -130,6 +130,9 @@ fn check_job(
     safety: Safety,
 ) -> Result<(), TargetError> {
     let opt = option_of(job);
+    if job.engine == EngineKind::IoUring {
+        crate::engine::uring::probe(job).map_err(usage)?;
+    }
     if job.engine == EngineKind::Null {
         if job.size.is_none() {
             return Err(usage(
@@ -193,14 +196,30 @@ fn check_job(
             smallest = Some(smallest.map_or(avail, |s| s.min(avail)));
         }
         let size = smallest.unwrap_or(0) * nfiles;
-        if size / nfiles < job.bs {
+        if size / nfiles < job.xfer() {
+            let what = if job.numpages > 1 {
+                format!("bs x numpages = {}", job.xfer())
+            } else {
+                "larger than".into()
+            };
             return Err(usage(format!(
-                "--bs={}: larger than the {} bytes available in {} after offset {}",
+                "--bs={}: {what} the {} bytes available in {} after offset {}",
                 job.bs,
                 size / nfiles,
                 paths[0].display(),
                 job.offset
             )));
+        }
+        let per_file = size / nfiles;
+        if job.numpages > 1 && per_file % job.xfer() != 0 {
+            t.warnings.push(format!(
+                "{}: {per_file} bytes after offset {} are not a multiple of bs x numpages \
+                 ({} bytes): the last {} bytes are not read or written (no short calls)",
+                paths[0].display(),
+                job.offset,
+                job.xfer(),
+                per_file % job.xfer()
+            ));
         }
         job.size = Some(size);
     }
@@ -459,7 +478,9 @@ pub fn open_job(job: &JobSpec) -> Result<(Vec<OwnedFd>, Vec<OpenedFile>), Target
     if job.direct {
         flags |= OFlags::DIRECT;
     }
+    // pvsync2 asks for write-through per call (RWF_DSYNC/RWF_SYNC) instead.
     match job.sync {
+        _ if job.engine.per_call_sync() => {}
         SyncMode::None => {}
         SyncMode::Dsync => flags |= O_DSYNC,
         SyncMode::Sync => flags |= O_SYNC,

@@ -4,8 +4,7 @@
 use std::io;
 use std::os::fd::OwnedFd;
 
-use super::Engine;
-use crate::spec::workload::Dir;
+use super::{Engine, IoUnit, Queued};
 
 pub struct Null {
     _files: Vec<OwnedFd>,
@@ -19,8 +18,8 @@ impl Null {
 
 impl Engine for Null {
     #[inline]
-    fn submit(&mut self, _: Dir, _: usize, _: u64, buf: &mut [u8]) -> io::Result<usize> {
-        Ok(buf.len())
+    fn queue(&mut self, _: u32, u: &mut IoUnit) -> Queued {
+        Queued::Done(Ok(u.len() - u.done))
     }
 
     fn fsync(&mut self, _: usize) -> io::Result<()> {

@@ -4,7 +4,7 @@
 use std::io;
 use std::os::fd::OwnedFd;
 
-use super::Engine;
+use super::{Engine, IoUnit, Queued, done};
 use crate::spec::workload::Dir;
 
 pub struct Psync {
@@ -19,13 +19,13 @@ impl Psync {
 
 impl Engine for Psync {
     #[inline]
-    fn submit(&mut self, dir: Dir, file: usize, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
-        let fd = &self.files[file];
-        let n = match dir {
-            Dir::Read => rustix::io::pread(fd, buf, offset)?,
-            Dir::Write => rustix::io::pwrite(fd, buf, offset)?,
-        };
-        Ok(n)
+    fn queue(&mut self, _: u32, u: &mut IoUnit) -> Queued {
+        let fd = &self.files[u.file];
+        let offset = u.next_offset();
+        done(match u.dir {
+            Dir::Read => rustix::io::pread(fd, u.rest_mut(), offset),
+            Dir::Write => rustix::io::pwrite(fd, u.rest_mut(), offset),
+        })
     }
 
     fn fsync(&mut self, file: usize) -> io::Result<()> {

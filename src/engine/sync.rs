@@ -4,7 +4,7 @@
 use std::io;
 use std::os::fd::OwnedFd;
 
-use super::Engine;
+use super::{Engine, IoUnit, Queued};
 use crate::spec::workload::Dir;
 
 pub struct Sync {
@@ -18,22 +18,27 @@ impl Sync {
         let pos = vec![None; files.len()];
         Sync { files, pos }
     }
-}
 
-impl Engine for Sync {
-    #[inline]
-    fn submit(&mut self, dir: Dir, file: usize, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+    fn io(&mut self, u: &mut IoUnit) -> io::Result<usize> {
+        let (file, offset) = (u.file, u.next_offset());
         let fd = &self.files[file];
         if self.pos[file] != Some(offset) {
             self.pos[file] = None;
             rustix::fs::seek(fd, rustix::fs::SeekFrom::Start(offset))?;
         }
-        let n = match dir {
-            Dir::Read => rustix::io::read(fd, buf)?,
-            Dir::Write => rustix::io::write(fd, buf)?,
+        let n = match u.dir {
+            Dir::Read => rustix::io::read(fd, u.rest_mut())?,
+            Dir::Write => rustix::io::write(fd, u.rest_mut())?,
         };
         self.pos[file] = Some(offset + n as u64);
         Ok(n)
+    }
+}
+
+impl Engine for Sync {
+    #[inline]
+    fn queue(&mut self, _: u32, u: &mut IoUnit) -> Queued {
+        Queued::Done(self.io(u))
     }
 
     fn fsync(&mut self, file: usize) -> io::Result<()> {

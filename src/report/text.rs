@@ -93,14 +93,7 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
             human_bytes(opt("size").parse().unwrap_or(0)),
             opt("ioengine")
         );
-        for k in [
-            "direct",
-            "sync",
-            "numjobs",
-            "runtime",
-            "time_based",
-            "iodepth",
-        ] {
+        for k in ["direct", "sync", "numjobs", "runtime", "time_based"] {
             if let Some(v) = j.options.get(k) {
                 line += &format!(" {k}={v}");
             }
@@ -110,6 +103,7 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
             line += &format!("  [{f}]");
         }
         let _ = writeln!(o, "{line}");
+        engine_line(o, &j.engine);
         measurement(o, &j.measurement);
         if let Some(e) = &j.error {
             let _ = writeln!(
@@ -123,6 +117,23 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
         let _ = writeln!(o, "all {} jobs together:", g.jobs.len());
         measurement(o, &g.total);
     }
+}
+
+fn engine_line(o: &mut String, e: &crate::result::EngineReport) {
+    let mut line = format!(
+        "  engine {}: {}, {} per I/O, iodepth {}",
+        e.name,
+        e.calls,
+        human_bytes(e.bytes_per_io),
+        e.iodepth
+    );
+    if !e.per_call_flags.is_empty() {
+        line += &format!(", flags {}", e.per_call_flags.join("|"));
+    }
+    for f in &e.features {
+        line += &format!(", {f}");
+    }
+    let _ = writeln!(o, "{line}");
 }
 
 fn measurement(o: &mut String, m: &Measurement) {
@@ -139,6 +150,21 @@ fn measurement(o: &mut String, m: &Measurement) {
     }
     if let Some(s) = &m.sync {
         lat_lines(o, "fsync", s, LatUnit::for_ns(s.mean));
+    }
+    let cells: Vec<String> = m
+        .iodepth
+        .pct_time
+        .iter()
+        .filter(|(_, p)| **p >= 0.05)
+        .map(|(k, p)| format!("{k}: {p:.1}%"))
+        .collect();
+    if !cells.is_empty() {
+        let _ = writeln!(
+            o,
+            "  depth  mean {:.1} in flight; share of time at  {}",
+            m.iodepth.mean,
+            cells.join("  ")
+        );
     }
     let c = &m.cpu;
     let _ = writeln!(
@@ -162,6 +188,27 @@ fn direction(o: &mut String, name: &str, d: &DirReport, elapsed: f64, unit: LatU
     if let Some(l) = &d.lat_ns {
         lat_lines(o, "", l, unit);
     }
+    for (label, l) in [("submission", &d.slat_ns), ("completion", &d.clat_ns)] {
+        if let Some(l) = l {
+            lat_summary(o, label, l, unit);
+        }
+    }
+}
+
+/// One line for slat/clat: the full percentile table is for total latency.
+fn lat_summary(o: &mut String, name: &str, l: &LatReport, unit: LatUnit) {
+    let f = |v: f64| unit.fmt(v);
+    let p = |k: &str| l.percentiles.get(k).map_or("-".into(), |v| f(*v as f64));
+    let _ = writeln!(
+        o,
+        "         {name} ({}): min {}  mean {}  p50 {}  p99 {}  max {}",
+        unit.label(),
+        f(l.min as f64),
+        f(l.mean),
+        p("50.000000"),
+        p("99.000000"),
+        f(l.max as f64)
+    );
 }
 
 fn lat_lines(o: &mut String, name: &str, l: &LatReport, unit: LatUnit) {

@@ -136,7 +136,7 @@ fn run_group(
     let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
     let planned: Option<u64> = jobs
         .iter()
-        .map(|j| worker::planned_ios(j).map(|n| n * j.bs))
+        .map(|j| worker::planned_ios(j).map(|n| n * j.xfer()))
         .sum::<Option<u64>>();
     let planned_time = jobs
         .iter()
@@ -159,7 +159,7 @@ fn run_group(
             let name = format!("iogauge-{}.{}", job.name, job.clone);
             let h = std::thread::Builder::new()
                 .name(name)
-                .spawn_scoped(s, move || engine::with_engine(job.engine, fds, w))
+                .spawn_scoped(s, move || engine::with_engine(job, fds, w))
                 .expect("spawning a job thread");
             handles.push(h);
         }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::engine::{AlignedBuf, Engine, EngineUser};
+use crate::engine::{AlignedBuf, Engine, EngineUser, IoUnit, Queued};
 use crate::spec::workload::{Dir, Region, Workload};
 use crate::spec::{DataMode, JobSpec, RwMode};
 use crate::stats::{Clock, CpuUsage, DirStats, JobStats, Sample};
@@ -69,6 +69,10 @@ impl EngineUser<JobResult> for Worker<'_> {
     fn run<E: Engine>(self, engine: E) -> JobResult {
         run_loop(self, engine)
     }
+
+    fn setup_failed(self, error: io::Error) -> JobResult {
+        setup_error(&self, error)
+    }
 }
 
 /// Total I/Os a size-bounded job performs per its spec, or `None` when time-bounded.
@@ -76,7 +80,7 @@ pub fn planned_ios(job: &JobSpec) -> Option<u64> {
     if job.time_based {
         return None;
     }
-    let blocks = crate::target::per_file_bytes(job) / job.bs * job.paths().len() as u64;
+    let blocks = crate::target::per_file_bytes(job) / job.xfer() * job.paths().len() as u64;
     let per_pass = if job.rw == RwMode::Update {
         2 * blocks
     } else {
@@ -89,8 +93,8 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
     let nfiles = job.paths().len() as u64;
     let region = Region {
         nfiles,
-        blocks_per_file: crate::target::per_file_bytes(job) / job.bs,
-        bs: job.bs,
+        blocks_per_file: crate::target::per_file_bytes(job) / job.xfer(),
+        bs: job.xfer(),
         base: job.offset,
     };
     let passes = (!job.time_based).then_some(u64::from(job.loops));
@@ -99,198 +103,646 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
 
 /// Makes each written block unique (defeating deduplication) without the cost of refilling:
 /// the first 8 bytes of every 512-byte sector get a stamp from the write's sequence number.
+/// Sectors are numbered across the unit's pages.
 #[inline]
-fn stamp(buf: &mut [u8], seq: u64) {
+fn stamp(u: &mut IoUnit, seq: u64) {
     let base = seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    for (i, sector) in buf.chunks_exact_mut(512).enumerate() {
-        sector[..8].copy_from_slice(&(base ^ i as u64).to_le_bytes());
+    let mut i = 0u64;
+    for page in u.pages_mut() {
+        for sector in page.chunks_exact_mut(512) {
+            sector[..8].copy_from_slice(&(base ^ i).to_le_bytes());
+            i += 1;
+        }
     }
 }
 
-/// Moves all of `buf`, resubmitting after short transfers. A read that hits the end of the
-/// file is an error: the region was supposed to be there.
-#[inline]
-fn transfer<E: Engine>(
-    e: &mut E,
-    dir: Dir,
-    file: usize,
-    offset: u64,
-    buf: &mut [u8],
-) -> io::Result<()> {
-    let mut done = 0;
-    while done < buf.len() {
-        let n = e.submit(dir, file, offset + done as u64, &mut buf[done..])?;
-        if n == 0 {
-            return Err(io::Error::new(
+/// Per-slot bookkeeping the engine does not need.
+#[derive(Debug, Clone, Copy, Default)]
+struct SlotState {
+    /// Clock ticks when the I/O was prepared and when it was handed to the kernel.
+    t_prep: u64,
+    t_sub: u64,
+    /// Issued while measuring (I/O from the ramp is not counted).
+    measured: bool,
+    /// The buffers hold data read from the file, not the write pattern.
+    dirty: bool,
+    /// update: write this block back once its read completes.
+    write_back: bool,
+}
+
+/// Why the loop stops issuing I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Halt {
+    /// Keep going.
+    No,
+    /// Deadline or end of work: finish what is in flight, then the final flush.
+    Done,
+    /// Stop flag (interrupt, another job's failure) or this job's error: drain, no flush.
+    Abort,
+}
+
+/// What happened to an I/O's result.
+enum Next {
+    /// The slot is free again.
+    Free,
+    /// Queue the slot again (the rest of a short transfer, or update's write-back).
+    Again,
+}
+
+/// The loop's state. The slab is declared before the engine in `run_loop`, so the engine
+/// (and a ring that may still point into the slab) is dropped first.
+struct Loop<'w, 'a, E: Engine> {
+    w: &'w Worker<'a>,
+    engine: E,
+    slab: &'w mut [IoUnit],
+    st: Vec<SlotState>,
+    free: Vec<u32>,
+    /// Queued, not yet committed.
+    pending: Vec<u32>,
+    /// Committed, not yet reaped.
+    in_kernel: usize,
+    template: AlignedBuf,
+    rng: Xoshiro256PlusPlus,
+    wl: Workload,
+    exhausted: bool,
+    halt: Halt,
+    stats: JobStats,
+    error: Option<JobError>,
+    written_since_fsync: u32,
+    fsync_due: Option<usize>,
+    /// Indexed like the workload's files (the null engine opens none, but still rotates).
+    wrote: Vec<bool>,
+    write_seq: u64,
+    clock: Clock,
+    // Housekeeping, all in clock ticks.
+    measuring: bool,
+    measure_start: u64,
+    cpu_start: CpuUsage,
+    ramp_end: u64,
+    deadline: Option<u64>,
+    next_publish: u64,
+    next_tick: u64,
+    tick_index: u64,
+    last: [Sample; 2],
+    event: u64,
+    depth_since: u64,
+    publish_every: u64,
+    tick: u64,
+}
+
+fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
+    let job = w.job;
+    let depth = if E::QUEUED { job.iodepth as usize } else { 1 };
+    let (bs, npages) = (job.bs as usize, job.numpages as usize);
+    // Declared before the engine, so dropped after it (see `Loop`).
+    let mut slab: Vec<IoUnit> = (0..depth).map(|_| IoUnit::new(bs, npages)).collect();
+    let mut engine = engine;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(job.seed ^ 0xDA7A);
+    // Every slot starts from the same pattern, so what is written does not depend on which
+    // slot carried it: the same workload writes the same bytes at any depth, on any engine.
+    let mut template = AlignedBuf::zeroed(bs * npages);
+    if job.data != DataMode::Zero {
+        rng.fill_bytes(&mut template);
+    }
+    for u in &mut slab {
+        copy_template(u, &template);
+    }
+    if let Err(e) = engine.register(&mut slab) {
+        return setup_error(&w, e);
+    }
+    let clock = w.clock;
+    let mut l = Loop {
+        w: &w,
+        engine,
+        st: vec![SlotState::default(); depth],
+        free: (0..depth as u32).rev().collect(),
+        pending: Vec::with_capacity(depth),
+        in_kernel: 0,
+        template,
+        rng,
+        wl: workload(job, job.seed),
+        exhausted: false,
+        halt: Halt::No,
+        stats: JobStats::default(),
+        error: None,
+        written_since_fsync: 0,
+        fsync_due: None,
+        wrote: vec![false; job.paths().len()],
+        write_seq: 0,
+        clock,
+        measuring: job.ramp.is_zero(),
+        measure_start: 0,
+        cpu_start: CpuUsage::thread(),
+        ramp_end: 0,
+        deadline: None,
+        next_publish: 0,
+        next_tick: 0,
+        tick_index: 0,
+        last: [Sample::default(); 2],
+        event: 0,
+        depth_since: 0,
+        publish_every: clock.ticks(PUBLISH_EVERY),
+        tick: clock.ticks(TICK),
+        slab: &mut slab,
+    };
+    w.barrier.wait();
+    let start = clock.now();
+    l.start(start);
+    l.run();
+    let in_flight = l.in_kernel + l.pending.len();
+    let result = l.finish();
+    if in_flight > 0 {
+        // The ring failed with I/O still in the kernel: it may yet write into these buffers,
+        // so they must never be freed.
+        std::mem::forget(slab);
+    }
+    result
+}
+
+fn copy_template(u: &mut IoUnit, template: &[u8]) {
+    let page_len = u.len() / u.npages();
+    for (page, src) in u.pages_mut().zip(template.chunks(page_len)) {
+        page.copy_from_slice(src);
+    }
+}
+
+/// The engine could not start: meet the other jobs at the barrier (they must not wait
+/// forever), stop them, and report why.
+fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
+    w.stop.store(true, Ordering::Relaxed);
+    w.barrier.wait();
+    JobResult {
+        stats: JobStats::default(),
+        error: Some(JobError {
+            file: None,
+            offset: None,
+            direction: None,
+            errno: e.raw_os_error(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+impl<E: Engine> Loop<'_, '_, E> {
+    fn start(&mut self, start: u64) {
+        let job = self.w.job;
+        self.measure_start = start;
+        self.depth_since = start;
+        self.cpu_start = CpuUsage::thread();
+        self.ramp_end = start + self.clock.ticks(job.ramp);
+        self.deadline = job.runtime.map(|r| self.ramp_end + self.clock.ticks(r));
+        self.next_publish = start + self.publish_every;
+        self.next_tick = start + self.tick;
+        self.set_next_event();
+    }
+
+    fn set_next_event(&mut self) {
+        let mut e = self.next_publish.min(self.next_tick);
+        if !self.measuring {
+            e = e.min(self.ramp_end);
+        }
+        self.event = self.deadline.map_or(e, |d| e.min(d));
+    }
+
+    fn run(&mut self) {
+        loop {
+            self.check_stop();
+            if self.fsync_due.is_some() && self.in_kernel == 0 && self.pending.is_empty() {
+                self.due_fsync();
+            }
+            self.fill();
+            if !E::QUEUED {
+                if self.halt != Halt::No || (self.exhausted && self.fsync_due.is_none()) {
+                    return;
+                }
+                continue;
+            }
+            if !self.pending.is_empty() {
+                self.commit();
+            }
+            if self.in_kernel == 0 {
+                let idle = self.halt != Halt::No || self.exhausted;
+                if self.pending.is_empty() && idle && self.fsync_due.is_none() {
+                    return;
+                }
+                if self.error.is_some() {
+                    return;
+                }
+                continue;
+            }
+            self.reap();
+            if self.error.is_some() && self.in_kernel + self.pending.len() > 0 && self.ring_failed()
+            {
+                return;
+            }
+        }
+    }
+
+    /// Reads the stop flag (one relaxed load per I/O); true when the loop must stop issuing.
+    #[inline]
+    fn check_stop(&mut self) -> bool {
+        if self.w.stop.load(Ordering::Relaxed) && self.halt == Halt::No {
+            self.halt = Halt::Abort;
+        }
+        self.halt != Halt::No
+    }
+
+    /// Whether the last error was the ring itself failing (not one I/O): then nothing more
+    /// can be drained.
+    fn ring_failed(&self) -> bool {
+        self.error.as_ref().is_some_and(|e| e.direction.is_none())
+    }
+
+    /// Queues new I/O while there are free slots and work left.
+    fn fill(&mut self) {
+        while self.halt == Halt::No && self.fsync_due.is_none() && !self.exhausted {
+            if self.check_stop() {
+                return;
+            }
+            let Some(&slot) = self.free.last() else {
+                return;
+            };
+            let Some(io) = self.next_io() else {
+                self.exhausted = true;
+                return;
+            };
+            self.free.pop();
+            let i = slot as usize;
+            let u = &mut self.slab[i];
+            (u.dir, u.file, u.offset, u.done) = (io.dir, io.file, io.offset, 0);
+            let s = &mut self.st[i];
+            s.measured = self.measuring;
+            s.write_back = false;
+            if io.dir == Dir::Read && self.w.job.rw == RwMode::Update {
+                // The workload's next I/O writes this block back: it goes with this unit, so
+                // it follows its read even with many I/Os in flight.
+                let wb = self.wl.next();
+                debug_assert!(wb.is_some_and(|w| w.dir == Dir::Write && w.offset == io.offset));
+                s.write_back = true;
+            }
+            if io.dir == Dir::Write {
+                self.prepare_write(i, false);
+            } else {
+                self.st[i].dirty = true;
+            }
+            self.st[i].t_prep = self.clock.now();
+            self.issue(slot);
+        }
+    }
+
+    fn next_io(&mut self) -> Option<crate::spec::workload::IoReq> {
+        match self.wl.next() {
+            Some(io) => Some(io),
+            // The ramp cycles the region until it is over, however small the region.
+            None if !self.measuring => {
+                self.wl = workload(self.w.job, self.w.job.seed);
+                self.wl.next()
+            }
+            None => None,
+        }
+    }
+
+    /// Fills slot `i`'s buffers for a write. `write_back`: update mode's write of the block
+    /// just read, which keeps the data read.
+    fn prepare_write(&mut self, i: usize, write_back: bool) {
+        let (u, s) = (&mut self.slab[i], &mut self.st[i]);
+        if s.dirty && !write_back {
+            copy_template(u, &self.template);
+        }
+        s.dirty = false;
+        match self.w.job.data {
+            DataMode::Random => stamp(u, self.write_seq),
+            DataMode::Refill => {
+                for page in u.pages_mut() {
+                    self.rng.fill_bytes(page);
+                }
+            }
+            DataMode::Zero => {}
+        }
+        self.write_seq += 1;
+    }
+
+    /// Hands slot `slot` to the engine; a synchronous engine completes it here.
+    #[inline]
+    fn issue(&mut self, slot: u32) {
+        loop {
+            match self.engine.queue(slot, &mut self.slab[slot as usize]) {
+                Queued::Queued => {
+                    self.pending.push(slot);
+                    if self.pending.len() >= self.w.job.batch_submit as usize {
+                        self.commit();
+                    }
+                    return;
+                }
+                Queued::Done(res) => {
+                    let now = self.clock.now();
+                    let t_prep = self.st[slot as usize].t_prep;
+                    match self.complete(slot, res, t_prep, now) {
+                        Next::Free => {}
+                        Next::Again => continue,
+                    }
+                    if now >= self.event {
+                        self.housekeeping(now);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    fn commit(&mut self) {
+        if let Err(e) = self.engine.commit() {
+            self.fail_ring(e);
+            return;
+        }
+        let now = self.clock.now();
+        self.account_depth(now);
+        for &slot in &self.pending {
+            self.st[slot as usize].t_sub = now;
+        }
+        self.in_kernel += self.pending.len();
+        self.pending.clear();
+    }
+
+    /// Adds the time since the last change at the current depth (queued engines).
+    #[inline]
+    fn account_depth(&mut self, now: u64) {
+        if self.measuring {
+            let ns = self.clock.ns(now.saturating_sub(self.depth_since));
+            self.stats.depth.add(self.in_kernel, ns);
+        }
+        self.depth_since = now;
+    }
+
+    /// Reaps completions as fio does: only when no more can be queued (queue full, work done,
+    /// stopping, or a flush due), at least one then, and on until `iodepth_low` is reached.
+    fn reap(&mut self) {
+        let job = self.w.job;
+        let mut cq = Vec::with_capacity(self.in_kernel);
+        let full = self.free.is_empty()
+            || self.exhausted
+            || self.halt != Halt::No
+            || self.fsync_due.is_some();
+        if !full {
+            return;
+        }
+        // iodepth_batch_complete_min=0: poll the completion queue without sleeping.
+        let wait = job.complete_min > 0;
+        loop {
+            let min = if wait {
+                (job.complete_min as usize).clamp(1, self.in_kernel)
+            } else {
+                0
+            };
+            if let Err(e) = self.engine.reap(min, job.complete_max as usize, &mut cq) {
+                self.fail_ring(e);
+                return;
+            }
+            if cq.is_empty() {
+                continue;
+            }
+            let now = self.clock.now();
+            self.account_depth(now);
+            self.in_kernel -= cq.len();
+            for c in cq.drain(..) {
+                let s = self.st[c.slot as usize];
+                let res = if c.res < 0 {
+                    Err(io::Error::from_raw_os_error(-c.res))
+                } else {
+                    Ok(c.res as usize)
+                };
+                if let Next::Again = self.complete(c.slot, res, s.t_sub, now) {
+                    self.issue(c.slot);
+                }
+            }
+            if now >= self.event {
+                self.housekeeping(now);
+            }
+            if self.in_kernel <= job.depth_low as usize || self.in_kernel == 0 {
+                return;
+            }
+        }
+    }
+
+    /// Accounts a finished transfer of slot `slot` (`t_sub`: when it reached the kernel).
+    #[inline]
+    fn complete(&mut self, slot: u32, res: io::Result<usize>, t_sub: u64, now: u64) -> Next {
+        let i = slot as usize;
+        let u = &mut self.slab[i];
+        let n = match res {
+            Ok(0) => Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
                 format!(
                     "{} returned 0 bytes (end of file or device)",
-                    match dir {
-                        Dir::Read => "read",
-                        Dir::Write => "write",
-                    }
+                    dir_name(u.dir)
                 ),
-            ));
-        }
-        done += n;
-    }
-    Ok(())
-}
-
-fn run_loop<E: Engine>(w: Worker<'_>, mut engine: E) -> JobResult {
-    let job = w.job;
-    let bs = job.bs as usize;
-    let mut buf = AlignedBuf::zeroed(bs);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(job.seed ^ 0xDA7A);
-    if job.data != DataMode::Zero {
-        rng.fill_bytes(&mut buf);
-    }
-    let mut wl = workload(job, job.seed);
-    let mut stats = JobStats::default();
-    let mut error = None;
-    let mut written_since_fsync = 0u32;
-    // Indexed like the workload's files (the null engine opens none, but still rotates).
-    let mut wrote = vec![false; job.paths().len()];
-    let mut write_seq = 0u64;
-
-    let clock = w.clock;
-    let (publish_every, tick) = (clock.ticks(PUBLISH_EVERY), clock.ticks(TICK));
-    w.barrier.wait();
-    // All times below are clock ticks.
-    let start = clock.now();
-    let mut measuring = job.ramp.is_zero();
-    let mut measure_start = start;
-    let mut cpu_start = CpuUsage::thread();
-    let ramp_end = start + clock.ticks(job.ramp);
-    let mut deadline = job.runtime.map(|r| ramp_end + clock.ticks(r));
-    let mut next_publish = start + publish_every;
-    let mut next_tick = start + tick;
-    let mut tick_index = 0u64;
-    let mut last = [Sample::default(); 2];
-    let next_event = |measuring: bool, np: u64, nt: u64, dl: Option<u64>| {
-        let mut e = np.min(nt);
-        if !measuring {
-            e = e.min(ramp_end);
-        }
-        dl.map_or(e, |d| e.min(d))
-    };
-    let mut event = next_event(measuring, next_publish, next_tick, deadline);
-    // Stopped early by the stop flag (interrupt or another job's failure): skip the final flush.
-    let mut stopped = false;
-
-    loop {
-        if w.stop.load(Ordering::Relaxed) {
-            stopped = true;
-            break;
-        }
-        let io = match wl.next() {
-            Some(io) => io,
-            // The ramp cycles the region until it is over, however small the region.
-            None if !measuring => {
-                wl = workload(job, job.seed);
-                continue;
-            }
-            None => break,
+            )),
+            r => r,
         };
-        if io.dir == Dir::Write {
-            match job.data {
-                DataMode::Random => stamp(&mut buf, write_seq),
-                DataMode::Refill => rng.fill_bytes(&mut buf),
-                DataMode::Zero => {}
+        let n = match n {
+            Ok(n) => n,
+            Err(e) => {
+                let (dir, file, offset) = (u.dir, u.file, u.next_offset());
+                self.free.push(slot);
+                self.io_error(dir, file, offset, e);
+                return Next::Free;
             }
-            write_seq += 1;
+        };
+        u.done += n;
+        if u.done < u.len() {
+            // A short transfer: the rest goes again, timed as the same I/O.
+            return Next::Again;
         }
-        let t0 = clock.now();
-        let res = transfer(&mut engine, io.dir, io.file, io.offset, &mut buf);
-        let t1 = clock.now();
-        if let Err(e) = res {
-            error = Some(JobError {
-                file: w.paths.get(io.file).cloned(),
-                offset: Some(io.offset),
-                direction: Some(if io.dir == Dir::Read { "read" } else { "write" }),
-                errno: e.raw_os_error(),
-                message: e.to_string(),
-            });
-            w.stop.store(true, Ordering::Relaxed);
-            break;
-        }
-        if measuring {
-            let d = &mut stats.dirs[io.dir as usize];
+        let (dir, file, len) = (u.dir, u.file, u.len() as u64);
+        let s = self.st[i];
+        if s.measured && self.measuring {
+            let d = &mut self.stats.dirs[dir as usize];
             d.ios += 1;
-            d.bytes += bs as u64;
-            d.lat.record(clock.ns(t1.saturating_sub(t0)));
+            d.bytes += len;
+            d.lat.record(self.clock.ns(now.saturating_sub(s.t_prep)));
+            if E::QUEUED {
+                d.slat.record(self.clock.ns(t_sub.saturating_sub(s.t_prep)));
+                d.clat.record(self.clock.ns(now.saturating_sub(t_sub)));
+            }
         }
-        if io.dir == Dir::Write {
-            wrote[io.file] = true;
-            if job.fsync_every > 0 {
-                written_since_fsync += 1;
-                if written_since_fsync == job.fsync_every {
-                    written_since_fsync = 0;
-                    if let Err(e) = timed_fsync(&mut engine, io.file, &mut stats, measuring, &clock)
+        if dir == Dir::Write {
+            self.wrote[file] = true;
+            let every = self.w.job.fsync_every;
+            if every > 0 {
+                self.written_since_fsync += 1;
+                if self.written_since_fsync == every {
+                    self.written_since_fsync = 0;
+                    self.fsync_due = Some(file);
+                }
+            }
+        }
+        if s.write_back && self.halt == Halt::No {
+            let u = &mut self.slab[i];
+            (u.dir, u.done) = (Dir::Write, 0);
+            self.st[i].write_back = false;
+            self.prepare_write(i, true);
+            self.st[i].t_prep = now;
+            return Next::Again;
+        }
+        self.free.push(slot);
+        Next::Free
+    }
+
+    fn io_error(&mut self, dir: Dir, file: usize, offset: u64, e: io::Error) {
+        if self.error.is_none() {
+            let errno = e.raw_os_error();
+            let hint = errno.and_then(|n| explain_errno(self.w.job, n));
+            self.error = Some(JobError {
+                file: self.w.paths.get(file).cloned(),
+                offset: Some(offset),
+                direction: Some(dir_name(dir)),
+                errno,
+                message: match hint {
+                    Some(h) => format!("{e}: {h}"),
+                    None => e.to_string(),
+                },
+            });
+        }
+        self.halt = Halt::Abort;
+        self.w.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// The ring itself failed (submit or wait): nothing in flight can be trusted to finish.
+    fn fail_ring(&mut self, e: io::Error) {
+        if self.error.is_none() {
+            self.error = Some(JobError {
+                file: None,
+                offset: None,
+                direction: None,
+                errno: e.raw_os_error(),
+                message: format!("io_uring: {e}"),
+            });
+        } else if let Some(err) = &mut self.error {
+            err.direction = None;
+        }
+        self.halt = Halt::Abort;
+        self.w.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// The fsync that `fsync=N` asked for, once nothing is in flight.
+    fn due_fsync(&mut self) {
+        let Some(file) = self.fsync_due.take() else {
+            return;
+        };
+        if self.halt == Halt::Abort {
+            return;
+        }
+        let record = self.measuring;
+        if let Err(e) = timed_fsync(&mut self.engine, file, &mut self.stats, record, &self.clock) {
+            self.error = Some(fsync_error(self.w, file, e));
+            self.halt = Halt::Abort;
+            self.w.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Ramp end, series ticks, progress, deadline: at most a few times a second.
+    fn housekeeping(&mut self, now: u64) {
+        let job = self.w.job;
+        if !self.measuring && now >= self.ramp_end {
+            self.measuring = true;
+            self.measure_start = now;
+            self.depth_since = now;
+            self.cpu_start = CpuUsage::thread();
+            self.deadline = job.runtime.map(|r| now + self.clock.ticks(r));
+            self.next_tick = now + self.tick;
+            // The measured part covers the full size, whatever the ramp did; I/O still in
+            // flight from the ramp is not counted.
+            self.wl = workload(job, job.seed.wrapping_add(1));
+            self.exhausted = false;
+        }
+        if self.measuring {
+            while now >= self.next_tick {
+                for (d, l) in self.stats.dirs.iter_mut().zip(self.last.iter_mut()) {
+                    close_interval(d, l, self.tick_index);
+                }
+                self.tick_index += 1;
+                self.next_tick += self.tick;
+            }
+        }
+        if now >= self.next_publish {
+            self.w.progress.publish(&self.stats);
+            self.next_publish = now + self.publish_every;
+        }
+        if self.deadline.is_some_and(|d| now >= d) && self.halt == Halt::No {
+            self.halt = Halt::Done;
+        }
+        self.set_next_event();
+    }
+
+    fn finish(mut self) -> JobResult {
+        let job = self.w.job;
+        let flush = job.end_fsync && self.error.is_none() && self.halt != Halt::Abort;
+        // The final flush is part of the measured job: buffered writes count when durable.
+        if flush && self.measuring {
+            for file in 0..self.wrote.len() {
+                if self.wrote[file] {
+                    if let Err(e) =
+                        timed_fsync(&mut self.engine, file, &mut self.stats, true, &self.clock)
                     {
-                        error = Some(fsync_error(&w, io.file, e));
-                        w.stop.store(true, Ordering::Relaxed);
+                        self.error = Some(fsync_error(self.w, file, e));
                         break;
                     }
                 }
             }
         }
-        if t1 < event {
-            continue;
-        }
-        // Housekeeping, at most a few times a second.
-        if !measuring && t1 >= ramp_end {
-            measuring = true;
-            measure_start = t1;
-            cpu_start = CpuUsage::thread();
-            deadline = job.runtime.map(|r| t1 + clock.ticks(r));
-            next_tick = t1 + tick;
-            // The measured part covers the full size, whatever the ramp did.
-            wl = workload(job, job.seed.wrapping_add(1));
-        }
-        if measuring {
-            while t1 >= next_tick {
-                for (d, l) in stats.dirs.iter_mut().zip(last.iter_mut()) {
-                    close_interval(d, l, tick_index);
+        let end = self.clock.now();
+        if self.measuring {
+            let stats = &mut self.stats;
+            stats.elapsed =
+                Duration::from_nanos(self.clock.ns(end.saturating_sub(self.measure_start)));
+            stats.cpu = CpuUsage::thread().since(&self.cpu_start);
+            if E::QUEUED {
+                self.account_depth(end);
+            } else {
+                // One I/O in the kernel during each I/O's latency, none in between.
+                let busy: u64 = self.stats.dirs.iter().map(|d| d.lat.sum_ns as u64).sum();
+                let total = self.stats.elapsed.as_nanos() as u64;
+                self.stats.depth.add(1, busy.min(total));
+                self.stats.depth.add(0, total.saturating_sub(busy));
+            }
+            // The last, partial interval, if anything happened in it.
+            for (d, l) in self.stats.dirs.iter_mut().zip(self.last.iter_mut()) {
+                if d.ios != l.ios {
+                    close_interval(d, l, self.tick_index);
                 }
-                tick_index += 1;
-                next_tick += tick;
             }
         }
-        if t1 >= next_publish {
-            w.progress.publish(&stats);
-            next_publish = t1 + publish_every;
+        self.w.progress.publish(&self.stats);
+        JobResult {
+            stats: self.stats,
+            error: self.error,
         }
-        if deadline.is_some_and(|d| t1 >= d) {
-            break;
-        }
-        event = next_event(measuring, next_publish, next_tick, deadline);
     }
+}
 
-    // The final flush is part of the measured job: buffered writes count when they are durable.
-    if job.end_fsync && error.is_none() && !stopped && measuring {
-        for (file, &did) in wrote.iter().enumerate() {
-            if did {
-                if let Err(e) = timed_fsync(&mut engine, file, &mut stats, true, &clock) {
-                    error = Some(fsync_error(&w, file, e));
-                    break;
-                }
-            }
-        }
+fn dir_name(d: Dir) -> &'static str {
+    match d {
+        Dir::Read => "read",
+        Dir::Write => "write",
     }
-    let end = clock.now();
-    if measuring {
-        stats.elapsed = Duration::from_nanos(clock.ns(end.saturating_sub(measure_start)));
-        stats.cpu = CpuUsage::thread().since(&cpu_start);
-        // The last, partial interval, if anything happened in it.
-        for (d, l) in stats.dirs.iter_mut().zip(last.iter_mut()) {
-            if d.ios != l.ios {
-                close_interval(d, l, tick_index);
-            }
+}
+
+/// What an errno means for this job's options, where the bare message would mislead.
+fn explain_errno(job: &JobSpec, errno: i32) -> Option<&'static str> {
+    match errno {
+        libc::EOPNOTSUPP if job.hipri => Some(
+            "polled I/O (hipri) is not supported for this file: it needs a block device \
+             with poll queues (NVMe: the nvme.poll_queues module parameter)",
+        ),
+        libc::EAGAIN if job.nowait => {
+            Some("the I/O would have blocked and nowait (RWF_NOWAIT) asked it to fail instead")
         }
+        libc::EINVAL if job.direct => Some(
+            "the kernel refused the direct I/O: check that bs and offset are multiples of \
+             the logical block size",
+        ),
+        _ => None,
     }
-    w.progress.publish(&stats);
-    JobResult { stats, error }
 }
 
 /// Pushes what direction `d` did since `last` as interval `index` of its series.

@@ -155,10 +155,106 @@ pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "ioengine",
         aliases: &[],
-        kind: Kind::Choice(&["psync", "sync", "null"]),
+        kind: Kind::Choice(&["psync", "sync", "pvsync", "pvsync2", "io_uring", "null"]),
         default: Some("psync"),
         help: "How I/O is issued: psync (pread/pwrite), sync (lseek + read/write), \
-               null (no I/O: measures iogauge's own overhead).",
+               pvsync (preadv/pwritev over numpages buffers), pvsync2 (preadv2/pwritev2 with \
+               per-call flags: hipri, nowait, sync=dsync as RWF_DSYNC), io_uring (iodepth I/Os \
+               in flight), null (no I/O: measures iogauge's own overhead).",
+    },
+    OptionDef {
+        name: "iodepth",
+        aliases: &[],
+        kind: Kind::Int { min: 1, max: 4096 },
+        default: Some("1"),
+        help: "I/Os kept in flight per job (io_uring). Synchronous engines always have one: \
+               with them iodepth has no effect.",
+    },
+    OptionDef {
+        name: "iodepth_batch_submit",
+        aliases: &["iodepth_batch"],
+        kind: Kind::Int { min: 0, max: 4096 },
+        default: Some("1"),
+        help: "Queued I/Os handed to the kernel per submission (0: iodepth).",
+    },
+    OptionDef {
+        name: "iodepth_batch_complete_min",
+        aliases: &["iodepth_batch_complete"],
+        kind: Kind::Int { min: 0, max: 4096 },
+        default: Some("1"),
+        help: "Completions to wait for when reaping (0: only take what is already done, \
+               never wait unless the queue is full).",
+    },
+    OptionDef {
+        name: "iodepth_batch_complete_max",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 4096 },
+        default: None,
+        help: "Most completions taken per reap. Default: iodepth_batch_complete_min.",
+    },
+    OptionDef {
+        name: "iodepth_low",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 4096 },
+        default: None,
+        help: "Once the queue is full, reap until no more than this many are in flight \
+               before queuing again. Default: iodepth (keep the queue full).",
+    },
+    OptionDef {
+        name: "numpages",
+        aliases: &["bufno"],
+        kind: Kind::Int { min: 1, max: 1024 },
+        default: Some("1"),
+        help: "Pages of bs bytes moved by each call, as one iovec of numpages separate \
+               buffers (SAS SGIO: BUFNO x BUFSIZE; SASIOTEST -numpages). Each I/O transfers \
+               bs x numpages. Needs pvsync, pvsync2 or io_uring; with numpages > 1 the size \
+               per file must be a multiple of bs x numpages.",
+    },
+    OptionDef {
+        name: "fixedbufs",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "io_uring: register the I/O buffers once (READ/WRITE_FIXED), saving the \
+               kernel's per-I/O page pinning. Not with numpages > 1.",
+    },
+    OptionDef {
+        name: "registerfiles",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "io_uring: register the files once, saving a file lookup per I/O.",
+    },
+    OptionDef {
+        name: "sqthread_poll",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "io_uring: a kernel thread polls the submission queue (no syscall to submit; \
+               costs a CPU while busy).",
+    },
+    OptionDef {
+        name: "sqthread_poll_cpu",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 65535 },
+        default: None,
+        help: "io_uring with sqthread_poll: the CPU the polling thread is bound to.",
+    },
+    OptionDef {
+        name: "hipri",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Polled completions: io_uring IORING_SETUP_IOPOLL, pvsync2 RWF_HIPRI. Needs \
+               direct=1 and a device with poll queues (NVMe with poll_queues set).",
+    },
+    OptionDef {
+        name: "nowait",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "io_uring, pvsync2: RWF_NOWAIT: an I/O that would block fails with EAGAIN \
+               instead of waiting, which stops the job (as in fio).",
     },
     OptionDef {
         name: "direct",

@@ -57,7 +57,36 @@ impl RwMode {
 pub enum EngineKind {
     Psync,
     Sync,
+    Pvsync,
+    Pvsync2,
+    #[serde(rename = "io_uring")]
+    IoUring,
     Null,
+}
+
+impl EngineKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Psync => "psync",
+            EngineKind::Sync => "sync",
+            EngineKind::Pvsync => "pvsync",
+            EngineKind::Pvsync2 => "pvsync2",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Null => "null",
+        }
+    }
+    /// Whether one call can move several page buffers (`numpages`).
+    pub fn vectored(self) -> bool {
+        matches!(
+            self,
+            EngineKind::Pvsync | EngineKind::Pvsync2 | EngineKind::IoUring | EngineKind::Null
+        )
+    }
+    /// Whether write-through (`sync=dsync|sync`) is applied per call (RWF_DSYNC/RWF_SYNC)
+    /// rather than at open (O_DSYNC/O_SYNC).
+    pub fn per_call_sync(self) -> bool {
+        self == EngineKind::Pvsync2
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -115,6 +144,25 @@ pub struct JobSpec {
     pub ramp: Duration,
     pub loops: u32,
     pub engine: EngineKind,
+    /// I/Os in flight (1 for synchronous engines, whatever was asked).
+    pub iodepth: u32,
+    /// Queued I/Os per submission (`iodepth_batch_submit`, 0 resolved to iodepth).
+    pub batch_submit: u32,
+    /// Completions waited for per reap (`iodepth_batch_complete_min`; 0: never wait unless
+    /// the queue is full).
+    pub complete_min: u32,
+    /// Most completions taken per reap (at least 1).
+    pub complete_max: u32,
+    /// Once full, reap until at most this many are in flight (`iodepth_low`).
+    pub depth_low: u32,
+    /// Page buffers per call; each I/O moves `bs * numpages` bytes.
+    pub numpages: u32,
+    pub fixedbufs: bool,
+    pub registerfiles: bool,
+    pub sqthread_poll: bool,
+    pub sqthread_poll_cpu: Option<u32>,
+    pub hipri: bool,
+    pub nowait: bool,
     pub direct: bool,
     pub sync: SyncMode,
     pub invalidate: bool,
@@ -129,6 +177,11 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
+    /// Bytes each I/O moves: `bs` × `numpages`.
+    pub fn xfer(&self) -> u64 {
+        self.bs * u64::from(self.numpages)
+    }
+
     /// The paths this job's I/O goes to.
     pub fn paths(&self) -> Vec<PathBuf> {
         match &self.target {
@@ -431,10 +484,40 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
     let engine = match v.choice("ioengine")?.as_str() {
         "psync" => EngineKind::Psync,
         "sync" => EngineKind::Sync,
+        "pvsync" => EngineKind::Pvsync,
+        "pvsync2" => EngineKind::Pvsync2,
+        "io_uring" => EngineKind::IoUring,
         "null" => EngineKind::Null,
         other => unreachable!("engine {other} not handled"),
     };
     let direct = v.bool("direct")?;
+    let queue = queue_options(&v, engine, &mut warnings)?;
+    let numpages = v.int("numpages")?.unwrap_or(1) as u32;
+    if numpages > 1 && !engine.vectored() {
+        return Err(v.error(
+            "numpages",
+            format!(
+                "needs a vectored engine (ioengine=pvsync, pvsync2 or io_uring); \
+                 ioengine={} moves one buffer per call",
+                engine.as_str()
+            ),
+        ));
+    }
+    let flags = engine_flags(&v, engine, direct, numpages)?;
+    if let Some(size) = size {
+        let xfer = bs * u64::from(numpages);
+        if numpages > 1 && (size / nfiles) % xfer != 0 {
+            return Err(v.error(
+                "numpages",
+                format!(
+                    "size per file ({} bytes) is not a multiple of bs x numpages ({bs} x \
+                     {numpages} = {xfer} bytes); as SASIOTEST, iogauge refuses rather than \
+                     issue a short last call",
+                    size / nfiles
+                ),
+            ));
+        }
+    }
     let sync = match v.choice("sync")?.as_str() {
         "none" | "0" => SyncMode::None,
         "dsync" => SyncMode::Dsync,
@@ -486,6 +569,18 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
         ramp,
         loops,
         engine,
+        iodepth: queue.depth,
+        batch_submit: queue.batch_submit,
+        complete_min: queue.complete_min,
+        complete_max: queue.complete_max,
+        depth_low: queue.low,
+        numpages,
+        fixedbufs: flags.fixedbufs,
+        registerfiles: flags.registerfiles,
+        sqthread_poll: flags.sqthread_poll,
+        sqthread_poll_cpu: flags.sqthread_poll_cpu,
+        hipri: flags.hipri,
+        nowait: flags.nowait,
         direct,
         sync,
         invalidate: v.bool("invalidate")?,
@@ -506,6 +601,139 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
         })
         .collect();
     Ok((jobs, warnings))
+}
+
+struct Queue {
+    depth: u32,
+    batch_submit: u32,
+    complete_min: u32,
+    complete_max: u32,
+    low: u32,
+}
+
+/// iodepth and the batching options, with fio's defaults and clamps. Synchronous engines get
+/// depth 1 and a warning when more was asked, because fio users expect it to matter.
+fn queue_options(
+    v: &Values<'_>,
+    engine: EngineKind,
+    warnings: &mut Vec<String>,
+) -> Result<Queue, SpecError> {
+    let depth = v.int("iodepth")?.unwrap_or(1) as u32;
+    if engine != EngineKind::IoUring {
+        let batch = [
+            "iodepth_batch_submit",
+            "iodepth_batch_complete_min",
+            "iodepth_batch_complete_max",
+            "iodepth_low",
+        ]
+        .into_iter()
+        .filter(|o| v.given(o))
+        .collect::<Vec<_>>();
+        if depth > 1 || !batch.is_empty() {
+            let what = if depth > 1 {
+                format!("iodepth={depth}")
+            } else {
+                batch.join(", ")
+            };
+            warnings.push(format!(
+                "{what} has no effect with ioengine={}: it issues one I/O at a time and waits \
+                 for it; use ioengine=io_uring for I/Os in flight",
+                engine.as_str()
+            ));
+        }
+        return Ok(Queue {
+            depth: 1,
+            batch_submit: 1,
+            complete_min: 1,
+            complete_max: 1,
+            low: 1,
+        });
+    }
+    let batch_submit = match v.int("iodepth_batch_submit")?.unwrap_or(1) as u32 {
+        0 => depth,
+        n => n.min(depth),
+    };
+    let complete_min = (v.int("iodepth_batch_complete_min")?.unwrap_or(1) as u32).min(depth);
+    let complete_max = v
+        .int("iodepth_batch_complete_max")?
+        .map_or(complete_min, |m| m as u32)
+        .max(complete_min)
+        .clamp(1, depth);
+    let low = v.int("iodepth_low")?.map_or(depth, |l| l as u32).min(depth);
+    Ok(Queue {
+        depth,
+        batch_submit,
+        complete_min,
+        complete_max,
+        low,
+    })
+}
+
+struct Flags {
+    fixedbufs: bool,
+    registerfiles: bool,
+    sqthread_poll: bool,
+    sqthread_poll_cpu: Option<u32>,
+    hipri: bool,
+    nowait: bool,
+}
+
+/// Engine-specific switches: each is an error with an engine that has no such thing.
+fn engine_flags(
+    v: &Values<'_>,
+    engine: EngineKind,
+    direct: bool,
+    numpages: u32,
+) -> Result<Flags, SpecError> {
+    let f = Flags {
+        fixedbufs: v.bool("fixedbufs")?,
+        registerfiles: v.bool("registerfiles")?,
+        sqthread_poll: v.bool("sqthread_poll")?,
+        sqthread_poll_cpu: v.int("sqthread_poll_cpu")?.map(|c| c as u32),
+        hipri: v.bool("hipri")?,
+        nowait: v.bool("nowait")?,
+    };
+    let uring_only = [
+        ("fixedbufs", f.fixedbufs),
+        ("registerfiles", f.registerfiles),
+        ("sqthread_poll", f.sqthread_poll),
+        ("sqthread_poll_cpu", f.sqthread_poll_cpu.is_some()),
+    ];
+    for (name, on) in uring_only {
+        if on && engine != EngineKind::IoUring {
+            return Err(v.error(
+                name,
+                format!("applies only to ioengine=io_uring, not {}", engine.as_str()),
+            ));
+        }
+    }
+    for (name, on) in [("hipri", f.hipri), ("nowait", f.nowait)] {
+        if on && !matches!(engine, EngineKind::IoUring | EngineKind::Pvsync2) {
+            return Err(v.error(
+                name,
+                format!(
+                    "applies only to ioengine=io_uring or pvsync2, not {}",
+                    engine.as_str()
+                ),
+            ));
+        }
+    }
+    if f.hipri && !direct {
+        return Err(v.error(
+            "hipri",
+            "needs direct=1: polled completion exists only for direct I/O".into(),
+        ));
+    }
+    if f.fixedbufs && numpages > 1 {
+        return Err(v.error(
+            "fixedbufs",
+            format!("cannot be combined with numpages={numpages} (vectored I/O has no fixed form)"),
+        ));
+    }
+    if f.sqthread_poll_cpu.is_some() && !f.sqthread_poll {
+        return Err(v.error("sqthread_poll_cpu", "needs sqthread_poll=1".into()));
+    }
+    Ok(f)
 }
 
 #[cfg(test)]

@@ -99,7 +99,12 @@ impl std::ops::AddAssign<&LatStats> for LatStats {
 pub struct DirStats {
     pub bytes: u64,
     pub ios: u64,
+    /// Total latency: from the I/O being prepared to its completion being seen.
     pub lat: LatStats,
+    /// Queued engines only: prepared → handed to the kernel (submission latency).
+    pub slat: LatStats,
+    /// Queued engines only: handed to the kernel → completion seen (completion latency).
+    pub clat: LatStats,
     pub series: Series,
 }
 
@@ -108,7 +113,60 @@ impl std::ops::AddAssign<&DirStats> for DirStats {
         self.bytes += o.bytes;
         self.ios += o.ios;
         self.lat += &o.lat;
+        self.slat += &o.slat;
+        self.clat += &o.clat;
         self.series += &o.series;
+    }
+}
+
+/// Time spent with each number of I/Os in the kernel, in fio's iodepth levels: 0 (idle: the
+/// tool's own time), 1, 2–3, 4–7, 8–15, 16–31, 32–63, 64 and more. Tells whether the device
+/// or the tool capped the queue.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DepthStats {
+    pub ns: [u64; DEPTH_LEVELS.len()],
+    /// Σ depth × ns, for the time-weighted mean depth.
+    pub depth_ns: u128,
+}
+
+/// Lower bounds of the depth levels.
+pub const DEPTH_LEVELS: [u32; 8] = [0, 1, 2, 4, 8, 16, 32, 64];
+
+impl DepthStats {
+    /// The level `depth` falls in.
+    #[inline]
+    pub fn level(depth: usize) -> usize {
+        match depth {
+            0 => 0,
+            d => ((usize::BITS - d.leading_zeros()) as usize).min(DEPTH_LEVELS.len() - 1),
+        }
+    }
+
+    #[inline]
+    pub fn add(&mut self, depth: usize, ns: u64) {
+        self.ns[Self::level(depth)] += ns;
+        self.depth_ns += depth as u128 * u128::from(ns);
+    }
+
+    pub fn total_ns(&self) -> u64 {
+        self.ns.iter().sum()
+    }
+
+    /// Time-weighted mean of I/Os in flight.
+    pub fn mean(&self) -> f64 {
+        match self.total_ns() {
+            0 => 0.0,
+            t => self.depth_ns as f64 / t as f64,
+        }
+    }
+}
+
+impl std::ops::AddAssign<&DepthStats> for DepthStats {
+    fn add_assign(&mut self, o: &DepthStats) {
+        for (a, b) in self.ns.iter_mut().zip(o.ns) {
+            *a += b;
+        }
+        self.depth_ns += o.depth_ns;
     }
 }
 
@@ -119,6 +177,8 @@ pub struct JobStats {
     pub dirs: [DirStats; 2],
     /// fsync/fdatasync calls (from `fsync=N` and `end_fsync`).
     pub syncs: LatStats,
+    /// I/Os in flight over the measured time.
+    pub depth: DepthStats,
     pub cpu: CpuUsage,
     /// Measured time: from the start of measurement to the end, final flush included.
     pub elapsed: Duration,
@@ -131,6 +191,7 @@ impl std::ops::AddAssign<&JobStats> for JobStats {
             *a += b;
         }
         self.syncs += &o.syncs;
+        self.depth += &o.depth;
         self.cpu += &o.cpu;
         self.elapsed = self.elapsed.max(o.elapsed);
     }
@@ -151,6 +212,20 @@ mod tests {
         assert!((l.stddev_ns() - 2000.0).abs() < 1e-6);
         assert_eq!(l.percentile_ns(100.0), Some(9000));
         assert_eq!(l.percentile_ns(0.0), Some(2000));
+    }
+
+    #[test]
+    fn depth_levels_are_fios() {
+        let levels: Vec<usize> = [0, 1, 2, 3, 4, 7, 8, 31, 32, 63, 64, 4096]
+            .into_iter()
+            .map(DepthStats::level)
+            .collect();
+        assert_eq!(levels, vec![0, 1, 2, 2, 3, 3, 4, 5, 6, 6, 7, 7]);
+        let mut d = DepthStats::default();
+        d.add(0, 100);
+        d.add(32, 300);
+        assert_eq!(d.total_ns(), 400);
+        assert_eq!(d.mean(), 24.0);
     }
 
     #[test]

@@ -1,0 +1,136 @@
+//! I/O units: the preallocated slab entries an engine moves data with. A unit owns `numpages`
+//! separate page buffers of `bs` bytes each (SAS SGIO's BUFNO × BUFSIZE), so a vectored engine
+//! issues one call over a real `numpages`-entry iovec. Units never move or reallocate while I/O
+//! is in flight: engines may hand their addresses to the kernel.
+
+use super::AlignedBuf;
+use crate::spec::workload::Dir;
+
+/// One I/O: where it goes, the memory it moves, and how far it has got.
+pub struct IoUnit {
+    pub dir: Dir,
+    pub file: usize,
+    /// Byte offset of the whole transfer.
+    pub offset: u64,
+    /// Bytes already transferred (short transfers are resubmitted for the rest).
+    pub done: usize,
+    pages: Vec<AlignedBuf>,
+    page_len: usize,
+    /// One entry per page, for the whole transfer (built once).
+    iov: Vec<libc::iovec>,
+    /// The remainder after a short transfer (rebuilt when needed).
+    iov_rest: Vec<libc::iovec>,
+}
+
+// SAFETY: the iovecs point into `pages`, which the unit owns; nothing else aliases them.
+unsafe impl Send for IoUnit {}
+
+impl IoUnit {
+    /// A unit of `npages` zeroed, page-aligned buffers of `page_len` bytes each.
+    pub fn new(page_len: usize, npages: usize) -> Self {
+        let mut pages: Vec<AlignedBuf> = (0..npages.max(1))
+            .map(|_| AlignedBuf::zeroed(page_len))
+            .collect();
+        let iov = pages
+            .iter_mut()
+            .map(|p| libc::iovec {
+                iov_base: p.as_mut_ptr().cast(),
+                iov_len: page_len,
+            })
+            .collect();
+        IoUnit {
+            dir: Dir::Read,
+            file: 0,
+            offset: 0,
+            done: 0,
+            pages,
+            page_len,
+            iov,
+            iov_rest: Vec::new(),
+        }
+    }
+
+    /// Bytes the whole transfer moves (`bs` × `numpages`).
+    pub fn len(&self) -> usize {
+        self.page_len * self.pages.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn npages(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// Offset where the untransferred remainder starts.
+    pub fn next_offset(&self) -> u64 {
+        self.offset + self.done as u64
+    }
+
+    /// The page buffers, for filling before a write.
+    pub fn pages_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
+        self.pages.iter_mut().map(|p| &mut p[..])
+    }
+
+    /// The untransferred remainder of a single-page unit, as one slice.
+    pub fn rest_mut(&mut self) -> &mut [u8] {
+        debug_assert_eq!(self.pages.len(), 1, "rest_mut on a vectored unit");
+        &mut self.pages[0][self.done..]
+    }
+
+    /// The untransferred remainder as iovecs: every page on the first try; after a short
+    /// transfer, the partial page's tail and the pages after it. The pointers stay valid until
+    /// the next call that takes `&mut self`.
+    pub fn iovecs(&mut self) -> &[libc::iovec] {
+        if self.done == 0 {
+            return &self.iov;
+        }
+        let (first, skip) = (self.done / self.page_len, self.done % self.page_len);
+        self.iov_rest.clear();
+        self.iov_rest.extend_from_slice(&self.iov[first..]);
+        if let Some(v) = self.iov_rest.first_mut() {
+            // SAFETY: skip < page_len, so the pointer stays inside the page.
+            v.iov_base = unsafe { v.iov_base.cast::<u8>().add(skip) }.cast();
+            v.iov_len -= skip;
+        }
+        &self.iov_rest
+    }
+
+    /// Address and length of the remainder of a single-page unit, for engines that hand raw
+    /// pointers to the kernel (io_uring).
+    pub fn rest_raw(&mut self) -> (*mut u8, usize) {
+        let rest = self.rest_mut();
+        (rest.as_mut_ptr(), rest.len())
+    }
+
+    /// The iovec covering the whole of page `i`, for buffer registration.
+    pub fn page_iovec(&self, i: usize) -> libc::iovec {
+        self.iov[i]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iovecs_cover_the_remainder_after_a_short_transfer() {
+        let mut u = IoUnit::new(4096, 3);
+        assert_eq!(u.len(), 12288);
+        let full: Vec<_> = u.iovecs().iter().map(|v| v.iov_len).collect();
+        assert_eq!(full, vec![4096; 3]);
+        let base1 = u.page_iovec(1).iov_base as usize;
+        u.done = 4096 + 100;
+        let rest = u.iovecs();
+        assert_eq!(rest.len(), 2);
+        assert_eq!(rest[0].iov_len, 3996);
+        assert_eq!(rest[0].iov_base as usize, base1 + 100);
+        assert_eq!(rest[1].iov_len, 4096);
+        // Separate buffers, each page-aligned.
+        for i in 0..3 {
+            assert_eq!(u.page_iovec(i).iov_base as usize % 4096, 0);
+        }
+        assert_eq!(u.next_offset(), 4196);
+    }
+}

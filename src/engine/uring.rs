@@ -1,0 +1,265 @@
+//! `io_uring`: up to `iodepth` I/Os in flight per job through one ring. Units are queued as
+//! SQEs whose `user_data` is their slab slot; `commit` submits them in one io_uring_enter(2)
+//! (none with `sqthread_poll`, whose kernel thread picks them up); `reap` drains CQEs,
+//! entering the kernel only to wait. Options: `fixedbufs` (READ/WRITE_FIXED over buffers
+//! registered once), `registerfiles`, `sqthread_poll`, `hipri` (IORING_SETUP_IOPOLL) and
+//! `nowait` (RWF_NOWAIT). [`probe`] checks the kernel for all of it before anything runs.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+
+use io_uring::{IoUring, Probe, opcode, squeue, types};
+
+use super::{Completion, Engine, IoUnit, Queued};
+use crate::spec::JobSpec;
+use crate::spec::workload::Dir;
+
+pub struct Uring {
+    ring: IoUring,
+    files: Vec<OwnedFd>,
+    fixed_files: bool,
+    fixed_bufs: bool,
+    /// Completions appear only when we enter the kernel (IOPOLL, or deferred task work).
+    must_enter: bool,
+    rw_flags: i32,
+}
+
+/// Ring setup for `job`: the same in [`probe`] and [`Uring::new`]. Returns the ring and
+/// whether task work is deferred to our own waits (completions then appear only when we
+/// enter the kernel to reap).
+fn build_ring(job: &JobSpec) -> io::Result<(IoUring, bool)> {
+    if !job.sqthread_poll {
+        // One thread issues and reaps, so the kernel can skip the interrupts that would tell
+        // it about completions and run their task work when it reaps (Linux 6.1+). Without
+        // this, every completion of I/O the kernel ran in a worker costs an IPI.
+        let mut b = IoUring::builder();
+        b.setup_coop_taskrun()
+            .setup_taskrun_flag()
+            .setup_single_issuer()
+            .setup_defer_taskrun();
+        if job.hipri {
+            b.setup_iopoll();
+        }
+        match b.build(job.iodepth.next_power_of_two()) {
+            Ok(r) => return Ok((r, true)),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let mut b = IoUring::builder();
+    if job.sqthread_poll {
+        // 0: the kernel's default idle time (one second) before the poll thread sleeps.
+        b.setup_sqpoll(0);
+        if let Some(cpu) = job.sqthread_poll_cpu {
+            b.setup_sqpoll_cpu(cpu);
+        }
+    }
+    if job.hipri {
+        b.setup_iopoll();
+    }
+    Ok((b.build(job.iodepth.next_power_of_two())?, false))
+}
+
+fn explain_setup(job: &JobSpec, e: io::Error) -> String {
+    let what = match e.raw_os_error() {
+        Some(libc::ENOSYS) => "this kernel has no io_uring (ENOSYS)".to_string(),
+        Some(libc::EPERM) if job.sqthread_poll => {
+            "not permitted (EPERM): sqthread_poll needs CAP_SYS_NICE on kernels before 5.11, \
+             and io_uring may be disabled (sysctl kernel.io_uring_disabled)"
+                .to_string()
+        }
+        Some(libc::EPERM) => "not permitted (EPERM): io_uring is disabled for this process \
+             (sysctl kernel.io_uring_disabled, or a seccomp policy)"
+            .to_string(),
+        Some(libc::ENOMEM) => format!(
+            "out of memory for a ring of {} entries (ENOMEM): lower --iodepth",
+            job.iodepth.next_power_of_two()
+        ),
+        _ => e.to_string(),
+    };
+    format!("--ioengine=io_uring: cannot set up a ring: {what}")
+}
+
+/// Checks that this kernel can run `job` on io_uring (ring setup with its options and every
+/// opcode it will use), without touching any file. The error is a one-line usage message.
+pub fn probe(job: &JobSpec) -> Result<(), String> {
+    let (ring, _) = build_ring(job).map_err(|e| explain_setup(job, e))?;
+    let mut p = Probe::new();
+    if let Err(e) = ring.submitter().register_probe(&mut p) {
+        // Kernels before 5.6 have no probe, and no READ/WRITE either.
+        return Err(format!(
+            "--ioengine=io_uring: this kernel's io_uring is too old (probe failed: {e}); \
+             iogauge needs Linux 5.6 or later"
+        ));
+    }
+    let needed: &[(u8, &str)] = if job.numpages > 1 {
+        &[
+            (opcode::Readv::CODE, "READV"),
+            (opcode::Writev::CODE, "WRITEV"),
+        ]
+    } else if job.fixedbufs {
+        &[
+            (opcode::ReadFixed::CODE, "READ_FIXED"),
+            (opcode::WriteFixed::CODE, "WRITE_FIXED"),
+        ]
+    } else {
+        &[(opcode::Read::CODE, "READ"), (opcode::Write::CODE, "WRITE")]
+    };
+    for (code, name) in needed {
+        if !p.is_supported(*code) {
+            return Err(format!(
+                "--ioengine=io_uring: this kernel's io_uring lacks IORING_OP_{name}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Uring {
+    pub fn new(files: Vec<OwnedFd>, job: &JobSpec) -> io::Result<Self> {
+        let (ring, deferred) =
+            build_ring(job).map_err(|e| io::Error::other(explain_setup(job, e)))?;
+        if job.registerfiles && !files.is_empty() {
+            let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
+            ring.submitter().register_files(&fds).map_err(|e| {
+                io::Error::other(format!(
+                    "--registerfiles: registering the files failed: {e}"
+                ))
+            })?;
+        }
+        Ok(Uring {
+            ring,
+            fixed_files: job.registerfiles,
+            fixed_bufs: job.fixedbufs,
+            must_enter: job.hipri || deferred,
+            rw_flags: if job.nowait { libc::RWF_NOWAIT } else { 0 },
+            files,
+        })
+    }
+
+    /// Builds the SQE for `u`'s remainder; `user_data` is the slab slot.
+    fn entry(&self, slot: u32, u: &mut IoUnit) -> squeue::Entry {
+        let (dir, offset, file) = (u.dir, u.next_offset(), u.file);
+        let flags = self.rw_flags;
+        macro_rules! sqe {
+            ($op:ident, $fd:expr, $($arg:expr),*) => {
+                opcode::$op::new($fd, $($arg),*).offset(offset).rw_flags(flags).build()
+            };
+        }
+        // The same opcodes over a raw or a registered descriptor (distinct types).
+        macro_rules! build {
+            ($fd:expr) => {{
+                let fd = $fd;
+                if u.npages() > 1 {
+                    let iov = u.iovecs();
+                    let (p, n) = (iov.as_ptr(), iov.len() as u32);
+                    match dir {
+                        Dir::Read => sqe!(Readv, fd, p, n),
+                        Dir::Write => sqe!(Writev, fd, p, n),
+                    }
+                } else {
+                    let (p, len) = u.rest_raw();
+                    let len = len as u32;
+                    // Registered buffer index = slab slot (one page per unit with fixedbufs).
+                    let idx = slot as u16;
+                    match (dir, self.fixed_bufs) {
+                        (Dir::Read, false) => sqe!(Read, fd, p, len),
+                        (Dir::Write, false) => sqe!(Write, fd, p.cast_const(), len),
+                        (Dir::Read, true) => sqe!(ReadFixed, fd, p, len, idx),
+                        (Dir::Write, true) => sqe!(WriteFixed, fd, p.cast_const(), len, idx),
+                    }
+                }
+            }};
+        }
+        let e = if self.fixed_files {
+            build!(types::Fixed(file as u32))
+        } else {
+            build!(types::Fd(self.files[file].as_raw_fd()))
+        };
+        e.user_data(u64::from(slot))
+    }
+}
+
+/// Retries a ring syscall interrupted by a signal (Ctrl-C is handled through the stop flag).
+fn retry<T>(mut f: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    loop {
+        match f() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            r => return r,
+        }
+    }
+}
+
+impl Engine for Uring {
+    const QUEUED: bool = true;
+
+    #[inline]
+    fn queue(&mut self, slot: u32, u: &mut IoUnit) -> Queued {
+        let e = self.entry(slot, u);
+        // The ring has at least iodepth entries and at most iodepth units exist, so the
+        // submission queue cannot be full; commit and retry if a kernel ever disagrees.
+        // SAFETY: the SQE points into `u`'s buffers and iovecs, which the slab keeps alive
+        // and untouched until this slot's completion is reaped.
+        while unsafe { self.ring.submission().push(&e) }.is_err() {
+            if let Err(err) = self.commit() {
+                return Queued::Done(Err(err));
+            }
+        }
+        Queued::Queued
+    }
+
+    #[inline]
+    fn commit(&mut self) -> io::Result<()> {
+        if self.ring.submission().is_empty() {
+            return Ok(());
+        }
+        retry(|| self.ring.submit()).map(drop)
+    }
+
+    #[inline]
+    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<()> {
+        let mut got = 0;
+        let mut polled = false;
+        loop {
+            for cqe in self.ring.completion().take(max - got) {
+                out.push(Completion {
+                    slot: cqe.user_data() as u32,
+                    res: cqe.result(),
+                });
+                got += 1;
+            }
+            // With IOPOLL or deferred task work, completions appear only when we enter the
+            // kernel: do so once even when not asked to wait.
+            if got >= min && (got > 0 || !self.must_enter || polled) {
+                return Ok(());
+            }
+            polled = true;
+            let want = min - got.min(min);
+            retry(|| self.ring.submitter().submit_and_wait(want))?;
+        }
+    }
+
+    fn register(&mut self, units: &mut [IoUnit]) -> io::Result<()> {
+        if !self.fixed_bufs {
+            return Ok(());
+        }
+        let iovs: Vec<libc::iovec> = units.iter().map(|u| u.page_iovec(0)).collect();
+        // SAFETY: the buffers belong to the slab, which outlives the ring (the worker drops
+        // the engine first) and never reallocates.
+        unsafe { self.ring.submitter().register_buffers(&iovs) }.map_err(|e| {
+            let hint = if e.raw_os_error() == Some(libc::ENOMEM) {
+                ": the locked-memory limit is too low (ulimit -l) for registered buffers"
+            } else {
+                ""
+            };
+            io::Error::new(
+                e.kind(),
+                format!("--fixedbufs: registering buffers failed: {e}{hint}"),
+            )
+        })
+    }
+
+    fn fsync(&mut self, file: usize) -> io::Result<()> {
+        Ok(rustix::fs::fsync(&self.files[file])?)
+    }
+}
