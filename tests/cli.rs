@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "cli/engines.rs"]
+mod engines;
+
 fn bin() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin!("iogauge"))
 }

@@ -128,6 +128,9 @@ struct SlotState {
     dirty: bool,
     /// update: write this block back once its read completes.
     write_back: bool,
+    /// The write's sequence number (its stamp), taken in workload order when the I/O is
+    /// prepared, so what is written does not depend on the order of completions.
+    write_seq: u64,
 }
 
 /// Why the loop stops issuing I/O.
@@ -162,7 +165,6 @@ struct Loop<'w, 'a, E: Engine> {
     /// Committed, not yet reaped.
     in_kernel: usize,
     template: AlignedBuf,
-    rng: Xoshiro256PlusPlus,
     wl: Workload,
     exhausted: bool,
     halt: Halt,
@@ -219,7 +221,6 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         pending: Vec::with_capacity(depth),
         in_kernel: 0,
         template,
-        rng,
         wl: workload(job, job.seed),
         exhausted: false,
         halt: Halt::No,
@@ -379,6 +380,8 @@ impl<E: Engine> Loop<'_, '_, E> {
                 let wb = self.wl.next();
                 debug_assert!(wb.is_some_and(|w| w.dir == Dir::Write && w.offset == io.offset));
                 s.write_back = true;
+                s.write_seq = self.write_seq;
+                self.write_seq += 1;
             }
             if io.dir == Dir::Write {
                 self.prepare_write(i, false);
@@ -406,20 +409,26 @@ impl<E: Engine> Loop<'_, '_, E> {
     /// just read, which keeps the data read.
     fn prepare_write(&mut self, i: usize, write_back: bool) {
         let (u, s) = (&mut self.slab[i], &mut self.st[i]);
-        if s.dirty && !write_back {
-            copy_template(u, &self.template);
+        if !write_back {
+            s.write_seq = self.write_seq;
+            self.write_seq += 1;
+            if s.dirty {
+                copy_template(u, &self.template);
+            }
         }
         s.dirty = false;
         match self.w.job.data {
-            DataMode::Random => stamp(u, self.write_seq),
+            DataMode::Random => stamp(u, s.write_seq),
             DataMode::Refill => {
+                // Seeded by the sequence number: the same bytes whatever the completion order.
+                let seed = self.w.job.seed ^ s.write_seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
                 for page in u.pages_mut() {
-                    self.rng.fill_bytes(page);
+                    rng.fill_bytes(page);
                 }
             }
             DataMode::Zero => {}
         }
-        self.write_seq += 1;
     }
 
     /// Hands slot `slot` to the engine; a synchronous engine completes it here.

@@ -1,0 +1,454 @@
+//! The engines' conformance and their options: the same workload through every engine, at
+//! depth 1 and 32, buffered and direct, must move the same bytes in the same number of I/Os
+//! and leave the same file contents; numpages must be one call over N buffers; io_uring's
+//! options must reach the kernel or fail with a clear message.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{counts, iogauge, job, run_json, stderr, tmp};
+
+/// Whether io_uring runs here; prints the reason when it does not.
+fn uring_available(dir: &Path) -> bool {
+    let f = dir.join("probe");
+    let o = iogauge(&[
+        "run",
+        "--ioengine=io_uring",
+        &format!("--filename={}", f.display()),
+        "--size=64k",
+        "--output-format=json",
+    ]);
+    if o.status.success() {
+        return true;
+    }
+    eprintln!("SKIP io_uring: {}", stderr(&o).trim());
+    false
+}
+
+/// Whether O_DIRECT works in `dir`.
+fn direct_available(dir: &Path) -> bool {
+    let f = dir.join("probe-direct");
+    let o = iogauge(&[
+        "run",
+        "--direct=1",
+        &format!("--filename={}", f.display()),
+        "--size=64k",
+        "--output-format=json",
+    ]);
+    if o.status.success() {
+        return true;
+    }
+    eprintln!("SKIP direct: {}", stderr(&o).trim());
+    false
+}
+
+/// FNV-1a over the file's bytes: equal contents, equal hashes.
+fn content_hash(path: &Path) -> (u64, u64) {
+    let data = std::fs::read(path).expect("kept file");
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for b in &data {
+        h = (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+    }
+    (data.len() as u64, h)
+}
+
+/// Runs one workload, keeps the file, and returns the counts and the file's content hash.
+fn outcome(dir: &Path, tag: &str, args: &[String]) -> ((u64, u64, u64, u64), (u64, u64)) {
+    let f = dir.join(tag);
+    let mut all: Vec<String> = vec![format!("--filename={}", f.display()), "--keep".into()];
+    all.extend_from_slice(args);
+    let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+    let r = run_json(&refs, 0);
+    let j = job(&r);
+    assert!(j["error"].is_null(), "{tag}: {}", j["error"]);
+    let c = counts(j);
+    let h = content_hash(&f);
+    std::fs::remove_file(&f).unwrap();
+    (c, h)
+}
+
+#[test]
+fn every_engine_gives_the_same_counts_and_contents() {
+    let d = tmp();
+    let mut engines = vec!["psync", "sync", "pvsync", "pvsync2"];
+    if uring_available(d.path()) {
+        engines.push("io_uring");
+    }
+    let directs: &[&str] = if direct_available(d.path()) {
+        &["0", "1"]
+    } else {
+        &["0"]
+    };
+    const SIZE: u64 = 2 << 20;
+    let mut checked = 0;
+    for rw in [
+        "read",
+        "write",
+        "randread",
+        "randwrite",
+        "rw",
+        "randrw",
+        "update",
+    ] {
+        for bs in [4096u64, 131072] {
+            for direct in directs {
+                let mut seen: BTreeMap<String, _> = BTreeMap::new();
+                for engine in &engines {
+                    for depth in ["1", "32"] {
+                        let args: Vec<String> = vec![
+                            format!("--rw={rw}"),
+                            format!("--bs={bs}"),
+                            format!("--size={SIZE}"),
+                            format!("--ioengine={engine}"),
+                            format!("--iodepth={depth}"),
+                            format!("--direct={direct}"),
+                        ];
+                        let tag = format!("{rw}-{bs}-d{direct}-{engine}-q{depth}");
+                        seen.insert(tag.clone(), outcome(d.path(), &tag, &args));
+                        checked += 1;
+                    }
+                }
+                // The same workload as numpages=4 of bs/4: one call over 4 buffers moves
+                // exactly what one bs-sized call does.
+                let quarter = bs / 4;
+                for engine in engines
+                    .iter()
+                    .filter(|e| !e.starts_with("psync") && **e != "sync")
+                {
+                    let args: Vec<String> = vec![
+                        format!("--rw={rw}"),
+                        format!("--bs={quarter}"),
+                        "--numpages=4".into(),
+                        format!("--size={SIZE}"),
+                        format!("--ioengine={engine}"),
+                        "--iodepth=8".into(),
+                        format!("--direct={direct}"),
+                    ];
+                    let tag = format!("{rw}-{quarter}x4-d{direct}-{engine}");
+                    seen.insert(tag.clone(), outcome(d.path(), &tag, &args));
+                    checked += 1;
+                }
+                let (first_tag, first) = seen.iter().next().unwrap();
+                let per_pass = SIZE / bs * if rw == "update" { 2 } else { 1 };
+                let ((ri, rb, wi, wb), (len, _)) = *first;
+                assert_eq!(ri + wi, per_pass, "{first_tag}: I/O count");
+                assert_eq!(rb + wb, per_pass * bs, "{first_tag}: bytes");
+                assert_eq!(len, SIZE, "{first_tag}: file size");
+                for (tag, o) in &seen {
+                    assert_eq!(o, first, "{tag} differs from {first_tag}");
+                }
+            }
+        }
+    }
+    // Fresh random data per write (refill_buffers) is seeded per write, not per completion.
+    let refill = |engine: &str, depth: &str| {
+        let args: Vec<String> = ["--rw=update", "--size=1m", "--refill_buffers"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([format!("--ioengine={engine}"), format!("--iodepth={depth}")])
+            .collect();
+        outcome(d.path(), &format!("refill-{engine}-{depth}"), &args)
+    };
+    let base = refill("psync", "1");
+    for engine in &engines[1..] {
+        assert_eq!(refill(engine, "32"), base, "refill_buffers on {engine}");
+    }
+    eprintln!("conformance: {checked} runs over engines {engines:?}, direct {directs:?}");
+}
+
+/// The system calls a command makes, counted by strace (None when strace is missing).
+fn strace_counts(args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("strace")
+        .args([
+            "-f",
+            "-c",
+            "-e",
+            "trace=preadv,pwritev,preadv2,pwritev2,pread64,pwrite64",
+        ])
+        .arg(assert_cmd::cargo::cargo_bin!("iogauge"))
+        .args(args)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Calls of `name` in strace -c output.
+fn calls(table: &str, name: &str) -> Option<u64> {
+    table.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        (f.last() == Some(&name)).then(|| f[3].parse().ok())?
+    })
+}
+
+#[test]
+fn numpages_is_one_vectored_call_per_io() {
+    let d = tmp();
+    let f = d.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    // 4 MiB in calls of 16 pages of 64 KiB: 4 calls.
+    let r = run_json(
+        &[
+            &fname,
+            "--rw=write",
+            "--bs=64k",
+            "--numpages=16",
+            "--size=4m",
+            "--ioengine=pvsync",
+        ],
+        0,
+    );
+    let j = job(&r);
+    assert_eq!(counts(j), (0, 0, 4, 4 << 20));
+    assert_eq!(j["engine"]["bytes_per_io"], 1 << 20);
+    assert_eq!(j["engine"]["numpages"], 16);
+    assert_eq!(std::fs::metadata(&f).map(|m| m.len()).ok(), None, "removed");
+
+    let Some(table) = strace_counts(&[
+        "run",
+        &fname,
+        "--rw=write",
+        "--bs=64k",
+        "--numpages=16",
+        "--size=4m",
+        "--ioengine=pvsync2",
+        "--output-format=json",
+    ]) else {
+        eprintln!("SKIP syscall count: strace is not installed");
+        return;
+    };
+    // Layout is not needed for a sequential write, so these are the job's own calls.
+    assert_eq!(calls(&table, "pwritev2"), Some(4), "{table}");
+    assert_eq!(calls(&table, "pwrite64"), None, "{table}");
+}
+
+#[test]
+fn numpages_rules_are_checked_before_anything_runs() {
+    let d = tmp();
+    let f = d.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    for (args, want) in [
+        (
+            vec!["--numpages=4", "--ioengine=psync", "--size=1m"],
+            "--numpages=4: needs a vectored engine",
+        ),
+        (
+            vec!["--numpages=3", "--bs=64k", "--size=1m", "--ioengine=pvsync"],
+            "not a multiple of bs x numpages",
+        ),
+        (
+            vec!["--numpages=1025", "--ioengine=pvsync", "--size=1m"],
+            "--numpages=1025",
+        ),
+        (
+            vec![
+                "--fixedbufs",
+                "--numpages=2",
+                "--ioengine=io_uring",
+                "--size=1m",
+            ],
+            "--fixedbufs",
+        ),
+        (
+            vec!["--fixedbufs", "--size=1m"],
+            "applies only to ioengine=io_uring",
+        ),
+        (
+            vec!["--hipri", "--ioengine=pvsync2", "--size=1m"],
+            "--hipri=1: needs direct=1",
+        ),
+        (
+            vec!["--nowait", "--ioengine=psync", "--size=1m"],
+            "--nowait",
+        ),
+        (
+            vec!["--iodepth=0", "--ioengine=io_uring", "--size=1m"],
+            "--iodepth=0",
+        ),
+        (
+            vec!["--iodepth=5000", "--ioengine=io_uring", "--size=1m"],
+            "--iodepth=5000",
+        ),
+    ] {
+        let mut all = vec!["run", &fname];
+        all.extend(args.iter().copied());
+        let o = iogauge(&all);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert_eq!(e.lines().count(), 1, "{args:?}: {e}");
+        assert!(e.contains(want), "{args:?}: want {want:?} in {e}");
+        assert!(!f.exists(), "{args:?} created the file");
+    }
+}
+
+#[test]
+fn iodepth_with_a_sync_engine_warns() {
+    let d = tmp();
+    let fname = format!("--filename={}", d.path().join("f").display());
+    let o = iogauge(&[
+        "run",
+        &fname,
+        "--size=64k",
+        "--iodepth=16",
+        "--output-format=json",
+    ]);
+    assert!(o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("iodepth=16 has no effect with ioengine=psync"),
+        "{e}"
+    );
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(job(&r)["engine"]["iodepth"], 1);
+}
+
+#[test]
+fn io_uring_keeps_the_queue_full_and_splits_latency() {
+    let d = tmp();
+    if !uring_available(d.path()) {
+        return;
+    }
+    let fname = format!("--filename={}", d.path().join("f").display());
+    let r = run_json(
+        &[
+            &fname,
+            "--rw=randread",
+            "--size=8m",
+            "--ioengine=io_uring",
+            "--iodepth=16",
+        ],
+        0,
+    );
+    let j = job(&r);
+    assert_eq!(counts(j), (2048, 8 << 20, 0, 0));
+    let rd = &j["read"];
+    for k in ["lat_ns", "slat_ns", "clat_ns"] {
+        assert_eq!(rd[k]["count"], 2048, "{k}");
+    }
+    // slat + clat = lat for every I/O, so the means add up (to rounding).
+    let mean = |k: &str| rd[k]["mean"].as_f64().unwrap();
+    let sum = mean("slat_ns") + mean("clat_ns");
+    assert!(
+        (sum - mean("lat_ns")).abs() <= 1.0 + mean("lat_ns") * 1e-9,
+        "{rd}"
+    );
+    // Time at each depth adds to 100%; most of it with 8 or more in flight.
+    let levels = &j["iodepth"]["pct_time"];
+    let total: f64 = levels
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_f64().unwrap())
+        .sum();
+    assert!((total - 100.0).abs() < 0.01, "{levels}");
+    let deep = levels["8"].as_f64().unwrap() + levels["16"].as_f64().unwrap();
+    assert!(deep > 50.0, "queue not kept full: {levels}");
+    assert_eq!(j["engine"]["name"], "io_uring");
+
+    // A synchronous engine has no submission phase, and one I/O in flight at most.
+    let r = run_json(&[&fname, "--rw=randread", "--size=1m"], 0);
+    let j = job(&r);
+    assert!(j["read"]["slat_ns"].is_null());
+    assert_eq!(j["iodepth"]["pct_time"]["2"], 0.0);
+}
+
+#[test]
+fn io_uring_options_reach_the_kernel_or_fail_clearly() {
+    let d = tmp();
+    if !uring_available(d.path()) {
+        return;
+    }
+    let f = d.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    for opts in [
+        vec!["--fixedbufs"],
+        vec!["--registerfiles"],
+        vec!["--fixedbufs", "--registerfiles"],
+        vec!["--sqthread_poll"],
+        vec![
+            "--iodepth_batch_submit=8",
+            "--iodepth_batch_complete_min=4",
+            "--iodepth_low=4",
+        ],
+        vec!["--iodepth_batch_complete_min=0"],
+    ] {
+        let mut args = vec![
+            fname.as_str(),
+            "--rw=randrw",
+            "--size=4m",
+            "--ioengine=io_uring",
+            "--iodepth=16",
+        ];
+        args.extend(opts.iter().copied());
+        let mut all = vec!["run", "--output-format=json"];
+        all.extend(args.iter().copied());
+        let o = iogauge(&all);
+        if o.status.code() == Some(2) && opts == ["--sqthread_poll"] {
+            eprintln!("SKIP sqthread_poll: {}", stderr(&o).trim());
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(0), "{opts:?}: {}", stderr(&o));
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let (ri, _, wi, _) = counts(job(&r));
+        assert_eq!(ri + wi, 1024, "{opts:?}");
+        let features = job(&r)["engine"]["features"].to_string();
+        for o in &opts {
+            let name = o.trim_start_matches("--").split('=').next().unwrap();
+            if !name.starts_with("iodepth") {
+                assert!(features.contains(name), "{name} missing from {features}");
+            }
+        }
+    }
+    // hipri needs a device with poll queues; this one (virtio, tmpfs) has none: the job must
+    // fail with the reason, not hang or report nonsense.
+    if direct_available(d.path()) {
+        let o = iogauge(&[
+            "run",
+            &fname,
+            "--rw=randread",
+            "--size=1m",
+            "--ioengine=io_uring",
+            "--direct=1",
+            "--hipri",
+            "--output-format=json",
+        ]);
+        match o.status.code() {
+            Some(0) => eprintln!("hipri: this device supports polled I/O"),
+            Some(1) => {
+                let e = stderr(&o);
+                assert!(e.contains("poll queues"), "{e}");
+                eprintln!("SKIP hipri: not supported by this device (as expected here)");
+            }
+            c => panic!("hipri: exit {c:?}: {}", stderr(&o)),
+        }
+        assert!(!f.exists());
+    }
+}
+
+#[test]
+fn pvsync2_applies_write_through_per_call() {
+    let d = tmp();
+    let f = d.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    let r = run_json(
+        &[
+            &fname,
+            "--rw=write",
+            "--size=256k",
+            "--ioengine=pvsync2",
+            "--sync=dsync",
+        ],
+        0,
+    );
+    let j = job(&r);
+    assert_eq!(
+        j["engine"]["per_call_flags"],
+        serde_json::json!(["RWF_DSYNC"])
+    );
+    let flags = j["files"][0]["open_flags"].to_string();
+    assert!(!flags.contains("O_DSYNC"), "{flags}");
+    assert_eq!(counts(j), (0, 0, 64, 256 << 10));
+}
