@@ -12,7 +12,7 @@ use std::time::Duration;
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::engine::{AlignedBuf, Engine, EngineUser, IoUnit, Queued};
+use crate::engine::{AlignedBuf, Completion, Engine, EngineUser, IoUnit, Queued};
 use crate::spec::workload::{Dir, Region, Workload};
 use crate::spec::{DataMode, JobSpec, RwMode};
 use crate::stats::{Clock, CpuUsage, DirStats, JobStats, Sample};
@@ -164,6 +164,8 @@ struct Loop<'w, 'a, E: Engine> {
     pending: Vec<u32>,
     /// Committed, not yet reaped.
     in_kernel: usize,
+    /// Completions of the current reap (kept to reuse its allocation).
+    cq: Vec<Completion>,
     template: AlignedBuf,
     wl: Workload,
     exhausted: bool,
@@ -220,6 +222,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         free: (0..depth as u32).rev().collect(),
         pending: Vec::with_capacity(depth),
         in_kernel: 0,
+        cq: Vec::with_capacity(depth),
         template,
         wl: workload(job, job.seed),
         exhausted: false,
@@ -487,12 +490,13 @@ impl<E: Engine> Loop<'_, '_, E> {
     /// stopping, or a flush due), at least one then, and on until `iodepth_low` is reached.
     fn reap(&mut self) {
         let job = self.w.job;
-        let mut cq = Vec::with_capacity(self.in_kernel);
+        let mut cq = std::mem::take(&mut self.cq);
         let full = self.free.is_empty()
             || self.exhausted
             || self.halt != Halt::No
             || self.fsync_due.is_some();
         if !full {
+            self.cq = cq;
             return;
         }
         // iodepth_batch_complete_min=0: poll the completion queue without sleeping.
@@ -505,7 +509,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             };
             if let Err(e) = self.engine.reap(min, job.complete_max as usize, &mut cq) {
                 self.fail_ring(e);
-                return;
+                break;
             }
             if cq.is_empty() {
                 continue;
@@ -528,9 +532,10 @@ impl<E: Engine> Loop<'_, '_, E> {
                 self.housekeeping(now);
             }
             if self.in_kernel <= job.depth_low as usize || self.in_kernel == 0 {
-                return;
+                break;
             }
         }
+        self.cq = cq;
     }
 
     /// Accounts a finished transfer of slot `slot` (`t_sub`: when it reached the kernel).
