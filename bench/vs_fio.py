@@ -8,7 +8,7 @@ state within seconds, so only many short, interleaved pairs resolve a 3% target:
 6 s gave per-round ratios from 0.64 to 1.34 for the same code, and 10 rounds of 3 s medians of
 0.91-1.12 in one run and 1.015-1.026 in another. Prints per-round numbers and the median ratio
 iogauge/fio for IOPS, MiB/s and CPU time per I/O, checks the targets, and writes the table to
-bench/results/DATE-HOST.md. Installs fio (Debian package) when it is missing.
+bench/results/DATE-HHMM-HOST.md. Installs fio (Debian package) when it is missing.
 
 Usage: python3 bench/vs_fio.py [--rounds N] [--seconds S] [--disk-rounds N] [--disk-seconds S]
                                [--dir DIR] [--only CASE,...]
@@ -185,8 +185,9 @@ def main():
     text = "\n".join(lines + summary) + "\n"
     print(text)
     if not a.no_save:
-        out = os.path.join(ROOT, "bench", "results",
-                           datetime.date.today().isoformat() + "-" + m["host"] + ".md")
+        # Date and time in the name: several runs a day must not overwrite each other.
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d-%H%M")
+        out = os.path.join(ROOT, "bench", "results", stamp + "-" + m["host"] + ".md")
         with open(out, "w") as f:
             f.write(text)
         print("saved", out)

@@ -5,9 +5,11 @@
 //!
 //! ```text
 //! argv / profile ─► spec::Section (fio key=value) ─► spec::resolve ─► spec::Plan
-//!   target::check (safety, space, alignment; nothing created yet)
+//!   target::check (safety, space, alignment, io_uring support; nothing created yet)
 //!   runner::run: per group: target::prepare_group, target::open_job, one thread per job,
-//!                start barrier, engine + spec::workload loop, stats recorded per I/O
+//!                start barrier, then one generic loop per job over a slab of iodepth I/O
+//!                units: workload → engine.queue (sync engines complete here) → commit →
+//!                reap → stats recorded per I/O (total, submission, completion latency)
 //!   stats merged (+=) ─► result::RunReport ─► report::{text, json}
 //! ```
 //!

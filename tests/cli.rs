@@ -833,7 +833,8 @@ fn one_job_failing_stops_the_others_and_everything_is_removed() {
         "reader ran {:?}",
         jobs[0].stats.elapsed
     );
-    assert!(jobs[0].stats.dirs[0].ios > 0);
+    // The reader may be stopped before its first I/O (the writer fills 4 MiB in about a
+    // millisecond), so only its early end is asserted, not a count.
     assert_eq!(jobs[1].error.as_ref().unwrap().errno, Some(libc::ENOSPC));
     assert!(outcome.failed() && !outcome.interrupted);
     assert!(targets.remove_created().is_empty());

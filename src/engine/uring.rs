@@ -112,6 +112,20 @@ pub fn probe(job: &JobSpec) -> Result<(), String> {
             ));
         }
     }
+    if job.fixedbufs {
+        // One page, registered and released with the ring: proves the feature and the
+        // locked-memory accounting work here before any file is created.
+        let mut page = super::AlignedBuf::zeroed(super::buf::ALIGN);
+        let iov = [libc::iovec {
+            iov_base: page.as_mut_ptr().cast(),
+            iov_len: page.len(),
+        }];
+        // SAFETY: `page` outlives `ring`, which is dropped (unregistering it) first.
+        unsafe { ring.submitter().register_buffers(&iov) }
+            .map_err(|e| format!("--fixedbufs: this kernel refused to register a buffer: {e}"))?;
+        drop(ring);
+        drop(page);
+    }
     Ok(())
 }
 

@@ -452,3 +452,62 @@ fn pvsync2_applies_write_through_per_call() {
     assert!(!flags.contains("O_DSYNC"), "{flags}");
     assert_eq!(counts(j), (0, 0, 64, 256 << 10));
 }
+
+#[test]
+fn io_uring_stops_cleanly_on_enospc_and_on_ctrl_c() {
+    let d = tmp();
+    if !uring_available(d.path()) {
+        return;
+    }
+    if let Some(fs) = super::SmallFs::mount("4m") {
+        let f = fs.path().join("big");
+        let o = iogauge(&[
+            "run",
+            "--output-format=json",
+            &format!("--filename={}", f.display()),
+            "--rw=write",
+            "--bs=16k",
+            "--numpages=4",
+            "--size=16m",
+            "--ioengine=io_uring",
+            "--iodepth=16",
+            "--skip-space-check",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let err = &job(&r)["error"];
+        assert_eq!(err["errno"].as_i64(), Some(libc::ENOSPC as i64), "{err}");
+        let written = counts(job(&r)).3;
+        assert!(
+            written > 0 && written <= 4 << 20 && written % (64 << 10) == 0,
+            "{written}"
+        );
+        assert!(super::entries(fs.path()).is_empty(), "created file removed");
+    }
+
+    let f = d.path().join("f");
+    let child = super::bin()
+        .args(["run", &format!("--filename={}", f.display()), "--size=16m"])
+        .args(["--rw=randrw", "--ioengine=io_uring", "--iodepth=32"])
+        .args(["--time_based", "--runtime=60", "--output-format=json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let sent = std::time::Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["interrupted"], true);
+    let (ri, _, wi, _) = counts(job(&r));
+    assert!(ri > 0 && wi > 0);
+    assert!(!f.exists(), "file removed after Ctrl-C");
+}
