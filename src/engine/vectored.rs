@@ -5,7 +5,7 @@
 //! call instead of at open).
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 use super::{Engine, IoUnit, Queued};
 use crate::spec::workload::Dir;
@@ -21,31 +21,36 @@ impl Pvsync {
     }
 }
 
-/// The kernel's result as bytes moved.
-fn result(n: isize) -> io::Result<usize> {
-    if n < 0 {
+/// One vectored call for the rest of `u`: `call(fd, dir, iovecs, count, offset)` is the raw
+/// syscall, given iovecs that point into the unit's own page buffers.
+#[inline]
+fn vectored(
+    files: &[OwnedFd],
+    u: &mut IoUnit,
+    call: impl FnOnce(RawFd, Dir, *const libc::iovec, libc::c_int, libc::off_t) -> isize,
+) -> Queued {
+    let fd = files[u.file].as_raw_fd();
+    let (dir, offset) = (u.dir, u.next_offset() as libc::off_t);
+    let iov = u.iovecs();
+    let n = call(fd, dir, iov.as_ptr(), iov.len() as libc::c_int, offset);
+    Queued::Done(if n < 0 {
         Err(io::Error::last_os_error())
     } else {
         Ok(n as usize)
-    }
+    })
 }
 
 impl Engine for Pvsync {
     #[inline]
     fn queue(&mut self, _: u32, u: &mut IoUnit) -> Queued {
-        let fd = self.files[u.file].as_raw_fd();
-        let (dir, offset) = (u.dir, u.next_offset() as libc::off_t);
-        let iov = u.iovecs();
-        let n = iov.len() as libc::c_int;
         // SAFETY: the iovecs point into the unit's own page buffers, valid and exclusively
         // ours for the duration of the call; fd is open.
-        let r = unsafe {
+        vectored(&self.files, u, |fd, dir, iov, n, off| unsafe {
             match dir {
-                Dir::Read => libc::preadv(fd, iov.as_ptr(), n, offset),
-                Dir::Write => libc::pwritev(fd, iov.as_ptr(), n, offset),
+                Dir::Read => libc::preadv(fd, iov, n, off),
+                Dir::Write => libc::pwritev(fd, iov, n, off),
             }
-        };
-        Queued::Done(result(r))
+        })
     }
 
     fn fsync(&mut self, file: usize) -> io::Result<()> {
@@ -104,18 +109,14 @@ impl Pvsync2 {
 impl Engine for Pvsync2 {
     #[inline]
     fn queue(&mut self, _: u32, u: &mut IoUnit) -> Queued {
-        let fd = self.files[u.file].as_raw_fd();
-        let (dir, offset) = (u.dir, u.next_offset() as libc::off_t);
-        let iov = u.iovecs();
-        let n = iov.len() as libc::c_int;
+        let (rf, wf) = (self.read_flags, self.write_flags);
         // SAFETY: as in Pvsync::queue.
-        let r = unsafe {
+        vectored(&self.files, u, |fd, dir, iov, n, off| unsafe {
             match dir {
-                Dir::Read => libc::preadv2(fd, iov.as_ptr(), n, offset, self.read_flags),
-                Dir::Write => libc::pwritev2(fd, iov.as_ptr(), n, offset, self.write_flags),
+                Dir::Read => libc::preadv2(fd, iov, n, off, rf),
+                Dir::Write => libc::pwritev2(fd, iov, n, off, wf),
             }
-        };
-        Queued::Done(result(r))
+        })
     }
 
     fn fsync(&mut self, file: usize) -> io::Result<()> {

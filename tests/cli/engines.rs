@@ -10,12 +10,12 @@ use serde_json::Value;
 
 use super::{counts, iogauge, job, run_json, stderr, tmp};
 
-/// Whether io_uring runs here; prints the reason when it does not.
-fn uring_available(dir: &Path) -> bool {
-    let f = dir.join("probe");
+/// Whether a small job with `opt` runs in `dir`; prints the reason when it does not.
+fn runs_here(dir: &Path, what: &str, opt: &str) -> bool {
+    let f = dir.join(format!("probe-{what}"));
     let o = iogauge(&[
         "run",
-        "--ioengine=io_uring",
+        opt,
         &format!("--filename={}", f.display()),
         "--size=64k",
         "--output-format=json",
@@ -23,25 +23,16 @@ fn uring_available(dir: &Path) -> bool {
     if o.status.success() {
         return true;
     }
-    eprintln!("SKIP io_uring: {}", stderr(&o).trim());
+    eprintln!("SKIP {what}: {}", stderr(&o).trim());
     false
 }
 
-/// Whether O_DIRECT works in `dir`.
+fn uring_available(dir: &Path) -> bool {
+    runs_here(dir, "io_uring", "--ioengine=io_uring")
+}
+
 fn direct_available(dir: &Path) -> bool {
-    let f = dir.join("probe-direct");
-    let o = iogauge(&[
-        "run",
-        "--direct=1",
-        &format!("--filename={}", f.display()),
-        "--size=64k",
-        "--output-format=json",
-    ]);
-    if o.status.success() {
-        return true;
-    }
-    eprintln!("SKIP direct: {}", stderr(&o).trim());
-    false
+    runs_here(dir, "direct", "--direct=1")
 }
 
 /// FNV-1a over the file's bytes: equal contents, equal hashes.
