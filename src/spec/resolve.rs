@@ -812,6 +812,50 @@ mod tests {
     }
 
     #[test]
+    fn queue_options_follow_fios_defaults_and_clamps() {
+        let j = one(&[("ioengine", "io_uring"), ("iodepth", "32")]).unwrap();
+        assert_eq!(
+            (
+                j.iodepth,
+                j.batch_submit,
+                j.complete_min,
+                j.complete_max,
+                j.depth_low
+            ),
+            (32, 1, 1, 1, 32)
+        );
+        let j = one(&[
+            ("ioengine", "io_uring"),
+            ("iodepth", "16"),
+            ("iodepth_batch", "0"),
+            ("iodepth_batch_complete_min", "4"),
+            ("iodepth_batch_complete_max", "2"),
+            ("iodepth_low", "64"),
+        ])
+        .unwrap();
+        // batch 0 = iodepth; max never below min; low never above iodepth.
+        assert_eq!(
+            (j.batch_submit, j.complete_min, j.complete_max, j.depth_low),
+            (16, 4, 4, 16)
+        );
+        let p = resolve(
+            &[section(&[("iodepth", "8"), ("ioengine", "pvsync")])],
+            false,
+        )
+        .unwrap();
+        assert_eq!(p.groups[0].jobs[0].iodepth, 1);
+        assert!(p.warnings[0].contains("iodepth=8 has no effect with ioengine=pvsync"));
+        let j = one(&[
+            ("ioengine", "pvsync"),
+            ("bufno", "8"),
+            ("bs", "64k"),
+            ("size", "4m"),
+        ])
+        .unwrap();
+        assert_eq!((j.numpages, j.xfer()), (8, 512 << 10));
+    }
+
+    #[test]
     fn iec_suffix_warns() {
         let p = resolve(&[section(&[("bs", "1MiB"), ("size", "10m")])], false).unwrap();
         assert_eq!(p.groups[0].jobs[0].bs, 1_000_000);
