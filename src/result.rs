@@ -290,12 +290,16 @@ fn depth_report(d: &crate::stats::DepthStats) -> DepthReport {
 pub fn engine_report(job: &crate::spec::JobSpec) -> EngineReport {
     use crate::spec::EngineKind as K;
     let vectored = job.numpages > 1;
+    let buffers = match job.numpages {
+        1 => "one buffer".to_string(),
+        n => format!("{n} buffers"),
+    };
     let calls = match job.engine {
         K::Psync => "pread/pwrite".to_string(),
         K::Sync => "read/write (lseek when not sequential)".to_string(),
-        K::Pvsync => format!("preadv/pwritev over {} buffers", job.numpages),
-        K::Pvsync2 => format!("preadv2/pwritev2 over {} buffers", job.numpages),
-        K::IoUring if vectored => format!("IORING_OP_READV/WRITEV over {} buffers", job.numpages),
+        K::Pvsync => format!("preadv/pwritev over {buffers}"),
+        K::Pvsync2 => format!("preadv2/pwritev2 over {buffers}"),
+        K::IoUring if vectored => format!("IORING_OP_READV/WRITEV over {buffers}"),
         K::IoUring if job.fixedbufs => "IORING_OP_READ_FIXED/WRITE_FIXED".to_string(),
         K::IoUring => "IORING_OP_READ/WRITE".to_string(),
         K::Null => "none (null engine)".to_string(),
