@@ -151,10 +151,15 @@ fn measurement(o: &mut String, m: &Measurement) {
     if let Some(s) = &m.sync {
         lat_lines(o, "fsync", s, LatUnit::for_ns(s.mean));
     }
-    let cells: Vec<String> = m
-        .iodepth
-        .pct_time
-        .iter()
+    // Levels in numeric order (the JSON map's keys sort as text).
+    let mut levels: Vec<(&String, &f64)> = m.iodepth.pct_time.iter().collect();
+    levels.sort_by_key(|(k, _)| {
+        k.trim_start_matches(">=")
+            .parse::<u32>()
+            .unwrap_or(u32::MAX)
+    });
+    let cells: Vec<String> = levels
+        .into_iter()
         .filter(|(_, p)| **p >= 0.05)
         .map(|(k, p)| format!("{k}: {p:.1}%"))
         .collect();

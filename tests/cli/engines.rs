@@ -338,6 +338,30 @@ fn io_uring_keeps_the_queue_full_and_splits_latency() {
     let deep = levels["8"].as_f64().unwrap() + levels["16"].as_f64().unwrap();
     assert!(deep > 50.0, "queue not kept full: {levels}");
     assert_eq!(j["engine"]["name"], "io_uring");
+    // The text report names the engine and lists the depth levels in numeric order.
+    let o = iogauge(&[
+        "run",
+        &fname,
+        "--rw=randread",
+        "--size=8m",
+        "--ioengine=io_uring",
+        "--iodepth=16",
+    ]);
+    let text = super::stdout(&o);
+    assert!(
+        text.contains("engine io_uring: IORING_OP_READ/WRITE"),
+        "{text}"
+    );
+    let depth = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("depth"))
+        .unwrap();
+    let levels: Vec<u32> = depth
+        .split_whitespace()
+        .filter_map(|w| w.strip_suffix(':'))
+        .map(|l| l.trim_start_matches(">=").parse().unwrap())
+        .collect();
+    assert!(!levels.is_empty() && levels.is_sorted(), "{depth}");
 
     // A synchronous engine has no submission phase, and one I/O in flight at most.
     let r = run_json(&[&fname, "--rw=randread", "--size=1m"], 0);
