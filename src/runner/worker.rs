@@ -164,6 +164,8 @@ struct Loop<'w, 'a, E: Engine> {
     pending: Vec<u32>,
     /// Committed, not yet reaped.
     in_kernel: usize,
+    /// The ring itself failed (submit or wait): what is in flight cannot be drained.
+    ring_broken: bool,
     /// Completions of the current reap (kept to reuse its allocation).
     cq: Vec<Completion>,
     template: AlignedBuf,
@@ -222,6 +224,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         free: (0..depth as u32).rev().collect(),
         pending: Vec::with_capacity(depth),
         in_kernel: 0,
+        ring_broken: false,
         cq: Vec::with_capacity(depth),
         template,
         wl: workload(job, job.seed),
@@ -335,8 +338,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                 continue;
             }
             self.reap();
-            if self.error.is_some() && self.in_kernel + self.pending.len() > 0 && self.ring_failed()
-            {
+            if self.ring_broken {
                 return;
             }
         }
@@ -349,12 +351,6 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.halt = Halt::Abort;
         }
         self.halt != Halt::No
-    }
-
-    /// Whether the last error was the ring itself failing (not one I/O): then nothing more
-    /// can be drained.
-    fn ring_failed(&self) -> bool {
-        self.error.as_ref().is_some_and(|e| e.direction.is_none())
     }
 
     /// Queues new I/O while there are free slots and work left.
@@ -631,9 +627,8 @@ impl<E: Engine> Loop<'_, '_, E> {
                 errno: e.raw_os_error(),
                 message: format!("io_uring: {e}"),
             });
-        } else if let Some(err) = &mut self.error {
-            err.direction = None;
         }
+        self.ring_broken = true;
         self.halt = Halt::Abort;
         self.w.stop.store(true, Ordering::Relaxed);
     }
