@@ -290,8 +290,13 @@ fn depth_report(d: &crate::stats::DepthStats) -> DepthReport {
 pub fn engine_report(job: &crate::spec::JobSpec) -> EngineReport {
     use crate::spec::EngineKind as K;
     let vectored = job.numpages > 1;
+    let calls_per_io = crate::engine::IoUnit::calls_per_io(job.numpages);
     let buffers = match job.numpages {
         1 => "one buffer".to_string(),
+        n if calls_per_io > 1 => format!(
+            "{n} buffers, {calls_per_io} calls per I/O (at most {} iovec entries per call)",
+            crate::engine::unit::IOV_MAX
+        ),
         n => format!("{n} buffers"),
     };
     let calls = match job.engine {

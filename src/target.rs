@@ -2,7 +2,11 @@
 //! created (existence, permissions, safety, alignment, free space), creates and lays out test
 //! files (fully written, never sparse), opens them with the requested cache flags, drops their
 //! cached pages, and removes what it created. It never writes to a file it did not create, or to
-//! a block device, unless the user allowed it. It runs no workload and keeps no statistics.
+//! a block device, unless the user allowed it: files it creates carry an extended attribute
+//! (`user.iogauge.created`), so a file kept by an earlier run (`--keep`, SASIOTEST's `-w`,
+//! sqlio's test file) may be written again, and anything else needs `--allow-overwrite`. A run
+//! that writes a file holds an exclusive `flock` on it, so a second writer is refused (as
+//! SASIOTEST refuses one) while readers go on. It runs no workload and keeps no statistics.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -57,6 +61,8 @@ struct Need {
     layout_from: Option<usize>,
     /// First group that uses it (it is created just before that group runs).
     first_group: usize,
+    /// Some job of the run writes it (so the run holds its write lock).
+    written: bool,
 }
 
 /// The checked plan's files, and what this run created.
@@ -64,7 +70,32 @@ struct Need {
 pub struct Targets {
     needs: BTreeMap<PathBuf, Need>,
     created: Vec<PathBuf>,
+    /// Open descriptors holding the write lock of every file the run writes.
+    locks: Vec<OwnedFd>,
     pub warnings: Vec<String>,
+}
+
+/// The extended attribute that marks a file iogauge created.
+pub const CREATED_MARK: &str = "user.iogauge.created";
+
+/// Whether `p` carries iogauge's mark (it created the file in an earlier run).
+pub fn created_by_iogauge(p: &Path) -> bool {
+    let mut buf = [0u8; 16];
+    rustix::fs::getxattr(p, CREATED_MARK, &mut buf[..]).is_ok()
+}
+
+/// Takes the exclusive write lock on `fd` without waiting.
+fn lock_for_writing(fd: &OwnedFd, p: &Path) -> Result<(), TargetError> {
+    use rustix::fs::FlockOperation;
+    match rustix::fs::flock(fd, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(()),
+        Err(rustix::io::Errno::WOULDBLOCK) => Err(usage(format!(
+            "{}: another process is writing this file (it holds iogauge's write lock); one \
+             writer per file at a time, readers may share it",
+            p.display()
+        ))),
+        Err(e) => Err(io_err(p, "cannot lock for writing", e.into())),
+    }
 }
 
 /// The directory holding `p` (`.` for a bare file name).
@@ -119,6 +150,18 @@ pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
     }
     if !safety.skip_space_check {
         check_space(&t)?;
+    }
+    let written: Vec<PathBuf> = t
+        .needs
+        .iter()
+        .filter(|(_, n)| n.written && n.exists && n.kind == Kind::Regular)
+        .map(|(p, _)| p.clone())
+        .collect();
+    for p in written {
+        let fd = rustix::fs::open(&p, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+            .map_err(|e| usage(format!("{}: cannot open: {}", p.display(), io::Error::from(e))))?;
+        lock_for_writing(&fd, &p)?;
+        t.locks.push(fd);
     }
     Ok(t)
 }
@@ -224,7 +267,7 @@ fn check_job(
         job.size = Some(size);
     }
     let extent = job.offset + per_file_bytes(job);
-    let needs_layout = job.rw != RwMode::Write;
+    let needs_layout = job.rw != RwMode::Write || job.overwrite;
 
     for (p, meta) in paths.iter().zip(&metas) {
         let known = t.needs.get(p).cloned();
@@ -239,7 +282,10 @@ fn check_job(
             } else {
                 m.len()
             };
-            if job.rw.writes() && !safety.allow_overwrite {
+            if job.rw.writes()
+                && !safety.allow_overwrite
+                && !(kind == Kind::Regular && created_by_iogauge(p))
+            {
                 let what = if kind == Kind::BlockDevice {
                     "is a block device: writing destroys whatever it holds"
                 } else {
@@ -250,7 +296,7 @@ fn check_job(
                     p.display()
                 )));
             }
-            if len < extent {
+            if len < extent && !(kind == Kind::Regular && created_by_iogauge(p)) {
                 if kind == Kind::BlockDevice {
                     return Err(usage(format!(
                         "--size: {} is {len} bytes, the job needs offset + size = {extent} bytes",
@@ -315,8 +361,10 @@ fn check_job(
             extent: 0,
             layout_from: None,
             first_group: gi,
+            written: false,
         });
         entry.extent = entry.extent.max(extent);
+        entry.written |= job.rw.writes();
         if needs_layout && entry.layout_from.is_none() {
             entry.layout_from = Some(gi);
         }
@@ -392,13 +440,25 @@ impl Targets {
             }
             let fresh = !n.exists && !self.created.contains(&p);
             if fresh {
-                rustix::fs::open(
+                let fd = rustix::fs::open(
                     &p,
                     OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC,
                     Mode::from_raw_mode(0o644),
                 )
                 .map_err(|e| io_err(&p, "cannot create", e.into()))?;
                 self.created.push(p.clone());
+                // Best effort: a file system without user xattrs leaves the file unmarked, and
+                // a later run needs --allow-overwrite to write it.
+                let _ = rustix::fs::fsetxattr(
+                    &fd,
+                    CREATED_MARK,
+                    b"1",
+                    rustix::fs::XattrFlags::empty(),
+                );
+                if n.written {
+                    lock_for_writing(&fd, &p)?;
+                    self.locks.push(fd);
+                }
             }
             let len = fs::metadata(&p)
                 .map_err(|e| io_err(&p, "cannot stat", e))?

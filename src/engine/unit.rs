@@ -6,6 +6,9 @@
 use super::AlignedBuf;
 use crate::spec::workload::Dir;
 
+/// Most iovec entries one preadv/pwritev or READV/WRITEV accepts (Linux's UIO_MAXIOV).
+pub const IOV_MAX: usize = 1024;
+
 /// One I/O: where it goes, the memory it moves, and how far it has got.
 pub struct IoUnit {
     pub dir: Dir,
@@ -80,11 +83,13 @@ impl IoUnit {
     }
 
     /// The untransferred remainder as iovecs: every page on the first try; after a short
-    /// transfer, the partial page's tail and the pages after it. The pointers stay valid until
-    /// the next call that takes `&mut self`.
+    /// transfer, the partial page's tail and the pages after it. At most [`IOV_MAX`] entries:
+    /// a unit of more pages takes several calls, each continuing where the last one ended, as
+    /// after a short transfer. The pointers stay valid until the next call that takes
+    /// `&mut self`.
     pub fn iovecs(&mut self) -> &[libc::iovec] {
         if self.done == 0 {
-            return &self.iov;
+            return &self.iov[..self.iov.len().min(IOV_MAX)];
         }
         let (first, skip) = (self.done / self.page_len, self.done % self.page_len);
         self.iov_rest.clear();
@@ -94,7 +99,13 @@ impl IoUnit {
             v.iov_base = unsafe { v.iov_base.cast::<u8>().add(skip) }.cast();
             v.iov_len -= skip;
         }
+        self.iov_rest.truncate(IOV_MAX);
         &self.iov_rest
+    }
+
+    /// Calls one whole transfer takes when none is short.
+    pub fn calls_per_io(npages: u32) -> u32 {
+        npages.div_ceil(IOV_MAX as u32)
     }
 
     /// Address and length of the remainder of a single-page unit, for engines that hand raw
@@ -132,5 +143,17 @@ mod tests {
             assert_eq!(u.page_iovec(i).iov_base as usize % 4096, 0);
         }
         assert_eq!(u.next_offset(), 4196);
+    }
+
+    #[test]
+    fn more_pages_than_iov_max_take_several_calls() {
+        let mut u = IoUnit::new(512, 2500);
+        assert_eq!(u.iovecs().len(), IOV_MAX);
+        u.done = 512 * IOV_MAX;
+        assert_eq!(u.iovecs().len(), IOV_MAX);
+        u.done = 512 * 2 * IOV_MAX;
+        assert_eq!(u.iovecs().len(), 2500 - 2 * IOV_MAX);
+        assert_eq!(IoUnit::calls_per_io(2500), 3);
+        assert_eq!(IoUnit::calls_per_io(1024), 1);
     }
 }

@@ -99,6 +99,7 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
     };
     let passes = (!job.time_based).then_some(u64::from(job.loops));
     Workload::new(job.rw, region, job.read_pct, job.randommap, seed, passes)
+        .with_stride(job.stride_blocks)
 }
 
 /// Makes each written block unique (defeating deduplication) without the cost of refilling:

@@ -60,7 +60,9 @@ pub static OPTIONS: &[OptionDef] = &[
         default: Some("read"),
         help: "I/O pattern: read, write, randread, randwrite, rw/readwrite (mixed sequential), \
                randrw (mixed random), update (random read of a block, then write of the same \
-               block: SAS UPDATE/MODIFY, SASIOTEST -rw).",
+               block: SAS UPDATE/MODIFY, SASIOTEST -rw). A sequential pattern may end in \
+               ':GAP' (fio's offset modifier): skip GAP bytes, a multiple of bs, after each \
+               I/O, wrapping to the start at the end of the region.",
     },
     OptionDef {
         name: "rwmixread",
@@ -203,12 +205,14 @@ pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "numpages",
         aliases: &["bufno"],
-        kind: Kind::Int { min: 1, max: 1024 },
+        kind: Kind::Int { min: 1, max: 65536 },
         default: Some("1"),
         help: "Pages of bs bytes moved by each call, as one iovec of numpages separate \
                buffers (SAS SGIO: BUFNO x BUFSIZE; SASIOTEST -numpages). Each I/O transfers \
                bs x numpages. Needs pvsync, pvsync2 or io_uring; with numpages > 1 the size \
-               per file must be a multiple of bs x numpages.",
+               per file must be a multiple of bs x numpages. Linux takes at most 1024 iovec \
+               entries per call (IOV_MAX): above that each I/O is several calls of up to 1024 \
+               pages, timed as one I/O.",
     },
     OptionDef {
         name: "fixedbufs",
@@ -304,6 +308,22 @@ pub static OPTIONS: &[OptionDef] = &[
         default: Some("0"),
         help: "fsync at the end of the job, inside the measured time, so buffered writes are \
                counted when they reach storage.",
+    },
+    OptionDef {
+        name: "overwrite",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Lay out a new file in full before a sequential write job starts, so the job \
+               overwrites existing blocks instead of extending the file (random writes and \
+               reads always get a laid-out file).",
+    },
+    OptionDef {
+        name: "stonewall",
+        aliases: &["wait_for_previous"],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Start a new group: this job waits until every job before it has finished.",
     },
     OptionDef {
         name: "norandommap",

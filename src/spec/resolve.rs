@@ -169,6 +169,12 @@ pub struct JobSpec {
     pub fadvise: Fadvise,
     pub fsync_every: u32,
     pub end_fsync: bool,
+    /// Lay out a new file before a sequential write job (fio's `overwrite`).
+    pub overwrite: bool,
+    /// This job starts a new group (`stonewall`).
+    pub stonewall: bool,
+    /// Sequential patterns: blocks from one I/O to the next (1 = contiguous; `rw=read:GAP`).
+    pub stride_blocks: u64,
     pub randommap: bool,
     pub seed: u64,
     pub data: DataMode,
@@ -215,7 +221,8 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
     for section in sections {
         let (jobs, warnings) = resolve_section(section)?;
         plan.warnings.extend(warnings);
-        if separate_groups || plan.groups.is_empty() {
+        let stonewall = jobs.first().is_some_and(|j| j.stonewall);
+        if separate_groups || stonewall || plan.groups.is_empty() {
             plan.groups.push(Group::default());
         }
         plan.groups
@@ -377,7 +384,8 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
     if name.is_empty() || name.contains('/') || name.contains('\0') {
         return Err(v.error("name", "expected a job name without '/'".into()));
     }
-    let rw = match v.choice("rw")?.as_str() {
+    let (rw_word, gap) = rw_and_gap(&v)?;
+    let rw = match rw_word.as_str() {
         "read" => RwMode::Read,
         "write" => RwMode::Write,
         "randread" => RwMode::RandRead,
@@ -587,6 +595,9 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
         fadvise,
         fsync_every,
         end_fsync: v.bool("end_fsync")?,
+        overwrite: v.bool("overwrite")?,
+        stonewall: v.bool("stonewall")?,
+        stride_blocks: stride_blocks(&v, rw, gap, bs * u64::from(numpages))?,
         randommap: !v.bool("norandommap")?,
         seed,
         data,
@@ -601,6 +612,51 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
         })
         .collect();
     Ok((jobs, warnings))
+}
+
+/// `rw` and its optional `:GAP` suffix (bytes).
+fn rw_and_gap(v: &Values<'_>) -> Result<(String, u64), SpecError> {
+    let (text, _) = v.text("rw").expect("rw has a default");
+    let (word, gap) = match text.split_once(':') {
+        Some((w, g)) => (w.trim().to_ascii_lowercase(), Some(g.trim())),
+        None => (text.trim().to_ascii_lowercase(), None),
+    };
+    if !options::RW_MODES.contains(&word.as_str()) {
+        return Err(v.error(
+            "rw",
+            format!("expected one of {}, optionally with ':GAP'", options::RW_MODES.join(", ")),
+        ));
+    }
+    let gap = match gap {
+        None => 0,
+        Some(g) => match value::parse_size(g) {
+            Ok(s) => s.bytes,
+            Err(accepted) => {
+                return Err(v.error("rw", format!("the gap after ':' must be {accepted}")));
+            }
+        },
+    };
+    Ok((word, gap))
+}
+
+/// Blocks between consecutive sequential I/Os: 1 + gap / (bs x numpages).
+fn stride_blocks(v: &Values<'_>, rw: RwMode, gap: u64, xfer: u64) -> Result<u64, SpecError> {
+    if gap == 0 {
+        return Ok(1);
+    }
+    if rw.is_random() {
+        return Err(v.error(
+            "rw",
+            "a ':GAP' applies to sequential patterns only (read, write, rw)".into(),
+        ));
+    }
+    if gap % xfer != 0 {
+        return Err(v.error(
+            "rw",
+            format!("the gap ({gap} bytes) must be a multiple of bs x numpages ({xfer} bytes)"),
+        ));
+    }
+    Ok(1 + gap / xfer)
 }
 
 struct Queue {

@@ -118,6 +118,8 @@ pub struct Workload {
     pending_write: Option<u64>,
     /// I/Os left when size-bounded; `None` when time-bounded.
     remaining: Option<u64>,
+    /// Sequential: blocks from one I/O to the next.
+    stride: u64,
 }
 
 impl Workload {
@@ -144,7 +146,15 @@ impl Workload {
             cursor: [0, 0],
             pending_write: None,
             remaining: passes.map(|p| p.saturating_mul(per_pass)),
+            stride: 1,
         }
+    }
+
+    /// Sequential patterns skip `stride - 1` blocks after each I/O (fio's `rw=read:GAP`),
+    /// wrapping to the first block when the next would be past the end.
+    pub fn with_stride(mut self, stride: u64) -> Self {
+        self.stride = stride.max(1);
+        self
     }
 
     /// I/Os left in a size-bounded job.
@@ -175,10 +185,11 @@ impl Workload {
     fn sequential_block(&mut self, dir: Dir) -> u64 {
         let c = &mut self.cursor[dir as usize];
         let b = *c;
-        *c = if b + 1 == self.region.total_blocks() {
+        let next = b + self.stride;
+        *c = if next >= self.region.total_blocks() {
             0
         } else {
-            b + 1
+            next
         };
         b
     }
@@ -294,6 +305,15 @@ mod tests {
             .collect();
         let pass = [(0, 8192), (1, 8192), (0, 12288), (1, 12288)];
         assert_eq!(got, [pass, pass].concat());
+    }
+
+    #[test]
+    fn a_gap_skips_blocks_and_wraps_to_the_start() {
+        let got: Vec<_> = Workload::new(RwMode::Read, region(1, 10), 0, true, 1, Some(1))
+            .with_stride(4)
+            .map(|i| (i.offset - 8192) / 4096)
+            .collect();
+        assert_eq!(got, [0, 4, 8, 0, 4, 8, 0, 4, 8, 0]);
     }
 
     #[test]
