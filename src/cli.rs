@@ -35,6 +35,8 @@ pub enum Request {
         tool: ToolOptions,
     },
     Options,
+    /// A legacy tool's command line (`iogauge sasiotest|sqlio|iotest ...`).
+    Legacy(crate::compat::Invocation),
     /// Help or version text to print; exit 0.
     Print(String),
 }
@@ -130,6 +132,19 @@ pub fn command() -> Command {
                 ),
         ))
         .subcommand(Command::new("options").about("List every workload option with type, default and meaning"))
+        .subcommand(legacy("sasiotest", "SAS's SASIOTEST: iogauge sasiotest FILE [-r|-w|-rw] [-seq|-ran] [-filesize N] [-pagesize N] [-sgio -numpages M] [-unbuffered] [-writethru]"))
+        .subcommand(legacy("sqlio", "Microsoft's sqlio: iogauge sqlio [-kR|-kW] [-s<secs>] [-f<pattern>] [-o<n>] [-b<KB>] [-t<n>] [-B<N|Y|H|S>] [-L<S|P>] [-F<param file>] [file]; --batch FILE"))
+        .subcommand(legacy("iotest", "SAS's iotest.sh: iogauge iotest -i N -t DIR -b BLOCKS -s KB"))
+}
+
+/// A personality's entry, for `iogauge --help` (its arguments are parsed by `compat`).
+fn legacy(name: &'static str, about: &'static str) -> Command {
+    Command::new(name).about(about).disable_help_flag(true).arg(
+        Arg::new("args")
+            .num_args(0..)
+            .allow_hyphen_values(true)
+            .trailing_var_arg(true),
+    )
 }
 
 fn one_line(e: &clap::Error) -> String {
@@ -196,6 +211,15 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
 
 /// Parses `args` (including the program name).
 pub fn parse(args: &[String]) -> Result<Request, UsageError> {
+    // Legacy command lines are not clap's: their options are -filesize, -kR, -s60.
+    if let Some(name) = args
+        .get(1)
+        .filter(|a| crate::compat::NAMES.contains(&a.as_str()))
+    {
+        return crate::compat::parse(name, &args[2..])
+            .map(Request::Legacy)
+            .map_err(UsageError);
+    }
     let m = match command().try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {

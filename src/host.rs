@@ -30,6 +30,18 @@ pub struct TargetInfo {
     /// The block device under the file system (or the target itself); `None` when there is
     /// none (tmpfs, network file systems).
     pub device: Option<Device>,
+    /// The file system's space when the target was described (after the run, before clean-up).
+    pub space: Option<Space>,
+}
+
+/// statvfs of a target's file system.
+#[derive(Debug, Clone, Serialize)]
+pub struct Space {
+    pub total_bytes: u64,
+    /// Free for unprivileged users (df's "Available").
+    pub avail_bytes: u64,
+    /// Free including the root reserve.
+    pub free_bytes: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -162,6 +174,7 @@ pub fn describe(path: &Path) -> TargetInfo {
         mount_options: String::new(),
         mount_source: String::new(),
         device: None,
+        space: None,
     };
     let Some(meta) = meta else { return info };
     let dev = if is_block { meta.rdev() } else { meta.dev() };
@@ -171,6 +184,16 @@ pub fn describe(path: &Path) -> TargetInfo {
         info.fs_type = "(raw block device)".into();
         return info;
     }
+    let dir = if meta.is_dir() {
+        path
+    } else {
+        crate::target::parent_dir(path)
+    };
+    info.space = rustix::fs::statvfs(dir).ok().map(|v| Space {
+        total_bytes: v.f_blocks * v.f_frsize,
+        avail_bytes: v.f_bavail * v.f_frsize,
+        free_bytes: v.f_bfree * v.f_frsize,
+    });
     let key = format!("{major}:{minor}");
     let abs = info.path.to_string_lossy().into_owned();
     let best = mounts()

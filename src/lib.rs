@@ -4,13 +4,13 @@
 //! Data flows one way:
 //!
 //! ```text
-//! argv / profile ─► spec::Section (fio key=value) ─► spec::resolve ─► spec::Plan
+//! argv / profile / legacy argv (compat) ─► spec::Section (fio key=value) ─► spec::resolve ─► spec::Plan
 //!   target::check (safety, space, alignment, io_uring support; nothing created yet)
 //!   runner::run: per group: target::prepare_group, target::open_job, one thread per job,
 //!                start barrier, then one generic loop per job over a slab of iodepth I/O
 //!                units: workload → engine.queue (sync engines complete here) → commit →
 //!                reap → stats recorded per I/O (total, submission, completion latency)
-//!   stats merged (+=) ─► result::RunReport ─► report::{text, json}
+//!   stats merged (+=) ─► result::RunReport ─► report::{text, json}, compat::* (legacy output)
 //! ```
 //!
 //! Rules: one spec (every front end becomes sections and the same Plan); only the CLI prints
@@ -18,6 +18,7 @@
 //! know syscalls, not workloads.
 
 pub mod cli;
+pub mod compat;
 pub mod engine;
 pub mod host;
 pub mod profiles;

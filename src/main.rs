@@ -4,8 +4,8 @@
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Instant, SystemTime};
 
 use iogauge::cli::{self, Request, ToolOptions};
@@ -13,7 +13,7 @@ use iogauge::report::{self, Format, human_bytes};
 use iogauge::runner::{self, Event};
 use iogauge::spec::{self, Section};
 use iogauge::target::{self, Safety, TargetError};
-use iogauge::{profiles, result, stats::CpuUsage};
+use iogauge::{compat, profiles, result, stats::CpuUsage};
 
 fn usage_exit(msg: &str) -> ExitCode {
     eprintln!("iogauge: {msg}");
@@ -33,6 +33,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok(Request::Run { section, tool }) => execute(&args, vec![section], false, tool, None),
+        Ok(Request::Legacy(inv)) => legacy(&args, inv),
         Ok(Request::Quick {
             directory,
             size,
@@ -62,31 +63,38 @@ fn main() -> ExitCode {
     }
 }
 
-fn execute(
+/// Set by Ctrl-C or SIGTERM; the handlers are installed once, on first use. A second signal
+/// while stopping exits at once.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    Arc::clone(FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&flag));
+            let _ = signal_hook::flag::register(sig, Arc::clone(&flag));
+        }
+        flag
+    }))
+}
+
+/// A finished run: its report and the exit code it earns.
+struct Measured {
+    report: result::RunReport,
+    code: u8,
+}
+
+/// resolve → check → run → report, printing warnings and the live status line to stderr.
+/// `Err` is a usage error (exit 2) found before anything was created.
+fn measure(
     args: &[String],
-    sections: Vec<Section>,
+    sections: &[Section],
     separate_groups: bool,
-    tool: ToolOptions,
-    summary_labels: Option<&[&str]>,
-) -> ExitCode {
-    let mut plan = match spec::resolve(&sections, separate_groups) {
-        Ok(p) => p,
-        Err(e) => return usage_exit(&e.to_string()),
-    };
-    let safety = Safety {
-        allow_overwrite: tool.allow_overwrite,
-        skip_space_check: tool.skip_space_check,
-    };
-    let mut targets = match target::check(&mut plan, safety) {
-        Ok(t) => t,
-        Err(e) => return usage_exit(&e.to_string()),
-    };
-    let interrupt = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        // A second signal while stopping exits at once.
-        let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&interrupt));
-        let _ = signal_hook::flag::register(sig, Arc::clone(&interrupt));
-    }
+    safety: Safety,
+    keep: bool,
+) -> Result<Measured, String> {
+    let mut plan = spec::resolve(sections, separate_groups).map_err(|e| e.to_string())?;
+    let mut targets = target::check(&mut plan, safety).map_err(|e| e.to_string())?;
+    let interrupt = interrupt_flag();
     let mut warnings = plan.warnings.clone();
     warnings.extend(targets.warnings.iter().cloned());
     for w in &warnings {
@@ -117,12 +125,41 @@ fn execute(
         targets: described,
         warnings,
     };
-    if !tool.keep {
+    // An interrupted or failed run removes what it created, even where files are kept.
+    if !keep || outcome.interrupted || outcome.failed() {
         for (p, e) in targets.remove_created() {
             eprintln!("iogauge: could not remove {}: {e}", p.display());
         }
     }
     let report = result::build(&outcome, context);
+    let code = if outcome.interrupted {
+        130
+    } else if let Some(TargetError::Usage(_)) = outcome.setup_error {
+        2
+    } else if outcome.failed() {
+        1
+    } else {
+        0
+    };
+    Ok(Measured { report, code })
+}
+
+fn execute(
+    args: &[String],
+    sections: Vec<Section>,
+    separate_groups: bool,
+    tool: ToolOptions,
+    summary_labels: Option<&[&str]>,
+) -> ExitCode {
+    let safety = Safety {
+        allow_overwrite: tool.allow_overwrite,
+        skip_space_check: tool.skip_space_check,
+    };
+    let Measured { report, code } =
+        match measure(args, &sections, separate_groups, safety, tool.keep) {
+            Ok(m) => m,
+            Err(e) => return usage_exit(&e),
+        };
     let text = match (tool.format, summary_labels) {
         (Format::Text, Some(labels)) => report::text::summary(&report, labels),
         (f, _) => report::render(f, &report),
@@ -140,14 +177,119 @@ fn execute(
             eprintln!("iogauge: error: {e}");
         }
     }
-    if outcome.interrupted {
-        ExitCode::from(130)
-    } else if let Some(TargetError::Usage(_)) = outcome.setup_error {
-        ExitCode::from(2)
-    } else if outcome.failed() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+    ExitCode::from(code)
+}
+
+/// Runs a legacy tool's command line and prints its output (or, with --json, the report).
+fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
+    use compat::Invocation as I;
+    let safety = |f: &compat::Flags| Safety {
+        allow_overwrite: f.allow_overwrite,
+        skip_space_check: f.skip_space_check,
+    };
+    let run = |step: compat::Step, f: &compat::Flags| {
+        measure(args, &step.sections, false, safety(f), step.keep)
+    };
+    let print = |m: &Measured, f: &compat::Flags, legacy: &dyn Fn(&result::RunReport) -> String| {
+        let text = if f.json {
+            report::render(Format::Json, &m.report)
+        } else {
+            legacy(&m.report)
+        };
+        print!("{text}");
+        let _ = std::io::stdout().flush();
+        if f.json {
+            for e in &m.report.errors {
+                eprintln!("iogauge: error: {e}");
+            }
+        }
+    };
+    match inv {
+        I::Usage(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        I::Sasiotest(t, f) => match run(t.step(), &f) {
+            Ok(m) => {
+                print(&m, &f, &|r| t.render(r));
+                ExitCode::from(m.code)
+            }
+            Err(e) => usage_exit(&e),
+        },
+        I::Sqlio(s, f) => match run(s.step(), &f) {
+            Ok(m) => {
+                print(&m, &f, &|r| s.render(r));
+                ExitCode::from(m.code)
+            }
+            Err(e) => usage_exit(&e),
+        },
+        I::SqlioBatch {
+            items,
+            pause,
+            flags,
+        } => {
+            let interrupt = interrupt_flag();
+            let wait = |d: std::time::Duration| {
+                let end = Instant::now() + d;
+                while Instant::now() < end && !interrupt.load(Ordering::Relaxed) {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+            };
+            let tests = items
+                .iter()
+                .filter(|(i, _)| matches!(i, compat::sqlio::BatchItem::Test { .. }))
+                .count();
+            let mut done = 0;
+            for (item, parsed) in items {
+                if interrupt.load(Ordering::Relaxed) {
+                    return ExitCode::from(130);
+                }
+                let compat::sqlio::BatchItem::Test { line, args: targs } = item else {
+                    if let compat::sqlio::BatchItem::Pause(d) = item {
+                        wait(d);
+                    }
+                    continue;
+                };
+                let s = match parsed.map_or_else(|| compat::sqlio::parse(&targs), Ok) {
+                    Ok(s) => s,
+                    Err(e) => return usage_exit(&format!("batch line {line}: {e}")),
+                };
+                if !flags.json {
+                    println!("[batch line {line}: sqlio {}]", targs.join(" "));
+                }
+                let m = match run(s.step(), &flags) {
+                    Ok(m) => m,
+                    Err(e) => return usage_exit(&format!("batch line {line}: {e}")),
+                };
+                print(&m, &flags, &|r| s.render(r));
+                if m.code != 0 {
+                    eprintln!("iogauge: sqlio batch stopped at line {line}");
+                    return ExitCode::from(m.code);
+                }
+                done += 1;
+                if done < tests && !pause.is_zero() {
+                    wait(pause);
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        I::Iotest(t, f) => {
+            let m = match run(t.step(), &f) {
+                Ok(m) => m,
+                Err(e) => return usage_exit(&e),
+            };
+            let (screen, results) = t.render(&m.report);
+            print(&m, &f, &|_| screen.clone());
+            if let Err(e) = std::fs::write(&t.results, &results) {
+                eprintln!("iogauge: cannot write {}: {e}", t.results.display());
+                return ExitCode::from(1);
+            }
+            target::mark_created(&t.results);
+            if !f.json {
+                println!("\nresults written to {}", t.results.display());
+            }
+            ExitCode::from(m.code)
+        }
     }
 }
 

@@ -137,6 +137,26 @@ pub struct LatReport {
     /// Keyed like fio ("99.900000"), values in ns, each within 0.4% of the exact value and
     /// clamped to [min, max].
     pub percentiles: BTreeMap<String, u64>,
+    /// Total latency only: the non-empty histogram buckets as `[lowest ns, highest ns,
+    /// count]`, ascending; a bucket spans at most 1/128 of its lower bound. Lets reporters draw
+    /// any bucketing (sqlio's per-millisecond rows, fio's latency_ms levels) after the fact.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub histogram_ns: Vec<[u64; 3]>,
+}
+
+impl LatReport {
+    /// I/Os whose latency falls in `[lo_ns, hi_ns)`, from `histogram_ns` (a bucket counts
+    /// where its midpoint falls).
+    pub fn count_between(&self, lo_ns: u64, hi_ns: u64) -> u64 {
+        self.histogram_ns
+            .iter()
+            .filter(|[lo, hi, _]| {
+                let mid = lo + (hi - lo) / 2;
+                mid >= lo_ns && mid < hi_ns
+            })
+            .map(|b| b[2])
+            .sum()
+    }
 }
 
 /// Per-interval rates; the last interval may be partial (its rate uses its true length).
@@ -164,6 +184,13 @@ pub fn percentile_key(p: f64) -> String {
     format!("{p:.6}")
 }
 
+/// Latency with its histogram (for total latency).
+fn lat_report_with_histogram(l: &LatStats) -> Option<LatReport> {
+    let mut r = lat_report(l)?;
+    r.histogram_ns = l.hist.buckets().map(|(lo, hi, c)| [lo, hi, c]).collect();
+    Some(r)
+}
+
 fn lat_report(l: &LatStats) -> Option<LatReport> {
     if l.count() == 0 {
         return None;
@@ -179,6 +206,7 @@ fn lat_report(l: &LatStats) -> Option<LatReport> {
         mean: l.mean_ns(),
         stddev: l.stddev_ns(),
         percentiles,
+        histogram_ns: Vec::new(),
     })
 }
 
@@ -222,7 +250,7 @@ fn dir_report(d: &DirStats, elapsed: Duration) -> DirReport {
         mib_per_s: bw / (1024.0 * 1024.0),
         mb_per_s: bw / 1e6,
         iops: per_s(d.ios, elapsed),
-        lat_ns: lat_report(&d.lat),
+        lat_ns: lat_report_with_histogram(&d.lat),
         slat_ns: lat_report(&d.slat),
         clat_ns: lat_report(&d.clat),
         series,

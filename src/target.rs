@@ -84,6 +84,11 @@ pub fn created_by_iogauge(p: &Path) -> bool {
     rustix::fs::getxattr(p, CREATED_MARK, &mut buf[..]).is_ok()
 }
 
+/// Marks `p` as created by iogauge (best effort: some file systems have no user xattrs).
+pub fn mark_created(p: &Path) {
+    let _ = rustix::fs::setxattr(p, CREATED_MARK, b"1", rustix::fs::XattrFlags::empty());
+}
+
 /// Takes the exclusive write lock on `fd` without waiting.
 fn lock_for_writing(fd: &OwnedFd, p: &Path) -> Result<(), TargetError> {
     use rustix::fs::FlockOperation;
@@ -140,6 +145,15 @@ fn logical_block_size(meta: &fs::Metadata) -> Option<u64> {
     .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
 }
 
+/// The logical block size of the device holding `p` (or, when `p` does not exist, its
+/// directory); `None` where there is no block device (tmpfs).
+pub fn logical_block_size_at(p: &Path) -> Option<u64> {
+    let meta = fs::metadata(p)
+        .or_else(|_| fs::metadata(parent_dir(p)))
+        .ok()?;
+    logical_block_size(&meta)
+}
+
 /// Checks the whole plan before anything is created; fills in sizes taken from existing files.
 pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
     let mut t = Targets::default();
@@ -158,8 +172,14 @@ pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
         .map(|(p, _)| p.clone())
         .collect();
     for p in written {
-        let fd = rustix::fs::open(&p, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
-            .map_err(|e| usage(format!("{}: cannot open: {}", p.display(), io::Error::from(e))))?;
+        let fd =
+            rustix::fs::open(&p, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()).map_err(|e| {
+                usage(format!(
+                    "{}: cannot open: {}",
+                    p.display(),
+                    io::Error::from(e)
+                ))
+            })?;
         lock_for_writing(&fd, &p)?;
         t.locks.push(fd);
     }
@@ -449,12 +469,8 @@ impl Targets {
                 self.created.push(p.clone());
                 // Best effort: a file system without user xattrs leaves the file unmarked, and
                 // a later run needs --allow-overwrite to write it.
-                let _ = rustix::fs::fsetxattr(
-                    &fd,
-                    CREATED_MARK,
-                    b"1",
-                    rustix::fs::XattrFlags::empty(),
-                );
+                let _ =
+                    rustix::fs::fsetxattr(&fd, CREATED_MARK, b"1", rustix::fs::XattrFlags::empty());
                 if n.written {
                     lock_for_writing(&fd, &p)?;
                     self.locks.push(fd);

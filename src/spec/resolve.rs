@@ -624,7 +624,10 @@ fn rw_and_gap(v: &Values<'_>) -> Result<(String, u64), SpecError> {
     if !options::RW_MODES.contains(&word.as_str()) {
         return Err(v.error(
             "rw",
-            format!("expected one of {}, optionally with ':GAP'", options::RW_MODES.join(", ")),
+            format!(
+                "expected one of {}, optionally with ':GAP'",
+                options::RW_MODES.join(", ")
+            ),
         ));
     }
     let gap = match gap {

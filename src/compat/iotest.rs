@@ -1,0 +1,331 @@
+//! `iogauge iotest -i N -t DIR -b BLOCKS -s KB`: SAS's iotest.sh. N writers at once each
+//! write their own file of BLOCKS blocks of KB KiB (dd-like: buffered, one I/O at a time),
+//! then N readers read them back, then the files are removed. Output: per-iteration real
+//! times, the results file's RESULTS (invocation, target details, statistics), and the verdict
+//! the SAS KB asks administrators to reach by hand: MB/s per CPU core against SAS's guidance,
+//! files smaller than RAM, and CPU time against real time.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use super::Step;
+use crate::result::{JobReport, RunReport};
+use crate::spec::{Origin, Section};
+
+pub const USAGE: &str = "\
+iotest (iogauge personality of SAS's iotest.sh)
+
+Usage: iogauge iotest -i N -t DIR -b BLOCKS -s KB [--results FILE]
+
+  -i N        concurrent iterations: N writers at once, then N readers (default 1, at most 256)
+  -t DIR      directory on the file system to test (must exist)
+  -b BLOCKS   blocks per file
+  -s KB       block size in KB (KiB): each file is BLOCKS x KB KiB
+
+Writers write whole blocks, one at a time, through the page cache (as dd does); iogauge
+times each writer up to its final fsync, so a file smaller than RAM is not measured as the
+page cache's speed. Readers read one block at a time after iogauge drops the files' cached
+pages. The files are removed at the end. Results go to iotest.sh.results.N in the current
+directory (or --results FILE), as iotest.sh writes them. MB = 2^20 bytes.
+";
+
+/// A parsed iotest invocation.
+#[derive(Debug, Clone)]
+pub struct Iotest {
+    pub iterations: u32,
+    pub dir: PathBuf,
+    pub blocks: u64,
+    pub block_kb: u64,
+    pub results: PathBuf,
+    /// The invocation as iotest.sh would echo it.
+    pub invocation: String,
+}
+
+fn err(msg: impl Into<String>) -> String {
+    format!("iotest: {}", msg.into())
+}
+
+/// Parses the arguments after `iotest`. `Ok(None)`: no arguments, print the usage.
+pub fn parse(args: &[String]) -> Result<Option<Iotest>, String> {
+    if args.is_empty() {
+        return Ok(None);
+    }
+    let (mut i, mut t, mut b, mut s, mut results) = (None, None, None, None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let (flag, attached) = if a.starts_with("--") {
+            (a.as_str(), None)
+        } else if a.len() > 2 && a.starts_with('-') {
+            (&a[..2], Some(a[2..].to_string()))
+        } else {
+            (a.as_str(), None)
+        };
+        let mut value = || {
+            attached
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| err(format!("{flag} needs a value")))
+        };
+        match flag {
+            "-i" => i = Some(int("-i", &value()?, 1, 256)?),
+            "-t" => t = Some(PathBuf::from(value()?)),
+            "-b" => b = Some(int("-b", &value()?, 1, u64::MAX)?),
+            "-s" => s = Some(int("-s", &value()?, 1, 1 << 20)?),
+            "--results" => results = Some(PathBuf::from(value()?)),
+            other => {
+                return Err(err(format!(
+                    "{other}: unknown option; usage: iotest -i N -t DIR -b BLOCKS -s KB"
+                )));
+            }
+        }
+    }
+    let iterations = i.unwrap_or(1) as u32;
+    let dir = t.ok_or_else(|| err("-t DIR is required: the directory to test"))?;
+    let blocks = b.ok_or_else(|| err("-b BLOCKS is required: blocks per file"))?;
+    let block_kb = s.ok_or_else(|| err("-s KB is required: the block size in KB"))?;
+    if !dir.is_dir() {
+        return Err(err(format!("-t {}: no such directory", dir.display())));
+    }
+    if blocks.checked_mul(block_kb << 10).is_none() {
+        return Err(err(format!(
+            "-b {blocks} -s {block_kb}: the file size overflows"
+        )));
+    }
+    let results =
+        results.unwrap_or_else(|| PathBuf::from(format!("iotest.sh.results.{iterations}")));
+    if results.exists() && !crate::target::created_by_iogauge(&results) {
+        return Err(err(format!(
+            "{}: exists and iogauge did not write it; move it away or pass --results FILE",
+            results.display()
+        )));
+    }
+    let invocation = format!(
+        "iotest.sh -i {iterations} -t {} -b {blocks} -s {block_kb}",
+        dir.display()
+    );
+    Ok(Some(Iotest {
+        iterations,
+        dir,
+        blocks,
+        block_kb,
+        results,
+        invocation,
+    }))
+}
+
+fn int(flag: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
+    v.parse::<u64>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or_else(|| {
+            err(format!(
+                "{flag} {v}: expected a whole number from {min} to {max}"
+            ))
+        })
+}
+
+/// SAS's guidance (KB article): MB/s per core for small to average systems, for large ones,
+/// and the least any SAS file system should give.
+pub const PER_CORE_SMALL_MB_S: f64 = 75.0;
+pub const PER_CORE_LARGE_MB_S: f64 = 100.0;
+pub const MINIMUM_MB_S: f64 = 100.0;
+
+impl Iotest {
+    pub fn file_bytes(&self) -> u64 {
+        self.blocks * (self.block_kb << 10)
+    }
+
+    /// Writers in one group, readers in the next.
+    pub fn step(&self) -> Step {
+        let o = || Origin::Profile("iotest");
+        let pid = std::process::id();
+        let bs = (self.block_kb << 10).to_string();
+        let size = self.file_bytes().to_string();
+        let mut sections = Vec::new();
+        for (phase, rw) in [("writetest", "write"), ("readtest", "read")] {
+            for k in 1..=self.iterations {
+                let file = self.dir.join(format!("iogauge-iotest.{pid}.{k}"));
+                let mut s = Section::new(format!("{phase}.out.{k}"));
+                s.set("filename", &file.to_string_lossy(), o())
+                    .set("rw", rw, o())
+                    .set("bs", &bs, o())
+                    .set("size", &size, o())
+                    .set("ioengine", "psync", o());
+                if rw == "write" {
+                    s.set("end_fsync", "1", o());
+                } else if k == 1 {
+                    s.set("stonewall", "1", o());
+                }
+                sections.push(s);
+            }
+        }
+        Step {
+            sections,
+            keep: false,
+        }
+    }
+
+    /// Screen output and the results file's text.
+    pub fn render(&self, r: &RunReport) -> (String, String) {
+        let mb = self.file_bytes() as f64 / 1048576.0;
+        let jobs = |gi: usize| -> Vec<&JobReport> {
+            r.groups
+                .get(gi)
+                .map_or(Vec::new(), |g| g.jobs.iter().collect())
+        };
+        let (writers, readers) = (jobs(0), jobs(1));
+        let secs = |j: &JobReport| j.measurement.elapsed_ns as f64 / 1e9;
+        let mut o = String::new();
+        for (phase, js) in [("readtest", &readers), ("writetest", &writers)] {
+            for (k, j) in js.iter().enumerate() {
+                let _ = writeln!(o, "iotest.sh-{phase}.out.{}:Real {:.2}", k + 1, secs(j));
+            }
+        }
+        let avg = |js: &[&JobReport]| {
+            if js.is_empty() {
+                0.0
+            } else {
+                js.iter().map(|j| secs(j)).sum::<f64>() / js.len() as f64
+            }
+        };
+        let (rt, wt) = (avg(&readers), avg(&writers));
+        let rate = |t: f64| if t > 0.0 { mb / t } else { 0.0 };
+        let mut res = String::from("\nRESULTS\n-------\n");
+        let _ = writeln!(res, "INVOCATION : {}\n", self.invocation);
+        res += "TARGET DETAILS\n";
+        let _ = writeln!(res, "directory : {}", self.dir.display());
+        if let Some(t) = r.targets.first() {
+            if let Some(sp) = &t.space {
+                let used = sp.total_bytes - sp.free_bytes;
+                let denom = used + sp.avail_bytes;
+                let pct = if denom == 0 {
+                    0
+                } else {
+                    (used * 100).div_ceil(denom)
+                };
+                let _ = writeln!(
+                    res,
+                    "df : {} {} {} {} {pct}% {}",
+                    t.mount_source,
+                    sp.total_bytes / 1024,
+                    used / 1024,
+                    sp.avail_bytes / 1024,
+                    t.mount_point
+                );
+            }
+            let _ = writeln!(
+                res,
+                "mount point : {} on {} type {} ({})",
+                t.mount_source, t.mount_point, t.fs_type, t.mount_options
+            );
+        }
+        let _ = writeln!(
+            res,
+            "filesize : {} bytes or {mb:.2} megabytes\n",
+            self.file_bytes()
+        );
+        res += "STATISTICS\n";
+        let _ = writeln!(res, "average read time in seconds : {rt:.2}");
+        let _ = writeln!(
+            res,
+            "average read throughput rate : {:.2} megabytes per second",
+            rate(rt)
+        );
+        let _ = writeln!(res, "average write time in seconds : {wt:.2}");
+        let _ = writeln!(
+            res,
+            "average write throughput rate : {:.2} megabytes per second",
+            rate(wt)
+        );
+        res += &self.verdict(r, &writers, &readers, mb);
+        (o.clone() + &res + &super::extras(r), o + &res)
+    }
+
+    /// The checks the KB article asks for, done for the reader.
+    fn verdict(
+        &self,
+        r: &RunReport,
+        writers: &[&JobReport],
+        readers: &[&JobReport],
+        mb: f64,
+    ) -> String {
+        let cores = r.host.cpus.max(1) as f64;
+        let mut o = format!(
+            "\nVERDICT (iogauge; MB = 2^20 bytes; {} CPU cores)\n",
+            r.host.cpus
+        );
+        for (name, js) in [("write", writers), ("read", readers)] {
+            if js.is_empty() {
+                continue;
+            }
+            // All streams together: the data moved over the time until the last one ended.
+            let longest = js
+                .iter()
+                .map(|j| j.measurement.elapsed_ns)
+                .max()
+                .unwrap_or(0) as f64
+                / 1e9;
+            let total = if longest > 0.0 {
+                mb * js.len() as f64 / longest
+            } else {
+                0.0
+            };
+            let per_core = total / cores;
+            let grade = if per_core >= PER_CORE_LARGE_MB_S {
+                "meets the guidance for large systems (100+ MB/s per core)"
+            } else if per_core >= PER_CORE_SMALL_MB_S {
+                "meets the guidance for small and average systems (75 MB/s per core), \
+                 below the 100+ for large ones"
+            } else {
+                "BELOW SAS's guidance of 75 MB/s per core"
+            };
+            let _ = writeln!(
+                o,
+                "{name}: {total:.2} MB/s from {} concurrent streams = {per_core:.2} MB/s per core: \
+                 {grade}",
+                js.len()
+            );
+            if total < MINIMUM_MB_S {
+                let _ = writeln!(
+                    o,
+                    "{name}: BELOW the {MINIMUM_MB_S:.0} MB/s SAS asks of any SAS file system"
+                );
+            }
+            // dd's rule of thumb: CPU (user + system) within 10% of real time means the
+            // stream was never waiting on I/O.
+            let (cpu, real) = js.iter().fold((0.0, 0.0), |(c, t), j| {
+                let m = &j.measurement;
+                (
+                    c + m.cpu.user_s + m.cpu.system_s,
+                    t + m.elapsed_ns as f64 / 1e9,
+                )
+            });
+            if real > 0.0 {
+                let share = 100.0 * cpu / real;
+                let _ = writeln!(
+                    o,
+                    "{name}: CPU (user + system) is {share:.0}% of real time: {}",
+                    if share >= 90.0 {
+                        "within 10%, so I/O is not the bottleneck"
+                    } else {
+                        "more than 10% below, so the streams waited on I/O"
+                    }
+                );
+            }
+        }
+        let ram = r.host.memory_bytes;
+        if ram > 0 && self.file_bytes() < ram {
+            let _ = writeln!(
+                o,
+                "WARNING: each file ({:.2} MB) is smaller than RAM ({:.2} MB). The KB asks for \
+                 files larger than RAM, or the page cache answers instead of the disk; iogauge \
+                 flushed each write inside its time and dropped the files' cached pages before \
+                 reading, but caches below the file system can still answer. Use -b so that \
+                 BLOCKS x KB exceeds RAM for a result to quote.",
+                self.file_bytes() as f64 / 1048576.0,
+                ram as f64 / 1048576.0
+            );
+        }
+        o
+    }
+}

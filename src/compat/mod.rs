@@ -1,0 +1,317 @@
+//! Personalities of the legacy tools our users have runbooks for: SASIOTEST (`sasiotest`),
+//! sqlio (`sqlio`) and SAS's iotest.sh (`iotest`). Each one turns its tool's command line into
+//! ordinary sections (they run through the same resolve → run path as everything else, never
+//! an I/O path of their own) and turns the RunReport back into that tool's output, followed,
+//! clearly separated, by what iogauge knows that the old tool did not. Parsing may look at the
+//! file system (does the file exist, how large is it) to give the tool's own errors before
+//! anything runs; it never creates or changes anything, and nothing here prints.
+
+pub mod iotest;
+pub mod sasiotest;
+pub mod sqlio;
+
+use std::fmt::Write;
+
+use crate::report::{LatUnit, human_bytes};
+use crate::result::{DirReport, RunReport, percentile_key};
+use crate::spec::Section;
+
+/// iogauge's own flags, accepted by every personality (anywhere on the line).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Flags {
+    /// Print the full RunReport as JSON instead of the legacy output.
+    pub json: bool,
+    pub allow_overwrite: bool,
+    pub skip_space_check: bool,
+}
+
+/// Splits iogauge's `--` flags from a legacy argument list.
+pub fn split_flags(args: &[String]) -> Result<(Vec<String>, Flags), String> {
+    let mut rest = Vec::new();
+    let mut f = Flags::default();
+    for a in args {
+        match a.as_str() {
+            "--json" => f.json = true,
+            "--allow-overwrite" => f.allow_overwrite = true,
+            "--skip-space-check" => f.skip_space_check = true,
+            s if s.starts_with("--")
+                && !s.starts_with("--batch")
+                && !s.starts_with("--pause")
+                && !s.starts_with("--results") =>
+            {
+                return Err(format!(
+                    "{s}: unknown iogauge flag here; the personalities accept --json, \
+                     --allow-overwrite and --skip-space-check"
+                ));
+            }
+            _ => rest.push(normalize_dash(a)),
+        }
+    }
+    Ok((rest, f))
+}
+
+/// Runbooks are copied from PDFs, whose typesetting turns `-w` into `–w`: read en and em
+/// dashes at the start of an argument as the hyphen they were.
+fn normalize_dash(a: &str) -> String {
+    match a.strip_prefix(['\u{2013}', '\u{2014}']) {
+        Some(rest) => format!("-{rest}"),
+        None => a.to_string(),
+    }
+}
+
+/// What a legacy command line asks for.
+#[derive(Debug)]
+pub enum Invocation {
+    /// Print this usage text (exit 0).
+    Usage(&'static str),
+    Sasiotest(sasiotest::Sasiotest, Flags),
+    Sqlio(sqlio::Sqlio, Flags),
+    /// `sqlio --batch FILE [--pause SECS]`: tests (parsed, or `None` when the line needs a
+    /// file an earlier line creates) and pauses, in order.
+    SqlioBatch {
+        items: Vec<(sqlio::BatchItem, Option<sqlio::Sqlio>)>,
+        pause: std::time::Duration,
+        flags: Flags,
+    },
+    Iotest(iotest::Iotest, Flags),
+}
+
+/// The personalities, by command name.
+pub const NAMES: [&str; 3] = ["sasiotest", "sqlio", "iotest"];
+
+/// Parses `iogauge NAME ARGS...` for a personality NAME.
+pub fn parse(name: &str, args: &[String]) -> Result<Invocation, String> {
+    let (args, flags) = split_flags(args)?;
+    match name {
+        "sasiotest" => Ok(match sasiotest::parse(&args)? {
+            None => Invocation::Usage(sasiotest::USAGE),
+            Some(t) => Invocation::Sasiotest(t, flags),
+        }),
+        "iotest" => Ok(match iotest::parse(&args)? {
+            None => Invocation::Usage(iotest::USAGE),
+            Some(t) => Invocation::Iotest(t, flags),
+        }),
+        "sqlio" => {
+            if args.is_empty() {
+                return Ok(Invocation::Usage(sqlio::USAGE));
+            }
+            let batch = args.iter().position(|a| a.starts_with("--batch"));
+            let Some(b) = batch else {
+                return Ok(Invocation::Sqlio(sqlio::parse(&args)?, flags));
+            };
+            let mut file = None;
+            let mut pause = std::time::Duration::ZERO;
+            let mut it = args.iter().skip(b);
+            while let Some(a) = it.next() {
+                let (key, inline) = match a.split_once('=') {
+                    Some((k, v)) => (k, Some(v.to_string())),
+                    None => (a.as_str(), None),
+                };
+                let mut value = || {
+                    inline
+                        .clone()
+                        .or_else(|| it.next().cloned())
+                        .ok_or_else(|| format!("sqlio: {key} needs a value"))
+                };
+                match key {
+                    "--batch" => file = Some(value()?),
+                    "--pause" => {
+                        let v = value()?;
+                        pause = v
+                            .parse::<u64>()
+                            .map(std::time::Duration::from_secs)
+                            .map_err(|_| format!("sqlio: --pause {v}: expected whole seconds"))?;
+                    }
+                    other => {
+                        return Err(format!(
+                            "sqlio: {other}: with --batch FILE only --pause SECS may follow; the                              tests' options belong in the file"
+                        ));
+                    }
+                }
+            }
+            if b > 0 {
+                return Err(format!(
+                    "sqlio: {}: with --batch FILE the tests' options belong in the file",
+                    args[0]
+                ));
+            }
+            let file = file.expect("--batch seen");
+            Ok(Invocation::SqlioBatch {
+                items: sqlio::read_batch(std::path::Path::new(&file))?,
+                pause,
+                flags,
+            })
+        }
+        other => unreachable!("{other} is not a personality"),
+    }
+}
+
+/// One measured run a personality asks for.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub sections: Vec<Section>,
+    /// Keep the files the run creates (SASIOTEST's written file, sqlio's test file).
+    pub keep: bool,
+}
+
+/// Sizes the SAS tools accept: a number with an optional K, M, G or T (powers of 1024, either
+/// case, an optional trailing B).
+pub fn parse_sas_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let t = t.strip_suffix(['b', 'B']).unwrap_or(t);
+    let (digits, mult) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let m: u64 = match c.to_ascii_lowercase() {
+                'k' => 1 << 10,
+                'm' => 1 << 20,
+                'g' => 1 << 30,
+                't' => 1 << 40,
+                _ => {
+                    return Err(format!(
+                        "'{text}': expected a size such as 8k, 512K, 5m, 2G"
+                    ));
+                }
+            };
+            (&t[..i], m)
+        }
+        _ => (t, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("'{text}': expected a size such as 8k, 512K, 5m, 2G"))
+}
+
+/// The rule separating the legacy output from iogauge's additions.
+const RULE: &str = "---- iogauge: what the legacy tool does not show ----";
+
+/// What iogauge adds below any legacy output: per direction the IOPS, MiB/s and latency
+/// percentiles, how the I/O was issued, CPU cost, and every warning and error.
+pub fn extras(r: &RunReport) -> String {
+    let mut o = format!("\n{RULE}\n");
+    let _ = writeln!(
+        o,
+        "{} {} · kernel {} · {} CPUs · {} RAM",
+        r.tool.name,
+        r.tool.version,
+        r.host.kernel.split(' ').nth(1).unwrap_or(""),
+        r.host.cpus,
+        human_bytes(r.host.memory_bytes)
+    );
+    for t in &r.targets {
+        let dev = t
+            .device
+            .as_ref()
+            .map_or("no block device".to_string(), |d| {
+                format!("/dev/{}", d.name)
+            });
+        let _ = writeln!(o, "target {}: {} · {dev}", t.path.display(), t.fs_type);
+    }
+    for g in &r.groups {
+        let Some(first) = g.jobs.first() else {
+            continue;
+        };
+        let flags = first
+            .files
+            .first()
+            .map_or(String::new(), |f| f.open_flags.join("|"));
+        let _ = writeln!(
+            o,
+            "{}{} job(s): {} · {} · iodepth {}",
+            if r.groups.len() > 1 {
+                format!("group {}: ", g.id + 1)
+            } else {
+                String::new()
+            },
+            g.jobs.len(),
+            first.engine.calls,
+            flags,
+            first.engine.iodepth
+        );
+        for (name, d) in [("read", &g.total.read), ("write", &g.total.write)] {
+            if d.ios > 0 {
+                dir_line(&mut o, name, d);
+            }
+        }
+        let c = &g.total.cpu;
+        let _ = writeln!(
+            o,
+            "  cpu: user {:.3} s, system {:.3} s ({:.1}% + {:.1}% of the elapsed time)",
+            c.user_s, c.system_s, c.usr_pct, c.sys_pct
+        );
+    }
+    for w in &r.warnings {
+        let _ = writeln!(o, "warning: {w}");
+    }
+    for e in &r.errors {
+        let _ = writeln!(o, "error: {e}");
+    }
+    if r.interrupted {
+        let _ = writeln!(
+            o,
+            "interrupted: the figures above cover the time until Ctrl-C"
+        );
+    }
+    o
+}
+
+fn dir_line(o: &mut String, name: &str, d: &DirReport) {
+    let _ = writeln!(
+        o,
+        "  {name}: {} in {} I/Os · {:.2} MiB/s ({:.2} MB/s) · {:.0} IOPS",
+        human_bytes(d.bytes),
+        d.ios,
+        d.mib_per_s,
+        d.mb_per_s,
+        d.iops
+    );
+    if let Some(l) = &d.lat_ns {
+        let unit = LatUnit::for_ns(l.mean);
+        let p = |q: f64| {
+            l.percentiles
+                .get(&percentile_key(q))
+                .map_or("-".into(), |&v| unit.fmt(v as f64))
+        };
+        let _ = writeln!(
+            o,
+            "  {name} latency ({}): min {} · mean {} · p50 {} · p90 {} · p99 {} · p99.9 {} · \
+             max {}",
+            unit.label(),
+            unit.fmt(l.min as f64),
+            unit.fmt(l.mean),
+            p(50.0),
+            p(90.0),
+            p(99.0),
+            p(99.9),
+            unit.fmt(l.max as f64)
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sas_sizes_are_powers_of_1024() {
+        assert_eq!(parse_sas_size("800k"), Ok(800 << 10));
+        assert_eq!(parse_sas_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_sas_size("5m"), Ok(5 << 20));
+        assert_eq!(parse_sas_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_sas_size("10gb"), Ok(10 << 30));
+        assert_eq!(parse_sas_size("8192"), Ok(8192));
+        assert!(parse_sas_size("8x").is_err());
+        assert!(parse_sas_size("0").is_err());
+        assert!(parse_sas_size("").is_err());
+    }
+
+    #[test]
+    fn typeset_dashes_read_as_hyphens() {
+        let (rest, f) =
+            split_flags(&["test.out".into(), "\u{2013}w".into(), "--json".into()]).unwrap();
+        assert_eq!(rest, ["test.out", "-w"]);
+        assert!(f.json);
+    }
+}

@@ -1,0 +1,648 @@
+//! `iogauge sqlio [options] [file...]`: Microsoft's sqlio on Linux. Threads per file become
+//! `numjobs`, outstanding I/Os per thread become io_uring's `iodepth`, `-B` picks the cache
+//! flags (N: O_DIRECT + O_DSYNC, H: O_DIRECT, S: O_DSYNC, Y: cached), and a parameter file
+//! (`-F`) names targets with their thread counts and sizes, creating (expanding) missing files
+//! as sqlio does and keeping them for the next test. `--batch FILE` runs a file of sqlio lines
+//! in order. Output is sqlio's, then iogauge's additions.
+
+use std::fmt::Write;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::Step;
+use crate::result::RunReport;
+use crate::spec::{Origin, Section};
+
+pub const USAGE: &str = "\
+sqlio (iogauge sqlio personality)
+
+Usage: iogauge sqlio [options] [file...]
+       iogauge sqlio --batch FILE [--pause SECS]
+
+  -kR | -kW            kind of I/O: reads (default) or writes
+  -s<secs>             seconds to run (default 30)
+  -f<random|sequential|N>
+                       access pattern: random, sequential, or N = blocks between I/Os
+                       (after each I/O skip N blocks; wraps at the end). Default 64, as sqlio.
+  -o<n>                outstanding I/Os per thread, 1 to 256 (io_uring iodepth; default 1)
+  -b<KB>               I/O size in KB (KiB), 1 to 1024 (default 2)
+  -t<n>                threads per file, 1 to 256 (default 1)
+  -B<N|Y|H|S>          buffering: N = no caching (O_DIRECT + O_DSYNC, default), H = device
+                       cache only (O_DIRECT), S = page cache, written through (O_DSYNC),
+                       Y = page cache (cached)
+  -L<S|P>              print latency metrics and the histogram (both timers are iogauge's
+                       monotonic clock)
+  -F<file>             parameter file: one target per line, 'path threads mask size_MB';
+                       '#' starts a comment; missing files are created to size_MB MB (MiB)
+  -d<dir>[,<dir>...]   run on the same file name in each directory (sqlio's -d<drives>)
+  file                 test file(s), which must exist (default testfile.dat); create them
+                       with a parameter file first
+
+The test file is kept for the next command, as sqlio keeps it. --batch runs a file of sqlio
+command lines ('sqlio' first on each line; 'timeout /T N' lines pause; 'rem', '::', '#' and
+'@echo' lines are skipped) after checking every line; --pause SECS waits between tests.
+iogauge adds --json (the full report) and --allow-overwrite.
+";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    Random,
+    Sequential,
+    /// Blocks skipped after each I/O.
+    Stride(u64),
+}
+
+/// One target file.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub path: PathBuf,
+    pub threads: u32,
+    pub mask: String,
+    /// From a parameter file: the size the file must have, in MiB.
+    pub size_mb: Option<u64>,
+    /// The file's size before the run (`None`: it does not exist yet).
+    pub existing: Option<u64>,
+}
+
+/// A parsed sqlio command line.
+#[derive(Debug, Clone)]
+pub struct Sqlio {
+    pub write: bool,
+    pub secs: u64,
+    pub pattern: Pattern,
+    pub outstanding: u32,
+    pub block_kb: u64,
+    pub buffering: char,
+    pub latency: bool,
+    pub param_file: Option<PathBuf>,
+    pub targets: Vec<Target>,
+    pub notices: Vec<String>,
+}
+
+fn err(msg: impl Into<String>) -> String {
+    format!("sqlio: {}", msg.into())
+}
+
+fn number(opt: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
+    v.parse::<u64>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or_else(|| {
+            err(format!(
+                "{opt}{v}: expected a whole number from {min} to {max}"
+            ))
+        })
+}
+
+/// Parses one sqlio command line (the arguments after `sqlio`).
+pub fn parse(args: &[String]) -> Result<Sqlio, String> {
+    let mut s = Sqlio {
+        write: false,
+        secs: 30,
+        pattern: Pattern::Stride(64),
+        outstanding: 1,
+        block_kb: 2,
+        buffering: 'N',
+        latency: false,
+        param_file: None,
+        targets: Vec::new(),
+        notices: Vec::new(),
+    };
+    let mut threads: Option<u32> = None;
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut files: Vec<String> = Vec::new();
+    for a in args {
+        let Some(body) = a.strip_prefix('-') else {
+            files.push(a.clone());
+            continue;
+        };
+        let mut chars = body.chars();
+        let Some(opt) = chars.next() else {
+            return Err(err("'-': an option letter must follow the dash"));
+        };
+        let v = chars.as_str();
+        let flag = format!("-{opt}");
+        if v.is_empty() {
+            return Err(err(format!(
+                "{flag}: needs its value attached, as in -kW, -s60, -o8, -b64"
+            )));
+        }
+        match opt {
+            'k' => {
+                s.write = match v.to_ascii_uppercase().as_str() {
+                    "R" => false,
+                    "W" => true,
+                    _ => return Err(err(format!("-k{v}: expected -kR (reads) or -kW (writes)"))),
+                }
+            }
+            's' => s.secs = number("-s", v, 1, 7 * 24 * 3600)?,
+            'f' => {
+                s.pattern = match v.to_ascii_lowercase().as_str() {
+                    "random" => Pattern::Random,
+                    "sequential" => Pattern::Sequential,
+                    n => match n.parse::<u64>() {
+                        Ok(0) => Pattern::Sequential,
+                        Ok(k) => Pattern::Stride(k),
+                        Err(_) => {
+                            return Err(err(format!(
+                                "-f{v}: expected -frandom, -fsequential or -f<blocks between I/Os>"
+                            )));
+                        }
+                    },
+                }
+            }
+            'o' => s.outstanding = number("-o", v, 1, 256)? as u32,
+            'b' => s.block_kb = number("-b", v, 1, 1024)?,
+            't' => threads = Some(number("-t", v, 1, 256)? as u32),
+            'B' => {
+                let c = v.to_ascii_uppercase();
+                if !["N", "Y", "H", "S"].contains(&c.as_str()) {
+                    return Err(err(format!(
+                        "-B{v}: expected -BN (no caching), -BH (device cache), -BS (page cache, \
+                         write-through) or -BY (page cache)"
+                    )));
+                }
+                s.buffering = c.chars().next().expect("one letter");
+            }
+            'L' => {
+                if !["S", "P"].contains(&v.to_ascii_uppercase().as_str()) {
+                    return Err(err(format!("-L{v}: expected -LS or -LP")));
+                }
+                s.latency = true;
+            }
+            'F' => s.param_file = Some(PathBuf::from(v)),
+            'd' => {
+                for d in v.split(',') {
+                    let p = PathBuf::from(d);
+                    if !p.is_dir() {
+                        return Err(err(format!(
+                            "-d{v}: '{d}' is not a directory; on Linux -d takes directories \
+                             separated by commas (-d/mnt/e,/mnt/f), not Windows drive letters"
+                        )));
+                    }
+                    dirs.push(p);
+                }
+            }
+            _ => {
+                return Err(err(format!(
+                    "{a}: unknown or unsupported option; accepted: -k -s -f -o -b -t -B -L -F -d"
+                )));
+            }
+        }
+    }
+    if let Some(pf) = s.param_file.clone() {
+        if !files.is_empty() || !dirs.is_empty() {
+            return Err(err(format!(
+                "-F{}: a parameter file names the targets; drop the file names and -d",
+                pf.display()
+            )));
+        }
+        s.targets = read_param_file(&pf)?;
+        if let Some(t) = threads {
+            s.notices.push(format!(
+                "-t{t} ignored: the parameter file sets the threads of each file"
+            ));
+        }
+    } else {
+        if files.is_empty() {
+            files.push("testfile.dat".into());
+        }
+        for f in &files {
+            let paths: Vec<PathBuf> = if dirs.is_empty() {
+                vec![PathBuf::from(f)]
+            } else {
+                dirs.iter().map(|d| d.join(f)).collect()
+            };
+            for path in paths {
+                let existing = fs::metadata(&path).ok().map(|m| m.len());
+                if existing.is_none() {
+                    return Err(err(format!(
+                        "{}: no such file; create it first with a parameter file (-F) that \
+                         gives its size",
+                        path.display()
+                    )));
+                }
+                s.targets.push(Target {
+                    path,
+                    threads: threads.unwrap_or(1),
+                    mask: "0x0".into(),
+                    size_mb: None,
+                    existing,
+                });
+            }
+        }
+    }
+    for t in &s.targets {
+        let size = t.size_mb.map_or(t.existing.unwrap_or(0), |m| m << 20);
+        if size < s.block_kb << 10 {
+            return Err(err(format!(
+                "{}: {size} bytes, smaller than one {} KB I/O",
+                t.path.display(),
+                s.block_kb
+            )));
+        }
+        if t.mask != "0x0" && t.mask != "0" {
+            s.notices.push(format!(
+                "affinity mask {} for {} is not applied: iogauge lets the kernel place threads",
+                t.mask,
+                t.path.display()
+            ));
+        }
+    }
+    Ok(s)
+}
+
+/// `path threads mask size_MB` per line; `#` comments.
+fn read_param_file(pf: &Path) -> Result<Vec<Target>, String> {
+    let text =
+        fs::read_to_string(pf).map_err(|e| err(format!("-F{}: cannot read: {e}", pf.display())))?;
+    let mut targets = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let at = format!("{}:{}", pf.display(), i + 1);
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() != 4 {
+            return Err(err(format!(
+                "{at}: expected 'path threads mask size_MB', got '{line}'"
+            )));
+        }
+        let threads = f[1]
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=256).contains(n))
+            .ok_or_else(|| err(format!("{at}: threads '{}': expected 1 to 256", f[1])))?;
+        let hex = f[2].trim_start_matches("0x").trim_start_matches("0X");
+        if u64::from_str_radix(hex, 16).is_err() {
+            return Err(err(format!(
+                "{at}: mask '{}': expected hex such as 0x0",
+                f[2]
+            )));
+        }
+        let size_mb = f[3]
+            .parse::<u64>()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| err(format!("{at}: size '{}': expected MB, above 0", f[3])))?;
+        let path = PathBuf::from(f[0]);
+        let existing = fs::metadata(&path).ok().map(|m| m.len());
+        if existing.is_none() && !crate::target::parent_dir(&path).is_dir() {
+            return Err(err(format!(
+                "{at}: directory of {} does not exist",
+                path.display()
+            )));
+        }
+        targets.push(Target {
+            path,
+            threads,
+            mask: f[2].to_string(),
+            size_mb: Some(size_mb),
+            existing,
+        });
+    }
+    if targets.is_empty() {
+        return Err(err(format!("-F{}: names no target", pf.display())));
+    }
+    Ok(targets)
+}
+
+impl Sqlio {
+    /// All targets in one group: every thread of every file at once.
+    pub fn step(&self) -> Step {
+        let o = || Origin::Profile("sqlio");
+        let bs = self.block_kb << 10;
+        let mut sections = Vec::new();
+        for (i, t) in self.targets.iter().enumerate() {
+            let mut s = Section::new(format!("sqlio{i}"));
+            let rw = match (self.pattern, self.write) {
+                (Pattern::Random, false) => "randread".to_string(),
+                (Pattern::Random, true) => "randwrite".to_string(),
+                (Pattern::Sequential, false) => "read".to_string(),
+                (Pattern::Sequential, true) => "write".to_string(),
+                (Pattern::Stride(k), w) => {
+                    format!("{}:{}", if w { "write" } else { "read" }, k * bs)
+                }
+            };
+            s.set("filename", &t.path.to_string_lossy(), o())
+                .set("rw", &rw, o())
+                .set("bs", &bs.to_string(), o())
+                .set("numjobs", &t.threads.to_string(), o())
+                .set("ioengine", "io_uring", o())
+                .set("iodepth", &self.outstanding.to_string(), o())
+                .set("runtime", &format!("{}s", self.secs), o())
+                .set("time_based", "1", o())
+                // sqlio keeps whatever the cache holds.
+                .set("invalidate", "0", o());
+            if let Some(mb) = t.size_mb {
+                // Rounded down to whole I/Os.
+                let size = (mb << 20) / bs * bs;
+                s.set("size", &size.to_string(), o())
+                    .set("overwrite", "1", o());
+            }
+            match self.buffering {
+                'N' => {
+                    s.set("direct", "1", o()).set("sync", "dsync", o());
+                }
+                'H' => {
+                    s.set("direct", "1", o());
+                }
+                'S' => {
+                    s.set("sync", "dsync", o());
+                }
+                _ => {}
+            }
+            sections.push(s);
+        }
+        Step {
+            sections,
+            keep: true,
+        }
+    }
+
+    /// The access pattern in sqlio's words ("random", "sequential").
+    pub fn describe_pattern(&self) -> String {
+        match self.pattern {
+            Pattern::Random => "random".into(),
+            Pattern::Sequential => "sequential".into(),
+            Pattern::Stride(k) => format!("sequential, {k} blocks skipped after each"),
+        }
+    }
+
+    /// sqlio's output for `r`, then iogauge's additions.
+    pub fn render(&self, r: &RunReport) -> String {
+        let mut o = format!(
+            "sqlio v1.5.SG (iogauge {} sqlio personality)\n",
+            r.tool.version
+        );
+        if self.latency {
+            o += "using system counter for latency timings, 1000000000 counts per second\n";
+        }
+        if let Some(pf) = &self.param_file {
+            let _ = writeln!(o, "parameter file used: {}", pf.display());
+            for t in &self.targets {
+                let _ = writeln!(
+                    o,
+                    "\tfile {} with {} thread{} (0-{}) using mask {} ({})",
+                    t.path.display(),
+                    t.threads,
+                    if t.threads == 1 { "" } else { "s" },
+                    t.threads - 1,
+                    t.mask,
+                    u64::from_str_radix(t.mask.trim_start_matches("0x"), 16).unwrap_or(0)
+                );
+            }
+        }
+        for t in &self.targets {
+            let _ = writeln!(
+                o,
+                "{} thread{} {} for {} secs {} file {}",
+                t.threads,
+                if t.threads == 1 { "" } else { "s" },
+                if self.write { "writing" } else { "reading" },
+                self.secs,
+                if self.write { "to" } else { "from" },
+                t.path.display()
+            );
+        }
+        let _ = writeln!(
+            o,
+            "\tusing {}KB {} IOs",
+            self.block_kb,
+            self.describe_pattern()
+        );
+        if self.outstanding > 1 {
+            let _ = writeln!(
+                o,
+                "\tenabling multiple I/Os per thread with {} outstanding",
+                self.outstanding
+            );
+        }
+        let _ = writeln!(
+            o,
+            "\t{}",
+            match self.buffering {
+                'N' => "buffering set to not use file nor disk caches (as is SQL Server)",
+                'H' => "buffering set to use hardware disk cache (but not file cache)",
+                'S' => "buffering set to use software file cache, written through",
+                _ => "buffering set to use both file and disk caches",
+            }
+        );
+        for t in &self.targets {
+            let Some(mb) = t.size_mb else { continue };
+            let need = mb << 20;
+            let have = t.existing.unwrap_or(0);
+            if have < need {
+                let _ = writeln!(
+                    o,
+                    "size of file {} needs to be: {need} bytes",
+                    t.path.display()
+                );
+                let _ = writeln!(o, "current file size:\t{have} bytes");
+                let _ = writeln!(o, "need to expand by:\t{} bytes", need - have);
+                let _ = writeln!(o, "expanding {} ... done.", t.path.display());
+            }
+            let _ = writeln!(
+                o,
+                "using specified size: {mb} MB for file: {}",
+                t.path.display()
+            );
+        }
+        for n in &self.notices {
+            let _ = writeln!(o, "{n}");
+        }
+        o += "initialization done\n";
+        if let Some(g) = r.groups.first() {
+            let m = &g.total;
+            let d = if self.write { &m.write } else { &m.read };
+            let secs = m.elapsed_ns as f64 / 1e9;
+            let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+            o += "CUMULATIVE DATA:\nthroughput metrics:\n";
+            let _ = writeln!(o, "IOs/sec: {:8.2}", per_s(d.ios as f64));
+            let _ = writeln!(o, "MBs/sec: {:8.2}", per_s(d.bytes as f64 / 1048576.0));
+            if let (true, Some(l)) = (self.latency, &d.lat_ns) {
+                o += "latency metrics:\n";
+                let _ = writeln!(o, "Min_Latency(ms): {}", l.min / 1_000_000);
+                let _ = writeln!(o, "Avg_Latency(ms): {:.0}", l.mean / 1e6);
+                let _ = writeln!(o, "Max_Latency(ms): {}", l.max / 1_000_000);
+                o += &histogram(l);
+            }
+        }
+        o + &super::extras(r)
+    }
+}
+
+/// sqlio's histogram: whole milliseconds 0 to 23, then 24+, as percentages of I/Os.
+fn histogram(l: &crate::result::LatReport) -> String {
+    let total = l.count.max(1) as f64;
+    let mut ms = String::from("ms:");
+    let mut pct = String::from("%: ");
+    for b in 0..=24u64 {
+        let hi = if b == 24 {
+            u64::MAX
+        } else {
+            (b + 1) * 1_000_000
+        };
+        let n = l.count_between(b * 1_000_000, hi);
+        let label = if b == 24 {
+            "24+".to_string()
+        } else {
+            b.to_string()
+        };
+        let _ = write!(ms, " {label:>2}");
+        let _ = write!(pct, "{:>3}", (100.0 * n as f64 / total).round() as u64);
+    }
+    format!("histogram:\n{ms}\n{pct}\n")
+}
+
+/// One test of a batch file, or a pause.
+#[derive(Debug, Clone)]
+pub enum BatchItem {
+    Test { line: usize, args: Vec<String> },
+    Pause(Duration),
+}
+
+/// Reads a batch file of sqlio command lines. Every line is parsed here, so a mistake on line
+/// 40 stops the batch before line 1 runs.
+pub fn read_batch(path: &Path) -> Result<Vec<(BatchItem, Option<Sqlio>)>, String> {
+    let text = fs::read_to_string(path)
+        .map_err(|e| err(format!("--batch {}: cannot read: {e}", path.display())))?;
+    let mut items = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        let lower = line.to_ascii_lowercase();
+        if line.is_empty()
+            || line.starts_with('#')
+            || line.starts_with("::")
+            || lower.starts_with("rem ")
+            || lower == "rem"
+            || lower.starts_with("@echo")
+        {
+            continue;
+        }
+        let words: Vec<String> = line.split_whitespace().map(String::from).collect();
+        let at = format!("{}:{}", path.display(), i + 1);
+        let first = words[0].to_ascii_lowercase();
+        if first == "timeout" || first == "sleep" {
+            let secs = words
+                .iter()
+                .skip(1)
+                .find_map(|w| w.parse::<u64>().ok())
+                .ok_or_else(|| err(format!("{at}: '{line}': expected a number of seconds")))?;
+            items.push((BatchItem::Pause(Duration::from_secs(secs)), None));
+            continue;
+        }
+        if !(first == "sqlio" || first == "sqlio.exe" || first.ends_with("/sqlio")) {
+            return Err(err(format!(
+                "{at}: '{line}': expected a sqlio command line, a 'timeout /T N' pause, or a \
+                 comment"
+            )));
+        }
+        let (args, _) = super::split_flags(&words[1..]).map_err(|e| format!("{at}: {e}"))?;
+        // A test file created by an earlier line of the batch does not exist yet: parse
+        // later lines as if it did (the earlier line's size), so the whole batch is checked.
+        let parsed = parse(&args).map_err(|e| format!("{at}: {e}"));
+        let parsed = match parsed {
+            Ok(p) => p,
+            Err(e) if e.contains("no such file") && created_earlier(&items, &args) => {
+                items.push((
+                    BatchItem::Test {
+                        line: i + 1,
+                        args: args.clone(),
+                    },
+                    None,
+                ));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        items.push((
+            BatchItem::Test {
+                line: i + 1,
+                args: args.clone(),
+            },
+            Some(parsed),
+        ));
+    }
+    Ok(items)
+}
+
+/// Whether an earlier test of the batch creates a file this line names.
+fn created_earlier(items: &[(BatchItem, Option<Sqlio>)], args: &[String]) -> bool {
+    items.iter().any(|(_, s)| {
+        s.as_ref().is_some_and(|s| {
+            s.targets.iter().any(|t| {
+                t.size_mb.is_some()
+                    && args.iter().any(|a| {
+                        Path::new(a) == t.path
+                            || t.path.file_name() == Some(std::ffi::OsStr::new(a))
+                    })
+            })
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_article_s_options_map_to_one_job_per_file() {
+        let d = tempfile::tempdir().unwrap();
+        let pf = d.path().join("param.txt");
+        let f = d.path().join("testfile.dat");
+        std::fs::write(
+            &pf,
+            format!("{} 2 0x0 100\n#d:\\testfile.dat 2 0x0 100\n", f.display()),
+        )
+        .unwrap();
+        let s = parse(&args(&[
+            "-kW",
+            "-s10",
+            "-fsequential",
+            "-o8",
+            "-b64",
+            &format!("-F{}", pf.display()),
+        ]))
+        .unwrap();
+        assert!(s.write && s.secs == 10 && s.outstanding == 8 && s.block_kb == 64);
+        assert_eq!(s.targets.len(), 1);
+        assert_eq!((s.targets[0].threads, s.targets[0].size_mb), (2, Some(100)));
+        let step = s.step();
+        let get = |k: &str| {
+            step.sections[0]
+                .entries
+                .iter()
+                .rev()
+                .find(|e| e.key == k)
+                .and_then(|e| e.value.clone())
+        };
+        assert_eq!(get("numjobs").as_deref(), Some("2"));
+        assert_eq!(get("iodepth").as_deref(), Some("8"));
+        assert_eq!(get("size").as_deref(), Some("104857600"));
+        assert_eq!(get("direct").as_deref(), Some("1"));
+        assert_eq!(get("sync").as_deref(), Some("dsync"));
+    }
+
+    #[test]
+    fn bad_values_name_the_option() {
+        for (a, want) in [
+            ("-kX", "-kX"),
+            ("-t300", "-t300"),
+            ("-o0", "-o0"),
+            ("-BZ", "-BZ"),
+            ("-fbogus", "-fbogus"),
+            ("-dEFG", "not a directory"),
+            ("-q1", "unknown"),
+        ] {
+            let e = parse(&args(&[a])).unwrap_err();
+            assert!(e.contains(want) && !e.contains('\n'), "{a}: {e}");
+        }
+    }
+}
