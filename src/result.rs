@@ -55,6 +55,31 @@ pub struct GroupReport {
     pub jobs: Vec<JobReport>,
     /// All jobs of the group together: totals summed, elapsed the longest job's.
     pub total: Measurement,
+    /// What the kernel counted on the block devices under the group's files while it ran.
+    pub devices: Vec<DeviceIo>,
+    /// Files with no block device below them (tmpfs, network file systems): nothing to check.
+    pub without_device: Vec<std::path::PathBuf>,
+}
+
+/// One block device's work during a group, from /proc/diskstats (fio's disk_util). Counts
+/// include any other process's I/O to the device in that time.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceIo {
+    pub name: String,
+    pub major_minor: String,
+    pub read_ios: u64,
+    pub read_merges: u64,
+    pub read_bytes: u64,
+    pub write_ios: u64,
+    pub write_merges: u64,
+    pub write_bytes: u64,
+    /// Milliseconds the device's reads and writes spent, summed over I/Os.
+    pub read_ms: u64,
+    pub write_ms: u64,
+    /// Weighted time in queue (ms), as diskstats field 11.
+    pub in_queue_ms: u64,
+    /// Share of the group's wall time with at least one I/O in flight.
+    pub util_pct: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -385,6 +410,7 @@ pub struct Context {
 
 pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
     let mut errors = Vec::new();
+    let mut device_notes = Vec::new();
     if let Some(e) = &outcome.setup_error {
         errors.push(e.to_string());
     }
@@ -419,10 +445,44 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                     }
                 })
                 .collect();
+            let disks = outcome.disks.get(id).cloned().unwrap_or_default();
+            let devices: Vec<DeviceIo> = disks
+                .devices
+                .iter()
+                .map(|(name, mm, c)| DeviceIo {
+                    name: name.clone(),
+                    major_minor: mm.clone(),
+                    read_ios: c.read_ios,
+                    read_merges: c.read_merges,
+                    read_bytes: c.read_sectors * 512,
+                    write_ios: c.write_ios,
+                    write_merges: c.write_merges,
+                    write_bytes: c.write_sectors * 512,
+                    read_ms: c.read_ms,
+                    write_ms: c.write_ms,
+                    in_queue_ms: c.queue_ms,
+                    util_pct: if disks.wall.is_zero() {
+                        0.0
+                    } else {
+                        (100.0 * c.io_ms as f64 / disks.wall.as_millis().max(1) as f64).min(100.0)
+                    },
+                })
+                .collect();
+            let total = measurement(&total);
+            device_warnings(
+                &mut device_notes,
+                id,
+                &outcome.groups[id],
+                &total,
+                &devices,
+                &disks.without_device,
+            );
             GroupReport {
                 id,
                 jobs,
-                total: measurement(&total),
+                total,
+                devices,
+                without_device: disks.without_device,
             }
         })
         .collect();
@@ -444,8 +504,81 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
         interrupted: outcome.interrupted,
         clock: outcome.clock.clone(),
         process_cpu: cpu_report(&ctx.process_cpu, ctx.wall),
-        warnings: ctx.warnings,
+        warnings: ctx.warnings.into_iter().chain(device_notes).collect(),
         errors,
+    }
+}
+
+/// Reads or writes below this share of what iogauge moved mean the device did not do them.
+const DEVICE_SHARE: f64 = 0.5;
+/// Groups moving less than this are too small to judge against background I/O.
+const DEVICE_MIN_BYTES: u64 = 1 << 20;
+
+/// Compares what a group issued with what its devices did, and says where they disagree:
+/// reads the page cache served, buffered writes still unflushed when timing stopped, and
+/// targets with no device to check at all.
+fn device_warnings(
+    notes: &mut Vec<String>,
+    id: usize,
+    jobs: &[crate::runner::JobOutcome],
+    total: &Measurement,
+    devices: &[DeviceIo],
+    without_device: &[std::path::PathBuf],
+) {
+    let group = format!("group {}", id + 1);
+    if !without_device.is_empty() {
+        let paths: Vec<String> = without_device
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        notes.push(format!(
+            "{group}: {} {} on a file system with no block device below it (tmpfs or a \
+             network file system): there is no device to check, and the figures are the file \
+             system's",
+            paths.join(", "),
+            if paths.len() == 1 { "is" } else { "are" }
+        ));
+    }
+    if devices.is_empty() {
+        return;
+    }
+    let dev_read: u64 = devices.iter().map(|d| d.read_bytes).sum();
+    let dev_write: u64 = devices.iter().map(|d| d.write_bytes).sum();
+    let names: Vec<&str> = devices.iter().map(|d| d.name.as_str()).collect();
+    let names = names.join(", ");
+    let buffered_reads = jobs.iter().any(|j| j.spec.rw.reads() && !j.spec.direct);
+    let read = total.read.bytes;
+    if buffered_reads && read >= DEVICE_MIN_BYTES && (dev_read as f64) < DEVICE_SHARE * read as f64
+    {
+        notes.push(format!(
+            "{group}: iogauge read {} but the device ({names}) read only {} ({:.0}%): the rest \
+             came from the page cache, so the read figures describe memory, not the device \
+             (direct=1, or a file larger than RAM, measures the device)",
+            crate::report::human_bytes(read),
+            crate::report::human_bytes(dev_read),
+            100.0 * dev_read as f64 / read as f64
+        ));
+    }
+    let unflushed = jobs.iter().any(|j| {
+        let s = &j.spec;
+        s.rw.writes()
+            && !s.direct
+            && s.sync == crate::spec::SyncMode::None
+            && !s.end_fsync
+            && s.fsync_every == 0
+    });
+    let written = total.write.bytes;
+    if unflushed
+        && written >= DEVICE_MIN_BYTES
+        && (dev_write as f64) < DEVICE_SHARE * written as f64
+    {
+        notes.push(format!(
+            "{group}: iogauge wrote {} but only {} reached the device ({names}) while it ran: \
+             the rest was still in the page cache when timing stopped, so the write figures \
+             describe memory (end_fsync=1, sync=dsync or direct=1 time the device)",
+            crate::report::human_bytes(written),
+            crate::report::human_bytes(dev_write)
+        ));
     }
 }
 

@@ -235,6 +235,7 @@ pub fn extras(r: &RunReport) -> String {
                 dir_line(&mut o, name, d);
             }
         }
+        crate::report::text::devices(&mut o, g);
         let c = &g.total.cpu;
         let _ = writeln!(
             o,

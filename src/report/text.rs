@@ -117,6 +117,31 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
         let _ = writeln!(o, "all {} jobs together:", g.jobs.len());
         measurement(o, &g.total);
     }
+    devices(o, g);
+}
+
+/// What the kernel counted on the devices below the group's files.
+pub fn devices(o: &mut String, g: &GroupReport) {
+    for d in &g.devices {
+        let _ = writeln!(
+            o,
+            "  device {} ({}): read {} in {} I/Os ({} merged), wrote {} in {} I/Os ({} merged), \
+             util {:.1}%, in queue {} ms",
+            d.name,
+            d.major_minor,
+            human_bytes(d.read_bytes),
+            d.read_ios,
+            d.read_merges,
+            human_bytes(d.write_bytes),
+            d.write_ios,
+            d.write_merges,
+            d.util_pct,
+            d.in_queue_ms
+        );
+    }
+    if g.devices.is_empty() && !g.without_device.is_empty() {
+        let _ = writeln!(o, "  device: none below the file system, nothing to check");
+    }
 }
 
 fn engine_line(o: &mut String, e: &crate::result::EngineReport) {

@@ -5,12 +5,14 @@
 
 pub mod worker;
 
+use std::path::PathBuf;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::engine;
 use crate::spec::{JobSpec, Plan};
+use crate::stats::diskstats::{self, DiskCounters};
 use crate::stats::{Clock, JobStats};
 use crate::target::{self, OpenedFile, TargetError, Targets};
 pub use worker::{JobError, JobProgress, JobResult};
@@ -55,10 +57,23 @@ pub struct JobOutcome {
     pub error: Option<JobError>,
 }
 
+/// What the block devices under a group's files did while it ran.
+#[derive(Debug, Clone, Default)]
+pub struct GroupDisks {
+    /// (kernel name, "major:minor", counters during the group).
+    pub devices: Vec<(String, String, DiskCounters)>,
+    /// Files with no block device below them (tmpfs, network file systems).
+    pub without_device: Vec<PathBuf>,
+    /// Wall time between the two snapshots.
+    pub wall: Duration,
+}
+
 /// Everything that ran.
 #[derive(Debug, Default)]
 pub struct RunOutcome {
     pub groups: Vec<Vec<JobOutcome>>,
+    /// Per group, in step with `groups`.
+    pub disks: Vec<GroupDisks>,
     pub interrupted: bool,
     /// The latency clock used (see `stats::clock`).
     pub clock: String,
@@ -106,7 +121,41 @@ pub fn run(
                 }
             }
         }
+        let mut ids = Vec::new();
+        let mut without_device = Vec::new();
+        for p in group.jobs.iter().flat_map(|j| j.paths()) {
+            match diskstats::device_of(&p) {
+                Some(id) if !ids.contains(&id) => ids.push(id),
+                Some(_) => {}
+                None if group.jobs[0].engine != crate::spec::EngineKind::Null => {
+                    if !without_device.contains(&p) {
+                        without_device.push(p)
+                    }
+                }
+                None => {}
+            }
+        }
+        let before = diskstats::snapshot(&ids);
+        let t0 = Instant::now();
         let results = run_group(gi, ngroups, &group.jobs, opened, clock, interrupt, on_event);
+        let wall = t0.elapsed();
+        let after = diskstats::snapshot(&ids);
+        let devices = after
+            .iter()
+            .filter_map(|(id, name, c)| {
+                let (_, _, b) = before.iter().find(|(i, _, _)| i == id)?;
+                Some((
+                    name.clone(),
+                    format!("{}:{}", id.major, id.minor),
+                    c.since(b),
+                ))
+            })
+            .collect();
+        outcome.disks.push(GroupDisks {
+            devices,
+            without_device,
+            wall,
+        });
         let failed = results.iter().any(|j| j.error.is_some());
         outcome.groups.push(results);
         on_event(&Event::GroupDone { group: gi });

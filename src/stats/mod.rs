@@ -4,6 +4,7 @@
 
 pub mod clock;
 pub mod cpu;
+pub mod diskstats;
 pub mod histogram;
 pub mod series;
 
