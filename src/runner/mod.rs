@@ -127,10 +127,10 @@ pub fn run(
             match diskstats::device_of(&p) {
                 Some(id) if !ids.contains(&id) => ids.push(id),
                 Some(_) => {}
-                None if group.jobs[0].engine != crate::spec::EngineKind::Null => {
-                    if !without_device.contains(&p) {
-                        without_device.push(p)
-                    }
+                None if group.jobs[0].engine != crate::spec::EngineKind::Null
+                    && !without_device.contains(&p) =>
+                {
+                    without_device.push(p)
                 }
                 None => {}
             }
