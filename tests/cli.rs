@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "cli/compat.rs"]
+mod compat;
 #[path = "cli/engines.rs"]
 mod engines;
 
