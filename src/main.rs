@@ -240,8 +240,17 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
                 .filter(|(i, _)| matches!(i, compat::sqlio::BatchItem::Test { .. }))
                 .count();
             let mut done = 0;
+            // With --json, one array of every test's report, printed when the batch ends.
+            let mut reports: Vec<serde_json::Value> = Vec::new();
+            let print_json = |reports: &[serde_json::Value]| {
+                if flags.json {
+                    let text = serde_json::to_string_pretty(reports).expect("reports serialise");
+                    println!("{text}");
+                }
+            };
             for (item, parsed) in items {
                 if interrupt.load(Ordering::Relaxed) {
+                    print_json(&reports);
                     return ExitCode::from(130);
                 }
                 let compat::sqlio::BatchItem::Test { line, args: targs } = item else {
@@ -259,10 +268,21 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
                 }
                 let m = match run(s.step(), &flags) {
                     Ok(m) => m,
-                    Err(e) => return usage_exit(&format!("batch line {line}: {e}")),
+                    Err(e) => {
+                        print_json(&reports);
+                        return usage_exit(&format!("batch line {line}: {e}"));
+                    }
                 };
-                print(&m, &flags, &|r| s.render(r));
+                if flags.json {
+                    reports.push(serde_json::to_value(&m.report).expect("report serialises"));
+                    for e in &m.report.errors {
+                        eprintln!("iogauge: error: {e}");
+                    }
+                } else {
+                    print(&m, &flags, &|r| s.render(r));
+                }
                 if m.code != 0 {
+                    print_json(&reports);
                     eprintln!("iogauge: sqlio batch stopped at line {line}");
                     return ExitCode::from(m.code);
                 }
@@ -271,6 +291,7 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
                     wait(pause);
                 }
             }
+            print_json(&reports);
             ExitCode::SUCCESS
         }
         I::Iotest(t, f) => {

@@ -823,6 +823,37 @@ mod tests {
     }
 
     #[test]
+    fn stonewall_starts_a_group_and_a_gap_sets_the_stride() {
+        let p = resolve(
+            &[
+                section(&[("rw", "write")]),
+                section(&[("rw", "write")]),
+                section(&[("rw", "read:12k"), ("stonewall", "1")]),
+            ],
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            p.groups.iter().map(|g| g.jobs.len()).collect::<Vec<_>>(),
+            [2, 1]
+        );
+        let j = &p.groups[1].jobs[0];
+        assert_eq!((j.rw, j.stride_blocks), (RwMode::Read, 4));
+        for (rw, want) in [
+            ("read:5k", "multiple of bs"),
+            ("randread:4k", "sequential patterns only"),
+            ("bogus", "expected one of read"),
+            ("read:x", "the gap after ':'"),
+        ] {
+            let e = one(&[("rw", rw)]).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("--rw={rw}: ")) && e.contains(want),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
     fn numjobs_clones_with_distinct_seeds() {
         let p = resolve(&[section(&[("numjobs", "3"), ("rw", "randread")])], false).unwrap();
         let jobs = &p.groups[0].jobs;

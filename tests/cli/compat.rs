@@ -737,3 +737,76 @@ fn page_cache_and_unflushed_writes_are_flagged() {
         );
     }
 }
+
+#[test]
+fn files_iogauge_kept_may_be_rewritten_others_not() {
+    let d = tmp();
+    let p = d.path();
+    let f = p.join("kept");
+    let fname = format!("--filename={}", f.display());
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            fname.as_str(),
+            "--rw=write",
+            "--size=64k",
+            "--output-format=json",
+        ];
+        a.extend_from_slice(extra);
+        run_in(p, &a)
+    };
+    assert!(run(&["--keep"]).status.success());
+    let again = run(&[]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let foreign = p.join("foreign");
+    std::fs::write(&foreign, b"precious").unwrap();
+    let o = run_in(
+        p,
+        &[
+            "run",
+            &format!("--filename={}", foreign.display()),
+            "--rw=write",
+            "--size=4k",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(std::fs::read(&foreign).unwrap(), b"precious");
+
+    // rw=read:GAP moves the same I/Os and bytes (the skipped offsets: workload unit test).
+    let o = run_in(
+        p,
+        &[
+            "run",
+            fname.as_str(),
+            "--rw=read:4k",
+            "--bs=4k",
+            "--size=64k",
+            "--output-format=json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let j = &r["groups"][0]["jobs"][0];
+    assert_eq!(
+        (j["read"]["ios"].as_u64(), j["read"]["bytes"].as_u64()),
+        (Some(16), Some(65536))
+    );
+}
+
+#[test]
+fn sqlio_batch_json_is_one_array() {
+    let d = tmp();
+    let p = d.path();
+    std::fs::write(p.join("param.txt"), "t.dat 1 0x0 4\n").unwrap();
+    std::fs::write(
+        p.join("b.bat"),
+        "sqlio -kW -s1 -fsequential -b64 -BH -Fparam.txt\nsqlio -kR -s1 -frandom -o2 -b8 -BY t.dat\n",
+    )
+    .unwrap();
+    let o = ok_in(p, &["sqlio", "--batch", "b.bat", "--json"]);
+    let v: Value = serde_json::from_str(&o).expect("one JSON document");
+    let a = v.as_array().unwrap();
+    assert_eq!(a.len(), 2);
+    assert!(a[0]["groups"][0]["total"]["write"]["ios"].as_u64().unwrap() > 0);
+    assert!(a[1]["groups"][0]["total"]["read"]["ios"].as_u64().unwrap() > 0);
+}
