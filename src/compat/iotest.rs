@@ -114,14 +114,7 @@ pub fn parse(args: &[String]) -> Result<Option<Iotest>, String> {
 }
 
 fn int(flag: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
-    v.parse::<u64>()
-        .ok()
-        .filter(|n| (min..=max).contains(n))
-        .ok_or_else(|| {
-            err(format!(
-                "{flag} {v}: expected a whole number from {min} to {max}"
-            ))
-        })
+    super::whole_number("iotest", &format!("{flag} {v}"), v, min, max)
 }
 
 /// SAS's guidance (KB article): MB/s per core for small to average systems, for large ones,

@@ -154,6 +154,21 @@ pub struct Step {
     pub keep: bool,
 }
 
+/// `text` as a whole number in `min..=max`, or the one-line error "`TOOL: OPTION: expected a
+/// whole number from MIN to MAX`" (`option` as the user wrote it, value included).
+pub fn whole_number(
+    tool: &str,
+    option: &str,
+    text: &str,
+    min: u64,
+    max: u64,
+) -> Result<u64, String> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or_else(|| format!("{tool}: {option}: expected a whole number from {min} to {max}"))
+}
+
 /// Sizes the SAS tools accept: a number with an optional K, M, G or T (powers of 1024, either
 /// case, an optional trailing B).
 pub fn parse_sas_size(text: &str) -> Result<u64, String> {

@@ -120,16 +120,8 @@ pub fn parse(args: &[String]) -> Result<Option<Sasiotest>, String> {
             }
             "-numpages" => {
                 let v = value("-numpages")?;
-                numpages = Some(
-                    v.parse::<u32>()
-                        .ok()
-                        .filter(|n| (1..=65536).contains(n))
-                        .ok_or_else(|| {
-                            err(format!(
-                                "-numpages {v}: expected a whole number from 1 to 65536"
-                            ))
-                        })?,
-                );
+                let n = super::whole_number("sasiotest", &format!("-numpages {v}"), v, 1, 65536)?;
+                numpages = Some(n as u32);
             }
             other => {
                 return Err(err(format!(

@@ -85,14 +85,7 @@ fn err(msg: impl Into<String>) -> String {
 }
 
 fn number(opt: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
-    v.parse::<u64>()
-        .ok()
-        .filter(|n| (min..=max).contains(n))
-        .ok_or_else(|| {
-            err(format!(
-                "{opt}{v}: expected a whole number from {min} to {max}"
-            ))
-        })
+    super::whole_number("sqlio", &format!("{opt}{v}"), v, min, max)
 }
 
 /// Parses one sqlio command line (the arguments after `sqlio`).
@@ -270,11 +263,8 @@ fn read_param_file(pf: &Path) -> Result<Vec<Target>, String> {
                 "{at}: expected 'path threads mask size_MB', got '{line}'"
             )));
         }
-        let threads = f[1]
-            .parse::<u32>()
-            .ok()
-            .filter(|n| (1..=256).contains(n))
-            .ok_or_else(|| err(format!("{at}: threads '{}': expected 1 to 256", f[1])))?;
+        let threads =
+            super::whole_number("sqlio", &format!("{at}: threads {}", f[1]), f[1], 1, 256)? as u32;
         let hex = f[2].trim_start_matches("0x").trim_start_matches("0X");
         if u64::from_str_radix(hex, 16).is_err() {
             return Err(err(format!(
