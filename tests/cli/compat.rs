@@ -333,48 +333,27 @@ fn sasiotest_one_writer_per_file_many_readers() {
     let d = tmp();
     let p = d.path();
     // Three writers to distinct files at once, then three readers of one file at once.
-    let writers: Vec<Child> = (1..=3)
-        .map(|i| {
-            spawn_in(
-                p,
-                &[
-                    "sasiotest",
-                    &format!("output_file{i}"),
-                    "-w",
-                    "-pagesize",
-                    "256k",
-                    "-filesize",
-                    "3M",
-                ],
-            )
-        })
-        .collect();
-    for w in writers {
-        let o = w.wait_with_output().unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-        assert!(stdout(&o).contains("Sequentially writing 3145728 bytes"));
-    }
-    let readers: Vec<Child> = (0..3)
-        .map(|_| {
-            spawn_in(
-                p,
-                &[
-                    "sasiotest",
-                    "output_file1",
-                    "-r",
-                    "-pagesize",
-                    "256k",
-                    "-filesize",
-                    "3M",
-                ],
-            )
-        })
-        .collect();
-    for r in readers {
-        let o = r.wait_with_output().unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-        assert!(stdout(&o).contains("Sequentially reading 3145728 bytes"));
-    }
+    let all_at_once = |lines: Vec<String>, want: &str| {
+        let children: Vec<Child> = lines
+            .iter()
+            .map(|l| spawn_in(p, &l.split_whitespace().collect::<Vec<_>>()))
+            .collect();
+        for c in children {
+            let o = c.wait_with_output().unwrap();
+            assert!(o.status.success(), "{}", stderr(&o));
+            assert!(stdout(&o).contains(want), "{}", stdout(&o));
+        }
+    };
+    all_at_once(
+        (1..=3)
+            .map(|i| format!("sasiotest output_file{i} -w -pagesize 256k -filesize 3M"))
+            .collect(),
+        "Sequentially writing 3145728 bytes",
+    );
+    all_at_once(
+        vec!["sasiotest output_file1 -r -pagesize 256k -filesize 3M".to_string(); 3],
+        "Sequentially reading 3145728 bytes",
+    );
 
     // A long write-through writer holds the file; a second writer is refused, a reader is not.
     let mut first = spawn_in(
