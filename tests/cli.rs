@@ -72,6 +72,70 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// A fresh ext4 file system on a loop device, mounted on a temp dir, so that the device's
+/// counters in /proc/diskstats see only the test's own I/O (the root disk also carries the
+/// other tests running in parallel). Unmounted and detached on drop.
+struct LoopFs {
+    mnt: tempfile::TempDir,
+    dev: String,
+    _img: tempfile::TempDir,
+}
+
+impl LoopFs {
+    /// None (after printing why) when the machine cannot make one.
+    fn new(mib: u64) -> Option<LoopFs> {
+        let img_dir = tmp();
+        let img = img_dir.path().join("fs.img");
+        std::fs::File::create(&img)
+            .and_then(|f| f.set_len(mib << 20))
+            .ok()?;
+        let o = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(&img)
+            .output();
+        let Some(dev) = o
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| stdout(&o).trim().to_string())
+        else {
+            eprintln!("SKIP-REASON: no loop device available (losetup failed)");
+            return None;
+        };
+        let detach = || {
+            let _ = Command::new("losetup").args(["-d", &dev]).status();
+        };
+        let mkfs = Command::new("mkfs.ext4").args(["-q", "-F", &dev]).output();
+        if !mkfs.is_ok_and(|o| o.status.success()) {
+            eprintln!("SKIP-REASON: mkfs.ext4 failed or is missing");
+            detach();
+            return None;
+        }
+        let mnt = tmp();
+        let mount = Command::new("mount").arg(&dev).arg(mnt.path()).output();
+        if !mount.is_ok_and(|o| o.status.success()) {
+            eprintln!("SKIP-REASON: cannot mount {dev}");
+            detach();
+            return None;
+        }
+        Some(LoopFs {
+            mnt,
+            dev,
+            _img: img_dir,
+        })
+    }
+
+    fn path(&self) -> &Path {
+        self.mnt.path()
+    }
+}
+
+impl Drop for LoopFs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.mnt.path()).status();
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
 #[test]
 fn every_mode_and_engine_moves_exact_bytes() {
     let d = tmp();
