@@ -6,9 +6,10 @@ use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Host {
     pub hostname: String,
     pub kernel: String,
@@ -19,10 +20,10 @@ pub struct Host {
 }
 
 /// A target's place in the storage stack.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetInfo {
     pub path: PathBuf,
-    pub kind: &'static str,
+    pub kind: Cow<'static, str>,
     pub fs_type: String,
     pub mount_point: String,
     pub mount_options: String,
@@ -35,7 +36,7 @@ pub struct TargetInfo {
 }
 
 /// statvfs of a target's file system.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Space {
     pub total_bytes: u64,
     /// Free for unprivileged users (df's "Available").
@@ -44,7 +45,7 @@ pub struct Space {
     pub free_bytes: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Device {
     pub name: String,
     pub model: String,
@@ -168,7 +169,7 @@ pub fn describe(path: &Path) -> TargetInfo {
         .is_some_and(|m| m.file_type().is_block_device());
     let mut info = TargetInfo {
         path: fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
-        kind: if is_block { "block device" } else { "file" },
+        kind: if is_block { "block device" } else { "file" }.into(),
         fs_type: String::new(),
         mount_point: String::new(),
         mount_options: String::new(),

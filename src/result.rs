@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 use crate::host::{Host, TargetInfo};
 use crate::runner::{JobError, RunOutcome};
@@ -22,13 +23,16 @@ pub const PERCENTILES: &[f64] = &[
     99.99,
 ];
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
-    pub schema: &'static str,
+    pub schema: Cow<'static, str>,
     pub schema_version: u32,
     pub tool: Tool,
     /// Start of the run, seconds since the Unix epoch (UTC).
     pub started_unix_s: u64,
+    /// The same instant in milliseconds.
+    #[serde(default)]
+    pub started_unix_ms: u64,
     pub command_line: Vec<String>,
     pub host: Host,
     pub targets: Vec<TargetInfo>,
@@ -43,13 +47,13 @@ pub struct RunReport {
     pub errors: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Tool {
-    pub name: &'static str,
-    pub version: &'static str,
+    pub name: Cow<'static, str>,
+    pub version: Cow<'static, str>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GroupReport {
     pub id: usize,
     pub jobs: Vec<JobReport>,
@@ -59,11 +63,14 @@ pub struct GroupReport {
     pub devices: Vec<DeviceIo>,
     /// Files with no block device below them (tmpfs, network file systems): nothing to check.
     pub without_device: Vec<std::path::PathBuf>,
+    /// A job of the group set `group_reporting`: reporters show the group as one job.
+    #[serde(default)]
+    pub group_reporting: bool,
 }
 
 /// One block device's work during a group, from /proc/diskstats (fio's disk_util). Counts
 /// include any other process's I/O to the device in that time.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DeviceIo {
     pub name: String,
     pub major_minor: String,
@@ -80,9 +87,15 @@ pub struct DeviceIo {
     pub in_queue_ms: u64,
     /// Share of the group's wall time with at least one I/O in flight.
     pub util_pct: f64,
+    /// Milliseconds with at least one I/O in flight (diskstats field 10) and the length of
+    /// the window it was counted in, so several groups can be combined.
+    #[serde(default)]
+    pub busy_ms: u64,
+    #[serde(default)]
+    pub wall_ms: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JobReport {
     pub name: String,
     pub clone: u32,
@@ -96,9 +109,9 @@ pub struct JobReport {
 }
 
 /// How the job issued I/O, as resolved (not as asked: a synchronous engine's iodepth is 1).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EngineReport {
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// The syscalls or ring operations each I/O uses.
     pub calls: String,
     pub iodepth: u32,
@@ -107,12 +120,12 @@ pub struct EngineReport {
     /// Bytes each I/O moves (bs × numpages).
     pub bytes_per_io: u64,
     /// Per-call flags (RWF_*), where the engine sets any.
-    pub per_call_flags: Vec<&'static str>,
+    pub per_call_flags: Vec<Cow<'static, str>>,
     /// io_uring set-up and batching: registered buffers/files, SQ polling, IOPOLL, batch sizes.
     pub features: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Measurement {
     pub elapsed_ns: u64,
     pub read: DirReport,
@@ -126,7 +139,7 @@ pub struct Measurement {
 
 /// Share of the measured time with each number of I/Os in the kernel (fio's iodepth levels;
 /// "0" is time the job spent outside I/O). For a group, the jobs' times are summed.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DepthReport {
     /// Time-weighted mean of I/Os in flight.
     pub mean: f64,
@@ -134,7 +147,7 @@ pub struct DepthReport {
     pub pct_time: BTreeMap<String, f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DirReport {
     pub bytes: u64,
     pub ios: u64,
@@ -152,7 +165,7 @@ pub struct DirReport {
     pub series: SeriesReport,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LatReport {
     pub count: u64,
     pub min: u64,
@@ -185,15 +198,20 @@ impl LatReport {
 }
 
 /// Per-interval rates; the last interval may be partial (its rate uses its true length).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SeriesReport {
     pub interval_ms: u64,
     pub bw_bytes_per_s: Vec<f64>,
     pub iops: Vec<f64>,
     pub lat_mean_ns: Vec<f64>,
+    /// Queued engines only: mean submission and completion latency per interval.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slat_mean_ns: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clat_mean_ns: Vec<f64>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CpuReport {
     pub user_s: f64,
     pub system_s: f64,
@@ -252,6 +270,16 @@ fn dir_report(d: &DirStats, elapsed: Duration) -> DirReport {
         bw_bytes_per_s: Vec::with_capacity(n),
         iops: Vec::with_capacity(n),
         lat_mean_ns: Vec::with_capacity(n),
+        slat_mean_ns: Vec::new(),
+        clat_mean_ns: Vec::new(),
+    };
+    let queued = d.clat.count() > 0;
+    let mean = |sum: u64, ios: u64| {
+        if ios == 0 {
+            0.0
+        } else {
+            sum as f64 / ios as f64
+        }
     };
     for (i, s) in d.series.samples.iter().enumerate() {
         let start = interval * i as u32;
@@ -262,11 +290,11 @@ fn dir_report(d: &DirStats, elapsed: Duration) -> DirReport {
         };
         series.bw_bytes_per_s.push(per_s(s.bytes, len));
         series.iops.push(per_s(s.ios, len));
-        series.lat_mean_ns.push(if s.ios == 0 {
-            0.0
-        } else {
-            s.lat_sum_ns as f64 / s.ios as f64
-        });
+        series.lat_mean_ns.push(mean(s.lat_sum_ns, s.ios));
+        if queued {
+            series.slat_mean_ns.push(mean(s.slat_sum_ns, s.ios));
+            series.clat_mean_ns.push(mean(s.clat_sum_ns, s.ios));
+        }
     }
     DirReport {
         bytes: d.bytes,
@@ -388,12 +416,12 @@ pub fn engine_report(job: &crate::spec::JobSpec) -> EngineReport {
         ));
     }
     EngineReport {
-        name: job.engine.as_str(),
+        name: job.engine.as_str().into(),
         calls,
         iodepth: job.iodepth,
         numpages: job.numpages,
         bytes_per_io: job.xfer(),
-        per_call_flags,
+        per_call_flags: per_call_flags.into_iter().map(Cow::Borrowed).collect(),
         features,
     }
 }
@@ -434,6 +462,10 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                     options.insert("ioengine".into(), j.spec.engine.as_str().into());
                     options.insert("iodepth".into(), j.spec.iodepth.to_string());
                     options.insert("numpages".into(), j.spec.numpages.to_string());
+                    let clones = jobs.iter().filter(|o| o.spec.name == j.spec.name).count();
+                    options
+                        .entry("numjobs".into())
+                        .or_insert_with(|| clones.to_string());
                     JobReport {
                         name: j.spec.name.clone(),
                         clone: j.spec.clone,
@@ -461,6 +493,8 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                     read_ms: c.read_ms,
                     write_ms: c.write_ms,
                     in_queue_ms: c.queue_ms,
+                    busy_ms: c.io_ms,
+                    wall_ms: disks.wall.as_millis() as u64,
                     util_pct: if disks.wall.is_zero() {
                         0.0
                     } else {
@@ -479,6 +513,7 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
             );
             GroupReport {
                 id,
+                group_reporting: outcome.groups[id].iter().any(|j| j.spec.group_reporting),
                 jobs,
                 total,
                 devices,
@@ -487,16 +522,20 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
         })
         .collect();
     RunReport {
-        schema: "iogauge-run",
+        schema: "iogauge-run".into(),
         schema_version: SCHEMA_VERSION,
         tool: Tool {
-            name: "iogauge",
-            version: env!("CARGO_PKG_VERSION"),
+            name: "iogauge".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
         },
         started_unix_s: ctx
             .started
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
+        started_unix_ms: ctx
+            .started
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
         command_line: ctx.command_line,
         host: crate::host::host(),
         targets: ctx.targets,
@@ -584,7 +623,10 @@ fn device_warnings(
 
 /// One line naming the job, file, offset and error.
 pub fn job_error_line(name: &str, clone: u32, e: &JobError) -> String {
-    let mut s = format!("job {name}.{clone}: {}", e.direction.unwrap_or("I/O"));
+    let mut s = format!(
+        "job {name}.{clone}: {}",
+        e.direction.as_deref().unwrap_or("I/O")
+    );
     if let Some(f) = &e.file {
         s += &format!(" of {}", f.display());
     }

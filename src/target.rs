@@ -534,10 +534,10 @@ fn lay_out(p: &Path, from: u64, to: u64, rng: &mut impl RngCore) -> Result<(), T
 }
 
 /// A file opened for a job, with the flags the kernel reports it really has.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct OpenedFile {
     pub path: PathBuf,
-    pub open_flags: Vec<&'static str>,
+    pub open_flags: Vec<std::borrow::Cow<'static, str>>,
 }
 
 /// Opens a job's files with its cache flags, applies the fadvise hint, and drops cached pages
@@ -594,7 +594,7 @@ pub fn open_job(job: &JobSpec) -> Result<(Vec<OwnedFd>, Vec<OpenedFile>), Target
         let got = rustix::fs::fcntl_getfl(&fd).map_err(|e| io_err(&p, "fcntl", e.into()))?;
         opened.push(OpenedFile {
             path: p,
-            open_flags: flag_names(got),
+            open_flags: flag_names(got).into_iter().map(Into::into).collect(),
         });
         fds.push(fd);
     }

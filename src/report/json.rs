@@ -1,9 +1,26 @@
-//! JSON: exactly one document, the RunReport as serialised (schema in docs/json-schema.md).
+//! JSON: exactly one document, a superset of fio's JSON: fio's top-level keys and `jobs[]`
+//! first (see `fio`), then iogauge's own report (groups, targets, host, warnings…) under its
+//! own keys, as documented in docs/json-schema.md.
 
+use serde::Serialize;
+
+use crate::report::fio::{self, FioDoc};
 use crate::result::RunReport;
 
+#[derive(Serialize)]
+struct Document<'a> {
+    #[serde(flatten)]
+    fio: FioDoc,
+    #[serde(flatten)]
+    report: &'a RunReport,
+}
+
 pub fn render(report: &RunReport) -> String {
-    let mut s = serde_json::to_string_pretty(report).expect("RunReport serialises");
+    let doc = Document {
+        fio: fio::doc(report),
+        report,
+    };
+    let mut s = serde_json::to_string_pretty(&doc).expect("the report serialises");
     s.push('\n');
     s
 }

@@ -1,6 +1,7 @@
 //! Reporters: each output format is a pure function of a [`RunReport`] returning text. They do
 //! no I/O and never look at the file system; the CLI writes what they return.
 
+pub mod fio;
 pub mod json;
 pub mod text;
 

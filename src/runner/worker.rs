@@ -19,8 +19,6 @@ use crate::stats::{Clock, CpuUsage, DirStats, JobStats, Sample};
 
 /// How often progress counters are published.
 const PUBLISH_EVERY: Duration = Duration::from_millis(250);
-/// Time-series base interval.
-const TICK: Duration = Duration::from_secs(1);
 
 /// Counters a job publishes for the progress line; written by the job, read by the runner.
 #[derive(Debug, Default)]
@@ -39,11 +37,11 @@ impl JobProgress {
 }
 
 /// An I/O error that stopped a job.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct JobError {
     pub file: Option<PathBuf>,
     pub offset: Option<u64>,
-    pub direction: Option<&'static str>,
+    pub direction: Option<std::borrow::Cow<'static, str>>,
     pub errno: Option<i32>,
     pub message: String,
 }
@@ -231,7 +229,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         wl: workload(job, job.seed),
         exhausted: false,
         halt: Halt::No,
-        stats: JobStats::default(),
+        stats: JobStats::with_series_ms(job.series_ms),
         error: None,
         written_since_fsync: 0,
         fsync_due: None,
@@ -250,7 +248,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         event: 0,
         depth_since: 0,
         publish_every: clock.ticks(PUBLISH_EVERY),
-        tick: clock.ticks(TICK),
+        tick: clock.ticks(Duration::from_millis(job.series_ms)),
         slab: &mut slab,
     };
     w.barrier.wait();
@@ -606,7 +604,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.error = Some(JobError {
                 file: self.w.paths.get(file).cloned(),
                 offset: Some(offset),
-                direction: Some(dir_name(dir)),
+                direction: Some(dir_name(dir).into()),
                 errno,
                 message: match hint {
                     Some(h) => format!("{e}: {h}"),
@@ -761,11 +759,15 @@ fn close_interval(d: &mut DirStats, last: &mut Sample, index: u64) {
         bytes: d.bytes,
         ios: d.ios,
         lat_sum_ns: d.lat.sum_ns as u64,
+        slat_sum_ns: d.slat.sum_ns as u64,
+        clat_sum_ns: d.clat.sum_ns as u64,
     };
     let delta = Sample {
         bytes: now.bytes - last.bytes,
         ios: now.ios - last.ios,
         lat_sum_ns: now.lat_sum_ns - last.lat_sum_ns,
+        slat_sum_ns: now.slat_sum_ns - last.slat_sum_ns,
+        clat_sum_ns: now.clat_sum_ns - last.clat_sum_ns,
     };
     d.series.push_base(delta, index);
     *last = now;
@@ -790,7 +792,7 @@ fn fsync_error(w: &Worker<'_>, file: usize, e: io::Error) -> JobError {
     JobError {
         file: w.paths.get(file).cloned(),
         offset: None,
-        direction: Some("fsync"),
+        direction: Some("fsync".into()),
         errno: e.raw_os_error(),
         message: e.to_string(),
     }

@@ -326,6 +326,49 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Start a new group: this job waits until every job before it has finished.",
     },
     OptionDef {
+        name: "group_reporting",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Report each group as one job (as fio): I/Os and bytes summed over its jobs, \
+               latencies merged, bandwidth = all bytes / the longest job's time.",
+    },
+    OptionDef {
+        name: "write_bw_log",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "Write bandwidth over time to NAME_bw.N.log (fio's log format: msec, KiB/s, \
+               direction, bs, offset), N counting jobs from 1.",
+    },
+    OptionDef {
+        name: "write_iops_log",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "Write IOPS over time to NAME_iops.N.log (fio's log format).",
+    },
+    OptionDef {
+        name: "write_lat_log",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "Write mean latency (ns) over time to NAME_lat.N.log, NAME_clat.N.log and \
+               NAME_slat.N.log (fio's log format).",
+    },
+    OptionDef {
+        name: "log_avg_msec",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 0,
+            max: 3_600_000,
+        },
+        default: Some("0"),
+        help: "Window (ms) over which log entries and report time series are averaged. \
+               0: 500 ms windows (fio's bw_avg_time); iogauge never logs each I/O, so logs \
+               asked for with 0 get 500 ms means and a warning.",
+    },
+    OptionDef {
         name: "norandommap",
         aliases: &[],
         kind: Kind::Bool,

@@ -173,6 +173,12 @@ pub struct JobSpec {
     pub overwrite: bool,
     /// This job starts a new group (`stonewall`).
     pub stonewall: bool,
+    /// Report this job's group as one job.
+    pub group_reporting: bool,
+    /// fio-format logs to write after the run (base names), and their window.
+    pub logs: LogSpec,
+    /// Interval of the report's time series and of the logs' entries.
+    pub series_ms: u64,
     /// Sequential patterns: blocks from one I/O to the next (1 = contiguous; `rw=read:GAP`).
     pub stride_blocks: u64,
     pub randommap: bool,
@@ -194,6 +200,20 @@ impl JobSpec {
             TargetSpec::Files(files) => files.clone(),
             TargetSpec::Directory(dir) => vec![dir.join(format!("{}.{}.0", self.name, self.clone))],
         }
+    }
+}
+
+/// The fio-format interval logs a job asked for (`write_bw_log=NAME` …).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogSpec {
+    pub bw: Option<String>,
+    pub iops: Option<String>,
+    pub lat: Option<String>,
+}
+
+impl LogSpec {
+    pub fn any(&self) -> bool {
+        self.bw.is_some() || self.iops.is_some() || self.lat.is_some()
     }
 }
 
@@ -554,6 +574,34 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
         DataMode::Random
     };
     let fsync_every = v.int("fsync")?.unwrap_or(0) as u32;
+    let log_name = |name: &'static str| -> Result<Option<String>, SpecError> {
+        match v.text(name) {
+            Some((t, _)) if t.trim().is_empty() || t.contains('\0') => {
+                Err(v.error(name, "expected a log file name prefix".into()))
+            }
+            Some((t, _)) => Ok(Some(t.trim().to_string())),
+            None => Ok(None),
+        }
+    };
+    let logs = LogSpec {
+        bw: log_name("write_bw_log")?,
+        iops: log_name("write_iops_log")?,
+        lat: log_name("write_lat_log")?,
+    };
+    let series_ms = match v.int("log_avg_msec")?.unwrap_or(0) {
+        0 => {
+            if logs.any() {
+                warnings.push(
+                    "log_avg_msec=0: fio logs every I/O then; iogauge logs means over \
+                     windows, so the logs have 500 ms means (set log_avg_msec to choose the \
+                     window)"
+                        .into(),
+                );
+            }
+            crate::stats::series::DEFAULT_BASE_MS
+        }
+        ms => ms,
+    };
     let seed = v.int("randseed")?.unwrap_or(DEFAULT_SEED);
 
     let mut opts = BTreeMap::new();
@@ -597,6 +645,9 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
         end_fsync: v.bool("end_fsync")?,
         overwrite: v.bool("overwrite")?,
         stonewall: v.bool("stonewall")?,
+        group_reporting: v.bool("group_reporting")?,
+        logs,
+        series_ms,
         stride_blocks: stride_blocks(&v, rw, gap, bs * u64::from(numpages))?,
         randommap: !v.bool("norandommap")?,
         seed,

@@ -185,6 +185,17 @@ pub struct JobStats {
     pub elapsed: Duration,
 }
 
+impl JobStats {
+    /// Empty stats whose time series sample every `ms` milliseconds.
+    pub fn with_series_ms(ms: u64) -> JobStats {
+        let mut s = JobStats::default();
+        for d in &mut s.dirs {
+            d.series = Series::new(ms);
+        }
+        s
+    }
+}
+
 impl std::ops::AddAssign<&JobStats> for JobStats {
     /// Merges a concurrent job: sums totals; elapsed is the longest, since jobs run together.
     fn add_assign(&mut self, o: &JobStats) {

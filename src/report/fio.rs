@@ -1,0 +1,500 @@
+//! fio's JSON shape, built from a RunReport: the top-level `fio version`, `timestamp`, `time`,
+//! `global options`, `jobs[]` and `disk_util[]` that tools written for fio read (fio-plot,
+//! fio2gnuplot-style scripts, dashboards). Units are fio's: `bw` in KiB/s, `runtime` in ms,
+//! latencies in ns. The JSON and CSV reporters both use these rows, so the two formats carry
+//! the same fields. Pure arithmetic on the report; no I/O.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+
+use crate::result::{DirReport, GroupReport, LatReport, Measurement, RunReport, SeriesReport};
+
+/// A JSON object whose keys keep the order fio prints them in.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ordered<T>(pub Vec<(String, T)>);
+
+impl<T: Serialize> Serialize for Ordered<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl<T: Copy> Ordered<T> {
+    pub fn get(&self, key: &str) -> Option<T> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+}
+
+/// The fio part of iogauge's JSON document.
+#[derive(Debug, Clone, Serialize)]
+pub struct FioDoc {
+    /// "iogauge-X.Y.Z": tools that print the producer show iogauge, not a fio version.
+    #[serde(rename = "fio version")]
+    pub fio_version: String,
+    pub timestamp: u64,
+    pub timestamp_ms: u64,
+    /// The start of the run, as fio's ctime-style string (UTC).
+    pub time: String,
+    /// Options shared by every job (fio: a job file's [global] section); empty on the CLI.
+    #[serde(rename = "global options")]
+    pub global_options: BTreeMap<String, String>,
+    pub jobs: Vec<FioJob>,
+    pub disk_util: Vec<FioDisk>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FioJob {
+    pub jobname: String,
+    pub groupid: usize,
+    /// errno of the job's failure (1 where the failure had none), 0 when it succeeded.
+    pub error: i32,
+    /// Whole seconds the job measured, rounded up (fio's `elapsed`).
+    pub elapsed: u64,
+    #[serde(rename = "job options")]
+    pub job_options: BTreeMap<String, String>,
+    pub read: FioDir,
+    pub write: FioDir,
+    /// iogauge issues no trims; present, all zero, for tools that expect it.
+    pub trim: FioDir,
+    pub sync: FioSync,
+    /// Measured time in ms.
+    pub job_runtime: u64,
+    pub usr_cpu: f64,
+    pub sys_cpu: f64,
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
+    /// Share of the measured time with 1, 2–3, 4–7, … I/Os in the kernel (time spent between
+    /// I/Os left out, so the levels add up to 100 as fio's do).
+    pub iodepth_level: Ordered<f64>,
+    /// Share of I/Os whose total latency fell in each range (percent).
+    pub latency_ns: Ordered<f64>,
+    pub latency_us: Ordered<f64>,
+    pub latency_ms: Ordered<f64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FioDir {
+    pub io_bytes: u64,
+    pub io_kbytes: u64,
+    pub bw_bytes: u64,
+    /// KiB/s.
+    pub bw: u64,
+    pub iops: f64,
+    /// ms.
+    pub runtime: u64,
+    pub total_ios: u64,
+    pub short_ios: u64,
+    pub drop_ios: u64,
+    pub slat_ns: FioLat,
+    pub clat_ns: FioLat,
+    pub lat_ns: FioLat,
+    /// Bandwidth (KiB/s) over the job's full sampling windows (`log_avg_msec`, 500 ms by
+    /// default); a last, partial window is left out, as fio does.
+    pub bw_min: u64,
+    pub bw_max: u64,
+    /// This job's share of its group's bandwidth, in percent.
+    pub bw_agg: f64,
+    pub bw_mean: f64,
+    pub bw_dev: f64,
+    pub bw_samples: u64,
+    pub iops_min: u64,
+    pub iops_max: u64,
+    pub iops_mean: f64,
+    pub iops_stddev: f64,
+    pub iops_samples: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FioLat {
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    pub stddev: f64,
+    #[serde(rename = "N")]
+    pub n: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentile: Option<Ordered<u64>>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FioSync {
+    pub total_ios: u64,
+    pub lat_ns: FioLat,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FioDisk {
+    pub name: String,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub read_merges: u64,
+    pub write_merges: u64,
+    pub read_ticks: u64,
+    pub write_ticks: u64,
+    pub in_queue: u64,
+    pub util: f64,
+}
+
+/// Upper bounds of fio's latency ranges, in the unit of each table.
+const LAT_BOUNDS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+
+pub fn doc(r: &RunReport) -> FioDoc {
+    FioDoc {
+        fio_version: format!("{}-{}", r.tool.name, r.tool.version),
+        timestamp: r.started_unix_s,
+        timestamp_ms: r.started_unix_ms,
+        time: ctime_utc(r.started_unix_s),
+        global_options: BTreeMap::new(),
+        jobs: jobs(r),
+        disk_util: disk_util(r),
+    }
+}
+
+/// One row per job, or per group where the group asked for `group_reporting`.
+pub fn jobs(r: &RunReport) -> Vec<FioJob> {
+    let mut out = Vec::new();
+    for g in &r.groups {
+        if g.group_reporting && !g.jobs.is_empty() {
+            let first = &g.jobs[0];
+            let mut options = first.options.clone();
+            options.insert("numjobs".into(), g.jobs.len().to_string());
+            let error = g.jobs.iter().find_map(|j| j.error.as_ref());
+            out.push(job(
+                &first.name,
+                g,
+                options,
+                error.map(|e| e.errno.unwrap_or(1)),
+                &g.total,
+            ));
+        } else {
+            for j in &g.jobs {
+                let error = j.error.as_ref().map(|e| e.errno.unwrap_or(1));
+                out.push(job(&j.name, g, j.options.clone(), error, &j.measurement));
+            }
+        }
+    }
+    out
+}
+
+fn job(
+    name: &str,
+    g: &GroupReport,
+    job_options: BTreeMap<String, String>,
+    error: Option<i32>,
+    m: &Measurement,
+) -> FioJob {
+    let runtime_ms = m.elapsed_ns / 1_000_000;
+    let agg = |d: &DirReport, total: &DirReport| {
+        if total.bw_bytes_per_s > 0.0 {
+            100.0 * d.bw_bytes_per_s / total.bw_bytes_per_s
+        } else {
+            0.0
+        }
+    };
+    let mut read = dir(&m.read, m.elapsed_ns);
+    read.bw_agg = agg(&m.read, &g.total.read);
+    let mut write = dir(&m.write, m.elapsed_ns);
+    write.bw_agg = agg(&m.write, &g.total.write);
+    let sync = m.sync.as_ref().map_or_else(FioSync::default, |s| FioSync {
+        total_ios: s.count,
+        lat_ns: lat(Some(s), true),
+    });
+    let (lat_ns, lat_us, lat_ms) = latency_tables(m);
+    FioJob {
+        jobname: name.to_string(),
+        groupid: g.id,
+        error: error.unwrap_or(0),
+        elapsed: m.elapsed_ns.div_ceil(1_000_000_000),
+        job_options,
+        read,
+        write,
+        trim: FioDir::default(),
+        sync,
+        job_runtime: runtime_ms,
+        usr_cpu: m.cpu.usr_pct,
+        sys_cpu: m.cpu.sys_pct,
+        ctx: m.cpu.ctx_switches,
+        majf: m.cpu.major_faults,
+        minf: m.cpu.minor_faults,
+        iodepth_level: iodepth_levels(m),
+        latency_ns: lat_ns,
+        latency_us: lat_us,
+        latency_ms: lat_ms,
+    }
+}
+
+fn dir(d: &DirReport, elapsed_ns: u64) -> FioDir {
+    // Synchronous engines time one span per I/O: fio reports it as clat (and lat) with no
+    // submission latency, so tools that read clat_ns find it there too.
+    let clat = d.clat_ns.as_ref().or(d.lat_ns.as_ref());
+    let (bw, iops) = window_stats(&d.series, elapsed_ns);
+    FioDir {
+        io_bytes: d.bytes,
+        io_kbytes: d.bytes / 1024,
+        bw_bytes: d.bw_bytes_per_s as u64,
+        bw: (d.bw_bytes_per_s / 1024.0) as u64,
+        iops: d.iops,
+        runtime: if d.ios > 0 { elapsed_ns / 1_000_000 } else { 0 },
+        total_ios: d.ios,
+        short_ios: 0,
+        drop_ios: 0,
+        slat_ns: lat(d.slat_ns.as_ref(), true),
+        clat_ns: lat(clat, true),
+        lat_ns: lat(d.lat_ns.as_ref(), true),
+        bw_min: bw.min as u64,
+        bw_max: bw.max as u64,
+        bw_agg: 0.0,
+        bw_mean: bw.mean,
+        bw_dev: bw.dev,
+        bw_samples: bw.n,
+        iops_min: iops.min as u64,
+        iops_max: iops.max as u64,
+        iops_mean: iops.mean,
+        iops_stddev: iops.dev,
+        iops_samples: iops.n,
+    }
+}
+
+fn lat(l: Option<&LatReport>, percentiles: bool) -> FioLat {
+    let Some(l) = l else {
+        return FioLat::default();
+    };
+    FioLat {
+        min: l.min,
+        max: l.max,
+        mean: l.mean,
+        stddev: l.stddev,
+        n: l.count,
+        percentile: percentiles.then(|| {
+            let mut v: Vec<(String, u64)> =
+                l.percentiles.iter().map(|(k, &v)| (k.clone(), v)).collect();
+            v.sort_by(|a, b| {
+                let f = |s: &str| s.parse::<f64>().unwrap_or(0.0);
+                f(&a.0).total_cmp(&f(&b.0))
+            });
+            Ordered(v)
+        }),
+    }
+}
+
+/// min, max, mean and sample standard deviation of per-window values.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct WindowStats {
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub dev: f64,
+    pub n: u64,
+}
+
+fn stats_of(values: impl Iterator<Item = f64>) -> WindowStats {
+    let v: Vec<f64> = values.collect();
+    if v.is_empty() {
+        return WindowStats::default();
+    }
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let dev = if v.len() > 1 {
+        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    WindowStats {
+        min: v.iter().copied().fold(f64::INFINITY, f64::min),
+        max: v.iter().copied().fold(0.0, f64::max),
+        mean,
+        dev,
+        n: v.len() as u64,
+    }
+}
+
+/// Bandwidth (KiB/s) and IOPS over the full windows of a series.
+pub fn window_stats(s: &SeriesReport, elapsed_ns: u64) -> (WindowStats, WindowStats) {
+    let full = full_windows(s, elapsed_ns);
+    (
+        stats_of(s.bw_bytes_per_s[..full].iter().map(|b| b / 1024.0)),
+        stats_of(s.iops[..full].iter().copied()),
+    )
+}
+
+/// How many of the series' samples cover a whole interval.
+pub fn full_windows(s: &SeriesReport, elapsed_ns: u64) -> usize {
+    if s.interval_ms == 0 {
+        return 0;
+    }
+    let whole = (elapsed_ns / 1_000_000 / s.interval_ms) as usize;
+    whole.min(s.bw_bytes_per_s.len())
+}
+
+fn iodepth_levels(m: &Measurement) -> Ordered<f64> {
+    let busy: f64 = m
+        .iodepth
+        .pct_time
+        .iter()
+        .filter(|(k, _)| k.as_str() != "0")
+        .map(|(_, v)| v)
+        .sum();
+    let keys = ["1", "2", "4", "8", "16", "32", ">=64"];
+    Ordered(
+        keys.iter()
+            .map(|&k| {
+                let v = m.iodepth.pct_time.get(k).copied().unwrap_or(0.0);
+                let pct = if busy > 0.0 { 100.0 * v / busy } else { 0.0 };
+                (k.to_string(), pct)
+            })
+            .collect(),
+    )
+}
+
+/// fio's latency_ns / latency_us / latency_ms tables from the total-latency histograms of
+/// both directions.
+fn latency_tables(m: &Measurement) -> (Ordered<f64>, Ordered<f64>, Ordered<f64>) {
+    let lats: Vec<&LatReport> = [&m.read.lat_ns, &m.write.lat_ns]
+        .into_iter()
+        .flatten()
+        .collect();
+    let total: u64 = lats.iter().map(|l| l.count).sum();
+    let pct = |lo: u64, hi: u64| {
+        if total == 0 {
+            return 0.0;
+        }
+        let n: u64 = lats.iter().map(|l| l.count_between(lo, hi)).sum();
+        100.0 * n as f64 / total as f64
+    };
+    let table = |scale: u64, lowest: u64| {
+        let mut lo = lowest;
+        Ordered(
+            LAT_BOUNDS
+                .iter()
+                .map(|&b| {
+                    let hi = b * scale;
+                    let v = pct(lo, hi);
+                    lo = hi;
+                    (b.to_string(), v)
+                })
+                .collect(),
+        )
+    };
+    let ns = table(1, 0);
+    let us = table(1_000, 1_000);
+    let mut ms = table(1_000_000, 1_000_000);
+    ms.0.push(("2000".into(), pct(1_000_000_000, 2_000_000_000)));
+    ms.0.push((">=2000".into(), pct(2_000_000_000, u64::MAX)));
+    (ns, us, ms)
+}
+
+/// Each device's counts summed over the groups.
+fn disk_util(r: &RunReport) -> Vec<FioDisk> {
+    let mut out: Vec<(FioDisk, u64, u64)> = Vec::new();
+    for d in r.groups.iter().flat_map(|g| &g.devices) {
+        let i = match out.iter().position(|(o, _, _)| o.name == d.name) {
+            Some(i) => i,
+            None => {
+                out.push((
+                    FioDisk {
+                        name: d.name.clone(),
+                        read_ios: 0,
+                        write_ios: 0,
+                        read_merges: 0,
+                        write_merges: 0,
+                        read_ticks: 0,
+                        write_ticks: 0,
+                        in_queue: 0,
+                        util: 0.0,
+                    },
+                    0,
+                    0,
+                ));
+                out.len() - 1
+            }
+        };
+        let (o, busy, wall) = &mut out[i];
+        o.read_ios += d.read_ios;
+        o.write_ios += d.write_ios;
+        o.read_merges += d.read_merges;
+        o.write_merges += d.write_merges;
+        o.read_ticks += d.read_ms;
+        o.write_ticks += d.write_ms;
+        o.in_queue += d.in_queue_ms;
+        *busy += d.busy_ms;
+        *wall += d.wall_ms;
+    }
+    out.into_iter()
+        .map(|(mut o, busy, wall)| {
+            o.util = if wall == 0 {
+                0.0
+            } else {
+                (100.0 * busy as f64 / wall as f64).min(100.0)
+            };
+            o
+        })
+        .collect()
+}
+
+/// `unix_s` as C's ctime() prints it, in UTC: "Sat Nov 21 12:18:58 2026".
+pub fn ctime_utc(unix_s: u64) -> String {
+    let days = unix_s / 86_400;
+    let secs = unix_s % 86_400;
+    // 1970-01-01 was a Thursday.
+    let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][(days % 7) as usize];
+    let (y, m, d) = civil_from_days(days as i64);
+    let month = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ][(m - 1) as usize];
+    format!(
+        "{weekday} {month} {d:2} {:02}:{:02}:{:02} {y}",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
+/// Days since 1970-01-01 → (year, month 1..12, day 1..31), proleptic Gregorian.
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ctime_matches_c() {
+        // date -u -d @1795263538 → Sat Nov 21 12:18:58 UTC 2026
+        assert_eq!(ctime_utc(1_795_263_538), "Sat Nov 21 12:18:58 2026");
+        assert_eq!(ctime_utc(0), "Thu Jan  1 00:00:00 1970");
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn window_stats_leave_out_the_partial_window() {
+        let s = SeriesReport {
+            interval_ms: 500,
+            bw_bytes_per_s: vec![1024.0 * 100.0, 1024.0 * 300.0, 1.0],
+            iops: vec![10.0, 30.0, 1.0],
+            lat_mean_ns: vec![0.0; 3],
+            slat_mean_ns: vec![],
+            clat_mean_ns: vec![],
+        };
+        let (bw, iops) = window_stats(&s, 1_200_000_000);
+        assert_eq!((bw.min, bw.max, bw.mean, bw.n), (100.0, 300.0, 200.0, 2));
+        assert!((bw.dev - 141.421_356).abs() < 1e-3, "sample stddev");
+        assert_eq!((iops.min, iops.max), (10.0, 30.0));
+        assert_eq!(window_stats(&s, 400_000_000).0.n, 0);
+    }
+}
