@@ -14,7 +14,8 @@ use crate::spec::{Origin, Section};
 /// Flags that shape the tool's behaviour rather than the workload.
 #[derive(Debug, Clone)]
 pub struct ToolOptions {
-    pub format: Format,
+    /// At least one; each once.
+    pub formats: Vec<Format>,
     pub output: Option<PathBuf>,
     pub keep: bool,
     pub allow_overwrite: bool,
@@ -35,6 +36,19 @@ pub enum Request {
         tool: ToolOptions,
     },
     Options,
+    /// `iogauge report RUN.json`: a saved report in another format.
+    Report {
+        input: PathBuf,
+        output: Option<PathBuf>,
+        format: Format,
+    },
+    /// `iogauge compare BASE.json NEW.json`.
+    Compare {
+        base: PathBuf,
+        new: PathBuf,
+        threshold_pct: f64,
+        fail_on_regression: bool,
+    },
     /// A legacy tool's command line (`iogauge sasiotest|sqlio|iotest ...`).
     Legacy(crate::compat::Invocation),
     /// Help or version text to print; exit 0.
@@ -51,13 +65,17 @@ fn tool_args(cmd: Command) -> Command {
             .long("output-format")
             .value_name("FORMAT")
             .default_value("text")
-            .help("Report format: text or json"),
+            .help(
+                "Report format: text, json (a superset of fio's), csv, html, or a comma list \
+                 (text,json): with several, text goes to stdout and each other format to a \
+                 file named after --output (default iogauge-DATE-TIME) with its extension",
+            ),
     )
     .arg(
         Arg::new("output")
             .long("output")
             .value_name("FILE")
-            .help("Write the report to FILE"),
+            .help("Write the report to FILE (several formats: FILE's stem + each extension)"),
     )
     .arg(
         Arg::new("keep")
@@ -132,6 +150,21 @@ pub fn command() -> Command {
                 ),
         ))
         .subcommand(Command::new("options").about("List every workload option with type, default and meaning"))
+        .subcommand(
+            Command::new("report")
+                .about("Turn a saved JSON report into HTML (default), text, CSV or JSON")
+                .arg(Arg::new("input").value_name("RUN.json").required(true))
+                .arg(Arg::new("output").short('o').long("output").value_name("FILE").help("Write to FILE [default: stdout]"))
+                .arg(Arg::new("output-format").long("output-format").value_name("FORMAT").default_value("html").help("html, text, csv or json")),
+        )
+        .subcommand(
+            Command::new("compare")
+                .about("Compare two JSON reports (iogauge's or fio's) per job and direction: bandwidth, IOPS, p50/p99 latency")
+                .arg(Arg::new("base").value_name("BASE.json").required(true))
+                .arg(Arg::new("new").value_name("NEW.json").required(true))
+                .arg(Arg::new("threshold").long("threshold").value_name("PCT").default_value("5%").help("Changes beyond this are marked (5%, 2.5)"))
+                .arg(Arg::new("fail-on-regression").long("fail-on-regression").action(ArgAction::SetTrue).help("Exit 1 when a change beyond the threshold is worse, or a job is missing")),
+        )
         .subcommand(legacy("sasiotest", "SAS's SASIOTEST: iogauge sasiotest FILE [-r|-w|-rw] [-seq|-ran] [-filesize N] [-pagesize N] [-sgio -numpages M] [-unbuffered] [-writethru]"))
         .subcommand(legacy("sqlio", "Microsoft's sqlio: iogauge sqlio [-kR|-kW] [-s<secs>] [-f<pattern>] [-o<n>] [-b<KB>] [-t<n>] [-B<N|Y|H|S>] [-L<S|P>] [-F<param file>] [file]; --batch FILE"))
         .subcommand(legacy("iotest", "SAS's iotest.sh: iogauge iotest -i N -t DIR -b BLOCKS -s KB"))
@@ -184,13 +217,21 @@ fn one_line(e: &clap::Error) -> String {
 }
 
 fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
-    let format: Format = m
-        .get_one::<String>("output-format")
-        .expect("has default")
-        .parse()
+    let formats = Format::parse_list(m.get_one::<String>("output-format").expect("has default"))
         .map_err(UsageError)?;
     let output = m.get_one::<String>("output").map(PathBuf::from);
-    if let Some(o) = &output {
+    check_output_dir(output.as_deref())?;
+    Ok(ToolOptions {
+        formats,
+        output,
+        keep: m.get_flag("keep"),
+        allow_overwrite: m.get_flag("allow-overwrite"),
+        skip_space_check: m.get_flag("skip-space-check"),
+    })
+}
+
+fn check_output_dir(output: Option<&std::path::Path>) -> Result<(), UsageError> {
+    if let Some(o) = output {
         let parent = crate::target::parent_dir(o);
         if !parent.is_dir() {
             return Err(UsageError(format!(
@@ -200,13 +241,7 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
             )));
         }
     }
-    Ok(ToolOptions {
-        format,
-        output,
-        keep: m.get_flag("keep"),
-        allow_overwrite: m.get_flag("allow-overwrite"),
-        skip_space_check: m.get_flag("skip-space-check"),
-    })
+    Ok(())
 }
 
 /// Parses `args` (including the program name).
@@ -243,6 +278,37 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             })
         }
         Some(("options", _)) => Ok(Request::Options),
+        Some(("report", sm)) => {
+            let text = sm.get_one::<String>("output-format").expect("has default");
+            let format: Format = text.parse().map_err(UsageError)?;
+            let output = sm.get_one::<String>("output").map(PathBuf::from);
+            check_output_dir(output.as_deref())?;
+            Ok(Request::Report {
+                input: PathBuf::from(sm.get_one::<String>("input").expect("required")),
+                output,
+                format,
+            })
+        }
+        Some(("compare", sm)) => {
+            let t = sm.get_one::<String>("threshold").expect("has default");
+            let threshold_pct = t
+                .trim()
+                .trim_end_matches('%')
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| {
+                    UsageError(format!(
+                        "--threshold={t}: expected a percentage of 0 or more (5%, 2.5)"
+                    ))
+                })?;
+            Ok(Request::Compare {
+                base: PathBuf::from(sm.get_one::<String>("base").expect("required")),
+                new: PathBuf::from(sm.get_one::<String>("new").expect("required")),
+                threshold_pct,
+                fail_on_regression: sm.get_flag("fail-on-regression"),
+            })
+        }
         Some(("quick", sm)) => Ok(Request::Quick {
             directory: PathBuf::from(sm.get_one::<String>("directory").expect("default")),
             size: sm.get_one::<String>("size").cloned(),
@@ -315,7 +381,7 @@ mod tests {
         assert!(got.contains(&("bs".into(), "8k".into())));
         assert!(got.contains(&("time_based".into(), "1".into())));
         assert!(got.contains(&("direct".into(), "1".into())));
-        assert_eq!(tool.format, Format::Text);
+        assert_eq!(tool.formats, vec![Format::Text]);
     }
 
     #[test]

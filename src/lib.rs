@@ -18,6 +18,7 @@
 //! know syscalls, not workloads.
 
 pub mod cli;
+pub mod compare;
 pub mod compat;
 pub mod engine;
 pub mod host;

@@ -32,6 +32,17 @@ fn main() -> ExitCode {
             print!("{}", cli::options_help());
             ExitCode::SUCCESS
         }
+        Ok(Request::Report {
+            input,
+            output,
+            format,
+        }) => report_file(&input, output.as_deref(), format),
+        Ok(Request::Compare {
+            base,
+            new,
+            threshold_pct,
+            fail_on_regression,
+        }) => compare_files(&base, &new, threshold_pct, fail_on_regression),
         Ok(Request::Run { section, tool }) => execute(&args, vec![section], false, tool, None),
         Ok(Request::Legacy(inv)) => legacy(&args, inv),
         Ok(Request::Quick {
@@ -93,6 +104,7 @@ fn measure(
     keep: bool,
 ) -> Result<Measured, String> {
     let mut plan = spec::resolve(sections, separate_groups).map_err(|e| e.to_string())?;
+    check_log_files(&plan)?;
     let mut targets = target::check(&mut plan, safety).map_err(|e| e.to_string())?;
     let interrupt = interrupt_flag();
     let mut warnings = plan.warnings.clone();
@@ -160,24 +172,176 @@ fn execute(
             Ok(m) => m,
             Err(e) => return usage_exit(&e),
         };
-    let text = match (tool.format, summary_labels) {
+    let render = |f: Format| match (f, summary_labels) {
         (Format::Text, Some(labels)) => report::text::summary(&report, labels),
         (f, _) => report::render(f, &report),
     };
-    let written = match &tool.output {
-        Some(path) => std::fs::write(path, &text),
-        None => std::io::stdout().write_all(text.as_bytes()),
+    let mut failed = write_logs(&report);
+    let text_on_stdout = match tool.formats.as_slice() {
+        [f] => {
+            let text = render(*f);
+            let written = match &tool.output {
+                Some(path) => std::fs::write(path, &text),
+                None => std::io::stdout().write_all(text.as_bytes()),
+            };
+            if let Err(e) = written {
+                eprintln!("iogauge: cannot write the report: {e}");
+                failed = true;
+            }
+            *f == Format::Text && tool.output.is_none()
+        }
+        formats => {
+            // Several formats: text to stdout, each other one to its own file, so stdout
+            // never mixes formats and every machine-readable file is whole.
+            let stem = tool
+                .output
+                .clone()
+                .unwrap_or_else(|| default_stem(report.started_unix_s).into());
+            let mut text_out = false;
+            for &f in formats {
+                let text = render(f);
+                if f == Format::Text && tool.output.is_none() {
+                    print!("{text}");
+                    text_out = true;
+                    continue;
+                }
+                let path = stem.with_extension(f.ext());
+                match std::fs::write(&path, &text) {
+                    Ok(()) => eprintln!("iogauge: wrote {}", path.display()),
+                    Err(e) => {
+                        eprintln!("iogauge: cannot write {}: {e}", path.display());
+                        failed = true;
+                    }
+                }
+            }
+            text_out
+        }
     };
-    if let Err(e) = written {
-        eprintln!("iogauge: cannot write the report: {e}");
-        return ExitCode::from(1);
-    }
-    if tool.format != Format::Text || tool.output.is_some() {
+    if !text_on_stdout {
         for e in &report.errors {
             eprintln!("iogauge: error: {e}");
         }
     }
+    if failed && code == 0 {
+        return ExitCode::from(1);
+    }
     ExitCode::from(code)
+}
+
+/// "iogauge-20261121-121858": the default name of a run's report files.
+fn default_stem(unix_s: u64) -> String {
+    let (y, m, d) = report::fio::civil_from_days((unix_s / 86_400) as i64);
+    let s = unix_s % 86_400;
+    format!(
+        "iogauge-{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        s / 3600,
+        s % 3600 / 60,
+        s % 60
+    )
+}
+
+/// Refuses, before anything runs, log files that exist and were not written by iogauge.
+fn check_log_files(plan: &spec::Plan) -> Result<(), String> {
+    let jobs = plan.groups.iter().flat_map(|g| &g.jobs);
+    for (i, job) in jobs.enumerate() {
+        let wanted = report::log::Wanted {
+            bw: job.logs.bw.clone(),
+            iops: job.logs.iops.clone(),
+            lat: job.logs.lat.clone(),
+        };
+        for name in wanted.files(i + 1) {
+            let p = std::path::Path::new(&name);
+            if !target::parent_dir(p).is_dir() {
+                return Err(format!(
+                    "log file {name}: directory {} does not exist",
+                    target::parent_dir(p).display()
+                ));
+            }
+            if p.exists() && !target::created_by_iogauge(p) {
+                return Err(format!(
+                    "log file {name} exists and iogauge did not write it; remove it or choose \
+                     another write_*_log name"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes the fio-format logs the jobs asked for; true when one could not be written.
+fn write_logs(report: &result::RunReport) -> bool {
+    let mut failed = false;
+    for (name, text) in report::log::render(report) {
+        match std::fs::write(&name, text) {
+            Ok(()) => target::mark_created(std::path::Path::new(&name)),
+            Err(e) => {
+                eprintln!("iogauge: cannot write log {name}: {e}");
+                failed = true;
+            }
+        }
+    }
+    failed
+}
+
+/// `iogauge report RUN.json`: the saved report in another format.
+fn report_file(input: &std::path::Path, output: Option<&std::path::Path>, f: Format) -> ExitCode {
+    let text = match std::fs::read_to_string(input) {
+        Ok(t) => t,
+        Err(e) => return usage_exit(&format!("{}: cannot read: {e}", input.display())),
+    };
+    let run: result::RunReport = match serde_json::from_str(&text) {
+        Ok(r) => r,
+        Err(e) => {
+            return usage_exit(&format!(
+                "{}: not an iogauge JSON report ({e}); fio's own JSON lacks the time series \
+                 and provenance a report draws",
+                input.display()
+            ));
+        }
+    };
+    let out = report::render(f, &run);
+    let written = match output {
+        Some(p) => std::fs::write(p, out),
+        None => std::io::stdout().write_all(out.as_bytes()),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("iogauge: cannot write the report: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `iogauge compare BASE NEW`: exit 1 on a regression when asked, 2 on unreadable input.
+fn compare_files(
+    base: &std::path::Path,
+    new: &std::path::Path,
+    threshold_pct: f64,
+    fail_on_regression: bool,
+) -> ExitCode {
+    let load = |p: &std::path::Path| -> Result<serde_json::Value, String> {
+        let text =
+            std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read: {e}", p.display()))?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", p.display()))?;
+        iogauge::compare::check(&v, &p.display().to_string())?;
+        Ok(v)
+    };
+    let (b, n) = match (load(base), load(new)) {
+        (Ok(b), Ok(n)) => (b, n),
+        (Err(e), _) | (_, Err(e)) => return usage_exit(&e),
+    };
+    let c = iogauge::compare::compare(&b, &n, threshold_pct);
+    print!("{}", c.text);
+    if fail_on_regression && c.regressions > 0 {
+        eprintln!(
+            "iogauge: {} regression(s) beyond {threshold_pct}%",
+            c.regressions
+        );
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
 }
 
 /// Runs a legacy tool's command line and prints its output (or, with --json, the report).

@@ -1,8 +1,11 @@
 //! Reporters: each output format is a pure function of a [`RunReport`] returning text. They do
 //! no I/O and never look at the file system; the CLI writes what they return.
 
+pub mod csv;
 pub mod fio;
+pub mod html;
 pub mod json;
+pub mod log;
 pub mod text;
 
 use crate::result::RunReport;
@@ -12,6 +15,38 @@ use crate::result::RunReport;
 pub enum Format {
     Text,
     Json,
+    Csv,
+    Html,
+}
+
+impl Format {
+    /// The file name extension for this format.
+    pub fn ext(self) -> &'static str {
+        match self {
+            Format::Text => "txt",
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Html => "html",
+        }
+    }
+
+    /// A comma list (`text,json`), each format once, in the order given.
+    pub fn parse_list(s: &str) -> Result<Vec<Format>, String> {
+        let mut v = Vec::new();
+        for word in s.split(',').map(str::trim) {
+            let f = word.parse::<Format>().map_err(|e| {
+                if s.contains(',') {
+                    e.replacen(&format!("={word}:"), &format!("={s}: {word}:"), 1)
+                } else {
+                    e
+                }
+            })?;
+            if !v.contains(&f) {
+                v.push(f);
+            }
+        }
+        Ok(v)
+    }
 }
 
 impl std::str::FromStr for Format {
@@ -20,8 +55,11 @@ impl std::str::FromStr for Format {
         match s {
             "text" | "normal" => Ok(Format::Text),
             "json" => Ok(Format::Json),
+            "csv" => Ok(Format::Csv),
+            "html" => Ok(Format::Html),
             other => Err(format!(
-                "--output-format={other}: unknown format; accepted: text (alias normal), json"
+                "--output-format={other}: unknown format; accepted: text (alias normal), json, \
+                 csv, html, or a comma list of them"
             )),
         }
     }
@@ -31,6 +69,8 @@ pub fn render(format: Format, report: &RunReport) -> String {
     match format {
         Format::Text => text::render(report),
         Format::Json => json::render(report),
+        Format::Csv => csv::render(report),
+        Format::Html => html::render(report),
     }
 }
 
@@ -100,6 +140,15 @@ mod tests {
                 .parse::<Format>()
                 .unwrap_err()
                 .contains("accepted: text")
+        );
+        assert_eq!(
+            Format::parse_list("text, json,text").unwrap(),
+            vec![Format::Text, Format::Json]
+        );
+        let e = Format::parse_list("text,xml").unwrap_err();
+        assert!(
+            e.starts_with("--output-format=text,xml: xml: unknown"),
+            "{e}"
         );
     }
 }

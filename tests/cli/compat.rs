@@ -5,32 +5,12 @@
 //! documented way; a second writer is refused while readers share a file.
 
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{LoopFs, bin, entries, stderr, stdout, tmp};
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    bin()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("iogauge runs")
-}
-
-fn ok_in(dir: &Path, args: &[&str]) -> String {
-    let o = run_in(dir, args);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{args:?}\nstdout: {}\nstderr: {}",
-        stdout(&o),
-        stderr(&o)
-    );
-    stdout(&o)
-}
+use super::{LoopFs, bin, entries, ok_in, run_in, stderr, stdout, tmp};
 
 fn sas(dir: &Path, line: &str) -> String {
     let mut args = vec!["sasiotest"];

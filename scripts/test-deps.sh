@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what the acceptance tests drive besides iogauge itself: fio (the yardstick and the
+# source of fio-format JSON to compare with), Chromium (renders the HTML report headless) and
+# fio-plot (draws graphs from iogauge's JSON and logs). Safe to run again: it installs only
+# what is missing. fio-plot goes into a virtual environment in the user's cache, whose path
+# the tests find on their own. Without root or network, it says what it could not install and
+# the tests that need it print SKIP.
+set -uo pipefail
+
+venv="${IOGAUGE_FIO_PLOT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/iogauge/fio-plot-venv}"
+missing=()
+command -v fio >/dev/null || missing+=(fio)
+command -v chromium >/dev/null || missing+=(chromium)
+python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+if ((${#missing[@]})); then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "test-deps: installing ${missing[*]} (apt)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null ||
+            echo "test-deps: apt-get could not install ${missing[*]}" >&2
+    else
+        echo "test-deps: missing ${missing[*]} (needs root and apt-get)" >&2
+    fi
+fi
+if [ ! -x "$venv/bin/fio-plot" ]; then
+    echo "test-deps: installing fio-plot (PyPI) into $venv"
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q fio-plot ||
+        echo "test-deps: could not install fio-plot" >&2
+fi
+exit 0

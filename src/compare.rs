@@ -1,0 +1,228 @@
+//! `iogauge compare`: two JSON reports side by side, per job and direction: bandwidth, IOPS and
+//! p50/p99 latency, the change in percent, and which changes pass a threshold. It reads the
+//! fio-shaped `jobs[]` that iogauge writes and fio itself writes, so a fio baseline compares
+//! with an iogauge run. Pure: documents in, text and a verdict out.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+/// What a comparison found.
+#[derive(Debug)]
+pub struct Comparison {
+    pub text: String,
+    /// Changes beyond the threshold in the worse direction, plus jobs missing from either side.
+    pub regressions: usize,
+    pub improvements: usize,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Better {
+    Higher,
+    Lower,
+}
+
+struct Metric {
+    label: &'static str,
+    better: Better,
+    get: fn(&Value) -> Option<f64>,
+}
+
+fn percentile(d: &Value, key: &str) -> Option<f64> {
+    ["clat_ns", "lat_ns"]
+        .iter()
+        .find_map(|l| d[l]["percentile"][key].as_f64())
+}
+
+const METRICS: [Metric; 4] = [
+    Metric {
+        label: "MiB/s",
+        better: Better::Higher,
+        get: |d| {
+            d["bw_bytes"]
+                .as_f64()
+                .or_else(|| d["bw"].as_f64().map(|k| k * 1024.0))
+                .map(|b| b / 1048576.0)
+        },
+    },
+    Metric {
+        label: "IOPS",
+        better: Better::Higher,
+        get: |d| d["iops"].as_f64(),
+    },
+    Metric {
+        label: "p50 lat (µs)",
+        better: Better::Lower,
+        get: |d| percentile(d, "50.000000").map(|ns| ns / 1e3),
+    },
+    Metric {
+        label: "p99 lat (µs)",
+        better: Better::Lower,
+        get: |d| percentile(d, "99.000000").map(|ns| ns / 1e3),
+    },
+];
+
+/// "jobname" with its occurrence number, so clones and repeated names pair up in order.
+fn keyed_jobs(doc: &Value) -> Vec<(String, &Value)> {
+    let mut seen: Vec<String> = Vec::new();
+    doc["jobs"]
+        .as_array()
+        .map(|jobs| {
+            jobs.iter()
+                .map(|j| {
+                    let name = j["jobname"].as_str().unwrap_or("?").to_string();
+                    let n = seen.iter().filter(|s| **s == name).count();
+                    seen.push(name.clone());
+                    (format!("{name}.{n}"), j)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Who produced a document, and where, in one line.
+fn describe(doc: &Value) -> String {
+    let mut s = doc["fio version"]
+        .as_str()
+        .unwrap_or("unknown tool")
+        .to_string();
+    if let Some(t) = doc["time"].as_str() {
+        s += &format!(", {t}");
+    }
+    if let Some(h) = doc["host"]["hostname"].as_str() {
+        s += &format!(
+            ", host {h} (kernel {})",
+            doc["host"]["kernel"].as_str().unwrap_or("?")
+        );
+    }
+    s
+}
+
+/// Checks that `doc` has fio's `jobs[]`; the error names `what`.
+pub fn check(doc: &Value, what: &str) -> Result<(), String> {
+    match doc["jobs"].as_array() {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "{what}: not a JSON report with a jobs[] list (iogauge --output-format=json or fio \
+             --output-format=json)"
+        )),
+    }
+}
+
+pub fn compare(base: &Value, new: &Value, threshold_pct: f64) -> Comparison {
+    let mut o = String::new();
+    let _ = writeln!(o, "base: {}", describe(base));
+    let _ = writeln!(o, "new:  {}", describe(new));
+    for (k, what) in [("hostname", "host"), ("kernel", "kernel")] {
+        let (a, b) = (&base["host"][k], &new["host"][k]);
+        if a.is_string() && b.is_string() && a != b {
+            let _ = writeln!(
+                o,
+                "note: the {what} differs ({} vs {}): the change may not be the storage's",
+                a.as_str().unwrap_or(""),
+                b.as_str().unwrap_or("")
+            );
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\n{:<20} {:<6} {:<13} {:>14} {:>14} {:>9}",
+        "job", "dir", "metric", "base", "new", "change"
+    );
+    let (base_jobs, new_jobs) = (keyed_jobs(base), keyed_jobs(new));
+    let (mut regressions, mut improvements) = (0, 0);
+    for (key, b) in &base_jobs {
+        let Some((_, n)) = new_jobs.iter().find(|(k, _)| k == key) else {
+            let _ = writeln!(o, "{key:<20} only in base: missing from the new run");
+            regressions += 1;
+            continue;
+        };
+        for dir in ["read", "write"] {
+            let (bd, nd) = (&b[dir], &n[dir]);
+            let ios = |d: &Value| d["total_ios"].as_u64().unwrap_or(0);
+            if ios(bd) == 0 && ios(nd) == 0 {
+                continue;
+            }
+            for (i, m) in METRICS.iter().enumerate() {
+                let (Some(x), Some(y)) = ((m.get)(bd), (m.get)(nd)) else {
+                    continue;
+                };
+                let change = if x == 0.0 {
+                    if y == 0.0 { 0.0 } else { f64::INFINITY }
+                } else {
+                    100.0 * (y - x) / x
+                };
+                let worse = match m.better {
+                    Better::Higher => change < -threshold_pct,
+                    Better::Lower => change > threshold_pct,
+                };
+                let better = match m.better {
+                    Better::Higher => change > threshold_pct,
+                    Better::Lower => change < -threshold_pct,
+                };
+                let mark = if worse {
+                    regressions += 1;
+                    "  WORSE"
+                } else if better {
+                    improvements += 1;
+                    "  better"
+                } else {
+                    ""
+                };
+                let (job, d) = if i == 0 {
+                    (key.as_str(), dir)
+                } else {
+                    ("", "")
+                };
+                let _ = writeln!(
+                    o,
+                    "{job:<20} {d:<6} {:<13} {x:>14.2} {y:>14.2} {:>8.1}%{mark}",
+                    m.label, change
+                );
+            }
+        }
+    }
+    for (key, _) in &new_jobs {
+        if !base_jobs.iter().any(|(k, _)| k == key) {
+            let _ = writeln!(o, "{key:<20} only in new: not in the base run");
+            regressions += 1;
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\n{regressions} worse beyond {threshold_pct}% (or unmatched), {improvements} better"
+    );
+    Comparison {
+        text: o,
+        regressions,
+        improvements,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn doc(bw: f64, p99: f64) -> Value {
+        json!({"fio version": "fio-3.33", "jobs": [{"jobname": "a", "read": {
+            "total_ios": 10, "bw_bytes": bw, "iops": bw / 4096.0,
+            "clat_ns": {"percentile": {"50.000000": 100.0, "99.000000": p99}}
+        }, "write": {"total_ios": 0}}]})
+    }
+
+    #[test]
+    fn marks_changes_beyond_the_threshold() {
+        let c = compare(&doc(100e6, 1000.0), &doc(90e6, 1020.0), 5.0);
+        // Bandwidth and IOPS fell 10%: worse; p99 rose 2%: within the threshold.
+        assert_eq!((c.regressions, c.improvements), (2, 0), "{}", c.text);
+        assert!(c.text.contains("-10.0%  WORSE"), "{}", c.text);
+        let c = compare(&doc(100e6, 1000.0), &doc(100e6, 800.0), 5.0);
+        assert_eq!((c.regressions, c.improvements), (0, 1), "{}", c.text);
+        let mut other = doc(1.0, 1.0);
+        other["jobs"][0]["jobname"] = json!("b");
+        let c = compare(&doc(1.0, 1.0), &other, 5.0);
+        assert_eq!(c.regressions, 2, "a job only in one run is unmatched");
+        assert!(check(&json!({"x": 1}), "f.json").is_err());
+    }
+}

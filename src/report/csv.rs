@@ -1,0 +1,159 @@
+//! CSV: one row per job (or per group under `group_reporting`) and direction, with the fields
+//! of the fio-shaped JSON rows flattened into stable column names (`lat_ns_mean`,
+//! `clat_ns_p99.900000`, `bw` in KiB/s as in fio). A direction the job's `rw` does not do is
+//! left out unless it moved I/O. Pure: returns the text.
+
+use crate::report::fio::{self, FioDir, FioJob, FioLat};
+use crate::result::{PERCENTILES, RunReport, percentile_key};
+
+const JOB_OPTIONS: [&str; 5] = ["rw", "bs", "iodepth", "numjobs", "ioengine"];
+const LATS: [&str; 3] = ["slat_ns", "clat_ns", "lat_ns"];
+
+pub fn header() -> Vec<String> {
+    let mut h: Vec<String> = ["jobname", "groupid", "error", "direction"]
+        .map(String::from)
+        .to_vec();
+    h.extend(JOB_OPTIONS.map(String::from));
+    h.extend(
+        [
+            "io_bytes",
+            "io_kbytes",
+            "bw_bytes",
+            "bw",
+            "iops",
+            "runtime",
+            "total_ios",
+        ]
+        .map(String::from),
+    );
+    for l in LATS {
+        for f in ["min", "max", "mean", "stddev", "N"] {
+            h.push(format!("{l}_{f}"));
+        }
+        for &p in PERCENTILES {
+            h.push(format!("{l}_p{}", percentile_key(p)));
+        }
+    }
+    h.extend(
+        [
+            "bw_min",
+            "bw_max",
+            "bw_agg",
+            "bw_mean",
+            "bw_dev",
+            "bw_samples",
+            "iops_min",
+            "iops_max",
+            "iops_mean",
+            "iops_stddev",
+            "iops_samples",
+            "usr_cpu",
+            "sys_cpu",
+            "ctx",
+            "majf",
+            "minf",
+        ]
+        .map(String::from),
+    );
+    h
+}
+
+fn lat_fields(row: &mut Vec<String>, l: &FioLat) {
+    row.extend([
+        l.min.to_string(),
+        l.max.to_string(),
+        l.mean.to_string(),
+        l.stddev.to_string(),
+        l.n.to_string(),
+    ]);
+    for &p in PERCENTILES {
+        let v = l
+            .percentile
+            .as_ref()
+            .and_then(|o| o.get(&percentile_key(p)));
+        row.push(v.map_or(String::new(), |v| v.to_string()));
+    }
+}
+
+fn row(j: &FioJob, direction: &str, d: &FioDir) -> Vec<String> {
+    let mut r = vec![
+        j.jobname.clone(),
+        j.groupid.to_string(),
+        j.error.to_string(),
+        direction.to_string(),
+    ];
+    for o in JOB_OPTIONS {
+        r.push(j.job_options.get(o).cloned().unwrap_or_default());
+    }
+    r.extend([
+        d.io_bytes.to_string(),
+        d.io_kbytes.to_string(),
+        d.bw_bytes.to_string(),
+        d.bw.to_string(),
+        d.iops.to_string(),
+        d.runtime.to_string(),
+        d.total_ios.to_string(),
+    ]);
+    for l in [&d.slat_ns, &d.clat_ns, &d.lat_ns] {
+        lat_fields(&mut r, l);
+    }
+    r.extend([
+        d.bw_min.to_string(),
+        d.bw_max.to_string(),
+        d.bw_agg.to_string(),
+        d.bw_mean.to_string(),
+        d.bw_dev.to_string(),
+        d.bw_samples.to_string(),
+        d.iops_min.to_string(),
+        d.iops_max.to_string(),
+        d.iops_mean.to_string(),
+        d.iops_stddev.to_string(),
+        d.iops_samples.to_string(),
+        j.usr_cpu.to_string(),
+        j.sys_cpu.to_string(),
+        j.ctx.to_string(),
+        j.majf.to_string(),
+        j.minf.to_string(),
+    ]);
+    r
+}
+
+/// Whether `rw` (fio's word, maybe with ":GAP") reads and writes.
+pub fn rw_directions(rw: &str) -> (bool, bool) {
+    let word = rw.split(':').next().unwrap_or("");
+    let reads = !matches!(word, "write" | "randwrite");
+    let writes = !matches!(word, "read" | "randread");
+    (reads, writes)
+}
+
+pub fn render(report: &RunReport) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(header()).expect("writing to memory");
+    for j in fio::jobs(report) {
+        let (reads, writes) = rw_directions(j.job_options.get("rw").map_or("", |s| s.as_str()));
+        for (name, d, does) in [("read", &j.read, reads), ("write", &j.write, writes)] {
+            if does || d.total_ios > 0 {
+                w.write_record(row(&j, name, d)).expect("writing to memory");
+            }
+        }
+    }
+    String::from_utf8(w.into_inner().expect("flushed to memory")).expect("CSV of UTF-8 fields")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directions_follow_rw() {
+        assert_eq!(rw_directions("randread"), (true, false));
+        assert_eq!(rw_directions("write"), (false, true));
+        assert_eq!(rw_directions("read:64k"), (true, false));
+        assert_eq!(rw_directions("randrw"), (true, true));
+        assert_eq!(rw_directions("update"), (true, true));
+        let h = header();
+        assert!(h.contains(&"clat_ns_p99.900000".to_string()));
+        let unique: std::collections::HashSet<_> = h.iter().collect();
+        assert_eq!(unique.len(), h.len(), "column names are unique");
+    }
+}

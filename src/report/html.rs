@@ -1,0 +1,602 @@
+//! HTML: one self-contained page (inline CSS and SVG; no script, no network, no fonts to
+//! fetch) with the run's provenance, its warnings, a summary table, what the devices did, and
+//! per job charts: bandwidth and IOPS over time, latency percentiles and the latency
+//! histogram. Pure: a function of the report.
+
+use std::fmt::Write;
+
+use crate::report::fio::ctime_utc;
+use crate::report::{LatUnit, human_bytes};
+use crate::result::{DirReport, GroupReport, LatReport, Measurement, RunReport};
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:72em}\
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}\
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .6em;\
+text-align:right}th{background:#f3f3f3}td.l,th.l{text-align:left}\
+.warn{background:#fff4d6;border-left:4px solid #e0a800;padding:.5em 1em;margin:.4em 0}\
+.err{background:#fde2e2;border-left:4px solid #c00;padding:.5em 1em;margin:.4em 0}\
+.charts{display:flex;flex-wrap:wrap;gap:1em}svg{background:#fff;border:1px solid #ddd}\
+code{background:#f3f3f3;padding:0 .3em}";
+
+const COLORS: [&str; 2] = ["#1f77b4", "#d62728"];
+
+/// Escapes text for HTML content and attribute values.
+fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+pub fn render(r: &RunReport) -> String {
+    let mut o = String::new();
+    let title = format!("iogauge report, {}", ctime_utc(r.started_unix_s));
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n",
+        esc(&title),
+        esc(&title)
+    );
+    provenance(&mut o, r);
+    if !r.warnings.is_empty() || !r.errors.is_empty() || r.interrupted {
+        o.push_str("<h2 id=\"warnings\">Warnings and errors</h2>\n");
+        if r.interrupted {
+            o.push_str("<div class=\"err\">Interrupted: the results are partial.</div>\n");
+        }
+        for e in &r.errors {
+            let _ = writeln!(o, "<div class=\"err\">{}</div>", esc(e));
+        }
+        for w in &r.warnings {
+            let _ = writeln!(o, "<div class=\"warn\">{}</div>", esc(w));
+        }
+    }
+    summary(&mut o, r);
+    devices(&mut o, r);
+    for g in &r.groups {
+        for (label, m) in units(g) {
+            charts(&mut o, &label, m);
+        }
+    }
+    o.push_str("</body></html>\n");
+    o
+}
+
+/// What the charts and summary show for a group: each job, or the group as one.
+fn units(g: &GroupReport) -> Vec<(String, &Measurement)> {
+    if g.group_reporting {
+        let name = g.jobs.first().map_or("group", |j| j.name.as_str());
+        vec![(
+            format!("group {} ({name}, {} jobs)", g.id + 1, g.jobs.len()),
+            &g.total,
+        )]
+    } else {
+        g.jobs
+            .iter()
+            .map(|j| {
+                (
+                    format!("group {}, job {}.{}", g.id + 1, j.name, j.clone),
+                    &j.measurement,
+                )
+            })
+            .collect()
+    }
+}
+
+fn provenance(o: &mut String, r: &RunReport) {
+    let h = &r.host;
+    o.push_str("<h2>How this was measured</h2>\n<table>\n");
+    let row = |o: &mut String, k: &str, v: &str| {
+        let _ = writeln!(
+            o,
+            "<tr><th class=\"l\">{k}</th><td class=\"l\">{}</td></tr>",
+            esc(v)
+        );
+    };
+    row(o, "tool", &format!("{} {}", r.tool.name, r.tool.version));
+    row(o, "command", &r.command_line.join(" "));
+    row(
+        o,
+        "started",
+        &format!("{} UTC", ctime_utc(r.started_unix_s)),
+    );
+    row(o, "host", &h.hostname);
+    row(o, "kernel", &format!("{} ({})", h.kernel, h.arch));
+    row(o, "CPU", &format!("{} × {}", h.cpus, h.cpu_model));
+    row(o, "memory", &human_bytes(h.memory_bytes));
+    row(o, "clock", &r.clock);
+    o.push_str(
+        "</table>\n<table>\n<tr><th class=\"l\">target</th><th class=\"l\">kind</th>\
+                <th class=\"l\">file system</th><th class=\"l\">mount</th>\
+                <th class=\"l\">device</th></tr>\n",
+    );
+    for t in &r.targets {
+        let dev = t
+            .device
+            .as_ref()
+            .map_or("none (no block device)".to_string(), |d| {
+                format!("{} {} ({})", d.name, d.model, d.major_minor)
+            });
+        let _ = writeln!(
+            o,
+            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td>\
+             <td class=\"l\">{} ({})</td><td class=\"l\">{}</td></tr>",
+            esc(&t.path.display().to_string()),
+            esc(&t.kind),
+            esc(&t.fs_type),
+            esc(&t.mount_point),
+            esc(&t.mount_options),
+            esc(&dev)
+        );
+    }
+    o.push_str("</table>\n");
+}
+
+fn summary(o: &mut String, r: &RunReport) {
+    let typical = r
+        .groups
+        .iter()
+        .flat_map(|g| [&g.total.read, &g.total.write])
+        .filter_map(|d| d.lat_ns.as_ref())
+        .map(|l| l.mean)
+        .fold(0.0, f64::max);
+    let u = LatUnit::for_ns(typical);
+    let lu = u.label();
+    let _ = writeln!(
+        o,
+        "<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th class=\"l\">job</th>\
+         <th class=\"l\">direction</th><th>MiB/s</th><th>MB/s</th><th>IOPS</th>\
+         <th>I/Os</th><th>bytes</th><th>lat mean ({lu})</th><th>p50 ({lu})</th>\
+         <th>p99 ({lu})</th><th>p99.9 ({lu})</th><th>max ({lu})</th></tr>"
+    );
+    for g in &r.groups {
+        for (label, m) in units(g) {
+            for (dir, d) in [("read", &m.read), ("write", &m.write)] {
+                if d.ios == 0 {
+                    continue;
+                }
+                let l = d.lat_ns.as_ref();
+                let p = |k: &str| {
+                    l.and_then(|l| l.percentiles.get(k))
+                        .map_or("-".into(), |&v| u.fmt(v as f64))
+                };
+                let _ = writeln!(
+                    o,
+                    "<tr><td class=\"l\">{}</td><td class=\"l\">{dir}</td><td>{:.2}</td>\
+                     <td>{:.2}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                     <td>{}</td><td>{}</td><td>{}</td></tr>",
+                    esc(&label),
+                    d.mib_per_s,
+                    d.mb_per_s,
+                    d.iops,
+                    d.ios,
+                    d.bytes,
+                    l.map_or("-".into(), |l| u.fmt(l.mean)),
+                    p("50.000000"),
+                    p("99.000000"),
+                    p("99.900000"),
+                    l.map_or("-".into(), |l| u.fmt(l.max as f64)),
+                );
+            }
+        }
+    }
+    o.push_str("</table>\n");
+}
+
+fn devices(o: &mut String, r: &RunReport) {
+    o.push_str("<h2>What the devices did</h2>\n");
+    for g in &r.groups {
+        for p in &g.without_device {
+            let _ = writeln!(
+                o,
+                "<p>group {}: {} has no block device below it: nothing to check.</p>",
+                g.id + 1,
+                esc(&p.display().to_string())
+            );
+        }
+        if g.devices.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            o,
+            "<table><tr><th class=\"l\">group {}</th><th>read I/Os</th><th>read bytes</th>\
+             <th>write I/Os</th><th>write bytes</th><th>merges r/w</th><th>in queue (ms)</th>\
+             <th>util %</th><th>iogauge read</th><th>iogauge wrote</th></tr>",
+            g.id + 1
+        );
+        for d in &g.devices {
+            let _ = writeln!(
+                o,
+                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td>{}/{}</td><td>{}</td><td>{:.1}</td><td>{}</td><td>{}</td></tr>",
+                esc(&d.name),
+                d.read_ios,
+                human_bytes(d.read_bytes),
+                d.write_ios,
+                human_bytes(d.write_bytes),
+                d.read_merges,
+                d.write_merges,
+                d.in_queue_ms,
+                d.util_pct,
+                human_bytes(g.total.read.bytes),
+                human_bytes(g.total.write.bytes),
+            );
+        }
+        o.push_str("</table>\n");
+    }
+}
+
+fn charts(o: &mut String, label: &str, m: &Measurement) {
+    let dirs: Vec<(&str, &DirReport)> = [("read", &m.read), ("write", &m.write)]
+        .into_iter()
+        .filter(|(_, d)| d.ios > 0)
+        .collect();
+    if dirs.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "<h2>{}</h2>\n<div class=\"charts\">", esc(label));
+    let over_time = |f: &dyn Fn(&DirReport) -> &Vec<f64>, scale: f64| -> Vec<Line> {
+        dirs.iter()
+            .enumerate()
+            .map(|(i, (name, d))| Line {
+                name: name.to_string(),
+                color: COLORS[i],
+                points: f(d)
+                    .iter()
+                    .enumerate()
+                    .map(|(k, v)| {
+                        // A sample is drawn at the end of its window; the last may be partial.
+                        let end_s = (k as f64 + 1.0) * d.series.interval_ms as f64 / 1e3;
+                        (end_s.min(m.elapsed_ns as f64 / 1e9), v / scale)
+                    })
+                    .collect(),
+            })
+            .collect()
+    };
+    o.push_str(&line_chart(
+        "Bandwidth over time",
+        "time (s)",
+        "MiB/s",
+        &over_time(&|d| &d.series.bw_bytes_per_s, 1048576.0),
+        false,
+    ));
+    o.push_str(&line_chart(
+        "IOPS over time",
+        "time (s)",
+        "IOPS",
+        &over_time(&|d| &d.series.iops, 1.0),
+        false,
+    ));
+    let lats: Vec<(&str, &LatReport)> = dirs
+        .iter()
+        .filter_map(|(n, d)| d.lat_ns.as_ref().map(|l| (*n, l)))
+        .collect();
+    let typical = lats.iter().map(|(_, l)| l.mean).fold(0.0, f64::max);
+    let u = LatUnit::for_ns(typical);
+    let div = match u {
+        LatUnit::Ns => 1.0,
+        LatUnit::Us => 1e3,
+        LatUnit::Ms => 1e6,
+    };
+    let pct_lines: Vec<Line> = lats
+        .iter()
+        .enumerate()
+        .map(|(i, (n, l))| {
+            let mut pts: Vec<(f64, f64)> = l
+                .percentiles
+                .iter()
+                .filter_map(|(k, &v)| Some((k.parse::<f64>().ok()?, v as f64 / div)))
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            Line {
+                name: n.to_string(),
+                color: COLORS[i],
+                points: pts,
+            }
+        })
+        .collect();
+    o.push_str(&line_chart(
+        "Latency percentiles",
+        "percentile",
+        &format!("latency ({})", u.label()),
+        &pct_lines,
+        true,
+    ));
+    o.push_str(&histogram(&lats));
+    o.push_str("</div>\n");
+}
+
+struct Line {
+    name: String,
+    color: &'static str,
+    points: Vec<(f64, f64)>,
+}
+
+const W: f64 = 520.0;
+const H: f64 = 300.0;
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 20.0;
+const TOP: f64 = 30.0;
+const BOTTOM: f64 = 45.0;
+
+/// A round step for about five ticks over `span`.
+fn tick_step(span: f64) -> f64 {
+    if span <= 0.0 || !span.is_finite() {
+        return 1.0;
+    }
+    let raw = span / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let n = raw / mag;
+    mag * if n < 1.5 {
+        1.0
+    } else if n < 3.5 {
+        2.0
+    } else if n < 7.5 {
+        5.0
+    } else {
+        10.0
+    }
+}
+
+fn fmt_tick(v: f64) -> String {
+    if v == 0.0 || (v.abs() >= 0.01 && v.abs() < 1e6) {
+        let s = format!("{v:.2}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        format!("{v:.1e}")
+    }
+}
+
+fn frame(title: &str, x_label: &str, y_label: &str) -> String {
+    format!(
+        "<svg width=\"{W}\" height=\"{H}\" \
+         viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{t}\">\
+         <text x=\"{cx}\" y=\"18\" text-anchor=\"middle\" font-size=\"14\" \
+         font-weight=\"bold\">{t}</text>\
+         <text x=\"{cx}\" y=\"{xl}\" text-anchor=\"middle\" font-size=\"12\">{x}</text>\
+         <text transform=\"translate(14 {cy}) rotate(-90)\" text-anchor=\"middle\" \
+         font-size=\"12\">{y}</text>",
+        t = esc(title),
+        x = esc(x_label),
+        y = esc(y_label),
+        cx = LEFT + (W - LEFT - RIGHT) / 2.0,
+        cy = TOP + (H - TOP - BOTTOM) / 2.0,
+        xl = H - 6.0,
+    )
+}
+
+/// A line chart; `percentile_x` places x on fio's percentile scale (−log10(100 − p)), so
+/// the tail is readable.
+fn line_chart(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    lines: &[Line],
+    percentile_x: bool,
+) -> String {
+    let xf = |x: f64| {
+        if percentile_x {
+            -(100.0 - x).max(0.001).log10()
+        } else {
+            x
+        }
+    };
+    let pts = lines.iter().flat_map(|l| l.points.iter());
+    let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+    for &(x, y) in pts {
+        x0 = x0.min(xf(x));
+        x1 = x1.max(xf(x));
+        y1 = y1.max(y);
+    }
+    let mut s = frame(title, x_label, y_label);
+    if !x0.is_finite() {
+        s.push_str("<text x=\"260\" y=\"150\" text-anchor=\"middle\">no samples</text></svg>");
+        return s;
+    }
+    if !percentile_x {
+        x0 = 0.0;
+    }
+    if x1 <= x0 {
+        x1 = x0 + 1.0;
+    }
+    let step = tick_step(y1);
+    let y1 = if y1 > 0.0 {
+        (y1 / step).ceil() * step
+    } else {
+        1.0
+    };
+    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
+    let px = |x: f64| LEFT + (xf(x) - x0) / (x1 - x0) * pw;
+    let py = |y: f64| TOP + ph - y / y1 * ph;
+    // Axes and y grid.
+    let _ = write!(
+        s,
+        "<line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{b}\" stroke=\"#444\"/>\
+         <line x1=\"{LEFT}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"#444\"/>",
+        b = TOP + ph,
+        r = LEFT + pw
+    );
+    let mut v = 0.0;
+    while v <= y1 + step / 2.0 {
+        let y = py(v);
+        let _ = write!(
+            s,
+            "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{r}\" y2=\"{y:.1}\" stroke=\"#eee\"/>\
+             <text x=\"{tx}\" y=\"{ty:.1}\" text-anchor=\"end\" font-size=\"11\">{}</text>",
+            fmt_tick(v),
+            r = LEFT + pw,
+            tx = LEFT - 4.0,
+            ty = y + 4.0
+        );
+        v += step;
+    }
+    // x ticks: the percentiles themselves, or round times.
+    let xticks: Vec<f64> = if percentile_x {
+        [50.0, 90.0, 99.0, 99.9, 99.99]
+            .into_iter()
+            .filter(|&p| xf(p) >= x0 - 1e-9 && xf(p) <= x1 + 1e-9)
+            .collect()
+    } else {
+        let st = tick_step(x1);
+        (0..=((x1 / st).floor() as usize))
+            .map(|i| i as f64 * st)
+            .collect()
+    };
+    for x in xticks {
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}</text>",
+            px(x),
+            TOP + ph + 16.0,
+            fmt_tick(x)
+        );
+    }
+    for (i, l) in lines.iter().enumerate() {
+        let points: Vec<String> = l
+            .points
+            .iter()
+            .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
+            .collect();
+        let _ = write!(
+            s,
+            "<polyline class=\"series\" data-name=\"{n}\" fill=\"none\" stroke=\"{c}\" \
+             stroke-width=\"2\" points=\"{p}\"/>\
+             <text x=\"{lx}\" y=\"{ly}\" font-size=\"11\" fill=\"{c}\">{n}</text>",
+            n = esc(&l.name),
+            c = l.color,
+            p = points.join(" "),
+            lx = LEFT + 10.0 + 60.0 * i as f64,
+            ly = TOP + 12.0
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// Share of I/Os per latency range (log-spaced bins), per direction.
+fn histogram(lats: &[(&str, &LatReport)]) -> String {
+    let mut s = frame("Latency histogram", "latency", "% of I/Os");
+    let lo = lats
+        .iter()
+        .filter_map(|(_, l)| l.histogram_ns.first().map(|b| b[0]))
+        .min();
+    let hi = lats
+        .iter()
+        .filter_map(|(_, l)| l.histogram_ns.last().map(|b| b[1]))
+        .max();
+    let (Some(lo), Some(hi)) = (lo, hi) else {
+        s.push_str("<text x=\"260\" y=\"150\" text-anchor=\"middle\">no samples</text></svg>");
+        return s;
+    };
+    // Bins at 1-2-5 steps from a power of ten below the fastest I/O.
+    let mut edges = vec![10f64.powf((lo.max(1) as f64).log10().floor()) as u64];
+    while *edges.last().expect("one edge") <= hi {
+        let e = *edges.last().expect("one edge");
+        let lead = e / 10u64.pow((e as f64).log10().floor() as u32);
+        edges.push(if lead == 2 { e / 2 * 5 } else { e * 2 });
+    }
+    let bins = edges.len() - 1;
+    let pcts: Vec<Vec<f64>> = lats
+        .iter()
+        .map(|(_, l)| {
+            edges
+                .windows(2)
+                .map(|w| 100.0 * l.count_between(w[0], w[1]) as f64 / l.count.max(1) as f64)
+                .collect()
+        })
+        .collect();
+    let top = pcts.iter().flatten().copied().fold(0.0, f64::max).max(1.0);
+    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
+    let slot = pw / bins as f64;
+    let bar = slot / (lats.len() as f64 + 0.5);
+    let _ = write!(
+        s,
+        "<line x1=\"{LEFT}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"#444\"/>\
+         <text x=\"{tx}\" y=\"{TOP}\" text-anchor=\"end\" font-size=\"11\">{:.0}%</text>",
+        top,
+        b = TOP + ph,
+        r = LEFT + pw,
+        tx = LEFT - 4.0
+    );
+    for (d, row) in pcts.iter().enumerate() {
+        for (k, &p) in row.iter().enumerate() {
+            if p <= 0.0 {
+                continue;
+            }
+            let h = p / top * ph;
+            let _ = write!(
+                s,
+                "<rect class=\"bar\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" \
+                 fill=\"{}\"><title>{}: {:.2}% between {} and {}</title></rect>",
+                LEFT + k as f64 * slot + d as f64 * bar + bar / 4.0,
+                TOP + ph - h,
+                bar,
+                h,
+                COLORS[d],
+                lats[d].0,
+                p,
+                fmt_ns(edges[k]),
+                fmt_ns(edges[k + 1])
+            );
+        }
+    }
+    let every = bins.div_ceil(8).max(1);
+    for (k, e) in edges.iter().enumerate().step_by(every) {
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{}</text>",
+            LEFT + k as f64 * slot,
+            TOP + ph + 16.0,
+            fmt_ns(*e)
+        );
+    }
+    for (i, (n, _)) in lats.iter().enumerate() {
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{}\">{n}</text>",
+            LEFT + 10.0 + 60.0 * i as f64,
+            TOP + 12.0,
+            COLORS[i]
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn fmt_ns(ns: u64) -> String {
+    let ns = ns as f64;
+    if ns >= 1e9 {
+        format!("{}s", fmt_tick(ns / 1e9))
+    } else if ns >= 1e6 {
+        format!("{}ms", fmt_tick(ns / 1e6))
+    } else if ns >= 1e3 {
+        format!("{}µs", fmt_tick(ns / 1e3))
+    } else {
+        format!("{}ns", fmt_tick(ns))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_ticks() {
+        assert_eq!(
+            esc("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+        assert_eq!(tick_step(100.0), 20.0);
+        assert_eq!(tick_step(7.0), 1.0);
+        assert_eq!(fmt_tick(2.5), "2.5");
+        assert_eq!(fmt_ns(250_000), "250µs");
+    }
+}

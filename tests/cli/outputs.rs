@@ -1,0 +1,666 @@
+//! The report formats: fio-compatible JSON, CSV, several formats at once, fio's interval logs,
+//! HTML (rendered in headless Chromium), `iogauge report`, `iogauge compare`, and fio-plot
+//! drawing from iogauge's files. Tools the machine lacks (chromium, fio, fio-plot: installed
+//! by scripts/test-deps.sh) make their part print SKIP with the reason.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::{ok_in, run_in, stderr, stdout, tmp};
+
+fn json_in(dir: &Path, args: &[&str]) -> Value {
+    let mut a = vec!["run", "--output-format=json"];
+    a.extend_from_slice(args);
+    let out = ok_in(dir, &a);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("one JSON document: {e}\n{out}"))
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+#[test]
+fn fio_json_is_a_superset_and_group_reporting_sums() {
+    let d = tmp();
+    let p = d.path();
+    let common = [
+        "--filename=data",
+        "--size=2m",
+        "--bs=4k",
+        "--rw=randread",
+        "--numjobs=2",
+    ];
+    let r = json_in(p, &common);
+    // fio's top level, then iogauge's own keys.
+    assert!(r["fio version"].as_str().unwrap().starts_with("iogauge-"));
+    assert!(u(&r["timestamp_ms"]) / 1000 == u(&r["timestamp"]));
+    assert_eq!(
+        r["time"].as_str().unwrap().len(),
+        24,
+        "ctime: {}",
+        r["time"]
+    );
+    assert!(r["global options"].is_object() && r["disk_util"].is_array());
+    assert!(r["groups"].is_array() && r["host"].is_object());
+    let jobs = r["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    for (i, j) in jobs.iter().enumerate() {
+        let native = &r["groups"][0]["jobs"][i];
+        assert_eq!(j["jobname"], "job");
+        assert_eq!(j["groupid"], 0);
+        assert_eq!(j["error"], 0);
+        let o = &j["job options"];
+        assert_eq!(
+            (&o["rw"], &o["bs"], &o["iodepth"], &o["numjobs"]),
+            (
+                &Value::from("randread"),
+                &Value::from("4096"),
+                &Value::from("1"),
+                &Value::from("2")
+            )
+        );
+        let rd = &j["read"];
+        // Each clone reads the whole 2 MiB: 512 I/Os of 4 KiB.
+        assert_eq!((u(&rd["io_bytes"]), u(&rd["total_ios"])), (2 << 20, 512));
+        assert_eq!(u(&rd["io_kbytes"]), 2048);
+        assert_eq!(u(&rd["bw"]), u(&rd["bw_bytes"]) / 1024, "bw is KiB/s");
+        let bw = f(&native["read"]["bw_bytes_per_s"]);
+        assert!((u(&rd["bw_bytes"]) as f64 - bw).abs() <= 1.0);
+        assert_eq!(u(&rd["runtime"]), u(&native["elapsed_ns"]) / 1_000_000);
+        assert_eq!(u(&j["write"]["total_ios"]), 0);
+        assert_eq!(u(&j["trim"]["total_ios"]), 0);
+        // psync: one span per I/O, reported as clat and lat, no submission latency.
+        assert_eq!(u(&rd["slat_ns"]["N"]), 0);
+        assert_eq!(u(&rd["clat_ns"]["N"]), 512);
+        assert_eq!(rd["clat_ns"]["min"], native["read"]["lat_ns"]["min"]);
+        let pct = &rd["clat_ns"]["percentile"];
+        assert!(
+            pct["99.900000"].is_u64() && pct["50.000000"].is_u64(),
+            "{pct}"
+        );
+        let buckets: f64 = ["latency_ns", "latency_us", "latency_ms"]
+            .iter()
+            .flat_map(|t| j[t].as_object().unwrap().values().map(f))
+            .sum();
+        assert!(
+            (buckets - 100.0).abs() < 0.01,
+            "latency tables sum to {buckets}"
+        );
+        assert!((f(&j["iodepth_level"]["1"]) - 100.0).abs() < 1e-6);
+        for k in ["usr_cpu", "sys_cpu", "ctx", "majf", "minf", "job_runtime"] {
+            assert!(j[k].is_number(), "{k}");
+        }
+        for k in [
+            "bw_min",
+            "bw_max",
+            "bw_mean",
+            "bw_dev",
+            "bw_samples",
+            "iops_stddev",
+        ] {
+            assert!(rd[k].is_number(), "{k}");
+        }
+        let agg = f(&rd["bw_agg"]);
+        assert!(agg > 0.0 && agg <= 100.0, "bw_agg {agg}");
+    }
+
+    // group_reporting: one job, totals summed, bandwidth over the longest job's time.
+    let mut a = common.to_vec();
+    a.push("--group_reporting");
+    let r = json_in(p, &a);
+    let jobs = r["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1);
+    let rd = &jobs[0]["read"];
+    assert_eq!((u(&rd["io_bytes"]), u(&rd["total_ios"])), (4 << 20, 1024));
+    assert_eq!(
+        u(&rd["clat_ns"]["N"]),
+        1024,
+        "latencies merged, not averaged"
+    );
+    let longest = r["groups"][0]["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| u(&j["elapsed_ns"]))
+        .max()
+        .unwrap();
+    let want = (4u64 << 20) as f64 / (longest as f64 / 1e9);
+    assert!(
+        (u(&rd["bw_bytes"]) as f64 - want).abs() <= 1.0,
+        "{} vs {want}",
+        rd["bw_bytes"]
+    );
+    assert_eq!(jobs[0]["job options"]["numjobs"], "2");
+    assert!((f(&rd["bw_agg"]) - 100.0).abs() < 1e-6);
+}
+
+#[test]
+fn csv_has_one_row_per_job_and_direction_with_the_json_fields() {
+    let d = tmp();
+    let p = d.path();
+    let args = [
+        "run",
+        "--filename=data",
+        "--size=1m",
+        "--bs=4k",
+        "--rw=randrw",
+        "--numjobs=2",
+        "--output-format=csv",
+    ];
+    let out = ok_in(p, &args);
+    let mut rows = csv_rows(&out);
+    let header = rows.remove(0);
+    assert_eq!(rows.len(), 4, "2 jobs × read, write:\n{out}");
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    for k in [
+        "jobname",
+        "direction",
+        "io_bytes",
+        "bw",
+        "iops",
+        "clat_ns_p99.000000",
+        "lat_ns_mean",
+        "usr_cpu",
+    ] {
+        col(k);
+    }
+    let dirs: Vec<&str> = rows.iter().map(|r| r[col("direction")].as_str()).collect();
+    assert_eq!(dirs, ["read", "write", "read", "write"]);
+    for pair in rows.chunks(2) {
+        let bytes: u64 = pair
+            .iter()
+            .map(|r| r[col("io_bytes")].parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(bytes, 1 << 20, "each job moves the whole size");
+        let ios: u64 = pair
+            .iter()
+            .map(|r| r[col("total_ios")].parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(ios, 256);
+    }
+    // A read-only job has no write row.
+    let out = ok_in(
+        p,
+        &[
+            "run",
+            "--filename=data",
+            "--size=64k",
+            "--rw=read",
+            "--output-format=csv",
+        ],
+    );
+    assert_eq!(csv_rows(&out).len(), 2);
+}
+
+/// Splits simple CSV (iogauge quotes nothing in these runs: no commas in the fields).
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect()
+}
+
+#[test]
+fn several_formats_go_to_their_own_files() {
+    let d = tmp();
+    let p = d.path();
+    let o = run_in(
+        p,
+        &[
+            "run",
+            "--filename=data",
+            "--size=256k",
+            "--rw=write",
+            "--output-format=text,json,csv,html",
+            "--output=out/run",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "missing output directory");
+    assert!(stderr(&o).contains("--output=out/run"), "{}", stderr(&o));
+    assert!(!p.join("data").exists(), "nothing created on bad input");
+    std::fs::create_dir(p.join("out")).unwrap();
+    let o = run_in(
+        p,
+        &[
+            "run",
+            "--filename=data",
+            "--size=256k",
+            "--rw=write",
+            "--output-format=text,json,csv,html",
+            "--output=out/run",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    for ext in ["txt", "json", "csv", "html"] {
+        let f = p.join("out").join(format!("run.{ext}"));
+        assert!(f.metadata().unwrap().len() > 100, "{}", f.display());
+        assert!(stderr(&o).contains(&format!("wrote out/run.{ext}")));
+    }
+    assert!(
+        stdout(&o).is_empty(),
+        "with --output everything goes to files"
+    );
+    let j: Value =
+        serde_json::from_str(&std::fs::read_to_string(p.join("out/run.json")).unwrap()).unwrap();
+    assert_eq!(u(&j["jobs"][0]["write"]["io_bytes"]), 256 << 10);
+
+    // Without --output: text on stdout, the others in files named after the start time.
+    let o = run_in(
+        p,
+        &[
+            "run",
+            "--filename=data",
+            "--size=256k",
+            "--rw=write",
+            "--output-format=json,text",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("MiB/s") && !stdout(&o).contains("\"jobs\""));
+    let json: Vec<PathBuf> = std::fs::read_dir(p)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|f| f.extension().is_some_and(|e| e == "json"))
+        .collect();
+    assert_eq!(json.len(), 1, "{json:?}");
+    let name = json[0].file_name().unwrap().to_str().unwrap().to_string();
+    assert!(name.starts_with("iogauge-") && name.len() == "iogauge-20261121-121858.json".len());
+
+    let o = run_in(p, &["run", "--size=4k", "--output-format=text,yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--output-format=text,yaml: yaml: unknown format"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Lines of a fio log: (msec, value, direction, bs, offset).
+fn log_lines(path: &Path) -> Vec<[u64; 5]> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| {
+            let v: Vec<u64> = l.split(", ").map(|x| x.parse().unwrap()).collect();
+            [v[0], v[1], v[2], v[3], v[4]]
+        })
+        .collect()
+}
+
+#[test]
+fn interval_logs_are_fios_format_and_agree_with_the_report() {
+    let d = tmp();
+    let p = d.path();
+    let r = json_in(
+        p,
+        &[
+            "--filename=data",
+            "--size=1m",
+            "--bs=4k",
+            "--rw=randrw",
+            "--time_based",
+            "--runtime=1",
+            "--log_avg_msec=250",
+            "--write_bw_log=x",
+            "--write_iops_log=x",
+            "--write_lat_log=x",
+            "--numjobs=2",
+        ],
+    );
+    for n in [1, 2] {
+        for kind in ["bw", "iops", "lat", "clat", "slat"] {
+            assert!(p.join(format!("x_{kind}.{n}.log")).exists(), "x_{kind}.{n}");
+        }
+    }
+    let series = &r["groups"][0]["jobs"][0]["read"]["series"];
+    assert_eq!(series["interval_ms"], 250);
+    let iops = log_lines(&p.join("x_iops.1.log"));
+    let reads: Vec<&[u64; 5]> = iops.iter().filter(|l| l[2] == 0).collect();
+    assert!(
+        iops.iter().any(|l| l[2] == 1),
+        "writes logged as direction 1"
+    );
+    // Full windows only: 250, 500, 750 (and 1000 when the job ran past it).
+    assert!((3..=4).contains(&reads.len()), "{iops:?}");
+    for (k, l) in reads.iter().enumerate() {
+        assert_eq!(l[0], 250 * (k as u64 + 1));
+        assert_eq!((l[3], l[4]), (0, 0), "averaged logs carry no bs or offset");
+        let want = f(&series["iops"][k]);
+        assert!((l[1] as f64 - want).abs() <= 0.5, "{} vs {want}", l[1]);
+    }
+    let bw = log_lines(&p.join("x_bw.1.log"));
+    let bw0 = bw.iter().find(|l| l[2] == 0).unwrap();
+    let want = f(&series["bw_bytes_per_s"][0]) / 1024.0;
+    assert!(
+        (bw0[1] as f64 - want).abs() <= 0.5,
+        "KiB/s: {} vs {want}",
+        bw0[1]
+    );
+    // psync: latency goes to lat and clat, the submission log stays empty.
+    assert!(!log_lines(&p.join("x_lat.1.log")).is_empty());
+    assert_eq!(
+        log_lines(&p.join("x_lat.1.log")),
+        log_lines(&p.join("x_clat.1.log"))
+    );
+    assert!(log_lines(&p.join("x_slat.1.log")).is_empty());
+
+    // A file iogauge did not write is never overwritten; its own logs are.
+    std::fs::write(p.join("y_bw.1.log"), "precious").unwrap();
+    let o = run_in(
+        p,
+        &["run", "--size=64k", "--ioengine=null", "--write_bw_log=y"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("y_bw.1.log exists"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(p.join("y_bw.1.log")).unwrap(),
+        "precious"
+    );
+    let o = run_in(
+        p,
+        &["run", "--size=64k", "--ioengine=null", "--write_bw_log=x"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("log_avg_msec=0"), "the per-I/O warning");
+}
+
+#[test]
+fn compare_marks_and_gates_regressions() {
+    let d = tmp();
+    let p = d.path();
+    let base = json_in(
+        p,
+        &["--filename=data", "--size=1m", "--bs=4k", "--rw=randread"],
+    );
+    std::fs::write(p.join("base.json"), base.to_string()).unwrap();
+    let mut worse = base.clone();
+    for k in ["bw_bytes", "iops"] {
+        let v = f(&worse["jobs"][0]["read"][k]);
+        worse["jobs"][0]["read"][k] = Value::from(v * 0.8);
+    }
+    std::fs::write(p.join("worse.json"), worse.to_string()).unwrap();
+
+    let same = ok_in(
+        p,
+        &["compare", "base.json", "base.json", "--fail-on-regression"],
+    );
+    assert!(same.contains("0 worse"), "{same}");
+    let o = run_in(p, &["compare", "base.json", "worse.json"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "reports without gating by default"
+    );
+    let t = stdout(&o);
+    assert!(t.contains("MiB/s") && t.contains("-20.0%  WORSE"), "{t}");
+    assert!(t.contains("p99 lat (µs)"), "{t}");
+    let o = run_in(
+        p,
+        &["compare", "base.json", "worse.json", "--fail-on-regression"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let o = run_in(
+        p,
+        &[
+            "compare",
+            "base.json",
+            "worse.json",
+            "--threshold=25%",
+            "--fail-on-regression",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    for (args, want) in [
+        (
+            vec!["compare", "base.json", "nope.json"],
+            "nope.json: cannot read",
+        ),
+        (
+            vec!["compare", "base.json", "base.json", "--threshold=lots"],
+            "--threshold=lots",
+        ),
+    ] {
+        let o = run_in(p, &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
+
+    // fio's own JSON compares with iogauge's.
+    let fio = Command::new("fio")
+        .current_dir(p)
+        .args([
+            "--name=job",
+            "--filename=data",
+            "--size=1m",
+            "--bs=4k",
+            "--rw=randread",
+            "--output-format=json",
+            "--output=fio.json",
+        ])
+        .output();
+    match fio {
+        Ok(o) if o.status.success() => {
+            let o = run_in(p, &["compare", "fio.json", "base.json"]);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            let t = stdout(&o);
+            assert!(t.contains("fio-3") && t.contains("job.0"), "{t}");
+            assert!(!t.contains("only in"), "jobs pair up: {t}");
+        }
+        _ => println!("SKIP fio comparison: fio is not installed (scripts/test-deps.sh)"),
+    }
+}
+
+/// Runs a command with a time limit; None when it could not start or ran too long.
+fn run_limited(cmd: &mut Command, limit: Duration) -> Option<std::process::Output> {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let start = Instant::now();
+    loop {
+        if child.try_wait().ok()?.is_some() {
+            return child.wait_with_output().ok();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn html_is_self_contained_round_trips_and_renders_in_chromium() {
+    let d = tmp();
+    let p = d.path();
+    ok_in(
+        p,
+        &[
+            "run",
+            "--filename=data",
+            "--size=4m",
+            "--bs=4k",
+            "--rw=randrw",
+            "--time_based",
+            "--runtime=1",
+            "--output-format=json,html",
+            "--output=run",
+        ],
+    );
+    let html = std::fs::read_to_string(p.join("run.html")).unwrap();
+    for banned in [
+        "http:", "https:", "<script", "<link", "src=", "@import", "url(",
+    ] {
+        assert!(!html.contains(banned), "fetches nothing: found {banned}");
+    }
+    for want in [
+        "How this was measured",
+        "id=\"summary\"",
+        "Bandwidth over time",
+        "IOPS over time",
+        "Latency percentiles",
+        "Latency histogram",
+        "MiB/s",
+    ] {
+        assert!(html.contains(want), "missing {want}");
+    }
+    // The saved JSON gives the same page.
+    ok_in(p, &["report", "run.json", "-o", "again.html"]);
+    assert_eq!(std::fs::read_to_string(p.join("again.html")).unwrap(), html);
+    let o = run_in(p, &["report", "nope.json"]);
+    assert_eq!(o.status.code(), Some(2));
+
+    let Some(chromium) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+    else {
+        println!("SKIP chromium rendering: no chromium here (scripts/test-deps.sh installs it)");
+        return;
+    };
+    let url = format!("file://{}", p.join("run.html").display());
+    let profile = p.join("chromium-profile");
+    let base = |c: &mut Command| {
+        c.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()));
+    };
+    let mut dump = Command::new(chromium);
+    base(&mut dump);
+    dump.args(["--dump-dom", &url]);
+    let Some(out) = run_limited(&mut dump, Duration::from_secs(90)) else {
+        println!("SKIP chromium rendering: {chromium} did not finish in 90 s");
+        return;
+    };
+    let dom = stdout(&out);
+    assert!(
+        dom.contains("Bandwidth over time"),
+        "chromium parsed the page"
+    );
+    let lines = dom.matches("<polyline").count();
+    // Bandwidth, IOPS and percentiles, each for read and write.
+    assert_eq!(lines, 6, "{dom}");
+    assert!(dom.matches("class=\"bar\"").count() >= 2);
+    let mut shot = Command::new(chromium);
+    base(&mut shot);
+    let png = p.join("run.png");
+    shot.arg(format!("--screenshot={}", png.display()))
+        .args(["--window-size=1200,2000", &url]);
+    run_limited(&mut shot, Duration::from_secs(90));
+    let bytes = std::fs::read(&png).expect("chromium wrote a screenshot");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(bytes.len() > 20_000, "a drawn page, not a blank one");
+}
+
+/// fio-plot from scripts/test-deps.sh's virtual environment, or on PATH.
+fn fio_plot() -> Option<PathBuf> {
+    let venv = std::env::var_os("IOGAUGE_FIO_PLOT_VENV")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let cache = std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+            Some(cache.join("iogauge/fio-plot-venv"))
+        });
+    let candidates = venv
+        .map(|v| v.join("bin/fio-plot"))
+        .into_iter()
+        .chain(std::iter::once(PathBuf::from("fio-plot")));
+    candidates.into_iter().find(|c| {
+        Command::new(c)
+            .arg("--help")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+#[test]
+fn fio_plot_draws_from_iogauge_json_and_logs() {
+    let Some(fp) = fio_plot() else {
+        println!("SKIP fio-plot acceptance: fio-plot is not installed (scripts/test-deps.sh)");
+        return;
+    };
+    let d = tmp();
+    let p = d.path();
+    for dir in ["json", "logs"] {
+        std::fs::create_dir(p.join(dir)).unwrap();
+    }
+    for depth in [1, 4] {
+        ok_in(
+            p,
+            &[
+                "run",
+                "--filename=data",
+                "--size=4m",
+                "--bs=4k",
+                "--rw=randread",
+                "--ioengine=io_uring",
+                &format!("--iodepth={depth}"),
+                "--time_based",
+                "--runtime=1",
+                "--output-format=json",
+                &format!("--output=json/qd{depth}.json"),
+            ],
+        );
+    }
+    let name = "randread-iodepth-1-numjobs-1";
+    ok_in(
+        &p.join("logs"),
+        &[
+            "run",
+            "--filename=../data",
+            "--size=4m",
+            "--bs=4k",
+            "--rw=randread",
+            "--time_based",
+            "--runtime=2",
+            "--log_avg_msec=200",
+            &format!("--write_bw_log={name}"),
+            &format!("--write_iops_log={name}"),
+            &format!("--write_lat_log={name}"),
+        ],
+    );
+    let graphs: [(&str, &[&str]); 4] = [
+        ("bars.png", &["-i", "json", "-l", "-d", "1", "4"]),
+        ("hist.png", &["-i", "json", "-H", "-d", "1"]),
+        (
+            "logs.png",
+            &["-i", "logs", "-g", "-d", "1", "-t", "bw", "iops", "lat"],
+        ),
+        ("clat.png", &["-i", "logs", "-g", "-d", "1", "-t", "clat"]),
+    ];
+    for (out, args) in graphs {
+        let o = Command::new(&fp)
+            .current_dir(p)
+            .args(["-T", "iogauge", "-r", "randread", "-n", "1", "-o", out])
+            .args(args)
+            .output()
+            .unwrap();
+        let all = format!("{}{}", stdout(&o), stderr(&o));
+        assert!(o.status.success(), "fio-plot {args:?}:\n{all}");
+        assert!(
+            !all.contains("Traceback") && !all.contains("not appear to be a valid"),
+            "{all}"
+        );
+        let png = std::fs::read(p.join(out)).unwrap_or_else(|e| panic!("{out}: {e}\n{all}"));
+        assert_eq!(&png[..4], b"\x89PNG");
+    }
+}
