@@ -438,7 +438,7 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
                     }
                 };
                 if flags.json {
-                    reports.push(serde_json::to_value(&m.report).expect("report serialises"));
+                    reports.push(report::json::value(&m.report));
                     for e in &m.report.errors {
                         eprintln!("iogauge: error: {e}");
                     }

@@ -16,11 +16,19 @@ struct Document<'a> {
 }
 
 pub fn render(report: &RunReport) -> String {
-    let doc = Document {
-        fio: fio::doc(report),
-        report,
-    };
-    let mut s = serde_json::to_string_pretty(&doc).expect("the report serialises");
+    let mut s = serde_json::to_string_pretty(&document(report)).expect("the report serialises");
     s.push('\n');
     s
+}
+
+/// The document as a JSON value (for callers that collect several, like sqlio --batch).
+pub fn value(report: &RunReport) -> serde_json::Value {
+    serde_json::to_value(document(report)).expect("the report serialises")
+}
+
+fn document(report: &RunReport) -> Document<'_> {
+    Document {
+        fio: fio::doc(report),
+        report,
+    }
 }

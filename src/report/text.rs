@@ -82,7 +82,9 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
     if numbered {
         let _ = writeln!(o, "── group {} ──", g.id);
     }
-    for j in &g.jobs {
+    // group_reporting: the first job's description, then the group as one.
+    let shown = if g.group_reporting { 1 } else { g.jobs.len() };
+    for j in &g.jobs[..shown] {
         let opt = |k: &str| j.options.get(k).map(String::as_str).unwrap_or("");
         let mut line = format!(
             "{}.{}: rw={} bs={} size={} ioengine={}",
@@ -104,7 +106,11 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
         }
         let _ = writeln!(o, "{line}");
         engine_line(o, &j.engine);
-        measurement(o, &j.measurement);
+        if !g.group_reporting {
+            measurement(o, &j.measurement);
+        }
+    }
+    for j in &g.jobs {
         if let Some(e) = &j.error {
             let _ = writeln!(
                 o,
@@ -113,7 +119,14 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
             );
         }
     }
-    if g.jobs.len() > 1 {
+    if g.group_reporting {
+        let _ = writeln!(
+            o,
+            "all {} jobs together (group_reporting: totals summed, latencies merged):",
+            g.jobs.len()
+        );
+        measurement(o, &g.total);
+    } else if g.jobs.len() > 1 {
         let _ = writeln!(o, "all {} jobs together:", g.jobs.len());
         measurement(o, &g.total);
     }
