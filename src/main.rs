@@ -244,12 +244,7 @@ fn default_stem(unix_s: u64) -> String {
 fn check_log_files(plan: &spec::Plan) -> Result<(), String> {
     let jobs = plan.groups.iter().flat_map(|g| &g.jobs);
     for (i, job) in jobs.enumerate() {
-        let wanted = report::log::Wanted {
-            bw: job.logs.bw.clone(),
-            iops: job.logs.iops.clone(),
-            lat: job.logs.lat.clone(),
-        };
-        for name in wanted.files(i + 1) {
+        for name in job.logs.files(i + 1) {
             let p = std::path::Path::new(&name);
             if !target::parent_dir(p).is_dir() {
                 return Err(format!(

@@ -10,39 +10,14 @@ use std::fmt::Write;
 
 use crate::report::fio::full_windows;
 use crate::result::{DirReport, JobReport, RunReport};
+use crate::spec::LogSpec;
 
-/// The log base names a job asked for, from its options.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Wanted {
-    pub bw: Option<String>,
-    pub iops: Option<String>,
-    pub lat: Option<String>,
-}
-
-impl Wanted {
-    pub fn from_options(o: &BTreeMap<String, String>) -> Wanted {
-        Wanted {
-            bw: o.get("write_bw_log").cloned(),
-            iops: o.get("write_iops_log").cloned(),
-            lat: o.get("write_lat_log").cloned(),
-        }
-    }
-
-    /// The files job number `n` (from 1) writes.
-    pub fn files(&self, n: usize) -> Vec<String> {
-        let mut v = Vec::new();
-        if let Some(b) = &self.bw {
-            v.push(format!("{b}_bw.{n}.log"));
-        }
-        if let Some(b) = &self.iops {
-            v.push(format!("{b}_iops.{n}.log"));
-        }
-        if let Some(b) = &self.lat {
-            for kind in ["lat", "clat", "slat"] {
-                v.push(format!("{b}_{kind}.{n}.log"));
-            }
-        }
-        v
+/// The logs a job asked for, from the options its report keeps.
+pub fn wanted(o: &BTreeMap<String, String>) -> LogSpec {
+    LogSpec {
+        bw: o.get("write_bw_log").cloned(),
+        iops: o.get("write_iops_log").cloned(),
+        lat: o.get("write_lat_log").cloned(),
     }
 }
 
@@ -52,7 +27,7 @@ pub fn render(report: &RunReport) -> Vec<(String, String)> {
     let jobs = report.groups.iter().flat_map(|g| &g.jobs);
     for (i, job) in jobs.enumerate() {
         let n = i + 1;
-        let wanted = Wanted::from_options(&job.options);
+        let wanted = wanted(&job.options);
         if let Some(b) = &wanted.bw {
             let text = lines(job, true, |d, k| d.series.bw_bytes_per_s[k] / 1024.0);
             out.push((format!("{b}_bw.{n}.log"), text));
@@ -131,7 +106,7 @@ mod tests {
             "randread-iodepth-8-numjobs-1".to_string(),
         );
         o.insert("write_lat_log".to_string(), "x".to_string());
-        let w = Wanted::from_options(&o);
+        let w = wanted(&o);
         assert_eq!(
             w.files(2),
             vec![

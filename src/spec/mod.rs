@@ -8,7 +8,8 @@ pub mod value;
 pub mod workload;
 
 pub use resolve::{
-    DataMode, EngineKind, Fadvise, Group, JobSpec, Plan, RwMode, SyncMode, TargetSpec, resolve,
+    DataMode, EngineKind, Fadvise, Group, JobSpec, LogSpec, Plan, RwMode, SyncMode, TargetSpec,
+    resolve,
 };
 
 use std::fmt;

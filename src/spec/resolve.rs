@@ -215,6 +215,23 @@ impl LogSpec {
     pub fn any(&self) -> bool {
         self.bw.is_some() || self.iops.is_some() || self.lat.is_some()
     }
+
+    /// The files job number `n` (from 1) writes, in fio's naming.
+    pub fn files(&self, n: usize) -> Vec<String> {
+        let mut v = Vec::new();
+        if let Some(b) = &self.bw {
+            v.push(format!("{b}_bw.{n}.log"));
+        }
+        if let Some(b) = &self.iops {
+            v.push(format!("{b}_iops.{n}.log"));
+        }
+        if let Some(b) = &self.lat {
+            for kind in ["lat", "clat", "slat"] {
+                v.push(format!("{b}_{kind}.{n}.log"));
+            }
+        }
+        v
+    }
 }
 
 /// Jobs that run at the same time.
