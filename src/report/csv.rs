@@ -5,6 +5,7 @@
 
 use crate::report::fio::{self, FioDir, FioJob, FioLat};
 use crate::result::{PERCENTILES, RunReport, percentile_key};
+use crate::spec::RwMode;
 
 const JOB_OPTIONS: [&str; 5] = ["rw", "bs", "iodepth", "numjobs", "ioengine"];
 const LATS: [&str; 3] = ["slat_ns", "clat_ns", "lat_ns"];
@@ -118,12 +119,15 @@ fn row(j: &FioJob, direction: &str, d: &FioDir) -> Vec<String> {
     r
 }
 
-/// Whether `rw` (fio's word, maybe with ":GAP") reads and writes.
+/// Whether `rw` (fio's word, maybe with ":GAP") reads and writes; both when unknown.
 pub fn rw_directions(rw: &str) -> (bool, bool) {
-    let word = rw.split(':').next().unwrap_or("");
-    let reads = !matches!(word, "write" | "randwrite");
-    let writes = !matches!(word, "read" | "randread");
-    (reads, writes)
+    let word = rw
+        .split(':')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    RwMode::from_word(&word).map_or((true, true), |m| (m.reads(), m.writes()))
 }
 
 pub fn render(report: &RunReport) -> String {

@@ -129,7 +129,7 @@ pub struct FioSync {
     pub lat_ns: FioLat,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct FioDisk {
     pub name: String,
     pub read_ios: u64,
@@ -204,7 +204,7 @@ fn job(
     write.bw_agg = agg(&m.write, &g.total.write);
     let sync = m.sync.as_ref().map_or_else(FioSync::default, |s| FioSync {
         total_ios: s.count,
-        lat_ns: lat(Some(s), true),
+        lat_ns: lat(Some(s)),
     });
     let (lat_ns, lat_us, lat_ms) = latency_tables(m);
     FioJob {
@@ -245,9 +245,9 @@ fn dir(d: &DirReport, elapsed_ns: u64) -> FioDir {
         total_ios: d.ios,
         short_ios: 0,
         drop_ios: 0,
-        slat_ns: lat(d.slat_ns.as_ref(), true),
-        clat_ns: lat(clat, true),
-        lat_ns: lat(d.lat_ns.as_ref(), true),
+        slat_ns: lat(d.slat_ns.as_ref()),
+        clat_ns: lat(clat),
+        lat_ns: lat(d.lat_ns.as_ref()),
         bw_min: bw.min as u64,
         bw_max: bw.max as u64,
         bw_agg: 0.0,
@@ -262,7 +262,7 @@ fn dir(d: &DirReport, elapsed_ns: u64) -> FioDir {
     }
 }
 
-fn lat(l: Option<&LatReport>, percentiles: bool) -> FioLat {
+fn lat(l: Option<&LatReport>) -> FioLat {
     let Some(l) = l else {
         return FioLat::default();
     };
@@ -272,7 +272,7 @@ fn lat(l: Option<&LatReport>, percentiles: bool) -> FioLat {
         mean: l.mean,
         stddev: l.stddev,
         n: l.count,
-        percentile: percentiles.then(|| {
+        percentile: Some({
             let mut v: Vec<(String, u64)> =
                 l.percentiles.iter().map(|(k, &v)| (k.clone(), v)).collect();
             v.sort_by(|a, b| {
@@ -394,27 +394,17 @@ fn latency_tables(m: &Measurement) -> (Ordered<f64>, Ordered<f64>, Ordered<f64>)
 fn disk_util(r: &RunReport) -> Vec<FioDisk> {
     let mut out: Vec<(FioDisk, u64, u64)> = Vec::new();
     for d in r.groups.iter().flat_map(|g| &g.devices) {
-        let i = match out.iter().position(|(o, _, _)| o.name == d.name) {
-            Some(i) => i,
-            None => {
-                out.push((
-                    FioDisk {
-                        name: d.name.clone(),
-                        read_ios: 0,
-                        write_ios: 0,
-                        read_merges: 0,
-                        write_merges: 0,
-                        read_ticks: 0,
-                        write_ticks: 0,
-                        in_queue: 0,
-                        util: 0.0,
-                    },
-                    0,
-                    0,
-                ));
+        let i = out
+            .iter()
+            .position(|(o, _, _)| o.name == d.name)
+            .unwrap_or_else(|| {
+                let disk = FioDisk {
+                    name: d.name.clone(),
+                    ..FioDisk::default()
+                };
+                out.push((disk, 0, 0));
                 out.len() - 1
-            }
-        };
+            });
         let (o, busy, wall) = &mut out[i];
         o.read_ios += d.read_ios;
         o.write_ios += d.write_ios;

@@ -27,6 +27,20 @@ pub enum RwMode {
 }
 
 impl RwMode {
+    /// The mode fio's word names (`readwrite` = `rw`); the word is already lower case.
+    pub fn from_word(word: &str) -> Option<RwMode> {
+        Some(match word {
+            "read" => RwMode::Read,
+            "write" => RwMode::Write,
+            "randread" => RwMode::RandRead,
+            "randwrite" => RwMode::RandWrite,
+            "rw" | "readwrite" => RwMode::ReadWrite,
+            "randrw" => RwMode::RandRw,
+            "update" => RwMode::Update,
+            _ => return None,
+        })
+    }
+
     pub fn is_random(self) -> bool {
         matches!(
             self,
@@ -422,16 +436,8 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
         return Err(v.error("name", "expected a job name without '/'".into()));
     }
     let (rw_word, gap) = rw_and_gap(&v)?;
-    let rw = match rw_word.as_str() {
-        "read" => RwMode::Read,
-        "write" => RwMode::Write,
-        "randread" => RwMode::RandRead,
-        "randwrite" => RwMode::RandWrite,
-        "rw" | "readwrite" => RwMode::ReadWrite,
-        "randrw" => RwMode::RandRw,
-        "update" => RwMode::Update,
-        other => unreachable!("choice {other} not handled"),
-    };
+    let rw = RwMode::from_word(&rw_word)
+        .unwrap_or_else(|| unreachable!("rw_and_gap checked {rw_word} against RW_MODES"));
     let read_pct = match (v.given("rwmixread"), v.given("rwmixwrite")) {
         (true, true) => {
             let (r, w) = (
