@@ -178,7 +178,7 @@ pub struct LatReport {
     /// Total latency only: the non-empty histogram buckets as `[lowest ns, highest ns,
     /// count]`, ascending; a bucket spans at most 1/128 of its lower bound. Lets reporters draw
     /// any bucketing (sqlio's per-millisecond rows, fio's latency_ms levels) after the fact.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub histogram_ns: Vec<[u64; 3]>,
 }
 

@@ -518,6 +518,27 @@ fn html_is_self_contained_round_trips_and_renders_in_chromium() {
     assert_eq!(std::fs::read_to_string(p.join("again.html")).unwrap(), html);
     let o = run_in(p, &["report", "nope.json"]);
     assert_eq!(o.status.code(), Some(2));
+    // A queued engine's report (slat/clat without histograms) reads back too, in every format.
+    ok_in(
+        p,
+        &[
+            "run",
+            "--filename=data",
+            "--size=1m",
+            "--rw=randread",
+            "--ioengine=io_uring",
+            "--iodepth=4",
+            "--output-format=json",
+            "--output=uring.json",
+        ],
+    );
+    for format in ["html", "text", "csv", "json"] {
+        let out = ok_in(p, &["report", "uring.json", "--output-format", format]);
+        assert!(
+            out.contains("MiB/s") || out.contains("bw_bytes"),
+            "{format}"
+        );
+    }
 
     let Some(chromium) = ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
