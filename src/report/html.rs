@@ -281,11 +281,7 @@ fn charts(o: &mut String, label: &str, m: &Measurement) {
         .collect();
     let typical = lats.iter().map(|(_, l)| l.mean).fold(0.0, f64::max);
     let u = LatUnit::for_ns(typical);
-    let div = match u {
-        LatUnit::Ns => 1.0,
-        LatUnit::Us => 1e3,
-        LatUnit::Ms => 1e6,
-    };
+    let div = u.ns();
     let pct_lines: Vec<Line> = lats
         .iter()
         .enumerate()

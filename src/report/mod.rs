@@ -116,11 +116,20 @@ impl LatUnit {
             LatUnit::Ms => "ms",
         }
     }
-    pub fn fmt(self, ns: f64) -> String {
+    /// Nanoseconds in one of this unit.
+    pub fn ns(self) -> f64 {
         match self {
-            LatUnit::Ns => format!("{ns:.0}"),
-            LatUnit::Us => format!("{:.2}", ns / 1e3),
-            LatUnit::Ms => format!("{:.3}", ns / 1e6),
+            LatUnit::Ns => 1.0,
+            LatUnit::Us => 1e3,
+            LatUnit::Ms => 1e6,
+        }
+    }
+    pub fn fmt(self, ns: f64) -> String {
+        let v = ns / self.ns();
+        match self {
+            LatUnit::Ns => format!("{v:.0}"),
+            LatUnit::Us => format!("{v:.2}"),
+            LatUnit::Ms => format!("{v:.3}"),
         }
     }
 }
