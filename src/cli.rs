@@ -36,6 +36,17 @@ pub enum Request {
         tool: ToolOptions,
     },
     Options,
+    /// `iogauge job FILE...` (or `iogauge FILE.fio`).
+    Job {
+        files: Vec<PathBuf>,
+        /// Workload flags: defaults the files' values override (fio's rule).
+        defaults: Section,
+        /// `--set KEY=VALUE`: over the files' values.
+        overrides: Section,
+        sections: Vec<String>,
+        parse_only: bool,
+        tool: ToolOptions,
+    },
     /// `iogauge report RUN.json`: a saved report in another format.
     Report {
         input: PathBuf,
@@ -98,10 +109,54 @@ fn tool_args(cmd: Command) -> Command {
 }
 
 fn run_command() -> Command {
-    let mut cmd = Command::new("run")
+    let cmd = Command::new("run")
         .about("Run one job (cloned --numjobs times) with fio-style options")
         .args_override_self(true)
         .after_help("Sizes and durations use fio's syntax (4k, 1m, 10g; 30s, 5m).");
+    tool_args(workload_args(cmd))
+}
+
+fn job_command() -> Command {
+    let cmd = Command::new("job")
+        .about("Run fio job files (also: iogauge FILE.fio)")
+        .args_override_self(true)
+        .after_help(
+            "Workload options given here act as fio's command-line options do with a job file: \
+             they are defaults, and the file's own values win. --set KEY=VALUE wins over the \
+             file (to scale a job down: --set size=64m --set runtime=10). Several files run one \
+             after another.",
+        )
+        .arg(
+            Arg::new("files")
+                .value_name("FILE.fio")
+                .required(true)
+                .num_args(1..),
+        )
+        .arg(
+            Arg::new("set")
+                .long("set")
+                .value_name("KEY=VALUE")
+                .action(ArgAction::Append)
+                .help("Override an option in every job, over what the file says"),
+        )
+        .arg(
+            Arg::new("section")
+                .long("section")
+                .value_name("NAME")
+                .action(ArgAction::Append)
+                .help("Run only this job section (repeatable), as fio's --section"),
+        )
+        .arg(
+            Arg::new("parse-only")
+                .long("parse-only")
+                .action(ArgAction::SetTrue)
+                .help("Check the files and print the resolved jobs; run nothing"),
+        );
+    tool_args(workload_args(cmd))
+}
+
+/// The workload flags, one per row of the option table.
+fn workload_args(mut cmd: Command) -> Command {
     for def in OPTIONS {
         let dashed = def.name.replace('_', "-");
         let mut arg = Arg::new(def.name)
@@ -126,7 +181,20 @@ fn run_command() -> Command {
         };
         cmd = cmd.arg(arg);
     }
-    tool_args(cmd)
+    cmd
+}
+
+/// The workload flags given on the command line, as entries of a section.
+fn workload_entries(sm: &ArgMatches) -> Section {
+    let mut section = Section::new("job");
+    for def in OPTIONS {
+        if sm.value_source(def.name) == Some(ValueSource::CommandLine) {
+            if let Some(v) = sm.get_one::<String>(def.name) {
+                section.set(def.name, v, Origin::Cli);
+            }
+        }
+    }
+    section
 }
 
 pub fn command() -> Command {
@@ -135,6 +203,12 @@ pub fn command() -> Command {
         .about("Measures what a storage path can really do: throughput, IOPS, latency, CPU cost")
         .after_help("With no command, runs the quick check of the current directory.")
         .subcommand(run_command())
+        .subcommand(job_command())
+        .subcommand(
+            Command::new("help-options")
+                .hide(true)
+                .about("Same as 'iogauge options'"),
+        )
         .subcommand(tool_args(
             Command::new("quick")
                 .about("Quick check: sequential 1 MiB write and cold read, 4 KiB random read and write")
@@ -255,7 +329,24 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             .map(Request::Legacy)
             .map_err(UsageError);
     }
-    let m = match command().try_get_matches_from(args) {
+    // `iogauge help options` lists the option table; `iogauge FILE.fio` runs a job file.
+    let mut args = args.to_vec();
+    if args.get(1).map(String::as_str) == Some("help")
+        && args.get(2).map(String::as_str) == Some("options")
+    {
+        return Ok(Request::Options);
+    }
+    if let Some(first) = args.get(1) {
+        let known = command()
+            .get_subcommands()
+            .any(|c| c.get_name() == first.as_str());
+        let looks_like_job = first.ends_with(".fio")
+            || (!first.starts_with('-') && std::path::Path::new(first).is_file());
+        if !known && looks_like_job {
+            args.insert(1, "job".into());
+        }
+    }
+    let m = match command().try_get_matches_from(&args) {
         Ok(m) => m,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             return Ok(Request::Print(e.render().to_string()));
@@ -263,21 +354,39 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
         Err(e) => return Err(UsageError(one_line(&e))),
     };
     match m.subcommand() {
-        Some(("run", sm)) => {
-            let mut section = Section::new("job");
-            for def in OPTIONS {
-                if sm.value_source(def.name) == Some(ValueSource::CommandLine) {
-                    if let Some(v) = sm.get_one::<String>(def.name) {
-                        section.set(def.name, v, Origin::Cli);
-                    }
-                }
+        Some(("run", sm)) => Ok(Request::Run {
+            section: workload_entries(sm),
+            tool: tool_options(sm)?,
+        }),
+        Some(("job", sm)) => {
+            let mut overrides = Section::new("--set");
+            for kv in sm.get_many::<String>("set").into_iter().flatten() {
+                let Some((k, v)) = kv.split_once('=') else {
+                    return Err(UsageError(format!(
+                        "--set={kv}: expected KEY=VALUE (--set size=64m)"
+                    )));
+                };
+                overrides.set(k.trim(), v.trim(), Origin::Cli);
             }
-            Ok(Request::Run {
-                section,
+            Ok(Request::Job {
+                files: sm
+                    .get_many::<String>("files")
+                    .expect("required")
+                    .map(PathBuf::from)
+                    .collect(),
+                defaults: workload_entries(sm),
+                overrides,
+                sections: sm
+                    .get_many::<String>("section")
+                    .into_iter()
+                    .flatten()
+                    .cloned()
+                    .collect(),
+                parse_only: sm.get_flag("parse-only"),
                 tool: tool_options(sm)?,
             })
         }
-        Some(("options", _)) => Ok(Request::Options),
+        Some(("options" | "help-options", _)) => Ok(Request::Options),
         Some(("report", sm)) => {
             let text = sm.get_one::<String>("output-format").expect("has default");
             let format: Format = text.parse().map_err(UsageError)?;
@@ -332,7 +441,10 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
 
 /// `iogauge options`: the table as documentation.
 pub fn options_help() -> String {
-    let mut o = String::from("Workload options (fio names; --name=value on the command line):\n\n");
+    let mut o = String::from(
+        "Workload options (fio names: --name=value on the command line, name=value in a job \
+         file):\n\n",
+    );
     for def in OPTIONS {
         let mut names = def.name.to_string();
         for a in def.aliases {
@@ -344,6 +456,19 @@ pub fn options_help() -> String {
             def.default.unwrap_or("(see text)"),
             def.help.split_whitespace().collect::<Vec<_>>().join(" ")
         );
+    }
+    o += "\nfio options accepted in job files but ignored (they change only fio's internals or \
+          its report):\n\n";
+    for (names, t) in crate::spec::options::FIO_ONLY {
+        if let crate::spec::options::FioOnly::Ignored(why) = t {
+            o += &format!("  {}\n      {why}\n", names.join(", "));
+        }
+    }
+    o += "\nfio options refused, with why:\n\n";
+    for (names, t) in crate::spec::options::FIO_ONLY {
+        if let crate::spec::options::FioOnly::Rejected(why) = t {
+            o += &format!("  {}\n      {why}\n", names.join(", "));
+        }
     }
     o
 }

@@ -22,6 +22,7 @@ pub mod compare;
 pub mod compat;
 pub mod engine;
 pub mod host;
+pub mod jobfile;
 pub mod profiles;
 pub mod report;
 pub mod result;

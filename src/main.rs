@@ -13,7 +13,7 @@ use iogauge::report::{self, Format, human_bytes};
 use iogauge::runner::{self, Event};
 use iogauge::spec::{self, Section};
 use iogauge::target::{self, Safety, TargetError};
-use iogauge::{compat, profiles, result, stats::CpuUsage};
+use iogauge::{compat, jobfile, profiles, result, stats::CpuUsage};
 
 fn usage_exit(msg: &str) -> ExitCode {
     eprintln!("iogauge: {msg}");
@@ -43,7 +43,26 @@ fn main() -> ExitCode {
             threshold_pct,
             fail_on_regression,
         }) => compare_files(&base, &new, threshold_pct, fail_on_regression),
-        Ok(Request::Run { section, tool }) => execute(&args, vec![section], false, tool, None),
+        Ok(Request::Run { section, tool }) => {
+            execute(&args, vec![section], false, tool, None, Vec::new())
+        }
+        Ok(Request::Job {
+            files,
+            defaults,
+            overrides,
+            sections,
+            parse_only,
+            tool,
+        }) => {
+            let (jobs, notes) = match read_job_files(&files, &defaults, &overrides, &sections) {
+                Ok(r) => r,
+                Err(e) => return usage_exit(&e),
+            };
+            if parse_only {
+                return print_plan(&jobs, &notes);
+            }
+            execute(&args, jobs, false, tool, None, notes)
+        }
         Ok(Request::Legacy(inv)) => legacy(&args, inv),
         Ok(Request::Quick {
             directory,
@@ -69,7 +88,14 @@ fn main() -> ExitCode {
                 ));
             }
             let sections = profiles::quick_check(&directory, size, seconds);
-            execute(&args, sections, true, tool, Some(&profiles::QUICK_LABELS))
+            execute(
+                &args,
+                sections,
+                true,
+                tool,
+                Some(&profiles::QUICK_LABELS),
+                Vec::new(),
+            )
         }
     }
 }
@@ -96,18 +122,22 @@ struct Measured {
 
 /// resolve → check → run → report, printing warnings and the live status line to stderr.
 /// `Err` is a usage error (exit 2) found before anything was created.
+/// `notes`: what the front end noticed (a job file's surprises), printed with the warnings.
 fn measure(
     args: &[String],
     sections: &[Section],
     separate_groups: bool,
     safety: Safety,
     keep: bool,
+    notes: &[String],
 ) -> Result<Measured, String> {
     let mut plan = spec::resolve(sections, separate_groups).map_err(|e| e.to_string())?;
     check_log_files(&plan)?;
     let mut targets = target::check(&mut plan, safety).map_err(|e| e.to_string())?;
     let interrupt = interrupt_flag();
-    let mut warnings = plan.warnings.clone();
+    let mut warnings = notes.to_vec();
+    warnings.extend(plan.warnings.iter().cloned());
+    warnings.extend(plan.ignored_note());
     warnings.extend(targets.warnings.iter().cloned());
     for w in &warnings {
         eprintln!("iogauge: warning: {w}");
@@ -162,13 +192,14 @@ fn execute(
     separate_groups: bool,
     tool: ToolOptions,
     summary_labels: Option<&[&str]>,
+    notes: Vec<String>,
 ) -> ExitCode {
     let safety = Safety {
         allow_overwrite: tool.allow_overwrite,
         skip_space_check: tool.skip_space_check,
     };
     let Measured { report, code } =
-        match measure(args, &sections, separate_groups, safety, tool.keep) {
+        match measure(args, &sections, separate_groups, safety, tool.keep, &notes) {
             Ok(m) => m,
             Err(e) => return usage_exit(&e),
         };
@@ -226,6 +257,84 @@ fn execute(
         return ExitCode::from(1);
     }
     ExitCode::from(code)
+}
+
+/// Reads fio job files into sections: several files run one after another (fio's rule), each
+/// starting from the command line's defaults. Returns the jobs and the files' warnings.
+fn read_job_files(
+    files: &[std::path::PathBuf],
+    defaults: &Section,
+    overrides: &Section,
+    only: &[String],
+) -> Result<(Vec<Section>, Vec<String>), String> {
+    let env = jobfile::Env::system();
+    let (mut jobs, mut notes, mut names) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, f) in files.iter().enumerate() {
+        let parsed = jobfile::parse_file(f, &env).map_err(|e| e.to_string())?;
+        notes.extend(parsed.warnings.iter().cloned());
+        names.extend(
+            parsed
+                .sections
+                .iter()
+                .filter(|s| !s.is_global())
+                .map(|s| s.name.clone()),
+        );
+        let mut these = parsed.jobs(&defaults.entries, &overrides.entries, only);
+        if i > 0 {
+            if let Some(first) = these.first_mut() {
+                first.set("stonewall", "1", spec::Origin::Cli);
+            }
+        }
+        jobs.extend(these);
+    }
+    if let Some(missing) = only.iter().find(|s| !names.contains(s)) {
+        return Err(format!(
+            "--section={missing}: no such job section; the files have: {}",
+            names.join(", ")
+        ));
+    }
+    if jobs.is_empty() {
+        return Err(format!(
+            "{}: no job sections to run (only [global] ones)",
+            files[0].display()
+        ));
+    }
+    Ok((jobs, notes))
+}
+
+/// `--parse-only`: the resolved jobs, group by group; nothing is created or run.
+fn print_plan(sections: &[Section], notes: &[String]) -> ExitCode {
+    let plan = match spec::resolve(sections, false) {
+        Ok(p) => p,
+        Err(e) => return usage_exit(&e.to_string()),
+    };
+    let warnings = notes.iter().chain(&plan.warnings).cloned();
+    for w in warnings.chain(plan.ignored_note()) {
+        eprintln!("iogauge: warning: {w}");
+    }
+    let mut out = String::new();
+    for (gi, g) in plan.groups.iter().enumerate() {
+        let after = if gi == 0 {
+            String::new()
+        } else {
+            format!(", after group {gi} ends")
+        };
+        out += &format!("group {}{after}:\n", gi + 1);
+        for j in g.jobs.iter() {
+            let clones = g.jobs.iter().filter(|o| o.name == j.name).count();
+            if j.clone > 0 {
+                continue;
+            }
+            let n = if clones > 1 {
+                format!(" (x{clones})")
+            } else {
+                String::new()
+            };
+            out += &format!("  {}{n}: {}\n", j.name, j.summary());
+        }
+    }
+    print!("{out}");
+    ExitCode::SUCCESS
 }
 
 /// "iogauge-20261121-121858": the default name of a run's report files.
@@ -347,7 +456,7 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
         skip_space_check: f.skip_space_check,
     };
     let run = |step: compat::Step, f: &compat::Flags| {
-        measure(args, &step.sections, false, safety(f), step.keep)
+        measure(args, &step.sections, false, safety(f), step.keep, &[])
     };
     let print = |m: &Measured, f: &compat::Flags, legacy: &dyn Fn(&result::RunReport) -> String| {
         let text = if f.json {

@@ -442,6 +442,7 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
     if let Some(e) = &outcome.setup_error {
         errors.push(e.to_string());
     }
+    errors.extend(outcome.unlink_errors.iter().cloned());
     let groups = outcome
         .groups
         .iter()

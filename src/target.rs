@@ -241,6 +241,38 @@ fn check_job(
         }
         metas.push(meta);
     }
+    if job.size_pct.is_some() || job.offset_pct.is_some() {
+        // N% of what is there: the smallest of the job's files or devices.
+        let mut smallest: Option<u64> = None;
+        for (p, m) in paths.iter().zip(&metas) {
+            let Some(m) = m else {
+                let what = if job.size_pct.is_some() {
+                    "--size"
+                } else {
+                    "--offset"
+                };
+                return Err(usage(format!(
+                    "{what}: a percentage needs an existing file or device, and {} does not \
+                     exist yet",
+                    p.display()
+                )));
+            };
+            let len = if m.file_type().is_block_device() {
+                device_size(p)?
+            } else {
+                m.len()
+            };
+            smallest = Some(smallest.map_or(len, |s| s.min(len)));
+        }
+        let len = smallest.unwrap_or(0);
+        if let Some(pct) = job.offset_pct {
+            job.offset = len * u64::from(pct) / 100 / job.bs * job.bs;
+        }
+        if let Some(pct) = job.size_pct {
+            let per_file = len.saturating_sub(job.offset) * u64::from(pct) / 100;
+            job.size = Some(per_file / job.xfer() * job.xfer() * nfiles);
+        }
+    }
     if job.size.is_none() {
         let mut smallest: Option<u64> = None;
         for (p, m) in paths.iter().zip(&metas) {
@@ -259,7 +291,7 @@ fn check_job(
             smallest = Some(smallest.map_or(avail, |s| s.min(avail)));
         }
         let size = smallest.unwrap_or(0) * nfiles;
-        if size / nfiles < job.xfer() {
+        if size / nfiles < job.max_xfer() {
             let what = if job.numpages > 1 {
                 format!("bs x numpages = {}", job.xfer())
             } else {
@@ -364,7 +396,12 @@ fn check_job(
         if job.direct {
             let probe = meta.clone().or_else(|| fs::metadata(parent_dir(p)).ok());
             if let Some(lbs) = probe.as_ref().and_then(logical_block_size) {
-                for (name, v) in [("--bs", job.bs), ("--offset", job.offset)] {
+                let sizes: Vec<u64> = job.used_sizes().flat_map(|s| s.all()).collect();
+                let checks = sizes
+                    .into_iter()
+                    .map(|b| ("--bs", b))
+                    .chain([("--offset", job.offset)]);
+                for (name, v) in checks {
                     if v % lbs != 0 {
                         return Err(usage(format!(
                             "{name}={v}: with --direct it must be a multiple of the logical block \
@@ -497,6 +534,27 @@ impl Targets {
     }
 
     /// Removes every file this run created; returns the ones that could not be removed.
+    /// Removes the files among `paths` that this run created (a job's `unlink`); a later
+    /// group that uses one creates it again.
+    pub fn unlink(&mut self, paths: &[PathBuf]) -> Vec<(PathBuf, io::Error)> {
+        let mut failed = Vec::new();
+        for p in paths {
+            let Some(i) = self.created.iter().position(|c| c == p) else {
+                continue;
+            };
+            self.created.remove(i);
+            if let Some(n) = self.needs.get_mut(p) {
+                n.exists = false;
+            }
+            if let Err(e) = fs::remove_file(p) {
+                if e.kind() != io::ErrorKind::NotFound {
+                    failed.push((p.clone(), e));
+                }
+            }
+        }
+        failed
+    }
+
     pub fn remove_created(&mut self) -> Vec<(PathBuf, io::Error)> {
         let mut failed = Vec::new();
         for p in self.created.drain(..) {

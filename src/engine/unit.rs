@@ -19,6 +19,8 @@ pub struct IoUnit {
     pub done: usize,
     pages: Vec<AlignedBuf>,
     page_len: usize,
+    /// Bytes this I/O moves: every page in full, or (one page) a prefix of it.
+    len: usize,
     /// One entry per page, for the whole transfer (built once).
     iov: Vec<libc::iovec>,
     /// The remainder after a short transfer (rebuilt when needed).
@@ -46,6 +48,7 @@ impl IoUnit {
             file: 0,
             offset: 0,
             done: 0,
+            len: page_len * pages.len(),
             pages,
             page_len,
             iov,
@@ -53,9 +56,26 @@ impl IoUnit {
         }
     }
 
-    /// Bytes the whole transfer moves (`bs` × `numpages`).
+    /// Bytes the whole transfer moves (`bs` × `numpages`, or what [`IoUnit::set_len`] set).
     pub fn len(&self) -> usize {
-        self.page_len * self.pages.len()
+        self.len
+    }
+
+    /// Makes a single-page unit move `len` bytes (at most its buffer) from the next I/O on:
+    /// variable I/O sizes share buffers of the largest size.
+    #[inline]
+    pub fn set_len(&mut self, len: usize) {
+        debug_assert!(self.pages.len() == 1 || len == self.page_len * self.pages.len());
+        if self.pages.len() == 1 {
+            let len = len.min(self.page_len);
+            self.len = len;
+            self.iov[0].iov_len = len;
+        }
+    }
+
+    /// Bytes of each page buffer.
+    pub fn page_len(&self) -> usize {
+        self.page_len
     }
 
     pub fn is_empty(&self) -> bool {
@@ -71,15 +91,24 @@ impl IoUnit {
         self.offset + self.done as u64
     }
 
-    /// The page buffers, for filling before a write.
+    /// The bytes this I/O moves, page by page, for filling before a write.
     pub fn pages_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
+        let len = self.len;
+        self.pages.iter_mut().map(move |p| {
+            let n = p.len().min(len);
+            &mut p[..n]
+        })
+    }
+
+    /// Every page buffer in full, whatever this I/O moves.
+    pub fn buffers_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
         self.pages.iter_mut().map(|p| &mut p[..])
     }
 
     /// The untransferred remainder of a single-page unit, as one slice.
     pub fn rest_mut(&mut self) -> &mut [u8] {
         debug_assert_eq!(self.pages.len(), 1, "rest_mut on a vectored unit");
-        &mut self.pages[0][self.done..]
+        &mut self.pages[0][self.done..self.len]
     }
 
     /// The untransferred remainder as iovecs: every page on the first try; after a short
@@ -117,7 +146,10 @@ impl IoUnit {
 
     /// The iovec covering the whole of page `i`, for buffer registration.
     pub fn page_iovec(&self, i: usize) -> libc::iovec {
-        self.iov[i]
+        libc::iovec {
+            iov_base: self.iov[i].iov_base,
+            iov_len: self.page_len,
+        }
     }
 }
 
@@ -143,6 +175,20 @@ mod tests {
             assert_eq!(u.page_iovec(i).iov_base as usize % 4096, 0);
         }
         assert_eq!(u.next_offset(), 4196);
+    }
+
+    #[test]
+    fn a_single_page_unit_moves_what_set_len_says() {
+        let mut u = IoUnit::new(65536, 1);
+        u.set_len(8192);
+        assert_eq!((u.len(), u.iovecs()[0].iov_len), (8192, 8192));
+        assert_eq!(u.rest_mut().len(), 8192);
+        assert_eq!(u.pages_mut().map(|p| p.len()).sum::<usize>(), 8192);
+        assert_eq!(u.page_iovec(0).iov_len, 65536);
+        u.done = 4096;
+        assert_eq!(u.iovecs()[0].iov_len, 4096);
+        u.set_len(1 << 20);
+        assert_eq!(u.len(), 65536, "never past the buffer");
     }
 
     #[test]

@@ -79,6 +79,8 @@ pub struct RunOutcome {
     pub clock: String,
     /// A failure while preparing or opening files, which ended the run.
     pub setup_error: Option<TargetError>,
+    /// Files a job's `unlink` could not remove.
+    pub unlink_errors: Vec<String>,
 }
 
 impl RunOutcome {
@@ -156,6 +158,13 @@ pub fn run(
             without_device,
             wall,
         });
+        for job in group.jobs.iter().filter(|j| j.unlink) {
+            for (p, e) in targets.unlink(&job.paths()) {
+                outcome
+                    .unlink_errors
+                    .push(format!("{}: cannot remove: {e}", p.display()));
+            }
+        }
         let failed = results.iter().any(|j| j.error.is_some());
         outcome.groups.push(results);
         on_event(&Event::GroupDone { group: gi });
@@ -182,11 +191,10 @@ fn run_group(
 ) -> Vec<JobOutcome> {
     let barrier = Barrier::new(jobs.len());
     let stop = AtomicBool::new(false);
+    let finished: Vec<AtomicBool> = jobs.iter().map(|_| AtomicBool::new(false)).collect();
+    let exit_all = AtomicBool::new(false);
     let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
-    let planned: Option<u64> = jobs
-        .iter()
-        .map(|j| worker::planned_ios(j).map(|n| n * j.xfer()))
-        .sum::<Option<u64>>();
+    let planned: Option<u64> = jobs.iter().map(worker::planned_bytes).sum::<Option<u64>>();
     let planned_time = jobs
         .iter()
         .filter_map(|j| j.runtime.map(|r| r + j.ramp))
@@ -195,7 +203,18 @@ fn run_group(
     let mut file_lists = Vec::new();
     let results: Vec<JobResult> = std::thread::scope(|s| {
         let mut handles = Vec::new();
-        for ((job, (fds, files)), prog) in jobs.iter().zip(opened).zip(&progress) {
+        for (index, ((job, (fds, files)), prog)) in
+            jobs.iter().zip(opened).zip(&progress).enumerate()
+        {
+            let wait_on = match &job.wait_for {
+                Some(name) => jobs[..index]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, j)| j.name == *name)
+                    .map(|(i, _)| i)
+                    .collect(),
+                None => Vec::new(),
+            };
             let w = worker::Worker {
                 job,
                 paths: files.iter().map(|f| f.path.clone()).collect(),
@@ -203,6 +222,10 @@ fn run_group(
                 stop: &stop,
                 progress: prog,
                 clock,
+                finished: &finished,
+                index,
+                wait_on,
+                exit_all: &exit_all,
             };
             file_lists.push(files);
             let name = format!("iogauge-{}.{}", job.name, job.clone);

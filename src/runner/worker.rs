@@ -61,7 +61,57 @@ pub struct Worker<'a> {
     pub stop: &'a AtomicBool,
     pub progress: &'a JobProgress,
     pub clock: Clock,
+    /// One flag per job of the group, set when the job has finished (for `wait_for`).
+    pub finished: &'a [AtomicBool],
+    /// This job's index in `finished`.
+    pub index: usize,
+    /// The jobs this one waits for (`wait_for`).
+    pub wait_on: Vec<usize>,
+    /// Set by a job with `exitall` when it ends: the others finish as if done.
+    pub exit_all: &'a AtomicBool,
 }
+
+impl Worker<'_> {
+    /// Marks this job finished; with `exitall`, the whole group too.
+    fn mark_finished(&self) {
+        self.finished[self.index].store(true, Ordering::Release);
+        if self.job.exitall {
+            self.exit_all.store(true, Ordering::Release);
+        }
+    }
+
+    /// After the start barrier: waits for `wait_for` jobs and `startdelay`. False when the
+    /// job must not start (stopped, or an `exitall` job ended first).
+    fn wait_to_start(&self) -> bool {
+        let job = self.job;
+        if job.startdelay.is_zero() && self.wait_on.is_empty() {
+            return true;
+        }
+        let until = std::time::Instant::now() + job.startdelay;
+        loop {
+            if self.stop.load(Ordering::Relaxed) || self.exit_all.load(Ordering::Acquire) {
+                return false;
+            }
+            let now = std::time::Instant::now();
+            let waited = self
+                .wait_on
+                .iter()
+                .all(|&i| self.finished[i].load(Ordering::Acquire));
+            if waited && now >= until {
+                return true;
+            }
+            let left = until.saturating_duration_since(now);
+            std::thread::sleep(if waited {
+                left.min(WAIT_STEP)
+            } else {
+                WAIT_STEP
+            });
+        }
+    }
+}
+
+/// How often a waiting job looks at the flags it waits on.
+const WAIT_STEP: Duration = Duration::from_millis(5);
 
 impl EngineUser<JobResult> for Worker<'_> {
     fn run<E: Engine>(self, engine: E) -> JobResult {
@@ -73,18 +123,22 @@ impl EngineUser<JobResult> for Worker<'_> {
     }
 }
 
-/// Total I/Os a size-bounded job performs per its spec, or `None` when time-bounded.
-pub fn planned_ios(job: &JobSpec) -> Option<u64> {
+/// Bytes a size-bounded job moves per its spec (update counts its reads and writes), or
+/// `None` when time-bounded.
+pub fn planned_bytes(job: &JobSpec) -> Option<u64> {
     if job.time_based {
         return None;
     }
-    let blocks = crate::target::per_file_bytes(job) / job.xfer() * job.paths().len() as u64;
-    let per_pass = if job.rw == RwMode::Update {
-        2 * blocks
-    } else {
-        blocks
+    let per_loop = match job.io_bytes {
+        Some(b) => b / job.xfer() * job.xfer(),
+        None => crate::target::per_file_bytes(job) * job.paths().len() as u64,
     };
-    Some(per_pass * u64::from(job.loops))
+    let per_loop = if job.rw == RwMode::Update {
+        2 * per_loop
+    } else {
+        per_loop
+    };
+    Some(per_loop.saturating_mul(u64::from(job.loops)))
 }
 
 fn workload(job: &JobSpec, seed: u64) -> Workload {
@@ -96,8 +150,20 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
         base: job.offset,
     };
     let passes = (!job.time_based).then_some(u64::from(job.loops));
-    Workload::new(job.rw, region, job.read_pct, job.randommap, seed, passes)
-        .with_stride(job.stride_blocks)
+    let mut wl = Workload::new(job.rw, region, job.read_pct, job.randommap, seed, passes)
+        .with_stride(job.stride_blocks);
+    if !job.fixed_size() {
+        // Variable sizes come with numpages = 1 (resolve checks), so sizes are bytes per I/O.
+        wl = wl.with_sizes(&job.sizes);
+    }
+    wl = wl
+        .with_distribution(&job.distribution)
+        .with_pct_random(job.pct_random)
+        .with_number_ios(job.number_ios);
+    if let (Some(_), Some(total)) = (job.io_bytes, planned_bytes(job)) {
+        wl = wl.with_total_bytes(total);
+    }
+    wl
 }
 
 /// Makes each written block unique (defeating deduplication) without the cost of refilling:
@@ -190,6 +256,13 @@ struct Loop<'w, 'a, E: Engine> {
     tick_index: u64,
     last: [Sample; 2],
     event: u64,
+    /// Rate caps: per direction, the clock tick before which the next I/O must not start.
+    due: [u64; 2],
+    /// I/Os issued since the last thinktime pause.
+    since_think: u32,
+    /// Whether I/O is paced (rate, rate_iops or thinktime).
+    paced: bool,
+    pace_rng: Xoshiro256PlusPlus,
     depth_since: u64,
     publish_every: u64,
     tick: u64,
@@ -198,7 +271,9 @@ struct Loop<'w, 'a, E: Engine> {
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
     let job = w.job;
     let depth = if E::QUEUED { job.iodepth as usize } else { 1 };
-    let (bs, npages) = (job.bs as usize, job.numpages as usize);
+    let npages = job.numpages as usize;
+    // Variable sizes share buffers of the largest one.
+    let bs = (job.max_xfer() / u64::from(job.numpages)) as usize;
     // Declared before the engine, so dropped after it (see `Loop`).
     let mut slab: Vec<IoUnit> = (0..depth).map(|_| IoUnit::new(bs, npages)).collect();
     let mut engine = engine;
@@ -246,17 +321,24 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         tick_index: 0,
         last: [Sample::default(); 2],
         event: 0,
+        due: [0, 0],
+        since_think: 0,
+        paced: job.rate_bps != [0, 0] || job.rate_iops != [0, 0] || !job.thinktime.is_zero(),
+        pace_rng: Xoshiro256PlusPlus::seed_from_u64(job.seed ^ 0x7A7E),
         depth_since: 0,
         publish_every: clock.ticks(PUBLISH_EVERY),
         tick: clock.ticks(Duration::from_millis(job.series_ms)),
         slab: &mut slab,
     };
     w.barrier.wait();
-    let start = clock.now();
-    l.start(start);
-    l.run();
+    let go = w.wait_to_start();
+    l.start(clock.now());
+    if go {
+        l.run();
+    }
     let in_flight = l.in_kernel + l.pending.len();
     let result = l.finish();
+    w.mark_finished();
     if in_flight > 0 {
         // The ring failed with I/O still in the kernel: it may yet write into these buffers,
         // so they must never be freed.
@@ -266,8 +348,8 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
 }
 
 fn copy_template(u: &mut IoUnit, template: &[u8]) {
-    let page_len = u.len() / u.npages();
-    for (page, src) in u.pages_mut().zip(template.chunks(page_len)) {
+    let page_len = u.page_len();
+    for (page, src) in u.buffers_mut().zip(template.chunks(page_len)) {
         page.copy_from_slice(src);
     }
 }
@@ -277,6 +359,7 @@ fn copy_template(u: &mut IoUnit, template: &[u8]) {
 fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
     w.stop.store(true, Ordering::Relaxed);
     w.barrier.wait();
+    w.mark_finished();
     JobResult {
         stats: JobStats::default(),
         error: Some(JobError {
@@ -365,10 +448,17 @@ impl<E: Engine> Loop<'_, '_, E> {
                 self.exhausted = true;
                 return;
             };
+            if self.paced {
+                self.pace(io.dir, io.len);
+                if self.halt != Halt::No {
+                    return;
+                }
+            }
             self.free.pop();
             let i = slot as usize;
             let u = &mut self.slab[i];
             (u.dir, u.file, u.offset, u.done) = (io.dir, io.file, io.offset, 0);
+            u.set_len(io.len as usize);
             let s = &mut self.st[i];
             s.measured = self.measuring;
             s.write_back = false;
@@ -388,6 +478,98 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             self.st[i].t_prep = self.clock.now();
             self.issue(slot);
+        }
+    }
+
+    /// Holds the next I/O of `dir` (`len` bytes) back for its rate cap and thinktime. Queued
+    /// I/O keeps completing meanwhile: the wait polls the ring every few microseconds, so
+    /// latencies are not stretched by the pause.
+    fn pace(&mut self, dir: Dir, len: u64) {
+        let job = self.w.job;
+        let d = dir as usize;
+        let now = self.clock.now();
+        let mut until = now;
+        let mut gap_ns = 0.0f64;
+        if job.rate_bps[d] > 0 {
+            gap_ns = gap_ns.max(len as f64 * 1e9 / job.rate_bps[d] as f64);
+        }
+        if job.rate_iops[d] > 0 {
+            gap_ns = gap_ns.max(1e9 / job.rate_iops[d] as f64);
+        }
+        if gap_ns > 0.0 {
+            if job.rate_poisson {
+                let u = (self.pace_rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                gap_ns *= -(1.0 - u).ln();
+            }
+            // A late start may catch up by at most this much, not in one burst.
+            let slack = self.clock.ticks(Duration::from_millis(50));
+            let due = self.due[d].max(now.saturating_sub(slack));
+            until = until.max(due);
+            self.due[d] = due + self.clock.ticks(Duration::from_nanos(gap_ns as u64));
+        }
+        if !job.thinktime.is_zero() {
+            if self.since_think >= job.thinktime_blocks {
+                until = until.max(now + self.clock.ticks(job.thinktime));
+                self.since_think = 0;
+            }
+            self.since_think += 1;
+        }
+        if until <= now {
+            return;
+        }
+        if E::QUEUED && !self.pending.is_empty() {
+            self.commit();
+        }
+        loop {
+            let now = self.clock.now();
+            if now >= until || self.check_stop() {
+                return;
+            }
+            if now >= self.event {
+                self.housekeeping(now);
+                if self.halt != Halt::No {
+                    return;
+                }
+            }
+            let left = Duration::from_nanos(self.clock.ns(until - now));
+            if E::QUEUED && self.in_kernel > 0 {
+                self.poll();
+                std::thread::sleep(left.min(Duration::from_micros(20)));
+            } else {
+                std::thread::sleep(left.min(Duration::from_millis(10)));
+            }
+        }
+    }
+
+    /// Takes whatever completions are ready, without waiting (queued engines, while paced).
+    fn poll(&mut self) {
+        let mut cq = std::mem::take(&mut self.cq);
+        if let Err(e) = self.engine.reap(0, self.in_kernel, &mut cq) {
+            self.fail_ring(e);
+        } else if !cq.is_empty() {
+            self.take_completions(&mut cq);
+        }
+        self.cq = cq;
+    }
+
+    /// Accounts reaped completions (and queues again what must go again).
+    fn take_completions(&mut self, cq: &mut Vec<Completion>) {
+        let now = self.clock.now();
+        self.account_depth(now);
+        self.in_kernel -= cq.len();
+        for c in cq.drain(..) {
+            let s = self.st[c.slot as usize];
+            let res = if c.res < 0 {
+                Err(io::Error::from_raw_os_error(-c.res))
+            } else {
+                Ok(c.res as usize)
+            };
+            if let Next::Again = self.complete(c.slot, res, s.t_sub, now) {
+                self.issue(c.slot);
+            }
+        }
+        if now >= self.event {
+            self.housekeeping(now);
         }
     }
 
@@ -509,23 +691,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             if cq.is_empty() {
                 continue;
             }
-            let now = self.clock.now();
-            self.account_depth(now);
-            self.in_kernel -= cq.len();
-            for c in cq.drain(..) {
-                let s = self.st[c.slot as usize];
-                let res = if c.res < 0 {
-                    Err(io::Error::from_raw_os_error(-c.res))
-                } else {
-                    Ok(c.res as usize)
-                };
-                if let Next::Again = self.complete(c.slot, res, s.t_sub, now) {
-                    self.issue(c.slot);
-                }
-            }
-            if now >= self.event {
-                self.housekeeping(now);
-            }
+            self.take_completions(&mut cq);
             if self.in_kernel <= job.depth_low as usize || self.in_kernel == 0 {
                 break;
             }
@@ -676,7 +842,9 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.w.progress.publish(&self.stats);
             self.next_publish = now + self.publish_every;
         }
-        if self.deadline.is_some_and(|d| now >= d) && self.halt == Halt::No {
+        let ended =
+            self.deadline.is_some_and(|d| now >= d) || self.w.exit_all.load(Ordering::Relaxed);
+        if ended && self.halt == Halt::No {
             self.halt = Halt::Done;
         }
         self.set_next_event();
@@ -888,6 +1056,8 @@ mod tests {
         let barrier = Barrier::new(1);
         let stop = AtomicBool::new(false);
         let progress = JobProgress::default();
+        let finished = [AtomicBool::new(false)];
+        let exit_all = AtomicBool::new(false);
         let w = Worker {
             job,
             paths: vec![],
@@ -895,6 +1065,10 @@ mod tests {
             stop: &stop,
             progress: &progress,
             clock: Clock::new(),
+            finished: &finished,
+            index: 0,
+            wait_on: Vec::new(),
+            exit_all: &exit_all,
         };
         run_loop(w, engine)
     }

@@ -19,6 +19,11 @@ pub enum Kind {
     Choice(&'static [&'static str]),
     /// Free text (a path, a name).
     Text,
+    /// A syntax of the option's own, parsed where the option is resolved; the text says what
+    /// it accepts.
+    Spec(&'static str),
+    /// A duration; a bare number is in microseconds (fio's thinktime).
+    Micros,
 }
 
 /// One row of the table.
@@ -42,6 +47,11 @@ pub const RW_MODES: &[&str] = &[
     "readwrite",
     "randrw",
     "update",
+];
+
+/// The engines `ioengine` accepts.
+pub const ENGINES: &[&str] = &[
+    "psync", "sync", "pvsync", "pvsync2", "io_uring", "libaio", "null",
 ];
 
 /// Every workload option, in the order the documentation lists them.
@@ -81,17 +91,73 @@ pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "bs",
         aliases: &["blocksize"],
-        kind: Kind::Size,
+        kind: Kind::Spec("size[,size]"),
         default: Some("4k"),
-        help: "Bytes per I/O (at least 512).",
+        help: "Bytes per I/O (at least 512). Two values separated by a comma are for reads and \
+               writes (bs=4k,64k); an empty one keeps the default (bs=,64k).",
+    },
+    OptionDef {
+        name: "bsrange",
+        aliases: &["blocksize_range"],
+        kind: Kind::Spec("min-max[,min-max]"),
+        default: None,
+        help: "Each I/O's size is drawn from MIN..MAX in steps of MIN (per direction with a \
+               comma, as bs). Random offsets then may repeat within a pass.",
+    },
+    OptionDef {
+        name: "bssplit",
+        aliases: &[],
+        kind: Kind::Spec("bs/pct[:bs/pct...][,...]"),
+        default: None,
+        help: "Weighted I/O sizes: 4k/60:64k/40 makes 60% of I/Os 4 KiB and 40% 64 KiB; an \
+               entry without a percentage shares what is left. Per direction with a comma. \
+               Random offsets then may repeat within a pass.",
     },
     OptionDef {
         name: "size",
         aliases: &[],
+        kind: Kind::Spec("size, or N% of the existing file or device"),
+        default: None,
+        help: "Bytes of the job's region per pass, spread over its files. N% takes that share \
+               of an existing file or block device (after offset). Default: the size of an \
+               existing file or block device, or filesize x nrfiles; required for new files.",
+    },
+    OptionDef {
+        name: "filesize",
+        aliases: &[],
         kind: Kind::Size,
         default: None,
-        help: "Bytes each job transfers per pass, spread over its files. Default: the size of \
-               an existing file or block device; required for new files.",
+        help: "Size of each file; the region is filesize x nrfiles, and size (if given) is \
+               then the bytes to transfer.",
+    },
+    OptionDef {
+        name: "nrfiles",
+        aliases: &["nr_files"],
+        kind: Kind::Int {
+            min: 1,
+            max: 100_000,
+        },
+        default: Some("1"),
+        help: "Files per job clone under directory (NAME.CLONE.0 .. NAME.CLONE.N-1); I/O \
+               rotates over them. Ignored when filename names the files.",
+    },
+    OptionDef {
+        name: "io_size",
+        aliases: &["io_limit"],
+        kind: Kind::Size,
+        default: None,
+        help: "Bytes to transfer per loop, when not the region's size: smaller stops early, \
+               larger wraps around the region.",
+    },
+    OptionDef {
+        name: "number_ios",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 1,
+            max: u64::MAX,
+        },
+        default: None,
+        help: "Stop after this many I/Os, even if size is not done.",
     },
     OptionDef {
         name: "filename",
@@ -113,7 +179,30 @@ pub static OPTIONS: &[OptionDef] = &[
         aliases: &[],
         kind: Kind::Size,
         default: Some("0"),
-        help: "Byte offset in each file where the job's region starts.",
+        help: "Byte offset in each file where the job's region starts (N%: that share of \
+               an existing file or device).",
+    },
+    OptionDef {
+        name: "offset_increment",
+        aliases: &[],
+        kind: Kind::Size,
+        default: Some("0"),
+        help: "Clone N of the job (numjobs) starts at offset + N x offset_increment.",
+    },
+    OptionDef {
+        name: "unlink",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Remove the job's files as soon as its group ends, even with --keep (files \
+               iogauge created are removed at the end of the run anyway, unless --keep).",
+    },
+    OptionDef {
+        name: "create_serialize",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("1"),
+        help: "Lay out files one at a time. iogauge always does; 0 is accepted with a note.",
     },
     OptionDef {
         name: "runtime",
@@ -138,6 +227,79 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Run this long before measuring; I/O during the ramp is not counted.",
     },
     OptionDef {
+        name: "startdelay",
+        aliases: &[],
+        kind: Kind::Spec("duration or min-max"),
+        default: Some("0"),
+        help: "Start the job this long after its group (a range: a reproducible random \
+               delay per clone); the time before the start is not measured.",
+    },
+    OptionDef {
+        name: "exitall",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "When this job finishes, stop every other job of its group (they finish \
+               normally, counting what they did).",
+    },
+    OptionDef {
+        name: "wait_for",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "Start only when every clone of the named earlier job has finished; the other \
+               jobs of the group keep running meanwhile.",
+    },
+    OptionDef {
+        name: "new_group",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Start a new reporting group without waiting (fio's new_group): the job still \
+               runs alongside the jobs before it, but is reported apart from them.",
+    },
+    OptionDef {
+        name: "rate",
+        aliases: &[],
+        kind: Kind::Spec("bytes/s[,bytes/s]"),
+        default: None,
+        help: "Cap bandwidth per job (bytes per second, fio's suffixes: rate=10m); two \
+               values are for reads and writes.",
+    },
+    OptionDef {
+        name: "rate_iops",
+        aliases: &[],
+        kind: Kind::Spec("N[,N]"),
+        default: None,
+        help: "Cap I/Os per second per job; two values are for reads and writes.",
+    },
+    OptionDef {
+        name: "rate_process",
+        aliases: &[],
+        kind: Kind::Choice(&["linear", "poisson"]),
+        default: Some("linear"),
+        help: "How rate-capped I/Os are spaced: evenly (linear) or with exponential gaps of \
+               the same mean (poisson, arrivals as from many independent clients).",
+    },
+    OptionDef {
+        name: "thinktime",
+        aliases: &[],
+        kind: Kind::Micros,
+        default: Some("0"),
+        help: "Pause this long (bare number: microseconds, as fio) after every \
+               thinktime_blocks I/Os.",
+    },
+    OptionDef {
+        name: "thinktime_blocks",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 1,
+            max: u32::MAX as u64,
+        },
+        default: Some("1"),
+        help: "I/Os between thinktime pauses.",
+    },
+    OptionDef {
         name: "loops",
         aliases: &[],
         kind: Kind::Int {
@@ -157,12 +319,13 @@ pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "ioengine",
         aliases: &[],
-        kind: Kind::Choice(&["psync", "sync", "pvsync", "pvsync2", "io_uring", "null"]),
+        kind: Kind::Choice(ENGINES),
         default: Some("psync"),
         help: "How I/O is issued: psync (pread/pwrite), sync (lseek + read/write), \
                pvsync (preadv/pwritev over numpages buffers), pvsync2 (preadv2/pwritev2 with \
                per-call flags: hipri, nowait, sync=dsync as RWF_DSYNC), io_uring (iodepth I/Os \
-               in flight), null (no I/O: measures iogauge's own overhead).",
+               in flight), null (no I/O: measures iogauge's own overhead). libaio runs as \
+               io_uring (the same queued, asynchronous submission), with a note.",
     },
     OptionDef {
         name: "iodepth",
@@ -267,6 +430,13 @@ pub static OPTIONS: &[OptionDef] = &[
         default: Some("0"),
         help: "Open with O_DIRECT: bypass the page cache. bs and offset must be multiples of \
                the device's logical block size.",
+    },
+    OptionDef {
+        name: "buffered",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("1"),
+        help: "The opposite of direct (fio's buffered=0 is direct=1); the later of the two wins.",
     },
     OptionDef {
         name: "sync",
@@ -376,6 +546,43 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Random offsets may repeat within a pass (default: every block exactly once).",
     },
     OptionDef {
+        name: "random_distribution",
+        aliases: &[],
+        kind: Kind::Spec(
+            "random|zipf:THETA|pareto:H|normal:DEV|zoned:ACC/SIZE[:...]|zoned_abs:ACC/BYTES[:...]",
+        ),
+        default: Some("random"),
+        help: "How random offsets are spread: random (uniform), zipf:THETA (theta > 0, not 1) \
+               and pareto:H (0 < h < 1) concentrate on hot blocks scattered over the region, \
+               normal:DEV is a bell around the middle with a deviation of DEV% of the region, \
+               zoned:60/10:30/20:10/70 sends 60% of I/Os to the first 10% of the region and so \
+               on (zoned_abs: zone sizes in bytes). Any but random lets offsets repeat.",
+    },
+    OptionDef {
+        name: "percentage_random",
+        aliases: &[],
+        kind: Kind::Spec("0-100[,0-100]"),
+        default: Some("100"),
+        help: "For random patterns: the share of I/Os at a random offset; the rest continue \
+               sequentially (per direction with a comma).",
+    },
+    OptionDef {
+        name: "randrepeat",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("1"),
+        help: "1: the same offsets every run (a fixed seed, or randseed); 0: a new seed each \
+               run, taken from the clock and recorded in the report.",
+    },
+    OptionDef {
+        name: "kb_base",
+        aliases: &[],
+        kind: Kind::Choice(&["1024", "1000"]),
+        default: Some("1024"),
+        help: "What k, m, g mean in sizes (as fio): 1024 (default; KiB, MiB then mean powers \
+               of 1000, fio's compatibility rule) or 1000 (k = 1000, KiB = 1024).",
+    },
+    OptionDef {
         name: "randseed",
         aliases: &[],
         kind: Kind::Int {
@@ -403,6 +610,272 @@ pub static OPTIONS: &[OptionDef] = &[
     },
 ];
 
+/// What iogauge does with a fio option that is not in [`OPTIONS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FioOnly {
+    /// It changes only fio's own bookkeeping or report layout, not the I/O: accepted, and
+    /// named once per run as ignored.
+    Ignored(&'static str),
+    /// It changes the I/O in a way iogauge does not reproduce: an error, with the reason.
+    Rejected(&'static str),
+}
+
+const NOT_MEASURED: &str = "changes only fio's own latency/bandwidth bookkeeping";
+const REPORT_ONLY: &str = "changes only the layout of fio's report";
+const NO_VERIFY: &str = "iogauge does not verify data yet (a later version will); remove the \
+                         verify options to measure the workload";
+const NO_DATA_PATTERN: &str = "iogauge writes incompressible, unique data (or zeros with \
+                               zero_buffers, fresh random bytes with refill_buffers); other \
+                               data patterns are not supported";
+
+/// fio options iogauge knows of but does not take as workload options.
+pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
+    (
+        &["thread"],
+        FioOnly::Ignored("iogauge always runs jobs as threads"),
+    ),
+    (
+        &["description"],
+        FioOnly::Ignored("a comment for fio's output"),
+    ),
+    (
+        &[
+            "gtod_reduce",
+            "disable_lat",
+            "disable_clat",
+            "disable_slat",
+            "disable_bw_measurement",
+            "disable_bw",
+            "clocksource",
+            "gtod_cpu",
+        ],
+        FioOnly::Ignored(NOT_MEASURED),
+    ),
+    (
+        &[
+            "clat_percentiles",
+            "lat_percentiles",
+            "slat_percentiles",
+            "percentile_list",
+            "unified_rw_reporting",
+            "unit_base",
+            "stats",
+            "per_job_logs",
+            "log_offset",
+            "log_max_value",
+            "log_compression",
+            "log_unix_epoch",
+            "block_error_percentiles",
+        ],
+        FioOnly::Ignored(REPORT_ONLY),
+    ),
+    (
+        &["mem", "iomem"],
+        FioOnly::Ignored("iogauge's buffers are always page-aligned heap memory"),
+    ),
+    (
+        &["scramble_buffers"],
+        FioOnly::Ignored("iogauge stamps every written block unique already"),
+    ),
+    (
+        &["random_generator"],
+        FioOnly::Ignored("iogauge has one generator (xoshiro256++ and a keyed permutation)"),
+    ),
+    (
+        &[
+            "create_on_open",
+            "allow_file_create",
+            "openfiles",
+            "fallocate",
+        ],
+        FioOnly::Ignored(
+            "iogauge creates and lays out every file (written in full) before its group \
+             starts, and keeps them open",
+        ),
+    ),
+    (
+        &["exitall_on_error"],
+        FioOnly::Ignored("iogauge always stops the other jobs when one fails"),
+    ),
+    (
+        &["io_submit_mode"],
+        FioOnly::Ignored("iogauge submits inline; only 'inline' is accepted"),
+    ),
+    (
+        &["nonvectored"],
+        FioOnly::Ignored(
+            "io_uring: iogauge uses READ/WRITE for one buffer, READV/WRITEV for several",
+        ),
+    ),
+    (
+        &[
+            "verify",
+            "do_verify",
+            "verify_fatal",
+            "verify_dump",
+            "verify_backlog",
+            "verify_async",
+            "verify_interval",
+            "verify_pattern",
+            "verify_offset",
+            "verify_only",
+            "verify_state_save",
+            "verify_state_load",
+            "verifysort",
+            "experimental_verify",
+            "trim_percentage",
+        ],
+        FioOnly::Rejected(NO_VERIFY),
+    ),
+    (
+        &[
+            "buffer_pattern",
+            "buffer_compress_percentage",
+            "buffer_compress_chunk",
+            "dedupe_percentage",
+            "dedupe_mode",
+            "dedupe_working_set_percentage",
+            "dedupe_global",
+        ],
+        FioOnly::Rejected(NO_DATA_PATTERN),
+    ),
+    (
+        &[
+            "cpus_allowed",
+            "cpus_allowed_policy",
+            "cpumask",
+            "numa_cpu_nodes",
+            "numa_mem_policy",
+            "nice",
+            "prio",
+            "prioclass",
+            "cmdprio",
+            "cmdprio_percentage",
+            "cmdprio_class",
+            "cmdprio_bssplit",
+            "log_prio",
+        ],
+        FioOnly::Rejected("iogauge does not pin jobs to CPUs or NUMA nodes, or set priorities"),
+    ),
+    (
+        &["exec_prerun", "exec_postrun", "ioscheduler", "pre_read"],
+        FioOnly::Rejected("iogauge does not run commands or change system settings"),
+    ),
+    (
+        &["continue_on_error", "ignore_error", "error_dump"],
+        FioOnly::Rejected("iogauge stops a job at its first I/O error and reports it"),
+    ),
+    (
+        &["lockmem"],
+        FioOnly::Rejected("iogauge does not lock memory away from the page cache"),
+    ),
+    (
+        &["fill_device", "fill_fs"],
+        FioOnly::Rejected("iogauge writes only its own files, never until the device is full"),
+    ),
+    (
+        &[
+            "zonemode",
+            "zonesize",
+            "zonerange",
+            "zoneskip",
+            "zonecapacity",
+            "max_open_zones",
+            "read_beyond_wp",
+        ],
+        FioOnly::Rejected("zoned and strided layouts are not supported"),
+    ),
+    (
+        &[
+            "ss",
+            "ss_dur",
+            "ss_ramp",
+            "steadystate",
+            "steadystate_duration",
+            "steadystate_ramp_time",
+        ],
+        FioOnly::Rejected("steady-state detection is not supported; set runtime instead"),
+    ),
+    (
+        &["flow", "flow_id", "flow_sleep", "flow_watermark"],
+        FioOnly::Rejected("flow control between jobs is not supported"),
+    ),
+    (
+        &[
+            "latency_target",
+            "latency_window",
+            "latency_percentile",
+            "latency_run",
+            "max_latency",
+        ],
+        FioOnly::Rejected("latency targets (searching the queue depth) are not supported"),
+    ),
+    (
+        &[
+            "rate_min",
+            "ratemin",
+            "rate_iops_min",
+            "rate_cycle",
+            "rate_ignore_thinktime",
+        ],
+        FioOnly::Rejected("only rate and rate_iops caps are supported"),
+    ),
+    (
+        &["thinktime_spin", "thinktime_iotime"],
+        FioOnly::Rejected("only plain thinktime (a sleep) is supported"),
+    ),
+    (
+        &[
+            "filename_format",
+            "unique_filename",
+            "file_service_type",
+            "file_append",
+            "blockalign",
+            "ba",
+            "bs_unaligned",
+            "bs_is_seq_rand",
+            "rw_sequencer",
+            "softrandommap",
+            "random_distribution_hash",
+            "inplace",
+            "donorname",
+        ],
+        FioOnly::Rejected(
+            "iogauge names files NAME.CLONE.N, aligns every I/O to the smallest block size and \
+             rotates over files each I/O; this option changes that",
+        ),
+    ),
+    (
+        &[
+            "write_hist_log",
+            "log_hist_msec",
+            "log_hist_coarseness",
+            "write_iolog",
+            "read_iolog",
+            "replay_redirect",
+        ],
+        FioOnly::Rejected("I/O logs, replay and histogram logs are not supported"),
+    ),
+    (
+        &[
+            "sync_file_range",
+            "fdatasync",
+            "end_fdatasync",
+            "fsync_on_close",
+        ],
+        FioOnly::Rejected("only fsync=N and end_fsync are supported"),
+    ),
+];
+
+/// The treatment of a fio option that is not an iogauge workload option.
+pub fn fio_only(name: &str) -> Option<FioOnly> {
+    let norm = name.replace('-', "_");
+    FIO_ONLY
+        .iter()
+        .find(|(names, _)| names.contains(&norm.as_str()))
+        .map(|(_, t)| *t)
+}
+
 /// Finds an option by name or alias. Dashes and underscores are interchangeable.
 pub fn lookup(name: &str) -> Option<&'static OptionDef> {
     let norm = name.replace('-', "_");
@@ -421,6 +894,8 @@ impl Kind {
             Kind::Int { min, max } => format!("integer {min}..{max}"),
             Kind::Choice(words) => words.join("|"),
             Kind::Text => "text".into(),
+            Kind::Spec(s) => (*s).into(),
+            Kind::Micros => "duration (100 = 100 us, 5ms, 1s)".into(),
         }
     }
 }
@@ -438,6 +913,19 @@ mod tests {
                 assert!(seen.insert(a), "{a} twice");
             }
         }
+    }
+
+    #[test]
+    fn fio_only_options_are_not_workload_options() {
+        let mut seen = std::collections::HashSet::new();
+        for (names, _) in FIO_ONLY {
+            for n in *names {
+                assert!(lookup(n).is_none(), "{n} is in both tables");
+                assert!(seen.insert(n), "{n} twice");
+            }
+        }
+        assert!(matches!(fio_only("verify"), Some(FioOnly::Rejected(_))));
+        assert!(matches!(fio_only("gtod-reduce"), Some(FioOnly::Ignored(_))));
     }
 
     #[test]

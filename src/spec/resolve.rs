@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::options::{self, Kind, OptionDef};
+use std::borrow::Cow;
+
+use super::options::{self, FioOnly, Kind, OptionDef};
 use super::value;
 use super::{Entry, Origin, Section, SpecError};
 
@@ -129,6 +131,87 @@ pub enum DataMode {
     Zero,
 }
 
+/// How each I/O's size is chosen, for one direction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockSizes {
+    Fixed(u64),
+    /// Uniform over `min..=max` in steps of `min` (`bsrange`).
+    Range {
+        min: u64,
+        max: u64,
+    },
+    /// (bytes, cumulative percent up to 100): a draw `r` in 0..100 takes the first entry with
+    /// `r < cumulative` (`bssplit`).
+    Split(Vec<(u64, u32)>),
+}
+
+impl BlockSizes {
+    pub fn min(&self) -> u64 {
+        match self {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Range { min, .. } => *min,
+            BlockSizes::Split(v) => v.iter().map(|e| e.0).min().unwrap_or(0),
+        }
+    }
+    pub fn max(&self) -> u64 {
+        match self {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Range { max, .. } => *max,
+            BlockSizes::Split(v) => v.iter().map(|e| e.0).max().unwrap_or(0),
+        }
+    }
+    /// Every size an I/O may have.
+    pub fn all(&self) -> Vec<u64> {
+        match self {
+            BlockSizes::Fixed(b) => vec![*b],
+            BlockSizes::Range { min, max } => (1..=max / min).map(|k| k * min).collect(),
+            BlockSizes::Split(v) => v.iter().map(|e| e.0).collect(),
+        }
+    }
+    /// fio's notation: 4096, 4096-65536, 4096/60:65536/40.
+    pub fn describe(&self) -> String {
+        match self {
+            BlockSizes::Fixed(b) => b.to_string(),
+            BlockSizes::Range { min, max } => format!("{min}-{max}"),
+            BlockSizes::Split(v) => {
+                let mut prev = 0;
+                v.iter()
+                    .map(|&(b, cum)| {
+                        let pct = cum - prev;
+                        prev = cum;
+                        format!("{b}/{pct}")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(":")
+            }
+        }
+    }
+}
+
+/// How random offsets are spread over the region (`random_distribution`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Distribution {
+    Uniform,
+    /// Zipf with exponent theta (> 0, not 1): rank k is drawn with weight 1/k^theta.
+    Zipf(f64),
+    /// Pareto with parameter h (0 < h < 1): a share h of I/Os go to a share 1 - h of blocks.
+    Pareto(f64),
+    /// Gaussian around the middle, deviation in percent of the region.
+    Normal(f64),
+    /// Zones in order from the start: (share of I/Os in percent, zone length in
+    /// hundredths of a percent of the region, or in bytes when `abs`).
+    Zoned {
+        abs: bool,
+        zones: Vec<(u32, u64)>,
+    },
+}
+
+impl Distribution {
+    pub fn is_uniform(&self) -> bool {
+        *self == Distribution::Uniform
+    }
+}
+
 /// Where a job's files are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TargetSpec {
@@ -147,12 +230,47 @@ pub struct JobSpec {
     pub rw: RwMode,
     /// Share of reads in mixed modes, in percent.
     pub read_pct: u8,
+    /// The smallest I/O size of the directions the job issues: offsets are aligned to it, and
+    /// the region is a whole number of it.
     pub bs: u64,
+    /// I/O sizes for reads and writes.
+    pub sizes: [BlockSizes; 2],
     /// Bytes per pass over all of the job's files; `None` until `target` reads it from an
     /// existing file or device.
     pub size: Option<u64>,
     pub offset: u64,
+    /// `size=N%`: the region is that share of the existing file or device (set by `target`).
+    pub size_pct: Option<u8>,
+    /// `offset=N%`: likewise for the offset.
+    pub offset_pct: Option<u8>,
     pub target: TargetSpec,
+    /// Files under `directory` per clone.
+    pub nrfiles: u32,
+    /// Bytes to transfer per loop, when not the region's size (`io_size`, or `size` with
+    /// `filesize`).
+    pub io_bytes: Option<u64>,
+    /// Stop after this many I/Os (`number_ios`).
+    pub number_ios: Option<u64>,
+    /// Remove the job's files when its group ends.
+    pub unlink: bool,
+    /// Wait this long after the group starts.
+    pub startdelay: Duration,
+    /// When this job ends, the rest of its group stops.
+    pub exitall: bool,
+    /// Start when every clone of this earlier job of the same group has finished.
+    pub wait_for: Option<String>,
+    /// Reported apart from the jobs before it (fio's new_group).
+    pub new_group: bool,
+    /// Caps per direction (0: none): bytes per second and I/Os per second.
+    pub rate_bps: [u64; 2],
+    pub rate_iops: [u64; 2],
+    /// Capped I/Os arrive with exponential gaps (`rate_process=poisson`).
+    pub rate_poisson: bool,
+    pub thinktime: Duration,
+    pub thinktime_blocks: u32,
+    pub distribution: Distribution,
+    /// Share of random offsets per direction for random patterns.
+    pub pct_random: [u8; 2],
     pub runtime: Option<Duration>,
     pub time_based: bool,
     pub ramp: Duration,
@@ -203,16 +321,153 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
-    /// Bytes each I/O moves: `bs` × `numpages`.
+    /// Bytes of the smallest I/O: `bs` × `numpages` (every I/O's size when fixed).
     pub fn xfer(&self) -> u64 {
         self.bs * u64::from(self.numpages)
+    }
+
+    /// Bytes of the largest I/O the job issues (its buffers' size).
+    pub fn max_xfer(&self) -> u64 {
+        self.used_sizes()
+            .map(BlockSizes::max)
+            .max()
+            .unwrap_or(self.bs)
+            * u64::from(self.numpages)
+    }
+
+    /// Whether every I/O has the same size.
+    pub fn fixed_size(&self) -> bool {
+        self.used_sizes().all(|s| *s == BlockSizes::Fixed(self.bs))
+    }
+
+    /// The size choices of the directions the job issues.
+    pub fn used_sizes(&self) -> impl Iterator<Item = &BlockSizes> {
+        let dirs = [self.rw.reads(), self.rw.writes()];
+        self.sizes
+            .iter()
+            .zip(dirs)
+            .filter(|(_, u)| *u)
+            .map(|(s, _)| s)
+    }
+
+    /// The resolved job in fio's words, one line (for `--parse-only`).
+    pub fn summary(&self) -> String {
+        let mut o = format!("rw={}", self.rw.as_str());
+        if matches!(self.rw, RwMode::ReadWrite | RwMode::RandRw) {
+            o += &format!(" rwmixread={}", self.read_pct);
+        }
+        let [r, w] = &self.sizes;
+        if r == w || !self.rw.writes() {
+            o += &format!(" bs={}", r.describe());
+        } else if !self.rw.reads() {
+            o += &format!(" bs={}", w.describe());
+        } else {
+            o += &format!(" bs={},{}", r.describe(), w.describe());
+        }
+        if self.numpages > 1 {
+            o += &format!(" numpages={}", self.numpages);
+        }
+        match (self.size, self.size_pct) {
+            (Some(s), _) => o += &format!(" size={s}"),
+            (None, Some(p)) => o += &format!(" size={p}%"),
+            (None, None) => o += " size=(the existing file's)",
+        }
+        if let Some(b) = self.io_bytes {
+            o += &format!(" io_size={b}");
+        }
+        if self.offset > 0 || self.offset_pct.is_some() {
+            match self.offset_pct {
+                Some(p) => o += &format!(" offset={p}%"),
+                None => o += &format!(" offset={}", self.offset),
+            }
+        }
+        let paths: Vec<String> = self
+            .paths()
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        o += &format!(" files={}", paths.join(":"));
+        o += &format!(
+            " ioengine={} iodepth={}",
+            self.engine.as_str(),
+            self.iodepth
+        );
+        o += &format!(" direct={}", u8::from(self.direct));
+        if self.sync != SyncMode::None {
+            o += &format!(" sync={:?}", self.sync).to_lowercase();
+        }
+        if let Some(r) = self.runtime {
+            o += &format!(" runtime={}s", r.as_secs_f64());
+        }
+        if self.time_based {
+            o += " time_based";
+        }
+        if !self.ramp.is_zero() {
+            o += &format!(" ramp_time={}s", self.ramp.as_secs_f64());
+        }
+        if !self.startdelay.is_zero() {
+            o += &format!(" startdelay={}s", self.startdelay.as_secs_f64());
+        }
+        if self.loops > 1 {
+            o += &format!(" loops={}", self.loops);
+        }
+        if let Some(n) = self.number_ios {
+            o += &format!(" number_ios={n}");
+        }
+        for (name, v) in [("rate", self.rate_bps), ("rate_iops", self.rate_iops)] {
+            if v != [0, 0] {
+                o += &format!(" {name}={},{}", v[0], v[1]);
+            }
+        }
+        if !self.thinktime.is_zero() {
+            o += &format!(
+                " thinktime={}us thinktime_blocks={}",
+                self.thinktime.as_micros(),
+                self.thinktime_blocks
+            );
+        }
+        if self.rw.is_random() {
+            match &self.distribution {
+                Distribution::Uniform => {}
+                d => o += &format!(" random_distribution={d:?}").to_lowercase(),
+            }
+            if self.pct_random != [100, 100] {
+                o += &format!(
+                    " percentage_random={},{}",
+                    self.pct_random[0], self.pct_random[1]
+                );
+            }
+            if !self.randommap {
+                o += " norandommap";
+            }
+        }
+        if let Some(w) = &self.wait_for {
+            o += &format!(" wait_for={w}");
+        }
+        for (on, name) in [
+            (self.exitall, "exitall"),
+            (self.new_group, "new_group"),
+            (self.unlink, "unlink"),
+            (self.end_fsync, "end_fsync"),
+            (self.group_reporting, "group_reporting"),
+        ] {
+            if on {
+                o += &format!(" {name}");
+            }
+        }
+        if self.fsync_every > 0 {
+            o += &format!(" fsync={}", self.fsync_every);
+        }
+        o
     }
 
     /// The paths this job's I/O goes to.
     pub fn paths(&self) -> Vec<PathBuf> {
         match &self.target {
             TargetSpec::Files(files) => files.clone(),
-            TargetSpec::Directory(dir) => vec![dir.join(format!("{}.{}.0", self.name, self.clone))],
+            TargetSpec::Directory(dir) => (0..self.nrfiles)
+                .map(|i| dir.join(format!("{}.{}.{i}", self.name, self.clone)))
+                .collect(),
         }
     }
 }
@@ -260,6 +515,26 @@ pub struct Plan {
     pub groups: Vec<Group>,
     /// Things the user should know about their options (printed to stderr, kept in reports).
     pub warnings: Vec<String>,
+    /// fio options accepted but ignored because they change only fio's internals, with why.
+    pub ignored: Vec<(String, &'static str)>,
+}
+
+impl Plan {
+    /// One line naming the ignored fio options, if any.
+    pub fn ignored_note(&self) -> Option<String> {
+        if self.ignored.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = self
+            .ignored
+            .iter()
+            .map(|(o, why)| format!("{o} ({why})"))
+            .collect();
+        Some(format!(
+            "ignored fio options that do not change the I/O: {}",
+            list.join("; ")
+        ))
+    }
 }
 
 /// Fixed default seed (fio's `randrepeat=1` behaviour: the same run twice does the same I/O).
@@ -269,37 +544,97 @@ pub const DEFAULT_SEED: u64 = 0x6975_6761_7567_6521;
 /// when `separate_groups`, else all in one group.
 pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, SpecError> {
     let mut plan = Plan::default();
+    // Job names so far, with their group, for wait_for.
+    let mut names: Vec<(String, usize)> = Vec::new();
     for section in sections {
-        let (jobs, warnings) = resolve_section(section)?;
+        let earlier: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
+        let (mut jobs, warnings, ignored) = resolve_section(section, &earlier)?;
         plan.warnings.extend(warnings);
+        for i in ignored {
+            if !plan.ignored.iter().any(|(o, _)| *o == i.0) {
+                plan.ignored.push(i);
+            }
+        }
         let stonewall = jobs.first().is_some_and(|j| j.stonewall);
         if separate_groups || stonewall || plan.groups.is_empty() {
             plan.groups.push(Group::default());
         }
-        plan.groups
-            .last_mut()
-            .expect("pushed above")
-            .jobs
-            .extend(jobs);
+        let gi = plan.groups.len() - 1;
+        if let Some(w) = jobs.first().and_then(|j| j.wait_for.clone()) {
+            // A job of an earlier group has finished before this group starts.
+            if names.iter().any(|(n, g)| *n == w && *g < gi) {
+                for j in &mut jobs {
+                    j.wait_for = None;
+                }
+            }
+        }
+        if let Some(j) = jobs.first() {
+            names.push((j.name.clone(), gi));
+        }
+        plan.groups[gi].jobs.extend(jobs);
     }
     Ok(plan)
 }
 
 /// The last value given for each option, keyed by canonical name.
+/// The last value given for each option, keyed by canonical name.
 struct Values<'a> {
-    map: BTreeMap<&'static str, (&'static OptionDef, &'a Entry)>,
+    map: BTreeMap<&'static str, (&'static OptionDef, Cow<'a, Entry>)>,
+    /// fio's kb_base: what k, m, g mean.
+    kb_base: u64,
 }
 
+type Ignored = Vec<(String, &'static str)>;
+
 impl<'a> Values<'a> {
-    fn collect(section: &'a Section) -> Result<Self, SpecError> {
+    /// The section's options by canonical name, and the fio options it may ignore. An engine
+    /// iogauge lacks is reported before anything else: it is why the engine's own options
+    /// are unknown.
+    fn collect(section: &'a Section) -> Result<(Self, Ignored), SpecError> {
+        let engine = section
+            .entries
+            .iter()
+            .rev()
+            .find(|e| options::lookup(&e.key).is_some_and(|d| d.name == "ioengine"));
+        if let Some(e) = engine {
+            let word = e.value.as_deref().unwrap_or("").trim().to_ascii_lowercase();
+            if !options::ENGINES.contains(&word.as_str()) {
+                return Err(SpecError {
+                    option: "ioengine".into(),
+                    value: e.value.clone(),
+                    message: format!(
+                        "iogauge has no such engine; it has {} (libaio runs as io_uring)",
+                        options::ENGINES.join(", ")
+                    ),
+                    origin: e.origin.clone(),
+                });
+            }
+        }
         let mut map = BTreeMap::new();
+        let mut ignored = Vec::new();
         for entry in &section.entries {
             let Some(def) = options::lookup(&entry.key) else {
+                let norm = entry.key.replace('-', "_");
+                let message = match options::fio_only(&entry.key) {
+                    Some(FioOnly::Ignored(why)) => {
+                        if norm == "io_submit_mode"
+                            && entry.value.as_deref().map(str::trim) != Some("inline")
+                        {
+                            format!("not supported: {why}")
+                        } else {
+                            if !ignored.iter().any(|(o, _): &(String, _)| *o == norm) {
+                                ignored.push((norm, why));
+                            }
+                            continue;
+                        }
+                    }
+                    Some(FioOnly::Rejected(why)) => format!("not supported: {why}"),
+                    None => "unknown option; 'iogauge help options' lists the accepted ones".into(),
+                };
                 return Err(SpecError {
                     option: entry.key.clone(),
                     value: entry.value.clone(),
-                    message: "unknown option; 'iogauge help options' lists the accepted ones"
-                        .into(),
+                    message,
                     origin: entry.origin.clone(),
                 });
             };
@@ -310,9 +645,29 @@ impl<'a> Values<'a> {
                     format!("needs a value: {}", def.kind.describe()),
                 ));
             }
-            map.insert(def.name, (def, entry));
+            if def.name == "buffered" {
+                // buffered=B is direct=!B; whichever of the two comes later wins.
+                let b = entry.value.as_deref().map_or(Ok(true), value::parse_bool);
+                let b = b.map_err(|acc| err(def, entry, format!("expected {acc}")))?;
+                let direct = Entry {
+                    key: "direct".into(),
+                    value: Some(if b { "0" } else { "1" }.into()),
+                    origin: entry.origin.clone(),
+                };
+                map.insert(
+                    "direct",
+                    (
+                        options::lookup("direct").expect("in table"),
+                        Cow::Owned(direct),
+                    ),
+                );
+                continue;
+            }
+            map.insert(def.name, (def, Cow::Borrowed(entry)));
         }
-        Ok(Values { map })
+        let mut v = Values { map, kb_base: 1024 };
+        v.kb_base = v.choice("kb_base")?.parse().expect("choices are numbers");
+        Ok((v, ignored))
     }
 
     fn given(&self, name: &str) -> bool {
@@ -320,9 +675,9 @@ impl<'a> Values<'a> {
     }
 
     /// The raw text of an option (its default when not given).
-    fn text(&self, name: &'static str) -> Option<(String, Option<&'a Entry>)> {
+    fn text(&self, name: &'static str) -> Option<(String, Option<&Entry>)> {
         match self.map.get(name) {
-            Some((_, e)) => Some((e.value.clone().unwrap_or_else(|| "1".into()), Some(*e))),
+            Some((_, e)) => Some((e.value.clone().unwrap_or_else(|| "1".into()), Some(&**e))),
             None => def(name).default.map(|d| (d.to_string(), None)),
         }
     }
@@ -349,7 +704,8 @@ impl<'a> Values<'a> {
         name: &'static str,
         warnings: &mut Vec<String>,
     ) -> Result<Option<u64>, SpecError> {
-        let size = self.parsed(name, value::parse_size)?;
+        let kb = self.kb_base;
+        let size = self.parsed(name, |t| value::parse_size_base(t, kb))?;
         if let (Some(s), Some((text, _))) = (size, self.text(name)) {
             if s.iec_reversed {
                 warnings.push(format!(
@@ -423,8 +779,11 @@ fn unreachable_default(def: &OptionDef, accepted: &str) -> SpecError {
     panic!("default of {} does not parse: {accepted}", def.name)
 }
 
-fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), SpecError> {
-    let v = Values::collect(section)?;
+type Resolved = (Vec<JobSpec>, Vec<String>, Ignored);
+
+/// One section → its jobs (one per clone). `earlier`: the names of the jobs before it.
+fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, SpecError> {
+    let (v, ignored) = Values::collect(section)?;
     let mut warnings = Vec::new();
 
     // The section's name, unless the name option overrides it.
@@ -464,15 +823,41 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
         ));
     }
 
-    let bs = v.size("bs", &mut warnings)?.expect("bs has a default");
-    if bs < 512 {
-        return Err(v.error("bs", "expected at least 512 bytes".into()));
+    let sizes = block_sizes(&v, &mut warnings)?;
+    let dirs_used = [rw.reads(), rw.writes()];
+    let used = || {
+        sizes
+            .iter()
+            .zip(dirs_used)
+            .filter(|(_, u)| *u)
+            .map(|(s, _)| s)
+    };
+    let bs = used()
+        .map(BlockSizes::min)
+        .min()
+        .expect("every pattern reads or writes");
+    let max_bs = used()
+        .map(BlockSizes::max)
+        .max()
+        .expect("every pattern reads or writes");
+    for s in used() {
+        if s.min() < 512 {
+            let name = size_option(&v);
+            return Err(v.error(name, "expected at least 512 bytes per I/O".into()));
+        }
     }
-    let size = v.size("size", &mut warnings)?;
+    let (size, size_pct) = size_or_pct(&v, "size", &mut warnings)?;
     if size == Some(0) {
         return Err(v.error("size", "expected a size above 0".into()));
     }
-    let offset = v.size("offset", &mut warnings)?.unwrap_or(0);
+    let (offset, offset_pct) = size_or_pct(&v, "offset", &mut warnings)?;
+    let offset = offset.unwrap_or(0);
+    let offset_increment = v.size("offset_increment", &mut warnings)?.unwrap_or(0);
+    let filesize = v.size("filesize", &mut warnings)?;
+    if filesize == Some(0) {
+        return Err(v.error("filesize", "expected a size above 0".into()));
+    }
+    let nrfiles = v.int("nrfiles")?.unwrap_or(1) as u32;
 
     let target = match (
         v.text("filename").map(|t| t.0),
@@ -480,8 +865,8 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
     ) {
         (Some(files), dir) => {
             let dir = dir.map(PathBuf::from);
-            let paths: Vec<PathBuf> = files
-                .split(':')
+            let paths: Vec<PathBuf> = split_filenames(&files)
+                .into_iter()
                 .map(|f| match &dir {
                     Some(d) if !f.starts_with('/') => d.join(f),
                     _ => PathBuf::from(f),
@@ -503,21 +888,41 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
     };
     let nfiles = match &target {
         TargetSpec::Files(f) => f.len() as u64,
-        TargetSpec::Directory(_) => 1,
+        TargetSpec::Directory(_) => u64::from(nrfiles),
     };
+    // The region: filesize per file when given (size is then the bytes to move), else size.
+    let (size, mut io_bytes) = match filesize {
+        Some(fs) => (Some(fs.saturating_mul(nfiles)), size),
+        None => (size, None),
+    };
+    if let Some(io) = v.size("io_size", &mut warnings)? {
+        io_bytes = Some(io);
+    }
     if let Some(size) = size {
-        if bs > size / nfiles {
+        if max_bs > size / nfiles {
             let what = if nfiles > 1 {
                 format!(" split over {nfiles} files")
             } else {
                 String::new()
             };
+            let name = size_option(&v);
             return Err(v.error(
-                "bs",
+                name,
                 format!(
-                    "is larger than size={size} bytes{what}; bs must be at most the size per file"
+                    "is larger than size={size} bytes{what}; every I/O must fit in the size \
+                     per file"
                 ),
             ));
+        }
+    }
+    if let Some(io) = io_bytes {
+        if io < bs {
+            let name = if v.given("io_size") {
+                "io_size"
+            } else {
+                "size"
+            };
+            return Err(v.error(name, format!("moves less than one I/O of {bs} bytes")));
         }
     }
 
@@ -555,6 +960,13 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
         ));
     }
     let flags = engine_flags(&v, engine, direct, numpages)?;
+    if numpages > 1 && bs != max_bs {
+        return Err(v.error(
+            "numpages",
+            "needs one I/O size (bs), not bsrange, bssplit or different read and write sizes"
+                .into(),
+        ));
+    }
     if let Some(size) = size {
         let xfer = bs * u64::from(numpages);
         if numpages > 1 && (size / nfiles) % xfer != 0 {
@@ -625,7 +1037,92 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
         }
         ms => ms,
     };
-    let seed = v.int("randseed")?.unwrap_or(DEFAULT_SEED);
+    let seed = match v.int("randseed")? {
+        Some(s) => s,
+        None if v.bool("randrepeat")? => DEFAULT_SEED,
+        None => {
+            // randrepeat=0: a new seed each run, kept in the report's options.
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            now.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
+        }
+    };
+    let startdelay = {
+        let (text, _) = v.text("startdelay").expect("has a default");
+        value::parse_range(&text, |t| value::parse_duration(t, Duration::from_secs(1)))
+            .map_err(|acc| v.error("startdelay", format!("expected {acc}")))?
+    };
+    let wait_for = match v.text("wait_for") {
+        Some((w, _)) => {
+            let w = w.trim().to_string();
+            if w == name {
+                return Err(v.error("wait_for", "a job cannot wait for itself".into()));
+            }
+            if !earlier.contains(&w.as_str()) {
+                return Err(v.error(
+                    "wait_for",
+                    format!(
+                        "no earlier job is named {w:?}; wait_for names a job defined above this one"
+                    ),
+                ));
+            }
+            Some(w)
+        }
+        None => None,
+    };
+    let kb = v.kb_base;
+    let rate_bps = match v.text("rate") {
+        Some((t, _)) => {
+            value::per_direction(&t, 0, |p| value::parse_size_base(p, kb).map(|s| s.bytes))
+                .map_err(|acc| v.error("rate", format!("expected {acc} (bytes per second)")))?
+        }
+        None => [0, 0],
+    };
+    let rate_iops = match v.text("rate_iops") {
+        Some((t, _)) => value::per_direction(&t, 0, |p| value::parse_int(p, 0, u64::MAX))
+            .map_err(|acc| v.error("rate_iops", format!("expected {acc} (I/Os per second)")))?,
+        None => [0, 0],
+    };
+    let rate_poisson = v.choice("rate_process")? == "poisson";
+    if rate_poisson && rate_bps == [0, 0] && rate_iops == [0, 0] {
+        return Err(v.error(
+            "rate_process",
+            "needs rate or rate_iops (the mean it spaces I/Os around)".into(),
+        ));
+    }
+    let thinktime = v
+        .parsed("thinktime", |t| {
+            value::parse_duration(t, Duration::from_micros(1))
+        })?
+        .unwrap_or_default();
+    let thinktime_blocks = v.int("thinktime_blocks")?.unwrap_or(1) as u32;
+    let distribution = {
+        let (t, _) = v.text("random_distribution").expect("has a default");
+        parse_distribution(&t, kb)
+            .map_err(|acc| v.error("random_distribution", format!("expected {acc}")))?
+    };
+    if !distribution.is_uniform() && !rw.is_random() {
+        warnings.push(format!(
+            "random_distribution applies to random patterns; rw={} ignores it",
+            rw.as_str()
+        ));
+    }
+    let pct_random = match v.text("percentage_random") {
+        Some((t, _)) => {
+            value::per_direction(&t, 100u8, |p| value::parse_int(p, 0, 100).map(|n| n as u8))
+                .map_err(|acc| v.error("percentage_random", format!("expected {acc}")))?
+        }
+        None => [100, 100],
+    };
+    let number_ios = v.int("number_ios")?;
+    if !v.bool("create_serialize")? {
+        warnings.push(
+            "create_serialize=0: iogauge lays out files one at a time anyway, before the \
+             group starts, so layout never competes with measured I/O"
+                .into(),
+        );
+    }
 
     let mut opts = BTreeMap::new();
     for (name, (_, entry)) in &v.map {
@@ -634,15 +1131,36 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
             entry.value.clone().unwrap_or_else(|| "1".into()),
         );
     }
+    if !v.given("randseed") && !v.bool("randrepeat")? {
+        opts.insert("randseed".into(), seed.to_string());
+    }
     let spec = JobSpec {
         name,
         clone: 0,
         rw,
         read_pct,
         bs,
+        sizes,
         size,
         offset,
+        size_pct,
+        offset_pct,
         target,
+        nrfiles,
+        io_bytes,
+        number_ios,
+        unlink: v.bool("unlink")?,
+        startdelay: startdelay.0,
+        exitall: v.bool("exitall")?,
+        wait_for,
+        new_group: v.bool("new_group")?,
+        rate_bps,
+        rate_iops,
+        rate_poisson,
+        thinktime,
+        thinktime_blocks,
+        distribution,
+        pct_random,
         runtime,
         time_based,
         ramp,
@@ -678,14 +1196,250 @@ fn resolve_section(section: &Section) -> Result<(Vec<JobSpec>, Vec<String>), Spe
         options: opts,
     };
     let jobs = (0..numjobs)
-        .map(|clone| JobSpec {
-            clone,
+        .map(|clone| {
             // Clones get different but reproducible seeds.
-            seed: seed ^ (u64::from(clone)).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            ..spec.clone()
+            let seed = seed ^ (u64::from(clone)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let (lo, hi) = startdelay;
+            let spread = (hi - lo).as_nanos() as u64;
+            let delay = if spread == 0 {
+                lo
+            } else {
+                lo + Duration::from_nanos(seed.wrapping_mul(0xD6E8_FEB8_6659_FD93) % (spread + 1))
+            };
+            JobSpec {
+                clone,
+                seed,
+                offset: spec.offset + offset_increment * u64::from(clone),
+                startdelay: delay,
+                ..spec.clone()
+            }
         })
         .collect();
-    Ok((jobs, warnings))
+    Ok((jobs, warnings, ignored))
+}
+
+/// The option that set the I/O sizes, for errors about them.
+fn size_option(v: &Values<'_>) -> &'static str {
+    ["bssplit", "bsrange"]
+        .into_iter()
+        .find(|o| v.given(o))
+        .unwrap_or("bs")
+}
+
+/// Read and write I/O sizes from bssplit, else bsrange, else bs (fio's order).
+fn block_sizes(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<[BlockSizes; 2], SpecError> {
+    let kb = v.kb_base;
+    let iec = std::cell::Cell::new(false);
+    let bytes = |t: &str| -> Result<u64, String> {
+        let s = value::parse_size_base(t, kb)?;
+        iec.set(iec.get() || s.iec_reversed);
+        Ok(s.bytes)
+    };
+    let (bs_text, _) = v.text("bs").expect("bs has a default");
+    let bs = value::per_direction(&bs_text, 4096, bytes)
+        .map_err(|acc| v.error("bs", format!("expected {acc}")))?;
+    let mut sizes = bs.map(BlockSizes::Fixed);
+    if let Some((t, _)) = v.text("bsrange") {
+        let [r, w] = value::per_direction(&t, None, |p| value::parse_range(p, bytes).map(Some))
+            .map_err(|acc| v.error("bsrange", format!("expected MIN-MAX sizes: {acc}")))?;
+        for (slot, range) in sizes.iter_mut().zip([r, w]) {
+            match range {
+                Some((min, max)) if min == max => *slot = BlockSizes::Fixed(min),
+                Some((min, max)) if min > 0 => *slot = BlockSizes::Range { min, max },
+                Some(_) => return Err(v.error("bsrange", "expected sizes above 0".into())),
+                None => {}
+            }
+        }
+    }
+    if let Some((t, _)) = v.text("bssplit") {
+        let [r, w] = value::per_direction(&t, None, |p| parse_split(p, bytes).map(Some))
+            .map_err(|acc| v.error("bssplit", format!("expected {acc}")))?;
+        for (slot, split) in sizes.iter_mut().zip([r, w]) {
+            match split {
+                Some(v) if v.len() == 1 => *slot = BlockSizes::Fixed(v[0].0),
+                Some(v) => *slot = BlockSizes::Split(v),
+                None => {}
+            }
+        }
+    }
+    if iec.get() {
+        let what = match &sizes {
+            [BlockSizes::Fixed(a), BlockSizes::Fixed(b)] if a == b => {
+                format!("bs={} means {a} bytes", bs_text.trim())
+            }
+            _ => format!("{}: a size in KiB/MiB/GiB", size_option(v)),
+        };
+        warnings.push(format!(
+            "{what}: fio reads KiB/MiB/GiB as powers of 1000 (its kb_base=1024 rule) and \
+             iogauge does the same; write 4k/1m/1g for powers of 1024"
+        ));
+    }
+    Ok(sizes)
+}
+
+/// `4k/60:64k/40` → [(4096, 60), (65536, 100)] (cumulative); entries without a percentage
+/// share what the others leave.
+fn parse_split(
+    text: &str,
+    bytes: impl Fn(&str) -> Result<u64, String>,
+) -> Result<Vec<(u64, u32)>, String> {
+    let accepted = "BS/PERCENT entries separated by ':' (4k/60:64k/40), percentages adding \
+                    up to 100";
+    let mut entries: Vec<(u64, Option<u32>)> = Vec::new();
+    for part in text.split(':').map(str::trim).filter(|p| !p.is_empty()) {
+        let (b, pct) = match part.split_once('/') {
+            Some((b, p)) if p.trim().is_empty() => (b, None),
+            Some((b, p)) => (
+                b,
+                Some(value::parse_int(p, 0, 100).map_err(|_| accepted)? as u32),
+            ),
+            None => (part, None),
+        };
+        let b = bytes(b.trim())?;
+        if b == 0 {
+            return Err(accepted.into());
+        }
+        entries.push((b, pct));
+    }
+    if entries.is_empty() {
+        return Err(accepted.into());
+    }
+    let given: u32 = entries.iter().filter_map(|e| e.1).sum();
+    let blanks = entries.iter().filter(|e| e.1.is_none()).count() as u32;
+    if given > 100 || (blanks == 0 && given != 100) {
+        return Err(accepted.into());
+    }
+    let (share, mut extra) = match (100 - given).checked_div(blanks) {
+        Some(share) => (share, (100 - given) % blanks),
+        None => (0, 0),
+    };
+    let mut cum = 0;
+    let mut out = Vec::new();
+    for (b, pct) in entries {
+        let p = pct.unwrap_or_else(|| {
+            let e = u32::from(extra > 0);
+            extra = extra.saturating_sub(1);
+            share + e
+        });
+        if p == 0 {
+            continue;
+        }
+        cum += p;
+        out.push((b, cum));
+    }
+    Ok(out)
+}
+
+/// A size, or `N%` (1..=100) of what is there.
+fn size_or_pct(
+    v: &Values<'_>,
+    name: &'static str,
+    warnings: &mut Vec<String>,
+) -> Result<(Option<u64>, Option<u8>), SpecError> {
+    match v.text(name) {
+        Some((t, _)) if t.trim().ends_with('%') => {
+            let n = t.trim().trim_end_matches('%');
+            let lo = if name == "offset" { 0 } else { 1 };
+            let pct = value::parse_int(n, lo, 100).map_err(|_| {
+                v.error(
+                    name,
+                    format!("expected a size, or a percentage from {lo}% to 100%"),
+                )
+            })?;
+            Ok((None, Some(pct as u8)))
+        }
+        _ => Ok((v.size(name, warnings)?, None)),
+    }
+}
+
+/// `a:b` → [a, b]; `\:` stands for a ':' inside a name (fio's escape).
+fn split_filenames(text: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                out.last_mut().expect("one").push(':');
+                chars.next();
+            }
+            ':' => out.push(String::new()),
+            c => out.last_mut().expect("one").push(c),
+        }
+    }
+    out.into_iter().map(|s| s.trim().to_string()).collect()
+}
+
+/// `random`, `zipf:1.2`, `pareto:0.9`, `normal:10`, `zoned:60/10:30/20:10/70`,
+/// `zoned_abs:60/1g:40/10g`.
+fn parse_distribution(text: &str, kb: u64) -> Result<Distribution, String> {
+    let t = text.trim().to_ascii_lowercase();
+    let (kind, arg) = match t.split_once(':') {
+        Some((k, a)) => (k, Some(a)),
+        None => (t.as_str(), None),
+    };
+    let float = |a: Option<&str>, ok: &dyn Fn(f64) -> bool, what: &str| -> Result<f64, String> {
+        a.and_then(|a| a.trim().parse::<f64>().ok())
+            .filter(|x| x.is_finite() && ok(*x))
+            .ok_or_else(|| format!("{kind}:{what}"))
+    };
+    Ok(match kind {
+        "random" if arg.is_none() => Distribution::Uniform,
+        "zipf" => Distribution::Zipf(float(
+            arg,
+            &|x| x > 0.0 && x != 1.0,
+            "THETA with THETA > 0, not 1",
+        )?),
+        "pareto" => Distribution::Pareto(float(arg, &|x| x > 0.0 && x < 1.0, "H with 0 < H < 1")?),
+        "normal" | "gauss" => Distribution::Normal(float(
+            arg,
+            &|x| x > 0.0 && x <= 100.0,
+            "DEV, a percentage above 0",
+        )?),
+        "zoned" | "zoned_abs" => {
+            let abs = kind == "zoned_abs";
+            let accepted = if abs {
+                "zoned_abs:ACCESS%/BYTES[:...] with accesses adding up to 100"
+            } else {
+                "zoned:ACCESS%/SIZE%[:...] with accesses adding up to 100 and sizes to at most 100"
+            };
+            let mut zones = Vec::new();
+            for z in arg
+                .unwrap_or("")
+                .split(':')
+                .filter(|z| !z.trim().is_empty())
+            {
+                let (a, sz) = z.split_once('/').ok_or(accepted)?;
+                let a = value::parse_int(a, 0, 100).map_err(|_| accepted)? as u32;
+                let sz = if abs {
+                    value::parse_size_base(sz, kb).map_err(|_| accepted)?.bytes
+                } else {
+                    let p = sz.trim().parse::<f64>().map_err(|_| accepted)?;
+                    if !(0.0..=100.0).contains(&p) {
+                        return Err(accepted.into());
+                    }
+                    (p * 100.0).round() as u64
+                };
+                zones.push((a, sz));
+            }
+            let total_access: u32 = zones.iter().map(|z| z.0).sum();
+            let total_size: u64 = zones.iter().map(|z| z.1).sum();
+            if zones.is_empty()
+                || total_access != 100
+                || (!abs && total_size > 10_000)
+                || total_size == 0
+            {
+                return Err(accepted.into());
+            }
+            Distribution::Zoned { abs, zones }
+        }
+        _ => {
+            return Err(
+                "random, zipf:THETA, pareto:H, normal:DEV, zoned:ACC/SIZE[:...] or \
+                 zoned_abs:ACC/BYTES[:...]"
+                    .into(),
+            );
+        }
+    })
 }
 
 /// `rw` and its optional `:GAP` suffix (bytes).

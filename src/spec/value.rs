@@ -19,6 +19,12 @@ pub struct Size {
 /// compatibility with old job files); a bare `Ki`, `Mi` means 1024. Suffixes are
 /// case-insensitive; `b`/`B` alone means bytes.
 pub fn parse_size(text: &str) -> Result<Size, String> {
+    parse_size_base(text, 1024)
+}
+
+/// [`parse_size`] under fio's `kb_base`: 1024 as above, or 1000, where `k`/`kb` mean 1000 and
+/// the IEC forms (`KiB`) mean 1024.
+pub fn parse_size_base(text: &str, kb_base: u64) -> Result<Size, String> {
     let t = text.trim();
     let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     if digits_end == 0 {
@@ -42,9 +48,11 @@ pub fn parse_size(text: &str) -> Result<Size, String> {
                 'p' => 5,
                 _ => return Err(size_units_hint()),
             };
-            match rest.as_str() {
-                "" | "b" | "i" => (power, false, 1024u64),
-                "ib" => (power, true, 1000u64),
+            match (rest.as_str(), kb_base) {
+                ("" | "b" | "i", 1000) => (power, false, 1000u64),
+                ("ib", 1000) => (power, false, 1024u64),
+                ("" | "b" | "i", _) => (power, false, 1024u64),
+                ("ib", _) => (power, true, 1000u64),
                 _ => return Err(size_units_hint()),
             }
         }
@@ -85,6 +93,52 @@ pub fn parse_duration(text: &str, default_unit: Duration) -> Result<Duration, St
         .ok()
         .and_then(|n| unit.checked_mul(n))
         .ok_or_else(|| "a duration below 136 years".to_string())
+}
+
+/// Splits fio's per-direction list (`4k,64k`: reads, writes; a third value is for trims,
+/// which iogauge does not issue). One value applies to both; an empty one leaves the default.
+pub fn per_direction<T: Clone>(
+    text: &str,
+    default: T,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<[T; 2], String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        return Err("at most three comma-separated values (read, write, trim)".into());
+    }
+    let one = |p: &str| -> Result<T, String> {
+        if p.is_empty() {
+            Ok(default.clone())
+        } else {
+            parse(p)
+        }
+    };
+    match parts.as_slice() {
+        [only] => {
+            let v = one(only)?;
+            Ok([v.clone(), v])
+        }
+        [r, w, ..] => Ok([one(r)?, one(w)?]),
+        [] => unreachable!("split yields at least one part"),
+    }
+}
+
+/// Parses `MIN-MAX` (or a single value, MIN = MAX) with `parse`.
+pub fn parse_range<T: PartialOrd + Copy>(
+    text: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<(T, T), String> {
+    let (a, b) = match text.split_once('-') {
+        Some((a, b)) => (parse(a)?, parse(b)?),
+        None => {
+            let v = parse(text)?;
+            (v, v)
+        }
+    };
+    if a > b {
+        return Err("a range MIN-MAX with MIN <= MAX".into());
+    }
+    Ok((a, b))
 }
 
 /// Parses a boolean: `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`.
@@ -148,6 +202,29 @@ mod tests {
         ] {
             assert!(parse_size(text).is_err(), "{text}");
         }
+    }
+
+    #[test]
+    fn kb_base_1000_swaps_the_meanings() {
+        assert_eq!(parse_size_base("4k", 1000).unwrap().bytes, 4000);
+        assert_eq!(parse_size_base("4KiB", 1000).unwrap().bytes, 4096);
+        assert!(!parse_size_base("4KiB", 1000).unwrap().iec_reversed);
+        assert_eq!(parse_size_base("1m", 1024).unwrap().bytes, 1 << 20);
+    }
+
+    #[test]
+    fn per_direction_lists_and_ranges() {
+        let p = |t: &str| parse_size(t).map(|s| s.bytes);
+        assert_eq!(per_direction("4k", 1, p).unwrap(), [4096, 4096]);
+        assert_eq!(per_direction("4k,64k", 1, p).unwrap(), [4096, 65536]);
+        assert_eq!(per_direction(",64k", 1, p).unwrap(), [1, 65536]);
+        assert_eq!(per_direction("4k,", 1, p).unwrap(), [4096, 1]);
+        assert_eq!(per_direction("4k,8k,16k", 1, p).unwrap(), [4096, 8192]);
+        assert!(per_direction("4k,x", 1, p).is_err());
+        assert!(per_direction("1,2,3,4", 1, p).is_err());
+        assert_eq!(parse_range("4k-64k", p).unwrap(), (4096, 65536));
+        assert_eq!(parse_range("8k", p).unwrap(), (8192, 8192));
+        assert!(parse_range("64k-4k", p).is_err());
     }
 
     #[test]

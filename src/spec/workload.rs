@@ -1,13 +1,17 @@
-//! The offset/direction generator: given a job's pattern, block size and region, yields the next
-//! I/O (direction, file index, byte offset). Sequential and random, reproducible from a seed.
-//! "Each block once per pass" uses a keyed pseudo-random permutation (a Feistel network with
-//! cycle walking) instead of a bitmap, so memory stays constant however large the region.
-//! This module does no I/O and keeps no statistics.
+//! The offset/direction generator: given a job's pattern, block sizes and region, yields the
+//! next I/O (direction, file index, byte offset, length). Sequential and random, reproducible
+//! from a seed. "Each block once per pass" uses a keyed pseudo-random permutation (a Feistel
+//! network with cycle walking) instead of a bitmap, so memory stays constant however large the
+//! region; the same permutation scatters the hot blocks of skewed distributions (zipf, pareto,
+//! normal) over the region, as fio's hashing does. Fixed-size I/O takes a short path; variable
+//! sizes (bsrange, bssplit, per-direction bs) keep byte positions per file. This module does no
+//! I/O and keeps no statistics.
 
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::RwMode;
+use super::resolve::{BlockSizes, Distribution};
 
 /// Direction of one I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +26,8 @@ pub struct IoReq {
     pub dir: Dir,
     pub file: usize,
     pub offset: u64,
+    /// Bytes to move.
+    pub len: u64,
 }
 
 /// The shape of a job's region: `nfiles` files, each with `blocks_per_file` blocks of `bs`
@@ -104,6 +110,191 @@ impl Permutation {
     }
 }
 
+/// Draws skewed ranks in `[0, n)`.
+#[derive(Debug, Clone)]
+enum Sampler {
+    Uniform,
+    /// Rejection-inversion sampling (Hörmann and Derflinger) of ranks 1..=n with weight k^-s.
+    Zipf {
+        s: f64,
+        n: f64,
+        h_x1: f64,
+        h_n: f64,
+        cut: f64,
+    },
+    /// rank = n * u^pow, with pow = ln(h) / ln(1 - h).
+    Pareto {
+        pow: f64,
+    },
+    Normal {
+        dev: f64,
+    },
+    /// (cumulative share of I/Os in percent, first block, blocks).
+    Zoned(Vec<(u64, u64, u64)>),
+}
+
+fn helper1(x: f64) -> f64 {
+    if x.abs() > 1e-8 {
+        x.ln_1p() / x
+    } else {
+        1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x))
+    }
+}
+
+fn helper2(x: f64) -> f64 {
+    if x.abs() > 1e-8 {
+        x.exp_m1() / x
+    } else {
+        1.0 + x * 0.5 * (1.0 + x / 3.0 * (1.0 + 0.25 * x))
+    }
+}
+
+fn zipf_h(s: f64, x: f64) -> f64 {
+    (-s * x.ln()).exp()
+}
+
+fn zipf_hi(s: f64, x: f64) -> f64 {
+    let l = x.ln();
+    helper2((1.0 - s) * l) * l
+}
+
+fn zipf_hi_inv(s: f64, x: f64) -> f64 {
+    let t = (x * (1.0 - s)).max(-1.0);
+    (helper1(t) * x).exp()
+}
+
+/// A uniform double in [0, 1).
+#[inline]
+fn unit(rng: &mut Xoshiro256PlusPlus) -> f64 {
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+impl Sampler {
+    fn new(d: &Distribution, n: u64, bs: u64) -> Sampler {
+        let nf = n as f64;
+        match d {
+            Distribution::Uniform => Sampler::Uniform,
+            Distribution::Zipf(s) => Sampler::Zipf {
+                s: *s,
+                n: nf,
+                h_x1: zipf_hi(*s, 1.5) - 1.0,
+                h_n: zipf_hi(*s, nf + 0.5),
+                cut: 2.0 - zipf_hi_inv(*s, zipf_hi(*s, 2.5) - zipf_h(*s, 2.0)),
+            },
+            Distribution::Pareto(h) => Sampler::Pareto {
+                pow: h.ln() / (1.0 - h).ln(),
+            },
+            Distribution::Normal(dev) => Sampler::Normal {
+                dev: (dev / 100.0 * nf).max(1.0),
+            },
+            Distribution::Zoned { abs, zones } => {
+                let mut out = Vec::new();
+                let (mut cum, mut start) = (0u64, 0u64);
+                for &(access, size) in zones {
+                    let blocks = if *abs {
+                        size / bs
+                    } else {
+                        (u128::from(n) * u128::from(size) / 10_000) as u64
+                    };
+                    let blocks = blocks.max(1).min(n.saturating_sub(start).max(1));
+                    cum += u64::from(access);
+                    if access > 0 {
+                        out.push((cum, start.min(n - 1), blocks));
+                    }
+                    start += blocks;
+                }
+                Sampler::Zoned(out)
+            }
+        }
+    }
+
+    /// A rank in [0, n): small ranks are the hot ones (zipf, pareto), or a block (zoned,
+    /// normal).
+    fn draw(&self, rng: &mut Xoshiro256PlusPlus, n: u64) -> u64 {
+        let clamp = |x: f64| (x.max(0.0) as u64).min(n - 1);
+        match self {
+            Sampler::Uniform => ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64,
+            Sampler::Zipf {
+                s,
+                n: nf,
+                h_x1,
+                h_n,
+                cut,
+            } => loop {
+                let u = h_n + unit(rng) * (h_x1 - h_n);
+                let x = zipf_hi_inv(*s, u);
+                let k = (x + 0.5).floor().clamp(1.0, *nf);
+                if k - x <= *cut || u >= zipf_hi(*s, k + 0.5) - zipf_h(*s, k) {
+                    return clamp(k - 1.0);
+                }
+            },
+            Sampler::Pareto { pow } => clamp((n as f64) * (1.0 - unit(rng).powf(*pow))),
+            Sampler::Normal { dev } => loop {
+                // Box-Muller: one normal deviate from two uniforms.
+                let (u1, u2) = (1.0 - unit(rng), unit(rng));
+                let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                let x = n as f64 / 2.0 + z * dev;
+                if x >= 0.0 && x < n as f64 {
+                    return x as u64;
+                }
+            },
+            Sampler::Zoned(zones) => {
+                let r = rng.next_u64() % 100;
+                let &(_, start, blocks) = zones
+                    .iter()
+                    .find(|z| r < z.0)
+                    .unwrap_or_else(|| zones.last().expect("zones are checked non-empty"));
+                let off = ((u128::from(rng.next_u64()) * u128::from(blocks)) >> 64) as u64;
+                (start + off).min(n - 1)
+            }
+        }
+    }
+}
+
+/// Picks each I/O's size for one direction.
+#[derive(Debug, Clone)]
+enum Sizes {
+    Fixed(u64),
+    Range { min: u64, steps: u64 },
+    Split(Vec<(u64, u32)>),
+}
+
+impl Sizes {
+    fn new(b: &BlockSizes) -> Sizes {
+        match b {
+            BlockSizes::Fixed(x) => Sizes::Fixed(*x),
+            BlockSizes::Range { min, max } => Sizes::Range {
+                min: *min,
+                steps: max / min,
+            },
+            BlockSizes::Split(v) => Sizes::Split(v.clone()),
+        }
+    }
+
+    #[inline]
+    fn pick(&self, rng: &mut Xoshiro256PlusPlus) -> u64 {
+        match self {
+            Sizes::Fixed(x) => *x,
+            Sizes::Range { min, steps } => min * (1 + rng.next_u64() % steps),
+            Sizes::Split(v) => {
+                let r = (rng.next_u64() % 100) as u32;
+                v.iter()
+                    .find(|e| r < e.1)
+                    .unwrap_or_else(|| v.last().expect("split has entries"))
+                    .0
+            }
+        }
+    }
+}
+
+/// Variable-size state: byte positions per file and direction.
+#[derive(Debug, Clone)]
+struct Variable {
+    sizes: [Sizes; 2],
+    pos: [Vec<u64>; 2],
+    file: [usize; 2],
+}
+
 /// Yields a job's I/Os in order.
 pub struct Workload {
     mode: RwMode,
@@ -114,12 +305,21 @@ pub struct Workload {
     perm: Option<Permutation>,
     /// Position within the current pass (random with map) or per direction (sequential).
     cursor: [u64; 2],
-    /// Update mode: the block whose write follows its read.
-    pending_write: Option<u64>,
-    /// I/Os left when size-bounded; `None` when time-bounded.
+    /// Update mode: the write that follows its read.
+    pending_write: Option<IoReq>,
+    /// Bytes left when size-bounded; `None` when time-bounded.
     remaining: Option<u64>,
+    /// I/Os left (`number_ios`).
+    ios_left: Option<u64>,
     /// Sequential: blocks from one I/O to the next.
     stride: u64,
+    sampler: Sampler,
+    /// Scatters skewed ranks over the region.
+    scatter: Option<Permutation>,
+    /// Share of random offsets per direction, in percent.
+    pct_random: [u64; 2],
+    /// `None`: every I/O is one block of `region.bs`.
+    var: Option<Variable>,
 }
 
 impl Workload {
@@ -135,7 +335,7 @@ impl Workload {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let n = region.total_blocks();
         let perm = (mode.is_random() && randommap).then(|| Permutation::new(n, &mut rng));
-        let per_pass = if mode == RwMode::Update { 2 * n } else { n };
+        let per_pass = n * region.bs * if mode == RwMode::Update { 2 } else { 1 };
         Workload {
             mode,
             region,
@@ -146,7 +346,12 @@ impl Workload {
             cursor: [0, 0],
             pending_write: None,
             remaining: passes.map(|p| p.saturating_mul(per_pass)),
+            ios_left: None,
             stride: 1,
+            sampler: Sampler::Uniform,
+            scatter: None,
+            pct_random: [100, 100],
+            var: None,
         }
     }
 
@@ -157,7 +362,63 @@ impl Workload {
         self
     }
 
-    /// I/Os left in a size-bounded job.
+    /// Bytes to move in all, instead of whole passes (`io_size`; update counts its reads and
+    /// writes). Ignored when time-bounded.
+    pub fn with_total_bytes(mut self, bytes: u64) -> Self {
+        if self.remaining.is_some() {
+            self.remaining = Some(bytes);
+        }
+        self
+    }
+
+    /// Stop after `n` I/Os.
+    pub fn with_number_ios(mut self, n: Option<u64>) -> Self {
+        self.ios_left = n;
+        self
+    }
+
+    /// How random offsets are spread; anything but uniform lets blocks repeat.
+    pub fn with_distribution(mut self, d: &Distribution) -> Self {
+        if !d.is_uniform() {
+            let n = self.region.total_blocks();
+            self.sampler = Sampler::new(d, n, self.region.bs);
+            self.perm = None;
+            self.randommap = false;
+            if !matches!(d, Distribution::Zoned { .. }) {
+                self.scatter = Some(Permutation::new(n, &mut self.rng));
+            }
+        }
+        self
+    }
+
+    /// For random patterns, the share of I/Os (per direction, percent) at random offsets; the
+    /// rest continue sequentially.
+    pub fn with_pct_random(mut self, pct: [u8; 2]) -> Self {
+        self.pct_random = pct.map(u64::from);
+        self
+    }
+
+    /// Per-direction I/O sizes (multiples of 512; the smallest is `region.bs`). Anything but
+    /// one fixed size keeps byte positions and lets random blocks repeat.
+    pub fn with_sizes(mut self, sizes: &[BlockSizes; 2]) -> Self {
+        if sizes
+            .iter()
+            .all(|s| *s == BlockSizes::Fixed(self.region.bs))
+        {
+            return self;
+        }
+        let nfiles = self.region.nfiles as usize;
+        self.var = Some(Variable {
+            sizes: [Sizes::new(&sizes[0]), Sizes::new(&sizes[1])],
+            pos: [vec![0; nfiles], vec![0; nfiles]],
+            file: [0, 0],
+        });
+        self.perm = None;
+        self.randommap = false;
+        self
+    }
+
+    /// Bytes left in a size-bounded job.
     pub fn remaining(&self) -> Option<u64> {
         self.remaining
     }
@@ -166,8 +427,11 @@ impl Workload {
     fn random_block(&mut self) -> u64 {
         let n = self.region.total_blocks();
         if !self.randommap {
-            // Lemire's multiply-shift: uniform in [0, n) without division.
-            return ((u128::from(self.rng.next_u64()) * u128::from(n)) >> 64) as u64;
+            let r = self.sampler.draw(&mut self.rng, n);
+            return match &self.scatter {
+                Some(p) => p.get(r),
+                None => r,
+            };
         }
         if self.cursor[0] == n {
             self.cursor[0] = 0;
@@ -202,6 +466,36 @@ impl Workload {
             Dir::Write
         }
     }
+
+    /// Whether this I/O goes to a random offset.
+    #[inline]
+    fn is_random(&mut self, dir: Dir) -> bool {
+        let pct = self.pct_random[dir as usize];
+        self.mode.is_random() && (pct >= 100 || self.rng.next_u64() % 100 < pct)
+    }
+
+    /// A variable-size I/O: (file, offset, len).
+    fn variable(&mut self, dir: Dir, random: bool) -> (usize, u64, u64) {
+        let file_bytes = self.region.blocks_per_file * self.region.bs;
+        let var = self.var.as_mut().expect("variable sizes");
+        let len = var.sizes[dir as usize].pick(&mut self.rng).min(file_bytes);
+        if random {
+            let b = self.random_block();
+            let (file, off) = self.region.locate(b);
+            let rel =
+                (off - self.region.base).min((file_bytes - len) / self.region.bs * self.region.bs);
+            return (file, self.region.base + rel, len);
+        }
+        let var = self.var.as_mut().expect("variable sizes");
+        let d = dir as usize;
+        let file = var.file[d];
+        var.file[d] = (file + 1) % var.pos[d].len();
+        let pos = var.pos[d][file];
+        let len = len.min(file_bytes - pos);
+        let next = pos + len + (self.stride - 1) * self.region.bs;
+        var.pos[d][file] = if next >= file_bytes { 0 } else { next };
+        (file, self.region.base + pos, len)
+    }
 }
 
 impl Iterator for Workload {
@@ -209,36 +503,59 @@ impl Iterator for Workload {
 
     #[inline]
     fn next(&mut self) -> Option<IoReq> {
-        if let Some(r) = &mut self.remaining {
-            if *r == 0 {
-                return None;
-            }
-            *r -= 1;
+        if self.remaining == Some(0) || self.ios_left == Some(0) {
+            return None;
         }
-        let (dir, block) = match self.mode {
-            RwMode::Read => (Dir::Read, self.sequential_block(Dir::Read)),
-            RwMode::Write => (Dir::Write, self.sequential_block(Dir::Write)),
-            RwMode::RandRead => (Dir::Read, self.random_block()),
-            RwMode::RandWrite => (Dir::Write, self.random_block()),
-            RwMode::ReadWrite => {
-                let d = self.mixed_dir();
-                (d, self.sequential_block(d))
-            }
-            RwMode::RandRw => {
-                let d = self.mixed_dir();
-                (d, self.random_block())
-            }
-            RwMode::Update => match self.pending_write.take() {
-                Some(b) => (Dir::Write, b),
-                None => {
-                    let b = self.random_block();
-                    self.pending_write = Some(b);
-                    (Dir::Read, b)
+        let io = match self.pending_write.take() {
+            Some(w) => w,
+            None => {
+                let dir = match self.mode {
+                    RwMode::Read | RwMode::RandRead | RwMode::Update => Dir::Read,
+                    RwMode::Write | RwMode::RandWrite => Dir::Write,
+                    RwMode::ReadWrite | RwMode::RandRw => self.mixed_dir(),
+                };
+                let random = self.is_random(dir);
+                let (file, offset, len) = if self.var.is_some() {
+                    self.variable(dir, random)
+                } else {
+                    let block = if random {
+                        self.random_block()
+                    } else {
+                        self.sequential_block(dir)
+                    };
+                    let (file, offset) = self.region.locate(block);
+                    (file, offset, self.region.bs)
+                };
+                let io = IoReq {
+                    dir,
+                    file,
+                    offset,
+                    len,
+                };
+                if self.mode == RwMode::Update {
+                    self.pending_write = Some(IoReq {
+                        dir: Dir::Write,
+                        ..io
+                    });
                 }
-            },
+                io
+            }
         };
-        let (file, offset) = self.region.locate(block);
-        Some(IoReq { dir, file, offset })
+        let io = match &mut self.remaining {
+            Some(r) => {
+                let len = io.len.min(*r);
+                *r -= len;
+                if let Some(w) = &mut self.pending_write {
+                    w.len = len;
+                }
+                IoReq { len, ..io }
+            }
+            None => io,
+        };
+        if let Some(n) = &mut self.ios_left {
+            *n -= 1;
+        }
+        Some(io)
     }
 }
 
