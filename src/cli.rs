@@ -460,8 +460,14 @@ pub fn options_help() -> String {
     o += "\nfio options accepted in job files but ignored (they change only fio's internals or \
           its report):\n\n";
     for (names, t) in crate::spec::options::FIO_ONLY {
-        if let crate::spec::options::FioOnly::Ignored(why) = t {
-            o += &format!("  {}\n      {why}\n", names.join(", "));
+        match t {
+            crate::spec::options::FioOnly::Ignored(why) => {
+                o += &format!("  {}\n      {why}\n", names.join(", "));
+            }
+            crate::spec::options::FioOnly::DefaultOnly(only, why) => {
+                o += &format!("  {}\n      only ={only}: {why}\n", names.join(", "));
+            }
+            crate::spec::options::FioOnly::Rejected(_) => {}
         }
     }
     o += "\nfio options refused, with why:\n\n";

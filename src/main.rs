@@ -131,6 +131,10 @@ fn measure(
     keep: bool,
     notes: &[String],
 ) -> Result<Measured, String> {
+    // Printed first: a job file's surprise may be why its options do not resolve.
+    for n in notes {
+        eprintln!("iogauge: warning: {n}");
+    }
     let mut plan = spec::resolve(sections, separate_groups).map_err(|e| e.to_string())?;
     check_log_files(&plan)?;
     let mut targets = target::check(&mut plan, safety).map_err(|e| e.to_string())?;
@@ -139,7 +143,7 @@ fn measure(
     warnings.extend(plan.warnings.iter().cloned());
     warnings.extend(plan.ignored_note());
     warnings.extend(targets.warnings.iter().cloned());
-    for w in &warnings {
+    for w in &warnings[notes.len()..] {
         eprintln!("iogauge: warning: {w}");
     }
 
@@ -304,12 +308,14 @@ fn read_job_files(
 
 /// `--parse-only`: the resolved jobs, group by group; nothing is created or run.
 fn print_plan(sections: &[Section], notes: &[String]) -> ExitCode {
+    for n in notes {
+        eprintln!("iogauge: warning: {n}");
+    }
     let plan = match spec::resolve(sections, false) {
         Ok(p) => p,
         Err(e) => return usage_exit(&e.to_string()),
     };
-    let warnings = notes.iter().chain(&plan.warnings).cloned();
-    for w in warnings.chain(plan.ignored_note()) {
+    for w in plan.warnings.iter().cloned().chain(plan.ignored_note()) {
         eprintln!("iogauge: warning: {w}");
     }
     let mut out = String::new();

@@ -534,15 +534,23 @@ impl Targets {
     }
 
     /// Removes every file this run created; returns the ones that could not be removed.
-    /// Removes the files among `paths` that this run created (a job's `unlink`); a later
-    /// group that uses one creates it again.
+    /// Removes the files among `paths` that iogauge created, in this run or an earlier one
+    /// (a job's `unlink`); never anything else. A later group that uses one creates it again.
     pub fn unlink(&mut self, paths: &[PathBuf]) -> Vec<(PathBuf, io::Error)> {
         let mut failed = Vec::new();
         for p in paths {
-            let Some(i) = self.created.iter().position(|c| c == p) else {
-                continue;
-            };
-            self.created.remove(i);
+            match self.created.iter().position(|c| c == p) {
+                Some(i) => {
+                    self.created.remove(i);
+                }
+                None => {
+                    let ours =
+                        fs::symlink_metadata(p).is_ok_and(|m| m.is_file()) && created_by_iogauge(p);
+                    if !ours {
+                        continue;
+                    }
+                }
+            }
             if let Some(n) = self.needs.get_mut(p) {
                 n.exists = false;
             }

@@ -13,6 +13,8 @@ use serde_json::Value;
 mod compat;
 #[path = "cli/engines.rs"]
 mod engines;
+#[path = "cli/jobfiles.rs"]
+mod jobfiles;
 #[path = "cli/outputs.rs"]
 mod outputs;
 

@@ -255,8 +255,9 @@ pub static OPTIONS: &[OptionDef] = &[
         aliases: &[],
         kind: Kind::Bool,
         default: Some("0"),
-        help: "Start a new reporting group without waiting (fio's new_group): the job still \
-               runs alongside the jobs before it, but is reported apart from them.",
+        help: "fio's new reporting group without waiting: accepted, and the job runs \
+               alongside the jobs before it as in fio, but iogauge reports it in the same \
+               group (with a warning saying so).",
     },
     OptionDef {
         name: "rate",
@@ -618,6 +619,9 @@ pub enum FioOnly {
     Ignored(&'static str),
     /// It changes the I/O in a way iogauge does not reproduce: an error, with the reason.
     Rejected(&'static str),
+    /// Accepted (and named as ignored) only with fio's default value, which is what iogauge
+    /// does; any other value is refused with the reason.
+    DefaultOnly(&'static str, &'static str),
 }
 
 const NOT_MEASURED: &str = "changes only fio's own latency/bandwidth bookkeeping";
@@ -631,7 +635,7 @@ const NO_DATA_PATTERN: &str = "iogauge writes incompressible, unique data (or ze
 /// fio options iogauge knows of but does not take as workload options.
 pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     (
-        &["thread"],
+        &["thread", "threads"],
         FioOnly::Ignored("iogauge always runs jobs as threads"),
     ),
     (
@@ -699,7 +703,18 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     ),
     (
         &["io_submit_mode"],
-        FioOnly::Ignored("iogauge submits inline; only 'inline' is accepted"),
+        FioOnly::DefaultOnly("inline", "iogauge submits from the job's own thread"),
+    ),
+    (
+        &["exit_what"],
+        FioOnly::DefaultOnly("group", "exitall stops the jobs of the exiting job's group"),
+    ),
+    (
+        &["file_service_type"],
+        FioOnly::DefaultOnly(
+            "roundrobin",
+            "iogauge moves to the next file after each I/O",
+        ),
     ),
     (
         &["nonvectored"],
@@ -828,7 +843,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
         &[
             "filename_format",
             "unique_filename",
-            "file_service_type",
             "file_append",
             "blockalign",
             "ba",

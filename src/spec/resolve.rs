@@ -549,7 +549,11 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
     for section in sections {
         let earlier: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
         let (mut jobs, warnings, ignored) = resolve_section(section, &earlier)?;
-        plan.warnings.extend(warnings);
+        for w in warnings {
+            if !plan.warnings.contains(&w) {
+                plan.warnings.push(w);
+            }
+        }
         for i in ignored {
             if !plan.ignored.iter().any(|(o, _)| *o == i.0) {
                 plan.ignored.push(i);
@@ -615,18 +619,16 @@ impl<'a> Values<'a> {
         for entry in &section.entries {
             let Some(def) = options::lookup(&entry.key) else {
                 let norm = entry.key.replace('-', "_");
+                let given = entry.value.as_deref().map(str::trim);
                 let message = match options::fio_only(&entry.key) {
-                    Some(FioOnly::Ignored(why)) => {
-                        if norm == "io_submit_mode"
-                            && entry.value.as_deref().map(str::trim) != Some("inline")
-                        {
-                            format!("not supported: {why}")
-                        } else {
-                            if !ignored.iter().any(|(o, _): &(String, _)| *o == norm) {
-                                ignored.push((norm, why));
-                            }
-                            continue;
+                    Some(FioOnly::DefaultOnly(only, why)) if given != Some(only) => {
+                        format!("not supported: only {norm}={only} ({why})")
+                    }
+                    Some(FioOnly::Ignored(why) | FioOnly::DefaultOnly(_, why)) => {
+                        if !ignored.iter().any(|(o, _): &(String, _)| *o == norm) {
+                            ignored.push((norm, why));
                         }
+                        continue;
                     }
                     Some(FioOnly::Rejected(why)) => format!("not supported: {why}"),
                     None => "unknown option; 'iogauge help options' lists the accepted ones".into(),
@@ -943,6 +945,16 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         "pvsync" => EngineKind::Pvsync,
         "pvsync2" => EngineKind::Pvsync2,
         "io_uring" => EngineKind::IoUring,
+        "libaio" => {
+            warnings.push(
+                "ioengine=libaio runs as io_uring: the same queued, asynchronous submission \
+                 at iodepth (iogauge has no libaio engine). Unlike libaio, io_uring stays \
+                 asynchronous for buffered I/O too (direct=0), so buffered queue depths are \
+                 real here where fio's libaio would complete each I/O inside submission"
+                    .into(),
+            );
+            EngineKind::IoUring
+        }
         "null" => EngineKind::Null,
         other => unreachable!("engine {other} not handled"),
     };
@@ -1116,6 +1128,14 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         None => [100, 100],
     };
     let number_ios = v.int("number_ios")?;
+    if v.bool("new_group")? {
+        warnings.push(
+            "new_group: the job runs alongside the jobs before it, as in fio, but iogauge \
+             still reports it in their group (separate reporting groups within a run group \
+             are not implemented yet); use stonewall to run and report it apart"
+                .into(),
+        );
+    }
     if !v.bool("create_serialize")? {
         warnings.push(
             "create_serialize=0: iogauge lays out files one at a time anyway, before the \
@@ -1410,7 +1430,10 @@ fn parse_distribution(text: &str, kb: u64) -> Result<Distribution, String> {
             {
                 let (a, sz) = z.split_once('/').ok_or(accepted)?;
                 let a = value::parse_int(a, 0, 100).map_err(|_| accepted)? as u32;
-                let sz = if abs {
+                let sz = if sz.trim().is_empty() && !abs {
+                    // An empty size: what the zones before it leave (fio's rand-zones.fio).
+                    10_000u64.saturating_sub(zones.iter().map(|z: &(u32, u64)| z.1).sum())
+                } else if abs {
                     value::parse_size_base(sz, kb).map_err(|_| accepted)?.bytes
                 } else {
                     let p = sz.trim().parse::<f64>().map_err(|_| accepted)?;
@@ -1460,6 +1483,14 @@ fn rw_and_gap(v: &Values<'_>) -> Result<(String, u64), SpecError> {
     }
     let gap = match gap {
         None => 0,
+        Some(g) if g.starts_with('-') => {
+            return Err(v.error(
+                "rw",
+                "a negative gap (fio's backwards sequential I/O) is not supported; gaps skip \
+                 forward"
+                    .into(),
+            ));
+        }
         Some(g) => match value::parse_size(g) {
             Ok(s) => s.bytes,
             Err(accepted) => {

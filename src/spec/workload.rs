@@ -287,12 +287,14 @@ impl Sizes {
     }
 }
 
-/// Variable-size state: byte positions per file and direction.
+/// Variable-size state: per direction and file, the byte position and the bytes covered in
+/// this pass (sequential I/O goes to the file with the least, so files fill evenly and a pass
+/// covers every byte of every file once).
 #[derive(Debug, Clone)]
 struct Variable {
     sizes: [Sizes; 2],
     pos: [Vec<u64>; 2],
-    file: [usize; 2],
+    covered: [Vec<u64>; 2],
 }
 
 /// Yields a job's I/Os in order.
@@ -411,7 +413,7 @@ impl Workload {
         self.var = Some(Variable {
             sizes: [Sizes::new(&sizes[0]), Sizes::new(&sizes[1])],
             pos: [vec![0; nfiles], vec![0; nfiles]],
-            file: [0, 0],
+            covered: [vec![0; nfiles], vec![0; nfiles]],
         });
         self.perm = None;
         self.randommap = false;
@@ -488,11 +490,20 @@ impl Workload {
         }
         let var = self.var.as_mut().expect("variable sizes");
         let d = dir as usize;
-        let file = var.file[d];
-        var.file[d] = (file + 1) % var.pos[d].len();
+        let covered = &mut var.covered[d];
+        let mut file = (0..covered.len())
+            .min_by_key(|&f| covered[f])
+            .expect("a file");
+        if covered[file] >= file_bytes {
+            // Every file covered: a new pass.
+            covered.iter_mut().for_each(|c| *c = 0);
+            file = 0;
+        }
         let pos = var.pos[d][file];
         let len = len.min(file_bytes - pos);
-        let next = pos + len + (self.stride - 1) * self.region.bs;
+        let step = len + (self.stride - 1) * self.region.bs;
+        let next = pos + step;
+        covered[file] += step.min(file_bytes - pos);
         var.pos[d][file] = if next >= file_bytes { 0 } else { next };
         (file, self.region.base + pos, len)
     }
@@ -649,6 +660,107 @@ mod tests {
         let w = Workload::new(RwMode::RandRw, region(1, 10_000), 70, false, 5, Some(1));
         let reads = w.filter(|i| i.dir == Dir::Read).count();
         assert!((6700..7300).contains(&reads), "{reads}");
+    }
+
+    fn hits(w: Workload, n: usize) -> Vec<u32> {
+        let mut h = vec![0u32; n];
+        for io in w {
+            h[((io.offset - 8192) / 4096) as usize] += 1;
+        }
+        h
+    }
+
+    #[test]
+    fn skewed_distributions_concentrate_and_zones_follow_their_shares() {
+        let r = region(1, 10_000);
+        let draws = Some(5); // 50,000 I/Os
+        let top_share = |d: Distribution| {
+            let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(&d);
+            let mut h = hits(w, 10_000);
+            h.sort_unstable_by(|a, b| b.cmp(a));
+            let top: u32 = h[..1000].iter().sum();
+            f64::from(top) / 50_000.0
+        };
+        // Uniform: the busiest 10% of blocks get little more than 10% of I/Os.
+        assert!(top_share(Distribution::Uniform) < 0.2);
+        assert!(top_share(Distribution::Zipf(1.2)) > 0.6);
+        // pareto:0.8 sends ~80% of I/Os to 20% of the blocks, so over half to the top 10%.
+        assert!(top_share(Distribution::Pareto(0.8)) > 0.5);
+        // normal:5 keeps ~95% within two deviations: a tenth of the region holds >= 68%.
+        assert!(top_share(Distribution::Normal(5.0)) > 0.6);
+        let zoned = Distribution::Zoned {
+            abs: false,
+            zones: vec![(60, 1000), (40, 9000)],
+        };
+        let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(&zoned);
+        let h = hits(w, 10_000);
+        let first: u32 = h[..1000].iter().sum();
+        assert!(
+            (0.57..0.63).contains(&(f64::from(first) / 50_000.0)),
+            "{first}"
+        );
+    }
+
+    #[test]
+    fn pct_random_mixes_sequential_runs_in() {
+        let w = Workload::new(RwMode::RandRead, region(1, 100_000), 50, false, 4, None)
+            .with_pct_random([25, 100]);
+        let v: Vec<_> = w.take(20_000).collect();
+        let seq = v
+            .windows(2)
+            .filter(|p| p[1].offset == p[0].offset + 4096)
+            .count();
+        // 75% of I/Os continue the sequential cursor; consecutive only when both are.
+        assert!((9_000..14_000).contains(&seq), "{seq}");
+    }
+
+    #[test]
+    fn variable_sizes_move_exact_bytes_and_stay_inside_the_files() {
+        let r = region(2, 64); // 2 files of 256 KiB, base 8 KiB
+        let split = BlockSizes::Split(vec![(4096, 50), (16384, 80), (65536, 100)]);
+        for mode in [RwMode::Read, RwMode::RandWrite, RwMode::RandRw] {
+            let sizes = [
+                split.clone(),
+                BlockSizes::Range {
+                    min: 4096,
+                    max: 32768,
+                },
+            ];
+            let w = Workload::new(mode, r, 50, true, 9, Some(3)).with_sizes(&sizes);
+            let (mut bytes, mut lens) = (0, std::collections::BTreeSet::new());
+            for io in w {
+                assert!(
+                    io.offset >= 8192 && io.offset + io.len <= 8192 + 64 * 4096,
+                    "{io:?}"
+                );
+                assert_eq!(io.offset % 4096, 0);
+                bytes += io.len;
+                lens.insert(io.len);
+            }
+            assert_eq!(bytes, 3 * 2 * 64 * 4096, "{mode:?}");
+            assert!(lens.len() >= 3, "{mode:?}: {lens:?}");
+        }
+        // Sequential variable sizes tile the files: every byte once per pass.
+        let w = Workload::new(RwMode::Read, r, 50, true, 9, Some(1))
+            .with_sizes(&[split.clone(), split]);
+        let mut seen = vec![0u8; 128];
+        for io in w {
+            for b in 0..io.len / 4096 {
+                seen[io.file * 64 + ((io.offset - 8192) / 4096 + b) as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&c| c == 1), "{seen:?}");
+    }
+
+    #[test]
+    fn total_bytes_and_number_ios_bound_the_job() {
+        let w = Workload::new(RwMode::Read, region(1, 10), 50, true, 1, Some(1))
+            .with_total_bytes(25 * 4096);
+        let v: Vec<_> = w.collect();
+        assert_eq!(v.len(), 25, "io_size beyond the region wraps around");
+        let w = Workload::new(RwMode::Update, region(1, 10), 50, true, 1, Some(1))
+            .with_number_ios(Some(7));
+        assert_eq!(w.count(), 7);
     }
 
     #[test]
