@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the acceptance tests drive besides iogauge itself: fio (the yardstick and the
-# source of fio-format JSON to compare with), Chromium (renders the HTML report headless) and
-# fio-plot (draws graphs from iogauge's JSON and logs). Safe to run again: it installs only
+# source of fio-format JSON to compare with), fio-examples (fio's job files: the job-file
+# compatibility corpus, read where Debian puts it and never copied here), Chromium (renders
+# the HTML report headless), fio-plot (draws graphs from iogauge's JSON and logs) and
+# cargo-fuzz (the job-file parser's fuzz target, scripts/fuzz.sh; needs a nightly toolchain). Safe to run again: it installs only
 # what is missing. fio-plot goes into a virtual environment in the user's cache, whose path
 # the tests find on their own. Without root or network, it says what it could not install and
 # the tests that need it print SKIP.
@@ -10,6 +12,7 @@ set -uo pipefail
 venv="${IOGAUGE_FIO_PLOT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/iogauge/fio-plot-venv}"
 missing=()
 command -v fio >/dev/null || missing+=(fio)
+[ -d /usr/share/doc/fio/examples ] || missing+=(fio-examples)
 command -v chromium >/dev/null || missing+=(chromium)
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
 if ((${#missing[@]})); then
@@ -25,5 +28,9 @@ if [ ! -x "$venv/bin/fio-plot" ]; then
     echo "test-deps: installing fio-plot (PyPI) into $venv"
     python3 -m venv "$venv" && "$venv/bin/pip" install -q fio-plot ||
         echo "test-deps: could not install fio-plot" >&2
+fi
+if ! command -v cargo-fuzz >/dev/null && ! [ -x "$HOME/.cargo/bin/cargo-fuzz" ]; then
+    echo "test-deps: installing cargo-fuzz (crates.io)"
+    cargo install -q --locked cargo-fuzz || echo "test-deps: could not install cargo-fuzz" >&2
 fi
 exit 0

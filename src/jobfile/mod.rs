@@ -510,6 +510,30 @@ mod tests {
         }
     }
 
+    /// The fuzz target's property, checked on every `cargo test` (the fuzzer itself needs a
+    /// nightly toolchain): token soup of job-file syntax never makes parsing or resolving panic.
+    #[test]
+    fn any_token_soup_parses_or_fails_without_panicking() {
+        use rand_core::{RngCore, SeedableRng};
+        let tokens = [
+            "[", "]", "global", "job", "=", " ", "\n", ";", "#", "bs", "4k", "-", ",", ":", "/",
+            "%", "(", ")", "*", "$ncpus", "$mb_memory", "${DIR}", "${", "}", "size", "rw",
+            "randrw", "bssplit", "bsrange", "random_distribution", "zipf", "zoned", "rate",
+            "ioengine", "null", "libaio", "numjobs", "999999999999999999999", "0", "1", "100",
+            "include", "x.fio", "filename", "wait_for", "time_based", "kb_base", "1000", "\u{e9}",
+        ];
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        for _ in 0..5000 {
+            let n = (rng.next_u64() % 40) as usize;
+            let text: String = (0..n)
+                .map(|_| tokens[(rng.next_u64() % tokens.len() as u64) as usize])
+                .collect();
+            if let Ok(f) = parse(&text) {
+                let _ = crate::spec::resolve(&f.jobs(&[], &[], &[]), false);
+            }
+        }
+    }
+
     #[test]
     fn includes_are_relative_to_the_including_file() {
         let dir = tempfile::tempdir().unwrap();

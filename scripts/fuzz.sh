@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Fuzzes the job-file parser (and the resolver behind it) for a bounded time: any input must
+# give sections or an error, never a panic. Usage: scripts/fuzz.sh [SECONDS] (default 60).
+# cargo-fuzz needs a nightly toolchain; without one, or without cargo-fuzz, it prints SKIP
+# with the reason and exits 0 (scripts/test-deps.sh installs cargo-fuzz).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs="${1:-60}"
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    echo "SKIP fuzz: cargo-fuzz is not installed (scripts/test-deps.sh installs it)"
+    exit 0
+fi
+if ! cargo +nightly --version >/dev/null 2>&1; then
+    echo "SKIP fuzz: no nightly toolchain (cargo-fuzz needs one: rustup toolchain install nightly)"
+    exit 0
+fi
+cargo +nightly fuzz run jobfile -- -max_total_time="$secs" -print_final_stats=1 2>&1 | tail -n 5
