@@ -458,7 +458,13 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                     }
                     let mut options = j.spec.options.clone();
                     options.insert("rw".into(), j.spec.rw.as_str().into());
-                    options.insert("bs".into(), j.spec.bs.to_string());
+                    let bs = if j.spec.fixed_size() {
+                        j.spec.bs.to_string()
+                    } else {
+                        let [r, w] = &j.spec.sizes;
+                        format!("{},{}", r.describe(), w.describe())
+                    };
+                    options.insert("bs".into(), bs);
                     options.insert("size".into(), j.spec.size.unwrap_or(0).to_string());
                     options.insert("ioengine".into(), j.spec.engine.as_str().into());
                     options.insert("iodepth".into(), j.spec.iodepth.to_string());

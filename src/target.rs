@@ -396,7 +396,7 @@ fn check_job(
         if job.direct {
             let probe = meta.clone().or_else(|| fs::metadata(parent_dir(p)).ok());
             if let Some(lbs) = probe.as_ref().and_then(logical_block_size) {
-                let sizes: Vec<u64> = job.used_sizes().flat_map(|s| s.all()).collect();
+                let sizes: Vec<u64> = job.used_sizes().flat_map(|s| s.alignment_sizes()).collect();
                 let checks = sizes
                     .into_iter()
                     .map(|b| ("--bs", b))

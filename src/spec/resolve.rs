@@ -160,11 +160,12 @@ impl BlockSizes {
             BlockSizes::Split(v) => v.iter().map(|e| e.0).max().unwrap_or(0),
         }
     }
-    /// Every size an I/O may have.
-    pub fn all(&self) -> Vec<u64> {
+    /// The sizes whose alignment decides every I/O's: each size an I/O may have is one of
+    /// these or (a range) a multiple of its minimum.
+    pub fn alignment_sizes(&self) -> Vec<u64> {
         match self {
             BlockSizes::Fixed(b) => vec![*b],
-            BlockSizes::Range { min, max } => (1..=max / min).map(|k| k * min).collect(),
+            BlockSizes::Range { min, .. } => vec![*min],
             BlockSizes::Split(v) => v.iter().map(|e| e.0).collect(),
         }
     }
