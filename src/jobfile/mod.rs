@@ -330,10 +330,11 @@ fn read_value(
         return Ok(v);
     }
     // A value after "= ": fio's number parser skips the blank but then finds no unit.
-    let kind = options::lookup(key).map(|d| d.kind);
+    let def = options::lookup(key);
+    let kind = def.map(|d| d.kind);
     let numeric = matches!(kind, Some(Kind::Size | Kind::Seconds | Kind::Micros))
         || matches!(
-            options::lookup(key).map(|d| d.name),
+            def.map(|d| d.name),
             Some("bs" | "size" | "offset" | "rate" | "startdelay")
         );
     if matches!(kind, Some(Kind::Choice(_))) {
