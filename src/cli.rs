@@ -20,6 +20,8 @@ pub struct ToolOptions {
     pub keep: bool,
     pub allow_overwrite: bool,
     pub skip_space_check: bool,
+    /// Replace report and log files iogauge did not write.
+    pub overwrite_output: bool,
 }
 
 /// What the user asked for.
@@ -52,6 +54,7 @@ pub enum Request {
         input: PathBuf,
         output: Option<PathBuf>,
         format: Format,
+        overwrite_output: bool,
     },
     /// `iogauge compare BASE.json NEW.json`.
     Compare {
@@ -106,6 +109,18 @@ fn tool_args(cmd: Command) -> Command {
             .action(ArgAction::SetTrue)
             .help("Do not refuse when statvfs reports too little free space"),
     )
+    .arg(overwrite_output_arg())
+}
+
+fn overwrite_output_arg() -> Arg {
+    Arg::new("overwrite-output")
+        .long("overwrite-output")
+        .action(ArgAction::SetTrue)
+        .help(
+            "Replace report, log and results files iogauge did not write (never through a \
+             symbolic link); without it only new files and iogauge's own unchanged ones are \
+             written",
+        )
 }
 
 fn run_command() -> Command {
@@ -229,7 +244,8 @@ pub fn command() -> Command {
                 .about("Turn a saved JSON report into HTML (default), text, CSV or JSON")
                 .arg(Arg::new("input").value_name("RUN.json").required(true))
                 .arg(Arg::new("output").short('o').long("output").value_name("FILE").help("Write to FILE [default: stdout]"))
-                .arg(Arg::new("output-format").long("output-format").value_name("FORMAT").default_value("html").help("html, text, csv or json")),
+                .arg(Arg::new("output-format").long("output-format").value_name("FORMAT").default_value("html").help("html, text, csv or json"))
+                .arg(overwrite_output_arg()),
         )
         .subcommand(
             Command::new("compare")
@@ -294,28 +310,51 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
     let formats = Format::parse_list(m.get_one::<String>("output-format").expect("has default"))
         .map_err(UsageError)?;
     let output = m.get_one::<String>("output").map(PathBuf::from);
-    check_output_dir(output.as_deref())?;
-    Ok(ToolOptions {
+    let tool = ToolOptions {
         formats,
         output,
         keep: m.get_flag("keep"),
         allow_overwrite: m.get_flag("allow-overwrite"),
         skip_space_check: m.get_flag("skip-space-check"),
-    })
+        overwrite_output: m.get_flag("overwrite-output"),
+    };
+    for p in tool.report_files() {
+        check_output("--output", &p, tool.overwrite_output)?;
+    }
+    if tool.output.is_none()
+        && tool.formats.iter().filter(|f| **f != Format::Text).count() > 0
+        && tool.formats.len() > 1
+    {
+        // The files are named when the run ends (iogauge-DATE-TIME.EXT), here.
+        crate::ownership::check_dir(std::path::Path::new(".")).map_err(|e| {
+            UsageError(format!(
+                "--output-format: the report files go to the current directory: {e}"
+            ))
+        })?;
+    }
+    Ok(tool)
 }
 
-fn check_output_dir(output: Option<&std::path::Path>) -> Result<(), UsageError> {
-    if let Some(o) = output {
-        let parent = crate::target::parent_dir(o);
-        if !parent.is_dir() {
-            return Err(UsageError(format!(
-                "--output={}: directory {} does not exist",
-                o.display(),
-                parent.display()
-            )));
+/// Refuses, before anything runs, an output file that may not be written (see
+/// `ownership::check_output`), naming the option.
+fn check_output(option: &str, p: &std::path::Path, replace: bool) -> Result<(), UsageError> {
+    crate::ownership::check_output(p, replace)
+        .map_err(|e| UsageError(format!("{option}={}: {e}", p.display())))
+}
+
+impl ToolOptions {
+    /// The report files a run writes that `--output` names (without it, one format goes to
+    /// stdout and several to `iogauge-DATE-TIME` files named when the run ends).
+    pub fn report_files(&self) -> Vec<PathBuf> {
+        match (&self.output, self.formats.as_slice()) {
+            (Some(p), [_]) => vec![p.clone()],
+            (Some(stem), formats) => formats
+                .iter()
+                .map(|f| stem.with_extension(f.ext()))
+                .collect(),
+            (None, _) => Vec::new(),
         }
     }
-    Ok(())
 }
 
 /// Parses `args` (including the program name).
@@ -391,11 +430,15 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             let text = sm.get_one::<String>("output-format").expect("has default");
             let format: Format = text.parse().map_err(UsageError)?;
             let output = sm.get_one::<String>("output").map(PathBuf::from);
-            check_output_dir(output.as_deref())?;
+            let overwrite_output = sm.get_flag("overwrite-output");
+            if let Some(p) = &output {
+                check_output("--output", p, overwrite_output)?;
+            }
             Ok(Request::Report {
                 input: PathBuf::from(sm.get_one::<String>("input").expect("required")),
                 output,
                 format,
+                overwrite_output,
             })
         }
         Some(("compare", sm)) => {

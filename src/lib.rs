@@ -23,6 +23,7 @@ pub mod compat;
 pub mod engine;
 pub mod host;
 pub mod jobfile;
+pub mod ownership;
 pub mod profiles;
 pub mod report;
 pub mod result;

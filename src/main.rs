@@ -13,7 +13,7 @@ use iogauge::report::{self, Format, human_bytes};
 use iogauge::runner::{self, Event};
 use iogauge::spec::{self, Section};
 use iogauge::target::{self, Safety, TargetError};
-use iogauge::{compat, jobfile, profiles, result, stats::CpuUsage};
+use iogauge::{compat, jobfile, ownership, profiles, result, stats::CpuUsage};
 
 fn usage_exit(msg: &str) -> ExitCode {
     eprintln!("iogauge: {msg}");
@@ -36,7 +36,8 @@ fn main() -> ExitCode {
             input,
             output,
             format,
-        }) => report_file(&input, output.as_deref(), format),
+            overwrite_output,
+        }) => report_file(&input, output.as_deref(), format, overwrite_output),
         Ok(Request::Compare {
             base,
             new,
@@ -136,7 +137,7 @@ fn measure(
         eprintln!("iogauge: warning: {n}");
     }
     let mut plan = spec::resolve(sections, separate_groups).map_err(|e| e.to_string())?;
-    check_log_files(&plan)?;
+    check_log_files(&plan, safety.overwrite_output)?;
     let mut targets = target::check(&mut plan, safety).map_err(|e| e.to_string())?;
     let interrupt = interrupt_flag();
     let mut warnings = notes.to_vec();
@@ -172,10 +173,9 @@ fn measure(
         warnings,
     };
     // An interrupted or failed run removes what it created, even where files are kept.
-    if !keep || outcome.interrupted || outcome.failed() {
-        for (p, e) in targets.remove_created() {
-            eprintln!("iogauge: could not remove {}: {e}", p.display());
-        }
+    let remove = !keep || outcome.interrupted || outcome.failed();
+    for problem in targets.finish(remove) {
+        eprintln!("iogauge: {problem}");
     }
     let report = result::build(&outcome, context);
     let code = if outcome.interrupted {
@@ -201,6 +201,7 @@ fn execute(
     let safety = Safety {
         allow_overwrite: tool.allow_overwrite,
         skip_space_check: tool.skip_space_check,
+        overwrite_output: tool.overwrite_output,
     };
     let Measured { report, code } =
         match measure(args, &sections, separate_groups, safety, tool.keep, &notes) {
@@ -211,12 +212,12 @@ fn execute(
         (Format::Text, Some(labels)) => report::text::summary(&report, labels),
         (f, _) => report::render(f, &report),
     };
-    let mut failed = write_logs(&report);
+    let mut failed = write_logs(&report, tool.overwrite_output);
     let text_on_stdout = match tool.formats.as_slice() {
         [f] => {
             let text = render(*f);
             let written = match &tool.output {
-                Some(path) => std::fs::write(path, &text),
+                Some(path) => ownership::write_output(path, text.as_bytes(), tool.overwrite_output),
                 None => std::io::stdout().write_all(text.as_bytes()),
             };
             if let Err(e) = written {
@@ -241,7 +242,7 @@ fn execute(
                     continue;
                 }
                 let path = stem.with_extension(f.ext());
-                match std::fs::write(&path, &text) {
+                match ownership::write_output(&path, text.as_bytes(), tool.overwrite_output) {
                     Ok(()) => eprintln!("iogauge: wrote {}", path.display()),
                     Err(e) => {
                         eprintln!("iogauge: cannot write {}: {e}", path.display());
@@ -355,46 +356,40 @@ fn default_stem(unix_s: u64) -> String {
     )
 }
 
-/// Refuses, before anything runs, log files that exist and were not written by iogauge.
-fn check_log_files(plan: &spec::Plan) -> Result<(), String> {
+/// Refuses, before anything runs, log files that may not be written: in a missing directory,
+/// through a link, or over a file iogauge did not write (without `--overwrite-output`).
+fn check_log_files(plan: &spec::Plan, replace: bool) -> Result<(), String> {
     let jobs = plan.groups.iter().flat_map(|g| &g.jobs);
     for (i, job) in jobs.enumerate() {
         for name in job.logs.files(i + 1) {
-            let p = std::path::Path::new(&name);
-            if !target::parent_dir(p).is_dir() {
-                return Err(format!(
-                    "log file {name}: directory {} does not exist",
-                    target::parent_dir(p).display()
-                ));
-            }
-            if p.exists() && !target::created_by_iogauge(p) {
-                return Err(format!(
-                    "log file {name} exists and iogauge did not write it; remove it or choose \
-                     another write_*_log name"
-                ));
-            }
+            ownership::check_output(std::path::Path::new(&name), replace)
+                .map_err(|e| format!("log file {name}: {e}"))?;
         }
     }
     Ok(())
 }
 
 /// Writes the fio-format logs the jobs asked for; true when one could not be written.
-fn write_logs(report: &result::RunReport) -> bool {
+fn write_logs(report: &result::RunReport, replace: bool) -> bool {
     let mut failed = false;
     for (name, text) in report::log::render(report) {
-        match std::fs::write(&name, text) {
-            Ok(()) => target::mark_created(std::path::Path::new(&name)),
-            Err(e) => {
-                eprintln!("iogauge: cannot write log {name}: {e}");
-                failed = true;
-            }
+        if let Err(e) =
+            ownership::write_output(std::path::Path::new(&name), text.as_bytes(), replace)
+        {
+            eprintln!("iogauge: cannot write log {name}: {e}");
+            failed = true;
         }
     }
     failed
 }
 
 /// `iogauge report RUN.json`: the saved report in another format.
-fn report_file(input: &std::path::Path, output: Option<&std::path::Path>, f: Format) -> ExitCode {
+fn report_file(
+    input: &std::path::Path,
+    output: Option<&std::path::Path>,
+    f: Format,
+    replace: bool,
+) -> ExitCode {
     let text = match std::fs::read_to_string(input) {
         Ok(t) => t,
         Err(e) => return usage_exit(&format!("{}: cannot read: {e}", input.display())),
@@ -411,7 +406,7 @@ fn report_file(input: &std::path::Path, output: Option<&std::path::Path>, f: For
     };
     let out = report::render(f, &run);
     let written = match output {
-        Some(p) => std::fs::write(p, out),
+        Some(p) => ownership::write_output(p, out.as_bytes(), replace),
         None => std::io::stdout().write_all(out.as_bytes()),
     };
     match written {
@@ -460,6 +455,7 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
     let safety = |f: &compat::Flags| Safety {
         allow_overwrite: f.allow_overwrite,
         skip_space_check: f.skip_space_check,
+        overwrite_output: f.overwrite_output,
     };
     let run = |step: compat::Step, f: &compat::Flags| {
         measure(args, &step.sections, false, safety(f), step.keep, &[])
@@ -569,17 +565,21 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
             ExitCode::SUCCESS
         }
         I::Iotest(t, f) => {
+            if let Err(e) = ownership::check_output(&t.results, f.overwrite_output) {
+                return usage_exit(&format!("iotest: {}: {e}", t.results.display()));
+            }
             let m = match run(t.step(), &f) {
                 Ok(m) => m,
                 Err(e) => return usage_exit(&e),
             };
             let (screen, results) = t.render(&m.report);
             print(&m, &f, &|_| screen.clone());
-            if let Err(e) = std::fs::write(&t.results, &results) {
+            if let Err(e) =
+                ownership::write_output(&t.results, results.as_bytes(), f.overwrite_output)
+            {
                 eprintln!("iogauge: cannot write {}: {e}", t.results.display());
                 return ExitCode::from(1);
             }
-            target::mark_created(&t.results);
             if !f.json {
                 println!("\nresults written to {}", t.results.display());
             }

@@ -93,12 +93,8 @@ pub fn parse(args: &[String]) -> Result<Option<Iotest>, String> {
     }
     let results =
         results.unwrap_or_else(|| PathBuf::from(format!("iotest.sh.results.{iterations}")));
-    if results.exists() && !crate::target::created_by_iogauge(&results) {
-        return Err(err(format!(
-            "{}: exists and iogauge did not write it; move it away or pass --results FILE",
-            results.display()
-        )));
-    }
+    // Whether it may be written (iogauge's own, or --overwrite-output) is checked before the
+    // run, by the CLI.
     let invocation = format!(
         "iotest.sh -i {iterations} -t {} -b {blocks} -s {block_kb}",
         dir.display()

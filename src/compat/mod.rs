@@ -23,6 +23,8 @@ pub struct Flags {
     pub json: bool,
     pub allow_overwrite: bool,
     pub skip_space_check: bool,
+    /// Replace a results file iogauge did not write.
+    pub overwrite_output: bool,
 }
 
 /// Splits iogauge's `--` flags from a legacy argument list.
@@ -34,6 +36,7 @@ pub fn split_flags(args: &[String]) -> Result<(Vec<String>, Flags), String> {
             "--json" => f.json = true,
             "--allow-overwrite" => f.allow_overwrite = true,
             "--skip-space-check" => f.skip_space_check = true,
+            "--overwrite-output" => f.overwrite_output = true,
             s if s.starts_with("--")
                 && !s.starts_with("--batch")
                 && !s.starts_with("--pause")
@@ -41,7 +44,7 @@ pub fn split_flags(args: &[String]) -> Result<(Vec<String>, Flags), String> {
             {
                 return Err(format!(
                     "{s}: unknown iogauge flag here; the personalities accept --json, \
-                     --allow-overwrite and --skip-space-check"
+                     --allow-overwrite, --skip-space-check and --overwrite-output"
                 ));
             }
             _ => rest.push(normalize_dash(a)),

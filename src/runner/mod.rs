@@ -1,5 +1,6 @@
-//! Runs a checked [`Plan`]: groups one after another; in each, the group's files are prepared,
-//! every job's files opened, then one thread per job is released by a start barrier. The
+//! Runs a checked [`Plan`]: groups one after another; in each, the group's files are prepared
+//! (an interrupt stops the lay-out too), every job's files opened, then one thread per job is
+//! released by a start barrier. The
 //! calling thread watches: it forwards an interrupt to the jobs' stop flag, and reports
 //! progress through events. The runner never prints; the CLI decides what to show.
 
@@ -14,7 +15,7 @@ use crate::engine;
 use crate::spec::{JobSpec, Plan};
 use crate::stats::diskstats::{self, DiskCounters};
 use crate::stats::{Clock, JobStats};
-use crate::target::{self, OpenedFile, TargetError, Targets};
+use crate::target::{OpenedFile, TargetError, Targets};
 pub use worker::{JobError, JobProgress, JobResult};
 
 /// How often the watcher wakes: bounds how late an interrupt reaches the jobs.
@@ -109,13 +110,17 @@ pub fn run(
         }
         on_event(&Event::Preparing { group: gi });
         let seed = group.jobs.first().map_or(0, |j| j.seed);
-        if let Err(e) = targets.prepare_group(gi, seed) {
-            outcome.setup_error = Some(e);
-            break;
+        match targets.prepare_group(gi, seed, interrupt) {
+            Ok(()) => {}
+            Err(TargetError::Interrupted) => break,
+            Err(e) => {
+                outcome.setup_error = Some(e);
+                break;
+            }
         }
         let mut opened = Vec::new();
         for job in &group.jobs {
-            match target::open_job(job) {
+            match targets.open_job(job) {
                 Ok(o) => opened.push(o),
                 Err(e) => {
                     outcome.setup_error = Some(e);
@@ -159,11 +164,7 @@ pub fn run(
             wall,
         });
         for job in group.jobs.iter().filter(|j| j.unlink) {
-            for (p, e) in targets.unlink(&job.paths()) {
-                outcome
-                    .unlink_errors
-                    .push(format!("{}: cannot remove: {e}", p.display()));
-            }
+            outcome.unlink_errors.extend(targets.unlink(&job.paths()));
         }
         let failed = results.iter().any(|j| j.error.is_some());
         outcome.groups.push(results);

@@ -357,7 +357,11 @@ fn interval_logs_are_fios_format_and_agree_with_the_report() {
         &["run", "--size=64k", "--ioengine=null", "--write_bw_log=y"],
     );
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("y_bw.1.log exists"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("y_bw.1.log: exists and iogauge did not create it"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(
         std::fs::read_to_string(p.join("y_bw.1.log")).unwrap(),
         "precious"

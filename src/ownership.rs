@@ -1,0 +1,533 @@
+//! What iogauge owns on disk, and how it proves it before writing or removing anything.
+//!
+//! A file iogauge creates carries the extended attribute `user.iogauge.created`, whose value
+//! binds the mark to the file's identity:
+//!
+//! - `iogauge:new ino=N`: created by a run that has not finished with it yet;
+//! - `iogauge:writing ino=N`: a kept file a run is writing again;
+//! - `iogauge:kept ino=N size=BYTES mtime=SECS.NANOS`: what the file was when iogauge last
+//!   closed it.
+//!
+//! A file is iogauge's to write or remove only while its mark matches what it is now: the
+//! same inode, and for a kept file the same size and modification time. `cat data > file`
+//! changes the time, `cp --preserve=all` the inode; either makes the file the user's again.
+//!
+//! Every open here is by descriptor and never blocks on a FIFO; a symbolic link in the last
+//! component is followed only where the caller says the user named one. A path is reopened
+//! only to the inode that was checked (device and inode compared on the descriptor), new files
+//! are created with `O_CREAT|O_EXCL|O_NOFOLLOW`, and a path is unlinked only while it still
+//! names the inode that was created. Report files, logs and results follow one rule: created
+//! anew, or replacing a file iogauge wrote, never through a symbolic link, and anything else
+//! only when the user said so. Nothing here prints or measures.
+
+use std::fmt;
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::Path;
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat, XattrFlags};
+
+/// The extended attribute that marks a file iogauge created.
+pub const CREATED_MARK: &str = "user.iogauge.created";
+
+/// A file's identity: what a path named when it was checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity {
+    pub dev: u64,
+    pub ino: u64,
+}
+
+impl Identity {
+    pub fn of(st: &Stat) -> Self {
+        Identity {
+            dev: st.st_dev,
+            ino: st.st_ino,
+        }
+    }
+}
+
+/// What a file's mark says about it now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// No mark: not iogauge's.
+    Foreign,
+    /// Closed by iogauge and unchanged since.
+    Kept,
+    /// Created by a run that never finished with it (still running, or killed).
+    Unfinished,
+    /// A run was writing this kept file again and never closed it (still running, or killed).
+    Rewriting,
+    /// Marked by iogauge, but the file is not what iogauge left: why.
+    Changed(String),
+}
+
+impl Verdict {
+    /// The mark matches the file: iogauge may write it again (given the write lock).
+    pub fn is_ours(&self) -> bool {
+        matches!(
+            self,
+            Verdict::Kept | Verdict::Unfinished | Verdict::Rewriting
+        )
+    }
+
+    /// Why a file that is not ours may not be written, for an error message.
+    pub fn why_not_ours(&self) -> String {
+        match self {
+            Verdict::Changed(why) => format!("changed since iogauge wrote it ({why})"),
+            _ => "exists and iogauge did not create it".into(),
+        }
+    }
+}
+
+/// Reads the mark of the file open as `fd`, described by `st`, and judges it.
+pub fn verdict(fd: BorrowedFd<'_>, st: &Stat) -> Verdict {
+    let mut buf = [0u8; 128];
+    let n = match rustix::fs::fgetxattr(fd, CREATED_MARK, &mut buf[..]) {
+        Ok(n) => n,
+        Err(rustix::io::Errno::RANGE) => {
+            return Verdict::Changed("its mark is not one iogauge writes".into());
+        }
+        Err(_) => return Verdict::Foreign,
+    };
+    judge(&String::from_utf8_lossy(&buf[..n]), st)
+}
+
+/// Judges a mark's text against the file's status.
+fn judge(mark: &str, st: &Stat) -> Verdict {
+    let mut words = mark.split_whitespace();
+    let state = words.next().unwrap_or("");
+    let field = |name: &str| -> Option<String> {
+        words
+            .clone()
+            .find_map(|w| w.strip_prefix(name)?.strip_prefix('=').map(str::to_string))
+    };
+    let ino = field("ino").and_then(|v| v.parse::<u64>().ok());
+    let size = field("size").and_then(|v| v.parse::<i64>().ok());
+    let mtime = field("mtime");
+    if state == "1" {
+        return Verdict::Changed(
+            "its mark is from an iogauge before marks named the file's inode".into(),
+        );
+    }
+    let Some(ino) = ino else {
+        return Verdict::Changed("its mark is not one iogauge writes".into());
+    };
+    if ino != st.st_ino {
+        return Verdict::Changed(format!(
+            "the mark names inode {ino}, the file is inode {}: a copy or a replacement",
+            st.st_ino
+        ));
+    }
+    match state {
+        "iogauge:new" => Verdict::Unfinished,
+        "iogauge:writing" => Verdict::Rewriting,
+        "iogauge:kept" => {
+            let now = mtime_text(st);
+            if size != Some(st.st_size) {
+                Verdict::Changed(format!(
+                    "iogauge left {} bytes, it now has {}",
+                    size.map_or("?".into(), |s| s.to_string()),
+                    st.st_size
+                ))
+            } else if mtime.as_deref() != Some(now.as_str()) {
+                Verdict::Changed(format!(
+                    "modified at {now}, after iogauge closed it at {}",
+                    mtime.as_deref().unwrap_or("?")
+                ))
+            } else {
+                Verdict::Kept
+            }
+        }
+        _ => Verdict::Changed("its mark is not one iogauge writes".into()),
+    }
+}
+
+fn mtime_text(st: &Stat) -> String {
+    format!("{}.{:09}", st.st_mtime, st.st_mtime_nsec)
+}
+
+/// The states a run writes into the mark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkState {
+    New,
+    Writing,
+    Kept,
+}
+
+/// Writes the mark for the file open as `fd` in `state`, bound to what it is now. A file
+/// system without user xattrs leaves the file unmarked (a later run then needs
+/// `--allow-overwrite`); that is the error returned.
+pub fn set_mark(fd: BorrowedFd<'_>, state: MarkState) -> io::Result<()> {
+    let st = rustix::fs::fstat(fd)?;
+    let text = match state {
+        MarkState::New => format!("iogauge:new ino={}", st.st_ino),
+        MarkState::Writing => format!("iogauge:writing ino={}", st.st_ino),
+        MarkState::Kept => format!(
+            "iogauge:kept ino={} size={} mtime={}",
+            st.st_ino,
+            st.st_size,
+            mtime_text(&st)
+        ),
+    };
+    rustix::fs::fsetxattr(fd, CREATED_MARK, text.as_bytes(), XattrFlags::empty())?;
+    Ok(())
+}
+
+/// Opens an existing `path` with `flags` without blocking (a FIFO put in its place cannot
+/// hang the run) and without following a symbolic link in its last component unless
+/// `follow`. Returns the descriptor, blocking again, and its status.
+pub fn open_existing(path: &Path, flags: OFlags, follow: bool) -> io::Result<(OwnedFd, Stat)> {
+    let mut f = flags | OFlags::CLOEXEC | OFlags::NONBLOCK;
+    if !follow {
+        f |= OFlags::NOFOLLOW;
+    }
+    let fd = rustix::fs::open(path, f, Mode::empty()).map_err(|e| match e {
+        rustix::io::Errno::LOOP if !follow => io::Error::other(
+            "is a symbolic link; iogauge does not follow one it did not find when it checked \
+             the job",
+        ),
+        e => e.into(),
+    })?;
+    let st = rustix::fs::fstat(&fd)?;
+    if matches!(
+        FileType::from_raw_mode(st.st_mode),
+        FileType::RegularFile | FileType::BlockDevice
+    ) {
+        // Blocking again: io_uring must not see O_NONBLOCK on a file it reads.
+        let now = rustix::fs::fcntl_getfl(&fd)?;
+        rustix::fs::fcntl_setfl(&fd, now - OFlags::NONBLOCK)?;
+    }
+    Ok((fd, st))
+}
+
+/// Why a path could not be reopened to the file that was checked.
+#[derive(Debug)]
+pub enum ReopenError {
+    Io(io::Error),
+    /// The path names another file now (replaced, renamed, or a link put in its place).
+    Replaced,
+}
+
+impl fmt::Display for ReopenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReopenError::Io(e) => write!(f, "{e}"),
+            ReopenError::Replaced => f.write_str(
+                "it is no longer the file iogauge checked (replaced or renamed meanwhile); \
+                 refusing to touch what is there now",
+            ),
+        }
+    }
+}
+
+/// Opens `path` again, only if it still names `expected`.
+pub fn reopen(
+    path: &Path,
+    flags: OFlags,
+    follow: bool,
+    expected: Identity,
+) -> Result<OwnedFd, ReopenError> {
+    let (fd, st) = open_existing(path, flags, follow).map_err(ReopenError::Io)?;
+    if Identity::of(&st) != expected {
+        return Err(ReopenError::Replaced);
+    }
+    Ok(fd)
+}
+
+/// Creates `path`, which must not exist (not even as a dangling link), marks it new and
+/// returns it open for writing with its identity.
+pub fn create_new(path: &Path) -> io::Result<(OwnedFd, Identity)> {
+    let fd = rustix::fs::open(
+        path,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o644),
+    )?;
+    let st = rustix::fs::fstat(&fd)?;
+    // Best effort: without user xattrs the file stays unmarked.
+    let _ = set_mark(fd.as_fd(), MarkState::New);
+    Ok((fd, Identity::of(&st)))
+}
+
+/// Splits `path` into its directory, opened without following its last component's link,
+/// and its last component.
+fn dir_and_name(path: &Path) -> io::Result<(OwnedFd, &std::ffi::OsStr)> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::other("names no file"))?;
+    let dir = parent_of(path);
+    let dfd = rustix::fs::open(
+        dir,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    Ok((dfd, name))
+}
+
+fn parent_of(p: &Path) -> &Path {
+    p.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Removes `path` only while it names the file open as `held`. Holding the descriptor keeps
+/// that inode alive, so its number cannot have been reused by a replacement. A path that is
+/// gone is fine; one that names another file now is left alone, with an error saying so.
+pub fn remove_if_same(path: &Path, held: BorrowedFd<'_>) -> io::Result<()> {
+    let id = Identity::of(&rustix::fs::fstat(held)?);
+    let (dfd, name) = dir_and_name(path)?;
+    let st = match rustix::fs::statat(&dfd, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => st,
+        Err(rustix::io::Errno::NOENT) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    if Identity::of(&st) != id {
+        return Err(io::Error::other(
+            "it is no longer the file this run created (removed and replaced meanwhile); left \
+             in place",
+        ));
+    }
+    rustix::fs::unlinkat(&dfd, name, AtFlags::empty())?;
+    Ok(())
+}
+
+/// Checks, before a run, that the report, log or results file `path` may be written: its
+/// directory exists, and the file is new, or a regular file iogauge wrote and nobody changed
+/// since, or `replace` (the user's `--overwrite-output`) allows replacing it. Never a link.
+pub fn check_output(path: &Path, replace: bool) -> Result<(), String> {
+    check_dir(parent_of(path))?;
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e.to_string()),
+    };
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        return Err(
+            "is a symbolic link; iogauge never writes through one (name the file \
+                    itself)"
+                .into(),
+        );
+    }
+    if ft.is_dir() {
+        return Err("is a directory".into());
+    }
+    if !ft.is_file() {
+        return Err("exists and is not a regular file".into());
+    }
+    if replace {
+        return Ok(());
+    }
+    let (fd, st) = open_existing(path, OFlags::RDONLY, false).map_err(|e| e.to_string())?;
+    match verdict(fd.as_fd(), &st) {
+        Verdict::Kept => Ok(()),
+        v => Err(format!(
+            "{}; pass --overwrite-output to replace it, or choose another name",
+            v.why_not_ours()
+        )),
+    }
+}
+
+/// Checks that `dir` is a directory iogauge may create files in; the error names it.
+pub fn check_dir(dir: &Path) -> Result<(), String> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(format!("{} is not a directory", dir.display())),
+        Err(_) => return Err(format!("directory {} does not exist", dir.display())),
+    }
+    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).map_err(|e| {
+        format!(
+            "cannot create files in {}: {}",
+            dir.display(),
+            io::Error::from(e)
+        )
+    })
+}
+
+/// Writes a report, log or results file under [`check_output`]'s rule, checked again on the
+/// descriptor (the path may have changed since the run began), then marks it as iogauge's.
+pub fn write_output(path: &Path, bytes: &[u8], replace: bool) -> io::Result<()> {
+    let fd = match rustix::fs::open(
+        path,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o644),
+    ) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::EXIST) => {
+            check_output(path, replace).map_err(io::Error::other)?;
+            let (fd, st) = open_existing(path, OFlags::WRONLY, false)?;
+            if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+                return Err(io::Error::other("exists and is not a regular file"));
+            }
+            if !replace && verdict(fd.as_fd(), &st) != Verdict::Kept {
+                return Err(io::Error::other(
+                    "changed while the run went on; left alone",
+                ));
+            }
+            rustix::fs::ftruncate(&fd, 0)?;
+            fd
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut off = 0;
+    while off < bytes.len() {
+        off += rustix::io::pwrite(&fd, &bytes[off..], off as u64)?;
+    }
+    let _ = set_mark(fd.as_fd(), MarkState::Kept);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_mark_stops_matching_when_the_file_changes() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        let (fd, _) = create_new(&p).unwrap();
+        rustix::io::pwrite(&fd, b"iogauge", 0).unwrap();
+        let st = rustix::fs::fstat(&fd).unwrap();
+        if verdict(fd.as_fd(), &st) == Verdict::Foreign {
+            println!("SKIP: {} has no user xattrs", d.path().display());
+            return;
+        }
+        assert_eq!(verdict(fd.as_fd(), &st), Verdict::Unfinished);
+        set_mark(fd.as_fd(), MarkState::Kept).unwrap();
+        let st = rustix::fs::fstat(&fd).unwrap();
+        assert_eq!(verdict(fd.as_fd(), &st), Verdict::Kept);
+        // Another size with the same time, another time with the same size, another inode.
+        let mut other = st;
+        other.st_size += 1;
+        assert!(matches!(verdict(fd.as_fd(), &other), Verdict::Changed(w) if w.contains("bytes")));
+        let mut other = st;
+        other.st_mtime_nsec = (other.st_mtime_nsec + 1) % 1_000_000_000;
+        assert!(
+            matches!(verdict(fd.as_fd(), &other), Verdict::Changed(w) if w.contains("modified"))
+        );
+        let mut other = st;
+        other.st_ino += 1;
+        assert!(matches!(verdict(fd.as_fd(), &other), Verdict::Changed(w) if w.contains("inode")));
+    }
+
+    #[test]
+    fn old_and_strange_marks_are_not_ours() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        std::fs::write(&p, b"x").unwrap();
+        let (fd, st) = open_existing(&p, OFlags::RDONLY, false).unwrap();
+        assert_eq!(verdict(fd.as_fd(), &st), Verdict::Foreign);
+        for mark in ["1", "iogauge:kept", "iogauge:sideways ino=1", "garbage"] {
+            let text = if mark.contains("ino") {
+                format!("iogauge:sideways ino={}", st.st_ino)
+            } else {
+                mark.to_string()
+            };
+            if rustix::fs::fsetxattr(&fd, CREATED_MARK, text.as_bytes(), XattrFlags::empty())
+                .is_err()
+            {
+                println!("SKIP: no user xattrs here");
+                return;
+            }
+            assert!(
+                matches!(verdict(fd.as_fd(), &st), Verdict::Changed(_)),
+                "{mark}"
+            );
+        }
+    }
+
+    #[test]
+    fn create_new_refuses_an_existing_path_and_a_dangling_link() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        std::fs::write(&p, b"theirs").unwrap();
+        assert_eq!(
+            create_new(&p).unwrap_err().kind(),
+            io::ErrorKind::AlreadyExists
+        );
+        let link = d.path().join("l");
+        std::os::unix::fs::symlink(d.path().join("nowhere"), &link).unwrap();
+        assert_eq!(
+            create_new(&link).unwrap_err().kind(),
+            io::ErrorKind::AlreadyExists
+        );
+        assert!(!d.path().join("nowhere").exists());
+    }
+
+    #[test]
+    fn reopen_refuses_a_link_or_another_inode_in_the_checked_place() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        let (_, id) = create_new(&p).unwrap();
+        assert!(reopen(&p, OFlags::RDWR, false, id).is_ok());
+        let foreign = d.path().join("foreign");
+        std::fs::write(&foreign, b"precious").unwrap();
+        std::fs::remove_file(&p).unwrap();
+        std::os::unix::fs::symlink(&foreign, &p).unwrap();
+        assert!(matches!(
+            reopen(&p, OFlags::RDWR, false, id),
+            Err(ReopenError::Io(_))
+        ));
+        // Following the link (the user named one) reaches another inode: refused too.
+        assert!(matches!(
+            reopen(&p, OFlags::RDWR, true, id),
+            Err(ReopenError::Replaced)
+        ));
+        assert_eq!(std::fs::read(&foreign).unwrap(), b"precious");
+    }
+
+    #[test]
+    fn remove_if_same_leaves_a_replacement_alone() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        let (held, _) = create_new(&p).unwrap();
+        std::fs::remove_file(&p).unwrap();
+        std::fs::write(&p, b"theirs").unwrap();
+        assert!(remove_if_same(&p, held.as_fd()).is_err());
+        assert_eq!(std::fs::read(&p).unwrap(), b"theirs");
+        let g = d.path().join("g");
+        let (held, _) = create_new(&g).unwrap();
+        remove_if_same(&g, held.as_fd()).unwrap();
+        assert!(!g.exists());
+        // Gone already: fine.
+        remove_if_same(&g, held.as_fd()).unwrap();
+    }
+
+    #[test]
+    fn outputs_are_new_or_ours_never_links() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("r.json");
+        write_output(&p, b"one", false).unwrap();
+        let (fd, st) = open_existing(&p, OFlags::RDONLY, false).unwrap();
+        if verdict(fd.as_fd(), &st) == Verdict::Foreign {
+            println!("SKIP: no user xattrs here");
+            return;
+        }
+        write_output(&p, b"two", false).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        let precious = d.path().join("precious");
+        std::fs::write(&precious, b"keep me").unwrap();
+        assert!(
+            check_output(&precious, false)
+                .unwrap_err()
+                .contains("--overwrite-output")
+        );
+        assert!(write_output(&precious, b"x", false).is_err());
+        let link = d.path().join("link.json");
+        std::os::unix::fs::symlink(&precious, &link).unwrap();
+        assert!(
+            check_output(&link, true)
+                .unwrap_err()
+                .contains("symbolic link")
+        );
+        assert!(write_output(&link, b"x", true).is_err());
+        assert_eq!(std::fs::read(&precious).unwrap(), b"keep me");
+        write_output(&precious, b"replaced", true).unwrap();
+        assert_eq!(std::fs::read(&precious).unwrap(), b"replaced");
+        assert!(check_output(Path::new("/nonexistent-dir/r.json"), false).is_err());
+        assert!(
+            check_output(d.path(), true)
+                .unwrap_err()
+                .contains("directory")
+        );
+    }
+}
