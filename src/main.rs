@@ -213,7 +213,7 @@ fn execute(
         (f, _) => report::render(f, &report),
     };
     let mut failed = write_logs(&report, tool.overwrite_output);
-    let text_on_stdout = match tool.formats.as_slice() {
+    match tool.formats.as_slice() {
         [f] => {
             let text = render(*f);
             let written = match &tool.output {
@@ -224,7 +224,6 @@ fn execute(
                 eprintln!("iogauge: cannot write the report: {e}");
                 failed = true;
             }
-            *f == Format::Text && tool.output.is_none()
         }
         formats => {
             // Several formats: text to stdout, each other one to its own file, so stdout
@@ -233,12 +232,10 @@ fn execute(
                 .output
                 .clone()
                 .unwrap_or_else(|| default_stem(report.started_unix_s).into());
-            let mut text_out = false;
             for &f in formats {
                 let text = render(f);
                 if f == Format::Text && tool.output.is_none() {
                     print!("{text}");
-                    text_out = true;
                     continue;
                 }
                 let path = stem.with_extension(f.ext());
@@ -250,13 +247,11 @@ fn execute(
                     }
                 }
             }
-            text_out
         }
-    };
-    if !text_on_stdout {
-        for e in &report.errors {
-            eprintln!("iogauge: error: {e}");
-        }
+    }
+    // Errors reach stderr whatever the report's format (text shows them in the report too).
+    for e in &report.errors {
+        eprintln!("iogauge: error: {e}");
     }
     if failed && code == 0 {
         return ExitCode::from(1);
@@ -468,10 +463,8 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
         };
         print!("{text}");
         let _ = std::io::stdout().flush();
-        if f.json {
-            for e in &m.report.errors {
-                eprintln!("iogauge: error: {e}");
-            }
+        for e in &m.report.errors {
+            eprintln!("iogauge: error: {e}");
         }
     };
     match inv {

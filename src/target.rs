@@ -801,6 +801,9 @@ fn setup_err(p: &Path, what: &str, e: io::Error, exists: &str) -> TargetError {
 
 /// How much layout writes per call: also how soon an interrupt is noticed.
 const LAYOUT_CHUNK: usize = 1 << 20;
+/// Lay-out flushes what it wrote every so often, so that no single flush (which cannot be
+/// interrupted) takes long, and the last one, after the whole file, is short too.
+const LAYOUT_FLUSH_EVERY: u64 = 64 << 20;
 
 /// Writes random bytes from `from` to `to` through `fd`, then flushes: the file is fully
 /// allocated and its pages clean, so invalidation can really drop them.
@@ -825,6 +828,9 @@ fn lay_out(
         let w = rustix::io::pwrite(fd, &buf[..n], off)
             .map_err(|e| io_err(p, &format!("laying out at offset {off}"), e.into()))?;
         off += w as u64;
+        if (off - from) % LAYOUT_FLUSH_EVERY < w as u64 && off < to {
+            rustix::fs::fdatasync(fd).map_err(|e| io_err(p, "flush during lay-out", e.into()))?;
+        }
     }
     rustix::fs::fsync(fd).map_err(|e| io_err(p, "fsync after lay-out", e.into()))
 }

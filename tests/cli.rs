@@ -17,6 +17,8 @@ mod engines;
 mod jobfiles;
 #[path = "cli/outputs.rs"]
 mod outputs;
+#[path = "cli/safety.rs"]
+mod safety;
 
 fn bin() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin!("iogauge"))
@@ -317,14 +319,25 @@ fn kernel_sees_o_direct_and_o_dsync() {
     let mut flags = None;
     while flags.is_none() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
-        for e in std::fs::read_dir(&fds).into_iter().flatten().flatten() {
-            if std::fs::read_link(e.path()).ok().as_deref() == Some(f.as_path()) {
-                let info = std::fs::read_to_string(fdinfo.join(e.file_name())).unwrap_or_default();
-                flags = info
-                    .lines()
-                    .find_map(|l| l.strip_prefix("flags:"))
-                    .map(|v| u32::from_str_radix(v.trim(), 8).unwrap());
-            }
+        // The job's descriptor is the last one opened on the file (iogauge also holds the
+        // one it created the file with, without the job's flags).
+        let mut on_f: Vec<(u64, std::ffi::OsString)> = std::fs::read_dir(&fds)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| std::fs::read_link(e.path()).ok().as_deref() == Some(f.as_path()))
+            .map(|e| {
+                let n = e.file_name().to_string_lossy().parse().unwrap_or(0);
+                (n, e.file_name())
+            })
+            .collect();
+        on_f.sort();
+        if let [_, .., (_, job_fd)] = on_f.as_slice() {
+            let info = std::fs::read_to_string(fdinfo.join(job_fd)).unwrap_or_default();
+            flags = info
+                .lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .map(|v| u32::from_str_radix(v.trim(), 8).unwrap());
         }
     }
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };

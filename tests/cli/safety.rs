@@ -1,0 +1,430 @@
+//! The safety promise, tried as a hostile user would: files swapped for links or other files
+//! while a run goes on, marks that no longer match their file, report files over foreign ones,
+//! interrupts during lay-out, and a killed run's leftovers. Each case names what it guards.
+
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{bin, ok_in, run_in, stderr, tmp};
+
+/// Whether the file system under `dir` keeps user xattrs (iogauge's mark); prints SKIP if not.
+fn has_user_xattrs(dir: &Path) -> bool {
+    let f = dir.join(".xattr-probe");
+    std::fs::write(&f, b"").unwrap();
+    let ok = rustix::fs::setxattr(&f, "user.probe", b"1", rustix::fs::XattrFlags::empty()).is_ok();
+    std::fs::remove_file(&f).unwrap();
+    if !ok {
+        println!(
+            "SKIP: {} has no user xattrs (iogauge's mark)",
+            dir.display()
+        );
+    }
+    ok
+}
+
+/// A job file: group 1 reads `slow` for `secs` seconds, then group 2 writes `k`.
+fn two_groups(dir: &Path, secs: u32) -> std::path::PathBuf {
+    let job = dir.join("two.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[slow]\nfilename={d}/slow\nrw=read\nsize=1m\ntime_based\nruntime={secs}\n\n\
+             [k]\nstonewall\nfilename={d}/k\nrw=write\nbs=4k\nsize=64k\n",
+            d = dir.display()
+        ),
+    )
+    .unwrap();
+    job
+}
+
+/// Writes and keeps `k` as `two_groups` writes it.
+const KEEP_K: [&str; 6] = [
+    "run",
+    "--filename=k",
+    "--rw=write",
+    "--bs=4k",
+    "--size=64k",
+    "--keep",
+];
+
+fn spawn_in(dir: &Path, args: &[&str]) -> Child {
+    bin()
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_kept_file_swapped_for_a_link_mid_run_is_not_written_through() {
+    let d = tmp();
+    let p = d.path();
+    if !has_user_xattrs(p) {
+        return;
+    }
+    let job = two_groups(p, 2);
+    // An earlier run keeps k: iogauge's to write again.
+    ok_in(p, &KEEP_K);
+    let foreign = p.join("foreign");
+    std::fs::write(&foreign, b"someone else's data").unwrap();
+    let child = spawn_in(p, &["job", job.to_str().unwrap()]);
+    wait_for("group 1 to start", || p.join("slow").exists());
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::remove_file(p.join("k")).unwrap();
+    std::os::unix::fs::symlink(&foreign, p.join("k")).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        std::fs::read(&foreign).unwrap(),
+        b"someone else's data",
+        "written through the link"
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    assert!(
+        std::fs::symlink_metadata(p.join("k")).unwrap().is_symlink(),
+        "the link is not iogauge's to remove"
+    );
+}
+
+#[test]
+fn a_kept_file_replaced_by_another_mid_run_is_not_written() {
+    let d = tmp();
+    let p = d.path();
+    if !has_user_xattrs(p) {
+        return;
+    }
+    let job = two_groups(p, 2);
+    ok_in(p, &KEEP_K);
+    std::fs::write(p.join("foreign"), b"someone else's data").unwrap();
+    let child = spawn_in(p, &["job", job.to_str().unwrap()]);
+    wait_for("group 1 to start", || p.join("slow").exists());
+    std::thread::sleep(Duration::from_millis(300));
+    // rename(2) over k: the path now names another inode, marked or not.
+    std::fs::rename(p.join("foreign"), p.join("k")).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(std::fs::read(p.join("k")).unwrap(), b"someone else's data");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no longer the file iogauge checked"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_link_planted_where_a_new_file_goes_loses_the_create_race_with_exit_2() {
+    let d = tmp();
+    let p = d.path();
+    let job = two_groups(p, 2);
+    let foreign = p.join("foreign");
+    std::fs::write(&foreign, b"someone else's data").unwrap();
+    let child = spawn_in(p, &["job", job.to_str().unwrap()]);
+    wait_for("group 1 to start", || p.join("slow").exists());
+    std::os::unix::fs::symlink(&foreign, p.join("k")).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(std::fs::read(&foreign).unwrap(), b"someone else's data");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("appeared after the check"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(std::fs::symlink_metadata(p.join("k")).is_ok());
+    assert!(!p.join("slow").exists(), "what the run created is removed");
+}
+
+#[test]
+fn cleanup_leaves_a_file_that_replaced_ours() {
+    let d = tmp();
+    let p = d.path();
+    let f = p.join("f");
+    let child = spawn_in(
+        p,
+        &[
+            "run",
+            "--filename=f",
+            "--rw=write",
+            "--size=1m",
+            "--time_based",
+            "--runtime=2",
+        ],
+    );
+    wait_for("f to be created", || f.exists());
+    std::fs::remove_file(&f).unwrap();
+    std::fs::write(&f, b"a new file of someone else's").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&f).unwrap(), b"a new file of someone else's");
+    assert!(stderr(&o).contains("left in place"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_kept_file_changed_or_copied_since_is_no_longer_iogauges() {
+    let d = tmp();
+    let p = d.path();
+    if !has_user_xattrs(p) {
+        return;
+    }
+    let write = &KEEP_K[..5];
+    ok_in(p, &KEEP_K);
+    // Unchanged: iogauge may write it again, and it stays iogauge's after.
+    ok_in(p, &KEEP_K);
+    ok_in(p, &KEEP_K);
+
+    // A copy with every attribute preserved is another inode.
+    let cp = std::process::Command::new("cp")
+        .args(["--preserve=all", "k", "copy"])
+        .current_dir(p)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    let o = run_in(
+        p,
+        &[
+            "run",
+            "--filename=copy",
+            "--rw=write",
+            "--bs=4k",
+            "--size=64k",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("a copy or a replacement"),
+        "{}",
+        stderr(&o)
+    );
+
+    // `cat data > k`: the same inode, new contents.
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::write(p.join("k"), vec![7u8; 65536]).unwrap();
+    let o = run_in(p, write);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("changed since iogauge wrote it"),
+        "{}",
+        stderr(&o)
+    );
+    // A read job with unlink=1 reads it but does not remove it.
+    let o = run_in(
+        p,
+        &["run", "--filename=k", "--rw=read", "--bs=4k", "--unlink=1"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not removed (unlink)"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(p.join("k")).unwrap(), vec![7u8; 65536]);
+    assert_eq!(std::fs::read(p.join("copy")).unwrap().len(), 65536);
+
+    // An unchanged kept file is iogauge's to unlink.
+    ok_in(
+        p,
+        &["run", "--filename=u", "--rw=write", "--size=64k", "--keep"],
+    );
+    ok_in(p, &["run", "--filename=u", "--rw=read", "--unlink=1"]);
+    assert!(!p.join("u").exists());
+}
+
+#[test]
+fn report_outputs_never_clobber_or_follow_links() {
+    let d = tmp();
+    let p = d.path();
+    if !has_user_xattrs(p) {
+        return;
+    }
+    let run = ["run", "--ioengine=null", "--size=64k"];
+    fn with<'a>(run: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+        [run, extra].concat()
+    }
+    std::fs::write(p.join("precious.json"), "mine").unwrap();
+    std::fs::write(p.join("r.html"), "mine").unwrap();
+    std::os::unix::fs::symlink(p.join("precious.json"), p.join("link.json")).unwrap();
+    let refused: &[(&[&str], &str)] = &[
+        (
+            &["--output-format=json", "--output=precious.json"],
+            "--overwrite-output",
+        ),
+        (
+            &["--output-format=text,json,html", "--output=r"],
+            "r.html: exists",
+        ),
+        (
+            &[
+                "--output-format=json",
+                "--output=link.json",
+                "--overwrite-output",
+            ],
+            "symbolic link",
+        ),
+        (&["--output-format=json", "--output=/"], "is a directory"),
+        (
+            &["--output-format=json", "--output=no/such/dir/r.json"],
+            "does not exist",
+        ),
+    ];
+    for (extra, says) in refused {
+        let t0 = Instant::now();
+        let o = run_in(p, &with(&run, extra));
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(says) && stderr(&o).lines().count() == 1,
+            "{extra:?}: {}",
+            stderr(&o)
+        );
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "refused before the run"
+        );
+    }
+    assert!(!p.join("r.json").exists(), "nothing written");
+    assert_eq!(
+        std::fs::read_to_string(p.join("precious.json")).unwrap(),
+        "mine"
+    );
+    assert_eq!(std::fs::read_to_string(p.join("r.html")).unwrap(), "mine");
+
+    // Its own files are replaced, a foreign one only when asked.
+    ok_in(
+        p,
+        &with(&run, &["--output-format=json", "--output=own.json"]),
+    );
+    ok_in(
+        p,
+        &with(&run, &["--output-format=json", "--output=own.json"]),
+    );
+    ok_in(
+        p,
+        &with(
+            &run,
+            &[
+                "--output-format=json",
+                "--output=precious.json",
+                "--overwrite-output",
+            ],
+        ),
+    );
+    assert!(
+        std::fs::read_to_string(p.join("precious.json"))
+            .unwrap()
+            .starts_with('{')
+    );
+
+    // `iogauge report`: the same rule.
+    let o = run_in(p, &["report", "own.json", "-o", "r.html"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(p.join("r.html")).unwrap(), "mine");
+    let o = run_in(
+        p,
+        &[
+            "report",
+            "own.json",
+            "-o",
+            "link.json",
+            "--overwrite-output",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    ok_in(p, &["report", "own.json", "-o", "new.html"]);
+    ok_in(p, &["report", "own.json", "-o", "new.html"]);
+    ok_in(
+        p,
+        &["report", "own.json", "-o", "r.html", "--overwrite-output"],
+    );
+    assert!(
+        std::fs::read_to_string(p.join("r.html"))
+            .unwrap()
+            .contains("<html")
+    );
+}
+
+#[test]
+fn ctrl_c_during_lay_out_stops_within_a_second_and_removes_the_partial_file() {
+    let d = tmp();
+    let p = d.path();
+    // A read job needs its 4 GiB file laid out first: many seconds on this disk.
+    let mut child = spawn_in(
+        p,
+        &[
+            "run",
+            "--filename=big",
+            "--rw=read",
+            "--size=4g",
+            "--runtime=1",
+        ],
+    );
+    let f = p.join("big");
+    wait_for("lay-out to begin", || {
+        std::fs::metadata(&f).is_ok_and(|m| m.len() >= 64 << 20)
+    });
+    let sent = Instant::now();
+    // SAFETY: signalling the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let took = sent.elapsed();
+    if status.code() == Some(0) {
+        println!("SKIP: the lay-out finished before the interrupt arrived");
+        return;
+    }
+    assert_eq!(status.code(), Some(130));
+    assert!(took < Duration::from_millis(1500), "stopped in {took:?}");
+    assert!(!f.exists(), "the partial file is removed");
+}
+
+#[test]
+fn a_killed_runs_leftover_is_recognised_and_removed_by_the_next_run() {
+    let d = tmp();
+    let p = d.path();
+    if !has_user_xattrs(p) {
+        return;
+    }
+    let f = p.join("left");
+    let mut child = spawn_in(
+        p,
+        &[
+            "run",
+            "--filename=left",
+            "--rw=write",
+            "--bs=4k",
+            "--size=1m",
+            "--time_based",
+            "--runtime=30",
+        ],
+    );
+    wait_for("the file", || f.exists());
+    // While it runs, the file is another run's: a reader may share it, nobody removes it.
+    let o = run_in(p, &["run", "--filename=left", "--rw=read", "--size=4k"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(f.exists());
+    let o = run_in(p, &["run", "--filename=left", "--rw=write", "--size=4k"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("another process is writing"),
+        "{}",
+        stderr(&o)
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(f.exists(), "SIGKILL leaves the file");
+    let o = run_in(p, &["run", "--filename=left", "--rw=read", "--size=4k"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("left by an iogauge run that did not finish"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!f.exists(), "the leftover is removed at the end");
+}
