@@ -357,6 +357,54 @@ impl ToolOptions {
     }
 }
 
+/// A message made safe for a terminal: control characters (an escape sequence from a job
+/// file, a newline in a value) are shown escaped, and a run of more than 160 non-blank
+/// characters (a 1 MB key) is cut to its start and a count of what was cut.
+pub fn for_terminal(msg: &str) -> String {
+    const LONGEST: usize = 160;
+    const KEPT: usize = 60;
+    let mut out = String::with_capacity(msg.len().min(4096));
+    for (i, word) in msg.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let n = word.chars().count();
+        let shown: String = if n > LONGEST {
+            let head: String = word.chars().take(KEPT).collect();
+            let cut = word.len() - head.len();
+            format!("{head}…[{cut} more bytes]")
+        } else {
+            word.to_string()
+        };
+        for c in shown.chars() {
+            if c.is_control() {
+                out.extend(c.escape_default());
+            } else {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// The arguments as Strings, or an error naming the first one that is not UTF-8.
+pub fn utf8_args(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Result<Vec<String>, UsageError> {
+    args.into_iter()
+        .enumerate()
+        .map(|(i, a)| {
+            a.into_string().map_err(|a| {
+                UsageError(format!(
+                    "argument {i} ({}): not valid UTF-8; iogauge takes paths and values as UTF-8 \
+                     (a path with other bytes cannot be named yet)",
+                    a.to_string_lossy().escape_default()
+                ))
+            })
+        })
+        .collect()
+}
+
 /// Parses `args` (including the program name).
 pub fn parse(args: &[String]) -> Result<Request, UsageError> {
     // Legacy command lines are not clap's: their options are -filesize, -kR, -s60.
@@ -566,6 +614,29 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("did you mean"), "{e}");
+    }
+
+    #[test]
+    fn messages_for_the_terminal_escape_controls_and_cut_long_words() {
+        assert_eq!(for_terminal("a\x1b[2Jb: bad"), "a\\u{1b}[2Jb: bad");
+        let long = format!("{}=1: unknown", "k".repeat(1_000_000));
+        let shown = for_terminal(&long);
+        assert!(
+            shown.len() < 200 && shown.ends_with("more bytes] unknown"),
+            "{shown}"
+        );
+        assert_eq!(for_terminal("plain words"), "plain words");
+    }
+
+    #[test]
+    fn non_utf8_arguments_are_a_usage_error() {
+        use std::os::unix::ffi::OsStringExt;
+        let args = vec![
+            std::ffi::OsString::from("iogauge"),
+            std::ffi::OsString::from_vec(b"--filename=t\xff".to_vec()),
+        ];
+        let e = utf8_args(args).unwrap_err().0;
+        assert!(e.starts_with("argument 1") && e.contains("UTF-8"), "{e}");
     }
 
     #[test]

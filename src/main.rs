@@ -16,12 +16,15 @@ use iogauge::target::{self, Safety, TargetError};
 use iogauge::{compat, jobfile, ownership, profiles, result, stats::CpuUsage};
 
 fn usage_exit(msg: &str) -> ExitCode {
-    eprintln!("iogauge: {msg}");
+    eprintln!("iogauge: {}", cli::for_terminal(msg));
     ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
+    let args = match cli::utf8_args(std::env::args_os()) {
+        Ok(a) => a,
+        Err(e) => return usage_exit(&e.0),
+    };
     match cli::parse(&args) {
         Err(e) => usage_exit(&e.0),
         Ok(Request::Print(text)) => {
@@ -134,7 +137,7 @@ fn measure(
 ) -> Result<Measured, String> {
     // Printed first: a job file's surprise may be why its options do not resolve.
     for n in notes {
-        eprintln!("iogauge: warning: {n}");
+        eprintln!("iogauge: warning: {}", cli::for_terminal(n));
     }
     let mut plan = spec::resolve(sections, separate_groups).map_err(|e| e.to_string())?;
     check_log_files(&plan, safety.overwrite_output)?;
@@ -145,7 +148,7 @@ fn measure(
     warnings.extend(plan.ignored_note());
     warnings.extend(targets.warnings.iter().cloned());
     for w in &warnings[notes.len()..] {
-        eprintln!("iogauge: warning: {w}");
+        eprintln!("iogauge: warning: {}", cli::for_terminal(w));
     }
 
     let live = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
@@ -251,7 +254,7 @@ fn execute(
     }
     // Errors reach stderr whatever the report's format (text shows them in the report too).
     for e in &report.errors {
-        eprintln!("iogauge: error: {e}");
+        eprintln!("iogauge: error: {}", cli::for_terminal(e));
     }
     if failed && code == 0 {
         return ExitCode::from(1);
@@ -305,14 +308,14 @@ fn read_job_files(
 /// `--parse-only`: the resolved jobs, group by group; nothing is created or run.
 fn print_plan(sections: &[Section], notes: &[String]) -> ExitCode {
     for n in notes {
-        eprintln!("iogauge: warning: {n}");
+        eprintln!("iogauge: warning: {}", cli::for_terminal(n));
     }
     let plan = match spec::resolve(sections, false) {
         Ok(p) => p,
         Err(e) => return usage_exit(&e.to_string()),
     };
     for w in plan.warnings.iter().cloned().chain(plan.ignored_note()) {
-        eprintln!("iogauge: warning: {w}");
+        eprintln!("iogauge: warning: {}", cli::for_terminal(&w));
     }
     let mut out = String::new();
     for (gi, g) in plan.groups.iter().enumerate() {
@@ -464,7 +467,7 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
         print!("{text}");
         let _ = std::io::stdout().flush();
         for e in &m.report.errors {
-            eprintln!("iogauge: error: {e}");
+            eprintln!("iogauge: error: {}", cli::for_terminal(e));
         }
     };
     match inv {
@@ -539,7 +542,7 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
                 if flags.json {
                     reports.push(report::json::value(&m.report));
                     for e in &m.report.errors {
-                        eprintln!("iogauge: error: {e}");
+                        eprintln!("iogauge: error: {}", cli::for_terminal(e));
                     }
                 } else {
                     print(&m, &flags, &|r| s.render(r));

@@ -1,5 +1,6 @@
 //! fio's arithmetic in option values (`size=2*$mb_memory`, `bs=(1+1)*4k`): whole numbers with
-//! an optional size unit (powers of 1024), `+ - * / %` and parentheses, evaluated in 128 bits
+//! an optional size unit (powers of 1024), `+ - * / %`, `^` (power, binding tighter and to the
+//! right, as fio's parser does) and parentheses, evaluated in 128 bits
 //! and checked to fit a u64. Bounded recursion, so no input can overflow the stack.
 
 const MAX_DEPTH: usize = 64;
@@ -62,10 +63,10 @@ impl Parser<'_> {
     }
 
     fn product(&mut self) -> Result<i128, String> {
-        let mut v = self.atom()?;
+        let mut v = self.power()?;
         while let Some(op @ (b'*' | b'/' | b'%')) = self.peek() {
             self.at += 1;
-            let r = self.atom()?;
+            let r = self.power()?;
             v = Self::checked(match op {
                 b'*' => v.checked_mul(r),
                 _ if r == 0 => return Err("division by zero in an arithmetic value".into()),
@@ -74,6 +75,24 @@ impl Parser<'_> {
             })?;
         }
         Ok(v)
+    }
+
+    /// `a ^ b ^ c` is `a ^ (b ^ c)`.
+    fn power(&mut self) -> Result<i128, String> {
+        let base = self.atom()?;
+        if self.peek() != Some(b'^') {
+            return Ok(base);
+        }
+        self.at += 1;
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err("an arithmetic value nested too deeply".into());
+        }
+        let exp = self.power()?;
+        self.depth -= 1;
+        let exp = u32::try_from(exp)
+            .map_err(|_| "a power's exponent must be a whole number of 0 or more")?;
+        Self::checked(base.checked_pow(exp))
     }
 
     fn atom(&mut self) -> Result<i128, String> {
@@ -150,7 +169,16 @@ mod tests {
         assert_eq!(eval(" 10 - 2 * 3 ").unwrap(), 4);
         assert_eq!(eval("(10-2)*3").unwrap(), 24);
         assert_eq!(eval("7%4+1m").unwrap(), 3 + (1 << 20));
+        assert_eq!(eval("2^10").unwrap(), 1024);
+        assert_eq!(eval("2^3^2").unwrap(), 512, "right-associative");
+        assert_eq!(eval("3*2^2+1").unwrap(), 13, "binds tighter than * and +");
+        assert_eq!(eval("(1+1)^(2*2)").unwrap(), 16);
+        assert_eq!(eval("2^63").unwrap(), 1 << 63);
         for bad in [
+            "2^64",
+            "2^-1",
+            "2^",
+            &"2^".repeat(10_000),
             "",
             "1+",
             "(1",

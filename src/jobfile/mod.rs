@@ -15,6 +15,9 @@ use crate::spec::{Entry, Origin, Section};
 
 /// Includes nested deeper than this are refused (a loop, or a mistake).
 const MAX_INCLUDE_DEPTH: usize = 16;
+/// The largest job file read (with its includes counted one by one): fio's own examples are a
+/// few KiB, and a device or a runaway file must not eat memory.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
 /// A job file that cannot be read as fio would read it: where, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,7 +132,8 @@ pub fn parse_file(path: &Path, env: &Env<'_>) -> Result<JobFile, JobFileError> {
 pub fn parse_str(text: &str, path: &Path, env: &Env<'_>) -> Result<JobFile, JobFileError> {
     let mut out = JobFile::default();
     let mut stack = vec![path.to_path_buf()];
-    parse_text(text, path, env, &mut out, &mut stack)?;
+    let text = job_text(text.as_bytes()).expect("a str is UTF-8");
+    parse_text(&text, path, env, &mut out, &mut stack)?;
     Ok(out)
 }
 
@@ -166,17 +170,73 @@ fn read_into(
             path.display()
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| {
-        fail(match from {
-            Some(_) => format!("include {}: cannot read: {e}", path.display()),
-            None => format!("cannot read the job file: {e}"),
-        })
+    let what = match from {
+        Some(_) => format!("include {}", path.display()),
+        None => "the job file".to_string(),
+    };
+    let bytes = read_job_bytes(path).map_err(|e| fail(format!("{what}: {e}")))?;
+    let text = job_text(&bytes).map_err(|(line, e)| JobFileError {
+        path: path.to_path_buf(),
+        line,
+        message: e,
     })?;
-    let text = String::from_utf8_lossy(&bytes);
     stack.push(canonical);
     let r = parse_text(&text, path, env, out, stack);
     stack.pop();
     r
+}
+
+/// Reads a job file's bytes: a regular file of at most [`MAX_FILE_BYTES`], opened without
+/// blocking (a FIFO or a device named as a job file is refused, never read).
+fn read_job_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    let refuse_kind = || "not a regular file (a job file is text in a file)".to_string();
+    if !meta.is_file() {
+        return Err(refuse_kind());
+    }
+    let (fd, st) = crate::ownership::open_existing(path, rustix::fs::OFlags::RDONLY, true)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+        return Err(refuse_kind());
+    }
+    let too_big = || {
+        format!(
+            "larger than {} MiB; job files are text of a few KiB",
+            MAX_FILE_BYTES >> 20
+        )
+    };
+    if st.st_size as u64 > MAX_FILE_BYTES {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::from(fd)
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_big());
+    }
+    Ok(bytes)
+}
+
+/// A job file's text: UTF-8 (the line of the first byte that is not is the error), a leading
+/// byte-order mark dropped, and CR LF or CR-only line ends read as LF.
+fn job_text(bytes: &[u8]) -> Result<String, (usize, String)> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line = good.iter().filter(|b| **b == b'\n').count() + 1;
+        (
+            line,
+            format!(
+                "byte 0x{:02x} is not UTF-8; iogauge reads job files as UTF-8 text (a path \
+                 that is not UTF-8 cannot be named yet)",
+                bytes[e.valid_up_to()]
+            ),
+        )
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
 }
 
 fn parse_text(

@@ -428,3 +428,123 @@ fn a_killed_runs_leftover_is_recognised_and_removed_by_the_next_run() {
     );
     assert!(!f.exists(), "the leftover is removed at the end");
 }
+
+#[test]
+fn arguments_that_are_not_utf8_are_a_usage_error_not_a_panic() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let d = tmp();
+    for args in [
+        vec![OsStr::new("run"), OsStr::from_bytes(b"--filename=t\xff")],
+        vec![OsStr::from_bytes(b"\xff")],
+        vec![
+            OsStr::new("sasiotest"),
+            OsStr::from_bytes(b"f\xff"),
+            OsStr::new("-r"),
+        ],
+    ] {
+        let o = bin().current_dir(d.path()).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("not valid UTF-8") && stderr(&o).lines().count() == 1,
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(super::entries(d.path()).is_empty(), "nothing created");
+}
+
+#[test]
+fn job_files_that_are_not_text_files_are_refused_at_once() {
+    let d = tmp();
+    let p = d.path();
+    let fifo = p.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let big = p.join("big.fio");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(iogauge::jobfile::MAX_FILE_BYTES + 1)
+        .unwrap();
+    std::fs::write(p.join("inc-zero.fio"), "[global]\ninclude /dev/zero\n").unwrap();
+    std::fs::write(p.join("inc-fifo.fio"), "[global]\ninclude fifo\n").unwrap();
+    std::fs::write(p.join("latin1.fio"), b"[j]\nrw=read\nfilename=t\xe9\n").unwrap();
+    let mut cases = vec![
+        (vec!["job", "/dev/zero"], "not a regular file"),
+        (
+            vec!["job", "inc-zero.fio"],
+            "inc-zero.fio:2: include /dev/zero: not a regular",
+        ),
+        (vec!["job", "big.fio"], "larger than 16 MiB"),
+        (
+            vec!["job", "latin1.fio"],
+            "latin1.fio:3: byte 0xe9 is not UTF-8",
+        ),
+    ];
+    if made {
+        cases.push((vec!["job", "inc-fifo.fio"], "include"));
+        cases.push((vec!["job", "fifo"], "not a regular file"));
+    } else {
+        println!("SKIP: the FIFO cases (mkfifo failed)");
+    }
+    for (args, says) in cases {
+        let t0 = Instant::now();
+        let o = run_in(p, &args);
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "{args:?} took {:?}",
+            t0.elapsed()
+        );
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+    assert!(
+        !p.join("t\u{fffd}").exists(),
+        "no other file made of a lossy name"
+    );
+}
+
+#[test]
+fn job_file_text_quirks_and_hostile_echoes() {
+    let d = tmp();
+    let p = d.path();
+    let job = |name: &str, text: &[u8]| {
+        std::fs::write(p.join(name), text).unwrap();
+        run_in(p, &["job", name, "--parse-only"])
+    };
+    // A byte-order mark, CR LF and CR-only line ends, fio's power operator.
+    for (name, text) in [
+        (
+            "bom.fio",
+            &b"\xef\xbb\xbf[j]\r\nrw=read\r\nsize=(2^20)\r\nfilename=x\r\n"[..],
+        ),
+        ("cr.fio", &b"[j]\rrw=read\rsize=1m\rfilename=x\r"[..]),
+    ] {
+        let o = job(name, text);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        assert!(
+            super::stdout(&o).contains("j:"),
+            "{name}: {}",
+            super::stdout(&o)
+        );
+    }
+    // Control bytes from the file are shown escaped, never sent to the terminal.
+    let o = job("esc.fio", b"[j]\n\x1b[2J\x1b]0;owned\x07=1\n");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        !o.stderr.iter().any(|b| *b == 0x1b || *b == 0x07),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("\\u{1b}"), "{}", stderr(&o));
+    // A 1 MB key is cut in the message.
+    let mut big = b"[j]\n".to_vec();
+    big.extend(std::iter::repeat_n(b'k', 1 << 20));
+    big.extend(b"=1\n");
+    let o = job("key.fio", &big);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stderr.len() < 1000, "{} bytes echoed", o.stderr.len());
+    assert!(stderr(&o).contains("more bytes]"), "{}", stderr(&o));
+}
