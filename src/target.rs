@@ -213,6 +213,29 @@ pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
     let probes = std::mem::take(&mut t.probes);
     for (p, probe) in probes {
         let n = t.needs.get_mut(&p).expect("probed paths are needed");
+        if n.kind == Kind::BlockDevice && n.written {
+            // Claimed exclusively for the whole run: refused while mounted or in use (RAID,
+            // LVM, swap), and nothing can mount it meanwhile.
+            let claim = rustix::fs::open(
+                &p,
+                OFlags::RDONLY | OFlags::EXCL | OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .map_err(|e| match e {
+                rustix::io::Errno::BUSY => usage(format!(
+                    "{}: the device is in use (mounted, swap, or part of a RAID or LVM \
+                     volume); iogauge never writes a device in use",
+                    p.display()
+                )),
+                e => usage(format!(
+                    "{}: cannot open exclusively: {}",
+                    p.display(),
+                    io::Error::from(e)
+                )),
+            })?;
+            t.held.insert(p, claim);
+            continue;
+        }
         if n.kind != Kind::Regular || !(n.written || probe.abandoned) {
             t.held.insert(p, probe.fd);
             continue;
@@ -295,6 +318,17 @@ fn probe<'t>(t: &'t mut Targets, p: &Path, opt: &str) -> Result<Option<&'t Probe
         t.probes.insert(p.to_path_buf(), probe);
     }
     Ok(t.probes.get(p))
+}
+
+/// The size in bytes of the file or block device at `p` (a device's from the device itself,
+/// where a file's status says 0); `None` when it cannot be opened.
+pub fn size_of(p: &Path) -> Option<u64> {
+    let meta = fs::metadata(p).ok()?;
+    if !meta.file_type().is_block_device() {
+        return Some(meta.len());
+    }
+    let (fd, _) = ownership::open_existing(p, OFlags::RDONLY, true).ok()?;
+    rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).ok()
 }
 
 /// The size of an existing target: a block device's from the device, a file's from its status.

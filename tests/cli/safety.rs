@@ -548,3 +548,27 @@ fn job_file_text_quirks_and_hostile_echoes() {
     assert!(o.stderr.len() < 1000, "{} bytes echoed", o.stderr.len());
     assert!(stderr(&o).contains("more bytes]"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_mounted_device_is_never_written_and_sqlio_sizes_a_device() {
+    let Some(fs) = super::LoopFs::new(16) else {
+        return;
+    };
+    let dev = fs.dev.clone();
+    let fname = format!("--filename={dev}");
+    let o = super::iogauge(&[
+        "run",
+        &fname,
+        "--rw=write",
+        "--size=1m",
+        "--allow-overwrite",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("in use"), "{}", stderr(&o));
+    // sqlio reads a device at its real size (not 0 bytes).
+    let o = super::iogauge(&["sqlio", "-kR", "-s1", "-b64", "--json", &dev]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(super::counts(super::job(&r)).1 > 0, "read something");
+    assert_eq!(r["targets"][0]["kind"], "block device");
+}
