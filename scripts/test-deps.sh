@@ -17,6 +17,11 @@ command -v chromium >/dev/null || missing+=(chromium)
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
 if ((${#missing[@]})); then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        # A fresh machine has no package lists yet.
+        if ! compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; then
+            echo "test-deps: apt-get update (no package lists yet)"
+            apt-get update -q >/dev/null || echo "test-deps: apt-get update failed" >&2
+        fi
         echo "test-deps: installing ${missing[*]} (apt)"
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null ||
             echo "test-deps: apt-get could not install ${missing[*]}" >&2

@@ -381,6 +381,10 @@ fn write_logs(report: &result::RunReport, replace: bool) -> bool {
     failed
 }
 
+/// The largest saved report read back: a day-long run's series is a few MiB.
+const MAX_REPORT_BYTES: u64 = 1 << 30;
+const REPORT_CAP_WHY: &str = "a report's series is a few MiB even for a day-long run";
+
 /// `iogauge report RUN.json`: the saved report in another format.
 fn report_file(
     input: &std::path::Path,
@@ -388,9 +392,9 @@ fn report_file(
     f: Format,
     replace: bool,
 ) -> ExitCode {
-    let text = match std::fs::read_to_string(input) {
+    let text = match ownership::read_input_text(input, MAX_REPORT_BYTES, REPORT_CAP_WHY) {
         Ok(t) => t,
-        Err(e) => return usage_exit(&format!("{}: cannot read: {e}", input.display())),
+        Err(e) => return usage_exit(&format!("{}: {e}", input.display())),
     };
     let run: result::RunReport = match serde_json::from_str(&text) {
         Ok(r) => r,
@@ -424,8 +428,8 @@ fn compare_files(
     fail_on_regression: bool,
 ) -> ExitCode {
     let load = |p: &std::path::Path| -> Result<serde_json::Value, String> {
-        let text =
-            std::fs::read_to_string(p).map_err(|e| format!("{}: cannot read: {e}", p.display()))?;
+        let text = ownership::read_input_text(p, MAX_REPORT_BYTES, REPORT_CAP_WHY)
+            .map_err(|e| format!("{}: {e}", p.display()))?;
         let v: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", p.display()))?;
         iogauge::compare::check(&v, &p.display().to_string())?;

@@ -18,7 +18,8 @@
 //! are created with `O_CREAT|O_EXCL|O_NOFOLLOW`, and a path is unlinked only while it still
 //! names the inode that was created. Report files, logs and results follow one rule: created
 //! anew, or replacing a file iogauge wrote, never through a symbolic link, and anything else
-//! only when the user said so. Nothing here prints or measures.
+//! only when the user said so. Input files (job, parameter, batch files, saved reports) are
+//! read only when they are regular files of a bounded size. Nothing here prints or measures.
 
 use std::fmt;
 use std::io;
@@ -374,6 +375,46 @@ pub fn write_output(path: &Path, bytes: &[u8], replace: bool) -> io::Result<()> 
     }
     let _ = set_mark(fd.as_fd(), MarkState::Kept);
     Ok(())
+}
+
+/// Reads an input file iogauge was given (a job file, a parameter or batch file, a saved
+/// report): a regular file of at most `max` bytes, opened without blocking, so a FIFO or a
+/// device named by mistake is refused at once, never read. `why` says why the cap is enough.
+pub fn read_input(path: &Path, max: u64, why: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let refuse_kind = || "not a regular file".to_string();
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    if !meta.is_file() {
+        return Err(refuse_kind());
+    }
+    let (fd, st) =
+        open_existing(path, OFlags::RDONLY, true).map_err(|e| format!("cannot read: {e}"))?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return Err(refuse_kind());
+    }
+    let too_big = || format!("larger than {} MiB; {why}", max >> 20);
+    if st.st_size as u64 > max {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::from(fd)
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(too_big());
+    }
+    Ok(bytes)
+}
+
+/// [`read_input`] as UTF-8 text.
+pub fn read_input_text(path: &Path, max: u64, why: &str) -> Result<String, String> {
+    String::from_utf8(read_input(path, max, why)?).map_err(|e| {
+        format!(
+            "not UTF-8 text (byte {} is not)",
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 #[cfg(test)]

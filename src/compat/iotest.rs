@@ -55,8 +55,13 @@ pub fn parse(args: &[String]) -> Result<Option<Iotest>, String> {
     while let Some(a) = it.next() {
         let (flag, attached) = if a.starts_with("--") {
             (a.as_str(), None)
-        } else if a.len() > 2 && a.starts_with('-') {
-            (&a[..2], Some(a[2..].to_string()))
+        } else if let Some((flag, rest)) = a
+            .char_indices()
+            .nth(2)
+            .filter(|_| a.starts_with('-'))
+            .map(|(at, _)| a.split_at(at))
+        {
+            (flag, Some(rest.to_string()))
         } else {
             (a.as_str(), None)
         };

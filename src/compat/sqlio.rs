@@ -6,7 +6,6 @@
 //! in order. Output is sqlio's, then iogauge's additions.
 
 use std::fmt::Write;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -248,8 +247,8 @@ pub fn parse(args: &[String]) -> Result<Sqlio, String> {
 
 /// `path threads mask size_MB` per line; `#` comments.
 fn read_param_file(pf: &Path) -> Result<Vec<Target>, String> {
-    let text =
-        fs::read_to_string(pf).map_err(|e| err(format!("-F{}: cannot read: {e}", pf.display())))?;
+    let text = crate::ownership::read_input_text(pf, 1 << 20, "a parameter file is a few lines")
+        .map_err(|e| err(format!("-F{}: {e}", pf.display())))?;
     let mut targets = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -497,8 +496,8 @@ pub enum BatchItem {
 /// Reads a batch file of sqlio command lines. Every line is parsed here, so a mistake on line
 /// 40 stops the batch before line 1 runs.
 pub fn read_batch(path: &Path) -> Result<Vec<(BatchItem, Option<Sqlio>)>, String> {
-    let text = fs::read_to_string(path)
-        .map_err(|e| err(format!("--batch {}: cannot read: {e}", path.display())))?;
+    let text = crate::ownership::read_input_text(path, 16 << 20, "a batch file is lines of text")
+        .map_err(|e| err(format!("--batch {}: {e}", path.display())))?;
     let mut items = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();

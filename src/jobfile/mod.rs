@@ -174,7 +174,9 @@ fn read_into(
         Some(_) => format!("include {}", path.display()),
         None => "the job file".to_string(),
     };
-    let bytes = read_job_bytes(path).map_err(|e| fail(format!("{what}: {e}")))?;
+    let bytes =
+        crate::ownership::read_input(path, MAX_FILE_BYTES, "job files are text of a few KiB")
+            .map_err(|e| fail(format!("{what}: {e}")))?;
     let text = job_text(&bytes).map_err(|(line, e)| JobFileError {
         path: path.to_path_buf(),
         line,
@@ -184,40 +186,6 @@ fn read_into(
     let r = parse_text(&text, path, env, out, stack);
     stack.pop();
     r
-}
-
-/// Reads a job file's bytes: a regular file of at most [`MAX_FILE_BYTES`], opened without
-/// blocking (a FIFO or a device named as a job file is refused, never read).
-fn read_job_bytes(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
-    let refuse_kind = || "not a regular file (a job file is text in a file)".to_string();
-    if !meta.is_file() {
-        return Err(refuse_kind());
-    }
-    let (fd, st) = crate::ownership::open_existing(path, rustix::fs::OFlags::RDONLY, true)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
-        return Err(refuse_kind());
-    }
-    let too_big = || {
-        format!(
-            "larger than {} MiB; job files are text of a few KiB",
-            MAX_FILE_BYTES >> 20
-        )
-    };
-    if st.st_size as u64 > MAX_FILE_BYTES {
-        return Err(too_big());
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::from(fd)
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_big());
-    }
-    Ok(bytes)
 }
 
 /// A job file's text: UTF-8 (the line of the first byte that is not is the error), a leading

@@ -1,0 +1,35 @@
+//! Any bytes as a command line: split at NUL bytes into arguments after `iogauge run` (or a
+//! personality's name), they must give a request or a one-line error, never a panic. This
+//! reaches every value parser behind the flags: sizes, durations, ranges, percentages,
+//! bssplit, random distributions, per-direction lists, and the resolver's cross-option rules.
+#![no_main]
+
+use iogauge::cli::{self, Request};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let mut args: Vec<String> = vec!["iogauge".into()];
+    // The first byte picks the front end; paths point nowhere that exists.
+    let front = match data.first().map(|b| b % 4) {
+        Some(1) => "sasiotest",
+        Some(2) => "sqlio",
+        Some(3) => "iotest",
+        _ => "run",
+    };
+    args.push(front.into());
+    args.extend(text.get(1..).unwrap_or("").split('\0').take(64).map(str::to_string));
+    // Nothing may point at a real file: a personality's parser stats the paths it is given.
+    if args.iter().any(|a| a.contains('/') || a.contains("-F") || a.contains("batch")) {
+        return;
+    }
+    if let Ok(Request::Run { section, .. }) = cli::parse(&args) {
+        let _ = iogauge::spec::resolve(&[section], false);
+    }
+    for a in &args[2..] {
+        let _ = iogauge::spec::value::parse_size(a);
+        let _ = iogauge::spec::value::parse_duration(a, std::time::Duration::from_secs(1));
+        let _ = iogauge::spec::value::parse_range(a, |s| iogauge::spec::value::parse_int(s, 0, u64::MAX));
+        let _ = cli::for_terminal(a);
+    }
+});
