@@ -5,8 +5,9 @@
 //!
 //! ```text
 //! argv / profile / legacy argv (compat) ─► spec::Section (fio key=value) ─► spec::resolve ─► spec::Plan
-//!   target::check (safety, space, alignment, io_uring support; nothing created yet)
-//!   runner::run: per group: target::prepare_group, target::open_job, one thread per job,
+//!   target::check (safety, space, alignment, io_uring support; nothing created yet; every
+//!                 existing file opened once and held: see ownership for the mark and identity)
+//!   runner::run: per group: Targets::prepare_group, Targets::open_job, one thread per job,
 //!                start barrier, then one generic loop per job over a slab of iodepth I/O
 //!                units: workload → engine.queue (sync engines complete here) → commit →
 //!                reap → stats recorded per I/O (total, submission, completion latency)

@@ -724,11 +724,6 @@ impl Targets {
         })
     }
 
-    /// Files this run created, in creation order.
-    pub fn created(&self) -> Vec<&Path> {
-        self.created.iter().map(|(p, _)| p.as_path()).collect()
-    }
-
     /// Paths under test.
     pub fn paths(&self) -> impl Iterator<Item = &PathBuf> {
         self.needs.keys()
