@@ -21,6 +21,7 @@ fn usage_exit(msg: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    signals();
     let args = match cli::utf8_args(std::env::args_os()) {
         Ok(a) => a,
         Err(e) => return usage_exit(&e.0),
@@ -104,18 +105,44 @@ fn main() -> ExitCode {
     }
 }
 
-/// Set by Ctrl-C or SIGTERM; the handlers are installed once, on first use. A second signal
-/// while stopping exits at once.
-fn interrupt_flag() -> Arc<AtomicBool> {
-    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    Arc::clone(FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
+/// Ctrl-C and SIGTERM. Until a run begins to prepare its files there is nothing to clean up,
+/// and either signal ends iogauge at once with 130; from then on the first one sets the
+/// interrupt flag (the run stops, reports what it measured and removes what it created) and a
+/// second exits at once.
+struct Signals {
+    /// Set by the first signal during a run.
+    interrupt: Arc<AtomicBool>,
+    /// No run has begun: a signal exits at once.
+    idle: Arc<AtomicBool>,
+}
+
+fn signals() -> &'static Signals {
+    static SIGNALS: OnceLock<Signals> = OnceLock::new();
+    SIGNALS.get_or_init(|| {
+        let s = Signals {
+            interrupt: Arc::new(AtomicBool::new(false)),
+            idle: Arc::new(AtomicBool::new(true)),
+        };
         for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&flag));
-            let _ = signal_hook::flag::register(sig, Arc::clone(&flag));
+            // In this order: exit when idle, exit when already interrupted, else interrupt.
+            let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&s.idle));
+            let _ = signal_hook::flag::register_conditional_shutdown(
+                sig,
+                130,
+                Arc::clone(&s.interrupt),
+            );
+            let _ = signal_hook::flag::register(sig, Arc::clone(&s.interrupt));
         }
-        flag
-    }))
+        s
+    })
+}
+
+/// The interrupt flag of the run about to begin: signals stop it from now on instead of
+/// ending iogauge.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    let s = signals();
+    s.idle.store(false, Ordering::SeqCst);
+    Arc::clone(&s.interrupt)
 }
 
 /// A finished run: its report and the exit code it earns.
@@ -141,8 +168,10 @@ fn measure(
     }
     let mut plan = spec::resolve(sections, separate_groups).map_err(|e| e.to_string())?;
     check_log_files(&plan, safety.overwrite_output)?;
-    let mut targets = target::check(&mut plan, safety).map_err(|e| e.to_string())?;
+    // From here a signal stops the run instead of ending iogauge: the check takes locks and
+    // marks the files it will write.
     let interrupt = interrupt_flag();
+    let mut targets = target::check(&mut plan, safety).map_err(|e| e.to_string())?;
     let mut warnings = notes.to_vec();
     warnings.extend(plan.warnings.iter().cloned());
     warnings.extend(plan.ignored_note());

@@ -22,7 +22,7 @@
 //! read only when they are regular files of a bounded size. Nothing here prints or measures.
 
 use std::fmt;
-use std::io;
+use std::io::{self, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 
@@ -295,6 +295,9 @@ pub fn remove_if_same(path: &Path, held: BorrowedFd<'_>) -> io::Result<()> {
 /// directory exists, and the file is new, or a regular file iogauge wrote and nobody changed
 /// since, or `replace` (the user's `--overwrite-output`) allows replacing it. Never a link.
 pub fn check_output(path: &Path, replace: bool) -> Result<(), String> {
+    if is_stream(path) {
+        return Ok(());
+    }
     check_dir(parent_of(path))?;
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
@@ -304,8 +307,8 @@ pub fn check_output(path: &Path, replace: bool) -> Result<(), String> {
     let ft = meta.file_type();
     if ft.is_symlink() {
         return Err(
-            "is a symbolic link; iogauge never writes through one (name the file \
-                    itself)"
+            "is a symbolic link to a file; iogauge never writes through one (name the \
+                    file itself, or leave --output out for stdout)"
                 .into(),
         );
     }
@@ -328,6 +331,15 @@ pub fn check_output(path: &Path, replace: bool) -> Result<(), String> {
     }
 }
 
+/// A character device or a FIFO (`/dev/null`, `/dev/stdout` on a terminal or a pipe), directly
+/// or through links: writing to one replaces nothing, so it is always allowed.
+fn is_stream(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| {
+        use std::os::unix::fs::FileTypeExt;
+        m.file_type().is_char_device() || m.file_type().is_fifo()
+    })
+}
+
 /// Checks that `dir` is a directory iogauge may create files in; the error names it.
 pub fn check_dir(dir: &Path) -> Result<(), String> {
     match std::fs::metadata(dir) {
@@ -347,6 +359,21 @@ pub fn check_dir(dir: &Path) -> Result<(), String> {
 /// Writes a report, log or results file under [`check_output`]'s rule, checked again on the
 /// descriptor (the path may have changed since the run began), then marks it as iogauge's.
 pub fn write_output(path: &Path, bytes: &[u8], replace: bool) -> io::Result<()> {
+    if is_stream(path) {
+        let (fd, st) = open_existing(path, OFlags::WRONLY, true)?;
+        if !matches!(
+            FileType::from_raw_mode(st.st_mode),
+            FileType::CharacterDevice | FileType::Fifo
+        ) {
+            return Err(io::Error::other(
+                "changed while the run went on; left alone",
+            ));
+        }
+        // Blocking again (a pipe may be full), and written whole.
+        let now = rustix::fs::fcntl_getfl(&fd)?;
+        rustix::fs::fcntl_setfl(&fd, now - OFlags::NONBLOCK)?;
+        return std::fs::File::from(fd).write_all(bytes);
+    }
     let fd = match rustix::fs::open(
         path,
         OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
@@ -570,5 +597,8 @@ mod tests {
                 .unwrap_err()
                 .contains("directory")
         );
+        // Streams replace nothing: /dev/null, or stdout when it is a pipe or a terminal.
+        check_output(Path::new("/dev/null"), false).unwrap();
+        write_output(Path::new("/dev/null"), b"gone", false).unwrap();
     }
 }

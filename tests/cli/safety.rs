@@ -572,3 +572,45 @@ fn a_mounted_device_is_never_written_and_sqlio_sizes_a_device() {
     assert!(super::counts(super::job(&r)).1 > 0, "read something");
     assert_eq!(r["targets"][0]["kind"], "block device");
 }
+
+#[test]
+fn permission_problems_found_before_io_are_usage_errors() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = rustix::process::geteuid().is_root();
+    let setpriv = std::process::Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !root || !setpriv {
+        println!("SKIP: needs root and setpriv to run iogauge as nobody");
+        return;
+    }
+    let d = tmp();
+    let p = d.path();
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(p.join("secret"), b"root only").unwrap();
+    std::fs::set_permissions(p.join("secret"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let as_nobody = |args: &[&str]| {
+        std::process::Command::new("setpriv")
+            .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+            .arg(assert_cmd::cargo::cargo_bin!("iogauge"))
+            .args(args)
+            .current_dir(p)
+            .output()
+            .unwrap()
+    };
+    let read = format!("--filename={}", p.join("secret").display());
+    let create = format!("--filename={}", p.join("new").display());
+    for (args, says) in [
+        (vec!["run", read.as_str(), "--rw=read"], "Permission denied"),
+        (
+            vec!["run", create.as_str(), "--rw=write", "--size=64k"],
+            "cannot create files",
+        ),
+    ] {
+        let o = as_nobody(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+    assert_eq!(super::entries(p), vec![p.join("secret")], "nothing created");
+}
