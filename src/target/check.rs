@@ -1,0 +1,538 @@
+//! The check of a plan against the file system, before anything is created: every existing
+//! path opened once and read through that descriptor (type, size, inode, iogauge's mark),
+//! sizes taken from existing files, permissions, safety, alignment and free space. Nothing
+//! here creates, writes or removes a file; it only opens, locks and (for a file the run will
+//! write again) marks it as being written.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use rustix::fs::{FileType, OFlags, Stat};
+
+use super::{
+    Kind, Need, Safety, TargetError, Targets, block_dev_of, io_err, lock_for_writing,
+    logical_block_size, parent_dir, per_file_bytes, try_lock, usage,
+};
+use crate::ownership::{self, Identity, MarkState, Verdict};
+use crate::spec::{EngineKind, JobSpec, Plan, RwMode, TargetSpec};
+
+/// An existing path as the check found it, through one descriptor.
+#[derive(Debug)]
+pub(super) struct Probe {
+    fd: OwnedFd,
+    st: Stat,
+    follow: bool,
+    verdict: Verdict,
+    /// Its mark says an iogauge run never finished with it, and no run holds it now.
+    abandoned: bool,
+}
+
+impl Probe {
+    fn kind(&self) -> Kind {
+        if FileType::from_raw_mode(self.st.st_mode) == FileType::BlockDevice {
+            Kind::BlockDevice
+        } else {
+            Kind::Regular
+        }
+    }
+}
+
+fn option_of(job: &JobSpec) -> &'static str {
+    match job.target {
+        TargetSpec::Files(_) => "--filename",
+        TargetSpec::Directory(_) => "--directory",
+    }
+}
+
+/// Checks the whole plan before anything is created; fills in sizes taken from existing files.
+/// Every existing path is opened once here, and what it is (type, size, inode, mark) read
+/// from that descriptor.
+pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
+    let mut t = Targets::default();
+    for (gi, group) in plan.groups.iter_mut().enumerate() {
+        for job in &mut group.jobs {
+            check_job(&mut t, gi, job, safety)?;
+        }
+    }
+    if !safety.skip_space_check {
+        check_space(&t)?;
+    }
+    // Lock what the run writes; an abandoned file of a killed run is taken over.
+    let probes = std::mem::take(&mut t.probes);
+    for (p, probe) in probes {
+        let n = t.needs.get_mut(&p).expect("probed paths are needed");
+        if n.kind == Kind::BlockDevice && n.written {
+            // Claimed exclusively for the whole run: refused while mounted or in use (RAID,
+            // LVM, swap), and nothing can mount it meanwhile.
+            let claim = rustix::fs::open(
+                &p,
+                OFlags::RDONLY | OFlags::EXCL | OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .map_err(|e| match e {
+                rustix::io::Errno::BUSY => usage(format!(
+                    "{}: the device is in use (mounted, swap, or part of a RAID or LVM \
+                     volume); iogauge never writes a device in use",
+                    p.display()
+                )),
+                e => usage(format!(
+                    "{}: cannot open exclusively: {}",
+                    p.display(),
+                    io::Error::from(e)
+                )),
+            })?;
+            t.held.insert(p, claim);
+            continue;
+        }
+        if n.kind != Kind::Regular || !(n.written || probe.abandoned) {
+            t.held.insert(p, probe.fd);
+            continue;
+        }
+        // Marked again as kept when the run ends.
+        n.written = true;
+        if !probe.abandoned {
+            lock_for_writing(&probe.fd, &p)?;
+        }
+        if probe.abandoned && probe.verdict == Verdict::Unfinished {
+            t.warnings.push(format!(
+                "{}: left by an iogauge run that did not finish (killed?); this run takes it \
+                 over and removes it at the end unless kept",
+                p.display()
+            ));
+            t.created.push((p.clone(), Identity::of(&probe.st)));
+        } else if probe.abandoned {
+            t.warnings.push(format!(
+                "{}: an iogauge run was writing it and did not finish (killed?)",
+                p.display()
+            ));
+        }
+        if n.ours {
+            // Until this run closes it, the mark says it is being written.
+            let _ = ownership::set_mark(probe.fd.as_fd(), MarkState::Writing);
+        }
+        t.held.insert(p, probe.fd);
+    }
+    Ok(t)
+}
+
+/// Opens `p` if it exists (once per run; later jobs reuse the probe) and reads what it is.
+fn probe<'t>(t: &'t mut Targets, p: &Path, opt: &str) -> Result<Option<&'t Probe>, TargetError> {
+    if !t.probes.contains_key(p) {
+        let link = match fs::symlink_metadata(p) {
+            Ok(m) => m.file_type().is_symlink(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(usage(format!("{opt}={}: {e}", p.display()))),
+        };
+        // Types are checked before opening: opening a tape or a FIFO has effects of its own.
+        let meta = match fs::metadata(p) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && link => {
+                return Err(usage(format!(
+                    "{opt}={}: a symbolic link to nothing; name the file itself",
+                    p.display()
+                )));
+            }
+            Err(e) => return Err(usage(format!("{opt}={}: {e}", p.display()))),
+        };
+        let not_file = || {
+            usage(format!(
+                "{opt}={}: not a regular file or block device",
+                p.display()
+            ))
+        };
+        if !(meta.is_file() || meta.file_type().is_block_device()) {
+            return Err(not_file());
+        }
+        let (fd, st) = ownership::open_existing(p, OFlags::RDONLY, link)
+            .map_err(|e| usage(format!("{opt}={}: cannot open: {e}", p.display())))?;
+        let ft = FileType::from_raw_mode(st.st_mode);
+        if !matches!(ft, FileType::RegularFile | FileType::BlockDevice) {
+            return Err(not_file());
+        }
+        let verdict = if ft == FileType::RegularFile {
+            ownership::verdict(fd.as_fd(), &st)
+        } else {
+            Verdict::Foreign
+        };
+        let abandoned = matches!(verdict, Verdict::Unfinished | Verdict::Rewriting)
+            && try_lock(&fd).map_err(|e| io_err(p, "cannot lock", e))?;
+        let probe = Probe {
+            fd,
+            st,
+            follow: link,
+            verdict,
+            abandoned,
+        };
+        t.probes.insert(p.to_path_buf(), probe);
+    }
+    Ok(t.probes.get(p))
+}
+
+/// The size of an existing target: a block device's from the device, a file's from its status.
+fn probed_len(p: &Path, pr: &Probe) -> Result<u64, TargetError> {
+    if pr.kind() == Kind::BlockDevice {
+        rustix::fs::seek(&pr.fd, rustix::fs::SeekFrom::End(0)).map_err(|e| {
+            usage(format!(
+                "{}: cannot size: {}",
+                p.display(),
+                io::Error::from(e)
+            ))
+        })
+    } else {
+        Ok(pr.st.st_size as u64)
+    }
+}
+
+/// What check_job needs of an existing target, copied out of its probe.
+#[derive(Debug, Clone)]
+struct Existing {
+    kind: Kind,
+    len: u64,
+    allocated: u64,
+    dev: u64,
+    identity: Identity,
+    follow: bool,
+    verdict: Verdict,
+    /// Another iogauge run is writing it now (it holds the write lock).
+    busy: bool,
+}
+
+fn existing(t: &mut Targets, p: &Path, opt: &str) -> Result<Option<Existing>, TargetError> {
+    let Some(pr) = probe(t, p, opt)? else {
+        return Ok(None);
+    };
+    let kind = pr.kind();
+    Ok(Some(Existing {
+        kind,
+        len: probed_len(p, pr)?,
+        allocated: pr.st.st_blocks as u64 * 512,
+        dev: if kind == Kind::BlockDevice {
+            pr.st.st_rdev
+        } else {
+            pr.st.st_dev
+        },
+        identity: Identity::of(&pr.st),
+        follow: pr.follow,
+        verdict: pr.verdict.clone(),
+        busy: !pr.abandoned && matches!(pr.verdict, Verdict::Unfinished | Verdict::Rewriting),
+    }))
+}
+
+fn check_job(
+    t: &mut Targets,
+    gi: usize,
+    job: &mut JobSpec,
+    safety: Safety,
+) -> Result<(), TargetError> {
+    let opt = option_of(job);
+    if job.engine == EngineKind::IoUring {
+        crate::engine::uring::probe(job).map_err(usage)?;
+    }
+    if job.engine == EngineKind::Null {
+        if job.size.is_none() {
+            return Err(usage(
+                "--size: required with --ioengine=null (no file to size it)".into(),
+            ));
+        }
+        return Ok(());
+    }
+    check_directory(job)?;
+    let paths = job.paths();
+    // Existing files first: they may set the size.
+    let mut found = Vec::new();
+    for p in &paths {
+        found.push(existing(t, p, opt)?);
+    }
+    size_from_existing(t, job, &paths, &found)?;
+    let extent = job.offset + per_file_bytes(job);
+    let needs_layout = job.rw != RwMode::Write || job.overwrite;
+
+    for (p, found) in paths.iter().zip(&found) {
+        let (kind, ours, extends) = check_path(t, job, p, found.as_ref(), extent, safety)?;
+        if job.direct {
+            check_alignment(job, p, found.as_ref())?;
+        }
+        let entry = t.needs.entry(p.clone()).or_insert(Need {
+            kind,
+            exists: found.is_some(),
+            extent: 0,
+            layout_from: None,
+            first_group: gi,
+            written: false,
+            identity: found.as_ref().map(|e| e.identity),
+            follow: found.as_ref().is_some_and(|e| e.follow),
+            ours,
+        });
+        entry.extent = entry.extent.max(extent);
+        entry.written |= job.rw.writes() || (extends && needs_layout);
+        if needs_layout && entry.layout_from.is_none() {
+            entry.layout_from = Some(gi);
+        }
+    }
+    Ok(())
+}
+
+/// A directory job's directory must be there.
+fn check_directory(job: &JobSpec) -> Result<(), TargetError> {
+    if let TargetSpec::Directory(dir) = &job.target {
+        match fs::metadata(dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(usage(format!(
+                    "--directory={}: not a directory",
+                    dir.display()
+                )));
+            }
+            Err(_) => {
+                return Err(usage(format!(
+                    "--directory={}: no such directory",
+                    dir.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Sizes and offsets given as a share of what is there (`size=50%`), or taken from the files
+/// when no size is given.
+fn size_from_existing(
+    t: &mut Targets,
+    job: &mut JobSpec,
+    paths: &[PathBuf],
+    found: &[Option<Existing>],
+) -> Result<(), TargetError> {
+    let nfiles = paths.len() as u64;
+    if job.size_pct.is_some() || job.offset_pct.is_some() {
+        // N% of what is there: the smallest of the job's files or devices.
+        let mut smallest: Option<u64> = None;
+        for (p, e) in paths.iter().zip(found) {
+            let Some(e) = e else {
+                let what = if job.size_pct.is_some() {
+                    "--size"
+                } else {
+                    "--offset"
+                };
+                return Err(usage(format!(
+                    "{what}: a percentage needs an existing file or device, and {} does not \
+                     exist yet",
+                    p.display()
+                )));
+            };
+            smallest = Some(smallest.map_or(e.len, |s| s.min(e.len)));
+        }
+        let len = smallest.unwrap_or(0);
+        if let Some(pct) = job.offset_pct {
+            job.offset = len * u64::from(pct) / 100 / job.bs * job.bs;
+        }
+        if let Some(pct) = job.size_pct {
+            let per_file = len.saturating_sub(job.offset) * u64::from(pct) / 100;
+            job.size = Some(per_file / job.xfer() * job.xfer() * nfiles);
+        }
+    }
+    if job.size.is_none() {
+        let mut smallest: Option<u64> = None;
+        for (p, e) in paths.iter().zip(found) {
+            let Some(e) = e else {
+                return Err(usage(format!(
+                    "--size: required, because {} does not exist yet",
+                    p.display()
+                )));
+            };
+            let avail = e.len.saturating_sub(job.offset);
+            smallest = Some(smallest.map_or(avail, |s| s.min(avail)));
+        }
+        let size = smallest.unwrap_or(0) * nfiles;
+        if size / nfiles < job.max_xfer() {
+            let what = if job.numpages > 1 {
+                format!("bs x numpages = {}", job.xfer())
+            } else {
+                "larger than".into()
+            };
+            return Err(usage(format!(
+                "--bs={}: {what} the {} bytes available in {} after offset {}",
+                job.bs,
+                size / nfiles,
+                paths[0].display(),
+                job.offset
+            )));
+        }
+        let per_file = size / nfiles;
+        if job.numpages > 1 && per_file % job.xfer() != 0 {
+            t.warnings.push(format!(
+                "{}: {per_file} bytes after offset {} are not a multiple of bs x numpages \
+                 ({} bytes): the last {} bytes are not read or written (no short calls)",
+                paths[0].display(),
+                job.offset,
+                job.xfer(),
+                per_file % job.xfer()
+            ));
+        }
+        job.size = Some(size);
+    }
+    Ok(())
+}
+
+/// What one path allows this job: refuses writing what is not iogauge's (without
+/// `--allow-overwrite`), a file another run writes, or a device too small; warns of a sparse
+/// file. Returns the path's kind, whether it is iogauge's, and whether the job extends it.
+fn check_path(
+    t: &mut Targets,
+    job: &JobSpec,
+    p: &Path,
+    found: Option<&Existing>,
+    extent: u64,
+    safety: Safety,
+) -> Result<(Kind, bool, bool), TargetError> {
+    let opt = option_of(job);
+    // An earlier group's job creates it.
+    let created_here = t.needs.get(p).is_some_and(|n| !n.exists);
+    let kind = found.map_or(Kind::Regular, |e| e.kind);
+    let ours = found.is_some_and(|e| e.kind == Kind::Regular && e.verdict.is_ours() && !e.busy);
+    let mut extends = false;
+    if let Some(e) = found {
+        if job.rw.writes() && e.busy {
+            return Err(usage(format!(
+                "{}: another process is writing this file (it holds iogauge's write lock); \
+                 one writer per file at a time, readers may share it",
+                p.display()
+            )));
+        }
+        if job.rw.writes() && !safety.allow_overwrite && !ours {
+            let what = if kind == Kind::BlockDevice {
+                "is a block device: writing destroys whatever it holds".to_string()
+            } else {
+                format!(
+                    "{}: writing would overwrite its data",
+                    e.verdict.why_not_ours()
+                )
+            };
+            return Err(usage(format!(
+                "{opt}={}: {what}; pass --allow-overwrite to write anyway, or name a new file",
+                p.display()
+            )));
+        }
+        if e.len < extent {
+            if kind == Kind::BlockDevice {
+                return Err(usage(format!(
+                    "--size: {} is {} bytes, the job needs offset + size = {extent} bytes",
+                    p.display(),
+                    e.len
+                )));
+            }
+            if !ours && !safety.allow_overwrite {
+                return Err(usage(format!(
+                    "--size: {} is {} bytes, the job needs offset + size = {extent}; use a \
+                     smaller --size, or --allow-overwrite to let iogauge extend the file",
+                    p.display(),
+                    e.len
+                )));
+            }
+            extends = true;
+        }
+        if kind == Kind::Regular && job.rw.reads() && e.allocated < e.len {
+            t.warnings.push(format!(
+                "{} is sparse ({} of {} bytes allocated): reading its holes never touches \
+                 the device, so read results overstate it",
+                p.display(),
+                e.allocated,
+                e.len
+            ));
+        }
+    } else if !created_here {
+        check_creatable(p, opt)?;
+    }
+    Ok((kind, ours, extends))
+}
+
+/// With O_DIRECT, every size and the offset must be multiples of the device's logical block.
+fn check_alignment(job: &JobSpec, p: &Path, found: Option<&Existing>) -> Result<(), TargetError> {
+    let dev = match found {
+        Some(e) => Some(e.dev),
+        None => fs::metadata(parent_dir(p)).ok().map(|m| block_dev_of(&m)),
+    };
+    if let Some(lbs) = dev.and_then(logical_block_size) {
+        let sizes: Vec<u64> = job.used_sizes().flat_map(|s| s.alignment_sizes()).collect();
+        let checks = sizes
+            .into_iter()
+            .map(|b| ("--bs", b))
+            .chain([("--offset", job.offset)]);
+        for (name, v) in checks {
+            if v % lbs != 0 {
+                return Err(usage(format!(
+                    "{name}={v}: with --direct it must be a multiple of the logical block \
+                     size of the device under {} ({lbs} bytes)",
+                    p.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A file the run will create: its directory must exist and take new files.
+fn check_creatable(p: &Path, opt: &str) -> Result<(), TargetError> {
+    let parent = parent_dir(p);
+    match fs::metadata(parent) {
+        Ok(d) if d.is_dir() => {}
+        _ => {
+            return Err(usage(format!(
+                "{opt}={}: directory {} does not exist",
+                p.display(),
+                parent.display()
+            )));
+        }
+    }
+    if let Err(e) = rustix::fs::access(parent, rustix::fs::Access::WRITE_OK) {
+        return Err(usage(format!(
+            "{opt}={}: cannot create files in {}: {}",
+            p.display(),
+            parent.display(),
+            io::Error::from(e)
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses when the files to be created or extended do not fit in the free space.
+fn check_space(t: &Targets) -> Result<(), TargetError> {
+    let mut per_fs: BTreeMap<u64, (u64, PathBuf)> = BTreeMap::new();
+    for (p, n) in &t.needs {
+        if n.kind == Kind::BlockDevice {
+            continue;
+        }
+        let have = fs::metadata(p).map(|m| m.blocks() * 512).unwrap_or(0);
+        let grow = n.extent.saturating_sub(have);
+        let dir = parent_dir(p);
+        let dev = fs::metadata(dir).map(|m| m.dev()).unwrap_or(0);
+        let e = per_fs.entry(dev).or_insert((0, dir.to_path_buf()));
+        e.0 += grow;
+    }
+    for (need, dir) in per_fs.values() {
+        if *need == 0 {
+            continue;
+        }
+        let vfs = rustix::fs::statvfs(dir).map_err(|e| {
+            usage(format!(
+                "{}: statvfs failed: {}",
+                dir.display(),
+                io::Error::from(e)
+            ))
+        })?;
+        let free = vfs.f_bavail * vfs.f_frsize;
+        if *need > free {
+            return Err(usage(format!(
+                "--size: the test files need {} more on the file system of {}, which has {} free; \
+                 use a smaller --size or another directory",
+                crate::report::human_bytes(*need),
+                dir.display(),
+                crate::report::human_bytes(free)
+            )));
+        }
+    }
+    Ok(())
+}
