@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::error::{ContextKind, ErrorKind};
 use clap::{Arg, ArgAction, ArgMatches, Command, parser::ValueSource};
 
+use crate::rawpath;
 use crate::report::Format;
 use crate::spec::options::{Kind, OPTIONS};
 use crate::spec::{Origin, Section};
@@ -309,7 +310,7 @@ fn one_line(e: &clap::Error) -> String {
 fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
     let formats = Format::parse_list(m.get_one::<String>("output-format").expect("has default"))
         .map_err(UsageError)?;
-    let output = m.get_one::<String>("output").map(PathBuf::from);
+    let output = m.get_one::<String>("output").map(|s| rawpath::path(s));
     let tool = ToolOptions {
         formats,
         output,
@@ -361,6 +362,7 @@ impl ToolOptions {
 /// file, a newline in a value) are shown escaped, and a run of more than 160 non-blank
 /// characters (a 1 MB key) is cut to its start and a count of what was cut.
 pub fn for_terminal(msg: &str) -> String {
+    let msg = crate::rawpath::shown(msg);
     const LONGEST: usize = 160;
     const KEPT: usize = 60;
     let mut out = String::with_capacity(msg.len().min(4096));
@@ -387,20 +389,17 @@ pub fn for_terminal(msg: &str) -> String {
     out
 }
 
-/// The arguments as Strings, or an error naming the first one that is not UTF-8.
-pub fn utf8_args(
+/// The arguments as text, bytes that are not UTF-8 carried losslessly (see `rawpath`), or an
+/// error naming the argument that holds a character reserved for carrying them.
+pub fn text_args(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Result<Vec<String>, UsageError> {
     args.into_iter()
         .enumerate()
         .map(|(i, a)| {
-            a.into_string().map_err(|a| {
-                UsageError(format!(
-                    "argument {i} ({}): not valid UTF-8; iogauge takes paths and values as UTF-8 \
-                     (a path with other bytes cannot be named yet)",
-                    a.to_string_lossy().escape_default()
-                ))
-            })
+            let shown = a.to_string_lossy().escape_default().to_string();
+            crate::rawpath::from_os(a)
+                .map_err(|e| UsageError(format!("argument {i} ({shown}): {e}")))
         })
         .collect()
 }
@@ -427,8 +426,8 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
         let known = command()
             .get_subcommands()
             .any(|c| c.get_name() == first.as_str());
-        let looks_like_job = first.ends_with(".fio")
-            || (!first.starts_with('-') && std::path::Path::new(first).is_file());
+        let looks_like_job =
+            first.ends_with(".fio") || (!first.starts_with('-') && rawpath::path(first).is_file());
         if !known && looks_like_job {
             args.insert(1, "job".into());
         }
@@ -459,7 +458,7 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
                 files: sm
                     .get_many::<String>("files")
                     .expect("required")
-                    .map(PathBuf::from)
+                    .map(|s| rawpath::path(s))
                     .collect(),
                 defaults: workload_entries(sm),
                 overrides,
@@ -477,13 +476,13 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
         Some(("report", sm)) => {
             let text = sm.get_one::<String>("output-format").expect("has default");
             let format: Format = text.parse().map_err(UsageError)?;
-            let output = sm.get_one::<String>("output").map(PathBuf::from);
+            let output = sm.get_one::<String>("output").map(|s| rawpath::path(s));
             let overwrite_output = sm.get_flag("overwrite-output");
             if let Some(p) = &output {
                 check_output("--output", p, overwrite_output)?;
             }
             Ok(Request::Report {
-                input: PathBuf::from(sm.get_one::<String>("input").expect("required")),
+                input: rawpath::path(sm.get_one::<String>("input").expect("required")),
                 output,
                 format,
                 overwrite_output,
@@ -503,14 +502,14 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
                     ))
                 })?;
             Ok(Request::Compare {
-                base: PathBuf::from(sm.get_one::<String>("base").expect("required")),
-                new: PathBuf::from(sm.get_one::<String>("new").expect("required")),
+                base: rawpath::path(sm.get_one::<String>("base").expect("required")),
+                new: rawpath::path(sm.get_one::<String>("new").expect("required")),
                 threshold_pct,
                 fail_on_regression: sm.get_flag("fail-on-regression"),
             })
         }
         Some(("quick", sm)) => Ok(Request::Quick {
-            directory: PathBuf::from(sm.get_one::<String>("directory").expect("default")),
+            directory: rawpath::path(sm.get_one::<String>("directory").expect("default")),
             size: sm.get_one::<String>("size").cloned(),
             seconds: *sm.get_one::<u64>("seconds").expect("default"),
             tool: tool_options(sm)?,
@@ -629,14 +628,19 @@ mod tests {
     }
 
     #[test]
-    fn non_utf8_arguments_are_a_usage_error() {
-        use std::os::unix::ffi::OsStringExt;
+    fn arguments_carry_bytes_that_are_not_utf8() {
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
         let args = vec![
             std::ffi::OsString::from("iogauge"),
             std::ffi::OsString::from_vec(b"--filename=t\xff".to_vec()),
         ];
-        let e = utf8_args(args).unwrap_err().0;
-        assert!(e.starts_with("argument 1") && e.contains("UTF-8"), "{e}");
+        let text = text_args(args).unwrap();
+        let file = text[1].strip_prefix("--filename=").unwrap();
+        assert_eq!(crate::rawpath::path(file).as_os_str().as_bytes(), b"t\xff");
+        assert_eq!(for_terminal(&text[1]), "--filename=t\\xff");
+        let reserved = std::ffi::OsString::from("\u{10FFE9}");
+        let e = text_args([reserved]).unwrap_err().0;
+        assert!(e.starts_with("argument 0") && e.contains("reserved"), "{e}");
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub struct Host {
 /// A target's place in the storage stack.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetInfo {
+    #[serde(with = "crate::rawpath::serde_path")]
     pub path: PathBuf,
     pub kind: Cow<'static, str>,
     pub fs_type: String,

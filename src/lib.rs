@@ -26,6 +26,7 @@ pub mod host;
 pub mod jobfile;
 pub mod ownership;
 pub mod profiles;
+pub mod rawpath;
 pub mod report;
 pub mod result;
 pub mod runner;

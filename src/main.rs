@@ -22,7 +22,7 @@ fn usage_exit(msg: &str) -> ExitCode {
 
 fn main() -> ExitCode {
     signals();
-    let args = match cli::utf8_args(std::env::args_os()) {
+    let args = match cli::text_args(std::env::args_os()) {
         Ok(a) => a,
         Err(e) => return usage_exit(&e.0),
     };
@@ -389,7 +389,7 @@ fn check_log_files(plan: &spec::Plan, replace: bool) -> Result<(), String> {
     let jobs = plan.groups.iter().flat_map(|g| &g.jobs);
     for (i, job) in jobs.enumerate() {
         for name in job.logs.files(i + 1) {
-            ownership::check_output(std::path::Path::new(&name), replace)
+            ownership::check_output(&iogauge::rawpath::path(&name), replace)
                 .map_err(|e| format!("log file {name}: {e}"))?;
         }
     }
@@ -401,7 +401,7 @@ fn write_logs(report: &result::RunReport, replace: bool) -> bool {
     let mut failed = false;
     for (name, text) in report::log::render(report) {
         if let Err(e) =
-            ownership::write_output(std::path::Path::new(&name), text.as_bytes(), replace)
+            ownership::write_output(&iogauge::rawpath::path(&name), text.as_bytes(), replace)
         {
             eprintln!("iogauge: cannot write log {name}: {e}");
             failed = true;

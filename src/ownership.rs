@@ -174,10 +174,23 @@ pub fn set_mark(fd: BorrowedFd<'_>, state: MarkState) -> io::Result<()> {
     Ok(())
 }
 
+/// The safety net under `rawpath`: a path that still carries a byte as a character names
+/// another file than the user's, so it is never opened, created or removed.
+fn decoded(path: &Path) -> io::Result<()> {
+    if crate::rawpath::undecoded(path) {
+        return Err(io::Error::other(
+            "internal error: this path reached the file system without its raw bytes \
+             restored; refusing it (please report)",
+        ));
+    }
+    Ok(())
+}
+
 /// Opens an existing `path` with `flags` without blocking (a FIFO put in its place cannot
 /// hang the run) and without following a symbolic link in its last component unless
 /// `follow`. Returns the descriptor, blocking again, and its status.
 pub fn open_existing(path: &Path, flags: OFlags, follow: bool) -> io::Result<(OwnedFd, Stat)> {
+    decoded(path)?;
     let mut f = flags | OFlags::CLOEXEC | OFlags::NONBLOCK;
     if !follow {
         f |= OFlags::NOFOLLOW;
@@ -238,6 +251,7 @@ pub fn reopen(
 /// Creates `path`, which must not exist (not even as a dangling link), marks it new and
 /// returns it open for writing with its identity.
 pub fn create_new(path: &Path) -> io::Result<(OwnedFd, Identity)> {
+    decoded(path)?;
     let fd = rustix::fs::open(
         path,
         OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
@@ -252,6 +266,7 @@ pub fn create_new(path: &Path) -> io::Result<(OwnedFd, Identity)> {
 /// Splits `path` into its directory, opened without following its last component's link,
 /// and its last component.
 fn dir_and_name(path: &Path) -> io::Result<(OwnedFd, &std::ffi::OsStr)> {
+    decoded(path)?;
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::other("names no file"))?;
@@ -295,6 +310,7 @@ pub fn remove_if_same(path: &Path, held: BorrowedFd<'_>) -> io::Result<()> {
 /// directory exists, and the file is new, or a regular file iogauge wrote and nobody changed
 /// since, or `replace` (the user's `--overwrite-output`) allows replacing it. Never a link.
 pub fn check_output(path: &Path, replace: bool) -> Result<(), String> {
+    decoded(path).map_err(|e| e.to_string())?;
     if is_stream(path) {
         return Ok(());
     }
@@ -359,6 +375,7 @@ pub fn check_dir(dir: &Path) -> Result<(), String> {
 /// Writes a report, log or results file under [`check_output`]'s rule, checked again on the
 /// descriptor (the path may have changed since the run began), then marks it as iogauge's.
 pub fn write_output(path: &Path, bytes: &[u8], replace: bool) -> io::Result<()> {
+    decoded(path)?;
     if is_stream(path) {
         let (fd, st) = open_existing(path, OFlags::WRONLY, true)?;
         if !matches!(
@@ -501,6 +518,20 @@ mod tests {
                 "{mark}"
             );
         }
+    }
+
+    #[test]
+    fn a_path_with_undecoded_bytes_is_never_touched() {
+        let d = tempfile::tempdir().unwrap();
+        let carried = crate::rawpath::from_bytes(b"t\xe9").unwrap();
+        let wrong = d.path().join(&carried);
+        assert!(create_new(&wrong).is_err());
+        assert!(write_output(&wrong, b"x", true).is_err());
+        assert!(check_output(&wrong, true).is_err());
+        assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
+        let right = d.path().join(crate::rawpath::path(&carried));
+        create_new(&right).unwrap();
+        assert!(right.exists());
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub struct GroupReport {
     /// What the kernel counted on the block devices under the group's files while it ran.
     pub devices: Vec<DeviceIo>,
     /// Files with no block device below them (tmpfs, network file systems): nothing to check.
+    #[serde(with = "crate::rawpath::serde_paths")]
     pub without_device: Vec<std::path::PathBuf>,
     /// A job of the group set `group_reporting`: reporters show the group as one job.
     #[serde(default)]
@@ -456,7 +457,13 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                     if let Some(e) = &j.error {
                         errors.push(job_error_line(&j.spec.name, j.spec.clone, e));
                     }
-                    let mut options = j.spec.options.clone();
+                    // Bytes carried in values (rawpath) shown as \xNN, as in every message.
+                    let mut options: BTreeMap<String, String> = j
+                        .spec
+                        .options
+                        .iter()
+                        .map(|(k, v)| (k.clone(), crate::rawpath::shown(v).into_owned()))
+                        .collect();
                     options.insert("rw".into(), j.spec.rw.as_str().into());
                     let bs = if j.spec.fixed_size() {
                         j.spec.bs.to_string()
@@ -543,7 +550,11 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
             .started
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64),
-        command_line: ctx.command_line,
+        command_line: ctx
+            .command_line
+            .iter()
+            .map(|a| crate::rawpath::shown(a).into_owned())
+            .collect(),
         host: crate::host::host(),
         targets: ctx.targets,
         groups,
@@ -575,7 +586,7 @@ fn device_warnings(
     if !without_device.is_empty() {
         let paths: Vec<String> = without_device
             .iter()
-            .map(|p| p.display().to_string())
+            .map(|p| crate::rawpath::display(p).to_string())
             .collect();
         notes.push(format!(
             "{group}: {} {} on a file system with no block device below it (tmpfs or a \
@@ -635,7 +646,7 @@ pub fn job_error_line(name: &str, clone: u32, e: &JobError) -> String {
         e.direction.as_deref().unwrap_or("I/O")
     );
     if let Some(f) = &e.file {
-        s += &format!(" of {}", f.display());
+        s += &format!(" of {}", crate::rawpath::display(f));
     }
     if let Some(o) = e.offset {
         s += &format!(" at offset {o}");

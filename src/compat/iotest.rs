@@ -73,10 +73,10 @@ pub fn parse(args: &[String]) -> Result<Option<Iotest>, String> {
         };
         match flag {
             "-i" => i = Some(int("-i", &value()?, 1, 256)?),
-            "-t" => t = Some(PathBuf::from(value()?)),
+            "-t" => t = Some(crate::rawpath::path(&value()?)),
             "-b" => b = Some(int("-b", &value()?, 1, u64::MAX)?),
             "-s" => s = Some(int("-s", &value()?, 1, 1 << 20)?),
-            "--results" => results = Some(PathBuf::from(value()?)),
+            "--results" => results = Some(crate::rawpath::path(&value()?)),
             other => {
                 return Err(err(format!(
                     "{other}: unknown option; usage: iotest -i N -t DIR -b BLOCKS -s KB"
@@ -89,7 +89,10 @@ pub fn parse(args: &[String]) -> Result<Option<Iotest>, String> {
     let blocks = b.ok_or_else(|| err("-b BLOCKS is required: blocks per file"))?;
     let block_kb = s.ok_or_else(|| err("-s KB is required: the block size in KB"))?;
     if !dir.is_dir() {
-        return Err(err(format!("-t {}: no such directory", dir.display())));
+        return Err(err(format!(
+            "-t {}: no such directory",
+            crate::rawpath::display(&dir)
+        )));
     }
     if blocks.checked_mul(block_kb << 10).is_none() {
         return Err(err(format!(
@@ -102,7 +105,7 @@ pub fn parse(args: &[String]) -> Result<Option<Iotest>, String> {
     // run, by the CLI.
     let invocation = format!(
         "iotest.sh -i {iterations} -t {} -b {blocks} -s {block_kb}",
-        dir.display()
+        crate::rawpath::display(&dir)
     );
     Ok(Some(Iotest {
         iterations,
@@ -140,7 +143,7 @@ impl Iotest {
             for k in 1..=self.iterations {
                 let file = self.dir.join(format!("iogauge-iotest.{pid}.{k}"));
                 let mut s = Section::new(format!("{phase}.out.{k}"));
-                s.set("filename", &file.to_string_lossy(), o())
+                s.set("filename", &crate::rawpath::filename_value(&file), o())
                     .set("rw", rw, o())
                     .set("bs", &bs, o())
                     .set("size", &size, o())
@@ -187,7 +190,7 @@ impl Iotest {
         let mut res = String::from("\nRESULTS\n-------\n");
         let _ = writeln!(res, "INVOCATION : {}\n", self.invocation);
         res += "TARGET DETAILS\n";
-        let _ = writeln!(res, "directory : {}", self.dir.display());
+        let _ = writeln!(res, "directory : {}", crate::rawpath::display(&self.dir));
         if let Some(t) = r.targets.first() {
             if let Some(sp) = &t.space {
                 let used = sp.total_bytes - sp.free_bytes;

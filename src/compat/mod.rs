@@ -140,7 +140,7 @@ pub fn parse(name: &str, args: &[String]) -> Result<Invocation, String> {
             }
             let file = file.expect("--batch seen");
             Ok(Invocation::SqlioBatch {
-                items: sqlio::read_batch(std::path::Path::new(&file))?,
+                items: sqlio::read_batch(&crate::rawpath::path(&file))?,
                 pause,
                 flags,
             })
@@ -225,7 +225,12 @@ pub fn extras(r: &RunReport) -> String {
             .map_or("no block device".to_string(), |d| {
                 format!("/dev/{}", d.name)
             });
-        let _ = writeln!(o, "target {}: {} · {dev}", t.path.display(), t.fs_type);
+        let _ = writeln!(
+            o,
+            "target {}: {} · {dev}",
+            crate::rawpath::display(&t.path),
+            t.fs_type
+        );
     }
     for g in &r.groups {
         let Some(first) = g.jobs.first() else {

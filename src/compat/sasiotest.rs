@@ -83,7 +83,7 @@ pub fn parse(args: &[String]) -> Result<Option<Sasiotest>, String> {
         )));
     }
     let mut t = Sasiotest {
-        file: PathBuf::from(first),
+        file: crate::rawpath::path(first),
         mode: Mode::Read,
         random: false,
         filesize: 1 << 20,
@@ -213,15 +213,22 @@ pub fn parse(args: &[String]) -> Result<Option<Sasiotest>, String> {
 
 /// Reads need an existing file holding at least `-filesize` bytes.
 fn check_readable(t: &Sasiotest) -> Result<(), String> {
-    let meta =
-        fs::metadata(&t.file).map_err(|e| err(format!("cannot read {}: {e}", t.file.display())))?;
+    let meta = fs::metadata(&t.file).map_err(|e| {
+        err(format!(
+            "cannot read {}: {e}",
+            crate::rawpath::display(&t.file)
+        ))
+    })?;
     if !meta.is_file() {
-        return Err(err(format!("{}: not a regular file", t.file.display())));
+        return Err(err(format!(
+            "{}: not a regular file",
+            crate::rawpath::display(&t.file)
+        )));
     }
     if meta.len() < t.pagesize {
         return Err(err(format!(
             "{} is {} bytes, too small for one page of {} bytes",
-            t.file.display(),
+            crate::rawpath::display(&t.file),
             meta.len(),
             t.pagesize
         )));
@@ -230,7 +237,7 @@ fn check_readable(t: &Sasiotest) -> Result<(), String> {
         return Err(err(format!(
             "{} is {} bytes, smaller than -filesize {}; give a -filesize of at most the file's \
              size",
-            t.file.display(),
+            crate::rawpath::display(&t.file),
             meta.len(),
             t.filesize
         )));
@@ -253,7 +260,7 @@ impl Sasiotest {
     pub fn step(&self) -> Step {
         let o = || Origin::Profile("sasiotest");
         let mut s = Section::new("sasiotest");
-        s.set("filename", &self.file.to_string_lossy(), o())
+        s.set("filename", &crate::rawpath::filename_value(&self.file), o())
             .set("bs", &self.pagesize.to_string(), o())
             .set("size", &self.filesize.to_string(), o())
             // SASIOTEST measures whatever the cache holds: it never drops it.
@@ -287,7 +294,7 @@ impl Sasiotest {
     }
 
     fn action_line(&self) -> String {
-        let f = self.file.display();
+        let f = crate::rawpath::display(&self.file);
         let page = with_article(self.pagesize);
         let iterations = self.filesize / (self.pagesize * u64::from(self.numpages));
         match (self.mode, self.sgio, self.random) {

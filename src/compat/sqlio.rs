@@ -163,10 +163,10 @@ pub fn parse(args: &[String]) -> Result<Sqlio, String> {
                 }
                 s.latency = true;
             }
-            'F' => s.param_file = Some(PathBuf::from(v)),
+            'F' => s.param_file = Some(crate::rawpath::path(v)),
             'd' => {
                 for d in v.split(',') {
-                    let p = PathBuf::from(d);
+                    let p = crate::rawpath::path(d);
                     if !p.is_dir() {
                         return Err(err(format!(
                             "-d{v}: '{d}' is not a directory; on Linux -d takes directories \
@@ -187,7 +187,7 @@ pub fn parse(args: &[String]) -> Result<Sqlio, String> {
         if !files.is_empty() || !dirs.is_empty() {
             return Err(err(format!(
                 "-F{}: a parameter file names the targets; drop the file names and -d",
-                pf.display()
+                crate::rawpath::display(&pf)
             )));
         }
         s.targets = read_param_file(&pf)?;
@@ -202,7 +202,7 @@ pub fn parse(args: &[String]) -> Result<Sqlio, String> {
         }
         for f in &files {
             let paths: Vec<PathBuf> = if dirs.is_empty() {
-                vec![PathBuf::from(f)]
+                vec![crate::rawpath::path(f)]
             } else {
                 dirs.iter().map(|d| d.join(f)).collect()
             };
@@ -212,7 +212,7 @@ pub fn parse(args: &[String]) -> Result<Sqlio, String> {
                     return Err(err(format!(
                         "{}: no such file; create it first with a parameter file (-F) that \
                          gives its size",
-                        path.display()
+                        crate::rawpath::display(&path)
                     )));
                 }
                 s.targets.push(Target {
@@ -230,7 +230,7 @@ pub fn parse(args: &[String]) -> Result<Sqlio, String> {
         if size < s.block_kb << 10 {
             return Err(err(format!(
                 "{}: {size} bytes, smaller than one {} KB I/O",
-                t.path.display(),
+                crate::rawpath::display(&t.path),
                 s.block_kb
             )));
         }
@@ -238,7 +238,7 @@ pub fn parse(args: &[String]) -> Result<Sqlio, String> {
             s.notices.push(format!(
                 "affinity mask {} for {} is not applied: iogauge lets the kernel place threads",
                 t.mask,
-                t.path.display()
+                crate::rawpath::display(&t.path)
             ));
         }
     }
@@ -248,14 +248,14 @@ pub fn parse(args: &[String]) -> Result<Sqlio, String> {
 /// `path threads mask size_MB` per line; `#` comments.
 fn read_param_file(pf: &Path) -> Result<Vec<Target>, String> {
     let text = crate::ownership::read_input_text(pf, 1 << 20, "a parameter file is a few lines")
-        .map_err(|e| err(format!("-F{}: {e}", pf.display())))?;
+        .map_err(|e| err(format!("-F{}: {e}", crate::rawpath::display(pf))))?;
     let mut targets = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        let at = format!("{}:{}", pf.display(), i + 1);
+        let at = format!("{}:{}", crate::rawpath::display(pf), i + 1);
         let f: Vec<&str> = line.split_whitespace().collect();
         if f.len() != 4 {
             return Err(err(format!(
@@ -276,12 +276,12 @@ fn read_param_file(pf: &Path) -> Result<Vec<Target>, String> {
             .ok()
             .filter(|&n| n > 0)
             .ok_or_else(|| err(format!("{at}: size '{}': expected MB, above 0", f[3])))?;
-        let path = PathBuf::from(f[0]);
+        let path = crate::rawpath::path(f[0]);
         let existing = crate::target::size_of(&path);
         if existing.is_none() && !crate::target::parent_dir(&path).is_dir() {
             return Err(err(format!(
                 "{at}: directory of {} does not exist",
-                path.display()
+                crate::rawpath::display(&path)
             )));
         }
         targets.push(Target {
@@ -293,7 +293,10 @@ fn read_param_file(pf: &Path) -> Result<Vec<Target>, String> {
         });
     }
     if targets.is_empty() {
-        return Err(err(format!("-F{}: names no target", pf.display())));
+        return Err(err(format!(
+            "-F{}: names no target",
+            crate::rawpath::display(pf)
+        )));
     }
     Ok(targets)
 }
@@ -315,7 +318,7 @@ impl Sqlio {
                     format!("{}:{}", if w { "write" } else { "read" }, k * bs)
                 }
             };
-            s.set("filename", &t.path.to_string_lossy(), o())
+            s.set("filename", &crate::rawpath::filename_value(&t.path), o())
                 .set("rw", &rw, o())
                 .set("bs", &bs.to_string(), o())
                 .set("numjobs", &t.threads.to_string(), o())
@@ -370,12 +373,12 @@ impl Sqlio {
             o += "using system counter for latency timings, 1000000000 counts per second\n";
         }
         if let Some(pf) = &self.param_file {
-            let _ = writeln!(o, "parameter file used: {}", pf.display());
+            let _ = writeln!(o, "parameter file used: {}", crate::rawpath::display(pf));
             for t in &self.targets {
                 let _ = writeln!(
                     o,
                     "\tfile {} with {} thread{} (0-{}) using mask {} ({})",
-                    t.path.display(),
+                    crate::rawpath::display(&t.path),
                     t.threads,
                     if t.threads == 1 { "" } else { "s" },
                     t.threads - 1,
@@ -393,7 +396,7 @@ impl Sqlio {
                 if self.write { "writing" } else { "reading" },
                 self.secs,
                 if self.write { "to" } else { "from" },
-                t.path.display()
+                crate::rawpath::display(&t.path)
             );
         }
         let _ = writeln!(
@@ -427,16 +430,20 @@ impl Sqlio {
                 let _ = writeln!(
                     o,
                     "size of file {} needs to be: {need} bytes",
-                    t.path.display()
+                    crate::rawpath::display(&t.path)
                 );
                 let _ = writeln!(o, "current file size:\t{have} bytes");
                 let _ = writeln!(o, "need to expand by:\t{} bytes", need - have);
-                let _ = writeln!(o, "expanding {} ... done.", t.path.display());
+                let _ = writeln!(
+                    o,
+                    "expanding {} ... done.",
+                    crate::rawpath::display(&t.path)
+                );
             }
             let _ = writeln!(
                 o,
                 "using specified size: {mb} MB for file: {}",
-                t.path.display()
+                crate::rawpath::display(&t.path)
             );
         }
         for n in &self.notices {
@@ -497,7 +504,7 @@ pub enum BatchItem {
 /// 40 stops the batch before line 1 runs.
 pub fn read_batch(path: &Path) -> Result<Vec<(BatchItem, Option<Sqlio>)>, String> {
     let text = crate::ownership::read_input_text(path, 16 << 20, "a batch file is lines of text")
-        .map_err(|e| err(format!("--batch {}: {e}", path.display())))?;
+        .map_err(|e| err(format!("--batch {}: {e}", crate::rawpath::display(path))))?;
     let mut items = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
@@ -512,7 +519,7 @@ pub fn read_batch(path: &Path) -> Result<Vec<(BatchItem, Option<Sqlio>)>, String
             continue;
         }
         let words: Vec<String> = line.split_whitespace().map(String::from).collect();
-        let at = format!("{}:{}", path.display(), i + 1);
+        let at = format!("{}:{}", crate::rawpath::display(path), i + 1);
         let first = words[0].to_ascii_lowercase();
         if first == "timeout" || first == "sleep" {
             let secs = words
@@ -565,7 +572,7 @@ fn created_earlier(items: &[(BatchItem, Option<Sqlio>)], args: &[String]) -> boo
             s.targets.iter().any(|t| {
                 t.size_mb.is_some()
                     && args.iter().any(|a| {
-                        Path::new(a) == t.path
+                        crate::rawpath::path(a) == t.path
                             || t.path.file_name() == Some(std::ffi::OsStr::new(a))
                     })
             })

@@ -188,23 +188,30 @@ fn read_into(
     r
 }
 
-/// A job file's text: UTF-8 (the line of the first byte that is not is the error), a leading
-/// byte-order mark dropped, and CR LF or CR-only line ends read as LF.
+/// A job file's text: a leading byte-order mark dropped, CR LF or CR-only line ends read as
+/// LF, and bytes that are not UTF-8 carried losslessly (see `rawpath`: `filename=t\xe9` names
+/// the file whose name is those bytes). The error is a line holding a reserved character.
 fn job_text(bytes: &[u8]) -> Result<String, (usize, String)> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let good = &bytes[..e.valid_up_to()];
-        let line = good.iter().filter(|b| **b == b'\n').count() + 1;
-        (
-            line,
-            format!(
-                "byte 0x{:02x} is not UTF-8; iogauge reads job files as UTF-8 text (a path \
-                 that is not UTF-8 cannot be named yet)",
-                bytes[e.valid_up_to()]
-            ),
-        )
-    })?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
+    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
+    let mut text = String::with_capacity(bytes.len());
+    // Lines end at LF, CR LF or a lone CR.
+    let mut rest = bytes;
+    let mut line = 1;
+    while !rest.is_empty() {
+        let end = rest.iter().position(|b| *b == b'\n' || *b == b'\r');
+        let (content, next) = match end {
+            Some(at) if rest[at] == b'\r' && rest.get(at + 1) == Some(&b'\n') => {
+                (&rest[..at], &rest[at + 2..])
+            }
+            Some(at) => (&rest[..at], &rest[at + 1..]),
+            None => (rest, &rest[rest.len()..]),
+        };
+        text.push_str(&crate::rawpath::from_bytes(content).map_err(|e| (line, e))?);
+        text.push('\n');
+        rest = next;
+        line += 1;
+    }
+    Ok(text)
 }
 
 fn parse_text(
@@ -260,10 +267,10 @@ fn parse_text(
         {
             let target = target.trim();
             let dir = path.parent().unwrap_or(Path::new("."));
-            let p = if Path::new(target).is_absolute() {
-                PathBuf::from(target)
+            let p = if crate::rawpath::path(target).is_absolute() {
+                crate::rawpath::path(target)
             } else {
-                dir.join(target)
+                dir.join(crate::rawpath::path(target))
             };
             read_into(&p, env, out, stack, Some((path, line)))?;
             continue;

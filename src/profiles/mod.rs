@@ -19,7 +19,7 @@ pub const QUICK_LABELS: [&str; 4] = [
 /// one file of `size` bytes, each test at most `seconds` long.
 pub fn quick_check(dir: &Path, size: u64, seconds: u64) -> Vec<Section> {
     let file = dir.join("iogauge-quick.tmp");
-    let file = file.to_string_lossy();
+    let file = crate::rawpath::filename_value(&file);
     let size = size.to_string();
     let secs = format!("{seconds}s");
     let o = || Origin::Profile("quick");

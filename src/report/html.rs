@@ -129,7 +129,7 @@ fn provenance(o: &mut String, r: &RunReport) {
             o,
             "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td>\
              <td class=\"l\">{} ({})</td><td class=\"l\">{}</td></tr>",
-            esc(&t.path.display().to_string()),
+            esc(crate::rawpath::display(&t.path).as_ref()),
             esc(&t.kind),
             esc(&t.fs_type),
             esc(&t.mount_point),
@@ -199,7 +199,7 @@ fn devices(o: &mut String, r: &RunReport) {
                 o,
                 "<p>group {}: {} has no block device below it: nothing to check.</p>",
                 g.id + 1,
-                esc(&p.display().to_string())
+                esc(crate::rawpath::display(p).as_ref())
             );
         }
         if g.devices.is_empty() {

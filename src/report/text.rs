@@ -50,12 +50,16 @@ pub fn header(o: &mut String, r: &RunReport) {
             None => "no block device (nothing below the file system to check)".into(),
         };
         if t.kind == "block device" {
-            let _ = writeln!(o, "target {}: raw block device {dev}", t.path.display());
+            let _ = writeln!(
+                o,
+                "target {}: raw block device {dev}",
+                crate::rawpath::display(&t.path)
+            );
         } else {
             let _ = writeln!(
                 o,
                 "target {}: {} ({}) mounted on {} from {} · {dev}",
-                t.path.display(),
+                crate::rawpath::display(&t.path),
                 t.fs_type,
                 t.mount_options,
                 t.mount_point,

@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use super::options::{self, FioOnly, Kind, OptionDef};
 use super::value;
 use super::{Entry, Origin, Section, SpecError};
+use crate::rawpath;
 
 /// The I/O pattern of a job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -467,7 +468,7 @@ impl JobSpec {
         match &self.target {
             TargetSpec::Files(files) => files.clone(),
             TargetSpec::Directory(dir) => (0..self.nrfiles)
-                .map(|i| dir.join(format!("{}.{}.{i}", self.name, self.clone)))
+                .map(|i| dir.join(rawpath::path(&format!("{}.{}.{i}", self.name, self.clone))))
                 .collect(),
         }
     }
@@ -867,12 +868,12 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         v.text("directory").map(|t| t.0),
     ) {
         (Some(files), dir) => {
-            let dir = dir.map(PathBuf::from);
+            let dir = dir.map(|d| rawpath::path(&d));
             let paths: Vec<PathBuf> = split_filenames(&files)
                 .into_iter()
                 .map(|f| match &dir {
-                    Some(d) if !f.starts_with('/') => d.join(f),
-                    _ => PathBuf::from(f),
+                    Some(d) if !f.starts_with('/') => d.join(rawpath::path(&f)),
+                    _ => rawpath::path(&f),
                 })
                 .collect();
             if paths.iter().any(|p| p.as_os_str().is_empty()) {
@@ -886,7 +887,7 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         (None, Some(dir)) if dir.is_empty() => {
             return Err(v.error("directory", "expected a directory path".into()));
         }
-        (None, Some(dir)) => TargetSpec::Directory(PathBuf::from(dir)),
+        (None, Some(dir)) => TargetSpec::Directory(rawpath::path(&dir)),
         (None, None) => TargetSpec::Directory(PathBuf::from(".")),
     };
     let nfiles = match &target {

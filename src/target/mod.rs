@@ -393,6 +393,7 @@ fn lay_out(
 /// A file opened for a job, with the flags the kernel reports it really has.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct OpenedFile {
+    #[serde(with = "crate::rawpath::serde_path")]
     pub path: PathBuf,
     pub open_flags: Vec<std::borrow::Cow<'static, str>>,
 }
