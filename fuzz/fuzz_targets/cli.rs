@@ -1,13 +1,20 @@
 //! Any bytes as a command line: split at NUL bytes into arguments after `iogauge run` (or a
 //! personality's name), they must give a request or a one-line error, never a panic. This
 //! reaches every value parser behind the flags: sizes, durations, ranges, percentages,
-//! bssplit, random distributions, per-direction lists, and the resolver's cross-option rules.
+//! bssplit, random distributions, per-direction lists, and the resolver's cross-option rules;
+//! and the carrying of bytes that are not UTF-8 must give every byte back.
 #![no_main]
 
 use iogauge::cli::{self, Request};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    // Bytes carried through option text come back exactly (rawpath).
+    if let Ok(carried) = iogauge::rawpath::from_bytes(data) {
+        assert_eq!(iogauge::rawpath::to_bytes(&carried), data);
+        let p = iogauge::rawpath::path(&carried);
+        assert_eq!(iogauge::rawpath::path(&iogauge::rawpath::text(&p)), p);
+    }
     let text = String::from_utf8_lossy(data);
     let mut args: Vec<String> = vec!["iogauge".into()];
     // The first byte picks the front end; paths point nowhere that exists.
