@@ -66,25 +66,7 @@ pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
     for (p, probe) in probes {
         let n = t.needs.get_mut(&p).expect("probed paths are needed");
         if n.kind == Kind::BlockDevice && n.written {
-            // Claimed exclusively for the whole run: refused while mounted or in use (RAID,
-            // LVM, swap), and nothing can mount it meanwhile.
-            let claim = rustix::fs::open(
-                &p,
-                OFlags::RDONLY | OFlags::EXCL | OFlags::CLOEXEC,
-                rustix::fs::Mode::empty(),
-            )
-            .map_err(|e| match e {
-                rustix::io::Errno::BUSY => usage(format!(
-                    "{}: the device is in use (mounted, swap, or part of a RAID or LVM \
-                     volume); iogauge never writes a device in use",
-                    p.display()
-                )),
-                e => usage(format!(
-                    "{}: cannot open exclusively: {}",
-                    p.display(),
-                    io::Error::from(e)
-                )),
-            })?;
+            let claim = claim_device(&p, &probe)?;
             t.held.insert(p, claim);
             continue;
         }
@@ -103,20 +85,54 @@ pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
                  over and removes it at the end unless kept",
                 p.display()
             ));
-            t.created.push((p.clone(), Identity::of(&probe.st)));
+            t.created.push(p.clone());
         } else if probe.abandoned {
             t.warnings.push(format!(
                 "{}: an iogauge run was writing it and did not finish (killed?)",
                 p.display()
             ));
         }
-        if n.ours {
-            // Until this run closes it, the mark says it is being written.
-            let _ = ownership::set_mark(probe.fd.as_fd(), MarkState::Writing);
-        }
         t.held.insert(p, probe.fd);
     }
+    // Only now that every lock is held: until this run closes them, the marks of the kept
+    // files it writes say they are being written (a leftover keeps its own).
+    for (p, fd) in &t.held {
+        let n = &t.needs[p];
+        if n.kind == Kind::Regular && n.ours && n.written && !t.created.contains(p) {
+            let _ = ownership::set_mark(fd.as_fd(), MarkState::Writing);
+        }
+    }
     Ok(t)
+}
+
+/// Claims a block device the run writes exclusively (`O_EXCL`) for the whole run: refused
+/// while it is mounted or in use (RAID, LVM, swap), and nothing can mount it meanwhile. The
+/// claim must reach the device that was checked.
+fn claim_device(p: &Path, probe: &Probe) -> Result<OwnedFd, TargetError> {
+    let mut flags = OFlags::RDONLY | OFlags::EXCL | OFlags::CLOEXEC;
+    if !probe.follow {
+        flags |= OFlags::NOFOLLOW;
+    }
+    let claim = rustix::fs::open(p, flags, rustix::fs::Mode::empty()).map_err(|e| match e {
+        rustix::io::Errno::BUSY => usage(format!(
+            "{}: the device is in use (mounted, swap, or part of a RAID or LVM volume); \
+             iogauge never writes a device in use",
+            p.display()
+        )),
+        e => usage(format!(
+            "{}: cannot open exclusively: {}",
+            p.display(),
+            io::Error::from(e)
+        )),
+    })?;
+    let st = rustix::fs::fstat(&claim).map_err(|e| io_err(p, "cannot stat", e.into()))?;
+    if Identity::of(&st) != Identity::of(&probe.st) {
+        return Err(TargetError::Io(format!(
+            "{}: it is no longer the device iogauge checked; refusing to write it",
+            p.display()
+        )));
+    }
+    Ok(claim)
 }
 
 /// Opens `p` if it exists (once per run; later jobs reuse the probe) and reads what it is.

@@ -93,7 +93,7 @@ pub struct Targets {
     /// Existing paths as checked; emptied when the check ends.
     probes: BTreeMap<PathBuf, Probe>,
     /// Files this run created (or took over from a killed run), in creation order.
-    created: Vec<(PathBuf, Identity)>,
+    created: Vec<PathBuf>,
     /// A descriptor of every file the run uses, held from the check (or its creation) to the
     /// end: its inode cannot be freed and its number reused meanwhile, so comparing
     /// identities is exact. Those of files the run writes hold the write lock, and the mark is
@@ -205,7 +205,7 @@ impl Targets {
                 let (fd, id) = ownership::create_new(&p).map_err(|e| {
                     setup_err(&p, "cannot create", e, "it appeared after the check")
                 })?;
-                self.created.push((p.clone(), id));
+                self.created.push(p.clone());
                 lock_for_writing(&fd, &p)?;
                 self.held.insert(p.clone(), fd);
                 let need = self.needs.get_mut(&p).expect("known path");
@@ -270,7 +270,7 @@ impl Targets {
             let Some(fd) = self.held.get(p) else {
                 continue;
             };
-            let created = self.created.iter().position(|(c, _)| c == p);
+            let created = self.created.iter().position(|c| c == p);
             if created.is_none() {
                 // Still ours now? Its mark must match what the file is at this moment.
                 let verdict = rustix::fs::fstat(fd)
@@ -313,7 +313,7 @@ impl Targets {
     pub fn finish(&mut self, remove: bool) -> Vec<String> {
         let mut failed = Vec::new();
         if remove {
-            for (p, _) in std::mem::take(&mut self.created).into_iter().rev() {
+            for p in std::mem::take(&mut self.created).into_iter().rev() {
                 let Some(fd) = self.held.remove(&p) else {
                     continue;
                 };
