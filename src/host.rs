@@ -162,7 +162,7 @@ fn device(major: u32, minor: u32) -> Option<Device> {
 /// Describes `path` (or, if it is gone or not yet created, the directory holding it).
 pub fn describe(path: &Path) -> TargetInfo {
     let meta = fs::metadata(path).ok().or_else(|| {
-        let parent = crate::target::parent_dir(path);
+        let parent = crate::fsinfo::parent_dir(path);
         fs::metadata(parent).ok()
     });
     let is_block = meta
@@ -189,7 +189,7 @@ pub fn describe(path: &Path) -> TargetInfo {
     let dir = if meta.is_dir() {
         path
     } else {
-        crate::target::parent_dir(path)
+        crate::fsinfo::parent_dir(path)
     };
     info.space = rustix::fs::statvfs(dir).ok().map(|v| Space {
         total_bytes: v.f_blocks * v.f_frsize,

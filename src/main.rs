@@ -9,10 +9,11 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Instant, SystemTime};
 
 use iogauge::cli::{self, Request, ToolOptions};
-use iogauge::report::{self, Format, human_bytes};
+use iogauge::report::{self, Format};
 use iogauge::runner::{self, Event};
 use iogauge::spec::{self, Section};
 use iogauge::target::{self, Safety, TargetError};
+use iogauge::units::human_bytes;
 use iogauge::{compat, jobfile, ownership, profiles, result, stats::CpuUsage};
 
 fn usage_exit(msg: &str) -> ExitCode {
@@ -373,7 +374,7 @@ fn print_plan(sections: &[Section], notes: &[String]) -> ExitCode {
 
 /// "iogauge-20261121-121858": the default name of a run's report files.
 fn default_stem(unix_s: u64) -> String {
-    let (y, m, d) = report::fio::civil_from_days((unix_s / 86_400) as i64);
+    let (y, m, d) = iogauge::units::civil_from_days((unix_s / 86_400) as i64);
     let s = unix_s % 86_400;
     format!(
         "iogauge-{y:04}{m:02}{d:02}-{:02}{:02}{:02}",

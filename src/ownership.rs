@@ -270,19 +270,13 @@ fn dir_and_name(path: &Path) -> io::Result<(OwnedFd, &std::ffi::OsStr)> {
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::other("names no file"))?;
-    let dir = parent_of(path);
+    let dir = crate::fsinfo::parent_dir(path);
     let dfd = rustix::fs::open(
         dir,
         OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
     )?;
     Ok((dfd, name))
-}
-
-fn parent_of(p: &Path) -> &Path {
-    p.parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
 }
 
 /// Removes `path` only while it names the file open as `held`. Holding the descriptor keeps
@@ -314,7 +308,7 @@ pub fn check_output(path: &Path, replace: bool) -> Result<(), String> {
     if is_stream(path) {
         return Ok(());
     }
-    check_dir(parent_of(path))?;
+    check_dir(crate::fsinfo::parent_dir(path))?;
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),

@@ -611,8 +611,8 @@ fn device_warnings(
             "{group}: iogauge read {} but the device ({names}) read only {} ({:.0}%): the rest \
              came from the page cache, so the read figures describe memory, not the device \
              (direct=1, or a file larger than RAM, measures the device)",
-            crate::report::human_bytes(read),
-            crate::report::human_bytes(dev_read),
+            crate::units::human_bytes(read),
+            crate::units::human_bytes(dev_read),
             100.0 * dev_read as f64 / read as f64
         ));
     }
@@ -633,8 +633,8 @@ fn device_warnings(
             "{group}: iogauge wrote {} but only {} reached the device ({names}) while it ran: \
              the rest was still in the page cache when timing stopped, so the write figures \
              describe memory (end_fsync=1, sync=dsync or direct=1 time the device)",
-            crate::report::human_bytes(written),
-            crate::report::human_bytes(dev_write)
+            crate::units::human_bytes(written),
+            crate::units::human_bytes(dev_write)
         ));
     }
 }

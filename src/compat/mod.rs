@@ -12,9 +12,10 @@ pub mod sqlio;
 
 use std::fmt::Write;
 
-use crate::report::{LatUnit, human_bytes};
+use crate::report::LatUnit;
 use crate::result::{DirReport, RunReport, percentile_key};
 use crate::spec::Section;
+use crate::units::human_bytes;
 
 /// iogauge's own flags, accepted by every personality (anywhere on the line).
 #[derive(Debug, Clone, Copy, Default)]

@@ -194,7 +194,7 @@ pub fn parse(args: &[String]) -> Result<Option<Sasiotest>, String> {
         )));
     }
     if t.sgio || (t.unbuffered && !t.history()) {
-        if let Some(lbs) = crate::target::logical_block_size_at(&t.file) {
+        if let Some(lbs) = crate::fsinfo::logical_block_size_at(&t.file) {
             if t.pagesize % lbs != 0 {
                 return Err(err(format!(
                     "-pagesize {}: with {} the page size must be a multiple of the device's \

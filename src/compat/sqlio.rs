@@ -207,7 +207,7 @@ pub fn parse(args: &[String]) -> Result<Sqlio, String> {
                 dirs.iter().map(|d| d.join(f)).collect()
             };
             for path in paths {
-                let existing = crate::target::size_of(&path);
+                let existing = crate::fsinfo::size_of(&path);
                 if existing.is_none() {
                     return Err(err(format!(
                         "{}: no such file; create it first with a parameter file (-F) that \
@@ -277,8 +277,8 @@ fn read_param_file(pf: &Path) -> Result<Vec<Target>, String> {
             .filter(|&n| n > 0)
             .ok_or_else(|| err(format!("{at}: size '{}': expected MB, above 0", f[3])))?;
         let path = crate::rawpath::path(f[0]);
-        let existing = crate::target::size_of(&path);
-        if existing.is_none() && !crate::target::parent_dir(&path).is_dir() {
+        let existing = crate::fsinfo::size_of(&path);
+        if existing.is_none() && !crate::fsinfo::parent_dir(&path).is_dir() {
             return Err(err(format!(
                 "{at}: directory of {} does not exist",
                 crate::rawpath::display(&path)

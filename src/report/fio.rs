@@ -150,7 +150,7 @@ pub fn doc(r: &RunReport) -> FioDoc {
         fio_version: format!("{}-{}", r.tool.name, r.tool.version),
         timestamp: r.started_unix_s,
         timestamp_ms: r.started_unix_ms,
-        time: ctime_utc(r.started_unix_s),
+        time: crate::units::ctime_utc(r.started_unix_s),
         global_options: BTreeMap::new(),
         jobs: jobs(r),
         disk_util: disk_util(r),
@@ -428,48 +428,9 @@ fn disk_util(r: &RunReport) -> Vec<FioDisk> {
         .collect()
 }
 
-/// `unix_s` as C's ctime() prints it, in UTC: "Sat Nov 21 12:18:58 2026".
-pub fn ctime_utc(unix_s: u64) -> String {
-    let days = unix_s / 86_400;
-    let secs = unix_s % 86_400;
-    // 1970-01-01 was a Thursday.
-    let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][(days % 7) as usize];
-    let (y, m, d) = civil_from_days(days as i64);
-    let month = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ][(m - 1) as usize];
-    format!(
-        "{weekday} {month} {d:2} {:02}:{:02}:{:02} {y}",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
-}
-
-/// Days since 1970-01-01 → (year, month 1..12, day 1..31), proleptic Gregorian.
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ctime_matches_c() {
-        // date -u -d @1795263538 → Sat Nov 21 12:18:58 UTC 2026
-        assert_eq!(ctime_utc(1_795_263_538), "Sat Nov 21 12:18:58 2026");
-        assert_eq!(ctime_utc(0), "Thu Jan  1 00:00:00 1970");
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
-    }
 
     #[test]
     fn window_stats_leave_out_the_partial_window() {

@@ -5,9 +5,10 @@
 
 use std::fmt::Write;
 
-use crate::report::fio::ctime_utc;
-use crate::report::{LatUnit, human_bytes};
+use crate::report::LatUnit;
 use crate::result::{DirReport, GroupReport, LatReport, Measurement, RunReport};
+use crate::units::ctime_utc;
+use crate::units::human_bytes;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:72em}\
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}\

@@ -74,22 +74,6 @@ pub fn render(format: Format, report: &RunReport) -> String {
     }
 }
 
-/// `n` bytes in binary units, labelled ("1.50 GiB").
-pub fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.2} {}", UNITS[u])
-    }
-}
-
 /// A latency unit chosen once per table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LatUnit {
@@ -140,8 +124,6 @@ mod tests {
 
     #[test]
     fn units_are_labelled() {
-        assert_eq!(human_bytes(512), "512 B");
-        assert_eq!(human_bytes(3 << 29), "1.50 GiB");
         assert_eq!(LatUnit::for_ns(80_000.0).label(), "µs");
         assert_eq!(LatUnit::Us.fmt(80_123.0), "80.12");
         assert!(

@@ -4,8 +4,9 @@
 
 use std::fmt::Write;
 
-use super::{LatUnit, human_bytes};
+use super::LatUnit;
 use crate::result::{DirReport, GroupReport, LatReport, Measurement, RunReport, percentile_key};
+use crate::units::human_bytes;
 
 pub fn render(r: &RunReport) -> String {
     let mut o = String::new();

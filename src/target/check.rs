@@ -14,9 +14,10 @@ use std::path::{Path, PathBuf};
 use rustix::fs::{FileType, OFlags, Stat};
 
 use super::{
-    Kind, Need, Safety, TargetError, Targets, block_dev_of, io_err, lock_for_writing,
-    logical_block_size, parent_dir, per_file_bytes, try_lock, usage,
+    Kind, Need, Safety, TargetError, Targets, io_err, lock_for_writing, per_file_bytes, try_lock,
+    usage,
 };
+use crate::fsinfo::{block_dev_of, logical_block_size, parent_dir};
 use crate::ownership::{self, Identity, MarkState, Verdict};
 use crate::spec::{EngineKind, JobSpec, Plan, RwMode, TargetSpec};
 
@@ -544,9 +545,9 @@ fn check_space(t: &Targets) -> Result<(), TargetError> {
             return Err(usage(format!(
                 "--size: the test files need {} more on the file system of {}, which has {} free; \
                  use a smaller --size or another directory",
-                crate::report::human_bytes(*need),
+                crate::units::human_bytes(*need),
                 dir.display(),
-                crate::report::human_bytes(free)
+                crate::units::human_bytes(free)
             )));
         }
     }

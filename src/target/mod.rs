@@ -13,11 +13,9 @@
 //! what happens to the files while and after the run.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::io;
 use std::num::NonZeroU64;
 use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -125,63 +123,14 @@ fn try_lock(fd: &OwnedFd) -> io::Result<bool> {
     }
 }
 
-/// The directory holding `p` (`.` for a bare file name).
-pub fn parent_dir(p: &Path) -> &Path {
-    p.parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-}
-
 fn usage(msg: String) -> TargetError {
     TargetError::Usage(msg)
-}
-
-/// The size in bytes of the file or block device at `p` (a device's from the device itself,
-/// where a file's status says 0); `None` when it cannot be opened.
-pub fn size_of(p: &Path) -> Option<u64> {
-    let meta = fs::metadata(p).ok()?;
-    if !meta.file_type().is_block_device() {
-        return Some(meta.len());
-    }
-    let (fd, _) = ownership::open_existing(p, OFlags::RDONLY, true).ok()?;
-    rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).ok()
 }
 
 /// Region bytes per file for a job whose size is known.
 pub fn per_file_bytes(job: &JobSpec) -> u64 {
     let nfiles = job.paths().len() as u64;
     (job.size.unwrap_or(0) / nfiles) / job.xfer() * job.xfer()
-}
-
-/// The logical block size of the device `dev` (a block device's rdev, or the device
-/// holding a file), from sysfs.
-fn logical_block_size(dev: u64) -> Option<u64> {
-    let (major, minor) = (rustix::fs::major(dev), rustix::fs::minor(dev));
-    let base = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
-    // A partition has no queue/ of its own: its parent disk's applies.
-    [
-        base.join("queue/logical_block_size"),
-        base.join("../queue/logical_block_size"),
-    ]
-    .iter()
-    .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
-}
-
-fn block_dev_of(meta: &fs::Metadata) -> u64 {
-    if meta.file_type().is_block_device() {
-        meta.rdev()
-    } else {
-        meta.dev()
-    }
-}
-
-/// The logical block size of the device holding `p` (or, when `p` does not exist, its
-/// directory); `None` where there is no block device (tmpfs).
-pub fn logical_block_size_at(p: &Path) -> Option<u64> {
-    let meta = fs::metadata(p)
-        .or_else(|_| fs::metadata(parent_dir(p)))
-        .ok()?;
-    logical_block_size(block_dev_of(&meta))
 }
 
 impl Targets {
@@ -480,6 +429,8 @@ pub fn flag_names(f: OFlags) -> Vec<&'static str> {
 mod tests {
     use super::*;
     use crate::spec::{Origin, Plan, Section, resolve};
+    use std::fs;
+    use std::os::unix::fs::MetadataExt;
 
     fn plan(dir: &Path, groups: &[&str]) -> Plan {
         let f = dir.join("f");

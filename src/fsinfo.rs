@@ -1,0 +1,87 @@
+//! Questions to the file system that change nothing: the directory holding a path, the size of
+//! a file or block device, and the logical block size of the device below a path (from
+//! sysfs). Used by the check, the personalities' parsers, the host description and the device
+//! counters alike, so none of them reaches into another's module for it.
+
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use rustix::fs::OFlags;
+
+/// The directory holding `p` (`.` for a bare file name).
+pub fn parent_dir(p: &Path) -> &Path {
+    p.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// The size in bytes of the file or block device at `p` (a device's from the device itself,
+/// where a file's status says 0); `None` when it cannot be opened.
+pub fn size_of(p: &Path) -> Option<u64> {
+    let meta = fs::metadata(p).ok()?;
+    if !meta.file_type().is_block_device() {
+        return Some(meta.len());
+    }
+    let fd = rustix::fs::open(
+        p,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )
+    .ok()?;
+    rustix::fs::seek(&fd, rustix::fs::SeekFrom::End(0)).ok()
+}
+
+/// The logical block size of the device `dev` (a block device's rdev, or the device
+/// holding a file), from sysfs.
+pub fn logical_block_size(dev: u64) -> Option<u64> {
+    let (major, minor) = (rustix::fs::major(dev), rustix::fs::minor(dev));
+    let base = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+    // A partition has no queue/ of its own: its parent disk's applies.
+    [
+        base.join("queue/logical_block_size"),
+        base.join("../queue/logical_block_size"),
+    ]
+    .iter()
+    .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
+}
+
+/// The device whose logical block size applies to `meta`: a block device's own, or the one
+/// holding a file.
+pub fn block_dev_of(meta: &fs::Metadata) -> u64 {
+    if meta.file_type().is_block_device() {
+        meta.rdev()
+    } else {
+        meta.dev()
+    }
+}
+
+/// The logical block size of the device holding `p` (or, when `p` does not exist, its
+/// directory); `None` where there is no block device (tmpfs).
+pub fn logical_block_size_at(p: &Path) -> Option<u64> {
+    let meta = fs::metadata(p)
+        .or_else(|_| fs::metadata(parent_dir(p)))
+        .ok()?;
+    logical_block_size(block_dev_of(&meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parent_dir_of_a_bare_name_is_here() {
+        assert_eq!(parent_dir(Path::new("f")), Path::new("."));
+        assert_eq!(parent_dir(Path::new("/d/f")), Path::new("/d"));
+        assert_eq!(parent_dir(Path::new("/")), Path::new("."));
+    }
+
+    #[test]
+    fn size_of_a_file_and_of_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("f");
+        std::fs::write(&f, vec![0u8; 5000]).unwrap();
+        assert_eq!(size_of(&f), Some(5000));
+        assert_eq!(size_of(&d.path().join("nothing")), None);
+    }
+}
