@@ -4,15 +4,30 @@
 //! Data flows one way:
 //!
 //! ```text
-//! argv / profile / legacy argv (compat) ─► spec::Section (fio key=value) ─► spec::resolve ─► spec::Plan
+//! argv (cli) / job file (jobfile) / profile (profiles) / legacy argv (compat)
+//!   ─► spec::Section (fio key=value) ─► spec::resolve ─► spec::Plan
 //!   target::check (safety, space, alignment, io_uring support; nothing created yet; every
 //!                 existing file opened once and held: see ownership for the mark and identity)
 //!   runner::run: per group: Targets::prepare_group, Targets::open_job, one thread per job,
 //!                start barrier, then one generic loop per job over a slab of iodepth I/O
 //!                units: workload → engine.queue (sync engines complete here) → commit →
 //!                reap → stats recorded per I/O (total, submission, completion latency)
-//!   stats merged (+=) ─► result::RunReport ─► report::{text, json}, compat::* (legacy output)
+//!   stats merged (+=) ─► result::RunReport ─► report::{text, json, csv, html, log},
+//!                                              compat::* (legacy output), compare
 //! ```
+//!
+//! The modules, by what they own:
+//!
+//! - `cli`, `jobfile`, `profiles`, `compat`: front ends; each makes sections (compat also
+//!   renders its tool's output).
+//! - `spec`: the option table, value parsers, resolution into the Plan, the workload generator.
+//! - `target`: the plan's files (check, create, lay out, open, remove); `ownership`: the mark,
+//!   identity-checked opens and removal, report and input files; `fsinfo`: questions to the
+//!   file system that change nothing; `rawpath`: paths as bytes through option text.
+//! - `engine`: syscalls (psync, sync, pvsync, pvsync2, io_uring, null); `runner`: threads,
+//!   barrier, stop flag, progress events; `stats`: histograms, series, CPU, device counters.
+//! - `result`: the RunReport (pure data); `report`: its formats; `compare`: two reports;
+//!   `host`: how it was measured (kernel, CPU, file system, device); `units`: units and dates.
 //!
 //! Rules: one spec (every front end becomes sections and the same Plan); only the CLI prints
 //! (the runner sends events, stats are pure, reporters are functions of a RunReport); engines
