@@ -77,6 +77,10 @@ pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
         }
         // Marked again as kept when the run ends.
         n.written = true;
+        if probe.verdict == Verdict::OldMark && safety.allow_overwrite {
+            // Written as the user allowed: from now on it carries a mark that can tell.
+            n.ours = true;
+        }
         if !probe.abandoned {
             lock_for_writing(&probe.fd, &p)?;
         }

@@ -677,3 +677,34 @@ fn permission_problems_found_before_io_are_usage_errors() {
     }
     assert_eq!(super::entries(p), vec![p.join("secret")], "nothing created");
 }
+
+#[test]
+fn a_file_with_an_old_mark_is_written_only_when_allowed_and_then_marked_anew() {
+    let d = tmp();
+    let p = d.path();
+    if !has_user_xattrs(p) {
+        return;
+    }
+    let f = p.join("old");
+    std::fs::write(&f, vec![1u8; 65536]).unwrap();
+    rustix::fs::setxattr(
+        &f,
+        "user.iogauge.created",
+        b"1",
+        rustix::fs::XattrFlags::empty(),
+    )
+    .unwrap();
+    let write = [
+        "run",
+        "--filename=old",
+        "--rw=write",
+        "--bs=4k",
+        "--size=64k",
+    ];
+    let o = run_in(p, &write);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("marks it anew"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&f).unwrap(), vec![1u8; 65536], "untouched");
+    ok_in(p, &[&write[..], &["--allow-overwrite"]].concat());
+    ok_in(p, &write);
+}
