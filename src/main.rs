@@ -484,136 +484,113 @@ fn compare_files(
 /// Runs a legacy tool's command line and prints its output (or, with --json, the report).
 fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
     use compat::Invocation as I;
-    let safety = |f: &compat::Flags| Safety {
-        allow_overwrite: f.allow_overwrite,
-        skip_space_check: f.skip_space_check,
-        overwrite_output: f.overwrite_output,
-    };
-    let run = |step: compat::Step, f: &compat::Flags| {
-        measure(args, &step.sections, false, safety(f), step.keep, &[])
-    };
-    let print = |m: &Measured, f: &compat::Flags, legacy: &dyn Fn(&result::RunReport) -> String| {
-        let text = if f.json {
-            report::render(Format::Json, &m.report)
-        } else {
-            legacy(&m.report)
-        };
-        print!("{text}");
-        let _ = std::io::stdout().flush();
-        for e in &m.report.errors {
-            eprintln!("iogauge: error: {}", cli::for_terminal(e));
-        }
-    };
     match inv {
         I::Usage(text) => {
             print!("{text}");
             ExitCode::SUCCESS
         }
-        I::Sasiotest(t, f) => match run(t.step(), &f) {
-            Ok(m) => {
-                print(&m, &f, &|r| t.render(r));
-                ExitCode::from(m.code)
+        I::One(p, f) => legacy_one(args, p.as_ref(), &f),
+        I::SqlioBatch(batch, f) => sqlio_batch(args, batch, &f),
+    }
+}
+
+/// One personality's measured step: its results file checked before the run.
+fn legacy_measure(
+    args: &[String],
+    p: &dyn compat::Personality,
+    f: &compat::Flags,
+) -> Result<Measured, String> {
+    let step = p.step();
+    let safety = Safety {
+        allow_overwrite: f.allow_overwrite,
+        skip_space_check: f.skip_space_check,
+        overwrite_output: f.overwrite_output,
+    };
+    measure(args, &step.sections, false, safety, step.keep, &[])
+}
+
+/// Prints a personality's output for `m` (or, with --json, the report) and its errors.
+fn legacy_print(m: &Measured, f: &compat::Flags, screen: &str) {
+    if f.json {
+        print!("{}", report::render(Format::Json, &m.report));
+    } else {
+        print!("{screen}");
+    }
+    let _ = std::io::stdout().flush();
+    for e in &m.report.errors {
+        eprintln!("iogauge: error: {}", cli::for_terminal(e));
+    }
+}
+
+fn legacy_one(args: &[String], p: &dyn compat::Personality, f: &compat::Flags) -> ExitCode {
+    if let Some(path) = p.results_file() {
+        if let Err(e) = ownership::check_output(path, f.overwrite_output) {
+            return usage_exit(&format!("{}: {e}", iogauge::rawpath::display(path)));
+        }
+    }
+    let m = match legacy_measure(args, p, f) {
+        Ok(m) => m,
+        Err(e) => return usage_exit(&e),
+    };
+    let out = p.render(&m.report);
+    legacy_print(&m, f, &out.screen);
+    if let Some((path, text)) = out.file {
+        let shown = iogauge::rawpath::display(&path);
+        if let Err(e) = ownership::write_output(&path, text.as_bytes(), f.overwrite_output) {
+            eprintln!("iogauge: cannot write {shown}: {e}");
+            return ExitCode::from(1);
+        }
+        if !f.json {
+            println!("\nresults written to {shown}");
+        }
+    }
+    ExitCode::from(m.code)
+}
+
+/// `sqlio --batch`: every test in order (compat::sqlio runs the batch); with --json, one array
+/// of every test's report, printed when the batch ends.
+fn sqlio_batch(args: &[String], batch: compat::sqlio::Batch, f: &compat::Flags) -> ExitCode {
+    use compat::sqlio::BatchEnd;
+    let interrupt = interrupt_flag();
+    let mut reports: Vec<serde_json::Value> = Vec::new();
+    let end = batch.run(&interrupt, &mut |line, targs, s| {
+        if !f.json {
+            println!("[batch line {line}: sqlio {}]", targs.join(" "));
+        }
+        let m = legacy_measure(args, s, f)?;
+        if f.json {
+            reports.push(report::json::value(&m.report));
+            for e in &m.report.errors {
+                eprintln!("iogauge: error: {}", cli::for_terminal(e));
             }
-            Err(e) => usage_exit(&e),
-        },
-        I::Sqlio(s, f) => match run(s.step(), &f) {
-            Ok(m) => {
-                print(&m, &f, &|r| s.render(r));
-                ExitCode::from(m.code)
-            }
-            Err(e) => usage_exit(&e),
-        },
-        I::SqlioBatch {
-            items,
-            pause,
-            flags,
-        } => {
-            let interrupt = interrupt_flag();
-            let wait = |d: std::time::Duration| {
-                let end = Instant::now() + d;
-                while Instant::now() < end && !interrupt.load(Ordering::Relaxed) {
-                    std::thread::sleep(std::time::Duration::from_millis(50));
-                }
-            };
-            let tests = items
-                .iter()
-                .filter(|(i, _)| matches!(i, compat::sqlio::BatchItem::Test { .. }))
-                .count();
-            let mut done = 0;
-            // With --json, one array of every test's report, printed when the batch ends.
-            let mut reports: Vec<serde_json::Value> = Vec::new();
-            let print_json = |reports: &[serde_json::Value]| {
-                if flags.json {
-                    let text = serde_json::to_string_pretty(reports).expect("reports serialise");
-                    println!("{text}");
-                }
-            };
-            for (item, parsed) in items {
-                if interrupt.load(Ordering::Relaxed) {
-                    print_json(&reports);
-                    return ExitCode::from(130);
-                }
-                let compat::sqlio::BatchItem::Test { line, args: targs } = item else {
-                    if let compat::sqlio::BatchItem::Pause(d) = item {
-                        wait(d);
-                    }
-                    continue;
-                };
-                let s = match parsed.map_or_else(|| compat::sqlio::parse(&targs), Ok) {
-                    Ok(s) => s,
-                    Err(e) => return usage_exit(&format!("batch line {line}: {e}")),
-                };
-                if !flags.json {
-                    println!("[batch line {line}: sqlio {}]", targs.join(" "));
-                }
-                let m = match run(s.step(), &flags) {
-                    Ok(m) => m,
-                    Err(e) => {
-                        print_json(&reports);
-                        return usage_exit(&format!("batch line {line}: {e}"));
-                    }
-                };
-                if flags.json {
-                    reports.push(report::json::value(&m.report));
-                    for e in &m.report.errors {
-                        eprintln!("iogauge: error: {}", cli::for_terminal(e));
-                    }
-                } else {
-                    print(&m, &flags, &|r| s.render(r));
-                }
-                if m.code != 0 {
-                    print_json(&reports);
-                    eprintln!("iogauge: sqlio batch stopped at line {line}");
-                    return ExitCode::from(m.code);
-                }
-                done += 1;
-                if done < tests && !pause.is_zero() {
-                    wait(pause);
-                }
-            }
+        } else {
+            legacy_print(&m, f, &compat::Personality::render(s, &m.report).screen);
+        }
+        Ok(m.code)
+    });
+    let print_json = |reports: &[serde_json::Value]| {
+        if f.json {
+            let text = serde_json::to_string_pretty(reports).expect("reports serialise");
+            println!("{text}");
+        }
+    };
+    match end {
+        BatchEnd::Done => {
             print_json(&reports);
             ExitCode::SUCCESS
         }
-        I::Iotest(t, f) => {
-            if let Err(e) = ownership::check_output(&t.results, f.overwrite_output) {
-                return usage_exit(&format!("iotest: {}: {e}", t.results.display()));
-            }
-            let m = match run(t.step(), &f) {
-                Ok(m) => m,
-                Err(e) => return usage_exit(&e),
-            };
-            let (screen, results) = t.render(&m.report);
-            print(&m, &f, &|_| screen.clone());
-            if let Err(e) =
-                ownership::write_output(&t.results, results.as_bytes(), f.overwrite_output)
-            {
-                eprintln!("iogauge: cannot write {}: {e}", t.results.display());
-                return ExitCode::from(1);
-            }
-            if !f.json {
-                println!("\nresults written to {}", t.results.display());
-            }
-            ExitCode::from(m.code)
+        BatchEnd::Interrupted => {
+            print_json(&reports);
+            ExitCode::from(130)
+        }
+        BatchEnd::Usage { line, message } => {
+            print_json(&reports);
+            usage_exit(&format!("batch line {line}: {message}"))
+        }
+        BatchEnd::Failed { line, code } => {
+            print_json(&reports);
+            eprintln!("iogauge: sqlio batch stopped at line {line}");
+            ExitCode::from(code)
         }
     }
 }

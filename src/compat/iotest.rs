@@ -8,7 +8,7 @@
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use super::Step;
+use super::{Personality, Rendered, Step};
 use crate::result::{JobReport, RunReport};
 use crate::spec::{Origin, Section};
 
@@ -132,38 +132,8 @@ impl Iotest {
         self.blocks * (self.block_kb << 10)
     }
 
-    /// Writers in one group, readers in the next.
-    pub fn step(&self) -> Step {
-        let o = || Origin::Profile("iotest");
-        let pid = std::process::id();
-        let bs = (self.block_kb << 10).to_string();
-        let size = self.file_bytes().to_string();
-        let mut sections = Vec::new();
-        for (phase, rw) in [("writetest", "write"), ("readtest", "read")] {
-            for k in 1..=self.iterations {
-                let file = self.dir.join(format!("iogauge-iotest.{pid}.{k}"));
-                let mut s = Section::new(format!("{phase}.out.{k}"));
-                s.set("filename", &crate::rawpath::filename_value(&file), o())
-                    .set("rw", rw, o())
-                    .set("bs", &bs, o())
-                    .set("size", &size, o())
-                    .set("ioengine", "psync", o());
-                if rw == "write" {
-                    s.set("end_fsync", "1", o());
-                } else if k == 1 {
-                    s.set("stonewall", "1", o());
-                }
-                sections.push(s);
-            }
-        }
-        Step {
-            sections,
-            keep: false,
-        }
-    }
-
     /// Screen output and the results file's text.
-    pub fn render(&self, r: &RunReport) -> (String, String) {
+    pub fn output(&self, r: &RunReport) -> (String, String) {
         let mb = self.file_bytes() as f64 / 1048576.0;
         let jobs = |gi: usize| -> Vec<&JobReport> {
             r.groups
@@ -324,5 +294,49 @@ impl Iotest {
             );
         }
         o
+    }
+}
+
+impl Personality for Iotest {
+    /// Writers in one group, readers in the next.
+    fn step(&self) -> Step {
+        let o = || Origin::Profile("iotest");
+        let pid = std::process::id();
+        let bs = (self.block_kb << 10).to_string();
+        let size = self.file_bytes().to_string();
+        let mut sections = Vec::new();
+        for (phase, rw) in [("writetest", "write"), ("readtest", "read")] {
+            for k in 1..=self.iterations {
+                let file = self.dir.join(format!("iogauge-iotest.{pid}.{k}"));
+                let mut s = Section::new(format!("{phase}.out.{k}"));
+                s.set("filename", &crate::rawpath::filename_value(&file), o())
+                    .set("rw", rw, o())
+                    .set("bs", &bs, o())
+                    .set("size", &size, o())
+                    .set("ioengine", "psync", o());
+                if rw == "write" {
+                    s.set("end_fsync", "1", o());
+                } else if k == 1 {
+                    s.set("stonewall", "1", o());
+                }
+                sections.push(s);
+            }
+        }
+        Step {
+            sections,
+            keep: false,
+        }
+    }
+
+    fn render(&self, r: &RunReport) -> Rendered {
+        let (screen, results) = self.output(r);
+        Rendered {
+            screen,
+            file: Some((self.results.clone(), results)),
+        }
+    }
+
+    fn results_file(&self) -> Option<&std::path::Path> {
+        Some(&self.results)
     }
 }

@@ -68,16 +68,30 @@ fn normalize_dash(a: &str) -> String {
 pub enum Invocation {
     /// Print this usage text (exit 0).
     Usage(&'static str),
-    Sasiotest(sasiotest::Sasiotest, Flags),
-    Sqlio(sqlio::Sqlio, Flags),
-    /// `sqlio --batch FILE [--pause SECS]`: tests (parsed, or `None` when the line needs a
-    /// file an earlier line creates) and pauses, in order.
-    SqlioBatch {
-        items: Vec<(sqlio::BatchItem, Option<sqlio::Sqlio>)>,
-        pause: std::time::Duration,
-        flags: Flags,
-    },
-    Iotest(iotest::Iotest, Flags),
+    /// One test of a personality (sasiotest, sqlio, iotest).
+    One(Box<dyn Personality>, Flags),
+    /// `sqlio --batch FILE [--pause SECS]`.
+    SqlioBatch(sqlio::Batch, Flags),
+}
+
+/// A legacy tool's test: the one run it asks for, and its output made from the report. The
+/// CLI runs the step, prints the screen text and writes the results file.
+pub trait Personality: std::fmt::Debug {
+    /// The sections of the run, and whether its files are kept.
+    fn step(&self) -> Step;
+    /// The old tool's output for `r`, and the results file it writes, if any.
+    fn render(&self, r: &RunReport) -> Rendered;
+    /// The results file `render` will name, so the CLI can check it before the run.
+    fn results_file(&self) -> Option<&std::path::Path> {
+        None
+    }
+}
+
+/// A personality's output: what goes to the screen, and a results file (path, text).
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub screen: String,
+    pub file: Option<(std::path::PathBuf, String)>,
 }
 
 /// The personalities, by command name.
@@ -89,62 +103,23 @@ pub fn parse(name: &str, args: &[String]) -> Result<Invocation, String> {
     match name {
         "sasiotest" => Ok(match sasiotest::parse(&args)? {
             None => Invocation::Usage(sasiotest::USAGE),
-            Some(t) => Invocation::Sasiotest(t, flags),
+            Some(t) => Invocation::One(Box::new(t), flags),
         }),
         "iotest" => Ok(match iotest::parse(&args)? {
             None => Invocation::Usage(iotest::USAGE),
-            Some(t) => Invocation::Iotest(t, flags),
+            Some(t) => Invocation::One(Box::new(t), flags),
         }),
         "sqlio" => {
             if args.is_empty() {
                 return Ok(Invocation::Usage(sqlio::USAGE));
             }
-            let batch = args.iter().position(|a| a.starts_with("--batch"));
-            let Some(b) = batch else {
-                return Ok(Invocation::Sqlio(sqlio::parse(&args)?, flags));
-            };
-            let mut file = None;
-            let mut pause = std::time::Duration::ZERO;
-            let mut it = args.iter().skip(b);
-            while let Some(a) = it.next() {
-                let (key, inline) = match a.split_once('=') {
-                    Some((k, v)) => (k, Some(v.to_string())),
-                    None => (a.as_str(), None),
-                };
-                let mut value = || {
-                    inline
-                        .clone()
-                        .or_else(|| it.next().cloned())
-                        .ok_or_else(|| format!("sqlio: {key} needs a value"))
-                };
-                match key {
-                    "--batch" => file = Some(value()?),
-                    "--pause" => {
-                        let v = value()?;
-                        pause = v
-                            .parse::<u64>()
-                            .map(std::time::Duration::from_secs)
-                            .map_err(|_| format!("sqlio: --pause {v}: expected whole seconds"))?;
-                    }
-                    other => {
-                        return Err(format!(
-                            "sqlio: {other}: with --batch FILE only --pause SECS may follow; the                              tests' options belong in the file"
-                        ));
-                    }
-                }
+            match args.iter().position(|a| a.starts_with("--batch")) {
+                None => Ok(Invocation::One(Box::new(sqlio::parse(&args)?), flags)),
+                Some(b) => Ok(Invocation::SqlioBatch(
+                    sqlio::Batch::parse(&args, b)?,
+                    flags,
+                )),
             }
-            if b > 0 {
-                return Err(format!(
-                    "sqlio: {}: with --batch FILE the tests' options belong in the file",
-                    args[0]
-                ));
-            }
-            let file = file.expect("--batch seen");
-            Ok(Invocation::SqlioBatch {
-                items: sqlio::read_batch(&crate::rawpath::path(&file))?,
-                pause,
-                flags,
-            })
         }
         other => unreachable!("{other} is not a personality"),
     }

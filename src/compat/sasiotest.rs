@@ -9,7 +9,7 @@ use std::fmt::Write;
 use std::fs;
 use std::path::PathBuf;
 
-use super::{Step, parse_sas_size};
+use super::{Personality, Rendered, Step, parse_sas_size};
 use crate::result::RunReport;
 use crate::spec::{Origin, Section};
 
@@ -256,43 +256,6 @@ impl Sasiotest {
         self.filesize / self.pagesize
     }
 
-    /// The one job this invocation is.
-    pub fn step(&self) -> Step {
-        let o = || Origin::Profile("sasiotest");
-        let mut s = Section::new("sasiotest");
-        s.set("filename", &crate::rawpath::filename_value(&self.file), o())
-            .set("bs", &self.pagesize.to_string(), o())
-            .set("size", &self.filesize.to_string(), o())
-            // SASIOTEST measures whatever the cache holds: it never drops it.
-            .set("invalidate", "0", o());
-        let rw = match (self.mode, self.random) {
-            (Mode::Read, false) => "read",
-            (Mode::Read, true) => "randread",
-            (Mode::Write, _) => "write",
-            (Mode::ReadWrite, _) => "update",
-        };
-        s.set("rw", rw, o());
-        if self.random || self.mode == Mode::ReadWrite {
-            s.set("norandommap", "1", o());
-        }
-        if self.history() {
-            s.set("fadvise_hint", "0", o());
-        } else if self.sgio {
-            s.set("direct", "1", o())
-                .set("ioengine", "pvsync", o())
-                .set("numpages", &self.numpages.to_string(), o());
-        } else if self.unbuffered {
-            s.set("direct", "1", o());
-        }
-        if self.writethru {
-            s.set("sync", "dsync", o());
-        }
-        Step {
-            sections: vec![s],
-            keep: self.mode == Mode::Write,
-        }
-    }
-
     fn action_line(&self) -> String {
         let f = crate::rawpath::display(&self.file);
         let page = with_article(self.pagesize);
@@ -333,7 +296,7 @@ impl Sasiotest {
     }
 
     /// SASIOTEST's output for `r`, then iogauge's additions.
-    pub fn render(&self, r: &RunReport) -> String {
+    pub fn output(&self, r: &RunReport) -> String {
         let mut o = format!(
             "SAS I/O Test Utility: v2.0 (iogauge {} sasiotest personality)\n\n",
             r.tool.version
@@ -370,6 +333,52 @@ fn with_article(n: u64) -> String {
     let an =
         s.starts_with('8') || (s.len() % 3 == 2 && (s.starts_with("11") || s.starts_with("18")));
     format!("{} {s}", if an { "an" } else { "a" })
+}
+
+impl Personality for Sasiotest {
+    /// The one job this invocation is.
+    fn step(&self) -> Step {
+        let o = || Origin::Profile("sasiotest");
+        let mut s = Section::new("sasiotest");
+        s.set("filename", &crate::rawpath::filename_value(&self.file), o())
+            .set("bs", &self.pagesize.to_string(), o())
+            .set("size", &self.filesize.to_string(), o())
+            // SASIOTEST measures whatever the cache holds: it never drops it.
+            .set("invalidate", "0", o());
+        let rw = match (self.mode, self.random) {
+            (Mode::Read, false) => "read",
+            (Mode::Read, true) => "randread",
+            (Mode::Write, _) => "write",
+            (Mode::ReadWrite, _) => "update",
+        };
+        s.set("rw", rw, o());
+        if self.random || self.mode == Mode::ReadWrite {
+            s.set("norandommap", "1", o());
+        }
+        if self.history() {
+            s.set("fadvise_hint", "0", o());
+        } else if self.sgio {
+            s.set("direct", "1", o())
+                .set("ioengine", "pvsync", o())
+                .set("numpages", &self.numpages.to_string(), o());
+        } else if self.unbuffered {
+            s.set("direct", "1", o());
+        }
+        if self.writethru {
+            s.set("sync", "dsync", o());
+        }
+        Step {
+            sections: vec![s],
+            keep: self.mode == Mode::Write,
+        }
+    }
+
+    fn render(&self, r: &RunReport) -> Rendered {
+        Rendered {
+            screen: self.output(r),
+            file: None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -7,9 +7,10 @@
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::Step;
+use super::{Personality, Rendered, Step};
 use crate::result::RunReport;
 use crate::spec::{Origin, Section};
 
@@ -302,58 +303,6 @@ fn read_param_file(pf: &Path) -> Result<Vec<Target>, String> {
 }
 
 impl Sqlio {
-    /// All targets in one group: every thread of every file at once.
-    pub fn step(&self) -> Step {
-        let o = || Origin::Profile("sqlio");
-        let bs = self.block_kb << 10;
-        let mut sections = Vec::new();
-        for (i, t) in self.targets.iter().enumerate() {
-            let mut s = Section::new(format!("sqlio{i}"));
-            let rw = match (self.pattern, self.write) {
-                (Pattern::Random, false) => "randread".to_string(),
-                (Pattern::Random, true) => "randwrite".to_string(),
-                (Pattern::Sequential, false) => "read".to_string(),
-                (Pattern::Sequential, true) => "write".to_string(),
-                (Pattern::Stride(k), w) => {
-                    format!("{}:{}", if w { "write" } else { "read" }, k * bs)
-                }
-            };
-            s.set("filename", &crate::rawpath::filename_value(&t.path), o())
-                .set("rw", &rw, o())
-                .set("bs", &bs.to_string(), o())
-                .set("numjobs", &t.threads.to_string(), o())
-                .set("ioengine", "io_uring", o())
-                .set("iodepth", &self.outstanding.to_string(), o())
-                .set("runtime", &format!("{}s", self.secs), o())
-                .set("time_based", "1", o())
-                // sqlio keeps whatever the cache holds.
-                .set("invalidate", "0", o());
-            if let Some(mb) = t.size_mb {
-                // Rounded down to whole I/Os.
-                let size = (mb << 20) / bs * bs;
-                s.set("size", &size.to_string(), o())
-                    .set("overwrite", "1", o());
-            }
-            match self.buffering {
-                'N' => {
-                    s.set("direct", "1", o()).set("sync", "dsync", o());
-                }
-                'H' => {
-                    s.set("direct", "1", o());
-                }
-                'S' => {
-                    s.set("sync", "dsync", o());
-                }
-                _ => {}
-            }
-            sections.push(s);
-        }
-        Step {
-            sections,
-            keep: true,
-        }
-    }
-
     /// The access pattern in sqlio's words ("random", "sequential").
     pub fn describe_pattern(&self) -> String {
         match self.pattern {
@@ -364,7 +313,7 @@ impl Sqlio {
     }
 
     /// sqlio's output for `r`, then iogauge's additions.
-    pub fn render(&self, r: &RunReport) -> String {
+    pub fn output(&self, r: &RunReport) -> String {
         let mut o = format!(
             "sqlio v1.5.SG (iogauge {} sqlio personality)\n",
             r.tool.version
@@ -500,6 +449,127 @@ pub enum BatchItem {
     Pause(Duration),
 }
 
+/// `sqlio --batch FILE [--pause SECS]`: the file's tests (parsed, or `None` when a line needs
+/// a file an earlier line creates) and pauses, in order, and the pause between tests.
+#[derive(Debug)]
+pub struct Batch {
+    pub items: Vec<(BatchItem, Option<Sqlio>)>,
+    pub pause: Duration,
+}
+
+/// Runs one batch test: (line, its arguments, the test) → exit code, or a usage error.
+pub type BatchTest<'a> = dyn FnMut(usize, &[String], &Sqlio) -> Result<u8, String> + 'a;
+
+/// How a batch ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum BatchEnd {
+    /// Every test ran and passed.
+    Done,
+    /// Interrupted (Ctrl-C) before a test or during a pause.
+    Interrupted,
+    /// A line could not be parsed, or its test could not start: a usage error (exit 2).
+    Usage { line: usize, message: String },
+    /// A test failed with this exit code; the batch stopped there.
+    Failed { line: usize, code: u8 },
+}
+
+impl Batch {
+    /// Reads `--batch FILE [--pause SECS]`, found at `args[at]`.
+    pub fn parse(args: &[String], at: usize) -> Result<Batch, String> {
+        if at > 0 {
+            return Err(format!(
+                "sqlio: {}: with --batch FILE the tests' options belong in the file",
+                args[0]
+            ));
+        }
+        let mut file = None;
+        let mut pause = Duration::ZERO;
+        let mut it = args.iter().skip(at);
+        while let Some(a) = it.next() {
+            let (key, inline) = match a.split_once('=') {
+                Some((k, v)) => (k, Some(v.to_string())),
+                None => (a.as_str(), None),
+            };
+            let mut value = || {
+                inline
+                    .clone()
+                    .or_else(|| it.next().cloned())
+                    .ok_or_else(|| format!("sqlio: {key} needs a value"))
+            };
+            match key {
+                "--batch" => file = Some(value()?),
+                "--pause" => {
+                    let v = value()?;
+                    pause = v
+                        .parse::<u64>()
+                        .map(Duration::from_secs)
+                        .map_err(|_| format!("sqlio: --pause {v}: expected whole seconds"))?;
+                }
+                other => {
+                    return Err(format!(
+                        "sqlio: {other}: with --batch FILE only --pause SECS may follow; the \
+                         tests' options belong in the file"
+                    ));
+                }
+            }
+        }
+        let file = file.expect("--batch seen");
+        Ok(Batch {
+            items: read_batch(&crate::rawpath::path(&file))?,
+            pause,
+        })
+    }
+
+    /// Runs the batch in order: each test through `test(line, args, sqlio)`, which measures
+    /// it, shows it and returns its exit code (or a usage error); the file's pauses, and
+    /// `pause` between tests, waited out unless `interrupt` is set. Stops at the first test
+    /// that fails, and at an interrupt.
+    pub fn run(self, interrupt: &AtomicBool, test: &mut BatchTest<'_>) -> BatchEnd {
+        let wait = |d: Duration| {
+            let end = std::time::Instant::now() + d;
+            while std::time::Instant::now() < end && !interrupt.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        };
+        let tests = self
+            .items
+            .iter()
+            .filter(|(i, _)| matches!(i, BatchItem::Test { .. }))
+            .count();
+        let mut done = 0;
+        for (item, parsed) in self.items {
+            if interrupt.load(Ordering::Relaxed) {
+                return BatchEnd::Interrupted;
+            }
+            let (line, args) = match item {
+                BatchItem::Pause(d) => {
+                    wait(d);
+                    continue;
+                }
+                BatchItem::Test { line, args } => (line, args),
+            };
+            // A line that names a file an earlier line created is parsed when it is reached.
+            let s = match parsed.map_or_else(|| parse(&args), Ok) {
+                Ok(s) => s,
+                Err(message) => return BatchEnd::Usage { line, message },
+            };
+            match test(line, &args, &s) {
+                Err(message) => return BatchEnd::Usage { line, message },
+                Ok(0) => {}
+                Ok(code) => return BatchEnd::Failed { line, code },
+            }
+            done += 1;
+            if done < tests && !self.pause.is_zero() {
+                wait(self.pause);
+            }
+        }
+        if interrupt.load(Ordering::Relaxed) {
+            return BatchEnd::Interrupted;
+        }
+        BatchEnd::Done
+    }
+}
+
 /// Reads a batch file of sqlio command lines. Every line is parsed here, so a mistake on line
 /// 40 stops the batch before line 1 runs.
 pub fn read_batch(path: &Path) -> Result<Vec<(BatchItem, Option<Sqlio>)>, String> {
@@ -578,6 +648,67 @@ fn created_earlier(items: &[(BatchItem, Option<Sqlio>)], args: &[String]) -> boo
             })
         })
     })
+}
+
+impl Personality for Sqlio {
+    /// All targets in one group: every thread of every file at once.
+    fn step(&self) -> Step {
+        let o = || Origin::Profile("sqlio");
+        let bs = self.block_kb << 10;
+        let mut sections = Vec::new();
+        for (i, t) in self.targets.iter().enumerate() {
+            let mut s = Section::new(format!("sqlio{i}"));
+            let rw = match (self.pattern, self.write) {
+                (Pattern::Random, false) => "randread".to_string(),
+                (Pattern::Random, true) => "randwrite".to_string(),
+                (Pattern::Sequential, false) => "read".to_string(),
+                (Pattern::Sequential, true) => "write".to_string(),
+                (Pattern::Stride(k), w) => {
+                    format!("{}:{}", if w { "write" } else { "read" }, k * bs)
+                }
+            };
+            s.set("filename", &crate::rawpath::filename_value(&t.path), o())
+                .set("rw", &rw, o())
+                .set("bs", &bs.to_string(), o())
+                .set("numjobs", &t.threads.to_string(), o())
+                .set("ioengine", "io_uring", o())
+                .set("iodepth", &self.outstanding.to_string(), o())
+                .set("runtime", &format!("{}s", self.secs), o())
+                .set("time_based", "1", o())
+                // sqlio keeps whatever the cache holds.
+                .set("invalidate", "0", o());
+            if let Some(mb) = t.size_mb {
+                // Rounded down to whole I/Os.
+                let size = (mb << 20) / bs * bs;
+                s.set("size", &size.to_string(), o())
+                    .set("overwrite", "1", o());
+            }
+            match self.buffering {
+                'N' => {
+                    s.set("direct", "1", o()).set("sync", "dsync", o());
+                }
+                'H' => {
+                    s.set("direct", "1", o());
+                }
+                'S' => {
+                    s.set("sync", "dsync", o());
+                }
+                _ => {}
+            }
+            sections.push(s);
+        }
+        Step {
+            sections,
+            keep: true,
+        }
+    }
+
+    fn render(&self, r: &RunReport) -> Rendered {
+        Rendered {
+            screen: self.output(r),
+            file: None,
+        }
+    }
 }
 
 #[cfg(test)]
