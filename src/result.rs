@@ -368,62 +368,17 @@ fn depth_report(d: &crate::stats::DepthStats) -> DepthReport {
     }
 }
 
-/// What the engine of `job` does per I/O.
+/// What the engine of `job` does per I/O (the engine describes itself).
 pub fn engine_report(job: &crate::spec::JobSpec) -> EngineReport {
-    use crate::spec::EngineKind as K;
-    let vectored = job.numpages > 1;
-    let calls_per_io = crate::engine::IoUnit::calls_per_io(job.numpages);
-    let buffers = match job.numpages {
-        1 => "one buffer".to_string(),
-        n if calls_per_io > 1 => format!(
-            "{n} buffers, {calls_per_io} calls per I/O (at most {} iovec entries per call)",
-            crate::engine::unit::IOV_MAX
-        ),
-        n => format!("{n} buffers"),
-    };
-    let calls = match job.engine {
-        K::Psync => "pread/pwrite".to_string(),
-        K::Sync => "read/write (lseek when not sequential)".to_string(),
-        K::Pvsync => format!("preadv/pwritev over {buffers}"),
-        K::Pvsync2 => format!("preadv2/pwritev2 over {buffers}"),
-        K::IoUring if vectored => format!("IORING_OP_READV/WRITEV over {buffers}"),
-        K::IoUring if job.fixedbufs => "IORING_OP_READ_FIXED/WRITE_FIXED".to_string(),
-        K::IoUring => "IORING_OP_READ/WRITE".to_string(),
-        K::Null => "none (null engine)".to_string(),
-    };
-    let per_call_flags = match job.engine {
-        K::Pvsync2 => {
-            let (r, w) = crate::engine::vectored::rw_flags(job);
-            crate::engine::vectored::flag_names(r | w)
-        }
-        K::IoUring if job.nowait => vec!["RWF_NOWAIT"],
-        _ => Vec::new(),
-    };
-    let mut features = Vec::new();
-    if job.engine == K::IoUring {
-        for (on, name) in [
-            (job.fixedbufs, "fixedbufs"),
-            (job.registerfiles, "registerfiles"),
-            (job.sqthread_poll, "sqthread_poll"),
-            (job.hipri, "hipri (IOPOLL)"),
-        ] {
-            if on {
-                features.push(name.to_string());
-            }
-        }
-        features.push(format!(
-            "batch submit {}, complete {}..{}, low {}",
-            job.batch_submit, job.complete_min, job.complete_max, job.depth_low
-        ));
-    }
+    let d = crate::engine::describe(&job.engine_config());
     EngineReport {
         name: job.engine.as_str().into(),
-        calls,
+        calls: d.calls,
         iodepth: job.iodepth,
         numpages: job.numpages,
         bytes_per_io: job.xfer(),
-        per_call_flags: per_call_flags.into_iter().map(Cow::Borrowed).collect(),
-        features,
+        per_call_flags: d.per_call_flags.into_iter().map(Cow::Borrowed).collect(),
+        features: d.features,
     }
 }
 

@@ -18,7 +18,173 @@ use std::os::fd::OwnedFd;
 pub use buf::AlignedBuf;
 pub use unit::IoUnit;
 
-use crate::spec::{EngineKind, JobSpec};
+/// The engines: each one's name, and what it can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Psync,
+    Sync,
+    Pvsync,
+    Pvsync2,
+    #[serde(rename = "io_uring")]
+    IoUring,
+    Null,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Psync => "psync",
+            Kind::Sync => "sync",
+            Kind::Pvsync => "pvsync",
+            Kind::Pvsync2 => "pvsync2",
+            Kind::IoUring => "io_uring",
+            Kind::Null => "null",
+        }
+    }
+    /// Whether one call can move several page buffers (`numpages`).
+    pub fn vectored(self) -> bool {
+        matches!(
+            self,
+            Kind::Pvsync | Kind::Pvsync2 | Kind::IoUring | Kind::Null
+        )
+    }
+    /// Whether write-through (`sync=dsync|sync`) is applied per call (RWF_DSYNC/RWF_SYNC)
+    /// rather than at open (O_DSYNC/O_SYNC).
+    pub fn per_call_sync(self) -> bool {
+        self == Kind::Pvsync2
+    }
+}
+
+/// Direction of one I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    Read = 0,
+    Write = 1,
+}
+
+/// Write-through asked per call (pvsync2's RWF_DSYNC/RWF_SYNC); other engines get it from the
+/// open flags instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WriteThrough {
+    #[default]
+    None,
+    Dsync,
+    Sync,
+}
+
+/// What an engine needs to know: its own options, never the job (rule 3: engines know
+/// syscalls, not workloads). Made by `spec::JobSpec::engine_config`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    pub kind: Kind,
+    /// I/Os in flight (1 for the synchronous engines).
+    pub iodepth: u32,
+    /// Page buffers per I/O.
+    pub numpages: u32,
+    /// io_uring: READ/WRITE_FIXED over registered buffers.
+    pub fixedbufs: bool,
+    /// io_uring: the files registered with the ring.
+    pub registerfiles: bool,
+    /// io_uring: a kernel thread polls the submission queue (on this CPU, if given).
+    pub sqthread_poll: bool,
+    pub sqthread_poll_cpu: Option<u32>,
+    /// Polled completions (io_uring IOPOLL, pvsync2 RWF_HIPRI).
+    pub hipri: bool,
+    /// RWF_NOWAIT.
+    pub nowait: bool,
+    pub write_through: WriteThrough,
+    /// io_uring batching, as fio's iodepth_batch_submit, iodepth_batch_complete_min/max and
+    /// iodepth_low (for the engine's self-description; the worker applies them).
+    pub batch_submit: u32,
+    pub complete_min: u32,
+    pub complete_max: u32,
+    pub depth_low: u32,
+}
+
+impl Config {
+    /// A synchronous engine's configuration with nothing optional on.
+    pub fn plain(kind: Kind) -> Config {
+        Config {
+            kind,
+            iodepth: 1,
+            numpages: 1,
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+            sqthread_poll_cpu: None,
+            hipri: false,
+            nowait: false,
+            write_through: WriteThrough::None,
+            batch_submit: 1,
+            complete_min: 1,
+            complete_max: 1,
+            depth_low: 1,
+        }
+    }
+}
+
+/// How an engine issues each I/O, in words, for the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Description {
+    pub calls: String,
+    pub per_call_flags: Vec<&'static str>,
+    pub features: Vec<String>,
+}
+
+/// What the engine `cfg` names does per I/O.
+pub fn describe(cfg: &Config) -> Description {
+    let vectored = cfg.numpages > 1;
+    let calls_per_io = IoUnit::calls_per_io(cfg.numpages);
+    let buffers = match cfg.numpages {
+        1 => "one buffer".to_string(),
+        n if calls_per_io > 1 => format!(
+            "{n} buffers, {calls_per_io} calls per I/O (at most {} iovec entries per call)",
+            unit::IOV_MAX
+        ),
+        n => format!("{n} buffers"),
+    };
+    let calls = match cfg.kind {
+        Kind::Psync => "pread/pwrite".to_string(),
+        Kind::Sync => "read/write (lseek when not sequential)".to_string(),
+        Kind::Pvsync => format!("preadv/pwritev over {buffers}"),
+        Kind::Pvsync2 => format!("preadv2/pwritev2 over {buffers}"),
+        Kind::IoUring if vectored => format!("IORING_OP_READV/WRITEV over {buffers}"),
+        Kind::IoUring if cfg.fixedbufs => "IORING_OP_READ_FIXED/WRITE_FIXED".to_string(),
+        Kind::IoUring => "IORING_OP_READ/WRITE".to_string(),
+        Kind::Null => "none (null engine)".to_string(),
+    };
+    let per_call_flags = match cfg.kind {
+        Kind::Pvsync2 => {
+            let (r, w) = vectored::rw_flags(cfg);
+            vectored::flag_names(r | w)
+        }
+        Kind::IoUring if cfg.nowait => vec!["RWF_NOWAIT"],
+        _ => Vec::new(),
+    };
+    let mut features = Vec::new();
+    if cfg.kind == Kind::IoUring {
+        for (on, name) in [
+            (cfg.fixedbufs, "fixedbufs"),
+            (cfg.registerfiles, "registerfiles"),
+            (cfg.sqthread_poll, "sqthread_poll"),
+            (cfg.hipri, "hipri (IOPOLL)"),
+        ] {
+            if on {
+                features.push(name.to_string());
+            }
+        }
+        features.push(format!(
+            "batch submit {}, complete {}..{}, low {}",
+            cfg.batch_submit, cfg.complete_min, cfg.complete_max, cfg.depth_low
+        ));
+    }
+    Description {
+        calls,
+        per_call_flags,
+        features,
+    }
+}
 
 /// What [`Engine::queue`] did with an I/O.
 #[derive(Debug)]
@@ -65,18 +231,18 @@ pub trait Engine: Send {
     fn fsync(&mut self, file: usize) -> io::Result<()>;
 }
 
-/// Builds the engine `job` asks for over `files` (opened by `target`) and hands it to `f`.
-pub fn with_engine<R>(job: &JobSpec, files: Vec<OwnedFd>, f: impl EngineUser<R>) -> R {
-    match job.engine {
-        EngineKind::Psync => f.run(psync::Psync::new(files)),
-        EngineKind::Sync => f.run(sync::Sync::new(files)),
-        EngineKind::Pvsync => f.run(vectored::Pvsync::new(files)),
-        EngineKind::Pvsync2 => f.run(vectored::Pvsync2::new(files, job)),
-        EngineKind::IoUring => match uring::Uring::new(files, job) {
+/// Builds the engine `cfg` names over `files` (opened by `target`) and hands it to `f`.
+pub fn with_engine<R>(cfg: &Config, files: Vec<OwnedFd>, f: impl EngineUser<R>) -> R {
+    match cfg.kind {
+        Kind::Psync => f.run(psync::Psync::new(files)),
+        Kind::Sync => f.run(sync::Sync::new(files)),
+        Kind::Pvsync => f.run(vectored::Pvsync::new(files)),
+        Kind::Pvsync2 => f.run(vectored::Pvsync2::new(files, cfg)),
+        Kind::IoUring => match uring::Uring::new(files, cfg) {
             Ok(e) => f.run(e),
             Err(e) => f.setup_failed(e),
         },
-        EngineKind::Null => f.run(null::Null::new(files)),
+        Kind::Null => f.run(null::Null::new(files)),
     }
 }
 

@@ -4,8 +4,8 @@
 use std::io;
 use std::os::fd::OwnedFd;
 
+use super::Dir;
 use super::{Engine, IoUnit, Queued, done};
-use crate::spec::workload::Dir;
 
 pub struct Psync {
     files: Vec<OwnedFd>,

@@ -4,8 +4,8 @@
 use std::io;
 use std::os::fd::OwnedFd;
 
+use super::Dir;
 use super::{Engine, IoUnit, Queued};
-use crate::spec::workload::Dir;
 
 pub struct Sync {
     files: Vec<OwnedFd>,

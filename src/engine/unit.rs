@@ -4,7 +4,7 @@
 //! is in flight: engines may hand their addresses to the kernel.
 
 use super::AlignedBuf;
-use crate::spec::workload::Dir;
+use super::Dir;
 
 /// Most iovec entries one preadv/pwritev or READV/WRITEV accepts (Linux's UIO_MAXIOV).
 pub const IOV_MAX: usize = 1024;

@@ -10,9 +10,9 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 use io_uring::{IoUring, Probe, opcode, squeue, types};
 
+use super::Config;
+use super::Dir;
 use super::{Completion, Engine, IoUnit, Queued};
-use crate::spec::JobSpec;
-use crate::spec::workload::Dir;
 
 pub struct Uring {
     ring: IoUring,
@@ -24,11 +24,11 @@ pub struct Uring {
     rw_flags: i32,
 }
 
-/// Ring setup for `job`: the same in [`probe`] and [`Uring::new`]. Returns the ring and
+/// Ring setup for `cfg`: the same in [`probe`] and [`Uring::new`]. Returns the ring and
 /// whether task work is deferred to our own waits (completions then appear only when we
 /// enter the kernel to reap).
-fn build_ring(job: &JobSpec) -> io::Result<(IoUring, bool)> {
-    if !job.sqthread_poll {
+fn build_ring(cfg: &Config) -> io::Result<(IoUring, bool)> {
+    if !cfg.sqthread_poll {
         // One thread issues and reaps, so the kernel can skip the interrupts that would tell
         // it about completions and run their task work when it reaps (Linux 6.1+). Without
         // this, every completion of I/O the kernel ran in a worker costs an IPI.
@@ -37,33 +37,33 @@ fn build_ring(job: &JobSpec) -> io::Result<(IoUring, bool)> {
             .setup_taskrun_flag()
             .setup_single_issuer()
             .setup_defer_taskrun();
-        if job.hipri {
+        if cfg.hipri {
             b.setup_iopoll();
         }
-        match b.build(job.iodepth.next_power_of_two()) {
+        match b.build(cfg.iodepth.next_power_of_two()) {
             Ok(r) => return Ok((r, true)),
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
             Err(e) => return Err(e),
         }
     }
     let mut b = IoUring::builder();
-    if job.sqthread_poll {
+    if cfg.sqthread_poll {
         // 0: the kernel's default idle time (one second) before the poll thread sleeps.
         b.setup_sqpoll(0);
-        if let Some(cpu) = job.sqthread_poll_cpu {
+        if let Some(cpu) = cfg.sqthread_poll_cpu {
             b.setup_sqpoll_cpu(cpu);
         }
     }
-    if job.hipri {
+    if cfg.hipri {
         b.setup_iopoll();
     }
-    Ok((b.build(job.iodepth.next_power_of_two())?, false))
+    Ok((b.build(cfg.iodepth.next_power_of_two())?, false))
 }
 
-fn explain_setup(job: &JobSpec, e: io::Error) -> String {
+fn explain_setup(cfg: &Config, e: io::Error) -> String {
     let what = match e.raw_os_error() {
         Some(libc::ENOSYS) => "this kernel has no io_uring (ENOSYS)".to_string(),
-        Some(libc::EPERM) if job.sqthread_poll => {
+        Some(libc::EPERM) if cfg.sqthread_poll => {
             "not permitted (EPERM): sqthread_poll needs CAP_SYS_NICE on kernels before 5.11, \
              and io_uring may be disabled (sysctl kernel.io_uring_disabled)"
                 .to_string()
@@ -73,17 +73,17 @@ fn explain_setup(job: &JobSpec, e: io::Error) -> String {
             .to_string(),
         Some(libc::ENOMEM) => format!(
             "out of memory for a ring of {} entries (ENOMEM): lower --iodepth",
-            job.iodepth.next_power_of_two()
+            cfg.iodepth.next_power_of_two()
         ),
         _ => e.to_string(),
     };
     format!("--ioengine=io_uring: cannot set up a ring: {what}")
 }
 
-/// Checks that this kernel can run `job` on io_uring (ring setup with its options and every
+/// Checks that this kernel can run `cfg` on io_uring (ring setup with its options and every
 /// opcode it will use), without touching any file. The error is a one-line usage message.
-pub fn probe(job: &JobSpec) -> Result<(), String> {
-    let (ring, _) = build_ring(job).map_err(|e| explain_setup(job, e))?;
+pub fn probe(cfg: &Config) -> Result<(), String> {
+    let (ring, _) = build_ring(cfg).map_err(|e| explain_setup(cfg, e))?;
     let mut p = Probe::new();
     if let Err(e) = ring.submitter().register_probe(&mut p) {
         // Kernels before 5.6 have no probe, and no READ/WRITE either.
@@ -92,12 +92,12 @@ pub fn probe(job: &JobSpec) -> Result<(), String> {
              iogauge needs Linux 5.6 or later"
         ));
     }
-    let needed: &[(u8, &str)] = if job.numpages > 1 {
+    let needed: &[(u8, &str)] = if cfg.numpages > 1 {
         &[
             (opcode::Readv::CODE, "READV"),
             (opcode::Writev::CODE, "WRITEV"),
         ]
-    } else if job.fixedbufs {
+    } else if cfg.fixedbufs {
         &[
             (opcode::ReadFixed::CODE, "READ_FIXED"),
             (opcode::WriteFixed::CODE, "WRITE_FIXED"),
@@ -112,7 +112,7 @@ pub fn probe(job: &JobSpec) -> Result<(), String> {
             ));
         }
     }
-    if job.fixedbufs {
+    if cfg.fixedbufs {
         // One page, registered and released with the ring: proves the feature and the
         // locked-memory accounting work here before any file is created.
         let mut page = super::AlignedBuf::zeroed(super::buf::ALIGN);
@@ -130,10 +130,10 @@ pub fn probe(job: &JobSpec) -> Result<(), String> {
 }
 
 impl Uring {
-    pub fn new(files: Vec<OwnedFd>, job: &JobSpec) -> io::Result<Self> {
+    pub fn new(files: Vec<OwnedFd>, cfg: &Config) -> io::Result<Self> {
         let (ring, deferred) =
-            build_ring(job).map_err(|e| io::Error::other(explain_setup(job, e)))?;
-        if job.registerfiles && !files.is_empty() {
+            build_ring(cfg).map_err(|e| io::Error::other(explain_setup(cfg, e)))?;
+        if cfg.registerfiles && !files.is_empty() {
             let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
             ring.submitter().register_files(&fds).map_err(|e| {
                 io::Error::other(format!(
@@ -143,10 +143,10 @@ impl Uring {
         }
         Ok(Uring {
             ring,
-            fixed_files: job.registerfiles,
-            fixed_bufs: job.fixedbufs,
-            must_enter: job.hipri || deferred,
-            rw_flags: if job.nowait { libc::RWF_NOWAIT } else { 0 },
+            fixed_files: cfg.registerfiles,
+            fixed_bufs: cfg.fixedbufs,
+            must_enter: cfg.hipri || deferred,
+            rw_flags: if cfg.nowait { libc::RWF_NOWAIT } else { 0 },
             files,
         })
     }

@@ -7,9 +7,9 @@
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
+use super::Dir;
+use super::{Config, WriteThrough};
 use super::{Engine, IoUnit, Queued};
-use crate::spec::workload::Dir;
-use crate::spec::{JobSpec, SyncMode};
 
 pub struct Pvsync {
     files: Vec<OwnedFd>,
@@ -64,19 +64,19 @@ pub struct Pvsync2 {
     write_flags: libc::c_int,
 }
 
-/// The RWF_* flags a job's options ask for, per direction (read, write).
-pub fn rw_flags(job: &JobSpec) -> (libc::c_int, libc::c_int) {
+/// The RWF_* flags the engine's options ask for, per direction (read, write).
+pub fn rw_flags(cfg: &Config) -> (libc::c_int, libc::c_int) {
     let mut common = 0;
-    if job.hipri {
+    if cfg.hipri {
         common |= libc::RWF_HIPRI;
     }
-    if job.nowait {
+    if cfg.nowait {
         common |= libc::RWF_NOWAIT;
     }
-    let write = match job.sync {
-        SyncMode::None => 0,
-        SyncMode::Dsync => libc::RWF_DSYNC,
-        SyncMode::Sync => libc::RWF_SYNC,
+    let write = match cfg.write_through {
+        WriteThrough::None => 0,
+        WriteThrough::Dsync => libc::RWF_DSYNC,
+        WriteThrough::Sync => libc::RWF_SYNC,
     };
     (common, common | write)
 }
@@ -96,8 +96,8 @@ pub fn flag_names(f: libc::c_int) -> Vec<&'static str> {
 }
 
 impl Pvsync2 {
-    pub fn new(files: Vec<OwnedFd>, job: &JobSpec) -> Self {
-        let (read_flags, write_flags) = rw_flags(job);
+    pub fn new(files: Vec<OwnedFd>, cfg: &Config) -> Self {
+        let (read_flags, write_flags) = rw_flags(cfg);
         Pvsync2 {
             files,
             read_flags,

@@ -232,7 +232,7 @@ fn run_group(
             let name = format!("iogauge-{}.{}", job.name, job.clone);
             let h = std::thread::Builder::new()
                 .name(name)
-                .spawn_scoped(s, move || engine::with_engine(job, fds, w))
+                .spawn_scoped(s, move || engine::with_engine(&job.engine_config(), fds, w))
                 .expect("spawning a job thread");
             handles.push(h);
         }

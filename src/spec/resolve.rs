@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use super::options::{self, FioOnly, Kind, OptionDef};
 use super::value;
 use super::{Entry, Origin, Section, SpecError};
+pub use crate::engine::Kind as EngineKind;
 use crate::rawpath;
 
 /// The I/O pattern of a job.
@@ -66,43 +67,6 @@ impl RwMode {
             RwMode::RandRw => "randrw",
             RwMode::Update => "update",
         }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineKind {
-    Psync,
-    Sync,
-    Pvsync,
-    Pvsync2,
-    #[serde(rename = "io_uring")]
-    IoUring,
-    Null,
-}
-
-impl EngineKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EngineKind::Psync => "psync",
-            EngineKind::Sync => "sync",
-            EngineKind::Pvsync => "pvsync",
-            EngineKind::Pvsync2 => "pvsync2",
-            EngineKind::IoUring => "io_uring",
-            EngineKind::Null => "null",
-        }
-    }
-    /// Whether one call can move several page buffers (`numpages`).
-    pub fn vectored(self) -> bool {
-        matches!(
-            self,
-            EngineKind::Pvsync | EngineKind::Pvsync2 | EngineKind::IoUring | EngineKind::Null
-        )
-    }
-    /// Whether write-through (`sync=dsync|sync`) is applied per call (RWF_DSYNC/RWF_SYNC)
-    /// rather than at open (O_DSYNC/O_SYNC).
-    pub fn per_call_sync(self) -> bool {
-        self == EngineKind::Pvsync2
     }
 }
 
@@ -323,6 +287,33 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
+    /// What the engine needs of this job: its own options, nothing of the workload.
+    pub fn engine_config(&self) -> crate::engine::Config {
+        use crate::engine::WriteThrough;
+        crate::engine::Config {
+            kind: self.engine,
+            iodepth: self.iodepth,
+            numpages: self.numpages,
+            fixedbufs: self.fixedbufs,
+            registerfiles: self.registerfiles,
+            sqthread_poll: self.sqthread_poll,
+            sqthread_poll_cpu: self.sqthread_poll_cpu,
+            hipri: self.hipri,
+            nowait: self.nowait,
+            // Only engines that write through per call see it; the others get open flags.
+            write_through: match self.sync {
+                _ if !self.engine.per_call_sync() => WriteThrough::None,
+                SyncMode::None => WriteThrough::None,
+                SyncMode::Dsync => WriteThrough::Dsync,
+                SyncMode::Sync => WriteThrough::Sync,
+            },
+            batch_submit: self.batch_submit,
+            complete_min: self.complete_min,
+            complete_max: self.complete_max,
+            depth_low: self.depth_low,
+        }
+    }
+
     /// Bytes of the smallest I/O: `bs` × `numpages` (every I/O's size when fixed).
     pub fn xfer(&self) -> u64 {
         self.bs * u64::from(self.numpages)

@@ -13,12 +13,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::RwMode;
 use super::resolve::{BlockSizes, Distribution};
 
-/// Direction of one I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dir {
-    Read = 0,
-    Write = 1,
-}
+pub use crate::engine::Dir;
 
 /// One I/O to issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -251,7 +251,7 @@ fn check_job(
 ) -> Result<(), TargetError> {
     let opt = option_of(job);
     if job.engine == EngineKind::IoUring {
-        crate::engine::uring::probe(job).map_err(usage)?;
+        crate::engine::uring::probe(&job.engine_config()).map_err(usage)?;
     }
     if job.engine == EngineKind::Null {
         if job.size.is_none() {
