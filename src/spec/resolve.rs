@@ -314,6 +314,13 @@ impl JobSpec {
         }
     }
 
+    /// Region bytes per file, once the size is known: the size shared by the files, in whole
+    /// I/Os of `bs` × `numpages`.
+    pub fn per_file_bytes(&self) -> u64 {
+        let nfiles = self.paths().len() as u64;
+        (self.size.unwrap_or(0) / nfiles) / self.xfer() * self.xfer()
+    }
+
     /// Bytes of the smallest I/O: `bs` × `numpages` (every I/O's size when fixed).
     pub fn xfer(&self) -> u64 {
         self.bs * u64::from(self.numpages)

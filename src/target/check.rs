@@ -13,10 +13,7 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::{FileType, OFlags, Stat};
 
-use super::{
-    Kind, Need, Safety, TargetError, Targets, io_err, lock_for_writing, per_file_bytes, try_lock,
-    usage,
-};
+use super::{Kind, Need, Safety, TargetError, Targets, io_err, lock_for_writing, try_lock, usage};
 use crate::fsinfo::{block_dev_of, logical_block_size, parent_dir};
 use crate::ownership::{self, Identity, MarkState, Verdict};
 use crate::spec::{EngineKind, JobSpec, Plan, RwMode, TargetSpec};
@@ -269,7 +266,7 @@ fn check_job(
         found.push(existing(t, p, opt)?);
     }
     size_from_existing(t, job, &paths, &found)?;
-    let extent = job.offset + per_file_bytes(job);
+    let extent = job.offset + job.per_file_bytes();
     let needs_layout = job.rw != RwMode::Write || job.overwrite;
 
     for (p, found) in paths.iter().zip(&found) {

@@ -127,12 +127,6 @@ fn usage(msg: String) -> TargetError {
     TargetError::Usage(msg)
 }
 
-/// Region bytes per file for a job whose size is known.
-pub fn per_file_bytes(job: &JobSpec) -> u64 {
-    let nfiles = job.paths().len() as u64;
-    (job.size.unwrap_or(0) / nfiles) / job.xfer() * job.xfer()
-}
-
 impl Targets {
     /// Creates and lays out the files group `gi` uses (called just before it runs). Stops
     /// within one 1 MiB write of `interrupt` being set; what it created is removed by
@@ -370,7 +364,7 @@ impl Targets {
             SyncMode::Dsync => flags |= O_DSYNC,
             SyncMode::Sync => flags |= O_SYNC,
         }
-        let region = NonZeroU64::new(per_file_bytes(job));
+        let region = NonZeroU64::new(job.per_file_bytes());
         let mut fds = Vec::new();
         let mut opened = Vec::new();
         for p in job.paths() {

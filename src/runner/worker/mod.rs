@@ -2,6 +2,9 @@
 //! dispatch: take the next I/O from the workload, time the syscall, record it. Housekeeping
 //! (ramp end, deadline, time-series ticks, progress counters) runs only when the clock passes
 //! the next event, so the per-I/O cost is two clock reads and a histogram increment.
+//! Here: the slab and queue (fill, issue, commit, reap, complete); the data written is in
+//! `data.rs`, pacing in `pacing.rs`, the clock's events and series in `timeline.rs`, flushes
+//! in `flush.rs`.
 
 use std::io;
 use std::path::PathBuf;
@@ -15,7 +18,16 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::engine::{AlignedBuf, Completion, Engine, EngineUser, IoUnit, Queued};
 use crate::spec::workload::{Dir, Region, Workload};
 use crate::spec::{DataMode, JobSpec, RwMode};
-use crate::stats::{Clock, CpuUsage, DirStats, JobStats, Sample};
+use crate::stats::{Clock, CpuUsage, JobStats};
+
+mod data;
+mod flush;
+mod pacing;
+mod timeline;
+
+use data::copy_template;
+use flush::{fsync_error, timed_fsync};
+use timeline::close_interval;
 
 /// How often progress counters are published.
 const PUBLISH_EVERY: Duration = Duration::from_millis(250);
@@ -131,7 +143,7 @@ pub fn planned_bytes(job: &JobSpec) -> Option<u64> {
     }
     let per_loop = match job.io_bytes {
         Some(b) => b / job.xfer() * job.xfer(),
-        None => crate::target::per_file_bytes(job) * job.paths().len() as u64,
+        None => job.per_file_bytes() * job.paths().len() as u64,
     };
     let per_loop = if job.rw == RwMode::Update {
         2 * per_loop
@@ -145,7 +157,7 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
     let nfiles = job.paths().len() as u64;
     let region = Region {
         nfiles,
-        blocks_per_file: crate::target::per_file_bytes(job) / job.xfer(),
+        blocks_per_file: job.per_file_bytes() / job.xfer(),
         bs: job.xfer(),
         base: job.offset,
     };
@@ -164,21 +176,6 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
         wl = wl.with_total_bytes(total);
     }
     wl
-}
-
-/// Makes each written block unique (defeating deduplication) without the cost of refilling:
-/// the first 8 bytes of every 512-byte sector get a stamp from the write's sequence number.
-/// Sectors are numbered across the unit's pages.
-#[inline]
-fn stamp(u: &mut IoUnit, seq: u64) {
-    let base = seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut i = 0u64;
-    for page in u.pages_mut() {
-        for sector in page.chunks_exact_mut(512) {
-            sector[..8].copy_from_slice(&(base ^ i).to_le_bytes());
-            i += 1;
-        }
-    }
 }
 
 /// Per-slot bookkeeping the engine does not need.
@@ -218,7 +215,9 @@ enum Next {
 }
 
 /// The loop's state. The slab is declared before the engine in `run_loop`, so the engine
-/// (and a ring that may still point into the slab) is dropped first.
+/// (and a ring that may still point into the slab) is dropped first. Its parts, each with its
+/// own file: the data written (`data.rs`), pacing (`pacing.rs`), the clock's events and the
+/// series (`timeline.rs`), and flushes (`flush.rs`); the slab and queue are here.
 struct Loop<'w, 'a, E: Engine> {
     w: &'w Worker<'a>,
     engine: E,
@@ -233,39 +232,16 @@ struct Loop<'w, 'a, E: Engine> {
     ring_broken: bool,
     /// Completions of the current reap (kept to reuse its allocation).
     cq: Vec<Completion>,
-    template: AlignedBuf,
     wl: Workload,
     exhausted: bool,
     halt: Halt,
     stats: JobStats,
     error: Option<JobError>,
-    written_since_fsync: u32,
-    fsync_due: Option<usize>,
-    /// Indexed like the workload's files (the null engine opens none, but still rotates).
-    wrote: Vec<bool>,
-    write_seq: u64,
     clock: Clock,
-    // Housekeeping, all in clock ticks.
-    measuring: bool,
-    measure_start: u64,
-    cpu_start: CpuUsage,
-    ramp_end: u64,
-    deadline: Option<u64>,
-    next_publish: u64,
-    next_tick: u64,
-    tick_index: u64,
-    last: [Sample; 2],
-    event: u64,
-    /// Rate caps: per direction, the clock tick before which the next I/O must not start.
-    due: [u64; 2],
-    /// I/Os issued since the last thinktime pause.
-    since_think: u32,
-    /// Whether I/O is paced (rate, rate_iops or thinktime).
-    paced: bool,
-    pace_rng: Xoshiro256PlusPlus,
-    depth_since: u64,
-    publish_every: u64,
-    tick: u64,
+    data: data::Pattern,
+    pace: pacing::Pacer,
+    tl: timeline::Timeline,
+    flush: flush::Flush,
 }
 
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
@@ -300,34 +276,16 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         in_kernel: 0,
         ring_broken: false,
         cq: Vec::with_capacity(depth),
-        template,
         wl: workload(job, job.seed),
         exhausted: false,
         halt: Halt::No,
         stats: JobStats::with_series_ms(job.series_ms),
         error: None,
-        written_since_fsync: 0,
-        fsync_due: None,
-        wrote: vec![false; job.paths().len()],
-        write_seq: 0,
         clock,
-        measuring: job.ramp.is_zero(),
-        measure_start: 0,
-        cpu_start: CpuUsage::thread(),
-        ramp_end: 0,
-        deadline: None,
-        next_publish: 0,
-        next_tick: 0,
-        tick_index: 0,
-        last: [Sample::default(); 2],
-        event: 0,
-        due: [0, 0],
-        since_think: 0,
-        paced: job.rate_bps != [0, 0] || job.rate_iops != [0, 0] || !job.thinktime.is_zero(),
-        pace_rng: Xoshiro256PlusPlus::seed_from_u64(job.seed ^ 0x7A7E),
-        depth_since: 0,
-        publish_every: clock.ticks(PUBLISH_EVERY),
-        tick: clock.ticks(Duration::from_millis(job.series_ms)),
+        data: data::Pattern::new(template, job.paths().len()),
+        pace: pacing::Pacer::new(job),
+        tl: timeline::Timeline::new(job, &clock, PUBLISH_EVERY),
+        flush: flush::Flush::default(),
         slab: &mut slab,
     };
     w.barrier.wait();
@@ -345,13 +303,6 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         std::mem::forget(slab);
     }
     result
-}
-
-fn copy_template(u: &mut IoUnit, template: &[u8]) {
-    let page_len = u.page_len();
-    for (page, src) in u.buffers_mut().zip(template.chunks(page_len)) {
-        page.copy_from_slice(src);
-    }
 }
 
 /// The engine could not start: meet the other jobs at the barrier (they must not wait
@@ -373,35 +324,15 @@ fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
 }
 
 impl<E: Engine> Loop<'_, '_, E> {
-    fn start(&mut self, start: u64) {
-        let job = self.w.job;
-        self.measure_start = start;
-        self.depth_since = start;
-        self.cpu_start = CpuUsage::thread();
-        self.ramp_end = start + self.clock.ticks(job.ramp);
-        self.deadline = job.runtime.map(|r| self.ramp_end + self.clock.ticks(r));
-        self.next_publish = start + self.publish_every;
-        self.next_tick = start + self.tick;
-        self.set_next_event();
-    }
-
-    fn set_next_event(&mut self) {
-        let mut e = self.next_publish.min(self.next_tick);
-        if !self.measuring {
-            e = e.min(self.ramp_end);
-        }
-        self.event = self.deadline.map_or(e, |d| e.min(d));
-    }
-
     fn run(&mut self) {
         loop {
             self.check_stop();
-            if self.fsync_due.is_some() && self.in_kernel == 0 && self.pending.is_empty() {
+            if self.flush.due.is_some() && self.in_kernel == 0 && self.pending.is_empty() {
                 self.due_fsync();
             }
             self.fill();
             if !E::QUEUED {
-                if self.halt != Halt::No || (self.exhausted && self.fsync_due.is_none()) {
+                if self.halt != Halt::No || (self.exhausted && self.flush.due.is_none()) {
                     return;
                 }
                 continue;
@@ -411,7 +342,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             if self.in_kernel == 0 {
                 let idle = self.halt != Halt::No || self.exhausted;
-                if self.pending.is_empty() && idle && self.fsync_due.is_none() {
+                if self.pending.is_empty() && idle && self.flush.due.is_none() {
                     return;
                 }
                 if self.error.is_some() {
@@ -437,7 +368,7 @@ impl<E: Engine> Loop<'_, '_, E> {
 
     /// Queues new I/O while there are free slots and work left.
     fn fill(&mut self) {
-        while self.halt == Halt::No && self.fsync_due.is_none() && !self.exhausted {
+        while self.halt == Halt::No && self.flush.due.is_none() && !self.exhausted {
             if self.check_stop() {
                 return;
             }
@@ -448,7 +379,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                 self.exhausted = true;
                 return;
             };
-            if self.paced {
+            if self.pace.on {
                 self.pace(io.dir, io.len);
                 if self.halt != Halt::No {
                     return;
@@ -460,7 +391,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             (u.dir, u.file, u.offset, u.done) = (io.dir, io.file, io.offset, 0);
             u.set_len(io.len as usize);
             let s = &mut self.st[i];
-            s.measured = self.measuring;
+            s.measured = self.tl.measuring;
             s.write_back = false;
             if io.dir == Dir::Read && self.w.job.rw == RwMode::Update {
                 // The workload's next I/O writes this block back: it goes with this unit, so
@@ -468,8 +399,8 @@ impl<E: Engine> Loop<'_, '_, E> {
                 let wb = self.wl.next();
                 debug_assert!(wb.is_some_and(|w| w.dir == Dir::Write && w.offset == io.offset));
                 s.write_back = true;
-                s.write_seq = self.write_seq;
-                self.write_seq += 1;
+                s.write_seq = self.data.write_seq;
+                self.data.write_seq += 1;
             }
             if io.dir == Dir::Write {
                 self.prepare_write(i, false);
@@ -478,66 +409,6 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             self.st[i].t_prep = self.clock.now();
             self.issue(slot);
-        }
-    }
-
-    /// Holds the next I/O of `dir` (`len` bytes) back for its rate cap and thinktime. Queued
-    /// I/O keeps completing meanwhile: the wait polls the ring every few microseconds, so
-    /// latencies are not stretched by the pause.
-    fn pace(&mut self, dir: Dir, len: u64) {
-        let job = self.w.job;
-        let d = dir as usize;
-        let now = self.clock.now();
-        let mut until = now;
-        let mut gap_ns = 0.0f64;
-        if job.rate_bps[d] > 0 {
-            gap_ns = gap_ns.max(len as f64 * 1e9 / job.rate_bps[d] as f64);
-        }
-        if job.rate_iops[d] > 0 {
-            gap_ns = gap_ns.max(1e9 / job.rate_iops[d] as f64);
-        }
-        if gap_ns > 0.0 {
-            if job.rate_poisson {
-                let u = (self.pace_rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-                gap_ns *= -(1.0 - u).ln();
-            }
-            // A late start may catch up by at most this much, not in one burst.
-            let slack = self.clock.ticks(Duration::from_millis(50));
-            let due = self.due[d].max(now.saturating_sub(slack));
-            until = until.max(due);
-            self.due[d] = due + self.clock.ticks(Duration::from_nanos(gap_ns as u64));
-        }
-        if !job.thinktime.is_zero() {
-            if self.since_think >= job.thinktime_blocks {
-                until = until.max(now + self.clock.ticks(job.thinktime));
-                self.since_think = 0;
-            }
-            self.since_think += 1;
-        }
-        if until <= now {
-            return;
-        }
-        if E::QUEUED && !self.pending.is_empty() {
-            self.commit();
-        }
-        loop {
-            let now = self.clock.now();
-            if now >= until || self.check_stop() {
-                return;
-            }
-            if now >= self.event {
-                self.housekeeping(now);
-                if self.halt != Halt::No {
-                    return;
-                }
-            }
-            let left = Duration::from_nanos(self.clock.ns(until - now));
-            if E::QUEUED && self.in_kernel > 0 {
-                self.poll();
-                std::thread::sleep(left.min(Duration::from_micros(20)));
-            } else {
-                std::thread::sleep(left.min(Duration::from_millis(10)));
-            }
         }
     }
 
@@ -568,7 +439,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                 self.issue(c.slot);
             }
         }
-        if now >= self.event {
+        if now >= self.tl.event {
             self.housekeeping(now);
         }
     }
@@ -577,37 +448,11 @@ impl<E: Engine> Loop<'_, '_, E> {
         match self.wl.next() {
             Some(io) => Some(io),
             // The ramp cycles the region until it is over, however small the region.
-            None if !self.measuring => {
+            None if !self.tl.measuring => {
                 self.wl = workload(self.w.job, self.w.job.seed);
                 self.wl.next()
             }
             None => None,
-        }
-    }
-
-    /// Fills slot `i`'s buffers for a write. `write_back`: update mode's write of the block
-    /// just read, which keeps the data read.
-    fn prepare_write(&mut self, i: usize, write_back: bool) {
-        let (u, s) = (&mut self.slab[i], &mut self.st[i]);
-        if !write_back {
-            s.write_seq = self.write_seq;
-            self.write_seq += 1;
-            if s.dirty {
-                copy_template(u, &self.template);
-            }
-        }
-        s.dirty = false;
-        match self.w.job.data {
-            DataMode::Random => stamp(u, s.write_seq),
-            DataMode::Refill => {
-                // Seeded by the sequence number: the same bytes whatever the completion order.
-                let seed = self.w.job.seed ^ s.write_seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-                for page in u.pages_mut() {
-                    rng.fill_bytes(page);
-                }
-            }
-            DataMode::Zero => {}
         }
     }
 
@@ -630,7 +475,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                         Next::Free => {}
                         Next::Again => continue,
                     }
-                    if now >= self.event {
+                    if now >= self.tl.event {
                         self.housekeeping(now);
                     }
                     return;
@@ -656,11 +501,11 @@ impl<E: Engine> Loop<'_, '_, E> {
     /// Adds the time since the last change at the current depth (queued engines).
     #[inline]
     fn account_depth(&mut self, now: u64) {
-        if self.measuring {
-            let ns = self.clock.ns(now.saturating_sub(self.depth_since));
+        if self.tl.measuring {
+            let ns = self.clock.ns(now.saturating_sub(self.tl.depth_since));
             self.stats.depth.add(self.in_kernel, ns);
         }
-        self.depth_since = now;
+        self.tl.depth_since = now;
     }
 
     /// Reaps completions as fio does: only when no more can be queued (queue full, work done,
@@ -671,7 +516,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         let full = self.free.is_empty()
             || self.exhausted
             || self.halt != Halt::No
-            || self.fsync_due.is_some();
+            || self.flush.due.is_some();
         if !full {
             self.cq = cq;
             return;
@@ -730,7 +575,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
         let (dir, file, len) = (u.dir, u.file, u.len() as u64);
         let s = self.st[i];
-        if s.measured && self.measuring {
+        if s.measured && self.tl.measuring {
             let d = &mut self.stats.dirs[dir as usize];
             d.ios += 1;
             d.bytes += len;
@@ -741,13 +586,13 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
         }
         if dir == Dir::Write {
-            self.wrote[file] = true;
+            self.data.wrote[file] = true;
             let every = self.w.job.fsync_every;
             if every > 0 {
-                self.written_since_fsync += 1;
-                if self.written_since_fsync == every {
-                    self.written_since_fsync = 0;
-                    self.fsync_due = Some(file);
+                self.flush.written += 1;
+                if self.flush.written == every {
+                    self.flush.written = 0;
+                    self.flush.due = Some(file);
                 }
             }
         }
@@ -798,65 +643,13 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.w.stop.store(true, Ordering::Relaxed);
     }
 
-    /// The fsync that `fsync=N` asked for, once nothing is in flight.
-    fn due_fsync(&mut self) {
-        let Some(file) = self.fsync_due.take() else {
-            return;
-        };
-        if self.halt == Halt::Abort {
-            return;
-        }
-        let record = self.measuring;
-        if let Err(e) = timed_fsync(&mut self.engine, file, &mut self.stats, record, &self.clock) {
-            self.error = Some(fsync_error(self.w, file, e));
-            self.halt = Halt::Abort;
-            self.w.stop.store(true, Ordering::Relaxed);
-        }
-    }
-
-    /// Ramp end, series ticks, progress, deadline: at most a few times a second.
-    fn housekeeping(&mut self, now: u64) {
-        let job = self.w.job;
-        if !self.measuring && now >= self.ramp_end {
-            self.measuring = true;
-            self.measure_start = now;
-            self.depth_since = now;
-            self.cpu_start = CpuUsage::thread();
-            self.deadline = job.runtime.map(|r| now + self.clock.ticks(r));
-            self.next_tick = now + self.tick;
-            // The measured part covers the full size, whatever the ramp did; I/O still in
-            // flight from the ramp is not counted.
-            self.wl = workload(job, job.seed.wrapping_add(1));
-            self.exhausted = false;
-        }
-        if self.measuring {
-            while now >= self.next_tick {
-                for (d, l) in self.stats.dirs.iter_mut().zip(self.last.iter_mut()) {
-                    close_interval(d, l, self.tick_index);
-                }
-                self.tick_index += 1;
-                self.next_tick += self.tick;
-            }
-        }
-        if now >= self.next_publish {
-            self.w.progress.publish(&self.stats);
-            self.next_publish = now + self.publish_every;
-        }
-        let ended =
-            self.deadline.is_some_and(|d| now >= d) || self.w.exit_all.load(Ordering::Relaxed);
-        if ended && self.halt == Halt::No {
-            self.halt = Halt::Done;
-        }
-        self.set_next_event();
-    }
-
     fn finish(mut self) -> JobResult {
         let job = self.w.job;
         let flush = job.end_fsync && self.error.is_none() && self.halt != Halt::Abort;
         // The final flush is part of the measured job: buffered writes count when durable.
-        if flush && self.measuring {
-            for file in 0..self.wrote.len() {
-                if self.wrote[file] {
+        if flush && self.tl.measuring {
+            for file in 0..self.data.wrote.len() {
+                if self.data.wrote[file] {
                     if let Err(e) =
                         timed_fsync(&mut self.engine, file, &mut self.stats, true, &self.clock)
                     {
@@ -867,11 +660,11 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
         }
         let end = self.clock.now();
-        if self.measuring {
+        if self.tl.measuring {
             let stats = &mut self.stats;
             stats.elapsed =
-                Duration::from_nanos(self.clock.ns(end.saturating_sub(self.measure_start)));
-            stats.cpu = CpuUsage::thread().since(&self.cpu_start);
+                Duration::from_nanos(self.clock.ns(end.saturating_sub(self.tl.measure_start)));
+            stats.cpu = CpuUsage::thread().since(&self.tl.cpu_start);
             if E::QUEUED {
                 self.account_depth(end);
             } else {
@@ -882,9 +675,9 @@ impl<E: Engine> Loop<'_, '_, E> {
                 self.stats.depth.add(0, total.saturating_sub(busy));
             }
             // The last, partial interval, if anything happened in it.
-            for (d, l) in self.stats.dirs.iter_mut().zip(self.last.iter_mut()) {
+            for (d, l) in self.stats.dirs.iter_mut().zip(self.tl.last.iter_mut()) {
                 if d.ios != l.ios {
-                    close_interval(d, l, self.tick_index);
+                    close_interval(d, l, self.tl.tick_index);
                 }
             }
         }
@@ -921,228 +714,5 @@ fn explain_errno(job: &JobSpec, errno: i32) -> Option<&'static str> {
     }
 }
 
-/// Pushes what direction `d` did since `last` as interval `index` of its series.
-fn close_interval(d: &mut DirStats, last: &mut Sample, index: u64) {
-    let now = Sample {
-        bytes: d.bytes,
-        ios: d.ios,
-        lat_sum_ns: d.lat.sum_ns as u64,
-        slat_sum_ns: d.slat.sum_ns as u64,
-        clat_sum_ns: d.clat.sum_ns as u64,
-    };
-    let delta = Sample {
-        bytes: now.bytes - last.bytes,
-        ios: now.ios - last.ios,
-        lat_sum_ns: now.lat_sum_ns - last.lat_sum_ns,
-        slat_sum_ns: now.slat_sum_ns - last.slat_sum_ns,
-        clat_sum_ns: now.clat_sum_ns - last.clat_sum_ns,
-    };
-    d.series.push_base(delta, index);
-    *last = now;
-}
-
-fn timed_fsync<E: Engine>(
-    e: &mut E,
-    file: usize,
-    stats: &mut JobStats,
-    record: bool,
-    clock: &Clock,
-) -> io::Result<()> {
-    let t0 = clock.now();
-    e.fsync(file)?;
-    if record {
-        stats.syncs.record(clock.ns(clock.now().saturating_sub(t0)));
-    }
-    Ok(())
-}
-
-fn fsync_error(w: &Worker<'_>, file: usize, e: io::Error) -> JobError {
-    JobError {
-        file: w.paths.get(file).cloned(),
-        offset: None,
-        direction: Some("fsync".into()),
-        errno: e.raw_os_error(),
-        message: e.to_string(),
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    //! The loop against mock engines: short transfers are resubmitted for exactly the rest,
-    //! synchronous and queued alike, and the counts stay exact.
-
-    use std::sync::{Arc, Mutex};
-
-    use super::*;
-    use crate::engine::Completion;
-    use crate::spec::{Origin, Section};
-
-    /// Every piece an engine moved: (offset, bytes).
-    type Pieces = Arc<Mutex<Vec<(u64, usize)>>>;
-
-    /// Moves at most `chunk` bytes per call, completing inline.
-    struct ShortSync {
-        chunk: usize,
-        pieces: Pieces,
-    }
-
-    impl Engine for ShortSync {
-        fn queue(&mut self, _: u32, u: &mut IoUnit) -> Queued {
-            let n = (u.len() - u.done).min(self.chunk);
-            self.pieces.lock().unwrap().push((u.next_offset(), n));
-            Queued::Done(Ok(n))
-        }
-        fn fsync(&mut self, _: usize) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    /// Queues; completes at most `chunk` bytes of each I/O, newest first.
-    struct ShortQueued {
-        chunk: usize,
-        pieces: Pieces,
-        queued: Vec<(u32, usize)>,
-        in_kernel: Vec<(u32, usize)>,
-        max_in_kernel: Arc<Mutex<usize>>,
-    }
-
-    impl Engine for ShortQueued {
-        const QUEUED: bool = true;
-        fn queue(&mut self, slot: u32, u: &mut IoUnit) -> Queued {
-            let n = (u.len() - u.done).min(self.chunk);
-            self.pieces.lock().unwrap().push((u.next_offset(), n));
-            self.queued.push((slot, n));
-            Queued::Queued
-        }
-        fn commit(&mut self) -> io::Result<()> {
-            self.in_kernel.append(&mut self.queued);
-            let mut m = self.max_in_kernel.lock().unwrap();
-            *m = (*m).max(self.in_kernel.len());
-            Ok(())
-        }
-        fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<()> {
-            assert!(
-                min <= self.in_kernel.len(),
-                "waits for more than is in flight"
-            );
-            for _ in 0..self.in_kernel.len().min(max) {
-                let (slot, n) = self.in_kernel.pop().unwrap();
-                out.push(Completion {
-                    slot,
-                    res: n as i32,
-                });
-            }
-            Ok(())
-        }
-        fn fsync(&mut self, _: usize) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    fn job(pairs: &[(&str, &str)]) -> JobSpec {
-        let mut s = Section::new("t");
-        s.set("ioengine", "null", Origin::Cli);
-        for (k, v) in pairs {
-            s.set(k, v, Origin::Cli);
-        }
-        let mut j = crate::spec::resolve(&[s], false).unwrap().groups[0].jobs[0].clone();
-        // As io_uring would resolve them (the null engine is synchronous).
-        j.iodepth = 8;
-        (j.batch_submit, j.complete_min, j.complete_max, j.depth_low) = (1, 1, 1, 8);
-        j
-    }
-
-    fn run<E: Engine>(job: &JobSpec, engine: E) -> JobResult {
-        let barrier = Barrier::new(1);
-        let stop = AtomicBool::new(false);
-        let progress = JobProgress::default();
-        let finished = [AtomicBool::new(false)];
-        let exit_all = AtomicBool::new(false);
-        let w = Worker {
-            job,
-            paths: vec![],
-            barrier: &barrier,
-            stop: &stop,
-            progress: &progress,
-            clock: Clock::new(),
-            finished: &finished,
-            index: 0,
-            wait_on: Vec::new(),
-            exit_all: &exit_all,
-        };
-        run_loop(w, engine)
-    }
-
-    /// The pieces tile [0, size) with no gap and no overlap.
-    fn assert_tiles(pieces: &Pieces, size: u64) {
-        let mut p = pieces.lock().unwrap().clone();
-        p.sort();
-        let mut at = 0;
-        for (off, n) in p {
-            assert_eq!(off, at, "gap or overlap at {at}");
-            at += n as u64;
-        }
-        assert_eq!(at, size);
-    }
-
-    #[test]
-    fn short_sync_transfers_are_resubmitted_for_the_rest() {
-        let j = job(&[("rw", "randwrite"), ("bs", "64k"), ("size", "1m")]);
-        let pieces = Pieces::default();
-        // 64 KiB in calls of at most 5000 bytes: 14 calls per I/O, the last partial.
-        let r = run(
-            &j,
-            ShortSync {
-                chunk: 5000,
-                pieces: pieces.clone(),
-            },
-        );
-        assert!(r.error.is_none());
-        let w = &r.stats.dirs[1];
-        assert_eq!((w.ios, w.bytes, w.lat.count()), (16, 1 << 20, 16));
-        assert_eq!(pieces.lock().unwrap().len(), 16 * 14);
-        assert_tiles(&pieces, 1 << 20);
-    }
-
-    #[test]
-    fn short_queued_transfers_are_resubmitted_and_depth_is_respected() {
-        let j = job(&[("rw", "randread"), ("bs", "16k"), ("size", "1m")]);
-        let (pieces, max) = (Pieces::default(), Arc::new(Mutex::new(0)));
-        let e = ShortQueued {
-            chunk: 3000,
-            pieces: pieces.clone(),
-            queued: Vec::new(),
-            in_kernel: Vec::new(),
-            max_in_kernel: max.clone(),
-        };
-        let r = run(&j, e);
-        assert!(r.error.is_none());
-        let d = &r.stats.dirs[0];
-        assert_eq!((d.ios, d.bytes), (64, 1 << 20));
-        assert_eq!((d.slat.count(), d.clat.count()), (64, 64));
-        assert_eq!(pieces.lock().unwrap().len(), 64 * 6);
-        assert_tiles(&pieces, 1 << 20);
-        assert_eq!(
-            *max.lock().unwrap(),
-            8,
-            "iodepth=8 kept full, never exceeded"
-        );
-        // Every update pair reads, then writes back, the same block.
-        let j = job(&[("rw", "update"), ("bs", "4k"), ("size", "256k")]);
-        let pieces = Pieces::default();
-        let e = ShortQueued {
-            chunk: 4096,
-            pieces: pieces.clone(),
-            queued: Vec::new(),
-            in_kernel: Vec::new(),
-            max_in_kernel: max,
-        };
-        let r = run(&j, e);
-        let [rd, wr] = &r.stats.dirs;
-        assert_eq!((rd.ios, wr.ios), (64, 64));
-        let mut offsets: Vec<u64> = pieces.lock().unwrap().iter().map(|p| p.0).collect();
-        offsets.sort();
-        offsets.dedup();
-        assert_eq!(offsets.len(), 64, "each block read and written back, once");
-    }
-}
+mod tests;

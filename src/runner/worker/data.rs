@@ -1,0 +1,80 @@
+//! The data a job writes: one random pattern per job (or zeros), copied into every slot so
+//! what is written does not depend on which slot carried it, each block stamped with its
+//! offset-independent sequence number so no two blocks are alike (no deduplication), or
+//! refilled from a seed per write (`refill_buffers`). Which files were written, for the final
+//! flush.
+
+use rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::Loop;
+use crate::engine::{AlignedBuf, Engine, IoUnit};
+use crate::spec::DataMode;
+
+pub(super) struct Pattern {
+    pub(super) template: AlignedBuf,
+    /// Indexed like the workload's files (the null engine opens none, but still rotates).
+    pub(super) wrote: Vec<bool>,
+    /// The next write's sequence number, taken in workload order.
+    pub(super) write_seq: u64,
+}
+
+impl Pattern {
+    pub(super) fn new(template: AlignedBuf, files: usize) -> Self {
+        Pattern {
+            template,
+            wrote: vec![false; files],
+            write_seq: 0,
+        }
+    }
+}
+
+/// Makes each written block unique (defeating deduplication) without the cost of refilling:
+/// the first 8 bytes of every 512-byte sector get a stamp from the write's sequence number.
+/// Sectors are numbered across the unit's pages.
+#[inline]
+pub(super) fn stamp(u: &mut IoUnit, seq: u64) {
+    let base = seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut i = 0u64;
+    for page in u.pages_mut() {
+        for sector in page.chunks_exact_mut(512) {
+            sector[..8].copy_from_slice(&(base ^ i).to_le_bytes());
+            i += 1;
+        }
+    }
+}
+
+pub(super) fn copy_template(u: &mut IoUnit, template: &[u8]) {
+    let page_len = u.page_len();
+    for (page, src) in u.buffers_mut().zip(template.chunks(page_len)) {
+        page.copy_from_slice(src);
+    }
+}
+
+impl<E: Engine> Loop<'_, '_, E> {
+    /// Fills slot `i`'s buffers for a write. `write_back`: update mode's write of the block
+    /// just read, which keeps the data read.
+    pub(super) fn prepare_write(&mut self, i: usize, write_back: bool) {
+        let (u, s) = (&mut self.slab[i], &mut self.st[i]);
+        if !write_back {
+            s.write_seq = self.data.write_seq;
+            self.data.write_seq += 1;
+            if s.dirty {
+                copy_template(u, &self.data.template);
+            }
+        }
+        s.dirty = false;
+        match self.w.job.data {
+            DataMode::Random => stamp(u, s.write_seq),
+            DataMode::Refill => {
+                // Seeded by the sequence number: the same bytes whatever the completion order.
+                let seed = self.w.job.seed ^ s.write_seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+                for page in u.pages_mut() {
+                    rng.fill_bytes(page);
+                }
+            }
+            DataMode::Zero => {}
+        }
+    }
+}

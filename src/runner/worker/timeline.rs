@@ -1,0 +1,125 @@
+//! The loop's clock events, all in clock ticks: the end of the ramp, the deadline, the
+//! series' intervals and progress publishing, checked together at most a few times a second.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::{Halt, Loop, workload};
+use crate::engine::Engine;
+use crate::spec::JobSpec;
+use crate::stats::{Clock, CpuUsage, DirStats, Sample};
+
+pub(super) struct Timeline {
+    pub(super) measuring: bool,
+    pub(super) measure_start: u64,
+    pub(super) cpu_start: CpuUsage,
+    ramp_end: u64,
+    deadline: Option<u64>,
+    next_publish: u64,
+    next_tick: u64,
+    pub(super) tick_index: u64,
+    pub(super) last: [Sample; 2],
+    /// The earliest of the events above: the loop looks at the others only from then.
+    pub(super) event: u64,
+    pub(super) depth_since: u64,
+    publish_every: u64,
+    tick: u64,
+}
+
+impl Timeline {
+    pub(super) fn new(job: &JobSpec, clock: &Clock, publish_every: Duration) -> Self {
+        Timeline {
+            measuring: job.ramp.is_zero(),
+            measure_start: 0,
+            cpu_start: CpuUsage::thread(),
+            ramp_end: 0,
+            deadline: None,
+            next_publish: 0,
+            next_tick: 0,
+            tick_index: 0,
+            last: [Sample::default(); 2],
+            event: 0,
+            depth_since: 0,
+            publish_every: clock.ticks(publish_every),
+            tick: clock.ticks(Duration::from_millis(job.series_ms)),
+        }
+    }
+}
+
+impl<E: Engine> Loop<'_, '_, E> {
+    pub(super) fn start(&mut self, start: u64) {
+        let job = self.w.job;
+        self.tl.measure_start = start;
+        self.tl.depth_since = start;
+        self.tl.cpu_start = CpuUsage::thread();
+        self.tl.ramp_end = start + self.clock.ticks(job.ramp);
+        self.tl.deadline = job.runtime.map(|r| self.tl.ramp_end + self.clock.ticks(r));
+        self.tl.next_publish = start + self.tl.publish_every;
+        self.tl.next_tick = start + self.tl.tick;
+        self.set_next_event();
+    }
+
+    pub(super) fn set_next_event(&mut self) {
+        let mut e = self.tl.next_publish.min(self.tl.next_tick);
+        if !self.tl.measuring {
+            e = e.min(self.tl.ramp_end);
+        }
+        self.tl.event = self.tl.deadline.map_or(e, |d| e.min(d));
+    }
+
+    /// Ramp end, series ticks, progress, deadline: at most a few times a second.
+    pub(super) fn housekeeping(&mut self, now: u64) {
+        let job = self.w.job;
+        if !self.tl.measuring && now >= self.tl.ramp_end {
+            self.tl.measuring = true;
+            self.tl.measure_start = now;
+            self.tl.depth_since = now;
+            self.tl.cpu_start = CpuUsage::thread();
+            self.tl.deadline = job.runtime.map(|r| now + self.clock.ticks(r));
+            self.tl.next_tick = now + self.tl.tick;
+            // The measured part covers the full size, whatever the ramp did; I/O still in
+            // flight from the ramp is not counted.
+            self.wl = workload(job, job.seed.wrapping_add(1));
+            self.exhausted = false;
+        }
+        if self.tl.measuring {
+            while now >= self.tl.next_tick {
+                for (d, l) in self.stats.dirs.iter_mut().zip(self.tl.last.iter_mut()) {
+                    close_interval(d, l, self.tl.tick_index);
+                }
+                self.tl.tick_index += 1;
+                self.tl.next_tick += self.tl.tick;
+            }
+        }
+        if now >= self.tl.next_publish {
+            self.w.progress.publish(&self.stats);
+            self.tl.next_publish = now + self.tl.publish_every;
+        }
+        let ended =
+            self.tl.deadline.is_some_and(|d| now >= d) || self.w.exit_all.load(Ordering::Relaxed);
+        if ended && self.halt == Halt::No {
+            self.halt = Halt::Done;
+        }
+        self.set_next_event();
+    }
+}
+
+/// Pushes what direction `d` did since `last` as interval `index` of its series.
+pub(super) fn close_interval(d: &mut DirStats, last: &mut Sample, index: u64) {
+    let now = Sample {
+        bytes: d.bytes,
+        ios: d.ios,
+        lat_sum_ns: d.lat.sum_ns as u64,
+        slat_sum_ns: d.slat.sum_ns as u64,
+        clat_sum_ns: d.clat.sum_ns as u64,
+    };
+    let delta = Sample {
+        bytes: now.bytes - last.bytes,
+        ios: now.ios - last.ios,
+        lat_sum_ns: now.lat_sum_ns - last.lat_sum_ns,
+        slat_sum_ns: now.slat_sum_ns - last.slat_sum_ns,
+        clat_sum_ns: now.clat_sum_ns - last.clat_sum_ns,
+    };
+    d.series.push_base(delta, index);
+    *last = now;
+}
