@@ -2,15 +2,16 @@
 //! job files, profiles and the legacy personalities) resolved into a validated [`Plan`].
 //! Nothing here touches the file system or runs I/O; `target` and `runner` do that.
 
+pub mod job;
 pub mod options;
 pub mod resolve;
 pub mod value;
 pub mod workload;
 
-pub use resolve::{
+pub use job::{
     DataMode, EngineKind, Fadvise, Group, JobSpec, LogSpec, Plan, RwMode, SyncMode, TargetSpec,
-    resolve,
 };
+pub use resolve::resolve;
 
 use std::fmt;
 use std::path::PathBuf;

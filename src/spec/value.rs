@@ -1,9 +1,12 @@
 //! Value syntax shared by every front end: sizes (`4k`, `1g`), durations (`30s`), booleans,
-//! percentages. Parsing follows fio's rules exactly, including the surprising ones, so a value
+//! percentages, size splits (`bssplit`), random distributions and filename lists. Parsing
+//! follows fio's rules exactly, including the surprising ones, so a value
 //! means the same thing on the command line, in a job file and in fio. This module only turns
 //! text into numbers; it knows nothing about which option a value belongs to.
 
 use std::time::Duration;
+
+use super::job::Distribution;
 
 /// A parsed size and, when fio's reading of it would surprise a reader, why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,6 +161,149 @@ pub fn parse_int(text: &str, min: u64, max: u64) -> Result<u64, String> {
         return Err(accepted());
     }
     Ok(n)
+}
+
+/// `4k/60:64k/40` → [(4096, 60), (65536, 100)] (cumulative); entries without a percentage
+/// share what the others leave.
+pub fn parse_split(
+    text: &str,
+    bytes: impl Fn(&str) -> Result<u64, String>,
+) -> Result<Vec<(u64, u32)>, String> {
+    let accepted = "BS/PERCENT entries separated by ':' (4k/60:64k/40), percentages adding \
+                    up to 100";
+    let mut entries: Vec<(u64, Option<u32>)> = Vec::new();
+    for part in text.split(':').map(str::trim).filter(|p| !p.is_empty()) {
+        let (b, pct) = match part.split_once('/') {
+            Some((b, p)) if p.trim().is_empty() => (b, None),
+            Some((b, p)) => (b, Some(parse_int(p, 0, 100).map_err(|_| accepted)? as u32)),
+            None => (part, None),
+        };
+        let b = bytes(b.trim())?;
+        if b == 0 {
+            return Err(accepted.into());
+        }
+        entries.push((b, pct));
+    }
+    if entries.is_empty() {
+        return Err(accepted.into());
+    }
+    let given: u32 = entries.iter().filter_map(|e| e.1).sum();
+    let blanks = entries.iter().filter(|e| e.1.is_none()).count() as u32;
+    if given > 100 || (blanks == 0 && given != 100) {
+        return Err(accepted.into());
+    }
+    let (share, mut extra) = match (100 - given).checked_div(blanks) {
+        Some(share) => (share, (100 - given) % blanks),
+        None => (0, 0),
+    };
+    let mut cum = 0;
+    let mut out = Vec::new();
+    for (b, pct) in entries {
+        let p = pct.unwrap_or_else(|| {
+            let e = u32::from(extra > 0);
+            extra = extra.saturating_sub(1);
+            share + e
+        });
+        if p == 0 {
+            continue;
+        }
+        cum += p;
+        out.push((b, cum));
+    }
+    Ok(out)
+}
+
+/// `a:b` → [a, b]; `\:` stands for a ':' inside a name (fio's escape).
+pub fn split_filenames(text: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                out.last_mut().expect("one").push(':');
+                chars.next();
+            }
+            ':' => out.push(String::new()),
+            c => out.last_mut().expect("one").push(c),
+        }
+    }
+    out.into_iter().map(|s| s.trim().to_string()).collect()
+}
+
+/// `random`, `zipf:1.2`, `pareto:0.9`, `normal:10`, `zoned:60/10:30/20:10/70`,
+/// `zoned_abs:60/1g:40/10g`.
+pub fn parse_distribution(text: &str, kb: u64) -> Result<Distribution, String> {
+    let t = text.trim().to_ascii_lowercase();
+    let (kind, arg) = match t.split_once(':') {
+        Some((k, a)) => (k, Some(a)),
+        None => (t.as_str(), None),
+    };
+    let float = |a: Option<&str>, ok: &dyn Fn(f64) -> bool, what: &str| -> Result<f64, String> {
+        a.and_then(|a| a.trim().parse::<f64>().ok())
+            .filter(|x| x.is_finite() && ok(*x))
+            .ok_or_else(|| format!("{kind}:{what}"))
+    };
+    Ok(match kind {
+        "random" if arg.is_none() => Distribution::Uniform,
+        "zipf" => Distribution::Zipf(float(
+            arg,
+            &|x| x > 0.0 && x != 1.0,
+            "THETA with THETA > 0, not 1",
+        )?),
+        "pareto" => Distribution::Pareto(float(arg, &|x| x > 0.0 && x < 1.0, "H with 0 < H < 1")?),
+        "normal" | "gauss" => Distribution::Normal(float(
+            arg,
+            &|x| x > 0.0 && x <= 100.0,
+            "DEV, a percentage above 0",
+        )?),
+        "zoned" | "zoned_abs" => {
+            let abs = kind == "zoned_abs";
+            let accepted = if abs {
+                "zoned_abs:ACCESS%/BYTES[:...] with accesses adding up to 100"
+            } else {
+                "zoned:ACCESS%/SIZE%[:...] with accesses adding up to 100 and sizes to at most 100"
+            };
+            let mut zones = Vec::new();
+            for z in arg
+                .unwrap_or("")
+                .split(':')
+                .filter(|z| !z.trim().is_empty())
+            {
+                let (a, sz) = z.split_once('/').ok_or(accepted)?;
+                let a = parse_int(a, 0, 100).map_err(|_| accepted)? as u32;
+                let sz = if sz.trim().is_empty() && !abs {
+                    // An empty size: what the zones before it leave (fio's rand-zones.fio).
+                    10_000u64.saturating_sub(zones.iter().map(|z: &(u32, u64)| z.1).sum())
+                } else if abs {
+                    parse_size_base(sz, kb).map_err(|_| accepted)?.bytes
+                } else {
+                    let p = sz.trim().parse::<f64>().map_err(|_| accepted)?;
+                    if !(0.0..=100.0).contains(&p) {
+                        return Err(accepted.into());
+                    }
+                    (p * 100.0).round() as u64
+                };
+                zones.push((a, sz));
+            }
+            let total_access: u32 = zones.iter().map(|z| z.0).sum();
+            let total_size: u64 = zones.iter().map(|z| z.1).sum();
+            if zones.is_empty()
+                || total_access != 100
+                || (!abs && total_size > 10_000)
+                || total_size == 0
+            {
+                return Err(accepted.into());
+            }
+            Distribution::Zoned { abs, zones }
+        }
+        _ => {
+            return Err(
+                "random, zipf:THETA, pareto:H, normal:DEV, zoned:ACC/SIZE[:...] or \
+                 zoned_abs:ACC/BYTES[:...]"
+                    .into(),
+            );
+        }
+    })
 }
 
 #[cfg(test)]

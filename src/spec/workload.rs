@@ -11,7 +11,7 @@ use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::RwMode;
-use super::resolve::{BlockSizes, Distribution};
+use super::job::{BlockSizes, Distribution};
 
 pub use crate::engine::Dir;
 

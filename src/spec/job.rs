@@ -1,0 +1,536 @@
+//! The Plan and its jobs: what resolution produces and the runner, the engines' configuration,
+//! the reports and the personalities read. Pure data with the arithmetic that follows from it
+//! (sizes per file, the engine's configuration, the log files a job writes); how options
+//! become these values is `resolve`'s business.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use crate::engine::Kind as EngineKind;
+use crate::rawpath;
+
+/// The I/O pattern of a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RwMode {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    /// Mixed sequential (`rw`, `readwrite`).
+    ReadWrite,
+    RandRw,
+    /// Random read of a block, then a write of the same block.
+    Update,
+}
+
+impl RwMode {
+    /// The mode fio's word names (`readwrite` = `rw`); the word is already lower case.
+    pub fn from_word(word: &str) -> Option<RwMode> {
+        Some(match word {
+            "read" => RwMode::Read,
+            "write" => RwMode::Write,
+            "randread" => RwMode::RandRead,
+            "randwrite" => RwMode::RandWrite,
+            "rw" | "readwrite" => RwMode::ReadWrite,
+            "randrw" => RwMode::RandRw,
+            "update" => RwMode::Update,
+            _ => return None,
+        })
+    }
+
+    pub fn is_random(self) -> bool {
+        matches!(
+            self,
+            RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw | RwMode::Update
+        )
+    }
+    pub fn reads(self) -> bool {
+        !matches!(self, RwMode::Write | RwMode::RandWrite)
+    }
+    pub fn writes(self) -> bool {
+        !matches!(self, RwMode::Read | RwMode::RandRead)
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RwMode::Read => "read",
+            RwMode::Write => "write",
+            RwMode::RandRead => "randread",
+            RwMode::RandWrite => "randwrite",
+            RwMode::ReadWrite => "rw",
+            RwMode::RandRw => "randrw",
+            RwMode::Update => "update",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncMode {
+    None,
+    Dsync,
+    Sync,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fadvise {
+    None,
+    Sequential,
+    Random,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DataMode {
+    /// Random, incompressible bytes, each written block stamped unique.
+    Random,
+    /// Fresh random bytes before every write.
+    Refill,
+    Zero,
+}
+
+/// How each I/O's size is chosen, for one direction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockSizes {
+    Fixed(u64),
+    /// Uniform over `min..=max` in steps of `min` (`bsrange`).
+    Range {
+        min: u64,
+        max: u64,
+    },
+    /// (bytes, cumulative percent up to 100): a draw `r` in 0..100 takes the first entry with
+    /// `r < cumulative` (`bssplit`).
+    Split(Vec<(u64, u32)>),
+}
+
+impl BlockSizes {
+    pub fn min(&self) -> u64 {
+        match self {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Range { min, .. } => *min,
+            BlockSizes::Split(v) => v.iter().map(|e| e.0).min().unwrap_or(0),
+        }
+    }
+    pub fn max(&self) -> u64 {
+        match self {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Range { max, .. } => *max,
+            BlockSizes::Split(v) => v.iter().map(|e| e.0).max().unwrap_or(0),
+        }
+    }
+    /// The sizes whose alignment decides every I/O's: each size an I/O may have is one of
+    /// these or (a range) a multiple of its minimum.
+    pub fn alignment_sizes(&self) -> Vec<u64> {
+        match self {
+            BlockSizes::Fixed(b) => vec![*b],
+            BlockSizes::Range { min, .. } => vec![*min],
+            BlockSizes::Split(v) => v.iter().map(|e| e.0).collect(),
+        }
+    }
+    /// fio's notation: 4096, 4096-65536, 4096/60:65536/40.
+    pub fn describe(&self) -> String {
+        match self {
+            BlockSizes::Fixed(b) => b.to_string(),
+            BlockSizes::Range { min, max } => format!("{min}-{max}"),
+            BlockSizes::Split(v) => {
+                let mut prev = 0;
+                v.iter()
+                    .map(|&(b, cum)| {
+                        let pct = cum - prev;
+                        prev = cum;
+                        format!("{b}/{pct}")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(":")
+            }
+        }
+    }
+}
+
+/// How random offsets are spread over the region (`random_distribution`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Distribution {
+    Uniform,
+    /// Zipf with exponent theta (> 0, not 1): rank k is drawn with weight 1/k^theta.
+    Zipf(f64),
+    /// Pareto with parameter h (0 < h < 1): a share h of I/Os go to a share 1 - h of blocks.
+    Pareto(f64),
+    /// Gaussian around the middle, deviation in percent of the region.
+    Normal(f64),
+    /// Zones in order from the start: (share of I/Os in percent, zone length in
+    /// hundredths of a percent of the region, or in bytes when `abs`).
+    Zoned {
+        abs: bool,
+        zones: Vec<(u32, u64)>,
+    },
+}
+
+impl Distribution {
+    pub fn is_uniform(&self) -> bool {
+        *self == Distribution::Uniform
+    }
+}
+
+/// Where a job's files are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetSpec {
+    /// Named files or devices, shared by every clone of the job.
+    Files(Vec<PathBuf>),
+    /// One file per clone inside this directory.
+    Directory(PathBuf),
+}
+
+/// One job thread, fully resolved.
+#[derive(Debug, Clone)]
+pub struct JobSpec {
+    pub name: String,
+    /// Index among the clones made by `numjobs` (0-based).
+    pub clone: u32,
+    pub rw: RwMode,
+    /// Share of reads in mixed modes, in percent.
+    pub read_pct: u8,
+    /// The smallest I/O size of the directions the job issues: offsets are aligned to it, and
+    /// the region is a whole number of it.
+    pub bs: u64,
+    /// I/O sizes for reads and writes.
+    pub sizes: [BlockSizes; 2],
+    /// Bytes per pass over all of the job's files; `None` until `target` reads it from an
+    /// existing file or device.
+    pub size: Option<u64>,
+    pub offset: u64,
+    /// `size=N%`: the region is that share of the existing file or device (set by `target`).
+    pub size_pct: Option<u8>,
+    /// `offset=N%`: likewise for the offset.
+    pub offset_pct: Option<u8>,
+    pub target: TargetSpec,
+    /// Files under `directory` per clone.
+    pub nrfiles: u32,
+    /// Bytes to transfer per loop, when not the region's size (`io_size`, or `size` with
+    /// `filesize`).
+    pub io_bytes: Option<u64>,
+    /// Stop after this many I/Os (`number_ios`).
+    pub number_ios: Option<u64>,
+    /// Remove the job's files when its group ends.
+    pub unlink: bool,
+    /// Wait this long after the group starts.
+    pub startdelay: Duration,
+    /// When this job ends, the rest of its group stops.
+    pub exitall: bool,
+    /// Start when every clone of this earlier job of the same group has finished.
+    pub wait_for: Option<String>,
+    /// Reported apart from the jobs before it (fio's new_group).
+    pub new_group: bool,
+    /// Caps per direction (0: none): bytes per second and I/Os per second.
+    pub rate_bps: [u64; 2],
+    pub rate_iops: [u64; 2],
+    /// Capped I/Os arrive with exponential gaps (`rate_process=poisson`).
+    pub rate_poisson: bool,
+    pub thinktime: Duration,
+    pub thinktime_blocks: u32,
+    pub distribution: Distribution,
+    /// Share of random offsets per direction for random patterns.
+    pub pct_random: [u8; 2],
+    pub runtime: Option<Duration>,
+    pub time_based: bool,
+    pub ramp: Duration,
+    pub loops: u32,
+    pub engine: EngineKind,
+    /// I/Os in flight (1 for synchronous engines, whatever was asked).
+    pub iodepth: u32,
+    /// Queued I/Os per submission (`iodepth_batch_submit`, 0 resolved to iodepth).
+    pub batch_submit: u32,
+    /// Completions waited for per reap (`iodepth_batch_complete_min`; 0: never wait unless
+    /// the queue is full).
+    pub complete_min: u32,
+    /// Most completions taken per reap (at least 1).
+    pub complete_max: u32,
+    /// Once full, reap until at most this many are in flight (`iodepth_low`).
+    pub depth_low: u32,
+    /// Page buffers per call; each I/O moves `bs * numpages` bytes.
+    pub numpages: u32,
+    pub fixedbufs: bool,
+    pub registerfiles: bool,
+    pub sqthread_poll: bool,
+    pub sqthread_poll_cpu: Option<u32>,
+    pub hipri: bool,
+    pub nowait: bool,
+    pub direct: bool,
+    pub sync: SyncMode,
+    pub invalidate: bool,
+    pub fadvise: Fadvise,
+    pub fsync_every: u32,
+    pub end_fsync: bool,
+    /// Lay out a new file before a sequential write job (fio's `overwrite`).
+    pub overwrite: bool,
+    /// This job starts a new group (`stonewall`).
+    pub stonewall: bool,
+    /// Report this job's group as one job.
+    pub group_reporting: bool,
+    /// fio-format logs to write after the run (base names), and their window.
+    pub logs: LogSpec,
+    /// Interval of the report's time series and of the logs' entries.
+    pub series_ms: u64,
+    /// Sequential patterns: blocks from one I/O to the next (1 = contiguous; `rw=read:GAP`).
+    pub stride_blocks: u64,
+    pub randommap: bool,
+    pub seed: u64,
+    pub data: DataMode,
+    /// The options as given (canonical names), for the report.
+    pub options: BTreeMap<String, String>,
+}
+
+impl JobSpec {
+    /// What the engine needs of this job: its own options, nothing of the workload.
+    pub fn engine_config(&self) -> crate::engine::Config {
+        use crate::engine::WriteThrough;
+        crate::engine::Config {
+            kind: self.engine,
+            iodepth: self.iodepth,
+            numpages: self.numpages,
+            fixedbufs: self.fixedbufs,
+            registerfiles: self.registerfiles,
+            sqthread_poll: self.sqthread_poll,
+            sqthread_poll_cpu: self.sqthread_poll_cpu,
+            hipri: self.hipri,
+            nowait: self.nowait,
+            // Only engines that write through per call see it; the others get open flags.
+            write_through: match self.sync {
+                _ if !self.engine.per_call_sync() => WriteThrough::None,
+                SyncMode::None => WriteThrough::None,
+                SyncMode::Dsync => WriteThrough::Dsync,
+                SyncMode::Sync => WriteThrough::Sync,
+            },
+            batch_submit: self.batch_submit,
+            complete_min: self.complete_min,
+            complete_max: self.complete_max,
+            depth_low: self.depth_low,
+        }
+    }
+
+    /// Region bytes per file, once the size is known: the size shared by the files, in whole
+    /// I/Os of `bs` × `numpages`.
+    pub fn per_file_bytes(&self) -> u64 {
+        let nfiles = self.paths().len() as u64;
+        (self.size.unwrap_or(0) / nfiles) / self.xfer() * self.xfer()
+    }
+
+    /// Bytes of the smallest I/O: `bs` × `numpages` (every I/O's size when fixed).
+    pub fn xfer(&self) -> u64 {
+        self.bs * u64::from(self.numpages)
+    }
+
+    /// Bytes of the largest I/O the job issues (its buffers' size).
+    pub fn max_xfer(&self) -> u64 {
+        self.used_sizes()
+            .map(BlockSizes::max)
+            .max()
+            .unwrap_or(self.bs)
+            * u64::from(self.numpages)
+    }
+
+    /// Whether every I/O has the same size.
+    pub fn fixed_size(&self) -> bool {
+        self.used_sizes().all(|s| *s == BlockSizes::Fixed(self.bs))
+    }
+
+    /// The size choices of the directions the job issues.
+    pub fn used_sizes(&self) -> impl Iterator<Item = &BlockSizes> {
+        let dirs = [self.rw.reads(), self.rw.writes()];
+        self.sizes
+            .iter()
+            .zip(dirs)
+            .filter(|(_, u)| *u)
+            .map(|(s, _)| s)
+    }
+
+    /// The resolved job in fio's words, one line (for `--parse-only`).
+    pub fn summary(&self) -> String {
+        let mut o = format!("rw={}", self.rw.as_str());
+        if matches!(self.rw, RwMode::ReadWrite | RwMode::RandRw) {
+            o += &format!(" rwmixread={}", self.read_pct);
+        }
+        let [r, w] = &self.sizes;
+        if r == w || !self.rw.writes() {
+            o += &format!(" bs={}", r.describe());
+        } else if !self.rw.reads() {
+            o += &format!(" bs={}", w.describe());
+        } else {
+            o += &format!(" bs={},{}", r.describe(), w.describe());
+        }
+        if self.numpages > 1 {
+            o += &format!(" numpages={}", self.numpages);
+        }
+        match (self.size, self.size_pct) {
+            (Some(s), _) => o += &format!(" size={s}"),
+            (None, Some(p)) => o += &format!(" size={p}%"),
+            (None, None) => o += " size=(the existing file's)",
+        }
+        if let Some(b) = self.io_bytes {
+            o += &format!(" io_size={b}");
+        }
+        if self.offset > 0 || self.offset_pct.is_some() {
+            match self.offset_pct {
+                Some(p) => o += &format!(" offset={p}%"),
+                None => o += &format!(" offset={}", self.offset),
+            }
+        }
+        let paths: Vec<String> = self
+            .paths()
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        o += &format!(" files={}", paths.join(":"));
+        o += &format!(
+            " ioengine={} iodepth={}",
+            self.engine.as_str(),
+            self.iodepth
+        );
+        o += &format!(" direct={}", u8::from(self.direct));
+        if self.sync != SyncMode::None {
+            o += &format!(" sync={:?}", self.sync).to_lowercase();
+        }
+        if let Some(r) = self.runtime {
+            o += &format!(" runtime={}s", r.as_secs_f64());
+        }
+        if self.time_based {
+            o += " time_based";
+        }
+        if !self.ramp.is_zero() {
+            o += &format!(" ramp_time={}s", self.ramp.as_secs_f64());
+        }
+        if !self.startdelay.is_zero() {
+            o += &format!(" startdelay={}s", self.startdelay.as_secs_f64());
+        }
+        if self.loops > 1 {
+            o += &format!(" loops={}", self.loops);
+        }
+        if let Some(n) = self.number_ios {
+            o += &format!(" number_ios={n}");
+        }
+        for (name, v) in [("rate", self.rate_bps), ("rate_iops", self.rate_iops)] {
+            if v != [0, 0] {
+                o += &format!(" {name}={},{}", v[0], v[1]);
+            }
+        }
+        if !self.thinktime.is_zero() {
+            o += &format!(
+                " thinktime={}us thinktime_blocks={}",
+                self.thinktime.as_micros(),
+                self.thinktime_blocks
+            );
+        }
+        if self.rw.is_random() {
+            match &self.distribution {
+                Distribution::Uniform => {}
+                d => o += &format!(" random_distribution={d:?}").to_lowercase(),
+            }
+            if self.pct_random != [100, 100] {
+                o += &format!(
+                    " percentage_random={},{}",
+                    self.pct_random[0], self.pct_random[1]
+                );
+            }
+            if !self.randommap {
+                o += " norandommap";
+            }
+        }
+        if let Some(w) = &self.wait_for {
+            o += &format!(" wait_for={w}");
+        }
+        for (on, name) in [
+            (self.exitall, "exitall"),
+            (self.new_group, "new_group"),
+            (self.unlink, "unlink"),
+            (self.end_fsync, "end_fsync"),
+            (self.group_reporting, "group_reporting"),
+        ] {
+            if on {
+                o += &format!(" {name}");
+            }
+        }
+        if self.fsync_every > 0 {
+            o += &format!(" fsync={}", self.fsync_every);
+        }
+        o
+    }
+
+    /// The paths this job's I/O goes to.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        match &self.target {
+            TargetSpec::Files(files) => files.clone(),
+            TargetSpec::Directory(dir) => (0..self.nrfiles)
+                .map(|i| dir.join(rawpath::path(&format!("{}.{}.{i}", self.name, self.clone))))
+                .collect(),
+        }
+    }
+}
+
+/// The fio-format interval logs a job asked for (`write_bw_log=NAME` …).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogSpec {
+    pub bw: Option<String>,
+    pub iops: Option<String>,
+    pub lat: Option<String>,
+}
+
+impl LogSpec {
+    pub fn any(&self) -> bool {
+        self.bw.is_some() || self.iops.is_some() || self.lat.is_some()
+    }
+
+    /// The files job number `n` (from 1) writes, in fio's naming.
+    pub fn files(&self, n: usize) -> Vec<String> {
+        let mut v = Vec::new();
+        if let Some(b) = &self.bw {
+            v.push(format!("{b}_bw.{n}.log"));
+        }
+        if let Some(b) = &self.iops {
+            v.push(format!("{b}_iops.{n}.log"));
+        }
+        if let Some(b) = &self.lat {
+            for kind in ["lat", "clat", "slat"] {
+                v.push(format!("{b}_{kind}.{n}.log"));
+            }
+        }
+        v
+    }
+}
+
+/// Jobs that run at the same time.
+#[derive(Debug, Clone, Default)]
+pub struct Group {
+    pub jobs: Vec<JobSpec>,
+}
+
+/// Everything to run, in order: groups one after another, jobs in a group concurrently.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub groups: Vec<Group>,
+    /// Things the user should know about their options (printed to stderr, kept in reports).
+    pub warnings: Vec<String>,
+    /// fio options accepted but ignored because they change only fio's internals, with why.
+    pub ignored: Vec<(String, &'static str)>,
+}
+
+impl Plan {
+    /// One line naming the ignored fio options, if any.
+    pub fn ignored_note(&self) -> Option<String> {
+        if self.ignored.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = self
+            .ignored
+            .iter()
+            .map(|(o, why)| format!("{o} ({why})"))
+            .collect();
+        Some(format!(
+            "ignored fio options that do not change the I/O: {}",
+            list.join("; ")
+        ))
+    }
+}
+
+/// Fixed default seed (fio's `randrepeat=1` behaviour: the same run twice does the same I/O).
+pub const DEFAULT_SEED: u64 = 0x6975_6761_7567_6521;
