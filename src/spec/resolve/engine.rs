@@ -1,0 +1,140 @@
+//! The engine's options as a job sets them: iodepth and fio's batching options (with fio's
+//! defaults and clamps), and the io_uring and pvsync2 flags, each refused where the chosen
+//! engine cannot honour it.
+
+use super::values::Values;
+use crate::spec::SpecError;
+use crate::spec::job::*;
+
+pub(super) struct Queue {
+    pub(super) depth: u32,
+    pub(super) batch_submit: u32,
+    pub(super) complete_min: u32,
+    pub(super) complete_max: u32,
+    pub(super) low: u32,
+}
+
+/// iodepth and the batching options, with fio's defaults and clamps. Synchronous engines get
+/// depth 1 and a warning when more was asked, because fio users expect it to matter.
+pub(super) fn queue_options(
+    v: &Values<'_>,
+    engine: EngineKind,
+    warnings: &mut Vec<String>,
+) -> Result<Queue, SpecError> {
+    let depth = v.int("iodepth")?.unwrap_or(1) as u32;
+    if engine != EngineKind::IoUring {
+        let batch = [
+            "iodepth_batch_submit",
+            "iodepth_batch_complete_min",
+            "iodepth_batch_complete_max",
+            "iodepth_low",
+        ]
+        .into_iter()
+        .filter(|o| v.given(o))
+        .collect::<Vec<_>>();
+        if depth > 1 || !batch.is_empty() {
+            let what = if depth > 1 {
+                format!("iodepth={depth}")
+            } else {
+                batch.join(", ")
+            };
+            warnings.push(format!(
+                "{what} has no effect with ioengine={}: it issues one I/O at a time and waits \
+                 for it; use ioengine=io_uring for I/Os in flight",
+                engine.as_str()
+            ));
+        }
+        return Ok(Queue {
+            depth: 1,
+            batch_submit: 1,
+            complete_min: 1,
+            complete_max: 1,
+            low: 1,
+        });
+    }
+    let batch_submit = match v.int("iodepth_batch_submit")?.unwrap_or(1) as u32 {
+        0 => depth,
+        n => n.min(depth),
+    };
+    let complete_min = (v.int("iodepth_batch_complete_min")?.unwrap_or(1) as u32).min(depth);
+    let complete_max = v
+        .int("iodepth_batch_complete_max")?
+        .map_or(complete_min, |m| m as u32)
+        .max(complete_min)
+        .clamp(1, depth);
+    let low = v.int("iodepth_low")?.map_or(depth, |l| l as u32).min(depth);
+    Ok(Queue {
+        depth,
+        batch_submit,
+        complete_min,
+        complete_max,
+        low,
+    })
+}
+
+pub(super) struct Flags {
+    pub(super) fixedbufs: bool,
+    pub(super) registerfiles: bool,
+    pub(super) sqthread_poll: bool,
+    pub(super) sqthread_poll_cpu: Option<u32>,
+    pub(super) hipri: bool,
+    pub(super) nowait: bool,
+}
+
+/// Engine-specific switches: each is an error with an engine that has no such thing.
+pub(super) fn engine_flags(
+    v: &Values<'_>,
+    engine: EngineKind,
+    direct: bool,
+    numpages: u32,
+) -> Result<Flags, SpecError> {
+    let f = Flags {
+        fixedbufs: v.bool("fixedbufs")?,
+        registerfiles: v.bool("registerfiles")?,
+        sqthread_poll: v.bool("sqthread_poll")?,
+        sqthread_poll_cpu: v.int("sqthread_poll_cpu")?.map(|c| c as u32),
+        hipri: v.bool("hipri")?,
+        nowait: v.bool("nowait")?,
+    };
+    let uring_only = [
+        ("fixedbufs", f.fixedbufs),
+        ("registerfiles", f.registerfiles),
+        ("sqthread_poll", f.sqthread_poll),
+        ("sqthread_poll_cpu", f.sqthread_poll_cpu.is_some()),
+    ];
+    for (name, on) in uring_only {
+        if on && engine != EngineKind::IoUring {
+            return Err(v.error(
+                name,
+                format!("applies only to ioengine=io_uring, not {}", engine.as_str()),
+            ));
+        }
+    }
+    for (name, on) in [("hipri", f.hipri), ("nowait", f.nowait)] {
+        if on && !matches!(engine, EngineKind::IoUring | EngineKind::Pvsync2) {
+            return Err(v.error(
+                name,
+                format!(
+                    "applies only to ioengine=io_uring or pvsync2, not {}",
+                    engine.as_str()
+                ),
+            ));
+        }
+    }
+    if f.hipri && !direct {
+        return Err(v.error(
+            "hipri",
+            "needs direct=1: polled completion exists only for direct I/O".into(),
+        ));
+    }
+    if f.fixedbufs && numpages > 1 {
+        return Err(v.error(
+            "fixedbufs",
+            format!("cannot be combined with numpages={numpages} (vectored I/O has no fixed form)"),
+        ));
+    }
+    if f.sqthread_poll_cpu.is_some() && !f.sqthread_poll {
+        return Err(v.error("sqthread_poll_cpu", "needs sqthread_poll=1".into()));
+    }
+    Ok(f)
+}

@@ -1,0 +1,703 @@
+//! Sections → [`Plan`]: looks every key up in the option table, parses and validates values,
+//! applies defaults and cross-option rules, and clones jobs for `numjobs`. The result is the
+//! only thing the runner sees, whichever front end produced the sections. Checks that need the
+//! file system (does the directory exist, is there room) belong to `target`, not here.
+//! A section resolves in named steps (name, pattern, I/O sizes, region, timing, engine, cache
+//! and data, pacing, randomness), each reading its options through `values.rs`; the sizes'
+//! and the engine's option rules have files of their own.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::job::*;
+use super::value;
+use super::{Section, SpecError};
+use crate::rawpath;
+
+mod engine;
+mod sizes;
+mod values;
+
+use engine::{engine_flags, queue_options};
+use sizes::{block_sizes, rw_and_gap, size_option, size_or_pct, stride_blocks};
+use values::{Ignored, Values};
+
+/// Resolves sections, each becoming one job (cloned `numjobs` times), all in one group each
+/// when `separate_groups`, else all in one group.
+pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, SpecError> {
+    let mut plan = Plan::default();
+    // Job names so far, with their group, for wait_for.
+    let mut names: Vec<(String, usize)> = Vec::new();
+    for section in sections {
+        let earlier: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
+        let (mut jobs, warnings, ignored) = resolve_section(section, &earlier)?;
+        for w in warnings {
+            if !plan.warnings.contains(&w) {
+                plan.warnings.push(w);
+            }
+        }
+        for i in ignored {
+            if !plan.ignored.iter().any(|(o, _)| *o == i.0) {
+                plan.ignored.push(i);
+            }
+        }
+        let stonewall = jobs.first().is_some_and(|j| j.stonewall);
+        if separate_groups || stonewall || plan.groups.is_empty() {
+            plan.groups.push(Group::default());
+        }
+        let gi = plan.groups.len() - 1;
+        if let Some(w) = jobs.first().and_then(|j| j.wait_for.clone()) {
+            // A job of an earlier group has finished before this group starts.
+            if names.iter().any(|(n, g)| *n == w && *g < gi) {
+                for j in &mut jobs {
+                    j.wait_for = None;
+                }
+            }
+        }
+        if let Some(j) = jobs.first() {
+            names.push((j.name.clone(), gi));
+        }
+        plan.groups[gi].jobs.extend(jobs);
+    }
+    Ok(plan)
+}
+
+type Resolved = (Vec<JobSpec>, Vec<String>, Ignored);
+
+/// One section → its jobs (one per clone). `earlier`: the names of the jobs before it.
+fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, SpecError> {
+    let (v, ignored) = Values::collect(section)?;
+    let mut warnings = Vec::new();
+    let w = &mut warnings;
+    let name = job_name(&v, section)?;
+    let (rw, gap, read_pct) = pattern(&v, w)?;
+    let (sizes, bs, max_bs) = io_sizes(&v, rw, w)?;
+    let region = region(&v, bs, max_bs, w)?;
+    let timing = timing(&v)?;
+    let engine = engine_kind(&v, w)?;
+    let direct = v.bool("direct")?;
+    let queue = queue_options(&v, engine, w)?;
+    let numpages = numpages(&v, engine, bs, max_bs, &region)?;
+    let flags = engine_flags(&v, engine, direct, numpages)?;
+    let cache = cache_and_data(&v, rw, w)?;
+    let pacing = pacing(&v, &name, earlier)?;
+    let (seed, distribution, pct_random) = randomness(&v, rw, w)?;
+    notes(&v, w)?;
+    let options = options_given(&v, seed)?;
+    let spec = JobSpec {
+        name,
+        clone: 0,
+        rw,
+        read_pct,
+        bs,
+        sizes,
+        size: region.size,
+        offset: region.offset,
+        size_pct: region.size_pct,
+        offset_pct: region.offset_pct,
+        target: region.target,
+        nrfiles: region.nrfiles,
+        io_bytes: region.io_bytes,
+        number_ios: v.int("number_ios")?,
+        unlink: v.bool("unlink")?,
+        startdelay: pacing.startdelay.0,
+        exitall: v.bool("exitall")?,
+        wait_for: pacing.wait_for,
+        new_group: v.bool("new_group")?,
+        rate_bps: pacing.rate_bps,
+        rate_iops: pacing.rate_iops,
+        rate_poisson: pacing.rate_poisson,
+        thinktime: pacing.thinktime,
+        thinktime_blocks: pacing.thinktime_blocks,
+        distribution,
+        pct_random,
+        runtime: timing.runtime,
+        time_based: timing.time_based,
+        ramp: timing.ramp,
+        loops: timing.loops,
+        engine,
+        iodepth: queue.depth,
+        batch_submit: queue.batch_submit,
+        complete_min: queue.complete_min,
+        complete_max: queue.complete_max,
+        depth_low: queue.low,
+        numpages,
+        fixedbufs: flags.fixedbufs,
+        registerfiles: flags.registerfiles,
+        sqthread_poll: flags.sqthread_poll,
+        sqthread_poll_cpu: flags.sqthread_poll_cpu,
+        hipri: flags.hipri,
+        nowait: flags.nowait,
+        direct,
+        sync: cache.sync,
+        invalidate: v.bool("invalidate")?,
+        fadvise: cache.fadvise,
+        fsync_every: cache.fsync_every,
+        end_fsync: v.bool("end_fsync")?,
+        overwrite: v.bool("overwrite")?,
+        stonewall: v.bool("stonewall")?,
+        group_reporting: v.bool("group_reporting")?,
+        logs: cache.logs,
+        series_ms: cache.series_ms,
+        stride_blocks: stride_blocks(&v, rw, gap, bs * u64::from(numpages))?,
+        randommap: !v.bool("norandommap")?,
+        seed,
+        data: cache.data,
+        options,
+    };
+    let jobs = clones(
+        &spec,
+        timing.numjobs,
+        pacing.startdelay,
+        region.offset_increment,
+    );
+    Ok((jobs, warnings, ignored))
+}
+
+/// `numjobs` copies of `spec`: different but reproducible seeds, start delays spread over
+/// `startdelay`'s range, offsets `offset_increment` apart.
+fn clones(
+    spec: &JobSpec,
+    numjobs: u32,
+    startdelay: (Duration, Duration),
+    offset_increment: u64,
+) -> Vec<JobSpec> {
+    (0..numjobs)
+        .map(|clone| {
+            let seed = spec.seed ^ (u64::from(clone)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let (lo, hi) = startdelay;
+            let spread = (hi - lo).as_nanos() as u64;
+            let delay = if spread == 0 {
+                lo
+            } else {
+                lo + Duration::from_nanos(seed.wrapping_mul(0xD6E8_FEB8_6659_FD93) % (spread + 1))
+            };
+            JobSpec {
+                clone,
+                seed,
+                offset: spec.offset + offset_increment * u64::from(clone),
+                startdelay: delay,
+                ..spec.clone()
+            }
+        })
+        .collect()
+}
+
+/// The section's name, unless the name option overrides it.
+fn job_name(v: &Values<'_>, section: &Section) -> Result<String, SpecError> {
+    let name = match v.map.get("name") {
+        Some((_, e)) => e.value.clone().unwrap_or_default(),
+        None => section.name.clone(),
+    };
+    if name.is_empty() || name.contains('/') || name.contains('\0') {
+        return Err(v.error("name", "expected a job name without '/'".into()));
+    }
+    Ok(name)
+}
+
+/// The I/O pattern: `rw` (with its gap) and the read share of a mixed one.
+fn pattern(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<(RwMode, u64, u8), SpecError> {
+    let (rw_word, gap) = rw_and_gap(v)?;
+    let rw = RwMode::from_word(&rw_word)
+        .unwrap_or_else(|| unreachable!("rw_and_gap checked {rw_word} against RW_MODES"));
+    let read_pct = match (v.given("rwmixread"), v.given("rwmixwrite")) {
+        (true, true) => {
+            let (r, w) = (
+                v.int("rwmixread")?.unwrap_or(50),
+                v.int("rwmixwrite")?.unwrap_or(50),
+            );
+            if r + w != 100 {
+                return Err(v.error(
+                    "rwmixwrite",
+                    format!("rwmixread={r} and rwmixwrite={w} must add up to 100"),
+                ));
+            }
+            r
+        }
+        (false, true) => 100 - v.int("rwmixwrite")?.unwrap_or(50),
+        _ => v.int("rwmixread")?.unwrap_or(50),
+    } as u8;
+    if (v.given("rwmixread") || v.given("rwmixwrite"))
+        && !matches!(rw, RwMode::ReadWrite | RwMode::RandRw)
+    {
+        warnings.push(format!(
+            "rwmixread/rwmixwrite only apply to rw and randrw; rw={} ignores them",
+            rw.as_str()
+        ));
+    }
+    Ok((rw, gap, read_pct))
+}
+
+/// The I/O sizes per direction, and the smallest and largest the pattern uses.
+fn io_sizes(
+    v: &Values<'_>,
+    rw: RwMode,
+    warnings: &mut Vec<String>,
+) -> Result<([BlockSizes; 2], u64, u64), SpecError> {
+    let sizes = block_sizes(v, warnings)?;
+    let dirs_used = [rw.reads(), rw.writes()];
+    let used = || {
+        sizes
+            .iter()
+            .zip(dirs_used)
+            .filter(|(_, u)| *u)
+            .map(|(s, _)| s)
+    };
+    let bs = used()
+        .map(BlockSizes::min)
+        .min()
+        .expect("every pattern reads or writes");
+    let max_bs = used()
+        .map(BlockSizes::max)
+        .max()
+        .expect("every pattern reads or writes");
+    for s in used() {
+        if s.min() < 512 {
+            let name = size_option(v);
+            return Err(v.error(name, "expected at least 512 bytes per I/O".into()));
+        }
+    }
+    Ok((sizes, bs, max_bs))
+}
+
+/// Where a job does its I/O and how much: its files and the region in each.
+struct Region {
+    target: TargetSpec,
+    nrfiles: u32,
+    /// Files the size is shared by.
+    nfiles: u64,
+    size: Option<u64>,
+    size_pct: Option<u8>,
+    offset: u64,
+    offset_pct: Option<u8>,
+    offset_increment: u64,
+    io_bytes: Option<u64>,
+}
+
+fn region(
+    v: &Values<'_>,
+    bs: u64,
+    max_bs: u64,
+    warnings: &mut Vec<String>,
+) -> Result<Region, SpecError> {
+    let (size, size_pct) = size_or_pct(v, "size", warnings)?;
+    if size == Some(0) {
+        return Err(v.error("size", "expected a size above 0".into()));
+    }
+    let (offset, offset_pct) = size_or_pct(v, "offset", warnings)?;
+    let offset = offset.unwrap_or(0);
+    let offset_increment = v.size("offset_increment", warnings)?.unwrap_or(0);
+    let filesize = v.size("filesize", warnings)?;
+    if filesize == Some(0) {
+        return Err(v.error("filesize", "expected a size above 0".into()));
+    }
+    let nrfiles = v.int("nrfiles")?.unwrap_or(1) as u32;
+    let target = target(v)?;
+    let nfiles = match &target {
+        TargetSpec::Files(f) => f.len() as u64,
+        TargetSpec::Directory(_) => u64::from(nrfiles),
+    };
+    // The region: filesize per file when given (size is then the bytes to move), else size.
+    let (size, mut io_bytes) = match filesize {
+        Some(fs) => (Some(fs.saturating_mul(nfiles)), size),
+        None => (size, None),
+    };
+    if let Some(io) = v.size("io_size", warnings)? {
+        io_bytes = Some(io);
+    }
+    if let Some(size) = size {
+        if max_bs > size / nfiles {
+            let what = if nfiles > 1 {
+                format!(" split over {nfiles} files")
+            } else {
+                String::new()
+            };
+            let name = size_option(v);
+            return Err(v.error(
+                name,
+                format!(
+                    "is larger than size={size} bytes{what}; every I/O must fit in the size \
+                     per file"
+                ),
+            ));
+        }
+    }
+    if let Some(io) = io_bytes {
+        if io < bs {
+            let name = if v.given("io_size") {
+                "io_size"
+            } else {
+                "size"
+            };
+            return Err(v.error(name, format!("moves less than one I/O of {bs} bytes")));
+        }
+    }
+    Ok(Region {
+        target,
+        nrfiles,
+        nfiles,
+        size,
+        size_pct,
+        offset,
+        offset_pct,
+        offset_increment,
+        io_bytes,
+    })
+}
+
+/// The files (`filename`, relative to `directory` when both are given) or the directory a
+/// job makes its own files in.
+fn target(v: &Values<'_>) -> Result<TargetSpec, SpecError> {
+    Ok(
+        match (
+            v.text("filename").map(|t| t.0),
+            v.text("directory").map(|t| t.0),
+        ) {
+            (Some(files), dir) => {
+                let dir = dir.map(|d| rawpath::path(&d));
+                let paths: Vec<PathBuf> = value::split_filenames(&files)
+                    .into_iter()
+                    .map(|f| match &dir {
+                        Some(d) if !f.starts_with('/') => d.join(rawpath::path(&f)),
+                        _ => rawpath::path(&f),
+                    })
+                    .collect();
+                if paths.iter().any(|p| p.as_os_str().is_empty()) {
+                    return Err(v.error(
+                        "filename",
+                        "expected one or more paths separated by ':'".into(),
+                    ));
+                }
+                TargetSpec::Files(paths)
+            }
+            (None, Some(dir)) if dir.is_empty() => {
+                return Err(v.error("directory", "expected a directory path".into()));
+            }
+            (None, Some(dir)) => TargetSpec::Directory(rawpath::path(&dir)),
+            (None, None) => TargetSpec::Directory(PathBuf::from(".")),
+        },
+    )
+}
+
+/// How long a job runs, and how many copies of it.
+struct Timing {
+    runtime: Option<Duration>,
+    time_based: bool,
+    ramp: Duration,
+    loops: u32,
+    numjobs: u32,
+}
+
+fn timing(v: &Values<'_>) -> Result<Timing, SpecError> {
+    let runtime = v.seconds("runtime")?;
+    let time_based = v.bool("time_based")?;
+    if time_based && runtime.is_none_or(|r| r.is_zero()) {
+        return Err(v.error("time_based", "needs --runtime (how long to run)".into()));
+    }
+    if runtime.is_some_and(|r| r.is_zero()) {
+        return Err(v.error("runtime", "expected a duration above 0".into()));
+    }
+    Ok(Timing {
+        runtime,
+        time_based,
+        ramp: v.seconds("ramp_time")?.unwrap_or_default(),
+        loops: v.int("loops")?.unwrap_or(1) as u32,
+        numjobs: v.int("numjobs")?.unwrap_or(1) as u32,
+    })
+}
+
+/// The engine `ioengine` names (libaio runs as io_uring, with a note).
+fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind, SpecError> {
+    Ok(match v.choice("ioengine")?.as_str() {
+        "psync" => EngineKind::Psync,
+        "sync" => EngineKind::Sync,
+        "pvsync" => EngineKind::Pvsync,
+        "pvsync2" => EngineKind::Pvsync2,
+        "io_uring" => EngineKind::IoUring,
+        "libaio" => {
+            warnings.push(
+                "ioengine=libaio runs as io_uring: the same queued, asynchronous submission \
+                 at iodepth (iogauge has no libaio engine). Unlike libaio, io_uring stays \
+                 asynchronous for buffered I/O too (direct=0), so buffered queue depths are \
+                 real here where fio's libaio would complete each I/O inside submission"
+                    .into(),
+            );
+            EngineKind::IoUring
+        }
+        "null" => EngineKind::Null,
+        other => unreachable!("engine {other} not handled"),
+    })
+}
+
+/// `numpages`: page buffers per call, which needs a vectored engine, one I/O size, and a size
+/// per file in whole calls (SASIOTEST's rule: no short last call).
+fn numpages(
+    v: &Values<'_>,
+    engine: EngineKind,
+    bs: u64,
+    max_bs: u64,
+    region: &Region,
+) -> Result<u32, SpecError> {
+    let numpages = v.int("numpages")?.unwrap_or(1) as u32;
+    if numpages > 1 && !engine.vectored() {
+        return Err(v.error(
+            "numpages",
+            format!(
+                "needs a vectored engine (ioengine=pvsync, pvsync2 or io_uring); \
+                 ioengine={} moves one buffer per call",
+                engine.as_str()
+            ),
+        ));
+    }
+    if numpages > 1 && bs != max_bs {
+        return Err(v.error(
+            "numpages",
+            "needs one I/O size (bs), not bsrange, bssplit or different read and write sizes"
+                .into(),
+        ));
+    }
+    if let Some(size) = region.size {
+        let nfiles = region.nfiles;
+        let xfer = bs * u64::from(numpages);
+        if numpages > 1 && (size / nfiles) % xfer != 0 {
+            return Err(v.error(
+                "numpages",
+                format!(
+                    "size per file ({} bytes) is not a multiple of bs x numpages ({bs} x \
+                     {numpages} = {xfer} bytes); as SASIOTEST, iogauge refuses rather than \
+                     issue a short last call",
+                    size / nfiles
+                ),
+            ));
+        }
+    }
+    Ok(numpages)
+}
+
+/// The cache, flush and data options, and the logs a job writes.
+struct CacheAndData {
+    sync: SyncMode,
+    fadvise: Fadvise,
+    data: DataMode,
+    fsync_every: u32,
+    logs: LogSpec,
+    series_ms: u64,
+}
+
+fn cache_and_data(
+    v: &Values<'_>,
+    rw: RwMode,
+    warnings: &mut Vec<String>,
+) -> Result<CacheAndData, SpecError> {
+    let sync = match v.choice("sync")?.as_str() {
+        "none" | "0" => SyncMode::None,
+        "dsync" => SyncMode::Dsync,
+        _ => SyncMode::Sync,
+    };
+    let fadvise = match v.choice("fadvise_hint")?.as_str() {
+        "0" | "none" => Fadvise::None,
+        "sequential" => Fadvise::Sequential,
+        "random" => Fadvise::Random,
+        _ if rw.is_random() => Fadvise::Random,
+        _ => Fadvise::Sequential,
+    };
+    let zero = v.bool("zero_buffers")?;
+    let refill = v.bool("refill_buffers")?;
+    if zero && refill {
+        return Err(v.error(
+            "refill_buffers",
+            "cannot be combined with zero_buffers".into(),
+        ));
+    }
+    let data = if zero {
+        DataMode::Zero
+    } else if refill {
+        DataMode::Refill
+    } else {
+        DataMode::Random
+    };
+    let log_name = |name: &'static str| -> Result<Option<String>, SpecError> {
+        match v.text(name) {
+            Some((t, _)) if t.trim().is_empty() || t.contains('\0') => {
+                Err(v.error(name, "expected a log file name prefix".into()))
+            }
+            Some((t, _)) => Ok(Some(t.trim().to_string())),
+            None => Ok(None),
+        }
+    };
+    let logs = LogSpec {
+        bw: log_name("write_bw_log")?,
+        iops: log_name("write_iops_log")?,
+        lat: log_name("write_lat_log")?,
+    };
+    let series_ms = match v.int("log_avg_msec")?.unwrap_or(0) {
+        0 => {
+            if logs.any() {
+                warnings.push(
+                    "log_avg_msec=0: fio logs every I/O then; iogauge logs means over \
+                     windows, so the logs have 500 ms means (set log_avg_msec to choose the \
+                     window)"
+                        .into(),
+                );
+            }
+            crate::stats::series::DEFAULT_BASE_MS
+        }
+        ms => ms,
+    };
+    Ok(CacheAndData {
+        sync,
+        fadvise,
+        data,
+        fsync_every: v.int("fsync")?.unwrap_or(0) as u32,
+        logs,
+        series_ms,
+    })
+}
+
+/// When a job starts and how fast it may go: start delay, wait_for, rate caps, thinktime.
+struct Pacing {
+    startdelay: (Duration, Duration),
+    wait_for: Option<String>,
+    rate_bps: [u64; 2],
+    rate_iops: [u64; 2],
+    rate_poisson: bool,
+    thinktime: Duration,
+    thinktime_blocks: u32,
+}
+
+fn pacing(v: &Values<'_>, name: &str, earlier: &[&str]) -> Result<Pacing, SpecError> {
+    let startdelay = {
+        let (text, _) = v.text("startdelay").expect("has a default");
+        value::parse_range(&text, |t| value::parse_duration(t, Duration::from_secs(1)))
+            .map_err(|acc| v.error("startdelay", format!("expected {acc}")))?
+    };
+    let wait_for = match v.text("wait_for") {
+        Some((w, _)) => {
+            let w = w.trim().to_string();
+            if w == name {
+                return Err(v.error("wait_for", "a job cannot wait for itself".into()));
+            }
+            if !earlier.contains(&w.as_str()) {
+                return Err(v.error(
+                    "wait_for",
+                    format!(
+                        "no earlier job is named {w:?}; wait_for names a job defined above this one"
+                    ),
+                ));
+            }
+            Some(w)
+        }
+        None => None,
+    };
+    let kb = v.kb_base;
+    let rate_bps = match v.text("rate") {
+        Some((t, _)) => {
+            value::per_direction(&t, 0, |p| value::parse_size_base(p, kb).map(|s| s.bytes))
+                .map_err(|acc| v.error("rate", format!("expected {acc} (bytes per second)")))?
+        }
+        None => [0, 0],
+    };
+    let rate_iops = match v.text("rate_iops") {
+        Some((t, _)) => value::per_direction(&t, 0, |p| value::parse_int(p, 0, u64::MAX))
+            .map_err(|acc| v.error("rate_iops", format!("expected {acc} (I/Os per second)")))?,
+        None => [0, 0],
+    };
+    let rate_poisson = v.choice("rate_process")? == "poisson";
+    if rate_poisson && rate_bps == [0, 0] && rate_iops == [0, 0] {
+        return Err(v.error(
+            "rate_process",
+            "needs rate or rate_iops (the mean it spaces I/Os around)".into(),
+        ));
+    }
+    let thinktime = v
+        .parsed("thinktime", |t| {
+            value::parse_duration(t, Duration::from_micros(1))
+        })?
+        .unwrap_or_default();
+    Ok(Pacing {
+        startdelay,
+        wait_for,
+        rate_bps,
+        rate_iops,
+        rate_poisson,
+        thinktime,
+        thinktime_blocks: v.int("thinktime_blocks")?.unwrap_or(1) as u32,
+    })
+}
+
+/// The seed, the random distribution and the share of random I/O.
+fn randomness(
+    v: &Values<'_>,
+    rw: RwMode,
+    warnings: &mut Vec<String>,
+) -> Result<(u64, Distribution, [u8; 2]), SpecError> {
+    let seed = match v.int("randseed")? {
+        Some(s) => s,
+        None if v.bool("randrepeat")? => DEFAULT_SEED,
+        None => {
+            // randrepeat=0: a new seed each run, kept in the report's options.
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            now.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
+        }
+    };
+    let distribution = {
+        let (t, _) = v.text("random_distribution").expect("has a default");
+        value::parse_distribution(&t, v.kb_base)
+            .map_err(|acc| v.error("random_distribution", format!("expected {acc}")))?
+    };
+    if !distribution.is_uniform() && !rw.is_random() {
+        warnings.push(format!(
+            "random_distribution applies to random patterns; rw={} ignores it",
+            rw.as_str()
+        ));
+    }
+    let pct_random = match v.text("percentage_random") {
+        Some((t, _)) => {
+            value::per_direction(&t, 100u8, |p| value::parse_int(p, 0, 100).map(|n| n as u8))
+                .map_err(|acc| v.error("percentage_random", format!("expected {acc}")))?
+        }
+        None => [100, 100],
+    };
+    Ok((seed, distribution, pct_random))
+}
+
+/// Options accepted with a difference from fio, said once.
+fn notes(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<(), SpecError> {
+    if v.bool("new_group")? {
+        warnings.push(
+            "new_group: the job runs alongside the jobs before it, as in fio, but iogauge \
+             still reports it in their group (separate reporting groups within a run group \
+             are not implemented yet); use stonewall to run and report it apart"
+                .into(),
+        );
+    }
+    if !v.bool("create_serialize")? {
+        warnings.push(
+            "create_serialize=0: iogauge lays out files one at a time anyway, before the \
+             group starts, so layout never competes with measured I/O"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The options as given, for the report (with the seed a `randrepeat=0` run drew).
+fn options_given(v: &Values<'_>, seed: u64) -> Result<BTreeMap<String, String>, SpecError> {
+    let mut opts = BTreeMap::new();
+    for (name, (_, entry)) in &v.map {
+        opts.insert(
+            name.to_string(),
+            entry.value.clone().unwrap_or_else(|| "1".into()),
+        );
+    }
+    if !v.given("randseed") && !v.bool("randrepeat")? {
+        opts.insert("randseed".into(), seed.to_string());
+    }
+    Ok(opts)
+}
+
+#[cfg(test)]
+mod tests;

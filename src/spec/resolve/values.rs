@@ -1,0 +1,212 @@
+//! A section's values, read once: every key looked up in the option table (the last value
+//! given wins), fio-only options sorted into ignored and refused, and typed readers (sizes,
+//! durations, choices, booleans) whose errors name the option and where it was set.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::spec::options::{self, FioOnly, Kind, OptionDef};
+use crate::spec::value;
+use crate::spec::{Entry, Origin, Section, SpecError};
+
+/// The last value given for each option, keyed by canonical name.
+/// The last value given for each option, keyed by canonical name.
+pub(super) struct Values<'a> {
+    pub(super) map: BTreeMap<&'static str, (&'static OptionDef, Cow<'a, Entry>)>,
+    /// fio's kb_base: what k, m, g mean.
+    pub(super) kb_base: u64,
+}
+
+pub(super) type Ignored = Vec<(String, &'static str)>;
+
+impl<'a> Values<'a> {
+    /// The section's options by canonical name, and the fio options it may ignore. An engine
+    /// iogauge lacks is reported before anything else: it is why the engine's own options
+    /// are unknown.
+    pub(super) fn collect(section: &'a Section) -> Result<(Self, Ignored), SpecError> {
+        let engine = section
+            .entries
+            .iter()
+            .rev()
+            .find(|e| options::lookup(&e.key).is_some_and(|d| d.name == "ioengine"));
+        if let Some(e) = engine {
+            let word = e.value.as_deref().unwrap_or("").trim().to_ascii_lowercase();
+            if !options::ENGINES.contains(&word.as_str()) {
+                return Err(SpecError {
+                    option: "ioengine".into(),
+                    value: e.value.clone(),
+                    message: format!(
+                        "iogauge has no such engine; it has {} (libaio runs as io_uring)",
+                        options::ENGINES.join(", ")
+                    ),
+                    origin: e.origin.clone(),
+                });
+            }
+        }
+        let mut map = BTreeMap::new();
+        let mut ignored = Vec::new();
+        for entry in &section.entries {
+            let Some(def) = options::lookup(&entry.key) else {
+                let norm = entry.key.replace('-', "_");
+                let given = entry.value.as_deref().map(str::trim);
+                let message = match options::fio_only(&entry.key) {
+                    Some(FioOnly::DefaultOnly(only, why)) if given != Some(only) => {
+                        format!("not supported: only {norm}={only} ({why})")
+                    }
+                    Some(FioOnly::Ignored(why) | FioOnly::DefaultOnly(_, why)) => {
+                        if !ignored.iter().any(|(o, _): &(String, _)| *o == norm) {
+                            ignored.push((norm, why));
+                        }
+                        continue;
+                    }
+                    Some(FioOnly::Rejected(why)) => format!("not supported: {why}"),
+                    None => "unknown option; 'iogauge help options' lists the accepted ones".into(),
+                };
+                return Err(SpecError {
+                    option: entry.key.clone(),
+                    value: entry.value.clone(),
+                    message,
+                    origin: entry.origin.clone(),
+                });
+            };
+            if entry.value.is_none() && def.kind != Kind::Bool {
+                return Err(err(
+                    def,
+                    entry,
+                    format!("needs a value: {}", def.kind.describe()),
+                ));
+            }
+            if def.name == "buffered" {
+                // buffered=B is direct=!B; whichever of the two comes later wins.
+                let b = entry.value.as_deref().map_or(Ok(true), value::parse_bool);
+                let b = b.map_err(|acc| err(def, entry, format!("expected {acc}")))?;
+                let direct = Entry {
+                    key: "direct".into(),
+                    value: Some(if b { "0" } else { "1" }.into()),
+                    origin: entry.origin.clone(),
+                };
+                map.insert(
+                    "direct",
+                    (
+                        options::lookup("direct").expect("in table"),
+                        Cow::Owned(direct),
+                    ),
+                );
+                continue;
+            }
+            map.insert(def.name, (def, Cow::Borrowed(entry)));
+        }
+        let mut v = Values { map, kb_base: 1024 };
+        v.kb_base = v.choice("kb_base")?.parse().expect("choices are numbers");
+        Ok((v, ignored))
+    }
+
+    pub(super) fn given(&self, name: &str) -> bool {
+        self.map.contains_key(name)
+    }
+
+    /// The raw text of an option (its default when not given).
+    pub(super) fn text(&self, name: &'static str) -> Option<(String, Option<&Entry>)> {
+        match self.map.get(name) {
+            Some((_, e)) => Some((e.value.clone().unwrap_or_else(|| "1".into()), Some(&**e))),
+            None => def(name).default.map(|d| (d.to_string(), None)),
+        }
+    }
+
+    pub(super) fn parsed<T>(
+        &self,
+        name: &'static str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, SpecError> {
+        let Some((text, entry)) = self.text(name) else {
+            return Ok(None);
+        };
+        parse(&text).map(Some).map_err(|accepted| {
+            let d = def(name);
+            match entry {
+                Some(e) => err(d, e, format!("expected {accepted}")),
+                None => unreachable_default(d, &accepted),
+            }
+        })
+    }
+
+    pub(super) fn size(
+        &self,
+        name: &'static str,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<u64>, SpecError> {
+        let kb = self.kb_base;
+        let size = self.parsed(name, |t| value::parse_size_base(t, kb))?;
+        if let (Some(s), Some((text, _))) = (size, self.text(name)) {
+            if s.iec_reversed {
+                warnings.push(format!(
+                    "{name}={text} means {} bytes: fio reads KiB/MiB/GiB as powers of 1000 \
+                     (its kb_base=1024 rule) and iogauge does the same; write 4k/1m/1g for \
+                     powers of 1024",
+                    s.bytes
+                ));
+            }
+        }
+        Ok(size.map(|s| s.bytes))
+    }
+
+    pub(super) fn bool(&self, name: &'static str) -> Result<bool, SpecError> {
+        Ok(self.parsed(name, value::parse_bool)?.unwrap_or(false))
+    }
+
+    pub(super) fn int(&self, name: &'static str) -> Result<Option<u64>, SpecError> {
+        let Kind::Int { min, max } = def(name).kind else {
+            panic!("{name} is not an int")
+        };
+        self.parsed(name, |t| value::parse_int(t, min, max))
+    }
+
+    pub(super) fn seconds(&self, name: &'static str) -> Result<Option<Duration>, SpecError> {
+        self.parsed(name, |t| value::parse_duration(t, Duration::from_secs(1)))
+    }
+
+    pub(super) fn choice(&self, name: &'static str) -> Result<String, SpecError> {
+        let Kind::Choice(words) = def(name).kind else {
+            panic!("{name} is not a choice")
+        };
+        let text = self.parsed(name, |t| {
+            let t = t.trim().to_ascii_lowercase();
+            if words.contains(&t.as_str()) {
+                Ok(t)
+            } else {
+                Err(format!("one of {}", words.join(", ")))
+            }
+        })?;
+        Ok(text.expect("choices have defaults"))
+    }
+
+    pub(super) fn error(&self, name: &'static str, message: String) -> SpecError {
+        match self.map.get(name) {
+            Some((d, e)) => err(d, e, message),
+            None => SpecError {
+                option: name.into(),
+                value: None,
+                message,
+                origin: Origin::Cli,
+            },
+        }
+    }
+}
+
+pub(super) fn def(name: &str) -> &'static OptionDef {
+    options::lookup(name).unwrap_or_else(|| panic!("option {name} missing from the table"))
+}
+
+pub(super) fn err(def: &OptionDef, entry: &Entry, message: String) -> SpecError {
+    SpecError {
+        option: def.name.into(),
+        value: entry.value.clone(),
+        message,
+        origin: entry.origin.clone(),
+    }
+}
+
+pub(super) fn unreachable_default(def: &OptionDef, accepted: &str) -> SpecError {
+    panic!("default of {} does not parse: {accepted}", def.name)
+}
