@@ -30,17 +30,17 @@ pub fn render(report: &RunReport) -> Vec<(String, String)> {
         let wanted = wanted(&job.options);
         if let Some(b) = &wanted.bw {
             let text = lines(job, true, |d, k| d.series.bw_bytes_per_s[k] / 1024.0);
-            out.push((format!("{b}_bw.{n}.log"), text));
+            out.push((LogSpec::file_name(b, "bw", n), text));
         }
         if let Some(b) = &wanted.iops {
             out.push((
-                format!("{b}_iops.{n}.log"),
+                LogSpec::file_name(b, "iops", n),
                 lines(job, true, |d, k| d.series.iops[k]),
             ));
         }
         if let Some(b) = &wanted.lat {
             out.push((
-                format!("{b}_lat.{n}.log"),
+                LogSpec::file_name(b, "lat", n),
                 lines(job, false, |d, k| d.series.lat_mean_ns[k]),
             ));
             // Synchronous engines time one span: fio logs it as clat and leaves slat empty.
@@ -54,7 +54,7 @@ pub fn render(report: &RunReport) -> Vec<(String, String)> {
             } else {
                 lines(job, false, |d, k| d.series.lat_mean_ns[k])
             };
-            out.push((format!("{b}_clat.{n}.log"), clat));
+            out.push((LogSpec::file_name(b, "clat", n), clat));
             let slat = if queued {
                 lines(job, false, |d, k| {
                     d.series.slat_mean_ns.get(k).copied().unwrap_or(0.0)
@@ -62,7 +62,7 @@ pub fn render(report: &RunReport) -> Vec<(String, String)> {
             } else {
                 String::new()
             };
-            out.push((format!("{b}_slat.{n}.log"), slat));
+            out.push((LogSpec::file_name(b, "slat", n), slat));
         }
     }
     out

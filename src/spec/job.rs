@@ -484,17 +484,23 @@ impl LogSpec {
     pub fn files(&self, n: usize) -> Vec<String> {
         let mut v = Vec::new();
         if let Some(b) = &self.bw {
-            v.push(format!("{b}_bw.{n}.log"));
+            v.push(Self::file_name(b, "bw", n));
         }
         if let Some(b) = &self.iops {
-            v.push(format!("{b}_iops.{n}.log"));
+            v.push(Self::file_name(b, "iops", n));
         }
         if let Some(b) = &self.lat {
             for kind in ["lat", "clat", "slat"] {
-                v.push(format!("{b}_{kind}.{n}.log"));
+                v.push(Self::file_name(b, kind, n));
             }
         }
         v
+    }
+
+    /// fio's name for log `kind` (bw, iops, lat, clat, slat) of job `n` (from 1) under
+    /// `prefix`: the one place log files are named.
+    pub fn file_name(prefix: &str, kind: &str, n: usize) -> String {
+        format!("{prefix}_{kind}.{n}.log")
     }
 }
 
