@@ -91,6 +91,15 @@ fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
 }
 
+/// A temp dir, the path of a file `f` in it (not created), and `--filename=` for it: the
+/// opening of most tests.
+fn tmp_file() -> (tempfile::TempDir, PathBuf, String) {
+    let d = tmp();
+    let f = d.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    (d, f, fname)
+}
+
 fn entries(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
@@ -166,9 +175,7 @@ impl Drop for LoopFs {
 
 #[test]
 fn every_mode_and_engine_moves_exact_bytes() {
-    let d = tmp();
-    let f = d.path().join("f");
-    let fname = format!("--filename={}", f.display());
+    let (_d, f, fname) = tmp_file();
     const SIZE: u64 = 1 << 20;
     const N: u64 = SIZE / 4096;
     for engine in ["psync", "sync", "null"] {
@@ -259,9 +266,7 @@ fn written_file_has_exact_size_and_incompressible_unique_data() {
 
 #[test]
 fn report_records_open_flags_and_provenance() {
-    let d = tmp();
-    let f = d.path().join("f");
-    let fname = format!("--filename={}", f.display());
+    let (_d, _, fname) = tmp_file();
     let r = run_json(
         &[
             &fname,
@@ -864,9 +869,7 @@ fn resident_bytes(path: &Path) -> Option<u64> {
 
 #[test]
 fn invalidate_drops_the_files_cached_pages() {
-    let d = tmp();
-    let f = d.path().join("f");
-    let fname = format!("--filename={}", f.display());
+    let (_d, f, fname) = tmp_file();
     run_json(
         &[&fname, "--rw=write", "--bs=1m", "--size=16m", "--keep"],
         0,

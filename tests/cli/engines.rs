@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{counts, iogauge, job, run_json, stderr, tmp};
+use super::{counts, iogauge, job, run_json, stderr, tmp, tmp_file};
 
 /// Whether a small job with `opt` runs in `dir`; prints the reason when it does not.
 fn runs_here(dir: &Path, what: &str, opt: &str) -> bool {
@@ -177,9 +177,7 @@ fn calls(table: &str, name: &str) -> Option<u64> {
 
 #[test]
 fn numpages_is_one_vectored_call_per_io() {
-    let d = tmp();
-    let f = d.path().join("f");
-    let fname = format!("--filename={}", f.display());
+    let (_d, f, fname) = tmp_file();
     // 4 MiB in calls of 16 pages of 64 KiB: 4 calls.
     let r = run_json(
         &[
@@ -218,9 +216,7 @@ fn numpages_is_one_vectored_call_per_io() {
 
 #[test]
 fn numpages_rules_are_checked_before_anything_runs() {
-    let d = tmp();
-    let f = d.path().join("f");
-    let fname = format!("--filename={}", f.display());
+    let (_d, f, fname) = tmp_file();
     for (args, want) in [
         (
             vec!["--numpages=4", "--ioengine=psync", "--size=1m"],
@@ -445,9 +441,7 @@ fn io_uring_options_reach_the_kernel_or_fail_clearly() {
 
 #[test]
 fn pvsync2_applies_write_through_per_call() {
-    let d = tmp();
-    let f = d.path().join("f");
-    let fname = format!("--filename={}", f.display());
+    let (_d, _, fname) = tmp_file();
     let r = run_json(
         &[
             &fname,
