@@ -131,6 +131,22 @@ pub fn parse(args: &[String]) -> Result<Option<Sasiotest>, String> {
             }
         }
     }
+    settle(&mut t, filesize, pagesize, numpages)?;
+    if t.mode != Mode::Write {
+        check_readable(&t)?;
+    }
+    Ok(Some(t))
+}
+
+/// SASIOTEST's defaults (with its warnings) and rules between options: page size, -sgio's
+/// pages per call, what -ran and -writethru apply to, whole pages and calls per file, and the
+/// device's block size for unbuffered I/O.
+fn settle(
+    t: &mut Sasiotest,
+    filesize: Option<u64>,
+    pagesize: Option<u64>,
+    numpages: Option<u32>,
+) -> Result<(), String> {
     match filesize {
         Some(f) => t.filesize = f,
         None => t
@@ -205,10 +221,7 @@ pub fn parse(args: &[String]) -> Result<Option<Sasiotest>, String> {
             }
         }
     }
-    if t.mode != Mode::Write {
-        check_readable(&t)?;
-    }
-    Ok(Some(t))
+    Ok(())
 }
 
 /// Reads need an existing file holding at least `-filesize` bytes.

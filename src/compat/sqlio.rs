@@ -106,82 +106,9 @@ pub fn parse(args: &[String]) -> Result<Sqlio, String> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut files: Vec<String> = Vec::new();
     for a in args {
-        let Some(body) = a.strip_prefix('-') else {
-            files.push(a.clone());
-            continue;
-        };
-        let mut chars = body.chars();
-        let Some(opt) = chars.next() else {
-            return Err(err("'-': an option letter must follow the dash"));
-        };
-        let v = chars.as_str();
-        let flag = format!("-{opt}");
-        if v.is_empty() {
-            return Err(err(format!(
-                "{flag}: needs its value attached, as in -kW, -s60, -o8, -b64"
-            )));
-        }
-        match opt {
-            'k' => {
-                s.write = match v.to_ascii_uppercase().as_str() {
-                    "R" => false,
-                    "W" => true,
-                    _ => return Err(err(format!("-k{v}: expected -kR (reads) or -kW (writes)"))),
-                }
-            }
-            's' => s.secs = number("-s", v, 1, 7 * 24 * 3600)?,
-            'f' => {
-                s.pattern = match v.to_ascii_lowercase().as_str() {
-                    "random" => Pattern::Random,
-                    "sequential" => Pattern::Sequential,
-                    n => match n.parse::<u64>() {
-                        Ok(0) => Pattern::Sequential,
-                        Ok(k) => Pattern::Stride(k),
-                        Err(_) => {
-                            return Err(err(format!(
-                                "-f{v}: expected -frandom, -fsequential or -f<blocks between I/Os>"
-                            )));
-                        }
-                    },
-                }
-            }
-            'o' => s.outstanding = number("-o", v, 1, 256)? as u32,
-            'b' => s.block_kb = number("-b", v, 1, 1024)?,
-            't' => threads = Some(number("-t", v, 1, 256)? as u32),
-            'B' => {
-                let c = v.to_ascii_uppercase();
-                if !["N", "Y", "H", "S"].contains(&c.as_str()) {
-                    return Err(err(format!(
-                        "-B{v}: expected -BN (no caching), -BH (device cache), -BS (page cache, \
-                         write-through) or -BY (page cache)"
-                    )));
-                }
-                s.buffering = c.chars().next().expect("one letter");
-            }
-            'L' => {
-                if !["S", "P"].contains(&v.to_ascii_uppercase().as_str()) {
-                    return Err(err(format!("-L{v}: expected -LS or -LP")));
-                }
-                s.latency = true;
-            }
-            'F' => s.param_file = Some(crate::rawpath::path(v)),
-            'd' => {
-                for d in v.split(',') {
-                    let p = crate::rawpath::path(d);
-                    if !p.is_dir() {
-                        return Err(err(format!(
-                            "-d{v}: '{d}' is not a directory; on Linux -d takes directories \
-                             separated by commas (-d/mnt/e,/mnt/f), not Windows drive letters"
-                        )));
-                    }
-                    dirs.push(p);
-                }
-            }
-            _ => {
-                return Err(err(format!(
-                    "{a}: unknown or unsupported option; accepted: -k -s -f -o -b -t -B -L -F -d"
-                )));
-            }
+        match a.strip_prefix('-') {
+            Some(body) => option(&mut s, a, body, &mut threads, &mut dirs)?,
+            None => files.push(a.clone()),
         }
     }
     if let Some(pf) = s.param_file.clone() {
@@ -198,33 +125,7 @@ pub fn parse(args: &[String]) -> Result<Sqlio, String> {
             ));
         }
     } else {
-        if files.is_empty() {
-            files.push("testfile.dat".into());
-        }
-        for f in &files {
-            let paths: Vec<PathBuf> = if dirs.is_empty() {
-                vec![crate::rawpath::path(f)]
-            } else {
-                dirs.iter().map(|d| d.join(f)).collect()
-            };
-            for path in paths {
-                let existing = crate::fsinfo::size_of(&path);
-                if existing.is_none() {
-                    return Err(err(format!(
-                        "{}: no such file; create it first with a parameter file (-F) that \
-                         gives its size",
-                        crate::rawpath::display(&path)
-                    )));
-                }
-                s.targets.push(Target {
-                    path,
-                    threads: threads.unwrap_or(1),
-                    mask: "0x0".into(),
-                    size_mb: None,
-                    existing,
-                });
-            }
-        }
+        s.targets = existing_targets(files, &dirs, threads.unwrap_or(1))?;
     }
     for t in &s.targets {
         let size = t.size_mb.map_or(t.existing.unwrap_or(0), |m| m << 20);
@@ -244,6 +145,130 @@ pub fn parse(args: &[String]) -> Result<Sqlio, String> {
         }
     }
     Ok(s)
+}
+
+/// One option `a` (`-` then `body`): sqlio's letters with their values attached.
+fn option(
+    s: &mut Sqlio,
+    a: &str,
+    body: &str,
+    threads: &mut Option<u32>,
+    dirs: &mut Vec<PathBuf>,
+) -> Result<(), String> {
+    let mut chars = body.chars();
+    let Some(opt) = chars.next() else {
+        return Err(err("'-': an option letter must follow the dash"));
+    };
+    let v = chars.as_str();
+    let flag = format!("-{opt}");
+    if v.is_empty() {
+        return Err(err(format!(
+            "{flag}: needs its value attached, as in -kW, -s60, -o8, -b64"
+        )));
+    }
+    match opt {
+        'k' => {
+            s.write = match v.to_ascii_uppercase().as_str() {
+                "R" => false,
+                "W" => true,
+                _ => return Err(err(format!("-k{v}: expected -kR (reads) or -kW (writes)"))),
+            }
+        }
+        's' => s.secs = number("-s", v, 1, 7 * 24 * 3600)?,
+        'f' => {
+            s.pattern = match v.to_ascii_lowercase().as_str() {
+                "random" => Pattern::Random,
+                "sequential" => Pattern::Sequential,
+                n => match n.parse::<u64>() {
+                    Ok(0) => Pattern::Sequential,
+                    Ok(k) => Pattern::Stride(k),
+                    Err(_) => {
+                        return Err(err(format!(
+                            "-f{v}: expected -frandom, -fsequential or -f<blocks between I/Os>"
+                        )));
+                    }
+                },
+            }
+        }
+        'o' => s.outstanding = number("-o", v, 1, 256)? as u32,
+        'b' => s.block_kb = number("-b", v, 1, 1024)?,
+        't' => *threads = Some(number("-t", v, 1, 256)? as u32),
+        'B' => {
+            let c = v.to_ascii_uppercase();
+            if !["N", "Y", "H", "S"].contains(&c.as_str()) {
+                return Err(err(format!(
+                    "-B{v}: expected -BN (no caching), -BH (device cache), -BS (page cache, \
+                     write-through) or -BY (page cache)"
+                )));
+            }
+            s.buffering = c.chars().next().expect("one letter");
+        }
+        'L' => {
+            if !["S", "P"].contains(&v.to_ascii_uppercase().as_str()) {
+                return Err(err(format!("-L{v}: expected -LS or -LP")));
+            }
+            s.latency = true;
+        }
+        'F' => s.param_file = Some(crate::rawpath::path(v)),
+        'd' => {
+            for d in v.split(',') {
+                let p = crate::rawpath::path(d);
+                if !p.is_dir() {
+                    return Err(err(format!(
+                        "-d{v}: '{d}' is not a directory; on Linux -d takes directories \
+                         separated by commas (-d/mnt/e,/mnt/f), not Windows drive letters"
+                    )));
+                }
+                dirs.push(p);
+            }
+        }
+        _ => {
+            return Err(err(format!(
+                "{a}: unknown or unsupported option; accepted: -k -s -f -o -b -t -B -L -F -d"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The test files named on the command line (in each `-d` directory when given), which must
+/// exist: without a parameter file sqlio has no size to create them with.
+fn existing_targets(
+    mut files: Vec<String>,
+    dirs: &[PathBuf],
+    threads: u32,
+) -> Result<Vec<Target>, String> {
+    if files.is_empty() {
+        files.push("testfile.dat".into());
+    }
+    let mut targets = Vec::new();
+    for f in &files {
+        let paths: Vec<PathBuf> = if dirs.is_empty() {
+            vec![crate::rawpath::path(f)]
+        } else {
+            dirs.iter()
+                .map(|d| d.join(crate::rawpath::path(f)))
+                .collect()
+        };
+        for path in paths {
+            let existing = crate::fsinfo::size_of(&path);
+            if existing.is_none() {
+                return Err(err(format!(
+                    "{}: no such file; create it first with a parameter file (-F) that gives \
+                     its size",
+                    crate::rawpath::display(&path)
+                )));
+            }
+            targets.push(Target {
+                path,
+                threads,
+                mask: "0x0".into(),
+                size_mb: None,
+                existing,
+            });
+        }
+    }
+    Ok(targets)
 }
 
 /// `path threads mask size_MB` per line; `#` comments.

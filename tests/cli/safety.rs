@@ -472,6 +472,15 @@ fn paths_that_are_not_utf8_name_exactly_their_bytes() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(named(b"s\xe9").exists());
+    // sqlio reads it, named relative to a -d directory.
+    let o = bin()
+        .current_dir(p)
+        .args(["sqlio", "-kR", "-s1", "-b4"])
+        .arg(format!("-d{}", p.display()))
+        .arg(OsStr::from_bytes(b"s\xe9"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     std::fs::write(
         p.join("latin1.fio"),
         b"[j]\nrw=write\nsize=64k\nfilename=j\xe9\n",
