@@ -109,7 +109,7 @@ fn main() -> ExitCode {
 /// Ctrl-C and SIGTERM. Until a run begins to prepare its files there is nothing to clean up,
 /// and either signal ends iogauge at once with 130; from then on the first one sets the
 /// interrupt flag (the run stops, reports what it measured and removes what it created) and a
-/// second exits at once.
+/// second exits at once, removing first the files the run created (`ownership::watch`).
 struct Signals {
     /// Set by the first signal during a run.
     interrupt: Arc<AtomicBool>,
@@ -124,15 +124,32 @@ fn signals() -> &'static Signals {
             interrupt: Arc::new(AtomicBool::new(false)),
             idle: Arc::new(AtomicBool::new(true)),
         };
-        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            // In this order: exit when idle, exit when already interrupted, else interrupt.
+        let sigs = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
+        for sig in sigs {
+            // Exit at once while idle; otherwise interrupt, in the handler itself.
             let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&s.idle));
-            let _ = signal_hook::flag::register_conditional_shutdown(
-                sig,
-                130,
-                Arc::clone(&s.interrupt),
-            );
             let _ = signal_hook::flag::register(sig, Arc::clone(&s.interrupt));
+        }
+        // A second signal during a run: remove what the run created, then exit at once (the
+        // run's own clean-up may be what is stuck). Signals that arrive together may count
+        // once; then the run's clean-up handles them.
+        if let Ok(mut it) = signal_hook::iterator::Signals::new(sigs) {
+            let idle = Arc::clone(&s.idle);
+            let _ = std::thread::Builder::new()
+                .name("iogauge-signals".into())
+                .spawn(move || {
+                    let mut seen = 0;
+                    for _ in it.forever() {
+                        if idle.load(Ordering::SeqCst) {
+                            continue;
+                        }
+                        seen += 1;
+                        if seen >= 2 {
+                            ownership::remove_watched();
+                            signal_hook::low_level::exit(130);
+                        }
+                    }
+                });
         }
         s
     })

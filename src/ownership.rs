@@ -305,6 +305,45 @@ pub fn remove_if_same(path: &Path, held: BorrowedFd<'_>) -> io::Result<()> {
     Ok(())
 }
 
+/// The files this process created and would remove if it were stopped at once (a second
+/// Ctrl-C): the emergency list [`remove_watched`] works from.
+static WATCHED: std::sync::Mutex<Vec<(std::path::PathBuf, Identity)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Puts `path` (the inode `id`, which this process created) on the emergency list.
+pub fn watch(path: &Path, id: Identity) {
+    let mut w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+    w.push((path.to_path_buf(), id));
+}
+
+/// Takes `path` off the emergency list (removed, or kept on purpose).
+pub fn unwatch(path: &Path) {
+    let mut w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+    w.retain(|(p, _)| p != path);
+}
+
+/// Removes every file on the emergency list whose path still names the inode created there,
+/// for a process about to exit at once (a second Ctrl-C). The descriptors the run holds keep
+/// those inodes alive, so their numbers cannot have been reused.
+pub fn remove_watched() {
+    let w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+    remove_listed(&w);
+}
+
+/// Removes each listed path, last first, while it still names its inode.
+fn remove_listed(list: &[(std::path::PathBuf, Identity)]) {
+    for (p, id) in list.iter().rev() {
+        let Ok((dfd, name)) = dir_and_name(p) else {
+            continue;
+        };
+        if rustix::fs::statat(&dfd, name, AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|st| Identity::of(&st) == *id)
+        {
+            let _ = rustix::fs::unlinkat(&dfd, name, AtFlags::empty());
+        }
+    }
+}
+
 /// Checks, before a run, that the report, log or results file `path` may be written: its
 /// directory exists, and the file is new, or a regular file iogauge wrote and nobody changed
 /// since, or `replace` (the user's `--overwrite-output`) allows replacing it. Never a link.
@@ -533,6 +572,23 @@ mod tests {
         let right = d.path().join(crate::rawpath::path(&carried));
         create_new(&right).unwrap();
         assert!(right.exists());
+    }
+
+    #[test]
+    fn the_emergency_list_removes_only_what_is_still_ours() {
+        let d = tempfile::tempdir().unwrap();
+        let (ours, kept, replaced) = (d.path().join("a"), d.path().join("b"), d.path().join("c"));
+        let (_a, id_a) = create_new(&ours).unwrap();
+        let (_b, _) = create_new(&kept).unwrap();
+        let (_c, id_c) = create_new(&replaced).unwrap();
+        // The process-wide list is not touched here: other tests' files are on it.
+        let list = vec![(ours.clone(), id_a), (replaced.clone(), id_c)];
+        std::fs::remove_file(&replaced).unwrap();
+        std::fs::write(&replaced, b"theirs").unwrap();
+        remove_listed(&list);
+        assert!(!ours.exists(), "ours is removed");
+        assert!(kept.exists(), "not listed (kept on purpose)");
+        assert_eq!(std::fs::read(&replaced).unwrap(), b"theirs");
     }
 
     #[test]

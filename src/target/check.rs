@@ -88,6 +88,7 @@ pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
                 p.display()
             ));
             t.created.push(p.clone());
+            ownership::watch(&p, Identity::of(&probe.st));
         } else if probe.abandoned {
             t.warnings.push(format!(
                 "{}: an iogauge run was writing it and did not finish (killed?)",

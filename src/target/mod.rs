@@ -149,6 +149,7 @@ impl Targets {
                     setup_err(&p, "cannot create", e, "it appeared after the check")
                 })?;
                 self.created.push(p.clone());
+                ownership::watch(&p, id);
                 lock_for_writing(&fd, &p)?;
                 self.held.insert(p.clone(), fd);
                 let need = self.needs.get_mut(&p).expect("known path");
@@ -239,6 +240,7 @@ impl Targets {
                 notes.push(format!("{}: cannot remove: {e}", p.display()));
                 continue;
             }
+            ownership::unwatch(p);
             if let Some(i) = created {
                 self.created.remove(i);
             }
@@ -263,6 +265,7 @@ impl Targets {
                 if let Err(e) = ownership::remove_if_same(&p, fd.as_fd()) {
                     failed.push(format!("could not remove {}: {e}", p.display()));
                 }
+                ownership::unwatch(&p);
             }
         }
         for (p, fd) in std::mem::take(&mut self.held) {
@@ -276,7 +279,10 @@ impl Targets {
                 }
             }
         }
-        self.created.clear();
+        // What is left was kept on purpose.
+        for p in self.created.drain(..) {
+            ownership::unwatch(&p);
+        }
         failed
     }
 }

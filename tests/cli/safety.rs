@@ -717,3 +717,45 @@ fn a_file_with_an_old_mark_is_written_only_when_allowed_and_then_marked_anew() {
     ok_in(p, &[&write[..], &["--allow-overwrite"]].concat());
     ok_in(p, &write);
 }
+
+#[test]
+fn two_ctrl_c_in_a_row_leave_nothing_behind() {
+    // Whichever honours them (the run's own clean-up after the first, or the second's removal
+    // of what the run created before it exits at once), the partial file goes. On this
+    // machine the first one's clean-up is usually done within the gap; the second's path is
+    // tested directly in ownership::tests::the_emergency_list_removes_only_what_is_still_ours.
+    let d = tmp();
+    let p = d.path();
+    let mut child = spawn_in(
+        p,
+        &[
+            "run",
+            "--filename=big",
+            "--rw=read",
+            "--size=4g",
+            "--runtime=1",
+        ],
+    );
+    let f = p.join("big");
+    wait_for("lay-out to begin", || {
+        std::fs::metadata(&f).is_ok_and(|m| m.len() >= 64 << 20)
+    });
+    let sent = Instant::now();
+    // SAFETY: signalling the child this test started, twice in a row, as an impatient user
+    // does.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    std::thread::sleep(Duration::from_millis(30));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    if status.code() == Some(0) {
+        println!("SKIP: the lay-out finished before the interrupt arrived");
+        return;
+    }
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        sent.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert!(!f.exists(), "nothing left behind");
+}
