@@ -435,7 +435,7 @@ fn bad_input_is_one_line_exit_2_and_creates_nothing() {
         ),
         (
             &["--size=1m", "--bs=1000", "--direct=1"],
-            "with --direct it must be a multiple of the logical block",
+            "with direct I/O it must be a multiple of the logical block",
         ),
         (
             &["--size=1m", "--rw=sideways"],

@@ -301,6 +301,10 @@ impl Personality for Iotest {
     /// Writers in one group, readers in the next.
     fn step(&self) -> Step {
         let o = || Origin::Profile("iotest");
+        let flag = |flag| Origin::Flag {
+            tool: "iotest",
+            flag,
+        };
         let pid = std::process::id();
         let bs = (self.block_kb << 10).to_string();
         let size = self.file_bytes().to_string();
@@ -309,11 +313,15 @@ impl Personality for Iotest {
             for k in 1..=self.iterations {
                 let file = self.dir.join(format!("iogauge-iotest.{pid}.{k}"));
                 let mut s = Section::new(format!("{phase}.out.{k}"));
-                s.set("filename", &crate::rawpath::filename_value(&file), o())
-                    .set("rw", rw, o())
-                    .set("bs", &bs, o())
-                    .set("size", &size, o())
-                    .set("ioengine", "psync", o());
+                s.set(
+                    "filename",
+                    &crate::rawpath::filename_value(&file),
+                    flag("-t"),
+                )
+                .set("rw", rw, o())
+                .set("bs", &bs, flag("-s"))
+                .set("size", &size, flag("-b"))
+                .set("ioengine", "psync", o());
                 if rw == "write" {
                     s.set("end_fsync", "1", o());
                 } else if k == 1 {

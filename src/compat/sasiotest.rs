@@ -352,12 +352,20 @@ impl Personality for Sasiotest {
     /// The one job this invocation is.
     fn step(&self) -> Step {
         let o = || Origin::Profile("sasiotest");
+        let flag = |flag| Origin::Flag {
+            tool: "sasiotest",
+            flag,
+        };
         let mut s = Section::new("sasiotest");
-        s.set("filename", &crate::rawpath::filename_value(&self.file), o())
-            .set("bs", &self.pagesize.to_string(), o())
-            .set("size", &self.filesize.to_string(), o())
-            // SASIOTEST measures whatever the cache holds: it never drops it.
-            .set("invalidate", "0", o());
+        s.set(
+            "filename",
+            &crate::rawpath::filename_value(&self.file),
+            flag("FILE"),
+        )
+        .set("bs", &self.pagesize.to_string(), flag("-pagesize"))
+        .set("size", &self.filesize.to_string(), flag("-filesize"))
+        // SASIOTEST measures whatever the cache holds: it never drops it.
+        .set("invalidate", "0", o());
         let rw = match (self.mode, self.random) {
             (Mode::Read, false) => "read",
             (Mode::Read, true) => "randread",
@@ -371,11 +379,11 @@ impl Personality for Sasiotest {
         if self.history() {
             s.set("fadvise_hint", "0", o());
         } else if self.sgio {
-            s.set("direct", "1", o())
-                .set("ioengine", "pvsync", o())
-                .set("numpages", &self.numpages.to_string(), o());
+            s.set("direct", "1", flag("-sgio"))
+                .set("ioengine", "pvsync", flag("-sgio"))
+                .set("numpages", &self.numpages.to_string(), flag("-numpages"));
         } else if self.unbuffered {
-            s.set("direct", "1", o());
+            s.set("direct", "1", flag("-unbuffered"));
         }
         if self.writethru {
             s.set("sync", "dsync", o());

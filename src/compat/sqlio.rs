@@ -679,6 +679,10 @@ impl Personality for Sqlio {
     /// All targets in one group: every thread of every file at once.
     fn step(&self) -> Step {
         let o = || Origin::Profile("sqlio");
+        let flag = |flag| Origin::Flag {
+            tool: "sqlio",
+            flag,
+        };
         let bs = self.block_kb << 10;
         let mut sections = Vec::new();
         for (i, t) in self.targets.iter().enumerate() {
@@ -692,31 +696,41 @@ impl Personality for Sqlio {
                     format!("{}:{}", if w { "write" } else { "read" }, k * bs)
                 }
             };
-            s.set("filename", &crate::rawpath::filename_value(&t.path), o())
-                .set("rw", &rw, o())
-                .set("bs", &bs.to_string(), o())
-                .set("numjobs", &t.threads.to_string(), o())
-                .set("ioengine", "io_uring", o())
-                .set("iodepth", &self.outstanding.to_string(), o())
-                .set("runtime", &format!("{}s", self.secs), o())
-                .set("time_based", "1", o())
-                // sqlio keeps whatever the cache holds.
-                .set("invalidate", "0", o());
+            let file = if self.param_file.is_some() {
+                "-F"
+            } else {
+                "FILE"
+            };
+            s.set(
+                "filename",
+                &crate::rawpath::filename_value(&t.path),
+                flag(file),
+            )
+            .set("rw", &rw, flag("-k/-f"))
+            .set("bs", &bs.to_string(), flag("-b"))
+            .set("numjobs", &t.threads.to_string(), flag("-t"))
+            .set("ioengine", "io_uring", flag("-o"))
+            .set("iodepth", &self.outstanding.to_string(), flag("-o"))
+            .set("runtime", &format!("{}s", self.secs), flag("-s"))
+            .set("time_based", "1", o())
+            // sqlio keeps whatever the cache holds.
+            .set("invalidate", "0", o());
             if let Some(mb) = t.size_mb {
                 // Rounded down to whole I/Os.
                 let size = (mb << 20) / bs * bs;
-                s.set("size", &size.to_string(), o())
+                s.set("size", &size.to_string(), flag("-F"))
                     .set("overwrite", "1", o());
             }
             match self.buffering {
                 'N' => {
-                    s.set("direct", "1", o()).set("sync", "dsync", o());
+                    s.set("direct", "1", flag("-BN"))
+                        .set("sync", "dsync", flag("-BN"));
                 }
                 'H' => {
-                    s.set("direct", "1", o());
+                    s.set("direct", "1", flag("-BH"));
                 }
                 'S' => {
-                    s.set("sync", "dsync", o());
+                    s.set("sync", "dsync", flag("-BS"));
                 }
                 _ => {}
             }

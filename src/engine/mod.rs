@@ -186,6 +186,14 @@ pub fn describe(cfg: &Config) -> Description {
     }
 }
 
+/// An engine refusing one of its options: the option's name (the front end says it the way
+/// the user wrote it: `--iodepth`, `iodepth=` at file:line, sqlio's `-o`) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptionError {
+    pub option: &'static str,
+    pub message: String,
+}
+
 /// What [`Engine::queue`] did with an I/O.
 #[derive(Debug)]
 pub enum Queued {

@@ -12,7 +12,7 @@ use io_uring::{IoUring, Probe, opcode, squeue, types};
 
 use super::Config;
 use super::Dir;
-use super::{Completion, Engine, IoUnit, Queued};
+use super::{Completion, Engine, IoUnit, OptionError, Queued};
 
 pub struct Uring {
     ring: IoUring,
@@ -72,24 +72,31 @@ fn explain_setup(cfg: &Config, e: io::Error) -> String {
              (sysctl kernel.io_uring_disabled, or a seccomp policy)"
             .to_string(),
         Some(libc::ENOMEM) => format!(
-            "out of memory for a ring of {} entries (ENOMEM): lower --iodepth",
+            "out of memory for a ring of {} entries (ENOMEM): lower iodepth",
             cfg.iodepth.next_power_of_two()
         ),
         _ => e.to_string(),
     };
-    format!("--ioengine=io_uring: cannot set up a ring: {what}")
+    format!("cannot set up a ring: {what}")
+}
+
+fn refused(option: &'static str, message: String) -> OptionError {
+    OptionError { option, message }
 }
 
 /// Checks that this kernel can run `cfg` on io_uring (ring setup with its options and every
-/// opcode it will use), without touching any file. The error is a one-line usage message.
-pub fn probe(cfg: &Config) -> Result<(), String> {
-    let (ring, _) = build_ring(cfg).map_err(|e| explain_setup(cfg, e))?;
+/// opcode it will use), without touching any file. The error names the option at fault.
+pub fn probe(cfg: &Config) -> Result<(), OptionError> {
+    let (ring, _) = build_ring(cfg).map_err(|e| refused("ioengine", explain_setup(cfg, e)))?;
     let mut p = Probe::new();
     if let Err(e) = ring.submitter().register_probe(&mut p) {
         // Kernels before 5.6 have no probe, and no READ/WRITE either.
-        return Err(format!(
-            "--ioengine=io_uring: this kernel's io_uring is too old (probe failed: {e}); \
-             iogauge needs Linux 5.6 or later"
+        return Err(refused(
+            "ioengine",
+            format!(
+                "this kernel's io_uring is too old (probe failed: {e}); iogauge needs Linux \
+                 5.6 or later"
+            ),
         ));
     }
     let needed: &[(u8, &str)] = if cfg.numpages > 1 {
@@ -107,8 +114,9 @@ pub fn probe(cfg: &Config) -> Result<(), String> {
     };
     for (code, name) in needed {
         if !p.is_supported(*code) {
-            return Err(format!(
-                "--ioengine=io_uring: this kernel's io_uring lacks IORING_OP_{name}"
+            return Err(refused(
+                "ioengine",
+                format!("this kernel's io_uring lacks IORING_OP_{name}"),
             ));
         }
     }
@@ -121,8 +129,12 @@ pub fn probe(cfg: &Config) -> Result<(), String> {
             iov_len: page.len(),
         }];
         // SAFETY: `page` outlives `ring`, which is dropped (unregistering it) first.
-        unsafe { ring.submitter().register_buffers(&iov) }
-            .map_err(|e| format!("--fixedbufs: this kernel refused to register a buffer: {e}"))?;
+        unsafe { ring.submitter().register_buffers(&iov) }.map_err(|e| {
+            refused(
+                "fixedbufs",
+                format!("this kernel refused to register a buffer: {e}"),
+            )
+        })?;
         drop(ring);
         drop(page);
     }
@@ -131,14 +143,12 @@ pub fn probe(cfg: &Config) -> Result<(), String> {
 
 impl Uring {
     pub fn new(files: Vec<OwnedFd>, cfg: &Config) -> io::Result<Self> {
-        let (ring, deferred) =
-            build_ring(cfg).map_err(|e| io::Error::other(explain_setup(cfg, e)))?;
+        let (ring, deferred) = build_ring(cfg)
+            .map_err(|e| io::Error::other(format!("io_uring: {}", explain_setup(cfg, e))))?;
         if cfg.registerfiles && !files.is_empty() {
             let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
             ring.submitter().register_files(&fds).map_err(|e| {
-                io::Error::other(format!(
-                    "--registerfiles: registering the files failed: {e}"
-                ))
+                io::Error::other(format!("registerfiles: registering the files failed: {e}"))
             })?;
         }
         Ok(Uring {
@@ -268,7 +278,7 @@ impl Engine for Uring {
             };
             io::Error::new(
                 e.kind(),
-                format!("--fixedbufs: registering buffers failed: {e}{hint}"),
+                format!("fixedbufs: registering buffers failed: {e}{hint}"),
             )
         })
     }

@@ -279,9 +279,42 @@ pub struct JobSpec {
     pub data: DataMode,
     /// The options as given (canonical names), for the report.
     pub options: BTreeMap<String, String>,
+    /// Where each given option came from, so errors found later (the file system, the
+    /// engine) name it as the user wrote it.
+    pub origins: BTreeMap<String, super::Origin>,
 }
 
 impl JobSpec {
+    /// `option=value` as the user named it (see `Origin::label_with`).
+    pub fn label_with(&self, option: &str, value: &str) -> String {
+        match self.origins.get(option) {
+            Some(o) => o.label_with(option, value),
+            None => format!("{}={value}", self.label(option)),
+        }
+    }
+
+    /// `option` as the user named it (see `Origin::label`); an option not given is named as
+    /// the job's front end names options.
+    pub fn label(&self, option: &str) -> String {
+        use super::Origin;
+        if let Some(o) = self.origins.get(option) {
+            return o.label(option);
+        }
+        let fallback = self.origins.values().find_map(|o| match o {
+            Origin::File { path, .. } => Some(
+                Origin::File {
+                    path: path.clone(),
+                    line: 0,
+                }
+                .label(option),
+            ),
+            Origin::Flag { tool, .. } => Some(format!("{tool}: {option}")),
+            Origin::Profile(p) => Some(Origin::Profile(p).label(option)),
+            Origin::Cli => None,
+        });
+        fallback.unwrap_or_else(|| Origin::Cli.label(option))
+    }
+
     /// What the engine needs of this job: its own options, nothing of the workload.
     pub fn engine_config(&self) -> crate::engine::Config {
         use crate::engine::WriteThrough;

@@ -20,8 +20,42 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
     Cli,
-    File { path: PathBuf, line: usize },
+    File {
+        path: PathBuf,
+        line: usize,
+    },
     Profile(&'static str),
+    /// A legacy tool's flag (`sqlio -o8` became iodepth=8).
+    Flag {
+        tool: &'static str,
+        flag: &'static str,
+    },
+}
+
+impl Origin {
+    /// How the user named `option` where it came from: `--bs` on the command line,
+    /// `job.fio:12: bs` in a job file (`job.fio: bs` with no line), `sqlio -b` for a legacy
+    /// tool's flag, `profile quick: bs` for a profile.
+    pub fn label(&self, option: &str) -> String {
+        match self {
+            Origin::Cli => format!("--{option}"),
+            Origin::File { path, line: 0 } => format!("{}: {option}", path.display()),
+            Origin::File { path, line } => format!("{}:{line}: {option}", path.display()),
+            Origin::Profile(p) => format!("profile {p}: {option}"),
+            Origin::Flag { tool, flag } => format!("{tool} {flag}"),
+        }
+    }
+
+    /// `option=value` as the user wrote it: `--filename=f`, `job.fio:3: filename=f`; a legacy
+    /// tool's file argument as `sqlio f`, another flag as `sqlio -b (bs=65536)` (the tool's
+    /// own value may be in other units).
+    pub fn label_with(&self, option: &str, value: &str) -> String {
+        match self {
+            Origin::Flag { tool, flag: "FILE" } => format!("{tool} {value}"),
+            Origin::Flag { .. } => format!("{} ({option}={value})", self.label(option)),
+            _ => format!("{}={value}", self.label(option)),
+        }
+    }
 }
 
 /// One `key=value` (or bare `key`) as the user wrote it.
@@ -69,13 +103,7 @@ pub struct SpecError {
 
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.origin {
-            Origin::Cli => write!(f, "--{}", self.option)?,
-            Origin::File { path, line } => {
-                write!(f, "{}:{}: {}", path.display(), line, self.option)?
-            }
-            Origin::Profile(p) => write!(f, "profile {p}: {}", self.option)?,
-        }
+        write!(f, "{}", self.origin.label(&self.option))?;
         if let Some(v) = &self.value {
             write!(f, "={v}")?;
         }

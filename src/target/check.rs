@@ -39,10 +39,24 @@ impl Probe {
     }
 }
 
-fn option_of(job: &JobSpec) -> &'static str {
-    match job.target {
-        TargetSpec::Files(_) => "--filename",
-        TargetSpec::Directory(_) => "--directory",
+/// A path named as the user named it: `--filename=p`, `job.fio:3: filename=p`, `sqlio p`.
+type Named<'a> = dyn Fn(&Path) -> String + 'a;
+
+/// How the job's files are named in messages (see [`Named`]).
+fn option_of(job: &JobSpec) -> impl Fn(&Path) -> String + use<> {
+    let option = match job.target {
+        TargetSpec::Files(_) => "filename",
+        TargetSpec::Directory(_) => "directory",
+    };
+    // Owned, so the job stays free to be sized meanwhile.
+    let origin = job.origins.get(option).cloned();
+    let fallback = job.label(option);
+    move |p: &Path| {
+        let v = crate::rawpath::display(p);
+        match &origin {
+            Some(o) => o.label_with(option, &v),
+            None => format!("{fallback}={v}"),
+        }
     }
 }
 
@@ -57,7 +71,13 @@ pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
         }
     }
     if !safety.skip_space_check {
-        check_space(&t)?;
+        let size = plan
+            .groups
+            .iter()
+            .flat_map(|g| &g.jobs)
+            .next()
+            .map_or("--size".into(), |j| j.label("size"));
+        check_space(&t, &size)?;
     }
     // Lock what the run writes; an abandoned file of a killed run is taken over.
     let probes = std::mem::take(&mut t.probes);
@@ -139,35 +159,34 @@ fn claim_device(p: &Path, probe: &Probe) -> Result<OwnedFd, TargetError> {
 }
 
 /// Opens `p` if it exists (once per run; later jobs reuse the probe) and reads what it is.
-fn probe<'t>(t: &'t mut Targets, p: &Path, opt: &str) -> Result<Option<&'t Probe>, TargetError> {
+fn probe<'t>(
+    t: &'t mut Targets,
+    p: &Path,
+    opt: &Named<'_>,
+) -> Result<Option<&'t Probe>, TargetError> {
     if !t.probes.contains_key(p) {
         let link = match fs::symlink_metadata(p) {
             Ok(m) => m.file_type().is_symlink(),
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(usage(format!("{opt}={}: {e}", p.display()))),
+            Err(e) => return Err(usage(format!("{}: {e}", opt(p)))),
         };
         // Types are checked before opening: opening a tape or a FIFO has effects of its own.
         let meta = match fs::metadata(p) {
             Ok(m) => m,
             Err(e) if e.kind() == io::ErrorKind::NotFound && link => {
                 return Err(usage(format!(
-                    "{opt}={}: a symbolic link to nothing; name the file itself",
-                    p.display()
+                    "{}: a symbolic link to nothing; name the file itself",
+                    opt(p)
                 )));
             }
-            Err(e) => return Err(usage(format!("{opt}={}: {e}", p.display()))),
+            Err(e) => return Err(usage(format!("{}: {e}", opt(p)))),
         };
-        let not_file = || {
-            usage(format!(
-                "{opt}={}: not a regular file or block device",
-                p.display()
-            ))
-        };
+        let not_file = || usage(format!("{}: not a regular file or block device", opt(p)));
         if !(meta.is_file() || meta.file_type().is_block_device()) {
             return Err(not_file());
         }
         let (fd, st) = ownership::open_existing(p, OFlags::RDONLY, link)
-            .map_err(|e| usage(format!("{opt}={}: cannot open: {e}", p.display())))?;
+            .map_err(|e| usage(format!("{}: cannot open: {e}", opt(p))))?;
         let ft = FileType::from_raw_mode(st.st_mode);
         if !matches!(ft, FileType::RegularFile | FileType::BlockDevice) {
             return Err(not_file());
@@ -220,7 +239,7 @@ struct Existing {
     busy: bool,
 }
 
-fn existing(t: &mut Targets, p: &Path, opt: &str) -> Result<Option<Existing>, TargetError> {
+fn existing(t: &mut Targets, p: &Path, opt: &Named<'_>) -> Result<Option<Existing>, TargetError> {
     let Some(pr) = probe(t, p, opt)? else {
         return Ok(None);
     };
@@ -248,14 +267,23 @@ fn check_job(
     safety: Safety,
 ) -> Result<(), TargetError> {
     let opt = option_of(job);
+    let opt: &Named<'_> = &opt;
     if job.engine == EngineKind::IoUring {
-        crate::engine::uring::probe(&job.engine_config()).map_err(usage)?;
+        crate::engine::uring::probe(&job.engine_config()).map_err(|e| {
+            let named = if e.option == "ioengine" {
+                job.label_with("ioengine", job.engine.as_str())
+            } else {
+                job.label(e.option)
+            };
+            usage(format!("{named}: {}", e.message))
+        })?;
     }
     if job.engine == EngineKind::Null {
         if job.size.is_none() {
-            return Err(usage(
-                "--size: required with --ioengine=null (no file to size it)".into(),
-            ));
+            return Err(usage(format!(
+                "{}: required with ioengine=null (no file to size it)",
+                job.label("size")
+            )));
         }
         return Ok(());
     }
@@ -302,13 +330,15 @@ fn check_directory(job: &JobSpec) -> Result<(), TargetError> {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
                 return Err(usage(format!(
-                    "--directory={}: not a directory",
+                    "{}={}: not a directory",
+                    job.label("directory"),
                     dir.display()
                 )));
             }
             Err(_) => {
                 return Err(usage(format!(
-                    "--directory={}: no such directory",
+                    "{}={}: no such directory",
+                    job.label("directory"),
                     dir.display()
                 )));
             }
@@ -331,11 +361,11 @@ fn size_from_existing(
         let mut smallest: Option<u64> = None;
         for (p, e) in paths.iter().zip(found) {
             let Some(e) = e else {
-                let what = if job.size_pct.is_some() {
-                    "--size"
+                let what = job.label(if job.size_pct.is_some() {
+                    "size"
                 } else {
-                    "--offset"
-                };
+                    "offset"
+                });
                 return Err(usage(format!(
                     "{what}: a percentage needs an existing file or device, and {} does not \
                      exist yet",
@@ -358,7 +388,8 @@ fn size_from_existing(
         for (p, e) in paths.iter().zip(found) {
             let Some(e) = e else {
                 return Err(usage(format!(
-                    "--size: required, because {} does not exist yet",
+                    "{}: required, because {} does not exist yet",
+                    job.label("size"),
                     p.display()
                 )));
             };
@@ -373,7 +404,8 @@ fn size_from_existing(
                 "larger than".into()
             };
             return Err(usage(format!(
-                "--bs={}: {what} the {} bytes available in {} after offset {}",
+                "{}={}: {what} the {} bytes available in {} after offset {}",
+                job.label("bs"),
                 job.bs,
                 size / nfiles,
                 paths[0].display(),
@@ -431,22 +463,24 @@ fn check_path(
                 )
             };
             return Err(usage(format!(
-                "{opt}={}: {what}; pass --allow-overwrite to write anyway, or name a new file",
-                p.display()
+                "{}: {what}; pass --allow-overwrite to write anyway, or name a new file",
+                opt(p)
             )));
         }
         if e.len < extent {
             if kind == Kind::BlockDevice {
                 return Err(usage(format!(
-                    "--size: {} is {} bytes, the job needs offset + size = {extent} bytes",
+                    "{}: {} is {} bytes, the job needs offset + size = {extent} bytes",
+                    job.label("size"),
                     p.display(),
                     e.len
                 )));
             }
             if !ours && !safety.allow_overwrite {
                 return Err(usage(format!(
-                    "--size: {} is {} bytes, the job needs offset + size = {extent}; use a \
-                     smaller --size, or --allow-overwrite to let iogauge extend the file",
+                    "{}: {} is {} bytes, the job needs offset + size = {extent}; use a \
+                     smaller size, or --allow-overwrite to let iogauge extend the file",
+                    job.label("size"),
                     p.display(),
                     e.len
                 )));
@@ -463,7 +497,7 @@ fn check_path(
             ));
         }
     } else if !created_here {
-        check_creatable(p, opt)?;
+        check_creatable(p, &opt)?;
     }
     Ok((kind, ours, extends))
 }
@@ -478,13 +512,14 @@ fn check_alignment(job: &JobSpec, p: &Path, found: Option<&Existing>) -> Result<
         let sizes: Vec<u64> = job.used_sizes().flat_map(|s| s.alignment_sizes()).collect();
         let checks = sizes
             .into_iter()
-            .map(|b| ("--bs", b))
-            .chain([("--offset", job.offset)]);
+            .map(|b| ("bs", b))
+            .chain([("offset", job.offset)]);
         for (name, v) in checks {
             if v % lbs != 0 {
                 return Err(usage(format!(
-                    "{name}={v}: with --direct it must be a multiple of the logical block \
+                    "{}={v}: with direct I/O it must be a multiple of the logical block \
                      size of the device under {} ({lbs} bytes)",
+                    job.label(name),
                     p.display()
                 )));
             }
@@ -494,22 +529,22 @@ fn check_alignment(job: &JobSpec, p: &Path, found: Option<&Existing>) -> Result<
 }
 
 /// A file the run will create: its directory must exist and take new files.
-fn check_creatable(p: &Path, opt: &str) -> Result<(), TargetError> {
+fn check_creatable(p: &Path, opt: &Named<'_>) -> Result<(), TargetError> {
     let parent = parent_dir(p);
     match fs::metadata(parent) {
         Ok(d) if d.is_dir() => {}
         _ => {
             return Err(usage(format!(
-                "{opt}={}: directory {} does not exist",
-                p.display(),
+                "{}: directory {} does not exist",
+                opt(p),
                 parent.display()
             )));
         }
     }
     if let Err(e) = rustix::fs::access(parent, rustix::fs::Access::WRITE_OK) {
         return Err(usage(format!(
-            "{opt}={}: cannot create files in {}: {}",
-            p.display(),
+            "{}: cannot create files in {}: {}",
+            opt(p),
             parent.display(),
             io::Error::from(e)
         )));
@@ -518,7 +553,7 @@ fn check_creatable(p: &Path, opt: &str) -> Result<(), TargetError> {
 }
 
 /// Refuses when the files to be created or extended do not fit in the free space.
-fn check_space(t: &Targets) -> Result<(), TargetError> {
+fn check_space(t: &Targets, size: &str) -> Result<(), TargetError> {
     let mut per_fs: BTreeMap<u64, (u64, PathBuf)> = BTreeMap::new();
     for (p, n) in &t.needs {
         if n.kind == Kind::BlockDevice {
@@ -545,8 +580,8 @@ fn check_space(t: &Targets) -> Result<(), TargetError> {
         let free = vfs.f_bavail * vfs.f_frsize;
         if *need > free {
             return Err(usage(format!(
-                "--size: the test files need {} more on the file system of {}, which has {} free; \
-                 use a smaller --size or another directory",
+                "{size}: the test files need {} more on the file system of {}, which has {} free; \
+                 use a smaller size or another directory",
                 crate::units::human_bytes(*need),
                 dir.display(),
                 crate::units::human_bytes(free)

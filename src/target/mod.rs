@@ -159,7 +159,7 @@ impl Targets {
                 need.written = true;
             }
             if n.layout_from.is_some_and(|g| g <= gi) {
-                let fd = self.reopen(&p, OFlags::WRONLY)?;
+                let fd = self.reopen(&p, OFlags::WRONLY, "direct")?;
                 let len = rustix::fs::fstat(&fd)
                     .map_err(|e| io_err(&p, "cannot stat", e.into()))?
                     .st_size as u64;
@@ -172,7 +172,8 @@ impl Targets {
     }
 
     /// Opens `p` again, only if it is still the inode that was checked or created.
-    fn reopen(&self, p: &Path, flags: OFlags) -> Result<OwnedFd, TargetError> {
+    /// `direct`: how the user named the direct option, for the error when O_DIRECT is refused.
+    fn reopen(&self, p: &Path, flags: OFlags, direct: &str) -> Result<OwnedFd, TargetError> {
         let n = self
             .needs
             .get(p)
@@ -186,7 +187,8 @@ impl Targets {
                 if flags.contains(OFlags::DIRECT) && e.raw_os_error() == Some(libc::EINVAL) =>
             {
                 usage(format!(
-                    "--direct=1: the file system holding {} does not support O_DIRECT",
+                    "{direct}: the file system holding {} does not support O_DIRECT (direct \
+                     I/O)",
                     p.display()
                 ))
             }
@@ -374,7 +376,7 @@ impl Targets {
         let mut fds = Vec::new();
         let mut opened = Vec::new();
         for p in job.paths() {
-            let fd = self.reopen(&p, flags)?;
+            let fd = self.reopen(&p, flags, &job.label("direct"))?;
             if job.invalidate {
                 // Flush first: fadvise only drops clean pages.
                 let _ = rustix::fs::fdatasync(&fd);

@@ -759,3 +759,52 @@ fn two_ctrl_c_in_a_row_leave_nothing_behind() {
     );
     assert!(!f.exists(), "nothing left behind");
 }
+
+#[test]
+fn errors_found_after_resolution_name_the_option_as_the_user_wrote_it() {
+    let d = tmp();
+    let p = d.path();
+    std::fs::write(p.join("small"), vec![0u8; 4096]).unwrap();
+    std::fs::write(p.join("j.fio"), "[j]\nfilename=small\nrw=read\nsize=1m\n").unwrap();
+    std::fs::write(p.join("w.fio"), "[j]\nrw=write\nfilename=small\nsize=4k\n").unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["run", "--filename=small", "--rw=read", "--size=1m"],
+            "iogauge: --size: small is 4096 bytes",
+        ),
+        (
+            &["job", "j.fio"],
+            "iogauge: j.fio:4: size: small is 4096 bytes",
+        ),
+        (
+            &["run", "--filename=small", "--rw=write", "--size=4k"],
+            "iogauge: --filename=small: exists and iogauge did not create it",
+        ),
+        (
+            &["job", "w.fio"],
+            "iogauge: w.fio:3: filename=small: exists and iogauge did not create it",
+        ),
+        (
+            &[
+                "sasiotest",
+                "small",
+                "-w",
+                "-pagesize",
+                "4k",
+                "-filesize",
+                "4k",
+            ],
+            "iogauge: sasiotest small: exists and iogauge did not create it",
+        ),
+        (
+            &["sqlio", "-kW", "-s1", "-b4", "small"],
+            "iogauge: sqlio small: exists and iogauge did not create it",
+        ),
+    ];
+    for (args, says) in cases {
+        let o = run_in(p, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).starts_with(says), "{args:?}: {}", stderr(&o));
+    }
+    assert_eq!(std::fs::read(p.join("small")).unwrap(), vec![0u8; 4096]);
+}

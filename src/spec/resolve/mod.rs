@@ -85,6 +85,11 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
     let (seed, distribution, pct_random) = randomness(&v, rw, w)?;
     notes(&v, w)?;
     let options = options_given(&v, seed)?;
+    let origins = v
+        .map
+        .iter()
+        .map(|(name, (_, e))| (name.to_string(), e.origin.clone()))
+        .collect();
     let spec = JobSpec {
         name,
         clone: 0,
@@ -145,6 +150,7 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         seed,
         data: cache.data,
         options,
+        origins,
     };
     let jobs = clones(
         &spec,
