@@ -436,7 +436,8 @@ pub fn write_output(path: &Path, bytes: &[u8], replace: bool) -> io::Result<()> 
     ) {
         Ok(fd) => fd,
         Err(rustix::io::Errno::EXIST) => {
-            check_output(path, replace).map_err(io::Error::other)?;
+            // The run's pre-check (`check_output`) is done again here on the descriptor
+            // itself, as the path may have changed since: a link there fails the open.
             let (fd, st) = open_existing(path, OFlags::WRONLY, false)?;
             if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
                 return Err(io::Error::other("exists and is not a regular file"));

@@ -102,28 +102,6 @@ pub struct Config {
     pub depth_low: u32,
 }
 
-impl Config {
-    /// A synchronous engine's configuration with nothing optional on.
-    pub fn plain(kind: Kind) -> Config {
-        Config {
-            kind,
-            iodepth: 1,
-            numpages: 1,
-            fixedbufs: false,
-            registerfiles: false,
-            sqthread_poll: false,
-            sqthread_poll_cpu: None,
-            hipri: false,
-            nowait: false,
-            write_through: WriteThrough::None,
-            batch_submit: 1,
-            complete_min: 1,
-            complete_max: 1,
-            depth_low: 1,
-        }
-    }
-}
-
 /// How an engine issues each I/O, in words, for the report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Description {

@@ -530,26 +530,7 @@ fn check_alignment(job: &JobSpec, p: &Path, found: Option<&Existing>) -> Result<
 
 /// A file the run will create: its directory must exist and take new files.
 fn check_creatable(p: &Path, opt: &Named<'_>) -> Result<(), TargetError> {
-    let parent = parent_dir(p);
-    match fs::metadata(parent) {
-        Ok(d) if d.is_dir() => {}
-        _ => {
-            return Err(usage(format!(
-                "{}: directory {} does not exist",
-                opt(p),
-                parent.display()
-            )));
-        }
-    }
-    if let Err(e) = rustix::fs::access(parent, rustix::fs::Access::WRITE_OK) {
-        return Err(usage(format!(
-            "{}: cannot create files in {}: {}",
-            opt(p),
-            parent.display(),
-            io::Error::from(e)
-        )));
-    }
-    Ok(())
+    ownership::check_dir(parent_dir(p)).map_err(|e| usage(format!("{}: {e}", opt(p))))
 }
 
 /// Refuses when the files to be created or extended do not fit in the free space.

@@ -58,6 +58,40 @@ fn spawn_in(dir: &Path, args: &[&str]) -> Child {
         .unwrap()
 }
 
+/// Keeps `k` from an earlier run, writes a foreign file `foreign`, then runs `two_groups`
+/// and calls `swap` while group 1 runs, before group 2 writes `k`.
+fn swap_k_mid_run(p: &Path, swap: impl FnOnce()) -> std::process::Output {
+    let job = two_groups(p, 2);
+    // An earlier run keeps k: iogauge's to write again.
+    ok_in(p, &KEEP_K);
+    std::fs::write(p.join("foreign"), b"someone else's data").unwrap();
+    let child = spawn_in(p, &["job", job.to_str().unwrap()]);
+    wait_for("group 1 to start", || p.join("slow").exists());
+    std::thread::sleep(Duration::from_millis(300));
+    swap();
+    child.wait_with_output().unwrap()
+}
+
+/// Starts a read job whose 4 GiB file must be laid out first (many seconds on this disk) and
+/// returns once 64 MiB of it are written.
+fn lay_out_big(p: &Path) -> (Child, std::path::PathBuf) {
+    let child = spawn_in(
+        p,
+        &[
+            "run",
+            "--filename=big",
+            "--rw=read",
+            "--size=4g",
+            "--runtime=1",
+        ],
+    );
+    let f = p.join("big");
+    wait_for("lay-out to begin", || {
+        std::fs::metadata(&f).is_ok_and(|m| m.len() >= 64 << 20)
+    });
+    (child, f)
+}
+
 fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(20);
     while !cond() {
@@ -73,17 +107,11 @@ fn a_kept_file_swapped_for_a_link_mid_run_is_not_written_through() {
     if !has_user_xattrs(p) {
         return;
     }
-    let job = two_groups(p, 2);
-    // An earlier run keeps k: iogauge's to write again.
-    ok_in(p, &KEEP_K);
     let foreign = p.join("foreign");
-    std::fs::write(&foreign, b"someone else's data").unwrap();
-    let child = spawn_in(p, &["job", job.to_str().unwrap()]);
-    wait_for("group 1 to start", || p.join("slow").exists());
-    std::thread::sleep(Duration::from_millis(300));
-    std::fs::remove_file(p.join("k")).unwrap();
-    std::os::unix::fs::symlink(&foreign, p.join("k")).unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = swap_k_mid_run(p, || {
+        std::fs::remove_file(p.join("k")).unwrap();
+        std::os::unix::fs::symlink(&foreign, p.join("k")).unwrap();
+    });
     assert_eq!(
         std::fs::read(&foreign).unwrap(),
         b"someone else's data",
@@ -104,15 +132,10 @@ fn a_kept_file_replaced_by_another_mid_run_is_not_written() {
     if !has_user_xattrs(p) {
         return;
     }
-    let job = two_groups(p, 2);
-    ok_in(p, &KEEP_K);
-    std::fs::write(p.join("foreign"), b"someone else's data").unwrap();
-    let child = spawn_in(p, &["job", job.to_str().unwrap()]);
-    wait_for("group 1 to start", || p.join("slow").exists());
-    std::thread::sleep(Duration::from_millis(300));
     // rename(2) over k: the path now names another inode, marked or not.
-    std::fs::rename(p.join("foreign"), p.join("k")).unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = swap_k_mid_run(p, || {
+        std::fs::rename(p.join("foreign"), p.join("k")).unwrap()
+    });
     assert_eq!(std::fs::read(p.join("k")).unwrap(), b"someone else's data");
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
@@ -355,21 +378,7 @@ fn report_outputs_never_clobber_or_follow_links() {
 fn ctrl_c_during_lay_out_stops_within_a_second_and_removes_the_partial_file() {
     let d = tmp();
     let p = d.path();
-    // A read job needs its 4 GiB file laid out first: many seconds on this disk.
-    let mut child = spawn_in(
-        p,
-        &[
-            "run",
-            "--filename=big",
-            "--rw=read",
-            "--size=4g",
-            "--runtime=1",
-        ],
-    );
-    let f = p.join("big");
-    wait_for("lay-out to begin", || {
-        std::fs::metadata(&f).is_ok_and(|m| m.len() >= 64 << 20)
-    });
+    let (mut child, f) = lay_out_big(p);
     let sent = Instant::now();
     // SAFETY: signalling the child this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -726,20 +735,7 @@ fn two_ctrl_c_in_a_row_leave_nothing_behind() {
     // tested directly in ownership::tests::the_emergency_list_removes_only_what_is_still_ours.
     let d = tmp();
     let p = d.path();
-    let mut child = spawn_in(
-        p,
-        &[
-            "run",
-            "--filename=big",
-            "--rw=read",
-            "--size=4g",
-            "--runtime=1",
-        ],
-    );
-    let f = p.join("big");
-    wait_for("lay-out to begin", || {
-        std::fs::metadata(&f).is_ok_and(|m| m.len() >= 64 << 20)
-    });
+    let (mut child, f) = lay_out_big(p);
     let sent = Instant::now();
     // SAFETY: signalling the child this test started, twice in a row, as an impatient user
     // does.
