@@ -374,7 +374,7 @@ pub fn engine_report(job: &crate::spec::JobSpec) -> EngineReport {
     EngineReport {
         name: job.engine.as_str().into(),
         calls: d.calls,
-        iodepth: job.iodepth,
+        iodepth: job.queue.depth,
         numpages: job.numpages,
         bytes_per_io: job.xfer(),
         per_call_flags: d.per_call_flags.into_iter().map(Cow::Borrowed).collect(),
@@ -429,7 +429,7 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                     options.insert("bs".into(), bs);
                     options.insert("size".into(), j.spec.size.unwrap_or(0).to_string());
                     options.insert("ioengine".into(), j.spec.engine.as_str().into());
-                    options.insert("iodepth".into(), j.spec.iodepth.to_string());
+                    options.insert("iodepth".into(), j.spec.queue.depth.to_string());
                     options.insert("numpages".into(), j.spec.numpages.to_string());
                     let clones = jobs.iter().filter(|o| o.spec.name == j.spec.name).count();
                     options
@@ -575,9 +575,9 @@ fn device_warnings(
         let s = &j.spec;
         s.rw.writes()
             && !s.direct
-            && s.sync == crate::spec::SyncMode::None
-            && !s.end_fsync
-            && s.fsync_every == 0
+            && s.sync.mode == crate::spec::SyncMode::None
+            && !s.sync.end_fsync
+            && s.sync.fsync_every == 0
     });
     let written = total.write.bytes;
     if unflushed

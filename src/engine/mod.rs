@@ -78,10 +78,46 @@ pub enum WriteThrough {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {
     pub kind: Kind,
-    /// I/Os in flight (1 for the synchronous engines).
-    pub iodepth: u32,
     /// Page buffers per I/O.
     pub numpages: u32,
+    pub queue: Queue,
+    pub flags: Flags,
+    pub write_through: WriteThrough,
+}
+
+/// The queue: depth and io_uring batching, as fio's iodepth, iodepth_batch_submit,
+/// iodepth_batch_complete_min/max and iodepth_low (the worker applies the batching; the
+/// engine describes it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Queue {
+    /// I/Os in flight (1 for the synchronous engines).
+    pub depth: u32,
+    /// Queued I/Os per submission (0 resolved to the depth).
+    pub batch_submit: u32,
+    /// Completions waited for per reap (0: never wait unless the queue is full).
+    pub complete_min: u32,
+    /// Most completions taken per reap (at least 1).
+    pub complete_max: u32,
+    /// Once full, reap until at most this many are in flight.
+    pub low: u32,
+}
+
+impl Queue {
+    /// One I/O at a time, as the synchronous engines do.
+    pub fn single() -> Queue {
+        Queue {
+            depth: 1,
+            batch_submit: 1,
+            complete_min: 1,
+            complete_max: 1,
+            low: 1,
+        }
+    }
+}
+
+/// The engines' own switches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Flags {
     /// io_uring: READ/WRITE_FIXED over registered buffers.
     pub fixedbufs: bool,
     /// io_uring: the files registered with the ring.
@@ -93,13 +129,6 @@ pub struct Config {
     pub hipri: bool,
     /// RWF_NOWAIT.
     pub nowait: bool,
-    pub write_through: WriteThrough,
-    /// io_uring batching, as fio's iodepth_batch_submit, iodepth_batch_complete_min/max and
-    /// iodepth_low (for the engine's self-description; the worker applies them).
-    pub batch_submit: u32,
-    pub complete_min: u32,
-    pub complete_max: u32,
-    pub depth_low: u32,
 }
 
 /// How an engine issues each I/O, in words, for the report.
@@ -128,7 +157,7 @@ pub fn describe(cfg: &Config) -> Description {
         Kind::Pvsync => format!("preadv/pwritev over {buffers}"),
         Kind::Pvsync2 => format!("preadv2/pwritev2 over {buffers}"),
         Kind::IoUring if vectored => format!("IORING_OP_READV/WRITEV over {buffers}"),
-        Kind::IoUring if cfg.fixedbufs => "IORING_OP_READ_FIXED/WRITE_FIXED".to_string(),
+        Kind::IoUring if cfg.flags.fixedbufs => "IORING_OP_READ_FIXED/WRITE_FIXED".to_string(),
         Kind::IoUring => "IORING_OP_READ/WRITE".to_string(),
         Kind::Null => "none (null engine)".to_string(),
     };
@@ -137,16 +166,16 @@ pub fn describe(cfg: &Config) -> Description {
             let (r, w) = vectored::rw_flags(cfg);
             vectored::flag_names(r | w)
         }
-        Kind::IoUring if cfg.nowait => vec!["RWF_NOWAIT"],
+        Kind::IoUring if cfg.flags.nowait => vec!["RWF_NOWAIT"],
         _ => Vec::new(),
     };
     let mut features = Vec::new();
     if cfg.kind == Kind::IoUring {
         for (on, name) in [
-            (cfg.fixedbufs, "fixedbufs"),
-            (cfg.registerfiles, "registerfiles"),
-            (cfg.sqthread_poll, "sqthread_poll"),
-            (cfg.hipri, "hipri (IOPOLL)"),
+            (cfg.flags.fixedbufs, "fixedbufs"),
+            (cfg.flags.registerfiles, "registerfiles"),
+            (cfg.flags.sqthread_poll, "sqthread_poll"),
+            (cfg.flags.hipri, "hipri (IOPOLL)"),
         ] {
             if on {
                 features.push(name.to_string());
@@ -154,7 +183,7 @@ pub fn describe(cfg: &Config) -> Description {
         }
         features.push(format!(
             "batch submit {}, complete {}..{}, low {}",
-            cfg.batch_submit, cfg.complete_min, cfg.complete_max, cfg.depth_low
+            cfg.queue.batch_submit, cfg.queue.complete_min, cfg.queue.complete_max, cfg.queue.low
         ));
     }
     Description {

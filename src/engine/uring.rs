@@ -28,7 +28,7 @@ pub struct Uring {
 /// whether task work is deferred to our own waits (completions then appear only when we
 /// enter the kernel to reap).
 fn build_ring(cfg: &Config) -> io::Result<(IoUring, bool)> {
-    if !cfg.sqthread_poll {
+    if !cfg.flags.sqthread_poll {
         // One thread issues and reaps, so the kernel can skip the interrupts that would tell
         // it about completions and run their task work when it reaps (Linux 6.1+). Without
         // this, every completion of I/O the kernel ran in a worker costs an IPI.
@@ -37,33 +37,33 @@ fn build_ring(cfg: &Config) -> io::Result<(IoUring, bool)> {
             .setup_taskrun_flag()
             .setup_single_issuer()
             .setup_defer_taskrun();
-        if cfg.hipri {
+        if cfg.flags.hipri {
             b.setup_iopoll();
         }
-        match b.build(cfg.iodepth.next_power_of_two()) {
+        match b.build(cfg.queue.depth.next_power_of_two()) {
             Ok(r) => return Ok((r, true)),
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
             Err(e) => return Err(e),
         }
     }
     let mut b = IoUring::builder();
-    if cfg.sqthread_poll {
+    if cfg.flags.sqthread_poll {
         // 0: the kernel's default idle time (one second) before the poll thread sleeps.
         b.setup_sqpoll(0);
-        if let Some(cpu) = cfg.sqthread_poll_cpu {
+        if let Some(cpu) = cfg.flags.sqthread_poll_cpu {
             b.setup_sqpoll_cpu(cpu);
         }
     }
-    if cfg.hipri {
+    if cfg.flags.hipri {
         b.setup_iopoll();
     }
-    Ok((b.build(cfg.iodepth.next_power_of_two())?, false))
+    Ok((b.build(cfg.queue.depth.next_power_of_two())?, false))
 }
 
 fn explain_setup(cfg: &Config, e: io::Error) -> String {
     let what = match e.raw_os_error() {
         Some(libc::ENOSYS) => "this kernel has no io_uring (ENOSYS)".to_string(),
-        Some(libc::EPERM) if cfg.sqthread_poll => {
+        Some(libc::EPERM) if cfg.flags.sqthread_poll => {
             "not permitted (EPERM): sqthread_poll needs CAP_SYS_NICE on kernels before 5.11, \
              and io_uring may be disabled (sysctl kernel.io_uring_disabled)"
                 .to_string()
@@ -73,7 +73,7 @@ fn explain_setup(cfg: &Config, e: io::Error) -> String {
             .to_string(),
         Some(libc::ENOMEM) => format!(
             "out of memory for a ring of {} entries (ENOMEM): lower iodepth",
-            cfg.iodepth.next_power_of_two()
+            cfg.queue.depth.next_power_of_two()
         ),
         _ => e.to_string(),
     };
@@ -104,7 +104,7 @@ pub fn probe(cfg: &Config) -> Result<(), OptionError> {
             (opcode::Readv::CODE, "READV"),
             (opcode::Writev::CODE, "WRITEV"),
         ]
-    } else if cfg.fixedbufs {
+    } else if cfg.flags.fixedbufs {
         &[
             (opcode::ReadFixed::CODE, "READ_FIXED"),
             (opcode::WriteFixed::CODE, "WRITE_FIXED"),
@@ -120,7 +120,7 @@ pub fn probe(cfg: &Config) -> Result<(), OptionError> {
             ));
         }
     }
-    if cfg.fixedbufs {
+    if cfg.flags.fixedbufs {
         // One page, registered and released with the ring: proves the feature and the
         // locked-memory accounting work here before any file is created.
         let mut page = super::AlignedBuf::zeroed(super::buf::ALIGN);
@@ -145,7 +145,7 @@ impl Uring {
     pub fn new(files: Vec<OwnedFd>, cfg: &Config) -> io::Result<Self> {
         let (ring, deferred) = build_ring(cfg)
             .map_err(|e| io::Error::other(format!("io_uring: {}", explain_setup(cfg, e))))?;
-        if cfg.registerfiles && !files.is_empty() {
+        if cfg.flags.registerfiles && !files.is_empty() {
             let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
             ring.submitter().register_files(&fds).map_err(|e| {
                 io::Error::other(format!("registerfiles: registering the files failed: {e}"))
@@ -153,10 +153,10 @@ impl Uring {
         }
         Ok(Uring {
             ring,
-            fixed_files: cfg.registerfiles,
-            fixed_bufs: cfg.fixedbufs,
-            must_enter: cfg.hipri || deferred,
-            rw_flags: if cfg.nowait { libc::RWF_NOWAIT } else { 0 },
+            fixed_files: cfg.flags.registerfiles,
+            fixed_bufs: cfg.flags.fixedbufs,
+            must_enter: cfg.flags.hipri || deferred,
+            rw_flags: if cfg.flags.nowait { libc::RWF_NOWAIT } else { 0 },
             files,
         })
     }

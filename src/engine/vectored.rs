@@ -67,10 +67,10 @@ pub struct Pvsync2 {
 /// The RWF_* flags the engine's options ask for, per direction (read, write).
 pub fn rw_flags(cfg: &Config) -> (libc::c_int, libc::c_int) {
     let mut common = 0;
-    if cfg.hipri {
+    if cfg.flags.hipri {
         common |= libc::RWF_HIPRI;
     }
-    if cfg.nowait {
+    if cfg.flags.nowait {
         common |= libc::RWF_NOWAIT;
     }
     let write = match cfg.write_through {

@@ -109,7 +109,7 @@ pub fn run(
             break;
         }
         on_event(&Event::Preparing { group: gi });
-        let seed = group.jobs.first().map_or(0, |j| j.seed);
+        let seed = group.jobs.first().map_or(0, |j| j.random.seed);
         match targets.prepare_group(gi, seed, interrupt) {
             Ok(()) => {}
             Err(TargetError::Interrupted) => break,
@@ -198,7 +198,7 @@ fn run_group(
     let planned: Option<u64> = jobs.iter().map(worker::planned_bytes).sum::<Option<u64>>();
     let planned_time = jobs
         .iter()
-        .filter_map(|j| j.runtime.map(|r| r + j.ramp))
+        .filter_map(|j| j.timing.runtime.map(|r| r + j.timing.ramp))
         .max();
 
     let mut file_lists = Vec::new();
@@ -207,7 +207,7 @@ fn run_group(
         for (index, ((job, (fds, files)), prog)) in
             jobs.iter().zip(opened).zip(&progress).enumerate()
         {
-            let wait_on = match &job.wait_for {
+            let wait_on = match &job.pacing.wait_for {
                 Some(name) => jobs[..index]
                     .iter()
                     .enumerate()

@@ -182,6 +182,61 @@ pub enum TargetSpec {
     Directory(PathBuf),
 }
 
+/// When a job starts and how fast it may go.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Pacing {
+    /// Wait this long after the group starts (each clone's draw from `startdelay`'s range).
+    pub startdelay: Duration,
+    /// Start when every clone of this earlier job of the same group has finished.
+    pub wait_for: Option<String>,
+    /// Caps per direction (0: none): bytes per second and I/Os per second.
+    pub rate_bps: [u64; 2],
+    pub rate_iops: [u64; 2],
+    /// Capped I/Os arrive with exponential gaps (`rate_process=poisson`).
+    pub rate_poisson: bool,
+    /// Idle this long after every `thinktime_blocks` I/Os.
+    pub thinktime: Duration,
+    pub thinktime_blocks: u32,
+}
+
+/// How random offsets are drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Randomness {
+    pub seed: u64,
+    pub distribution: Distribution,
+    /// Share of random offsets per direction for random patterns.
+    pub pct_random: [u8; 2],
+    /// Every block once per pass (fio's random map; `norandommap` turns it off).
+    pub randommap: bool,
+}
+
+/// How long a job runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Timing {
+    pub runtime: Option<Duration>,
+    pub time_based: bool,
+    pub ramp: Duration,
+    pub loops: u32,
+}
+
+/// The page cache: what the job tells the kernel about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cache {
+    /// Drop the file's cached pages before the job starts.
+    pub invalidate: bool,
+    pub fadvise: Fadvise,
+}
+
+/// What makes writes durable: write-through opens and explicit flushes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Durability {
+    pub mode: SyncMode,
+    /// fsync after every this many writes (0: never).
+    pub fsync_every: u32,
+    /// fsync each file when the job ends (timed).
+    pub end_fsync: bool,
+}
+
 /// One job thread, fully resolved.
 #[derive(Debug, Clone)]
 pub struct JobSpec {
@@ -214,54 +269,23 @@ pub struct JobSpec {
     pub number_ios: Option<u64>,
     /// Remove the job's files when its group ends.
     pub unlink: bool,
-    /// Wait this long after the group starts.
-    pub startdelay: Duration,
     /// When this job ends, the rest of its group stops.
     pub exitall: bool,
-    /// Start when every clone of this earlier job of the same group has finished.
-    pub wait_for: Option<String>,
     /// Reported apart from the jobs before it (fio's new_group).
     pub new_group: bool,
-    /// Caps per direction (0: none): bytes per second and I/Os per second.
-    pub rate_bps: [u64; 2],
-    pub rate_iops: [u64; 2],
-    /// Capped I/Os arrive with exponential gaps (`rate_process=poisson`).
-    pub rate_poisson: bool,
-    pub thinktime: Duration,
-    pub thinktime_blocks: u32,
-    pub distribution: Distribution,
-    /// Share of random offsets per direction for random patterns.
-    pub pct_random: [u8; 2],
-    pub runtime: Option<Duration>,
-    pub time_based: bool,
-    pub ramp: Duration,
-    pub loops: u32,
+    pub pacing: Pacing,
+    pub random: Randomness,
+    pub timing: Timing,
     pub engine: EngineKind,
-    /// I/Os in flight (1 for synchronous engines, whatever was asked).
-    pub iodepth: u32,
-    /// Queued I/Os per submission (`iodepth_batch_submit`, 0 resolved to iodepth).
-    pub batch_submit: u32,
-    /// Completions waited for per reap (`iodepth_batch_complete_min`; 0: never wait unless
-    /// the queue is full).
-    pub complete_min: u32,
-    /// Most completions taken per reap (at least 1).
-    pub complete_max: u32,
-    /// Once full, reap until at most this many are in flight (`iodepth_low`).
-    pub depth_low: u32,
+    /// The queue (depth 1 for synchronous engines, whatever was asked) and its batching.
+    pub queue: crate::engine::Queue,
     /// Page buffers per call; each I/O moves `bs * numpages` bytes.
     pub numpages: u32,
-    pub fixedbufs: bool,
-    pub registerfiles: bool,
-    pub sqthread_poll: bool,
-    pub sqthread_poll_cpu: Option<u32>,
-    pub hipri: bool,
-    pub nowait: bool,
+    /// The engines' switches (fixedbufs, registerfiles, sqthread_poll, hipri, nowait).
+    pub flags: crate::engine::Flags,
     pub direct: bool,
-    pub sync: SyncMode,
-    pub invalidate: bool,
-    pub fadvise: Fadvise,
-    pub fsync_every: u32,
-    pub end_fsync: bool,
+    pub cache: Cache,
+    pub sync: Durability,
     /// Lay out a new file before a sequential write job (fio's `overwrite`).
     pub overwrite: bool,
     /// This job starts a new group (`stonewall`).
@@ -274,8 +298,6 @@ pub struct JobSpec {
     pub series_ms: u64,
     /// Sequential patterns: blocks from one I/O to the next (1 = contiguous; `rw=read:GAP`).
     pub stride_blocks: u64,
-    pub randommap: bool,
-    pub seed: u64,
     pub data: DataMode,
     /// The options as given (canonical names), for the report.
     pub options: BTreeMap<String, String>,
@@ -320,25 +342,16 @@ impl JobSpec {
         use crate::engine::WriteThrough;
         crate::engine::Config {
             kind: self.engine,
-            iodepth: self.iodepth,
             numpages: self.numpages,
-            fixedbufs: self.fixedbufs,
-            registerfiles: self.registerfiles,
-            sqthread_poll: self.sqthread_poll,
-            sqthread_poll_cpu: self.sqthread_poll_cpu,
-            hipri: self.hipri,
-            nowait: self.nowait,
+            queue: self.queue,
+            flags: self.flags,
             // Only engines that write through per call see it; the others get open flags.
-            write_through: match self.sync {
+            write_through: match self.sync.mode {
                 _ if !self.engine.per_call_sync() => WriteThrough::None,
                 SyncMode::None => WriteThrough::None,
                 SyncMode::Dsync => WriteThrough::Dsync,
                 SyncMode::Sync => WriteThrough::Sync,
             },
-            batch_submit: self.batch_submit,
-            complete_min: self.complete_min,
-            complete_max: self.complete_max,
-            depth_low: self.depth_low,
         }
     }
 
@@ -418,73 +431,73 @@ impl JobSpec {
         o += &format!(
             " ioengine={} iodepth={}",
             self.engine.as_str(),
-            self.iodepth
+            self.queue.depth
         );
         o += &format!(" direct={}", u8::from(self.direct));
-        if self.sync != SyncMode::None {
-            o += &format!(" sync={:?}", self.sync).to_lowercase();
+        if self.sync.mode != SyncMode::None {
+            o += &format!(" sync={:?}", self.sync.mode).to_lowercase();
         }
-        if let Some(r) = self.runtime {
+        if let Some(r) = self.timing.runtime {
             o += &format!(" runtime={}s", r.as_secs_f64());
         }
-        if self.time_based {
+        if self.timing.time_based {
             o += " time_based";
         }
-        if !self.ramp.is_zero() {
-            o += &format!(" ramp_time={}s", self.ramp.as_secs_f64());
+        if !self.timing.ramp.is_zero() {
+            o += &format!(" ramp_time={}s", self.timing.ramp.as_secs_f64());
         }
-        if !self.startdelay.is_zero() {
-            o += &format!(" startdelay={}s", self.startdelay.as_secs_f64());
+        if !self.pacing.startdelay.is_zero() {
+            o += &format!(" startdelay={}s", self.pacing.startdelay.as_secs_f64());
         }
-        if self.loops > 1 {
-            o += &format!(" loops={}", self.loops);
+        if self.timing.loops > 1 {
+            o += &format!(" loops={}", self.timing.loops);
         }
         if let Some(n) = self.number_ios {
             o += &format!(" number_ios={n}");
         }
-        for (name, v) in [("rate", self.rate_bps), ("rate_iops", self.rate_iops)] {
+        for (name, v) in [("rate", self.pacing.rate_bps), ("rate_iops", self.pacing.rate_iops)] {
             if v != [0, 0] {
                 o += &format!(" {name}={},{}", v[0], v[1]);
             }
         }
-        if !self.thinktime.is_zero() {
+        if !self.pacing.thinktime.is_zero() {
             o += &format!(
                 " thinktime={}us thinktime_blocks={}",
-                self.thinktime.as_micros(),
-                self.thinktime_blocks
+                self.pacing.thinktime.as_micros(),
+                self.pacing.thinktime_blocks
             );
         }
         if self.rw.is_random() {
-            match &self.distribution {
+            match &self.random.distribution {
                 Distribution::Uniform => {}
                 d => o += &format!(" random_distribution={d:?}").to_lowercase(),
             }
-            if self.pct_random != [100, 100] {
+            if self.random.pct_random != [100, 100] {
                 o += &format!(
                     " percentage_random={},{}",
-                    self.pct_random[0], self.pct_random[1]
+                    self.random.pct_random[0], self.random.pct_random[1]
                 );
             }
-            if !self.randommap {
+            if !self.random.randommap {
                 o += " norandommap";
             }
         }
-        if let Some(w) = &self.wait_for {
+        if let Some(w) = &self.pacing.wait_for {
             o += &format!(" wait_for={w}");
         }
         for (on, name) in [
             (self.exitall, "exitall"),
             (self.new_group, "new_group"),
             (self.unlink, "unlink"),
-            (self.end_fsync, "end_fsync"),
+            (self.sync.end_fsync, "end_fsync"),
             (self.group_reporting, "group_reporting"),
         ] {
             if on {
                 o += &format!(" {name}");
             }
         }
-        if self.fsync_every > 0 {
-            o += &format!(" fsync={}", self.fsync_every);
+        if self.sync.fsync_every > 0 {
+            o += &format!(" fsync={}", self.sync.fsync_every);
         }
         o
     }

@@ -366,7 +366,7 @@ impl Targets {
             flags |= OFlags::DIRECT;
         }
         // pvsync2 asks for write-through per call (RWF_DSYNC/RWF_SYNC) instead.
-        match job.sync {
+        match job.sync.mode {
             _ if job.engine.per_call_sync() => {}
             SyncMode::None => {}
             SyncMode::Dsync => flags |= O_DSYNC,
@@ -377,13 +377,13 @@ impl Targets {
         let mut opened = Vec::new();
         for p in job.paths() {
             let fd = self.reopen(&p, flags, &job.label("direct"))?;
-            if job.invalidate {
+            if job.cache.invalidate {
                 // Flush first: fadvise only drops clean pages.
                 let _ = rustix::fs::fdatasync(&fd);
                 rustix::fs::fadvise(&fd, job.offset, region, Advice::DontNeed)
                     .map_err(|e| io_err(&p, "cannot drop cached pages", e.into()))?;
             }
-            let advice = match job.fadvise {
+            let advice = match job.cache.fadvise {
                 Fadvise::None => None,
                 Fadvise::Sequential => Some(Advice::Sequential),
                 Fadvise::Random => Some(Advice::Random),

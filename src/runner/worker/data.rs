@@ -68,7 +68,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             DataMode::Random => stamp(u, s.write_seq),
             DataMode::Refill => {
                 // Seeded by the sequence number: the same bytes whatever the completion order.
-                let seed = self.w.job.seed ^ s.write_seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let seed = self.w.job.random.seed ^ s.write_seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
                 for page in u.pages_mut() {
                     rng.fill_bytes(page);

@@ -96,10 +96,10 @@ impl Worker<'_> {
     /// job must not start (stopped, or an `exitall` job ended first).
     fn wait_to_start(&self) -> bool {
         let job = self.job;
-        if job.startdelay.is_zero() && self.wait_on.is_empty() {
+        if job.pacing.startdelay.is_zero() && self.wait_on.is_empty() {
             return true;
         }
-        let until = std::time::Instant::now() + job.startdelay;
+        let until = std::time::Instant::now() + job.pacing.startdelay;
         loop {
             if self.stop.load(Ordering::Relaxed) || self.exit_all.load(Ordering::Acquire) {
                 return false;
@@ -138,7 +138,7 @@ impl EngineUser<JobResult> for Worker<'_> {
 /// Bytes a size-bounded job moves per its spec (update counts its reads and writes), or
 /// `None` when time-bounded.
 pub fn planned_bytes(job: &JobSpec) -> Option<u64> {
-    if job.time_based {
+    if job.timing.time_based {
         return None;
     }
     let per_loop = match job.io_bytes {
@@ -150,7 +150,7 @@ pub fn planned_bytes(job: &JobSpec) -> Option<u64> {
     } else {
         per_loop
     };
-    Some(per_loop.saturating_mul(u64::from(job.loops)))
+    Some(per_loop.saturating_mul(u64::from(job.timing.loops)))
 }
 
 fn workload(job: &JobSpec, seed: u64) -> Workload {
@@ -161,16 +161,16 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
         bs: job.xfer(),
         base: job.offset,
     };
-    let passes = (!job.time_based).then_some(u64::from(job.loops));
-    let mut wl = Workload::new(job.rw, region, job.read_pct, job.randommap, seed, passes)
+    let passes = (!job.timing.time_based).then_some(u64::from(job.timing.loops));
+    let mut wl = Workload::new(job.rw, region, job.read_pct, job.random.randommap, seed, passes)
         .with_stride(job.stride_blocks);
     if !job.fixed_size() {
         // Variable sizes come with numpages = 1 (resolve checks), so sizes are bytes per I/O.
         wl = wl.with_sizes(&job.sizes);
     }
     wl = wl
-        .with_distribution(&job.distribution)
-        .with_pct_random(job.pct_random)
+        .with_distribution(&job.random.distribution)
+        .with_pct_random(job.random.pct_random)
         .with_number_ios(job.number_ios);
     if let (Some(_), Some(total)) = (job.io_bytes, planned_bytes(job)) {
         wl = wl.with_total_bytes(total);
@@ -246,14 +246,14 @@ struct Loop<'w, 'a, E: Engine> {
 
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
     let job = w.job;
-    let depth = if E::QUEUED { job.iodepth as usize } else { 1 };
+    let depth = if E::QUEUED { job.queue.depth as usize } else { 1 };
     let npages = job.numpages as usize;
     // Variable sizes share buffers of the largest one.
     let bs = (job.max_xfer() / u64::from(job.numpages)) as usize;
     // Declared before the engine, so dropped after it (see `Loop`).
     let mut slab: Vec<IoUnit> = (0..depth).map(|_| IoUnit::new(bs, npages)).collect();
     let mut engine = engine;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(job.seed ^ 0xDA7A);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(job.random.seed ^ 0xDA7A);
     // Every slot starts from the same pattern, so what is written does not depend on which
     // slot carried it: the same workload writes the same bytes at any depth, on any engine.
     let mut template = AlignedBuf::zeroed(bs * npages);
@@ -276,7 +276,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         in_kernel: 0,
         ring_broken: false,
         cq: Vec::with_capacity(depth),
-        wl: workload(job, job.seed),
+        wl: workload(job, job.random.seed),
         exhausted: false,
         halt: Halt::No,
         stats: JobStats::with_series_ms(job.series_ms),
@@ -449,7 +449,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             Some(io) => Some(io),
             // The ramp cycles the region until it is over, however small the region.
             None if !self.tl.measuring => {
-                self.wl = workload(self.w.job, self.w.job.seed);
+                self.wl = workload(self.w.job, self.w.job.random.seed);
                 self.wl.next()
             }
             None => None,
@@ -463,7 +463,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             match self.engine.queue(slot, &mut self.slab[slot as usize]) {
                 Queued::Queued => {
                     self.pending.push(slot);
-                    if self.pending.len() >= self.w.job.batch_submit as usize {
+                    if self.pending.len() >= self.w.job.queue.batch_submit as usize {
                         self.commit();
                     }
                     return;
@@ -522,14 +522,14 @@ impl<E: Engine> Loop<'_, '_, E> {
             return;
         }
         // iodepth_batch_complete_min=0: poll the completion queue without sleeping.
-        let wait = job.complete_min > 0;
+        let wait = job.queue.complete_min > 0;
         loop {
             let min = if wait {
-                (job.complete_min as usize).clamp(1, self.in_kernel)
+                (job.queue.complete_min as usize).clamp(1, self.in_kernel)
             } else {
                 0
             };
-            if let Err(e) = self.engine.reap(min, job.complete_max as usize, &mut cq) {
+            if let Err(e) = self.engine.reap(min, job.queue.complete_max as usize, &mut cq) {
                 self.fail_ring(e);
                 break;
             }
@@ -537,7 +537,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                 continue;
             }
             self.take_completions(&mut cq);
-            if self.in_kernel <= job.depth_low as usize || self.in_kernel == 0 {
+            if self.in_kernel <= job.queue.low as usize || self.in_kernel == 0 {
                 break;
             }
         }
@@ -587,7 +587,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
         if dir == Dir::Write {
             self.data.wrote[file] = true;
-            let every = self.w.job.fsync_every;
+            let every = self.w.job.sync.fsync_every;
             if every > 0 {
                 self.flush.written += 1;
                 if self.flush.written == every {
@@ -645,7 +645,7 @@ impl<E: Engine> Loop<'_, '_, E> {
 
     fn finish(mut self) -> JobResult {
         let job = self.w.job;
-        let flush = job.end_fsync && self.error.is_none() && self.halt != Halt::Abort;
+        let flush = job.sync.end_fsync && self.error.is_none() && self.halt != Halt::Abort;
         // The final flush is part of the measured job: buffered writes count when durable.
         if flush && self.tl.measuring {
             for file in 0..self.data.wrote.len() {
@@ -699,11 +699,11 @@ fn dir_name(d: Dir) -> &'static str {
 /// What an errno means for this job's options, where the bare message would mislead.
 fn explain_errno(job: &JobSpec, errno: i32) -> Option<&'static str> {
     match errno {
-        libc::EOPNOTSUPP if job.hipri => Some(
+        libc::EOPNOTSUPP if job.flags.hipri => Some(
             "polled I/O (hipri) is not supported for this file: it needs a block device \
              with poll queues (NVMe: the nvme.poll_queues module parameter)",
         ),
-        libc::EAGAIN if job.nowait => {
+        libc::EAGAIN if job.flags.nowait => {
             Some("the I/O would have blocked and nowait (RWF_NOWAIT) asked it to fail instead")
         }
         libc::EINVAL if job.direct => Some(

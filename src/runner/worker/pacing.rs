@@ -25,8 +25,8 @@ impl Pacer {
         Pacer {
             due: [0, 0],
             since_think: 0,
-            on: job.rate_bps != [0, 0] || job.rate_iops != [0, 0] || !job.thinktime.is_zero(),
-            rng: Xoshiro256PlusPlus::seed_from_u64(job.seed ^ 0x7A7E),
+            on: job.pacing.rate_bps != [0, 0] || job.pacing.rate_iops != [0, 0] || !job.pacing.thinktime.is_zero(),
+            rng: Xoshiro256PlusPlus::seed_from_u64(job.random.seed ^ 0x7A7E),
         }
     }
 }
@@ -41,14 +41,14 @@ impl<E: Engine> Loop<'_, '_, E> {
         let now = self.clock.now();
         let mut until = now;
         let mut gap_ns = 0.0f64;
-        if job.rate_bps[d] > 0 {
-            gap_ns = gap_ns.max(len as f64 * 1e9 / job.rate_bps[d] as f64);
+        if job.pacing.rate_bps[d] > 0 {
+            gap_ns = gap_ns.max(len as f64 * 1e9 / job.pacing.rate_bps[d] as f64);
         }
-        if job.rate_iops[d] > 0 {
-            gap_ns = gap_ns.max(1e9 / job.rate_iops[d] as f64);
+        if job.pacing.rate_iops[d] > 0 {
+            gap_ns = gap_ns.max(1e9 / job.pacing.rate_iops[d] as f64);
         }
         if gap_ns > 0.0 {
-            if job.rate_poisson {
+            if job.pacing.rate_poisson {
                 let u = (self.pace.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
                 gap_ns *= -(1.0 - u).ln();
             }
@@ -58,9 +58,9 @@ impl<E: Engine> Loop<'_, '_, E> {
             until = until.max(due);
             self.pace.due[d] = due + self.clock.ticks(Duration::from_nanos(gap_ns as u64));
         }
-        if !job.thinktime.is_zero() {
-            if self.pace.since_think >= job.thinktime_blocks {
-                until = until.max(now + self.clock.ticks(job.thinktime));
+        if !job.pacing.thinktime.is_zero() {
+            if self.pace.since_think >= job.pacing.thinktime_blocks {
+                until = until.max(now + self.clock.ticks(job.pacing.thinktime));
                 self.pace.since_think = 0;
             }
             self.pace.since_think += 1;

@@ -77,8 +77,8 @@ fn job(pairs: &[(&str, &str)]) -> JobSpec {
     }
     let mut j = crate::spec::resolve(&[s], false).unwrap().groups[0].jobs[0].clone();
     // As io_uring would resolve them (the null engine is synchronous).
-    j.iodepth = 8;
-    (j.batch_submit, j.complete_min, j.complete_max, j.depth_low) = (1, 1, 1, 8);
+    j.queue.depth = 8;
+    (j.queue.batch_submit, j.queue.complete_min, j.queue.complete_max, j.queue.low) = (1, 1, 1, 8);
     j
 }
 

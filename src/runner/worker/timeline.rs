@@ -29,7 +29,7 @@ pub(super) struct Timeline {
 impl Timeline {
     pub(super) fn new(job: &JobSpec, clock: &Clock, publish_every: Duration) -> Self {
         Timeline {
-            measuring: job.ramp.is_zero(),
+            measuring: job.timing.ramp.is_zero(),
             measure_start: 0,
             cpu_start: CpuUsage::thread(),
             ramp_end: 0,
@@ -52,8 +52,8 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.tl.measure_start = start;
         self.tl.depth_since = start;
         self.tl.cpu_start = CpuUsage::thread();
-        self.tl.ramp_end = start + self.clock.ticks(job.ramp);
-        self.tl.deadline = job.runtime.map(|r| self.tl.ramp_end + self.clock.ticks(r));
+        self.tl.ramp_end = start + self.clock.ticks(job.timing.ramp);
+        self.tl.deadline = job.timing.runtime.map(|r| self.tl.ramp_end + self.clock.ticks(r));
         self.tl.next_publish = start + self.tl.publish_every;
         self.tl.next_tick = start + self.tl.tick;
         self.set_next_event();
@@ -75,11 +75,11 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.tl.measure_start = now;
             self.tl.depth_since = now;
             self.tl.cpu_start = CpuUsage::thread();
-            self.tl.deadline = job.runtime.map(|r| now + self.clock.ticks(r));
+            self.tl.deadline = job.timing.runtime.map(|r| now + self.clock.ticks(r));
             self.tl.next_tick = now + self.tl.tick;
             // The measured part covers the full size, whatever the ramp did; I/O still in
             // flight from the ramp is not counted.
-            self.wl = workload(job, job.seed.wrapping_add(1));
+            self.wl = workload(job, job.random.seed.wrapping_add(1));
             self.exhausted = false;
         }
         if self.tl.measuring {

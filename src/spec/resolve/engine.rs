@@ -4,15 +4,8 @@
 
 use super::values::Values;
 use crate::spec::SpecError;
+use crate::engine::{Flags, Queue};
 use crate::spec::job::*;
-
-pub(super) struct Queue {
-    pub(super) depth: u32,
-    pub(super) batch_submit: u32,
-    pub(super) complete_min: u32,
-    pub(super) complete_max: u32,
-    pub(super) low: u32,
-}
 
 /// iodepth and the batching options, with fio's defaults and clamps. Synchronous engines get
 /// depth 1 and a warning when more was asked, because fio users expect it to matter.
@@ -44,13 +37,7 @@ pub(super) fn queue_options(
                 engine.as_str()
             ));
         }
-        return Ok(Queue {
-            depth: 1,
-            batch_submit: 1,
-            complete_min: 1,
-            complete_max: 1,
-            low: 1,
-        });
+        return Ok(Queue::single());
     }
     let batch_submit = match v.int("iodepth_batch_submit")?.unwrap_or(1) as u32 {
         0 => depth,
@@ -70,15 +57,6 @@ pub(super) fn queue_options(
         complete_max,
         low,
     })
-}
-
-pub(super) struct Flags {
-    pub(super) fixedbufs: bool,
-    pub(super) registerfiles: bool,
-    pub(super) sqthread_poll: bool,
-    pub(super) sqthread_poll_cpu: Option<u32>,
-    pub(super) hipri: bool,
-    pub(super) nowait: bool,
 }
 
 /// Engine-specific switches: each is an error with an engine that has no such thing.

@@ -47,11 +47,11 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
             plan.groups.push(Group::default());
         }
         let gi = plan.groups.len() - 1;
-        if let Some(w) = jobs.first().and_then(|j| j.wait_for.clone()) {
+        if let Some(w) = jobs.first().and_then(|j| j.pacing.wait_for.clone()) {
             // A job of an earlier group has finished before this group starts.
             if names.iter().any(|(n, g)| *n == w && *g < gi) {
                 for j in &mut jobs {
-                    j.wait_for = None;
+                    j.pacing.wait_for = None;
                 }
             }
         }
@@ -74,17 +74,17 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
     let (rw, gap, read_pct) = pattern(&v, w)?;
     let (sizes, bs, max_bs) = io_sizes(&v, rw, w)?;
     let region = region(&v, bs, max_bs, w)?;
-    let timing = timing(&v)?;
+    let (timing, numjobs) = timing(&v)?;
     let engine = engine_kind(&v, w)?;
     let direct = v.bool("direct")?;
     let queue = queue_options(&v, engine, w)?;
     let numpages = numpages(&v, engine, bs, max_bs, &region)?;
     let flags = engine_flags(&v, engine, direct, numpages)?;
-    let cache = cache_and_data(&v, rw, w)?;
-    let pacing = pacing(&v, &name, earlier)?;
-    let (seed, distribution, pct_random) = randomness(&v, rw, w)?;
+    let (pacing, startdelay) = pacing(&v, &name, earlier)?;
+    let random = randomness(&v, rw, w)?;
+    let (logs, series_ms) = logs(&v, w)?;
     notes(&v, w)?;
-    let options = options_given(&v, seed)?;
+    let options = options_given(&v, random.seed)?;
     let origins = v
         .map
         .iter()
@@ -106,58 +106,29 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         io_bytes: region.io_bytes,
         number_ios: v.int("number_ios")?,
         unlink: v.bool("unlink")?,
-        startdelay: pacing.startdelay.0,
         exitall: v.bool("exitall")?,
-        wait_for: pacing.wait_for,
         new_group: v.bool("new_group")?,
-        rate_bps: pacing.rate_bps,
-        rate_iops: pacing.rate_iops,
-        rate_poisson: pacing.rate_poisson,
-        thinktime: pacing.thinktime,
-        thinktime_blocks: pacing.thinktime_blocks,
-        distribution,
-        pct_random,
-        runtime: timing.runtime,
-        time_based: timing.time_based,
-        ramp: timing.ramp,
-        loops: timing.loops,
+        pacing,
+        random,
+        timing,
         engine,
-        iodepth: queue.depth,
-        batch_submit: queue.batch_submit,
-        complete_min: queue.complete_min,
-        complete_max: queue.complete_max,
-        depth_low: queue.low,
+        queue,
         numpages,
-        fixedbufs: flags.fixedbufs,
-        registerfiles: flags.registerfiles,
-        sqthread_poll: flags.sqthread_poll,
-        sqthread_poll_cpu: flags.sqthread_poll_cpu,
-        hipri: flags.hipri,
-        nowait: flags.nowait,
+        flags,
         direct,
-        sync: cache.sync,
-        invalidate: v.bool("invalidate")?,
-        fadvise: cache.fadvise,
-        fsync_every: cache.fsync_every,
-        end_fsync: v.bool("end_fsync")?,
+        cache: cache(&v, rw)?,
+        sync: sync(&v)?,
         overwrite: v.bool("overwrite")?,
         stonewall: v.bool("stonewall")?,
         group_reporting: v.bool("group_reporting")?,
-        logs: cache.logs,
-        series_ms: cache.series_ms,
+        logs,
+        series_ms,
         stride_blocks: stride_blocks(&v, rw, gap, bs * u64::from(numpages))?,
-        randommap: !v.bool("norandommap")?,
-        seed,
-        data: cache.data,
+        data: data(&v)?,
         options,
         origins,
     };
-    let jobs = clones(
-        &spec,
-        timing.numjobs,
-        pacing.startdelay,
-        region.offset_increment,
-    );
+    let jobs = clones(&spec, numjobs, startdelay, region.offset_increment);
     Ok((jobs, warnings, ignored))
 }
 
@@ -171,7 +142,7 @@ fn clones(
 ) -> Vec<JobSpec> {
     (0..numjobs)
         .map(|clone| {
-            let seed = spec.seed ^ (u64::from(clone)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let seed = spec.random.seed ^ (u64::from(clone)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
             let (lo, hi) = startdelay;
             let spread = (hi - lo).as_nanos() as u64;
             let delay = if spread == 0 {
@@ -179,13 +150,12 @@ fn clones(
             } else {
                 lo + Duration::from_nanos(seed.wrapping_mul(0xD6E8_FEB8_6659_FD93) % (spread + 1))
             };
-            JobSpec {
-                clone,
-                seed,
-                offset: spec.offset + offset_increment * u64::from(clone),
-                startdelay: delay,
-                ..spec.clone()
-            }
+            let mut job = spec.clone();
+            job.clone = clone;
+            job.random.seed = seed;
+            job.offset = spec.offset + offset_increment * u64::from(clone);
+            job.pacing.startdelay = delay;
+            job
         })
         .collect()
 }
@@ -386,16 +356,8 @@ fn target(v: &Values<'_>) -> Result<TargetSpec, SpecError> {
     )
 }
 
-/// How long a job runs, and how many copies of it.
-struct Timing {
-    runtime: Option<Duration>,
-    time_based: bool,
-    ramp: Duration,
-    loops: u32,
-    numjobs: u32,
-}
-
-fn timing(v: &Values<'_>) -> Result<Timing, SpecError> {
+/// How long a job runs, and how many copies of it (`numjobs`).
+fn timing(v: &Values<'_>) -> Result<(Timing, u32), SpecError> {
     let runtime = v.seconds("runtime")?;
     let time_based = v.bool("time_based")?;
     if time_based && runtime.is_none_or(|r| r.is_zero()) {
@@ -404,13 +366,13 @@ fn timing(v: &Values<'_>) -> Result<Timing, SpecError> {
     if runtime.is_some_and(|r| r.is_zero()) {
         return Err(v.error("runtime", "expected a duration above 0".into()));
     }
-    Ok(Timing {
+    let timing = Timing {
         runtime,
         time_based,
         ramp: v.seconds("ramp_time")?.unwrap_or_default(),
         loops: v.int("loops")?.unwrap_or(1) as u32,
-        numjobs: v.int("numjobs")?.unwrap_or(1) as u32,
-    })
+    };
+    Ok((timing, v.int("numjobs")?.unwrap_or(1) as u32))
 }
 
 /// The engine `ioengine` names (libaio runs as io_uring, with a note).
@@ -481,26 +443,8 @@ fn numpages(
     Ok(numpages)
 }
 
-/// The cache, flush and data options, and the logs a job writes.
-struct CacheAndData {
-    sync: SyncMode,
-    fadvise: Fadvise,
-    data: DataMode,
-    fsync_every: u32,
-    logs: LogSpec,
-    series_ms: u64,
-}
-
-fn cache_and_data(
-    v: &Values<'_>,
-    rw: RwMode,
-    warnings: &mut Vec<String>,
-) -> Result<CacheAndData, SpecError> {
-    let sync = match v.choice("sync")?.as_str() {
-        "none" | "0" => SyncMode::None,
-        "dsync" => SyncMode::Dsync,
-        _ => SyncMode::Sync,
-    };
+/// What the job tells the page cache.
+fn cache(v: &Values<'_>, rw: RwMode) -> Result<Cache, SpecError> {
     let fadvise = match v.choice("fadvise_hint")?.as_str() {
         "0" | "none" => Fadvise::None,
         "sequential" => Fadvise::Sequential,
@@ -508,6 +452,28 @@ fn cache_and_data(
         _ if rw.is_random() => Fadvise::Random,
         _ => Fadvise::Sequential,
     };
+    Ok(Cache {
+        invalidate: v.bool("invalidate")?,
+        fadvise,
+    })
+}
+
+/// Write-through and flushes.
+fn sync(v: &Values<'_>) -> Result<Durability, SpecError> {
+    let mode = match v.choice("sync")?.as_str() {
+        "none" | "0" => SyncMode::None,
+        "dsync" => SyncMode::Dsync,
+        _ => SyncMode::Sync,
+    };
+    Ok(Durability {
+        mode,
+        fsync_every: v.int("fsync")?.unwrap_or(0) as u32,
+        end_fsync: v.bool("end_fsync")?,
+    })
+}
+
+/// What the written bytes are.
+fn data(v: &Values<'_>) -> Result<DataMode, SpecError> {
     let zero = v.bool("zero_buffers")?;
     let refill = v.bool("refill_buffers")?;
     if zero && refill {
@@ -516,13 +482,18 @@ fn cache_and_data(
             "cannot be combined with zero_buffers".into(),
         ));
     }
-    let data = if zero {
+    Ok(if zero {
         DataMode::Zero
     } else if refill {
         DataMode::Refill
     } else {
         DataMode::Random
-    };
+    })
+}
+
+/// The fio-format logs a job writes, and the window of their entries (and of the report's
+/// time series).
+fn logs(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<(LogSpec, u64), SpecError> {
     let log_name = |name: &'static str| -> Result<Option<String>, SpecError> {
         match v.text(name) {
             Some((t, _)) if t.trim().is_empty() || t.contains('\0') => {
@@ -551,28 +522,18 @@ fn cache_and_data(
         }
         ms => ms,
     };
-    Ok(CacheAndData {
-        sync,
-        fadvise,
-        data,
-        fsync_every: v.int("fsync")?.unwrap_or(0) as u32,
-        logs,
-        series_ms,
-    })
+    Ok((logs, series_ms))
 }
 
-/// When a job starts and how fast it may go: start delay, wait_for, rate caps, thinktime.
-struct Pacing {
-    startdelay: (Duration, Duration),
-    wait_for: Option<String>,
-    rate_bps: [u64; 2],
-    rate_iops: [u64; 2],
-    rate_poisson: bool,
-    thinktime: Duration,
-    thinktime_blocks: u32,
-}
+/// When a job starts and how fast it may go: start delay (the range each clone draws from,
+/// returned apart), wait_for, rate caps, thinktime.
+type DelayRange = (Duration, Duration);
 
-fn pacing(v: &Values<'_>, name: &str, earlier: &[&str]) -> Result<Pacing, SpecError> {
+fn pacing(
+    v: &Values<'_>,
+    name: &str,
+    earlier: &[&str],
+) -> Result<(Pacing, DelayRange), SpecError> {
     let startdelay = {
         let (text, _) = v.text("startdelay").expect("has a default");
         value::parse_range(&text, |t| value::parse_duration(t, Duration::from_secs(1)))
@@ -621,23 +582,24 @@ fn pacing(v: &Values<'_>, name: &str, earlier: &[&str]) -> Result<Pacing, SpecEr
             value::parse_duration(t, Duration::from_micros(1))
         })?
         .unwrap_or_default();
-    Ok(Pacing {
-        startdelay,
+    let pacing = Pacing {
+        startdelay: Duration::ZERO,
         wait_for,
         rate_bps,
         rate_iops,
         rate_poisson,
         thinktime,
         thinktime_blocks: v.int("thinktime_blocks")?.unwrap_or(1) as u32,
-    })
+    };
+    Ok((pacing, startdelay))
 }
 
-/// The seed, the random distribution and the share of random I/O.
+/// The seed, the random distribution, the share of random I/O and the random map.
 fn randomness(
     v: &Values<'_>,
     rw: RwMode,
     warnings: &mut Vec<String>,
-) -> Result<(u64, Distribution, [u8; 2]), SpecError> {
+) -> Result<Randomness, SpecError> {
     let seed = match v.int("randseed")? {
         Some(s) => s,
         None if v.bool("randrepeat")? => DEFAULT_SEED,
@@ -667,7 +629,12 @@ fn randomness(
         }
         None => [100, 100],
     };
-    Ok((seed, distribution, pct_random))
+    Ok(Randomness {
+        seed,
+        distribution,
+        pct_random,
+        randommap: !v.bool("norandommap")?,
+    })
 }
 
 /// Options accepted with a difference from fio, said once.

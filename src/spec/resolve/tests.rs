@@ -17,10 +17,10 @@ fn one(pairs: &[(&str, &str)]) -> Result<JobSpec, SpecError> {
 fn defaults_are_fio_defaults() {
     let j = one(&[]).unwrap();
     assert_eq!(
-        (j.rw, j.bs, j.engine, j.loops),
+        (j.rw, j.bs, j.engine, j.timing.loops),
         (RwMode::Read, 4096, EngineKind::Psync, 1)
     );
-    assert!(j.invalidate && j.randommap && !j.direct && !j.time_based);
+    assert!(j.cache.invalidate && j.random.randommap && !j.direct && !j.timing.time_based);
     assert_eq!(j.target, TargetSpec::Directory(".".into()));
 }
 
@@ -64,7 +64,7 @@ fn numjobs_clones_with_distinct_seeds() {
         jobs.iter().map(|j| j.clone).collect::<Vec<_>>(),
         vec![0, 1, 2]
     );
-    assert_ne!(jobs[0].seed, jobs[1].seed);
+    assert_ne!(jobs[0].random.seed, jobs[1].random.seed);
     assert_eq!(jobs[1].paths(), vec![PathBuf::from("./t.1.0")]);
 }
 
@@ -98,9 +98,9 @@ fn mix_and_flags() {
     let j = one(&[("rw", "randrw"), ("rwmixwrite", "30")]).unwrap();
     assert_eq!(j.read_pct, 70);
     let j = one(&[("rw", "randread")]).unwrap();
-    assert_eq!(j.fadvise, Fadvise::Random);
+    assert_eq!(j.cache.fadvise, Fadvise::Random);
     let j = one(&[("sync", "dsync"), ("direct", "1"), ("norandommap", "1")]).unwrap();
-    assert!(j.direct && !j.randommap && j.sync == SyncMode::Dsync);
+    assert!(j.direct && !j.random.randommap && j.sync.mode == SyncMode::Dsync);
 }
 
 #[test]
@@ -108,11 +108,11 @@ fn queue_options_follow_fios_defaults_and_clamps() {
     let j = one(&[("ioengine", "io_uring"), ("iodepth", "32")]).unwrap();
     assert_eq!(
         (
-            j.iodepth,
-            j.batch_submit,
-            j.complete_min,
-            j.complete_max,
-            j.depth_low
+            j.queue.depth,
+            j.queue.batch_submit,
+            j.queue.complete_min,
+            j.queue.complete_max,
+            j.queue.low
         ),
         (32, 1, 1, 1, 32)
     );
@@ -127,7 +127,7 @@ fn queue_options_follow_fios_defaults_and_clamps() {
     .unwrap();
     // batch 0 = iodepth; max never below min; low never above iodepth.
     assert_eq!(
-        (j.batch_submit, j.complete_min, j.complete_max, j.depth_low),
+        (j.queue.batch_submit, j.queue.complete_min, j.queue.complete_max, j.queue.low),
         (16, 4, 4, 16)
     );
     let p = resolve(
@@ -135,7 +135,7 @@ fn queue_options_follow_fios_defaults_and_clamps() {
         false,
     )
     .unwrap();
-    assert_eq!(p.groups[0].jobs[0].iodepth, 1);
+    assert_eq!(p.groups[0].jobs[0].queue.depth, 1);
     assert!(p.warnings[0].contains("iodepth=8 has no effect with ioengine=pvsync"));
     let j = one(&[
         ("ioengine", "pvsync"),
