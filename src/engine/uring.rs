@@ -156,7 +156,11 @@ impl Uring {
             fixed_files: cfg.flags.registerfiles,
             fixed_bufs: cfg.flags.fixedbufs,
             must_enter: cfg.flags.hipri || deferred,
-            rw_flags: if cfg.flags.nowait { libc::RWF_NOWAIT } else { 0 },
+            rw_flags: if cfg.flags.nowait {
+                libc::RWF_NOWAIT
+            } else {
+                0
+            },
             files,
         })
     }

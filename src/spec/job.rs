@@ -455,7 +455,10 @@ impl JobSpec {
         if let Some(n) = self.number_ios {
             o += &format!(" number_ios={n}");
         }
-        for (name, v) in [("rate", self.pacing.rate_bps), ("rate_iops", self.pacing.rate_iops)] {
+        for (name, v) in [
+            ("rate", self.pacing.rate_bps),
+            ("rate_iops", self.pacing.rate_iops),
+        ] {
             if v != [0, 0] {
                 o += &format!(" {name}={},{}", v[0], v[1]);
             }

@@ -2,7 +2,9 @@
 //! aliases, value type, default and help. The CLI builds its flags from this table, and job
 //! files, profiles and the documentation read the same rows, so an option exists in exactly one
 //! place. This module describes options; it does not parse values (see `value`) or combine them
-//! into jobs (see `resolve`).
+//! into jobs (see `resolve`). Adding an option: a row here, a read in the `resolve` step whose
+//! part of the job it sets (pacing, queue, sync…), and that part's field. A row no step reads
+//! is refused at resolution and fails `every_option_in_the_table_is_applied_or_refused`.
 
 /// The type of an option's value, which decides how it is parsed and documented.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -162,8 +162,15 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
         base: job.offset,
     };
     let passes = (!job.timing.time_based).then_some(u64::from(job.timing.loops));
-    let mut wl = Workload::new(job.rw, region, job.read_pct, job.random.randommap, seed, passes)
-        .with_stride(job.stride_blocks);
+    let mut wl = Workload::new(
+        job.rw,
+        region,
+        job.read_pct,
+        job.random.randommap,
+        seed,
+        passes,
+    )
+    .with_stride(job.stride_blocks);
     if !job.fixed_size() {
         // Variable sizes come with numpages = 1 (resolve checks), so sizes are bytes per I/O.
         wl = wl.with_sizes(&job.sizes);
@@ -246,7 +253,11 @@ struct Loop<'w, 'a, E: Engine> {
 
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
     let job = w.job;
-    let depth = if E::QUEUED { job.queue.depth as usize } else { 1 };
+    let depth = if E::QUEUED {
+        job.queue.depth as usize
+    } else {
+        1
+    };
     let npages = job.numpages as usize;
     // Variable sizes share buffers of the largest one.
     let bs = (job.max_xfer() / u64::from(job.numpages)) as usize;
@@ -529,7 +540,10 @@ impl<E: Engine> Loop<'_, '_, E> {
             } else {
                 0
             };
-            if let Err(e) = self.engine.reap(min, job.queue.complete_max as usize, &mut cq) {
+            if let Err(e) = self
+                .engine
+                .reap(min, job.queue.complete_max as usize, &mut cq)
+            {
                 self.fail_ring(e);
                 break;
             }

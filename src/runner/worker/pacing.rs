@@ -25,7 +25,9 @@ impl Pacer {
         Pacer {
             due: [0, 0],
             since_think: 0,
-            on: job.pacing.rate_bps != [0, 0] || job.pacing.rate_iops != [0, 0] || !job.pacing.thinktime.is_zero(),
+            on: job.pacing.rate_bps != [0, 0]
+                || job.pacing.rate_iops != [0, 0]
+                || !job.pacing.thinktime.is_zero(),
             rng: Xoshiro256PlusPlus::seed_from_u64(job.random.seed ^ 0x7A7E),
         }
     }

@@ -78,7 +78,12 @@ fn job(pairs: &[(&str, &str)]) -> JobSpec {
     let mut j = crate::spec::resolve(&[s], false).unwrap().groups[0].jobs[0].clone();
     // As io_uring would resolve them (the null engine is synchronous).
     j.queue.depth = 8;
-    (j.queue.batch_submit, j.queue.complete_min, j.queue.complete_max, j.queue.low) = (1, 1, 1, 8);
+    (
+        j.queue.batch_submit,
+        j.queue.complete_min,
+        j.queue.complete_max,
+        j.queue.low,
+    ) = (1, 1, 1, 8);
     j
 }
 

@@ -53,7 +53,10 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.tl.depth_since = start;
         self.tl.cpu_start = CpuUsage::thread();
         self.tl.ramp_end = start + self.clock.ticks(job.timing.ramp);
-        self.tl.deadline = job.timing.runtime.map(|r| self.tl.ramp_end + self.clock.ticks(r));
+        self.tl.deadline = job
+            .timing
+            .runtime
+            .map(|r| self.tl.ramp_end + self.clock.ticks(r));
         self.tl.next_publish = start + self.tl.publish_every;
         self.tl.next_tick = start + self.tl.tick;
         self.set_next_event();

@@ -3,8 +3,8 @@
 //! engine cannot honour it.
 
 use super::values::Values;
-use crate::spec::SpecError;
 use crate::engine::{Flags, Queue};
+use crate::spec::SpecError;
 use crate::spec::job::*;
 
 /// iodepth and the batching options, with fio's defaults and clamps. Synchronous engines get

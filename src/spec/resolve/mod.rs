@@ -3,8 +3,10 @@
 //! only thing the runner sees, whichever front end produced the sections. Checks that need the
 //! file system (does the directory exist, is there room) belong to `target`, not here.
 //! A section resolves in named steps (name, pattern, I/O sizes, region, timing, engine, cache
-//! and data, pacing, randomness), each reading its options through `values.rs`; the sizes'
-//! and the engine's option rules have files of their own.
+//! and data, pacing, randomness), each reading its options through `values.rs` and returning
+//! its part of the job (`Pacing`, `Randomness`, the engine's `Queue`…); the sizes' and the
+//! engine's option rules have files of their own. An option given that no step read is
+//! refused as iogauge's own bug, never silently ignored.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -128,6 +130,15 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         options,
         origins,
     };
+    if let Some(option) = v.unused().first() {
+        // A table row no step reads: refuse rather than run without it.
+        return Err(v.error(
+            option,
+            "accepted but not applied: an iogauge bug (the option has no resolution step); \
+             please report it"
+                .into(),
+        ));
+    }
     let jobs = clones(&spec, numjobs, startdelay, region.offset_increment);
     Ok((jobs, warnings, ignored))
 }
@@ -162,9 +173,9 @@ fn clones(
 
 /// The section's name, unless the name option overrides it.
 fn job_name(v: &Values<'_>, section: &Section) -> Result<String, SpecError> {
-    let name = match v.map.get("name") {
-        Some((_, e)) => e.value.clone().unwrap_or_default(),
-        None => section.name.clone(),
+    let name = match v.given("name") {
+        true => v.text("name").map(|t| t.0).unwrap_or_default(),
+        false => section.name.clone(),
     };
     if name.is_empty() || name.contains('/') || name.contains('\0') {
         return Err(v.error("name", "expected a job name without '/'".into()));
@@ -529,11 +540,7 @@ fn logs(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<(LogSpec, u64), Sp
 /// returned apart), wait_for, rate caps, thinktime.
 type DelayRange = (Duration, Duration);
 
-fn pacing(
-    v: &Values<'_>,
-    name: &str,
-    earlier: &[&str],
-) -> Result<(Pacing, DelayRange), SpecError> {
+fn pacing(v: &Values<'_>, name: &str, earlier: &[&str]) -> Result<(Pacing, DelayRange), SpecError> {
     let startdelay = {
         let (text, _) = v.text("startdelay").expect("has a default");
         value::parse_range(&text, |t| value::parse_duration(t, Duration::from_secs(1)))

@@ -127,7 +127,12 @@ fn queue_options_follow_fios_defaults_and_clamps() {
     .unwrap();
     // batch 0 = iodepth; max never below min; low never above iodepth.
     assert_eq!(
-        (j.queue.batch_submit, j.queue.complete_min, j.queue.complete_max, j.queue.low),
+        (
+            j.queue.batch_submit,
+            j.queue.complete_min,
+            j.queue.complete_max,
+            j.queue.low
+        ),
         (16, 4, 4, 16)
     );
     let p = resolve(
@@ -156,4 +161,37 @@ fn iec_suffix_warns() {
         "{:?}",
         p.warnings
     );
+}
+
+/// Every option of the table lands in the job: given alone with a valid value, it is either
+/// applied or refused with its own name, never accepted and ignored.
+#[test]
+fn every_option_in_the_table_is_applied_or_refused() {
+    use crate::spec::options::{Kind, OPTIONS};
+    for def in OPTIONS {
+        let sample = match (def.default, def.kind) {
+            (Some(d), _) => d.to_string(),
+            (None, Kind::Size) => "8k".into(),
+            (None, Kind::Seconds) => "1".into(),
+            (None, Kind::Micros) => "10".into(),
+            (None, Kind::Bool) => "1".into(),
+            (None, Kind::Int { min, max }) => min.max(1).min(max).to_string(),
+            (None, Kind::Choice(words)) => words[0].to_string(),
+            (None, Kind::Text | Kind::Spec(_)) => match def.name {
+                "rate" | "rate_iops" => "1000".into(),
+                "filename" => "/tmp/x".into(),
+                "percentage_random" => "50".into(),
+                "bssplit" => "4k/50:8k/50".into(),
+                "bsrange" => "4k-8k".into(),
+                _ => "x".into(),
+            },
+        };
+        match one(&[(def.name, &sample)]) {
+            Ok(_) => {}
+            Err(e) => {
+                assert_eq!(e.option, def.name, "{}={sample}: {e}", def.name);
+                assert!(!e.message.contains("an iogauge bug"), "{e}");
+            }
+        }
+    }
 }

@@ -3,7 +3,8 @@
 //! durations, choices, booleans) whose errors name the option and where it was set.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use crate::spec::options::{self, FioOnly, Kind, OptionDef};
@@ -11,11 +12,13 @@ use crate::spec::value;
 use crate::spec::{Entry, Origin, Section, SpecError};
 
 /// The last value given for each option, keyed by canonical name.
-/// The last value given for each option, keyed by canonical name.
 pub(super) struct Values<'a> {
     pub(super) map: BTreeMap<&'static str, (&'static OptionDef, Cow<'a, Entry>)>,
     /// fio's kb_base: what k, m, g mean.
     pub(super) kb_base: u64,
+    /// The options a step has looked at: an option given but never looked at would be
+    /// accepted and silently ignored, the one thing a table row without a step could do.
+    looked_at: RefCell<BTreeSet<&'static str>>,
 }
 
 pub(super) type Ignored = Vec<(String, &'static str)>;
@@ -97,17 +100,34 @@ impl<'a> Values<'a> {
             }
             map.insert(def.name, (def, Cow::Borrowed(entry)));
         }
-        let mut v = Values { map, kb_base: 1024 };
+        let mut v = Values {
+            map,
+            kb_base: 1024,
+            looked_at: RefCell::default(),
+        };
         v.kb_base = v.choice("kb_base")?.parse().expect("choices are numbers");
         Ok((v, ignored))
     }
 
-    pub(super) fn given(&self, name: &str) -> bool {
+    pub(super) fn given(&self, name: &'static str) -> bool {
+        self.looked_at.borrow_mut().insert(name);
         self.map.contains_key(name)
+    }
+
+    /// The options given that no step looked at. Empty unless a table row has no step that
+    /// lands it in the job: resolution treats that as its own bug.
+    pub(super) fn unused(&self) -> Vec<&'static str> {
+        let seen = self.looked_at.borrow();
+        self.map
+            .keys()
+            .filter(|k| !seen.contains(*k))
+            .copied()
+            .collect()
     }
 
     /// The raw text of an option (its default when not given).
     pub(super) fn text(&self, name: &'static str) -> Option<(String, Option<&Entry>)> {
+        self.looked_at.borrow_mut().insert(name);
         match self.map.get(name) {
             Some((_, e)) => Some((e.value.clone().unwrap_or_else(|| "1".into()), Some(&**e))),
             None => def(name).default.map(|d| (d.to_string(), None)),
