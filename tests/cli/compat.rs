@@ -254,7 +254,7 @@ fn sasiotest_refuses_what_the_seed_refuses() {
         ),
         (
             "t.out -w -sgio -pagesize 4k -filesize 1M -numpages 3",
-            "multiple of pagesize x numpages",
+            "not a multiple of -pagesize x -numpages",
         ),
         (
             "t.out -w -pagesize 8k -filesize 12k",

@@ -443,10 +443,13 @@ fn numpages(
             return Err(v.error(
                 "numpages",
                 format!(
-                    "size per file ({} bytes) is not a multiple of bs x numpages ({bs} x \
+                    "size per file ({} {} bytes) is not a multiple of {} x {} ({bs} x \
                      {numpages} = {xfer} bytes); as SASIOTEST, iogauge refuses rather than \
                      issue a short last call",
-                    size / nfiles
+                    v.named("size"),
+                    size / nfiles,
+                    v.named("bs"),
+                    v.named("numpages"),
                 ),
             ));
         }

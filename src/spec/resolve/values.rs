@@ -171,6 +171,15 @@ impl<'a> Values<'a> {
         Ok(size.map(|s| s.bytes))
     }
 
+    /// An option as the user named it, bare: `bs` in fio's words, `-pagesize` for a legacy
+    /// tool's flag, for messages that mention other options than the one at fault.
+    pub(super) fn named(&self, name: &'static str) -> String {
+        match self.map.get(name).map(|(_, e)| &e.origin) {
+            Some(Origin::Flag { flag, .. }) if *flag != "FILE" => flag.to_string(),
+            _ => name.to_string(),
+        }
+    }
+
     pub(super) fn bool(&self, name: &'static str) -> Result<bool, SpecError> {
         Ok(self.parsed(name, value::parse_bool)?.unwrap_or(false))
     }
