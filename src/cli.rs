@@ -415,23 +415,12 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             .map(Request::Legacy)
             .map_err(UsageError);
     }
-    // `iogauge help options` lists the option table; `iogauge FILE.fio` runs a job file.
-    let mut args = args.to_vec();
     if args.get(1).map(String::as_str) == Some("help")
         && args.get(2).map(String::as_str) == Some("options")
     {
         return Ok(Request::Options);
     }
-    if let Some(first) = args.get(1) {
-        let known = command()
-            .get_subcommands()
-            .any(|c| c.get_name() == first.as_str());
-        let looks_like_job =
-            first.ends_with(".fio") || (!first.starts_with('-') && rawpath::path(first).is_file());
-        if !known && looks_like_job {
-            args.insert(1, "job".into());
-        }
-    }
+    let args = with_implied_command(args);
     let m = match command().try_get_matches_from(&args) {
         Ok(m) => m,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
@@ -444,34 +433,7 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             section: workload_entries(sm),
             tool: tool_options(sm)?,
         }),
-        Some(("job", sm)) => {
-            let mut overrides = Section::new("--set");
-            for kv in sm.get_many::<String>("set").into_iter().flatten() {
-                let Some((k, v)) = kv.split_once('=') else {
-                    return Err(UsageError(format!(
-                        "--set={kv}: expected KEY=VALUE (--set size=64m)"
-                    )));
-                };
-                overrides.set(k.trim(), v.trim(), Origin::Cli);
-            }
-            Ok(Request::Job {
-                files: sm
-                    .get_many::<String>("files")
-                    .expect("required")
-                    .map(|s| rawpath::path(s))
-                    .collect(),
-                defaults: workload_entries(sm),
-                overrides,
-                sections: sm
-                    .get_many::<String>("section")
-                    .into_iter()
-                    .flatten()
-                    .cloned()
-                    .collect(),
-                parse_only: sm.get_flag("parse-only"),
-                tool: tool_options(sm)?,
-            })
-        }
+        Some(("job", sm)) => job_request(sm),
         Some(("options" | "help-options", _)) => Ok(Request::Options),
         Some(("report", sm)) => {
             let text = sm.get_one::<String>("output-format").expect("has default");
@@ -488,26 +450,7 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
                 overwrite_output,
             })
         }
-        Some(("compare", sm)) => {
-            let t = sm.get_one::<String>("threshold").expect("has default");
-            let threshold_pct = t
-                .trim()
-                .trim_end_matches('%')
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| {
-                    UsageError(format!(
-                        "--threshold={t}: expected a percentage of 0 or more (5%, 2.5)"
-                    ))
-                })?;
-            Ok(Request::Compare {
-                base: rawpath::path(sm.get_one::<String>("base").expect("required")),
-                new: rawpath::path(sm.get_one::<String>("new").expect("required")),
-                threshold_pct,
-                fail_on_regression: sm.get_flag("fail-on-regression"),
-            })
-        }
+        Some(("compare", sm)) => compare_request(sm),
         Some(("quick", sm)) => Ok(Request::Quick {
             directory: rawpath::path(sm.get_one::<String>("directory").expect("default")),
             size: sm.get_one::<String>("size").cloned(),
@@ -527,6 +470,75 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             })
         }
     }
+}
+
+/// The command line with the subcommand the user left out: `iogauge FILE.fio` runs a job
+/// file (as fio does).
+fn with_implied_command(args: &[String]) -> Vec<String> {
+    let mut args = args.to_vec();
+    if let Some(first) = args.get(1) {
+        let known = command()
+            .get_subcommands()
+            .any(|c| c.get_name() == first.as_str());
+        let looks_like_job =
+            first.ends_with(".fio") || (!first.starts_with('-') && rawpath::path(first).is_file());
+        if !known && looks_like_job {
+            args.insert(1, "job".into());
+        }
+    }
+    args
+}
+
+/// `iogauge job FILE… [--set K=V] [--section S]`.
+fn job_request(sm: &ArgMatches) -> Result<Request, UsageError> {
+    let mut overrides = Section::new("--set");
+    for kv in sm.get_many::<String>("set").into_iter().flatten() {
+        let Some((k, v)) = kv.split_once('=') else {
+            return Err(UsageError(format!(
+                "--set={kv}: expected KEY=VALUE (--set size=64m)"
+            )));
+        };
+        overrides.set(k.trim(), v.trim(), Origin::Cli);
+    }
+    Ok(Request::Job {
+        files: sm
+            .get_many::<String>("files")
+            .expect("required")
+            .map(|s| rawpath::path(s))
+            .collect(),
+        defaults: workload_entries(sm),
+        overrides,
+        sections: sm
+            .get_many::<String>("section")
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect(),
+        parse_only: sm.get_flag("parse-only"),
+        tool: tool_options(sm)?,
+    })
+}
+
+/// `iogauge compare BASE NEW [--threshold P]`.
+fn compare_request(sm: &ArgMatches) -> Result<Request, UsageError> {
+    let t = sm.get_one::<String>("threshold").expect("has default");
+    let threshold_pct = t
+        .trim()
+        .trim_end_matches('%')
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| {
+            UsageError(format!(
+                "--threshold={t}: expected a percentage of 0 or more (5%, 2.5)"
+            ))
+        })?;
+    Ok(Request::Compare {
+        base: rawpath::path(sm.get_one::<String>("base").expect("required")),
+        new: rawpath::path(sm.get_one::<String>("new").expect("required")),
+        threshold_pct,
+        fail_on_regression: sm.get_flag("fail-on-regression"),
+    })
 }
 
 /// `iogauge options`: the table as documentation.

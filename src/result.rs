@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
 use crate::host::{Host, TargetInfo};
-use crate::runner::{JobError, RunOutcome};
+use crate::runner::{JobError, JobOutcome, RunOutcome};
+use crate::stats::diskstats::DiskCounters;
 use crate::stats::{DirStats, JobStats, LatStats};
 use crate::target::OpenedFile;
 
@@ -412,64 +413,15 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                     if let Some(e) = &j.error {
                         errors.push(job_error_line(&j.spec.name, j.spec.clone, e));
                     }
-                    // Bytes carried in values (rawpath) shown as \xNN, as in every message.
-                    let mut options: BTreeMap<String, String> = j
-                        .spec
-                        .options
-                        .iter()
-                        .map(|(k, v)| (k.clone(), crate::rawpath::shown(v).into_owned()))
-                        .collect();
-                    options.insert("rw".into(), j.spec.rw.as_str().into());
-                    let bs = if j.spec.fixed_size() {
-                        j.spec.bs.to_string()
-                    } else {
-                        let [r, w] = &j.spec.sizes;
-                        format!("{},{}", r.describe(), w.describe())
-                    };
-                    options.insert("bs".into(), bs);
-                    options.insert("size".into(), j.spec.size.unwrap_or(0).to_string());
-                    options.insert("ioengine".into(), j.spec.engine.as_str().into());
-                    options.insert("iodepth".into(), j.spec.queue.depth.to_string());
-                    options.insert("numpages".into(), j.spec.numpages.to_string());
                     let clones = jobs.iter().filter(|o| o.spec.name == j.spec.name).count();
-                    options
-                        .entry("numjobs".into())
-                        .or_insert_with(|| clones.to_string());
-                    JobReport {
-                        name: j.spec.name.clone(),
-                        clone: j.spec.clone,
-                        options,
-                        files: j.files.clone(),
-                        engine: engine_report(&j.spec),
-                        error: j.error.clone(),
-                        measurement: measurement(&j.stats),
-                    }
+                    job_report(j, clones)
                 })
                 .collect();
             let disks = outcome.disks.get(id).cloned().unwrap_or_default();
             let devices: Vec<DeviceIo> = disks
                 .devices
                 .iter()
-                .map(|(name, mm, c)| DeviceIo {
-                    name: name.clone(),
-                    major_minor: mm.clone(),
-                    read_ios: c.read_ios,
-                    read_merges: c.read_merges,
-                    read_bytes: c.read_sectors * 512,
-                    write_ios: c.write_ios,
-                    write_merges: c.write_merges,
-                    write_bytes: c.write_sectors * 512,
-                    read_ms: c.read_ms,
-                    write_ms: c.write_ms,
-                    in_queue_ms: c.queue_ms,
-                    busy_ms: c.io_ms,
-                    wall_ms: disks.wall.as_millis() as u64,
-                    util_pct: if disks.wall.is_zero() {
-                        0.0
-                    } else {
-                        (100.0 * c.io_ms as f64 / disks.wall.as_millis().max(1) as f64).min(100.0)
-                    },
-                })
+                .map(|(name, mm, c)| device_io(name, mm, c, disks.wall))
                 .collect();
             let total = measurement(&total);
             device_warnings(
@@ -518,6 +470,66 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
         process_cpu: cpu_report(&ctx.process_cpu, ctx.wall),
         warnings: ctx.warnings.into_iter().chain(device_notes).collect(),
         errors,
+    }
+}
+
+/// One job's part of the report: its options as resolved (what ran, not only what was
+/// asked), its engine, files and figures. `clones`: the job's copies in its group.
+fn job_report(j: &JobOutcome, clones: usize) -> JobReport {
+    // Bytes carried in values (rawpath) shown as \xNN, as in every message.
+    let mut options: BTreeMap<String, String> = j
+        .spec
+        .options
+        .iter()
+        .map(|(k, v)| (k.clone(), crate::rawpath::shown(v).into_owned()))
+        .collect();
+    options.insert("rw".into(), j.spec.rw.as_str().into());
+    let bs = if j.spec.fixed_size() {
+        j.spec.bs.to_string()
+    } else {
+        let [r, w] = &j.spec.sizes;
+        format!("{},{}", r.describe(), w.describe())
+    };
+    options.insert("bs".into(), bs);
+    options.insert("size".into(), j.spec.size.unwrap_or(0).to_string());
+    options.insert("ioengine".into(), j.spec.engine.as_str().into());
+    options.insert("iodepth".into(), j.spec.queue.depth.to_string());
+    options.insert("numpages".into(), j.spec.numpages.to_string());
+    options
+        .entry("numjobs".into())
+        .or_insert_with(|| clones.to_string());
+    JobReport {
+        name: j.spec.name.clone(),
+        clone: j.spec.clone,
+        options,
+        files: j.files.clone(),
+        engine: engine_report(&j.spec),
+        error: j.error.clone(),
+        measurement: measurement(&j.stats),
+    }
+}
+
+/// What one device did during a group (`wall`), from its counters' difference.
+fn device_io(name: &str, major_minor: &str, c: &DiskCounters, wall: Duration) -> DeviceIo {
+    DeviceIo {
+        name: name.to_string(),
+        major_minor: major_minor.to_string(),
+        read_ios: c.read_ios,
+        read_merges: c.read_merges,
+        read_bytes: c.read_sectors * 512,
+        write_ios: c.write_ios,
+        write_merges: c.write_merges,
+        write_bytes: c.write_sectors * 512,
+        read_ms: c.read_ms,
+        write_ms: c.write_ms,
+        in_queue_ms: c.queue_ms,
+        busy_ms: c.io_ms,
+        wall_ms: wall.as_millis() as u64,
+        util_pct: if wall.is_zero() {
+            0.0
+        } else {
+            (100.0 * c.io_ms as f64 / wall.as_millis().max(1) as f64).min(100.0)
+        },
     }
 }
 
