@@ -21,6 +21,60 @@ fn usage_exit(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Why a run produced no report, and the exit code that says so.
+#[derive(Debug)]
+enum Failure {
+    /// The options cannot work (exit 2); nothing was created.
+    Usage(String),
+    /// The system failed before the run started (exit 1).
+    System(String),
+    /// Ctrl-C before the run started (exit 130).
+    Interrupted,
+}
+
+impl Failure {
+    fn code(&self) -> u8 {
+        match self {
+            Failure::Usage(_) => 2,
+            Failure::System(_) => 1,
+            Failure::Interrupted => 130,
+        }
+    }
+
+    /// Says why on stderr.
+    fn report(&self) {
+        match self {
+            Failure::Usage(m) | Failure::System(m) => {
+                eprintln!("iogauge: {}", cli::for_terminal(m))
+            }
+            Failure::Interrupted => {
+                eprintln!("iogauge: interrupted before the run started; nothing was measured")
+            }
+        }
+    }
+
+    fn exit(self) -> ExitCode {
+        self.report();
+        ExitCode::from(self.code())
+    }
+}
+
+impl From<spec::SpecError> for Failure {
+    fn from(e: spec::SpecError) -> Failure {
+        Failure::Usage(e.to_string())
+    }
+}
+
+impl From<TargetError> for Failure {
+    fn from(e: TargetError) -> Failure {
+        match e {
+            TargetError::Usage(m) => Failure::Usage(m),
+            TargetError::Io(m) => Failure::System(m),
+            TargetError::Interrupted => Failure::Interrupted,
+        }
+    }
+}
+
 fn main() -> ExitCode {
     signals();
     let args = match cli::text_args(std::env::args_os()) {
@@ -170,7 +224,7 @@ struct Measured {
 }
 
 /// resolve → check → run → report, printing warnings and the live status line to stderr.
-/// `Err` is a usage error (exit 2) found before anything was created.
+/// `Err`: why nothing ran (bad options, the system failing while the targets are checked).
 /// `notes`: what the front end noticed (a job file's surprises), printed with the warnings.
 fn measure(
     args: &[String],
@@ -179,17 +233,17 @@ fn measure(
     safety: Safety,
     keep: bool,
     notes: &[String],
-) -> Result<Measured, String> {
+) -> Result<Measured, Failure> {
     // Printed first: a job file's surprise may be why its options do not resolve.
     for n in notes {
         eprintln!("iogauge: warning: {}", cli::for_terminal(n));
     }
-    let mut plan = spec::resolve(sections, separate_groups).map_err(|e| e.to_string())?;
-    check_log_files(&plan, safety.overwrite_output)?;
+    let mut plan = spec::resolve(sections, separate_groups)?;
+    check_log_files(&plan, safety.overwrite_output).map_err(Failure::Usage)?;
     // From here a signal stops the run instead of ending iogauge: the check takes locks and
     // marks the files it will write.
     let interrupt = interrupt_flag();
-    let mut targets = target::check(&mut plan, safety).map_err(|e| e.to_string())?;
+    let mut targets = target::check(&mut plan, safety)?;
     let mut warnings = notes.to_vec();
     warnings.extend(plan.warnings.iter().cloned());
     warnings.extend(plan.ignored_note());
@@ -256,7 +310,7 @@ fn execute(
     let Measured { report, code } =
         match measure(args, &sections, separate_groups, safety, tool.keep, &notes) {
             Ok(m) => m,
-            Err(e) => return usage_exit(&e),
+            Err(e) => return e.exit(),
         };
     let render = |f: Format| match (f, summary_labels) {
         (Format::Text, Some(labels)) => report::text::summary(&report, labels),
@@ -516,7 +570,7 @@ fn legacy_measure(
     args: &[String],
     p: &dyn compat::Personality,
     f: &compat::Flags,
-) -> Result<Measured, String> {
+) -> Result<Measured, Failure> {
     let step = p.step();
     let safety = Safety {
         allow_overwrite: f.allow_overwrite,
@@ -547,7 +601,7 @@ fn legacy_one(args: &[String], p: &dyn compat::Personality, f: &compat::Flags) -
     }
     let m = match legacy_measure(args, p, f) {
         Ok(m) => m,
-        Err(e) => return usage_exit(&e),
+        Err(e) => return e.exit(),
     };
     let out = p.render(&m.report);
     legacy_print(&m, f, &out.screen);
@@ -574,7 +628,15 @@ fn sqlio_batch(args: &[String], batch: compat::sqlio::Batch, f: &compat::Flags) 
         if !f.json {
             println!("[batch line {line}: sqlio {}]", targs.join(" "));
         }
-        let m = legacy_measure(args, s, f)?;
+        let m = match legacy_measure(args, s, f) {
+            Ok(m) => m,
+            Err(Failure::Usage(m)) => return Err(m),
+            // Reported here; the batch stops at this line with the failure's exit code.
+            Err(e) => {
+                e.report();
+                return Ok(e.code());
+            }
+        };
         if f.json {
             reports.push(report::json::value(&m.report));
             for e in &m.report.errors {
