@@ -588,8 +588,7 @@ fn device_warnings(
         s.rw.writes()
             && !s.direct
             && s.sync.mode == crate::spec::SyncMode::None
-            && !s.sync.end_fsync
-            && s.sync.fsync_every == 0
+            && !s.sync.flushes()
     });
     let written = total.write.bytes;
     if unflushed

@@ -19,6 +19,8 @@ mod jobfiles;
 mod outputs;
 #[path = "cli/safety.rs"]
 mod safety;
+#[path = "cli/sync.rs"]
+mod sync;
 
 fn bin() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin!("iogauge"))
@@ -626,7 +628,8 @@ fn json_goes_alone_to_stdout_and_warnings_to_stderr() {
 
 #[test]
 fn text_report_labels_units() {
-    let o = iogauge(&["run", "--ioengine=null", "--size=1m"]);
+    // 16384 I/Os: enough samples for p99.99 (a percentile needs a sample beyond it).
+    let o = iogauge(&["run", "--ioengine=null", "--size=64m"]);
     assert_eq!(o.status.code(), Some(0));
     let t = stdout(&o);
     for want in [
@@ -642,6 +645,13 @@ fn text_report_labels_units() {
     ] {
         assert!(t.contains(want), "missing {want:?} in\n{t}");
     }
+    // 256 I/Os: p99.5 is the last percentile with a sample beyond it.
+    let o = iogauge(&["run", "--ioengine=null", "--size=1m"]);
+    let t = stdout(&o);
+    assert!(t.contains("p99.5=") && !t.contains("p99.9="), "{t}");
+    // The null engine did no I/O: no device line, no page-cache warning.
+    assert!(!t.contains("  device "), "{t}");
+    assert!(!stderr(&o).contains("page cache"), "{}", stderr(&o));
 }
 
 #[test]

@@ -13,7 +13,7 @@ pub mod uring;
 pub mod vectored;
 
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 
 pub use buf::AlignedBuf;
 pub use unit::IoUnit;
@@ -242,8 +242,53 @@ pub trait Engine: Send {
         Ok(())
     }
 
-    /// Flushes file `file` to stable storage (fsync). Called with no I/O in flight.
-    fn fsync(&mut self, file: usize) -> io::Result<()>;
+    /// Makes writes durable (or starts their write-back) on file `file`, synchronously:
+    /// the caller has nothing in flight.
+    fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()>;
+}
+
+/// The flushes fio's sync family issues.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlushCall {
+    /// fsync(2): data and metadata.
+    Fsync,
+    /// fdatasync(2): data, and only the metadata needed to read it back.
+    Fdatasync,
+    /// sync_file_range(2) over `len` bytes from `offset` with `flags` (SYNC_FILE_RANGE_*).
+    Range { offset: u64, len: u64, flags: u32 },
+    /// syncfs(2): the whole file system the file is on.
+    Syncfs,
+}
+
+impl FlushCall {
+    /// The system call's name, for errors and the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlushCall::Fsync => "fsync",
+            FlushCall::Fdatasync => "fdatasync",
+            FlushCall::Range { .. } => "sync_file_range",
+            FlushCall::Syncfs => "syncfs",
+        }
+    }
+}
+
+/// `call` on `fd`: the one implementation every engine that owns real files uses.
+pub fn flush_fd(fd: BorrowedFd<'_>, call: FlushCall) -> io::Result<()> {
+    match call {
+        FlushCall::Fsync => rustix::fs::fsync(fd)?,
+        FlushCall::Fdatasync => rustix::fs::fdatasync(fd)?,
+        FlushCall::Syncfs => rustix::fs::syncfs(fd)?,
+        FlushCall::Range { len: 0, .. } => {}
+        FlushCall::Range { offset, len, flags } => {
+            // SAFETY: a plain system call on a descriptor the caller keeps open.
+            let r =
+                unsafe { libc::sync_file_range(fd.as_raw_fd(), offset as i64, len as i64, flags) };
+            if r != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Builds the engine `cfg` names over `files` (opened by `target`) and hands it to `f`.

@@ -2,10 +2,11 @@
 //! and ours.
 
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 
 use super::Dir;
 use super::{Engine, IoUnit, Queued, done};
+use super::{FlushCall, flush_fd};
 
 pub struct Psync {
     files: Vec<OwnedFd>,
@@ -28,7 +29,7 @@ impl Engine for Psync {
         })
     }
 
-    fn fsync(&mut self, file: usize) -> io::Result<()> {
-        Ok(rustix::fs::fsync(&self.files[file])?)
+    fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()> {
+        flush_fd(self.files[file].as_fd(), call)
     }
 }

@@ -2,10 +2,11 @@
 //! where the previous I/O left it — as fio's sync engine, and as applications that stream.
 
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 
 use super::Dir;
 use super::{Engine, IoUnit, Queued};
+use super::{FlushCall, flush_fd};
 
 pub struct Sync {
     files: Vec<OwnedFd>,
@@ -41,7 +42,7 @@ impl Engine for Sync {
         Queued::Done(self.io(u))
     }
 
-    fn fsync(&mut self, file: usize) -> io::Result<()> {
-        Ok(rustix::fs::fsync(&self.files[file])?)
+    fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()> {
+        flush_fd(self.files[file].as_fd(), call)
     }
 }

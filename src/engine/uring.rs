@@ -6,13 +6,14 @@
 //! `nowait` (RWF_NOWAIT). [`probe`] checks the kernel for all of it before anything runs.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 
 use io_uring::{IoUring, Probe, opcode, squeue, types};
 
 use super::Config;
 use super::Dir;
 use super::{Completion, Engine, IoUnit, OptionError, Queued};
+use super::{FlushCall, flush_fd};
 
 pub struct Uring {
     ring: IoUring,
@@ -287,7 +288,7 @@ impl Engine for Uring {
         })
     }
 
-    fn fsync(&mut self, file: usize) -> io::Result<()> {
-        Ok(rustix::fs::fsync(&self.files[file])?)
+    fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()> {
+        flush_fd(self.files[file].as_fd(), call)
     }
 }

@@ -5,11 +5,12 @@
 //! call instead of at open).
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 
 use super::Dir;
 use super::{Config, WriteThrough};
 use super::{Engine, IoUnit, Queued};
+use super::{FlushCall, flush_fd};
 
 pub struct Pvsync {
     files: Vec<OwnedFd>,
@@ -53,8 +54,8 @@ impl Engine for Pvsync {
         })
     }
 
-    fn fsync(&mut self, file: usize) -> io::Result<()> {
-        Ok(rustix::fs::fsync(&self.files[file])?)
+    fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()> {
+        flush_fd(self.files[file].as_fd(), call)
     }
 }
 
@@ -119,7 +120,7 @@ impl Engine for Pvsync2 {
         })
     }
 
-    fn fsync(&mut self, file: usize) -> io::Result<()> {
-        Ok(rustix::fs::fsync(&self.files[file])?)
+    fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()> {
+        flush_fd(self.files[file].as_fd(), call)
     }
 }

@@ -192,7 +192,9 @@ fn measurement(o: &mut String, m: &Measurement) {
         }
     }
     if let Some(s) = &m.sync {
-        lat_lines(o, "fsync", s, LatUnit::for_ns(s.mean));
+        // fio's heading: one block for fsync, fdatasync, sync_file_range and syncfs.
+        o.push_str("  fsync/fdatasync/sync_file_range:\n");
+        lat_lines(o, "sync", s, LatUnit::for_ns(s.mean));
     }
     // Levels in numeric order (the JSON map's keys sort as text).
     let mut levels: Vec<(&String, &f64)> = m.iodepth.pct_time.iter().collect();
@@ -269,15 +271,20 @@ fn lat_lines(o: &mut String, name: &str, l: &LatReport, unit: LatUnit) {
     };
     let _ = writeln!(
         o,
-        "         {prefix} ({u}): min {}  mean {}  stddev {}  max {}  ({} calls)",
+        "         {prefix} ({u}): min {}  mean {}  stddev {}  max {}  ({} call{})",
         f(l.min as f64),
         f(l.mean),
         f(l.stddev),
         f(l.max as f64),
-        l.count
+        l.count,
+        if l.count == 1 { "" } else { "s" }
     );
+    // A percentile says something only with a sample beyond it: p99 needs 100 samples,
+    // p99.9 a thousand. Below that it repeats the maximum (a single fsync would show 17
+    // copies of one number); the JSON keeps them all, as fio's does.
     let cells: Vec<String> = crate::result::PERCENTILES
         .iter()
+        .filter(|&&p| l.count as f64 * (100.0 - p) >= 100.0)
         .filter_map(|&p| {
             let v = l.percentiles.get(&percentile_key(p))?;
             Some(format!("p{p}={}", f(*v as f64)))

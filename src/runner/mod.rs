@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::engine;
 use crate::spec::{JobSpec, Plan};
+use crate::spec::EngineKind;
 use crate::stats::diskstats::{self, DiskCounters};
 use crate::stats::{Clock, JobStats};
 use crate::target::{OpenedFile, TargetError, Targets};
@@ -130,15 +131,13 @@ pub fn run(
         }
         let mut ids = Vec::new();
         let mut without_device = Vec::new();
-        for p in group.jobs.iter().flat_map(|j| j.paths()) {
+        // The null engine does no I/O: its files' devices have nothing to say about it.
+        let doing_io = group.jobs.iter().filter(|j| j.engine != EngineKind::Null);
+        for p in doing_io.flat_map(|j| j.paths()) {
             match diskstats::device_of(&p) {
                 Some(id) if !ids.contains(&id) => ids.push(id),
                 Some(_) => {}
-                None if group.jobs[0].engine != crate::spec::EngineKind::Null
-                    && !without_device.contains(&p) =>
-                {
-                    without_device.push(p)
-                }
+                None if !without_device.contains(&p) => without_device.push(p),
                 None => {}
             }
         }

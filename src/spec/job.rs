@@ -227,14 +227,62 @@ pub struct Cache {
     pub fadvise: Fadvise,
 }
 
-/// What makes writes durable: write-through opens and explicit flushes.
+/// What makes writes durable: write-through opens and explicit flushes (fio's sync family).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Durability {
     pub mode: SyncMode,
-    /// fsync after every this many writes (0: never).
+    /// Flush after every this many writes (0: never): `fsync=N`, `fdatasync=N` and
+    /// `sync_file_range=FLAGS:N`, checked in fio's order (see `due_after`).
     pub fsync_every: u32,
-    /// fsync each file when the job ends (timed).
-    pub end_fsync: bool,
+    pub fdatasync_every: u32,
+    pub range_every: u32,
+    /// SYNC_FILE_RANGE_* flags of `sync_file_range`.
+    pub range_flags: u32,
+    /// The flush when the job ends.
+    pub at_end: EndFlush,
+}
+
+/// The flush at the end of a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EndFlush {
+    None,
+    /// fsync each written file (`end_fsync`, `fsync_on_close`).
+    Fsync,
+    /// One syncfs of the file system (`end_syncfs`).
+    Syncfs,
+}
+
+/// A periodic flush, before the range it covers is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Periodic {
+    Fsync,
+    Fdatasync,
+    /// sync_file_range with these flags, over the range written since the last flush.
+    Range(u32),
+}
+
+impl Durability {
+    /// The flush due once `written` writes have completed, if any: fio checks fsync, then
+    /// fdatasync, then sync_file_range, and issues one flush after any one write.
+    pub fn due_after(&self, written: u64) -> Option<Periodic> {
+        let every = |n: u32| n > 0 && written > 0 && written % u64::from(n) == 0;
+        if every(self.fsync_every) {
+            Some(Periodic::Fsync)
+        } else if every(self.fdatasync_every) {
+            Some(Periodic::Fdatasync)
+        } else if every(self.range_every) {
+            Some(Periodic::Range(self.range_flags))
+        } else {
+            None
+        }
+    }
+
+    /// Whether the job flushes explicitly at all (periodically or at the end).
+    pub fn flushes(&self) -> bool {
+        self.fsync_every + self.fdatasync_every + self.range_every > 0
+            || self.at_end != EndFlush::None
+    }
 }
 
 /// One job thread, fully resolved.
@@ -492,15 +540,22 @@ impl JobSpec {
             (self.exitall, "exitall"),
             (self.new_group, "new_group"),
             (self.unlink, "unlink"),
-            (self.sync.end_fsync, "end_fsync"),
+            (self.sync.at_end == EndFlush::Fsync, "end_fsync"),
+            (self.sync.at_end == EndFlush::Syncfs, "end_syncfs"),
             (self.group_reporting, "group_reporting"),
         ] {
             if on {
                 o += &format!(" {name}");
             }
         }
-        if self.sync.fsync_every > 0 {
-            o += &format!(" fsync={}", self.sync.fsync_every);
+        for (name, every) in [
+            ("fsync", self.sync.fsync_every),
+            ("fdatasync", self.sync.fdatasync_every),
+            ("sync_file_range", self.sync.range_every),
+        ] {
+            if every > 0 {
+                o += &format!(" {name}={every}");
+            }
         }
         o
     }

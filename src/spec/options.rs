@@ -472,7 +472,31 @@ pub static OPTIONS: &[OptionDef] = &[
             max: u32::MAX as u64,
         },
         default: Some("0"),
-        help: "fsync the file after every N writes (0: never).",
+        help: "fsync(2) the file after every N writes (0: never), once the writes in flight \
+               have completed; each call is timed into the job's sync latencies.",
+    },
+    OptionDef {
+        name: "fdatasync",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 0,
+            max: u32::MAX as u64,
+        },
+        default: Some("0"),
+        help: "fdatasync(2) the file after every N writes (0: never): the database log test \
+               (data, not metadata, made durable). With fsync=N as well, fio's order holds: \
+               fsync is checked first, and one flush follows any one write.",
+    },
+    OptionDef {
+        name: "sync_file_range",
+        aliases: &[],
+        kind: Kind::Spec(
+            "FLAGS:N: FLAGS one or more of wait_before, write, wait_after joined by ','",
+        ),
+        default: None,
+        help: "sync_file_range(2) over the range written since the last one, with those flags, \
+               after every N writes (N defaults to 1): write:8 starts write-back of the last \
+               8 writes; wait_before,write,wait_after waits for it.",
     },
     OptionDef {
         name: "end_fsync",
@@ -481,6 +505,35 @@ pub static OPTIONS: &[OptionDef] = &[
         default: Some("0"),
         help: "fsync at the end of the job, inside the measured time, so buffered writes are \
                counted when they reach storage.",
+    },
+    OptionDef {
+        name: "fsync_on_close",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "fsync each written file when the job closes it. iogauge keeps a job's files \
+               open until the job ends, so this is end_fsync (as in fio for a job that does \
+               not reopen its files).",
+    },
+    OptionDef {
+        name: "end_syncfs",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Like end_fsync, with one syncfs(2) of the file system instead of an fsync per \
+               file (it flushes other writers' dirty data too).",
+    },
+    OptionDef {
+        name: "write_barrier",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 0,
+            max: u32::MAX as u64,
+        },
+        default: Some("0"),
+        help: "fio's barrier write every N writes. Linux has no barrier writes; fio honours \
+               this only in its libpmem engine, and no engine of iogauge's has them, so it \
+               changes nothing (said once in the warnings).",
     },
     OptionDef {
         name: "overwrite",
@@ -871,15 +924,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "replay_redirect",
         ],
         FioOnly::Rejected("I/O logs, replay and histogram logs are not supported"),
-    ),
-    (
-        &[
-            "sync_file_range",
-            "fdatasync",
-            "end_fdatasync",
-            "fsync_on_close",
-        ],
-        FioOnly::Rejected("only fsync=N and end_fsync are supported"),
     ),
 ];
 

@@ -306,6 +306,30 @@ pub fn parse_distribution(text: &str, kb: u64) -> Result<Distribution, String> {
     })
 }
 
+/// fio's `sync_file_range=FLAGS:N` → (SYNC_FILE_RANGE_* flags, N). FLAGS: one or more of
+/// wait_before, write, wait_after joined by ','; N defaults to 1.
+pub fn parse_sync_file_range(text: &str) -> Result<(u32, u32), String> {
+    const ACCEPTED: &str = "FLAGS:N, FLAGS one or more of wait_before, write, wait_after \
+                            joined by ',' and N writes between calls (write:8)";
+    let (flags, every) = match text.trim().rsplit_once(':') {
+        Some((f, n)) => (
+            f,
+            parse_int(n, 1, u64::from(u32::MAX)).map_err(|_| ACCEPTED)?,
+        ),
+        None => (text.trim(), 1),
+    };
+    let mut bits = 0;
+    for word in flags.split(',') {
+        bits |= match word.trim().to_ascii_lowercase().as_str() {
+            "wait_before" => libc::SYNC_FILE_RANGE_WAIT_BEFORE,
+            "write" => libc::SYNC_FILE_RANGE_WRITE,
+            "wait_after" => libc::SYNC_FILE_RANGE_WAIT_AFTER,
+            _ => return Err(ACCEPTED.into()),
+        };
+    }
+    Ok((bits, every as u32))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,7 +26,6 @@ mod pacing;
 mod timeline;
 
 use data::copy_template;
-use flush::{fsync_error, timed_fsync};
 use timeline::close_interval;
 
 /// How often progress counters are published.
@@ -296,7 +295,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         data: data::Pattern::new(template, job.paths().len()),
         pace: pacing::Pacer::new(job),
         tl: timeline::Timeline::new(job, &clock, PUBLISH_EVERY),
-        flush: flush::Flush::default(),
+        flush: flush::Flush::new(job.paths().len()),
         slab: &mut slab,
     };
     w.barrier.wait();
@@ -339,7 +338,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         loop {
             self.check_stop();
             if self.flush.due.is_some() && self.in_kernel == 0 && self.pending.is_empty() {
-                self.due_fsync();
+                self.due_flush();
             }
             self.fill();
             if !E::QUEUED {
@@ -601,14 +600,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
         if dir == Dir::Write {
             self.data.wrote[file] = true;
-            let every = self.w.job.sync.fsync_every;
-            if every > 0 {
-                self.flush.written += 1;
-                if self.flush.written == every {
-                    self.flush.written = 0;
-                    self.flush.due = Some(file);
-                }
-            }
+            self.flush.wrote(self.w, file, u.offset, len);
         }
         if s.write_back && self.halt == Halt::No {
             let u = &mut self.slab[i];
@@ -658,20 +650,9 @@ impl<E: Engine> Loop<'_, '_, E> {
     }
 
     fn finish(mut self) -> JobResult {
-        let job = self.w.job;
-        let flush = job.sync.end_fsync && self.error.is_none() && self.halt != Halt::Abort;
         // The final flush is part of the measured job: buffered writes count when durable.
-        if flush && self.tl.measuring {
-            for file in 0..self.data.wrote.len() {
-                if self.data.wrote[file] {
-                    if let Err(e) =
-                        timed_fsync(&mut self.engine, file, &mut self.stats, true, &self.clock)
-                    {
-                        self.error = Some(fsync_error(self.w, file, e));
-                        break;
-                    }
-                }
-            }
+        if self.error.is_none() && self.halt != Halt::Abort && self.tl.measuring {
+            self.end_flush();
         }
         let end = self.clock.now();
         if self.tl.measuring {

@@ -22,7 +22,7 @@ impl Engine for ShortSync {
         self.pieces.lock().unwrap().push((u.next_offset(), n));
         Queued::Done(Ok(n))
     }
-    fn fsync(&mut self, _: usize) -> io::Result<()> {
+    fn flush(&mut self, _: usize, _: crate::engine::FlushCall) -> io::Result<()> {
         Ok(())
     }
 }
@@ -64,7 +64,7 @@ impl Engine for ShortQueued {
         }
         Ok(())
     }
-    fn fsync(&mut self, _: usize) -> io::Result<()> {
+    fn flush(&mut self, _: usize, _: crate::engine::FlushCall) -> io::Result<()> {
         Ok(())
     }
 }

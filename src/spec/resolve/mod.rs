@@ -119,7 +119,7 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         flags,
         direct,
         cache: cache(&v, rw)?,
-        sync: sync(&v)?,
+        sync: sync(&v, w)?,
         overwrite: v.bool("overwrite")?,
         stonewall: v.bool("stonewall")?,
         group_reporting: v.bool("group_reporting")?,
@@ -472,8 +472,27 @@ fn cache(v: &Values<'_>, rw: RwMode) -> Result<Cache, SpecError> {
     })
 }
 
-/// Write-through and flushes.
-fn sync(v: &Values<'_>) -> Result<Durability, SpecError> {
+/// Write-through and flushes: fio's sync family.
+fn sync(v: &Values<'_>, w: &mut Vec<String>) -> Result<Durability, SpecError> {
+    let (range_flags, range_every) = match v.text("sync_file_range") {
+        Some((t, _)) => value::parse_sync_file_range(&t)
+            .map_err(|acc| v.error("sync_file_range", format!("expected {acc}")))?,
+        None => (0, 0),
+    };
+    let at_end = if v.bool("end_syncfs")? {
+        EndFlush::Syncfs
+    } else if v.bool("end_fsync")? || v.bool("fsync_on_close")? {
+        EndFlush::Fsync
+    } else {
+        EndFlush::None
+    };
+    if v.int("write_barrier")?.unwrap_or(0) > 0 {
+        w.push(
+            "write_barrier: Linux has no barrier writes and no engine of iogauge's (nor any \
+             of fio's but libpmem) issues them; the writes are ordinary writes"
+                .into(),
+        );
+    }
     let mode = match v.choice("sync")?.as_str() {
         "none" | "0" => SyncMode::None,
         "dsync" => SyncMode::Dsync,
@@ -482,7 +501,10 @@ fn sync(v: &Values<'_>) -> Result<Durability, SpecError> {
     Ok(Durability {
         mode,
         fsync_every: v.int("fsync")?.unwrap_or(0) as u32,
-        end_fsync: v.bool("end_fsync")?,
+        fdatasync_every: v.int("fdatasync")?.unwrap_or(0) as u32,
+        range_every,
+        range_flags,
+        at_end,
     })
 }
 
