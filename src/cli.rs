@@ -217,7 +217,11 @@ pub fn command() -> Command {
     Command::new("iogauge")
         .version(env!("CARGO_PKG_VERSION"))
         .about("Measures what a storage path can really do: throughput, IOPS, latency, CPU cost")
-        .after_help("With no command, runs the quick check of the current directory.")
+        .after_help(
+            "With no command, runs the quick check of the current directory. As with fio, \
+             'iogauge --name=x --rw=read …' means 'iogauge run …' and 'iogauge FILE.fio' \
+             means 'iogauge job FILE.fio'.",
+        )
         .subcommand(run_command())
         .subcommand(job_command())
         .subcommand(
@@ -472,11 +476,16 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
     }
 }
 
-/// The command line with the subcommand the user left out: `iogauge FILE.fio` runs a job
-/// file (as fio does).
+/// The command line with the subcommand the user left out, as fio users type it:
+/// `iogauge FILE.fio` runs a job file, `iogauge --name=x --rw=read …` runs those options.
 fn with_implied_command(args: &[String]) -> Vec<String> {
     let mut args = args.to_vec();
     if let Some(first) = args.get(1) {
+        let own_flag = ["--help", "--version"].contains(&first.as_str());
+        if first.starts_with("--") && !own_flag {
+            args.insert(1, "run".into());
+            return args;
+        }
         let known = command()
             .get_subcommands()
             .any(|c| c.get_name() == first.as_str());

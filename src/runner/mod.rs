@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::engine;
-use crate::spec::{JobSpec, Plan};
 use crate::spec::EngineKind;
+use crate::spec::{JobSpec, Plan};
 use crate::stats::diskstats::{self, DiskCounters};
 use crate::stats::{Clock, JobStats};
 use crate::target::{OpenedFile, TargetError, Targets};

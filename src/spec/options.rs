@@ -95,7 +95,8 @@ pub static OPTIONS: &[OptionDef] = &[
         aliases: &["blocksize"],
         kind: Kind::Spec("size[,size]"),
         default: Some("4k"),
-        help: "Bytes per I/O (at least 512). Two values separated by a comma are for reads and \
+        help: "Bytes per I/O (1 byte or more, as in fio; with direct=1 a multiple of the \
+               device's logical block size). Two values separated by a comma are for reads and \
                writes (bs=4k,64k); an empty one keeps the default (bs=,64k).",
     },
     OptionDef {

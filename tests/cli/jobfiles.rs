@@ -318,10 +318,18 @@ fn command_line_options_are_defaults_and_set_overrides_win() {
         ),
         "{err}"
     );
+    // …and runs it, as fio does: 1 MiB in 8-byte I/Os.
     assert!(
-        err.contains("q.fio:4: bs=8: expected at least 512 bytes per I/O"),
-        "{err}"
+        stdout(&o).contains("  q: rw=read bs=8 size=1048576"),
+        "{}",
+        stdout(&o)
     );
+    let o = run_in(
+        d.path(),
+        &["job", h.to_str().unwrap(), "--output-format=json"],
+    );
+    let r: Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(counts(job(&r)), (131072, 1 << 20, 0, 0));
     // Options fio uses only internally are named once, not refused.
     let i = write(
         d.path(),

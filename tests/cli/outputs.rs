@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{ok_in, run_in, stderr, stdout, tmp};
+use super::{counts, iogauge, job, ok_in, run_in, stderr, stdout, tmp, tmp_file};
 
 fn json_in(dir: &Path, args: &[&str]) -> Value {
     let mut a = vec!["run", "--output-format=json"];
@@ -688,4 +688,28 @@ fn fio_plot_draws_from_iogauge_json_and_logs() {
         let png = std::fs::read(p.join(out)).unwrap_or_else(|e| panic!("{out}: {e}\n{all}"));
         assert_eq!(&png[..4], b"\x89PNG");
     }
+}
+
+#[test]
+fn fio_style_options_without_run_are_a_run() {
+    let (_d, f, fname) = tmp_file();
+    // fio users type the options straight after the program's name.
+    let o = iogauge(&[
+        "--name=x",
+        &fname,
+        "--rw=write",
+        "--size=64k",
+        "--output-format=json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(job(&r)["name"], "x");
+    assert_eq!(counts(job(&r)), (0, 0, 16, 64 << 10));
+    assert!(!f.exists(), "removed after the run");
+    // Its own flags stay its own.
+    let o = iogauge(&["--version"]);
+    assert_eq!(stdout(&o).trim(), "iogauge 0.1.0");
+    let o = iogauge(&["--bogus=1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--bogus"), "{}", stderr(&o));
 }

@@ -239,11 +239,11 @@ fn io_sizes(
         .map(BlockSizes::max)
         .max()
         .expect("every pattern reads or writes");
-    for s in used() {
-        if s.min() < 512 {
-            let name = size_option(v);
-            return Err(v.error(name, "expected at least 512 bytes per I/O".into()));
-        }
+    // Any size of 1 byte or more, as fio: direct I/O's alignment is checked against the
+    // device's logical block size once the files are known (`target`).
+    if used().any(|s| s.min() == 0) {
+        let name = size_option(v);
+        return Err(v.error(name, "expected at least 1 byte per I/O".into()));
     }
     Ok((sizes, bs, max_bs))
 }
