@@ -15,6 +15,8 @@ mod compat;
 mod engines;
 #[path = "cli/jobfiles.rs"]
 mod jobfiles;
+#[path = "cli/layout.rs"]
+mod layout;
 #[path = "cli/outputs.rs"]
 mod outputs;
 #[path = "cli/safety.rs"]
@@ -745,6 +747,8 @@ fn enospc_mid_run_names_file_and_offset_and_cleans_up() {
         "--bs=64k",
         "--size=16m",
         "--skip-space-check",
+        // Appending, so the space runs out mid-run (preallocation would fail before it).
+        "--fallocate=none",
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -926,7 +930,8 @@ fn one_job_failing_stops_the_others_and_everything_is_removed() {
         )
         .set("rw", "write", Origin::Cli)
         .set("bs", "64k", Origin::Cli)
-        .set("size", "16m", Origin::Cli);
+        .set("size", "16m", Origin::Cli)
+        .set("fallocate", "none", Origin::Cli);
     let mut plan = iogauge::spec::resolve(&[reader, writer], false).unwrap();
     assert_eq!(plan.groups.len(), 1);
     let safety = iogauge::target::Safety {

@@ -87,9 +87,14 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
     if numbered {
         let _ = writeln!(o, "── group {} ──", g.id);
     }
-    // group_reporting: the first job's description, then the group as one.
-    let shown = if g.group_reporting { 1 } else { g.jobs.len() };
-    for j in &g.jobs[..shown] {
+    // group_reporting: each job's description once (not each clone's), then the group as
+    // one.
+    let mut names_shown = std::collections::BTreeSet::new();
+    let mut files_shown = std::collections::BTreeSet::new();
+    for j in &g.jobs {
+        if g.group_reporting && !names_shown.insert(j.name.as_str()) {
+            continue;
+        }
         let opt = |k: &str| j.options.get(k).map(String::as_str).unwrap_or("");
         let mut line = format!(
             "{}.{}: rw={} bs={} size={} ioengine={}",
@@ -111,6 +116,14 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
         }
         let _ = writeln!(o, "{line}");
         engine_line(o, &j.engine);
+        // How each file was laid out, once per file of the group.
+        for f in &j.files {
+            if let Some(l) = &f.layout {
+                if files_shown.insert(f.path.clone()) {
+                    let _ = writeln!(o, "  file {}: {l}", crate::rawpath::display(&f.path));
+                }
+            }
+        }
         if !g.group_reporting {
             measurement(o, &j.measurement);
         }

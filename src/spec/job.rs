@@ -285,6 +285,33 @@ impl Durability {
     }
 }
 
+/// How a file iogauge creates is allocated before the job (fio's `fallocate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fallocate {
+    /// fallocate(2) mode 0: blocks allocated (unwritten), size set.
+    Native,
+    /// posix_fallocate(3): as native, or zeros written where the file system lacks it.
+    Posix,
+    /// fallocate(2) with FALLOC_FL_KEEP_SIZE: blocks allocated, size left at 0.
+    Keep,
+    /// ftruncate(2): size set, nothing allocated (sparse).
+    Truncate,
+    None,
+}
+
+impl Fallocate {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fallocate::Native => "native",
+            Fallocate::Posix => "posix",
+            Fallocate::Keep => "keep",
+            Fallocate::Truncate => "truncate",
+            Fallocate::None => "none",
+        }
+    }
+}
+
 /// One job thread, fully resolved.
 #[derive(Debug, Clone)]
 pub struct JobSpec {
@@ -336,6 +363,8 @@ pub struct JobSpec {
     pub sync: Durability,
     /// Lay out a new file before a sequential write job (fio's `overwrite`).
     pub overwrite: bool,
+    /// How the files this job has iogauge create are allocated first.
+    pub fallocate: Fallocate,
     /// This job starts a new group (`stonewall`).
     pub stonewall: bool,
     /// Report this job's group as one job.

@@ -537,6 +537,20 @@ pub static OPTIONS: &[OptionDef] = &[
                changes nothing (said once in the warnings).",
     },
     OptionDef {
+        name: "fallocate",
+        aliases: &[],
+        kind: Kind::Choice(&["native", "posix", "keep", "truncate", "none", "0", "1"]),
+        default: Some("native"),
+        help: "How a file iogauge creates is allocated before the job, as fio: native \
+               (fallocate(2) to full size; none where the file system lacks it), posix \
+               (posix_fallocate(3), which writes zeros where fallocate is missing), keep \
+               (fallocate with FALLOC_FL_KEEP_SIZE: blocks reserved, size 0), truncate \
+               (ftruncate to full size: sparse), none (0; the job appends), 1 (posix). A \
+               sequential writer then overwrites allocated blocks instead of growing the file, \
+               which is what a database log or a preallocated data file sees. The report says \
+               how each file was laid out.",
+    },
+    OptionDef {
         name: "overwrite",
         aliases: &[],
         kind: Kind::Bool,
@@ -742,15 +756,10 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
         FioOnly::Ignored("iogauge has one generator (xoshiro256++ and a keyed permutation)"),
     ),
     (
-        &[
-            "create_on_open",
-            "allow_file_create",
-            "openfiles",
-            "fallocate",
-        ],
+        &["create_on_open", "allow_file_create", "openfiles"],
         FioOnly::Ignored(
-            "iogauge creates and lays out every file (written in full) before its group \
-             starts, and keeps them open",
+            "iogauge creates and lays out every file before its group starts, and keeps them \
+             open",
         ),
     ),
     (

@@ -313,6 +313,7 @@ fn check_job(
             identity: found.as_ref().map(|e| e.identity),
             follow: found.as_ref().is_some_and(|e| e.follow),
             ours,
+            fallocate: job.fallocate,
         });
         entry.extent = entry.extent.max(extent);
         entry.written |= job.rw.writes() || (extends && needs_layout);

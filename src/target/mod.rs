@@ -12,6 +12,8 @@
 //! statistics. The check before anything is created lives in `check.rs`; this file holds
 //! what happens to the files while and after the run.
 
+use crate::spec::job::Fallocate;
+use crate::units::human_bytes;
 use std::collections::BTreeMap;
 use std::io;
 use std::num::NonZeroU64;
@@ -82,6 +84,8 @@ struct Need {
     follow: bool,
     /// It carries iogauge's mark, matching what the file is (an earlier run's, unchanged).
     ours: bool,
+    /// How it is allocated if this run creates it (the first job's `fallocate`).
+    fallocate: Fallocate,
 }
 
 /// The checked plan's files, and what this run created.
@@ -97,6 +101,8 @@ pub struct Targets {
     /// identities is exact. Those of files the run writes hold the write lock, and the mark is
     /// written through them when the run ends.
     held: BTreeMap<PathBuf, OwnedFd>,
+    /// How each file was laid out before the job that uses it, for the report.
+    layouts: BTreeMap<PathBuf, String>,
     pub warnings: Vec<String>,
 }
 
@@ -144,14 +150,27 @@ impl Targets {
             if n.kind == Kind::BlockDevice || n.first_group > gi {
                 continue;
             }
-            if !n.exists {
+            let created_now = !n.exists;
+            if created_now {
                 let (fd, id) = ownership::create_new(&p).map_err(|e| {
                     setup_err(&p, "cannot create", e, "it appeared after the check")
                 })?;
                 self.created.push(p.clone());
                 ownership::watch(&p, id);
-                lock_for_writing(&fd, &p)?;
+                // Held before anything can fail: removal at the end compares with it.
                 self.held.insert(p.clone(), fd);
+                let fd = &self.held[&p];
+                lock_for_writing(fd, &p)?;
+                // A file a later group reads is laid out then, from what the writers before
+                // it left: allocated-but-unwritten blocks would read as zeros, not data.
+                let layout = if n.layout_from.is_some_and(|g| g > gi) {
+                    "created; not preallocated, because a later group reads it and iogauge \
+                     lays out whatever the writers before it leave"
+                        .to_string()
+                } else {
+                    preallocate(fd, &p, n.fallocate, n.extent)?
+                };
+                self.layouts.insert(p.clone(), layout);
                 let need = self.needs.get_mut(&p).expect("known path");
                 need.exists = true;
                 need.identity = Some(id);
@@ -160,15 +179,38 @@ impl Targets {
             }
             if n.layout_from.is_some_and(|g| g <= gi) {
                 let fd = self.reopen(&p, OFlags::WRONLY, "direct")?;
-                let len = rustix::fs::fstat(&fd)
-                    .map_err(|e| io_err(&p, "cannot stat", e.into()))?
-                    .st_size as u64;
+                // A file created now holds no data, whatever size preallocation gave it.
+                let len = match created_now {
+                    true => 0,
+                    false => {
+                        rustix::fs::fstat(&fd)
+                            .map_err(|e| io_err(&p, "cannot stat", e.into()))?
+                            .st_size as u64
+                    }
+                };
                 if len < n.extent {
                     lay_out(&fd, &p, len, n.extent, &mut rng, interrupt)?;
+                    let what = format!(
+                        "laid out with random data from byte {len} to {}",
+                        human_bytes(n.extent)
+                    );
+                    let entry = self
+                        .layouts
+                        .entry(p.clone())
+                        .or_insert_with(|| "existing".into());
+                    *entry = format!("{entry}; {what}");
                 }
             }
+            self.layouts
+                .entry(p.clone())
+                .or_insert_with(|| "existing, used as it is".into());
         }
         Ok(())
+    }
+
+    /// How `p` was laid out for this run (see `prepare_group`).
+    pub fn layout(&self, p: &Path) -> Option<&str> {
+        self.layouts.get(p).map(String::as_str)
     }
 
     /// Opens `p` again, only if it is still the inode that was checked or created.
@@ -305,6 +347,48 @@ fn setup_err(p: &Path, what: &str, e: io::Error, exists: &str) -> TargetError {
     }
 }
 
+/// Allocates a file this run just created, as fio's `fallocate` says, and says what it did.
+/// fio's `native` falls back to nothing where the file system has no fallocate; so does this.
+fn preallocate(fd: &OwnedFd, p: &Path, how: Fallocate, len: u64) -> Result<String, TargetError> {
+    use rustix::fs::FallocateFlags;
+    let size = human_bytes(len);
+    let done = match how {
+        Fallocate::None => return Ok("created empty; the job's writes extend it".into()),
+        _ if len == 0 => return Ok("created empty".into()),
+        Fallocate::Native => rustix::fs::fallocate(fd, FallocateFlags::empty(), 0, len),
+        Fallocate::Keep => rustix::fs::fallocate(fd, FallocateFlags::KEEP_SIZE, 0, len),
+        Fallocate::Truncate => rustix::fs::ftruncate(fd, len),
+        Fallocate::Posix => {
+            // SAFETY: a plain library call on a descriptor this function borrows.
+            let r = unsafe {
+                libc::posix_fallocate(std::os::fd::AsRawFd::as_raw_fd(fd), 0, len as libc::off_t)
+            };
+            match r {
+                0 => Ok(()),
+                e => Err(rustix::io::Errno::from_raw_os_error(e)),
+            }
+        }
+    };
+    match done {
+        Ok(()) => Ok(match how {
+            Fallocate::Native => format!("created; fallocate(2) of {size} (fallocate=native)"),
+            Fallocate::Posix => format!("created; posix_fallocate(3) of {size}"),
+            Fallocate::Keep => format!("created; fallocate(2) KEEP_SIZE of {size}, size 0"),
+            _ => format!("created; ftruncate(2) to {size}, sparse (fallocate=truncate)"),
+        }),
+        Err(rustix::io::Errno::OPNOTSUPP) if how == Fallocate::Native => Ok(
+            "created empty: this file system has no fallocate, so the job's writes extend it \
+             (fio's native falls back the same way)"
+                .into(),
+        ),
+        Err(e) => Err(io_err(
+            p,
+            &format!("fallocate={} of {size}", how.as_str()),
+            e.into(),
+        )),
+    }
+}
+
 /// How much layout writes per call: also how soon an interrupt is noticed.
 const LAYOUT_CHUNK: usize = 1 << 20;
 /// Lay-out flushes what it wrote every so often, so that no single flush (which cannot be
@@ -347,6 +431,10 @@ pub struct OpenedFile {
     #[serde(with = "crate::rawpath::serde_path")]
     pub path: PathBuf,
     pub open_flags: Vec<std::borrow::Cow<'static, str>>,
+    /// How the file was laid out before the job: created and preallocated (fio's
+    /// `fallocate`), laid out with data, or an existing file used as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
 }
 
 impl Targets {
@@ -394,6 +482,7 @@ impl Targets {
             }
             let got = rustix::fs::fcntl_getfl(&fd).map_err(|e| io_err(&p, "fcntl", e.into()))?;
             opened.push(OpenedFile {
+                layout: self.layout(&p).map(str::to_string),
                 path: p,
                 open_flags: flag_names(got).into_iter().map(Into::into).collect(),
             });

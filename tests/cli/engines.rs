@@ -481,6 +481,7 @@ fn io_uring_stops_cleanly_on_enospc_and_on_ctrl_c() {
             "--ioengine=io_uring",
             "--iodepth=16",
             "--skip-space-check",
+            "--fallocate=none",
         ]);
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
         let r: Value = serde_json::from_slice(&o.stdout).unwrap();

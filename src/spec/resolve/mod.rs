@@ -121,6 +121,13 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         cache: cache(&v, rw)?,
         sync: sync(&v, w)?,
         overwrite: v.bool("overwrite")?,
+        fallocate: match v.choice("fallocate")?.as_str() {
+            "native" => Fallocate::Native,
+            "posix" | "1" => Fallocate::Posix,
+            "keep" => Fallocate::Keep,
+            "truncate" => Fallocate::Truncate,
+            _ => Fallocate::None,
+        },
         stonewall: v.bool("stonewall")?,
         group_reporting: v.bool("group_reporting")?,
         logs,
