@@ -166,13 +166,29 @@ pub fn jobs(r: &RunReport) -> Vec<FioJob> {
             let mut options = first.options.clone();
             options.insert("numjobs".into(), g.jobs.len().to_string());
             let error = g.jobs.iter().find_map(|j| j.error.as_ref());
-            out.push(job(
+            let mut fj = job(
                 &first.name,
                 g,
                 options,
                 error.map(|e| e.errno.unwrap_or(1)),
                 &g.total,
-            ));
+            );
+            // fio's group: job_runtime is the jobs' runtimes summed, and CPU is the jobs' CPU
+            // time over that sum (a job's average share of a CPU), where iogauge's own
+            // figure (groups[].total.cpu) is the share of the group's elapsed time.
+            let runtime_ms: u64 = g
+                .jobs
+                .iter()
+                .map(|j| j.measurement.elapsed_ns / 1_000_000)
+                .sum();
+            let pct = |s: f64| match runtime_ms {
+                0 => 0.0,
+                ms => 100.0 * s * 1000.0 / ms as f64,
+            };
+            fj.job_runtime = runtime_ms;
+            fj.usr_cpu = pct(g.jobs.iter().map(|j| j.measurement.cpu.user_s).sum());
+            fj.sys_cpu = pct(g.jobs.iter().map(|j| j.measurement.cpu.system_s).sum());
+            out.push(fj);
         } else {
             for j in &g.jobs {
                 let error = j.error.as_ref().map(|e| e.errno.unwrap_or(1));

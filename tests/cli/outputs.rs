@@ -138,6 +138,17 @@ fn fio_json_is_a_superset_and_group_reporting_sums() {
         rd["bw_bytes"]
     );
     assert_eq!(jobs[0]["job options"]["numjobs"], "2");
+    // fio's group CPU and job_runtime: the jobs' runtimes summed, CPU time over that sum.
+    let native: Vec<&Value> = r["groups"][0]["jobs"].as_array().unwrap().iter().collect();
+    let runtime_ms: u64 = native.iter().map(|j| u(&j["elapsed_ns"]) / 1_000_000).sum();
+    assert_eq!(u(&jobs[0]["job_runtime"]), runtime_ms);
+    let sys_s: f64 = native.iter().map(|j| f(&j["cpu"]["system_s"])).sum();
+    let want = 100.0 * sys_s * 1000.0 / runtime_ms as f64;
+    assert!(
+        (f(&jobs[0]["sys_cpu"]) - want).abs() < 1e-6,
+        "{want} {}",
+        jobs[0]["sys_cpu"]
+    );
     assert!((f(&rd["bw_agg"]) - 100.0).abs() < 1e-6);
 }
 
