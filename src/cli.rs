@@ -349,7 +349,8 @@ fn check_output(option: &str, p: &std::path::Path, replace: bool) -> Result<(), 
 
 impl ToolOptions {
     /// The report files a run writes that `--output` names (without it, one format goes to
-    /// stdout and several to `iogauge-DATE-TIME` files named when the run ends).
+    /// stdout and several to `iogauge-DATE-TIME` files named when the run ends; with several
+    /// formats, text goes to stdout as well).
     pub fn report_files(&self) -> Vec<PathBuf> {
         match (&self.output, self.formats.as_slice()) {
             (Some(p), [_]) => vec![p.clone()],

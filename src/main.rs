@@ -268,6 +268,7 @@ fn measure(
         .paths()
         .map(|p| iogauge::host::describe(p))
         .collect();
+    let printed = warnings.len();
     let context = result::Context {
         command_line: args.to_vec(),
         started,
@@ -282,6 +283,11 @@ fn measure(
         eprintln!("iogauge: {problem}");
     }
     let report = result::build(&outcome, context);
+    // What the run found (the device counters' verdicts) reaches stderr too, whatever the
+    // report's format.
+    for w in &report.warnings[printed..] {
+        eprintln!("iogauge: warning: {}", cli::for_terminal(w));
+    }
     let code = if outcome.interrupted {
         130
     } else if let Some(TargetError::Usage(_)) = outcome.setup_error {
@@ -312,17 +318,33 @@ fn execute(
             Ok(m) => m,
             Err(e) => return e.exit(),
         };
+    // Text on the screen that stderr also writes to: its warnings and errors are printed
+    // there (warnings as found, errors at the end), so the screen shows each once.
+    let screen_report = match stdout_is_stderr() {
+        true => result::RunReport {
+            warnings: Vec::new(),
+            errors: Vec::new(),
+            ..report.clone()
+        },
+        false => report.clone(),
+    };
     let render = |f: Format| match (f, summary_labels) {
         (Format::Text, Some(labels)) => report::text::summary(&report, labels),
         (f, _) => report::render(f, &report),
     };
+    let render_screen = |f: Format| match (f, summary_labels) {
+        (Format::Text, Some(labels)) => report::text::summary(&screen_report, labels),
+        (Format::Text, None) => report::render(f, &screen_report),
+        (f, _) => render(f),
+    };
     let mut failed = write_logs(&report, tool.overwrite_output);
     match tool.formats.as_slice() {
         [f] => {
-            let text = render(*f);
             let written = match &tool.output {
-                Some(path) => ownership::write_output(path, text.as_bytes(), tool.overwrite_output),
-                None => std::io::stdout().write_all(text.as_bytes()),
+                Some(path) => {
+                    ownership::write_output(path, render(*f).as_bytes(), tool.overwrite_output)
+                }
+                None => std::io::stdout().write_all(render_screen(*f).as_bytes()),
             };
             if let Err(e) = written {
                 eprintln!("iogauge: cannot write the report: {e}");
@@ -337,11 +359,14 @@ fn execute(
                 .clone()
                 .unwrap_or_else(|| default_stem(report.started_unix_s).into());
             for &f in formats {
-                let text = render(f);
-                if f == Format::Text && tool.output.is_none() {
-                    print!("{text}");
-                    continue;
+                // Text is for the screen; with --output it is kept in a file as well.
+                if f == Format::Text {
+                    print!("{}", render_screen(f));
+                    if tool.output.is_none() {
+                        continue;
+                    }
                 }
+                let text = render(f);
                 let path = stem.with_extension(f.ext());
                 match ownership::write_output(&path, text.as_bytes(), tool.overwrite_output) {
                     Ok(()) => eprintln!("iogauge: wrote {}", path.display()),
@@ -672,6 +697,17 @@ fn sqlio_batch(args: &[String], batch: compat::sqlio::Batch, f: &compat::Flags) 
             ExitCode::from(code)
         }
     }
+}
+
+/// Whether stdout and stderr are one file (a terminal, or `&>` into one file).
+fn stdout_is_stderr() -> bool {
+    let (Ok(a), Ok(b)) = (
+        rustix::fs::fstat(std::io::stdout()),
+        rustix::fs::fstat(std::io::stderr()),
+    ) else {
+        return false;
+    };
+    (a.st_dev, a.st_ino, a.st_rdev) == (b.st_dev, b.st_ino, b.st_rdev)
 }
 
 fn status_line(ev: &Event) {

@@ -656,6 +656,24 @@ fn page_cache_and_unflushed_writes_are_flagged() {
         ],
     );
     let r: Value = serde_json::from_str(&r).unwrap();
+    // Found after the run, the verdict reaches stderr too, whatever the report's format.
+    let o = run_in(
+        p,
+        &[
+            "run",
+            "--filename=c.out",
+            "--rw=read",
+            "--bs=64k",
+            "--size=32m",
+            "--invalidate=0",
+            "--output-format=json",
+        ],
+    );
+    assert!(
+        stderr(&o).contains("iogauge: warning: group 1: iogauge read 32.00 MiB"),
+        "{}",
+        stderr(&o)
+    );
     let devices = r["groups"][0]["devices"].as_array().unwrap();
     let loop_name = fs.dev.trim_start_matches("/dev/");
     assert!(

@@ -254,8 +254,9 @@ fn several_formats_go_to_their_own_files() {
         assert!(stderr(&o).contains(&format!("wrote out/run.{ext}")));
     }
     assert!(
-        stdout(&o).is_empty(),
-        "with --output everything goes to files"
+        stdout(&o).contains("IOPS"),
+        "text goes to the screen as well: {}",
+        stdout(&o)
     );
     let j: Value =
         serde_json::from_str(&std::fs::read_to_string(p.join("out/run.json")).unwrap()).unwrap();
@@ -723,4 +724,58 @@ fn fio_style_options_without_run_are_a_run() {
     let o = iogauge(&["--bogus=1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--bogus"), "{}", stderr(&o));
+}
+
+#[test]
+fn several_formats_put_text_on_the_screen_and_every_format_in_a_file() {
+    let d = tmp();
+    let o = run_in(
+        d.path(),
+        &[
+            "run",
+            "--ioengine=null",
+            "--size=1m",
+            "--output-format=text,json",
+            "--output=run",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("IOPS"),
+        "text on stdout: {}",
+        stdout(&o)
+    );
+    assert!(d.path().join("run.json").is_file());
+    assert!(d.path().join("run.txt").is_file(), "and kept in a file");
+}
+
+#[test]
+fn a_warning_shows_once_where_stdout_and_stderr_are_one_file() {
+    let d = tmp();
+    let log = d.path().join("both.log");
+    let out = std::fs::File::create(&log).unwrap();
+    let err = out.try_clone().unwrap();
+    let status = Command::new(assert_cmd::cargo::cargo_bin!("iogauge"))
+        .args(["run", "--ioengine=libaio", "--size=1m"])
+        .arg(format!("--filename={}", d.path().join("f").display()))
+        .stdout(out)
+        .stderr(err)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        text.matches("ioengine=libaio runs as io_uring").count(),
+        1,
+        "{text}"
+    );
+    // Apart, each stream is whole: the report keeps its warnings.
+    let o = iogauge(&[
+        "run",
+        "--ioengine=libaio",
+        "--size=1m",
+        &format!("--filename={}", d.path().join("g").display()),
+    ]);
+    assert!(stdout(&o).contains("warning: ioengine=libaio runs as io_uring"));
+    assert!(stderr(&o).contains("warning: ioengine=libaio runs as io_uring"));
 }
