@@ -216,10 +216,21 @@ fn measurement(o: &mut String, m: &Measurement) {
             .parse::<u32>()
             .unwrap_or(u32::MAX)
     });
+    // Each level counts up to the next one: "16" is 16 to 31 in flight.
+    let lows: Vec<Option<u32>> = levels.iter().map(|(k, _)| k.parse().ok()).collect();
     let cells: Vec<String> = levels
-        .into_iter()
-        .filter(|(_, p)| **p >= 0.05)
-        .map(|(k, p)| format!("{k}: {p:.1}%"))
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, p))| **p >= 0.05)
+        .map(|(i, (k, p))| {
+            let label = match (lows[i], lows.get(i + 1).copied().flatten()) {
+                (Some(lo), Some(next)) if next > lo + 1 => format!("{lo}-{}", next - 1),
+                (Some(lo), Some(_)) => lo.to_string(),
+                // The last level: "8" when it is the queue's depth cap, ">=64" from JSON.
+                _ => k.to_string(),
+            };
+            format!("{label}: {p:.1}%")
+        })
         .collect();
     if !cells.is_empty() {
         let _ = writeln!(

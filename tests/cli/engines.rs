@@ -352,12 +352,23 @@ fn io_uring_keeps_the_queue_full_and_splits_latency() {
         .lines()
         .find(|l| l.trim_start().starts_with("depth"))
         .unwrap();
-    let levels: Vec<u32> = depth
+    // Each level is labelled with the range it counts: 8-15, not 8.
+    let ranges: Vec<(u32, u32)> = depth
         .split_whitespace()
         .filter_map(|w| w.strip_suffix(':'))
-        .map(|l| l.trim_start_matches(">=").parse().unwrap())
+        .map(|l| {
+            let l = l.trim_start_matches(">=");
+            match l.split_once('-') {
+                Some((a, b)) => (a.parse().unwrap(), b.parse().unwrap()),
+                None => (l.parse().unwrap(), l.parse().unwrap()),
+            }
+        })
         .collect();
-    assert!(!levels.is_empty() && levels.is_sorted(), "{depth}");
+    assert!(!ranges.is_empty() && ranges.is_sorted(), "{depth}");
+    assert!(depth.contains(" 8-15: "), "{depth}");
+    for (lo, hi) in &ranges {
+        assert!(lo == hi || (*hi + 1).is_power_of_two() && hi + 1 == 2 * lo, "{depth}");
+    }
 
     // A synchronous engine has no submission phase, and one I/O in flight at most.
     let r = run_json(&[&fname, "--rw=randread", "--size=1m"], 0);
