@@ -53,6 +53,19 @@ pub struct Device {
     pub major_minor: String,
     pub logical_block_size: Option<u64>,
     pub rotational: Option<bool>,
+    /// The queue's settings that change what a test measures (`/sys/block/X/queue`): the
+    /// volatile write cache ("write back" or "write through"), the I/O scheduler in use,
+    /// read-ahead, the largest request and the queue's request slots.
+    #[serde(default)]
+    pub write_cache: Option<String>,
+    #[serde(default)]
+    pub scheduler: Option<String>,
+    #[serde(default)]
+    pub read_ahead_kb: Option<u64>,
+    #[serde(default)]
+    pub max_sectors_kb: Option<u64>,
+    #[serde(default)]
+    pub nr_requests: Option<u64>,
 }
 
 pub fn host() -> Host {
@@ -134,29 +147,52 @@ fn device(major: u32, minor: u32) -> Option<Device> {
     } else {
         real
     };
-    let model = ["device/model", "device/vendor"]
-        .iter()
-        .filter_map(|f| read_trim(disk.join(f)))
-        .find(|m| !m.is_empty())
-        .unwrap_or_else(|| {
-            let d = disk
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if d.starts_with("vd") {
-                "virtio block device".into()
-            } else {
-                String::new()
-            }
-        });
+    let model = device_model(&disk);
+    let queue = |f: &str| read_trim(disk.join("queue").join(f));
+    let number = |f: &str| queue(f).and_then(|v| v.parse().ok());
     Some(Device {
         name,
         model,
         major_minor: format!("{major}:{minor}"),
-        logical_block_size: read_trim(disk.join("queue/logical_block_size"))
-            .and_then(|v| v.parse().ok()),
-        rotational: read_trim(disk.join("queue/rotational")).map(|v| v == "1"),
+        logical_block_size: number("logical_block_size"),
+        rotational: queue("rotational").map(|v| v == "1"),
+        write_cache: queue("write_cache"),
+        // "none [mq-deadline] kyber": the one in brackets is in use.
+        scheduler: queue("scheduler").map(|v| {
+            v.split_whitespace()
+                .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
+                .unwrap_or(v.as_str())
+                .to_string()
+        }),
+        read_ahead_kb: number("read_ahead_kb"),
+        max_sectors_kb: number("max_sectors_kb"),
+        nr_requests: number("nr_requests"),
     })
+}
+
+/// The disk's vendor and model as the kernel knows them ("ATA Samsung SSD 870", "Dell
+/// PERC H730"); for a virtio disk, which has only a PCI vendor number, what it is.
+fn device_model(disk: &Path) -> String {
+    let read = |f: &str| read_trim(disk.join("device").join(f)).filter(|v| !v.is_empty());
+    let driver = fs::read_link(disk.join("device/driver"))
+        .ok()
+        .and_then(|l| l.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let vendor = read("vendor").filter(|v| !v.starts_with("0x"));
+    match (vendor, read("model")) {
+        (Some(v), Some(m)) if !m.starts_with(&v) => format!("{v} {m}"),
+        (_, Some(m)) => m,
+        (Some(v), None) => v,
+        (None, None) if driver == "virtio_blk" => "virtio block device".into(),
+        (None, None) => {
+            let name = disk.file_name().map(|n| n.to_string_lossy().into_owned());
+            match name.as_deref() {
+                Some(n) if n.starts_with("vd") => "virtio block device".into(),
+                Some(n) if n.starts_with("loop") => "loop device".into(),
+                _ => String::new(),
+            }
+        }
+    }
 }
 
 /// Describes `path` (or, if it is gone or not yet created, the directory holding it).

@@ -46,6 +46,7 @@ pub fn header(o: &mut String, r: &RunReport) {
                 if let Some(l) = d.logical_block_size {
                     s += &format!(", {l} B logical blocks");
                 }
+                s += &queue_settings(d);
                 s
             }
             None => "no block device (nothing below the file system to check)".into(),
@@ -70,6 +71,33 @@ pub fn header(o: &mut String, r: &RunReport) {
     }
     if r.interrupted {
         o.push_str("INTERRUPTED: the run was stopped early; these results are partial.\n");
+    }
+}
+
+/// The device queue's settings that change a result, as the kernel reports them.
+fn queue_settings(d: &crate::host::Device) -> String {
+    let mut parts = Vec::new();
+    if let Some(r) = d.rotational {
+        parts.push(if r { "rotational" } else { "non-rotational" }.to_string());
+    }
+    if let Some(c) = &d.write_cache {
+        parts.push(format!("{c} cache"));
+    }
+    if let Some(sch) = &d.scheduler {
+        parts.push(format!("scheduler {sch}"));
+    }
+    if let Some(ra) = d.read_ahead_kb {
+        parts.push(format!("read-ahead {ra} KiB"));
+    }
+    if let Some(m) = d.max_sectors_kb {
+        parts.push(format!("requests up to {m} KiB"));
+    }
+    if let Some(n) = d.nr_requests {
+        parts.push(format!("nr_requests {n}"));
+    }
+    match parts.is_empty() {
+        true => String::new(),
+        false => format!(", {}", parts.join(", ")),
     }
 }
 

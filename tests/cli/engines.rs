@@ -367,7 +367,10 @@ fn io_uring_keeps_the_queue_full_and_splits_latency() {
     assert!(!ranges.is_empty() && ranges.is_sorted(), "{depth}");
     assert!(depth.contains(" 8-15: "), "{depth}");
     for (lo, hi) in &ranges {
-        assert!(lo == hi || (*hi + 1).is_power_of_two() && hi + 1 == 2 * lo, "{depth}");
+        assert!(
+            lo == hi || (*hi + 1).is_power_of_two() && hi + 1 == 2 * lo,
+            "{depth}"
+        );
     }
 
     // A synchronous engine has no submission phase, and one I/O in flight at most.

@@ -779,3 +779,35 @@ fn a_warning_shows_once_where_stdout_and_stderr_are_one_file() {
     assert!(stdout(&o).contains("warning: ioengine=libaio runs as io_uring"));
     assert!(stderr(&o).contains("warning: ioengine=libaio runs as io_uring"));
 }
+
+#[test]
+fn the_report_records_the_device_queue_as_the_kernel_has_it() {
+    let (_d, _f, fname) = tmp_file();
+    let r = super::run_json(&[&fname, "--size=64k"], 0);
+    let Some(dev) = r["targets"][0]["device"].as_object() else {
+        println!("SKIP: no block device under the temp dir");
+        return;
+    };
+    let name = dev["name"].as_str().unwrap();
+    let mut disk = std::fs::canonicalize(format!("/sys/class/block/{name}")).unwrap();
+    if disk.join("partition").exists() {
+        disk.pop();
+    }
+    let sys = |f: &str| {
+        std::fs::read_to_string(disk.join("queue").join(f))
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    assert_eq!(dev["write_cache"], sys("write_cache"));
+    assert!(
+        sys("scheduler").contains(&format!("[{}]", dev["scheduler"].as_str().unwrap()))
+            || sys("scheduler") == dev["scheduler"].as_str().unwrap()
+    );
+    for k in ["read_ahead_kb", "max_sectors_kb", "nr_requests"] {
+        assert_eq!(dev[k].to_string(), sys(k), "{k}");
+    }
+    // A model, not a PCI vendor number.
+    let model = dev["model"].as_str().unwrap();
+    assert!(!model.starts_with("0x"), "{model}");
+}
