@@ -581,9 +581,11 @@ fn compare_files(
 fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
     use compat::Invocation as I;
     match inv {
+        // Run without its arguments, a tool says how to use it: a usage error, as the
+        // originals treat it (stderr, exit 2), so a script that lost its arguments fails.
         I::Usage(text) => {
-            print!("{text}");
-            ExitCode::SUCCESS
+            eprint!("{text}");
+            ExitCode::from(2)
         }
         I::One(p, f) => legacy_one(args, p.as_ref(), &f),
         I::SqlioBatch(batch, f) => sqlio_batch(args, batch, &f),

@@ -500,6 +500,17 @@ pub fn read_input_text(path: &Path, max: u64, why: &str) -> Result<String, Strin
     })
 }
 
+/// Says why a unit test could not check what it is for, in `cargo test`'s normal output
+/// (libtest captures a passing test's `print!`, not writes to the stderr handle).
+#[cfg(test)]
+macro_rules! skip_test {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let test = std::thread::current().name().unwrap_or("?").to_string();
+        let _ = writeln!(std::io::stderr(), "SKIP {test}: {}", format!($($t)*));
+    }};
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,7 +523,7 @@ mod tests {
         rustix::io::pwrite(&fd, b"iogauge", 0).unwrap();
         let st = rustix::fs::fstat(&fd).unwrap();
         if verdict(fd.as_fd(), &st) == Verdict::Foreign {
-            println!("SKIP: {} has no user xattrs", d.path().display());
+            skip_test!("{} has no user xattrs", d.path().display());
             return;
         }
         assert_eq!(verdict(fd.as_fd(), &st), Verdict::Unfinished);
@@ -549,7 +560,7 @@ mod tests {
             if rustix::fs::fsetxattr(&fd, CREATED_MARK, text.as_bytes(), XattrFlags::empty())
                 .is_err()
             {
-                println!("SKIP: no user xattrs here");
+                skip_test!("no user xattrs here");
                 return;
             }
             let v = verdict(fd.as_fd(), &st);
@@ -656,7 +667,7 @@ mod tests {
         write_output(&p, b"one", false).unwrap();
         let (fd, st) = open_existing(&p, OFlags::RDONLY, false).unwrap();
         if verdict(fd.as_fd(), &st) == Verdict::Foreign {
-            println!("SKIP: no user xattrs here");
+            skip_test!("no user xattrs here");
             return;
         }
         write_output(&p, b"two", false).unwrap();

@@ -9,6 +9,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+/// Says why a test could not check what it is for, in `cargo test`'s normal output: libtest
+/// captures a passing test's `print!`/`eprint!`, not what is written to the stderr handle.
+macro_rules! skip {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let test = std::thread::current().name().unwrap_or("?").to_string();
+        let _ = writeln!(std::io::stderr(), "SKIP {test}: {}", format!($($t)*));
+    }};
+}
+
 #[path = "cli/compat.rs"]
 mod compat;
 #[path = "cli/engines.rs"]
@@ -139,7 +149,7 @@ impl LoopFs {
             .filter(|o| o.status.success())
             .map(|o| stdout(&o).trim().to_string())
         else {
-            eprintln!("SKIP-REASON: no loop device available (losetup failed)");
+            skip!("-REASON: no loop device available (losetup failed)");
             return None;
         };
         let detach = || {
@@ -147,14 +157,14 @@ impl LoopFs {
         };
         let mkfs = Command::new("mkfs.ext4").args(["-q", "-F", &dev]).output();
         if !mkfs.is_ok_and(|o| o.status.success()) {
-            eprintln!("SKIP-REASON: mkfs.ext4 failed or is missing");
+            skip!("-REASON: mkfs.ext4 failed or is missing");
             detach();
             return None;
         }
         let mnt = tmp();
         let mount = Command::new("mount").arg(&dev).arg(mnt.path()).output();
         if !mount.is_ok_and(|o| o.status.success()) {
-            eprintln!("SKIP-REASON: cannot mount {dev}");
+            skip!("-REASON: cannot mount {dev}");
             detach();
             return None;
         }
@@ -701,7 +711,7 @@ impl SmallFs {
             .status()
             .is_ok_and(|s| s.success());
         if !ok {
-            println!("SKIP: cannot mount a tmpfs here (needs root)");
+            skip!("cannot mount a tmpfs here (needs root)");
             return None;
         }
         Some(SmallFs(d))
@@ -780,7 +790,7 @@ fn read_only_file_system_is_refused_up_front() {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        println!("SKIP: cannot remount read-only");
+        skip!("cannot remount read-only");
         return;
     }
     let o = iogauge(&[
@@ -807,7 +817,7 @@ fn block_devices_are_written_only_when_allowed() {
         .filter(|o| o.status.success())
         .map(|o| stdout(&o).trim().to_string())
     else {
-        println!("SKIP: no loop device available (losetup failed)");
+        skip!("no loop device available (losetup failed)");
         return;
     };
     struct Detach(String);
@@ -889,7 +899,7 @@ fn invalidate_drops_the_files_cached_pages() {
         0,
     );
     let Some(before) = resident_bytes(&f) else {
-        println!("SKIP: fincore (util-linux) is not available to inspect the page cache");
+        skip!("fincore (util-linux) is not available to inspect the page cache");
         return;
     };
     assert_eq!(before, 16 << 20, "a buffered write leaves the file cached");

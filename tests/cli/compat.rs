@@ -69,12 +69,17 @@ fn sasiotest_runs_the_seeds_command_lines() {
     let d = tmp();
     let p = d.path();
 
-    // No arguments: the usage.
-    let u = ok_in(p, &["sasiotest"]);
-    assert!(
-        u.contains("-numpages M") && u.contains("MUST be the first argument"),
-        "{u}"
-    );
+    // No arguments: the usage, as a usage error (stderr, exit 2); likewise sqlio and iotest.
+    for (tool, want) in [
+        ("sasiotest", "MUST be the first argument"),
+        ("sqlio", "outstanding I/Os per thread"),
+        ("iotest", "-t"),
+    ] {
+        let o = run_in(p, &[tool]);
+        assert_eq!(o.status.code(), Some(2), "{tool}");
+        assert!(stdout(&o).is_empty(), "{tool}");
+        assert!(stderr(&o).contains(want), "{tool}: {}", stderr(&o));
+    }
 
     // "sasiotest test.out –w": defaults, with both warnings.
     let o = sas(p, "test.out \u{2013}w");
@@ -380,7 +385,7 @@ fn sasiotest_one_writer_per_file_many_readers() {
     let status = first.wait().unwrap();
     assert!(t0.elapsed() < Duration::from_secs(10));
     if status.code() == Some(0) {
-        eprintln!("SKIP writer lock: the first writer finished before the second started");
+        skip!("writer lock: the first writer finished before the second started");
         return;
     }
     assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
@@ -623,7 +628,7 @@ fn iotest_writes_reads_reports_and_cleans_up() {
 fn page_cache_and_unflushed_writes_are_flagged() {
     // On a loop device of its own: the root disk's counters also see the other tests.
     let Some(fs) = LoopFs::new(96) else {
-        eprintln!("SKIP page-cache check: no loop-mounted ext4 here");
+        skip!("page-cache check: no loop-mounted ext4 here");
         return;
     };
     let p = fs.path();
@@ -696,7 +701,7 @@ fn page_cache_and_unflushed_writes_are_flagged() {
     let shm = Path::new("/dev/shm");
     let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
     if !mounts.lines().any(|l| l.contains(" /dev/shm tmpfs ")) {
-        eprintln!("SKIP tmpfs check: /dev/shm is not a tmpfs mount here");
+        skip!("tmpfs check: /dev/shm is not a tmpfs mount here");
     } else {
         let f = shm.join(format!("iogauge-test-{}", std::process::id()));
         let o = Command::new(assert_cmd::cargo::cargo_bin!("iogauge"))

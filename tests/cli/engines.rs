@@ -23,7 +23,7 @@ fn runs_here(dir: &Path, what: &str, opt: &str) -> bool {
     if o.status.success() {
         return true;
     }
-    eprintln!("SKIP {what}: {}", stderr(&o).trim());
+    skip!("{what}: {}", stderr(&o).trim());
     false
 }
 
@@ -206,7 +206,7 @@ fn numpages_is_one_vectored_call_per_io() {
         "--ioengine=pvsync2",
         "--output-format=json",
     ]) else {
-        eprintln!("SKIP syscall count: strace is not installed");
+        skip!("syscall count: strace is not installed");
         return;
     };
     // Layout is not needed for a sequential write, so these are the job's own calls.
@@ -412,7 +412,7 @@ fn io_uring_options_reach_the_kernel_or_fail_clearly() {
         all.extend(args.iter().copied());
         let o = iogauge(&all);
         if o.status.code() == Some(2) && opts == ["--sqthread_poll"] {
-            eprintln!("SKIP sqthread_poll: {}", stderr(&o).trim());
+            skip!("sqthread_poll: {}", stderr(&o).trim());
             continue;
         }
         assert_eq!(o.status.code(), Some(0), "{opts:?}: {}", stderr(&o));
@@ -445,7 +445,7 @@ fn io_uring_options_reach_the_kernel_or_fail_clearly() {
             Some(1) => {
                 let e = stderr(&o);
                 assert!(e.contains("poll queues"), "{e}");
-                eprintln!("SKIP hipri: not supported by this device (as expected here)");
+                skip!("hipri: not supported by this device (as expected here)");
             }
             c => panic!("hipri: exit {c:?}: {}", stderr(&o)),
         }

@@ -85,7 +85,7 @@ struct Row {
 #[test]
 fn fios_examples_parse_or_are_refused_with_a_reason_and_plain_file_ones_run() {
     let Ok(list) = std::fs::read_dir(EXAMPLES) else {
-        println!("SKIP: {EXAMPLES} is missing (scripts/test-deps.sh installs fio-examples)");
+        skip!("{EXAMPLES} is missing (scripts/test-deps.sh installs fio-examples)");
         return;
     };
     let mut files: Vec<PathBuf> = list
@@ -473,4 +473,46 @@ fn pacing_and_ordering_options_shape_the_run() {
     assert_eq!((ios(0), ios(1), ios(2)), (20, 1, 1));
     assert!(ios(3) > 100, "d ran until c ended: {}", ios(3));
     assert!(jobs[3]["elapsed_ns"].as_f64().unwrap() < 5e9);
+}
+
+/// The job files README names ship in examples/ and run, scaled down, as README shows.
+#[test]
+fn the_readmes_example_job_files_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let d = tmp();
+    let dir = format!("directory={}", d.path().display());
+    for (file, set) in [
+        ("sgf_demo2.fio", vec!["size=1m"]),
+        ("sas.fio", vec!["size=1m", "numjobs=2"]),
+    ] {
+        let path = root.join(file);
+        let path = path.to_str().unwrap();
+        let mut args = vec!["job", path, "--output-format=json", "--set", &dir];
+        for s in &set {
+            args.extend(["--set", s]);
+        }
+        let o = run_in(d.path(), &args);
+        assert_eq!(o.status.code(), Some(0), "{file}: {}", stderr(&o));
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let moved: u64 = r["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["total"]["read"]["bytes"].as_u64().unwrap() + g["total"]["write"]["bytes"].as_u64().unwrap())
+            .sum();
+        match file {
+            // readwrite over 1 MiB: every block once, read or written.
+            "sgf_demo2.fio" => assert_eq!(moved, 1 << 20, "{file}"),
+            // Two sessions write 1 MiB each, then read the same files back.
+            _ => {
+                let g = r["groups"].as_array().unwrap();
+                assert_eq!(g.len(), 2, "{file}");
+                assert_eq!(g[0]["total"]["write"]["bytes"], 2 << 20);
+                assert_eq!(g[1]["total"]["read"]["bytes"], 2 << 20);
+                let layout = g[1]["jobs"][0]["files"][0]["layout"].as_str().unwrap();
+                assert!(layout.starts_with("existing"), "reads the written files: {layout}");
+            }
+        }
+        assert!(entries(d.path()).is_empty(), "{file}: removed");
+    }
 }

@@ -469,7 +469,7 @@ fn compare_marks_and_gates_regressions() {
             assert!(t.contains("fio-3") && t.contains("job.0"), "{t}");
             assert!(!t.contains("only in"), "jobs pair up: {t}");
         }
-        _ => println!("SKIP fio comparison: fio is not installed (scripts/test-deps.sh)"),
+        _ => skip!("fio comparison: fio is not installed (scripts/test-deps.sh)"),
     }
 }
 
@@ -565,7 +565,7 @@ fn html_is_self_contained_round_trips_and_renders_in_chromium() {
                 .is_ok_and(|o| o.status.success())
         })
     else {
-        println!("SKIP chromium rendering: no chromium here (scripts/test-deps.sh installs it)");
+        skip!("chromium rendering: no chromium here (scripts/test-deps.sh installs it)");
         return;
     };
     let url = format!("file://{}", p.join("run.html").display());
@@ -584,7 +584,7 @@ fn html_is_self_contained_round_trips_and_renders_in_chromium() {
     base(&mut dump);
     dump.args(["--dump-dom", &url]);
     let Some(out) = run_limited(&mut dump, Duration::from_secs(90)) else {
-        println!("SKIP chromium rendering: {chromium} did not finish in 90 s");
+        skip!("chromium rendering: {chromium} did not finish in 90 s");
         return;
     };
     let dom = stdout(&out);
@@ -632,7 +632,7 @@ fn fio_plot() -> Option<PathBuf> {
 #[test]
 fn fio_plot_draws_from_iogauge_json_and_logs() {
     let Some(fp) = fio_plot() else {
-        println!("SKIP fio-plot acceptance: fio-plot is not installed (scripts/test-deps.sh)");
+        skip!("fio-plot acceptance: fio-plot is not installed (scripts/test-deps.sh)");
         return;
     };
     let d = tmp();
@@ -785,7 +785,7 @@ fn the_report_records_the_device_queue_as_the_kernel_has_it() {
     let (_d, _f, fname) = tmp_file();
     let r = super::run_json(&[&fname, "--size=64k"], 0);
     let Some(dev) = r["targets"][0]["device"].as_object() else {
-        println!("SKIP: no block device under the temp dir");
+        skip!("no block device under the temp dir");
         return;
     };
     let name = dev["name"].as_str().unwrap();

@@ -15,8 +15,8 @@ fn has_user_xattrs(dir: &Path) -> bool {
     let ok = rustix::fs::setxattr(&f, "user.probe", b"1", rustix::fs::XattrFlags::empty()).is_ok();
     std::fs::remove_file(&f).unwrap();
     if !ok {
-        println!(
-            "SKIP: {} has no user xattrs (iogauge's mark)",
+        skip!(
+            "{} has no user xattrs (iogauge's mark)",
             dir.display()
         );
     }
@@ -385,7 +385,7 @@ fn ctrl_c_during_lay_out_stops_within_a_second_and_removes_the_partial_file() {
     let status = child.wait().unwrap();
     let took = sent.elapsed();
     if status.code() == Some(0) {
-        println!("SKIP: the lay-out finished before the interrupt arrived");
+        skip!("the lay-out finished before the interrupt arrived");
         return;
     }
     assert_eq!(status.code(), Some(130));
@@ -568,7 +568,7 @@ fn job_files_that_are_not_text_files_are_refused_at_once() {
         cases.push((vec!["job", "inc-fifo.fio"], "include"));
         cases.push((vec!["job", "fifo"], "not a regular file"));
     } else {
-        println!("SKIP: the FIFO cases (mkfifo failed)");
+        skip!("the FIFO cases (mkfifo failed)");
     }
     for (args, says) in cases {
         let t0 = Instant::now();
@@ -663,7 +663,7 @@ fn permission_problems_found_before_io_are_usage_errors() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !root || !setpriv {
-        println!("SKIP: needs root and setpriv to run iogauge as nobody");
+        skip!("needs root and setpriv to run iogauge as nobody");
         return;
     }
     let d = tmp();
@@ -744,7 +744,7 @@ fn two_ctrl_c_in_a_row_leave_nothing_behind() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().unwrap();
     if status.code() == Some(0) {
-        println!("SKIP: the lay-out finished before the interrupt arrived");
+        skip!("the lay-out finished before the interrupt arrived");
         return;
     }
     assert_eq!(status.code(), Some(130));

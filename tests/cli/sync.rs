@@ -24,7 +24,7 @@ fn traced(args: &[&str]) -> Option<(Vec<String>, Value)> {
     {
         Ok(o) => o,
         Err(e) => {
-            println!("SKIP: strace cannot run ({e}); scripts/test-deps.sh installs it");
+            skip!("strace cannot run ({e}); scripts/test-deps.sh installs it");
             return None;
         }
     };
