@@ -95,6 +95,10 @@ pub struct DeviceIo {
     pub busy_ms: u64,
     #[serde(default)]
     pub wall_ms: u64,
+    /// Of `wall_ms`, the longest ramp_time (and start delay) of the group's jobs: the
+    /// counters cover the group from start to end, unmeasured time included.
+    #[serde(default)]
+    pub unmeasured_ms: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -422,6 +426,17 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                 .devices
                 .iter()
                 .map(|(name, mm, c)| device_io(name, mm, c, disks.wall))
+                .map(|mut d| {
+                    // The counters cannot start when each job's measuring does: say how much
+                    // of their window was not measured.
+                    d.unmeasured_ms = outcome.groups[id]
+                        .iter()
+                        .map(|j| (j.spec.timing.ramp + j.spec.pacing.startdelay).as_millis() as u64)
+                        .max()
+                        .unwrap_or(0)
+                        .min(d.wall_ms);
+                    d
+                })
                 .collect();
             let total = measurement(&total);
             device_warnings(
@@ -525,6 +540,7 @@ fn device_io(name: &str, major_minor: &str, c: &DiskCounters, wall: Duration) ->
         in_queue_ms: c.queue_ms,
         busy_ms: c.io_ms,
         wall_ms: wall.as_millis() as u64,
+        unmeasured_ms: 0,
         util_pct: if wall.is_zero() {
             0.0
         } else {
@@ -581,6 +597,14 @@ fn device_warnings(
             crate::units::human_bytes(read),
             crate::units::human_bytes(dev_read),
             100.0 * dev_read as f64 / read as f64
+        ));
+    }
+    if total.write.bytes == 0 && read > 0 && dev_write >= DEVICE_MIN_BYTES {
+        notes.push(format!(
+            "{group}: the jobs only read, yet the device ({names}) wrote {} while they ran \
+             (dirty pages of an earlier test being flushed, or another writer): the reads \
+             shared the device, so the read figures may be lower than it can do alone",
+            crate::units::human_bytes(dev_write)
         ));
     }
     let unflushed = jobs.iter().any(|j| {

@@ -197,6 +197,15 @@ pub fn devices(o: &mut String, g: &GroupReport) {
             d.util_pct,
             d.in_queue_ms
         );
+        if d.unmeasured_ms > 0 {
+            let _ = writeln!(
+                o,
+                "         (counted over the whole group, {:.1} s, including {:.1} s of ramp \
+                 and start delay that the figures above do not measure)",
+                d.wall_ms as f64 / 1000.0,
+                d.unmeasured_ms as f64 / 1000.0
+            );
+        }
     }
     if g.devices.is_empty() && !g.without_device.is_empty() {
         let _ = writeln!(o, "  device: none below the file system, nothing to check");

@@ -194,16 +194,20 @@ impl Targets {
                         "laid out with random data from byte {len} to {}",
                         human_bytes(n.extent)
                     );
-                    let entry = self
-                        .layouts
-                        .entry(p.clone())
-                        .or_insert_with(|| "existing".into());
-                    *entry = format!("{entry}; {what}");
+                    let before = match created_now {
+                        true => self.layouts[&p].clone(),
+                        false => "existing".into(),
+                    };
+                    self.layouts.insert(p.clone(), format!("{before}; {what}"));
+                    continue;
                 }
             }
-            self.layouts
-                .entry(p.clone())
-                .or_insert_with(|| "existing, used as it is".into());
+            // Reports read this when the group opens the file: a file an earlier group made
+            // is, for this one, an existing file.
+            if !created_now {
+                let used = "existing, used as it is (no lay-out needed)".to_string();
+                self.layouts.insert(p.clone(), used);
+            }
         }
         Ok(())
     }

@@ -498,7 +498,10 @@ fn the_readmes_example_job_files_run() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|g| g["total"]["read"]["bytes"].as_u64().unwrap() + g["total"]["write"]["bytes"].as_u64().unwrap())
+            .map(|g| {
+                g["total"]["read"]["bytes"].as_u64().unwrap()
+                    + g["total"]["write"]["bytes"].as_u64().unwrap()
+            })
             .sum();
         match file {
             // readwrite over 1 MiB: every block once, read or written.
@@ -510,7 +513,10 @@ fn the_readmes_example_job_files_run() {
                 assert_eq!(g[0]["total"]["write"]["bytes"], 2 << 20);
                 assert_eq!(g[1]["total"]["read"]["bytes"], 2 << 20);
                 let layout = g[1]["jobs"][0]["files"][0]["layout"].as_str().unwrap();
-                assert!(layout.starts_with("existing"), "reads the written files: {layout}");
+                assert!(
+                    layout.starts_with("existing"),
+                    "reads the written files: {layout}"
+                );
             }
         }
         assert!(entries(d.path()).is_empty(), "{file}: removed");

@@ -811,3 +811,58 @@ fn the_report_records_the_device_queue_as_the_kernel_has_it() {
     let model = dev["model"].as_str().unwrap();
     assert!(!model.starts_with("0x"), "{model}");
 }
+
+#[test]
+fn device_counters_say_what_they_cover_and_who_else_wrote() {
+    // Ramp: the counters span the whole group, and the report says how much was not measured.
+    let (_d, _f, fname) = tmp_file();
+    let r = super::run_json(
+        &[
+            &fname,
+            "--size=1m",
+            "--ramp_time=1",
+            "--time_based",
+            "--runtime=1",
+        ],
+        0,
+    );
+    if let Some(dev) = r["groups"][0]["devices"].get(0) {
+        assert_eq!(dev["unmeasured_ms"], 1000, "{dev}");
+        assert!(dev["wall_ms"].as_u64().unwrap() >= 2000, "{dev}");
+    } else {
+        skip!("no block device under the temp dir");
+    }
+    // A read-only group during which someone else wrote to its device is flagged.
+    let Some(fs) = super::LoopFs::new(96) else {
+        skip!("no loop-mounted ext4 here");
+        return;
+    };
+    let data = fs.path().join("data");
+    std::fs::write(&data, vec![7u8; 8 << 20]).unwrap();
+    let other = fs.path().join("other");
+    let writer = std::thread::spawn(move || {
+        use std::io::Write as _;
+        let mut f = std::fs::File::create(&other).unwrap();
+        for _ in 0..16 {
+            f.write_all(&vec![1u8; 1 << 20]).unwrap();
+            f.sync_data().unwrap();
+        }
+    });
+    let o = iogauge(&[
+        "run",
+        &format!("--filename={}", data.display()),
+        "--rw=randread",
+        "--size=8m",
+        "--direct=1",
+        "--time_based",
+        "--runtime=2",
+        "--output-format=json",
+    ]);
+    writer.join().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the jobs only read, yet the device"),
+        "{}",
+        stderr(&o)
+    );
+}

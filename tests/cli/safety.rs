@@ -15,10 +15,7 @@ fn has_user_xattrs(dir: &Path) -> bool {
     let ok = rustix::fs::setxattr(&f, "user.probe", b"1", rustix::fs::XattrFlags::empty()).is_ok();
     std::fs::remove_file(&f).unwrap();
     if !ok {
-        skip!(
-            "{} has no user xattrs (iogauge's mark)",
-            dir.display()
-        );
+        skip!("{} has no user xattrs (iogauge's mark)", dir.display());
     }
     ok
 }
