@@ -6,6 +6,19 @@ use super::*;
 
 const EXAMPLES: &str = "/usr/share/doc/fio/examples";
 
+/// Bytes a report's groups read and wrote, all together.
+fn bytes_moved(r: &Value) -> u64 {
+    r["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            g["total"]["read"]["bytes"].as_u64().unwrap()
+                + g["total"]["write"]["bytes"].as_u64().unwrap()
+        })
+        .sum()
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -187,15 +200,7 @@ fn fios_examples_parse_or_are_refused_with_a_reason_and_plain_file_ones_run() {
             continue;
         }
         let r = report.unwrap();
-        let bytes: u64 = r["groups"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|g| {
-                g["total"]["read"]["bytes"].as_u64().unwrap()
-                    + g["total"]["write"]["bytes"].as_u64().unwrap()
-            })
-            .sum();
+        let bytes = bytes_moved(&r);
         if bytes == 0 {
             failures.push(format!("{name}: ran but moved nothing"));
         }
@@ -494,15 +499,7 @@ fn the_readmes_example_job_files_run() {
         let o = run_in(d.path(), &args);
         assert_eq!(o.status.code(), Some(0), "{file}: {}", stderr(&o));
         let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-        let moved: u64 = r["groups"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|g| {
-                g["total"]["read"]["bytes"].as_u64().unwrap()
-                    + g["total"]["write"]["bytes"].as_u64().unwrap()
-            })
-            .sum();
+        let moved = bytes_moved(&r);
         match file {
             // readwrite over 1 MiB: every block once, read or written.
             "sgf_demo2.fio" => assert_eq!(moved, 1 << 20, "{file}"),
