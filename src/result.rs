@@ -599,7 +599,10 @@ fn device_warnings(
             100.0 * dev_read as f64 / read as f64
         ));
     }
-    if total.write.bytes == 0 && read > 0 && dev_write >= DEVICE_MIN_BYTES {
+    // Worth saying when the writes are a share of the device's work, not its background hum.
+    let busy_writing =
+        dev_write >= DEVICE_MIN_BYTES && dev_write as f64 >= 0.05 * dev_read.max(read) as f64;
+    if total.write.bytes == 0 && read > 0 && busy_writing {
         notes.push(format!(
             "{group}: the jobs only read, yet the device ({names}) wrote {} while they ran \
              (dirty pages of an earlier test being flushed, or another writer): the reads \
