@@ -404,6 +404,7 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
         errors.push(e.to_string());
     }
     errors.extend(outcome.unlink_errors.iter().cloned());
+    let mut said_without_device = std::collections::BTreeSet::new();
     let groups = outcome
         .groups
         .iter()
@@ -439,13 +440,20 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                 })
                 .collect();
             let total = measurement(&total);
+            // A file with no device below it is said once, at the first group that uses it.
+            let unsaid: Vec<std::path::PathBuf> = disks
+                .without_device
+                .iter()
+                .filter(|p| said_without_device.insert((*p).clone()))
+                .cloned()
+                .collect();
             device_warnings(
                 &mut device_notes,
                 id,
                 &outcome.groups[id],
                 &total,
                 &devices,
-                &disks.without_device,
+                &unsaid,
             );
             GroupReport {
                 id,

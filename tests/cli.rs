@@ -886,7 +886,42 @@ fn quick_check_runs_four_tests_and_cleans_up() {
     ] {
         assert!(t.contains(label), "missing {label:?} in\n{t}");
     }
+    // Each row says how its test ran: file size, measured time, queue depth, cache mode.
+    let row = |name: &str| t.lines().find(|l| l.starts_with(name)).unwrap().to_string();
+    let w = row("sequential write 1 MiB");
+    assert!(w.contains("8.00 MiB") && w.contains(" buffered "), "{w}");
+    let r = row("random read 4 KiB");
+    assert!(r.contains(" 1 O_DIRECT ") && r.contains("s "), "{r}");
     assert!(entries(d.path()).is_empty());
+    // On tmpfs nothing is cold, and the missing device is said once, not per test.
+    let shm = Path::new("/dev/shm");
+    if !std::fs::read_to_string("/proc/self/mounts")
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.contains(" /dev/shm tmpfs "))
+    {
+        skip!("/dev/shm is not a tmpfs mount here");
+        return;
+    }
+    let d = tempfile::tempdir_in(shm).unwrap();
+    let o = iogauge(&[
+        "quick",
+        &format!("--directory={}", d.path().display()),
+        "--seconds=1",
+        "--size=8m",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = stdout(&o);
+    assert!(
+        t.contains("\nsequential read 1 MiB") && !t.contains("cold"),
+        "{t}"
+    );
+    assert_eq!(
+        stderr(&o).matches("no block device below it").count(),
+        1,
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// Bytes of `path` resident in the page cache, from util-linux's fincore.
