@@ -320,22 +320,21 @@ fn execute(
         };
     // Text on the screen that stderr also writes to: its warnings and errors are printed
     // there (warnings as found, errors at the end), so the screen shows each once.
-    let screen_report = match stdout_is_stderr() {
-        true => result::RunReport {
-            warnings: Vec::new(),
-            errors: Vec::new(),
-            ..report.clone()
-        },
-        false => report.clone(),
+    let without_notes = stdout_is_stderr().then(|| result::RunReport {
+        warnings: Vec::new(),
+        errors: Vec::new(),
+        ..report.clone()
+    });
+    let screen_report = without_notes.as_ref().unwrap_or(&report);
+    let render_of = |f: Format, r: &result::RunReport| match (f, summary_labels) {
+        (Format::Text, Some(labels)) => report::text::summary(r, labels),
+        (f, _) => report::render(f, r),
     };
-    let render = |f: Format| match (f, summary_labels) {
-        (Format::Text, Some(labels)) => report::text::summary(&report, labels),
-        (f, _) => report::render(f, &report),
-    };
-    let render_screen = |f: Format| match (f, summary_labels) {
-        (Format::Text, Some(labels)) => report::text::summary(&screen_report, labels),
-        (Format::Text, None) => report::render(f, &screen_report),
-        (f, _) => render(f),
+    let render = |f: Format| render_of(f, &report);
+    // Only text leaves them out: a machine-readable report stays whole wherever it goes.
+    let render_screen = |f: Format| match f {
+        Format::Text => render_of(f, screen_report),
+        _ => render(f),
     };
     let mut failed = write_logs(&report, tool.overwrite_output);
     match tool.formats.as_slice() {

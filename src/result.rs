@@ -423,21 +423,17 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                 })
                 .collect();
             let disks = outcome.disks.get(id).cloned().unwrap_or_default();
+            // The counters cannot start when each job's measuring does: how much of their
+            // window was not measured.
+            let unmeasured = outcome.groups[id]
+                .iter()
+                .map(|j| j.spec.timing.ramp + j.spec.pacing.startdelay)
+                .max()
+                .unwrap_or_default();
             let devices: Vec<DeviceIo> = disks
                 .devices
                 .iter()
-                .map(|(name, mm, c)| device_io(name, mm, c, disks.wall))
-                .map(|mut d| {
-                    // The counters cannot start when each job's measuring does: say how much
-                    // of their window was not measured.
-                    d.unmeasured_ms = outcome.groups[id]
-                        .iter()
-                        .map(|j| (j.spec.timing.ramp + j.spec.pacing.startdelay).as_millis() as u64)
-                        .max()
-                        .unwrap_or(0)
-                        .min(d.wall_ms);
-                    d
-                })
+                .map(|(name, mm, c)| device_io(name, mm, c, disks.wall, unmeasured))
                 .collect();
             let total = measurement(&total);
             // A file with no device below it is said once, at the first group that uses it.
@@ -532,8 +528,15 @@ fn job_report(j: &JobOutcome, clones: usize) -> JobReport {
     }
 }
 
-/// What one device did during a group (`wall`), from its counters' difference.
-fn device_io(name: &str, major_minor: &str, c: &DiskCounters, wall: Duration) -> DeviceIo {
+/// What one device did during a group (`wall`, of which `unmeasured` was ramp or start
+/// delay), from its counters' difference.
+fn device_io(
+    name: &str,
+    major_minor: &str,
+    c: &DiskCounters,
+    wall: Duration,
+    unmeasured: Duration,
+) -> DeviceIo {
     DeviceIo {
         name: name.to_string(),
         major_minor: major_minor.to_string(),
@@ -548,7 +551,7 @@ fn device_io(name: &str, major_minor: &str, c: &DiskCounters, wall: Duration) ->
         in_queue_ms: c.queue_ms,
         busy_ms: c.io_ms,
         wall_ms: wall.as_millis() as u64,
-        unmeasured_ms: 0,
+        unmeasured_ms: unmeasured.min(wall).as_millis() as u64,
         util_pct: if wall.is_zero() {
             0.0
         } else {

@@ -101,6 +101,13 @@ fn counts(j: &Value) -> (u64, u64, u64, u64) {
     )
 }
 
+/// /dev/shm when it is a tmpfs mount (a file system with no block device below it).
+fn shm_tmpfs() -> Option<&'static Path> {
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    let shm = mounts.lines().any(|l| l.contains(" /dev/shm tmpfs "));
+    shm.then(|| Path::new("/dev/shm"))
+}
+
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
 }
@@ -867,14 +874,18 @@ fn block_devices_are_written_only_when_allowed() {
 
 #[test]
 fn quick_check_runs_four_tests_and_cleans_up() {
+    let quick = |dir: &Path| {
+        let o = iogauge(&[
+            "quick",
+            &format!("--directory={}", dir.display()),
+            "--seconds=1",
+            "--size=8m",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        o
+    };
     let d = tmp();
-    let o = iogauge(&[
-        "quick",
-        &format!("--directory={}", d.path().display()),
-        "--seconds=1",
-        "--size=8m",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = quick(d.path());
     let t = stdout(&o);
     for label in [
         "sequential write 1 MiB",
@@ -894,23 +905,12 @@ fn quick_check_runs_four_tests_and_cleans_up() {
     assert!(r.contains(" 1 O_DIRECT ") && r.contains("s "), "{r}");
     assert!(entries(d.path()).is_empty());
     // On tmpfs nothing is cold, and the missing device is said once, not per test.
-    let shm = Path::new("/dev/shm");
-    if !std::fs::read_to_string("/proc/self/mounts")
-        .unwrap_or_default()
-        .lines()
-        .any(|l| l.contains(" /dev/shm tmpfs "))
-    {
+    let Some(shm) = shm_tmpfs() else {
         skip!("/dev/shm is not a tmpfs mount here");
         return;
-    }
+    };
     let d = tempfile::tempdir_in(shm).unwrap();
-    let o = iogauge(&[
-        "quick",
-        &format!("--directory={}", d.path().display()),
-        "--seconds=1",
-        "--size=8m",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = quick(d.path());
     let t = stdout(&o);
     assert!(
         t.contains("\nsequential read 1 MiB") && !t.contains("cold"),

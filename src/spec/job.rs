@@ -278,10 +278,14 @@ impl Durability {
         }
     }
 
+    /// Whether the job flushes every N writes.
+    pub fn periodic(&self) -> bool {
+        self.fsync_every + self.fdatasync_every + self.range_every > 0
+    }
+
     /// Whether the job flushes explicitly at all (periodically or at the end).
     pub fn flushes(&self) -> bool {
-        self.fsync_every + self.fdatasync_every + self.range_every > 0
-            || self.at_end != EndFlush::None
+        self.periodic() || self.at_end != EndFlush::None
     }
 }
 

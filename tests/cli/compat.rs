@@ -698,11 +698,7 @@ fn page_cache_and_unflushed_writes_are_flagged() {
         assert!(warn(&w).contains("still in the page cache"), "{}", warn(&w));
     }
     // The tmpfs case: no device to check.
-    let shm = Path::new("/dev/shm");
-    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
-    if !mounts.lines().any(|l| l.contains(" /dev/shm tmpfs ")) {
-        skip!("tmpfs check: /dev/shm is not a tmpfs mount here");
-    } else {
+    if let Some(shm) = super::shm_tmpfs() {
         let f = shm.join(format!("iogauge-test-{}", std::process::id()));
         let o = Command::new(assert_cmd::cargo::cargo_bin!("iogauge"))
             .args([
@@ -722,6 +718,8 @@ fn page_cache_and_unflushed_writes_are_flagged() {
             "{}",
             stdout(&o)
         );
+    } else {
+        skip!("tmpfs check: /dev/shm is not a tmpfs mount here");
     }
 }
 

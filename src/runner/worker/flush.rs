@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 
 use super::{Halt, JobError, Loop, Worker};
 use crate::engine::{Engine, FlushCall};
-use crate::spec::job::{EndFlush, Periodic};
+use crate::spec::job::{Durability, EndFlush, Periodic};
 use crate::stats::{Clock, JobStats};
 
 #[derive(Debug, Default)]
@@ -20,19 +20,26 @@ pub(super) struct Flush {
     /// Per file, the bytes written since its last flush (`start..end`): what
     /// sync_file_range covers.
     pub(super) dirty: Vec<Option<(u64, u64)>>,
+    /// The job flushes every N writes: without, a completed write costs nothing here.
+    periodic: bool,
 }
 
 impl Flush {
-    pub(super) fn new(files: usize) -> Flush {
+    pub(super) fn new(files: usize, sync: &Durability) -> Flush {
         Flush {
             dirty: vec![None; files],
+            periodic: sync.periodic(),
             ..Flush::default()
         }
     }
 
     /// A write of `len` bytes at `offset` on `file` completed: note its range, and whether a
     /// periodic flush is now due.
+    #[inline]
     pub(super) fn wrote(&mut self, w: &Worker<'_>, file: usize, offset: u64, len: u64) {
+        if !self.periodic {
+            return;
+        }
         let end = offset + len;
         let d = &mut self.dirty[file];
         *d = Some(d.map_or((offset, end), |(s, e)| (s.min(offset), e.max(end))));

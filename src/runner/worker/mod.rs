@@ -295,7 +295,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         data: data::Pattern::new(template, job.paths().len()),
         pace: pacing::Pacer::new(job),
         tl: timeline::Timeline::new(job, &clock, PUBLISH_EVERY),
-        flush: flush::Flush::new(job.paths().len()),
+        flush: flush::Flush::new(job.paths().len(), &job.sync),
         slab: &mut slab,
     };
     w.barrier.wait();
