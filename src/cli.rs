@@ -28,8 +28,10 @@ pub struct ToolOptions {
 /// What the user asked for.
 #[derive(Debug)]
 pub enum Request {
+    /// `iogauge run`: one job per `--name` (fio's command line), each with the options given
+    /// before the first `--name` and its own.
     Run {
-        section: Section,
+        sections: Vec<Section>,
         tool: ToolOptions,
     },
     Quick {
@@ -126,9 +128,14 @@ fn overwrite_output_arg() -> Arg {
 
 fn run_command() -> Command {
     let cmd = Command::new("run")
-        .about("Run one job (cloned --numjobs times) with fio-style options")
+        .about("Run jobs with fio-style options (each --name starts a job, as in fio)")
         .args_override_self(true)
-        .after_help("Sizes and durations use fio's syntax (4k, 1m, 10g; 30s, 5m).");
+        .after_help(
+            "Sizes and durations use fio's syntax (4k, 1m, 10g; 30s, 5m). As on fio's command \
+             line, each --name starts a job and the options before the first --name apply to \
+             every job: --size=1g --name=r --rw=read --name=w --rw=write runs a reader and a \
+             writer side by side.",
+        );
     tool_args(workload_args(cmd))
 }
 
@@ -195,22 +202,65 @@ fn workload_args(mut cmd: Command) -> Command {
         } else {
             arg.num_args(1)
         };
-        cmd = cmd.arg(arg);
+        // Every occurrence is kept with its place, so --name can split the line into jobs.
+        cmd = cmd.arg(arg.action(ArgAction::Append));
     }
     cmd
 }
 
-/// The workload flags given on the command line, as entries of a section.
+/// The workload flags given on the command line, in the order given (a later value wins).
+fn ordered_flags(sm: &ArgMatches) -> Vec<(usize, &'static str, &String)> {
+    let mut flags = Vec::new();
+    for def in OPTIONS {
+        if sm.value_source(def.name) != Some(ValueSource::CommandLine) {
+            continue;
+        }
+        let (Some(at), Some(values)) = (sm.indices_of(def.name), sm.get_many::<String>(def.name))
+        else {
+            continue;
+        };
+        flags.extend(at.zip(values).map(|(i, v)| (i, def.name, v)));
+    }
+    flags.sort_by_key(|f| f.0);
+    flags
+}
+
+/// The workload flags as entries of one section (`iogauge job`'s defaults).
 fn workload_entries(sm: &ArgMatches) -> Section {
     let mut section = Section::new("job");
-    for def in OPTIONS {
-        if sm.value_source(def.name) == Some(ValueSource::CommandLine) {
-            if let Some(v) = sm.get_one::<String>(def.name) {
-                section.set(def.name, v, Origin::Cli);
-            }
-        }
+    for (_, k, v) in ordered_flags(sm) {
+        section.set(k, v, Origin::Cli);
     }
     section
+}
+
+/// fio's command line: each `--name` starts a job; what comes before the first applies to all.
+fn run_sections(sm: &ArgMatches) -> Vec<Section> {
+    let mut global: Vec<(&str, &String)> = Vec::new();
+    let mut jobs: Vec<Section> = Vec::new();
+    for (_, k, v) in ordered_flags(sm) {
+        if k == "name" {
+            let mut job = Section::new(v.as_str());
+            for &(gk, gv) in &global {
+                job.set(gk, gv, Origin::Cli);
+            }
+            jobs.push(job);
+        }
+        match jobs.last_mut() {
+            Some(job) => {
+                job.set(k, v, Origin::Cli);
+            }
+            None => global.push((k, v)),
+        }
+    }
+    if jobs.is_empty() {
+        let mut job = Section::new("job");
+        for (k, v) in global {
+            job.set(k, v, Origin::Cli);
+        }
+        jobs.push(job);
+    }
+    jobs
 }
 
 pub fn command() -> Command {
@@ -435,7 +485,7 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
     };
     match m.subcommand() {
         Some(("run", sm)) => Ok(Request::Run {
-            section: workload_entries(sm),
+            sections: run_sections(sm),
             tool: tool_options(sm)?,
         }),
         Some(("job", sm)) => job_request(sm),
@@ -604,7 +654,7 @@ mod tests {
 
     #[test]
     fn workload_flags_become_a_section() {
-        let Request::Run { section, tool } = parse(&args(&[
+        let Request::Run { sections, tool } = parse(&args(&[
             "run",
             "--rw=randread",
             "--bs",
@@ -614,6 +664,9 @@ mod tests {
         ]))
         .unwrap() else {
             panic!("not a run")
+        };
+        let [section] = &sections[..] else {
+            panic!("one job: {sections:?}")
         };
         let got: Vec<(String, String)> = section
             .entries
@@ -667,10 +720,49 @@ mod tests {
 
     #[test]
     fn last_value_wins() {
-        let Request::Run { section, .. } = parse(&args(&["run", "--bs=4k", "--bs=8k"])).unwrap()
+        let Request::Run { sections, .. } = parse(&args(&["run", "--bs=4k", "--bs=8k"])).unwrap()
         else {
             panic!()
         };
-        assert_eq!(section.entries.last().unwrap().value.as_deref(), Some("8k"));
+        assert_eq!(
+            sections[0].entries.last().unwrap().value.as_deref(),
+            Some("8k")
+        );
+    }
+
+    /// fio's command line: options before the first --name are every job's; each --name
+    /// starts a job with only those and its own.
+    #[test]
+    fn each_name_starts_a_job() {
+        let Request::Run { sections, .. } = parse(&args(&[
+            "run",
+            "--size=1m",
+            "--direct",
+            "--name=r",
+            "--rw=read",
+            "--bs=8k",
+            "--name=w",
+            "--rw=write",
+        ]))
+        .unwrap() else {
+            panic!()
+        };
+        let kv = |s: &Section| -> Vec<String> {
+            s.entries
+                .iter()
+                .map(|e| format!("{}={}", e.key, e.value.as_deref().unwrap()))
+                .collect()
+        };
+        assert_eq!(sections.len(), 2);
+        assert_eq!(sections[0].name, "r");
+        assert_eq!(
+            kv(&sections[0]),
+            ["size=1m", "direct=1", "name=r", "rw=read", "bs=8k"]
+        );
+        assert_eq!(sections[1].name, "w");
+        assert_eq!(
+            kv(&sections[1]),
+            ["size=1m", "direct=1", "name=w", "rw=write"]
+        );
     }
 }

@@ -103,8 +103,8 @@ fn main() -> ExitCode {
             threshold_pct,
             fail_on_regression,
         }) => compare_files(&base, &new, threshold_pct, fail_on_regression),
-        Ok(Request::Run { section, tool }) => {
-            execute(&args, vec![section], false, tool, None, Vec::new())
+        Ok(Request::Run { sections, tool }) => {
+            execute(&args, sections, false, tool, None, Vec::new())
         }
         Ok(Request::Job {
             files,
@@ -521,15 +521,9 @@ fn report_file(
         Ok(t) => t,
         Err(e) => return usage_exit(&format!("{}: {e}", input.display())),
     };
-    let run: result::RunReport = match serde_json::from_str(&text) {
+    let run = match saved_report(&text) {
         Ok(r) => r,
-        Err(e) => {
-            return usage_exit(&format!(
-                "{}: not an iogauge JSON report ({e}); fio's own JSON lacks the time series \
-                 and provenance a report draws",
-                input.display()
-            ));
-        }
+        Err(e) => return usage_exit(&format!("{}: {e}", input.display())),
     };
     let out = report::render(f, &run);
     let written = match output {
@@ -543,6 +537,18 @@ fn report_file(
             ExitCode::from(1)
         }
     }
+}
+
+/// A saved report: iogauge's JSON, or fio's (read as far as fio's JSON goes).
+fn saved_report(text: &str) -> Result<result::RunReport, String> {
+    let doc: serde_json::Value = serde_json::from_str(report::from_fio::json_start(text))
+        .map_err(|e| format!("not a JSON report ({e})"))?;
+    if report::from_fio::is_fio(&doc) {
+        return report::from_fio::run_report(&doc);
+    }
+    serde_json::from_value(doc).map_err(|e| {
+        format!("not an iogauge JSON report ({e}); iogauge reads its own JSON and fio's")
+    })
 }
 
 /// `iogauge compare BASE NEW`: exit 1 on a regression when asked, 2 on unreadable input.

@@ -48,6 +48,14 @@ pub struct RunReport {
     pub errors: Vec<String>,
 }
 
+impl RunReport {
+    /// Read from another tool's JSON (fio's): the host, targets, command line and time series
+    /// were not recorded.
+    pub fn imported(&self) -> bool {
+        self.tool.name != "iogauge"
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Tool {
     pub name: Cow<'static, str>,
@@ -149,6 +157,9 @@ pub struct Measurement {
 pub struct DepthReport {
     /// Time-weighted mean of I/Os in flight.
     pub mean: f64,
+    /// The mean was not measured (a report read from fio's JSON, which has only the levels).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mean_unknown: bool,
     /// Level ("0", "1", "2", "4", …, ">=64") → percent of time; levels cover d..2d-1.
     pub pct_time: BTreeMap<String, f64>,
 }
@@ -369,6 +380,7 @@ fn depth_report(d: &crate::stats::DepthStats) -> DepthReport {
         .collect();
     DepthReport {
         mean: d.mean(),
+        mean_unknown: false,
         pct_time,
     }
 }
@@ -560,6 +572,23 @@ fn device_io(
     }
 }
 
+/// "group 2 (seq-read)": a group as warnings name it, by number and its jobs' names, so a
+/// warning about the quick check's second test says which test it was.
+pub fn group_label<'a>(id: usize, names: impl Iterator<Item = &'a str>) -> String {
+    let mut distinct: Vec<&str> = Vec::new();
+    for n in names {
+        if !distinct.contains(&n) {
+            distinct.push(n);
+        }
+    }
+    let shown = match distinct.len() {
+        0 => return format!("group {}", id + 1),
+        1..=3 => distinct.join(", "),
+        more => format!("{}, … {} jobs", distinct[..2].join(", "), more),
+    };
+    format!("group {} ({shown})", id + 1)
+}
+
 /// Reads or writes below this share of what iogauge moved mean the device did not do them.
 const DEVICE_SHARE: f64 = 0.5;
 /// Groups moving less than this are too small to judge against background I/O.
@@ -576,7 +605,7 @@ fn device_warnings(
     devices: &[DeviceIo],
     without_device: &[std::path::PathBuf],
 ) {
-    let group = format!("group {}", id + 1);
+    let group = group_label(id, jobs.iter().map(|j| j.spec.name.as_str()));
     if !without_device.is_empty() {
         let paths: Vec<String> = without_device
             .iter()

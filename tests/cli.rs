@@ -922,6 +922,12 @@ fn quick_check_runs_four_tests_and_cleans_up() {
         "{}",
         stderr(&o)
     );
+    // A warning names the test it is about, not only its group's number.
+    assert!(
+        stderr(&o).contains("warning: group 1 (seq-write): "),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// Bytes of `path` resident in the page cache, from util-linux's fincore.

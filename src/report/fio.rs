@@ -164,7 +164,11 @@ pub fn jobs(r: &RunReport) -> Vec<FioJob> {
         if g.group_reporting && !g.jobs.is_empty() {
             let first = &g.jobs[0];
             let mut options = first.options.clone();
-            options.insert("numjobs".into(), g.jobs.len().to_string());
+            // One entry is a group fio already folded (read from fio's JSON): its options
+            // say how many jobs it had.
+            if g.jobs.len() > 1 {
+                options.insert("numjobs".into(), g.jobs.len().to_string());
+            }
             let error = g.jobs.iter().find_map(|j| j.error.as_ref());
             let mut fj = job(
                 &first.name,

@@ -61,6 +61,7 @@ pub fn render(r: &RunReport) -> String {
         }
     }
     summary(&mut o, r);
+    jobs(&mut o, r);
     devices(&mut o, r);
     for g in &r.groups {
         for (label, m) in units(g) {
@@ -74,11 +75,8 @@ pub fn render(r: &RunReport) -> String {
 /// What the charts and summary show for a group: each job, or the group as one.
 fn units(g: &GroupReport) -> Vec<(String, &Measurement)> {
     if g.group_reporting {
-        let name = g.jobs.first().map_or("group", |j| j.name.as_str());
-        vec![(
-            format!("group {} ({name}, {} jobs)", g.id + 1, g.jobs.len()),
-            &g.total,
-        )]
+        let label = crate::result::group_label(g.id, g.jobs.iter().map(|j| j.name.as_str()));
+        vec![(format!("{label}, reported as one"), &g.total)]
     } else {
         g.jobs
             .iter()
@@ -103,6 +101,21 @@ fn provenance(o: &mut String, r: &RunReport) {
         );
     };
     row(o, "tool", &format!("{} {}", r.tool.name, r.tool.version));
+    if r.imported() {
+        row(
+            o,
+            "started",
+            &format!("{} UTC", ctime_utc(r.started_unix_s)),
+        );
+        row(
+            o,
+            "host, targets, command",
+            &format!("not recorded in {}'s JSON", r.tool.name),
+        );
+        row(o, "clock", &r.clock);
+        o.push_str("</table>\n");
+        return;
+    }
     row(o, "command", &r.command_line.join(" "));
     row(
         o,
@@ -146,7 +159,7 @@ fn summary(o: &mut String, r: &RunReport) {
         .groups
         .iter()
         .flat_map(|g| [&g.total.read, &g.total.write])
-        .filter_map(|d| d.lat_ns.as_ref())
+        .filter_map(|d| tail(d).map(|t| t.0))
         .map(|l| l.mean)
         .fold(0.0, f64::max);
     let u = LatUnit::for_ns(typical);
@@ -164,27 +177,29 @@ fn summary(o: &mut String, r: &RunReport) {
                 if d.ios == 0 {
                     continue;
                 }
-                let l = d.lat_ns.as_ref();
-                let p = |k: &str| {
-                    l.and_then(|l| l.percentiles.get(k))
-                        .map_or("-".into(), |&v| u.fmt(v as f64))
-                };
+                let (l, kind) = tail(d).map_or((None, ""), |(l, k)| (Some(l), k));
                 let _ = writeln!(
                     o,
-                    "<tr><td class=\"l\">{}</td><td class=\"l\">{dir}</td><td>{:.2}</td>\
-                     <td>{:.2}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-                     <td>{}</td><td>{}</td><td>{}</td></tr>",
+                    "<tr><td class=\"l\">{}</td><td class=\"l\">{dir}{kind}</td><td>{:.2}</td>\
+                     <td>{:.2}</td><td>{:.0}</td><td>{}</td><td>{}</td>{}</tr>",
                     esc(&label),
                     d.mib_per_s,
                     d.mb_per_s,
                     d.iops,
                     d.ios,
                     d.bytes,
-                    l.map_or("-".into(), |l| u.fmt(l.mean)),
-                    p("50.000000"),
-                    p("99.000000"),
-                    p("99.900000"),
-                    l.map_or("-".into(), |l| u.fmt(l.max as f64)),
+                    lat_cells(l, u),
+                );
+            }
+            if let Some(s) = &m.sync {
+                // fsync, fdatasync, sync_file_range and syncfs calls, as fio's sync block.
+                let _ = writeln!(
+                    o,
+                    "<tr><td class=\"l\">{}</td><td class=\"l\">sync calls</td><td>-</td>\
+                     <td>-</td><td>-</td><td>{}</td><td>-</td>{}</tr>",
+                    esc(&label),
+                    s.count,
+                    lat_cells(Some(s), u),
                 );
             }
         }
@@ -192,8 +207,80 @@ fn summary(o: &mut String, r: &RunReport) {
     o.push_str("</table>\n");
 }
 
+/// The latency a direction's tail is read from: total latency, or completion latency where
+/// only that has percentiles (fio's JSON without lat_percentiles=1), marked so.
+fn tail(d: &DirReport) -> Option<(&LatReport, &'static str)> {
+    fn has(l: &Option<LatReport>) -> Option<&LatReport> {
+        l.as_ref().filter(|l| !l.percentiles.is_empty())
+    }
+    match (has(&d.lat_ns), has(&d.clat_ns)) {
+        (Some(l), _) => Some((l, "")),
+        (None, Some(c)) => Some((c, " (completion latency)")),
+        (None, None) => d.lat_ns.as_ref().map(|l| (l, "")),
+    }
+}
+
+/// Mean, p50, p99, p99.9 and max cells in `u`.
+fn lat_cells(l: Option<&LatReport>, u: LatUnit) -> String {
+    let p = |k: &str| {
+        l.and_then(|l| l.percentiles.get(k))
+            .map_or("-".into(), |&v| u.fmt(v as f64))
+    };
+    format!(
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+        l.map_or("-".into(), |l| u.fmt(l.mean)),
+        p("50.000000"),
+        p("99.000000"),
+        p("99.900000"),
+        l.map_or("-".into(), |l| u.fmt(l.max as f64)),
+    )
+}
+
+/// Each job's engine and options (a group_reporting group's clones once).
+fn jobs(o: &mut String, r: &RunReport) {
+    o.push_str(
+        "<h2>Jobs</h2>\n<table id=\"jobs\"><tr><th class=\"l\">group</th>\
+         <th class=\"l\">job</th><th class=\"l\">engine</th><th class=\"l\">options</th></tr>\n",
+    );
+    for g in &r.groups {
+        let mut shown = std::collections::BTreeSet::new();
+        for j in &g.jobs {
+            if g.group_reporting && !shown.insert(j.name.as_str()) {
+                continue;
+            }
+            let e = &j.engine;
+            let options: Vec<String> = j
+                .options
+                .iter()
+                .map(|(k, v)| format!("<code>{}={}</code>", esc(k), esc(v)))
+                .collect();
+            let _ = writeln!(
+                o,
+                "<tr><td class=\"l\">{}</td><td class=\"l\">{}.{}</td>\
+                 <td class=\"l\">{}: {}, {} per I/O, iodepth {}</td><td class=\"l\">{}</td></tr>",
+                g.id + 1,
+                esc(&j.name),
+                j.clone,
+                esc(&e.name),
+                esc(&e.calls),
+                human_bytes(e.bytes_per_io),
+                e.iodepth,
+                options.join(" ")
+            );
+        }
+    }
+    o.push_str("</table>\n");
+}
+
 fn devices(o: &mut String, r: &RunReport) {
     o.push_str("<h2>What the devices did</h2>\n");
+    if r.groups
+        .iter()
+        .all(|g| g.devices.is_empty() && g.without_device.is_empty())
+    {
+        o.push_str("<p>Not recorded.</p>\n");
+        return;
+    }
     for g in &r.groups {
         for p in &g.without_device {
             let _ = writeln!(
@@ -240,46 +327,56 @@ fn charts(o: &mut String, label: &str, m: &Measurement) {
         .into_iter()
         .filter(|(_, d)| d.ios > 0)
         .collect();
-    if dirs.is_empty() {
+    if dirs.is_empty() && m.sync.is_none() {
         return;
     }
-    let _ = writeln!(o, "<h2>{}</h2>\n<div class=\"charts\">", esc(label));
-    let over_time = |f: &dyn Fn(&DirReport) -> &Vec<f64>, scale: f64| -> Vec<Line> {
-        dirs.iter()
-            .enumerate()
-            .map(|(i, (name, d))| Line {
-                name: name.to_string(),
-                color: COLORS[i],
-                points: f(d)
-                    .iter()
-                    .enumerate()
-                    .map(|(k, v)| {
-                        // A sample is drawn at the end of its window; the last may be partial.
-                        let end_s = (k as f64 + 1.0) * d.series.interval_ms as f64 / 1e3;
-                        (end_s.min(m.elapsed_ns as f64 / 1e9), v / scale)
-                    })
-                    .collect(),
-            })
-            .collect()
-    };
-    o.push_str(&line_chart(
-        "Bandwidth over time",
-        "time (s)",
-        "MiB/s",
-        &over_time(&|d| &d.series.bw_bytes_per_s, 1048576.0),
-        false,
-    ));
-    o.push_str(&line_chart(
-        "IOPS over time",
-        "time (s)",
-        "IOPS",
-        &over_time(&|d| &d.series.iops, 1.0),
-        false,
-    ));
-    let lats: Vec<(&str, &LatReport)> = dirs
+    let _ = writeln!(o, "<h2>{}</h2>", esc(label));
+    let no_series = dirs.iter().all(|(_, d)| d.series.bw_bytes_per_s.is_empty());
+    if no_series {
+        o.push_str("<p>No time series in this report.</p>\n");
+    }
+    o.push_str("<div class=\"charts\">\n");
+    if !no_series {
+        let over_time = |f: &dyn Fn(&DirReport) -> &Vec<f64>, scale: f64| -> Vec<Line> {
+            dirs.iter()
+                .enumerate()
+                .map(|(i, (name, d))| Line {
+                    name: name.to_string(),
+                    color: COLORS[i],
+                    points: drawn_windows(f(d), d.series.interval_ms, m.elapsed_ns)
+                        .map(|(end_s, v)| (end_s, v / scale))
+                        .collect(),
+                })
+                .collect()
+        };
+        let bw = over_time(&|d| &d.series.bw_bytes_per_s, 1048576.0);
+        let iops = over_time(&|d| &d.series.iops, 1.0);
+        for (title, unit, lines) in [
+            ("Bandwidth over time", "MiB/s", bw),
+            ("IOPS over time", "IOPS", iops),
+        ] {
+            for (suffix, lines) in by_scale(lines) {
+                let axes = Axes {
+                    percentile_x: false,
+                    log_y: false,
+                };
+                o.push_str(&line_chart(
+                    &format!("{title}{suffix}"),
+                    "time (s)",
+                    unit,
+                    &lines,
+                    axes,
+                ));
+            }
+        }
+    }
+    let mut lats: Vec<(String, &LatReport)> = dirs
         .iter()
-        .filter_map(|(n, d)| d.lat_ns.as_ref().map(|l| (*n, l)))
+        .filter_map(|(n, d)| tail(d).map(|(l, kind)| (format!("{n}{kind}"), l)))
         .collect();
+    if let Some(s) = &m.sync {
+        lats.push(("sync".into(), s));
+    }
     let typical = lats.iter().map(|(_, l)| l.mean).fold(0.0, f64::max);
     let u = LatUnit::for_ns(typical);
     let div = u.ns();
@@ -294,21 +391,78 @@ fn charts(o: &mut String, label: &str, m: &Measurement) {
                 .collect();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             Line {
-                name: n.to_string(),
-                color: COLORS[i],
+                name: n.clone(),
+                color: COLORS[i % COLORS.len()],
                 points: pts,
             }
         })
         .collect();
+    // A tail far above the median flattens a linear axis: use a logarithmic one then.
+    let ys = pct_lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
+    let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
+        (lo.min(y), hi.max(y))
+    });
+    let axes = Axes {
+        percentile_x: true,
+        log_y: lo > 0.0 && hi / lo > LOG_Y_SPREAD,
+    };
     o.push_str(&line_chart(
         "Latency percentiles",
         "percentile",
         &format!("latency ({})", u.label()),
         &pct_lines,
-        true,
+        axes,
     ));
-    o.push_str(&histogram(&lats));
+    let with_hist: Vec<(&str, &LatReport)> = lats
+        .iter()
+        .filter(|(n, _)| n != "sync")
+        .map(|(n, l)| (n.as_str(), *l))
+        .collect();
+    o.push_str(&histogram(&with_hist));
     o.push_str("</div>\n");
+}
+
+/// Latency percentiles spread wider than this (highest / lowest) get a logarithmic axis.
+const LOG_Y_SPREAD: f64 = 20.0;
+
+/// Lines whose peaks differ more than this share a chart no longer: a 5 MiB/s line would lie
+/// flat under a 900 MiB/s one.
+const SHARED_SCALE: f64 = 5.0;
+
+/// The lines as charts: together, or one chart per line when their scales differ.
+fn by_scale(lines: Vec<Line>) -> Vec<(String, Vec<Line>)> {
+    let peaks: Vec<f64> = lines
+        .iter()
+        .map(|l| l.points.iter().map(|p| p.1).fold(0.0, f64::max))
+        .collect();
+    let (lo, hi) = peaks.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &p| {
+        (lo.min(p), hi.max(p))
+    });
+    if lines.len() < 2 || hi <= lo * SHARED_SCALE {
+        return vec![(String::new(), lines)];
+    }
+    lines
+        .into_iter()
+        .map(|l| (format!(" ({})", l.name), vec![l]))
+        .collect()
+}
+
+/// The samples a chart draws, each at the end of its window: every whole window, and the
+/// last, partial one only when it covers at least a quarter of an interval (a rate over a few
+/// milliseconds is noise, and would draw a cliff or a spike at the end of the run).
+fn drawn_windows(
+    values: &[f64],
+    interval_ms: u64,
+    elapsed_ns: u64,
+) -> impl Iterator<Item = (f64, f64)> + '_ {
+    let interval_s = interval_ms as f64 / 1e3;
+    let elapsed_s = elapsed_ns as f64 / 1e9;
+    values.iter().enumerate().filter_map(move |(k, &v)| {
+        let start = k as f64 * interval_s;
+        let end = (start + interval_s).min(elapsed_s);
+        let whole = end - start >= interval_s - 1e-9;
+        (whole || (k + 1 == values.len() && end - start >= interval_s / 4.0)).then_some((end, v))
+    })
 }
 
 struct Line {
@@ -370,15 +524,17 @@ fn frame(title: &str, x_label: &str, y_label: &str) -> String {
     )
 }
 
-/// A line chart; `percentile_x` places x on fio's percentile scale (−log10(100 − p)), so
-/// the tail is readable.
-fn line_chart(
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    lines: &[Line],
+/// How a line chart places its points.
+#[derive(Clone, Copy)]
+struct Axes {
+    /// x on fio's percentile scale (−log10(100 − p)), so the tail is readable.
     percentile_x: bool,
-) -> String {
+    /// y on a logarithmic scale, ticks at 1-2-5 steps of each power of ten.
+    log_y: bool,
+}
+
+fn line_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line], axes: Axes) -> String {
+    let percentile_x = axes.percentile_x;
     let xf = |x: f64| {
         if percentile_x {
             -(100.0 - x).max(0.001).log10()
@@ -388,11 +544,14 @@ fn line_chart(
     };
     let pts = lines.iter().flat_map(|l| l.points.iter());
     let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+    let mut y_min = f64::INFINITY;
     for &(x, y) in pts {
         x0 = x0.min(xf(x));
         x1 = x1.max(xf(x));
         y1 = y1.max(y);
+        y_min = y_min.min(y);
     }
+
     let mut s = frame(title, x_label, y_label);
     if !x0.is_finite() {
         s.push_str("<text x=\"260\" y=\"150\" text-anchor=\"middle\">no samples</text></svg>");
@@ -404,15 +563,23 @@ fn line_chart(
     if x1 <= x0 {
         x1 = x0 + 1.0;
     }
-    let step = tick_step(y1);
-    let y1 = if y1 > 0.0 {
-        (y1 / step).ceil() * step
+    let log_y = axes.log_y && y_min > 0.0;
+    let (y0, y1, yticks) = if log_y {
+        log_ticks(y_min, y1)
     } else {
-        1.0
+        let step = tick_step(y1);
+        let top = if y1 > 0.0 {
+            (y1 / step).ceil() * step
+        } else {
+            1.0
+        };
+        let n = (top / step).round() as usize;
+        (0.0, top, (0..=n).map(|i| i as f64 * step).collect())
     };
+    let yf = |y: f64| if log_y { y.log10() } else { y };
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
     let px = |x: f64| LEFT + (xf(x) - x0) / (x1 - x0) * pw;
-    let py = |y: f64| TOP + ph - y / y1 * ph;
+    let py = |y: f64| TOP + ph - (yf(y) - yf(y0)) / (yf(y1) - yf(y0)) * ph;
     // Axes and y grid.
     let _ = write!(
         s,
@@ -421,8 +588,7 @@ fn line_chart(
         b = TOP + ph,
         r = LEFT + pw
     );
-    let mut v = 0.0;
-    while v <= y1 + step / 2.0 {
+    for v in yticks {
         let y = py(v);
         let _ = write!(
             s,
@@ -433,7 +599,6 @@ fn line_chart(
             tx = LEFT - 4.0,
             ty = y + 4.0
         );
-        v += step;
     }
     // x ticks: the percentiles themselves, or round times.
     let xticks: Vec<f64> = if percentile_x {
@@ -470,12 +635,41 @@ fn line_chart(
             n = esc(&l.name),
             c = l.color,
             p = points.join(" "),
-            lx = LEFT + 10.0 + 60.0 * i as f64,
+            lx = legend_x(lines.iter().map(|l| l.name.as_str()), i),
             ly = TOP + 12.0
         );
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// Where the `i`-th legend label starts: after the ones before it (about 6.5 px a character
+/// at 11 px) and a gap.
+fn legend_x<'a>(names: impl Iterator<Item = &'a str>, i: usize) -> f64 {
+    LEFT + 10.0
+        + names
+            .take(i)
+            .map(|n| n.chars().count() as f64 * 6.5 + 16.0)
+            .sum::<f64>()
+}
+
+/// A logarithmic axis over `[lo, hi]` (both > 0): from the power of ten at or below `lo` to
+/// the one at or above `hi`, ticks at 1, 2 and 5 of each decade (only the powers of ten over
+/// more than three decades).
+fn log_ticks(lo: f64, hi: f64) -> (f64, f64, Vec<f64>) {
+    let (d0, d1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    let d1 = d1.max(d0 + 1);
+    let steps: &[f64] = if d1 - d0 > 3 {
+        &[1.0]
+    } else {
+        &[1.0, 2.0, 5.0]
+    };
+    let mut ticks = Vec::new();
+    for d in d0..d1 {
+        ticks.extend(steps.iter().map(|m| m * 10f64.powi(d)));
+    }
+    ticks.push(10f64.powi(d1));
+    (10f64.powi(d0), 10f64.powi(d1), ticks)
 }
 
 /// Share of I/Os per latency range (log-spaced bins), per direction.
@@ -559,7 +753,7 @@ fn histogram(lats: &[(&str, &LatReport)]) -> String {
         let _ = write!(
             s,
             "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{}\">{n}</text>",
-            LEFT + 10.0 + 60.0 * i as f64,
+            legend_x(lats.iter().map(|l| l.0), i),
             TOP + 12.0,
             COLORS[i]
         );
@@ -595,5 +789,44 @@ mod tests {
         assert_eq!(tick_step(7.0), 1.0);
         assert_eq!(fmt_tick(2.5), "2.5");
         assert_eq!(fmt_ns(250_000), "250µs");
+    }
+
+    #[test]
+    fn a_short_last_window_is_not_drawn() {
+        let v = [10.0, 20.0, 30.0];
+        // 1.1 s at 500 ms: the last window is 100 ms, a fifth of one: left out.
+        let got: Vec<(f64, f64)> = drawn_windows(&v, 500, 1_100_000_000).collect();
+        assert_eq!(got, [(0.5, 10.0), (1.0, 20.0)]);
+        // 1.2 s: 200 ms is at least a quarter: drawn at its true end.
+        let got: Vec<(f64, f64)> = drawn_windows(&v, 500, 1_200_000_000).collect();
+        assert_eq!(got.last(), Some(&(1.2, 30.0)));
+        // Whole windows are always drawn.
+        assert_eq!(drawn_windows(&v, 500, 1_500_000_000).count(), 3);
+    }
+
+    #[test]
+    fn lines_of_different_scales_get_their_own_charts() {
+        let line = |name: &str, peak: f64| Line {
+            name: name.into(),
+            color: COLORS[0],
+            points: vec![(1.0, peak / 2.0), (2.0, peak)],
+        };
+        let together = by_scale(vec![line("read", 900.0), line("write", 400.0)]);
+        assert_eq!(together.len(), 1);
+        assert_eq!(together[0].1.len(), 2);
+        let apart = by_scale(vec![line("read", 900.0), line("write", 5.0)]);
+        let titles: Vec<&str> = apart.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(titles, [" (read)", " (write)"]);
+    }
+
+    #[test]
+    fn log_axis_spans_whole_decades() {
+        let (lo, hi, ticks) = log_ticks(3.0, 450.0);
+        assert_eq!((lo, hi), (1.0, 1000.0));
+        assert_eq!(ticks.len(), 3 * 3 + 1);
+        assert!(ticks.contains(&20.0) && ticks.contains(&500.0));
+        // Over more than three decades, only the powers of ten.
+        let (_, _, ticks) = log_ticks(0.5, 20_000.0);
+        assert_eq!(ticks, [0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0, 100000.0]);
     }
 }

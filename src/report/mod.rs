@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod fio;
+pub mod from_fio;
 pub mod html;
 pub mod json;
 pub mod log;

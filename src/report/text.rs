@@ -21,6 +21,14 @@ pub fn render(r: &RunReport) -> String {
 /// Provenance lines: tool, host, targets.
 pub fn header(o: &mut String, r: &RunReport) {
     let h = &r.host;
+    if r.imported() {
+        let _ = writeln!(
+            o,
+            "{} {} · read from its JSON: host, targets and command line not recorded",
+            r.tool.name, r.tool.version
+        );
+        return;
+    }
     let _ = writeln!(
         o,
         "{} {} · {} · {} · {} CPUs ({}) · {} RAM",
@@ -113,7 +121,7 @@ fn footer(o: &mut String, r: &RunReport) {
 fn group(o: &mut String, g: &GroupReport, numbered: bool) {
     o.push('\n');
     if numbered {
-        let _ = writeln!(o, "── group {} ──", g.id);
+        let _ = writeln!(o, "── group {} ──", g.id + 1);
     }
     // group_reporting: each job's description once (not each clone's), then the group as
     // one.
@@ -166,11 +174,14 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
         }
     }
     if g.group_reporting {
-        let _ = writeln!(
-            o,
-            "all {} jobs together (group_reporting: totals summed, latencies merged):",
-            g.jobs.len()
-        );
+        let _ = match g.jobs.len() {
+            // fio's JSON has one entry for the group, however many jobs it ran.
+            1 => writeln!(o, "the group as one (group_reporting):"),
+            n => writeln!(
+                o,
+                "all {n} jobs together (group_reporting: totals summed, latencies merged):"
+            ),
+        };
         measurement(o, &g.total);
     } else if g.jobs.len() > 1 {
         let _ = writeln!(o, "all {} jobs together:", g.jobs.len());
@@ -270,12 +281,12 @@ fn measurement(o: &mut String, m: &Measurement) {
         })
         .collect();
     if !cells.is_empty() {
-        let _ = writeln!(
-            o,
-            "  depth  mean {:.1} in flight; share of time at  {}",
-            m.iodepth.mean,
-            cells.join("  ")
-        );
+        let mean = match m.iodepth.mean_unknown {
+            // fio's JSON has the levels only.
+            true => "share of I/Os at".to_string(),
+            false => format!("mean {:.1} in flight; share of time at", m.iodepth.mean),
+        };
+        let _ = writeln!(o, "  depth  {mean}  {}", cells.join("  "));
     }
     let c = &m.cpu;
     let _ = writeln!(

@@ -675,7 +675,7 @@ fn page_cache_and_unflushed_writes_are_flagged() {
         ],
     );
     assert!(
-        stderr(&o).contains("iogauge: warning: group 1: iogauge read 32.00 MiB"),
+        stderr(&o).contains("iogauge: warning: group 1 (job): iogauge read 32.00 MiB"),
         "{}",
         stderr(&o)
     );

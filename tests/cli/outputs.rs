@@ -868,3 +868,143 @@ fn device_counters_say_what_they_cover_and_who_else_wrote() {
         stderr(&o)
     );
 }
+
+/// `iogauge report` reads fio's own JSON: the same page, text, CSV and JSON, with fio's
+/// figures exactly (bytes, I/Os, sync calls), group_reporting recognised, json+ histograms
+/// drawn, and what fio's JSON lacks said rather than invented.
+#[test]
+fn report_reads_fio_json_and_json_plus() {
+    let d = tmp();
+    let p = d.path();
+    std::fs::write(
+        p.join("t.fio"),
+        "[global]\nsize=2m\n\n[rd]\nrw=randread\nbs=4k\n\n[wr]\nrw=write\nbs=8k\nfdatasync=4\n\n\
+         [g2]\nstonewall\nrw=randrw\nbs=4k\nnumjobs=2\ngroup_reporting\n",
+    )
+    .unwrap();
+    for format in ["json", "json+"] {
+        let fio = Command::new("fio")
+            .current_dir(p)
+            .args([
+                "t.fio",
+                &format!("--output-format={format}"),
+                "--output=fio.json",
+            ])
+            .output();
+        match fio {
+            Ok(o) if o.status.success() => {}
+            _ => {
+                skip!("reading fio's JSON: fio is not installed (scripts/test-deps.sh)");
+                return;
+            }
+        }
+        let fio: Value =
+            serde_json::from_str(&std::fs::read_to_string(p.join("fio.json")).unwrap()).unwrap();
+        let fjobs = fio["jobs"].as_array().unwrap();
+        assert_eq!(fjobs.len(), 3, "group_reporting folds g2's two jobs");
+
+        let ours: Value =
+            serde_json::from_str(&ok_in(p, &["report", "fio.json", "--output-format=json"]))
+                .unwrap();
+        let groups = ours["groups"].as_array().unwrap();
+        assert_eq!(groups.len(), 2);
+        assert_eq!(ours["tool"]["name"], "fio");
+        assert_eq!(groups[1]["group_reporting"], true);
+        assert_eq!(groups[0]["group_reporting"], false);
+        let jobs: Vec<&Value> = groups
+            .iter()
+            .flat_map(|g| g["jobs"].as_array().unwrap())
+            .collect();
+        for (f, j) in fjobs.iter().zip(&jobs) {
+            assert_eq!(j["name"], f["jobname"]);
+            for dir in ["read", "write"] {
+                assert_eq!(u(&j[dir]["bytes"]), u(&f[dir]["io_bytes"]), "{dir}");
+                assert_eq!(u(&j[dir]["ios"]), u(&f[dir]["total_ios"]), "{dir}");
+            }
+        }
+        // fio's fdatasync calls, as fio counted them: every fourth of 256 writes, less the
+        // last (fio 3.33 skips the flush after the job's final write).
+        let wr = &jobs[1];
+        assert_eq!(u(&wr["sync"]["count"]), u(&fjobs[1]["sync"]["lat_ns"]["N"]));
+        assert!((63..=64).contains(&u(&wr["sync"]["count"])));
+        // The fio part of our JSON carries fio's own figures back.
+        assert_eq!(
+            ours["jobs"][0]["read"]["io_bytes"],
+            fjobs[0]["read"]["io_bytes"]
+        );
+
+        let text = ok_in(p, &["report", "fio.json", "--output-format=text"]);
+        assert!(text.starts_with("fio 3."), "{text}");
+        assert!(text.contains("not recorded"), "{text}");
+        assert!(text.contains("fsync/fdatasync/sync_file_range:"), "{text}");
+        assert!(
+            text.contains("the group as one (group_reporting):"),
+            "{text}"
+        );
+        // A row per job and direction it did: rd read, wr write, g2 read and write.
+        let csv = ok_in(p, &["report", "fio.json", "--output-format=csv"]);
+        assert_eq!(csv.lines().count(), 1 + 1 + 1 + 2, "{csv}");
+        assert!(
+            csv.lines()
+                .any(|l| l.starts_with("g2,1,0,write,randrw,4096,,2,psync,")),
+            "{csv}"
+        );
+
+        let html = ok_in(p, &["report", "fio.json"]);
+        assert!(html.contains("not recorded in fio&#39;s JSON"));
+        assert!(html.contains("No time series in this report."));
+        assert!(html.contains("sync calls"));
+        assert!(html.contains("group 2 (g2), reported as one"));
+        assert!(html.contains("<code>fdatasync=4</code>"));
+        let bars = html.matches("class=\"bar\"").count();
+        if format == "json+" {
+            assert!(bars > 0, "json+ histograms are drawn");
+            assert!(!html.contains("no latency histogram"));
+        } else {
+            assert_eq!(bars, 0);
+            assert!(html.contains("no latency histogram without --output-format=json+"));
+        }
+    }
+    // Notes fio prints ahead of the document are skipped; a document that is neither tool's
+    // is refused in one line.
+    let body = std::fs::read_to_string(p.join("fio.json")).unwrap();
+    std::fs::write(p.join("noted.json"), format!("fio: a note\n{body}")).unwrap();
+    ok_in(p, &["report", "noted.json", "--output-format=text"]);
+    std::fs::write(p.join("other.json"), "{\"jobs\": 3}").unwrap();
+    let o = run_in(p, &["report", "other.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("other.json: not an iogauge JSON report"));
+}
+
+/// fio's command line: each --name starts a job; options before the first apply to all.
+#[test]
+fn each_name_on_the_command_line_is_a_job() {
+    let d = tmp();
+    let p = d.path();
+    let r: Value = serde_json::from_str(&ok_in(
+        p,
+        &[
+            "--size=1m",
+            "--output-format=json",
+            "--name=r",
+            "--rw=read",
+            "--name=w",
+            "--rw=write",
+            "--bs=8k",
+        ],
+    ))
+    .unwrap();
+    let jobs = r["groups"][0]["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2, "both jobs ran, side by side");
+    assert_eq!(jobs[0]["name"], "r");
+    assert_eq!(u(&jobs[0]["read"]["bytes"]), 1 << 20);
+    assert_eq!(
+        u(&jobs[0]["read"]["ios"]),
+        256,
+        "4 KiB, the default, not w's 8k"
+    );
+    assert_eq!(jobs[1]["name"], "w");
+    assert_eq!(u(&jobs[1]["write"]["bytes"]), 1 << 20);
+    assert_eq!(u(&jobs[1]["write"]["ios"]), 128);
+}

@@ -1,0 +1,628 @@
+//! fio's own JSON read back as a RunReport, so `iogauge report fio.json` draws a fio run with
+//! the same page, text and CSV as an iogauge run: the inverse of `fio.rs` where fio's JSON
+//! carries the facts. What it does not carry stays empty and the report says so in its
+//! warnings: time series (fio keeps them in separate log files), the host and the devices'
+//! provenance, and total-latency percentiles (fio prints them only with `lat_percentiles=1`;
+//! completion-latency percentiles are there by default). `--output-format=json+` adds fio's
+//! latency histograms (`bins`), which become the report's histograms. Pure: a function of the
+//! parsed document.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::host::Host;
+use crate::result::{
+    CpuReport, DepthReport, DeviceIo, DirReport, EngineReport, GroupReport, JobReport, LatReport,
+    Measurement, RunReport, SCHEMA_VERSION, SeriesReport, Tool,
+};
+use crate::runner::JobError;
+
+/// A document fio wrote: `fio version` and `jobs[]`, without iogauge's `schema` key (iogauge's
+/// JSON carries fio's keys too).
+pub fn is_fio(doc: &serde_json::Value) -> bool {
+    doc.get("schema").is_none() && doc.get("fio version").is_some() && doc.get("jobs").is_some()
+}
+
+/// fio writes notes ("fio: …") ahead of the JSON in some versions and set-ups: the document
+/// starts at the first line that opens an object.
+pub fn json_start(text: &str) -> &str {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with('{') {
+            return &text[at..];
+        }
+        at += line.len();
+    }
+    text
+}
+
+#[derive(Deserialize)]
+struct Doc {
+    #[serde(rename = "fio version")]
+    version: String,
+    #[serde(default)]
+    timestamp: u64,
+    #[serde(default)]
+    timestamp_ms: u64,
+    #[serde(rename = "global options", default)]
+    global: BTreeMap<String, String>,
+    jobs: Vec<Job>,
+    #[serde(default)]
+    disk_util: Vec<Disk>,
+}
+
+#[derive(Deserialize)]
+struct Job {
+    jobname: String,
+    #[serde(default)]
+    groupid: usize,
+    #[serde(default)]
+    error: i32,
+    #[serde(rename = "job options", default)]
+    options: BTreeMap<String, String>,
+    read: Dir,
+    write: Dir,
+    #[serde(default)]
+    trim: Option<Dir>,
+    #[serde(default)]
+    sync: Option<Sync>,
+    #[serde(default)]
+    job_runtime: u64,
+    #[serde(default)]
+    usr_cpu: f64,
+    #[serde(default)]
+    sys_cpu: f64,
+    #[serde(default)]
+    ctx: u64,
+    #[serde(default)]
+    majf: u64,
+    #[serde(default)]
+    minf: u64,
+    #[serde(default)]
+    iodepth_level: BTreeMap<String, f64>,
+}
+
+#[derive(Deserialize, Default)]
+struct Dir {
+    #[serde(default)]
+    io_bytes: u64,
+    #[serde(default)]
+    bw_bytes: f64,
+    #[serde(default)]
+    iops: f64,
+    /// Milliseconds.
+    #[serde(default)]
+    runtime: u64,
+    #[serde(default)]
+    total_ios: u64,
+    #[serde(default)]
+    slat_ns: Option<Lat>,
+    #[serde(default)]
+    clat_ns: Option<Lat>,
+    #[serde(default)]
+    lat_ns: Option<Lat>,
+}
+
+#[derive(Deserialize)]
+struct Lat {
+    #[serde(default)]
+    min: u64,
+    #[serde(default)]
+    max: u64,
+    #[serde(default)]
+    mean: f64,
+    #[serde(default)]
+    stddev: f64,
+    #[serde(rename = "N", default)]
+    n: u64,
+    #[serde(default)]
+    percentile: BTreeMap<String, u64>,
+    /// json+: fio's histogram, bucket value (ns) → I/Os.
+    #[serde(default)]
+    bins: BTreeMap<String, u64>,
+}
+
+#[derive(Deserialize)]
+struct Sync {
+    #[serde(default)]
+    lat_ns: Option<Lat>,
+}
+
+#[derive(Deserialize)]
+struct Disk {
+    name: String,
+    #[serde(default)]
+    read_ios: u64,
+    #[serde(default)]
+    write_ios: u64,
+    #[serde(default)]
+    read_merges: u64,
+    #[serde(default)]
+    write_merges: u64,
+    #[serde(default)]
+    read_ticks: u64,
+    #[serde(default)]
+    write_ticks: u64,
+    #[serde(default)]
+    in_queue: u64,
+    #[serde(default)]
+    util: f64,
+}
+
+/// The report of the fio run `doc` describes; the error says what is missing or malformed.
+pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, String> {
+    let d = Doc::deserialize(doc).map_err(|e| format!("not fio's JSON as fio 3 writes it: {e}"))?;
+    if d.jobs.is_empty() {
+        return Err("fio's JSON has no jobs".into());
+    }
+    let mut warnings = vec![format!(
+        "read from {}'s JSON: it has no time series (fio writes them to log files), no host or \
+         device facts, and total-latency percentiles only with lat_percentiles=1 (completion \
+         latency's are shown instead){}",
+        d.version,
+        if d.jobs
+            .iter()
+            .any(|j| [&j.read, &j.write].iter().any(|x| has_bins(x)))
+        {
+            ""
+        } else {
+            "; no latency histogram without --output-format=json+"
+        }
+    )];
+    let mut errors = Vec::new();
+    let mut groups: Vec<GroupReport> = Vec::new();
+    for j in &d.jobs {
+        if j.trim.as_ref().is_some_and(|t| t.total_ios > 0) {
+            warnings.push(format!(
+                "job {}: fio's trims are not shown (iogauge reports reads and writes)",
+                j.jobname
+            ));
+        }
+        let mut options = d.global.clone();
+        options.extend(j.options.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // fio's JSON leaves out options without a value (group_reporting among them), but a
+        // job of numjobs=N that appears once was reported as one.
+        let clones: usize = options
+            .get("numjobs")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
+        let group_reporting = clones > 1
+            && d.jobs
+                .iter()
+                .filter(|x| x.groupid == j.groupid && x.jobname == j.jobname)
+                .count()
+                == 1;
+        let at = match groups.iter().position(|g| g.id == j.groupid) {
+            Some(at) => at,
+            None => {
+                groups.push(GroupReport {
+                    id: j.groupid,
+                    jobs: Vec::new(),
+                    total: empty_measurement(),
+                    devices: Vec::new(),
+                    without_device: Vec::new(),
+                    group_reporting,
+                });
+                groups.len() - 1
+            }
+        };
+        let g = &mut groups[at];
+        g.group_reporting |= group_reporting;
+        let clone = g.jobs.iter().filter(|x| x.name == j.jobname).count() as u32;
+        let error = (j.error != 0).then(|| JobError {
+            file: None,
+            offset: None,
+            direction: None,
+            errno: Some(j.error),
+            message: format!(
+                "fio reported error {} ({})",
+                j.error,
+                std::io::Error::from_raw_os_error(j.error)
+            ),
+        });
+        if let Some(e) = &error {
+            errors.push(crate::result::job_error_line(&j.jobname, clone, e));
+        }
+        g.jobs.push(JobReport {
+            name: j.jobname.clone(),
+            clone,
+            engine: engine(&options),
+            options: essentials(options),
+            files: Vec::new(),
+            error,
+            measurement: measurement(j),
+        });
+    }
+    for g in &mut groups {
+        let parts: Vec<&Measurement> = g.jobs.iter().map(|j| &j.measurement).collect();
+        g.total = sum(&parts);
+    }
+    // fio counts the disks over the whole run, not per group.
+    if !d.disk_util.is_empty() {
+        if groups.len() > 1 {
+            warnings.push(
+                "fio's disk_util covers the whole run: it is shown under the first group".into(),
+            );
+        }
+        groups[0].devices = d.disk_util.iter().map(device).collect();
+    }
+    let clock = d.global.get("clocksource").map_or_else(
+        || "fio's default clock source (not recorded in its JSON)".to_string(),
+        |c| format!("fio clocksource={c}"),
+    );
+    Ok(RunReport {
+        schema: "iogauge-run".into(),
+        schema_version: SCHEMA_VERSION,
+        tool: Tool {
+            name: "fio".into(),
+            version: d.version.trim_start_matches("fio-").to_string().into(),
+        },
+        started_unix_s: d.timestamp,
+        started_unix_ms: d.timestamp_ms,
+        command_line: Vec::new(),
+        host: Host {
+            hostname: String::new(),
+            kernel: String::new(),
+            arch: String::new(),
+            cpu_model: String::new(),
+            cpus: 0,
+            memory_bytes: 0,
+        },
+        targets: Vec::new(),
+        groups,
+        interrupted: false,
+        clock,
+        process_cpu: CpuReport::default(),
+        warnings,
+        errors,
+    })
+}
+
+fn has_bins(d: &Dir) -> bool {
+    [&d.lat_ns, &d.clat_ns]
+        .into_iter()
+        .flatten()
+        .any(|l| !l.bins.is_empty())
+}
+
+/// The options the reporters read as numbers (bs, size) in bytes, as iogauge records them;
+/// the rest as fio printed them.
+fn essentials(mut options: BTreeMap<String, String>) -> BTreeMap<String, String> {
+    // fio's engine on Linux when none is named, as iogauge records the one it resolved.
+    options
+        .entry("ioengine".into())
+        .or_insert_with(|| "psync".into());
+    let kb = kb_base(&options);
+    for k in ["bs", "size"] {
+        if let Some(v) = options.get_mut(k) {
+            if let Ok(s) = crate::spec::value::parse_size_base(v, kb) {
+                *v = s.bytes.to_string();
+            }
+        }
+    }
+    options
+}
+
+fn kb_base(options: &BTreeMap<String, String>) -> u64 {
+    options
+        .get("kb_base")
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(1024)
+}
+
+fn engine(options: &BTreeMap<String, String>) -> EngineReport {
+    let get = |k: &str| options.get(k).map(String::as_str);
+    let name = get("ioengine").unwrap_or("psync").to_string();
+    let bytes_per_io = match get("bs") {
+        Some(bs) => {
+            crate::spec::value::parse_size_base(bs, kb_base(options)).map_or(0, |s| s.bytes)
+        }
+        // fio's default block size.
+        None => 4096,
+    };
+    EngineReport {
+        calls: format!("fio ioengine={name}"),
+        name: name.into(),
+        iodepth: get("iodepth").and_then(|d| d.parse().ok()).unwrap_or(1),
+        numpages: 1,
+        bytes_per_io,
+        per_call_flags: Vec::new(),
+        features: Vec::new(),
+    }
+}
+
+fn measurement(j: &Job) -> Measurement {
+    let dirs = [Some(&j.read), Some(&j.write), j.trim.as_ref()];
+    // A group_reporting entry's job_runtime sums its jobs; each direction's runtime is the
+    // group's wall time.
+    let wall_ms = dirs.iter().flatten().map(|d| d.runtime).max().unwrap_or(0);
+    let elapsed_ms = if wall_ms > 0 { wall_ms } else { j.job_runtime };
+    let elapsed_ns = elapsed_ms * 1_000_000;
+    let busy_s = j.job_runtime as f64 / 1e3;
+    let (user_s, system_s) = (j.usr_cpu / 100.0 * busy_s, j.sys_cpu / 100.0 * busy_s);
+    let pct = |s: f64| {
+        if elapsed_ms == 0 {
+            0.0
+        } else {
+            100.0 * s / (elapsed_ms as f64 / 1e3)
+        }
+    };
+    Measurement {
+        elapsed_ns,
+        read: dir(&j.read),
+        write: dir(&j.write),
+        sync: j
+            .sync
+            .as_ref()
+            .and_then(|s| s.lat_ns.as_ref())
+            .and_then(lat),
+        iodepth: DepthReport {
+            mean: 0.0,
+            mean_unknown: true,
+            pct_time: j.iodepth_level.clone(),
+        },
+        cpu: CpuReport {
+            user_s,
+            system_s,
+            usr_pct: pct(user_s),
+            sys_pct: pct(system_s),
+            ctx_switches: j.ctx,
+            minor_faults: j.minf,
+            major_faults: j.majf,
+        },
+    }
+}
+
+fn dir(d: &Dir) -> DirReport {
+    let bw = d.bw_bytes;
+    DirReport {
+        bytes: d.io_bytes,
+        ios: d.total_ios,
+        bw_bytes_per_s: bw,
+        mib_per_s: bw / (1024.0 * 1024.0),
+        mb_per_s: bw / 1e6,
+        iops: d.iops,
+        lat_ns: d.lat_ns.as_ref().and_then(lat),
+        slat_ns: d.slat_ns.as_ref().and_then(lat),
+        clat_ns: d.clat_ns.as_ref().and_then(lat),
+        series: no_series(),
+    }
+}
+
+fn no_series() -> SeriesReport {
+    SeriesReport {
+        interval_ms: 0,
+        bw_bytes_per_s: Vec::new(),
+        iops: Vec::new(),
+        lat_mean_ns: Vec::new(),
+        slat_mean_ns: Vec::new(),
+        clat_mean_ns: Vec::new(),
+    }
+}
+
+fn lat(l: &Lat) -> Option<LatReport> {
+    if l.n == 0 {
+        return None;
+    }
+    let mut histogram_ns: Vec<[u64; 3]> = l
+        .bins
+        .iter()
+        .filter_map(|(v, &c)| Some(fio_bucket(v.parse().ok()?, c)))
+        .collect();
+    histogram_ns.sort_unstable();
+    Some(LatReport {
+        count: l.n,
+        min: l.min,
+        max: l.max,
+        mean: l.mean,
+        stddev: l.stddev,
+        percentiles: l.percentile.clone(),
+        histogram_ns,
+    })
+}
+
+/// fio's histogram bucket whose printed value is `v` ns: fio keeps 64 buckets per power of two
+/// (exact below 128 ns) and prints each bucket's midpoint, so a bucket spans `v ± width/2`.
+fn fio_bucket(v: u64, count: u64) -> [u64; 3] {
+    const BITS: u32 = 6;
+    if v < 1 << (BITS + 1) {
+        return [v, v, count];
+    }
+    let width = 1u64 << (63 - v.leading_zeros() - BITS);
+    let lo = v - width / 2;
+    [lo, lo + width - 1, count]
+}
+
+fn device(d: &Disk) -> DeviceIo {
+    DeviceIo {
+        name: d.name.clone(),
+        major_minor: String::new(),
+        read_ios: d.read_ios,
+        read_merges: d.read_merges,
+        read_bytes: 0,
+        write_ios: d.write_ios,
+        write_merges: d.write_merges,
+        write_bytes: 0,
+        read_ms: d.read_ticks,
+        write_ms: d.write_ticks,
+        in_queue_ms: d.in_queue,
+        util_pct: d.util,
+        busy_ms: 0,
+        wall_ms: 0,
+        unmeasured_ms: 0,
+    }
+}
+
+fn empty_measurement() -> Measurement {
+    sum(&[])
+}
+
+/// A group's jobs together: counts and rates summed (the jobs ran side by side), elapsed the
+/// longest, latency moments pooled. Percentiles cannot be pooled from percentiles: a total of
+/// several jobs keeps them only where every job's histogram came with the JSON (json+).
+fn sum(parts: &[&Measurement]) -> Measurement {
+    if let [one] = parts {
+        return (*one).clone();
+    }
+    let elapsed_ns = parts.iter().map(|m| m.elapsed_ns).max().unwrap_or(0);
+    let dirs = |f: fn(&Measurement) -> &DirReport| -> DirReport {
+        let ds: Vec<&DirReport> = parts.iter().map(|m| f(m)).collect();
+        let bw: f64 = ds.iter().map(|d| d.bw_bytes_per_s).sum();
+        DirReport {
+            bytes: ds.iter().map(|d| d.bytes).sum(),
+            ios: ds.iter().map(|d| d.ios).sum(),
+            bw_bytes_per_s: bw,
+            mib_per_s: bw / (1024.0 * 1024.0),
+            mb_per_s: bw / 1e6,
+            iops: ds.iter().map(|d| d.iops).sum(),
+            lat_ns: pool(ds.iter().map(|d| d.lat_ns.as_ref())),
+            slat_ns: pool(ds.iter().map(|d| d.slat_ns.as_ref())),
+            clat_ns: pool(ds.iter().map(|d| d.clat_ns.as_ref())),
+            series: no_series(),
+        }
+    };
+    let cpu = |f: fn(&CpuReport) -> f64| parts.iter().map(|m| f(&m.cpu)).sum::<f64>();
+    let (user_s, system_s) = (cpu(|c| c.user_s), cpu(|c| c.system_s));
+    let pct = |s: f64| {
+        if elapsed_ns == 0 {
+            0.0
+        } else {
+            100.0 * s / (elapsed_ns as f64 / 1e9)
+        }
+    };
+    // Each level's share, weighted by how long each job ran.
+    let weight: f64 = parts.iter().map(|m| m.elapsed_ns as f64).sum();
+    let mut pct_time = BTreeMap::new();
+    for m in parts {
+        for (k, v) in &m.iodepth.pct_time {
+            *pct_time.entry(k.clone()).or_insert(0.0) += v * m.elapsed_ns as f64 / weight;
+        }
+    }
+    Measurement {
+        elapsed_ns,
+        read: dirs(|m| &m.read),
+        write: dirs(|m| &m.write),
+        sync: pool(parts.iter().map(|m| m.sync.as_ref())),
+        iodepth: DepthReport {
+            mean: 0.0,
+            mean_unknown: true,
+            pct_time,
+        },
+        cpu: CpuReport {
+            user_s,
+            system_s,
+            usr_pct: pct(user_s),
+            sys_pct: pct(system_s),
+            ctx_switches: parts.iter().map(|m| m.cpu.ctx_switches).sum(),
+            minor_faults: parts.iter().map(|m| m.cpu.minor_faults).sum(),
+            major_faults: parts.iter().map(|m| m.cpu.major_faults).sum(),
+        },
+    }
+}
+
+/// Several jobs' latencies as one: count, min, max, mean and standard deviation pooled
+/// exactly; histograms added and percentiles read from the sum when every part has one.
+fn pool<'a>(parts: impl Iterator<Item = Option<&'a LatReport>>) -> Option<LatReport> {
+    let ls: Vec<&LatReport> = parts.flatten().collect();
+    let count: u64 = ls.iter().map(|l| l.count).sum();
+    if count == 0 {
+        return None;
+    }
+    let n = count as f64;
+    let mean = ls.iter().map(|l| l.mean * l.count as f64).sum::<f64>() / n;
+    // Σ (variance + mean²) × count over the parts gives the pooled second moment.
+    let second = ls
+        .iter()
+        .map(|l| (l.stddev * l.stddev + l.mean * l.mean) * l.count as f64)
+        .sum::<f64>()
+        / n;
+    let (min, max) = (
+        ls.iter().map(|l| l.min).min().unwrap_or(0),
+        ls.iter().map(|l| l.max).max().unwrap_or(0),
+    );
+    let mut histogram_ns = Vec::new();
+    let mut percentiles = BTreeMap::new();
+    if ls.iter().all(|l| !l.histogram_ns.is_empty()) {
+        let mut buckets: BTreeMap<(u64, u64), u64> = BTreeMap::new();
+        for l in &ls {
+            for &[lo, hi, c] in &l.histogram_ns {
+                *buckets.entry((lo, hi)).or_insert(0) += c;
+            }
+        }
+        histogram_ns = buckets
+            .into_iter()
+            .map(|((lo, hi), c)| [lo, hi, c])
+            .collect();
+        let total: u64 = histogram_ns.iter().map(|b| b[2]).sum();
+        for &p in crate::result::PERCENTILES {
+            // The bucket holding the ⌈p% × total⌉-th I/O, at its midpoint.
+            let rank = ((p / 100.0 * total as f64).ceil() as u64).max(1);
+            let mut seen = 0;
+            if let Some(b) = histogram_ns.iter().find(|b| {
+                seen += b[2];
+                seen >= rank
+            }) {
+                let mid = b[0] + (b[1] - b[0]) / 2;
+                percentiles.insert(crate::result::percentile_key(p), mid.clamp(min, max));
+            }
+        }
+    }
+    Some(LatReport {
+        count,
+        min,
+        max,
+        mean,
+        stddev: (second - mean * mean).max(0.0).sqrt(),
+        percentiles,
+        histogram_ns,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fio_buckets_span_their_midpoint() {
+        // Exact below 128 ns.
+        assert_eq!(fio_bucket(100, 3), [100, 100, 3]);
+        // 892 ns: 512..1023 has buckets 8 ns wide.
+        assert_eq!(fio_bucket(892, 1), [888, 895, 1]);
+        // 1,646,592 ns (2^20..2^21: 16384 ns wide).
+        assert_eq!(fio_bucket(1_646_592, 2), [1_638_400, 1_654_783, 2]);
+    }
+
+    #[test]
+    fn notes_before_the_document_are_skipped() {
+        assert_eq!(json_start("fio: note\n{\n}\n"), "{\n}\n");
+        assert_eq!(json_start("{}"), "{}");
+    }
+
+    #[test]
+    fn pooled_moments_are_exact() {
+        let l = |xs: &[u64]| {
+            let n = xs.len() as f64;
+            let mean = xs.iter().sum::<u64>() as f64 / n;
+            let var = xs.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n;
+            LatReport {
+                count: xs.len() as u64,
+                min: *xs.iter().min().unwrap(),
+                max: *xs.iter().max().unwrap(),
+                mean,
+                stddev: var.sqrt(),
+                percentiles: BTreeMap::new(),
+                histogram_ns: xs.iter().map(|&x| [x, x, 1]).collect(),
+            }
+        };
+        let (a, b) = (l(&[10, 20, 30]), l(&[40, 50]));
+        let all = l(&[10, 20, 30, 40, 50]);
+        let p = pool([Some(&a), Some(&b), None].into_iter()).unwrap();
+        assert_eq!((p.count, p.min, p.max), (5, 10, 50));
+        assert!((p.mean - all.mean).abs() < 1e-9);
+        assert!((p.stddev - all.stddev).abs() < 1e-9);
+        assert_eq!(p.percentiles["50.000000"], 30);
+        assert_eq!(p.percentiles["99.000000"], 50);
+        assert_eq!(p.histogram_ns.len(), 5);
+    }
+}
