@@ -161,7 +161,7 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
             }
         }
         if !g.group_reporting {
-            measurement(o, &j.measurement);
+            measurement(o, &j.measurement, j.engine.iodepth);
         }
     }
     for j in &g.jobs {
@@ -173,6 +173,7 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
             );
         }
     }
+    let deepest = g.jobs.iter().map(|j| j.engine.iodepth).max().unwrap_or(1);
     if g.group_reporting {
         let _ = match g.jobs.len() {
             // fio's JSON has one entry for the group, however many jobs it ran.
@@ -182,10 +183,10 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
                 "all {n} jobs together (group_reporting: totals summed, latencies merged):"
             ),
         };
-        measurement(o, &g.total);
+        measurement(o, &g.total, deepest);
     } else if g.jobs.len() > 1 {
         let _ = writeln!(o, "all {} jobs together:", g.jobs.len());
-        measurement(o, &g.total);
+        measurement(o, &g.total, deepest);
     }
     devices(o, g);
 }
@@ -240,7 +241,9 @@ fn engine_line(o: &mut String, e: &crate::result::EngineReport) {
     let _ = writeln!(o, "{line}");
 }
 
-fn measurement(o: &mut String, m: &Measurement) {
+/// `depth`: the most I/Os the job (or any job of the group) keeps in flight, which caps the
+/// range its highest depth level can stand for.
+fn measurement(o: &mut String, m: &Measurement, depth: u32) {
     let typical = [&m.read, &m.write]
         .iter()
         .filter_map(|d| d.lat_ns.as_ref().map(|l| l.mean))
@@ -272,7 +275,9 @@ fn measurement(o: &mut String, m: &Measurement) {
         .filter(|(_, (_, p))| **p >= 0.05)
         .map(|(i, (k, p))| {
             let label = match (lows[i], lows.get(i + 1).copied().flatten()) {
-                (Some(lo), Some(next)) if next > lo + 1 => format!("{lo}-{}", next - 1),
+                (Some(lo), Some(next)) if next.min(depth + 1) > lo + 1 => {
+                    format!("{lo}-{}", (next - 1).min(depth))
+                }
                 (Some(lo), Some(_)) => lo.to_string(),
                 // The last level: "8" when it is the queue's depth cap, ">=64" from JSON.
                 _ => k.to_string(),

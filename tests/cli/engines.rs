@@ -372,6 +372,8 @@ fn io_uring_keeps_the_queue_full_and_splits_latency() {
             "{depth}"
         );
     }
+    // At iodepth 16 the top level holds exactly 16 in flight: "16", not "16-31".
+    assert!(ranges.iter().all(|&(_, hi)| hi <= 16), "{depth}");
 
     // A synchronous engine has no submission phase, and one I/O in flight at most.
     let r = run_json(&[&fname, "--rw=randread", "--size=1m"], 0);
