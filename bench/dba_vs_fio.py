@@ -100,18 +100,31 @@ def main():
     lines += [f"- {k}: {v}" for k, v in m.items()]
     lines += [f"- job file: bench/jobs/dba.fio, runtime {a.seconds} s, data files "
               f"{a.data_size} x 2 in {a.dir}; {a.rounds} alternating rounds (ABBA)", ""]
-    lines += ["| figure | iogauge (median) | fio (median) | ratio | fio's own spread (max/min) |",
-              "|---|---|---|---|---|"]
+    lines += ["| figure | iogauge (median) | fio (median) | ratio | paired ratio: median "
+              "[quartiles] | iogauge lower in | fio's own spread (max/min) |",
+              "|---|---|---|---|---|---|---|"]
     for label, *_ in FIGURES:
         g = [x[label] for x in results["iogauge"] if x[label] is not None]
         f = [x[label] for x in results["fio"] if x[label] is not None]
         if not g or not f:
-            lines.append(f"| {label} | {g and statistics.median(g)} | {f and statistics.median(f)} | – | – |")
+            lines.append(f"| {label} | {g and statistics.median(g)} | "
+                         f"{f and statistics.median(f)} | – | – | – | – |")
             continue
         mg, mf = statistics.median(g), statistics.median(f)
         ratio = mg / mf if mf else float("nan")
         spread = max(f) / min(f) if min(f) > 0 else float("nan")
-        lines.append(f"| {label} | {mg:.1f} | {mf:.1f} | {ratio:.3f} | {spread:.2f} |")
+        # Each round's two runs are minutes apart at most: their ratio sees less of the
+        # disk's drift than the ratio of medians does.
+        pairs = [x[label] / y[label] for x, y in zip(results["iogauge"], results["fio"])
+                 if x[label] is not None and y[label]]
+        if len(pairs) >= 4:
+            q = statistics.quantiles(pairs, n=4)
+            paired = f"{statistics.median(pairs):.3f} [{q[0]:.3f}, {q[2]:.3f}]"
+        else:
+            paired = f"{statistics.median(pairs):.3f}" if pairs else "–"
+        lower = sum(1 for x in pairs if x < 1)
+        lines.append(f"| {label} | {mg:.1f} | {mf:.1f} | {ratio:.3f} | {paired} | "
+                     f"{lower}/{len(pairs)} | {spread:.2f} |")
     lines += ["", "Per round (iogauge / fio):", ""]
     for label, *_ in FIGURES:
         cells = [f"{g[label] or 0:.0f}/{f[label] or 0:.0f}"

@@ -50,3 +50,4 @@ pub mod spec;
 pub mod stats;
 pub mod target;
 pub mod units;
+pub mod verify;

@@ -149,6 +149,29 @@ pub struct Measurement {
     /// I/Os in the kernel over the measured time.
     pub iodepth: DepthReport,
     pub cpu: CpuReport,
+    /// The verify phase (`verify=`): after the measured time, never in its figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyReport>,
+}
+
+/// What reading the written blocks back found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VerifyReport {
+    pub checksum: String,
+    /// Blocks read back and checked, each with its header.
+    pub blocks: u64,
+    pub bytes: u64,
+    pub ios: u64,
+    pub elapsed_ns: u64,
+    pub mib_per_s: f64,
+    pub mb_per_s: f64,
+    /// The files were flushed and their cached pages dropped before reading back (false
+    /// with O_DIRECT, which reads the device anyway).
+    pub dropped_cache: bool,
+    /// Blocks that were not what was written: 0 is a pass.
+    pub bad_blocks: u64,
+    /// The first of them, in full.
+    pub first_bad: Vec<crate::stats::BadBlock>,
 }
 
 /// Share of the measured time with each number of I/Os in the kernel (fio's iodepth levels;
@@ -355,6 +378,23 @@ pub fn measurement(s: &JobStats) -> Measurement {
         sync: lat_report(&s.syncs),
         iodepth: depth_report(&s.depth),
         cpu: cpu_report(&s.cpu, s.elapsed),
+        verify: s.verify.as_ref().map(verify_report),
+    }
+}
+
+fn verify_report(v: &crate::stats::VerifyStats) -> VerifyReport {
+    let bw = per_s(v.bytes, v.elapsed);
+    VerifyReport {
+        checksum: v.checksum.to_string(),
+        blocks: v.blocks,
+        bytes: v.bytes,
+        ios: v.ios,
+        elapsed_ns: v.elapsed.as_nanos() as u64,
+        mib_per_s: bw / (1024.0 * 1024.0),
+        mb_per_s: bw / 1e6,
+        dropped_cache: v.dropped_cache,
+        bad_blocks: v.bad,
+        first_bad: v.bad_blocks.clone(),
     }
 }
 

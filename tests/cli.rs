@@ -33,6 +33,8 @@ mod outputs;
 mod safety;
 #[path = "cli/sync.rs"]
 mod sync;
+#[path = "cli/verify.rs"]
+mod verify;
 
 fn bin() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin!("iogauge"))

@@ -371,6 +371,7 @@ fn measurement(j: &Job) -> Measurement {
             minor_faults: j.minf,
             major_faults: j.majf,
         },
+        verify: None,
     }
 }
 
@@ -518,6 +519,7 @@ fn sum(parts: &[&Measurement]) -> Measurement {
             minor_faults: parts.iter().map(|m| m.cpu.minor_faults).sum(),
             major_faults: parts.iter().map(|m| m.cpu.major_faults).sum(),
         },
+        verify: None,
     }
 }
 

@@ -300,6 +300,66 @@ fn measurement(o: &mut String, m: &Measurement, depth: u32) {
          page faults {} major / {} minor",
         c.usr_pct, c.sys_pct, c.user_s, c.system_s, c.ctx_switches, c.major_faults, c.minor_faults
     );
+    if let Some(v) = &m.verify {
+        verify_lines(o, v);
+    }
+}
+
+/// The verify phase: what was read back, how fast, and each bad block kept.
+pub fn verify_lines(o: &mut String, v: &crate::result::VerifyReport) {
+    let verdict = match v.bad_blocks {
+        0 if v.blocks > 0 => "every block as written".to_string(),
+        0 => "NOTHING CHECKED".to_string(),
+        n => format!("{n} BAD"),
+    };
+    let _ = writeln!(
+        o,
+        "  verify {}: {} blocks ({}) read back in {:.2} s{}, {:.2} MiB/s ({:.2} MB/s): {verdict}",
+        v.checksum,
+        v.blocks,
+        human_bytes(v.bytes),
+        v.elapsed_ns as f64 / 1e9,
+        if v.dropped_cache {
+            " (cache dropped first)"
+        } else {
+            ""
+        },
+        v.mib_per_s,
+        v.mb_per_s
+    );
+    for b in &v.first_bad {
+        let f = &b.fault;
+        let mut line = format!(
+            "         {} at offset {} ({}): {}",
+            crate::rawpath::display(&b.file),
+            b.offset,
+            human_bytes(b.len),
+            f
+        );
+        if let Some(at) = f.first_bad_byte {
+            line += &format!("; first differing byte {at} of the block");
+        }
+        if let Some(h) = &f.found {
+            line += &format!(
+                "; its header: write #{} (block generation {}) of run {:016x}, job {}, at offset \
+                 {}, written {}",
+                h.seq,
+                h.generation,
+                h.run_id,
+                h.job,
+                h.offset,
+                crate::units::ctime_utc(h.written_unix_ns / 1_000_000_000)
+            );
+        }
+        let _ = writeln!(o, "{line}");
+    }
+    if v.bad_blocks > v.first_bad.len() as u64 {
+        let _ = writeln!(
+            o,
+            "         … and {} more",
+            v.bad_blocks - v.first_bad.len() as u64
+        );
+    }
 }
 
 fn direction(o: &mut String, name: &str, d: &DirReport, elapsed: f64, unit: LatUnit) {

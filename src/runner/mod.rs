@@ -83,12 +83,27 @@ pub struct RunOutcome {
     pub setup_error: Option<TargetError>,
     /// Files a job's `unlink` could not remove.
     pub unlink_errors: Vec<String>,
+    /// This run's identity, written into every verify header (random per run).
+    pub run_id: u64,
 }
 
 impl RunOutcome {
     pub fn failed(&self) -> bool {
         self.setup_error.is_some() || self.groups.iter().flatten().any(|j| j.error.is_some())
     }
+}
+
+/// A run's identity: the time and process mixed, so two runs (on two hosts, or one after
+/// the other) do not share it.
+fn new_run_id() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let x = t ^ (u64::from(std::process::id()) << 40) ^ 0x5EED_1D0F_1064_A4E5;
+    // A finaliser (splitmix64's), so close inputs give unrelated ids.
+    let x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
 }
 
 /// Runs every group of `plan` on `targets` (already checked). `interrupt` is set from outside
@@ -102,6 +117,7 @@ pub fn run(
     let clock = Clock::new();
     let mut outcome = RunOutcome {
         clock: clock.describe(),
+        run_id: new_run_id(),
         ..RunOutcome::default()
     };
     let ngroups = plan.groups.len();
@@ -143,7 +159,15 @@ pub fn run(
         }
         let before = diskstats::snapshot(&ids);
         let t0 = Instant::now();
-        let results = run_group(gi, ngroups, &group.jobs, opened, clock, interrupt, on_event);
+        let results = run_group(
+            gi,
+            ngroups,
+            &group.jobs,
+            opened,
+            (clock, outcome.run_id),
+            interrupt,
+            on_event,
+        );
         let wall = t0.elapsed();
         let after = diskstats::snapshot(&ids);
         let devices = after
@@ -185,7 +209,7 @@ fn run_group(
     ngroups: usize,
     jobs: &[JobSpec],
     opened: Vec<(Vec<std::os::fd::OwnedFd>, Vec<OpenedFile>)>,
-    clock: Clock,
+    (clock, run_id): (Clock, u64),
     interrupt: &AtomicBool,
     on_event: &mut dyn FnMut(&Event),
 ) -> Vec<JobOutcome> {
@@ -226,6 +250,8 @@ fn run_group(
                 index,
                 wait_on,
                 exit_all: &exit_all,
+                run_id,
+                job_id: ((gi as u32) << 16) | index as u32,
             };
             file_lists.push(files);
             let name = format!("iogauge-{}.{}", job.name, job.clone);

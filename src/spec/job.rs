@@ -227,6 +227,22 @@ pub struct Cache {
     pub fadvise: Fadvise,
 }
 
+/// Data verification: each written block sealed with a header and checksum, read back and
+/// checked after the job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verify {
+    pub checksum: crate::verify::Checksum,
+    /// Bytes per sealed block (divides every write's size and the page size).
+    pub interval: u64,
+    /// Read back and check after the job (`do_verify`).
+    pub after_write: bool,
+    /// Write nothing; check what an earlier run left (`verify_only`). The job's `rw` is then
+    /// a sequential read of its region.
+    pub only: bool,
+    /// Stop at the first bad block.
+    pub fatal: bool,
+}
+
 /// What makes writes durable: write-through opens and explicit flushes (fio's sync family).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Durability {
@@ -380,6 +396,8 @@ pub struct JobSpec {
     /// Sequential patterns: blocks from one I/O to the next (1 = contiguous; `rw=read:GAP`).
     pub stride_blocks: u64,
     pub data: DataMode,
+    /// Data verification (`verify=`), when asked for.
+    pub verify: Option<Verify>,
     /// The options as given (canonical names), for the report.
     pub options: BTreeMap<String, String>,
     /// Where each given option came from, so errors found later (the file system, the

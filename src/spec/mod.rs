@@ -10,6 +10,7 @@ pub mod workload;
 
 pub use job::{
     DataMode, EngineKind, Fadvise, Group, JobSpec, LogSpec, Plan, RwMode, SyncMode, TargetSpec,
+    Verify,
 };
 pub use resolve::resolve;
 

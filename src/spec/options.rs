@@ -679,6 +679,59 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Fill the buffer with new random bytes before every write \
                (default: random once, each block stamped unique).",
     },
+    OptionDef {
+        name: "verify",
+        aliases: &[],
+        kind: Kind::Spec("0, crc32c, crc32c-intel, crc64, md5, sha1, sha256, xxhash, meta, null"),
+        default: Some("0"),
+        help: "Check that what the job wrote comes back: every block carries a header (offset, \
+               run, job, write number, generation, time written) and this checksum of its \
+               data; after the job, every block it wrote is read back (the cache dropped \
+               first) and checked, as a phase of its own. Finds bit flips, lost and stale \
+               writes, misdirected and torn writes and another run's data, naming file, \
+               offset and what was found (exit 1). meta: the header only; null: read back, \
+               check nothing.",
+    },
+    OptionDef {
+        name: "verify_interval",
+        aliases: &[],
+        kind: Kind::Size,
+        default: None,
+        help: "Bytes per verified block, each with its own header (default: the block size; \
+               at least 512, and a divisor of every I/O size).",
+    },
+    OptionDef {
+        name: "do_verify",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("1"),
+        help: "Run the verify phase after the job (with verify=); 0: write the headers only, \
+               to check later with verify_only.",
+    },
+    OptionDef {
+        name: "verify_only",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Write nothing: read the job's region back and check the headers an earlier run \
+               wrote there (kept with --keep): checksum, offset, torn writes. Files must exist.",
+    },
+    OptionDef {
+        name: "verify_fatal",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Stop verifying at the first bad block (default: check every block, report the \
+               first ones and the count).",
+    },
+    OptionDef {
+        name: "verify_async",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 1024 },
+        default: Some("0"),
+        help: "Accepted for fio's job files: iogauge checks each block as its read completes, \
+               in the job's thread.",
+    },
 ];
 
 /// What iogauge does with a fio option that is not in [`OPTIONS`].
@@ -696,8 +749,8 @@ pub enum FioOnly {
 
 const NOT_MEASURED: &str = "changes only fio's own latency/bandwidth bookkeeping";
 const REPORT_ONLY: &str = "changes only the layout of fio's report";
-const NO_VERIFY: &str = "iogauge does not verify data yet (a later version will); remove the \
-                         verify options to measure the workload";
+const NO_VERIFY: &str = "iogauge's verification does not have it yet (verify=, \
+                         verify_interval, do_verify, verify_only and verify_fatal are)";
 const NO_DATA_PATTERN: &str = "iogauge writes incompressible, unique data (or zeros with \
                                zero_buffers, fresh random bytes with refill_buffers); other \
                                data patterns are not supported";
@@ -789,23 +842,21 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     ),
     (
         &[
-            "verify",
-            "do_verify",
-            "verify_fatal",
             "verify_dump",
             "verify_backlog",
-            "verify_async",
-            "verify_interval",
+            "verify_backlog_batch",
             "verify_pattern",
             "verify_offset",
-            "verify_only",
             "verify_state_save",
             "verify_state_load",
             "verifysort",
             "experimental_verify",
-            "trim_percentage",
         ],
         FioOnly::Rejected(NO_VERIFY),
+    ),
+    (
+        &["trim_percentage"],
+        FioOnly::Rejected("iogauge issues no trims"),
     ),
     (
         &[
@@ -994,7 +1045,11 @@ mod tests {
                 assert!(seen.insert(n), "{n} twice");
             }
         }
-        assert!(matches!(fio_only("verify"), Some(FioOnly::Rejected(_))));
+        assert!(matches!(
+            fio_only("verify_backlog"),
+            Some(FioOnly::Rejected(_))
+        ));
+        assert!(fio_only("verify").is_none() && lookup("verify").is_some());
         assert!(matches!(fio_only("gtod-reduce"), Some(FioOnly::Ignored(_))));
     }
 

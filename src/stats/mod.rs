@@ -183,6 +183,63 @@ pub struct JobStats {
     pub cpu: CpuUsage,
     /// Measured time: from the start of measurement to the end, final flush included.
     pub elapsed: Duration,
+    /// The verify phase (`verify=`), after the measured time.
+    pub verify: Option<VerifyStats>,
+}
+
+/// Bad blocks kept in full per job (all are counted).
+pub const BAD_BLOCKS_KEPT: usize = 10;
+
+/// What a verify phase read and found.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyStats {
+    pub checksum: &'static str,
+    /// Blocks checked (each with its header).
+    pub blocks: u64,
+    pub bytes: u64,
+    pub ios: u64,
+    /// From the first read to the last check, cache dropping excluded.
+    pub elapsed: Duration,
+    /// The files were flushed and their cached pages dropped first, so reads came from the
+    /// device (false with O_DIRECT, which reads the device anyway).
+    pub dropped_cache: bool,
+    /// Blocks that were not what was written.
+    pub bad: u64,
+    /// The first [`BAD_BLOCKS_KEPT`] of them.
+    pub bad_blocks: Vec<BadBlock>,
+}
+
+/// A block that did not come back as written.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct BadBlock {
+    #[serde(with = "crate::rawpath::serde_path")]
+    pub file: std::path::PathBuf,
+    pub offset: u64,
+    pub len: u64,
+    /// The block's generation this run acknowledged (0: none, 255: either of overlapping
+    /// writes), as the map held it.
+    pub expected_generation: u8,
+    pub fault: crate::verify::Fault,
+    /// When the check found it, ns since the Unix epoch.
+    pub found_unix_ns: u64,
+}
+
+impl std::ops::AddAssign<&VerifyStats> for VerifyStats {
+    /// Merges jobs verified side by side: sums, the longest time, the first bad blocks.
+    fn add_assign(&mut self, o: &VerifyStats) {
+        if self.checksum.is_empty() {
+            self.checksum = o.checksum;
+        }
+        self.blocks += o.blocks;
+        self.bytes += o.bytes;
+        self.ios += o.ios;
+        self.elapsed = self.elapsed.max(o.elapsed);
+        self.dropped_cache |= o.dropped_cache;
+        self.bad += o.bad;
+        let room = BAD_BLOCKS_KEPT.saturating_sub(self.bad_blocks.len());
+        self.bad_blocks
+            .extend(o.bad_blocks.iter().take(room).cloned());
+    }
 }
 
 impl JobStats {
@@ -206,6 +263,11 @@ impl std::ops::AddAssign<&JobStats> for JobStats {
         self.depth += &o.depth;
         self.cpu += &o.cpu;
         self.elapsed = self.elapsed.max(o.elapsed);
+        match (&mut self.verify, &o.verify) {
+            (Some(a), Some(b)) => *a += b,
+            (None, Some(b)) => self.verify = Some(b.clone()),
+            _ => {}
+        }
     }
 }
 

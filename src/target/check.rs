@@ -296,6 +296,28 @@ fn check_job(
     }
     size_from_existing(t, job, &paths, &found)?;
     let extent = job.offset + job.per_file_bytes();
+    if job.verify.is_some_and(|v| v.only) {
+        // Nothing is laid out for a check of what an earlier run left.
+        for (p, f) in paths.iter().zip(&found) {
+            let shown = crate::rawpath::display(p);
+            match f {
+                None => {
+                    return Err(usage(format!(
+                        "{}: {shown} does not exist: nothing to verify",
+                        job.label("verify_only")
+                    )));
+                }
+                Some(e) if e.len < extent => {
+                    return Err(usage(format!(
+                        "{}: {shown} holds {} bytes; the job's region ends at byte {extent}",
+                        job.label("verify_only"),
+                        e.len
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+    }
     let needs_layout = job.rw != RwMode::Write || job.overwrite;
 
     for (p, found) in paths.iter().zip(&found) {
@@ -314,7 +336,26 @@ fn check_job(
             follow: found.as_ref().is_some_and(|e| e.follow),
             ours,
             fallocate: job.fallocate,
+            writers: Vec::new(),
         });
+        if job.rw.writes() {
+            let verifies = job.verify.is_some();
+            let me = format!("{}.{}", job.name, job.clone);
+            if let Some((_, other, _)) = entry
+                .writers
+                .iter()
+                .find(|(g, _, v)| *g == gi && (verifies || *v))
+            {
+                return Err(usage(format!(
+                    "{}: jobs {other} and {me} both write {} at the same time; verifying a \
+                     file several jobs write is not supported yet (give each job its own \
+                     file, or run them in turn with stonewall)",
+                    job.label("verify"),
+                    crate::rawpath::display(p)
+                )));
+            }
+            entry.writers.push((gi, me, verifies));
+        }
         entry.extent = entry.extent.max(extent);
         entry.written |= job.rw.writes() || (extends && needs_layout);
         if needs_layout && entry.layout_from.is_none() {

@@ -86,6 +86,8 @@ struct Need {
     ours: bool,
     /// How it is allocated if this run creates it (the first job's `fallocate`).
     fallocate: Fallocate,
+    /// The jobs that write it: their group, name and whether they verify what they write.
+    writers: Vec<(usize, String, bool)>,
 }
 
 /// The checked plan's files, and what this run created.
@@ -449,7 +451,9 @@ impl Targets {
         if job.engine == EngineKind::Null {
             return Ok((Vec::new(), Vec::new()));
         }
-        let mut flags = match (job.rw.reads(), job.rw.writes()) {
+        // A verifying writer reads its blocks back through the same descriptors.
+        let reads = job.rw.reads() || job.verify.is_some();
+        let mut flags = match (reads, job.rw.writes()) {
             (true, true) => OFlags::RDWR,
             (false, true) => OFlags::WRONLY,
             _ => OFlags::RDONLY,

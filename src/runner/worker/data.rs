@@ -76,5 +76,6 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             DataMode::Zero => {}
         }
+        self.seal_write(i, write_back);
     }
 }

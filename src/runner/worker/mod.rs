@@ -24,6 +24,7 @@ mod data;
 mod flush;
 mod pacing;
 mod timeline;
+mod verify;
 
 use data::copy_template;
 use timeline::close_interval;
@@ -80,6 +81,10 @@ pub struct Worker<'a> {
     pub wait_on: Vec<usize>,
     /// Set by a job with `exitall` when it ends: the others finish as if done.
     pub exit_all: &'a AtomicBool,
+    /// This run's identity, in every verify header it writes.
+    pub run_id: u64,
+    /// This job's number in the run (group and index), in its verify headers.
+    pub job_id: u32,
 }
 
 impl Worker<'_> {
@@ -199,6 +204,13 @@ struct SlotState {
     /// The write's sequence number (its stamp), taken in workload order when the I/O is
     /// prepared, so what is written does not depend on the order of completions.
     write_seq: u64,
+    /// Verifying: a sealed write is in flight over `offset..end` of `file`.
+    writing: bool,
+    /// Verifying: another write of the same blocks was in flight with this one.
+    overlapped: bool,
+    file: usize,
+    offset: u64,
+    end: u64,
 }
 
 /// Why the loop stops issuing I/O.
@@ -248,6 +260,7 @@ struct Loop<'w, 'a, E: Engine> {
     pace: pacing::Pacer,
     tl: timeline::Timeline,
     flush: flush::Flush,
+    verify: Option<verify::Verifier>,
 }
 
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
@@ -296,12 +309,16 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         pace: pacing::Pacer::new(job),
         tl: timeline::Timeline::new(job, &clock, PUBLISH_EVERY),
         flush: flush::Flush::new(job.paths().len(), &job.sync),
+        verify: job
+            .verify
+            .map(|v| verify::Verifier::new(job, v, job.paths().len(), w.run_id, w.job_id)),
         slab: &mut slab,
     };
     w.barrier.wait();
     let go = w.wait_to_start();
     l.start(clock.now());
-    if go {
+    // verify_only writes nothing: the job is its verify phase.
+    if go && !job.verify.is_some_and(|v| v.only) {
         l.run();
     }
     let in_flight = l.in_kernel + l.pending.len();
@@ -390,6 +407,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                 return;
             };
             if self.pace.on {
+                // (Off in the verify phase.)
                 self.pace(io.dir, io.len);
                 if self.halt != Halt::No {
                     return;
@@ -397,13 +415,14 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             self.free.pop();
             let i = slot as usize;
+            let verifying = self.verifying();
             let u = &mut self.slab[i];
             (u.dir, u.file, u.offset, u.done) = (io.dir, io.file, io.offset, 0);
             u.set_len(io.len as usize);
             let s = &mut self.st[i];
             s.measured = self.tl.measuring;
             s.write_back = false;
-            if io.dir == Dir::Read && self.w.job.rw == RwMode::Update {
+            if io.dir == Dir::Read && self.w.job.rw == RwMode::Update && !verifying {
                 // The workload's next I/O writes this block back: it goes with this unit, so
                 // it follows its read even with many I/Os in flight.
                 let wb = self.wl.next();
@@ -455,6 +474,9 @@ impl<E: Engine> Loop<'_, '_, E> {
     }
 
     fn next_io(&mut self) -> Option<crate::spec::workload::IoReq> {
+        if self.verifying() {
+            return self.next_verify_read();
+        }
         match self.wl.next() {
             Some(io) => Some(io),
             // The ramp cycles the region until it is over, however small the region.
@@ -576,6 +598,9 @@ impl<E: Engine> Loop<'_, '_, E> {
             Ok(n) => n,
             Err(e) => {
                 let (dir, file, offset) = (u.dir, u.file, u.next_offset());
+                if dir == Dir::Write {
+                    self.acknowledge(i, false);
+                }
                 self.free.push(slot);
                 self.io_error(dir, file, offset, e);
                 return Next::Free;
@@ -601,6 +626,11 @@ impl<E: Engine> Loop<'_, '_, E> {
         if dir == Dir::Write {
             self.data.wrote[file] = true;
             self.flush.wrote(self.w, file, u.offset, len);
+            if self.verify.is_some() {
+                self.acknowledge(i, true);
+            }
+        } else if self.verifying() {
+            self.check_read(i);
         }
         if s.write_back && self.halt == Halt::No {
             let u = &mut self.slab[i];
@@ -649,11 +679,33 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.w.stop.store(true, Ordering::Relaxed);
     }
 
+    /// In the verify phase.
+    #[inline]
+    fn verifying(&self) -> bool {
+        self.verify.as_ref().is_some_and(|v| v.active)
+    }
+
     fn finish(mut self) -> JobResult {
         // The final flush is part of the measured job: buffered writes count when durable.
         if self.error.is_none() && self.halt != Halt::Abort && self.tl.measuring {
             self.end_flush();
         }
+        self.close_measurement();
+        let verify_after = self.verify.as_ref().is_some_and(|v| v.spec.after_write);
+        if verify_after && self.error.is_none() && self.halt != Halt::Abort && !self.ring_broken {
+            self.verify_phase();
+            self.verify_verdict();
+        }
+        self.w.progress.publish(&self.stats);
+        self.stats.verify = self.verify.take().map(|v| v.stats);
+        JobResult {
+            stats: self.stats,
+            error: self.error,
+        }
+    }
+
+    /// Ends the measured time: elapsed, CPU, depth and the last interval of the series.
+    fn close_measurement(&mut self) {
         let end = self.clock.now();
         if self.tl.measuring {
             let stats = &mut self.stats;
@@ -675,11 +727,6 @@ impl<E: Engine> Loop<'_, '_, E> {
                     close_interval(d, l, self.tl.tick_index);
                 }
             }
-        }
-        self.w.progress.publish(&self.stats);
-        JobResult {
-            stats: self.stats,
-            error: self.error,
         }
     }
 }

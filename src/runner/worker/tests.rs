@@ -104,6 +104,8 @@ fn run<E: Engine>(job: &JobSpec, engine: E) -> JobResult {
         index: 0,
         wait_on: Vec::new(),
         exit_all: &exit_all,
+        run_id: 1,
+        job_id: 0,
     };
     run_loop(w, engine)
 }

@@ -75,9 +75,16 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
     let name = job_name(&v, section)?;
     let (rw, gap, read_pct) = pattern(&v, w)?;
     let (sizes, bs, max_bs) = io_sizes(&v, rw, w)?;
+    let (verify, rw) = verification(&v, rw, &sizes, bs, w)?;
     let region = region(&v, bs, max_bs, w)?;
     let (timing, numjobs) = timing(&v)?;
     let engine = engine_kind(&v, w)?;
+    if verify.is_some() && engine == EngineKind::Null {
+        return Err(v.error(
+            "verify",
+            "ioengine=null moves no data: there is nothing to read back".into(),
+        ));
+    }
     let direct = v.bool("direct")?;
     let queue = queue_options(&v, engine, w)?;
     let numpages = numpages(&v, engine, bs, max_bs, &region)?;
@@ -134,6 +141,7 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         series_ms,
         stride_blocks: stride_blocks(&v, rw, gap, bs * u64::from(numpages))?,
         data: data(&v)?,
+        verify,
         options,
         origins,
     };
@@ -513,6 +521,77 @@ fn sync(v: &Values<'_>, w: &mut Vec<String>) -> Result<Durability, SpecError> {
         range_flags,
         at_end,
     })
+}
+
+/// `verify=` and its options; with `verify_only`, the job becomes a sequential read of its
+/// region (it writes nothing).
+fn verification(
+    v: &Values<'_>,
+    rw: RwMode,
+    sizes: &[BlockSizes; 2],
+    bs: u64,
+    w: &mut Vec<String>,
+) -> Result<(Option<Verify>, RwMode), SpecError> {
+    let checksum = match v.text("verify") {
+        Some((t, _)) => crate::verify::Checksum::parse(&t)
+            .map_err(|acc| v.error("verify", format!("expected {acc}")))?,
+        None => None,
+    };
+    let only = v.bool("verify_only")?;
+    let (after_write, fatal) = (v.bool("do_verify")?, v.bool("verify_fatal")?);
+    let interval = v.size("verify_interval", w)?;
+    if v.int("verify_async")?.unwrap_or(0) > 0 {
+        w.push(
+            "verify_async: iogauge checks each block as its read completes, in the job's own \
+             thread; the option changes nothing"
+                .into(),
+        );
+    }
+    let Some(checksum) = checksum else {
+        for o in ["verify_only", "verify_interval", "verify_fatal"] {
+            if v.given(o) && (o != "verify_only" || only) {
+                return Err(v.error(o, "needs verify= (the checksum to check with)".into()));
+            }
+        }
+        return Ok((None, rw));
+    };
+    if !rw.writes() && !only {
+        return Err(v.error(
+            "verify",
+            format!(
+                "the job only reads (rw={}): nothing it writes to check; to check a file an \
+                 earlier run wrote and kept, give verify_only=1",
+                rw.as_str()
+            ),
+        ));
+    }
+    let write_sizes = &sizes[1];
+    let smallest = write_sizes.min().min(bs);
+    let interval = interval.unwrap_or(smallest);
+    let min = crate::verify::MIN_BLOCK as u64;
+    let ok = interval >= min
+        && interval <= bs
+        && bs % interval == 0
+        && write_sizes
+            .alignment_sizes()
+            .iter()
+            .all(|s| s % interval == 0);
+    if !ok {
+        return Err(v.error(
+            "verify_interval",
+            format!(
+                "{interval} bytes does not fit the job's blocks: expected at least {min}                  bytes, at most bs ({bs}), dividing bs and every write size"
+            ),
+        ));
+    }
+    let verify = Verify {
+        checksum,
+        interval,
+        after_write: after_write || only,
+        only,
+        fatal,
+    };
+    Ok((Some(verify), if only { RwMode::Read } else { rw }))
 }
 
 /// What the written bytes are.

@@ -1,0 +1,357 @@
+//! Verification in the job's loop: sealing each written block with its header, keeping the
+//! generation map as writes are acknowledged, and the verify phase after the job, which reads
+//! the written blocks back through the same engine and depth, checks each, and records what
+//! it found apart from the measured figures.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::{Halt, Loop};
+use crate::engine::{Engine, FlushCall};
+use crate::spec::workload::{Dir, IoReq};
+use crate::spec::{DataMode, JobSpec, Verify};
+use crate::stats::{BAD_BLOCKS_KEPT, BadBlock, VerifyStats};
+use crate::verify::{
+    Expect, FLAG_REGENERABLE, Gen, GenMap, HEADER_LEN, Stamp, TRAILER_LEN, check, first_difference,
+    seal,
+};
+
+pub(super) struct Verifier {
+    pub(super) spec: Verify,
+    /// Where the job's region starts in each file.
+    base: u64,
+    /// One per file.
+    maps: Vec<GenMap>,
+    run_id: u64,
+    job: u32,
+    /// The verify phase is running.
+    pub(super) active: bool,
+    /// The phase's next read: file and block.
+    cursor: (usize, usize),
+    pub(super) stats: VerifyStats,
+}
+
+impl Verifier {
+    pub(super) fn new(job: &JobSpec, spec: Verify, files: usize, run_id: u64, id: u32) -> Self {
+        let blocks = (job.per_file_bytes() / spec.interval) as usize;
+        let mut maps = vec![GenMap::new(blocks); files];
+        if spec.only {
+            // What an earlier run left: every block must hold one of its writes.
+            for m in &mut maps {
+                for b in 0..m.len() {
+                    m.acknowledge(b, 0, true);
+                }
+            }
+        }
+        Verifier {
+            spec,
+            base: job.offset,
+            maps,
+            run_id,
+            job: id,
+            active: false,
+            cursor: (0, 0),
+            stats: VerifyStats {
+                checksum: spec.checksum.name(),
+                ..VerifyStats::default()
+            },
+        }
+    }
+
+    fn blocks(&self, offset: u64, len: u64) -> std::ops::Range<usize> {
+        let i = self.spec.interval;
+        let first = ((offset - self.base) / i) as usize;
+        first..first + (len / i) as usize
+    }
+
+    /// The next read of the verify phase: the next stretch of the unit's size (aligned to it
+    /// from the region's start) holding a written block; `None` when all were read.
+    fn next_read(&mut self, unit_len: u64) -> Option<IoReq> {
+        let per_unit = (unit_len / self.spec.interval).max(1) as usize;
+        while self.cursor.0 < self.maps.len() {
+            let (f, b) = self.cursor;
+            let map = &self.maps[f];
+            match (b..map.len()).find(|&k| map.get(k) != Gen::Unwritten) {
+                Some(k) => {
+                    let start = k / per_unit * per_unit;
+                    let end = (start + per_unit).min(map.len());
+                    self.cursor = (f, end);
+                    return Some(IoReq {
+                        dir: Dir::Read,
+                        file: f,
+                        offset: self.base + start as u64 * self.spec.interval,
+                        len: (end - start) as u64 * self.spec.interval,
+                    });
+                }
+                None => self.cursor = (f + 1, 0),
+            }
+        }
+        None
+    }
+}
+
+/// ns since the Unix epoch.
+fn unix_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+impl<E: Engine> Loop<'_, '_, E> {
+    /// Seals every block of slot `i`'s write (its data already in place); `write_back`:
+    /// update mode's write of the data just read, which cannot be made again from a pattern.
+    pub(super) fn seal_write(&mut self, i: usize, write_back: bool) {
+        let Some(v) = self.verify.as_mut() else {
+            return;
+        };
+        let u = &mut self.slab[i];
+        let (file, offset, len) = (u.file, u.offset, u.len() as u64);
+        // Another write of the same blocks in flight: the device may apply either last.
+        let end = offset + len;
+        for (j, s) in self.st.iter_mut().enumerate() {
+            if j != i && s.writing && s.file == file && s.offset < end && offset < s.end {
+                s.overlapped = true;
+                self.st[i].overlapped = true;
+                break;
+            }
+        }
+        let s = &mut self.st[i];
+        (s.writing, s.file, s.offset, s.end) = (true, file, offset, end);
+        let regenerable = !write_back && u.page_len() % 512 == 0;
+        let mut stamp = Stamp {
+            flags: if regenerable { FLAG_REGENERABLE } else { 0 },
+            offset,
+            run_id: v.run_id,
+            job: v.job,
+            seq: s.write_seq,
+            generation: 0,
+            written_unix_ns: unix_ns(),
+            write_offset: offset,
+            write_len: len as u32,
+        };
+        let interval = v.spec.interval as usize;
+        let map = &v.maps[file];
+        let mut block = v.blocks(offset, len).start;
+        for page in u.pages_mut() {
+            for b in page.chunks_exact_mut(interval) {
+                stamp.generation = map.next(block);
+                seal(b, v.spec.checksum, &stamp);
+                stamp.offset += interval as u64;
+                block += 1;
+            }
+        }
+    }
+
+    /// Slot `i`'s write completed (`ok`) or failed: the map learns what its blocks hold.
+    pub(super) fn acknowledge(&mut self, i: usize, ok: bool) {
+        let Some(v) = self.verify.as_mut() else {
+            return;
+        };
+        let s = &mut self.st[i];
+        if !s.writing {
+            return;
+        }
+        let (file, offset, end, overlapped) = (s.file, s.offset, s.end, s.overlapped);
+        (s.writing, s.overlapped) = (false, false);
+        let range = v.blocks(offset, end - offset);
+        let map = &mut v.maps[file];
+        for b in range {
+            // A failed write may have landed in part: either data may be there.
+            let g = map.next(b);
+            map.acknowledge(b, g, overlapped || !ok);
+        }
+    }
+
+    /// The verify phase: the written files flushed and their cache dropped (unless O_DIRECT),
+    /// then every written block read back and checked. Its time and bytes are its own.
+    pub(super) fn verify_phase(&mut self) {
+        let Some(v) = self.verify.as_mut() else {
+            return;
+        };
+        v.active = true;
+        let direct = self.w.job.direct;
+        for f in 0..self.w.paths.len() {
+            if self
+                .verify
+                .as_ref()
+                .is_some_and(|v| v.maps[f].written() == 0)
+            {
+                continue;
+            }
+            if !direct {
+                // Dirty pages cannot be dropped: write them first.
+                if let Err(e) = self.engine.flush(f, FlushCall::Fdatasync) {
+                    self.io_error(Dir::Write, f, 0, e);
+                    return;
+                }
+                if let Err(e) = drop_cache(&self.w.paths[f]) {
+                    self.io_error(Dir::Read, f, 0, e);
+                    return;
+                }
+            }
+        }
+        if let Some(v) = self.verify.as_mut() {
+            v.stats.dropped_cache = !direct;
+        }
+        // The clock's events (deadline, series) belong to the measured job.
+        self.tl.event = u64::MAX;
+        self.tl.measuring = false;
+        self.pace.on = false;
+        (self.halt, self.exhausted) = (Halt::No, false);
+        let start = self.clock.now();
+        self.run();
+        let end = self.clock.now();
+        if let Some(v) = self.verify.as_mut() {
+            v.stats.elapsed = Duration::from_nanos(self.clock.ns(end.saturating_sub(start)));
+            v.active = false;
+        }
+    }
+
+    /// The verify phase's next read.
+    pub(super) fn next_verify_read(&mut self) -> Option<IoReq> {
+        let unit = self.slab[0].page_len() as u64 * self.slab[0].npages() as u64;
+        self.verify.as_mut()?.next_read(unit)
+    }
+
+    /// Checks the blocks of slot `i`'s completed verify read.
+    pub(super) fn check_read(&mut self, i: usize) {
+        let Some(v) = self.verify.as_mut() else {
+            return;
+        };
+        let u = &mut self.slab[i];
+        let (file, offset, len) = (u.file, u.offset, u.len() as u64);
+        v.stats.ios += 1;
+        v.stats.bytes += len;
+        let interval = v.spec.interval as usize;
+        let mut bad = false;
+        let mut block = v.blocks(offset, len).start;
+        let mut at = offset;
+        for page in u.pages_mut() {
+            for b in page.chunks_exact(interval) {
+                let g = v.maps[file].get(block);
+                if g != Gen::Unwritten {
+                    v.stats.blocks += 1;
+                    let want = Expect {
+                        offset: at,
+                        run_id: (!v.spec.only).then_some(v.run_id),
+                        job: (!v.spec.only).then_some(v.job),
+                        generation: g,
+                    };
+                    if let Err(mut fault) = check(b, v.spec.checksum, &want) {
+                        bad = true;
+                        v.stats.bad += 1;
+                        if v.stats.bad_blocks.len() < BAD_BLOCKS_KEPT {
+                            if fault.kind == "bit flip" {
+                                fault.first_bad_byte =
+                                    first_bad_byte(self.w.job, &self.data.template, b);
+                            }
+                            v.stats.bad_blocks.push(BadBlock {
+                                file: self.w.paths[file].clone(),
+                                offset: at,
+                                len: interval as u64,
+                                expected_generation: match g {
+                                    Gen::Is(n) => n,
+                                    Gen::Any => 255,
+                                    Gen::Unwritten => 0,
+                                },
+                                fault: *fault,
+                                found_unix_ns: unix_ns(),
+                            });
+                        }
+                    }
+                }
+                block += 1;
+                at += interval as u64;
+            }
+        }
+        if bad && v.spec.fatal && self.halt == Halt::No {
+            self.halt = Halt::Done;
+        }
+    }
+
+    /// The error a verify phase ends the job with: bad blocks, or nothing read back.
+    pub(super) fn verify_verdict(&mut self) {
+        let Some(v) = self.verify.as_ref() else {
+            return;
+        };
+        if self.error.is_some() || self.halt == Halt::Abort {
+            return;
+        }
+        let s = &v.stats;
+        let message = if let Some(first) = s.bad_blocks.first() {
+            format!(
+                "verify: {} of {} blocks checked were not what was written; the first, at \
+                 offset {}: {}",
+                s.bad, s.blocks, first.offset, first.fault
+            )
+        } else if s.blocks == 0 && v.spec.after_write {
+            "verify: no block was read back and checked (the job wrote none): nothing was \
+             verified"
+                .to_string()
+        } else {
+            return;
+        };
+        let first = s.bad_blocks.first();
+        self.error = Some(super::JobError {
+            file: first.map(|b| b.file.clone()),
+            offset: first.map(|b| b.offset),
+            direction: Some("verify".into()),
+            errno: None,
+            message,
+        });
+    }
+}
+
+/// Writes a file's dirty pages and drops its cached ones, so what is read next comes from
+/// the device.
+fn drop_cache(path: &std::path::Path) -> std::io::Result<()> {
+    let f = std::fs::File::open(path)?;
+    rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed)?;
+    Ok(())
+}
+
+/// Where a block's data first differs from what its write put there, when the header says
+/// the data can be made again: the job's pattern with the write's stamps (or its refill).
+fn first_bad_byte(job: &JobSpec, template: &[u8], block: &[u8]) -> Option<u64> {
+    let h = crate::verify::read_stamp(block)?;
+    if h.flags & FLAG_REGENERABLE == 0 {
+        return None;
+    }
+    let len = block.len();
+    let at = (h.offset.checked_sub(h.write_offset)?) as usize;
+    let mut want = vec![0u8; len];
+    match job.data {
+        DataMode::Zero => {}
+        DataMode::Random => {
+            want.copy_from_slice(template.get(at..at + len)?);
+            // The write's stamp: the first 8 bytes of each 512-byte sector, numbered from the
+            // start of the write (pages are whole sectors when verifying).
+            let base = h.seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            for (k, sector) in want.chunks_exact_mut(512).enumerate() {
+                let n = (at / 512 + k) as u64;
+                sector[..8].copy_from_slice(&(base ^ n).to_le_bytes());
+            }
+        }
+        DataMode::Refill => {
+            let seed = job.random.seed ^ h.seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let page = (job.max_xfer() / u64::from(job.numpages)) as usize;
+            let mut unit = vec![0u8; at + len];
+            for p in unit.chunks_mut(page) {
+                // Whole pages, as the write filled them.
+                let mut full = vec![0u8; page];
+                rng.fill_bytes(&mut full);
+                let n = p.len();
+                p.copy_from_slice(&full[..n]);
+            }
+            want.copy_from_slice(&unit[at..]);
+        }
+    }
+    first_difference(
+        &block[HEADER_LEN..len - TRAILER_LEN],
+        &want[HEADER_LEN..len - TRAILER_LEN],
+    )
+    .map(|d| d + HEADER_LEN as u64)
+}

@@ -1,0 +1,583 @@
+//! Data verification: the header every written block carries, the checksums, the check of a
+//! block read back, and the compact map of what each block should hold. Pure: bytes in,
+//! verdicts out; the worker does the I/O.
+//!
+//! A block (`verify_interval` bytes, at most one page) is laid out as:
+//!
+//! ```text
+//!   0  magic "IOGV"        4  version (1)       5  checksum kind   6  flags (u16: 1 =
+//!                                                                   data can be regenerated)
+//!   8  block length (u32) 12  job (u32)        16  offset in the file (u64)
+//!  24  run id (u64)       32  write sequence number of the job (u64)
+//!  40  time written, ns since the Unix epoch (u64)
+//!  48  offset of the whole write (u64)        56  length of the whole write (u32)
+//!  60  generation of this block (u32: its nth write in the run, as the map counts it)
+//!  64  header CRC-32C over bytes 0..64 (with this field zero) and the digest
+//!  68  reserved (u32)     72  digest of the data (up to 32 bytes)
+//! 104  data …             len-16: trailer: sequence number (u64), run id's low half (u32),
+//!                                 magic "VGOI"
+//! ```
+//!
+//! All integers little-endian. The digest covers the data between the header and the trailer;
+//! the trailer repeats what says which write the block's last sector came from, so a torn
+//! write (first and last sectors from different writes) is told apart from a bit flip.
+
+use std::fmt;
+
+pub const MAGIC: [u8; 4] = *b"IOGV";
+pub const TRAILER_MAGIC: [u8; 4] = *b"VGOI";
+pub const VERSION: u8 = 1;
+pub const HEADER_LEN: usize = 104;
+pub const TRAILER_LEN: usize = 16;
+/// The block's data can be made again from its header (the job's pattern and the write's
+/// number), so a bad block's first differing byte can be found.
+pub const FLAG_REGENERABLE: u16 = 1;
+/// The smallest block a header fits in with data to checksum.
+pub const MIN_BLOCK: usize = 512;
+const DIGEST_AT: usize = 72;
+const DIGEST_MAX: usize = 32;
+const CRC_AT: usize = 64;
+
+/// How the data of a block is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checksum {
+    Crc32c,
+    Crc64,
+    Md5,
+    Sha1,
+    Sha256,
+    Xxhash,
+    /// The header only (fio's `meta`): offset, run, generation and torn-write checks, no
+    /// checksum of the data.
+    Meta,
+    /// Read the blocks back and check nothing (fio's `null`): the cost of verifying, not its
+    /// result.
+    Null,
+}
+
+impl Checksum {
+    /// fio's `verify=` values (crc32c-intel is crc32c: hardware-assisted where the CPU has it).
+    pub fn parse(text: &str) -> Result<Option<Checksum>, String> {
+        Ok(Some(match text.trim().to_ascii_lowercase().as_str() {
+            "0" | "none" => return Ok(None),
+            "crc32c" | "crc32c-intel" => Checksum::Crc32c,
+            "crc64" => Checksum::Crc64,
+            "md5" => Checksum::Md5,
+            "sha1" => Checksum::Sha1,
+            "sha256" => Checksum::Sha256,
+            "xxhash" => Checksum::Xxhash,
+            "meta" => Checksum::Meta,
+            "null" => Checksum::Null,
+            other @ ("crc32" | "crc16" | "crc7" | "sha512" | "sha3-224" | "sha3-256"
+            | "sha3-384" | "sha3-512" | "pattern" | "pattern_hdr") => {
+                return Err(format!(
+                    "{other} is not supported yet; one of crc32c, crc32c-intel, crc64, md5, \
+                     sha1, sha256, xxhash, meta, null (or 0)"
+                ));
+            }
+            _ => {
+                return Err(
+                    "one of crc32c, crc32c-intel, crc64, md5, sha1, sha256, xxhash, meta, null \
+                     (or 0)"
+                        .into(),
+                );
+            }
+        }))
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Checksum::Crc32c => "crc32c",
+            Checksum::Crc64 => "crc64",
+            Checksum::Md5 => "md5",
+            Checksum::Sha1 => "sha1",
+            Checksum::Sha256 => "sha256",
+            Checksum::Xxhash => "xxhash",
+            Checksum::Meta => "meta",
+            Checksum::Null => "null",
+        }
+    }
+
+    fn code(self) -> u8 {
+        self as u8 + 1
+    }
+
+    fn from_code(c: u8) -> Option<Checksum> {
+        [
+            Checksum::Crc32c,
+            Checksum::Crc64,
+            Checksum::Md5,
+            Checksum::Sha1,
+            Checksum::Sha256,
+            Checksum::Xxhash,
+            Checksum::Meta,
+            Checksum::Null,
+        ]
+        .into_iter()
+        .find(|k| k.code() == c)
+    }
+
+    /// The digest of `data` into `out` (zero-padded to 32 bytes).
+    fn digest(self, data: &[u8], out: &mut [u8; DIGEST_MAX]) {
+        use sha2::Digest;
+        *out = [0; DIGEST_MAX];
+        match self {
+            Checksum::Crc32c => out[..4].copy_from_slice(&crc32c::crc32c(data).to_le_bytes()),
+            Checksum::Crc64 => {
+                let mut d = crc64fast::Digest::new();
+                d.write(data);
+                out[..8].copy_from_slice(&d.sum64().to_le_bytes());
+            }
+            Checksum::Md5 => out[..16].copy_from_slice(&md5::Md5::digest(data)),
+            Checksum::Sha1 => out[..20].copy_from_slice(&sha1::Sha1::digest(data)),
+            Checksum::Sha256 => out.copy_from_slice(&sha2::Sha256::digest(data)),
+            Checksum::Xxhash => {
+                out[..8].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_le_bytes())
+            }
+            Checksum::Meta | Checksum::Null => {}
+        }
+    }
+}
+
+/// What a block's header says about the write that put it there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Stamp {
+    /// [`FLAG_REGENERABLE`] and future flags.
+    pub flags: u16,
+    pub offset: u64,
+    pub run_id: u64,
+    pub job: u32,
+    pub seq: u64,
+    pub generation: u32,
+    pub written_unix_ns: u64,
+    pub write_offset: u64,
+    pub write_len: u32,
+}
+
+/// Writes the header, digest and trailer into `block`, whose data (between them) is already
+/// in place.
+pub fn seal(block: &mut [u8], kind: Checksum, s: &Stamp) {
+    let len = block.len();
+    debug_assert!(len >= MIN_BLOCK);
+    let h = &mut block[..HEADER_LEN];
+    h[..4].copy_from_slice(&MAGIC);
+    h[4] = VERSION;
+    h[5] = kind.code();
+    h[6..8].copy_from_slice(&s.flags.to_le_bytes());
+    h[8..12].copy_from_slice(&(len as u32).to_le_bytes());
+    h[12..16].copy_from_slice(&s.job.to_le_bytes());
+    h[16..24].copy_from_slice(&s.offset.to_le_bytes());
+    h[24..32].copy_from_slice(&s.run_id.to_le_bytes());
+    h[32..40].copy_from_slice(&s.seq.to_le_bytes());
+    h[40..48].copy_from_slice(&s.written_unix_ns.to_le_bytes());
+    h[48..56].copy_from_slice(&s.write_offset.to_le_bytes());
+    h[56..60].copy_from_slice(&s.write_len.to_le_bytes());
+    h[60..64].copy_from_slice(&s.generation.to_le_bytes());
+    h[CRC_AT..CRC_AT + 4].copy_from_slice(&[0; 4]);
+    h[68..72].copy_from_slice(&[0; 4]);
+    let t = &mut block[len - TRAILER_LEN..];
+    t[..8].copy_from_slice(&s.seq.to_le_bytes());
+    t[8..12].copy_from_slice(&(s.run_id as u32).to_le_bytes());
+    t[12..16].copy_from_slice(&TRAILER_MAGIC);
+    let mut digest = [0u8; DIGEST_MAX];
+    kind.digest(&block[HEADER_LEN..len - TRAILER_LEN], &mut digest);
+    block[DIGEST_AT..DIGEST_AT + DIGEST_MAX].copy_from_slice(&digest);
+    let crc = crc32c::crc32c(&block[..HEADER_LEN]);
+    block[CRC_AT..CRC_AT + 4].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// What the block should hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expect {
+    pub offset: u64,
+    /// The run that wrote it; `None` when any run may have (verify_only without a state).
+    pub run_id: Option<u64>,
+    /// The job that wrote it, where known.
+    pub job: Option<u32>,
+    /// The generation the map holds for the block (`Gen::Any` when it cannot tell).
+    pub generation: Gen,
+}
+
+/// A block's entry in the generation map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gen {
+    /// Never written by this run.
+    Unwritten,
+    /// Written by writes that were in flight together: the media may hold either.
+    Any,
+    /// The block's last acknowledged write was its nth (1..=254, counting round).
+    Is(u8),
+}
+
+/// Why a block is not what was written.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Fault {
+    /// One of: "lost write", "bit flip", "misdirected write", "stale data", "torn write",
+    /// "another run's data", "another job's data", "corrupted header".
+    pub kind: String,
+    /// What it means, in a sentence.
+    pub detail: String,
+    /// What the header found says (when a header was there).
+    pub found: Option<Stamp>,
+    /// Byte of the block where the data first differs from the expected data, where known.
+    pub first_bad_byte: Option<u64>,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.detail)
+    }
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// The header's fields, when the block starts with a header of this version.
+pub fn read_stamp(block: &[u8]) -> Option<Stamp> {
+    if block.len() < HEADER_LEN || block[..4] != MAGIC || block[4] != VERSION {
+        return None;
+    }
+    Some(Stamp {
+        flags: u16::from_le_bytes([block[6], block[7]]),
+        job: u32_at(block, 12),
+        offset: u64_at(block, 16),
+        run_id: u64_at(block, 24),
+        seq: u64_at(block, 32),
+        written_unix_ns: u64_at(block, 40),
+        write_offset: u64_at(block, 48),
+        write_len: u32_at(block, 56),
+        generation: u32_at(block, 60),
+    })
+}
+
+/// Checks a block read back against what should be there; `kind` is the job's checksum.
+pub fn check(block: &[u8], kind: Checksum, want: &Expect) -> Result<(), Box<Fault>> {
+    if kind == Checksum::Null || want.generation == Gen::Unwritten {
+        return Ok(());
+    }
+    let len = block.len();
+    let fault = |kind: &str, detail: String, found: Option<Stamp>| {
+        Box::new(Fault {
+            kind: kind.into(),
+            detail,
+            found,
+            first_bad_byte: None,
+        })
+    };
+    let Some(found) = read_stamp(block) else {
+        return Err(if block.iter().all(|&b| b == 0) {
+            fault(
+                "lost write",
+                "the block reads as zeros: the write never reached the media".into(),
+                None,
+            )
+        } else if block[..4] == MAGIC {
+            fault(
+                "corrupted header",
+                format!(
+                    "header version {} (this iogauge writes {VERSION})",
+                    block[4]
+                ),
+                None,
+            )
+        } else {
+            fault(
+                "lost write",
+                "no iogauge header: the block holds data iogauge did not write there (a \
+                 lost write, or another program's data)"
+                    .into(),
+                None,
+            )
+        });
+    };
+    let mut crc_block = [0u8; HEADER_LEN];
+    crc_block.copy_from_slice(&block[..HEADER_LEN]);
+    crc_block[CRC_AT..CRC_AT + 4].copy_from_slice(&[0; 4]);
+    if crc32c::crc32c(&crc_block) != u32_at(block, CRC_AT) {
+        return Err(fault(
+            "corrupted header",
+            "the header's CRC does not match: bits flipped in the block's first bytes".into(),
+            Some(found),
+        ));
+    }
+    if found.offset != want.offset {
+        return Err(fault(
+            "misdirected write",
+            format!(
+                "the block was written for offset {} and found at offset {}",
+                found.offset, want.offset
+            ),
+            Some(found),
+        ));
+    }
+    if let Some(run) = want.run_id {
+        if found.run_id != run {
+            return Err(fault(
+                "another run's data",
+                format!(
+                    "the block holds run {:016x}'s data, not this run's ({run:016x}): this \
+                     run's write was lost",
+                    found.run_id
+                ),
+                Some(found),
+            ));
+        }
+    }
+    let t = &block[len - TRAILER_LEN..];
+    let (t_seq, t_run) = (u64_at(t, 0), u32_at(t, 8));
+    if t[12..16] != TRAILER_MAGIC || t_seq != found.seq || t_run != found.run_id as u32 {
+        return Err(fault(
+            "torn write",
+            format!(
+                "the block's first sector is from write #{} and its last sector {}",
+                found.seq,
+                if t[12..16] == TRAILER_MAGIC {
+                    format!("from write #{t_seq} (run {t_run:08x})")
+                } else {
+                    "holds no trailer".into()
+                }
+            ),
+            Some(found),
+        ));
+    }
+    if let Some(job) = want.job {
+        if found.job != job {
+            return Err(fault(
+                "another job's data",
+                format!(
+                    "the block holds job {}'s write, not this job's ({job})",
+                    found.job
+                ),
+                Some(found),
+            ));
+        }
+    }
+    if let Gen::Is(g) = want.generation {
+        if found.generation != u32::from(g) {
+            return Err(fault(
+                "stale data",
+                format!(
+                    "the block holds its write #{} but write #{g} was acknowledged (counting \
+                     round 254): a lost write left older data",
+                    found.generation
+                ),
+                Some(found),
+            ));
+        }
+    }
+    let Some(stored) = Checksum::from_code(block[5]) else {
+        return Err(fault(
+            "corrupted header",
+            format!("unknown checksum kind {}", block[5]),
+            Some(found),
+        ));
+    };
+    if stored != kind && kind != Checksum::Meta {
+        return Err(fault(
+            "another run's data",
+            format!(
+                "the block was sealed with {} (this job verifies {})",
+                stored.name(),
+                kind.name()
+            ),
+            Some(found),
+        ));
+    }
+    if stored != Checksum::Meta {
+        let mut digest = [0u8; DIGEST_MAX];
+        stored.digest(&block[HEADER_LEN..len - TRAILER_LEN], &mut digest);
+        if digest[..] != block[DIGEST_AT..DIGEST_AT + DIGEST_MAX] {
+            return Err(fault(
+                "bit flip",
+                format!(
+                    "the data's {} does not match the one written with it",
+                    stored.name()
+                ),
+                Some(found),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The first byte at which `got` and `want` differ.
+pub fn first_difference(got: &[u8], want: &[u8]) -> Option<u64> {
+    got.iter()
+        .zip(want)
+        .position(|(a, b)| a != b)
+        .map(|p| p as u64)
+}
+
+/// The generation of every block of a file, a byte each: 0 never written, 255 uncertain
+/// (overlapping writes were in flight), else 1..=254 counting the block's writes round.
+/// 1 TiB at 4 KiB blocks costs 256 MiB.
+#[derive(Debug, Clone, Default)]
+pub struct GenMap {
+    gens: Vec<u8>,
+}
+
+const ANY: u8 = 255;
+
+impl GenMap {
+    pub fn new(blocks: usize) -> Self {
+        GenMap {
+            gens: vec![0; blocks],
+        }
+    }
+
+    pub fn get(&self, block: usize) -> Gen {
+        match self.gens[block] {
+            0 => Gen::Unwritten,
+            ANY => Gen::Any,
+            g => Gen::Is(g),
+        }
+    }
+
+    /// The generation a new write of `block` carries.
+    pub fn next(&self, block: usize) -> u32 {
+        match self.gens[block] {
+            0 | ANY | 254 => 1,
+            g => u32::from(g) + 1,
+        }
+    }
+
+    /// The write of `block` with generation `g` was acknowledged; `overlapped`: another
+    /// write of it was in flight at the same time, so the media may hold either.
+    pub fn acknowledge(&mut self, block: usize, g: u32, overlapped: bool) {
+        self.gens[block] = if overlapped { ANY } else { g as u8 };
+    }
+
+    /// Blocks written at least once.
+    pub fn written(&self) -> usize {
+        self.gens.iter().filter(|&&g| g != 0).count()
+    }
+
+    pub fn len(&self) -> usize {
+        self.gens.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.gens.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(offset: u64, seq: u64, generation: u32) -> Stamp {
+        Stamp {
+            flags: 0,
+            offset,
+            run_id: 0xABCD_EF01_2345_6789,
+            job: 3,
+            seq,
+            generation,
+            written_unix_ns: 1,
+            write_offset: offset,
+            write_len: 4096,
+        }
+    }
+
+    fn sealed(kind: Checksum, s: &Stamp) -> Vec<u8> {
+        let mut b: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 3) as u8).collect();
+        seal(&mut b, kind, s);
+        b
+    }
+
+    fn want(offset: u64, g: u8) -> Expect {
+        Expect {
+            offset,
+            run_id: Some(0xABCD_EF01_2345_6789),
+            job: Some(3),
+            generation: Gen::Is(g),
+        }
+    }
+
+    #[test]
+    fn every_checksum_passes_its_own_block_and_catches_a_flip() {
+        for kind in [
+            Checksum::Crc32c,
+            Checksum::Crc64,
+            Checksum::Md5,
+            Checksum::Sha1,
+            Checksum::Sha256,
+            Checksum::Xxhash,
+        ] {
+            let mut b = sealed(kind, &stamp(8192, 5, 2));
+            assert_eq!(check(&b, kind, &want(8192, 2)), Ok(()), "{kind:?}");
+            b[2000] ^= 0x10;
+            let e = check(&b, kind, &want(8192, 2)).unwrap_err();
+            assert_eq!(e.kind, "bit flip", "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn each_fault_is_told_apart() {
+        let k = Checksum::Crc32c;
+        let b = sealed(k, &stamp(8192, 5, 2));
+        let kind = |b: &[u8], w: Expect| check(b, k, &w).unwrap_err().kind;
+        assert_eq!(kind(&b, want(4096, 2)), "misdirected write");
+        assert_eq!(kind(&b, want(8192, 3)), "stale data");
+        assert_eq!(kind(&vec![0; 4096], want(8192, 2)), "lost write");
+        let mut other = want(8192, 2);
+        other.run_id = Some(1);
+        assert_eq!(kind(&b, other), "another run's data");
+        let mut job = want(8192, 2);
+        job.job = Some(4);
+        assert_eq!(kind(&b, job), "another job's data");
+        // A torn write: the first half from write 5, the rest from write 9.
+        let later = sealed(k, &stamp(8192, 9, 3));
+        let mut torn = b.clone();
+        torn[2048..].copy_from_slice(&later[2048..]);
+        assert_eq!(kind(&torn, want(8192, 2)), "torn write");
+        let mut hdr = b.clone();
+        hdr[20] ^= 1;
+        assert_eq!(kind(&hdr, want(8192, 2)), "corrupted header");
+        // Uncertain and unwritten blocks: anything of this run passes, nothing is checked.
+        let mut any = want(8192, 0);
+        any.generation = Gen::Any;
+        assert_eq!(check(&b, k, &any), Ok(()));
+        any.generation = Gen::Unwritten;
+        assert_eq!(check(&[0; 4096], k, &any), Ok(()));
+        // meta checks the header, not the data.
+        let mut flipped = sealed(Checksum::Meta, &stamp(8192, 5, 2));
+        flipped[3000] ^= 1;
+        assert_eq!(check(&flipped, Checksum::Meta, &want(8192, 2)), Ok(()));
+    }
+
+    #[test]
+    fn the_map_counts_round_and_forgets_overlaps() {
+        let mut m = GenMap::new(4);
+        assert_eq!(m.get(0), Gen::Unwritten);
+        assert_eq!(m.next(0), 1);
+        m.acknowledge(0, 1, false);
+        assert_eq!((m.get(0), m.next(0)), (Gen::Is(1), 2));
+        m.acknowledge(0, 254, false);
+        assert_eq!(
+            m.next(0),
+            1,
+            "254 wraps to 1: 0 and 255 are kept for unwritten and any"
+        );
+        m.acknowledge(1, 1, true);
+        assert_eq!(m.get(1), Gen::Any);
+        assert_eq!(m.written(), 2);
+    }
+
+    #[test]
+    fn fio_names_parse() {
+        assert_eq!(Checksum::parse("crc32c-intel"), Ok(Some(Checksum::Crc32c)));
+        assert_eq!(Checksum::parse("0"), Ok(None));
+        assert!(
+            Checksum::parse("crc7")
+                .unwrap_err()
+                .contains("not supported yet")
+        );
+        assert!(Checksum::parse("bogus").is_err());
+    }
+}

@@ -1,0 +1,381 @@
+//! Data verification (`verify=`): every block written comes back as written, read back in a
+//! phase of its own; and damage done to a kept file between runs (a flipped bit, swapped
+//! blocks, a zeroed block, a block torn between two runs' writes) is found by `verify_only`
+//! at the exact offset, with the right name, exit 1. Faults below the file system while a
+//! run is going (lost writes, EIO) need the fault-injecting FUSE file system: not here yet.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{counts, entries, iogauge, job, run_json, stderr, tmp_file};
+
+fn verify(j: &Value) -> &Value {
+    &j["verify"]
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
+}
+
+/// Writes `f` (1 MiB in 64 KiB writes, md5) and keeps it.
+fn kept_file(f: &Path) {
+    let r = run_json(
+        &[
+            &format!("--filename={}", f.display()),
+            "--size=1m",
+            "--bs=64k",
+            "--rw=write",
+            "--verify=md5",
+            "--keep",
+        ],
+        0,
+    );
+    assert_eq!(u(&verify(job(&r))["bad_blocks"]), 0);
+}
+
+/// `verify_only` over the kept file: the report and the bad blocks it names.
+fn check_kept(f: &Path, extra: &[&str], code: i32) -> Value {
+    let fname = format!("--filename={}", f.display());
+    let mut args = vec![
+        fname.as_str(),
+        "--size=1m",
+        "--bs=64k",
+        "--rw=write",
+        "--verify=md5",
+        "--verify_only=1",
+    ];
+    args.extend_from_slice(extra);
+    run_json(&args, code)
+}
+
+fn bad(r: &Value) -> Vec<(u64, String)> {
+    verify(job(r))["first_bad"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                u(&b["offset"]),
+                b["fault"]["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn patch(f: &Path, at: u64, bytes: &[u8]) {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::OpenOptions::new().write(true).open(f).unwrap();
+    file.write_all_at(bytes, at).unwrap();
+}
+
+fn read_at(f: &Path, at: u64, len: usize) -> Vec<u8> {
+    use std::os::unix::fs::FileExt;
+    let mut b = vec![0; len];
+    std::fs::File::open(f)
+        .unwrap()
+        .read_exact_at(&mut b, at)
+        .unwrap();
+    b
+}
+
+#[test]
+fn what_was_written_comes_back_with_every_checksum() {
+    for kind in [
+        "crc32c",
+        "crc32c-intel",
+        "crc64",
+        "md5",
+        "sha1",
+        "sha256",
+        "xxhash",
+        "meta",
+        "null",
+    ] {
+        let (d, _f, fname) = tmp_file();
+        let r = run_json(
+            &[
+                &fname,
+                "--size=1m",
+                "--bs=4k",
+                "--rw=randwrite",
+                &format!("--verify={kind}"),
+            ],
+            0,
+        );
+        let j = job(&r);
+        let v = verify(j);
+        assert_eq!(u(&v["blocks"]), 256, "{kind}");
+        assert_eq!(u(&v["bytes"]), 1 << 20, "{kind}");
+        assert_eq!(u(&v["bad_blocks"]), 0, "{kind}");
+        assert_eq!(v["dropped_cache"], true, "{kind}");
+        // The verify reads are not the job's: its figures are the writes alone.
+        assert_eq!(counts(j), (0, 0, 256, 1 << 20), "{kind}");
+        assert!(j["error"].is_null(), "{kind}");
+        assert!(entries(d.path()).is_empty(), "{kind}: the file is removed");
+    }
+}
+
+#[test]
+fn queued_mixed_repeated_and_timed_writes_verify() {
+    let cases: &[&[&str]] = &[
+        // Depth 8: writes of the same block never overlap within a pass (random map).
+        &[
+            "--rw=randwrite",
+            "--ioengine=io_uring",
+            "--iodepth=8",
+            "--loops=3",
+        ],
+        // Reads mixed in are the workload's; only the writes' blocks are checked.
+        &["--rw=randrw", "--iodepth=4", "--ioengine=io_uring"],
+        // Read, then write the same block back (update).
+        &["--rw=update"],
+        // As many passes as fit in the time, blocks written several times.
+        &[
+            "--rw=randwrite",
+            "--time_based",
+            "--runtime=300ms",
+            "--norandommap",
+        ],
+        // Without the random map, writes of one block are in flight together: either may be
+        // on the media, and the check accepts both (the header's other checks still hold).
+        &[
+            "--rw=randwrite",
+            "--ioengine=io_uring",
+            "--iodepth=32",
+            "--norandommap",
+            "--loops=4",
+        ],
+        // Direct I/O reads the device anyway: no cache to drop.
+        &[
+            "--rw=write",
+            "--direct=1",
+            "--ioengine=pvsync",
+            "--numpages=4",
+        ],
+        &[
+            "--rw=write",
+            "--bs=16k",
+            "--verify_interval=4k",
+            "--verify=sha256",
+        ],
+        &["--rw=randwrite", "--bsrange=4k-16k", "--refill_buffers"],
+        &["--rw=write", "--zero_buffers", "--do_verify=1"],
+    ];
+    for extra in cases {
+        let (d, _f, fname) = tmp_file();
+        let mut args = vec![fname.as_str(), "--size=1m", "--verify=crc32c"];
+        args.extend_from_slice(extra);
+        let r = run_json(&args, 0);
+        let j = job(&r);
+        let v = verify(j);
+        let blocks = u(&v["blocks"]);
+        assert!(blocks > 0, "{extra:?}");
+        assert_eq!(u(&v["bad_blocks"]), 0, "{extra:?}: {v}");
+        let partial = ["time_based", "randrw", "bsrange", "norandommap"];
+        if !extra.iter().any(|a| partial.iter().any(|p| a.contains(p))) {
+            // Every block of the file was written, once or more, and checked once.
+            assert_eq!(blocks, (1 << 20) / 4096, "{extra:?}");
+        } else {
+            // Random sizes and mixes cover part of the file: what was written is checked.
+            assert!(blocks <= 256, "{extra:?}");
+        }
+        assert_eq!(
+            v["dropped_cache"],
+            !extra.contains(&"--direct=1"),
+            "{extra:?}"
+        );
+        assert!(entries(d.path()).is_empty(), "{extra:?}");
+    }
+    // do_verify=0 writes the headers and checks nothing.
+    let (_d, _f, fname) = tmp_file();
+    let r = run_json(
+        &[
+            &fname,
+            "--size=1m",
+            "--rw=write",
+            "--verify=crc32c",
+            "--do_verify=0",
+        ],
+        0,
+    );
+    assert!(job(&r)["verify"].is_null() || u(&verify(job(&r))["blocks"]) == 0);
+}
+
+#[test]
+fn a_flipped_bit_is_found_at_its_byte() {
+    let (_d, f, _) = tmp_file();
+    kept_file(&f);
+    assert_eq!(u(&verify(job(&check_kept(&f, &[], 0)))["blocks"]), 16);
+    // One bit of block 3's data.
+    let at = 3 * 65536 + 5000;
+    let b = read_at(&f, at, 1);
+    patch(&f, at, &[b[0] ^ 0x04]);
+    let r = check_kept(&f, &[], 1);
+    assert_eq!(bad(&r), [(3 * 65536, "bit flip".to_string())]);
+    let first = &verify(job(&r))["first_bad"][0];
+    assert_eq!(u(&first["fault"]["first_bad_byte"]), 5000);
+    assert_eq!(
+        u(&first["fault"]["found"]["seq"]),
+        3,
+        "the fourth write put it there"
+    );
+    let e = &job(&r)["error"];
+    assert_eq!(e["direction"], "verify");
+    assert_eq!(u(&e["offset"]), 3 * 65536);
+    std::fs::remove_file(&f).unwrap();
+}
+
+#[test]
+fn swapped_zeroed_and_torn_blocks_are_told_apart() {
+    let (d, f, _) = tmp_file();
+    kept_file(&f);
+    let older = d.path().join("older");
+    std::fs::copy(&f, &older).unwrap();
+    // A second run rewrites the file: block 9's first half from the first run, the rest
+    // from the second, as a write torn by a power cut would leave it.
+    kept_file(&f);
+    let half = read_at(&older, 9 * 65536, 32768);
+    patch(&f, 9 * 65536, &half);
+    // Blocks 2 and 5 swapped: each is where the other should be.
+    let (b2, b5) = (read_at(&f, 2 * 65536, 65536), read_at(&f, 5 * 65536, 65536));
+    patch(&f, 2 * 65536, &b5);
+    patch(&f, 5 * 65536, &b2);
+    // Block 12 never written: zeros.
+    patch(&f, 12 * 65536, &[0; 65536]);
+    let r = check_kept(&f, &[], 1);
+    assert_eq!(
+        bad(&r),
+        [
+            (2 * 65536, "misdirected write".to_string()),
+            (5 * 65536, "misdirected write".to_string()),
+            (9 * 65536, "torn write".to_string()),
+            (12 * 65536, "lost write".to_string()),
+        ]
+    );
+    assert_eq!(u(&verify(job(&r))["bad_blocks"]), 4);
+    // verify_fatal stops at the first.
+    let r = check_kept(&f, &["--verify_fatal=1"], 1);
+    assert_eq!(u(&verify(job(&r))["bad_blocks"]), 1);
+    // The text report names each one.
+    let o = iogauge(&[
+        "run",
+        &format!("--filename={}", f.display()),
+        "--size=1m",
+        "--bs=64k",
+        "--rw=write",
+        "--verify=md5",
+        "--verify_only=1",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let t = super::stdout(&o);
+    assert!(t.contains("4 BAD"), "{t}");
+    assert!(
+        t.contains(&format!("at offset {} (64.00 KiB): torn write", 9 * 65536)),
+        "{t}"
+    );
+    assert!(f.exists(), "verify_only leaves the file it checked");
+    std::fs::remove_file(&f).unwrap();
+}
+
+#[test]
+fn verify_refuses_what_it_cannot_check() {
+    let (d, f, fname) = tmp_file();
+    for (args, want) in [
+        (
+            vec![fname.as_str(), "--size=1m", "--rw=read", "--verify=md5"],
+            "give verify_only=1",
+        ),
+        (
+            vec![fname.as_str(), "--size=1m", "--rw=write", "--verify=crc7"],
+            "--verify=crc7: expected crc7 is not supported yet",
+        ),
+        (
+            vec![
+                fname.as_str(),
+                "--size=1m",
+                "--rw=write",
+                "--verify=md5",
+                "--verify_interval=300",
+            ],
+            "--verify_interval=300",
+        ),
+        (
+            vec![
+                fname.as_str(),
+                "--size=1m",
+                "--rw=write",
+                "--verify=md5",
+                "--numjobs=2",
+            ],
+            "verifying a file several jobs write is not supported yet",
+        ),
+        (
+            vec![
+                fname.as_str(),
+                "--size=1m",
+                "--rw=write",
+                "--verify=md5",
+                "--verify_only=1",
+            ],
+            "does not exist: nothing to verify",
+        ),
+        (
+            vec![fname.as_str(), "--size=1m", "--rw=write", "--verify_only=1"],
+            "--verify_only=1: needs verify=",
+        ),
+        (
+            vec!["--size=1m", "--rw=write", "--ioengine=null", "--verify=md5"],
+            "ioengine=null moves no data",
+        ),
+        (
+            vec![
+                fname.as_str(),
+                "--size=1m",
+                "--rw=write",
+                "--verify=md5",
+                "--verify_backlog=16",
+            ],
+            "verify_backlog",
+        ),
+    ] {
+        let mut all = vec!["run"];
+        all.extend_from_slice(&args);
+        let o = iogauge(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+        assert!(!f.exists() && entries(d.path()).is_empty(), "{args:?}");
+    }
+}
+
+/// fio's basic-verify.fio (Debian's fio-examples), pointed at a file instead of /dev/XXX as
+/// its comment says: 4 KiB random writes at depth 16, O_DIRECT, crc32c, then the check.
+#[test]
+fn fios_basic_verify_example_runs_on_a_file() {
+    let example = Path::new("/usr/share/doc/fio/examples/basic-verify.fio");
+    if !example.exists() {
+        skip!("fio's basic-verify.fio: fio-examples is not installed (scripts/test-deps.sh)");
+        return;
+    }
+    let d = super::tmp();
+    let o = super::run_in(
+        d.path(),
+        &[
+            "job",
+            example.to_str().unwrap(),
+            "--set",
+            "filename=data",
+            "--set",
+            "size=4m",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = verify(job(&r));
+    assert_eq!(v["checksum"], "crc32c");
+    assert_eq!(u(&v["blocks"]), 1024);
+    assert_eq!(u(&v["bad_blocks"]), 0);
+    assert!(entries(d.path()).is_empty());
+}
