@@ -11,7 +11,9 @@
 //!   runner::run: per group: Targets::prepare_group, Targets::open_job, one thread per job,
 //!                start barrier, then one generic loop per job over a slab of iodepth I/O
 //!                units: workload → engine.queue (sync engines complete here) → commit →
-//!                reap → stats recorded per I/O (total, submission, completion latency)
+//!                reap → stats recorded per I/O (total, submission, completion latency);
+//!                with verify=, each write sealed (verify) and, after the job, the written
+//!                blocks read back through the same loop and checked (a phase of its own)
 //!   stats merged (+=) ─► result::RunReport ─► report::{text, json, csv, html, log},
 //!                                              compat::* (legacy output), compare
 //! ```
@@ -26,8 +28,11 @@
 //!   file system that change nothing; `rawpath`: paths as bytes through option text.
 //! - `engine`: syscalls (psync, sync, pvsync, pvsync2, io_uring, null); `runner`: threads,
 //!   barrier, stop flag, progress events; `stats`: histograms, series, CPU, device counters.
-//! - `result`: the RunReport (pure data); `report`: its formats; `compare`: two reports;
-//!   `host`: how it was measured (kernel, CPU, file system, device); `units`: units and dates.
+//! - `result`: the RunReport (pure data); `report`: its formats (and fio's JSON read back:
+//!   `report::from_fio`); `compare`: two reports; `host`: how it was measured (kernel, CPU,
+//!   file system, device); `units`: units and dates.
+//! - `verify`: the block header, the checksums, the check of a block read back and the
+//!   generation map (pure; the worker seals, reads back and records).
 //!
 //! Rules: one spec (every front end becomes sections and the same Plan); only the CLI prints
 //! (the runner sends events, stats are pure, reporters are functions of a RunReport); engines
