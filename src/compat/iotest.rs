@@ -15,7 +15,7 @@ use crate::spec::{Origin, Section};
 pub const USAGE: &str = "\
 iotest (iogauge personality of SAS's iotest.sh)
 
-Usage: iogauge iotest -i N -t DIR -b BLOCKS -s KB [--results FILE]
+Usage: iogauge iotest -i N -t DIR -b BLOCKS -s KB [--results FILE] [--verify]
 
   -i N        concurrent iterations: N writers at once, then N readers (default 1, at most 256)
   -t DIR      directory on the file system to test (must exist)
@@ -27,6 +27,11 @@ times each writer up to its final fsync, so a file smaller than RAM is not measu
 page cache's speed. Readers read one block at a time after iogauge drops the files' cached
 pages. The files are removed at the end. Results go to iotest.sh.results.N in the current
 directory (or --results FILE), as iotest.sh writes them. MB = 2^20 bytes.
+
+--verify (iogauge's addition): every block written carries a header and a CRC-32C of its
+data; after the readers, every file is read back once more (cache dropped) and checked, and
+a block not as written is named (file, offset, what was found) with exit status 1. The timed
+writes and reads are not slowed by the check beyond computing the checksum as they write.
 ";
 
 /// A parsed iotest invocation.
@@ -39,6 +44,8 @@ pub struct Iotest {
     pub results: PathBuf,
     /// The invocation as iotest.sh would echo it.
     pub invocation: String,
+    /// iogauge's `--verify`: check every file after the readers.
+    pub verify: bool,
 }
 
 fn err(msg: impl Into<String>) -> String {
@@ -51,6 +58,7 @@ pub fn parse(args: &[String]) -> Result<Option<Iotest>, String> {
         return Ok(None);
     }
     let (mut i, mut t, mut b, mut s, mut results) = (None, None, None, None, None);
+    let mut verify = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let (flag, attached) = if a.starts_with("--") {
@@ -77,6 +85,7 @@ pub fn parse(args: &[String]) -> Result<Option<Iotest>, String> {
             "-b" => b = Some(int("-b", &value()?, 1, u64::MAX)?),
             "-s" => s = Some(int("-s", &value()?, 1, 1 << 20)?),
             "--results" => results = Some(crate::rawpath::path(&value()?)),
+            "--verify" => verify = true,
             other => {
                 return Err(err(format!(
                     "{other}: unknown option; usage: iotest -i N -t DIR -b BLOCKS -s KB"
@@ -114,6 +123,7 @@ pub fn parse(args: &[String]) -> Result<Option<Iotest>, String> {
         block_kb,
         results,
         invocation,
+        verify,
     }))
 }
 
@@ -324,7 +334,37 @@ impl Personality for Iotest {
                 .set("ioengine", "psync", o());
                 if rw == "write" {
                     s.set("end_fsync", "1", o());
+                    if self.verify {
+                        // Sealed as written; checked after the readers, not while others
+                        // are still being timed.
+                        s.set("verify", "crc32c", flag("--verify")).set(
+                            "do_verify",
+                            "0",
+                            flag("--verify"),
+                        );
+                    }
                 } else if k == 1 {
+                    s.set("stonewall", "1", o());
+                }
+                sections.push(s);
+            }
+        }
+        if self.verify {
+            for k in 1..=self.iterations {
+                let file = self.dir.join(format!("iogauge-iotest.{pid}.{k}"));
+                let mut s = Section::new(format!("verify.out.{k}"));
+                s.set(
+                    "filename",
+                    &crate::rawpath::filename_value(&file),
+                    flag("-t"),
+                )
+                .set("rw", "write", o())
+                .set("bs", &bs, flag("-s"))
+                .set("size", &size, flag("-b"))
+                .set("ioengine", "psync", o())
+                .set("verify", "crc32c", flag("--verify"))
+                .set("verify_only", "1", flag("--verify"));
+                if k == 1 {
                     s.set("stonewall", "1", o());
                 }
                 sections.push(s);

@@ -41,7 +41,8 @@ pub fn split_flags(args: &[String]) -> Result<(Vec<String>, Flags), String> {
             s if s.starts_with("--")
                 && !s.starts_with("--batch")
                 && !s.starts_with("--pause")
-                && !s.starts_with("--results") =>
+                && !s.starts_with("--results")
+                && s != "--verify" =>
             {
                 return Err(format!(
                     "{s}: unknown iogauge flag here; the personalities accept --json, \
@@ -235,6 +236,9 @@ pub fn extras(r: &RunReport) -> String {
             }
         }
         crate::report::text::devices(&mut o, g);
+        if let Some(v) = &g.total.verify {
+            crate::report::text::verify_lines(&mut o, v);
+        }
         let c = &g.total.cpu;
         let _ = writeln!(
             o,

@@ -37,6 +37,11 @@ Usage: iogauge sasiotest filename [options]
   -unbuffered   O_DIRECT, one page per call. With -r -ran: read with history (buffered random
                 reads, the kernel's normal read-ahead, no random-access hint).
   -writethru    write through the page cache to the device (O_DSYNC).
+  -verify       iogauge's addition, with -w or -rw: every page written carries a header and
+                a CRC-32C of its data, and after the timed run every page is read back (the
+                cache dropped first) and checked; a page not as written is named (file,
+                offset, what was found) and the exit status is 1. The throughput above does
+                not include the check.
 
 Reads require the file to exist and hold at least -filesize bytes; the file size must be a
 multiple of the page size. Only one process may write a file at a time; readers may share it.
@@ -64,6 +69,8 @@ pub struct Sasiotest {
     pub numpages: u32,
     pub unbuffered: bool,
     pub writethru: bool,
+    /// iogauge's `-verify`: check what the run wrote.
+    pub verify: bool,
     /// SASIOTEST's own WARNING lines, printed before the action line.
     pub notices: Vec<String>,
 }
@@ -92,6 +99,7 @@ pub fn parse(args: &[String]) -> Result<Option<Sasiotest>, String> {
         numpages: 0,
         unbuffered: false,
         writethru: false,
+        verify: false,
         notices: Vec::new(),
     };
     let (mut filesize, mut pagesize, mut numpages) = (None, None, None);
@@ -110,6 +118,7 @@ pub fn parse(args: &[String]) -> Result<Option<Sasiotest>, String> {
             "-sgio" => t.sgio = true,
             "-unbuffered" => t.unbuffered = true,
             "-writethru" => t.writethru = true,
+            "-verify" => t.verify = true,
             "-filesize" => {
                 let v = value("-filesize")?;
                 filesize = Some(parse_sas_size(v).map_err(|e| err(format!("-filesize {e}")))?);
@@ -126,10 +135,17 @@ pub fn parse(args: &[String]) -> Result<Option<Sasiotest>, String> {
             other => {
                 return Err(err(format!(
                     "{other}: unknown option; accepted: -r -w -rw -seq -ran -filesize N \
-                     -pagesize N -sgio -numpages M -unbuffered -writethru"
+                     -pagesize N -sgio -numpages M -unbuffered -writethru -verify"
                 )));
             }
         }
+    }
+    if t.verify && t.mode == Mode::Read {
+        return Err(err(
+            "-verify checks the pages this run writes: give it with -w or -rw (a file an \
+             earlier -w -verify run wrote is checked by iogauge run --verify=crc32c \
+             --verify_only=1)",
+        ));
     }
     settle(&mut t, filesize, pagesize, numpages)?;
     if t.mode != Mode::Write {
@@ -381,6 +397,9 @@ impl Personality for Sasiotest {
         }
         if self.writethru {
             s.set("sync", "dsync", o());
+        }
+        if self.verify {
+            s.set("verify", "crc32c", flag("-verify"));
         }
         Step {
             sections: vec![s],

@@ -61,6 +61,7 @@ pub fn render(r: &RunReport) -> String {
         }
     }
     summary(&mut o, r);
+    verification(&mut o, r);
     jobs(&mut o, r);
     devices(&mut o, r);
     for g in &r.groups {
@@ -234,6 +235,72 @@ fn lat_cells(l: Option<&LatReport>, u: LatUnit) -> String {
         p("99.900000"),
         l.map_or("-".into(), |l| u.fmt(l.max as f64)),
     )
+}
+
+/// The verify phases: what each read back, how fast, the verdict and the bad blocks kept.
+fn verification(o: &mut String, r: &RunReport) {
+    let rows: Vec<(String, &crate::result::VerifyReport)> = r
+        .groups
+        .iter()
+        .flat_map(|g| units(g).into_iter())
+        .filter_map(|(label, m)| m.verify.as_ref().map(|v| (label, v)))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    o.push_str(
+        "<h2 id=\"verify\">Verification</h2>\n<table><tr><th class=\"l\">job</th>\
+         <th class=\"l\">checksum</th><th>blocks</th><th>bytes</th><th>time (s)</th>\
+         <th>MiB/s</th><th>MB/s</th><th class=\"l\">read from</th><th class=\"l\">verdict</th></tr>\n",
+    );
+    for (label, v) in &rows {
+        let verdict = match v.bad_blocks {
+            0 if v.blocks > 0 => "every block as written".to_string(),
+            0 => "nothing checked".to_string(),
+            n => format!("{n} bad"),
+        };
+        let _ = writeln!(
+            o,
+            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td>\
+             <td>{:.2}</td><td>{:.2}</td><td>{:.2}</td><td class=\"l\">{}</td>\
+             <td class=\"l\">{}</td></tr>",
+            esc(label),
+            esc(&v.checksum),
+            v.blocks,
+            v.bytes,
+            v.elapsed_ns as f64 / 1e9,
+            v.mib_per_s,
+            v.mb_per_s,
+            if v.dropped_cache {
+                "the device (cache dropped first)"
+            } else {
+                "the device (O_DIRECT)"
+            },
+            verdict
+        );
+    }
+    o.push_str("</table>\n");
+    for (label, v) in &rows {
+        for b in &v.first_bad {
+            let mut line = format!(
+                "{label}: {} at offset {} ({} bytes): {}",
+                crate::rawpath::display(&b.file),
+                b.offset,
+                b.len,
+                b.fault
+            );
+            if let Some(at) = b.fault.first_bad_byte {
+                line += &format!("; first differing byte {at} of the block");
+            }
+            if let Some(h) = &b.fault.found {
+                line += &format!(
+                    "; its header: write #{} (generation {}) of run {:016x}, job {}, offset {}",
+                    h.seq, h.generation, h.run_id, h.job, h.offset
+                );
+            }
+            let _ = writeln!(o, "<div class=\"err\">{}</div>", esc(&line));
+        }
+    }
 }
 
 /// Each job's engine and options (a group_reporting group's clones once).

@@ -218,6 +218,13 @@ pub fn devices(o: &mut String, g: &GroupReport) {
                 d.unmeasured_ms as f64 / 1000.0
             );
         }
+        if let Some(v) = g.total.verify.as_ref().filter(|v| v.bytes > 0) {
+            let _ = writeln!(
+                o,
+                "         (these counts include the verify phase, which read back {})",
+                human_bytes(v.bytes)
+            );
+        }
     }
     if g.devices.is_empty() && !g.without_device.is_empty() {
         let _ = writeln!(o, "  device: none below the file system, nothing to check");

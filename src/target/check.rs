@@ -297,9 +297,17 @@ fn check_job(
     size_from_existing(t, job, &paths, &found)?;
     let extent = job.offset + job.per_file_bytes();
     if job.verify.is_some_and(|v| v.only) {
-        // Nothing is laid out for a check of what an earlier run left.
+        // Nothing is laid out for a check of what an earlier run left (or an earlier group of
+        // this run writes).
         for (p, f) in paths.iter().zip(&found) {
             let shown = crate::rawpath::display(p);
+            let written_before = t
+                .needs
+                .get(p)
+                .is_some_and(|n| n.writers.iter().any(|w| w.0 < gi) && n.extent >= extent);
+            if written_before {
+                continue;
+            }
             match f {
                 None => {
                     return Err(usage(format!(

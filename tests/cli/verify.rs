@@ -223,6 +223,26 @@ fn a_flipped_bit_is_found_at_its_byte() {
     let e = &job(&r)["error"];
     assert_eq!(e["direction"], "verify");
     assert_eq!(u(&e["offset"]), 3 * 65536);
+    // The HTML page has the phase and the bad block.
+    let o = iogauge(&[
+        "run",
+        &format!("--filename={}", f.display()),
+        "--size=1m",
+        "--bs=64k",
+        "--rw=write",
+        "--verify=md5",
+        "--verify_only=1",
+        "--output-format=html",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let html = super::stdout(&o);
+    assert!(
+        html.contains("<h2 id=\"verify\">Verification</h2>"),
+        "{html}"
+    );
+    assert!(html.contains("1 bad"));
+    assert!(html.contains(&format!("at offset {} (65536 bytes): bit flip", 3 * 65536)));
+    assert!(html.contains("first differing byte 5000"));
     std::fs::remove_file(&f).unwrap();
 }
 
@@ -378,4 +398,78 @@ fn fios_basic_verify_example_runs_on_a_file() {
     assert_eq!(u(&v["blocks"]), 1024);
     assert_eq!(u(&v["bad_blocks"]), 0);
     assert!(entries(d.path()).is_empty());
+}
+
+/// SASIOTEST's and iotest's `-verify`/`--verify`: what they wrote is checked, the legacy
+/// output unchanged above iogauge's additions, the verdict below.
+#[test]
+fn the_personalities_check_what_they_wrote() {
+    let d = super::tmp();
+    let p = d.path();
+    let out = super::ok_in(
+        p,
+        &[
+            "sasiotest",
+            "t.out",
+            "-w",
+            "-filesize",
+            "1m",
+            "-pagesize",
+            "8k",
+            "-verify",
+        ],
+    );
+    assert!(out.contains("Write Throughput:"), "{out}");
+    assert!(
+        out.contains("verify crc32c: 128 blocks (1.00 MiB) read back")
+            && out.contains("every block as written"),
+        "{out}"
+    );
+    // The kept file checks out with verify_only, and its damage is found.
+    let f = p.join("t.out");
+    let check = |code| {
+        run_json(
+            &[
+                &format!("--filename={}", f.display()),
+                "--size=1m",
+                "--bs=8k",
+                "--rw=write",
+                "--verify=crc32c",
+                "--verify_only=1",
+            ],
+            code,
+        )
+    };
+    assert_eq!(u(&verify(job(&check(0)))["blocks"]), 128);
+    patch(&f, 40 * 8192 + 1000, b"x");
+    assert_eq!(bad(&check(1)), [(40 * 8192, "bit flip".to_string())]);
+    let o = iogauge(&["sasiotest", f.to_str().unwrap(), "-r", "-verify"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("-verify checks the pages this run writes"));
+    std::fs::remove_file(&f).unwrap();
+
+    let target = p.join("saswork");
+    std::fs::create_dir(&target).unwrap();
+    let out = super::ok_in(
+        p,
+        &[
+            "iotest",
+            "-i",
+            "2",
+            "-t",
+            target.to_str().unwrap(),
+            "-b",
+            "64",
+            "-s",
+            "64",
+            "--verify",
+        ],
+    );
+    // Two files of 64 x 64 KiB, checked after the readers.
+    assert!(
+        out.contains("verify crc32c: 128 blocks (8.00 MiB) read back")
+            && out.contains("every block as written"),
+        "{out}"
+    );
+    assert!(entries(&target).is_empty(), "iotest removes its files");
 }

@@ -697,7 +697,12 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.verify_verdict();
         }
         self.w.progress.publish(&self.stats);
-        self.stats.verify = self.verify.take().map(|v| v.stats);
+        // do_verify=0 sealed the blocks and checked nothing: no phase to report.
+        self.stats.verify = self
+            .verify
+            .take()
+            .filter(|v| v.spec.after_write)
+            .map(|v| v.stats);
         JobResult {
             stats: self.stats,
             error: self.error,
