@@ -2,7 +2,8 @@
 # Installs what the acceptance tests drive besides iogauge itself: fio (the yardstick and the
 # source of fio-format JSON to compare with), fio-examples (fio's job files: the job-file
 # compatibility corpus, read where Debian puts it and never copied here), Chromium (renders
-# the HTML report headless), strace (the system calls the sync tests expect), fio-plot (draws graphs from iogauge's JSON and logs) and
+# the HTML report headless), strace (the system calls the sync tests expect), fuse3
+# (fusermount3, to mount the tests' fault-injecting file system), fio-plot (draws graphs from iogauge's JSON and logs) and
 # cargo-fuzz (the job-file parser's fuzz target, scripts/fuzz.sh; needs a nightly toolchain). Safe to run again: it installs only
 # what is missing. fio-plot goes into a virtual environment in the user's cache, whose path
 # the tests find on their own. Without root or network, it says what it could not install and
@@ -13,6 +14,7 @@ venv="${IOGAUGE_FIO_PLOT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/iogauge/fio-plot-
 missing=()
 command -v fio >/dev/null || missing+=(fio)
 command -v strace >/dev/null || missing+=(strace)
+command -v fusermount3 >/dev/null || missing+=(fuse3)
 [ -d /usr/share/doc/fio/examples ] || missing+=(fio-examples)
 command -v chromium >/dev/null || missing+=(chromium)
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)

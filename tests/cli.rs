@@ -23,6 +23,8 @@ macro_rules! skip {
 mod compat;
 #[path = "cli/engines.rs"]
 mod engines;
+#[path = "cli/faultfs.rs"]
+mod faultfs;
 #[path = "cli/jobfiles.rs"]
 mod jobfiles;
 #[path = "cli/layout.rs"]

@@ -1,8 +1,10 @@
 //! Data verification (`verify=`): every block written comes back as written, read back in a
-//! phase of its own; and damage done to a kept file between runs (a flipped bit, swapped
-//! blocks, a zeroed block, a block torn between two runs' writes) is found by `verify_only`
-//! at the exact offset, with the right name, exit 1. Faults below the file system while a
-//! run is going (lost writes, EIO) need the fault-injecting FUSE file system: not here yet.
+//! phase of its own; damage done to a kept file between runs (a flipped bit, swapped blocks,
+//! a zeroed block, a block torn between two runs' writes) is found by `verify_only` at the
+//! exact offset, with the right name, exit 1; and faults injected below the file system while
+//! a run goes (faultfs.rs, over FUSE: lost, stale, misdirected, torn and flipped writes,
+//! another run's data, EIO and ENOSPC) are each found at their offset, or stop the run
+//! cleanly with what was measured.
 
 use std::path::Path;
 
@@ -472,4 +474,151 @@ fn the_personalities_check_what_they_wrote() {
         "{out}"
     );
     assert!(entries(&target).is_empty(), "iotest removes its files");
+}
+
+/// A FaultFs mounted in a temp dir, or SKIP with the reason.
+fn fault_fs() -> Option<(
+    tempfile::TempDir,
+    super::faultfs::Mounted,
+    std::path::PathBuf,
+)> {
+    let d = super::tmp();
+    let mnt = d.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    match super::faultfs::mount(&mnt) {
+        Ok(m) => Some((d, m, mnt)),
+        Err(why) => {
+            skip!("faults below the file system: cannot mount FUSE here: {why}");
+            None
+        }
+    }
+}
+
+/// Writes 1 MiB in 4 KiB blocks to `f` (`extra` options after), crc32c, with JSON out.
+fn write_verify(f: &Path, extra: &[&str], code: i32) -> Value {
+    let fname = format!("--filename={}", f.display());
+    let mut args = vec![
+        fname.as_str(),
+        "--size=1m",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=crc32c",
+    ];
+    args.extend_from_slice(extra);
+    run_json(&args, code)
+}
+
+const B: u64 = 4096;
+
+#[test]
+fn faults_below_the_file_system_are_each_found_at_their_offset() {
+    use super::faultfs::Fault;
+    let Some((_d, fs, mnt)) = fault_fs() else {
+        return;
+    };
+    let f = mnt.join("f");
+    // Acknowledged and never stored, stored with a bit flipped, stored elsewhere.
+    fs.arm(Fault::DropWrite { at: 10 * B }, 0);
+    fs.arm(Fault::FlipBit { at: 20 * B + 3000 }, 0);
+    fs.arm(
+        Fault::Misdirect {
+            at: 30 * B,
+            to: 5 * B,
+        },
+        0,
+    );
+    let r = write_verify(&f, &[], 1);
+    assert_eq!(fs.fired().len(), 3);
+    assert_eq!(
+        bad(&r),
+        [
+            (5 * B, "misdirected write".to_string()),
+            (10 * B, "lost write".to_string()),
+            (20 * B, "bit flip".to_string()),
+            (30 * B, "lost write".to_string()),
+        ]
+    );
+    let v = verify(job(&r));
+    assert_eq!((u(&v["blocks"]), u(&v["bad_blocks"])), (256, 4));
+    assert_eq!(u(&v["first_bad"][2]["fault"]["first_bad_byte"]), 3000);
+    assert_eq!(
+        u(&v["first_bad"][0]["fault"]["found"]["offset"]),
+        30 * B,
+        "block 5 holds the write meant for block 30"
+    );
+    // The job's own figures are the writes, all acknowledged.
+    assert_eq!(counts(job(&r)), (0, 0, 256, 1 << 20));
+    assert!(!f.exists(), "the file is removed");
+
+    // Second pass over the file: a dropped write leaves the first pass's block (stale), a torn
+    // one half of each.
+    fs.arm(Fault::DropWrite { at: 10 * B }, 1);
+    fs.arm(
+        Fault::Tear {
+            at: 50 * B,
+            keep: 2048,
+        },
+        1,
+    );
+    let r = write_verify(&f, &["--loops=2"], 1);
+    assert_eq!(
+        bad(&r),
+        [
+            (10 * B, "stale data".to_string()),
+            (50 * B, "torn write".to_string()),
+        ]
+    );
+    let stale = &verify(job(&r))["first_bad"][0];
+    assert_eq!(u(&stale["expected_generation"]), 2);
+    assert_eq!(u(&stale["fault"]["found"]["generation"]), 1);
+
+    // A write this run lost over a file an earlier run left: that run's block is found.
+    write_verify(&f, &["--keep"], 0);
+    fs.arm(Fault::DropWrite { at: 7 * B }, 0);
+    let r = write_verify(&f, &[], 1);
+    assert_eq!(bad(&r), [(7 * B, "another run's data".to_string())]);
+}
+
+#[test]
+fn eio_and_enospc_mid_run_stop_cleanly_with_what_was_measured() {
+    use super::faultfs::Fault;
+    let Some((_d, fs, mnt)) = fault_fs() else {
+        return;
+    };
+    let f = mnt.join("f");
+    for (fault, errno, dir) in [
+        (Fault::WriteEio { at: 60 * B }, libc::EIO, "write"),
+        (Fault::WriteEnospc { at: 70 * B }, libc::ENOSPC, "write"),
+        // While reading back: the verify phase's read fails.
+        (Fault::ReadEio { at: 40 * B }, libc::EIO, "read"),
+    ] {
+        fs.arm(fault, 0);
+        let r = write_verify(&f, &[], 1);
+        let j = job(&r);
+        let e = &j["error"];
+        assert_eq!(e["errno"], errno, "{fault:?}: {e}");
+        assert_eq!(e["direction"], dir, "{fault:?}");
+        assert_eq!(u(&e["offset"]), fault_at(fault), "{fault:?}");
+        assert_eq!(e["file"], f.display().to_string());
+        if dir == "write" {
+            // The writes before the failing one, exactly.
+            assert_eq!(u(&j["write"]["bytes"]), fault_at(fault), "{fault:?}");
+        } else {
+            assert_eq!(u(&j["write"]["bytes"]), 1 << 20);
+            assert_eq!(
+                u(&verify(j)["bytes"]),
+                40 * B,
+                "read back up to the failing read"
+            );
+        }
+        assert!(!f.exists(), "{fault:?}: the file is removed");
+    }
+}
+
+fn fault_at(f: super::faultfs::Fault) -> u64 {
+    use super::faultfs::Fault;
+    match f {
+        Fault::WriteEio { at } | Fault::WriteEnospc { at } | Fault::ReadEio { at } => at,
+        _ => unreachable!(),
+    }
 }
