@@ -56,9 +56,9 @@ def pick(job, path, scale=1.0):
     return float(v) * scale
 
 
-def run(tool, env):
+def run(tool, env, fio_job=JOB):
     if tool == "fio":
-        cmd = ["fio", "--output-format=json", JOB]
+        cmd = ["fio", "--output-format=json", fio_job]
     else:
         cmd = [IOGAUGE, "job", JOB, "--output-format=json"]
     out = subprocess.run(cmd, env=env, check=True, text=True, capture_output=True).stdout
@@ -75,18 +75,27 @@ def main():
     ap.add_argument("--dir", default=ROOT, help="directory on the disk under test")
     ap.add_argument("--data-size", default="512m")
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument("--fio-data-engine", default=None,
+                    help="run fio's data readers with this engine instead of the job file's "
+                         "libaio (io_uring: the engine iogauge runs libaio as), to tell the "
+                         "kernel path's share of a difference from the tool's")
     a = ap.parse_args()
     ensure_fio()
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     m = machine()
     d = tempfile.mkdtemp(prefix="iogauge-dba-", dir=a.dir)
     env = dict(os.environ, DIR=d, RUNTIME=str(a.seconds), DATASIZE=a.data_size)
+    fio_job = JOB
+    if a.fio_data_engine:
+        fio_job = os.path.join(tempfile.mkdtemp(prefix="iogauge-dba-job-"), "dba.fio")
+        with open(JOB) as src, open(fio_job, "w") as dst:
+            dst.write(src.read().replace("ioengine=libaio", f"ioengine={a.fio_data_engine}"))
     results = {"iogauge": [], "fio": []}
     try:
         for r in range(a.rounds):
             order = ["iogauge", "fio"] if r % 2 == 0 else ["fio", "iogauge"]
             for tool in order:
-                results[tool].append(run(tool, env))
+                results[tool].append(run(tool, env, fio_job))
                 # Each tool lays out its own files: remove them so neither reuses the other's.
                 for f in os.listdir(d):
                     os.remove(os.path.join(d, f))
@@ -99,7 +108,11 @@ def main():
     lines = [f"# DBA job file: iogauge vs fio — {when}", ""]
     lines += [f"- {k}: {v}" for k, v in m.items()]
     lines += [f"- job file: bench/jobs/dba.fio, runtime {a.seconds} s, data files "
-              f"{a.data_size} x 2 in {a.dir}; {a.rounds} alternating rounds (ABBA)", ""]
+              f"{a.data_size} x 2 in {a.dir}; {a.rounds} alternating rounds (ABBA)"]
+    if a.fio_data_engine:
+        lines += [f"- fio's data readers ran with ioengine={a.fio_data_engine} instead of the "
+                  "file's libaio (iogauge runs libaio as io_uring)"]
+    lines += [""]
     lines += ["| figure | iogauge (median) | fio (median) | ratio | paired ratio: median "
               "[quartiles] | iogauge lower in | fio's own spread (max/min) |",
               "|---|---|---|---|---|---|---|"]
@@ -134,7 +147,8 @@ def main():
     print(text)
     if not a.no_save:
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d-%H%M")
-        out = os.path.join(ROOT, "bench", "results", f"{stamp}-{m['host']}-dba.md")
+        tag = f"-fio-{a.fio_data_engine}" if a.fio_data_engine else ""
+        out = os.path.join(ROOT, "bench", "results", f"{stamp}-{m['host']}-dba{tag}.md")
         with open(out, "w") as fh:
             fh.write(text)
         print("saved", out)

@@ -241,6 +241,9 @@ pub struct Verify {
     pub only: bool,
     /// Stop at the first bad block.
     pub fatal: bool,
+    /// Write each bad block kept (and the block as written, where it can be made again) to a
+    /// file next to the target (`verify_dump`).
+    pub dump: bool,
 }
 
 /// What makes writes durable: write-through opens and explicit flushes (fio's sync family).

@@ -725,6 +725,16 @@ pub static OPTIONS: &[OptionDef] = &[
                first ones and the count).",
     },
     OptionDef {
+        name: "verify_dump",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Write each bad block kept to FILE.OFFSET.received next to the file, and the \
+               block as written to FILE.OFFSET.expected where it can be made again (a bit \
+               flip's), for a closer look; existing files iogauge did not write are left \
+               alone.",
+    },
+    OptionDef {
         name: "verify_async",
         aliases: &[],
         kind: Kind::Int { min: 0, max: 1024 },
@@ -750,7 +760,8 @@ pub enum FioOnly {
 const NOT_MEASURED: &str = "changes only fio's own latency/bandwidth bookkeeping";
 const REPORT_ONLY: &str = "changes only the layout of fio's report";
 const NO_VERIFY: &str = "iogauge's verification does not have it yet (verify=, \
-                         verify_interval, do_verify, verify_only and verify_fatal are)";
+                         verify_interval, do_verify, verify_only, verify_fatal and \
+                         verify_dump are)";
 const NO_DATA_PATTERN: &str = "iogauge writes incompressible, unique data (or zeros with \
                                zero_buffers, fresh random bytes with refill_buffers); other \
                                data patterns are not supported";
@@ -842,7 +853,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     ),
     (
         &[
-            "verify_dump",
             "verify_backlog",
             "verify_backlog_batch",
             "verify_pattern",

@@ -222,6 +222,10 @@ pub struct BadBlock {
     pub fault: crate::verify::Fault,
     /// When the check found it, ns since the Unix epoch.
     pub found_unix_ns: u64,
+    /// verify_dump: the files written (the block as read, and as written where it could be
+    /// made again), or why one was not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dumped: Vec<String>,
 }
 
 impl std::ops::AddAssign<&VerifyStats> for VerifyStats {

@@ -211,6 +211,7 @@ fn a_flipped_bit_is_found_at_its_byte() {
     assert_eq!(u(&verify(job(&check_kept(&f, &[], 0)))["blocks"]), 16);
     // One bit of block 3's data.
     let at = 3 * 65536 + 5000;
+    let original = read_at(&f, 3 * 65536, 65536);
     let b = read_at(&f, at, 1);
     patch(&f, at, &[b[0] ^ 0x04]);
     let r = check_kept(&f, &[], 1);
@@ -245,6 +246,23 @@ fn a_flipped_bit_is_found_at_its_byte() {
     assert!(html.contains("1 bad"));
     assert!(html.contains(&format!("at offset {} (65536 bytes): bit flip", 3 * 65536)));
     assert!(html.contains("first differing byte 5000"));
+    // verify_dump: the block as read, and as written (made again from its header), beside
+    // the file under fio's names.
+    let r = check_kept(&f, &["--verify_dump=1"], 1);
+    let dumped = &verify(job(&r))["first_bad"][0]["dumped"];
+    let name = |s: &str| format!("{}.{}.{s}", f.display(), 3 * 65536);
+    assert_eq!(dumped[0], name("received"));
+    assert_eq!(dumped[1], name("expected"));
+    assert_eq!(std::fs::read(name("expected")).unwrap(), original);
+    assert_eq!(
+        std::fs::read(name("received")).unwrap(),
+        read_at(&f, 3 * 65536, 65536)
+    );
+    // A second dump over the first (iogauge's own files) is allowed.
+    check_kept(&f, &["--verify_dump=1"], 1);
+    for s in ["received", "expected"] {
+        std::fs::remove_file(name(s)).unwrap();
+    }
     std::fs::remove_file(&f).unwrap();
 }
 

@@ -243,10 +243,17 @@ impl<E: Engine> Loop<'_, '_, E> {
                         bad = true;
                         v.stats.bad += 1;
                         if v.stats.bad_blocks.len() < BAD_BLOCKS_KEPT {
-                            if fault.kind == "bit flip" {
+                            let flip = fault.kind == "bit flip";
+                            if flip {
                                 fault.first_bad_byte =
                                     first_bad_byte(self.w.job, &self.data.template, b);
                             }
+                            let dumped = if v.spec.dump {
+                                let path = &self.w.paths[file];
+                                dump(self.w.job, &self.data.template, path, at, b, flip)
+                            } else {
+                                Vec::new()
+                            };
                             v.stats.bad_blocks.push(BadBlock {
                                 file: self.w.paths[file].clone(),
                                 offset: at,
@@ -258,6 +265,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                                 },
                                 fault: *fault,
                                 found_unix_ns: unix_ns(),
+                                dumped,
                             });
                         }
                     }
@@ -313,8 +321,21 @@ fn drop_cache(path: &std::path::Path) -> std::io::Result<()> {
 }
 
 /// Where a block's data first differs from what its write put there, when the header says
-/// the data can be made again: the job's pattern with the write's stamps (or its refill).
+/// the data can be made again.
 fn first_bad_byte(job: &JobSpec, template: &[u8], block: &[u8]) -> Option<u64> {
+    let want = expected_block(job, template, block)?;
+    let len = block.len();
+    first_difference(
+        &block[HEADER_LEN..len - TRAILER_LEN],
+        &want[HEADER_LEN..len - TRAILER_LEN],
+    )
+    .map(|d| d + HEADER_LEN as u64)
+}
+
+/// The block as its write made it, from the header the block carries (intact: its CRC
+/// matched) when the data can be made again: the job's pattern with the write's stamps (or
+/// its refill), sealed as the write sealed it.
+fn expected_block(job: &JobSpec, template: &[u8], block: &[u8]) -> Option<Vec<u8>> {
     let h = crate::verify::read_stamp(block)?;
     if h.flags & FLAG_REGENERABLE == 0 {
         return None;
@@ -349,9 +370,38 @@ fn first_bad_byte(job: &JobSpec, template: &[u8], block: &[u8]) -> Option<u64> {
             want.copy_from_slice(&unit[at..]);
         }
     }
-    first_difference(
-        &block[HEADER_LEN..len - TRAILER_LEN],
-        &want[HEADER_LEN..len - TRAILER_LEN],
-    )
-    .map(|d| d + HEADER_LEN as u64)
+    let kind = job.verify.map(|v| v.checksum)?;
+    crate::verify::seal(&mut want, kind, &h);
+    Some(want)
+}
+
+/// verify_dump: the block as read, and as written where it can be made again, next to the
+/// file as FILE.OFFSET.received and FILE.OFFSET.expected (fio's names); never over a file
+/// iogauge did not write. Returns what was written, or why not.
+fn dump(
+    job: &JobSpec,
+    template: &[u8],
+    file: &std::path::Path,
+    offset: u64,
+    block: &[u8],
+    regenerate: bool,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut put = |suffix: &str, bytes: &[u8]| {
+        let mut name = file.as_os_str().to_owned();
+        name.push(format!(".{offset}.{suffix}"));
+        let path = std::path::PathBuf::from(name);
+        let shown = crate::rawpath::display(&path).to_string();
+        out.push(match crate::ownership::write_output(&path, bytes, false) {
+            Ok(()) => shown,
+            Err(e) => format!("{shown}: not written: {e}"),
+        });
+    };
+    put("received", block);
+    if regenerate {
+        if let Some(want) = expected_block(job, template, block) {
+            put("expected", &want);
+        }
+    }
+    out
 }

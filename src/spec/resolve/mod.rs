@@ -539,6 +539,7 @@ fn verification(
     };
     let only = v.bool("verify_only")?;
     let (after_write, fatal) = (v.bool("do_verify")?, v.bool("verify_fatal")?);
+    let dump = v.bool("verify_dump")?;
     let interval = v.size("verify_interval", w)?;
     if v.int("verify_async")?.unwrap_or(0) > 0 {
         w.push(
@@ -548,7 +549,12 @@ fn verification(
         );
     }
     let Some(checksum) = checksum else {
-        for o in ["verify_only", "verify_interval", "verify_fatal"] {
+        for o in [
+            "verify_only",
+            "verify_interval",
+            "verify_fatal",
+            "verify_dump",
+        ] {
             if v.given(o) && (o != "verify_only" || only) {
                 return Err(v.error(o, "needs verify= (the checksum to check with)".into()));
             }
@@ -590,6 +596,7 @@ fn verification(
         after_write: after_write || only,
         only,
         fatal,
+        dump,
     };
     Ok((Some(verify), if only { RwMode::Read } else { rw }))
 }
