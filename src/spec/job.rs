@@ -244,6 +244,11 @@ pub struct Verify {
     /// Write each bad block kept (and the block as written, where it can be made again) to a
     /// file next to the target (`verify_dump`).
     pub dump: bool,
+    /// Journal which write of each block was acknowledged durable (`verify_state_save`).
+    pub state_save: bool,
+    /// verify_only: check only what an earlier run's journal says was durable, exactly
+    /// (`verify_state_load`).
+    pub state_load: bool,
 }
 
 /// What makes writes durable: write-through opens and explicit flushes (fio's sync family).

@@ -735,6 +735,28 @@ pub static OPTIONS: &[OptionDef] = &[
                alone.",
     },
     OptionDef {
+        name: "verify_state_save",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Journal, in NAME-CLONE-verify.state in the current directory, which write of \
+               each block was acknowledged durable (after its fsync/fdatasync/syncfs, or at \
+               once with sync=dsync/sync), each entry made durable itself before the job goes \
+               on: after a crash or power cut, verify_only=1 with verify_state_load=1 names \
+               exactly the durable writes that were lost. The journal's writes and flushes \
+               are inside the measured time (a crash test, not a benchmark). Default 0 \
+               (fio's is 1, for its own state on abnormal exit).",
+    },
+    OptionDef {
+        name: "verify_state_load",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "With verify_only=1: read NAME-CLONE-verify.state and check the blocks it says \
+               were durable, each against the write it names (that write or a later one of \
+               the same run must be there).",
+    },
+    OptionDef {
         name: "verify_async",
         aliases: &[],
         kind: Kind::Int { min: 0, max: 1024 },
@@ -760,8 +782,8 @@ pub enum FioOnly {
 const NOT_MEASURED: &str = "changes only fio's own latency/bandwidth bookkeeping";
 const REPORT_ONLY: &str = "changes only the layout of fio's report";
 const NO_VERIFY: &str = "iogauge's verification does not have it yet (verify=, \
-                         verify_interval, do_verify, verify_only, verify_fatal and \
-                         verify_dump are)";
+                         verify_interval, do_verify, verify_only, verify_fatal, verify_dump \
+                         and verify_state_save/load are)";
 const NO_DATA_PATTERN: &str = "iogauge writes incompressible, unique data (or zeros with \
                                zero_buffers, fresh random bytes with refill_buffers); other \
                                data patterns are not supported";
@@ -857,8 +879,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "verify_backlog_batch",
             "verify_pattern",
             "verify_offset",
-            "verify_state_save",
-            "verify_state_load",
             "verifysort",
             "experimental_verify",
         ],

@@ -296,6 +296,17 @@ fn check_job(
     }
     size_from_existing(t, job, &paths, &found)?;
     let extent = job.offset + job.per_file_bytes();
+    if job.verify.is_some_and(|v| v.state_load) {
+        let state = crate::verify::state_path(&job.name, job.clone);
+        if !state.is_file() {
+            return Err(usage(format!(
+                "{}: {} is not there: no journal of durable writes to check against (the \
+                 run with verify_state_save=1 writes it in its current directory)",
+                job.label("verify_state_load"),
+                crate::rawpath::display(&state)
+            )));
+        }
+    }
     if job.verify.is_some_and(|v| v.only) {
         // Nothing is laid out for a check of what an earlier run left (or an earlier group of
         // this run writes).

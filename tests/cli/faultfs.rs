@@ -36,6 +36,9 @@ pub enum Fault {
     WriteEnospc { at: u64 },
     /// A read fails with EIO.
     ReadEio { at: u64 },
+    /// Volatile mode: an fsync covering `at` is acknowledged, but `len` bytes there never
+    /// reach the stable copy (a device that loses data it said was durable).
+    LoseOnFsync { at: u64, len: usize },
 }
 
 impl Fault {
@@ -47,12 +50,17 @@ impl Fault {
             | Fault::Tear { at, .. }
             | Fault::WriteEio { at }
             | Fault::WriteEnospc { at }
-            | Fault::ReadEio { at } => at,
+            | Fault::ReadEio { at }
+            | Fault::LoseOnFsync { at, .. } => at,
         }
     }
 
     fn on_read(&self) -> bool {
         matches!(self, Fault::ReadEio { .. })
+    }
+
+    fn on_fsync(&self) -> bool {
+        matches!(self, Fault::LoseOnFsync { .. })
     }
 }
 
@@ -73,15 +81,19 @@ struct Node {
     xattrs: HashMap<String, Vec<u8>>,
     /// Last change of the data (iogauge's mark records it).
     mtime: SystemTime,
+    /// Volatile mode: the data as of the last fsync, what a power cut leaves.
+    stable: Vec<u8>,
 }
 
 struct Inner {
     nodes: HashMap<u64, Node>,
     next: u64,
+    /// Writes stay in a volatile cache until fsync (see [`Mounted::power_cut`]).
+    volatile: bool,
 }
 
 pub struct FaultFs {
-    inner: Mutex<Inner>,
+    inner: Arc<Mutex<Inner>>,
     faults: Arc<Mutex<Faults>>,
 }
 
@@ -128,10 +140,9 @@ impl FaultFs {
         } else {
             *f.seen.get(&offset).unwrap_or(&0)
         };
-        let i = f
-            .armed
-            .iter()
-            .position(|(x, after)| x.on_read() == read && covers(x.at()) && *after <= seen)?;
+        let i = f.armed.iter().position(|(x, after)| {
+            !x.on_fsync() && x.on_read() == read && covers(x.at()) && *after <= seen
+        })?;
         let (fault, _) = f.armed.remove(i);
         f.fired.push(fault);
         Some(fault)
@@ -223,6 +234,7 @@ impl Filesystem for FaultFs {
                 data: Vec::new(),
                 xattrs: HashMap::new(),
                 mtime: SystemTime::now(),
+                stable: Vec::new(),
             },
         );
         reply.created(
@@ -340,7 +352,36 @@ impl Filesystem for FaultFs {
         reply.ok()
     }
 
-    fn fsync(&self, _r: &Request, _ino: INodeNo, _fh: FileHandle, _d: bool, reply: ReplyEmpty) {
+    fn fsync(&self, _r: &Request, ino: INodeNo, _fh: FileHandle, _d: bool, reply: ReplyEmpty) {
+        let mut g = self.inner.lock().unwrap();
+        if !g.volatile {
+            return reply.ok();
+        }
+        let Some(n) = g.nodes.get_mut(&ino.0) else {
+            return reply.error(Errno::ENOENT);
+        };
+        let old = std::mem::replace(&mut n.stable, n.data.clone());
+        let mut f = self.faults.lock().unwrap();
+        let len = n.data.len() as u64;
+        // Fires at the first flush after more than `after` writes of its block.
+        let seen = |at: u64| f.seen.get(&at).copied().unwrap_or(0);
+        if let Some(i) = f
+            .armed
+            .iter()
+            .position(|(x, after)| x.on_fsync() && x.at() < len && seen(x.at()) > *after)
+        {
+            let (fault, _) = f.armed.remove(i);
+            if let Fault::LoseOnFsync { at, len } = fault {
+                // What was stable there before stays: the device lost this range (from its
+                // cache too, so a later flush does not bring it back).
+                for k in at as usize..(at as usize + len).min(n.stable.len()) {
+                    let before = old.get(k).copied().unwrap_or(0);
+                    n.stable[k] = before;
+                    n.data[k] = before;
+                }
+            }
+            f.fired.push(fault);
+        }
         reply.ok()
     }
 
@@ -421,10 +462,31 @@ impl Filesystem for FaultFs {
 /// A mounted FaultFs: the faults to arm and the mount, unmounted when dropped.
 pub struct Mounted {
     pub faults: Arc<Mutex<Faults>>,
+    inner: Arc<Mutex<Inner>>,
     session: Option<fuser::BackgroundSession>,
 }
 
 impl Mounted {
+    /// From now on, writes are volatile until fsync.
+    pub fn set_volatile(&self) {
+        let mut g = self.inner.lock().unwrap();
+        g.volatile = true;
+        for n in g.nodes.values_mut() {
+            n.stable = n.data.clone();
+        }
+    }
+
+    /// A power cut: every file's data goes back to what its last fsync made stable (its
+    /// length kept, as if metadata were journaled).
+    pub fn power_cut(&self) {
+        let mut g = self.inner.lock().unwrap();
+        for n in g.nodes.values_mut() {
+            let len = n.data.len();
+            n.data = n.stable.clone();
+            n.data.resize(len, 0);
+        }
+    }
+
     /// Arms `fault` to fire after `after_writes` more writes of its block (counted from now).
     pub fn arm(&self, fault: Fault, after_writes: u32) {
         let mut f = self.faults.lock().unwrap();
@@ -458,11 +520,13 @@ pub fn mount(dir: &Path) -> Result<Mounted, String> {
         return Err("no fusermount3 (the fuse3 package; scripts/test-deps.sh installs it)".into());
     }
     let faults = Arc::new(Mutex::new(Faults::default()));
+    let inner = Arc::new(Mutex::new(Inner {
+        nodes: HashMap::new(),
+        next: 2,
+        volatile: false,
+    }));
     let fs = FaultFs {
-        inner: Mutex::new(Inner {
-            nodes: HashMap::new(),
-            next: 2,
-        }),
+        inner: inner.clone(),
         faults: faults.clone(),
     };
     let mut cfg = Config::default();
@@ -477,6 +541,7 @@ pub fn mount(dir: &Path) -> Result<Mounted, String> {
         if mounts.contains(&format!(" {} fuse", dir.display())) {
             return Ok(Mounted {
                 faults,
+                inner,
                 session: Some(session),
             });
         }

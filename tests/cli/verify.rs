@@ -633,6 +633,100 @@ fn eio_and_enospc_mid_run_stop_cleanly_with_what_was_measured() {
     }
 }
 
+/// verify_state_save journals what was durable; after a power cut, verify_only with
+/// verify_state_load reports exactly the durable writes that were lost: none when the device
+/// kept its word (the writes after the last flush may go, as they were never durable), and
+/// the one block whose flush the device lied about.
+#[test]
+fn after_a_power_cut_exactly_the_lost_durable_writes_are_named() {
+    use super::faultfs::Fault;
+    let Some((d, fs, mnt)) = fault_fs() else {
+        return;
+    };
+    fs.set_volatile();
+    let f = mnt.join("f");
+    let fname = format!("--filename={}", f.display());
+    // 250 blocks, twice: durable every 16 writes; the last few after the last flush not.
+    let common = [
+        fname.as_str(),
+        "--size=1000k",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=crc32c",
+    ];
+    let cwd = d.path();
+    let json = |extra: &[&str], code: i32| -> Value {
+        let mut args = vec!["run", "--output-format=json"];
+        args.extend_from_slice(&common);
+        args.extend_from_slice(extra);
+        let o = super::run_in(cwd, &args);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let write = [
+        "--loops=2",
+        "--fdatasync=16",
+        "--do_verify=0",
+        "--verify_state_save=1",
+        "--keep",
+    ];
+    let check = ["--verify_only=1", "--verify_state_load=1"];
+    let state = cwd.join("job-0-verify.state");
+    for lie in [false, true] {
+        if lie {
+            // The flush after the second pass's write of block 40 is acknowledged, and
+            // that write lost.
+            fs.arm(
+                Fault::LoseOnFsync {
+                    at: 40 * B,
+                    len: B as usize,
+                },
+                1,
+            );
+        }
+        json(&write, 0);
+        assert!(state.exists());
+        assert_eq!(fs.fired().len(), usize::from(lie), "{:?}", fs.fired());
+        fs.power_cut();
+        let r = json(&check, if lie { 1 } else { 0 });
+        let v = verify(job(&r));
+        assert!(u(&v["blocks"]) >= 240, "{v}");
+        if lie {
+            assert_eq!(bad(&r), [(40 * B, "lost write".to_string())], "{v}");
+            let found = &v["first_bad"][0]["fault"];
+            assert!(
+                found["detail"]
+                    .as_str()
+                    .unwrap()
+                    .contains("acknowledged durable"),
+                "{found}"
+            );
+        } else {
+            assert_eq!(u(&v["bad_blocks"]), 0, "{v}");
+        }
+        std::fs::remove_file(&f).unwrap();
+        std::fs::remove_file(&state).unwrap();
+    }
+    // Without its journal, verify_state_load is refused before anything runs.
+    let o = super::run_in(
+        cwd,
+        &[
+            "run",
+            &fname,
+            "--size=1000k",
+            "--verify=crc32c",
+            "--verify_only=1",
+            "--verify_state_load=1",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("job-0-verify.state is not there"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 fn fault_at(f: super::faultfs::Fault) -> u64 {
     use super::faultfs::Fault;
     match f {

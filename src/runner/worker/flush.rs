@@ -89,6 +89,9 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.error = Some(flush_error(self.w, file, call, e));
             self.halt = Halt::Abort;
             self.w.stop.store(true, Ordering::Relaxed);
+        } else if matches!(call, FlushCall::Fsync | FlushCall::Fdatasync) {
+            // sync_file_range starts writeback; it makes nothing durable.
+            self.made_durable(Some(file));
         }
     }
 
@@ -114,6 +117,10 @@ impl<E: Engine> Loop<'_, '_, E> {
                 self.error = Some(flush_error(self.w, file, call, e));
                 return;
             }
+            self.made_durable(match call {
+                FlushCall::Syncfs => None,
+                _ => Some(file),
+            });
         }
     }
 }

@@ -309,9 +309,13 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         pace: pacing::Pacer::new(job),
         tl: timeline::Timeline::new(job, &clock, PUBLISH_EVERY),
         flush: flush::Flush::new(job.paths().len(), &job.sync),
-        verify: job
-            .verify
-            .map(|v| verify::Verifier::new(job, v, job.paths().len(), w.run_id, w.job_id)),
+        verify: match job.verify {
+            Some(v) => match verify::Verifier::new(job, v, job.paths().len(), w.run_id, w.job_id) {
+                Ok(v) => Some(v),
+                Err(e) => return setup_error(&w, e),
+            },
+            None => None,
+        },
         slab: &mut slab,
     };
     w.barrier.wait();

@@ -3,6 +3,8 @@
 //! the written blocks back through the same engine and depth, checks each, and records what
 //! it found apart from the measured figures.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rand_core::{RngCore, SeedableRng};
@@ -14,8 +16,8 @@ use crate::spec::workload::{Dir, IoReq};
 use crate::spec::{DataMode, JobSpec, Verify};
 use crate::stats::{BAD_BLOCKS_KEPT, BadBlock, VerifyStats};
 use crate::verify::{
-    Expect, FLAG_REGENERABLE, Gen, GenMap, HEADER_LEN, Stamp, TRAILER_LEN, check, first_difference,
-    seal,
+    Expect, FLAG_REGENERABLE, Gen, GenMap, HEADER_LEN, Stamp, StateHeader, TRAILER_LEN, check,
+    first_difference, seal,
 };
 
 pub(super) struct Verifier {
@@ -31,13 +33,101 @@ pub(super) struct Verifier {
     /// The phase's next read: file and block.
     cursor: (usize, usize),
     pub(super) stats: VerifyStats,
+    /// verify_state_save: the journal, and per file the blocks written (with the write's
+    /// number) since its last flush, durable at the next one.
+    journal: Option<std::fs::File>,
+    dirty: Vec<Vec<(u64, u64)>>,
+    /// Writes are durable when acknowledged (sync=dsync/sync).
+    write_through: bool,
+    /// verify_state_load: the journal's run and job, and each durable block's write number.
+    loaded: Option<Loaded>,
+}
+
+/// A journal read back: its header, and per (file, block) the write made durable.
+struct Loaded {
+    header: StateHeader,
+    seqs: HashMap<(usize, usize), u64>,
+}
+
+fn state_path(job: &JobSpec) -> PathBuf {
+    crate::verify::state_path(&job.name, job.clone)
 }
 
 impl Verifier {
-    pub(super) fn new(job: &JobSpec, spec: Verify, files: usize, run_id: u64, id: u32) -> Self {
+    pub(super) fn new(
+        job: &JobSpec,
+        spec: Verify,
+        files: usize,
+        run_id: u64,
+        id: u32,
+    ) -> std::io::Result<Self> {
         let blocks = (job.per_file_bytes() / spec.interval) as usize;
         let mut maps = vec![GenMap::new(blocks); files];
-        if spec.only {
+        let header = StateHeader {
+            checksum: spec.checksum,
+            run_id,
+            job: id,
+            files: files as u32,
+            interval: spec.interval,
+            base: job.offset,
+            blocks: blocks as u64,
+        };
+        let mut journal = None;
+        let mut loaded = None;
+        if spec.state_save {
+            let path = state_path(job);
+            crate::ownership::write_output(&path, &header.bytes(), false).map_err(|e| {
+                std::io::Error::other(format!(
+                    "verify_state_save: {}: {e}",
+                    crate::rawpath::display(&path)
+                ))
+            })?;
+            let f = std::fs::OpenOptions::new().append(true).open(&path)?;
+            f.sync_all()?;
+            journal = Some(f);
+        }
+        if spec.state_load {
+            let path = state_path(job);
+            let shown = crate::rawpath::display(&path).to_string();
+            let bytes = std::fs::read(&path)
+                .map_err(|e| std::io::Error::other(format!("verify_state_load: {shown}: {e}")))?;
+            let (h, records) = crate::verify::parse_state(&bytes)
+                .map_err(|e| std::io::Error::other(format!("verify_state_load: {shown}: {e}")))?;
+            let same = (h.checksum, h.files, h.interval, h.base, h.blocks)
+                == (
+                    spec.checksum,
+                    header.files,
+                    header.interval,
+                    header.base,
+                    header.blocks,
+                );
+            if !same {
+                return Err(std::io::Error::other(format!(
+                    "verify_state_load: {shown} was written by another job ({} file(s) of {} \
+                     blocks of {} bytes from offset {}, {}); this one has {} of {} of {} from \
+                     {}, {}",
+                    h.files,
+                    h.blocks,
+                    h.interval,
+                    h.base,
+                    h.checksum.name(),
+                    header.files,
+                    header.blocks,
+                    header.interval,
+                    header.base,
+                    spec.checksum.name()
+                )));
+            }
+            let mut seqs = HashMap::new();
+            for r in records {
+                let (f, b, seq) = (r.file as usize, r.block as usize, r.seq);
+                if f < files && b < blocks {
+                    maps[f].acknowledge(b, 1, false);
+                    seqs.insert((f, b), seq);
+                }
+            }
+            loaded = Some(Loaded { header: h, seqs });
+        } else if spec.only {
             // What an earlier run left: every block must hold one of its writes.
             for m in &mut maps {
                 for b in 0..m.len() {
@@ -45,7 +135,7 @@ impl Verifier {
                 }
             }
         }
-        Verifier {
+        Ok(Verifier {
             spec,
             base: job.offset,
             maps,
@@ -57,7 +147,33 @@ impl Verifier {
                 checksum: spec.checksum.name(),
                 ..VerifyStats::default()
             },
+            journal,
+            dirty: vec![Vec::new(); files],
+            write_through: job.sync.mode != crate::spec::SyncMode::None,
+            loaded,
+        })
+    }
+
+    /// Journals the blocks of `file` (every file: `None`) written since their last flush, now
+    /// durable, and makes the journal durable before the job goes on.
+    fn journal_durable(&mut self, file: Option<usize>) -> std::io::Result<()> {
+        let Some(j) = self.journal.as_mut() else {
+            return Ok(());
+        };
+        let mut out = Vec::new();
+        for (f, d) in self.dirty.iter_mut().enumerate() {
+            if file.is_none_or(|x| x == f) {
+                for (b, seq) in d.drain(..) {
+                    out.extend_from_slice(&crate::verify::state_record(f as u32, b, seq));
+                }
+            }
         }
+        if out.is_empty() {
+            return Ok(());
+        }
+        use std::io::Write;
+        j.write_all(&out)?;
+        j.sync_data()
     }
 
     fn blocks(&self, offset: u64, len: u64) -> std::ops::Range<usize> {
@@ -154,14 +270,47 @@ impl<E: Engine> Loop<'_, '_, E> {
             return;
         }
         let (file, offset, end, overlapped) = (s.file, s.offset, s.end, s.overlapped);
+        let seq = s.write_seq;
         (s.writing, s.overlapped) = (false, false);
         let range = v.blocks(offset, end - offset);
         let map = &mut v.maps[file];
-        for b in range {
+        for b in range.clone() {
             // A failed write may have landed in part: either data may be there.
             let g = map.next(b);
             map.acknowledge(b, g, overlapped || !ok);
         }
+        if ok && v.journal.is_some() && !overlapped {
+            v.dirty[file].extend(range.map(|b| (b as u64, seq)));
+            if v.write_through {
+                // Durable as acknowledged.
+                if let Err(e) = v.journal_durable(Some(file)) {
+                    self.journal_failed(e);
+                }
+            }
+        }
+    }
+
+    /// A flush of `file` (every file: `None`) made its writes durable: journal them.
+    pub(super) fn made_durable(&mut self, file: Option<usize>) {
+        if let Some(Err(e)) = self.verify.as_mut().map(|v| v.journal_durable(file)) {
+            self.journal_failed(e);
+        }
+    }
+
+    fn journal_failed(&mut self, e: std::io::Error) {
+        if self.error.is_none() {
+            self.error = Some(super::JobError {
+                file: None,
+                offset: None,
+                direction: Some("verify".into()),
+                errno: e.raw_os_error(),
+                message: format!("verify_state_save: the journal could not be written: {e}"),
+            });
+        }
+        self.halt = Halt::Abort;
+        self.w
+            .stop
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The verify phase: the written files flushed and their cache dropped (unless O_DIRECT),
@@ -233,11 +382,22 @@ impl<E: Engine> Loop<'_, '_, E> {
                 let g = v.maps[file].get(block);
                 if g != Gen::Unwritten {
                     v.stats.blocks += 1;
-                    let want = Expect {
-                        offset: at,
-                        run_id: (!v.spec.only).then_some(v.run_id),
-                        job: (!v.spec.only).then_some(v.job),
-                        generation: g,
+                    let want = match &v.loaded {
+                        // The journal's run and job, and the durable write of the block.
+                        Some(l) => Expect {
+                            offset: at,
+                            run_id: Some(l.header.run_id),
+                            job: Some(l.header.job),
+                            generation: Gen::Any,
+                            min_seq: l.seqs.get(&(file, block)).copied(),
+                        },
+                        None => Expect {
+                            offset: at,
+                            run_id: (!v.spec.only).then_some(v.run_id),
+                            job: (!v.spec.only).then_some(v.job),
+                            generation: g,
+                            min_seq: None,
+                        },
                     };
                     if let Err(mut fault) = check(b, v.spec.checksum, &want) {
                         bad = true;

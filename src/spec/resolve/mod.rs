@@ -540,6 +540,7 @@ fn verification(
     let only = v.bool("verify_only")?;
     let (after_write, fatal) = (v.bool("do_verify")?, v.bool("verify_fatal")?);
     let dump = v.bool("verify_dump")?;
+    let (state_save, state_load) = (v.bool("verify_state_save")?, v.bool("verify_state_load")?);
     let interval = v.size("verify_interval", w)?;
     if v.int("verify_async")?.unwrap_or(0) > 0 {
         w.push(
@@ -554,6 +555,8 @@ fn verification(
             "verify_interval",
             "verify_fatal",
             "verify_dump",
+            "verify_state_save",
+            "verify_state_load",
         ] {
             if v.given(o) && (o != "verify_only" || only) {
                 return Err(v.error(o, "needs verify= (the checksum to check with)".into()));
@@ -590,6 +593,20 @@ fn verification(
             ),
         ));
     }
+    if state_load && !only {
+        return Err(v.error(
+            "verify_state_load",
+            "checks what an earlier run's journal says was durable: give it with \
+             verify_only=1"
+                .into(),
+        ));
+    }
+    if state_save && only {
+        return Err(v.error(
+            "verify_state_save",
+            "a job with verify_only writes nothing to journal".into(),
+        ));
+    }
     let verify = Verify {
         checksum,
         interval,
@@ -597,6 +614,8 @@ fn verification(
         only,
         fatal,
         dump,
+        state_save,
+        state_load,
     };
     Ok((Some(verify), if only { RwMode::Read } else { rw }))
 }
