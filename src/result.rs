@@ -117,6 +117,10 @@ pub struct JobReport {
     pub options: BTreeMap<String, String>,
     pub files: Vec<OpenedFile>,
     pub engine: EngineReport,
+    /// What the written bytes were (random and incompressible, compressible, a pattern…);
+    /// empty where not recorded (a report read from fio's JSON).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub data: String,
     pub error: Option<JobError>,
     #[serde(flatten)]
     pub measurement: Measurement,
@@ -575,6 +579,11 @@ fn job_report(j: &JobOutcome, clones: usize) -> JobReport {
         options,
         files: j.files.clone(),
         engine: engine_report(&j.spec),
+        data: if j.spec.rw.writes() {
+            j.spec.data_shape.describe(j.spec.data)
+        } else {
+            String::new()
+        },
         error: j.error.clone(),
         measurement: measurement(&j.stats),
     }

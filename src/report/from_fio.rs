@@ -228,6 +228,7 @@ pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, String> {
             name: j.jobname.clone(),
             clone,
             engine: engine(&options),
+            data: String::new(),
             options: essentials(options),
             files: Vec::new(),
             error,

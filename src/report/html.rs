@@ -324,7 +324,7 @@ fn jobs(o: &mut String, r: &RunReport) {
             let _ = writeln!(
                 o,
                 "<tr><td class=\"l\">{}</td><td class=\"l\">{}.{}</td>\
-                 <td class=\"l\">{}: {}, {} per I/O, iodepth {}</td><td class=\"l\">{}</td></tr>",
+                 <td class=\"l\">{}: {}, {} per I/O, iodepth {}{}</td><td class=\"l\">{}</td></tr>",
                 g.id + 1,
                 esc(&j.name),
                 j.clone,
@@ -332,6 +332,11 @@ fn jobs(o: &mut String, r: &RunReport) {
                 esc(&e.calls),
                 human_bytes(e.bytes_per_io),
                 e.iodepth,
+                if j.data.is_empty() {
+                    String::new()
+                } else {
+                    format!("; data: {}", esc(&j.data))
+                },
                 options.join(" ")
             );
         }

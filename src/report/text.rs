@@ -152,6 +152,9 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
         }
         let _ = writeln!(o, "{line}");
         engine_line(o, &j.engine);
+        if !j.data.is_empty() {
+            let _ = writeln!(o, "  data   {}", j.data);
+        }
         // How each file was laid out, once per file of the group.
         for f in &j.files {
             if let Some(l) = &f.layout {

@@ -680,6 +680,45 @@ pub static OPTIONS: &[OptionDef] = &[
                (default: random once, each block stamped unique).",
     },
     OptionDef {
+        name: "buffer_pattern",
+        aliases: &[],
+        kind: Kind::Spec("0x and hex digits, a quoted string, or a decimal number"),
+        default: None,
+        help: "Write this pattern, repeated, instead of random bytes (compressible and \
+               dedupable: the report warns).",
+    },
+    OptionDef {
+        name: "buffer_compress_percentage",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 100 },
+        default: Some("0"),
+        help: "Make the random data this compressible: that share of each \
+               buffer_compress_chunk is zeros (the report says so and warns).",
+    },
+    OptionDef {
+        name: "buffer_compress_chunk",
+        aliases: &[],
+        kind: Kind::Size,
+        default: Some("512"),
+        help: "The chunk buffer_compress_percentage shapes (random bytes, then zeros).",
+    },
+    OptionDef {
+        name: "dedupe_percentage",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 100 },
+        default: Some("0"),
+        help: "This share of writes repeats earlier data exactly (the same writes each run), \
+               for deduplicating storage; the report warns.",
+    },
+    OptionDef {
+        name: "scramble_buffers",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("1"),
+        help: "Stamp every write unique (8 bytes per 512-byte sector), so no two blocks are \
+               alike; 0 writes the same random data every time (dedupable; the report warns).",
+    },
+    OptionDef {
         name: "verify",
         aliases: &[],
         kind: Kind::Spec("0, crc32c, crc32c-intel, crc64, md5, sha1, sha256, xxhash, meta, null"),
@@ -784,9 +823,9 @@ const REPORT_ONLY: &str = "changes only the layout of fio's report";
 const NO_VERIFY: &str = "iogauge's verification does not have it yet (verify=, \
                          verify_interval, do_verify, verify_only, verify_fatal, verify_dump \
                          and verify_state_save/load are)";
-const NO_DATA_PATTERN: &str = "iogauge writes incompressible, unique data (or zeros with \
-                               zero_buffers, fresh random bytes with refill_buffers); other \
-                               data patterns are not supported";
+const NO_DATA_PATTERN: &str = "iogauge has buffer_pattern, buffer_compress_percentage, \
+                               buffer_compress_chunk, dedupe_percentage and \
+                               scramble_buffers, not the dedupe working-set options";
 
 /// fio options iogauge knows of but does not take as workload options.
 pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
@@ -832,10 +871,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     (
         &["mem", "iomem"],
         FioOnly::Ignored("iogauge's buffers are always page-aligned heap memory"),
-    ),
-    (
-        &["scramble_buffers"],
-        FioOnly::Ignored("iogauge stamps every written block unique already"),
     ),
     (
         &["random_generator"],
@@ -890,10 +925,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     ),
     (
         &[
-            "buffer_pattern",
-            "buffer_compress_percentage",
-            "buffer_compress_chunk",
-            "dedupe_percentage",
             "dedupe_mode",
             "dedupe_working_set_percentage",
             "dedupe_global",

@@ -330,6 +330,43 @@ pub fn parse_sync_file_range(text: &str) -> Result<(u32, u32), String> {
     Ok((bits, every as u32))
 }
 
+/// fio's `buffer_pattern`: `0x` and hex digits (`0xdeadbeef`), a quoted string (`"abc"`), or a
+/// decimal number (its bytes, least significant first, as few as it needs).
+pub fn parse_pattern(text: &str) -> Result<Vec<u8>, String> {
+    const ACCEPTED: &str = "0x and hex digits (0xdeadbeef), a quoted string (\"iogauge\") or a \
+                            decimal number";
+    let t = text.trim();
+    let bytes = if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        if hex.is_empty() || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(ACCEPTED.into());
+        }
+        // An odd digit count reads as a leading 0.
+        let padded = if hex.len() % 2 == 1 {
+            format!("0{hex}")
+        } else {
+            hex.to_string()
+        };
+        (0..padded.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&padded[i..i + 2], 16).expect("hex digits"))
+            .collect()
+    } else if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
+        t.as_bytes()[1..t.len() - 1].to_vec()
+    } else if let Ok(n) = t.parse::<u64>() {
+        let mut b = n.to_le_bytes().to_vec();
+        while b.len() > 1 && b.last() == Some(&0) {
+            b.pop();
+        }
+        b
+    } else {
+        return Err(ACCEPTED.into());
+    };
+    if bytes.is_empty() {
+        return Err(ACCEPTED.into());
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,5 +462,18 @@ mod tests {
         assert!(parse_bool("2").is_err());
         assert_eq!(parse_int("7", 1, 10).unwrap(), 7);
         assert!(parse_int("0", 1, 10).is_err() && parse_int("x", 1, 10).is_err());
+    }
+
+    #[test]
+    fn patterns_read_as_fio_reads_them() {
+        assert_eq!(
+            parse_pattern("0xdeadbeef"),
+            Ok(vec![0xde, 0xad, 0xbe, 0xef])
+        );
+        assert_eq!(parse_pattern("0xabc"), Ok(vec![0x0a, 0xbc]));
+        assert_eq!(parse_pattern("\"ab\""), Ok(b"ab".to_vec()));
+        assert_eq!(parse_pattern("258"), Ok(vec![2, 1]));
+        assert_eq!(parse_pattern("0"), Ok(vec![0]));
+        assert!(parse_pattern("0x").is_err() && parse_pattern("xyz").is_err());
     }
 }

@@ -734,3 +734,91 @@ fn fault_at(f: super::faultfs::Fault) -> u64 {
         _ => unreachable!(),
     }
 }
+
+/// The data options shape what is written, exactly, the report says what it was and warns,
+/// and verification works over each.
+#[test]
+fn data_patterns_are_what_they_say_and_verify() {
+    use std::collections::HashSet;
+    let written = |extra: &[&str]| -> (Vec<u8>, Value, String) {
+        let (_d, f, fname) = tmp_file();
+        let mut args = vec![
+            "run",
+            "--output-format=json",
+            fname.as_str(),
+            "--size=1m",
+            "--bs=64k",
+            "--rw=write",
+            "--keep",
+        ];
+        args.extend_from_slice(extra);
+        let o = iogauge(&args);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        (std::fs::read(&f).unwrap(), r, stderr(&o))
+    };
+    let unique = |d: &[u8], n: usize| d.chunks(n).collect::<HashSet<_>>().len();
+
+    let (d, r, err) = written(&[]);
+    assert_eq!(unique(&d, 4096), 256, "every 4 KiB block unique");
+    assert!(job(&r)["data"].as_str().unwrap().contains("incompressible"));
+    assert!(!err.contains("compresses or deduplicates"), "{err}");
+
+    let (d, r, err) = written(&["--buffer_compress_percentage=75"]);
+    // Each 512-byte chunk: 128 random bytes, then 384 zeros (the stamp's 8 bytes lead it).
+    assert!(d.chunks(512).all(|c| c[128..].iter().all(|&b| b == 0)));
+    assert!(d.chunks(512).all(|c| c[8..128].iter().any(|&b| b != 0)));
+    assert!(
+        job(&r)["data"]
+            .as_str()
+            .unwrap()
+            .contains("75% compressible")
+    );
+    assert!(err.contains("compresses or deduplicates"), "{err}");
+    let (d, _, _) = written(&[
+        "--buffer_compress_percentage=50",
+        "--buffer_compress_chunk=4k",
+    ]);
+    assert!(d.chunks(4096).all(|c| c[2048..].iter().all(|&b| b == 0)));
+
+    let (d, r, _) = written(&["--buffer_pattern=0xdeadbeef"]);
+    assert!(d.chunks(4).all(|c| c == [0xde, 0xad, 0xbe, 0xef]));
+    assert!(job(&r)["data"].as_str().unwrap().contains("0xdeadbeef"));
+    let (d, _, _) = written(&["--buffer_pattern=\"iog\""]);
+    assert_eq!(&d[..6], b"iogiog");
+
+    // Half the 64 KiB writes repeat one write's data: 8 of 16 writes unique, plus that one.
+    let (d, r, _) = written(&["--dedupe_percentage=50"]);
+    let writes = unique(&d, 65536);
+    assert!((7..=10).contains(&writes), "{writes} distinct writes of 16");
+    assert!(
+        job(&r)["data"]
+            .as_str()
+            .unwrap()
+            .contains("50% of writes repeating")
+    );
+    let (d, _, _) = written(&["--scramble_buffers=0"]);
+    assert_eq!(unique(&d, 65536), 1, "every write alike");
+
+    for extra in [
+        &["--buffer_compress_percentage=60"][..],
+        &["--buffer_pattern=0x0123456789"],
+        &["--dedupe_percentage=30"],
+        &["--refill_buffers", "--buffer_compress_percentage=25"],
+    ] {
+        let mut args = vec!["--verify=md5"];
+        args.extend_from_slice(extra);
+        let (_, r, _) = written(&args);
+        let v = verify(job(&r));
+        assert_eq!((u(&v["blocks"]), u(&v["bad_blocks"])), (16, 0), "{extra:?}");
+    }
+    let o = iogauge(&[
+        "run",
+        "--size=1m",
+        "--rw=write",
+        "--zero_buffers",
+        "--buffer_pattern=0x1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--buffer_pattern=0x1: cannot be combined with zero_buffers"));
+}

@@ -9,7 +9,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::Loop;
 use crate::engine::{AlignedBuf, Engine, IoUnit};
-use crate::spec::DataMode;
+use crate::spec::{DataMode, DataShape};
 
 pub(super) struct Pattern {
     pub(super) template: AlignedBuf,
@@ -32,13 +32,16 @@ impl Pattern {
 /// Makes each written block unique (defeating deduplication) without the cost of refilling:
 /// the first 8 bytes of every 512-byte sector get a stamp from the write's sequence number.
 /// Sectors are numbered across the unit's pages.
+/// Sectors in a chunk's zeros (buffer_compress_percentage) keep them.
 #[inline]
-pub(super) fn stamp(u: &mut IoUnit, seq: u64) {
+pub(super) fn stamp(u: &mut IoUnit, seq: u64, shape: &DataShape) {
     let base = seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut i = 0u64;
     for page in u.pages_mut() {
-        for sector in page.chunks_exact_mut(512) {
-            sector[..8].copy_from_slice(&(base ^ i).to_le_bytes());
+        for (k, sector) in page.chunks_exact_mut(512).enumerate() {
+            if shape.stamps_sector(k * 512) {
+                sector[..8].copy_from_slice(&(base ^ i).to_le_bytes());
+            }
             i += 1;
         }
     }
@@ -64,17 +67,24 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
         }
         s.dirty = false;
-        match self.w.job.data {
-            DataMode::Random => stamp(u, s.write_seq),
+        let job = self.w.job;
+        match job.data {
+            DataMode::Random => {
+                // Unique per write unless dedupe_percentage repeats it or scrambling is off.
+                if let Some(stamp_seq) = job.data_shape.stamp_of(job.data, s.write_seq) {
+                    stamp(u, stamp_seq, &job.data_shape);
+                }
+            }
             DataMode::Refill => {
                 // Seeded by the sequence number: the same bytes whatever the completion order.
-                let seed = self.w.job.random.seed ^ s.write_seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let seed = job.random.seed ^ s.write_seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
                 for page in u.pages_mut() {
                     rng.fill_bytes(page);
+                    job.data_shape.shape(page);
                 }
             }
-            DataMode::Zero => {}
+            DataMode::Zero | DataMode::Pattern => {}
         }
         self.seal_write(i, write_back);
     }

@@ -280,8 +280,20 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
     // Every slot starts from the same pattern, so what is written does not depend on which
     // slot carried it: the same workload writes the same bytes at any depth, on any engine.
     let mut template = AlignedBuf::zeroed(bs * npages);
-    if job.data != DataMode::Zero {
-        rng.fill_bytes(&mut template);
+    match job.data {
+        DataMode::Random | DataMode::Refill => {
+            rng.fill_bytes(&mut template);
+            for page in template.chunks_mut(bs) {
+                job.data_shape.shape(page);
+            }
+        }
+        DataMode::Pattern => {
+            let p = &job.data_shape.pattern;
+            for (k, b) in template.iter_mut().enumerate() {
+                *b = p[k % p.len()];
+            }
+        }
+        DataMode::Zero => {}
     }
     for u in &mut slab {
         copy_template(u, &template);

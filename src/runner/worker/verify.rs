@@ -505,14 +505,20 @@ fn expected_block(job: &JobSpec, template: &[u8], block: &[u8]) -> Option<Vec<u8
     let mut want = vec![0u8; len];
     match job.data {
         DataMode::Zero => {}
+        DataMode::Pattern => want.copy_from_slice(template.get(at..at + len)?),
         DataMode::Random => {
             want.copy_from_slice(template.get(at..at + len)?);
             // The write's stamp: the first 8 bytes of each 512-byte sector, numbered from the
             // start of the write (pages are whole sectors when verifying).
-            let base = h.seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            for (k, sector) in want.chunks_exact_mut(512).enumerate() {
-                let n = (at / 512 + k) as u64;
-                sector[..8].copy_from_slice(&(base ^ n).to_le_bytes());
+            if let Some(seq) = job.data_shape.stamp_of(job.data, h.seq) {
+                let base = seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let page = (job.max_xfer() / u64::from(job.numpages)) as usize;
+                for (k, sector) in want.chunks_exact_mut(512).enumerate() {
+                    let n = (at / 512 + k) as u64;
+                    if job.data_shape.stamps_sector((at + k * 512) % page) {
+                        sector[..8].copy_from_slice(&(base ^ n).to_le_bytes());
+                    }
+                }
             }
         }
         DataMode::Refill => {
@@ -524,6 +530,7 @@ fn expected_block(job: &JobSpec, template: &[u8], block: &[u8]) -> Option<Vec<u8
                 // Whole pages, as the write filled them.
                 let mut full = vec![0u8; page];
                 rng.fill_bytes(&mut full);
+                job.data_shape.shape(&mut full);
                 let n = p.len();
                 p.copy_from_slice(&full[..n]);
             }

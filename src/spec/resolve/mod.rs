@@ -79,6 +79,7 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
     let region = region(&v, bs, max_bs, w)?;
     let (timing, numjobs) = timing(&v)?;
     let engine = engine_kind(&v, w)?;
+    let (data, data_shape) = data(&v, w)?;
     if verify.is_some() && engine == EngineKind::Null {
         return Err(v.error(
             "verify",
@@ -140,7 +141,8 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         logs,
         series_ms,
         stride_blocks: stride_blocks(&v, rw, gap, bs * u64::from(numpages))?,
-        data: data(&v)?,
+        data,
+        data_shape,
         verify,
         options,
         origins,
@@ -620,23 +622,71 @@ fn verification(
     Ok((Some(verify), if only { RwMode::Read } else { rw }))
 }
 
-/// What the written bytes are.
-fn data(v: &Values<'_>) -> Result<DataMode, SpecError> {
+/// What the written bytes are, and a warning when a device could compress or deduplicate
+/// them.
+fn data(v: &Values<'_>, w: &mut Vec<String>) -> Result<(DataMode, DataShape), SpecError> {
     let zero = v.bool("zero_buffers")?;
     let refill = v.bool("refill_buffers")?;
-    if zero && refill {
-        return Err(v.error(
-            "refill_buffers",
-            "cannot be combined with zero_buffers".into(),
-        ));
+    let pattern = match v.text("buffer_pattern") {
+        Some((t, _)) => Some(
+            value::parse_pattern(&t)
+                .map_err(|acc| v.error("buffer_pattern", format!("expected {acc}")))?,
+        ),
+        None => None,
+    };
+    let mut shape = DataShape {
+        compress_pct: v.int("buffer_compress_percentage")?.unwrap_or(0) as u8,
+        compress_chunk: v.size("buffer_compress_chunk", w)?.unwrap_or(512).max(1),
+        dedupe_pct: v.int("dedupe_percentage")?.unwrap_or(0) as u8,
+        scramble: v.bool("scramble_buffers")?,
+        pattern: Vec::new(),
+    };
+    let exclusive = [
+        ("zero_buffers", zero),
+        ("refill_buffers", refill),
+        ("buffer_pattern", pattern.is_some()),
+    ];
+    let chosen: Vec<&str> = exclusive.iter().filter(|e| e.1).map(|e| e.0).collect();
+    if let [a, b, ..] = chosen[..] {
+        return Err(v.error(b, format!("cannot be combined with {a}")));
     }
-    Ok(if zero {
+    let mode = if zero {
         DataMode::Zero
     } else if refill {
         DataMode::Refill
+    } else if let Some(p) = pattern {
+        shape.pattern = p;
+        DataMode::Pattern
     } else {
         DataMode::Random
-    })
+    };
+    if shape.compress_pct > 0 && matches!(mode, DataMode::Zero | DataMode::Pattern) {
+        return Err(v.error(
+            "buffer_compress_percentage",
+            format!("shapes random data; {} is compressible already", chosen[0]),
+        ));
+    }
+    if shape.dedupe_pct > 0 && mode != DataMode::Random {
+        return Err(v.error(
+            "dedupe_percentage",
+            "repeats the default random data; it cannot be combined with zero_buffers, \
+             refill_buffers or buffer_pattern"
+                .into(),
+        ));
+    }
+    let flatters = match mode {
+        DataMode::Zero | DataMode::Pattern => true,
+        DataMode::Random => shape.compress_pct > 0 || shape.dedupe_pct > 0 || !shape.scramble,
+        DataMode::Refill => shape.compress_pct > 0,
+    };
+    if flatters {
+        w.push(format!(
+            "the data written is {}: a device or file system that compresses or deduplicates \
+             (ZFS, btrfs, VDO, many SSDs and arrays) may store less than the figures say",
+            shape.describe(mode)
+        ));
+    }
+    Ok((mode, shape))
 }
 
 /// The fio-format logs a job writes, and the window of their entries (and of the report's
