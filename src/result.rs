@@ -172,6 +172,10 @@ pub struct VerifyReport {
     /// The files were flushed and their cached pages dropped before reading back (false
     /// with O_DIRECT, which reads the device anyway).
     pub dropped_cache: bool,
+    /// A job that only reads: each block checked as the workload read it (the bytes are its
+    /// reads; the check's time is inside the measured reads).
+    #[serde(default)]
+    pub inline: bool,
     /// Blocks that were not what was written: 0 is a pass.
     pub bad_blocks: u64,
     /// The first of them, in full.
@@ -397,6 +401,7 @@ fn verify_report(v: &crate::stats::VerifyStats) -> VerifyReport {
         mib_per_s: bw / (1024.0 * 1024.0),
         mb_per_s: bw / 1e6,
         dropped_cache: v.dropped_cache,
+        inline: v.inline,
         bad_blocks: v.bad,
         first_bad: v.bad_blocks.clone(),
     }

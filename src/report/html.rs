@@ -271,7 +271,9 @@ fn verification(o: &mut String, r: &RunReport) {
             v.elapsed_ns as f64 / 1e9,
             v.mib_per_s,
             v.mb_per_s,
-            if v.dropped_cache {
+            if v.inline {
+                "the job's own reads, as they completed"
+            } else if v.dropped_cache {
                 "the device (cache dropped first)"
             } else {
                 "the device (O_DIRECT)"

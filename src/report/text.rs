@@ -322,21 +322,31 @@ pub fn verify_lines(o: &mut String, v: &crate::result::VerifyReport) {
         0 => "NOTHING CHECKED".to_string(),
         n => format!("{n} BAD"),
     };
-    let _ = writeln!(
-        o,
-        "  verify {}: {} blocks ({}) read back in {:.2} s{}, {:.2} MiB/s ({:.2} MB/s): {verdict}",
-        v.checksum,
-        v.blocks,
-        human_bytes(v.bytes),
-        v.elapsed_ns as f64 / 1e9,
-        if v.dropped_cache {
-            " (cache dropped first)"
-        } else {
-            ""
-        },
-        v.mib_per_s,
-        v.mb_per_s
-    );
+    if v.inline {
+        let _ = writeln!(
+            o,
+            "  verify {}: {} blocks ({}) checked as the job read them: {verdict}",
+            v.checksum,
+            v.blocks,
+            human_bytes(v.bytes)
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "  verify {}: {} blocks ({}) read back in {:.2} s{}, {:.2} MiB/s ({:.2} MB/s): {verdict}",
+            v.checksum,
+            v.blocks,
+            human_bytes(v.bytes),
+            v.elapsed_ns as f64 / 1e9,
+            if v.dropped_cache {
+                " (cache dropped first)"
+            } else {
+                ""
+            },
+            v.mib_per_s,
+            v.mb_per_s
+        );
+    }
     for b in &v.first_bad {
         let f = &b.fault;
         let mut line = format!(

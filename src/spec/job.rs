@@ -346,6 +346,9 @@ pub struct Verify {
     pub only: bool,
     /// Stop at the first bad block.
     pub fatal: bool,
+    /// The job only reads: each block is checked as the workload reads it (its headers, as
+    /// verify_only checks them), inside the measured time.
+    pub inline: bool,
     /// Write each bad block kept (and the block as written, where it can be made again) to a
     /// file next to the target (`verify_dump`).
     pub dump: bool,

@@ -203,6 +203,9 @@ pub struct VerifyStats {
     /// The files were flushed and their cached pages dropped first, so reads came from the
     /// device (false with O_DIRECT, which reads the device anyway).
     pub dropped_cache: bool,
+    /// Checked as the job's own reads completed (a job that only reads), not in a phase of
+    /// its own: bytes are the job's reads, and no time is the check's alone.
+    pub inline: bool,
     /// Blocks that were not what was written.
     pub bad: u64,
     /// The first [`BAD_BLOCKS_KEPT`] of them.
@@ -239,6 +242,7 @@ impl std::ops::AddAssign<&VerifyStats> for VerifyStats {
         self.ios += o.ios;
         self.elapsed = self.elapsed.max(o.elapsed);
         self.dropped_cache |= o.dropped_cache;
+        self.inline |= o.inline;
         self.bad += o.bad;
         let room = BAD_BLOCKS_KEPT.saturating_sub(self.bad_blocks.len());
         self.bad_blocks

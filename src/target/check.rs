@@ -307,9 +307,9 @@ fn check_job(
             )));
         }
     }
-    if job.verify.is_some_and(|v| v.only) {
+    if job.verify.is_some_and(|v| v.only || v.inline) {
         // Nothing is laid out for a check of what an earlier run left (or an earlier group of
-        // this run writes).
+        // this run writes): plain layout data has no headers to check.
         for (p, f) in paths.iter().zip(&found) {
             let shown = crate::rawpath::display(p);
             let written_before = t
@@ -322,14 +322,15 @@ fn check_job(
             match f {
                 None => {
                     return Err(usage(format!(
-                        "{}: {shown} does not exist: nothing to verify",
-                        job.label("verify_only")
+                        "{}: {shown} does not exist and no earlier job of this run writes it: \
+                         nothing to verify",
+                        job.label(verify_option(job))
                     )));
                 }
                 Some(e) if e.len < extent => {
                     return Err(usage(format!(
                         "{}: {shown} holds {} bytes; the job's region ends at byte {extent}",
-                        job.label("verify_only"),
+                        job.label(verify_option(job)),
                         e.len
                     )));
                 }
@@ -382,6 +383,15 @@ fn check_job(
         }
     }
     Ok(())
+}
+
+/// The option that made a job check existing data: verify_only, or verify on a reader.
+fn verify_option(job: &JobSpec) -> &'static str {
+    if job.verify.is_some_and(|v| v.only) {
+        "verify_only"
+    } else {
+        "verify"
+    }
 }
 
 /// A directory job's directory must be there.

@@ -324,7 +324,7 @@ fn verify_refuses_what_it_cannot_check() {
     for (args, want) in [
         (
             vec![fname.as_str(), "--size=1m", "--rw=read", "--verify=md5"],
-            "give verify_only=1",
+            "does not exist and no earlier job of this run writes it",
         ),
         (
             vec![fname.as_str(), "--size=1m", "--rw=write", "--verify=crc7"],
@@ -358,7 +358,7 @@ fn verify_refuses_what_it_cannot_check() {
                 "--verify=md5",
                 "--verify_only=1",
             ],
-            "does not exist: nothing to verify",
+            "does not exist and no earlier job of this run writes it: nothing to verify",
         ),
         (
             vec![fname.as_str(), "--size=1m", "--rw=write", "--verify_only=1"],
@@ -821,4 +821,53 @@ fn data_patterns_are_what_they_say_and_verify() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--buffer_pattern=0x1: cannot be combined with zero_buffers"));
+}
+
+/// A job that only reads, with verify=, checks each block as it reads it (fio's way): what an
+/// earlier job of the run wrote (a write phase, then a read phase, as fio's surface-scan
+/// example), or a kept file; the reads stay the job's figures.
+#[test]
+fn a_reader_checks_what_it_reads() {
+    let d = super::tmp();
+    let p = d.path();
+    std::fs::write(
+        p.join("scan.fio"),
+        "[global]\nfilename=data\nsize=1m\nbs=64k\nverify=crc32c\n\n[write-phase]\nrw=write\n\
+         do_verify=0\n\n[verify-phase]\nstonewall\nrw=randread\n",
+    )
+    .unwrap();
+    let o = super::run_in(p, &["job", "scan.fio", "--output-format=json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let reader = &r["groups"][1]["jobs"][0];
+    let v = verify(reader);
+    assert_eq!(v["inline"], true);
+    assert_eq!((u(&v["blocks"]), u(&v["bad_blocks"])), (16, 0));
+    assert_eq!(
+        counts(reader),
+        (16, 1 << 20, 0, 0),
+        "the reads are the job's"
+    );
+    assert!(
+        r["groups"][0]["jobs"][0]["verify"].is_null(),
+        "do_verify=0: no phase"
+    );
+    assert!(entries(p).iter().all(|e| e.ends_with("scan.fio")));
+
+    // A kept file, damaged: the reader names the block.
+    let f = p.join("kept");
+    kept_file(&f);
+    patch(&f, 6 * 65536 + 9000, b"!");
+    let r = run_json(
+        &[
+            &format!("--filename={}", f.display()),
+            "--size=1m",
+            "--bs=64k",
+            "--rw=read",
+            "--verify=md5",
+        ],
+        1,
+    );
+    assert_eq!(bad(&r), [(6 * 65536, "bit flip".to_string())]);
+    std::fs::remove_file(&f).unwrap();
 }

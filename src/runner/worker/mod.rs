@@ -645,7 +645,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             if self.verify.is_some() {
                 self.acknowledge(i, true);
             }
-        } else if self.verifying() {
+        } else if self.verifying() || self.verify.as_ref().is_some_and(|v| v.spec.inline) {
             self.check_read(i);
         }
         if s.write_back && self.halt == Halt::No {
@@ -707,9 +707,12 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.end_flush();
         }
         self.close_measurement();
-        let verify_after = self.verify.as_ref().is_some_and(|v| v.spec.after_write);
-        if verify_after && self.error.is_none() && self.halt != Halt::Abort && !self.ring_broken {
+        let ok = self.error.is_none() && self.halt != Halt::Abort && !self.ring_broken;
+        let spec = self.verify.as_ref().map(|v| v.spec);
+        if ok && spec.is_some_and(|v| v.after_write) {
             self.verify_phase();
+        }
+        if ok && spec.is_some_and(|v| v.after_write || v.inline) {
             self.verify_verdict();
         }
         self.w.progress.publish(&self.stats);
@@ -717,7 +720,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.stats.verify = self
             .verify
             .take()
-            .filter(|v| v.spec.after_write)
+            .filter(|v| v.spec.after_write || v.spec.inline)
             .map(|v| v.stats);
         JobResult {
             stats: self.stats,

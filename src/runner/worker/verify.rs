@@ -127,7 +127,7 @@ impl Verifier {
                 }
             }
             loaded = Some(Loaded { header: h, seqs });
-        } else if spec.only {
+        } else if spec.only || spec.inline {
             // What an earlier run left: every block must hold one of its writes.
             for m in &mut maps {
                 for b in 0..m.len() {
@@ -145,6 +145,7 @@ impl Verifier {
             cursor: (0, 0),
             stats: VerifyStats {
                 checksum: spec.checksum.name(),
+                inline: spec.inline,
                 ..VerifyStats::default()
             },
             journal,
@@ -391,13 +392,17 @@ impl<E: Engine> Loop<'_, '_, E> {
                             generation: Gen::Any,
                             min_seq: l.seqs.get(&(file, block)).copied(),
                         },
-                        None => Expect {
-                            offset: at,
-                            run_id: (!v.spec.only).then_some(v.run_id),
-                            job: (!v.spec.only).then_some(v.job),
-                            generation: g,
-                            min_seq: None,
-                        },
+                        None => {
+                            // What this job wrote, or (verify_only, a reader) what is there.
+                            let own = !v.spec.only && !v.spec.inline;
+                            Expect {
+                                offset: at,
+                                run_id: own.then_some(v.run_id),
+                                job: own.then_some(v.job),
+                                generation: g,
+                                min_seq: None,
+                            }
+                        }
                     };
                     if let Err(mut fault) = check(b, v.spec.checksum, &want) {
                         bad = true;
@@ -454,6 +459,8 @@ impl<E: Engine> Loop<'_, '_, E> {
                  offset {}: {}",
                 s.bad, s.blocks, first.offset, first.fault
             )
+        } else if s.blocks == 0 && v.spec.inline {
+            "verify: the job read no block to check: nothing was verified".to_string()
         } else if s.blocks == 0 && v.spec.after_write {
             "verify: no block was read back and checked (the job wrote none): nothing was \
              verified"

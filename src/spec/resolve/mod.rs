@@ -566,17 +566,10 @@ fn verification(
         }
         return Ok((None, rw));
     };
-    if !rw.writes() && !only {
-        return Err(v.error(
-            "verify",
-            format!(
-                "the job only reads (rw={}): nothing it writes to check; to check a file an \
-                 earlier run wrote and kept, give verify_only=1",
-                rw.as_str()
-            ),
-        ));
-    }
-    let write_sizes = &sizes[1];
+    // A job that only reads checks each block as it reads it (fio's way): the data an
+    // earlier job of the run, or a kept file, holds.
+    let inline = !rw.writes() && !only;
+    let write_sizes = if inline { &sizes[0] } else { &sizes[1] };
     let smallest = write_sizes.min().min(bs);
     let interval = interval.unwrap_or(smallest);
     let min = crate::verify::MIN_BLOCK as u64;
@@ -612,7 +605,8 @@ fn verification(
     let verify = Verify {
         checksum,
         interval,
-        after_write: after_write || only,
+        after_write: (after_write && !inline) || only,
+        inline,
         only,
         fatal,
         dump,
