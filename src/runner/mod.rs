@@ -93,6 +93,69 @@ impl RunOutcome {
     }
 }
 
+/// Files two or more verifying jobs of a group write: one generation map each, shared by those
+/// jobs (each with its place among them), and the barrier they meet at before verifying. Per
+/// job, per file of its list. The check refused files a verifying and a plain job both write.
+fn shared_verify_maps(
+    jobs: &[JobSpec],
+    opened: &[(Vec<std::os::fd::OwnedFd>, Vec<OpenedFile>)],
+) -> (Vec<Vec<worker::SharedFile>>, Option<Barrier>) {
+    use std::collections::BTreeMap;
+    let mut writers: BTreeMap<&std::path::Path, Vec<usize>> = BTreeMap::new();
+    for (i, (job, (_, files))) in jobs.iter().zip(opened).enumerate() {
+        if job.verify.is_some() && job.rw.writes() {
+            for f in files {
+                let w = writers.entry(f.path.as_path()).or_default();
+                if !w.contains(&i) {
+                    w.push(i);
+                }
+            }
+        }
+    }
+    writers.retain(|_, w| w.len() > 1);
+    let maps: BTreeMap<&std::path::Path, std::sync::Arc<crate::verify::SharedMap>> = writers
+        .iter()
+        .map(|(p, w)| {
+            // Blocks from the start of the file to the furthest region's end.
+            let blocks = w
+                .iter()
+                .map(|&i| {
+                    let j = &jobs[i];
+                    let interval = j.verify.map_or(1, |v| v.interval);
+                    (j.offset + j.per_file_bytes()) / interval
+                })
+                .max()
+                .unwrap_or(0);
+            (
+                *p,
+                std::sync::Arc::new(crate::verify::SharedMap::new(blocks as usize)),
+            )
+        })
+        .collect();
+    let mut sharing = 0;
+    let per_job = jobs
+        .iter()
+        .zip(opened)
+        .enumerate()
+        .map(|(i, (_, (_, files)))| {
+            let mine: Vec<worker::SharedFile> = files
+                .iter()
+                .map(|f| {
+                    let w = writers.get(f.path.as_path())?;
+                    let k = w.iter().position(|&x| x == i)?;
+                    Some((maps[f.path.as_path()].clone(), k, w.len()))
+                })
+                .collect();
+            if mine.iter().any(Option::is_some) {
+                sharing += 1;
+            }
+            mine
+        })
+        .collect();
+    let barrier = (sharing > 0).then(|| Barrier::new(sharing));
+    (per_job, barrier)
+}
+
 /// A run's identity: the time and process mixed, so two runs (on two hosts, or one after
 /// the other) do not share it.
 fn new_run_id() -> u64 {
@@ -224,6 +287,7 @@ fn run_group(
         .filter_map(|j| j.timing.runtime.map(|r| r + j.timing.ramp))
         .max();
 
+    let (shared, verify_barrier) = shared_verify_maps(jobs, &opened);
     let mut file_lists = Vec::new();
     let results: Vec<JobResult> = std::thread::scope(|s| {
         let mut handles = Vec::new();
@@ -252,6 +316,10 @@ fn run_group(
                 exit_all: &exit_all,
                 run_id,
                 job_id: ((gi as u32) << 16) | index as u32,
+                shared: shared[index].clone(),
+                verify_barrier: verify_barrier
+                    .as_ref()
+                    .filter(|_| shared[index].iter().any(Option::is_some)),
             };
             file_lists.push(files);
             let name = format!("iogauge-{}.{}", job.name, job.clone);

@@ -359,22 +359,40 @@ fn check_job(
             writers: Vec::new(),
         });
         if job.rw.writes() {
-            let verifies = job.verify.is_some();
             let me = format!("{}.{}", job.name, job.clone);
-            if let Some((_, other, _)) = entry
-                .writers
-                .iter()
-                .find(|(g, _, v)| *g == gi && (verifies || *v))
-            {
-                return Err(usage(format!(
-                    "{}: jobs {other} and {me} both write {} at the same time; verifying a \
-                     file several jobs write is not supported yet (give each job its own \
-                     file, or run them in turn with stonewall)",
-                    job.label("verify"),
-                    crate::rawpath::display(p)
-                )));
+            // Jobs writing one file at once all seal their blocks alike, or none verifies.
+            let clash = entry.writers.iter().find_map(|(g, other, v)| {
+                if *g != gi {
+                    return None;
+                }
+                match (v, job.verify) {
+                    (None, None) => None,
+                    (Some(a), Some(b)) if a.interval != b.interval => Some(format!(
+                        "jobs {other} and {me} both write {} at once, sealing blocks of {} and \
+                         {} bytes: give them one verify_interval",
+                        crate::rawpath::display(p),
+                        a.interval,
+                        b.interval
+                    )),
+                    (Some(a), Some(b)) if a.state_save || b.state_save => Some(format!(
+                        "jobs {other} and {me} both write {} at once: verify_state_save \
+                         journals one job's writes of a file, not several jobs' (give each \
+                         job its own file)",
+                        crate::rawpath::display(p)
+                    )),
+                    (Some(_), Some(_)) => None,
+                    _ => Some(format!(
+                        "jobs {other} and {me} both write {} at once and only one verifies: \
+                         the other's unsealed writes would fail the check (give both verify= \
+                         or neither)",
+                        crate::rawpath::display(p)
+                    )),
+                }
+            });
+            if let Some(why) = clash {
+                return Err(usage(format!("{}: {why}", job.label("verify"))));
             }
-            entry.writers.push((gi, me, verifies));
+            entry.writers.push((gi, me, job.verify));
         }
         entry.extent = entry.extent.max(extent);
         entry.written |= job.rw.writes() || (extends && needs_layout);

@@ -86,8 +86,8 @@ struct Need {
     ours: bool,
     /// How it is allocated if this run creates it (the first job's `fallocate`).
     fallocate: Fallocate,
-    /// The jobs that write it: their group, name and whether they verify what they write.
-    writers: Vec<(usize, String, bool)>,
+    /// The jobs that write it: their group, name and the verification they seal with.
+    writers: Vec<(usize, String, Option<crate::spec::Verify>)>,
 }
 
 /// The checked plan's files, and what this run created.

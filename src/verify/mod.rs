@@ -569,6 +569,92 @@ impl GenMap {
     }
 }
 
+/// The generation map of a file several jobs write at once: per block its generation (as
+/// [`GenMap`]) and how many writes of it are in flight, both atomic. A write that starts while
+/// another of the same block is in flight, from any job, leaves the block uncertain; one that
+/// ends alone records its generation only if nothing changed the block meanwhile. Three bytes
+/// per block.
+/// [`SharedMap`]'s in-flight count, and the flag that writes of the block overlapped.
+const COUNT: u16 = 0x7FFF;
+const TAINT: u16 = 0x8000;
+
+#[derive(Debug)]
+pub struct SharedMap {
+    gens: Vec<std::sync::atomic::AtomicU8>,
+    inflight: Vec<std::sync::atomic::AtomicU16>,
+}
+
+impl SharedMap {
+    pub fn new(blocks: usize) -> Self {
+        SharedMap {
+            gens: (0..blocks).map(|_| Default::default()).collect(),
+            inflight: (0..blocks).map(|_| Default::default()).collect(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.gens.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.gens.is_empty()
+    }
+
+    pub fn get(&self, block: usize) -> Gen {
+        match self.gens[block].load(std::sync::atomic::Ordering::Acquire) {
+            0 => Gen::Unwritten,
+            ANY => Gen::Any,
+            g => Gen::Is(g),
+        }
+    }
+
+    /// A write of `block` is being sealed: the generation it carries, the map's value it
+    /// replaces, and whether another write of the block is in flight (all for
+    /// [`SharedMap::end`]).
+    pub fn begin(&self, block: usize) -> (u32, u8, bool) {
+        use std::sync::atomic::Ordering::AcqRel;
+        let overlapped = self.inflight[block].fetch_add(1, AcqRel) & COUNT > 0;
+        if overlapped {
+            // Another write of it is in flight: either may reach the media last. The taint
+            // stays until the last of them ends, so each of them leaves the block uncertain.
+            self.inflight[block].fetch_or(TAINT, AcqRel);
+            self.gens[block].store(ANY, std::sync::atomic::Ordering::Release);
+        }
+        let old = self.gens[block].load(std::sync::atomic::Ordering::Acquire);
+        let next = match old {
+            0 | ANY | 254 => 1,
+            g => u32::from(g) + 1,
+        };
+        (next, old, overlapped)
+    }
+
+    /// The write begun with `(generation, old, overlapped)` ended: acknowledged (`ok`) or not.
+    pub fn end(&self, block: usize, (generation, old, overlapped): (u32, u8, bool), ok: bool) {
+        use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
+        let mut tainted = false;
+        let _ = self.inflight[block].fetch_update(AcqRel, Acquire, |cur| {
+            tainted = cur & TAINT != 0;
+            // The last one out clears the taint.
+            Some(if cur & COUNT <= 1 { 0 } else { cur - 1 })
+        });
+        if !ok || tainted || overlapped {
+            // A failed write may have landed in part; with others in flight, either data may
+            // be there.
+            self.gens[block].store(ANY, Release);
+        } else {
+            // Unless another write began (and marked it) meanwhile.
+            let _ = self.gens[block].compare_exchange(old, generation as u8, AcqRel, Acquire);
+        }
+    }
+
+    /// Blocks written at least once.
+    pub fn written(&self) -> usize {
+        (0..self.len())
+            .filter(|&b| self.get(b) != Gen::Unwritten)
+            .count()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -716,6 +802,33 @@ mod tests {
         );
         w.min_seq = Some(5);
         assert_eq!(check(&block, Checksum::Crc32c, &w), Ok(()));
+    }
+
+    #[test]
+    fn a_shared_map_forgets_what_overlapped_across_jobs() {
+        let m = SharedMap::new(3);
+        // Alone: the generation is recorded.
+        let w = m.begin(0);
+        m.end(0, w, true);
+        assert_eq!(m.get(0), Gen::Is(1));
+        // A begins, B begins before A ends: either may be on the media, whatever the order.
+        let (a, b) = (m.begin(1), m.begin(1));
+        m.end(1, a, true);
+        m.end(1, b, true);
+        assert_eq!(m.get(1), Gen::Any);
+        let (a, b) = (m.begin(1), m.begin(1));
+        m.end(1, b, true);
+        m.end(1, a, true);
+        assert_eq!(m.get(1), Gen::Any, "the other order too");
+        // The next lone write starts over.
+        let w = m.begin(1);
+        m.end(1, w, true);
+        assert_eq!(m.get(1), Gen::Is(1));
+        // A failed write: uncertain.
+        let w = m.begin(2);
+        m.end(2, w, false);
+        assert_eq!(m.get(2), Gen::Any);
+        assert_eq!(m.written(), 3);
     }
 
     #[test]

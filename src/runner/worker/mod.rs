@@ -26,6 +26,8 @@ mod pacing;
 mod timeline;
 mod verify;
 
+pub use verify::SharedFile;
+
 use data::copy_template;
 use timeline::close_interval;
 
@@ -85,6 +87,11 @@ pub struct Worker<'a> {
     pub run_id: u64,
     /// This job's number in the run (group and index), in its verify headers.
     pub job_id: u32,
+    /// Per file: the verify map it shares with the group's other jobs that write the file.
+    pub shared: Vec<verify::SharedFile>,
+    /// Those jobs meet here after writing and before verifying, so no job reads back a file
+    /// another is still writing.
+    pub verify_barrier: Option<&'a Barrier>,
 }
 
 impl Worker<'_> {
@@ -322,7 +329,13 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         tl: timeline::Timeline::new(job, &clock, PUBLISH_EVERY),
         flush: flush::Flush::new(job.paths().len(), &job.sync),
         verify: match job.verify {
-            Some(v) => match verify::Verifier::new(job, v, job.paths().len(), w.run_id, w.job_id) {
+            Some(v) => match verify::Verifier::new(
+                job,
+                v,
+                (job.paths().len(), depth),
+                &w.shared,
+                (w.run_id, w.job_id),
+            ) {
                 Ok(v) => Some(v),
                 Err(e) => return setup_error(&w, e),
             },
@@ -353,6 +366,9 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
 fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
     w.stop.store(true, Ordering::Relaxed);
     w.barrier.wait();
+    if let Some(b) = w.verify_barrier {
+        b.wait();
+    }
     w.mark_finished();
     JobResult {
         stats: JobStats::default(),
@@ -707,6 +723,10 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.end_flush();
         }
         self.close_measurement();
+        if let Some(b) = self.w.verify_barrier {
+            // Every job writing a shared file gets here, whatever happened to it.
+            b.wait();
+        }
         let ok = self.error.is_none() && self.halt != Halt::Abort && !self.ring_broken;
         let spec = self.verify.as_ref().map(|v| v.spec);
         if ok && spec.is_some_and(|v| v.after_write) {

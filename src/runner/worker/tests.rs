@@ -106,6 +106,8 @@ fn run<E: Engine>(job: &JobSpec, engine: E) -> JobResult {
         exit_all: &exit_all,
         run_id: 1,
         job_id: 0,
+        shared: Vec::new(),
+        verify_barrier: None,
     };
     run_loop(w, engine)
 }

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rand_core::{RngCore, SeedableRng};
@@ -16,16 +17,56 @@ use crate::spec::workload::{Dir, IoReq};
 use crate::spec::{DataMode, JobSpec, Verify};
 use crate::stats::{BAD_BLOCKS_KEPT, BadBlock, VerifyStats};
 use crate::verify::{
-    Expect, FLAG_REGENERABLE, Gen, GenMap, HEADER_LEN, Stamp, StateHeader, TRAILER_LEN, check,
-    first_difference, seal,
+    Expect, FLAG_REGENERABLE, Gen, GenMap, HEADER_LEN, SharedMap, Stamp, StateHeader, TRAILER_LEN,
+    check, first_difference, seal,
 };
+
+/// A file's map: this job's own, or one the group's jobs that write the file share.
+enum Map {
+    Own(GenMap),
+    /// With this job's share of the verify phase: units `k`, `k + n`, `k + 2n`…
+    Shared {
+        map: Arc<SharedMap>,
+        k: usize,
+        n: usize,
+    },
+}
+
+impl Map {
+    fn get(&self, b: usize) -> Gen {
+        match self {
+            Map::Own(m) => m.get(b),
+            Map::Shared { map, .. } => map.get(b),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Map::Own(m) => m.len(),
+            Map::Shared { map, .. } => map.len(),
+        }
+    }
+
+    fn written(&self) -> usize {
+        match self {
+            Map::Own(m) => m.written(),
+            Map::Shared { map, .. } => map.written(),
+        }
+    }
+}
+
+/// A file several verifying jobs of the group write: the map they share, and this job's
+/// place among them (k of n).
+pub type SharedFile = Option<(Arc<SharedMap>, usize, usize)>;
 
 pub(super) struct Verifier {
     pub(super) spec: Verify,
-    /// Where the job's region starts in each file.
-    base: u64,
+    /// Where block 0 of each file's map is: the job's region start, or 0 in a shared map.
+    bases: Vec<u64>,
     /// One per file.
-    maps: Vec<GenMap>,
+    maps: Vec<Map>,
+    /// Per slot, what a shared map's `begin` gave each block of the write in flight.
+    begun: Vec<Vec<(u32, u8, bool)>>,
     run_id: u64,
     job: u32,
     /// The verify phase is running.
@@ -57,9 +98,9 @@ impl Verifier {
     pub(super) fn new(
         job: &JobSpec,
         spec: Verify,
-        files: usize,
-        run_id: u64,
-        id: u32,
+        (files, depth): (usize, usize),
+        shared: &[SharedFile],
+        (run_id, id): (u64, u32),
     ) -> std::io::Result<Self> {
         let blocks = (job.per_file_bytes() / spec.interval) as usize;
         let mut maps = vec![GenMap::new(blocks); files];
@@ -135,10 +176,23 @@ impl Verifier {
                 }
             }
         }
+        let mut bases = vec![job.offset; files];
+        let maps = maps
+            .into_iter()
+            .enumerate()
+            .map(|(f, own)| match shared.get(f).cloned().flatten() {
+                Some((map, k, n)) => {
+                    bases[f] = 0;
+                    Map::Shared { map, k, n }
+                }
+                None => Map::Own(own),
+            })
+            .collect();
         Ok(Verifier {
             spec,
-            base: job.offset,
+            bases,
             maps,
+            begun: vec![Vec::new(); depth],
             run_id,
             job: id,
             active: false,
@@ -177,9 +231,9 @@ impl Verifier {
         j.sync_data()
     }
 
-    fn blocks(&self, offset: u64, len: u64) -> std::ops::Range<usize> {
+    fn blocks(&self, file: usize, offset: u64, len: u64) -> std::ops::Range<usize> {
         let i = self.spec.interval;
-        let first = ((offset - self.base) / i) as usize;
+        let first = ((offset - self.bases[file]) / i) as usize;
         first..first + (len / i) as usize
     }
 
@@ -190,15 +244,20 @@ impl Verifier {
         while self.cursor.0 < self.maps.len() {
             let (f, b) = self.cursor;
             let map = &self.maps[f];
-            match (b..map.len()).find(|&k| map.get(k) != Gen::Unwritten) {
-                Some(k) => {
-                    let start = k / per_unit * per_unit;
+            // A shared file: this job reads back every n-th unit, the others the rest.
+            let mine = |unit: usize| match map {
+                Map::Own(_) => true,
+                Map::Shared { k, n, .. } => unit % n == *k,
+            };
+            match (b..map.len()).find(|&x| map.get(x) != Gen::Unwritten && mine(x / per_unit)) {
+                Some(x) => {
+                    let start = x / per_unit * per_unit;
                     let end = (start + per_unit).min(map.len());
                     self.cursor = (f, end);
                     return Some(IoReq {
                         dir: Dir::Read,
                         file: f,
-                        offset: self.base + start as u64 * self.spec.interval,
+                        offset: self.bases[f] + start as u64 * self.spec.interval,
                         len: (end - start) as u64 * self.spec.interval,
                     });
                 }
@@ -249,11 +308,19 @@ impl<E: Engine> Loop<'_, '_, E> {
             write_len: len as u32,
         };
         let interval = v.spec.interval as usize;
-        let map = &v.maps[file];
-        let mut block = v.blocks(offset, len).start;
+        let mut block = v.blocks(file, offset, len).start;
+        let begun = &mut v.begun[i];
+        begun.clear();
         for page in u.pages_mut() {
             for b in page.chunks_exact_mut(interval) {
-                stamp.generation = map.next(block);
+                stamp.generation = match &v.maps[file] {
+                    Map::Own(map) => map.next(block),
+                    Map::Shared { map, .. } => {
+                        let w = map.begin(block);
+                        begun.push(w);
+                        w.0
+                    }
+                };
                 seal(b, v.spec.checksum, &stamp);
                 stamp.offset += interval as u64;
                 block += 1;
@@ -273,12 +340,20 @@ impl<E: Engine> Loop<'_, '_, E> {
         let (file, offset, end, overlapped) = (s.file, s.offset, s.end, s.overlapped);
         let seq = s.write_seq;
         (s.writing, s.overlapped) = (false, false);
-        let range = v.blocks(offset, end - offset);
-        let map = &mut v.maps[file];
-        for b in range.clone() {
-            // A failed write may have landed in part: either data may be there.
-            let g = map.next(b);
-            map.acknowledge(b, g, overlapped || !ok);
+        let range = v.blocks(file, offset, end - offset);
+        match &mut v.maps[file] {
+            Map::Own(map) => {
+                for b in range.clone() {
+                    // A failed write may have landed in part: either data may be there.
+                    let g = map.next(b);
+                    map.acknowledge(b, g, overlapped || !ok);
+                }
+            }
+            Map::Shared { map, .. } => {
+                for (b, w) in range.clone().zip(v.begun[i].drain(..)) {
+                    map.end(b, w, ok);
+                }
+            }
         }
         if ok && v.journal.is_some() && !overlapped {
             v.dirty[file].extend(range.map(|b| (b as u64, seq)));
@@ -376,7 +451,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         v.stats.bytes += len;
         let interval = v.spec.interval as usize;
         let mut bad = false;
-        let mut block = v.blocks(offset, len).start;
+        let mut block = v.blocks(file, offset, len).start;
         let mut at = offset;
         for page in u.pages_mut() {
             for b in page.chunks_exact(interval) {
@@ -395,10 +470,12 @@ impl<E: Engine> Loop<'_, '_, E> {
                         None => {
                             // What this job wrote, or (verify_only, a reader) what is there.
                             let own = !v.spec.only && !v.spec.inline;
+                            let sole = matches!(v.maps[file], Map::Own(_));
                             Expect {
                                 offset: at,
                                 run_id: own.then_some(v.run_id),
-                                job: own.then_some(v.job),
+                                // A shared file's block may hold any of its writers' data.
+                                job: (own && sole).then_some(v.job),
                                 generation: g,
                                 min_seq: None,
                             }
