@@ -346,6 +346,10 @@ pub struct Verify {
     pub only: bool,
     /// Stop at the first bad block.
     pub fatal: bool,
+    /// Pause every this many writes to read them back and check them (`verify_backlog`; 0:
+    /// only after the job), up to `backlog_batch` of them each time.
+    pub backlog: u64,
+    pub backlog_batch: u64,
     /// The job only reads: each block is checked as the workload reads it (its headers, as
     /// verify_only checks them), inside the measured time.
     pub inline: bool,

@@ -796,6 +796,29 @@ pub static OPTIONS: &[OptionDef] = &[
                the same run must be there).",
     },
     OptionDef {
+        name: "verify_backlog",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 0,
+            max: u32::MAX as u64,
+        },
+        default: Some("0"),
+        help: "Every N writes, pause and read them back and check them (found early, not only \
+               after the job); the job's figures include the pauses, not the reads. The full \
+               check after the job still runs.",
+    },
+    OptionDef {
+        name: "verify_backlog_batch",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 1,
+            max: u32::MAX as u64,
+        },
+        default: None,
+        help: "How many of those writes each pause reads back (default: verify_backlog; the \
+               others are left to the check after the job).",
+    },
+    OptionDef {
         name: "verify_async",
         aliases: &[],
         kind: Kind::Int { min: 0, max: 1024 },
@@ -821,8 +844,8 @@ pub enum FioOnly {
 const NOT_MEASURED: &str = "changes only fio's own latency/bandwidth bookkeeping";
 const REPORT_ONLY: &str = "changes only the layout of fio's report";
 const NO_VERIFY: &str = "iogauge's verification does not have it yet (verify=, \
-                         verify_interval, do_verify, verify_only, verify_fatal, verify_dump \
-                         and verify_state_save/load are)";
+                         verify_interval, do_verify, verify_only, verify_fatal, verify_dump, \
+                         verify_backlog and verify_state_save/load are)";
 const NO_DATA_PATTERN: &str = "iogauge has buffer_pattern, buffer_compress_percentage, \
                                buffer_compress_chunk, dedupe_percentage and \
                                scramble_buffers, not the dedupe working-set options";
@@ -910,8 +933,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     ),
     (
         &[
-            "verify_backlog",
-            "verify_backlog_batch",
             "verify_pattern",
             "verify_offset",
             "verifysort",
@@ -1107,7 +1128,7 @@ mod tests {
             }
         }
         assert!(matches!(
-            fio_only("verify_backlog"),
+            fio_only("verify_pattern"),
             Some(FioOnly::Rejected(_))
         ));
         assert!(fio_only("verify").is_none() && lookup("verify").is_some());

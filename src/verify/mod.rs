@@ -527,6 +527,12 @@ pub struct GenMap {
 const ANY: u8 = 255;
 
 impl GenMap {
+    /// A block reported bad is not checked again (a backlog pause and the final check would
+    /// both find it).
+    pub fn forget(&mut self, block: usize) {
+        self.gens[block] = 0;
+    }
+
     pub fn new(blocks: usize) -> Self {
         GenMap {
             gens: vec![0; blocks],
@@ -585,6 +591,11 @@ pub struct SharedMap {
 }
 
 impl SharedMap {
+    /// See [`GenMap::forget`].
+    pub fn forget(&self, block: usize) {
+        self.gens[block].store(0, std::sync::atomic::Ordering::Release);
+    }
+
     pub fn new(blocks: usize) -> Self {
         SharedMap {
             gens: (0..blocks).map(|_| Default::default()).collect(),

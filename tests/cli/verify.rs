@@ -388,9 +388,9 @@ fn verify_refuses_what_it_cannot_check() {
                 "--size=1m",
                 "--rw=write",
                 "--verify=md5",
-                "--verify_backlog=16",
+                "--verify_pattern=0x1",
             ],
-            "verify_backlog",
+            "verify_pattern",
         ),
     ] {
         let mut all = vec!["run"];
@@ -962,4 +962,70 @@ fn jobs_sharing_a_file_verify_it_together() {
         })
         .collect();
     assert_eq!(bad, [(100 * B, "lost write".to_string())]);
+}
+
+/// verify_backlog: the job pauses every N writes to check them, so a fault is found while the
+/// job runs (with verify_fatal, it stops there), and a block found bad is reported once.
+#[test]
+fn the_backlog_finds_a_fault_while_the_job_runs() {
+    let (_d, _f, fname) = tmp_file();
+    let r = run_json(
+        &[
+            &fname,
+            "--size=1m",
+            "--rw=randwrite",
+            "--verify=crc32c",
+            "--verify_backlog=16",
+        ],
+        0,
+    );
+    let j = job(&r);
+    // Every block checked in the pauses, and again after the job.
+    assert_eq!(u(&verify(j)["blocks"]), 2 * 256);
+    assert_eq!(
+        counts(j),
+        (0, 0, 256, 1 << 20),
+        "the pauses' reads are not the job's"
+    );
+    let r = run_json(
+        &[
+            &fname,
+            "--size=1m",
+            "--rw=randwrite",
+            "--verify=crc32c",
+            "--verify_backlog=64",
+            "--verify_backlog_batch=16",
+        ],
+        0,
+    );
+    assert_eq!(u(&verify(job(&r))["blocks"]), 256 + 4 * 16);
+
+    use super::faultfs::Fault;
+    let Some((_d, fs, mnt)) = fault_fs() else {
+        return;
+    };
+    let f = mnt.join("f");
+    let fname = format!("--filename={}", f.display());
+    fs.arm(Fault::DropWrite { at: 10 * B }, 0);
+    let r = write_verify(&f, &["--verify_backlog=16", "--verify_fatal=1"], 1);
+    let j = job(&r);
+    assert_eq!(bad(&r), [(10 * B, "lost write".to_string())]);
+    assert_eq!(u(&verify(j)["bad_blocks"]), 1, "found once");
+    // It stopped at the first pause: 16 writes, not 256.
+    assert_eq!(u(&j["write"]["bytes"]), 16 * B);
+    // Without verify_fatal the job goes on; the block is still reported once.
+    fs.arm(Fault::DropWrite { at: 10 * B }, 0);
+    let r = run_json(
+        &[
+            &fname,
+            "--size=1m",
+            "--bs=4k",
+            "--rw=write",
+            "--verify=crc32c",
+            "--verify_backlog=16",
+        ],
+        1,
+    );
+    assert_eq!(u(&job(&r)["write"]["bytes"]), 1 << 20);
+    assert_eq!(bad(&r), [(10 * B, "lost write".to_string())]);
 }

@@ -268,6 +268,8 @@ struct Loop<'w, 'a, E: Engine> {
     tl: timeline::Timeline,
     flush: flush::Flush,
     verify: Option<verify::Verifier>,
+    /// verify_backlog: enough writes since the last pause; read them back once idle.
+    backlog_due: bool,
 }
 
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
@@ -341,6 +343,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
             },
             None => None,
         },
+        backlog_due: false,
         slab: &mut slab,
     };
     w.barrier.wait();
@@ -389,9 +392,13 @@ impl<E: Engine> Loop<'_, '_, E> {
             if self.flush.due.is_some() && self.in_kernel == 0 && self.pending.is_empty() {
                 self.due_flush();
             }
+            if self.backlog_due && self.in_kernel == 0 && self.pending.is_empty() {
+                self.backlog_pause();
+            }
             self.fill();
             if !E::QUEUED {
-                if self.halt != Halt::No || (self.exhausted && self.flush.due.is_none()) {
+                let waiting = self.flush.due.is_some() || self.backlog_due;
+                if self.halt != Halt::No || (self.exhausted && !waiting) {
                     return;
                 }
                 continue;
@@ -401,7 +408,8 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             if self.in_kernel == 0 {
                 let idle = self.halt != Halt::No || self.exhausted;
-                if self.pending.is_empty() && idle && self.flush.due.is_none() {
+                if self.pending.is_empty() && idle && self.flush.due.is_none() && !self.backlog_due
+                {
                     return;
                 }
                 if self.error.is_some() {
@@ -427,7 +435,11 @@ impl<E: Engine> Loop<'_, '_, E> {
 
     /// Queues new I/O while there are free slots and work left.
     fn fill(&mut self) {
-        while self.halt == Halt::No && self.flush.due.is_none() && !self.exhausted {
+        while self.halt == Halt::No
+            && self.flush.due.is_none()
+            && !self.exhausted
+            && !self.backlog_due
+        {
             if self.check_stop() {
                 return;
             }
@@ -452,7 +464,8 @@ impl<E: Engine> Loop<'_, '_, E> {
             (u.dir, u.file, u.offset, u.done) = (io.dir, io.file, io.offset, 0);
             u.set_len(io.len as usize);
             let s = &mut self.st[i];
-            s.measured = self.tl.measuring;
+            // A backlog pause's reads are the check's, not the job's.
+            s.measured = self.tl.measuring && !verifying;
             s.write_back = false;
             if io.dir == Dir::Read && self.w.job.rw == RwMode::Update && !verifying {
                 // The workload's next I/O writes this block back: it goes with this unit, so
@@ -580,7 +593,8 @@ impl<E: Engine> Loop<'_, '_, E> {
         let full = self.free.is_empty()
             || self.exhausted
             || self.halt != Halt::No
-            || self.flush.due.is_some();
+            || self.flush.due.is_some()
+            || self.backlog_due;
         if !full {
             self.cq = cq;
             return;

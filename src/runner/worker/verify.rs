@@ -53,6 +53,13 @@ impl Map {
             Map::Shared { map, .. } => map.written(),
         }
     }
+
+    fn forget(&mut self, b: usize) {
+        match self {
+            Map::Own(m) => m.forget(b),
+            Map::Shared { map, .. } => map.forget(b),
+        }
+    }
 }
 
 /// A file several verifying jobs of the group write: the map they share, and this job's
@@ -82,6 +89,11 @@ pub(super) struct Verifier {
     write_through: bool,
     /// verify_state_load: the journal's run and job, and each durable block's write number.
     loaded: Option<Loaded>,
+    /// verify_backlog: the writes acknowledged since the last pause (file, offset, length),
+    /// and the reads of the pause under way.
+    backlog: Vec<(usize, u64, u64)>,
+    backlog_reads: std::collections::VecDeque<(usize, u64, u64)>,
+    in_backlog: bool,
 }
 
 /// A journal read back: its header, and per (file, block) the write made durable.
@@ -206,6 +218,9 @@ impl Verifier {
             dirty: vec![Vec::new(); files],
             write_through: job.sync.mode != crate::spec::SyncMode::None,
             loaded,
+            backlog: Vec::new(),
+            backlog_reads: Default::default(),
+            in_backlog: false,
         })
     }
 
@@ -240,6 +255,15 @@ impl Verifier {
     /// The next read of the verify phase: the next stretch of the unit's size (aligned to it
     /// from the region's start) holding a written block; `None` when all were read.
     fn next_read(&mut self, unit_len: u64) -> Option<IoReq> {
+        if self.in_backlog {
+            let (file, offset, len) = self.backlog_reads.pop_front()?;
+            return Some(IoReq {
+                dir: Dir::Read,
+                file,
+                offset,
+                len,
+            });
+        }
         let per_unit = (unit_len / self.spec.interval).max(1) as usize;
         while self.cursor.0 < self.maps.len() {
             let (f, b) = self.cursor;
@@ -355,6 +379,10 @@ impl<E: Engine> Loop<'_, '_, E> {
                 }
             }
         }
+        if ok && v.spec.backlog > 0 {
+            v.backlog.push((file, offset, end - offset));
+            self.backlog_due = v.backlog.len() as u64 >= v.spec.backlog;
+        }
         if ok && v.journal.is_some() && !overlapped {
             v.dirty[file].extend(range.map(|b| (b as u64, seq)));
             if v.write_through {
@@ -387,6 +415,30 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.w
             .stop
             .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// verify_backlog: once nothing is in flight, read back the last `backlog_batch` of the
+    /// writes since the last pause and check them, then go on with the workload. The reads
+    /// are not the job's (not counted), the pause is (its figures include it).
+    pub(super) fn backlog_pause(&mut self) {
+        self.backlog_due = false;
+        let Some(v) = self.verify.as_mut() else {
+            return;
+        };
+        let batch = v.spec.backlog_batch as usize;
+        let from = v.backlog.len().saturating_sub(batch);
+        v.backlog_reads.extend(v.backlog.drain(..).skip(from));
+        v.in_backlog = true;
+        v.active = true;
+        let (exhausted, pace) = (self.exhausted, self.pace.on);
+        (self.exhausted, self.pace.on) = (false, false);
+        self.run();
+        (self.exhausted, self.pace.on) = (exhausted, pace);
+        if let Some(v) = self.verify.as_mut() {
+            v.backlog_reads.clear();
+            v.in_backlog = false;
+            v.active = false;
+        }
     }
 
     /// The verify phase: the written files flushed and their cache dropped (unless O_DIRECT),
@@ -484,6 +536,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                     if let Err(mut fault) = check(b, v.spec.checksum, &want) {
                         bad = true;
                         v.stats.bad += 1;
+                        v.maps[file].forget(block);
                         if v.stats.bad_blocks.len() < BAD_BLOCKS_KEPT {
                             let flip = fault.kind == "bit flip";
                             if flip {

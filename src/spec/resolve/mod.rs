@@ -542,6 +542,8 @@ fn verification(
     let only = v.bool("verify_only")?;
     let (after_write, fatal) = (v.bool("do_verify")?, v.bool("verify_fatal")?);
     let dump = v.bool("verify_dump")?;
+    let backlog = v.int("verify_backlog")?.unwrap_or(0);
+    let backlog_batch = v.int("verify_backlog_batch")?.unwrap_or(backlog);
     let (state_save, state_load) = (v.bool("verify_state_save")?, v.bool("verify_state_load")?);
     let interval = v.size("verify_interval", w)?;
     if v.int("verify_async")?.unwrap_or(0) > 0 {
@@ -559,6 +561,8 @@ fn verification(
             "verify_dump",
             "verify_state_save",
             "verify_state_load",
+            "verify_backlog",
+            "verify_backlog_batch",
         ] {
             if v.given(o) && (o != "verify_only" || only) {
                 return Err(v.error(o, "needs verify= (the checksum to check with)".into()));
@@ -588,6 +592,18 @@ fn verification(
             ),
         ));
     }
+    if backlog > 0 && (only || inline) {
+        return Err(v.error(
+            "verify_backlog",
+            "reads back what the job writes as it goes; this job writes nothing".into(),
+        ));
+    }
+    if backlog > 0 {
+        w.push(format!(
+            "verify_backlog={backlog}: the job pauses every {backlog} writes to read them back \
+             and check them; its figures include those pauses (the reads are not counted)"
+        ));
+    }
     if state_load && !only {
         return Err(v.error(
             "verify_state_load",
@@ -609,6 +625,8 @@ fn verification(
         inline,
         only,
         fatal,
+        backlog,
+        backlog_batch: backlog_batch.max(1),
         dump,
         state_save,
         state_load,
