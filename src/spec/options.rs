@@ -732,6 +732,15 @@ pub static OPTIONS: &[OptionDef] = &[
                check nothing.",
     },
     OptionDef {
+        name: "verify_pattern",
+        aliases: &[],
+        kind: Kind::Spec("0x and hex digits, a quoted string, or a decimal number"),
+        default: None,
+        help: "Write this pattern, repeated, as the data (the header still leads each block \
+               unless verify=pattern, which checks the pattern alone: every block must be it \
+               from its first byte, so its length must divide verify_interval).",
+    },
+    OptionDef {
         name: "verify_interval",
         aliases: &[],
         kind: Kind::Size,
@@ -843,9 +852,8 @@ pub enum FioOnly {
 
 const NOT_MEASURED: &str = "changes only fio's own latency/bandwidth bookkeeping";
 const REPORT_ONLY: &str = "changes only the layout of fio's report";
-const NO_VERIFY: &str = "iogauge's verification does not have it yet (verify=, \
-                         verify_interval, do_verify, verify_only, verify_fatal, verify_dump, \
-                         verify_backlog and verify_state_save/load are)";
+const NO_VERIFY: &str = "iogauge's verification does not have it yet (its header always \
+                         leads the block)";
 const NO_DATA_PATTERN: &str = "iogauge has buffer_pattern, buffer_compress_percentage, \
                                buffer_compress_chunk, dedupe_percentage and \
                                scramble_buffers, not the dedupe working-set options";
@@ -931,14 +939,13 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "io_uring: iogauge uses READ/WRITE for one buffer, READV/WRITEV for several",
         ),
     ),
+    (&["verify_offset"], FioOnly::Rejected(NO_VERIFY)),
     (
-        &[
-            "verify_pattern",
-            "verify_offset",
-            "verifysort",
-            "experimental_verify",
-        ],
-        FioOnly::Rejected(NO_VERIFY),
+        &["verifysort", "experimental_verify"],
+        FioOnly::Ignored(
+            "how fio orders and replays its verify reads; iogauge keeps a map per block and \
+             reads the written blocks back in file order",
+        ),
     ),
     (
         &["trim_percentage"],
@@ -1128,7 +1135,7 @@ mod tests {
             }
         }
         assert!(matches!(
-            fio_only("verify_pattern"),
+            fio_only("verify_offset"),
             Some(FioOnly::Rejected(_))
         ));
         assert!(fio_only("verify").is_none() && lookup("verify").is_some());

@@ -53,6 +53,9 @@ pub enum Checksum {
     /// Read the blocks back and check nothing (fio's `null`): the cost of verifying, not its
     /// result.
     Null,
+    /// No header: every block must be `verify_pattern` repeated (fio's `pattern`). Finds
+    /// changed bytes, not lost or misdirected writes of the same pattern.
+    Pattern,
 }
 
 impl Checksum {
@@ -68,17 +71,18 @@ impl Checksum {
             "xxhash" => Checksum::Xxhash,
             "meta" => Checksum::Meta,
             "null" => Checksum::Null,
+            "pattern" => Checksum::Pattern,
             other @ ("crc32" | "crc16" | "crc7" | "sha512" | "sha3-224" | "sha3-256"
-            | "sha3-384" | "sha3-512" | "pattern" | "pattern_hdr") => {
+            | "sha3-384" | "sha3-512" | "pattern_hdr") => {
                 return Err(format!(
                     "{other} is not supported yet; one of crc32c, crc32c-intel, crc64, md5, \
-                     sha1, sha256, xxhash, meta, null (or 0)"
+                     sha1, sha256, xxhash, meta, pattern, null (or 0)"
                 ));
             }
             _ => {
                 return Err(
-                    "one of crc32c, crc32c-intel, crc64, md5, sha1, sha256, xxhash, meta, null \
-                     (or 0)"
+                    "one of crc32c, crc32c-intel, crc64, md5, sha1, sha256, xxhash, meta, \
+                     pattern, null (or 0)"
                         .into(),
                 );
             }
@@ -95,6 +99,7 @@ impl Checksum {
             Checksum::Xxhash => "xxhash",
             Checksum::Meta => "meta",
             Checksum::Null => "null",
+            Checksum::Pattern => "pattern",
         }
     }
 
@@ -112,6 +117,7 @@ impl Checksum {
             Checksum::Xxhash,
             Checksum::Meta,
             Checksum::Null,
+            Checksum::Pattern,
         ]
         .into_iter()
         .find(|k| k.code() == c)
@@ -134,7 +140,7 @@ impl Checksum {
             Checksum::Xxhash => {
                 out[..8].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_le_bytes())
             }
-            Checksum::Meta | Checksum::Null => {}
+            Checksum::Meta | Checksum::Null | Checksum::Pattern => {}
         }
     }
 }
@@ -508,6 +514,32 @@ pub fn parse_state(b: &[u8]) -> Result<(StateHeader, Vec<Durable>), String> {
     Ok((h, records))
 }
 
+/// verify=pattern: the block must be `pattern` repeated from its first byte.
+pub fn check_pattern(block: &[u8], pattern: &[u8]) -> Result<(), Box<Fault>> {
+    let Some(at) = block
+        .iter()
+        .enumerate()
+        .position(|(i, &b)| b != pattern[i % pattern.len()])
+    else {
+        return Ok(());
+    };
+    let zeros = block.iter().all(|&b| b == 0);
+    Err(Box::new(Fault {
+        kind: if zeros { "lost write" } else { "wrong data" }.into(),
+        detail: if zeros {
+            "the block reads as zeros: the write never reached the media".into()
+        } else {
+            format!(
+                "byte {at} is 0x{:02x} where the pattern has 0x{:02x}",
+                block[at],
+                pattern[at % pattern.len()]
+            )
+        },
+        found: None,
+        first_bad_byte: Some(at as u64),
+    }))
+}
+
 /// The first byte at which `got` and `want` differ.
 pub fn first_difference(got: &[u8], want: &[u8]) -> Option<u64> {
     got.iter()
@@ -840,6 +872,20 @@ mod tests {
         m.end(2, w, false);
         assert_eq!(m.get(2), Gen::Any);
         assert_eq!(m.written(), 3);
+    }
+
+    #[test]
+    fn a_pattern_block_is_the_pattern_from_its_first_byte() {
+        let p = [0xaa, 0x55, 0x5a, 0xa5];
+        let mut b: Vec<u8> = (0..512).map(|i| p[i % 4]).collect();
+        assert_eq!(check_pattern(&b, &p), Ok(()));
+        b[300] ^= 1;
+        let f = check_pattern(&b, &p).unwrap_err();
+        assert_eq!(
+            (f.kind.as_str(), f.first_bad_byte),
+            ("wrong data", Some(300))
+        );
+        assert_eq!(check_pattern(&[0; 512], &p).unwrap_err().kind, "lost write");
     }
 
     #[test]

@@ -388,9 +388,9 @@ fn verify_refuses_what_it_cannot_check() {
                 "--size=1m",
                 "--rw=write",
                 "--verify=md5",
-                "--verify_pattern=0x1",
+                "--verify_offset=8",
             ],
-            "verify_pattern",
+            "verify_offset",
         ),
     ] {
         let mut all = vec!["run"];
@@ -1028,4 +1028,87 @@ fn the_backlog_finds_a_fault_while_the_job_runs() {
     );
     assert_eq!(u(&job(&r)["write"]["bytes"]), 1 << 20);
     assert_eq!(bad(&r), [(10 * B, "lost write".to_string())]);
+}
+
+/// verify_pattern: the data is the pattern (behind the header), and verify=pattern checks the
+/// pattern alone, byte for byte, with no header.
+#[test]
+fn verify_pattern_writes_and_checks_the_pattern() {
+    let (_d, f, fname) = tmp_file();
+    let p = [0xaa, 0x55, 0x5a, 0xa5];
+    let r = run_json(
+        &[
+            &fname,
+            "--size=1m",
+            "--rw=write",
+            "--verify=crc32c",
+            "--verify_pattern=0xaa555aa5",
+            "--keep",
+        ],
+        0,
+    );
+    assert_eq!(u(&verify(job(&r))["bad_blocks"]), 0);
+    let d = std::fs::read(&f).unwrap();
+    // Each 4 KiB block: the 104-byte header, the pattern, the 16-byte trailer.
+    assert!(d.chunks(4096).all(|b| {
+        b[104..4080]
+            .iter()
+            .enumerate()
+            .all(|(i, &x)| x == p[(104 + i) % 4])
+    }));
+    std::fs::remove_file(&f).unwrap();
+
+    let pattern_job = |extra: &[&str], code| {
+        let mut args = vec![
+            fname.as_str(),
+            "--size=1m",
+            "--rw=write",
+            "--verify=pattern",
+            "--verify_pattern=0xaa555aa5",
+            "--verify_interval=512",
+        ];
+        args.extend_from_slice(extra);
+        run_json(&args, code)
+    };
+    let r = pattern_job(&["--keep"], 0);
+    assert_eq!(u(&verify(job(&r))["blocks"]), 2048);
+    let d = std::fs::read(&f).unwrap();
+    assert!(
+        d.iter().enumerate().all(|(i, &x)| x == p[i % 4]),
+        "no header: the pattern only"
+    );
+    patch(&f, 700 * 512 + 33, &[0]);
+    let r = pattern_job(&["--verify_only=1"], 1);
+    assert_eq!(bad(&r), [(700 * 512, "wrong data".to_string())]);
+    assert_eq!(
+        u(&verify(job(&r))["first_bad"][0]["fault"]["first_bad_byte"]),
+        33
+    );
+    std::fs::remove_file(&f).unwrap();
+
+    for (args, want) in [
+        (vec!["--verify=pattern"], "give it (verify_pattern=0xaa55)"),
+        (
+            vec![
+                "--verify=pattern",
+                "--verify_pattern=0x010203",
+                "--verify_interval=512",
+            ],
+            "does not divide verify_interval",
+        ),
+        (
+            vec![
+                "--verify=md5",
+                "--verify_pattern=0x01",
+                "--buffer_pattern=0x02",
+            ],
+            "differs from buffer_pattern",
+        ),
+    ] {
+        let mut all = vec!["run", fname.as_str(), "--size=1m", "--rw=write"];
+        all.extend_from_slice(&args);
+        let o = iogauge(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+    }
 }

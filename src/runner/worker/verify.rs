@@ -17,8 +17,8 @@ use crate::spec::workload::{Dir, IoReq};
 use crate::spec::{DataMode, JobSpec, Verify};
 use crate::stats::{BAD_BLOCKS_KEPT, BadBlock, VerifyStats};
 use crate::verify::{
-    Expect, FLAG_REGENERABLE, Gen, GenMap, HEADER_LEN, SharedMap, Stamp, StateHeader, TRAILER_LEN,
-    check, first_difference, seal,
+    Checksum, Expect, FLAG_REGENERABLE, Gen, GenMap, HEADER_LEN, SharedMap, Stamp, StateHeader,
+    TRAILER_LEN, check, check_pattern, first_difference, seal,
 };
 
 /// A file's map: this job's own, or one the group's jobs that write the file share.
@@ -345,7 +345,9 @@ impl<E: Engine> Loop<'_, '_, E> {
                         w.0
                     }
                 };
-                seal(b, v.spec.checksum, &stamp);
+                if v.spec.checksum != Checksum::Pattern {
+                    seal(b, v.spec.checksum, &stamp);
+                }
                 stamp.offset += interval as u64;
                 block += 1;
             }
@@ -533,7 +535,11 @@ impl<E: Engine> Loop<'_, '_, E> {
                             }
                         }
                     };
-                    if let Err(mut fault) = check(b, v.spec.checksum, &want) {
+                    let verdict = match v.spec.checksum {
+                        Checksum::Pattern => check_pattern(b, &self.w.job.data_shape.pattern),
+                        kind => check(b, kind, &want),
+                    };
+                    if let Err(mut fault) = verdict {
                         bad = true;
                         v.stats.bad += 1;
                         v.maps[file].forget(block);

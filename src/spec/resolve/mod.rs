@@ -573,6 +573,13 @@ fn verification(
     // A job that only reads checks each block as it reads it (fio's way): the data an
     // earlier job of the run, or a kept file, holds.
     let inline = !rw.writes() && !only;
+    if checksum == crate::verify::Checksum::Pattern && !v.given("verify_pattern") {
+        return Err(v.error(
+            "verify",
+            "pattern checks the data against verify_pattern: give it (verify_pattern=0xaa55)"
+                .into(),
+        ));
+    }
     let write_sizes = if inline { &sizes[0] } else { &sizes[1] };
     let smallest = write_sizes.min().min(bs);
     let interval = interval.unwrap_or(smallest);
@@ -618,6 +625,21 @@ fn verification(
             "a job with verify_only writes nothing to journal".into(),
         ));
     }
+    if checksum == crate::verify::Checksum::Pattern {
+        let len = v
+            .text("verify_pattern")
+            .and_then(|(t, _)| value::parse_pattern(&t).ok())
+            .map_or(1, |p| p.len() as u64);
+        if interval % len != 0 {
+            return Err(v.error(
+                "verify_pattern",
+                format!(
+                    "is {len} bytes, which does not divide verify_interval ({interval}): each \
+                     block must start at the pattern's start"
+                ),
+            ));
+        }
+    }
     let verify = Verify {
         checksum,
         interval,
@@ -639,12 +661,23 @@ fn verification(
 fn data(v: &Values<'_>, w: &mut Vec<String>) -> Result<(DataMode, DataShape), SpecError> {
     let zero = v.bool("zero_buffers")?;
     let refill = v.bool("refill_buffers")?;
-    let pattern = match v.text("buffer_pattern") {
-        Some((t, _)) => Some(
-            value::parse_pattern(&t)
-                .map_err(|acc| v.error("buffer_pattern", format!("expected {acc}")))?,
-        ),
-        None => None,
+    let parse = |name: &'static str| -> Result<Option<Vec<u8>>, SpecError> {
+        match v.text(name) {
+            Some((t, _)) => Ok(Some(
+                value::parse_pattern(&t).map_err(|acc| v.error(name, format!("expected {acc}")))?,
+            )),
+            None => Ok(None),
+        }
+    };
+    // verify_pattern is the data to verify; buffer_pattern, if given too, must agree.
+    let pattern = match (parse("buffer_pattern")?, parse("verify_pattern")?) {
+        (Some(b), Some(p)) if b != p => {
+            return Err(v.error(
+                "verify_pattern",
+                "differs from buffer_pattern: the data written is one pattern".into(),
+            ));
+        }
+        (b, p) => p.or(b),
     };
     let mut shape = DataShape {
         compress_pct: v.int("buffer_compress_percentage")?.unwrap_or(0) as u8,
@@ -653,10 +686,15 @@ fn data(v: &Values<'_>, w: &mut Vec<String>) -> Result<(DataMode, DataShape), Sp
         scramble: v.bool("scramble_buffers")?,
         pattern: Vec::new(),
     };
+    let pattern_option = if v.given("verify_pattern") {
+        "verify_pattern"
+    } else {
+        "buffer_pattern"
+    };
     let exclusive = [
         ("zero_buffers", zero),
         ("refill_buffers", refill),
-        ("buffer_pattern", pattern.is_some()),
+        (pattern_option, pattern.is_some()),
     ];
     let chosen: Vec<&str> = exclusive.iter().filter(|e| e.1).map(|e| e.0).collect();
     if let [a, b, ..] = chosen[..] {
