@@ -116,20 +116,18 @@ fn shared_verify_maps(
     let maps: BTreeMap<&std::path::Path, std::sync::Arc<crate::verify::SharedMap>> = writers
         .iter()
         .map(|(p, w)| {
-            // Blocks from the start of the file to the furthest region's end.
-            let blocks = w
+            // Whole blocks from the first region's start (the check put every writer's
+            // region on the same block grid) to the furthest region's end.
+            let interval = jobs[w[0]].verify.map_or(1, |v| v.interval);
+            let base = w.iter().map(|&i| jobs[i].offset).min().unwrap_or(0);
+            let end = w
                 .iter()
-                .map(|&i| {
-                    let j = &jobs[i];
-                    let interval = j.verify.map_or(1, |v| v.interval);
-                    (j.offset + j.per_file_bytes()) / interval
-                })
+                .map(|&i| jobs[i].offset + jobs[i].per_file_bytes())
                 .max()
-                .unwrap_or(0);
-            (
-                *p,
-                std::sync::Arc::new(crate::verify::SharedMap::new(blocks as usize)),
-            )
+                .unwrap_or(base);
+            let blocks = ((end - base) / interval) as usize;
+            let map = crate::verify::SharedMap::new(base, blocks);
+            (*p, std::sync::Arc::new(map))
         })
         .collect();
     let mut sharing = 0;

@@ -361,7 +361,7 @@ fn check_job(
         if job.rw.writes() {
             let me = format!("{}.{}", job.name, job.clone);
             // Jobs writing one file at once all seal their blocks alike, or none verifies.
-            let clash = entry.writers.iter().find_map(|(g, other, v)| {
+            let clash = entry.writers.iter().find_map(|(g, other, v, offset)| {
                 if *g != gi {
                     return None;
                 }
@@ -374,6 +374,15 @@ fn check_job(
                         a.interval,
                         b.interval
                     )),
+                    (Some(a), Some(_)) if offset % a.interval != job.offset % a.interval => {
+                        Some(format!(
+                            "jobs {other} and {me} both write {} at once from offsets that are \
+                             not whole verify_interval blocks ({} bytes) apart: their blocks \
+                             would overlap",
+                            crate::rawpath::display(p),
+                            a.interval
+                        ))
+                    }
                     (Some(a), Some(b)) if a.state_save || b.state_save => Some(format!(
                         "jobs {other} and {me} both write {} at once: verify_state_save \
                          journals one job's writes of a file, not several jobs' (give each \
@@ -392,7 +401,7 @@ fn check_job(
             if let Some(why) = clash {
                 return Err(usage(format!("{}: {why}", job.label("verify"))));
             }
-            entry.writers.push((gi, me, job.verify));
+            entry.writers.push((gi, me, job.verify, job.offset));
         }
         entry.extent = entry.extent.max(extent);
         entry.written |= job.rw.writes() || (extends && needs_layout);

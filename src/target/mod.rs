@@ -87,7 +87,7 @@ struct Need {
     /// How it is allocated if this run creates it (the first job's `fallocate`).
     fallocate: Fallocate,
     /// The jobs that write it: their group, name and the verification they seal with.
-    writers: Vec<(usize, String, Option<crate::spec::Verify>)>,
+    writers: Vec<(usize, String, Option<crate::spec::Verify>, u64)>,
 }
 
 /// The checked plan's files, and what this run created.

@@ -618,6 +618,8 @@ const TAINT: u16 = 0x8000;
 
 #[derive(Debug)]
 pub struct SharedMap {
+    /// Where block 0 starts in the file: the writers' regions are whole blocks from here.
+    pub base: u64,
     gens: Vec<std::sync::atomic::AtomicU8>,
     inflight: Vec<std::sync::atomic::AtomicU16>,
 }
@@ -628,8 +630,9 @@ impl SharedMap {
         self.gens[block].store(0, std::sync::atomic::Ordering::Release);
     }
 
-    pub fn new(blocks: usize) -> Self {
+    pub fn new(base: u64, blocks: usize) -> Self {
         SharedMap {
+            base,
             gens: (0..blocks).map(|_| Default::default()).collect(),
             inflight: (0..blocks).map(|_| Default::default()).collect(),
         }
@@ -849,7 +852,7 @@ mod tests {
 
     #[test]
     fn a_shared_map_forgets_what_overlapped_across_jobs() {
-        let m = SharedMap::new(3);
+        let m = SharedMap::new(0, 3);
         // Alone: the generation is recorded.
         let w = m.begin(0);
         m.end(0, w, true);

@@ -370,6 +370,18 @@ fn verify_refuses_what_it_cannot_check() {
                 "--size=1m",
                 "--rw=write",
                 "--verify=md5",
+                "--name=a",
+                "--name=b",
+                "--offset=2k",
+            ],
+            "not whole verify_interval blocks (4096 bytes) apart",
+        ),
+        (
+            vec![
+                fname.as_str(),
+                "--size=1m",
+                "--rw=write",
+                "--verify=md5",
                 "--verify_only=1",
             ],
             "does not exist and no earlier job of this run writes it: nothing to verify",
@@ -431,6 +443,30 @@ fn fios_basic_verify_example_runs_on_a_file() {
     assert_eq!(v["checksum"], "crc32c");
     assert_eq!(u(&v["blocks"]), 1024);
     assert_eq!(u(&v["bad_blocks"]), 0);
+    assert!(entries(d.path()).is_empty());
+
+    // cross-stripe-verify.fio: 30 jobs writing 16 KiB every 128 KiB of one device from
+    // offsets 124 GiB apart, each write checked at once (verify_backlog=1) and again at the
+    // end, group_reporting: on a file, 4 jobs 1 MiB apart.
+    let example = Path::new("/usr/share/doc/fio/examples/cross-stripe-verify.fio");
+    let mut args = vec!["job", example.to_str().unwrap(), "--output-format=json"];
+    for set in [
+        "filename=data",
+        "offset_increment=1m",
+        "io_size=256k",
+        "numjobs=4",
+        "size=4m",
+    ] {
+        args.extend(["--set", set]);
+    }
+    let o = super::run_in(d.path(), &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let g = &r["groups"][0];
+    assert_eq!(g["jobs"].as_array().unwrap().len(), 4);
+    let v = &g["total"]["verify"];
+    assert!(u(&v["blocks"]) >= 4 * 16, "{v}");
+    assert_eq!(u(&v["bad_blocks"]), 0, "{v}");
     assert!(entries(d.path()).is_empty());
 }
 

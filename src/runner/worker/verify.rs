@@ -68,7 +68,7 @@ pub type SharedFile = Option<(Arc<SharedMap>, usize, usize)>;
 
 pub(super) struct Verifier {
     pub(super) spec: Verify,
-    /// Where block 0 of each file's map is: the job's region start, or 0 in a shared map.
+    /// Where block 0 of each file's map is: the job's region start, or the shared map's.
     bases: Vec<u64>,
     /// One per file.
     maps: Vec<Map>,
@@ -194,7 +194,7 @@ impl Verifier {
             .enumerate()
             .map(|(f, own)| match shared.get(f).cloned().flatten() {
                 Some((map, k, n)) => {
-                    bases[f] = 0;
+                    bases[f] = map.base;
                     Map::Shared { map, k, n }
                 }
                 None => Map::Own(own),
