@@ -14,7 +14,6 @@ Usage: python3 bench/dba_vs_fio.py [--rounds N] [--seconds S] [--dir DIR] [--dat
 """
 
 import argparse
-import datetime
 import json
 import os
 import statistics
@@ -23,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_fio import IOGAUGE, ROOT, ensure_fio, machine  # noqa: E402
+from vs_fio import IOGAUGE, ROOT, save, start  # noqa: E402
 
 JOB = os.path.join(ROOT, "bench", "jobs", "dba.fio")
 
@@ -80,9 +79,7 @@ def main():
                          "libaio (io_uring: the engine iogauge runs libaio as), to tell the "
                          "kernel path's share of a difference from the tool's")
     a = ap.parse_args()
-    ensure_fio()
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-    m = machine()
+    m, head = start("DBA job file: iogauge vs fio")
     d = tempfile.mkdtemp(prefix="iogauge-dba-", dir=a.dir)
     env = dict(os.environ, DIR=d, RUNTIME=str(a.seconds), DATASIZE=a.data_size)
     fio_job = JOB
@@ -104,9 +101,7 @@ def main():
         for f in os.listdir(d):
             os.remove(os.path.join(d, f))
         os.rmdir(d)
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [f"# DBA job file: iogauge vs fio — {when}", ""]
-    lines += [f"- {k}: {v}" for k, v in m.items()]
+    lines = head
     lines += [f"- job file: bench/jobs/dba.fio, runtime {a.seconds} s, data files "
               f"{a.data_size} x 2 in {a.dir}; {a.rounds} alternating rounds (ABBA)"]
     if a.fio_data_engine:
@@ -146,12 +141,7 @@ def main():
     text = "\n".join(lines) + "\n"
     print(text)
     if not a.no_save:
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d-%H%M")
-        tag = f"-fio-{a.fio_data_engine}" if a.fio_data_engine else ""
-        out = os.path.join(ROOT, "bench", "results", f"{stamp}-{m['host']}-dba{tag}.md")
-        with open(out, "w") as fh:
-            fh.write(text)
-        print("saved", out)
+        save(text, m, "-dba" + (f"-fio-{a.fio_data_engine}" if a.fio_data_engine else ""))
     return 0
 
 

@@ -13,7 +13,6 @@ Usage: python3 bench/verify_vs_fio.py [--rounds N] [--size SIZE] [--kinds crc32c
 """
 
 import argparse
-import datetime
 import json
 import os
 import statistics
@@ -22,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_fio import IOGAUGE, ROOT, ensure_fio, machine  # noqa: E402
+from vs_fio import IOGAUGE, save, start  # noqa: E402
 
 FILE = "/dev/shm/iogauge-verify-bench.dat"
 
@@ -63,12 +62,7 @@ def main():
     ap.add_argument("--kinds", default="crc32c,md5")
     ap.add_argument("--no-save", action="store_true")
     a = ap.parse_args()
-    ensure_fio()
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-    m = machine()
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [f"# Verification: iogauge vs fio — {when}", ""]
-    lines += [f"- {k}: {v}" for k, v in m.items()]
+    m, lines = start("Verification: iogauge vs fio")
     lines += [f"- job: {a.size} written sequentially in 4 KiB blocks on tmpfs (/dev/shm), "
               f"verify=KIND, then read back and checked; {a.rounds} alternating rounds (ABBA)",
               "", "| checksum | figure | iogauge (median) | fio (median) | ratio | "
@@ -103,11 +97,7 @@ def main():
     text = "\n".join(lines) + "\n"
     print(text)
     if not a.no_save:
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d-%H%M")
-        out = os.path.join(ROOT, "bench", "results", f"{stamp}-{m['host']}-verify.md")
-        with open(out, "w") as fh:
-            fh.write(text)
-        print("saved", out)
+        save(text, m, "-verify")
     return 0
 
 

@@ -151,6 +151,25 @@ def machine():
     }
 
 
+def start(title):
+    """Installs fio if needed, builds iogauge, and returns the machine and the result's
+    opening lines (title with the date, then how it was measured)."""
+    ensure_fio()
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    m = machine()
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return m, [f"# {title} — {when}", ""] + [f"- {k}: {v}" for k, v in m.items()]
+
+
+def save(text, m, suffix=""):
+    """Writes a result to bench/results/DATE-HHMM-HOST{suffix}.md."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d-%H%M")
+    out = os.path.join(ROOT, "bench", "results", f"{stamp}-{m['host']}{suffix}.md")
+    with open(out, "w") as fh:
+        fh.write(text)
+    print("saved", out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
@@ -162,12 +181,7 @@ def main():
     ap.add_argument("--no-save", action="store_true")
     a = ap.parse_args()
 
-    ensure_fio()
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-    m = machine()
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [f"# iogauge vs fio — {when}", ""]
-    lines += [f"- {k}: {v}" for k, v in m.items()]
+    m, lines = start("iogauge vs fio")
     lines += [f"- tool-bound cases: {a.rounds} rounds of {a.seconds} s; device-bound (within3%): "
               f"{a.disk_rounds} rounds of {a.disk_seconds} s; alternating (ABBA)", ""]
     lines += ["| case | round | iogauge IOPS | fio IOPS | iogauge MiB/s | fio MiB/s | iogauge CPU µs/IO | fio CPU µs/IO |",
@@ -186,11 +200,7 @@ def main():
     print(text)
     if not a.no_save:
         # Date and time in the name: several runs a day must not overwrite each other.
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d-%H%M")
-        out = os.path.join(ROOT, "bench", "results", stamp + "-" + m["host"] + ".md")
-        with open(out, "w") as f:
-            f.write(text)
-        print("saved", out)
+        save(text, m)
     return 0 if ok_all else 1
 
 

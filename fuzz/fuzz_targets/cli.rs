@@ -30,11 +30,13 @@ fuzz_target!(|data: &[u8]| {
     if args.iter().any(|a| a.contains('/') || a.contains("-F") || a.contains("batch")) {
         return;
     }
-    if let Ok(Request::Run { section, .. }) = cli::parse(&args) {
-        let _ = iogauge::spec::resolve(&[section], false);
+    if let Ok(Request::Run { sections, .. }) = cli::parse(&args) {
+        let _ = iogauge::spec::resolve(&sections, false);
     }
     for a in &args[2..] {
         let _ = iogauge::spec::value::parse_size(a);
+        let _ = iogauge::spec::value::parse_pattern(a);
+        let _ = iogauge::verify::Checksum::parse(a);
         let _ = iogauge::spec::value::parse_duration(a, std::time::Duration::from_secs(1));
         let _ = iogauge::spec::value::parse_range(a, |s| iogauge::spec::value::parse_int(s, 0, u64::MAX));
         let _ = cli::for_terminal(a);

@@ -38,8 +38,18 @@ fn kept_file(f: &Path) {
 
 /// `verify_only` over the kept file: the report and the bad blocks it names.
 fn check_kept(f: &Path, extra: &[&str], code: i32) -> Value {
+    let mut args = vec!["--output-format=json"];
+    args.extend_from_slice(extra);
+    let o = kept_output(f, &args);
+    assert_eq!(o.status.code(), Some(code), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// `verify_only` over the kept file, in the output format `extra` asks for.
+fn kept_output(f: &Path, extra: &[&str]) -> std::process::Output {
     let fname = format!("--filename={}", f.display());
     let mut args = vec![
+        "run",
         fname.as_str(),
         "--size=1m",
         "--bs=64k",
@@ -48,7 +58,7 @@ fn check_kept(f: &Path, extra: &[&str], code: i32) -> Value {
         "--verify_only=1",
     ];
     args.extend_from_slice(extra);
-    run_json(&args, code)
+    iogauge(&args)
 }
 
 fn bad(r: &Value) -> Vec<(u64, String)> {
@@ -227,16 +237,7 @@ fn a_flipped_bit_is_found_at_its_byte() {
     assert_eq!(e["direction"], "verify");
     assert_eq!(u(&e["offset"]), 3 * 65536);
     // The HTML page has the phase and the bad block.
-    let o = iogauge(&[
-        "run",
-        &format!("--filename={}", f.display()),
-        "--size=1m",
-        "--bs=64k",
-        "--rw=write",
-        "--verify=md5",
-        "--verify_only=1",
-        "--output-format=html",
-    ]);
+    let o = kept_output(&f, &["--output-format=html"]);
     assert_eq!(o.status.code(), Some(1));
     let html = super::stdout(&o);
     assert!(
@@ -298,15 +299,7 @@ fn swapped_zeroed_and_torn_blocks_are_told_apart() {
     let r = check_kept(&f, &["--verify_fatal=1"], 1);
     assert_eq!(u(&verify(job(&r))["bad_blocks"]), 1);
     // The text report names each one.
-    let o = iogauge(&[
-        "run",
-        &format!("--filename={}", f.display()),
-        "--size=1m",
-        "--bs=64k",
-        "--rw=write",
-        "--verify=md5",
-        "--verify_only=1",
-    ]);
+    let o = kept_output(&f, &[]);
     assert_eq!(o.status.code(), Some(1));
     let t = super::stdout(&o);
     assert!(t.contains("4 BAD"), "{t}");
