@@ -318,8 +318,14 @@ impl Personality for Iotest {
         let pid = std::process::id();
         let bs = (self.block_kb << 10).to_string();
         let size = self.file_bytes().to_string();
+        // Phases in turn (each after a stonewall): writers, readers, and with --verify a check
+        // of each file (what the writers sealed; verify_only, so it writes nothing).
+        let mut phases = vec![("writetest", "write"), ("readtest", "read")];
+        if self.verify {
+            phases.push(("verify", "write"));
+        }
         let mut sections = Vec::new();
-        for (phase, rw) in [("writetest", "write"), ("readtest", "read")] {
+        for (phase, rw) in phases {
             for k in 1..=self.iterations {
                 let file = self.dir.join(format!("iogauge-iotest.{pid}.{k}"));
                 let mut s = Section::new(format!("{phase}.out.{k}"));
@@ -332,39 +338,29 @@ impl Personality for Iotest {
                 .set("bs", &bs, flag("-s"))
                 .set("size", &size, flag("-b"))
                 .set("ioengine", "psync", o());
-                if rw == "write" {
-                    s.set("end_fsync", "1", o());
-                    if self.verify {
-                        // Sealed as written; checked after the readers, not while others
-                        // are still being timed.
+                match phase {
+                    "writetest" => {
+                        s.set("end_fsync", "1", o());
+                        if self.verify {
+                            // Sealed as written; checked after the readers, not while others
+                            // are still being timed.
+                            s.set("verify", "crc32c", flag("--verify")).set(
+                                "do_verify",
+                                "0",
+                                flag("--verify"),
+                            );
+                        }
+                    }
+                    "verify" => {
                         s.set("verify", "crc32c", flag("--verify")).set(
-                            "do_verify",
-                            "0",
+                            "verify_only",
+                            "1",
                             flag("--verify"),
                         );
                     }
-                } else if k == 1 {
-                    s.set("stonewall", "1", o());
+                    _ => {}
                 }
-                sections.push(s);
-            }
-        }
-        if self.verify {
-            for k in 1..=self.iterations {
-                let file = self.dir.join(format!("iogauge-iotest.{pid}.{k}"));
-                let mut s = Section::new(format!("verify.out.{k}"));
-                s.set(
-                    "filename",
-                    &crate::rawpath::filename_value(&file),
-                    flag("-t"),
-                )
-                .set("rw", "write", o())
-                .set("bs", &bs, flag("-s"))
-                .set("size", &size, flag("-b"))
-                .set("ioengine", "psync", o())
-                .set("verify", "crc32c", flag("--verify"))
-                .set("verify_only", "1", flag("--verify"));
-                if k == 1 {
+                if phase != "writetest" && k == 1 {
                     s.set("stonewall", "1", o());
                 }
                 sections.push(s);
