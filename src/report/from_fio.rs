@@ -493,12 +493,17 @@ fn sum(parts: &[&Measurement]) -> Measurement {
             100.0 * s / (elapsed_ns as f64 / 1e9)
         }
     };
-    // Each level's share, weighted by how long each job ran.
+    // Each level's share, weighted by how long each job ran (equally when none ran: a report
+    // must never carry NaN, which JSON cannot hold).
     let weight: f64 = parts.iter().map(|m| m.elapsed_ns as f64).sum();
+    let share = |m: &Measurement| match weight {
+        0.0 => 1.0 / parts.len().max(1) as f64,
+        w => m.elapsed_ns as f64 / w,
+    };
     let mut pct_time = BTreeMap::new();
     for m in parts {
         for (k, v) in &m.iodepth.pct_time {
-            *pct_time.entry(k.clone()).or_insert(0.0) += v * m.elapsed_ns as f64 / weight;
+            *pct_time.entry(k.clone()).or_insert(0.0) += v * share(m);
         }
     }
     Measurement {
@@ -600,6 +605,24 @@ mod tests {
     fn notes_before_the_document_are_skipped() {
         assert_eq!(json_start("fio: note\n{\n}\n"), "{\n}\n");
         assert_eq!(json_start("{}"), "{}");
+    }
+
+    #[test]
+    fn jobs_that_did_not_run_sum_without_nan() {
+        let doc = serde_json::json!({
+            "fio version": "fio-3.33",
+            "jobs": [
+                {"jobname": "a", "groupid": 0, "read": {}, "write": {},
+                 "iodepth_level": {"1": 100.0}},
+                {"jobname": "b", "groupid": 0, "read": {}, "write": {},
+                 "iodepth_level": {"1": 50.0}}
+            ]
+        });
+        let r = run_report(&doc).unwrap();
+        let total = &r.groups[0].total;
+        assert_eq!(total.iodepth.pct_time["1"], 75.0);
+        // It serialises (no NaN anywhere).
+        crate::report::json::render(&r);
     }
 
     #[test]
