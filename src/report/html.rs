@@ -284,22 +284,13 @@ fn verification(o: &mut String, r: &RunReport) {
     o.push_str("</table>\n");
     for (label, v) in &rows {
         for b in &v.first_bad {
-            let mut line = format!(
+            let line = format!(
                 "{label}: {} at offset {} ({} bytes): {}",
                 crate::rawpath::display(&b.file),
                 b.offset,
                 b.len,
-                b.fault
+                crate::report::bad_block_details(b)
             );
-            if let Some(at) = b.fault.first_bad_byte {
-                line += &format!("; first differing byte {at} of the block");
-            }
-            if let Some(h) = &b.fault.found {
-                line += &format!(
-                    "; its header: write #{} (generation {}) of run {:016x}, job {}, offset {}",
-                    h.seq, h.generation, h.run_id, h.job, h.offset
-                );
-            }
             let _ = writeln!(o, "<div class=\"err\">{}</div>", esc(&line));
         }
     }

@@ -119,6 +119,29 @@ impl LatUnit {
     }
 }
 
+/// What a bad block is, after where it is: the fault, its first differing byte, and the header
+/// found there (which write, of which run and job, when). Text and HTML both say it so.
+pub fn bad_block_details(b: &crate::stats::BadBlock) -> String {
+    let f = &b.fault;
+    let mut s = f.to_string();
+    if let Some(at) = f.first_bad_byte {
+        s += &format!("; first differing byte {at} of the block");
+    }
+    if let Some(h) = &f.found {
+        s += &format!(
+            "; its header: write #{} (block generation {}) of run {:016x}, job {}, at offset {}, \
+             written {}",
+            h.seq,
+            h.generation,
+            h.run_id,
+            h.job,
+            h.offset,
+            crate::units::ctime_utc(h.written_unix_ns / 1_000_000_000)
+        );
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -348,30 +348,14 @@ pub fn verify_lines(o: &mut String, v: &crate::result::VerifyReport) {
         );
     }
     for b in &v.first_bad {
-        let f = &b.fault;
-        let mut line = format!(
+        let _ = writeln!(
+            o,
             "         {} at offset {} ({}): {}",
             crate::rawpath::display(&b.file),
             b.offset,
             human_bytes(b.len),
-            f
+            crate::report::bad_block_details(b)
         );
-        if let Some(at) = f.first_bad_byte {
-            line += &format!("; first differing byte {at} of the block");
-        }
-        if let Some(h) = &f.found {
-            line += &format!(
-                "; its header: write #{} (block generation {}) of run {:016x}, job {}, at offset \
-                 {}, written {}",
-                h.seq,
-                h.generation,
-                h.run_id,
-                h.job,
-                h.offset,
-                crate::units::ctime_utc(h.written_unix_ns / 1_000_000_000)
-            );
-        }
-        let _ = writeln!(o, "{line}");
     }
     if v.bad_blocks > v.first_bad.len() as u64 {
         let _ = writeln!(

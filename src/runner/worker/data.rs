@@ -9,7 +9,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::Loop;
 use crate::engine::{AlignedBuf, Engine, IoUnit};
-use crate::spec::{DataMode, DataShape};
+use crate::spec::{DataMode, DataShape, JobSpec};
 
 pub(super) struct Pattern {
     pub(super) template: AlignedBuf,
@@ -32,19 +32,37 @@ impl Pattern {
 /// Makes each written block unique (defeating deduplication) without the cost of refilling:
 /// the first 8 bytes of every 512-byte sector get a stamp from the write's sequence number.
 /// Sectors are numbered across the unit's pages.
-/// Sectors in a chunk's zeros (buffer_compress_percentage) keep them.
 #[inline]
 pub(super) fn stamp(u: &mut IoUnit, seq: u64, shape: &DataShape) {
-    let base = seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut i = 0u64;
+    let mut first = 0u64;
     for page in u.pages_mut() {
-        for (k, sector) in page.chunks_exact_mut(512).enumerate() {
-            if shape.stamps_sector(k * 512) {
-                sector[..8].copy_from_slice(&(base ^ i).to_le_bytes());
-            }
-            i += 1;
+        stamp_page(page, seq, first, shape);
+        first += (page.len() / 512) as u64;
+    }
+}
+
+/// Stamps one page of write `seq` whose first sector is the write's sector `first`. Sectors in
+/// a chunk's zeros (buffer_compress_percentage) keep them.
+#[inline]
+pub(super) fn stamp_page(page: &mut [u8], seq: u64, first: u64, shape: &DataShape) {
+    let base = seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    for (k, sector) in page.chunks_exact_mut(512).enumerate() {
+        if shape.stamps_sector(k * 512) {
+            sector[..8].copy_from_slice(&(base ^ (first + k as u64)).to_le_bytes());
         }
     }
+}
+
+/// refill_buffers: write `seq`'s generator, seeded by its number, so its bytes are the same
+/// whatever the completion order (and can be made again to check them).
+pub(super) fn refill_rng(job: &JobSpec, seq: u64) -> Xoshiro256PlusPlus {
+    Xoshiro256PlusPlus::seed_from_u64(job.random.seed ^ seq.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// Fills one page (or its start) of a refill write, shaped as the job asks.
+pub(super) fn refill_page(rng: &mut Xoshiro256PlusPlus, page: &mut [u8], shape: &DataShape) {
+    rng.fill_bytes(page);
+    shape.shape(page);
 }
 
 pub(super) fn copy_template(u: &mut IoUnit, template: &[u8]) {
@@ -76,12 +94,9 @@ impl<E: Engine> Loop<'_, '_, E> {
                 }
             }
             DataMode::Refill => {
-                // Seeded by the sequence number: the same bytes whatever the completion order.
-                let seed = job.random.seed ^ s.write_seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+                let mut rng = refill_rng(job, s.write_seq);
                 for page in u.pages_mut() {
-                    rng.fill_bytes(page);
-                    job.data_shape.shape(page);
+                    refill_page(&mut rng, page, &job.data_shape);
                 }
             }
             DataMode::Zero | DataMode::Pattern => {}

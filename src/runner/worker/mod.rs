@@ -675,7 +675,12 @@ impl<E: Engine> Loop<'_, '_, E> {
             if self.verify.is_some() {
                 self.acknowledge(i, true);
             }
-        } else if self.verifying() || self.verify.as_ref().is_some_and(|v| v.spec.inline) {
+        } else if self
+            .verify
+            .as_ref()
+            .is_some_and(|v| v.active || v.spec.inline)
+        {
+            // The verify phase's reads, or a verifying reader's own.
             self.check_read(i);
         }
         if s.write_back && self.halt == Halt::No {

@@ -8,9 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rand_core::{RngCore, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
-
+use super::data::{refill_page, refill_rng, stamp_page};
 use super::{Halt, Loop};
 use crate::engine::{Engine, FlushCall};
 use crate::spec::workload::{Dir, IoReq};
@@ -645,41 +643,30 @@ fn expected_block(job: &JobSpec, template: &[u8], block: &[u8]) -> Option<Vec<u8
     }
     let len = block.len();
     let at = (h.offset.checked_sub(h.write_offset)?) as usize;
-    let mut want = vec![0u8; len];
-    match job.data {
-        DataMode::Zero => {}
-        DataMode::Pattern => want.copy_from_slice(template.get(at..at + len)?),
-        DataMode::Random => {
-            want.copy_from_slice(template.get(at..at + len)?);
-            // The write's stamp: the first 8 bytes of each 512-byte sector, numbered from the
-            // start of the write (pages are whole sectors when verifying).
-            if let Some(seq) = job.data_shape.stamp_of(job.data, h.seq) {
-                let base = seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                let page = (job.max_xfer() / u64::from(job.numpages)) as usize;
-                for (k, sector) in want.chunks_exact_mut(512).enumerate() {
-                    let n = (at / 512 + k) as u64;
-                    if job.data_shape.stamps_sector((at + k * 512) % page) {
-                        sector[..8].copy_from_slice(&(base ^ n).to_le_bytes());
-                    }
+    // The write up to this block, page by page, as prepare_write made it.
+    let page = (job.max_xfer() / u64::from(job.numpages)) as usize;
+    let shape = &job.data_shape;
+    let mut unit = match job.data {
+        DataMode::Zero => vec![0u8; at + len],
+        DataMode::Random | DataMode::Pattern => {
+            let mut unit = template.get(..at + len)?.to_vec();
+            if let Some(seq) = shape.stamp_of(job.data, h.seq) {
+                for (p, data) in unit.chunks_mut(page).enumerate() {
+                    stamp_page(data, seq, (p * (page / 512)) as u64, shape);
                 }
             }
+            unit
         }
         DataMode::Refill => {
-            let seed = job.random.seed ^ h.seq.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let page = (job.max_xfer() / u64::from(job.numpages)) as usize;
             let mut unit = vec![0u8; at + len];
-            for p in unit.chunks_mut(page) {
-                // Whole pages, as the write filled them.
-                let mut full = vec![0u8; page];
-                rng.fill_bytes(&mut full);
-                job.data_shape.shape(&mut full);
-                let n = p.len();
-                p.copy_from_slice(&full[..n]);
+            let mut rng = refill_rng(job, h.seq);
+            for data in unit.chunks_mut(page) {
+                refill_page(&mut rng, data, shape);
             }
-            want.copy_from_slice(&unit[at..]);
+            unit
         }
-    }
+    };
+    let mut want = unit.split_off(at);
     let kind = job.verify.map(|v| v.checksum)?;
     crate::verify::seal(&mut want, kind, &h);
     Some(want)
