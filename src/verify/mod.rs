@@ -693,6 +693,33 @@ impl SharedMap {
         }
     }
 
+    /// The block's map byte as it is now, for [`SharedMap::settled`].
+    pub fn snapshot(&self, block: usize) -> u8 {
+        self.gens[block].load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// What a read of `block` may be held to: its generation if the map still holds
+    /// `before` (taken when the read was issued) and no write of it is in flight now; else
+    /// [`Gen::Any`], since another job's write may have landed before or after the read
+    /// (or unwritten, if it was when the read was issued: the read may predate the write).
+    /// (A write in flight when the read was issued has ended with the map changed, or is
+    /// still in flight.)
+    pub fn settled(&self, block: usize, before: u8) -> Gen {
+        use std::sync::atomic::Ordering::Acquire;
+        let now = self.get(block);
+        let busy = self.inflight[block].load(Acquire) & COUNT > 0;
+        if busy || self.snapshot(block) != before {
+            // Unwritten when the read was issued: it may have read nothing of the write.
+            if now == Gen::Unwritten || before == 0 {
+                Gen::Unwritten
+            } else {
+                Gen::Any
+            }
+        } else {
+            now
+        }
+    }
+
     /// Blocks written at least once.
     pub fn written(&self) -> usize {
         (0..self.len())
@@ -875,6 +902,36 @@ mod tests {
         m.end(2, w, false);
         assert_eq!(m.get(2), Gen::Any);
         assert_eq!(m.written(), 3);
+    }
+
+    #[test]
+    fn a_read_racing_another_jobs_write_is_held_only_to_what_was_certain() {
+        let m = SharedMap::new(0, 4);
+        for b in 0..3 {
+            let w = m.begin(b);
+            m.end(b, w, true);
+        }
+        // Nothing happened to block 0 while its read was in flight: its generation holds.
+        let before = m.snapshot(0);
+        assert_eq!(m.settled(0, before), Gen::Is(1));
+        // Another job's write of block 1 was acknowledged while the read was in flight: the
+        // read may hold either write (CI once called this a lost write).
+        let before = m.snapshot(1);
+        let w = m.begin(1);
+        m.end(1, w, true);
+        assert_eq!(m.get(1), Gen::Is(2));
+        assert_eq!(m.settled(1, before), Gen::Any);
+        // A write of block 2 still in flight when the read completes.
+        let before = m.snapshot(2);
+        let w = m.begin(2);
+        assert_eq!(m.settled(2, before), Gen::Any);
+        m.end(2, w, true);
+        // Block 3 was unwritten when the read was issued: nothing is expected of it, even if
+        // a write of it was acknowledged meanwhile.
+        let before = m.snapshot(3);
+        let w = m.begin(3);
+        m.end(3, w, true);
+        assert_eq!(m.settled(3, before), Gen::Unwritten);
     }
 
     #[test]

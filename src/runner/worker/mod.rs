@@ -480,6 +480,13 @@ impl<E: Engine> Loop<'_, '_, E> {
                 self.prepare_write(i, false);
             } else {
                 self.st[i].dirty = true;
+                if self
+                    .verify
+                    .as_ref()
+                    .is_some_and(|v| v.active || v.spec.inline)
+                {
+                    self.note_read(i);
+                }
             }
             self.st[i].t_prep = self.clock.now();
             self.issue(slot);

@@ -72,6 +72,9 @@ pub(super) struct Verifier {
     maps: Vec<Map>,
     /// Per slot, what a shared map's `begin` gave each block of the write in flight.
     begun: Vec<Vec<(u32, u8, bool)>>,
+    /// Per slot, a shared map's bytes for the blocks of the read in flight, as they were
+    /// when it was issued.
+    read_from: Vec<Vec<u8>>,
     run_id: u64,
     job: u32,
     /// The verify phase is running.
@@ -203,6 +206,7 @@ impl Verifier {
             bases,
             maps,
             begun: vec![Vec::new(); depth],
+            read_from: vec![Vec::new(); depth],
             run_id,
             job: id,
             active: false,
@@ -492,6 +496,22 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.verify.as_mut()?.next_read(unit)
     }
 
+    /// Slot `i`'s read is being issued: a checked read of a file other jobs write notes what
+    /// the map holds for its blocks now, so that a write of theirs acknowledged while the
+    /// read was in flight is not taken for a lost one.
+    pub(super) fn note_read(&mut self, i: usize) {
+        let Some(v) = self.verify.as_mut() else {
+            return;
+        };
+        let u = &self.slab[i];
+        if let Map::Shared { map, .. } = &v.maps[u.file] {
+            let blocks = v.blocks(u.file, u.offset, u.len() as u64);
+            let from = &mut v.read_from[i];
+            from.clear();
+            from.extend(blocks.map(|b| map.snapshot(b)));
+        }
+    }
+
     /// Checks the blocks of slot `i`'s completed verify read.
     pub(super) fn check_read(&mut self, i: usize) {
         let Some(v) = self.verify.as_mut() else {
@@ -505,9 +525,13 @@ impl<E: Engine> Loop<'_, '_, E> {
         let mut bad = false;
         let mut block = v.blocks(file, offset, len).start;
         let mut at = offset;
+        let first = block;
         for page in u.pages_mut() {
             for b in page.chunks_exact(interval) {
-                let g = v.maps[file].get(block);
+                let g = match &v.maps[file] {
+                    Map::Own(map) => map.get(block),
+                    Map::Shared { map, .. } => map.settled(block, v.read_from[i][block - first]),
+                };
                 if g != Gen::Unwritten {
                     v.stats.blocks += 1;
                     let want = match &v.loaded {
