@@ -9,7 +9,12 @@ iogauge reports them as its own phase) and the whole command's wall time. Prints
 numbers and median ratios iogauge/fio, and writes the table to
 bench/results/DATE-HHMM-HOST-verify.md. The issue's goal: iogauge >= 1.2x fio.
 
+Each tool runs with its defaults: iogauge reads back and checks on one thread per CPU, fio in
+the job's thread. --fio-verify-async=N gives fio N verify threads (its verify_async), and
+--iogauge-verify-async=N pins iogauge's, for the like-for-like comparison.
+
 Usage: python3 bench/verify_vs_fio.py [--rounds N] [--size SIZE] [--kinds crc32c,md5]
+                                      [--fio-verify-async N] [--iogauge-verify-async N]
 """
 
 import argparse
@@ -26,9 +31,11 @@ from vs_fio import IOGAUGE, save, start  # noqa: E402
 FILE = "/dev/shm/iogauge-verify-bench.dat"
 
 
-def run(tool, kind, size):
+def run(tool, kind, size, threads):
     common = [f"--filename={FILE}", f"--size={size}", "--bs=4k", "--rw=write",
               f"--verify={kind}", "--output-format=json"]
+    if threads[tool] is not None:
+        common.append(f"--verify_async={threads[tool]}")
     if tool == "fio":
         cmd = ["fio", "--name=v"] + common
     else:
@@ -52,6 +59,7 @@ def run(tool, kind, size):
         write = j["write"]["mib_per_s"]
         verify = j["verify"]["mib_per_s"]
         checked = j["verify"]["bytes"]
+        threads["iogauge used"] = j["verify"]["threads"]
     return {"write MiB/s": write, "verify MiB/s": verify, "wall s": wall, "checked": checked}
 
 
@@ -60,11 +68,20 @@ def main():
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--size", default="512m")
     ap.add_argument("--kinds", default="crc32c,md5")
+    ap.add_argument("--fio-verify-async", type=int)
+    ap.add_argument("--iogauge-verify-async", type=int)
     ap.add_argument("--no-save", action="store_true")
     a = ap.parse_args()
+    threads = {"fio": a.fio_verify_async, "iogauge": a.iogauge_verify_async}
     m, lines = start("Verification: iogauge vs fio")
     lines += [f"- job: {a.size} written sequentially in 4 KiB blocks on tmpfs (/dev/shm), "
               f"verify=KIND, then read back and checked; {a.rounds} alternating rounds (ABBA)",
+              "- verify threads: fio " + (f"verify_async={a.fio_verify_async}"
+                                          if a.fio_verify_async is not None
+                                          else "default (the job's thread)")
+              + ", iogauge " + (f"verify_async={a.iogauge_verify_async}"
+                                if a.iogauge_verify_async is not None
+                                else "default (one per CPU: @THREADS@)"),
               "", "| checksum | figure | iogauge (median) | fio (median) | ratio | "
               "paired ratio: median [min, max] |", "|---|---|---|---|---|---|"]
     per_round = []
@@ -74,7 +91,7 @@ def main():
             for r in range(a.rounds):
                 order = ["iogauge", "fio"] if r % 2 == 0 else ["fio", "iogauge"]
                 for tool in order:
-                    res[tool].append(run(tool, kind, a.size))
+                    res[tool].append(run(tool, kind, a.size, threads))
                 print(f"{kind}: round {r + 1}/{a.rounds} done", flush=True)
             assert all(x["checked"] == y["checked"] for x, y in zip(res["iogauge"], res["fio"])), \
                 "both tools check every byte written"
@@ -94,7 +111,7 @@ def main():
         if os.path.exists(FILE):
             os.remove(FILE)
     lines += ["", "Per round (iogauge / fio):", ""] + per_round
-    text = "\n".join(lines) + "\n"
+    text = "\n".join(lines).replace("@THREADS@", str(threads.get("iogauge used"))) + "\n"
     print(text)
     if not a.no_save:
         save(text, m, "-verify")

@@ -176,6 +176,10 @@ pub struct VerifyReport {
     /// reads; the check's time is inside the measured reads).
     #[serde(default)]
     pub inline: bool,
+    /// Threads that read back and checked (`verify_async`; a group: its jobs' sum); 1: the
+    /// job's own thread, through its engine. 0 when checked inline or not recorded.
+    #[serde(default)]
+    pub threads: u32,
     /// Blocks that were not what was written: 0 is a pass.
     pub bad_blocks: u64,
     /// The first of them, in full.
@@ -402,6 +406,7 @@ fn verify_report(v: &crate::stats::VerifyStats) -> VerifyReport {
         mb_per_s: bw / 1e6,
         dropped_cache: v.dropped_cache,
         inline: v.inline,
+        threads: v.threads,
         bad_blocks: v.bad,
         first_bad: v.bad_blocks.clone(),
     }

@@ -272,11 +272,21 @@ fn verification(o: &mut String, r: &RunReport) {
             v.mib_per_s,
             v.mb_per_s,
             if v.inline {
-                "the job's own reads, as they completed"
-            } else if v.dropped_cache {
-                "the device (cache dropped first)"
+                "the job's own reads, as they completed".to_string()
             } else {
-                "the device (O_DIRECT)"
+                format!(
+                    "the device ({}){}",
+                    if v.dropped_cache {
+                        "cache dropped first"
+                    } else {
+                        "O_DIRECT"
+                    },
+                    if v.threads > 1 {
+                        format!(", {} threads", v.threads)
+                    } else {
+                        String::new()
+                    }
+                )
             },
             verdict
         );

@@ -333,11 +333,16 @@ pub fn verify_lines(o: &mut String, v: &crate::result::VerifyReport) {
     } else {
         let _ = writeln!(
             o,
-            "  verify {}: {} blocks ({}) read back in {:.2} s{}, {:.2} MiB/s ({:.2} MB/s): {verdict}",
+            "  verify {}: {} blocks ({}) read back in {:.2} s{}{}, {:.2} MiB/s ({:.2} MB/s): {verdict}",
             v.checksum,
             v.blocks,
             human_bytes(v.bytes),
             v.elapsed_ns as f64 / 1e9,
+            if v.threads > 1 {
+                format!(" by {} threads", v.threads)
+            } else {
+                String::new()
+            },
             if v.dropped_cache {
                 " (cache dropped first)"
             } else {

@@ -93,6 +93,18 @@ impl RunOutcome {
     }
 }
 
+/// Threads for each verify phase of the group that does not set `verify_async`: one per CPU
+/// shared among the jobs that have a verify phase (at least one each).
+fn verify_threads(jobs: &[JobSpec]) -> usize {
+    let verifying = jobs
+        .iter()
+        .filter(|j| j.verify.is_some_and(|v| v.after_write))
+        .count()
+        .max(1);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cpus / verifying).max(1)
+}
+
 /// Files two or more verifying jobs of a group write: one generation map each, shared by those
 /// jobs (each with its place among them), and the barrier they meet at before verifying. Per
 /// job, per file of its list. The check refused files a verifying and a plain job both write.
@@ -286,6 +298,7 @@ fn run_group(
         .max();
 
     let (shared, verify_barrier) = shared_verify_maps(jobs, &opened);
+    let verify_threads = verify_threads(jobs);
     let mut file_lists = Vec::new();
     let results: Vec<JobResult> = std::thread::scope(|s| {
         let mut handles = Vec::new();
@@ -318,6 +331,7 @@ fn run_group(
                 verify_barrier: verify_barrier
                     .as_ref()
                     .filter(|_| shared[index].iter().any(Option::is_some)),
+                verify_threads,
             };
             file_lists.push(files);
             let name = format!("iogauge-{}.{}", job.name, job.clone);

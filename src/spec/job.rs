@@ -361,6 +361,9 @@ pub struct Verify {
     /// verify_only: check only what an earlier run's journal says was durable, exactly
     /// (`verify_state_load`).
     pub state_load: bool,
+    /// Threads that read back and check the verify phase (`verify_async`; 0: one per CPU
+    /// among the group's verifying jobs).
+    pub threads: u32,
 }
 
 /// What makes writes durable: write-through opens and explicit flushes (fio's sync family).

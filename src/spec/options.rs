@@ -832,8 +832,9 @@ pub static OPTIONS: &[OptionDef] = &[
         aliases: &[],
         kind: Kind::Int { min: 0, max: 1024 },
         default: Some("0"),
-        help: "Accepted for fio's job files: iogauge checks each block as its read completes, \
-               in the job's thread.",
+        help: "Threads that read back and check the blocks after the job (0: one per CPU, \
+               shared among the group's verifying jobs). Checks during the job (verify_backlog, \
+               a verifying reader) stay in the job's thread, inside its figures.",
     },
 ];
 

@@ -206,6 +206,8 @@ pub struct VerifyStats {
     /// Checked as the job's own reads completed (a job that only reads), not in a phase of
     /// its own: bytes are the job's reads, and no time is the check's alone.
     pub inline: bool,
+    /// Threads that read and checked in the phase (1: the job's own, through its engine).
+    pub threads: u32,
     /// Blocks that were not what was written.
     pub bad: u64,
     /// The first [`BAD_BLOCKS_KEPT`] of them.
@@ -242,6 +244,7 @@ impl std::ops::AddAssign<&VerifyStats> for VerifyStats {
         self.ios += o.ios;
         self.elapsed = self.elapsed.max(o.elapsed);
         self.dropped_cache |= o.dropped_cache;
+        self.threads += o.threads;
         self.inline |= o.inline;
         self.bad += o.bad;
         let room = BAD_BLOCKS_KEPT.saturating_sub(self.bad_blocks.len());

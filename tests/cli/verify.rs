@@ -578,38 +578,44 @@ fn faults_below_the_file_system_are_each_found_at_their_offset() {
         return;
     };
     let f = mnt.join("f");
-    // Acknowledged and never stored, stored with a bit flipped, stored elsewhere.
-    fs.arm(Fault::DropWrite { at: 10 * B }, 0);
-    fs.arm(Fault::FlipBit { at: 20 * B + 3000 }, 0);
-    fs.arm(
-        Fault::Misdirect {
-            at: 30 * B,
-            to: 5 * B,
-        },
-        0,
-    );
-    let r = write_verify(&f, &[], 1);
-    assert_eq!(fs.fired().len(), 3);
-    assert_eq!(
-        bad(&r),
-        [
-            (5 * B, "misdirected write".to_string()),
-            (10 * B, "lost write".to_string()),
-            (20 * B, "bit flip".to_string()),
-            (30 * B, "lost write".to_string()),
-        ]
-    );
-    let v = verify(job(&r));
-    assert_eq!((u(&v["blocks"]), u(&v["bad_blocks"])), (256, 4));
-    assert_eq!(u(&v["first_bad"][2]["fault"]["first_bad_byte"]), 3000);
-    assert_eq!(
-        u(&v["first_bad"][0]["fault"]["found"]["offset"]),
-        30 * B,
-        "block 5 holds the write meant for block 30"
-    );
-    // The job's own figures are the writes, all acknowledged.
-    assert_eq!(counts(job(&r)), (0, 0, 256, 1 << 20));
-    assert!(!f.exists(), "the file is removed");
+    // The verify phase in the job's thread through its engine, and on threads of its own.
+    for threads in [1, 3] {
+        let fired = fs.fired().len();
+        // Acknowledged and never stored, stored with a bit flipped, stored elsewhere.
+        fs.arm(Fault::DropWrite { at: 10 * B }, 0);
+        fs.arm(Fault::FlipBit { at: 20 * B + 3000 }, 0);
+        fs.arm(
+            Fault::Misdirect {
+                at: 30 * B,
+                to: 5 * B,
+            },
+            0,
+        );
+        let async_opt = format!("--verify_async={threads}");
+        let r = write_verify(&f, &[&async_opt], 1);
+        assert_eq!(fs.fired().len() - fired, 3);
+        assert_eq!(
+            bad(&r),
+            [
+                (5 * B, "misdirected write".to_string()),
+                (10 * B, "lost write".to_string()),
+                (20 * B, "bit flip".to_string()),
+                (30 * B, "lost write".to_string()),
+            ]
+        );
+        let v = verify(job(&r));
+        assert_eq!(u(&v["threads"]), threads);
+        assert_eq!((u(&v["blocks"]), u(&v["bad_blocks"])), (256, 4));
+        assert_eq!(u(&v["first_bad"][2]["fault"]["first_bad_byte"]), 3000);
+        assert_eq!(
+            u(&v["first_bad"][0]["fault"]["found"]["offset"]),
+            30 * B,
+            "block 5 holds the write meant for block 30"
+        );
+        // The job's own figures are the writes, all acknowledged.
+        assert_eq!(counts(job(&r)), (0, 0, 256, 1 << 20));
+        assert!(!f.exists(), "the file is removed");
+    }
 
     // Second pass over the file: a dropped write leaves the first pass's block (stale), a torn
     // one half of each.
@@ -647,14 +653,17 @@ fn eio_and_enospc_mid_run_stop_cleanly_with_what_was_measured() {
         return;
     };
     let f = mnt.join("f");
-    for (fault, errno, dir) in [
-        (Fault::WriteEio { at: 60 * B }, libc::EIO, "write"),
-        (Fault::WriteEnospc { at: 70 * B }, libc::ENOSPC, "write"),
-        // While reading back: the verify phase's read fails.
-        (Fault::ReadEio { at: 40 * B }, libc::EIO, "read"),
+    for (fault, errno, dir, threads) in [
+        (Fault::WriteEio { at: 60 * B }, libc::EIO, "write", 1),
+        (Fault::WriteEnospc { at: 70 * B }, libc::ENOSPC, "write", 1),
+        // While reading back: the verify phase's read fails, in the job's thread or in one
+        // of the phase's threads.
+        (Fault::ReadEio { at: 40 * B }, libc::EIO, "read", 1),
+        (Fault::ReadEio { at: 40 * B }, libc::EIO, "read", 3),
     ] {
         fs.arm(fault, 0);
-        let r = write_verify(&f, &[], 1);
+        let threads_opt = format!("--verify_async={threads}");
+        let r = write_verify(&f, &[&threads_opt], 1);
         let j = job(&r);
         let e = &j["error"];
         assert_eq!(e["errno"], errno, "{fault:?}: {e}");
@@ -666,11 +675,14 @@ fn eio_and_enospc_mid_run_stop_cleanly_with_what_was_measured() {
             assert_eq!(u(&j["write"]["bytes"]), fault_at(fault), "{fault:?}");
         } else {
             assert_eq!(u(&j["write"]["bytes"]), 1 << 20);
-            assert_eq!(
-                u(&verify(j)["bytes"]),
-                40 * B,
-                "read back up to the failing read"
+            // Every block before the failing read was read back; threads that had taken the
+            // next ones finished them.
+            let back = u(&verify(j)["bytes"]);
+            assert!(
+                (40 * B..40 * B + threads * B).contains(&back),
+                "{threads} thread(s) read back {back} bytes"
             );
+            assert_eq!(u(&verify(j)["threads"]), threads);
         }
         assert!(!f.exists(), "{fault:?}: the file is removed");
     }

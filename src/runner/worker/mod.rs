@@ -92,6 +92,8 @@ pub struct Worker<'a> {
     /// Those jobs meet here after writing and before verifying, so no job reads back a file
     /// another is still writing.
     pub verify_barrier: Option<&'a Barrier>,
+    /// Threads for the verify phase when the job does not set `verify_async`.
+    pub verify_threads: usize,
 }
 
 impl Worker<'_> {

@@ -108,6 +108,7 @@ fn run<E: Engine>(job: &JobSpec, engine: E) -> JobResult {
         job_id: 0,
         shared: Vec::new(),
         verify_barrier: None,
+        verify_threads: 1,
     };
     run_loop(w, engine)
 }

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::data::{refill_page, refill_rng, stamp_page};
@@ -294,6 +295,212 @@ impl Verifier {
     }
 }
 
+/// What describing a bad block needs besides the verifier: the job, the data its writes
+/// were made from, and its files.
+#[derive(Clone, Copy)]
+struct Ctx<'a> {
+    job: &'a JobSpec,
+    template: &'a [u8],
+    paths: &'a [PathBuf],
+}
+
+/// What the threads of a verify phase share.
+struct Phase<'a> {
+    files: &'a [std::fs::File],
+    /// Bytes per read.
+    unit: usize,
+    /// The next unit to read, counted over all files.
+    next: AtomicUsize,
+    /// A read failed, or verify_fatal found a bad block: stop.
+    halt: AtomicBool,
+    /// Bad blocks described so far (at most [`BAD_BLOCKS_KEPT`] are).
+    kept: AtomicUsize,
+    /// The run is being stopped (Ctrl-C, another job's error).
+    stop: &'a AtomicBool,
+}
+
+/// What one thread of a verify phase read and found.
+#[derive(Default)]
+struct Part {
+    ios: u64,
+    bytes: u64,
+    blocks: u64,
+    bad: u64,
+    bad_blocks: Vec<BadBlock>,
+    /// (file, block) of each bad block, not to be checked again.
+    forget: Vec<(usize, usize)>,
+    /// The read that failed: file, offset, error.
+    error: Option<(usize, u64, std::io::Error)>,
+}
+
+impl Verifier {
+    /// Checks block `block` of `file`, read at `at`, against what it must hold (its map says
+    /// `g`).
+    fn verdict(
+        &self,
+        cx: Ctx,
+        file: usize,
+        block: usize,
+        at: u64,
+        b: &[u8],
+        g: Gen,
+    ) -> Result<(), Box<crate::verify::Fault>> {
+        let want = match &self.loaded {
+            // The journal's run and job, and the durable write of the block.
+            Some(l) => Expect {
+                offset: at,
+                run_id: Some(l.header.run_id),
+                job: Some(l.header.job),
+                generation: Gen::Any,
+                min_seq: l.seqs.get(&(file, block)).copied(),
+            },
+            None => {
+                // What this job wrote, or (verify_only, a reader) what is there.
+                let own = !self.spec.only && !self.spec.inline;
+                let sole = matches!(self.maps[file], Map::Own(_));
+                Expect {
+                    offset: at,
+                    run_id: own.then_some(self.run_id),
+                    // A shared file's block may hold any of its writers' data.
+                    job: (own && sole).then_some(self.job),
+                    generation: g,
+                    min_seq: None,
+                }
+            }
+        };
+        match self.spec.checksum {
+            Checksum::Pattern => check_pattern(b, &cx.job.data_shape.pattern),
+            kind => check(b, kind, &want),
+        }
+    }
+
+    /// A bad block as the report gives it: where, what was expected and found, and (a bit
+    /// flip) the first bad byte; with verify_dump, the files it was dumped to.
+    #[allow(clippy::too_many_arguments)]
+    fn describe(
+        &self,
+        cx: Ctx,
+        file: usize,
+        at: u64,
+        b: &[u8],
+        g: Gen,
+        mut fault: crate::verify::Fault,
+    ) -> BadBlock {
+        let flip = fault.kind == "bit flip";
+        if flip {
+            fault.first_bad_byte = first_bad_byte(cx.job, cx.template, b);
+        }
+        let dumped = if self.spec.dump {
+            dump(cx.job, cx.template, &cx.paths[file], at, b, flip)
+        } else {
+            Vec::new()
+        };
+        BadBlock {
+            file: cx.paths[file].clone(),
+            offset: at,
+            len: self.spec.interval,
+            expected_generation: match g {
+                Gen::Is(n) => n,
+                Gen::Any => 255,
+                Gen::Unwritten => 0,
+            },
+            fault,
+            found_unix_ns: unix_ns(),
+            dumped,
+        }
+    }
+
+    /// One thread of a threaded verify phase: takes the next unit until none is left or the
+    /// phase halts, reads it if it holds a written block (of this job's share of a shared
+    /// file), and checks its blocks.
+    fn check_units(&self, cx: Ctx, ph: &Phase) -> Part {
+        use std::sync::atomic::Ordering::Relaxed;
+        let interval = self.spec.interval as usize;
+        let per_unit = (ph.unit / interval).max(1);
+        let mut buf = crate::engine::AlignedBuf::zeroed(per_unit * interval);
+        let mut part = Part::default();
+        'units: while !ph.halt.load(Relaxed) && !ph.stop.load(Relaxed) {
+            let mut unit = ph.next.fetch_add(1, Relaxed);
+            let mut file = 0;
+            let map = loop {
+                let Some(map) = self.maps.get(file) else {
+                    break 'units;
+                };
+                let units = map.len().div_ceil(per_unit);
+                if unit < units {
+                    break map;
+                }
+                unit -= units;
+                file += 1;
+            };
+            if let Map::Shared { k, n, .. } = map {
+                if unit % n != *k {
+                    continue;
+                }
+            }
+            let blocks = unit * per_unit..((unit + 1) * per_unit).min(map.len());
+            if blocks.clone().all(|b| map.get(b) == Gen::Unwritten) {
+                continue;
+            }
+            let offset = self.bases[file] + (blocks.start * interval) as u64;
+            let data = &mut buf[..blocks.len() * interval];
+            if let Err((done, e)) = read_fully(&ph.files[file], data, offset) {
+                part.error = Some((file, offset + done as u64, e));
+                ph.halt.store(true, Relaxed);
+                break;
+            }
+            part.ios += 1;
+            part.bytes += data.len() as u64;
+            let mut at = offset;
+            for (block, b) in blocks.zip(data.chunks_exact(interval)) {
+                let g = map.get(block);
+                if g != Gen::Unwritten {
+                    part.blocks += 1;
+                    if let Err(fault) = self.verdict(cx, file, block, at, b, g) {
+                        part.bad += 1;
+                        part.forget.push((file, block));
+                        if ph.kept.fetch_add(1, Relaxed) < BAD_BLOCKS_KEPT {
+                            part.bad_blocks
+                                .push(self.describe(cx, file, at, b, g, *fault));
+                        }
+                        if self.spec.fatal {
+                            ph.halt.store(true, Relaxed);
+                        }
+                    }
+                }
+                at += interval as u64;
+            }
+        }
+        part
+    }
+}
+
+/// Reads all of `buf` from `offset`; on failure, how much was read and why (the end of the
+/// file is an error: the block was written).
+fn read_fully(
+    f: &std::fs::File,
+    buf: &mut [u8],
+    offset: u64,
+) -> Result<(), (usize, std::io::Error)> {
+    use std::os::unix::fs::FileExt;
+    let mut done = 0;
+    while done < buf.len() {
+        match f.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) => {
+                let e = std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "read returned 0 bytes (end of file or device)",
+                );
+                return Err((done, e));
+            }
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err((done, e)),
+        }
+    }
+    Ok(())
+}
+
 /// ns since the Unix epoch.
 fn unix_ns() -> u64 {
     SystemTime::now()
@@ -481,8 +688,19 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.tl.measuring = false;
         self.pace.on = false;
         (self.halt, self.exhausted) = (Halt::No, false);
+        let threads = match self.verify.as_ref().map_or(0, |v| v.spec.threads) {
+            0 => self.w.verify_threads,
+            n => n as usize,
+        };
+        if let Some(v) = self.verify.as_mut() {
+            v.stats.threads = threads as u32;
+        }
         let start = self.clock.now();
-        self.run();
+        if threads > 1 {
+            self.threaded_phase(threads);
+        } else {
+            self.run();
+        }
         let end = self.clock.now();
         if let Some(v) = self.verify.as_mut() {
             v.stats.elapsed = Duration::from_nanos(self.clock.ns(end.saturating_sub(start)));
@@ -517,6 +735,11 @@ impl<E: Engine> Loop<'_, '_, E> {
         let Some(v) = self.verify.as_mut() else {
             return;
         };
+        let cx = Ctx {
+            job: self.w.job,
+            template: &self.data.template,
+            paths: &self.w.paths,
+        };
         let u = &mut self.slab[i];
         let (file, offset, len) = (u.file, u.offset, u.len() as u64);
         v.stats.ios += 1;
@@ -534,63 +757,14 @@ impl<E: Engine> Loop<'_, '_, E> {
                 };
                 if g != Gen::Unwritten {
                     v.stats.blocks += 1;
-                    let want = match &v.loaded {
-                        // The journal's run and job, and the durable write of the block.
-                        Some(l) => Expect {
-                            offset: at,
-                            run_id: Some(l.header.run_id),
-                            job: Some(l.header.job),
-                            generation: Gen::Any,
-                            min_seq: l.seqs.get(&(file, block)).copied(),
-                        },
-                        None => {
-                            // What this job wrote, or (verify_only, a reader) what is there.
-                            let own = !v.spec.only && !v.spec.inline;
-                            let sole = matches!(v.maps[file], Map::Own(_));
-                            Expect {
-                                offset: at,
-                                run_id: own.then_some(v.run_id),
-                                // A shared file's block may hold any of its writers' data.
-                                job: (own && sole).then_some(v.job),
-                                generation: g,
-                                min_seq: None,
-                            }
-                        }
-                    };
-                    let verdict = match v.spec.checksum {
-                        Checksum::Pattern => check_pattern(b, &self.w.job.data_shape.pattern),
-                        kind => check(b, kind, &want),
-                    };
-                    if let Err(mut fault) = verdict {
+                    if let Err(fault) = v.verdict(cx, file, block, at, b, g) {
                         bad = true;
                         v.stats.bad += 1;
-                        v.maps[file].forget(block);
                         if v.stats.bad_blocks.len() < BAD_BLOCKS_KEPT {
-                            let flip = fault.kind == "bit flip";
-                            if flip {
-                                fault.first_bad_byte =
-                                    first_bad_byte(self.w.job, &self.data.template, b);
-                            }
-                            let dumped = if v.spec.dump {
-                                let path = &self.w.paths[file];
-                                dump(self.w.job, &self.data.template, path, at, b, flip)
-                            } else {
-                                Vec::new()
-                            };
-                            v.stats.bad_blocks.push(BadBlock {
-                                file: self.w.paths[file].clone(),
-                                offset: at,
-                                len: interval as u64,
-                                expected_generation: match g {
-                                    Gen::Is(n) => n,
-                                    Gen::Any => 255,
-                                    Gen::Unwritten => 0,
-                                },
-                                fault: *fault,
-                                found_unix_ns: unix_ns(),
-                                dumped,
-                            });
+                            let d = v.describe(cx, file, at, b, g, *fault);
+                            v.stats.bad_blocks.push(d);
                         }
+                        v.maps[file].forget(block);
                     }
                 }
                 block += 1;
@@ -598,6 +772,96 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
         }
         if bad && v.spec.fatal && self.halt == Halt::No {
+            self.halt = Halt::Done;
+        }
+    }
+
+    /// The verify phase on `threads` threads, apart from the job's engine: each reads the next
+    /// unit (the job's I/O size, from the region's start) that holds a written block, with
+    /// pread (O_DIRECT if the job is direct), and checks it, until every unit was read, a
+    /// read failed, or (verify_fatal) a block was bad.
+    fn threaded_phase(&mut self, threads: usize) {
+        let unit = self.slab[0].page_len() * self.slab[0].npages();
+        let direct = self.w.job.direct;
+        let mut files = Vec::new();
+        for (f, path) in self.w.paths.iter().enumerate() {
+            let mut o = std::fs::OpenOptions::new();
+            o.read(true);
+            if direct {
+                std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_DIRECT);
+            }
+            match o.open(path) {
+                Ok(file) => files.push(file),
+                Err(e) => return self.io_error(Dir::Read, f, 0, e),
+            }
+        }
+        let Some(v) = self.verify.as_ref() else {
+            return;
+        };
+        let cx = Ctx {
+            job: self.w.job,
+            template: &self.data.template,
+            paths: &self.w.paths,
+        };
+        let shared = Phase {
+            files: &files,
+            unit,
+            next: AtomicUsize::new(0),
+            halt: AtomicBool::new(false),
+            kept: AtomicUsize::new(0),
+            stop: self.w.stop,
+        };
+        let parts: Vec<Part> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let name = format!("iogauge-verify-{t}");
+                    let shared = &shared;
+                    std::thread::Builder::new()
+                        .name(name)
+                        .spawn_scoped(s, move || v.check_units(cx, shared))
+                        .expect("spawning a verify thread")
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a verify thread panicked"))
+                .collect()
+        });
+        let Some(v) = self.verify.as_mut() else {
+            return;
+        };
+        let mut error = None;
+        for p in parts {
+            let s = &mut v.stats;
+            (s.ios, s.bytes, s.blocks, s.bad) = (
+                s.ios + p.ios,
+                s.bytes + p.bytes,
+                s.blocks + p.blocks,
+                s.bad + p.bad,
+            );
+            s.bad_blocks.extend(p.bad_blocks);
+            for (f, b) in p.forget {
+                v.maps[f].forget(b);
+            }
+            // The failed read nearest the start of the files.
+            if let Some(e) = p.error {
+                if error
+                    .as_ref()
+                    .is_none_or(|o: &(usize, u64, _)| (e.0, e.1) < (o.0, o.1))
+                {
+                    error = Some(e);
+                }
+            }
+        }
+        v.stats
+            .bad_blocks
+            .sort_by(|a, b| (&a.file, a.offset).cmp(&(&b.file, b.offset)));
+        let fatal = v.spec.fatal && v.stats.bad > 0;
+        if let Some((f, offset, e)) = error {
+            self.io_error(Dir::Read, f, offset, e);
+        } else if self.w.stop.load(std::sync::atomic::Ordering::Relaxed) {
+            self.halt = Halt::Abort;
+        } else if fatal {
             self.halt = Halt::Done;
         }
     }

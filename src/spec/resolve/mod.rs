@@ -546,13 +546,7 @@ fn verification(
     let backlog_batch = v.int("verify_backlog_batch")?.unwrap_or(backlog);
     let (state_save, state_load) = (v.bool("verify_state_save")?, v.bool("verify_state_load")?);
     let interval = v.size("verify_interval", w)?;
-    if v.int("verify_async")?.unwrap_or(0) > 0 {
-        w.push(
-            "verify_async: iogauge checks each block as its read completes, in the job's own \
-             thread; the option changes nothing"
-                .into(),
-        );
-    }
+    let threads = v.int("verify_async")?.unwrap_or(0) as u32;
     let Some(checksum) = checksum else {
         for o in [
             "verify_only",
@@ -595,7 +589,8 @@ fn verification(
         return Err(v.error(
             "verify_interval",
             format!(
-                "{interval} bytes does not fit the job's blocks: expected at least {min}                  bytes, at most bs ({bs}), dividing bs and every write size"
+                "{interval} bytes does not fit the job's blocks: expected at least {min} \
+                 bytes, at most bs ({bs}), dividing bs and every write size"
             ),
         ));
     }
@@ -652,6 +647,7 @@ fn verification(
         dump,
         state_save,
         state_load,
+        threads,
     };
     Ok((Some(verify), if only { RwMode::Read } else { rw }))
 }
