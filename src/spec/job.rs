@@ -364,6 +364,9 @@ pub struct Verify {
     /// Threads that read back and check the verify phase (`verify_async`; 0: one per CPU
     /// among the group's verifying jobs).
     pub threads: u32,
+    /// Where in the block the header is swapped to before writing (`verify_offset`; 0: it
+    /// leads).
+    pub header_at: u32,
 }
 
 /// What makes writes durable: write-through opens and explicit flushes (fio's sync family).

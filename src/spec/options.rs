@@ -749,6 +749,16 @@ pub static OPTIONS: &[OptionDef] = &[
                at least 512, and a divisor of every I/O size).",
     },
     OptionDef {
+        name: "verify_offset",
+        aliases: &[],
+        kind: Kind::Size,
+        default: Some("0"),
+        help: "Swap the block's header with the data this many bytes into the block before \
+               writing, and back before checking (fio's option; 0: the header leads). At least \
+               the header's 104 bytes, and the header must end before the block's 16-byte \
+               trailer.",
+    },
+    OptionDef {
         name: "do_verify",
         aliases: &[],
         kind: Kind::Bool,
@@ -853,8 +863,6 @@ pub enum FioOnly {
 
 const NOT_MEASURED: &str = "changes only fio's own latency/bandwidth bookkeeping";
 const REPORT_ONLY: &str = "changes only the layout of fio's report";
-const NO_VERIFY: &str = "iogauge's verification does not have it yet (its header always \
-                         leads the block)";
 const NO_DATA_PATTERN: &str = "iogauge has buffer_pattern, buffer_compress_percentage, \
                                buffer_compress_chunk, dedupe_percentage and \
                                scramble_buffers, not the dedupe working-set options";
@@ -940,7 +948,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "io_uring: iogauge uses READ/WRITE for one buffer, READV/WRITEV for several",
         ),
     ),
-    (&["verify_offset"], FioOnly::Rejected(NO_VERIFY)),
     (
         &["verifysort", "experimental_verify"],
         FioOnly::Ignored(
@@ -1136,7 +1143,7 @@ mod tests {
             }
         }
         assert!(matches!(
-            fio_only("verify_offset"),
+            fio_only("trim_percentage"),
             Some(FioOnly::Rejected(_))
         ));
         assert!(fio_only("verify").is_none() && lookup("verify").is_some());

@@ -540,6 +540,25 @@ pub fn check_pattern(block: &[u8], pattern: &[u8]) -> Result<(), Box<Fault>> {
     }))
 }
 
+/// verify_offset: swaps the header's bytes with those `at` bytes into the block (at least
+/// [`HEADER_LEN`], so the two do not overlap): done after sealing, and again before checking.
+pub fn swap_header(block: &mut [u8], at: usize) {
+    let (head, rest) = block.split_at_mut(at);
+    head[..HEADER_LEN].swap_with_slice(&mut rest[..HEADER_LEN]);
+}
+
+/// Where byte `d` of a block whose header was swapped back from `at` lies in the block as it
+/// was on the media.
+pub fn stored_position(d: u64, at: u64) -> u64 {
+    let h = HEADER_LEN as u64;
+    match d {
+        _ if at == 0 => d,
+        d if d < h => d + at,
+        d if (at..at + h).contains(&d) => d - at,
+        d => d,
+    }
+}
+
 /// The first byte at which `got` and `want` differ.
 pub fn first_difference(got: &[u8], want: &[u8]) -> Option<u64> {
     got.iter()
@@ -902,6 +921,25 @@ mod tests {
         m.end(2, w, false);
         assert_eq!(m.get(2), Gen::Any);
         assert_eq!(m.written(), 3);
+    }
+
+    #[test]
+    fn a_swapped_header_comes_back_and_bytes_map_to_where_they_were_stored() {
+        let mut b: Vec<u8> = (0..1024).map(|i| i as u8).collect();
+        seal(&mut b, Checksum::Crc32c, &stamp(0, 1, 1));
+        let sealed = b.clone();
+        swap_header(&mut b, 300);
+        assert_eq!(&b[300..300 + HEADER_LEN], &sealed[..HEADER_LEN]);
+        assert_eq!(&b[..HEADER_LEN], &sealed[300..300 + HEADER_LEN]);
+        assert_eq!(&b[HEADER_LEN..300], &sealed[HEADER_LEN..300]);
+        swap_header(&mut b, 300);
+        assert_eq!(b, sealed);
+        // Header bytes were stored at 300.., the data they displaced at 0..
+        assert_eq!(stored_position(5, 300), 305);
+        assert_eq!(stored_position(305, 300), 5);
+        assert_eq!(stored_position(200, 300), 200);
+        assert_eq!(stored_position(404, 300), 404);
+        assert_eq!(stored_position(5, 0), 5);
     }
 
     #[test]

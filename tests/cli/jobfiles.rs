@@ -236,8 +236,8 @@ fn job_file_syntax_errors_and_refusals_name_file_and_line_and_create_nothing() {
             "4: bogus=1: unknown option",
         ),
         (
-            "[a]\nsize=1m\nrw=write\nverify=crc32c\nverify_offset=8\n",
-            "5: verify_offset=8: not supported: iogauge's verification does not have it yet",
+            "[a]\nsize=1m\nrw=write\nverify=crc32c\ntrim_percentage=10\n",
+            "5: trim_percentage=10: not supported: iogauge issues no trims",
         ),
         (
             "[a]\nsize=1m\nioengine=libpmem\n",

@@ -91,6 +91,57 @@ fn read_at(f: &Path, at: u64, len: usize) -> Vec<u8> {
     b
 }
 
+/// verify_offset: the header is stored that far into each block, the data's bytes it displaced
+/// at the front; checked as written, and a flipped bit is named where it is on the media.
+#[test]
+fn verify_offset_moves_the_header_into_the_block() {
+    let (_d, f, _) = tmp_file();
+    let opt = "--verify_offset=1000";
+    let mut args = vec![
+        "run",
+        "--filename=F",
+        "--size=1m",
+        "--bs=64k",
+        "--rw=write",
+        "--verify=md5",
+        "--keep",
+        "--output-format=json",
+        opt,
+    ];
+    let fname = format!("--filename={}", f.display());
+    args[1] = &fname;
+    let o = iogauge(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for block in 0..16u64 {
+        let b = read_at(&f, block * 65536, 65536);
+        assert_eq!(&b[1000..1004], b"IOGV", "block {block}: the header at 1000");
+        assert_ne!(&b[..4], b"IOGV", "block {block}: data at the front");
+    }
+    // Checked with the same option; without it, every header is missing.
+    assert_eq!(u(&verify(job(&check_kept(&f, &[opt], 0)))["blocks"]), 16);
+    let r = check_kept(&f, &[], 1);
+    assert_eq!(u(&verify(job(&r))["bad_blocks"]), 16);
+    // A bit of the data swapped to the front, and one after the header: each named at its
+    // byte in the block as stored.
+    for at in [10u64, 5000] {
+        let b = read_at(&f, 2 * 65536 + at, 1);
+        patch(&f, 2 * 65536 + at, &[b[0] ^ 0x10]);
+        let r = check_kept(&f, &[opt, "--verify_dump=1"], 1);
+        assert_eq!(bad(&r), [(2 * 65536, "bit flip".to_string())]);
+        let first = &verify(job(&r))["first_bad"][0];
+        assert_eq!(u(&first["fault"]["first_bad_byte"]), at);
+        // The dumps are as stored: the received one is the block on the media, the expected
+        // one differs from it at that byte alone.
+        let name = |s: &str| format!("{}.{}.{s}", f.display(), 2 * 65536);
+        let received = std::fs::read(name("received")).unwrap();
+        let expected = std::fs::read(name("expected")).unwrap();
+        assert_eq!(received, read_at(&f, 2 * 65536, 65536));
+        let diff: Vec<usize> = (0..65536).filter(|&i| received[i] != expected[i]).collect();
+        assert_eq!(diff, [at as usize]);
+        patch(&f, 2 * 65536 + at, &b);
+    }
+}
+
 #[test]
 fn what_was_written_comes_back_with_every_checksum() {
     for kind in [
@@ -395,7 +446,28 @@ fn verify_refuses_what_it_cannot_check() {
                 "--verify=md5",
                 "--verify_offset=8",
             ],
-            "verify_offset",
+            "--verify_offset=8: 8 bytes into a block of 4096: expected 0, or from 104",
+        ),
+        (
+            vec![
+                fname.as_str(),
+                "--size=1m",
+                "--rw=write",
+                "--verify=md5",
+                "--verify_offset=3977",
+            ],
+            "to 3976 (the header must end before the block's 16-byte trailer)",
+        ),
+        (
+            vec![
+                fname.as_str(),
+                "--size=1m",
+                "--rw=write",
+                "--verify=pattern",
+                "--verify_pattern=0xaa",
+                "--verify_offset=512",
+            ],
+            "--verify_offset=512: verify=pattern writes no header to move",
         ),
     ] {
         let mut all = vec!["run"];

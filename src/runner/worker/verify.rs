@@ -17,7 +17,7 @@ use crate::spec::{DataMode, JobSpec, Verify};
 use crate::stats::{BAD_BLOCKS_KEPT, BadBlock, VerifyStats};
 use crate::verify::{
     Checksum, Expect, FLAG_REGENERABLE, Gen, GenMap, HEADER_LEN, SharedMap, Stamp, StateHeader,
-    TRAILER_LEN, check, check_pattern, first_difference, seal,
+    TRAILER_LEN, check, check_pattern, first_difference, seal, stored_position, swap_header,
 };
 
 /// A file's map: this job's own, or one the group's jobs that write the file share.
@@ -388,7 +388,9 @@ impl Verifier {
     ) -> BadBlock {
         let flip = fault.kind == "bit flip";
         if flip {
-            fault.first_bad_byte = first_bad_byte(cx.job, cx.template, b);
+            // Counted in the block as stored.
+            fault.first_bad_byte = first_bad_byte(cx.job, cx.template, b)
+                .map(|d| stored_position(d, u64::from(self.spec.header_at)));
         }
         let dumped = if self.spec.dump {
             dump(cx.job, cx.template, &cx.paths[file], at, b, flip)
@@ -452,10 +454,13 @@ impl Verifier {
             part.ios += 1;
             part.bytes += data.len() as u64;
             let mut at = offset;
-            for (block, b) in blocks.zip(data.chunks_exact(interval)) {
+            for (block, b) in blocks.zip(data.chunks_exact_mut(interval)) {
                 let g = map.get(block);
                 if g != Gen::Unwritten {
                     part.blocks += 1;
+                    if self.spec.header_at > 0 {
+                        swap_header(b, self.spec.header_at as usize);
+                    }
                     if let Err(fault) = self.verdict(cx, file, block, at, b, g) {
                         part.bad += 1;
                         part.forget.push((file, block));
@@ -556,6 +561,9 @@ impl<E: Engine> Loop<'_, '_, E> {
                 };
                 if v.spec.checksum != Checksum::Pattern {
                     seal(b, v.spec.checksum, &stamp);
+                    if v.spec.header_at > 0 {
+                        swap_header(b, v.spec.header_at as usize);
+                    }
                 }
                 stamp.offset += interval as u64;
                 block += 1;
@@ -575,6 +583,16 @@ impl<E: Engine> Loop<'_, '_, E> {
         let (file, offset, end, overlapped) = (s.file, s.offset, s.end, s.overlapped);
         let seq = s.write_seq;
         (s.writing, s.overlapped) = (false, false);
+        if v.spec.header_at > 0 && v.spec.checksum != Checksum::Pattern {
+            // The buffer goes back to the data behind its header, so the next write made
+            // from it is the job's pattern again.
+            let interval = v.spec.interval as usize;
+            for page in self.slab[i].pages_mut() {
+                for b in page.chunks_exact_mut(interval) {
+                    swap_header(b, v.spec.header_at as usize);
+                }
+            }
+        }
         let range = v.blocks(file, offset, end - offset);
         match &mut v.maps[file] {
             Map::Own(map) => {
@@ -750,13 +768,16 @@ impl<E: Engine> Loop<'_, '_, E> {
         let mut at = offset;
         let first = block;
         for page in u.pages_mut() {
-            for b in page.chunks_exact(interval) {
+            for b in page.chunks_exact_mut(interval) {
                 let g = match &v.maps[file] {
                     Map::Own(map) => map.get(block),
                     Map::Shared { map, .. } => map.settled(block, v.read_from[i][block - first]),
                 };
                 if g != Gen::Unwritten {
                     v.stats.blocks += 1;
+                    if v.spec.header_at > 0 {
+                        swap_header(b, v.spec.header_at as usize);
+                    }
                     if let Err(fault) = v.verdict(cx, file, block, at, b, g) {
                         bad = true;
                         v.stats.bad += 1;
@@ -961,8 +982,9 @@ fn expected_block(job: &JobSpec, template: &[u8], block: &[u8]) -> Option<Vec<u8
 }
 
 /// verify_dump: the block as read, and as written where it can be made again, next to the
-/// file as FILE.OFFSET.received and FILE.OFFSET.expected (fio's names); never over a file
-/// iogauge did not write. Returns what was written, or why not.
+/// file as FILE.OFFSET.received and FILE.OFFSET.expected (fio's names), both as stored (with
+/// verify_offset, the header where it was swapped to); never over a file iogauge did not
+/// write. Returns what was written, or why not.
 fn dump(
     job: &JobSpec,
     template: &[u8],
@@ -972,7 +994,16 @@ fn dump(
     regenerate: bool,
 ) -> Vec<String> {
     let mut out = Vec::new();
+    let header_at = job.verify.map_or(0, |v| v.header_at as usize);
     let mut put = |suffix: &str, bytes: &[u8]| {
+        let mut stored;
+        let bytes = if header_at > 0 {
+            stored = bytes.to_vec();
+            swap_header(&mut stored, header_at);
+            &stored[..]
+        } else {
+            bytes
+        };
         let mut name = file.as_os_str().to_owned();
         name.push(format!(".{offset}.{suffix}"));
         let path = std::path::PathBuf::from(name);

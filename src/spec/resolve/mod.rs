@@ -547,6 +547,7 @@ fn verification(
     let (state_save, state_load) = (v.bool("verify_state_save")?, v.bool("verify_state_load")?);
     let interval = v.size("verify_interval", w)?;
     let threads = v.int("verify_async")?.unwrap_or(0) as u32;
+    let header_at = v.size("verify_offset", w)?.unwrap_or(0);
     let Some(checksum) = checksum else {
         for o in [
             "verify_only",
@@ -557,6 +558,7 @@ fn verification(
             "verify_state_load",
             "verify_backlog",
             "verify_backlog_batch",
+            "verify_offset",
         ] {
             if v.given(o) && (o != "verify_only" || only) {
                 return Err(v.error(o, "needs verify= (the checksum to check with)".into()));
@@ -593,6 +595,27 @@ fn verification(
                  bytes, at most bs ({bs}), dividing bs and every write size"
             ),
         ));
+    }
+    if header_at > 0 {
+        use crate::verify::{HEADER_LEN, TRAILER_LEN};
+        let (h, t) = (HEADER_LEN as u64, TRAILER_LEN as u64);
+        if checksum == crate::verify::Checksum::Pattern {
+            return Err(v.error(
+                "verify_offset",
+                "verify=pattern writes no header to move".into(),
+            ));
+        }
+        if header_at < h || header_at + h + t > interval {
+            return Err(v.error(
+                "verify_offset",
+                format!(
+                    "{header_at} bytes into a block of {interval}: expected 0, or from {h} (the \
+                     header it swaps with must not overlap it) to {} (the header must end \
+                     before the block's {t}-byte trailer)",
+                    interval.saturating_sub(h + t)
+                ),
+            ));
+        }
     }
     if backlog > 0 && (only || inline) {
         return Err(v.error(
@@ -648,6 +671,7 @@ fn verification(
         state_save,
         state_load,
         threads,
+        header_at: header_at as u32,
     };
     Ok((Some(verify), if only { RwMode::Read } else { rw }))
 }
