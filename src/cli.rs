@@ -66,10 +66,40 @@ pub enum Request {
         threshold_pct: f64,
         fail_on_regression: bool,
     },
+    /// `iogauge sweep`: a workload over a grid of option values, one run per point.
+    Sweep(SweepRequest),
     /// A legacy tool's command line (`iogauge sasiotest|sqlio|iotest ...`).
     Legacy(crate::compat::Invocation),
     /// Help or version text to print; exit 0.
     Print(String),
+}
+
+/// `iogauge sweep …`.
+#[derive(Debug)]
+pub struct SweepRequest {
+    pub base: SweepBase,
+    pub axes: Vec<crate::sweep::Axis>,
+    pub dir: PathBuf,
+    pub resume: bool,
+    /// `--table ROW,COL` (default: the first two swept options).
+    pub table: Option<(String, String)>,
+    pub metric: crate::sweep::Metric,
+    pub tool: ToolOptions,
+    /// The command line without the sweep's own flags: what every point shares.
+    pub base_args: Vec<String>,
+}
+
+/// The workload a sweep varies.
+#[derive(Debug)]
+pub enum SweepBase {
+    /// Workload flags, as `run` takes them.
+    Options(Vec<Section>),
+    /// Job files, as `job` takes them (flags are the files' defaults, `--set` wins).
+    Jobs {
+        files: Vec<PathBuf>,
+        defaults: Section,
+        overrides: Section,
+    },
 }
 
 /// A usage error: one line, exit 2.
@@ -137,6 +167,186 @@ fn run_command() -> Command {
              writer side by side.",
         );
     tool_args(workload_args(cmd))
+}
+
+fn sweep_command() -> Command {
+    let cmd = Command::new("sweep")
+        .about("Run a workload over a grid of option values, point by point, into one directory")
+        .args_override_self(true)
+        .after_help(
+            "Each --sweep NAME=VALUES adds an axis: a list (numpages=3,20,50) or a range \
+             (bs=4k..1m:x2, iodepth=1..256:x2, numjobs=1..8:+1). The grid runs point by point, \
+             the first axis slowest. DIR gets each point's full JSON report under points/, and \
+             index.json and index.csv (a row per point, each swept value a column); the table \
+             of two swept options is printed at the end and saved as table.txt. A point that \
+             fails is recorded and the sweep goes on; --resume runs what an interrupted sweep \
+             left.",
+        )
+        .arg(
+            Arg::new("sweep")
+                .long("sweep")
+                .value_name("NAME=VALUES")
+                .action(ArgAction::Append)
+                .required(true)
+                .help("An option and its values: a list (3,20,50) or a range (4k..1m:x2)"),
+        )
+        .arg(
+            Arg::new("dir")
+                .long("dir")
+                .value_name("DIR")
+                .required(true)
+                .help("Where the points' reports and the index go (new, or with --resume)"),
+        )
+        .arg(
+            Arg::new("resume")
+                .long("resume")
+                .action(ArgAction::SetTrue)
+                .help("Continue the sweep in DIR: run only the points not done"),
+        )
+        .arg(
+            Arg::new("table")
+                .long("table")
+                .value_name("ROW,COL")
+                .help("The table's rows and columns: two swept options [default: the first two]"),
+        )
+        .arg(
+            Arg::new("metric")
+                .long("metric")
+                .value_name("METRIC")
+                .default_value("mb/s")
+                .help("What the table shows: mb/s, mib/s, iops, p99 or seconds"),
+        )
+        .arg(
+            Arg::new("job")
+                .long("job")
+                .value_name("FILE.fio")
+                .action(ArgAction::Append)
+                .help("Sweep a job file's jobs instead of the workload flags (repeatable)"),
+        )
+        .arg(
+            Arg::new("set")
+                .long("set")
+                .value_name("KEY=VALUE")
+                .action(ArgAction::Append)
+                .help("With --job: override an option in every job, over what the file says"),
+        )
+        .arg(
+            Arg::new("keep")
+                .long("keep")
+                .action(ArgAction::SetTrue)
+                .help("Keep the files iogauge created (default: remove them after each point)"),
+        )
+        .arg(
+            Arg::new("allow-overwrite")
+                .long("allow-overwrite")
+                .action(ArgAction::SetTrue)
+                .help("Allow writing to existing files and block devices (destroys their data)"),
+        )
+        .arg(
+            Arg::new("skip-space-check")
+                .long("skip-space-check")
+                .action(ArgAction::SetTrue)
+                .help("Do not refuse when statvfs reports too little free space"),
+        );
+    workload_args(cmd)
+}
+
+/// `iogauge sweep …`: the axes and the base are checked here; the points when they run.
+fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError> {
+    let mut axes: Vec<crate::sweep::Axis> = Vec::new();
+    for a in sm.get_many::<String>("sweep").into_iter().flatten() {
+        let axis = crate::sweep::parse_axis(a).map_err(UsageError)?;
+        if axes.iter().any(|x| x.name == axis.name) {
+            return Err(UsageError(format!(
+                "--sweep={a}: {} is swept twice; give its values once",
+                axis.name
+            )));
+        }
+        axes.push(axis);
+    }
+    crate::sweep::grid(&axes).map_err(UsageError)?;
+    let table = match sm.get_one::<String>("table") {
+        Some(t) => {
+            let Some((r, c)) = t.split_once(',') else {
+                return Err(UsageError(format!(
+                    "--table={t}: expected ROW,COL, two swept options (--table numpages,bs)"
+                )));
+            };
+            Some((r.trim().to_string(), c.trim().to_string()))
+        }
+        None => None,
+    };
+    let metric_text = sm.get_one::<String>("metric").expect("has default");
+    let metric = crate::sweep::Metric::parse(metric_text).ok_or_else(|| {
+        UsageError(format!(
+            "--metric={metric_text}: expected {}",
+            crate::sweep::Metric::ACCEPTED
+        ))
+    })?;
+    let files: Vec<PathBuf> = sm
+        .get_many::<String>("job")
+        .into_iter()
+        .flatten()
+        .map(|s| rawpath::path(s))
+        .collect();
+    let mut overrides = Section::new("--set");
+    for kv in sm.get_many::<String>("set").into_iter().flatten() {
+        let Some((k, v)) = kv.split_once('=') else {
+            return Err(UsageError(format!(
+                "--set={kv}: expected KEY=VALUE (--set size=64m)"
+            )));
+        };
+        overrides.set(k.trim(), v.trim(), Origin::Cli);
+    }
+    if files.is_empty() && !overrides.entries.is_empty() {
+        return Err(UsageError(
+            "--set: overrides a job file's options; without --job give the options themselves"
+                .into(),
+        ));
+    }
+    let base = if files.is_empty() {
+        SweepBase::Options(run_sections(sm))
+    } else {
+        SweepBase::Jobs {
+            files,
+            defaults: workload_entries(sm),
+            overrides,
+        }
+    };
+    // What every point shares: the command line without the sweep's own flags.
+    let own = ["--dir", "--resume", "--table", "--metric", "--sweep"];
+    let mut base_args = Vec::new();
+    let mut skip = false;
+    for a in args.iter().skip(1) {
+        if skip {
+            skip = false;
+            continue;
+        }
+        let flag = a.split('=').next().unwrap_or("");
+        if own.contains(&flag) {
+            // `--dir D` takes the next word; `--resume` and `--dir=D` do not.
+            skip = !a.contains('=') && flag != "--resume";
+            continue;
+        }
+        base_args.push(a.clone());
+    }
+    Ok(Request::Sweep(SweepRequest {
+        base,
+        axes,
+        dir: rawpath::path(sm.get_one::<String>("dir").expect("required")),
+        resume: sm.get_flag("resume"),
+        table,
+        metric,
+        tool: ToolOptions {
+            formats: vec![Format::Json],
+            output: None,
+            keep: sm.get_flag("keep"),
+            allow_overwrite: sm.get_flag("allow-overwrite"),
+            skip_space_check: sm.get_flag("skip-space-check"),
+            overwrite_output: false,
+        },
+        base_args,
+    }))
 }
 
 fn job_command() -> Command {
@@ -293,6 +503,7 @@ pub fn command() -> Command {
                         .help("Longest time per test"),
                 ),
         ))
+        .subcommand(sweep_command())
         .subcommand(Command::new("options").about("List every workload option with type, default and meaning"))
         .subcommand(
             Command::new("report")
@@ -506,6 +717,7 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             })
         }
         Some(("compare", sm)) => compare_request(sm),
+        Some(("sweep", sm)) => sweep_request(&args, sm),
         Some(("quick", sm)) => Ok(Request::Quick {
             directory: rawpath::path(sm.get_one::<String>("directory").expect("default")),
             size: sm.get_one::<String>("size").cloned(),

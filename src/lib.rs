@@ -53,6 +53,7 @@ pub mod result;
 pub mod runner;
 pub mod spec;
 pub mod stats;
+pub mod sweep;
 pub mod target;
 pub mod units;
 pub mod verify;

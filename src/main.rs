@@ -16,6 +16,22 @@ use iogauge::target::{self, Safety, TargetError};
 use iogauge::units::human_bytes;
 use iogauge::{compat, jobfile, ownership, profiles, result, stats::CpuUsage};
 
+/// Warnings already printed, while a sweep runs (each is printed once, not once per point).
+static SEEN_WARNINGS: std::sync::Mutex<Option<std::collections::HashSet<String>>> =
+    std::sync::Mutex::new(None);
+
+/// Prints a warning to stderr (in a sweep, the first time only).
+fn warn(w: &str) {
+    if let Ok(mut seen) = SEEN_WARNINGS.lock() {
+        if let Some(seen) = seen.as_mut() {
+            if !seen.insert(w.to_string()) {
+                return;
+            }
+        }
+    }
+    eprintln!("iogauge: warning: {}", cli::for_terminal(w));
+}
+
 fn usage_exit(msg: &str) -> ExitCode {
     eprintln!("iogauge: {}", cli::for_terminal(msg));
     ExitCode::from(2)
@@ -124,6 +140,7 @@ fn main() -> ExitCode {
             execute(&args, jobs, false, tool, None, notes)
         }
         Ok(Request::Legacy(inv)) => legacy(&args, inv),
+        Ok(Request::Sweep(req)) => sweep(&args, req),
         Ok(Request::Quick {
             directory,
             size,
@@ -236,7 +253,7 @@ fn measure(
 ) -> Result<Measured, Failure> {
     // Printed first: a job file's surprise may be why its options do not resolve.
     for n in notes {
-        eprintln!("iogauge: warning: {}", cli::for_terminal(n));
+        warn(n);
     }
     let mut plan = spec::resolve(sections, separate_groups)?;
     check_log_files(&plan, safety.overwrite_output).map_err(Failure::Usage)?;
@@ -249,7 +266,7 @@ fn measure(
     warnings.extend(plan.ignored_note());
     warnings.extend(targets.warnings.iter().cloned());
     for w in &warnings[notes.len()..] {
-        eprintln!("iogauge: warning: {}", cli::for_terminal(w));
+        warn(w);
     }
 
     let live = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
@@ -286,7 +303,7 @@ fn measure(
     // What the run found (the device counters' verdicts) reaches stderr too, whatever the
     // report's format.
     for w in &report.warnings[printed..] {
-        eprintln!("iogauge: warning: {}", cli::for_terminal(w));
+        warn(w);
     }
     let code = if outcome.interrupted {
         130
@@ -738,4 +755,334 @@ fn status_line(ev: &Event) {
     };
     eprint!("\r\x1b[2K{line}");
     let _ = std::io::stderr().flush();
+}
+
+/// A point's jobs: the sweep's base with the point's values over it.
+fn point_sections(
+    base: &cli::SweepBase,
+    axes: &[iogauge::sweep::Axis],
+    values: &[String],
+) -> Result<(Vec<Section>, Vec<String>), String> {
+    match base {
+        cli::SweepBase::Options(sections) => {
+            let mut sections = sections.clone();
+            for s in &mut sections {
+                for (a, v) in axes.iter().zip(values) {
+                    s.set(&a.name, v, spec::Origin::Cli);
+                }
+            }
+            Ok((sections, Vec::new()))
+        }
+        cli::SweepBase::Jobs {
+            files,
+            defaults,
+            overrides,
+        } => {
+            let mut overrides = overrides.clone();
+            for (a, v) in axes.iter().zip(values) {
+                overrides.set(&a.name, v, spec::Origin::Cli);
+            }
+            read_job_files(files, defaults, &overrides, &[])
+        }
+    }
+}
+
+/// The command that runs one point on its own, for its report's command line.
+fn point_command(req: &cli::SweepRequest, values: &[String]) -> Vec<String> {
+    let jobs = matches!(req.base, cli::SweepBase::Jobs { .. });
+    let mut cmd = vec![
+        "iogauge".to_string(),
+        if jobs { "job" } else { "run" }.to_string(),
+    ];
+    let mut rest = req.base_args.iter().skip(1).peekable();
+    while let Some(a) = rest.next() {
+        match a.strip_prefix("--job") {
+            Some("") => cmd.extend(rest.next().cloned()),
+            Some(v) if v.starts_with('=') => cmd.push(v[1..].to_string()),
+            _ => cmd.push(a.clone()),
+        }
+    }
+    for (a, v) in req.axes.iter().zip(values) {
+        if jobs {
+            cmd.extend(["--set".to_string(), format!("{}={v}", a.name)]);
+        } else {
+            cmd.push(format!("--{}={v}", a.name));
+        }
+    }
+    cmd
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename, so a crash leaves the old
+/// file or the new one.
+fn replace_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+fn save_index(dir: &std::path::Path, index: &iogauge::sweep::Index) -> std::io::Result<()> {
+    let json = serde_json::to_vec_pretty(index).map_err(std::io::Error::other)?;
+    replace_file(&dir.join("index.json"), &json)?;
+    replace_file(&dir.join("index.csv"), index.csv().as_bytes())
+}
+
+/// `iogauge sweep`: checks every point's options first (nothing is created when none can
+/// run), then runs the pending points one by one through the same pipeline as `run`, saving
+/// each report and the index after each point, and prints the table.
+fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
+    use iogauge::sweep::{Index, Status, figures, point_label};
+    let axes = &req.axes;
+    let fresh = match Index::new(args.to_vec(), req.base_args.clone(), axes.clone()) {
+        Ok(i) => i,
+        Err(e) => return usage_exit(&e),
+    };
+    let (row, col) = match &req.table {
+        Some((r, c)) => (r.clone(), c.clone()),
+        None => (
+            axes[0].name.clone(),
+            axes.get(1).unwrap_or(&axes[0]).name.clone(),
+        ),
+    };
+    if let Err(e) = fresh.table(&row, &col, req.metric) {
+        return usage_exit(&e);
+    }
+    let dir = &req.dir;
+    let shown = iogauge::rawpath::display(dir).to_string();
+    let mut index = if req.resume {
+        let path = dir.join("index.json");
+        let old: Index = match std::fs::read(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+        {
+            Ok(i) => i,
+            Err(e) => {
+                return usage_exit(&format!(
+                    "--resume: {shown}/index.json: {e}: no sweep to resume there"
+                ));
+            }
+        };
+        if old.base != req.base_args {
+            return usage_exit(&format!(
+                "--resume: {shown} holds a sweep of another workload ({}); give the same \
+                 options, or another --dir",
+                old.base.join(" ")
+            ));
+        }
+        let mut index = fresh;
+        for p in &mut index.points {
+            let done = old.points.iter().find(|o| {
+                o.values == p.values
+                    && matches!(o.status, Status::Ok | Status::Failed | Status::Refused)
+                    && o.report.as_ref().is_none_or(|r| dir.join(r).is_file())
+            });
+            if let Some(o) = done {
+                let n = p.point;
+                *p = o.clone();
+                p.point = n;
+            }
+        }
+        index
+    } else {
+        if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+            return usage_exit(&format!(
+                "--dir={shown}: exists and is not empty: give --resume to continue the sweep \
+                 in it, or a new directory"
+            ));
+        }
+        fresh
+    };
+    // Every pending point's options, checked before anything is created.
+    let mut plans = Vec::new();
+    let mut refused = 0;
+    let mut first_refusal = None;
+    for p in &mut index.points {
+        if p.status != Status::Pending && p.status != Status::Interrupted {
+            plans.push(None);
+            continue;
+        }
+        let values: Vec<String> = axes.iter().map(|a| p.values[&a.name].clone()).collect();
+        let checked = point_sections(&req.base, axes, &values).and_then(|(sections, notes)| {
+            spec::resolve(&sections, false)
+                .map(|_| (sections, notes))
+                .map_err(|e| e.to_string())
+        });
+        match checked {
+            Ok(plan) => plans.push(Some((values, plan))),
+            Err(e) => {
+                refused += 1;
+                first_refusal.get_or_insert_with(|| e.clone());
+                (p.status, p.exit_code, p.error) = (Status::Refused, Some(2), Some(e));
+                plans.push(None);
+            }
+        }
+    }
+    if refused > 0 && refused == plans.iter().filter(|p| p.is_some()).count() + refused {
+        // No pending point can run: a bad base or a bad axis, not one bad corner of the grid.
+        let e = first_refusal.clone().unwrap_or_default();
+        return usage_exit(&format!("sweep: no point can run: {e}"));
+    }
+    if let Err(e) =
+        std::fs::create_dir_all(dir.join("points")).and_then(|_| save_index(dir, &index))
+    {
+        eprintln!("iogauge: sweep: {shown}: {e}");
+        return ExitCode::from(1);
+    }
+    let total = index.points.len();
+    let todo = plans.iter().filter(|p| p.is_some()).count();
+    if total - todo > refused {
+        eprintln!(
+            "iogauge: sweep: {} of {total} points already done in {shown}",
+            total - todo - refused
+        );
+    }
+    if refused > 0 {
+        eprintln!(
+            "iogauge: sweep: {refused} of {total} points refused by their options (first: {})",
+            first_refusal.as_deref().unwrap_or_default()
+        );
+    }
+    let safety = Safety {
+        allow_overwrite: req.tool.allow_overwrite,
+        skip_space_check: req.tool.skip_space_check,
+        overwrite_output: false,
+    };
+    if let Ok(mut seen) = SEEN_WARNINGS.lock() {
+        *seen = Some(Default::default());
+    }
+    let started = Instant::now();
+    let mut ran = 0;
+    let mut interrupted = false;
+    for (k, plan) in plans.into_iter().enumerate() {
+        let Some((values, (sections, notes))) = plan else {
+            continue;
+        };
+        let label = point_label(axes, &values);
+        eprintln!(
+            "iogauge: sweep: point {}/{total}: {label}",
+            index.points[k].point
+        );
+        let t0 = Instant::now();
+        let command = point_command(&req, &values);
+        let p = &mut index.points[k];
+        match measure(&command, &sections, false, safety, req.tool.keep, &notes) {
+            Ok(Measured { report, code }) => {
+                let name = format!("points/{:04}.json", p.point);
+                match serde_json::to_vec_pretty(&report) {
+                    Ok(json) => {
+                        if let Err(e) = replace_file(&dir.join(&name), &json) {
+                            eprintln!("iogauge: sweep: {shown}/{name}: {e}");
+                            return ExitCode::from(1);
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("iogauge: sweep: point {}: {e}", p.point);
+                        return ExitCode::from(1);
+                    }
+                }
+                p.status = match code {
+                    0 => Status::Ok,
+                    130 => Status::Interrupted,
+                    2 => Status::Refused,
+                    _ => Status::Failed,
+                };
+                p.exit_code = Some(code);
+                p.error = report.errors.first().cloned();
+                p.report = Some(name);
+                p.figures = Some(figures(&report));
+            }
+            Err(f) => {
+                f.report();
+                p.status = match f {
+                    Failure::Interrupted => Status::Interrupted,
+                    Failure::Usage(_) => Status::Refused,
+                    Failure::System(_) => Status::Failed,
+                };
+                p.exit_code = Some(f.code());
+                p.error = Some(match f {
+                    Failure::Usage(m) | Failure::System(m) => m,
+                    Failure::Interrupted => "interrupted before the point started".into(),
+                });
+                p.report = None;
+                p.figures = None;
+            }
+        }
+        p.elapsed_s = Some(t0.elapsed().as_secs_f64());
+        interrupted = p.status == Status::Interrupted;
+        let outcome = match (&p.status, &p.figures) {
+            (Status::Ok, Some(f)) => format!(
+                "{:.1} MB/s ({:.1} MiB/s), {:.0} IOPS",
+                f.mb_per_s, f.mib_per_s, f.iops
+            ),
+            (s, _) => format!(
+                "{}{}",
+                serde_json::to_value(s)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default(),
+                p.error
+                    .as_ref()
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default()
+            ),
+        };
+        ran += 1;
+        let left = todo - ran;
+        let eta = started.elapsed().as_secs_f64() / ran as f64 * left as f64;
+        eprintln!(
+            "iogauge: sweep: point {}/{total} ({label}): {outcome} in {:.1} s; {left} left{}",
+            p.point,
+            p.elapsed_s.unwrap_or(0.0),
+            if left > 0 && !interrupted {
+                format!(", about {}", duration_text(eta))
+            } else {
+                String::new()
+            }
+        );
+        if let Err(e) = save_index(dir, &index) {
+            eprintln!("iogauge: sweep: {shown}: {e}");
+            return ExitCode::from(1);
+        }
+        if interrupted {
+            break;
+        }
+    }
+    let table = index
+        .table(&row, &col, req.metric)
+        .expect("the table's axes were checked");
+    print!("{table}");
+    let _ = replace_file(&dir.join("table.txt"), table.as_bytes());
+    let failed = index
+        .points
+        .iter()
+        .filter(|p| matches!(p.status, Status::Failed | Status::Refused))
+        .count();
+    eprintln!(
+        "iogauge: sweep: {shown}: index.json, index.csv, table.txt and {} point report(s){}",
+        index.points.iter().filter(|p| p.report.is_some()).count(),
+        if failed > 0 {
+            format!("; {failed} point(s) failed or were refused (see index.csv)")
+        } else {
+            String::new()
+        }
+    );
+    if interrupted {
+        eprintln!("iogauge: sweep: interrupted; --resume runs the points left");
+        ExitCode::from(130)
+    } else if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// 75 s → "1 min 15 s".
+fn duration_text(s: f64) -> String {
+    let s = s.round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
 }

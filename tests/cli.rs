@@ -33,6 +33,8 @@ mod layout;
 mod outputs;
 #[path = "cli/safety.rs"]
 mod safety;
+#[path = "cli/sweep.rs"]
+mod sweep;
 #[path = "cli/sync.rs"]
 mod sync;
 #[path = "cli/verify.rs"]

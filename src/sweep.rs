@@ -1,0 +1,725 @@
+//! Sweeps: one workload run over a grid of option values, point by point. This module holds
+//! what does not run I/O: the `--sweep NAME=VALUES` grammar, the grid, each point's figures
+//! as the index records them, the index (JSON and CSV) and the table of two swept options.
+//! The command (`iogauge sweep`) runs the points through the same pipeline as `run`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::result::{DirReport, RunReport};
+use crate::spec::options::{Kind, lookup};
+
+/// Most points one axis may have: a range with a small step over a wide span is a typo.
+pub const MAX_AXIS_POINTS: usize = 1000;
+/// Most points a sweep may have.
+pub const MAX_POINTS: usize = 10_000;
+
+/// One swept option and its values, in the order they run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Axis {
+    pub name: String,
+    pub values: Vec<String>,
+}
+
+/// Parses `NAME=V1,V2,…`, or a range `NAME=FROM..TO[:xF|:+S]` (default step +1): sizes
+/// (`bs=4k..1m:x2`) or whole numbers (`iodepth=1..256:x2`). The name must be a workload
+/// option; the values are checked when each point resolves.
+pub fn parse_axis(arg: &str) -> Result<Axis, String> {
+    let bad = |why: String| format!("--sweep={arg}: {why}");
+    let (name, values) = arg
+        .split_once('=')
+        .ok_or_else(|| bad("expected NAME=V1,V2,… or NAME=FROM..TO:x2 (bs=4k..1m:x2)".into()))?;
+    let name = name.trim();
+    let def = lookup(name).ok_or_else(|| {
+        bad(format!(
+            "{name} is not a workload option (iogauge options lists them)"
+        ))
+    })?;
+    let values = values.trim();
+    let list: Vec<String> = if let Some((from, rest)) = values.split_once("..") {
+        let (to, step) = rest.split_once(':').unwrap_or((rest, "+1"));
+        range(def.kind, from.trim(), to.trim(), step.trim()).map_err(bad)?
+    } else {
+        values
+            .split(',')
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .collect()
+    };
+    if list.is_empty() {
+        return Err(bad("no values".into()));
+    }
+    if list.len() > MAX_AXIS_POINTS {
+        return Err(bad(format!(
+            "{} values: at most {MAX_AXIS_POINTS} per option",
+            list.len()
+        )));
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(dup) = list.iter().find(|v| !seen.insert(v.as_str())) {
+        return Err(bad(format!("{dup} is given twice")));
+    }
+    Ok(Axis {
+        name: def.name.to_string(),
+        values: list,
+    })
+}
+
+/// The values of a range, written as the option takes them (sizes in their largest exact
+/// unit: 4k, 1m).
+fn range(kind: Kind, from: &str, to: &str, step: &str) -> Result<Vec<String>, String> {
+    let size = matches!(kind, Kind::Size | Kind::Spec(_));
+    let num = |t: &str| -> Result<u64, String> {
+        if size {
+            crate::spec::value::parse_size(t)
+                .map(|s| s.bytes)
+                .map_err(|acc| format!("{t}: expected {acc}"))
+        } else {
+            t.parse::<u64>()
+                .map_err(|_| format!("{t}: a range needs whole numbers (or sizes)"))
+        }
+    };
+    if !size && !matches!(kind, Kind::Int { .. } | Kind::Seconds) {
+        return Err("a range needs a size or whole-number option; list the values instead".into());
+    }
+    let (a, b) = (num(from)?, num(to)?);
+    if a > b {
+        return Err(format!("{from}..{to}: the range runs upwards"));
+    }
+    let next: Box<dyn Fn(u64) -> u64> = if let Some(f) = step.strip_prefix('x') {
+        let f: u64 = f
+            .parse()
+            .ok()
+            .filter(|&f| f >= 2)
+            .ok_or_else(|| format!(":{step}: expected a whole factor of at least 2 (:x2)"))?;
+        if a == 0 {
+            return Err(format!(
+                "{from}..{to}:{step}: a product range cannot start at 0"
+            ));
+        }
+        Box::new(move |v| v.saturating_mul(f))
+    } else {
+        let s: u64 = step
+            .strip_prefix('+')
+            .unwrap_or(step)
+            .parse()
+            .ok()
+            .filter(|&s| s >= 1)
+            .ok_or_else(|| format!(":{step}: expected a step (:+8) or a factor (:x2)"))?;
+        Box::new(move |v| v.saturating_add(s))
+    };
+    let mut out = Vec::new();
+    let mut v = a;
+    while v <= b {
+        out.push(if size { size_text(v) } else { v.to_string() });
+        if out.len() > MAX_AXIS_POINTS {
+            break;
+        }
+        let n = next(v);
+        if n == v {
+            break;
+        }
+        v = n;
+    }
+    Ok(out)
+}
+
+/// Bytes in the largest unit that divides them exactly (fio's syntax: 512, 4k, 1m, 2g).
+pub fn size_text(b: u64) -> String {
+    for (unit, shift) in [("t", 40), ("g", 30), ("m", 20), ("k", 10)] {
+        if b >= 1 << shift && b % (1 << shift) == 0 {
+            return format!("{}{unit}", b >> shift);
+        }
+    }
+    b.to_string()
+}
+
+/// Every combination of the axes' values, the first axis changing slowest.
+pub fn grid(axes: &[Axis]) -> Result<Vec<Vec<String>>, String> {
+    let total = axes
+        .iter()
+        .fold(1u128, |n, a| n.saturating_mul(a.values.len() as u128));
+    if total > MAX_POINTS as u128 {
+        return Err(format!(
+            "--sweep: {} = {total} points: at most {MAX_POINTS}",
+            axes.iter()
+                .map(|a| a.values.len().to_string())
+                .collect::<Vec<_>>()
+                .join(" x ")
+        ));
+    }
+    let total = total as usize;
+    let mut points = Vec::with_capacity(total);
+    for i in 0..total {
+        let mut rest = i;
+        let mut p = vec![String::new(); axes.len()];
+        for (k, a) in axes.iter().enumerate().rev() {
+            p[k] = a.values[rest % a.values.len()].clone();
+            rest /= a.values.len();
+        }
+        points.push(p);
+    }
+    Ok(points)
+}
+
+/// A point's name in the index and for `--resume`: its values, `bs=16k numpages=3`.
+pub fn point_label(axes: &[Axis], values: &[String]) -> String {
+    axes.iter()
+        .zip(values)
+        .map(|(a, v)| format!("{}={v}", a.name))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// How a point ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Ran and passed.
+    Ok,
+    /// Ran, and an I/O error, a verify failure or a refused set-up ended it (its report says).
+    Failed,
+    /// Its options do not resolve (a value the option refuses, a combination that cannot
+    /// run): nothing ran.
+    Refused,
+    /// Stopped by Ctrl-C: `--resume` runs it again.
+    Interrupted,
+    /// Not run yet.
+    Pending,
+}
+
+/// One point of the index.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Point {
+    /// 1-based, in grid order.
+    pub point: usize,
+    /// Swept option → value.
+    pub values: BTreeMap<String, String>,
+    pub status: Status,
+    /// The command's exit code (0 ok, 1 failed, 2 refused, 130 interrupted).
+    pub exit_code: Option<u8>,
+    /// Why it did not pass, in one line.
+    pub error: Option<String>,
+    /// Its full report, relative to the sweep's directory.
+    pub report: Option<String>,
+    /// Wall time the point took, set-up and clean-up included.
+    pub elapsed_s: Option<f64>,
+    pub figures: Option<Figures>,
+}
+
+/// A point's headline figures: bandwidth and IOPS summed over its groups (groups run one
+/// after another, so for several groups the sums compare like for like only with each
+/// other), p99 the worst group's, total latency where recorded (else completion latency).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Figures {
+    pub read_mib_per_s: f64,
+    pub read_mb_per_s: f64,
+    pub read_iops: f64,
+    pub read_p99_us: Option<f64>,
+    pub write_mib_per_s: f64,
+    pub write_mb_per_s: f64,
+    pub write_iops: f64,
+    pub write_p99_us: Option<f64>,
+    /// Read and write together.
+    pub mib_per_s: f64,
+    pub mb_per_s: f64,
+    pub iops: f64,
+    /// Worst of the two.
+    pub p99_us: Option<f64>,
+    /// Measured time, seconds: the longest group's.
+    pub runtime_s: f64,
+    /// How it was measured: tool, kernel, CPU, and each target's file system and device.
+    pub iogauge: String,
+    pub kernel: String,
+    pub cpu: String,
+    pub targets: String,
+}
+
+fn p99_us(d: &DirReport) -> Option<f64> {
+    let l = d.lat_ns.as_ref().or(d.clat_ns.as_ref())?;
+    l.percentiles.get("99.000000").map(|&ns| ns as f64 / 1000.0)
+}
+
+/// The figures of a point's report.
+pub fn figures(r: &RunReport) -> Figures {
+    let mut f = Figures {
+        iogauge: format!("{} {}", r.tool.name, r.tool.version),
+        kernel: r.host.kernel.clone(),
+        cpu: format!("{} x {}", r.host.cpus, r.host.cpu_model),
+        targets: r
+            .targets
+            .iter()
+            .map(|t| {
+                let dev = t
+                    .device
+                    .as_ref()
+                    .map_or_else(|| "no device".to_string(), |d| d.name.clone());
+                format!(
+                    "{} ({}, {dev})",
+                    crate::rawpath::display(&t.path),
+                    t.fs_type
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        ..Figures::default()
+    };
+    let worst = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    };
+    for g in &r.groups {
+        let (rd, wr) = (&g.total.read, &g.total.write);
+        f.read_mib_per_s += rd.mib_per_s;
+        f.read_mb_per_s += rd.mb_per_s;
+        f.read_iops += rd.iops;
+        f.write_mib_per_s += wr.mib_per_s;
+        f.write_mb_per_s += wr.mb_per_s;
+        f.write_iops += wr.iops;
+        if rd.ios > 0 {
+            f.read_p99_us = worst(f.read_p99_us, p99_us(rd));
+        }
+        if wr.ios > 0 {
+            f.write_p99_us = worst(f.write_p99_us, p99_us(wr));
+        }
+        f.runtime_s = f.runtime_s.max(g.total.elapsed_ns as f64 / 1e9);
+    }
+    f.mib_per_s = f.read_mib_per_s + f.write_mib_per_s;
+    f.mb_per_s = f.read_mb_per_s + f.write_mb_per_s;
+    f.iops = f.read_iops + f.write_iops;
+    f.p99_us = worst(f.read_p99_us, f.write_p99_us);
+    f
+}
+
+/// What a table cell shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    MbPerS,
+    MibPerS,
+    Iops,
+    P99Us,
+    /// The point's wall time, as the seeds' tables give it.
+    ElapsedS,
+}
+
+impl Metric {
+    pub const ACCEPTED: &'static str = "mb/s, mib/s, iops, p99 or seconds";
+
+    pub fn parse(t: &str) -> Option<Metric> {
+        Some(match t.to_ascii_lowercase().as_str() {
+            "mb/s" | "mb_per_s" | "mbps" => Metric::MbPerS,
+            "mib/s" | "mib_per_s" => Metric::MibPerS,
+            "iops" => Metric::Iops,
+            "p99" | "p99_us" => Metric::P99Us,
+            "seconds" | "s" | "elapsed" => Metric::ElapsedS,
+            _ => return None,
+        })
+    }
+
+    /// The label with its unit.
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::MbPerS => "MB/s",
+            Metric::MibPerS => "MiB/s",
+            Metric::Iops => "IOPS",
+            Metric::P99Us => "p99 latency (µs)",
+            Metric::ElapsedS => "seconds per point",
+        }
+    }
+
+    fn of(self, p: &Point) -> Option<f64> {
+        let f = p.figures.as_ref().filter(|_| p.status == Status::Ok);
+        match self {
+            Metric::MbPerS => f.map(|f| f.mb_per_s),
+            Metric::MibPerS => f.map(|f| f.mib_per_s),
+            Metric::Iops => f.map(|f| f.iops),
+            Metric::P99Us => f.and_then(|f| f.p99_us),
+            Metric::ElapsedS => f.and(p.elapsed_s),
+        }
+    }
+}
+
+/// The sweep's directory's `index.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Index {
+    pub schema: String,
+    pub schema_version: u32,
+    /// The command that made it (the last one to run points, with `--resume`).
+    pub command_line: Vec<String>,
+    /// The workload every point shares: the command line without the sweep's own options
+    /// (`--resume` checks it is the same).
+    pub base: Vec<String>,
+    pub axes: Vec<Axis>,
+    pub points: Vec<Point>,
+}
+
+pub const SCHEMA: &str = "iogauge-sweep";
+
+impl Index {
+    pub fn new(
+        command_line: Vec<String>,
+        base: Vec<String>,
+        axes: Vec<Axis>,
+    ) -> Result<Index, String> {
+        let points = grid(&axes)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, values)| Point {
+                point: i + 1,
+                values: axes
+                    .iter()
+                    .zip(values)
+                    .map(|(a, v)| (a.name.clone(), v))
+                    .collect(),
+                status: Status::Pending,
+                exit_code: None,
+                error: None,
+                report: None,
+                elapsed_s: None,
+                figures: None,
+            })
+            .collect();
+        Ok(Index {
+            schema: SCHEMA.into(),
+            schema_version: 1,
+            command_line,
+            base,
+            axes,
+            points,
+        })
+    }
+
+    /// A point's values in axis order.
+    pub fn values(&self, p: &Point) -> Vec<String> {
+        self.axes
+            .iter()
+            .map(|a| p.values.get(&a.name).cloned().unwrap_or_default())
+            .collect()
+    }
+
+    /// One row per point: its number, every swept value, how it ended, its figures and how
+    /// it was measured.
+    pub fn csv(&self) -> String {
+        let mut head: Vec<String> = vec!["point".into()];
+        head.extend(self.axes.iter().map(|a| a.name.clone()));
+        head.extend(
+            [
+                "status",
+                "mb_per_s",
+                "mib_per_s",
+                "iops",
+                "p99_us",
+                "read_mb_per_s",
+                "read_mib_per_s",
+                "read_iops",
+                "read_p99_us",
+                "write_mb_per_s",
+                "write_mib_per_s",
+                "write_iops",
+                "write_p99_us",
+                "runtime_s",
+                "elapsed_s",
+                "report",
+                "iogauge",
+                "kernel",
+                "cpu",
+                "targets",
+                "error",
+            ]
+            .map(String::from),
+        );
+        let mut out = csv_row(&head);
+        let num = |v: f64| format!("{v:.3}");
+        let opt = |v: Option<f64>| v.map(num).unwrap_or_default();
+        for p in &self.points {
+            let mut row = vec![p.point.to_string()];
+            row.extend(self.values(p));
+            row.push(
+                serde_json::to_value(p.status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default(),
+            );
+            let f = p.figures.clone();
+            let d = Figures::default();
+            let g = f.as_ref().unwrap_or(&d);
+            let has = f.is_some();
+            let n = |v: f64| if has { num(v) } else { String::new() };
+            row.extend([
+                n(g.mb_per_s),
+                n(g.mib_per_s),
+                n(g.iops),
+                opt(g.p99_us),
+                n(g.read_mb_per_s),
+                n(g.read_mib_per_s),
+                n(g.read_iops),
+                opt(g.read_p99_us),
+                n(g.write_mb_per_s),
+                n(g.write_mib_per_s),
+                n(g.write_iops),
+                opt(g.write_p99_us),
+                n(g.runtime_s),
+                opt(p.elapsed_s),
+                p.report.clone().unwrap_or_default(),
+                g.iogauge.clone(),
+                g.kernel.clone(),
+                g.cpu.clone(),
+                g.targets.clone(),
+                p.error.clone().unwrap_or_default(),
+            ]);
+            out.push_str(&csv_row(&row));
+        }
+        out
+    }
+
+    /// `metric` over two swept options: a row per value of `row`, a column per value of
+    /// `col` (the seeds' BUFNO × BUFSIZE shape). With more axes, one table per combination of
+    /// the others. A point that did not pass shows how it ended.
+    pub fn table(&self, row: &str, col: &str, metric: Metric) -> Result<String, String> {
+        let axis = |n: &str| {
+            let def = lookup(n).map(|d| d.name).unwrap_or(n);
+            self.axes.iter().position(|a| a.name == def).ok_or_else(|| {
+                format!(
+                    "--table: {n} is not swept (swept: {})",
+                    self.axes
+                        .iter()
+                        .map(|a| a.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+        };
+        let (r, c) = (axis(row)?, axis(col)?);
+        let others: Vec<usize> = (0..self.axes.len()).filter(|&k| k != r && k != c).collect();
+        let mut out = String::new();
+        let mut heads: Vec<Vec<String>> = Vec::new();
+        for p in &self.points {
+            let v = self.values(p);
+            let key: Vec<String> = others.iter().map(|&k| v[k].clone()).collect();
+            if !heads.contains(&key) {
+                heads.push(key);
+            }
+        }
+        for key in heads {
+            if !others.is_empty() {
+                let which: Vec<String> = others
+                    .iter()
+                    .zip(&key)
+                    .map(|(&k, v)| format!("{}={v}", self.axes[k].name))
+                    .collect();
+                out.push_str(&format!("{}:\n", which.join(" ")));
+            }
+            let rows = &self.axes[r].values;
+            let cols: &[String] = if r == c { &[] } else { &self.axes[c].values };
+            let corner = if r == c {
+                self.axes[r].name.clone()
+            } else {
+                format!("{} \\ {}", self.axes[r].name, self.axes[c].name)
+            };
+            let mut grid: Vec<Vec<String>> = vec![{
+                let mut h = vec![corner];
+                if cols.is_empty() {
+                    h.push(metric.label().into());
+                } else {
+                    h.extend(cols.iter().cloned());
+                }
+                h
+            }];
+            for rv in rows {
+                let mut line = vec![rv.clone()];
+                let cols_or_one: Vec<Option<&String>> = if cols.is_empty() {
+                    vec![None]
+                } else {
+                    cols.iter().map(Some).collect()
+                };
+                for cv in cols_or_one {
+                    let cell = self.points.iter().find(|p| {
+                        let v = self.values(p);
+                        v[r] == *rv
+                            && cv.is_none_or(|cv| v[c] == *cv)
+                            && others.iter().zip(&key).all(|(&k, kv)| v[k] == *kv)
+                    });
+                    line.push(match cell {
+                        Some(p) => match metric.of(p) {
+                            Some(x) => format_metric(x),
+                            None => format!("({})", status_word(p.status)),
+                        },
+                        None => String::new(),
+                    });
+                }
+                grid.push(line);
+            }
+            let widths: Vec<usize> = (0..grid[0].len())
+                .map(|k| grid.iter().map(|l| l[k].chars().count()).max().unwrap_or(0))
+                .collect();
+            for l in &grid {
+                let cells: Vec<String> = l
+                    .iter()
+                    .zip(&widths)
+                    .enumerate()
+                    .map(|(k, (s, &w))| {
+                        if k == 0 {
+                            format!("{s:<w$}")
+                        } else {
+                            format!("{s:>w$}")
+                        }
+                    })
+                    .collect();
+                out.push_str(cells.join("  ").trim_end());
+                out.push('\n');
+            }
+            if cols.is_empty() {
+                continue;
+            }
+            out.push_str(&format!("({} per point)\n", metric.label()));
+        }
+        Ok(out)
+    }
+}
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Ok => "ok",
+        Status::Failed => "failed",
+        Status::Refused => "refused",
+        Status::Interrupted => "interrupted",
+        Status::Pending => "not run",
+    }
+}
+
+fn format_metric(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn csv_row(cells: &[String]) -> String {
+    let mut s = cells
+        .iter()
+        .map(|c| {
+            if c.contains([',', '"', '\n']) {
+                format!("\"{}\"", c.replace('"', "\"\""))
+            } else {
+                c.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",");
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axes_take_lists_and_ranges() {
+        let a = parse_axis("bs=4k..64k:x2").unwrap();
+        assert_eq!(a.values, ["4k", "8k", "16k", "32k", "64k"]);
+        assert_eq!(
+            parse_axis("iodepth=1..256:x4").unwrap().values,
+            ["1", "4", "16", "64", "256"]
+        );
+        assert_eq!(
+            parse_axis("numjobs=1..4").unwrap().values,
+            ["1", "2", "3", "4"]
+        );
+        assert_eq!(
+            parse_axis("iodepth=8..32:+8").unwrap().values,
+            ["8", "16", "24", "32"]
+        );
+        // An alias is the option's own name; a list keeps the user's spelling.
+        let a = parse_axis("bufno=3, 20 ,50").unwrap();
+        assert_eq!(
+            (a.name.as_str(), a.values.clone()),
+            ("numpages", vec!["3".into(), "20".into(), "50".into()])
+        );
+        assert_eq!(
+            parse_axis("bs=1536..2k:+512").unwrap().values,
+            ["1536", "2k"]
+        );
+        for (bad, why) in [
+            ("bs", "expected NAME=V1,V2"),
+            ("nosuch=1,2", "nosuch is not a workload option"),
+            ("bs=", "no values"),
+            ("bs=4k,4k", "4k is given twice"),
+            ("bs=64k..4k:x2", "runs upwards"),
+            ("iodepth=1..8:x1", "factor of at least 2"),
+            ("iodepth=0..8:x2", "cannot start at 0"),
+            ("rw=read..write", "size or whole-number option"),
+            ("iodepth=1..100000", "at most 1000 per option"),
+        ] {
+            let e = parse_axis(bad).unwrap_err();
+            assert!(e.starts_with(&format!("--sweep={bad}: ")), "{e}");
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_grid_runs_the_first_axis_slowest() {
+        let axes = vec![
+            parse_axis("numpages=1,2").unwrap(),
+            parse_axis("bs=4k,8k,16k").unwrap(),
+        ];
+        let g = grid(&axes).unwrap();
+        assert_eq!(g.len(), 6);
+        assert_eq!(g[0], ["1", "4k"]);
+        assert_eq!(g[2], ["1", "16k"]);
+        assert_eq!(g[3], ["2", "4k"]);
+        assert_eq!(point_label(&axes, &g[4]), "numpages=2 bs=8k");
+        let many = vec![
+            parse_axis("iodepth=1..100").unwrap(),
+            parse_axis("numjobs=1..101").unwrap(),
+        ];
+        assert!(grid(&many).unwrap_err().contains("10100 points"));
+    }
+
+    fn done(idx: &mut Index, point: usize, mb: Option<f64>, status: Status) {
+        let p = &mut idx.points[point];
+        p.status = status;
+        p.elapsed_s = Some(2.0);
+        p.figures = mb.map(|mb| Figures {
+            mb_per_s: mb,
+            ..Figures::default()
+        });
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_value_and_a_column_per_value() {
+        let axes = vec![
+            parse_axis("numpages=3,20").unwrap(),
+            parse_axis("bs=16k,32k").unwrap(),
+        ];
+        let mut idx = Index::new(vec![], vec![], axes).unwrap();
+        done(&mut idx, 0, Some(101.26), Status::Ok);
+        done(&mut idx, 1, Some(9.5), Status::Ok);
+        done(&mut idx, 2, Some(55.55), Status::Ok);
+        done(&mut idx, 3, None, Status::Failed);
+        let t = idx.table("bufno", "bs", Metric::MbPerS).unwrap();
+        assert_eq!(
+            t,
+            "numpages \\ bs   16k       32k\n\
+             3               101      9.50\n\
+             20             55.5  (failed)\n\
+             (MB/s per point)\n"
+        );
+        assert!(
+            idx.table("iodepth", "bs", Metric::MbPerS)
+                .unwrap_err()
+                .contains("not swept")
+        );
+        // The CSV: a header, a row per point, the swept values as columns.
+        let csv = idx.csv();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 5);
+        assert!(lines[0].starts_with("point,numpages,bs,status,mb_per_s,"));
+        assert!(lines[1].starts_with("1,3,16k,ok,101.260,"));
+        assert!(lines[4].starts_with("4,20,32k,failed,,"));
+    }
+}

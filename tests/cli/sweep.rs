@@ -1,0 +1,303 @@
+//! `iogauge sweep`: a grid of points on tmpfs, each point's report and the index, a refused
+//! corner recorded while the sweep goes on, the table in the seeds' shape, resume after
+//! Ctrl-C, and the bad input that creates nothing.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{bin, entries, iogauge, stderr, stdout, tmp};
+
+fn index(dir: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap()
+}
+
+fn statuses(idx: &Value) -> Vec<String> {
+    idx["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["status"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// SGIO's BUFNO x BUFSIZE (seed 002) on a small file: a row per numpages, a column per bs,
+/// every point's exact bytes in its own report; the corner whose transfer is larger than the
+/// file is refused and recorded, and the others run.
+#[test]
+fn a_grid_runs_every_point_into_one_directory() {
+    let d = tmp();
+    // The data on tmpfs where there is one: every point then has the same warning.
+    let shm = super::shm_tmpfs().map(|p| tempfile::tempdir_in(p).unwrap());
+    let f = shm.as_ref().map_or(d.path(), |s| s.path()).join("data");
+    let out = d.path().join("sweep");
+    let o = iogauge(&[
+        "sweep",
+        &format!("--filename={}", f.display()),
+        "--size=1m",
+        "--rw=write",
+        "--ioengine=pvsync",
+        "--sweep",
+        "bufno=1,4,32",
+        "--sweep=bs=16k..64k:x2",
+        "--dir",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a refused point: exit 1; {}",
+        stderr(&o)
+    );
+    let idx = index(&out);
+    assert_eq!(idx["schema"], "iogauge-sweep");
+    let points = idx["points"].as_array().unwrap();
+    assert_eq!(points.len(), 9);
+    // 32 pages of 64k (2 MiB) do not fit a 1 MiB file: that point alone is refused.
+    let want: Vec<&str> = vec!["ok", "ok", "ok", "ok", "ok", "ok", "ok", "ok", "refused"];
+    assert_eq!(statuses(&idx), want);
+    assert!(
+        points[8]["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a multiple of bs x numpages"),
+        "{}",
+        points[8]
+    );
+    assert!(points[8]["report"].is_null());
+    for (k, p) in points.iter().enumerate().take(8) {
+        assert_eq!(p["point"], k + 1);
+        let report = out.join(p["report"].as_str().unwrap());
+        let r: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        let j = &r["groups"][0]["jobs"][0];
+        assert_eq!(
+            j["write"]["bytes"],
+            1 << 20,
+            "point {}: the whole file",
+            k + 1
+        );
+        let (pages, bs) = (&p["values"]["numpages"], &p["values"]["bs"]);
+        let bs = match bs.as_str().unwrap() {
+            "16k" => 16384,
+            "32k" => 32768,
+            _ => 65536,
+        };
+        let pages: u64 = pages.as_str().unwrap().parse().unwrap();
+        assert_eq!(
+            j["write"]["ios"],
+            (1u64 << 20) / (bs * pages),
+            "point {}",
+            k + 1
+        );
+        // The report says how to run the point alone.
+        let cmd: Vec<&str> = r["command_line"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(&cmd[..2], ["iogauge", "run"]);
+        assert!(
+            cmd.contains(&format!("--numpages={pages}").as_str()),
+            "{cmd:?}"
+        );
+        assert!(p["figures"]["mb_per_s"].as_f64().unwrap() > 0.0);
+    }
+    // The CSV: a header and a row per point, each swept value a column.
+    let csv = std::fs::read_to_string(out.join("index.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 10);
+    assert!(lines[0].starts_with("point,numpages,bs,status,mb_per_s,mib_per_s,iops,p99_us,"));
+    assert!(lines[0].contains(",kernel,cpu,targets,error"));
+    assert!(lines[1].starts_with("1,1,16k,ok,"));
+    assert!(lines[9].starts_with("9,32,64k,refused,"));
+    // The table on stdout and in table.txt: rows numpages, columns bs, MB/s.
+    let table = stdout(&o);
+    assert_eq!(
+        std::fs::read_to_string(out.join("table.txt")).unwrap(),
+        table
+    );
+    let rows: Vec<&str> = table.lines().collect();
+    assert!(rows[0].starts_with("numpages \\ bs"), "{table}");
+    assert!(
+        rows[0].ends_with("16k   32k   64k") || rows[0].contains("32k"),
+        "{table}"
+    );
+    assert_eq!(rows.len(), 5, "{table}");
+    assert!(
+        rows[3].starts_with("32 ") && rows[3].ends_with("(refused)"),
+        "{table}"
+    );
+    assert_eq!(rows[4], "(MB/s per point)");
+    // Each warning once, not once per point; the test file is gone.
+    if shm.is_some() {
+        let warned = stderr(&o).matches("no block device below it").count();
+        assert_eq!(warned, 1, "{}", stderr(&o));
+    } else {
+        skip!("/dev/shm is not a tmpfs: the warning printed once is not checked");
+    }
+    assert!(!f.exists());
+    // Another metric, two other axes as the table's: --table picks them.
+    let out2 = d.path().join("sweep2");
+    let o = iogauge(&[
+        "sweep",
+        &format!("--filename={}", f.display()),
+        "--size=256k",
+        "--rw=read",
+        "--sweep=iodepth=1,2",
+        "--sweep=bs=4k,8k",
+        "--sweep=ioengine=psync,pvsync",
+        "--table=ioengine,iodepth",
+        "--metric=iops",
+        &format!("--dir={}", out2.display()),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = stdout(&o);
+    // One table per value of the axis left out.
+    assert!(t.starts_with("bs=4k:\nioengine \\ iodepth"), "{t}");
+    assert!(t.contains("\nbs=8k:\n"), "{t}");
+    assert_eq!(t.matches("(IOPS per point)").count(), 2, "{t}");
+}
+
+/// Ctrl-C stops the point running, keeps the index, and exits 130; --resume runs only what
+/// is left and leaves the finished points' reports as they were.
+#[test]
+fn resume_after_ctrl_c_runs_only_the_points_left() {
+    let d = tmp();
+    let f = d.path().join("data");
+    let out = d.path().join("sweep");
+    let args = |resume: bool| {
+        let mut a = vec![
+            "sweep".to_string(),
+            format!("--filename={}", f.display()),
+            "--size=1m".into(),
+            "--rw=randread".into(),
+            "--time_based".into(),
+            "--runtime=1".into(),
+            "--sweep=iodepth=1,2,4,8".into(),
+            format!("--dir={}", out.display()),
+        ];
+        if resume {
+            a.push("--resume".into());
+        }
+        a
+    };
+    let child = bin()
+        .args(args(false))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Point 1 takes a second; stop the sweep during point 2.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        let idx = out.join("index.json");
+        if idx.exists() && statuses(&index(&out)).first().map(String::as_str) == Some("ok") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(400));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--resume runs the points left"),
+        "{}",
+        stderr(&o)
+    );
+    let idx = index(&out);
+    assert_eq!(statuses(&idx), ["ok", "interrupted", "pending", "pending"]);
+    assert!(!f.exists(), "the interrupted point removed its file");
+    let first = out.join("points/0001.json");
+    let before = std::fs::read(&first).unwrap();
+
+    // Resuming with other options is refused, and changes nothing.
+    let mut other = args(true);
+    other[2] = "--size=2m".into();
+    let o = bin().args(&other).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("holds a sweep of another workload"),
+        "{}",
+        stderr(&o)
+    );
+    // Without --resume, a sweep's directory is not reused.
+    let o = bin().args(args(false)).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("give --resume"), "{}", stderr(&o));
+
+    let o = bin().args(args(true)).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("1 of 4 points already done"), "{err}");
+    assert!(
+        !err.contains("point 1/4"),
+        "point 1 is not run again: {err}"
+    );
+    assert_eq!(err.matches("iogauge: sweep: point ").count(), 6, "{err}");
+    assert_eq!(statuses(&index(&out)), ["ok", "ok", "ok", "ok"]);
+    assert_eq!(std::fs::read(&first).unwrap(), before);
+    assert_eq!(entries(&out.join("points")).len(), 4);
+}
+
+#[test]
+fn bad_sweeps_are_one_line_exit_2_and_create_nothing() {
+    let d = tmp();
+    let f = d.path().join("data");
+    let out = d.path().join("sweep");
+    let fname = format!("--filename={}", f.display());
+    let dir = format!("--dir={}", out.display());
+    for (extra, want) in [
+        (
+            vec!["--sweep=nosuch=1,2"],
+            "--sweep=nosuch=1,2: nosuch is not a workload option",
+        ),
+        (vec!["--sweep=bs=64k..4k"], "the range runs upwards"),
+        (
+            vec!["--sweep=bs=4k,8k", "--sweep=blocksize=16k"],
+            "bs is swept twice",
+        ),
+        (
+            vec!["--sweep=bs=4k,8k", "--table=iodepth,bs"],
+            "--table: iodepth is not swept",
+        ),
+        (
+            vec!["--sweep=bs=4k,8k", "--table=bs"],
+            "--table=bs: expected ROW,COL",
+        ),
+        (
+            vec!["--sweep=bs=4k", "--metric=speed"],
+            "--metric=speed: expected mb/s",
+        ),
+        (
+            vec!["--sweep=bs=4k", "--set=size=1m"],
+            "--set: overrides a job file's options",
+        ),
+        // No point can run: the base is bad, not a corner of the grid.
+        (
+            vec!["--sweep=numpages=2,4"],
+            "sweep: no point can run: --numpages=2: needs a vectored engine",
+        ),
+        (
+            vec!["--sweep=iodepth=1,2", "--resume"],
+            "no sweep to resume there",
+        ),
+    ] {
+        let mut args = vec![
+            "sweep",
+            fname.as_str(),
+            "--size=1m",
+            "--rw=read",
+            dir.as_str(),
+        ];
+        args.extend(extra.iter());
+        let o = iogauge(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{extra:?}: {}", stderr(&o));
+        assert!(entries(d.path()).is_empty(), "{extra:?}: nothing created");
+    }
+}
