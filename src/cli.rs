@@ -21,6 +21,8 @@ pub struct ToolOptions {
     pub keep: bool,
     pub allow_overwrite: bool,
     pub skip_space_check: bool,
+    /// `--repeat=N`: run the plan N times and report the spread.
+    pub repeat: u32,
     /// Replace report and log files iogauge did not write.
     pub overwrite_output: bool,
 }
@@ -143,6 +145,19 @@ fn tool_args(cmd: Command) -> Command {
             .help("Do not refuse when statvfs reports too little free space"),
     )
     .arg(overwrite_output_arg())
+    .arg(repeat_arg())
+}
+
+fn repeat_arg() -> Arg {
+    Arg::new("repeat")
+        .long("repeat")
+        .value_name("N")
+        .default_value("1")
+        .value_parser(clap::value_parser!(u32).range(1..=1000))
+        .help(
+            "Run it N times and report each figure's mean, standard deviation, min, max and \
+             95% confidence interval (compare then tells a change from noise)",
+        )
 }
 
 fn overwrite_output_arg() -> Arg {
@@ -247,7 +262,8 @@ fn sweep_command() -> Command {
                 .long("skip-space-check")
                 .action(ArgAction::SetTrue)
                 .help("Do not refuse when statvfs reports too little free space"),
-        );
+        )
+        .arg(repeat_arg());
     workload_args(cmd)
 }
 
@@ -314,7 +330,9 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
         }
     };
     // What every point shares: the command line without the sweep's own flags.
-    let own = ["--dir", "--resume", "--table", "--metric", "--sweep"];
+    let own = [
+        "--dir", "--resume", "--table", "--metric", "--sweep", "--repeat",
+    ];
     let mut base_args = Vec::new();
     let mut skip = false;
     for a in args.iter().skip(1) {
@@ -344,6 +362,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
             allow_overwrite: sm.get_flag("allow-overwrite"),
             skip_space_check: sm.get_flag("skip-space-check"),
             overwrite_output: false,
+            repeat: *sm.get_one::<u32>("repeat").expect("has default"),
         },
         base_args,
     }))
@@ -583,6 +602,7 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
         allow_overwrite: m.get_flag("allow-overwrite"),
         skip_space_check: m.get_flag("skip-space-check"),
         overwrite_output: m.get_flag("overwrite-output"),
+        repeat: *m.get_one::<u32>("repeat").expect("has default"),
     };
     for p in tool.report_files() {
         check_output("--output", &p, tool.overwrite_output)?;

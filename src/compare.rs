@@ -26,6 +26,13 @@ struct Metric {
     label: &'static str,
     better: Better,
     get: fn(&Value) -> Option<f64>,
+    /// Its key in a job's `iogauge_repeat` direction (`--repeat`), in the same unit.
+    spread_key: &'static str,
+}
+
+/// A figure's spread over repeated runs (`iogauge_repeat`), when the report has one.
+fn spread(job: &Value, dir: &str, key: &str) -> Option<crate::repeat::Spread> {
+    serde_json::from_value(job["iogauge_repeat"][dir][key].clone()).ok()
 }
 
 fn percentile(d: &Value, key: &str) -> Option<f64> {
@@ -37,6 +44,7 @@ fn percentile(d: &Value, key: &str) -> Option<f64> {
 const METRICS: [Metric; 4] = [
     Metric {
         label: "MiB/s",
+        spread_key: "mib_per_s",
         better: Better::Higher,
         get: |d| {
             d["bw_bytes"]
@@ -47,16 +55,19 @@ const METRICS: [Metric; 4] = [
     },
     Metric {
         label: "IOPS",
+        spread_key: "iops",
         better: Better::Higher,
         get: |d| d["iops"].as_f64(),
     },
     Metric {
         label: "p50 lat (µs)",
+        spread_key: "p50_us",
         better: Better::Lower,
         get: |d| percentile(d, "50.000000").map(|ns| ns / 1e3),
     },
     Metric {
         label: "p99 lat (µs)",
+        spread_key: "p99_us",
         better: Better::Lower,
         get: |d| percentile(d, "99.000000").map(|ns| ns / 1e3),
     },
@@ -144,7 +155,17 @@ pub fn compare(base: &Value, new: &Value, threshold_pct: f64) -> Comparison {
                 continue;
             }
             for (i, m) in METRICS.iter().enumerate() {
-                let (Some(x), Some(y)) = ((m.get)(bd), (m.get)(nd)) else {
+                // Both repeated: compare the means, and call a change only when the runs'
+                // intervals are apart.
+                let spreads = match (spread(b, dir, m.spread_key), spread(n, dir, m.spread_key)) {
+                    (Some(sb), Some(sn)) if sb.n > 1 && sn.n > 1 => Some((sb, sn)),
+                    _ => None,
+                };
+                let (x, y) = match spreads {
+                    Some((sb, sn)) => (Some(sb.mean), Some(sn.mean)),
+                    None => ((m.get)(bd), (m.get)(nd)),
+                };
+                let (Some(x), Some(y)) = (x, y) else {
                     continue;
                 };
                 let change = if x == 0.0 {
@@ -152,15 +173,25 @@ pub fn compare(base: &Value, new: &Value, threshold_pct: f64) -> Comparison {
                 } else {
                     100.0 * (y - x) / x
                 };
-                let worse = match m.better {
-                    Better::Higher => change < -threshold_pct,
-                    Better::Lower => change > threshold_pct,
+                let beyond = change.abs() > threshold_pct;
+                let apart = spreads.is_none_or(|(sb, sn)| sb.apart(&sn));
+                let worse = apart
+                    && match m.better {
+                        Better::Higher => change < -threshold_pct,
+                        Better::Lower => change > threshold_pct,
+                    };
+                let better = apart
+                    && match m.better {
+                        Better::Higher => change > threshold_pct,
+                        Better::Lower => change < -threshold_pct,
+                    };
+                let noise = match spreads {
+                    Some((sb, sn)) => format!(" ±{:.1}%/±{:.1}%", sb.ci_pct(), sn.ci_pct()),
+                    None => String::new(),
                 };
-                let better = match m.better {
-                    Better::Higher => change > threshold_pct,
-                    Better::Lower => change < -threshold_pct,
-                };
-                let mark = if worse {
+                let mark = if beyond && !apart {
+                    "  within noise"
+                } else if worse {
                     regressions += 1;
                     "  WORSE"
                 } else if better {
@@ -176,7 +207,7 @@ pub fn compare(base: &Value, new: &Value, threshold_pct: f64) -> Comparison {
                 };
                 let _ = writeln!(
                     o,
-                    "{job:<20} {d:<6} {:<13} {x:>14.2} {y:>14.2} {:>8.1}%{mark}",
+                    "{job:<20} {d:<6} {:<13} {x:>14.2} {y:>14.2} {:>8.1}%{noise}{mark}",
                     m.label, change
                 );
             }
@@ -192,6 +223,18 @@ pub fn compare(base: &Value, new: &Value, threshold_pct: f64) -> Comparison {
         o,
         "\n{regressions} worse beyond {threshold_pct}% (or unmatched), {improvements} better"
     );
+    if base_jobs
+        .iter()
+        .chain(&new_jobs)
+        .any(|(_, j)| j["iogauge_repeat"].is_object())
+    {
+        let _ = writeln!(
+            o,
+            "(where both sides were repeated (--repeat), means are compared, with each side's \
+             95% confidence interval; a change whose intervals overlap is within noise and not \
+             counted)"
+        );
+    }
     Comparison {
         text: o,
         regressions,
@@ -224,5 +267,45 @@ mod tests {
         let c = compare(&doc(1.0, 1.0), &other, 5.0);
         assert_eq!(c.regressions, 2, "a job only in one run is unmatched");
         assert!(check(&json!({"x": 1}), "f.json").is_err());
+    }
+
+    /// Repeated runs: the means are compared, and a change inside the runs' noise is not a
+    /// regression however large.
+    #[test]
+    fn repeated_runs_call_only_changes_beyond_their_noise() {
+        let repeated = |runs: &[f64]| {
+            let mut d = doc(runs[runs.len() - 1] * 1048576.0, 1000.0);
+            let mib = crate::repeat::Spread::of(runs).unwrap();
+            let iops =
+                crate::repeat::Spread::of(&runs.iter().map(|r| r * 256.0).collect::<Vec<_>>())
+                    .unwrap();
+            d["jobs"][0]["iogauge_repeat"] =
+                json!({"read": {"mib_per_s": mib, "mb_per_s": mib, "iops": iops}});
+            d
+        };
+        // Means 100 and 90 MiB/s, but each side's runs spread over ±20%.
+        let noisy = compare(
+            &repeated(&[80.0, 120.0, 100.0]),
+            &repeated(&[70.0, 110.0, 90.0]),
+            5.0,
+        );
+        assert_eq!(
+            (noisy.regressions, noisy.improvements),
+            (0, 0),
+            "{}",
+            noisy.text
+        );
+        assert!(noisy.text.contains("-10.0% ±"), "{}", noisy.text);
+        assert!(noisy.text.contains("within noise"), "{}", noisy.text);
+        assert!(noisy.text.contains("means are compared"), "{}", noisy.text);
+        // The same means from tight runs: a regression.
+        let tight = compare(
+            &repeated(&[99.0, 101.0, 100.0]),
+            &repeated(&[89.0, 91.0, 90.0]),
+            5.0,
+        );
+        assert_eq!(tight.regressions, 2, "MiB/s and IOPS: {}", tight.text);
+        assert!(tight.text.contains("100.00"), "{}", tight.text);
+        assert!(tight.text.contains("90.00"), "{}", tight.text);
     }
 }

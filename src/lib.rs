@@ -48,6 +48,7 @@ pub mod jobfile;
 pub mod ownership;
 pub mod profiles;
 pub mod rawpath;
+pub mod repeat;
 pub mod report;
 pub mod result;
 pub mod runner;

@@ -330,11 +330,12 @@ fn execute(
         skip_space_check: tool.skip_space_check,
         overwrite_output: tool.overwrite_output,
     };
-    let Measured { report, code } =
-        match measure(args, &sections, separate_groups, safety, tool.keep, &notes) {
-            Ok(m) => m,
-            Err(e) => return e.exit(),
-        };
+    let Measured { report, code } = match repeated(tool.repeat as usize, &mut || {
+        measure(args, &sections, separate_groups, safety, tool.keep, &notes)
+    }) {
+        Ok(m) => m,
+        Err(e) => return e.exit(),
+    };
     // Text on the screen that stderr also writes to: its warnings and errors are printed
     // there (warnings as found, errors at the end), so the screen shows each once.
     let without_notes = stdout_is_stderr().then(|| result::RunReport {
@@ -402,6 +403,46 @@ fn execute(
         return ExitCode::from(1);
     }
     ExitCode::from(code)
+}
+
+/// Runs `one` up to `n` times (stopping at a run that fails or is interrupted): the last run's
+/// report, with the spread of every job's figures over the runs when there were several.
+/// Each warning is printed once.
+fn repeated(
+    n: usize,
+    one: &mut dyn FnMut() -> Result<Measured, Failure>,
+) -> Result<Measured, Failure> {
+    if n <= 1 {
+        return one();
+    }
+    if let Ok(mut seen) = SEEN_WARNINGS.lock() {
+        seen.get_or_insert_with(Default::default);
+    }
+    let mut runs = Vec::new();
+    let mut code = 0;
+    for k in 1..=n {
+        eprintln!("iogauge: repeat {k} of {n}");
+        let m = match one() {
+            Ok(m) => m,
+            // Nothing ran this time: the runs so far are the result.
+            Err(e) if !runs.is_empty() => {
+                e.report();
+                code = e.code();
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        code = m.code;
+        runs.push(m.report);
+        if code != 0 {
+            eprintln!("iogauge: repeat {k} of {n} did not pass: the spread is over {k} run(s)");
+            break;
+        }
+    }
+    let summary = iogauge::repeat::summarize(&runs, n);
+    let mut report = runs.pop().expect("one run at least");
+    report.repeat = Some(summary);
+    Ok(Measured { report, code })
 }
 
 /// Reads fio job files into sections: several files run one after another (fio's rule), each
@@ -966,7 +1007,10 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
         let t0 = Instant::now();
         let command = point_command(&req, &values);
         let p = &mut index.points[k];
-        match measure(&command, &sections, false, safety, req.tool.keep, &notes) {
+        let runs = req.tool.repeat as usize;
+        match repeated(runs, &mut || {
+            measure(&command, &sections, false, safety, req.tool.keep, &notes)
+        }) {
             Ok(Measured { report, code }) => {
                 let name = format!("points/{:04}.json", p.point);
                 match serde_json::to_vec_pretty(&report) {

@@ -46,6 +46,10 @@ pub struct RunReport {
     pub process_cpu: CpuReport,
     pub warnings: Vec<String>,
     pub errors: Vec<String>,
+    /// `--repeat=N`: the spread of each job's figures over the runs (the rest of the report
+    /// is the last run's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<crate::repeat::RepeatReport>,
 }
 
 impl RunReport {
@@ -555,6 +559,7 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
         process_cpu: cpu_report(&ctx.process_cpu, ctx.wall),
         warnings: ctx.warnings.into_iter().chain(device_notes).collect(),
         errors,
+        repeat: None,
     }
 }
 

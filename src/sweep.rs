@@ -229,11 +229,21 @@ pub struct Figures {
     pub p99_us: Option<f64>,
     /// Measured time, seconds: the longest group's.
     pub runtime_s: f64,
+    /// `--repeat`: runs the figures are the means of (1: one run), and the 95% confidence
+    /// interval of `mb_per_s`, in percent of it.
+    #[serde(default = "one")]
+    pub runs: usize,
+    #[serde(default)]
+    pub mb_per_s_ci95_pct: f64,
     /// How it was measured: tool, kernel, CPU, and each target's file system and device.
     pub iogauge: String,
     pub kernel: String,
     pub cpu: String,
     pub targets: String,
+}
+
+fn one() -> usize {
+    1
 }
 
 fn p99_us(d: &DirReport) -> Option<f64> {
@@ -284,6 +294,27 @@ pub fn figures(r: &RunReport) -> Figures {
             f.write_p99_us = worst(f.write_p99_us, p99_us(wr));
         }
         f.runtime_s = f.runtime_s.max(g.total.elapsed_ns as f64 / 1e9);
+    }
+    f.runs = 1;
+    if let Some(rep) = r.repeat.as_ref().filter(|r| r.completed > 1) {
+        // The means over the runs: sums of the rows' means, p99 the worst row's mean.
+        let (mut rd, mut wr) = ([0.0; 3], [0.0; 3]);
+        let (mut rp, mut wp) = (None, None);
+        for j in &rep.jobs {
+            for (d, acc, p) in [(&j.read, &mut rd, &mut rp), (&j.write, &mut wr, &mut wp)] {
+                if let Some(d) = d {
+                    acc[0] += d.mib_per_s.mean;
+                    acc[1] += d.mb_per_s.mean;
+                    acc[2] += d.iops.mean;
+                    *p = worst(*p, d.p99_us.map(|s| s.mean));
+                }
+            }
+        }
+        [f.read_mib_per_s, f.read_mb_per_s, f.read_iops] = rd;
+        [f.write_mib_per_s, f.write_mb_per_s, f.write_iops] = wr;
+        (f.read_p99_us, f.write_p99_us) = (rp, wp);
+        f.runs = rep.completed;
+        f.mb_per_s_ci95_pct = rep.total_mb_per_s.ci_pct();
     }
     f.mib_per_s = f.read_mib_per_s + f.write_mib_per_s;
     f.mb_per_s = f.read_mb_per_s + f.write_mb_per_s;
@@ -419,6 +450,8 @@ impl Index {
                 "write_iops",
                 "write_p99_us",
                 "runtime_s",
+                "runs",
+                "mb_per_s_ci95_pct",
                 "elapsed_s",
                 "report",
                 "iogauge",
@@ -460,6 +493,12 @@ impl Index {
                 n(g.write_iops),
                 opt(g.write_p99_us),
                 n(g.runtime_s),
+                if has {
+                    g.runs.to_string()
+                } else {
+                    String::new()
+                },
+                n(g.mb_per_s_ci95_pct),
                 opt(p.elapsed_s),
                 p.report.clone().unwrap_or_default(),
                 g.iogauge.clone(),
@@ -542,7 +581,15 @@ impl Index {
                     });
                     line.push(match cell {
                         Some(p) => match metric.of(p) {
-                            Some(x) => format_metric(x),
+                            Some(x) => {
+                                let mut s = format_metric(x);
+                                // Repeated: bandwidth's 95% interval, in percent.
+                                let bw = matches!(metric, Metric::MbPerS | Metric::MibPerS);
+                                if let Some(f) = p.figures.as_ref().filter(|f| f.runs > 1 && bw) {
+                                    s += &format!(" ±{:.0}%", f.mb_per_s_ci95_pct);
+                                }
+                                s
+                            }
                             None => format!("({})", status_word(p.status)),
                         },
                         None => String::new(),
@@ -572,7 +619,21 @@ impl Index {
             if cols.is_empty() {
                 continue;
             }
-            out.push_str(&format!("({} per point)\n", metric.label()));
+            let repeated = self
+                .points
+                .iter()
+                .filter_map(|p| p.figures.as_ref())
+                .map(|f| f.runs)
+                .max()
+                .unwrap_or(1);
+            if repeated > 1 {
+                out.push_str(&format!(
+                    "({} per point: the mean of {repeated} runs ± its 95% confidence interval)\n",
+                    metric.label()
+                ));
+            } else {
+                out.push_str(&format!("({} per point)\n", metric.label()));
+            }
         }
         Ok(out)
     }

@@ -77,6 +77,9 @@ pub struct FioJob {
     pub latency_ns: Ordered<f64>,
     pub latency_us: Ordered<f64>,
     pub latency_ms: Ordered<f64>,
+    /// iogauge's `--repeat`: this row's figures over the runs (the rest is the last run's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iogauge_repeat: Option<crate::repeat::JobSpread>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -152,7 +155,15 @@ pub fn doc(r: &RunReport) -> FioDoc {
         timestamp_ms: r.started_unix_ms,
         time: crate::units::ctime_utc(r.started_unix_s),
         global_options: BTreeMap::new(),
-        jobs: jobs(r),
+        jobs: {
+            let mut jobs = jobs(r);
+            if let Some(rep) = &r.repeat {
+                for (j, s) in jobs.iter_mut().zip(&rep.jobs) {
+                    j.iogauge_repeat = Some(s.clone());
+                }
+            }
+            jobs
+        },
         disk_util: disk_util(r),
     }
 }
@@ -247,6 +258,7 @@ fn job(
         latency_ns: lat_ns,
         latency_us: lat_us,
         latency_ms: lat_ms,
+        iogauge_repeat: None,
     }
 }
 

@@ -277,6 +277,7 @@ pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, String> {
         process_cpu: CpuReport::default(),
         warnings,
         errors,
+        repeat: None,
     })
 }
 

@@ -14,8 +14,53 @@ pub fn render(r: &RunReport) -> String {
     for g in &r.groups {
         group(&mut o, g, r.groups.len() > 1);
     }
+    if let Some(rep) = &r.repeat {
+        repeat_lines(&mut o, rep);
+    }
     footer(&mut o, r);
     o
+}
+
+/// `--repeat`: each job row's figures over the runs: mean ± the 95% interval's half width,
+/// standard deviation, min and max.
+pub fn repeat_lines(o: &mut String, rep: &crate::repeat::RepeatReport) {
+    let _ = writeln!(
+        o,
+        "\nRepeated: {} of {} runs (the figures above are the last run's); mean ± 95% \
+         confidence interval, standard deviation, min-max:",
+        rep.completed, rep.requested
+    );
+    let s = |x: &crate::repeat::Spread, unit: &str| {
+        // IOPS in whole numbers, the rest to a tenth.
+        let p = if unit == " IOPS" { 0 } else { 1 };
+        format!(
+            "{:.p$}{unit} ±{:.1}% (sd {:.p$}, {:.p$}-{:.p$})",
+            x.mean,
+            x.ci_pct(),
+            x.stddev,
+            x.min,
+            x.max
+        )
+    };
+    for j in &rep.jobs {
+        for (name, d) in [("read", &j.read), ("write", &j.write)] {
+            let Some(d) = d else {
+                continue;
+            };
+            let _ = writeln!(
+                o,
+                "  {} (group {}) {name}: {} · {} · {}",
+                j.jobname,
+                j.groupid + 1,
+                s(&d.mib_per_s, " MiB/s"),
+                s(&d.mb_per_s, " MB/s"),
+                s(&d.iops, " IOPS")
+            );
+            if let Some(p) = &d.p99_us {
+                let _ = writeln!(o, "    p99 latency: {}", s(p, " µs"));
+            }
+        }
+    }
 }
 
 /// Provenance lines: tool, host, targets.

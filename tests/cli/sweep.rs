@@ -301,3 +301,65 @@ fn bad_sweeps_are_one_line_exit_2_and_create_nothing() {
         assert!(entries(d.path()).is_empty(), "{extra:?}: nothing created");
     }
 }
+
+/// `--repeat=N`: the plan runs N times; the report is the last run's, with each job row's
+/// spread over the runs, in the fio-shaped rows too; compare of two repeated reports compares
+/// means and their intervals; a sweep point's figures are the means.
+#[test]
+fn repeat_reports_the_spread_and_compare_uses_it() {
+    let d = tmp();
+    let f = d.path().join("data");
+    let fname = format!("--filename={}", f.display());
+    let base = ["run", fname.as_str(), "--size=2m", "--rw=read", "--bs=64k"];
+    let json_of = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let o = iogauge(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o).matches("iogauge: repeat ").count(),
+            3,
+            "{}",
+            stderr(&o)
+        );
+        o
+    };
+    let o = json_of(&["--repeat=3", "--output-format=json"]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["repeat"]["requested"], 3);
+    assert_eq!(r["repeat"]["completed"], 3);
+    assert_eq!(
+        r["groups"][0]["jobs"][0]["read"]["bytes"],
+        2 << 20,
+        "the last run, whole"
+    );
+    let s = &r["jobs"][0]["iogauge_repeat"]["read"]["mib_per_s"];
+    assert_eq!(s["n"], 3);
+    let (mean, lo, hi) = (
+        s["mean"].as_f64().unwrap(),
+        s["ci95"][0].as_f64().unwrap(),
+        s["ci95"][1].as_f64().unwrap(),
+    );
+    assert!(lo <= mean && mean <= hi && mean > 0.0, "{s}");
+    assert!(s["min"].as_f64().unwrap() <= mean && mean <= s["max"].as_f64().unwrap());
+    assert!(
+        r["jobs"][0]["iogauge_repeat"]["write"].is_null(),
+        "no writes: no spread"
+    );
+    assert!(!f.exists());
+    // The text report says it.
+    let o = json_of(&["--repeat=3"]);
+    let text = stdout(&o);
+    assert!(text.contains("Repeated: 3 of 3 runs"), "{text}");
+    assert!(text.contains("job (group 1) read: "), "{text}");
+    // Two repeated reports compared: means with their intervals.
+    let a = d.path().join("a.json");
+    let b = d.path().join("b.json");
+    for p in [&a, &b] {
+        let out = format!("--output={}", p.display());
+        json_of(&["--repeat=3", "--output-format=json", &out]);
+    }
+    let o = iogauge(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert!(stdout(&o).contains("means are compared"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("%/±"), "{}", stdout(&o));
+}
