@@ -86,6 +86,10 @@ pub struct SweepRequest {
     /// `--table ROW,COL` (default: the first two swept options).
     pub table: Option<(String, String)>,
     pub metric: crate::sweep::Metric,
+    /// `--max-p99`: the best point must keep its p99 latency within this, µs.
+    pub max_p99_us: Option<f64>,
+    /// `--knee`: a step that gains less than this percent is the knee.
+    pub knee_pct: f64,
     pub tool: ToolOptions,
     /// The command line without the sweep's own flags: what every point shares.
     pub base_args: Vec<String>,
@@ -232,6 +236,19 @@ fn sweep_command() -> Command {
                 .help("What the table shows: mb/s, mib/s, iops, p99 or seconds"),
         )
         .arg(
+            Arg::new("max-p99")
+                .long("max-p99")
+                .value_name("TIME")
+                .help("The best point is the best whose p99 latency is within TIME (2ms, 500us)"),
+        )
+        .arg(
+            Arg::new("knee")
+                .long("knee")
+                .value_name("PCT")
+                .default_value("10%")
+                .help("A numeric axis's knee: the value after which the next step gains less than PCT"),
+        )
+        .arg(
             Arg::new("job")
                 .long("job")
                 .value_name("FILE.fio")
@@ -299,6 +316,33 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
             crate::sweep::Metric::ACCEPTED
         ))
     })?;
+    let max_p99_us = match sm.get_one::<String>("max-p99") {
+        Some(t) => Some(
+            crate::spec::value::parse_duration(t, std::time::Duration::from_micros(1))
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    UsageError(format!(
+                        "--max-p99={t}: expected a latency above zero (2ms, 500us; a bare \
+                         number is µs)"
+                    ))
+                })?
+                .as_secs_f64()
+                * 1e6,
+        ),
+        None => None,
+    };
+    let knee_text = sm.get_one::<String>("knee").expect("has default");
+    let knee_pct = knee_text
+        .trim_end_matches('%')
+        .parse::<f64>()
+        .ok()
+        .filter(|p| *p > 0.0 && *p < 1000.0)
+        .ok_or_else(|| {
+            UsageError(format!(
+                "--knee={knee_text}: expected a percentage above 0 (10%, 5)"
+            ))
+        })?;
     let files: Vec<PathBuf> = sm
         .get_many::<String>("job")
         .into_iter()
@@ -331,7 +375,14 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
     };
     // What every point shares: the command line without the sweep's own flags.
     let own = [
-        "--dir", "--resume", "--table", "--metric", "--sweep", "--repeat",
+        "--dir",
+        "--resume",
+        "--table",
+        "--metric",
+        "--sweep",
+        "--repeat",
+        "--max-p99",
+        "--knee",
     ];
     let mut base_args = Vec::new();
     let mut skip = false;
@@ -355,6 +406,8 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
         resume: sm.get_flag("resume"),
         table,
         metric,
+        max_p99_us,
+        knee_pct,
         tool: ToolOptions {
             formats: vec![Format::Json],
             output: None,

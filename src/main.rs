@@ -1092,9 +1092,18 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
             break;
         }
     }
-    let table = index
+    let mut table = index
         .table(&row, &col, req.metric)
         .expect("the table's axes were checked");
+    index.answers = index.answers(req.metric, req.max_p99_us, req.knee_pct);
+    for a in &index.answers {
+        table.push_str(a);
+        table.push('\n');
+    }
+    if let Err(e) = save_index(dir, &index) {
+        eprintln!("iogauge: sweep: {shown}: {e}");
+        return ExitCode::from(1);
+    }
     print!("{table}");
     let _ = replace_file(&dir.join("table.txt"), table.as_bytes());
     let failed = index

@@ -383,6 +383,9 @@ pub struct Index {
     pub base: Vec<String>,
     pub axes: Vec<Axis>,
     pub points: Vec<Point>,
+    /// The best point and the knees, as printed under the table.
+    #[serde(default)]
+    pub answers: Vec<String>,
 }
 
 pub const SCHEMA: &str = "iogauge-sweep";
@@ -418,6 +421,7 @@ impl Index {
             base,
             axes,
             points,
+            answers: Vec::new(),
         })
     }
 
@@ -639,6 +643,153 @@ impl Index {
     }
 }
 
+/// The value as a number for ordering an axis (sizes in bytes), if it is one.
+fn numeric(v: &str) -> Option<f64> {
+    v.parse::<f64>().ok().or_else(|| {
+        crate::spec::value::parse_size(v)
+            .ok()
+            .map(|s| s.bytes as f64)
+    })
+}
+
+impl Index {
+    /// Answers, not only data: the best point (under `max_p99_us` when given) by `metric`, and
+    /// for each numeric axis, with the others held, its knee: the first value after which the
+    /// next gains less than `knee_pct` percent.
+    pub fn answers(&self, metric: Metric, max_p99_us: Option<f64>, knee_pct: f64) -> Vec<String> {
+        let mut out = Vec::new();
+        let lower_better = metric == Metric::P99Us || metric == Metric::ElapsedS;
+        let unit = metric.label();
+        let fits = |p: &&Point| {
+            max_p99_us.is_none_or(|max| {
+                p.figures
+                    .as_ref()
+                    .and_then(|f| f.p99_us)
+                    .is_some_and(|p99| p99 <= max)
+            })
+        };
+        let best = self
+            .points
+            .iter()
+            .filter(fits)
+            .filter_map(|p| metric.of(p).map(|x| (p, x)))
+            .max_by(|a, b| {
+                let o = a.1.total_cmp(&b.1);
+                if lower_better { o.reverse() } else { o }
+            });
+        let bound = max_p99_us
+            .map(|m| format!(" with p99 at most {}", latency_text(m)))
+            .unwrap_or_default();
+        match best {
+            Some((p, x)) => out.push(format!(
+                "best{bound}: {} ({} {unit}{})",
+                point_label(&self.axes, &self.values(p)),
+                format_metric(x),
+                p.figures
+                    .as_ref()
+                    .and_then(|f| f.p99_us)
+                    .map(|l| format!(", p99 {}", latency_text(l)))
+                    .unwrap_or_default()
+            )),
+            None => out.push(format!("best{bound}: no point passed{}", {
+                if max_p99_us.is_some() {
+                    " within the bound"
+                } else {
+                    ""
+                }
+            })),
+        }
+        for (k, axis) in self.axes.iter().enumerate() {
+            let Some(nums) = axis
+                .values
+                .iter()
+                .map(|v| numeric(v))
+                .collect::<Option<Vec<f64>>>()
+            else {
+                continue;
+            };
+            if axis.values.len() < 3 || nums.windows(2).any(|w| w[1] <= w[0]) {
+                continue;
+            }
+            // One line per combination of the other axes.
+            let mut seen: Vec<Vec<String>> = Vec::new();
+            for p in &self.points {
+                let mut rest = self.values(p);
+                rest.remove(k);
+                if seen.contains(&rest) {
+                    continue;
+                }
+                seen.push(rest.clone());
+                let along: Vec<Option<f64>> = axis
+                    .values
+                    .iter()
+                    .map(|v| {
+                        self.points
+                            .iter()
+                            .find(|q| {
+                                let mut r = self.values(q);
+                                let here = r.remove(k);
+                                here == *v && r == rest
+                            })
+                            .and_then(|q| metric.of(q))
+                    })
+                    .collect();
+                let held = self
+                    .axes
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != k)
+                    .zip(&rest)
+                    .map(|((_, a), v)| format!("{}={v}", a.name))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let held = if held.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({held})")
+                };
+                // The change in percent, and the gain (the change for the better).
+                let change = |a: f64, b: f64| 100.0 * (b - a) / a.abs().max(f64::MIN_POSITIVE);
+                let gain = |a: f64, b: f64| {
+                    if lower_better {
+                        -change(a, b)
+                    } else {
+                        change(a, b)
+                    }
+                };
+                let knee = (0..along.len() - 1).find_map(|i| match (along[i], along[i + 1]) {
+                    (Some(a), Some(b)) if gain(a, b) < knee_pct => Some((i, change(a, b))),
+                    _ => None,
+                });
+                out.push(match knee {
+                    Some((i, g)) => format!(
+                        "knee of {}{held}: {} — {} changed {unit} by {g:+.1}% (under {knee_pct}%)",
+                        axis.name,
+                        axis.values[i],
+                        axis.values[i + 1]
+                    ),
+                    None if along.iter().all(Option::is_some) => format!(
+                        "knee of {}{held}: none up to {} — every step gained {knee_pct}% or more",
+                        axis.name,
+                        axis.values[along.len() - 1]
+                    ),
+                    None => format!("knee of {}{held}: not found (points missing)", axis.name),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// µs in the unit that reads best.
+fn latency_text(us: f64) -> String {
+    if us >= 1000.0 {
+        format!("{:.2} ms", us / 1000.0)
+    } else {
+        format!("{us:.1} µs")
+    }
+}
+
 fn status_word(s: Status) -> &'static str {
     match s {
         Status::Ok => "ok",
@@ -749,6 +900,60 @@ mod tests {
             mb_per_s: mb,
             ..Figures::default()
         });
+    }
+
+    #[test]
+    fn the_answers_name_the_best_point_and_each_knee() {
+        let axes = vec![
+            parse_axis("iodepth=1..16:x2").unwrap(),
+            parse_axis("bs=4k,8k").unwrap(),
+        ];
+        let mut idx = Index::new(vec![], vec![], axes).unwrap();
+        // MB/s and p99 (µs) per iodepth, for bs=4k and bs=8k.
+        let data = [
+            (100.0, 50.0),
+            (150.0, 60.0),
+            (190.0, 80.0),
+            (200.0, 150.0),
+            (202.0, 300.0),
+            (100.0, 60.0),
+            (200.0, 70.0),
+            (400.0, 90.0),
+            (800.0, 160.0),
+            (1600.0, 320.0),
+        ];
+        for (k, (mb, p99)) in data.iter().enumerate() {
+            // The grid runs iodepth slowest: point k is iodepth k/2, bs k%2.
+            let at = (k % 5) * 2 + k / 5;
+            let p = &mut idx.points[at];
+            p.status = Status::Ok;
+            p.figures = Some(Figures {
+                mb_per_s: *mb,
+                p99_us: Some(*p99),
+                ..Figures::default()
+            });
+        }
+        let a = idx.answers(Metric::MbPerS, None, 10.0);
+        assert_eq!(a[0], "best: iodepth=16 bs=8k (1600 MB/s, p99 320.0 µs)");
+        assert_eq!(
+            a[1],
+            "knee of iodepth (bs=4k): 4 — 8 changed MB/s by +5.3% (under 10%)"
+        );
+        assert_eq!(
+            a[2],
+            "knee of iodepth (bs=8k): none up to 16 — every step gained 10% or more"
+        );
+        assert_eq!(a.len(), 3, "bs has two values: no knee: {a:?}");
+        let a = idx.answers(Metric::MbPerS, Some(100.0), 10.0);
+        assert_eq!(
+            a[0],
+            "best with p99 at most 100.0 µs: iodepth=4 bs=8k (400 MB/s, p99 90.0 µs)"
+        );
+        let a = idx.answers(Metric::MbPerS, Some(10.0), 10.0);
+        assert_eq!(
+            a[0],
+            "best with p99 at most 10.0 µs: no point passed within the bound"
+        );
     }
 
     #[test]

@@ -125,12 +125,19 @@ fn a_grid_runs_every_point_into_one_directory() {
         rows[0].ends_with("16k   32k   64k") || rows[0].contains("32k"),
         "{table}"
     );
-    assert_eq!(rows.len(), 5, "{table}");
     assert!(
         rows[3].starts_with("32 ") && rows[3].ends_with("(refused)"),
         "{table}"
     );
     assert_eq!(rows[4], "(MB/s per point)");
+    // Then the answers: the best point, and the knee of each numeric axis of 3 or more values
+    // (numpages, per bs; bs with its 3 values, per numpages), also kept in the index.
+    assert!(rows[5].starts_with("best: numpages="), "{table}");
+    let knees = |axis: &str| rows.iter().filter(|r| r.starts_with(axis)).count();
+    assert_eq!(knees("knee of numpages (bs="), 3, "{table}");
+    assert_eq!(knees("knee of bs (numpages="), 3, "{table}");
+    assert_eq!(rows.len(), 12, "{table}");
+    assert_eq!(index(&out)["answers"].as_array().unwrap().len(), 7);
     // Each warning once, not once per point; the test file is gone.
     if shm.is_some() {
         let warned = stderr(&o).matches("no block device below it").count();
