@@ -575,6 +575,9 @@ fn report_file(
     f: Format,
     replace: bool,
 ) -> ExitCode {
+    if input.is_dir() {
+        return sweep_report(input, output, f, replace);
+    }
     let text = match ownership::read_input_text(input, MAX_REPORT_BYTES, REPORT_CAP_WHY) {
         Ok(t) => t,
         Err(e) => return usage_exit(&format!("{}: {e}", input.display())),
@@ -584,6 +587,86 @@ fn report_file(
         Err(e) => return usage_exit(&format!("{}: {e}", input.display())),
     };
     let out = report::render(f, &run);
+    let written = match output {
+        Some(p) => ownership::write_output(p, out.as_bytes(), replace),
+        None => std::io::stdout().write_all(out.as_bytes()),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("iogauge: cannot write the report: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// A sweep's directory: its index, and the report of its first point that ran (for how it
+/// was measured).
+fn read_sweep(
+    dir: &std::path::Path,
+) -> Result<(iogauge::sweep::Index, Option<result::RunReport>), String> {
+    let path = dir.join("index.json");
+    let text =
+        ownership::read_input_text(&path, MAX_REPORT_BYTES, REPORT_CAP_WHY).map_err(|e| {
+            format!(
+                "{}: {e} (a sweep's directory holds index.json)",
+                path.display()
+            )
+        })?;
+    let index: iogauge::sweep::Index = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a sweep's index ({e})", path.display()))?;
+    if index.schema != iogauge::sweep::SCHEMA || index.axes.is_empty() {
+        return Err(format!("{}: not a sweep's index", path.display()));
+    }
+    let first = index
+        .points
+        .iter()
+        .filter_map(|p| p.report.as_ref())
+        .find_map(|r| {
+            let t =
+                ownership::read_input_text(&dir.join(r), MAX_REPORT_BYTES, REPORT_CAP_WHY).ok()?;
+            saved_report(&t).ok()
+        });
+    Ok((index, first))
+}
+
+/// `iogauge report DIR`: a sweep's page (html), its table and answers (text), or its index
+/// (csv, json).
+fn sweep_report(
+    dir: &std::path::Path,
+    output: Option<&std::path::Path>,
+    f: Format,
+    replace: bool,
+) -> ExitCode {
+    let (index, first) = match read_sweep(dir) {
+        Ok(x) => x,
+        Err(e) => return usage_exit(&e),
+    };
+    let out = match f {
+        Format::Html => report::sweep_html::render(&index, first.as_ref()),
+        Format::Csv => index.csv(),
+        Format::Json => match serde_json::to_string_pretty(&index) {
+            Ok(s) => s + "\n",
+            Err(e) => return usage_exit(&e.to_string()),
+        },
+        Format::Text => {
+            let metric = iogauge::sweep::Metric::parse(&index.metric)
+                .unwrap_or(iogauge::sweep::Metric::MbPerS);
+            let (row, col) = match index.table.as_slice() {
+                [r, c] => (r.clone(), c.clone()),
+                _ => (
+                    index.axes[0].name.clone(),
+                    index.axes.get(1).unwrap_or(&index.axes[0]).name.clone(),
+                ),
+            };
+            let mut t = index.table(&row, &col, metric).unwrap_or_default();
+            for a in &index.answers {
+                t.push_str(a);
+                t.push('\n');
+            }
+            t
+        }
+    };
     let written = match output {
         Some(p) => ownership::write_output(p, out.as_bytes(), replace),
         None => std::io::stdout().write_all(out.as_bytes()),
@@ -1096,6 +1179,7 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
         .table(&row, &col, req.metric)
         .expect("the table's axes were checked");
     index.answers = index.answers(req.metric, req.max_p99_us, req.knee_pct);
+    (index.table, index.metric) = (vec![row.clone(), col.clone()], req.metric.name().into());
     for a in &index.answers {
         table.push_str(a);
         table.push('\n');
@@ -1106,13 +1190,18 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
     }
     print!("{table}");
     let _ = replace_file(&dir.join("table.txt"), table.as_bytes());
+    if let Ok((index, first)) = read_sweep(dir) {
+        let html = report::sweep_html::render(&index, first.as_ref());
+        let _ = replace_file(&dir.join("index.html"), html.as_bytes());
+    }
     let failed = index
         .points
         .iter()
         .filter(|p| matches!(p.status, Status::Failed | Status::Refused))
         .count();
     eprintln!(
-        "iogauge: sweep: {shown}: index.json, index.csv, table.txt and {} point report(s){}",
+        "iogauge: sweep: {shown}: index.json, index.csv, index.html, table.txt and {} point \
+         report(s){}",
         index.points.iter().filter(|p| p.report.is_some()).count(),
         if failed > 0 {
             format!("; {failed} point(s) failed or were refused (see index.csv)")

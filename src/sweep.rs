@@ -348,6 +348,17 @@ impl Metric {
         })
     }
 
+    /// Its name for `--metric` and the index.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::MbPerS => "mb/s",
+            Metric::MibPerS => "mib/s",
+            Metric::Iops => "iops",
+            Metric::P99Us => "p99",
+            Metric::ElapsedS => "seconds",
+        }
+    }
+
     /// The label with its unit.
     pub fn label(self) -> &'static str {
         match self {
@@ -359,7 +370,7 @@ impl Metric {
         }
     }
 
-    fn of(self, p: &Point) -> Option<f64> {
+    pub fn of(self, p: &Point) -> Option<f64> {
         let f = p.figures.as_ref().filter(|_| p.status == Status::Ok);
         match self {
             Metric::MbPerS => f.map(|f| f.mb_per_s),
@@ -386,6 +397,11 @@ pub struct Index {
     /// The best point and the knees, as printed under the table.
     #[serde(default)]
     pub answers: Vec<String>,
+    /// The table's rows and columns (two swept options) and its metric, as asked.
+    #[serde(default)]
+    pub table: Vec<String>,
+    #[serde(default)]
+    pub metric: String,
 }
 
 pub const SCHEMA: &str = "iogauge-sweep";
@@ -422,6 +438,8 @@ impl Index {
             axes,
             points,
             answers: Vec::new(),
+            table: Vec::new(),
+            metric: String::new(),
         })
     }
 
@@ -743,6 +761,10 @@ impl Index {
                     .map(|((_, a), v)| format!("{}={v}", a.name))
                     .collect::<Vec<_>>()
                     .join(" ");
+                if along.iter().all(Option::is_none) {
+                    // No point of this line ran: nothing to say about it.
+                    continue;
+                }
                 let held = if held.is_empty() {
                     String::new()
                 } else {
@@ -790,7 +812,7 @@ fn latency_text(us: f64) -> String {
     }
 }
 
-fn status_word(s: Status) -> &'static str {
+pub fn status_word(s: Status) -> &'static str {
     match s {
         Status::Ok => "ok",
         Status::Failed => "failed",

@@ -10,7 +10,7 @@ use crate::result::{DirReport, GroupReport, LatReport, Measurement, RunReport};
 use crate::units::ctime_utc;
 use crate::units::human_bytes;
 
-const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:72em}\
+pub(crate) const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:72em}\
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}\
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .6em;\
 text-align:right}th{background:#f3f3f3}td.l,th.l{text-align:left}\
@@ -22,7 +22,7 @@ code{background:#f3f3f3;padding:0 .3em}";
 const COLORS: [&str; 2] = ["#1f77b4", "#d62728"];
 
 /// Escapes text for HTML content and attribute values.
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -91,7 +91,7 @@ fn units(g: &GroupReport) -> Vec<(String, &Measurement)> {
     }
 }
 
-fn provenance(o: &mut String, r: &RunReport) {
+pub(crate) fn provenance(o: &mut String, r: &RunReport) {
     let h = &r.host;
     o.push_str("<h2>How this was measured</h2>\n<table>\n");
     let row = |o: &mut String, k: &str, v: &str| {
@@ -431,10 +431,7 @@ fn charts(o: &mut String, label: &str, m: &Measurement) {
             ("IOPS over time", "IOPS", iops),
         ] {
             for (suffix, lines) in by_scale(lines) {
-                let axes = Axes {
-                    percentile_x: false,
-                    log_y: false,
-                };
+                let axes = Axes::default();
                 o.push_str(&line_chart(
                     &format!("{title}{suffix}"),
                     "time (s)",
@@ -480,6 +477,7 @@ fn charts(o: &mut String, label: &str, m: &Measurement) {
     let axes = Axes {
         percentile_x: true,
         log_y: lo > 0.0 && hi / lo > LOG_Y_SPREAD,
+        categories: None,
     };
     o.push_str(&line_chart(
         "Latency percentiles",
@@ -498,7 +496,7 @@ fn charts(o: &mut String, label: &str, m: &Measurement) {
 }
 
 /// Latency percentiles spread wider than this (highest / lowest) get a logarithmic axis.
-const LOG_Y_SPREAD: f64 = 20.0;
+pub(crate) const LOG_Y_SPREAD: f64 = 20.0;
 
 /// Lines whose peaks differ more than this share a chart no longer: a 5 MiB/s line would lie
 /// flat under a 900 MiB/s one.
@@ -540,10 +538,10 @@ fn drawn_windows(
     })
 }
 
-struct Line {
-    name: String,
-    color: &'static str,
-    points: Vec<(f64, f64)>,
+pub(crate) struct Line {
+    pub(crate) name: String,
+    pub(crate) color: &'static str,
+    pub(crate) points: Vec<(f64, f64)>,
 }
 
 const W: f64 = 520.0;
@@ -600,15 +598,23 @@ fn frame(title: &str, x_label: &str, y_label: &str) -> String {
 }
 
 /// How a line chart places its points.
-#[derive(Clone, Copy)]
-struct Axes {
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Axes<'a> {
     /// x on fio's percentile scale (−log10(100 − p)), so the tail is readable.
-    percentile_x: bool,
+    pub(crate) percentile_x: bool,
     /// y on a logarithmic scale, ticks at 1-2-5 steps of each power of ten.
-    log_y: bool,
+    pub(crate) log_y: bool,
+    /// x is the position of each of these values (a sweep's axis), each its own tick.
+    pub(crate) categories: Option<&'a [String]>,
 }
 
-fn line_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line], axes: Axes) -> String {
+pub(crate) fn line_chart(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    lines: &[Line],
+    axes: Axes,
+) -> String {
     let percentile_x = axes.percentile_x;
     let xf = |x: f64| {
         if percentile_x {
@@ -634,6 +640,9 @@ fn line_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line], axes: A
     }
     if !percentile_x {
         x0 = 0.0;
+    }
+    if let Some(c) = axes.categories {
+        x1 = (c.len().max(2) - 1) as f64;
     }
     if x1 <= x0 {
         x1 = x0 + 1.0;
@@ -676,7 +685,9 @@ fn line_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line], axes: A
         );
     }
     // x ticks: the percentiles themselves, or round times.
-    let xticks: Vec<f64> = if percentile_x {
+    let xticks: Vec<f64> = if let Some(c) = axes.categories {
+        (0..c.len()).map(|i| i as f64).collect()
+    } else if percentile_x {
         [50.0, 90.0, 99.0, 99.9, 99.99]
             .into_iter()
             .filter(|&p| xf(p) >= x0 - 1e-9 && xf(p) <= x1 + 1e-9)
@@ -693,7 +704,10 @@ fn line_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line], axes: A
             "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}</text>",
             px(x),
             TOP + ph + 16.0,
-            fmt_tick(x)
+            match axes.categories {
+                Some(c) => esc(&c[x as usize]),
+                None => fmt_tick(x),
+            }
         );
     }
     for (i, l) in lines.iter().enumerate() {
@@ -710,8 +724,8 @@ fn line_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line], axes: A
             n = esc(&l.name),
             c = l.color,
             p = points.join(" "),
-            lx = legend_x(lines.iter().map(|l| l.name.as_str()), i),
-            ly = TOP + 12.0
+            lx = legend_at(lines.iter().map(|l| l.name.as_str()), i).0,
+            ly = legend_at(lines.iter().map(|l| l.name.as_str()), i).1
         );
     }
     s.push_str("</svg>\n");
@@ -719,13 +733,21 @@ fn line_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line], axes: A
 }
 
 /// Where the `i`-th legend label starts: after the ones before it (about 6.5 px a character
-/// at 11 px) and a gap.
-fn legend_x<'a>(names: impl Iterator<Item = &'a str>, i: usize) -> f64 {
-    LEFT + 10.0
-        + names
-            .take(i)
-            .map(|n| n.chars().count() as f64 * 6.5 + 16.0)
-            .sum::<f64>()
+/// at 11 px) and a gap, on a new row when it would run past the chart's right edge.
+fn legend_at<'a>(names: impl Iterator<Item = &'a str>, i: usize) -> (f64, f64) {
+    let start = LEFT + 10.0;
+    let (mut x, mut row) = (start, 0);
+    for (k, n) in names.enumerate() {
+        let w = n.chars().count() as f64 * 6.5;
+        if x > start && x + w > W - RIGHT {
+            (x, row) = (start, row + 1);
+        }
+        if k == i {
+            break;
+        }
+        x += w + 16.0;
+    }
+    (x, TOP + 12.0 + 13.0 * row as f64)
 }
 
 /// A logarithmic axis over `[lo, hi]` (both > 0): from the power of ten at or below `lo` to
@@ -828,8 +850,8 @@ fn histogram(lats: &[(&str, &LatReport)]) -> String {
         let _ = write!(
             s,
             "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{}\">{n}</text>",
-            legend_x(lats.iter().map(|l| l.0), i),
-            TOP + 12.0,
+            legend_at(lats.iter().map(|l| l.0), i).0,
+            legend_at(lats.iter().map(|l| l.0), i).1,
             COLORS[i]
         );
     }

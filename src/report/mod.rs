@@ -7,6 +7,7 @@ pub mod from_fio;
 pub mod html;
 pub mod json;
 pub mod log;
+pub mod sweep_html;
 pub mod text;
 
 use crate::result::RunReport;

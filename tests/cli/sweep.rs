@@ -146,6 +146,32 @@ fn a_grid_runs_every_point_into_one_directory() {
         skip!("/dev/shm is not a tmpfs: the warning printed once is not checked");
     }
     assert!(!f.exists());
+    // The page: the table, the answers, a chart of each figure by each option (a line per
+    // value of the other option), and the latency-IOPS curve.
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("<h2 id=\"table\">") && html.contains("<li>best: numpages="));
+    assert_eq!(
+        html.matches("<svg ").count(),
+        7,
+        "3 figures x 2 options + 1"
+    );
+    assert!(html.contains("bandwidth by numpages") && html.contains("IOPS by bs"));
+    assert!(html.contains("<a href=\"points/0001.json\">"));
+    // iogauge report DIR draws it again, and gives the table, the CSV and the index.
+    let o = iogauge(&["report", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), html);
+    let o = iogauge(&["report", out.to_str().unwrap(), "--output-format=text"]);
+    assert_eq!(stdout(&o), table);
+    let o = iogauge(&["report", out.to_str().unwrap(), "--output-format=csv"]);
+    assert_eq!(stdout(&o), csv);
+    let o = iogauge(&["report", d.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("a sweep's directory holds index.json"),
+        "{}",
+        stderr(&o)
+    );
     // Another metric, two other axes as the table's: --table picks them.
     let out2 = d.path().join("sweep2");
     let o = iogauge(&[
