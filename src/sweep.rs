@@ -779,19 +779,27 @@ impl Index {
                         change(a, b)
                     }
                 };
-                let knee = (0..along.len() - 1).find_map(|i| match (along[i], along[i + 1]) {
-                    (Some(a), Some(b)) if gain(a, b) < knee_pct => Some((i, change(a, b))),
-                    _ => None,
+                // The knee: the first value that no later one improves on by knee_pct or
+                // more (robust to a noisy dip: a later gain still counts).
+                let knee = (0..along.len() - 1).find_map(|i| {
+                    let a = along[i]?;
+                    let (j, b) = (i + 1..along.len())
+                        .filter_map(|j| along[j].map(|b| (j, b)))
+                        .max_by(|x, y| gain(a, x.1).total_cmp(&gain(a, y.1)))?;
+                    (gain(a, b) < knee_pct).then_some((i, j, b))
                 });
                 out.push(match knee {
-                    Some((i, g)) => format!(
-                        "knee of {}{held}: {} — {} changed {unit} by {g:+.1}% (under {knee_pct}%)",
+                    Some((i, j, b)) => format!(
+                        "knee of {}{held}: {} — no later value gains {knee_pct}% (the best after \
+                         it: {} {unit} at {}, {:+.1}%)",
                         axis.name,
                         axis.values[i],
-                        axis.values[i + 1]
+                        format_metric(b),
+                        axis.values[j],
+                        change(along[i].unwrap_or(b), b)
                     ),
                     None if along.iter().all(Option::is_some) => format!(
-                        "knee of {}{held}: none up to {} — every step gained {knee_pct}% or more",
+                        "knee of {}{held}: none up to {} — it still gains {knee_pct}% or more",
                         axis.name,
                         axis.values[along.len() - 1]
                     ),
@@ -959,17 +967,29 @@ mod tests {
         assert_eq!(a[0], "best: iodepth=16 bs=8k (1600 MB/s, p99 320.0 µs)");
         assert_eq!(
             a[1],
-            "knee of iodepth (bs=4k): 4 — 8 changed MB/s by +5.3% (under 10%)"
+            "knee of iodepth (bs=4k): 4 — no later value gains 10% (the best after it: 202 MB/s \
+             at 16, +6.3%)"
         );
         assert_eq!(
             a[2],
-            "knee of iodepth (bs=8k): none up to 16 — every step gained 10% or more"
+            "knee of iodepth (bs=8k): none up to 16 — it still gains 10% or more"
         );
         assert_eq!(a.len(), 3, "bs has two values: no knee: {a:?}");
         let a = idx.answers(Metric::MbPerS, Some(100.0), 10.0);
         assert_eq!(
             a[0],
             "best with p99 at most 100.0 µs: iodepth=4 bs=8k (400 MB/s, p99 90.0 µs)"
+        );
+        // A noisy dip is not the knee when a later value still gains.
+        let mut dip =
+            Index::new(vec![], vec![], vec![parse_axis("iodepth=1..8:x2").unwrap()]).unwrap();
+        for (k, mb) in [100.0, 95.0, 200.0, 205.0].into_iter().enumerate() {
+            done(&mut dip, k, Some(mb), Status::Ok);
+        }
+        let a = dip.answers(Metric::MbPerS, None, 10.0);
+        assert!(
+            a[1].starts_with("knee of iodepth: 4 — no later value gains"),
+            "{a:?}"
         );
         let a = idx.answers(Metric::MbPerS, Some(10.0), 10.0);
         assert_eq!(
