@@ -160,6 +160,9 @@ pub struct Measurement {
     /// The verify phase (`verify=`): after the measured time, never in its figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyReport>,
+    /// fio's steady-state check (`ss_dur`), as fio's JSON gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<crate::stats::steady::SteadyReport>,
 }
 
 /// What reading the written blocks back found.
@@ -395,6 +398,7 @@ pub fn measurement(s: &JobStats) -> Measurement {
         iodepth: depth_report(&s.depth),
         cpu: cpu_report(&s.cpu, s.elapsed),
         verify: s.verify.as_ref().map(verify_report),
+        steadystate: s.steady.clone(),
     }
 }
 

@@ -33,6 +33,8 @@ mod layout;
 mod outputs;
 #[path = "cli/safety.rs"]
 mod safety;
+#[path = "cli/steady.rs"]
+mod steady;
 #[path = "cli/sweep.rs"]
 mod sweep;
 #[path = "cli/sync.rs"]

@@ -77,6 +77,9 @@ pub struct FioJob {
     pub latency_ns: Ordered<f64>,
     pub latency_us: Ordered<f64>,
     pub latency_ms: Ordered<f64>,
+    /// fio's steady state (`ss_dur`): the check, its window and whether it was attained.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<crate::stats::steady::SteadyReport>,
     /// iogauge's `--repeat`: this row's figures over the runs (the rest is the last run's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iogauge_repeat: Option<crate::repeat::JobSpread>,
@@ -258,6 +261,7 @@ fn job(
         latency_ns: lat_ns,
         latency_us: lat_us,
         latency_ms: lat_ms,
+        steadystate: m.steadystate.clone(),
         iogauge_repeat: None,
     }
 }

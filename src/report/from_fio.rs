@@ -81,6 +81,19 @@ struct Job {
     minf: u64,
     #[serde(default)]
     iodepth_level: BTreeMap<String, f64>,
+    /// fio's steady-state block, kept as fio gave it (a malformed one is left out).
+    #[serde(default, deserialize_with = "lenient")]
+    steadystate: Option<crate::stats::steady::SteadyReport>,
+}
+
+/// An optional block read if it parses, else left out.
+fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let v = serde_json::Value::deserialize(d)?;
+    Ok(serde_json::from_value(v).ok())
 }
 
 #[derive(Deserialize, Default)]
@@ -374,6 +387,7 @@ fn measurement(j: &Job) -> Measurement {
             major_faults: j.majf,
         },
         verify: None,
+        steadystate: j.steadystate.clone(),
     }
 }
 
@@ -527,6 +541,7 @@ fn sum(parts: &[&Measurement]) -> Measurement {
             major_faults: parts.iter().map(|m| m.cpu.major_faults).sum(),
         },
         verify: None,
+        steadystate: parts.iter().find_map(|m| m.steadystate.clone()),
     }
 }
 

@@ -358,6 +358,30 @@ fn measurement(o: &mut String, m: &Measurement, depth: u32) {
     if let Some(v) = &m.verify {
         verify_lines(o, v);
     }
+    if let Some(s) = &m.steadystate {
+        steady_line(o, s);
+    }
+}
+
+/// fio's steady state: the criterion, whether it held (and so ended the job), and the
+/// window's means.
+pub fn steady_line(o: &mut String, s: &crate::stats::steady::SteadyReport) {
+    let _ = writeln!(
+        o,
+        "  steady {} over {} s: {} (criterion {}); window means {} IOPS, {:.2} MiB/s ({} \
+         samples)",
+        s.ss,
+        s.duration,
+        if s.attained == 1 {
+            "attained, so the job stopped there"
+        } else {
+            "not attained before the job ended"
+        },
+        s.criterion,
+        s.data.iops_mean,
+        s.data.bw_mean as f64 / 1048576.0,
+        s.data.iops.len()
+    );
 }
 
 /// The verify phase: what was read back, how fast, and each bad block kept.

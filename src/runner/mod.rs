@@ -299,6 +299,24 @@ fn run_group(
 
     let (shared, verify_barrier) = shared_verify_maps(jobs, &opened);
     let verify_threads = verify_threads(jobs);
+    // fio's steady state: a group_reporting group is judged as one, any other job alone.
+    let pooled = jobs.iter().any(|j| j.group_reporting);
+    let steady: Vec<Option<std::sync::Arc<crate::stats::steady::SteadyGroup>>> = {
+        let shared = jobs
+            .first()
+            .and_then(|j| j.steady)
+            .filter(|_| pooled)
+            .map(|s| std::sync::Arc::new(crate::stats::steady::SteadyGroup::new(s, jobs.len())));
+        jobs.iter()
+            .map(|j| match (&shared, j.steady) {
+                (Some(g), _) => Some(g.clone()),
+                (None, Some(s)) => Some(std::sync::Arc::new(
+                    crate::stats::steady::SteadyGroup::new(s, 1),
+                )),
+                (None, None) => None,
+            })
+            .collect()
+    };
     let mut file_lists = Vec::new();
     let results: Vec<JobResult> = std::thread::scope(|s| {
         let mut handles = Vec::new();
@@ -332,6 +350,7 @@ fn run_group(
                     .as_ref()
                     .filter(|_| shared[index].iter().any(Option::is_some)),
                 verify_threads,
+                steady: steady[index].as_deref(),
             };
             file_lists.push(files);
             let name = format!("iogauge-{}.{}", job.name, job.clone);
@@ -380,11 +399,16 @@ fn run_group(
     jobs.iter()
         .zip(results)
         .zip(file_lists)
-        .map(|((spec, r), files)| JobOutcome {
-            spec: spec.clone(),
-            files,
-            stats: r.stats,
-            error: r.error,
+        .zip(&steady)
+        .map(|(((spec, r), files), ss)| {
+            let mut stats = r.stats;
+            stats.steady = ss.as_ref().map(|g| g.report());
+            JobOutcome {
+                spec: spec.clone(),
+                files,
+                stats,
+                error: r.error,
+            }
         })
         .collect()
 }

@@ -369,6 +369,80 @@ pub struct Verify {
     pub header_at: u32,
 }
 
+/// fio's steady-state criteria.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SteadyCriterion {
+    /// Every IOPS sample within the limit of the window's mean.
+    Iops,
+    /// The least-squares slope of IOPS below the limit.
+    IopsSlope,
+    Bw,
+    BwSlope,
+    /// Every mean completion latency within the limit of the window's mean.
+    Lat,
+}
+
+impl SteadyCriterion {
+    pub const ACCEPTED: &'static str = "iops, iops_slope, bw, bw_slope or lat";
+
+    pub fn parse(t: &str) -> Option<Self> {
+        Some(match t {
+            "iops" => Self::Iops,
+            "iops_slope" => Self::IopsSlope,
+            "bw" => Self::Bw,
+            "bw_slope" => Self::BwSlope,
+            "lat" => Self::Lat,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Iops => "iops",
+            Self::IopsSlope => "iops_slope",
+            Self::Bw => "bw",
+            Self::BwSlope => "bw_slope",
+            Self::Lat => "lat",
+        }
+    }
+
+    pub fn slope(self) -> bool {
+        matches!(self, Self::IopsSlope | Self::BwSlope)
+    }
+}
+
+/// `steadystate=CRITERION:LIMIT[%]`, `ss_dur`, `ss_ramp`, `ss_interval` (fio's).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SteadyState {
+    pub criterion: SteadyCriterion,
+    /// In the criterion's unit (IOPS, bytes/s, ns; per interval for a slope), or percent of
+    /// the window's mean when `pct`.
+    pub limit: f64,
+    pub pct: bool,
+    /// The rolling window.
+    pub dur: Duration,
+    /// From the job's start, before samples are taken.
+    pub ramp: Duration,
+    pub interval: Duration,
+}
+
+impl SteadyState {
+    /// Samples in the window.
+    pub fn intervals(&self) -> usize {
+        (self.dur.as_millis() / self.interval.as_millis().max(1)) as usize
+    }
+
+    /// As fio prints it: "iops_slope:0.010000%".
+    pub fn describe(&self) -> String {
+        format!(
+            "{}:{:.6}{}",
+            self.criterion.name(),
+            self.limit,
+            if self.pct { "%" } else { "" }
+        )
+    }
+}
+
 /// What makes writes durable: write-through opens and explicit flushes (fio's sync family).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Durability {
@@ -525,6 +599,8 @@ pub struct JobSpec {
     pub data_shape: DataShape,
     /// Data verification (`verify=`), when asked for.
     pub verify: Option<Verify>,
+    /// fio's steady-state stop (`ss_dur` above 0), when asked for.
+    pub steady: Option<SteadyState>,
     /// The options as given (canonical names), for the report.
     pub options: BTreeMap<String, String>,
     /// Where each given option came from, so errors found later (the file system, the

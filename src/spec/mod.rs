@@ -9,8 +9,8 @@ pub mod value;
 pub mod workload;
 
 pub use job::{
-    DataMode, DataShape, EngineKind, Fadvise, Group, JobSpec, LogSpec, Plan, RwMode, SyncMode,
-    TargetSpec, Verify,
+    DataMode, DataShape, EngineKind, Fadvise, Group, JobSpec, LogSpec, Plan, RwMode,
+    SteadyCriterion, SteadyState, SyncMode, TargetSpec, Verify,
 };
 pub use resolve::resolve;
 

@@ -230,6 +230,37 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Run this long before measuring; I/O during the ramp is not counted.",
     },
     OptionDef {
+        name: "steadystate",
+        aliases: &["ss"],
+        kind: Kind::Spec("criterion:limit[%]"),
+        default: Some("iops_slope:0.01%"),
+        help: "fio's steady state: stop the job (its group, with group_reporting) once this \
+               holds over the last ss_dur: iops or bw (every sample within LIMIT of the \
+               window's mean), iops_slope or bw_slope (least-squares slope below LIMIT), lat \
+               (mean completion latency within LIMIT); LIMIT absolute or in % of the mean.",
+    },
+    OptionDef {
+        name: "steadystate_duration",
+        aliases: &["ss_dur"],
+        kind: Kind::Seconds,
+        default: Some("0"),
+        help: "The rolling window steady state is judged over (0: no steady-state check).",
+    },
+    OptionDef {
+        name: "steadystate_ramp_time",
+        aliases: &["ss_ramp"],
+        kind: Kind::Seconds,
+        default: Some("0"),
+        help: "Run this long from the job's start before taking steady-state samples.",
+    },
+    OptionDef {
+        name: "steadystate_check_interval",
+        aliases: &["ss_interval"],
+        kind: Kind::Seconds,
+        default: Some("1"),
+        help: "One steady-state sample per this interval; ss_dur must be a multiple of it.",
+    },
+    OptionDef {
         name: "startdelay",
         aliases: &[],
         kind: Kind::Spec("duration or min-max"),
@@ -1012,17 +1043,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "read_beyond_wp",
         ],
         FioOnly::Rejected("zoned and strided layouts are not supported"),
-    ),
-    (
-        &[
-            "ss",
-            "ss_dur",
-            "ss_ramp",
-            "steadystate",
-            "steadystate_duration",
-            "steadystate_ramp_time",
-        ],
-        FioOnly::Rejected("steady-state detection is not supported; set runtime instead"),
     ),
     (
         &["flow", "flow_id", "flow_sleep", "flow_watermark"],

@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod diskstats;
 pub mod histogram;
 pub mod series;
+pub mod steady;
 
 use std::time::Duration;
 
@@ -185,6 +186,8 @@ pub struct JobStats {
     pub elapsed: Duration,
     /// The verify phase (`verify=`), after the measured time.
     pub verify: Option<VerifyStats>,
+    /// fio's steady-state check (`ss_dur`): its group's, at the end.
+    pub steady: Option<steady::SteadyReport>,
 }
 
 /// Bad blocks kept in full per job (all are counted).
@@ -278,6 +281,10 @@ impl std::ops::AddAssign<&JobStats> for JobStats {
             (Some(a), Some(b)) => *a += b,
             (None, Some(b)) => self.verify = Some(b.clone()),
             _ => {}
+        }
+        // A pooled group's jobs share one check; otherwise the group's is the first job's.
+        if self.steady.is_none() {
+            self.steady = o.steady.clone();
         }
     }
 }

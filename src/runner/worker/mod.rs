@@ -94,11 +94,16 @@ pub struct Worker<'a> {
     pub verify_barrier: Option<&'a Barrier>,
     /// Threads for the verify phase when the job does not set `verify_async`.
     pub verify_threads: usize,
+    /// fio's steady-state check this job adds its samples to (its group's, or its own).
+    pub steady: Option<&'a crate::stats::steady::SteadyGroup>,
 }
 
 impl Worker<'_> {
     /// Marks this job finished; with `exitall`, the whole group too.
     fn mark_finished(&self) {
+        if let Some(g) = self.steady {
+            g.leave();
+        }
         self.finished[self.index].store(true, Ordering::Release);
         if self.job.exitall {
             self.exit_all.store(true, Ordering::Release);

@@ -109,6 +109,7 @@ fn run<E: Engine>(job: &JobSpec, engine: E) -> JobResult {
         shared: Vec::new(),
         verify_barrier: None,
         verify_threads: 1,
+        steady: None,
     };
     run_loop(w, engine)
 }

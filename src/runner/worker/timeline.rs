@@ -24,6 +24,13 @@ pub(super) struct Timeline {
     pub(super) depth_since: u64,
     publish_every: u64,
     tick: u64,
+    /// fio's steady state: the next sample's time (never: u64::MAX), the sample's length, its
+    /// number, and where the last one ended (time, I/Os, bytes, completion latency sum and
+    /// count).
+    next_ss: u64,
+    ss_every: u64,
+    ss_index: u64,
+    ss_last: (u64, u64, u64, u128, u64),
 }
 
 impl Timeline {
@@ -42,6 +49,10 @@ impl Timeline {
             depth_since: 0,
             publish_every: clock.ticks(publish_every),
             tick: clock.ticks(Duration::from_millis(job.series_ms)),
+            next_ss: u64::MAX,
+            ss_every: job.steady.map_or(0, |s| clock.ticks(s.interval)),
+            ss_index: 0,
+            ss_last: (0, 0, 0, 0, 0),
         }
     }
 }
@@ -59,11 +70,21 @@ impl<E: Engine> Loop<'_, '_, E> {
             .map(|r| self.tl.ramp_end + self.clock.ticks(r));
         self.tl.next_publish = start + self.tl.publish_every;
         self.tl.next_tick = start + self.tl.tick;
+        if let Some(ss) = job.steady {
+            // The first sample ends one interval after ss_ramp (fio's timing).
+            let begin = start + self.clock.ticks(ss.ramp);
+            self.tl.ss_last.0 = begin;
+            self.tl.next_ss = begin + self.tl.ss_every;
+        }
         self.set_next_event();
     }
 
     pub(super) fn set_next_event(&mut self) {
-        let mut e = self.tl.next_publish.min(self.tl.next_tick);
+        let mut e = self
+            .tl
+            .next_publish
+            .min(self.tl.next_tick)
+            .min(self.tl.next_ss);
         if !self.tl.measuring {
             e = e.min(self.tl.ramp_end);
         }
@@ -98,12 +119,54 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.w.progress.publish(&self.stats);
             self.tl.next_publish = now + self.tl.publish_every;
         }
-        let ended =
-            self.tl.deadline.is_some_and(|d| now >= d) || self.w.exit_all.load(Ordering::Relaxed);
+        if now >= self.tl.next_ss {
+            self.steady_sample(now);
+        }
+        let attained = self.w.steady.is_some_and(|g| g.attained());
+        let ended = self.tl.deadline.is_some_and(|d| now >= d)
+            || self.w.exit_all.load(Ordering::Relaxed)
+            || attained;
         if ended && self.halt == Halt::No {
             self.halt = Halt::Done;
         }
         self.set_next_event();
+    }
+}
+
+impl<E: Engine> Loop<'_, '_, E> {
+    /// fio's steady state: what the job did since the last sample, as rates over the time it
+    /// took, added to its group's interval. I/O of the ramp (not counted) adds nothing.
+    fn steady_sample(&mut self, now: u64) {
+        let Some(g) = self.w.steady else {
+            self.tl.next_ss = u64::MAX;
+            return;
+        };
+        let (mut ios, mut bytes, mut lat_sum, mut lat_n) = (0, 0, 0u128, 0u64);
+        for d in &self.stats.dirs {
+            ios += d.ios;
+            bytes += d.bytes;
+            // Completion latency, as fio's lat criterion (the whole I/O for a synchronous
+            // engine, which has no other).
+            let l = if E::QUEUED { &d.clat } else { &d.lat };
+            lat_sum += l.sum_ns;
+            lat_n += l.hist.count();
+        }
+        let (t0, ios0, bytes0, sum0, n0) = self.tl.ss_last;
+        let secs = self.clock.ns(now.saturating_sub(t0)) as f64 / 1e9;
+        if secs > 0.0 && self.tl.measuring {
+            g.add(
+                self.tl.ss_index,
+                (ios - ios0) as f64 / secs,
+                (bytes - bytes0) as f64 / secs,
+                (lat_sum - sum0) as f64,
+                lat_n - n0,
+            );
+            self.tl.ss_index += 1;
+        }
+        self.tl.ss_last = (now, ios, bytes, lat_sum, lat_n);
+        // Late by more than an interval (a long stall): the next sample ends an interval from
+        // now, not at a boundary already past.
+        self.tl.next_ss = (self.tl.next_ss + self.tl.ss_every).max(now + 1);
     }
 }
 

@@ -62,6 +62,38 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
         }
         plan.groups[gi].jobs.extend(jobs);
     }
+    for g in &plan.groups {
+        // fio: a reporting group judges steady state as one, so its jobs must agree.
+        let pooled = g.jobs.iter().any(|j| j.group_reporting);
+        if pooled && g.jobs.iter().any(|j| j.steady != g.jobs[0].steady) {
+            let odd = g
+                .jobs
+                .iter()
+                .find(|j| j.steady != g.jobs[0].steady)
+                .map_or("?", |j| j.name.as_str());
+            return Err(SpecError {
+                option: "steadystate".into(),
+                value: None,
+                message: format!(
+                    "job {odd} differs from job {} in its group: with group_reporting the group \
+                     is judged as one, so ss, ss_dur, ss_ramp and ss_interval must be the same \
+                     for all its jobs (fio's rule)",
+                    g.jobs[0].name
+                ),
+                origin: g
+                    .jobs
+                    .iter()
+                    .find(|j| j.steady != g.jobs[0].steady)
+                    .and_then(|j| {
+                        j.origins
+                            .get("steadystate_duration")
+                            .or(j.origins.get("steadystate"))
+                            .cloned()
+                    })
+                    .unwrap_or(crate::spec::Origin::Cli),
+            });
+        }
+    }
     Ok(plan)
 }
 
@@ -93,6 +125,7 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
     let (pacing, startdelay) = pacing(&v, &name, earlier)?;
     let random = randomness(&v, rw, w)?;
     let (logs, series_ms) = logs(&v, w)?;
+    let steady = steady_state(&v, &timing, w)?;
     notes(&v, w)?;
     let options = options_given(&v, random.seed)?;
     let origins = v
@@ -144,6 +177,7 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         data,
         data_shape,
         verify,
+        steady,
         options,
         origins,
     };
@@ -385,6 +419,107 @@ fn target(v: &Values<'_>) -> Result<TargetSpec, SpecError> {
 }
 
 /// How long a job runs, and how many copies of it (`numjobs`).
+/// fio's steady state: `ss_dur` above 0 turns it on.
+fn steady_state(
+    v: &Values<'_>,
+    timing: &Timing,
+    w: &mut Vec<String>,
+) -> Result<Option<crate::spec::SteadyState>, SpecError> {
+    let dur = v.seconds("steadystate_duration")?.unwrap_or_default();
+    let ramp = v.seconds("steadystate_ramp_time")?.unwrap_or_default();
+    let interval = v
+        .seconds("steadystate_check_interval")?
+        .unwrap_or(Duration::from_secs(1));
+    let text = v
+        .text("steadystate")
+        .map_or_else(|| "iops_slope:0.01%".to_string(), |(t, _)| t);
+    let (name, limit) = text.split_once(':').ok_or_else(|| {
+        v.error(
+            "steadystate",
+            format!(
+                "{text}: expected CRITERION:LIMIT ({}; iops_slope:0.1%, bw:5%)",
+                crate::spec::SteadyCriterion::ACCEPTED
+            ),
+        )
+    })?;
+    let criterion = crate::spec::SteadyCriterion::parse(name.trim()).ok_or_else(|| {
+        v.error(
+            "steadystate",
+            format!(
+                "{name}: expected {} before the ':'",
+                crate::spec::SteadyCriterion::ACCEPTED
+            ),
+        )
+    })?;
+    let limit = limit.trim();
+    let (number, pct) = match limit.strip_suffix('%') {
+        Some(n) => (n.trim(), true),
+        None => (limit, false),
+    };
+    let limit = match number.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => x,
+        // fio takes a latency limit as a time.
+        _ if criterion == crate::spec::SteadyCriterion::Lat && !pct => {
+            crate::spec::value::parse_duration(number, Duration::from_micros(1))
+                .map(|d| d.as_nanos() as f64)
+                .map_err(|acc| v.error("steadystate", format!("{number}: expected {acc}")))?
+        }
+        _ => {
+            return Err(v.error(
+                "steadystate",
+                format!("{limit}: expected a limit of 0 or more, absolute or in % (0.1%)"),
+            ));
+        }
+    };
+    if dur.is_zero() {
+        for o in [
+            "steadystate",
+            "steadystate_ramp_time",
+            "steadystate_check_interval",
+        ] {
+            if v.given(o) {
+                w.push(format!(
+                    "{o}: has no effect without steadystate_duration (ss_dur), as in fio"
+                ));
+            }
+        }
+        return Ok(None);
+    }
+    if interval.is_zero() || interval.as_millis() == 0 {
+        return Err(v.error(
+            "steadystate_check_interval",
+            "expected an interval of 1 ms or more".into(),
+        ));
+    }
+    let n = dur.as_millis() / interval.as_millis();
+    if n < 2 || dur.as_millis() % interval.as_millis() != 0 {
+        return Err(v.error(
+            "steadystate_duration",
+            format!(
+                "{} s with ss_interval {} s: expected a multiple of the interval, at least twice \
+                 it (the window needs two samples or more)",
+                dur.as_secs_f64(),
+                interval.as_secs_f64()
+            ),
+        ));
+    }
+    if !timing.time_based && timing.loops <= 1 {
+        w.push(
+            "steadystate: the job stops at the end of its size if steady state comes later; \
+             fio's advice is time_based with a runtime (or loops)"
+                .into(),
+        );
+    }
+    Ok(Some(crate::spec::SteadyState {
+        criterion,
+        limit,
+        pct,
+        dur,
+        ramp,
+        interval,
+    }))
+}
+
 fn timing(v: &Values<'_>) -> Result<(Timing, u32), SpecError> {
     let runtime = v.seconds("runtime")?;
     let time_based = v.bool("time_based")?;
