@@ -23,6 +23,8 @@ pub struct ToolOptions {
     pub skip_space_check: bool,
     /// `--repeat=N`: run the plan N times and report the spread.
     pub repeat: u32,
+    /// `--until-steady`, `--precondition`.
+    pub rounds: crate::rounds::RoundsSpec,
     /// Replace report and log files iogauge did not write.
     pub overwrite_output: bool,
 }
@@ -150,6 +152,36 @@ fn tool_args(cmd: Command) -> Command {
     )
     .arg(overwrite_output_arg())
     .arg(repeat_arg())
+    .arg(
+        Arg::new("until-steady")
+            .long("until-steady")
+            .action(ArgAction::SetTrue)
+            .help(
+                "Run the workload round after round on the same files until the last 5 rounds \
+                 are steady (SNIA PTS: range within 20% and best-fit excursion within 10% of \
+                 their average), at most --max-rounds",
+            ),
+    )
+    .arg(
+        Arg::new("max-rounds")
+            .long("max-rounds")
+            .value_name("N")
+            .default_value("25")
+            .value_parser(clap::value_parser!(u32).range(5..=1000))
+            .help("With --until-steady: the most rounds (SNIA: 25)"),
+    )
+    .arg(
+        Arg::new("precondition")
+            .long("precondition")
+            .value_name("N")
+            .num_args(0..=1)
+            .default_missing_value("2")
+            .value_parser(clap::value_parser!(u32).range(1..=100))
+            .help(
+                "First write the files sequentially N times (default 2, SNIA's for SSDs), \
+                 untimed, then run the workload",
+            ),
+    )
 }
 
 fn repeat_arg() -> Arg {
@@ -416,6 +448,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
             skip_space_check: sm.get_flag("skip-space-check"),
             overwrite_output: false,
             repeat: *sm.get_one::<u32>("repeat").expect("has default"),
+            rounds: crate::rounds::RoundsSpec::default(),
         },
         base_args,
     }))
@@ -656,7 +689,25 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
         skip_space_check: m.get_flag("skip-space-check"),
         overwrite_output: m.get_flag("overwrite-output"),
         repeat: *m.get_one::<u32>("repeat").expect("has default"),
+        rounds: crate::rounds::RoundsSpec {
+            max: if m.get_flag("until-steady") {
+                *m.get_one::<u32>("max-rounds").expect("has default") as usize
+            } else {
+                0
+            },
+            precondition: m.get_one::<u32>("precondition").copied().unwrap_or(0),
+        },
     };
+    if tool.repeat > 1 && tool.rounds.max > 0 {
+        return Err(UsageError(
+            "--repeat with --until-steady: the rounds already repeat the workload; give one".into(),
+        ));
+    }
+    if m.value_source("max-rounds") == Some(ValueSource::CommandLine) && tool.rounds.max == 0 {
+        return Err(UsageError(
+            "--max-rounds: goes with --until-steady (the rounds it limits)".into(),
+        ));
+    }
     for p in tool.report_files() {
         check_output("--output", &p, tool.overwrite_output)?;
     }

@@ -51,6 +51,7 @@ pub mod rawpath;
 pub mod repeat;
 pub mod report;
 pub mod result;
+pub mod rounds;
 pub mod runner;
 pub mod spec;
 pub mod stats;

@@ -10,6 +10,7 @@ use std::time::{Instant, SystemTime};
 
 use iogauge::cli::{self, Request, ToolOptions};
 use iogauge::report::{self, Format};
+use iogauge::rounds::RoundsSpec;
 use iogauge::runner::{self, Event};
 use iogauge::spec::{self, Section};
 use iogauge::target::{self, Safety, TargetError};
@@ -250,12 +251,17 @@ fn measure(
     safety: Safety,
     keep: bool,
     notes: &[String],
+    rounds: RoundsSpec,
 ) -> Result<Measured, Failure> {
     // Printed first: a job file's surprise may be why its options do not resolve.
     for n in notes {
         warn(n);
     }
     let mut plan = spec::resolve(sections, separate_groups)?;
+    if rounds.precondition > 0 {
+        // Refused before anything is checked or created.
+        iogauge::rounds::precondition_plan(&plan, rounds.precondition).map_err(Failure::Usage)?;
+    }
     check_log_files(&plan, safety.overwrite_output).map_err(Failure::Usage)?;
     // From here a signal stops the run instead of ending iogauge: the check takes locks and
     // marks the files it will write.
@@ -272,11 +278,20 @@ fn measure(
     let live = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     let started = SystemTime::now();
     let (wall0, cpu0) = (Instant::now(), CpuUsage::process());
-    let outcome = runner::run(&plan, &mut targets, &interrupt, &mut |ev| {
+    let mut on_event = |ev: &Event| {
         if live {
             status_line(ev);
         }
-    });
+    };
+    let (outcome, rounds_report) = if rounds.max > 0 || rounds.precondition > 0 {
+        let (o, r) = run_rounds(&plan, &mut targets, &interrupt, rounds, &mut on_event)?;
+        (o, Some(r))
+    } else {
+        (
+            runner::run(&plan, &mut targets, &interrupt, &mut on_event),
+            None,
+        )
+    };
     if live {
         eprint!("\r\x1b[2K");
     }
@@ -299,7 +314,8 @@ fn measure(
     for problem in targets.finish(remove) {
         eprintln!("iogauge: {problem}");
     }
-    let report = result::build(&outcome, context);
+    let mut report = result::build(&outcome, context);
+    report.rounds = rounds_report;
     // What the run found (the device counters' verdicts) reaches stderr too, whatever the
     // report's format.
     for w in &report.warnings[printed..] {
@@ -331,7 +347,15 @@ fn execute(
         overwrite_output: tool.overwrite_output,
     };
     let Measured { report, code } = match repeated(tool.repeat as usize, &mut || {
-        measure(args, &sections, separate_groups, safety, tool.keep, &notes)
+        measure(
+            args,
+            &sections,
+            separate_groups,
+            safety,
+            tool.keep,
+            &notes,
+            tool.rounds,
+        )
     }) {
         Ok(m) => m,
         Err(e) => return e.exit(),
@@ -750,7 +774,15 @@ fn legacy_measure(
         skip_space_check: f.skip_space_check,
         overwrite_output: f.overwrite_output,
     };
-    measure(args, &step.sections, false, safety, step.keep, &[])
+    measure(
+        args,
+        &step.sections,
+        false,
+        safety,
+        step.keep,
+        &[],
+        RoundsSpec::default(),
+    )
 }
 
 /// Prints a personality's output for `m` (or, with --json, the report) and its errors.
@@ -1092,7 +1124,15 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
         let p = &mut index.points[k];
         let runs = req.tool.repeat as usize;
         match repeated(runs, &mut || {
-            measure(&command, &sections, false, safety, req.tool.keep, &notes)
+            measure(
+                &command,
+                &sections,
+                false,
+                safety,
+                req.tool.keep,
+                &notes,
+                RoundsSpec::default(),
+            )
         }) {
             Ok(Measured { report, code }) => {
                 let name = format!("points/{:04}.json", p.point);
@@ -1226,5 +1266,99 @@ fn duration_text(s: f64) -> String {
         0..60 => format!("{s} s"),
         60..3600 => format!("{} min {} s", s / 60, s % 60),
         _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// `--precondition` and `--until-steady`: the sequential passes, then the workload round after
+/// round on the same files (created once, removed at the end) until SNIA's window is steady
+/// or the most rounds have run. The outcome is the last round's.
+fn run_rounds(
+    plan: &spec::Plan,
+    targets: &mut target::Targets,
+    interrupt: &AtomicBool,
+    rounds: RoundsSpec,
+    on_event: &mut dyn FnMut(&Event),
+) -> Result<(runner::RunOutcome, iogauge::rounds::RoundsReport), Failure> {
+    use iogauge::rounds::{PreconditionReport, RoundsReport, figures, window};
+    let bandwidth = iogauge::rounds::tracks_bandwidth(plan);
+    let mut report = RoundsReport {
+        metric: if bandwidth { "mb_per_s" } else { "iops" }.into(),
+        values: Vec::new(),
+        max_rounds: rounds.max.max(1),
+        steady: false,
+        range_pct: None,
+        excursion_pct: None,
+        precondition: None,
+    };
+    if rounds.precondition > 0 {
+        let pre = iogauge::rounds::precondition_plan(plan, rounds.precondition)
+            .map_err(Failure::Usage)?;
+        eprintln!(
+            "iogauge: preconditioning: writing the files sequentially {} time(s)",
+            rounds.precondition
+        );
+        let t0 = Instant::now();
+        let o = runner::run(&pre, targets, interrupt, on_event);
+        let secs = t0.elapsed().as_secs_f64();
+        let bytes: u64 = o
+            .groups
+            .iter()
+            .flatten()
+            .flat_map(|j| &j.stats.dirs)
+            .map(|d| d.bytes)
+            .sum();
+        report.precondition = Some(PreconditionReport {
+            passes: rounds.precondition,
+            bytes,
+            seconds: secs,
+            mb_per_s: if secs > 0.0 {
+                bytes as f64 / secs / 1e6
+            } else {
+                0.0
+            },
+        });
+        eprintln!(
+            "iogauge: preconditioned: {} in {secs:.1} s",
+            human_bytes(bytes)
+        );
+        if o.interrupted || o.failed() {
+            // The workload never ran: the passes' failure is the result.
+            return Ok((o, report));
+        }
+    }
+    let most = rounds.max.max(1);
+    let mut k = 0;
+    loop {
+        k += 1;
+        let o = runner::run(plan, targets, interrupt, on_event);
+        let (iops, mbs) = figures(&o);
+        let value = if bandwidth { mbs } else { iops };
+        if o.interrupted || o.failed() {
+            return Ok((o, report));
+        }
+        report.values.push(value);
+        let w = window(&report.values);
+        if let Some(w) = w {
+            (report.range_pct, report.excursion_pct) = (Some(w.range_pct), Some(w.excursion_pct));
+            report.steady = w.steady();
+        }
+        if rounds.max > 0 {
+            eprintln!(
+                "iogauge: round {k} of at most {most}: {value:.1} {}{}",
+                if bandwidth { "MB/s" } else { "IOPS" },
+                match w {
+                    Some(w) => format!(
+                        "; last 5 rounds: range {:.1}%, slope excursion {:.1}% of their average{}",
+                        w.range_pct,
+                        w.excursion_pct,
+                        if w.steady() { ": steady" } else { "" }
+                    ),
+                    None => String::new(),
+                }
+            );
+        }
+        if report.steady || k >= most {
+            return Ok((o, report));
+        }
     }
 }

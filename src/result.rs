@@ -50,6 +50,10 @@ pub struct RunReport {
     /// is the last run's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<crate::repeat::RepeatReport>,
+    /// `--until-steady`/`--precondition`: the rounds and the verdict (the rest of the report
+    /// is the last round's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<crate::rounds::RoundsReport>,
 }
 
 impl RunReport {
@@ -564,6 +568,7 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
         warnings: ctx.warnings.into_iter().chain(device_notes).collect(),
         errors,
         repeat: None,
+        rounds: None,
     }
 }
 

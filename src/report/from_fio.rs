@@ -291,6 +291,7 @@ pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, String> {
         warnings,
         errors,
         repeat: None,
+        rounds: None,
     })
 }
 

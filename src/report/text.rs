@@ -17,8 +17,58 @@ pub fn render(r: &RunReport) -> String {
     if let Some(rep) = &r.repeat {
         repeat_lines(&mut o, rep);
     }
+    if let Some(rounds) = &r.rounds {
+        rounds_lines(&mut o, rounds);
+    }
     footer(&mut o, r);
     o
+}
+
+/// `--precondition`, `--until-steady`: the passes, each round's figure and the verdict.
+pub fn rounds_lines(o: &mut String, r: &crate::rounds::RoundsReport) {
+    o.push('\n');
+    if let Some(p) = &r.precondition {
+        let _ = writeln!(
+            o,
+            "Preconditioned: the files written sequentially {} time(s), {} in {:.1} s ({:.1} MB/s)",
+            p.passes,
+            human_bytes(p.bytes),
+            p.seconds,
+            p.mb_per_s
+        );
+    }
+    if r.values.is_empty() {
+        return;
+    }
+    let unit = if r.metric == "iops" { "IOPS" } else { "MB/s" };
+    let values: Vec<String> = r.values.iter().map(|v| format!("{v:.0}")).collect();
+    let _ = writeln!(
+        o,
+        "Rounds ({unit}, the figures above are the last round's): {}",
+        values.join(", ")
+    );
+    if r.max_rounds > 1 {
+        let _ = writeln!(
+            o,
+            "{}",
+            match (r.steady, r.range_pct, r.excursion_pct) {
+                (true, Some(range), Some(exc)) => format!(
+                    "Steady after {} rounds (SNIA: the last 5 within {range:.1}% range, {exc:.1}% \
+                     slope excursion of their average)",
+                    r.values.len()
+                ),
+                (false, Some(range), Some(exc)) => format!(
+                    "NOT steady after {} rounds: the last 5 had {range:.1}% range (limit 20%) and \
+                     {exc:.1}% slope excursion (limit 10%)",
+                    r.values.len()
+                ),
+                _ => format!(
+                    "NOT steady: {} round(s) ran; SNIA's window needs 5",
+                    r.values.len()
+                ),
+            }
+        );
+    }
 }
 
 /// `--repeat`: each job row's figures over the runs: mean ± the 95% interval's half width,

@@ -37,6 +37,22 @@ fn criterion(ss: &Value) -> f64 {
     }
 }
 
+/// SNIA PTS: the last five values' range within 20% and best-fit excursion within 10% of
+/// their average.
+fn snia_steady(values: &[f64]) -> bool {
+    let w = &values[values.len() - 5..];
+    let mean = w.iter().sum::<f64>() / 5.0;
+    let range =
+        w.iter().cloned().fold(f64::MIN, f64::max) - w.iter().cloned().fold(f64::MAX, f64::min);
+    let slope: f64 = w
+        .iter()
+        .enumerate()
+        .map(|(i, y)| (i as f64 - 2.0) * (y - mean))
+        .sum::<f64>()
+        / 10.0;
+    range <= 0.2 * mean && (slope * 4.0).abs() <= 0.1 * mean
+}
+
 fn pct(s: &Value) -> f64 {
     s.as_str().unwrap().trim_end_matches('%').parse().unwrap()
 }
@@ -272,4 +288,114 @@ fn fios_steadystate_example_runs_on_a_file() {
         assert_eq!(ss["attained"] == 1, c < limit, "{ss}");
     }
     assert!(super::entries(d.path()).is_empty());
+}
+
+/// `--until-steady`: rounds on the same files until SNIA's 5-round window is steady;
+/// `--precondition`: sequential passes first, exactly N times the files' size, untimed.
+#[test]
+fn rounds_run_until_steady_after_preconditioning() {
+    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let f = d.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    // The null engine is as steady as anything gets: five rounds, then the verdict.
+    let r = run_json(
+        &[
+            &fname,
+            "--ioengine=null",
+            "--rw=randread",
+            "--size=64m",
+            "--time_based",
+            "--runtime=300ms",
+            "--until-steady",
+        ],
+        0,
+    );
+    let rounds = &r["rounds"];
+    assert_eq!(rounds["metric"], "iops", "random: IOPS");
+    assert_eq!(rounds["max_rounds"], 25);
+    // The rounds stopped at the first steady window, computed here by SNIA's rule.
+    let values: Vec<f64> = rounds["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let first_steady = (5..=values.len()).find(|&k| snia_steady(&values[..k]));
+    match first_steady {
+        Some(k) => {
+            assert_eq!(
+                k,
+                values.len(),
+                "stopped at the first steady window: {rounds}"
+            );
+            assert_eq!(rounds["steady"], true);
+            assert!(rounds["range_pct"].as_f64().unwrap() <= 20.0);
+            assert!(rounds["excursion_pct"].as_f64().unwrap() <= 10.0);
+        }
+        None => {
+            assert_eq!(values.len(), 25, "not steady: all the rounds ran: {rounds}");
+            assert_eq!(rounds["steady"], false);
+        }
+    }
+    // Two passes over a 4 MiB file, then the 1 MiB-block sequential workload's rounds on
+    // the same file, which is removed at the end.
+    let r = run_json(
+        &[
+            &fname,
+            "--rw=write",
+            "--bs=1m",
+            "--size=4m",
+            "--precondition",
+            "--until-steady",
+            "--max-rounds=6",
+        ],
+        0,
+    );
+    let rounds = &r["rounds"];
+    assert_eq!(rounds["metric"], "mb_per_s", "sequential: bandwidth");
+    assert_eq!(rounds["precondition"]["passes"], 2);
+    assert_eq!(rounds["precondition"]["bytes"], 2 * (4 << 20));
+    let n = rounds["values"].as_array().unwrap().len();
+    assert!((5..=6).contains(&n), "{rounds}");
+    if n == 5 {
+        assert_eq!(
+            rounds["steady"], true,
+            "stopped before its most: steady: {rounds}"
+        );
+    }
+    // The job's figures are the last round's alone.
+    assert_eq!(r["groups"][0]["jobs"][0]["write"]["bytes"], 4 << 20);
+    assert!(!f.exists(), "created once, removed at the end");
+    // The text says it.
+    let o = iogauge(&["run", &fname, "--rw=write", "--size=1m", "--precondition=3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        super::stdout(&o)
+            .contains("Preconditioned: the files written sequentially 3 time(s), 3.00 MiB"),
+        "{}",
+        super::stdout(&o)
+    );
+    // Refused: preconditioning a workload that only reads; rounds with --repeat;
+    // --max-rounds alone.
+    for (extra, want) in [
+        (
+            vec!["--rw=read", "--precondition"],
+            "--precondition: job job only reads",
+        ),
+        (
+            vec!["--until-steady", "--repeat=3"],
+            "--repeat with --until-steady",
+        ),
+        (
+            vec!["--max-rounds=10"],
+            "--max-rounds: goes with --until-steady",
+        ),
+    ] {
+        let mut args = vec!["run", fname.as_str(), "--size=1m"];
+        args.extend(extra.iter());
+        let o = iogauge(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{extra:?}: {}", stderr(&o));
+        assert!(!f.exists());
+    }
 }
