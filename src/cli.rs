@@ -72,6 +72,15 @@ pub enum Request {
     },
     /// `iogauge sweep`: a workload over a grid of option values, one run per point.
     Sweep(SweepRequest),
+    /// `iogauge assess --for=sas|database`.
+    Assess {
+        for_: String,
+        directory: PathBuf,
+        size: Option<String>,
+        seconds: u64,
+        streams: Option<usize>,
+        tool: ToolOptions,
+    },
     /// A legacy tool's command line (`iogauge sasiotest|sqlio|iotest ...`).
     Legacy(crate::compat::Invocation),
     /// Help or version text to print; exit 0.
@@ -609,6 +618,28 @@ pub fn command() -> Command {
                 ),
         ))
         .subcommand(sweep_command())
+        .subcommand(tool_args(
+            Command::new("assess")
+                .about("Is this storage good enough? SAS streams or database I/O, with verdicts against published guidance")
+                .arg(Arg::new("for").long("for").value_name("WHAT").required(true).value_parser(["sas", "database"]).help("sas: sequential streams, one per core, MB/s per core; database: 8 KiB read and log-write latency"))
+                .arg(Arg::new("directory").long("directory").value_name("DIR").default_value("."))
+                .arg(Arg::new("size").long("size").value_name("SIZE").help("sas: all the streams' files together [default: 2 GiB, less when space is short]; database: the data file [default: 1 GiB]"))
+                .arg(
+                    Arg::new("seconds")
+                        .long("seconds")
+                        .value_name("N")
+                        .default_value("10")
+                        .value_parser(clap::value_parser!(u64).range(1..=3600))
+                        .help("database: seconds per test"),
+                )
+                .arg(
+                    Arg::new("streams")
+                        .long("streams")
+                        .value_name("N")
+                        .value_parser(clap::value_parser!(u64).range(1..=1024))
+                        .help("sas: concurrent streams [default: one per CPU core]"),
+                ),
+        ))
         .subcommand(Command::new("options").about("List every workload option with type, default and meaning"))
         .subcommand(
             Command::new("report")
@@ -842,6 +873,14 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
         }
         Some(("compare", sm)) => compare_request(sm),
         Some(("sweep", sm)) => sweep_request(&args, sm),
+        Some(("assess", sm)) => Ok(Request::Assess {
+            for_: sm.get_one::<String>("for").expect("required").clone(),
+            directory: rawpath::path(sm.get_one::<String>("directory").expect("default")),
+            size: sm.get_one::<String>("size").cloned(),
+            seconds: *sm.get_one::<u64>("seconds").expect("default"),
+            streams: sm.get_one::<u64>("streams").map(|&n| n as usize),
+            tool: tool_options(sm)?,
+        }),
         Some(("quick", sm)) => Ok(Request::Quick {
             directory: rawpath::path(sm.get_one::<String>("directory").expect("default")),
             size: sm.get_one::<String>("size").cloned(),

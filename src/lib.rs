@@ -38,6 +38,7 @@
 //! (the runner sends events, stats are pure, reporters are functions of a RunReport); engines
 //! know syscalls, not workloads.
 
+pub mod assess;
 pub mod cli;
 pub mod compare;
 pub mod compat;

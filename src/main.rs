@@ -121,7 +121,7 @@ fn main() -> ExitCode {
             fail_on_regression,
         }) => compare_files(&base, &new, threshold_pct, fail_on_regression),
         Ok(Request::Run { sections, tool }) => {
-            execute(&args, sections, false, tool, None, Vec::new())
+            execute(&args, sections, false, tool, None, Vec::new(), None)
         }
         Ok(Request::Job {
             files,
@@ -138,7 +138,7 @@ fn main() -> ExitCode {
             if parse_only {
                 return print_plan(&jobs, &notes);
             }
-            execute(&args, jobs, false, tool, None, notes)
+            execute(&args, jobs, false, tool, None, notes, None)
         }
         Ok(Request::Legacy(inv)) => legacy(&args, inv),
         Ok(Request::Sweep(req)) => sweep(&args, req),
@@ -173,8 +173,87 @@ fn main() -> ExitCode {
                 tool,
                 Some(&profiles::QUICK_LABELS),
                 Vec::new(),
+                None,
             )
         }
+        Ok(Request::Assess {
+            for_,
+            directory,
+            size,
+            seconds,
+            streams,
+            tool,
+        }) => assess(&args, &for_, &directory, size, seconds, streams, tool),
+    }
+}
+
+/// `iogauge assess`: the profile's tests, then the verdicts in the report.
+fn assess(
+    args: &[String],
+    for_: &str,
+    directory: &std::path::Path,
+    size: Option<String>,
+    seconds: u64,
+    streams: Option<usize>,
+    tool: ToolOptions,
+) -> ExitCode {
+    if !directory.is_dir() {
+        return usage_exit(&format!(
+            "--directory={}: no such directory",
+            directory.display()
+        ));
+    }
+    let size = match size.as_deref().map(spec::value::parse_size) {
+        Some(Ok(s)) => Some(s.bytes),
+        Some(Err(accepted)) => return usage_exit(&format!("--size: expected {accepted}")),
+        None => None,
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if for_ == "sas" {
+        let streams = streams.unwrap_or(cores);
+        // 2 GiB in all (less where space is short), each stream a whole number of 64 KiB
+        // blocks.
+        let total = size.unwrap_or_else(|| (profiles::quick_size(directory) * 2).min(2 << 30));
+        let per = (total / streams as u64) >> 16 << 16;
+        if per == 0 {
+            return usage_exit(&format!(
+                "--size={total}: too small for {streams} streams of 64 KiB blocks"
+            ));
+        }
+        let sections = profiles::assess_sas(directory, streams, per);
+        execute(
+            args,
+            sections,
+            false,
+            tool,
+            Some(&profiles::SAS_LABELS),
+            Vec::new(),
+            Some(&move |r: &mut result::RunReport| {
+                r.assessment = Some(iogauge::assess::sas(r, cores));
+            }),
+        )
+    } else {
+        if streams.is_some() {
+            return usage_exit("--streams: goes with --for=sas");
+        }
+        let data = size.unwrap_or_else(|| profiles::quick_size(directory));
+        if data < 1 << 20 {
+            return usage_exit(&format!(
+                "--size={data}: the data file needs at least 1 MiB"
+            ));
+        }
+        let sections = profiles::assess_database(directory, (data >> 13) << 13, seconds);
+        execute(
+            args,
+            sections,
+            true,
+            tool,
+            Some(&profiles::DATABASE_LABELS),
+            Vec::new(),
+            Some(&|r: &mut result::RunReport| {
+                r.assessment = Some(iogauge::assess::database(r));
+            }),
+        )
     }
 }
 
@@ -340,13 +419,14 @@ fn execute(
     tool: ToolOptions,
     summary_labels: Option<&[&str]>,
     notes: Vec<String>,
+    finish: Option<&dyn Fn(&mut result::RunReport)>,
 ) -> ExitCode {
     let safety = Safety {
         allow_overwrite: tool.allow_overwrite,
         skip_space_check: tool.skip_space_check,
         overwrite_output: tool.overwrite_output,
     };
-    let Measured { report, code } = match repeated(tool.repeat as usize, &mut || {
+    let Measured { mut report, code } = match repeated(tool.repeat as usize, &mut || {
         measure(
             args,
             &sections,
@@ -360,6 +440,9 @@ fn execute(
         Ok(m) => m,
         Err(e) => return e.exit(),
     };
+    if let Some(f) = finish.filter(|_| !report.interrupted && report.errors.is_empty()) {
+        f(&mut report);
+    }
     // Text on the screen that stderr also writes to: its warnings and errors are printed
     // there (warnings as found, errors at the end), so the screen shows each once.
     let without_notes = stdout_is_stderr().then(|| result::RunReport {

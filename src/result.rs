@@ -54,6 +54,9 @@ pub struct RunReport {
     /// is the last round's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<crate::rounds::RoundsReport>,
+    /// `iogauge assess`: the verdicts against published guidance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assessment: Option<crate::assess::Assessment>,
 }
 
 impl RunReport {
@@ -569,6 +572,7 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
         errors,
         repeat: None,
         rounds: None,
+        assessment: None,
     }
 }
 

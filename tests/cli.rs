@@ -19,6 +19,8 @@ macro_rules! skip {
     }};
 }
 
+#[path = "cli/assess.rs"]
+mod assess;
 #[path = "cli/compat.rs"]
 mod compat;
 #[path = "cli/engines.rs"]

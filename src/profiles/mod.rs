@@ -50,3 +50,83 @@ pub fn quick_size(dir: &Path) -> u64 {
         .unwrap_or(u64::MAX);
     ((free / 4).min(1 << 30) >> 20) << 20
 }
+
+/// `iogauge assess --for=sas`: the test names, for the summary.
+pub const SAS_LABELS: [&str; 2] = ["SAS streams write 64 KiB", "SAS streams cold read 64 KiB"];
+
+/// SAS's streams (iotest.sh's shape, seed 004): `streams` files of `per_stream` bytes in
+/// `dir`, written at once sequentially in 64 KiB blocks (flushed inside the timing), then read
+/// back at once with their cached pages dropped first, so the reads come from the device.
+pub fn assess_sas(dir: &Path, streams: usize, per_stream: u64) -> Vec<Section> {
+    let o = || Origin::Profile("assess --for=sas");
+    let size = per_stream.to_string();
+    let file = |i: usize| crate::rawpath::filename_value(&dir.join(format!("iogauge-sas.{i}")));
+    let mut sections = Vec::new();
+    for (phase, rw) in [("sas-write", "write"), ("sas-read", "read")] {
+        for i in 0..streams {
+            let mut s = Section::new(phase);
+            s.set("filename", &file(i), o())
+                .set("rw", rw, o())
+                .set("bs", "64k", o())
+                .set("size", &size, o())
+                .set("group_reporting", "1", o());
+            if rw == "write" {
+                s.set("end_fsync", "1", o());
+            } else {
+                s.set("invalidate", "1", o());
+            }
+            if i == 0 && rw == "read" {
+                s.set("stonewall", "1", o());
+            }
+            sections.push(s);
+        }
+    }
+    sections
+}
+
+/// `iogauge assess --for=database`: the test names, for the summary.
+pub const DATABASE_LABELS: [&str; 4] = [
+    "data read 8 KiB, 1 at once",
+    "data read 8 KiB, 16 at once",
+    "log write 8 KiB, O_DSYNC",
+    "log write 64 KiB, O_DSYNC",
+];
+
+/// A database's I/O: 8 KiB random reads of a data file with O_DIRECT, one at a time and 16
+/// at once, then log writes of 8 KiB and 64 KiB with O_DSYNC (write-through, as a commit
+/// waits for its log record) to a preallocated log file, `seconds` each.
+pub fn assess_database(dir: &Path, data_size: u64, seconds: u64) -> Vec<Section> {
+    let o = || Origin::Profile("assess --for=database");
+    let data = crate::rawpath::filename_value(&dir.join("iogauge-db.data"));
+    let log = crate::rawpath::filename_value(&dir.join("iogauge-db.log"));
+    let secs = format!("{seconds}s");
+    let log_size = (data_size / 4).clamp(16 << 20, 256 << 20).to_string();
+    let data_size = data_size.to_string();
+    let mut out = Vec::new();
+    for (name, jobs) in [("db-read-qd1", "1"), ("db-read-load", "16")] {
+        let mut s = Section::new(name);
+        s.set("filename", &data, o())
+            .set("rw", "randread", o())
+            .set("bs", "8k", o())
+            .set("size", &data_size, o())
+            .set("direct", "1", o())
+            .set("numjobs", jobs, o())
+            .set("group_reporting", "1", o())
+            .set("time_based", "1", o())
+            .set("runtime", &secs, o());
+        out.push(s);
+    }
+    for (name, bs) in [("db-log-8k", "8k"), ("db-log-64k", "64k")] {
+        let mut s = Section::new(name);
+        s.set("filename", &log, o())
+            .set("rw", "write", o())
+            .set("bs", bs, o())
+            .set("size", &log_size, o())
+            .set("direct", "1", o())
+            .set("sync", "dsync", o())
+            .set("time_based", "1", o())
+            .set("runtime", &secs, o());
+        out.push(s);
+    }
+    out
+}

@@ -292,6 +292,7 @@ pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, String> {
         errors,
         repeat: None,
         rounds: None,
+        assessment: None,
     })
 }
 

@@ -20,6 +20,9 @@ pub fn render(r: &RunReport) -> String {
     if let Some(rounds) = &r.rounds {
         rounds_lines(&mut o, rounds);
     }
+    if let Some(a) = &r.assessment {
+        o.push_str(&crate::assess::lines(a));
+    }
     footer(&mut o, r);
     o
 }
@@ -641,5 +644,8 @@ pub fn summary(r: &RunReport, labels: &[&str]) -> String {
         );
     }
     footer(&mut o, r);
+    if let Some(a) = &r.assessment {
+        o.push_str(&crate::assess::lines(a));
+    }
     o
 }

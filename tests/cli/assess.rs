@@ -1,0 +1,185 @@
+//! `iogauge assess`: SAS's streams on tmpfs (exact bytes per stream, the verdicts computed
+//! from the report's own figures), a database's I/O on a loop device's ext4 (O_DIRECT reads,
+//! O_DSYNC log writes, the device's own counters), and bad input.
+
+use serde_json::Value;
+
+use super::{entries, iogauge, stderr, tmp};
+
+fn verdicts(r: &Value) -> Vec<(String, String, f64, String)> {
+    r["assessment"]["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["test"].as_str().unwrap().to_string(),
+                v["figure"].as_str().unwrap().to_string(),
+                v["value"].as_f64().unwrap(),
+                v["rating"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn rating(value: f64, good: f64, fair: f64, higher_better: bool) -> &'static str {
+    match higher_better {
+        true if value >= good => "good",
+        true if value >= fair => "acceptable",
+        false if value <= good => "good",
+        false if value <= fair => "acceptable",
+        _ => "poor",
+    }
+}
+
+#[test]
+fn sas_streams_are_rated_per_core_against_sas_guidance() {
+    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let o = iogauge(&[
+        "assess",
+        "--for=sas",
+        &format!("--directory={}", d.path().display()),
+        "--size=16m",
+        "--streams=2",
+        "--output-format=json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Two streams of 8 MiB each, written, then read back.
+    let groups = r["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    for (g, dir) in groups.iter().zip(["write", "read"]) {
+        let jobs = g["jobs"].as_array().unwrap();
+        assert_eq!(jobs.len(), 2);
+        for j in jobs {
+            assert_eq!(j[dir]["bytes"], 8 << 20, "{dir}");
+            assert_eq!(j["options"]["bs"], "65536");
+        }
+    }
+    assert_eq!(r["assessment"]["for_"], "sas");
+    let cores = r["host"]["cpus"].as_f64().unwrap();
+    let v = verdicts(&r);
+    assert_eq!(v.len(), 4, "{v:?}");
+    for ((test, figure, value, rated), (g, dir)) in v.iter().zip([
+        (&groups[0], "write"),
+        (&groups[0], "write"),
+        (&groups[1], "read"),
+        (&groups[1], "read"),
+    ]) {
+        let mbs = g["total"][dir]["mb_per_s"].as_f64().unwrap();
+        assert!(
+            test.starts_with(&format!("SAS streams {dir}, 2 streams")),
+            "{test}"
+        );
+        if figure.starts_with("MB/s per core") {
+            assert!(
+                (value - mbs / cores).abs() < 1e-6,
+                "{value} vs {mbs} / {cores}"
+            );
+            assert_eq!(rated, rating(*value, 100.0, 75.0, true));
+        } else {
+            assert!((value - mbs).abs() < 1e-6);
+            assert_eq!(rated, rating(*value, 100.0, 100.0, true));
+        }
+    }
+    let overall = r["assessment"]["overall"].as_str().unwrap();
+    assert!(["good", "acceptable", "poor"].contains(&overall));
+    assert!(
+        entries(d.path()).is_empty(),
+        "the streams' files are removed"
+    );
+    // The text: the summary, the verdicts, the rules cited once.
+    let o = iogauge(&[
+        "assess",
+        "--for=sas",
+        &format!("--directory={}", d.path().display()),
+        "--size=4m",
+        "--streams=2",
+    ]);
+    let text = super::stdout(&o);
+    assert!(
+        text.contains("SAS streams cold read 64 KiB") || text.contains("SAS streams read 64 KiB")
+    );
+    assert!(
+        text.contains("Assessment for sas:") && text.contains("Overall: "),
+        "{text}"
+    );
+    assert_eq!(text.matches("SAS iotest.sh guidance").count(), 2, "{text}");
+}
+
+#[test]
+fn database_io_is_rated_on_a_loop_device() {
+    let Some(fs) = super::LoopFs::new(96) else {
+        return;
+    };
+    let o = iogauge(&[
+        "assess",
+        "--for=database",
+        &format!("--directory={}", fs.path().display()),
+        "--size=32m",
+        "--seconds=1",
+        "--output-format=json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let groups = r["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 4);
+    // O_DIRECT reads of the data file, O_DSYNC writes of the log, as a database opens them.
+    let flags = |g: &Value| g["jobs"][0]["files"][0]["open_flags"].clone();
+    assert!(flags(&groups[0]).to_string().contains("O_DIRECT"));
+    assert!(flags(&groups[2]).to_string().contains("O_DSYNC"));
+    assert_eq!(groups[1]["jobs"].as_array().unwrap().len(), 16);
+    // The device saw the log writes: write-through reaches it inside the timing.
+    let dev_writes = groups[2]["devices"][0]["write_bytes"].as_u64().unwrap();
+    let log_bytes = groups[2]["total"]["write"]["bytes"].as_u64().unwrap();
+    assert!(dev_writes >= log_bytes, "{dev_writes} < {log_bytes}");
+    let v = verdicts(&r);
+    assert_eq!(v.len(), 8);
+    for (k, (test, figure, value, rated)) in v.iter().enumerate() {
+        let g = &groups[k / 2];
+        let d = if test.starts_with("log") {
+            "write"
+        } else {
+            "read"
+        };
+        let lat = &g["total"][d]["lat_ns"];
+        let want = if figure.starts_with("mean") {
+            lat["mean"].as_f64().unwrap() / 1e6
+        } else {
+            lat["percentiles"]["99.000000"].as_f64().unwrap() / 1e6
+        };
+        assert!(
+            (value - want).abs() < 1e-9,
+            "{test} {figure}: {value} vs {want}"
+        );
+        let good = if test.starts_with("log") { 5.0 } else { 10.0 };
+        assert_eq!(rated, rating(*value, good, 15.0, false), "{test} {figure}");
+    }
+    assert!(entries(fs.path()).iter().all(|p| p.ends_with("lost+found")));
+}
+
+#[test]
+fn bad_assess_input_is_refused() {
+    let d = tmp();
+    let dir = format!("--directory={}", d.path().display());
+    for (args, want) in [
+        (vec!["assess", "--for=oracle", dir.as_str()], "oracle"),
+        (
+            vec!["assess", "--for=database", dir.as_str(), "--streams=4"],
+            "--streams: goes with --for=sas",
+        ),
+        (
+            vec!["assess", "--for=sas", "--directory=/nonexistent/x"],
+            "no such directory",
+        ),
+        (
+            vec!["assess", "--for=database", dir.as_str(), "--size=100k"],
+            "at least 1 MiB",
+        ),
+    ] {
+        let o = iogauge(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+        assert!(entries(d.path()).is_empty());
+    }
+}
