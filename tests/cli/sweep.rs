@@ -396,3 +396,76 @@ fn repeat_reports_the_spread_and_compare_uses_it() {
     assert!(stdout(&o).contains("means are compared"), "{}", stdout(&o));
     assert!(stdout(&o).contains("%/±"), "{}", stdout(&o));
 }
+
+/// A job file as the base: the points override its options (over what the file says), and
+/// each point's report names the command that runs it alone.
+#[test]
+fn a_job_file_is_swept_with_its_own_options_under_the_points() {
+    let d = tmp();
+    let f = d.path().join("data");
+    let job = d.path().join("db.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nfilename={}\nsize=4m\nbs=64k\n\n[reader]\nrw=randread\nnumjobs=2\n\
+             group_reporting\n",
+            f.display()
+        ),
+    )
+    .unwrap();
+    let out = d.path().join("sweep");
+    let o = iogauge(&[
+        "sweep",
+        "--job",
+        job.to_str().unwrap(),
+        "--set",
+        "size=2m",
+        "--sweep=bs=4k,16k",
+        &format!("--dir={}", out.display()),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let idx = index(&out);
+    assert_eq!(statuses(&idx), ["ok", "ok"]);
+    for (p, bs) in idx["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip([4096u64, 16384])
+    {
+        let r: Value = serde_json::from_slice(
+            &std::fs::read(out.join(p["report"].as_str().unwrap())).unwrap(),
+        )
+        .unwrap();
+        let g = &r["groups"][0];
+        assert_eq!(g["jobs"].as_array().unwrap().len(), 2, "the file's numjobs");
+        // --set size=2m over the file's 4m; the point's bs over the file's 64k.
+        let read: u64 = g["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["read"]["bytes"].as_u64().unwrap())
+            .sum();
+        assert_eq!(read, 2 * (2 << 20));
+        assert_eq!(g["jobs"][0]["options"]["bs"], bs.to_string());
+        let cmd: Vec<&str> = r["command_line"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let want_bs = format!("bs={}", if bs == 4096 { "4k" } else { "16k" });
+        assert_eq!(
+            cmd,
+            [
+                "iogauge",
+                "job",
+                job.to_str().unwrap(),
+                "--set",
+                "size=2m",
+                "--set",
+                &want_bs
+            ]
+        );
+    }
+    assert!(!f.exists());
+}
