@@ -124,28 +124,66 @@ pub enum SweepBase {
 pub struct UsageError(pub String);
 
 fn tool_args(cmd: Command) -> Command {
-    cmd.arg(
-        Arg::new("output-format")
-            .long("output-format")
-            .value_name("FORMAT")
-            .default_value("text")
-            .help(
-                "Report format: text, json (a superset of fio's), csv, html, or a comma list \
+    let cmd = cmd
+        .arg(
+            Arg::new("output-format")
+                .long("output-format")
+                .value_name("FORMAT")
+                .default_value("text")
+                .help(
+                    "Report format: text, json (a superset of fio's), csv, html, or a comma list \
                  (text,json): with several, text goes to stdout and each other format to a \
                  file named after --output (default iogauge-DATE-TIME) with its extension",
-            ),
-    )
-    .arg(
-        Arg::new("output")
-            .long("output")
-            .value_name("FILE")
-            .help("Write the report to FILE (several formats: FILE's stem + each extension)"),
-    )
-    .arg(
+                ),
+        )
+        .arg(
+            Arg::new("output")
+                .long("output")
+                .value_name("FILE")
+                .help("Write the report to FILE (several formats: FILE's stem + each extension)"),
+        );
+    safety_args(cmd, "Keep the files iogauge created (default: remove them)")
+        .arg(overwrite_output_arg())
+        .arg(repeat_arg())
+        .arg(
+            Arg::new("until-steady")
+                .long("until-steady")
+                .action(ArgAction::SetTrue)
+                .help(
+                    "Run the workload round after round on the same files until the last 5 rounds \
+                 are steady (SNIA PTS: range within 20% and best-fit excursion within 10% of \
+                 their average), at most --max-rounds",
+                ),
+        )
+        .arg(
+            Arg::new("max-rounds")
+                .long("max-rounds")
+                .value_name("N")
+                .default_value("25")
+                .value_parser(clap::value_parser!(u32).range(5..=1000))
+                .help("With --until-steady: the most rounds (SNIA: 25)"),
+        )
+        .arg(
+            Arg::new("precondition")
+                .long("precondition")
+                .value_name("N")
+                .num_args(0..=1)
+                .default_missing_value("2")
+                .value_parser(clap::value_parser!(u32).range(1..=100))
+                .help(
+                    "First write the files sequentially N times (default 2, SNIA's for SSDs), \
+                 untimed, then run the workload",
+                ),
+        )
+}
+
+/// --keep, --allow-overwrite, --skip-space-check: what the run may do to files.
+fn safety_args(cmd: Command, keep_help: &'static str) -> Command {
+    cmd.arg(
         Arg::new("keep")
             .long("keep")
             .action(ArgAction::SetTrue)
-            .help("Keep the files iogauge created (default: remove them)"),
+            .help(keep_help),
     )
     .arg(
         Arg::new("allow-overwrite")
@@ -158,38 +196,6 @@ fn tool_args(cmd: Command) -> Command {
             .long("skip-space-check")
             .action(ArgAction::SetTrue)
             .help("Do not refuse when statvfs reports too little free space"),
-    )
-    .arg(overwrite_output_arg())
-    .arg(repeat_arg())
-    .arg(
-        Arg::new("until-steady")
-            .long("until-steady")
-            .action(ArgAction::SetTrue)
-            .help(
-                "Run the workload round after round on the same files until the last 5 rounds \
-                 are steady (SNIA PTS: range within 20% and best-fit excursion within 10% of \
-                 their average), at most --max-rounds",
-            ),
-    )
-    .arg(
-        Arg::new("max-rounds")
-            .long("max-rounds")
-            .value_name("N")
-            .default_value("25")
-            .value_parser(clap::value_parser!(u32).range(5..=1000))
-            .help("With --until-steady: the most rounds (SNIA: 25)"),
-    )
-    .arg(
-        Arg::new("precondition")
-            .long("precondition")
-            .value_name("N")
-            .num_args(0..=1)
-            .default_missing_value("2")
-            .value_parser(clap::value_parser!(u32).range(1..=100))
-            .help(
-                "First write the files sequentially N times (default 2, SNIA's for SSDs), \
-                 untimed, then run the workload",
-            ),
     )
 }
 
@@ -303,26 +309,11 @@ fn sweep_command() -> Command {
                 .action(ArgAction::Append)
                 .help("With --job: override an option in every job, over what the file says"),
         )
-        .arg(
-            Arg::new("keep")
-                .long("keep")
-                .action(ArgAction::SetTrue)
-                .help("Keep the files iogauge created (default: remove them after each point)"),
-        )
-        .arg(
-            Arg::new("allow-overwrite")
-                .long("allow-overwrite")
-                .action(ArgAction::SetTrue)
-                .help("Allow writing to existing files and block devices (destroys their data)"),
-        )
-        .arg(
-            Arg::new("skip-space-check")
-                .long("skip-space-check")
-                .action(ArgAction::SetTrue)
-                .help("Do not refuse when statvfs reports too little free space"),
-        )
         .arg(repeat_arg());
-    workload_args(cmd)
+    workload_args(safety_args(
+        cmd,
+        "Keep the files iogauge created (default: remove them after each point)",
+    ))
 }
 
 /// `iogauge sweep …`: the axes and the base are checked here; the points when they run.

@@ -693,7 +693,11 @@ fn report_file(
         Ok(r) => r,
         Err(e) => return usage_exit(&format!("{}: {e}", input.display())),
     };
-    let out = report::render(f, &run);
+    emit(&report::render(f, &run), output, replace)
+}
+
+/// Writes a rendered report to `output` (or stdout).
+fn emit(out: &str, output: Option<&std::path::Path>, replace: bool) -> ExitCode {
     let written = match output {
         Some(p) => ownership::write_output(p, out.as_bytes(), replace),
         None => std::io::stdout().write_all(out.as_bytes()),
@@ -757,15 +761,7 @@ fn sweep_report(
             Err(e) => return usage_exit(&e.to_string()),
         },
         Format::Text => {
-            let metric = iogauge::sweep::Metric::parse(&index.metric)
-                .unwrap_or(iogauge::sweep::Metric::MbPerS);
-            let (row, col) = match index.table.as_slice() {
-                [r, c] => (r.clone(), c.clone()),
-                _ => (
-                    index.axes[0].name.clone(),
-                    index.axes.get(1).unwrap_or(&index.axes[0]).name.clone(),
-                ),
-            };
+            let (row, col, metric) = index.saved_table();
             let mut t = index.table(&row, &col, metric).unwrap_or_default();
             for a in &index.answers {
                 t.push_str(a);
@@ -774,17 +770,7 @@ fn sweep_report(
             t
         }
     };
-    let written = match output {
-        Some(p) => ownership::write_output(p, out.as_bytes(), replace),
-        None => std::io::stdout().write_all(out.as_bytes()),
-    };
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("iogauge: cannot write the report: {e}");
-            ExitCode::from(1)
-        }
-    }
+    emit(&out, output, replace)
 }
 
 /// A saved report: iogauge's JSON, or fio's (read as far as fio's JSON goes).

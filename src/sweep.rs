@@ -443,6 +443,23 @@ impl Index {
         })
     }
 
+    /// The table the sweep printed: its rows, columns and metric (the first two swept
+    /// options and MB/s when not recorded).
+    pub fn saved_table(&self) -> (String, String, Metric) {
+        let (row, col) = match self.table.as_slice() {
+            [r, c] => (r.clone(), c.clone()),
+            _ => (
+                self.axes[0].name.clone(),
+                self.axes.get(1).unwrap_or(&self.axes[0]).name.clone(),
+            ),
+        };
+        (
+            row,
+            col,
+            Metric::parse(&self.metric).unwrap_or(Metric::MbPerS),
+        )
+    }
+
     /// A point's values in axis order.
     pub fn values(&self, p: &Point) -> Vec<String> {
         self.axes

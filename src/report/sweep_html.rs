@@ -40,14 +40,7 @@ pub fn render(index: &Index, first: Option<&RunReport>) -> String {
     if let Some(r) = first {
         provenance(&mut o, r);
     }
-    let metric = Metric::parse(&index.metric).unwrap_or(Metric::MbPerS);
-    let (row, col) = match index.table.as_slice() {
-        [r, c] => (r.clone(), c.clone()),
-        _ => (
-            index.axes[0].name.clone(),
-            index.axes.get(1).unwrap_or(&index.axes[0]).name.clone(),
-        ),
-    };
+    let (row, col, metric) = index.saved_table();
     o.push_str("<h2 id=\"table\">Table</h2>\n");
     if let Ok(t) = index.table(&row, &col, metric) {
         let _ = writeln!(o, "<pre>{}</pre>", esc(&t));
