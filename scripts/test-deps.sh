@@ -18,6 +18,10 @@ command -v fusermount3 >/dev/null || missing+=(fuse3)
 [ -d /usr/share/doc/fio/examples ] || missing+=(fio-examples)
 command -v chromium >/dev/null || missing+=(chromium)
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+# The mpi feature (--features mpi): OpenMPI, and libclang for the bindings' bindgen.
+command -v mpirun >/dev/null || missing+=(openmpi-bin)
+[ -e /usr/include/x86_64-linux-gnu/openmpi ] || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || missing+=(libopenmpi-dev)
+compgen -G '/usr/lib/llvm-*/lib/libclang*.so*' >/dev/null || missing+=(libclang-dev)
 if ((${#missing[@]})); then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         # A fresh machine has no package lists yet.

@@ -54,6 +54,7 @@ pub mod report;
 pub mod result;
 pub mod rounds;
 pub mod runner;
+pub mod scaleout;
 pub mod spec;
 pub mod stats;
 pub mod sweep;

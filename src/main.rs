@@ -17,6 +17,23 @@ use iogauge::target::{self, Safety, TargetError};
 use iogauge::units::human_bytes;
 use iogauge::{compat, jobfile, ownership, profiles, result, stats::CpuUsage};
 
+/// See [`AGREE`] and [`GROUP_READY`].
+type Agree = Box<dyn FnMut(bool) -> bool>;
+type GroupReady = Box<dyn FnMut(usize)>;
+
+thread_local! {
+    /// The groups the last plan measured had (a scale-out rank that ran fewer must release
+    /// the others).
+    static PLANNED_GROUPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Whether every rank of a scale-out run could start (given whether this one could).
+    static AGREE: std::cell::RefCell<Option<Agree>> =
+        const { std::cell::RefCell::new(None) };
+    /// Called when a group's files are ready and its jobs start next (a scale-out run meets
+    /// the other ranks there).
+    static GROUP_READY: std::cell::RefCell<Option<GroupReady>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// Warnings already printed, while a sweep runs (each is printed once, not once per point).
 static SEEN_WARNINGS: std::sync::Mutex<Option<std::collections::HashSet<String>>> =
     std::sync::Mutex::new(None);
@@ -62,7 +79,9 @@ impl Failure {
     fn report(&self) {
         match self {
             Failure::Usage(m) | Failure::System(m) => {
-                eprintln!("iogauge: {}", cli::for_terminal(m))
+                // One write: ranks of a scale-out run share the terminal.
+                let line = format!("iogauge: {}\n", cli::for_terminal(m));
+                let _ = std::io::stderr().write_all(line.as_bytes());
             }
             Failure::Interrupted => {
                 eprintln!("iogauge: interrupted before the run started; nothing was measured")
@@ -98,7 +117,29 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(e) => return usage_exit(&e.0),
     };
-    match cli::parse(&args) {
+    let request = cli::parse(&args);
+    let runs_io = matches!(
+        request,
+        Ok(Request::Run { .. }
+            | Request::Job { .. }
+            | Request::Quick { .. }
+            | Request::Assess { .. }
+            | Request::Sweep(_)
+            | Request::Legacy(_))
+    );
+    if let Some(l) = iogauge::scaleout::launched(&|k| std::env::var(k).ok()) {
+        if runs_io && l.size > 1 && !cfg!(feature = "mpi") {
+            return usage_exit(&iogauge::scaleout::without_mpi_error(l));
+        }
+        if l.size > 1 && matches!(request, Ok(Request::Sweep(_) | Request::Legacy(_))) {
+            return usage_exit(&format!(
+                "launched as rank {} of {}: scale-out runs `run`, `job`, `quick` and `assess`; \
+                 sweeps and the legacy tools' command lines do not run across ranks yet",
+                l.rank, l.size
+            ));
+        }
+    }
+    match request {
         Err(e) => usage_exit(&e.0),
         Ok(Request::Print(text)) => {
             print!("{text}");
@@ -345,7 +386,19 @@ fn measure(
     // From here a signal stops the run instead of ending iogauge: the check takes locks and
     // marks the files it will write.
     let interrupt = interrupt_flag();
-    let mut targets = target::check(&mut plan, safety)?;
+    PLANNED_GROUPS.with(|p| p.set(plan.groups.len()));
+    let checked = target::check(&mut plan, safety);
+    // A scale-out run: every rank learns whether all could start, before any creates a file.
+    let all_ready = AGREE.with(|h| match h.borrow_mut().as_mut() {
+        Some(agree) => agree(checked.is_ok()),
+        None => true,
+    });
+    if !all_ready && checked.is_ok() {
+        return Err(Failure::System(
+            "another rank could not start (its error is above): nothing ran".into(),
+        ));
+    }
+    let mut targets = checked?;
     let mut warnings = notes.to_vec();
     warnings.extend(plan.warnings.iter().cloned());
     warnings.extend(plan.ignored_note());
@@ -358,6 +411,13 @@ fn measure(
     let started = SystemTime::now();
     let (wall0, cpu0) = (Instant::now(), CpuUsage::process());
     let mut on_event = |ev: &Event| {
+        if let Event::Ready { group } = ev {
+            GROUP_READY.with(|h| {
+                if let Some(h) = h.borrow_mut().as_mut() {
+                    h(*group);
+                }
+            });
+        }
         if live {
             status_line(ev);
         }
@@ -426,7 +486,11 @@ fn execute(
         skip_space_check: tool.skip_space_check,
         overwrite_output: tool.overwrite_output,
     };
-    let Measured { mut report, code } = match repeated(tool.repeat as usize, &mut || {
+    #[cfg(feature = "mpi")]
+    let mut sections = sections;
+    #[cfg(feature = "mpi")]
+    let ranks = scale::begin(&mut sections);
+    let measured = repeated(tool.repeat as usize, &mut || {
         measure(
             args,
             &sections,
@@ -436,7 +500,17 @@ fn execute(
             &notes,
             tool.rounds,
         )
-    }) {
+    });
+    #[cfg(feature = "mpi")]
+    let measured = match ranks {
+        Some(r) => match r.finish(measured) {
+            Ok(m) => m,
+            // Not rank 0: rank 0 reports for everyone; this rank exits with its own code.
+            Err(code) => return ExitCode::from(code),
+        },
+        None => measured,
+    };
+    let Measured { mut report, code } = match measured {
         Ok(m) => m,
         Err(e) => return e.exit(),
     };
@@ -976,7 +1050,7 @@ fn status_line(ev: &Event) {
                     .map_or("?".into(), |d| format!("{:.0} s", d.as_secs_f64()))
             )
         }
-        Event::GroupDone { .. } => return,
+        Event::GroupDone { .. } | Event::Ready { .. } => return,
     };
     eprint!("\r\x1b[2K{line}");
     let _ = std::io::stderr().flush();
@@ -1428,6 +1502,158 @@ fn run_rounds(
         }
         if report.steady || k >= most {
             return Ok((o, report));
+        }
+    }
+}
+
+/// Scale-out over MPI: every rank runs the plan on its own files, meets the others before
+/// each group, and sends its report to rank 0, which merges them and reports for all.
+#[cfg(feature = "mpi")]
+mod scale {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use iogauge::scaleout::{RankResult, aggregate, launched, rank_sections};
+    use iogauge::spec::Section;
+    use mpi::traits::*;
+
+    use super::{AGREE, Failure, GROUP_READY, Measured, PLANNED_GROUPS};
+
+    pub struct Ranks {
+        _universe: mpi::environment::Universe,
+        world: mpi::topology::SimpleCommunicator,
+        rank: usize,
+        host: String,
+        starts: Rc<RefCell<Vec<u64>>>,
+    }
+
+    fn unix_ns() -> u64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    }
+
+    /// Joins the launch when there is one: the rank's files made its own, the barrier before
+    /// each group set up.
+    pub fn begin(sections: &mut [Section]) -> Option<Ranks> {
+        let launch = launched(&|k| std::env::var(k).ok())?;
+        let universe = mpi::initialize()?;
+        let world = universe.world();
+        let rank = world.rank() as usize;
+        debug_assert_eq!(rank, launch.rank);
+        let host = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
+        let shared = std::env::var("IOGAUGE_MPI_SHARED_FILES").is_ok_and(|v| v == "1");
+        rank_sections(sections, rank, &host, shared);
+        let w = world.duplicate();
+        AGREE.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |ok: bool| {
+                let mut all = 0u8;
+                w.all_reduce_into(
+                    &u8::from(ok),
+                    &mut all,
+                    mpi::collective::SystemOperation::min(),
+                );
+                all == 1
+            }))
+        });
+        let starts = Rc::new(RefCell::new(Vec::new()));
+        let (w, s) = (world.duplicate(), Rc::clone(&starts));
+        GROUP_READY.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |_group| {
+                w.barrier();
+                s.borrow_mut().push(unix_ns());
+            }))
+        });
+        Some(Ranks {
+            _universe: universe,
+            world,
+            rank,
+            host,
+            starts,
+        })
+    }
+
+    impl Ranks {
+        /// After the run: a rank that could not run stops every rank (MPI_Abort, with its
+        /// exit code); otherwise each sends its result to rank 0, which gets the merge.
+        pub fn finish(
+            self,
+            measured: Result<Measured, Failure>,
+        ) -> Result<Result<Measured, Failure>, u8> {
+            GROUP_READY.with(|h| *h.borrow_mut() = None);
+            AGREE.with(|h| *h.borrow_mut() = None);
+            let m = match measured {
+                // Every rank got here the same way (they agreed before starting): each says
+                // why and exits.
+                Err(f) => {
+                    f.report();
+                    return Err(f.code());
+                }
+                Ok(m) => m,
+            };
+            let ran = self.starts.borrow().len();
+            if ran < PLANNED_GROUPS.with(|p| p.get()) {
+                // Stopped before a group the other ranks are waiting to start: only an abort
+                // releases them.
+                eprintln!(
+                    "iogauge: rank {} on {} stopped before group {}: stopping every rank",
+                    self.rank,
+                    self.host,
+                    ran + 1
+                );
+                for e in &m.report.errors {
+                    eprintln!("iogauge: rank {}: error: {e}", self.rank);
+                }
+                self.world.abort(i32::from(m.code.max(1)));
+            }
+            let mine_code = m.code;
+            let mine = RankResult {
+                rank: self.rank,
+                host: self.host.clone(),
+                exit_code: m.code,
+                group_start_unix_ns: self.starts.borrow().clone(),
+                report: m.report,
+            };
+            let bytes = serde_json::to_vec(&mine).expect("a report serialises");
+            let root = self.world.process_at_rank(0);
+            let len = bytes.len() as i32;
+            if self.rank != 0 {
+                root.gather_into(&len);
+                root.gather_varcount_into(&bytes[..]);
+                return Err(mine_code);
+            }
+            let n = self.world.size() as usize;
+            let mut lens = vec![0i32; n];
+            root.gather_into_root(&len, &mut lens[..]);
+            let displs: Vec<i32> = lens
+                .iter()
+                .scan(0i32, |at, &l| {
+                    let d = *at;
+                    *at += l;
+                    Some(d)
+                })
+                .collect();
+            let mut all = vec![0u8; lens.iter().map(|&l| l as usize).sum()];
+            {
+                let mut part =
+                    mpi::datatype::PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
+                root.gather_varcount_into_root(&bytes[..], &mut part);
+            }
+            let parts: Vec<RankResult> = lens
+                .iter()
+                .zip(&displs)
+                .filter_map(|(&l, &d)| {
+                    serde_json::from_slice(&all[d as usize..(d + l) as usize]).ok()
+                })
+                .collect();
+            if parts.len() != n {
+                eprintln!(
+                    "iogauge: rank 0 could read {} of {n} ranks' results",
+                    parts.len()
+                );
+            }
+            let (report, code) = aggregate(parts);
+            Ok(Ok(Measured { report, code }))
         }
     }
 }

@@ -57,6 +57,9 @@ pub struct RunReport {
     /// `iogauge assess`: the verdicts against published guidance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assessment: Option<crate::assess::Assessment>,
+    /// A run over MPI ranks, merged on rank 0: per host, and each group's timing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaleout: Option<crate::scaleout::ScaleOut>,
 }
 
 impl RunReport {
@@ -573,6 +576,7 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
         repeat: None,
         rounds: None,
         assessment: None,
+        scaleout: None,
     }
 }
 

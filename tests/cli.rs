@@ -35,6 +35,8 @@ mod layout;
 mod outputs;
 #[path = "cli/safety.rs"]
 mod safety;
+#[path = "cli/scaleout.rs"]
+mod scaleout;
 #[path = "cli/steady.rs"]
 mod steady;
 #[path = "cli/sweep.rs"]

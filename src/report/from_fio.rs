@@ -293,6 +293,7 @@ pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, String> {
         repeat: None,
         rounds: None,
         assessment: None,
+        scaleout: None,
     })
 }
 
@@ -480,7 +481,7 @@ fn empty_measurement() -> Measurement {
 /// A group's jobs together: counts and rates summed (the jobs ran side by side), elapsed the
 /// longest, latency moments pooled. Percentiles cannot be pooled from percentiles: a total of
 /// several jobs keeps them only where every job's histogram came with the JSON (json+).
-fn sum(parts: &[&Measurement]) -> Measurement {
+pub fn sum(parts: &[&Measurement]) -> Measurement {
     if let [one] = parts {
         return (*one).clone();
     }

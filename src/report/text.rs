@@ -23,6 +23,9 @@ pub fn render(r: &RunReport) -> String {
     if let Some(a) = &r.assessment {
         o.push_str(&crate::assess::lines(a));
     }
+    if let Some(s) = &r.scaleout {
+        o.push_str(&crate::scaleout::text(s));
+    }
     footer(&mut o, r);
     o
 }

@@ -44,6 +44,11 @@ pub enum Event {
     Preparing {
         group: usize,
     },
+    /// A group's files are laid out and opened: its jobs start next. (A scale-out run meets
+    /// the other ranks here.)
+    Ready {
+        group: usize,
+    },
     Progress(Progress),
     GroupDone {
         group: usize,
@@ -230,6 +235,7 @@ pub fn run(
                 None => {}
             }
         }
+        on_event(&Event::Ready { group: gi });
         let before = diskstats::snapshot(&ids);
         let t0 = Instant::now();
         let results = run_group(

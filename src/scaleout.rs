@@ -1,0 +1,372 @@
+//! Scale-out: many hosts (MPI ranks) running one plan at once, and one honest result. This
+//! module holds what needs no MPI: how a launch is recognised (so a build without MPI refuses
+//! instead of running N independent copies), how each rank's file names are made its own,
+//! and how rank 0 merges the ranks' reports — sums, bandwidth over the earliest start to the
+//! latest end, latency percentiles from the merged histograms (exact, never averaged), and a
+//! row per host. The transport (gathering the reports) is the binary's, behind `--features
+//! mpi`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::report::from_fio::sum as concurrent_sum;
+use crate::result::{DirReport, Measurement, RunReport};
+use crate::spec::{Origin, Section};
+
+/// This process's place in an MPI launch, from the launcher's environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launch {
+    pub rank: usize,
+    pub size: usize,
+}
+
+/// The launcher's environment: OpenMPI's `OMPI_COMM_WORLD_*`, PMI's `PMI_RANK`/`PMI_SIZE`
+/// (MPICH, Intel MPI, Slurm's srun with PMI), PMIx's `PMIX_RANK` with a size from one of them.
+pub fn launched(env: &dyn Fn(&str) -> Option<String>) -> Option<Launch> {
+    let num = |k: &str| env(k).and_then(|v| v.trim().parse::<usize>().ok());
+    let size = num("OMPI_COMM_WORLD_SIZE")
+        .or_else(|| num("PMI_SIZE"))
+        .or_else(|| num("SLURM_NTASKS").filter(|_| env("PMIX_RANK").is_some()))?;
+    let rank = num("OMPI_COMM_WORLD_RANK")
+        .or_else(|| num("PMI_RANK"))
+        .or_else(|| num("PMIX_RANK"))?;
+    Some(Launch { rank, size })
+}
+
+/// The one-line refusal of a launch this build cannot join.
+pub fn without_mpi_error(l: Launch) -> String {
+    format!(
+        "launched as rank {} of {} (mpirun/srun) but this iogauge was built without MPI: it would \
+         run {} independent copies and report none of them together; build it with `cargo \
+         build --release --features mpi` (see docs/scale-out.md), or run it without mpirun",
+        l.rank, l.size, l.size
+    )
+}
+
+/// Makes each rank's files its own: `$rank` and `$host` in `filename` and `directory` are
+/// replaced (fio's `filename_format` style), and a `filename` without `$rank` gets `.r{rank}`
+/// appended, so ranks never share a file unless the user wrote `$host` alone or set
+/// `shared`. A job writing files by `directory` gets `.r{rank}` in its name (its files are
+/// named after it).
+pub fn rank_sections(sections: &mut [Section], rank: usize, host: &str, shared: bool) {
+    for s in sections.iter_mut() {
+        let entries: Vec<(String, String)> = s
+            .entries
+            .iter()
+            .filter_map(|e| e.value.clone().map(|v| (e.key.clone(), v)))
+            .collect();
+        let get = |k: &str| {
+            entries
+                .iter()
+                .rev()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.clone())
+        };
+        let sub = |v: &str| v.replace("$rank", &rank.to_string()).replace("$host", host);
+        if let Some(f) = get("filename") {
+            let mut v = sub(&f);
+            if !f.contains("$rank") && !shared {
+                // Several files (a:b) each get the rank.
+                v = v
+                    .split(':')
+                    .map(|p| format!("{p}.r{rank}"))
+                    .collect::<Vec<_>>()
+                    .join(":");
+            }
+            s.set("filename", &v, Origin::Cli);
+        }
+        if let Some(d) = get("directory") {
+            s.set("directory", &sub(&d), Origin::Cli);
+            if get("filename").is_none() && !d.contains("$rank") && !shared {
+                s.name = format!("{}.r{rank}", s.name);
+            }
+        }
+    }
+}
+
+/// What one rank sends rank 0.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RankResult {
+    pub rank: usize,
+    pub host: String,
+    pub exit_code: u8,
+    /// Per group, when the rank left the barrier before it (ns since the Unix epoch).
+    pub group_start_unix_ns: Vec<u64>,
+    pub report: RunReport,
+}
+
+/// A host's ranks together.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostRow {
+    pub host: String,
+    pub ranks: Vec<usize>,
+    /// Per group: MB/s and IOPS (reads and writes), and the worse direction's p99 (µs).
+    pub groups: Vec<HostGroup>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostGroup {
+    pub mb_per_s: f64,
+    pub mib_per_s: f64,
+    pub iops: f64,
+    pub p99_us: Option<f64>,
+}
+
+/// Timing of one group across the ranks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupSpan {
+    /// Between the first and the last rank leaving the start barrier.
+    pub start_skew_ms: f64,
+    /// From the earliest start: the first rank done, the last (the straggler's) done.
+    pub first_done_ms: f64,
+    pub last_done_ms: f64,
+    /// The last rank to finish.
+    pub straggler: String,
+}
+
+/// The `scaleout` block of a merged report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScaleOut {
+    pub ranks: usize,
+    pub hosts: Vec<HostRow>,
+    pub groups: Vec<GroupSpan>,
+}
+
+fn p99_us(d: &DirReport) -> Option<f64> {
+    d.lat_ns
+        .as_ref()
+        .and_then(|l| l.percentiles.get("99.000000"))
+        .map(|&ns| ns as f64 / 1000.0)
+}
+
+fn worse(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+/// Bandwidth and IOPS of a merged direction over `span_ns` (earliest start to latest end).
+fn over_span(d: &mut DirReport, span_ns: u64) {
+    if span_ns == 0 {
+        return;
+    }
+    let secs = span_ns as f64 / 1e9;
+    d.bw_bytes_per_s = d.bytes as f64 / secs;
+    d.mib_per_s = d.bw_bytes_per_s / 1048576.0;
+    d.mb_per_s = d.bw_bytes_per_s / 1e6;
+    d.iops = d.ios as f64 / secs;
+}
+
+/// Rank 0's merge of every rank's result: the report (rank 0's provenance, every rank's jobs
+/// named `NAME@HOST#RANK`, each group's total over all ranks with its bandwidth over the
+/// earliest start to the latest end and its latencies pooled from the histograms), and the
+/// exit code (the worst rank's).
+pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
+    parts.sort_by_key(|p| p.rank);
+    let code = parts.iter().map(|p| p.exit_code).max().unwrap_or(0);
+    let mut out = parts[0].report.clone();
+    let ngroups = parts
+        .iter()
+        .map(|p| p.report.groups.len())
+        .max()
+        .unwrap_or(0);
+    let mut spans = Vec::new();
+    let mut hosts: BTreeMap<String, HostRow> = BTreeMap::new();
+    for p in &parts {
+        hosts
+            .entry(p.host.clone())
+            .or_insert_with(|| HostRow {
+                host: p.host.clone(),
+                ranks: Vec::new(),
+                groups: Vec::new(),
+            })
+            .ranks
+            .push(p.rank);
+    }
+    for gi in 0..ngroups.min(out.groups.len()) {
+        let here: Vec<(&RankResult, &crate::result::GroupReport)> = parts
+            .iter()
+            .filter_map(|p| p.report.groups.get(gi).map(|g| (p, g)))
+            .collect();
+        let starts: Vec<u64> = here
+            .iter()
+            .map(|(p, _)| p.group_start_unix_ns.get(gi).copied().unwrap_or(0))
+            .collect();
+        let ends: Vec<(u64, &RankResult)> = here
+            .iter()
+            .zip(&starts)
+            .map(|((p, g), s)| (s + g.total.elapsed_ns, *p))
+            .collect();
+        let first_start = starts.iter().copied().min().unwrap_or(0);
+        let last_start = starts.iter().copied().max().unwrap_or(0);
+        let (last_end, straggler) = ends
+            .iter()
+            .max_by_key(|(e, _)| *e)
+            .map(|(e, p)| (*e, format!("{}#{}", p.host, p.rank)))
+            .unwrap_or_default();
+        let first_end = ends.iter().map(|(e, _)| *e).min().unwrap_or(0);
+        let span = last_end.saturating_sub(first_start);
+        let totals: Vec<&Measurement> = here.iter().map(|(_, g)| &g.total).collect();
+        let mut total = concurrent_sum(&totals);
+        total.elapsed_ns = span;
+        over_span(&mut total.read, span);
+        over_span(&mut total.write, span);
+        let g = &mut out.groups[gi];
+        g.total = total;
+        g.jobs = here
+            .iter()
+            .flat_map(|(p, g)| {
+                g.jobs.iter().map(move |j| {
+                    let mut j = j.clone();
+                    j.name = format!("{}@{}#{}", j.name, p.host, p.rank);
+                    j
+                })
+            })
+            .collect();
+        // The fio part carries the aggregate: one row for the group.
+        g.group_reporting = true;
+        g.devices = here.iter().flat_map(|(_, g)| g.devices.clone()).collect();
+        spans.push(GroupSpan {
+            start_skew_ms: (last_start - first_start) as f64 / 1e6,
+            first_done_ms: first_end.saturating_sub(first_start) as f64 / 1e6,
+            last_done_ms: span as f64 / 1e6,
+            straggler,
+        });
+        for row in hosts.values_mut() {
+            let mine: Vec<&Measurement> = here
+                .iter()
+                .filter(|(p, _)| p.host == row.host)
+                .map(|(_, g)| &g.total)
+                .collect();
+            let m = concurrent_sum(&mine);
+            row.groups.push(HostGroup {
+                mb_per_s: m.read.mb_per_s + m.write.mb_per_s,
+                mib_per_s: m.read.mib_per_s + m.write.mib_per_s,
+                iops: m.read.iops + m.write.iops,
+                p99_us: worse(p99_us(&m.read), p99_us(&m.write)),
+            });
+        }
+    }
+    out.targets = parts
+        .iter()
+        .flat_map(|p| p.report.targets.clone())
+        .collect();
+    out.interrupted = parts.iter().any(|p| p.report.interrupted);
+    let tagged = |f: fn(&RunReport) -> &Vec<String>| -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for p in &parts {
+            for w in f(&p.report) {
+                let w = format!("rank {} ({}): {w}", p.rank, p.host);
+                if !v.contains(&w) {
+                    v.push(w);
+                }
+            }
+        }
+        v
+    };
+    out.warnings = tagged(|r| &r.warnings);
+    out.errors = tagged(|r| &r.errors);
+    out.scaleout = Some(ScaleOut {
+        ranks: parts.len(),
+        hosts: hosts.into_values().collect(),
+        groups: spans,
+    });
+    (out, code)
+}
+
+/// The text report's scale-out lines.
+pub fn text(s: &ScaleOut) -> String {
+    let mut o = format!(
+        "\nScale-out: {} ranks on {} host(s)\n",
+        s.ranks,
+        s.hosts.len()
+    );
+    for (gi, g) in s.groups.iter().enumerate() {
+        o.push_str(&format!(
+            "  group {}: start skew {:.2} ms; first rank done at {:.1} ms, last at {:.1} ms \
+             ({})\n",
+            gi + 1,
+            g.start_skew_ms,
+            g.first_done_ms,
+            g.last_done_ms,
+            g.straggler
+        ));
+        for h in &s.hosts {
+            if let Some(x) = h.groups.get(gi) {
+                o.push_str(&format!(
+                    "    {:<24} ranks {:<12} {:>10.2} MB/s ({:.2} MiB/s) {:>10.0} IOPS  p99 {}\n",
+                    h.host,
+                    h.ranks
+                        .iter()
+                        .map(|r| r.to_string())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    x.mb_per_s,
+                    x.mib_per_s,
+                    x.iops,
+                    x.p99_us.map_or("-".into(), |p| format!("{p:.1} µs"))
+                ));
+            }
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_launch_is_recognised_from_the_launchers_environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let ompi = env(&[("OMPI_COMM_WORLD_RANK", "3"), ("OMPI_COMM_WORLD_SIZE", "4")]);
+        assert_eq!(launched(&ompi), Some(Launch { rank: 3, size: 4 }));
+        let pmi = env(&[("PMI_RANK", "0"), ("PMI_SIZE", "16")]);
+        assert_eq!(launched(&pmi), Some(Launch { rank: 0, size: 16 }));
+        assert_eq!(launched(&env(&[])), None);
+        assert_eq!(
+            launched(&env(&[("PMI_SIZE", "2")])),
+            None,
+            "no rank: not a launch"
+        );
+        let e = without_mpi_error(Launch { rank: 1, size: 4 });
+        assert!(e.contains("4 independent copies") && e.contains("--features mpi"));
+    }
+
+    #[test]
+    fn each_rank_gets_its_own_files() {
+        let mut s = vec![Section::new("w"), Section::new("d"), Section::new("x")];
+        s[0].set("filename", "/data/a:/data/b", Origin::Cli);
+        s[1].set("directory", "/scratch/$host", Origin::Cli);
+        s[2].set("filename", "/data/f.$rank.$host", Origin::Cli);
+        rank_sections(&mut s, 3, "n7", false);
+        let get = |s: &Section, k: &str| {
+            s.entries
+                .iter()
+                .rev()
+                .find(|e| e.key == k)
+                .and_then(|e| e.value.clone())
+        };
+        assert_eq!(get(&s[0], "filename").unwrap(), "/data/a.r3:/data/b.r3");
+        assert_eq!(get(&s[1], "directory").unwrap(), "/scratch/n7");
+        assert_eq!(
+            s[1].name, "d.r3",
+            "directory mode: the files are named after the job"
+        );
+        assert_eq!(get(&s[2], "filename").unwrap(), "/data/f.3.n7");
+        // Shared on purpose.
+        let mut t = vec![Section::new("w")];
+        t[0].set("filename", "/shared/f", Origin::Cli);
+        rank_sections(&mut t, 2, "n1", true);
+        assert_eq!(get(&t[0], "filename").unwrap(), "/shared/f");
+    }
+}

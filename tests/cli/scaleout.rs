@@ -1,0 +1,196 @@
+//! Scale-out over MPI. Without the `mpi` feature: a launch by mpirun is refused, never run as
+//! N independent copies. With it (`cargo test --features mpi`, OpenMPI's mpirun): 4 ranks on
+//! this host merge into one report on rank 0 — sums equal the ranks' sums, the merged latency
+//! histogram is the sum of the ranks' and its p99 is read from it, the host is named — and a
+//! rank that cannot start stops every rank before any creates a file.
+
+use std::process::Command;
+
+use super::{entries, stderr, tmp};
+
+fn mpirun() -> Option<Command> {
+    let ok = Command::new("mpirun")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        skip!("mpirun is not installed (scripts/test-deps.sh installs openmpi-bin)");
+        return None;
+    }
+    let mut c = Command::new("mpirun");
+    c.args(["--allow-run-as-root", "--oversubscribe", "-n", "4"]);
+    Some(c)
+}
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn a_build_without_mpi_refuses_a_launch() {
+    let d = tmp();
+    let f = d.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    // The launcher's environment alone (OpenMPI's and PMI's).
+    for env in [
+        [("OMPI_COMM_WORLD_RANK", "1"), ("OMPI_COMM_WORLD_SIZE", "4")],
+        [("PMI_RANK", "0"), ("PMI_SIZE", "4")],
+    ] {
+        let o = super::bin()
+            .args(["run", &fname, "--size=1m", "--rw=write"])
+            .envs(env)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains("built without MPI"), "{}", stderr(&o));
+        assert!(stderr(&o).contains("4 independent copies"));
+        assert!(!f.exists());
+    }
+    // Reading a report is not a run: allowed.
+    let o = super::bin()
+        .args(["options"])
+        .envs([("OMPI_COMM_WORLD_RANK", "1"), ("OMPI_COMM_WORLD_SIZE", "4")])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    // A real launch.
+    let Some(mut mpi) = mpirun() else {
+        return;
+    };
+    let o = mpi
+        .arg(super::bin().get_program())
+        .args(["run", &fname, "--size=1m", "--rw=write"])
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("built without MPI"), "{}", stderr(&o));
+    assert!(entries(d.path()).is_empty());
+}
+
+#[cfg(feature = "mpi")]
+#[test]
+fn ranks_merge_into_one_report() {
+    use serde_json::Value;
+    let Some(mut mpi) = mpirun() else {
+        return;
+    };
+    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let o = mpi
+        .arg(super::bin().get_program())
+        .args([
+            "run",
+            &format!("--filename={}", d.path().join("data").display()),
+            "--size=8m",
+            "--rw=randread",
+            "--time_based",
+            "--runtime=1",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // One document: rank 0's, for everyone.
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .to_string();
+    let s = &r["scaleout"];
+    assert_eq!(s["ranks"], 4);
+    assert_eq!(s["hosts"][0]["host"], host);
+    assert_eq!(s["hosts"][0]["ranks"], serde_json::json!([0, 1, 2, 3]));
+    assert!(s["groups"][0]["start_skew_ms"].as_f64().unwrap() >= 0.0);
+    let g = &r["groups"][0];
+    let jobs = g["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 4);
+    for (k, j) in jobs.iter().enumerate() {
+        assert_eq!(j["name"], format!("job@{host}#{k}"));
+        // Each rank its own file.
+        let path = j["files"][0]["path"].as_str().unwrap().to_string();
+        assert!(path.ends_with(&format!("data.r{k}")), "{path}");
+    }
+    let sum = |k: &str| {
+        jobs.iter()
+            .map(|j| j["read"][k].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    let total = &g["total"]["read"];
+    assert_eq!(total["ios"].as_u64().unwrap(), sum("ios"));
+    assert_eq!(total["bytes"].as_u64().unwrap(), sum("bytes"));
+    // The merged histogram is the ranks' added bucket by bucket; its p99 is read from it.
+    let mut merged = std::collections::BTreeMap::<(u64, u64), u64>::new();
+    for j in jobs {
+        for b in j["read"]["lat_ns"]["histogram_ns"].as_array().unwrap() {
+            let (lo, hi, n) = (
+                b[0].as_u64().unwrap(),
+                b[1].as_u64().unwrap(),
+                b[2].as_u64().unwrap(),
+            );
+            *merged.entry((lo, hi)).or_default() += n;
+        }
+    }
+    let got: Vec<(u64, u64, u64)> = total["lat_ns"]["histogram_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b[0].as_u64().unwrap(),
+                b[1].as_u64().unwrap(),
+                b[2].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(u64, u64, u64)> = merged.iter().map(|(&(lo, hi), &n)| (lo, hi, n)).collect();
+    assert_eq!(got, want);
+    let count: u64 = want.iter().map(|b| b.2).sum();
+    assert_eq!(count, sum("ios"));
+    let mut seen = 0;
+    let (lo, hi, _) = *want
+        .iter()
+        .find(|b| {
+            seen += b.2;
+            seen as f64 >= 0.99 * count as f64
+        })
+        .unwrap();
+    let p99 = total["lat_ns"]["percentiles"]["99.000000"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        (lo..=hi).contains(&p99),
+        "p99 {p99} outside the merged bucket [{lo}, {hi}]"
+    );
+    // The fio part carries the aggregate: one row.
+    assert_eq!(r["jobs"].as_array().unwrap().len(), 1);
+    assert!(entries(d.path()).is_empty(), "every rank removed its file");
+}
+
+#[cfg(feature = "mpi")]
+#[test]
+fn a_rank_that_cannot_start_stops_every_rank_before_any_file_is_made() {
+    let Some(mut mpi) = mpirun() else {
+        return;
+    };
+    let d = tmp();
+    // Rank 2's file is a directory: it cannot start.
+    std::fs::create_dir(d.path().join("f2")).unwrap();
+    let o = mpi
+        .arg(super::bin().get_program())
+        .args([
+            "run",
+            &format!("--filename={}/f$rank", d.path().display()),
+            "--size=1m",
+            "--rw=write",
+        ])
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("f2: not a regular file"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        entries(d.path()),
+        [d.path().join("f2")],
+        "no other rank made its file"
+    );
+}
