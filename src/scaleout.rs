@@ -79,7 +79,14 @@ pub fn rank_sections(sections: &mut [Section], rank: usize, host: &str, shared: 
         if let Some(d) = get("directory") {
             s.set("directory", &sub(&d), Origin::Cli);
             if get("filename").is_none() && !d.contains("$rank") && !shared {
-                s.name = format!("{}.r{rank}", s.name);
+                // The job's name: its `name` option where given (fio's command line), else
+                // its section's.
+                match get("name") {
+                    Some(n) => {
+                        s.set("name", &format!("{n}.r{rank}"), Origin::Cli);
+                    }
+                    None => s.name = format!("{}.r{rank}", s.name),
+                }
             }
         }
     }
@@ -344,9 +351,16 @@ mod tests {
 
     #[test]
     fn each_rank_gets_its_own_files() {
-        let mut s = vec![Section::new("w"), Section::new("d"), Section::new("x")];
+        let mut s = vec![
+            Section::new("w"),
+            Section::new("d"),
+            Section::new("x"),
+            Section::new("job"),
+        ];
         s[0].set("filename", "/data/a:/data/b", Origin::Cli);
         s[1].set("directory", "/scratch/$host", Origin::Cli);
+        s[3].set("name", "r", Origin::Cli);
+        s[3].set("directory", "/scratch", Origin::Cli);
         s[2].set("filename", "/data/f.$rank.$host", Origin::Cli);
         rank_sections(&mut s, 3, "n7", false);
         let get = |s: &Section, k: &str| {
@@ -363,6 +377,11 @@ mod tests {
             "directory mode: the files are named after the job"
         );
         assert_eq!(get(&s[2], "filename").unwrap(), "/data/f.3.n7");
+        assert_eq!(
+            get(&s[3], "name").unwrap(),
+            "r.r3",
+            "--name=r on the command line"
+        );
         // Shared on purpose.
         let mut t = vec![Section::new("w")];
         t[0].set("filename", "/shared/f", Origin::Cli);
