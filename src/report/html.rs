@@ -62,6 +62,7 @@ pub fn render(r: &RunReport) -> String {
     }
     summary(&mut o, r);
     verification(&mut o, r);
+    scale_out(&mut o, r);
     jobs(&mut o, r);
     devices(&mut o, r);
     for g in &r.groups {
@@ -307,6 +308,53 @@ fn verification(o: &mut String, r: &RunReport) {
 }
 
 /// Each job's engine and options (a group_reporting group's clones once).
+/// A run over MPI ranks: a row per host and group, and each group's timing across the ranks.
+fn scale_out(o: &mut String, r: &RunReport) {
+    let Some(s) = &r.scaleout else {
+        return;
+    };
+    let _ = writeln!(
+        o,
+        "<h2 id=\"scaleout\">Scale-out</h2>\n<p>{} ranks on {} host(s), merged on rank 0: \
+         bandwidth over the earliest start to the latest end, latency from the merged \
+         histograms.</p>\n<table><tr><th>group</th><th class=\"l\">host</th>\
+         <th class=\"l\">ranks</th><th>MB/s</th><th>MiB/s</th><th>IOPS</th><th>p99 (µs)</th>\
+         </tr>",
+        s.ranks,
+        s.hosts.len()
+    );
+    for (gi, g) in s.groups.iter().enumerate() {
+        for h in &s.hosts {
+            if let Some(x) = h.groups.get(gi) {
+                let ranks: Vec<String> = h.ranks.iter().map(|r| r.to_string()).collect();
+                let _ = writeln!(
+                    o,
+                    "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td>\
+                     <td>{:.2}</td><td>{:.2}</td><td>{:.0}</td><td>{}</td></tr>",
+                    gi + 1,
+                    esc(&h.host),
+                    ranks.join(","),
+                    x.mb_per_s,
+                    x.mib_per_s,
+                    x.iops,
+                    x.p99_us.map_or("-".into(), |p| format!("{p:.1}"))
+                );
+            }
+        }
+        let _ = writeln!(
+            o,
+            "<tr><td>{}</td><td class=\"l\" colspan=\"6\">start skew {:.2} ms; first rank \
+             done at {:.1} ms, the last ({}) at {:.1} ms</td></tr>",
+            gi + 1,
+            g.start_skew_ms,
+            g.first_done_ms,
+            esc(&g.straggler),
+            g.last_done_ms
+        );
+    }
+    o.push_str("</table>\n");
+}
+
 fn jobs(o: &mut String, r: &RunReport) {
     o.push_str(
         "<h2>Jobs</h2>\n<table id=\"jobs\"><tr><th class=\"l\">group</th>\

@@ -160,6 +160,19 @@ fn ranks_merge_into_one_report() {
     );
     // The fio part carries the aggregate: one row.
     assert_eq!(r["jobs"].as_array().unwrap().len(), 1);
+    // The HTML page draws the host rows from the same report.
+    let saved = d.path().join("r.json");
+    std::fs::write(&saved, &o.stdout).unwrap();
+    let html = super::iogauge(&["report", saved.to_str().unwrap()]);
+    let page = super::stdout(&html);
+    assert!(
+        page.contains("<h2 id=\"scaleout\">Scale-out</h2>"),
+        "{page}"
+    );
+    assert!(page.contains(&format!(
+        "<td class=\"l\">{host}</td><td class=\"l\">0,1,2,3</td>"
+    )));
+    std::fs::remove_file(&saved).unwrap();
     assert!(entries(d.path()).is_empty(), "every rank removed its file");
 }
 
