@@ -3,7 +3,8 @@
 # source of fio-format JSON to compare with), fio-examples (fio's job files: the job-file
 # compatibility corpus, read where Debian puts it and never copied here), Chromium (renders
 # the HTML report headless), strace (the system calls the sync tests expect), fuse3
-# (fusermount3, to mount the tests' fault-injecting file system), fio-plot (draws graphs from iogauge's JSON and logs) and
+# (fusermount3, to mount the tests' fault-injecting file system), OpenMPI and libclang (the
+# mpi feature's build and its mpirun tests), fio-plot (draws graphs from iogauge's JSON and logs) and
 # cargo-fuzz (the job-file parser's fuzz target, scripts/fuzz.sh; needs a nightly toolchain). Safe to run again: it installs only
 # what is missing. fio-plot goes into a virtual environment in the user's cache, whose path
 # the tests find on their own. Without root or network, it says what it could not install and
@@ -21,7 +22,7 @@ python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
 # The mpi feature (--features mpi): OpenMPI, and libclang for the bindings' bindgen.
 command -v mpirun >/dev/null || missing+=(openmpi-bin)
 [ -e /usr/include/x86_64-linux-gnu/openmpi ] || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || missing+=(libopenmpi-dev)
-compgen -G '/usr/lib/llvm-*/lib/libclang*.so*' >/dev/null || missing+=(libclang-dev)
+compgen -G '/usr/lib/llvm-*/lib/libclang.so' >/dev/null || missing+=(libclang-dev)
 if ((${#missing[@]})); then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         # A fresh machine has no package lists yet.
