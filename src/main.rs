@@ -17,9 +17,10 @@ use iogauge::target::{self, Safety, TargetError};
 use iogauge::units::human_bytes;
 use iogauge::{compat, jobfile, ownership, profiles, result, stats::CpuUsage};
 
-/// See [`AGREE`] and [`GROUP_READY`].
+/// See [`AGREE`], [`GROUP_READY`] and [`RUN_TICK`].
 type Agree = Box<dyn FnMut(bool) -> bool>;
-type GroupReady = Box<dyn FnMut(usize)>;
+type GroupReady = Box<dyn FnMut(usize, bool) -> bool>;
+type RunTick = Box<dyn FnMut(bool) -> bool>;
 
 thread_local! {
     /// The groups the last plan measured had (a scale-out rank that ran fewer must release
@@ -28,10 +29,13 @@ thread_local! {
     /// Whether every rank of a scale-out run could start (given whether this one could).
     static AGREE: std::cell::RefCell<Option<Agree>> =
         const { std::cell::RefCell::new(None) };
-    /// Called when a group's files are ready and its jobs start next (a scale-out run meets
-    /// the other ranks there).
+    /// Called when a group's files are ready and its jobs start next, or could not be made
+    /// ready: whether every rank's were (a scale-out run meets the other ranks there).
     static GROUP_READY: std::cell::RefCell<Option<GroupReady>> =
         const { std::cell::RefCell::new(None) };
+    /// While a group runs: given whether this rank's jobs are stopping, whether another rank
+    /// asked every rank to stop.
+    static RUN_TICK: std::cell::RefCell<Option<RunTick>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Warnings already printed, while a sweep runs (each is printed once, not once per point).
@@ -411,12 +415,23 @@ fn measure(
     let started = SystemTime::now();
     let (wall0, cpu0) = (Instant::now(), CpuUsage::process());
     let mut on_event = |ev: &Event| {
-        if let Event::Ready { group } = ev {
-            GROUP_READY.with(|h| {
-                if let Some(h) = h.borrow_mut().as_mut() {
-                    h(*group);
+        match ev {
+            Event::Ready { group, ok } => {
+                let all =
+                    GROUP_READY.with(|h| h.borrow_mut().as_mut().is_none_or(|h| h(*group, *ok)));
+                if !all {
+                    // Another rank could not prepare this group: every rank stops here.
+                    interrupt.store(true, Ordering::Relaxed);
                 }
-            });
+            }
+            Event::Tick { stopping, .. } => {
+                let told = RUN_TICK.with(|h| h.borrow_mut().as_mut().is_some_and(|h| h(*stopping)));
+                if told {
+                    // Another rank stopped: this one stops with it, with what it measured.
+                    interrupt.store(true, Ordering::Relaxed);
+                }
+            }
+            _ => {}
         }
         if live {
             status_line(ev);
@@ -505,7 +520,7 @@ fn execute(
     let measured = match ranks {
         Some(r) => match r.finish(measured) {
             Ok(m) => m,
-            // Not rank 0: rank 0 reports for everyone; this rank exits with its own code.
+            // Not rank 0: rank 0 reports for everyone, and exits with the worst rank's code.
             Err(code) => return ExitCode::from(code),
         },
         None => measured,
@@ -1050,7 +1065,7 @@ fn status_line(ev: &Event) {
                     .map_or("?".into(), |d| format!("{:.0} s", d.as_secs_f64()))
             )
         }
-        Event::GroupDone { .. } | Event::Ready { .. } => return,
+        Event::GroupDone { .. } | Event::Ready { .. } | Event::Tick { .. } => return,
     };
     eprint!("\r\x1b[2K{line}");
     let _ = std::io::stderr().flush();
@@ -1517,7 +1532,10 @@ mod scale {
     use iogauge::spec::Section;
     use mpi::traits::*;
 
-    use super::{AGREE, Failure, GROUP_READY, Measured, PLANNED_GROUPS};
+    use super::{AGREE, Failure, GROUP_READY, Measured, PLANNED_GROUPS, RUN_TICK};
+
+    /// The tag of the message a stopping rank sends every other rank.
+    const STOP: mpi::Tag = 7;
 
     pub struct Ranks {
         _universe: mpi::environment::Universe,
@@ -1525,6 +1543,8 @@ mod scale {
         rank: usize,
         host: String,
         starts: Rc<RefCell<Vec<u64>>>,
+        /// The rank whose failure stopped this one, if one did.
+        stopped_by: Rc<RefCell<Option<i32>>>,
     }
 
     fn unix_ns() -> u64 {
@@ -1556,12 +1576,40 @@ mod scale {
                 all == 1
             }))
         });
+        let stopped_by: Rc<RefCell<Option<i32>>> = Rc::new(RefCell::new(None));
+        let (w, by) = (world.duplicate(), Rc::clone(&stopped_by));
+        let mut told_others = false;
+        RUN_TICK.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |stopping: bool| {
+                let me = w.rank();
+                if stopping && !told_others && by.borrow().is_none() {
+                    // A job of this rank failed (or it was interrupted): stop every rank.
+                    told_others = true;
+                    for r in (0..w.size()).filter(|&r| r != me) {
+                        w.process_at_rank(r).send_with_tag(&me, STOP);
+                    }
+                }
+                if let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(STOP) {
+                    let (from, _) = msg.matched_receive::<i32>();
+                    by.borrow_mut().get_or_insert(from);
+                    return true;
+                }
+                false
+            }))
+        });
         let starts = Rc::new(RefCell::new(Vec::new()));
         let (w, s) = (world.duplicate(), Rc::clone(&starts));
         GROUP_READY.with(|h| {
-            *h.borrow_mut() = Some(Box::new(move |_group| {
-                w.barrier();
+            *h.borrow_mut() = Some(Box::new(move |_group, ok: bool| {
+                // The barrier, and whether every rank got there ready.
+                let mut all = 0u8;
+                w.all_reduce_into(
+                    &u8::from(ok),
+                    &mut all,
+                    mpi::collective::SystemOperation::min(),
+                );
                 s.borrow_mut().push(unix_ns());
+                all == 1
             }))
         });
         Some(Ranks {
@@ -1570,10 +1618,24 @@ mod scale {
             rank,
             host,
             starts,
+            stopped_by,
         })
     }
 
     impl Ranks {
+        /// Once every rank is past its run: the stop messages no one read (a rank that had
+        /// finished its group when another stopped) are taken, so none is left at the end.
+        fn drain(&self) {
+            self.world.barrier();
+            while let Some((msg, _)) = self
+                .world
+                .any_process()
+                .immediate_matched_probe_with_tag(STOP)
+            {
+                let _ = msg.matched_receive::<i32>();
+            }
+        }
+
         /// After the run: a rank that could not run stops every rank (MPI_Abort, with its
         /// exit code); otherwise each sends its result to rank 0, which gets the merge.
         pub fn finish(
@@ -1582,6 +1644,14 @@ mod scale {
         ) -> Result<Result<Measured, Failure>, u8> {
             GROUP_READY.with(|h| *h.borrow_mut() = None);
             AGREE.with(|h| *h.borrow_mut() = None);
+            RUN_TICK.with(|h| *h.borrow_mut() = None);
+            let mut measured = measured;
+            if let (Some(from), Ok(m)) = (*self.stopped_by.borrow(), measured.as_mut()) {
+                m.report.warnings.push(format!(
+                    "stopped early because rank {from} stopped (a job of it failed, or it was \
+                     interrupted): this rank's figures are partial"
+                ));
+            }
             let m = match measured {
                 // Every rank got here the same way (they agreed before starting): each says
                 // why and exits.
@@ -1606,7 +1676,6 @@ mod scale {
                 }
                 self.world.abort(i32::from(m.code.max(1)));
             }
-            let mine_code = m.code;
             let mine = RankResult {
                 rank: self.rank,
                 host: self.host.clone(),
@@ -1620,7 +1689,11 @@ mod scale {
             if self.rank != 0 {
                 root.gather_into(&len);
                 root.gather_varcount_into(&bytes[..]);
-                return Err(mine_code);
+                self.drain();
+                // Rank 0's exit code is everyone's (the worst rank's): a launcher such as
+                // mpirun ends the whole job when any rank exits non-zero, which would kill
+                // rank 0 before it reports.
+                return Err(0);
             }
             let n = self.world.size() as usize;
             let mut lens = vec![0i32; n];
@@ -1652,6 +1725,7 @@ mod scale {
                     parts.len()
                 );
             }
+            self.drain();
             let (report, code) = aggregate(parts);
             Ok(Ok(Measured { report, code }))
         }

@@ -48,8 +48,17 @@ pub enum Event {
     /// the other ranks here.)
     Ready {
         group: usize,
+        /// False: this group could not be prepared here (the run ends after this event).
+        ok: bool,
     },
     Progress(Progress),
+    /// While a group runs, a few times a second: whether its jobs are being stopped (a job
+    /// failed, or the run was interrupted). A scale-out run tells the other ranks, and learns
+    /// from them, here.
+    Tick {
+        group: usize,
+        stopping: bool,
+    },
     GroupDone {
         group: usize,
     },
@@ -207,8 +216,18 @@ pub fn run(
         let seed = group.jobs.first().map_or(0, |j| j.random.seed);
         match targets.prepare_group(gi, seed, interrupt) {
             Ok(()) => {}
-            Err(TargetError::Interrupted) => break,
+            Err(TargetError::Interrupted) => {
+                on_event(&Event::Ready {
+                    group: gi,
+                    ok: false,
+                });
+                break;
+            }
             Err(e) => {
+                on_event(&Event::Ready {
+                    group: gi,
+                    ok: false,
+                });
                 outcome.setup_error = Some(e);
                 break;
             }
@@ -218,6 +237,10 @@ pub fn run(
             match targets.open_job(job) {
                 Ok(o) => opened.push(o),
                 Err(e) => {
+                    on_event(&Event::Ready {
+                        group: gi,
+                        ok: false,
+                    });
                     outcome.setup_error = Some(e);
                     return finish(outcome, interrupt);
                 }
@@ -235,7 +258,10 @@ pub fn run(
                 None => {}
             }
         }
-        on_event(&Event::Ready { group: gi });
+        on_event(&Event::Ready {
+            group: gi,
+            ok: true,
+        });
         let before = diskstats::snapshot(&ids);
         let t0 = Instant::now();
         let results = run_group(
@@ -370,6 +396,10 @@ fn run_group(
         let mut next_progress = start + PROGRESS_EVERY;
         while handles.iter().any(|h| !h.is_finished()) {
             std::thread::sleep(WATCH);
+            on_event(&Event::Tick {
+                group: gi,
+                stopping: stop.load(Ordering::Relaxed),
+            });
             if interrupt.load(Ordering::Relaxed) {
                 stop.store(true, Ordering::Relaxed);
             }

@@ -207,3 +207,78 @@ fn a_rank_that_cannot_start_stops_every_rank_before_any_file_is_made() {
         "no other rank made its file"
     );
 }
+
+/// A rank whose write fails mid-run (its file system fills) stops every rank within moments:
+/// rank 0 reports the failing rank's error and each rank's partial figures, and every rank
+/// removes its file.
+#[cfg(feature = "mpi")]
+#[test]
+fn a_rank_failing_mid_run_stops_every_rank() {
+    use serde_json::Value;
+    let Some(mut mpi) = mpirun() else {
+        return;
+    };
+    let d = tmp();
+    for k in 0..4 {
+        std::fs::create_dir(d.path().join(format!("d{k}"))).unwrap();
+    }
+    // Rank 2 writes to a 2 MiB tmpfs.
+    let small = d.path().join("d2");
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(&small)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        skip!("cannot mount a tmpfs here (needs root)");
+        return;
+    }
+    struct Unmount<'a>(&'a std::path::Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _unmount = Unmount(&small);
+    let started = std::time::Instant::now();
+    let o = mpi
+        .arg(super::bin().get_program())
+        .args([
+            "run",
+            &format!("--filename={}/d$rank/f", d.path().display()),
+            "--size=8m",
+            "--rw=write",
+            "--fallocate=none",
+            "--time_based",
+            "--runtime=60",
+            "--skip-space-check",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "the others stopped with it, not after their 60 s"
+    );
+    assert_ne!(o.status.code(), Some(0));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let errors = r["errors"].to_string();
+    assert!(errors.contains("rank 2"), "{errors}");
+    assert!(errors.contains("No space left on device"), "{errors}");
+    let warnings = r["warnings"].to_string();
+    assert!(
+        warnings.contains("stopped early because rank 2 stopped"),
+        "{warnings}"
+    );
+    // Partial figures from every rank, in the merged total.
+    let jobs = r["groups"][0]["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 4);
+    assert!(
+        jobs.iter()
+            .all(|j| j["write"]["bytes"].as_u64().unwrap() > 0)
+    );
+    for k in 0..4 {
+        let dir = d.path().join(format!("d{k}"));
+        assert!(entries(&dir).is_empty(), "rank {k} removed its file");
+    }
+}
