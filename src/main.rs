@@ -1536,6 +1536,41 @@ mod scale {
 
     /// The tag of the message a stopping rank sends every other rank.
     const STOP: mpi::Tag = 7;
+    /// The tag of the clock round trips.
+    const CLOCK: mpi::Tag = 8;
+
+    /// Rank 0's estimate of each rank's clock offset (its clock minus rank 0's): the best of
+    /// 5 round trips each, the reply taken as read halfway (Cristian's method). Empty on the
+    /// other ranks.
+    fn clock_offsets(world: &mpi::topology::SimpleCommunicator) -> Vec<i64> {
+        let (me, n) = (world.rank(), world.size());
+        let mut offsets = vec![0i64; n as usize];
+        for r in 1..n {
+            let mut best: Option<(u64, i64)> = None;
+            for _ in 0..5 {
+                if me == 0 {
+                    let peer = world.process_at_rank(r);
+                    let t0 = unix_ns();
+                    peer.send_with_tag(&t0, CLOCK);
+                    let (theirs, _) = peer.receive_with_tag::<u64>(CLOCK);
+                    let t1 = unix_ns();
+                    let rtt = t1.saturating_sub(t0);
+                    let offset = theirs as i64 - ((t0 / 2 + t1 / 2) as i64);
+                    if best.is_none_or(|(b, _)| rtt < b) {
+                        best = Some((rtt, offset));
+                    }
+                } else if me == r {
+                    let root = world.process_at_rank(0);
+                    let _ = root.receive_with_tag::<u64>(CLOCK);
+                    root.send_with_tag(&unix_ns(), CLOCK);
+                }
+            }
+            if let Some((_, o)) = best {
+                offsets[r as usize] = o;
+            }
+        }
+        if me == 0 { offsets } else { Vec::new() }
+    }
 
     pub struct Ranks {
         _universe: mpi::environment::Universe,
@@ -1545,6 +1580,8 @@ mod scale {
         starts: Rc<RefCell<Vec<u64>>>,
         /// The rank whose failure stopped this one, if one did.
         stopped_by: Rc<RefCell<Option<i32>>>,
+        /// Rank 0: each rank's clock offset.
+        offsets: Vec<i64>,
     }
 
     fn unix_ns() -> u64 {
@@ -1562,6 +1599,7 @@ mod scale {
         let rank = world.rank() as usize;
         debug_assert_eq!(rank, launch.rank);
         let host = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
+        let offsets = clock_offsets(&world);
         let shared = std::env::var("IOGAUGE_MPI_SHARED_FILES").is_ok_and(|v| v == "1");
         rank_sections(sections, rank, &host, shared);
         let w = world.duplicate();
@@ -1619,6 +1657,7 @@ mod scale {
             host,
             starts,
             stopped_by,
+            offsets,
         })
     }
 
@@ -1681,6 +1720,7 @@ mod scale {
                 host: self.host.clone(),
                 exit_code: m.code,
                 group_start_unix_ns: self.starts.borrow().clone(),
+                clock_offset_ns: 0,
                 report: m.report,
             };
             let bytes = serde_json::to_vec(&mine).expect("a report serialises");
@@ -1712,7 +1752,7 @@ mod scale {
                     mpi::datatype::PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
                 root.gather_varcount_into_root(&bytes[..], &mut part);
             }
-            let parts: Vec<RankResult> = lens
+            let mut parts: Vec<RankResult> = lens
                 .iter()
                 .zip(&displs)
                 .filter_map(|(&l, &d)| {
@@ -1726,6 +1766,9 @@ mod scale {
                 );
             }
             self.drain();
+            for p in &mut parts {
+                p.clock_offset_ns = self.offsets.get(p.rank).copied().unwrap_or(0);
+            }
             let (report, code) = aggregate(parts);
             Ok(Ok(Measured { report, code }))
         }

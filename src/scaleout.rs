@@ -98,8 +98,12 @@ pub struct RankResult {
     pub rank: usize,
     pub host: String,
     pub exit_code: u8,
-    /// Per group, when the rank left the barrier before it (ns since the Unix epoch).
+    /// Per group, when the rank left the barrier before it (ns since the Unix epoch, by its
+    /// own clock).
     pub group_start_unix_ns: Vec<u64>,
+    /// Its clock minus rank 0's, as rank 0 measured it (filled in by rank 0).
+    #[serde(default)]
+    pub clock_offset_ns: i64,
     pub report: RunReport,
 }
 
@@ -136,6 +140,10 @@ pub struct GroupSpan {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScaleOut {
     pub ranks: usize,
+    /// The largest clock offset from rank 0 among the ranks (measured by round trips at the
+    /// start; the group timings are on rank 0's clock).
+    #[serde(default)]
+    pub max_clock_offset_ms: f64,
     pub hosts: Vec<HostRow>,
     pub groups: Vec<GroupSpan>,
 }
@@ -197,9 +205,13 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
             .iter()
             .filter_map(|p| p.report.groups.get(gi).map(|g| (p, g)))
             .collect();
+        // On rank 0's clock.
         let starts: Vec<u64> = here
             .iter()
-            .map(|(p, _)| p.group_start_unix_ns.get(gi).copied().unwrap_or(0))
+            .map(|(p, _)| {
+                let own = p.group_start_unix_ns.get(gi).copied().unwrap_or(0);
+                own.saturating_add_signed(-p.clock_offset_ns)
+            })
             .collect();
         let ends: Vec<(u64, &RankResult)> = here
             .iter()
@@ -277,6 +289,10 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
     out.errors = tagged(|r| &r.errors);
     out.scaleout = Some(ScaleOut {
         ranks: parts.len(),
+        max_clock_offset_ms: parts
+            .iter()
+            .map(|p| p.clock_offset_ns.unsigned_abs() as f64 / 1e6)
+            .fold(0.0, f64::max),
         hosts: hosts.into_values().collect(),
         groups: spans,
     });
@@ -286,9 +302,11 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
 /// The text report's scale-out lines.
 pub fn text(s: &ScaleOut) -> String {
     let mut o = format!(
-        "\nScale-out: {} ranks on {} host(s)\n",
+        "\nScale-out: {} ranks on {} host(s); timings on rank 0's clock (the ranks' clocks were \
+         within {:.3} ms of it)\n",
         s.ranks,
-        s.hosts.len()
+        s.hosts.len(),
+        s.max_clock_offset_ms
     );
     for (gi, g) in s.groups.iter().enumerate() {
         o.push_str(&format!(
