@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""iogauge against its ceiling, side by side with fio.
+
+The ceiling is bench/ceiling/: minimal loops that make the same system calls as each case and
+measure nothing (a pread loop; an io_uring submit/reap loop at the same depth, plain and with
+registered file and buffers; memcpy; drawing offsets). Each case runs ceiling, iogauge and fio
+alternately for ROUNDS rounds of SECONDS on a tmpfs file, and reports each tool as a fraction
+of the ceiling's median. The goals (issue 18): psync and io_uring on tmpfs >= 95% of the
+ceiling with per-I/O latency recorded; cached 1 MiB reads >= 75% of single-thread memcpy; the
+null engine >= 15 M IOPS per core.
+
+Usage: python3 bench/ceiling.py [--rounds N] [--seconds S] [--only CASES] [--no-save]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vs_fio import IOGAUGE, ROOT, save, start  # noqa: E402
+
+CEILING_DIR = os.path.join(ROOT, "bench", "ceiling")
+CEILING = os.path.join(CEILING_DIR, "target", "release", "iogauge-ceiling")
+FILE = "/dev/shm/iogauge-ceiling.dat"
+SIZE = 256 << 20
+
+# name: (ceiling args, iogauge/fio options, figure, goal fraction, what the ceiling is)
+CASES = {
+    "psync-4k-randread": (["pread", FILE, "4096"], ["--rw=randread", "--bs=4k",
+                          "--ioengine=psync"], "iops", 0.95, "pread loop"),
+    "uring-4k-randread-q32": (["uring", FILE, "4096", "32"], ["--rw=randread", "--bs=4k",
+                              "--ioengine=io_uring", "--iodepth=32"], "iops", 0.95,
+                              "io_uring loop, depth 32"),
+    "uring-4k-randread-q32-fixed": (["uring", FILE, "4096", "32", "fixed"], ["--rw=randread",
+                                    "--bs=4k", "--ioengine=io_uring", "--iodepth=32",
+                                    "--fixedbufs=1", "--registerfiles=1"], "iops", 0.95,
+                                    "io_uring loop, depth 32, registered file and buffers"),
+    "cached-1m-read": (["memcpy", str(1 << 20)], ["--rw=read", "--bs=1m", "--ioengine=psync"],
+                       "bw", 0.75, "memcpy of 1 MiB, one thread"),
+    "null-4k": (["offsets"], ["--rw=randread", "--bs=4k", "--ioengine=null"], "iops", None,
+                "drawing random offsets only"),
+}
+
+
+def ceiling(args, seconds):
+    # The seconds come before the optional "fixed".
+    tail = [str(seconds)] + (["fixed"] if args[-1] == "fixed" else [])
+    args = [x for x in args if x != "fixed"] + tail
+    out = subprocess.run([CEILING] + args, check=True, text=True,
+                         capture_output=True).stdout.split()
+    return {"iops": float(out[0]), "bw": float(out[1])}
+
+
+def tool(name, opts, seconds):
+    common = [f"--filename={FILE}", f"--size={SIZE}", "--time_based", f"--runtime={seconds}",
+              "--output-format=json"] + opts
+    if name == "fio":
+        cmd = ["fio", "--name=c"] + common
+    else:
+        cmd = [IOGAUGE, "run", "--name=c"] + common
+    doc = json.loads(subprocess.run(cmd, check=True, text=True, capture_output=True).stdout)
+    j = doc["jobs"][0]["read"]
+    return {"iops": j["iops"], "bw": j["bw_bytes"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=4)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--no-save", action="store_true")
+    a = ap.parse_args()
+    m, lines = start("iogauge against its ceiling, with fio")
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=CEILING_DIR, check=True)
+    cpus = os.cpu_count() or 1
+    lines += [f"- {a.rounds} alternating rounds of {a.seconds} s per case; a 256 MiB file on "
+              "tmpfs (/dev/shm), cached; fractions are of the ceiling's median", "",
+              "| case | figure | ceiling | iogauge | fio | iogauge / ceiling | fio / ceiling | "
+              "goal |", "|---|---|---|---|---|---|---|---|"]
+    with open(FILE, "wb") as f:
+        f.write(os.urandom(SIZE))
+    per_round = []
+    try:
+        for name, (cargs, opts, fig, goal, what) in CASES.items():
+            if a.only and name not in a.only.split(","):
+                continue
+            res = {"ceiling": [], "iogauge": [], "fio": []}
+            for r in range(a.rounds):
+                order = ["ceiling", "iogauge", "fio"]
+                order = order[r % 3:] + order[:r % 3]
+                for side in order:
+                    if side == "ceiling":
+                        res[side].append(ceiling(cargs, a.seconds)[fig])
+                    else:
+                        res[side].append(tool(side, opts, a.seconds)[fig])
+                print(f"{name}: round {r + 1}/{a.rounds}", flush=True)
+            c, g, f = (statistics.median(res[k]) for k in ("ceiling", "iogauge", "fio"))
+            unit = "IOPS" if fig == "iops" else "MB/s"
+            scale = 1 if fig == "iops" else 1e6
+            if name == "null-4k":
+                goal_text = f">= 15 M IOPS per core: {g / 1e6:.1f} M" + \
+                            (" (met)" if g >= 15e6 else " (NOT met)")
+            else:
+                goal_text = f">= {goal:.0%}: " + ("met" if g / c >= goal else "NOT met")
+            lines.append(f"| {name} ({what}) | {unit} | {c / scale:.0f} | {g / scale:.0f} | "
+                         f"{f / scale:.0f} | {g / c:.3f} | {f / c:.3f} | {goal_text} |")
+            per_round.append(f"- {name}: " + ", ".join(
+                f"{x / scale:.0f}/{y / scale:.0f}/{z / scale:.0f}"
+                for x, y, z in zip(res["ceiling"], res["iogauge"], res["fio"])))
+    finally:
+        os.remove(FILE)
+    lines += ["", f"CPUs: {cpus}. Per round (ceiling / iogauge / fio):", ""] + per_round
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not a.no_save:
+        save(text, m, "-ceiling")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
