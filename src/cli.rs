@@ -381,15 +381,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
         .flatten()
         .map(|s| rawpath::path(s))
         .collect();
-    let mut overrides = Section::new("--set");
-    for kv in sm.get_many::<String>("set").into_iter().flatten() {
-        let Some((k, v)) = kv.split_once('=') else {
-            return Err(UsageError(format!(
-                "--set={kv}: expected KEY=VALUE (--set size=64m)"
-            )));
-        };
-        overrides.set(k.trim(), v.trim(), Origin::Cli);
-    }
+    let overrides = set_overrides(sm)?;
     if files.is_empty() && !overrides.entries.is_empty() {
         return Err(UsageError(
             "--set: overrides a job file's options; without --job give the options themselves"
@@ -915,8 +907,8 @@ fn with_implied_command(args: &[String]) -> Vec<String> {
     args
 }
 
-/// `iogauge job FILE… [--set K=V] [--section S]`.
-fn job_request(sm: &ArgMatches) -> Result<Request, UsageError> {
+/// `--set KEY=VALUE`, each over what a job file says.
+fn set_overrides(sm: &ArgMatches) -> Result<Section, UsageError> {
     let mut overrides = Section::new("--set");
     for kv in sm.get_many::<String>("set").into_iter().flatten() {
         let Some((k, v)) = kv.split_once('=') else {
@@ -926,6 +918,12 @@ fn job_request(sm: &ArgMatches) -> Result<Request, UsageError> {
         };
         overrides.set(k.trim(), v.trim(), Origin::Cli);
     }
+    Ok(overrides)
+}
+
+/// `iogauge job FILE… [--set K=V] [--section S]`.
+fn job_request(sm: &ArgMatches) -> Result<Request, UsageError> {
+    let overrides = set_overrides(sm)?;
     Ok(Request::Job {
         files: sm
             .get_many::<String>("files")
