@@ -219,17 +219,22 @@ fn footer(o: &mut String, r: &RunReport) {
     }
 }
 
+/// Above this many jobs (without group_reporting) a group's text shows the jobs' spread, not
+/// each job: 1024 jobs would be 8,000 lines. JSON and CSV keep every job.
+pub const FOLD_JOBS: usize = 16;
+
 fn group(o: &mut String, g: &GroupReport, numbered: bool) {
     o.push('\n');
     if numbered {
         let _ = writeln!(o, "── group {} ──", g.id + 1);
     }
+    let folded = !g.group_reporting && g.jobs.len() > FOLD_JOBS;
     // group_reporting: each job's description once (not each clone's), then the group as
     // one.
     let mut names_shown = std::collections::BTreeSet::new();
     let mut files_shown = std::collections::BTreeSet::new();
     for j in &g.jobs {
-        if g.group_reporting && !names_shown.insert(j.name.as_str()) {
+        if (g.group_reporting || folded) && !names_shown.insert(j.name.as_str()) {
             continue;
         }
         let opt = |k: &str| j.options.get(k).map(String::as_str).unwrap_or("");
@@ -264,7 +269,7 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
                 }
             }
         }
-        if !g.group_reporting {
+        if !g.group_reporting && !folded {
             measurement(o, &j.measurement, j.engine.iodepth);
         }
     }
@@ -292,7 +297,52 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
         let _ = writeln!(o, "all {} jobs together:", g.jobs.len());
         measurement(o, &g.total, deepest);
     }
+    if folded {
+        job_spread(o, g);
+    }
     devices(o, g);
+}
+
+/// A folded group's jobs: the spread of their IOPS and bandwidth, and the slowest ones.
+fn job_spread(o: &mut String, g: &GroupReport) {
+    let mut rows: Vec<(f64, f64, String)> = g
+        .jobs
+        .iter()
+        .map(|j| {
+            let m = &j.measurement;
+            (
+                m.read.iops + m.write.iops,
+                m.read.mib_per_s + m.write.mib_per_s,
+                format!("{}.{}", j.name, j.clone),
+            )
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let n = rows.len();
+    let median = &rows[n / 2];
+    let _ = writeln!(
+        o,
+        "  {n} jobs, each: IOPS min {:.0} ({}), median {:.0}, max {:.0} ({}); MiB/s min {:.2}, \
+         median {:.2}, max {:.2}",
+        rows[0].0,
+        rows[0].2,
+        median.0,
+        rows[n - 1].0,
+        rows[n - 1].2,
+        rows[0].1,
+        median.1,
+        rows[n - 1].1
+    );
+    let slowest: Vec<String> = rows
+        .iter()
+        .take(3)
+        .map(|r| format!("{} {:.0} IOPS", r.2, r.0))
+        .collect();
+    let _ = writeln!(
+        o,
+        "  slowest: {}; every job's own figures are in the JSON and CSV reports",
+        slowest.join(", ")
+    );
 }
 
 /// What the kernel counted on the devices below the group's files.

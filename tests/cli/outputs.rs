@@ -1008,3 +1008,41 @@ fn each_name_on_the_command_line_is_a_job() {
     assert_eq!(u(&jobs[1]["write"]["bytes"]), 1 << 20);
     assert_eq!(u(&jobs[1]["write"]["ios"]), 128);
 }
+
+/// A group of many jobs reads as a group: above 16 jobs (without group_reporting) the text
+/// gives the total and the jobs' spread, not a block per job; JSON keeps every job.
+#[test]
+fn many_jobs_fold_into_their_spread_in_text() {
+    let d = super::tmp();
+    let fname = format!("--filename={}", d.path().join("f").display());
+    let run = |jobs: &str, format: &str| {
+        let o = super::iogauge(&[
+            "run",
+            &fname,
+            "--size=1m",
+            "--rw=randread",
+            "--ioengine=null",
+            &format!("--numjobs={jobs}"),
+            "--time_based",
+            "--runtime=100ms",
+            &format!("--output-format={format}"),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", super::stderr(&o));
+        super::stdout(&o)
+    };
+    let text = run("40", "text");
+    assert!(text.lines().count() < 30, "{text}");
+    assert!(text.contains("all 40 jobs together:"), "{text}");
+    assert!(text.contains("40 jobs, each: IOPS min "), "{text}");
+    assert!(text.contains("slowest: job."), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&run("40", "json")).unwrap();
+    assert_eq!(json["groups"][0]["jobs"].as_array().unwrap().len(), 40);
+    // 16 jobs: each still shown.
+    let text = run("16", "text");
+    assert_eq!(
+        text.matches("  read ").count(),
+        17,
+        "16 jobs and the total: {text}"
+    );
+    assert!(!text.contains("jobs, each:"));
+}
