@@ -427,6 +427,12 @@ fn run_group(
                 }));
             }
         }
+        // Once more as the group ends: jobs that failed before the first tick (a file system
+        // full at once) still say so.
+        on_event(&Event::Tick {
+            group: gi,
+            stopping: stop.load(Ordering::Relaxed),
+        });
         handles
             .into_iter()
             .map(|h| h.join().expect("job thread panicked"))
