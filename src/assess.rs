@@ -104,10 +104,7 @@ fn mean_ms(d: &DirReport) -> f64 {
 }
 
 fn p99_ms(d: &DirReport) -> f64 {
-    d.lat_ns
-        .as_ref()
-        .and_then(|l| l.percentiles.get("99.000000"))
-        .map_or(0.0, |&ns| ns as f64 / 1e6)
+    d.lat_p99_ns().map_or(0.0, |ns| ns as f64 / 1e6)
 }
 
 /// Databases: data-file read latency (mean and p99, at QD1 and under load) against 10/15 ms,

@@ -1530,6 +1530,7 @@ mod scale {
 
     use iogauge::scaleout::{RankResult, aggregate, launched, rank_sections};
     use iogauge::spec::Section;
+    use iogauge::units::unix_ns;
     use mpi::traits::*;
 
     use super::{AGREE, Failure, GROUP_READY, Measured, PLANNED_GROUPS, RUN_TICK};
@@ -1582,12 +1583,6 @@ mod scale {
         stopped_by: Rc<RefCell<Option<i32>>>,
         /// Rank 0: each rank's clock offset.
         offsets: Vec<i64>,
-    }
-
-    fn unix_ns() -> u64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
     }
 
     /// Joins the launch when there is one: the rank's files made its own, the barrier before

@@ -234,6 +234,13 @@ pub struct DirReport {
     pub series: SeriesReport,
 }
 
+impl DirReport {
+    /// The total latency's 99th percentile, ns, where recorded.
+    pub fn lat_p99_ns(&self) -> Option<u64> {
+        self.lat_ns.as_ref()?.percentiles.get("99.000000").copied()
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LatReport {
     pub count: u64,

@@ -149,17 +149,7 @@ pub struct ScaleOut {
 }
 
 fn p99_us(d: &DirReport) -> Option<f64> {
-    d.lat_ns
-        .as_ref()
-        .and_then(|l| l.percentiles.get("99.000000"))
-        .map(|&ns| ns as f64 / 1000.0)
-}
-
-fn worse(a: Option<f64>, b: Option<f64>) -> Option<f64> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.max(y)),
-        (x, y) => x.or(y),
-    }
+    d.lat_p99_ns().map(|ns| ns as f64 / 1000.0)
 }
 
 /// Bandwidth and IOPS of a merged direction over `span_ns` (earliest start to latest end).
@@ -264,7 +254,7 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
                 mb_per_s: m.read.mb_per_s + m.write.mb_per_s,
                 mib_per_s: m.read.mib_per_s + m.write.mib_per_s,
                 iops: m.read.iops + m.write.iops,
-                p99_us: worse(p99_us(&m.read), p99_us(&m.write)),
+                p99_us: crate::sweep::worse(p99_us(&m.read), p99_us(&m.write)),
             });
         }
     }

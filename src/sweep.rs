@@ -251,6 +251,14 @@ fn p99_us(d: &DirReport) -> Option<f64> {
     l.percentiles.get("99.000000").map(|&ns| ns as f64 / 1000.0)
 }
 
+/// The larger of two figures either of which may be missing.
+pub fn worse(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    }
+}
+
 /// The figures of a point's report.
 pub fn figures(r: &RunReport) -> Figures {
     let mut f = Figures {
@@ -275,10 +283,6 @@ pub fn figures(r: &RunReport) -> Figures {
             .join("; "),
         ..Figures::default()
     };
-    let worst = |a: Option<f64>, b: Option<f64>| match (a, b) {
-        (Some(x), Some(y)) => Some(x.max(y)),
-        (x, y) => x.or(y),
-    };
     for g in &r.groups {
         let (rd, wr) = (&g.total.read, &g.total.write);
         f.read_mib_per_s += rd.mib_per_s;
@@ -288,10 +292,10 @@ pub fn figures(r: &RunReport) -> Figures {
         f.write_mb_per_s += wr.mb_per_s;
         f.write_iops += wr.iops;
         if rd.ios > 0 {
-            f.read_p99_us = worst(f.read_p99_us, p99_us(rd));
+            f.read_p99_us = worse(f.read_p99_us, p99_us(rd));
         }
         if wr.ios > 0 {
-            f.write_p99_us = worst(f.write_p99_us, p99_us(wr));
+            f.write_p99_us = worse(f.write_p99_us, p99_us(wr));
         }
         f.runtime_s = f.runtime_s.max(g.total.elapsed_ns as f64 / 1e9);
     }
@@ -306,7 +310,7 @@ pub fn figures(r: &RunReport) -> Figures {
                     acc[0] += d.mib_per_s.mean;
                     acc[1] += d.mb_per_s.mean;
                     acc[2] += d.iops.mean;
-                    *p = worst(*p, d.p99_us.map(|s| s.mean));
+                    *p = worse(*p, d.p99_us.map(|s| s.mean));
                 }
             }
         }
@@ -319,7 +323,7 @@ pub fn figures(r: &RunReport) -> Figures {
     f.mib_per_s = f.read_mib_per_s + f.write_mib_per_s;
     f.mb_per_s = f.read_mb_per_s + f.write_mb_per_s;
     f.iops = f.read_iops + f.write_iops;
-    f.p99_us = worst(f.read_p99_us, f.write_p99_us);
+    f.p99_us = worse(f.read_p99_us, f.write_p99_us);
     f
 }
 

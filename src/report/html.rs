@@ -518,13 +518,9 @@ fn charts(o: &mut String, label: &str, m: &Measurement) {
         })
         .collect();
     // A tail far above the median flattens a linear axis: use a logarithmic one then.
-    let ys = pct_lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
-    let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
-        (lo.min(y), hi.max(y))
-    });
     let axes = Axes {
         percentile_x: true,
-        log_y: lo > 0.0 && hi / lo > LOG_Y_SPREAD,
+        log_y: spread_wide(&pct_lines),
         categories: None,
     };
     o.push_str(&line_chart(
@@ -544,7 +540,17 @@ fn charts(o: &mut String, label: &str, m: &Measurement) {
 }
 
 /// Latency percentiles spread wider than this (highest / lowest) get a logarithmic axis.
-pub(crate) const LOG_Y_SPREAD: f64 = 20.0;
+/// The lines' values span more than [`LOG_Y_SPREAD`]: a linear axis would flatten the small
+/// ones.
+pub(crate) fn spread_wide(lines: &[Line]) -> bool {
+    let ys = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
+    let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
+        (lo.min(y), hi.max(y))
+    });
+    lo > 0.0 && hi / lo > LOG_Y_SPREAD
+}
+
+const LOG_Y_SPREAD: f64 = 20.0;
 
 /// Lines whose peaks differ more than this share a chart no longer: a 5 MiB/s line would lie
 /// flat under a 900 MiB/s one.

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::report::html::{Axes, Line, STYLE, esc, line_chart, provenance};
+use crate::report::html::{Axes, Line, STYLE, esc, line_chart, provenance, spread_wide};
 use crate::result::RunReport;
 use crate::sweep::{Index, Metric, Point, Status, status_word};
 
@@ -110,16 +110,6 @@ fn charts(o: &mut String, index: &Index) {
         ));
         o.push_str("</div>\n");
     }
-}
-
-/// The lines' values span more than the run page's log-scale spread: a linear axis would
-/// flatten the small ones.
-fn spread_wide(lines: &[Line]) -> bool {
-    let ys = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
-    let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| {
-        (lo.min(y), hi.max(y))
-    });
-    lo > 0.0 && hi / lo > crate::report::html::LOG_Y_SPREAD
 }
 
 /// The other axes' values of a point, without axis `k`, and their label.

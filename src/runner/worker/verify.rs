@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use super::data::{refill_page, refill_rng, stamp_page};
 use super::{Halt, Loop};
@@ -15,6 +15,7 @@ use crate::engine::{Engine, FlushCall};
 use crate::spec::workload::{Dir, IoReq};
 use crate::spec::{DataMode, JobSpec, Verify};
 use crate::stats::{BAD_BLOCKS_KEPT, BadBlock, VerifyStats};
+use crate::units::unix_ns;
 use crate::verify::{
     Checksum, Expect, FLAG_REGENERABLE, Gen, GenMap, HEADER_LEN, SharedMap, Stamp, StateHeader,
     TRAILER_LEN, check, check_pattern, first_difference, seal, stored_position, swap_header,
@@ -504,13 +505,6 @@ fn read_fully(
         }
     }
     Ok(())
-}
-
-/// ns since the Unix epoch.
-fn unix_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 impl<E: Engine> Loop<'_, '_, E> {
