@@ -23,9 +23,6 @@ type GroupReady = Box<dyn FnMut(usize, bool) -> bool>;
 type RunTick = Box<dyn FnMut(bool) -> bool>;
 
 thread_local! {
-    /// The groups the last plan measured had (a scale-out rank that ran fewer must release
-    /// the others).
-    static PLANNED_GROUPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// Whether every rank of a scale-out run could start (given whether this one could).
     static AGREE: std::cell::RefCell<Option<Agree>> =
         const { std::cell::RefCell::new(None) };
@@ -43,7 +40,14 @@ static SEEN_WARNINGS: std::sync::Mutex<Option<std::collections::HashSet<String>>
     std::sync::Mutex::new(None);
 
 /// Prints a warning to stderr (in a sweep, the first time only).
+/// A scale-out rank other than 0: its warnings reach the screen in rank 0's merged report,
+/// once, named by rank, not once per rank as found.
+static WARNINGS_IN_MERGE: AtomicBool = AtomicBool::new(false);
+
 fn warn(w: &str) {
+    if WARNINGS_IN_MERGE.load(Ordering::Relaxed) {
+        return;
+    }
     if let Ok(mut seen) = SEEN_WARNINGS.lock() {
         if let Some(seen) = seen.as_mut() {
             if !seen.insert(w.to_string()) {
@@ -309,6 +313,9 @@ fn assess(
 struct Signals {
     /// Set by the first signal during a run.
     interrupt: Arc<AtomicBool>,
+    /// Set by a signal during a run, and by nothing else (`interrupt` is also how a
+    /// scale-out run stops a rank for the others).
+    signalled: Arc<AtomicBool>,
     /// No run has begun: a signal exits at once.
     idle: Arc<AtomicBool>,
 }
@@ -318,6 +325,7 @@ fn signals() -> &'static Signals {
     SIGNALS.get_or_init(|| {
         let s = Signals {
             interrupt: Arc::new(AtomicBool::new(false)),
+            signalled: Arc::new(AtomicBool::new(false)),
             idle: Arc::new(AtomicBool::new(true)),
         };
         let sigs = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
@@ -325,6 +333,21 @@ fn signals() -> &'static Signals {
             // Exit at once while idle; otherwise interrupt, in the handler itself.
             let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&s.idle));
             let _ = signal_hook::flag::register(sig, Arc::clone(&s.interrupt));
+            let _ = signal_hook::flag::register(sig, Arc::clone(&s.signalled));
+        }
+        // Ctrl-C at mpirun (OpenMPI): each rank gets SIGCONT at once, SIGTERM a second later
+        // and SIGKILL a second after that. A rank is in its own process group, so no terminal
+        // stops and resumes it, and mpirun forwards no job control unless told to: under a
+        // launch, SIGCONT is the first word of that sequence, and stopping there leaves two
+        // seconds, not one, to report and remove what the run created.
+        #[cfg(feature = "mpi")]
+        if iogauge::scaleout::launched(&|k| std::env::var(k).ok()).is_some_and(|l| l.size > 1)
+            && std::env::var("OMPI_MCA_orte_forward_job_control").is_err()
+        {
+            let _ =
+                signal_hook::flag::register(signal_hook::consts::SIGCONT, Arc::clone(&s.interrupt));
+            let _ =
+                signal_hook::flag::register(signal_hook::consts::SIGCONT, Arc::clone(&s.signalled));
         }
         // A second signal during a run: remove what the run created, then exit at once (the
         // run's own clean-up may be what is stuck). Signals that arrive together may count
@@ -359,6 +382,12 @@ fn interrupt_flag() -> Arc<AtomicBool> {
     Arc::clone(&s.interrupt)
 }
 
+/// Whether Ctrl-C or SIGTERM came during a run.
+#[cfg(feature = "mpi")]
+fn signalled() -> bool {
+    signals().signalled.load(Ordering::SeqCst)
+}
+
 /// A finished run: its report and the exit code it earns.
 struct Measured {
     report: result::RunReport,
@@ -390,7 +419,6 @@ fn measure(
     // From here a signal stops the run instead of ending iogauge: the check takes locks and
     // marks the files it will write.
     let interrupt = interrupt_flag();
-    PLANNED_GROUPS.with(|p| p.set(plan.groups.len()));
     let checked = target::check(&mut plan, safety);
     // A scale-out run: every rank learns whether all could start, before any creates a file.
     let all_ready = AGREE.with(|h| match h.borrow_mut().as_mut() {
@@ -516,18 +544,30 @@ fn execute(
             tool.rounds,
         )
     });
+    // Kept until the report is out (see `scale::Ranks`).
     #[cfg(feature = "mpi")]
-    let measured = match ranks {
+    let measured = match &ranks {
         Some(r) => match r.finish(measured) {
             Ok(m) => m,
             // Not rank 0: rank 0 reports for everyone, and exits with the worst rank's code.
-            Err(code) => return ExitCode::from(code),
+            Err(code) => {
+                r.done();
+                scale::leave_if_ending(code);
+                return ExitCode::from(code);
+            }
         },
         None => measured,
     };
     let Measured { mut report, code } = match measured {
         Ok(m) => m,
-        Err(e) => return e.exit(),
+        Err(e) => {
+            let code = e.exit();
+            #[cfg(feature = "mpi")]
+            if let Some(r) = &ranks {
+                r.done();
+            }
+            return code;
+        }
     };
     if let Some(f) = finish.filter(|_| !report.interrupted && report.errors.is_empty()) {
         f(&mut report);
@@ -550,6 +590,24 @@ fn execute(
         Format::Text => render_of(f, screen_report),
         _ => render(f),
     };
+    #[cfg(feature = "mpi")]
+    if ranks.is_some() && signalled() && tool.output.is_none() {
+        // Ctrl-C at mpirun: mpirun, ending the job, forwards only the first few KiB of what
+        // rank 0 prints, so the whole partial report goes to a file of its own as well.
+        let path = std::path::PathBuf::from(format!(
+            "{}-partial.json",
+            default_stem(report.started_unix_s)
+        ));
+        let json = report::render(Format::Json, &report);
+        match ownership::write_output(&path, json.as_bytes(), tool.overwrite_output) {
+            Ok(()) => eprintln!(
+                "iogauge: interrupted under mpirun: the whole partial report is in {} \
+                 (mpirun forwards only part of the output after Ctrl-C)",
+                path.display()
+            ),
+            Err(e) => eprintln!("iogauge: cannot write {}: {e}", path.display()),
+        }
+    }
     let mut failed = write_logs(&report, tool.overwrite_output);
     match tool.formats.as_slice() {
         [f] => {
@@ -595,8 +653,11 @@ fn execute(
     for e in &report.errors {
         eprintln!("iogauge: error: {}", cli::for_terminal(e));
     }
-    if failed && code == 0 {
-        return ExitCode::from(1);
+    let code = if failed && code == 0 { 1 } else { code };
+    #[cfg(feature = "mpi")]
+    if let Some(r) = &ranks {
+        r.done();
+        scale::leave_if_ending(code);
     }
     ExitCode::from(code)
 }
@@ -617,7 +678,9 @@ fn repeated(
     let mut runs = Vec::new();
     let mut code = 0;
     for k in 1..=n {
-        eprintln!("iogauge: repeat {k} of {n}");
+        if !WARNINGS_IN_MERGE.load(Ordering::Relaxed) {
+            eprintln!("iogauge: repeat {k} of {n}");
+        }
         let m = match one() {
             Ok(m) => m,
             // Nothing ran this time: the runs so far are the result.
@@ -1533,7 +1596,7 @@ mod scale {
     use iogauge::units::unix_ns;
     use mpi::traits::*;
 
-    use super::{AGREE, Failure, GROUP_READY, Measured, PLANNED_GROUPS, RUN_TICK};
+    use super::{AGREE, Failure, GROUP_READY, Measured, RUN_TICK};
 
     /// The tag of the message a stopping rank sends every other rank.
     const STOP: mpi::Tag = 7;
@@ -1573,16 +1636,37 @@ mod scale {
         if me == 0 { offsets } else { Vec::new() }
     }
 
+    /// One meeting of every rank: whether all are ready (bit 0), whether all have ended
+    /// (bit 1). Every meeting point of a run (the start, each group, the end) is one bitwise-AND
+    /// reduction on one communicator, so a rank that ended early keeps meeting the others
+    /// wherever they wait, tells them it is not ready (they stop there), and leaves once all
+    /// have ended: no count of the meetings a rank missed is needed, and none is left waiting.
+    fn meet(phase: &mpi::topology::SimpleCommunicator, ready: bool, ended: bool) -> (bool, bool) {
+        let mine = u8::from(ready) | (u8::from(ended) << 1);
+        let mut all = 0u8;
+        phase.all_reduce_into(
+            &mine,
+            &mut all,
+            mpi::collective::SystemOperation::bitwise_and(),
+        );
+        (all & 1 == 1, all & 2 == 2)
+    }
+
     pub struct Ranks {
-        _universe: mpi::environment::Universe,
+        // Dropped last, after the report is out: MPI_Finalize meets the launcher, which after a
+        // Ctrl-C at mpirun is already ending the job.
         world: mpi::topology::SimpleCommunicator,
+        phase: Rc<mpi::topology::SimpleCommunicator>,
         rank: usize,
         host: String,
         starts: Rc<RefCell<Vec<u64>>>,
         /// The rank whose failure stopped this one, if one did.
         stopped_by: Rc<RefCell<Option<i32>>>,
+        /// The group this rank was ready to start when another rank was not.
+        held_at: Rc<RefCell<Option<usize>>>,
         /// Rank 0: each rank's clock offset.
         offsets: Vec<i64>,
+        _universe: mpi::environment::Universe,
     }
 
     /// Joins the launch when there is one: the rank's files made its own, the barrier before
@@ -1597,16 +1681,15 @@ mod scale {
         let offsets = clock_offsets(&world);
         let shared = std::env::var("IOGAUGE_MPI_SHARED_FILES").is_ok_and(|v| v == "1");
         rank_sections(sections, rank, &host, shared);
-        let w = world.duplicate();
+        super::WARNINGS_IN_MERGE.store(rank != 0, std::sync::atomic::Ordering::Relaxed);
+        let phase = Rc::new(world.duplicate());
+        let starts = Rc::new(RefCell::new(Vec::new()));
+        let (p, s) = (Rc::clone(&phase), Rc::clone(&starts));
         AGREE.with(|h| {
             *h.borrow_mut() = Some(Box::new(move |ok: bool| {
-                let mut all = 0u8;
-                w.all_reduce_into(
-                    &u8::from(ok),
-                    &mut all,
-                    mpi::collective::SystemOperation::min(),
-                );
-                all == 1
+                // A new measurement: its groups' start times are the ones reported.
+                s.borrow_mut().clear();
+                meet(&p, ok, false).0
             }))
         });
         let stopped_by: Rc<RefCell<Option<i32>>> = Rc::new(RefCell::new(None));
@@ -1624,39 +1707,60 @@ mod scale {
                 }
                 if let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(STOP) {
                     let (from, _) = msg.matched_receive::<i32>();
-                    by.borrow_mut().get_or_insert(from);
+                    if !told_others {
+                        by.borrow_mut().get_or_insert(from);
+                    }
                     return true;
                 }
                 false
             }))
         });
-        let starts = Rc::new(RefCell::new(Vec::new()));
-        let (w, s) = (world.duplicate(), Rc::clone(&starts));
+        let held_at: Rc<RefCell<Option<usize>>> = Rc::new(RefCell::new(None));
+        let (p, s, held) = (Rc::clone(&phase), Rc::clone(&starts), Rc::clone(&held_at));
         GROUP_READY.with(|h| {
-            *h.borrow_mut() = Some(Box::new(move |_group, ok: bool| {
+            *h.borrow_mut() = Some(Box::new(move |group, ok: bool| {
                 // The barrier, and whether every rank got there ready.
-                let mut all = 0u8;
-                w.all_reduce_into(
-                    &u8::from(ok),
-                    &mut all,
-                    mpi::collective::SystemOperation::min(),
-                );
-                s.borrow_mut().push(unix_ns());
-                all == 1
+                let all = meet(&p, ok, false).0;
+                if all {
+                    s.borrow_mut().push(unix_ns());
+                } else if ok {
+                    *held.borrow_mut() = Some(group);
+                }
+                all
             }))
         });
         Some(Ranks {
-            _universe: universe,
             world,
+            phase,
             rank,
             host,
             starts,
             stopped_by,
+            held_at,
             offsets,
+            _universe: universe,
         })
     }
 
+    /// After Ctrl-C at mpirun (a signal came during the run), once the report is out: exits
+    /// now. mpirun is ending the job; MPI_Finalize would wait on it until it kills this rank,
+    /// and leaving closes stdout, so mpirun forwards the whole report before it goes.
+    pub fn leave_if_ending(code: u8) {
+        if super::signalled() {
+            use std::io::Write as _;
+            let _ = std::io::stdout().flush();
+            let _ = std::io::stderr().flush();
+            std::process::exit(i32::from(code));
+        }
+    }
+
     impl Ranks {
+        /// The last meeting: rank 0 comes once its report is out, so no rank leaves before
+        /// (after Ctrl-C at mpirun, the first rank to exit ends the job for all).
+        pub fn done(&self) {
+            self.world.barrier();
+        }
+
         /// Once every rank is past its run: the stop messages no one read (a rank that had
         /// finished its group when another stopped) are taken, so none is left at the end.
         fn drain(&self) {
@@ -1670,61 +1774,67 @@ mod scale {
             }
         }
 
-        /// After the run: a rank that could not run stops every rank (MPI_Abort, with its
-        /// exit code); otherwise each sends its result to rank 0, which gets the merge.
+        /// After the run: meets the other ranks until every one has ended (a rank that ended
+        /// early tells those still waiting before a group that it is not ready, and they stop
+        /// there); then each sends its result to rank 0, which gets the merge. Rank 0 prints
+        /// before `self` is dropped (MPI_Finalize).
         pub fn finish(
-            self,
+            &self,
             measured: Result<Measured, Failure>,
         ) -> Result<Result<Measured, Failure>, u8> {
             GROUP_READY.with(|h| *h.borrow_mut() = None);
             AGREE.with(|h| *h.borrow_mut() = None);
             RUN_TICK.with(|h| *h.borrow_mut() = None);
+            while !meet(&self.phase, false, true).1 {}
             let mut measured = measured;
-            if let (Some(from), Ok(m)) = (*self.stopped_by.borrow(), measured.as_mut()) {
-                m.report.warnings.push(format!(
-                    "stopped early because rank {from} stopped (a job of it failed, or it was \
-                     interrupted): this rank's figures are partial"
-                ));
-            }
-            let m = match measured {
-                // Every rank got here the same way (they agreed before starting): each says
-                // why and exits.
-                Err(f) => {
-                    f.report();
-                    return Err(f.code());
+            if let Ok(m) = measured.as_mut() {
+                // Stopped for the others, not by a signal here: not this rank's interruption
+                // (the merged report says interrupted only where a rank was).
+                let cut = m.report.interrupted && !super::signalled();
+                if let Some(from) = self.stopped_by.borrow().filter(|_| cut) {
+                    m.report.warnings.push(format!(
+                        "stopped early because rank {from} stopped (a job of it failed, or it \
+                         was interrupted): this rank's figures are partial"
+                    ));
                 }
-                Ok(m) => m,
-            };
-            let ran = self.starts.borrow().len();
-            if ran < PLANNED_GROUPS.with(|p| p.get()) {
-                // Stopped before a group the other ranks are waiting to start: only an abort
-                // releases them.
-                eprintln!(
-                    "iogauge: rank {} on {} stopped before group {}: stopping every rank",
-                    self.rank,
-                    self.host,
-                    ran + 1
-                );
-                for e in &m.report.errors {
-                    eprintln!("iogauge: rank {}: error: {e}", self.rank);
+                if let Some(g) = *self.held_at.borrow() {
+                    m.report.warnings.push(format!(
+                        "group {} did not start: another rank had stopped or could not prepare \
+                         it",
+                        g + 1
+                    ));
                 }
-                self.world.abort(i32::from(m.code.max(1)));
+                if cut {
+                    m.report.interrupted = false;
+                    if m.code == 130 {
+                        m.code = 0;
+                    }
+                }
             }
-            let mine = RankResult {
-                rank: self.rank,
-                host: self.host.clone(),
-                exit_code: m.code,
-                group_start_unix_ns: self.starts.borrow().clone(),
-                clock_offset_ns: 0,
-                report: m.report,
+            // A rank with no result (it could not start) sends nothing but still takes part,
+            // so rank 0 never waits for it.
+            let bytes = match &measured {
+                Ok(m) => serde_json::to_vec(&RankResult {
+                    rank: self.rank,
+                    host: self.host.clone(),
+                    exit_code: m.code,
+                    group_start_unix_ns: self.starts.borrow().clone(),
+                    clock_offset_ns: 0,
+                    report: m.report.clone(),
+                })
+                .expect("a report serialises"),
+                // One byte: MPI_Gatherv refuses an empty send buffer here.
+                Err(_) => vec![b'-'],
             };
-            let bytes = serde_json::to_vec(&mine).expect("a report serialises");
             let root = self.world.process_at_rank(0);
             let len = bytes.len() as i32;
             if self.rank != 0 {
                 root.gather_into(&len);
                 root.gather_varcount_into(&bytes[..]);
                 self.drain();
+                if let Err(f) = measured {
+                    f.report();
+                }
                 // Rank 0's exit code is everyone's (the worst rank's): a launcher such as
                 // mpirun ends the whole job when any rank exits non-zero, which would kill
                 // rank 0 before it reports.
@@ -1750,21 +1860,30 @@ mod scale {
             let mut parts: Vec<RankResult> = lens
                 .iter()
                 .zip(&displs)
+                .filter(|(l, _)| **l > 1)
                 .filter_map(|(&l, &d)| {
                     serde_json::from_slice(&all[d as usize..(d + l) as usize]).ok()
                 })
                 .collect();
-            if parts.len() != n {
-                eprintln!(
-                    "iogauge: rank 0 could read {} of {n} ranks' results",
-                    parts.len()
-                );
+            if let Err(f) = measured {
+                self.drain();
+                return Ok(Err(f));
             }
+            let missing: Vec<usize> = (0..n)
+                .filter(|r| !parts.iter().any(|p| p.rank == *r))
+                .collect();
             self.drain();
             for p in &mut parts {
                 p.clock_offset_ns = self.offsets.get(p.rank).copied().unwrap_or(0);
             }
-            let (report, code) = aggregate(parts);
+            let (mut report, mut code) = aggregate(parts);
+            for r in missing {
+                report.errors.push(format!(
+                    "rank {r} has no result: it could not start a repetition the others ran \
+                     (its error is above)"
+                ));
+                code = code.max(1);
+            }
             Ok(Ok(Measured { report, code }))
         }
     }

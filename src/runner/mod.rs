@@ -262,6 +262,11 @@ pub fn run(
             group: gi,
             ok: true,
         });
+        if interrupt.load(Ordering::Relaxed) {
+            // Stopped while the files were made ready (or, in a scale-out run, another rank
+            // was not ready): the group does not start.
+            break;
+        }
         let before = diskstats::snapshot(&ids);
         let t0 = Instant::now();
         let results = run_group(

@@ -18,7 +18,15 @@ fn mpirun() -> Option<Command> {
         return None;
     }
     let mut c = Command::new("mpirun");
-    c.args(["--allow-run-as-root", "--oversubscribe", "-n", "4"]);
+    // A hang fails the test instead of holding CI.
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "--timeout",
+        "180",
+        "-n",
+        "4",
+    ]);
     Some(c)
 }
 
@@ -283,5 +291,166 @@ fn a_rank_failing_mid_run_stops_every_rank() {
     for k in 0..4 {
         let dir = d.path().join(format!("d{k}"));
         assert!(entries(&dir).is_empty(), "rank {k} removed its file");
+    }
+}
+
+/// Mounts a small tmpfs on `dir` for the test's life (None: cannot mount here, skipped).
+#[cfg(feature = "mpi")]
+fn small_tmpfs(dir: &std::path::Path) -> Option<impl Drop + '_> {
+    struct Unmount<'a>(&'a std::path::Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(self.0).status();
+        }
+    }
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        skip!("cannot mount a tmpfs here (needs root)");
+        return None;
+    }
+    Some(Unmount(dir))
+}
+
+/// A rank that fails in the first of two groups while the others, done with it, already wait
+/// to start the second: they stop there (no abort), rank 0 reports every rank's first group
+/// and the failing rank's error, the exit code is the failure's (1, not an interruption's),
+/// and every rank removes its file.
+#[cfg(feature = "mpi")]
+#[test]
+fn a_rank_failing_before_the_next_group_stops_the_others_there() {
+    use serde_json::Value;
+    let Some(mut mpi) = mpirun() else {
+        return;
+    };
+    let d = tmp();
+    for k in 0..4 {
+        std::fs::create_dir(d.path().join(format!("d{k}"))).unwrap();
+    }
+    let small = d.path().join("d2");
+    let Some(_unmount) = small_tmpfs(&small) else {
+        return;
+    };
+    let job = d.path().join("two.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nfilename={}/d$rank/f\nsize=8m\nfallocate=none\n\n[w]\nrw=write\n\n\
+             [r]\nstonewall\nrw=read\n",
+            d.path().display()
+        ),
+    )
+    .unwrap();
+    let o = mpi
+        .arg(super::bin().get_program())
+        .arg("job")
+        .arg(&job)
+        .args(["--skip-space-check", "--output-format=json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("MPI_ABORT"),
+        "no abort: {}",
+        stderr(&o)
+    );
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["interrupted"], false, "a failure, not an interruption");
+    let errors = r["errors"].to_string();
+    assert!(
+        errors.contains("rank 2") && errors.contains("No space left on device"),
+        "{errors}"
+    );
+    let groups = r["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "the second group ran nowhere");
+    assert_eq!(groups[0]["jobs"].as_array().unwrap().len(), 4);
+    assert_eq!(r["scaleout"]["ranks"], 4);
+    for k in 0..4 {
+        let dir = d.path().join(format!("d{k}"));
+        assert!(entries(&dir).is_empty(), "rank {k} removed its file");
+    }
+}
+
+/// Ctrl-C at mpirun: OpenMPI sends each rank SIGCONT, SIGTERM a second later, SIGKILL a second
+/// after that. The ranks stop at SIGTERM, remove their files, and rank 0 writes the merged
+/// partial report before MPI_Finalize (which waits on mpirun, by then ending the job): whole
+/// with --output, and, printed to stdout, also whole in a file of its own in the working
+/// directory, since mpirun forwards only the first few KiB of it.
+#[cfg(feature = "mpi")]
+#[test]
+fn ctrl_c_at_mpirun_gives_the_partial_result() {
+    use serde_json::Value;
+    use std::time::{Duration, Instant};
+    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let cwd = tmp();
+    for to_file in [true, false] {
+        let out = d.path().join("report.json");
+        let Some(mut mpi) = mpirun() else {
+            return;
+        };
+        mpi.current_dir(cwd.path())
+            .arg(super::bin().get_program())
+            .args([
+                "run",
+                &format!("--filename={}/f$rank", d.path().display()),
+                "--size=4m",
+                "--rw=randread",
+                "--time_based",
+                "--runtime=60",
+                "--output-format=json",
+            ]);
+        if to_file {
+            mpi.arg(format!("--output={}", out.display()));
+        } else {
+            mpi.stdout(std::process::Stdio::null());
+        }
+        let child = mpi.stderr(std::process::Stdio::piped()).spawn().unwrap();
+        // Running once every rank's file is there.
+        let started = Instant::now();
+        while (0..4).any(|k| !d.path().join(format!("f{k}")).exists()) {
+            assert!(started.elapsed() < Duration::from_secs(30), "never started");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_millis(1500));
+        let stopped = Instant::now();
+        let killed = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let o = child.wait_with_output().unwrap();
+        assert!(
+            stopped.elapsed() < Duration::from_secs(15),
+            "stopped at Ctrl-C"
+        );
+        let saved = if to_file {
+            out.clone()
+        } else {
+            let partial: Vec<_> = entries(cwd.path())
+                .into_iter()
+                .filter(|p| p.to_string_lossy().ends_with("-partial.json"))
+                .collect();
+            assert_eq!(partial.len(), 1, "{partial:?} {}", stderr(&o));
+            partial[0].clone()
+        };
+        let text = std::fs::read_to_string(&saved).unwrap();
+        let r: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("a whole report ({e}): {text}\n{}", stderr(&o)));
+        assert_eq!(r["interrupted"], true);
+        assert_eq!(r["scaleout"]["ranks"], 4);
+        let jobs = r["groups"][0]["jobs"].as_array().unwrap();
+        assert_eq!(jobs.len(), 4);
+        assert!(jobs.iter().all(|j| j["read"]["ios"].as_u64().unwrap() > 0));
+        let total: u64 = jobs
+            .iter()
+            .map(|j| j["read"]["ios"].as_u64().unwrap())
+            .sum();
+        assert_eq!(r["groups"][0]["total"]["read"]["ios"].as_u64(), Some(total));
+        std::fs::remove_file(&saved).unwrap();
+        let left = entries(d.path());
+        assert!(left.is_empty(), "every rank removed its file: {left:?}");
     }
 }
