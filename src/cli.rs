@@ -27,6 +27,8 @@ pub struct ToolOptions {
     pub rounds: crate::rounds::RoundsSpec,
     /// Replace report and log files iogauge did not write.
     pub overwrite_output: bool,
+    /// `--rank-stonewall`: under mpirun, every rank stops a group when the first finishes it.
+    pub rank_stonewall: bool,
 }
 
 /// What the user asked for.
@@ -145,6 +147,16 @@ fn tool_args(cmd: Command) -> Command {
     safety_args(cmd, "Keep the files iogauge created (default: remove them)")
         .arg(overwrite_output_arg())
         .arg(repeat_arg())
+        .arg(
+            Arg::new("rank-stonewall")
+                .long("rank-stonewall")
+                .action(ArgAction::SetTrue)
+                .help(
+                    "Under mpirun/srun: every rank stops a group as soon as the first rank \
+                 finishes it (IOR's stonewalling); the group's figure is what all ranks moved \
+                 until then",
+                ),
+        )
         .arg(
             Arg::new("until-steady")
                 .long("until-steady")
@@ -440,6 +452,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
             skip_space_check: sm.get_flag("skip-space-check"),
             overwrite_output: false,
             repeat: *sm.get_one::<u32>("repeat").expect("has default"),
+            rank_stonewall: false,
             rounds: crate::rounds::RoundsSpec::default(),
         },
         base_args,
@@ -703,6 +716,7 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
         skip_space_check: m.get_flag("skip-space-check"),
         overwrite_output: m.get_flag("overwrite-output"),
         repeat: *m.get_one::<u32>("repeat").expect("has default"),
+        rank_stonewall: m.get_flag("rank-stonewall"),
         rounds: crate::rounds::RoundsSpec {
             max: if m.get_flag("until-steady") {
                 *m.get_one::<u32>("max-rounds").expect("has default") as usize

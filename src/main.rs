@@ -20,7 +20,29 @@ use iogauge::{compat, jobfile, ownership, profiles, result, stats::CpuUsage};
 /// See [`AGREE`], [`GROUP_READY`] and [`RUN_TICK`].
 type Agree = Box<dyn FnMut(bool) -> bool>;
 type GroupReady = Box<dyn FnMut(usize, bool) -> bool>;
-type RunTick = Box<dyn FnMut(bool) -> bool>;
+type RunTick = Box<dyn FnMut(Tick) -> Told>;
+
+/// A tick of a running group, as a scale-out run sees it.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+struct Tick {
+    group: usize,
+    /// This rank's jobs are stopping (one failed, or the run was interrupted).
+    stopping: bool,
+    /// The group's last tick here: every job has ended.
+    ended: bool,
+}
+
+/// What the other ranks want of this one.
+#[derive(PartialEq, Eq)]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+enum Told {
+    Nothing,
+    /// Another rank stopped (failed or interrupted): stop the run.
+    StopRun,
+    /// Stonewalling: another rank finished this group; stop it and go on to the next.
+    StopGroup,
+}
 
 thread_local! {
     /// Whether every rank of a scale-out run could start (given whether this one could).
@@ -97,9 +119,10 @@ impl Failure {
         }
     }
 
-    fn exit(self) -> ExitCode {
+    /// Says why, and gives the exit code.
+    fn reported(self) -> u8 {
         self.report();
-        ExitCode::from(self.code())
+        self.code()
     }
 }
 
@@ -139,10 +162,15 @@ fn main() -> ExitCode {
         if runs_io && l.size > 1 && !cfg!(feature = "mpi") {
             return usage_exit(&iogauge::scaleout::without_mpi_error(l));
         }
-        if l.size > 1 && matches!(request, Ok(Request::Sweep(_) | Request::Legacy(_))) {
+        let batch = matches!(
+            request,
+            Ok(Request::Legacy(compat::Invocation::SqlioBatch(..)))
+        );
+        if l.size > 1 && (batch || matches!(request, Ok(Request::Sweep(_)))) {
             return usage_exit(&format!(
-                "launched as rank {} of {}: scale-out runs `run`, `job`, `quick` and `assess`; \
-                 sweeps and the legacy tools' command lines do not run across ranks yet",
+                "launched as rank {} of {}: scale-out runs `run`, `job`, `quick`, `assess` and \
+                 the legacy tools' single tests; sweeps and `sqlio --batch` do not run across \
+                 ranks yet",
                 l.rank, l.size
             ));
         }
@@ -452,11 +480,22 @@ fn measure(
                     interrupt.store(true, Ordering::Relaxed);
                 }
             }
-            Event::Tick { stopping, .. } => {
-                let told = RUN_TICK.with(|h| h.borrow_mut().as_mut().is_some_and(|h| h(*stopping)));
-                if told {
+            Event::Tick {
+                group,
+                stopping,
+                ended,
+            } => {
+                let tick = Tick {
+                    group: *group,
+                    stopping: *stopping,
+                    ended: *ended,
+                };
+                let told = RUN_TICK.with(|h| h.borrow_mut().as_mut().map(|h| h(tick)));
+                match told.unwrap_or(Told::Nothing) {
                     // Another rank stopped: this one stops with it, with what it measured.
-                    interrupt.store(true, Ordering::Relaxed);
+                    Told::StopRun => interrupt.store(true, Ordering::Relaxed),
+                    Told::StopGroup => runner::stop_group(),
+                    Told::Nothing => {}
                 }
             }
             _ => {}
@@ -531,8 +570,15 @@ fn execute(
     };
     #[cfg(feature = "mpi")]
     let mut sections = sections;
+    let launch = iogauge::scaleout::launched(&|k| std::env::var(k).ok()).filter(|l| l.size > 1);
+    if tool.rank_stonewall && launch.is_none() {
+        return usage_exit(
+            "--rank-stonewall: stops every rank when the first finishes a group; it needs a \
+             launch of several ranks (mpirun or srun, with iogauge built with --features mpi)",
+        );
+    }
     #[cfg(feature = "mpi")]
-    let ranks = scale::begin(&mut sections);
+    let ranks = scale::begin(&mut sections, tool.rank_stonewall);
     let measured = repeated(tool.repeat as usize, &mut || {
         measure(
             args,
@@ -544,29 +590,20 @@ fn execute(
             tool.rounds,
         )
     });
-    // Kept until the report is out (see `scale::Ranks`).
+    // `ranks` is kept until the report is out (see `scale::Ranks`).
     #[cfg(feature = "mpi")]
-    let measured = match &ranks {
-        Some(r) => match r.finish(measured) {
-            Ok(m) => m,
-            // Not rank 0: rank 0 reports for everyone, and exits with the worst rank's code.
-            Err(code) => {
-                r.done();
-                scale::leave_if_ending(code);
-                return ExitCode::from(code);
-            }
-        },
-        None => measured,
+    let measured = match scale::merged(&ranks, measured) {
+        Ok(m) => m,
+        // Not rank 0: rank 0 reports for everyone, and exits with the worst rank's code.
+        Err(code) => return ExitCode::from(code),
     };
     let Measured { mut report, code } = match measured {
         Ok(m) => m,
         Err(e) => {
-            let code = e.exit();
+            let code = e.reported();
             #[cfg(feature = "mpi")]
-            if let Some(r) = &ranks {
-                r.done();
-            }
-            return code;
+            scale::end(&ranks, code);
+            return ExitCode::from(code);
         }
     };
     if let Some(f) = finish.filter(|_| !report.interrupted && report.errors.is_empty()) {
@@ -655,10 +692,7 @@ fn execute(
     }
     let code = if failed && code == 0 { 1 } else { code };
     #[cfg(feature = "mpi")]
-    if let Some(r) = &ranks {
-        r.done();
-        scale::leave_if_ending(code);
-    }
+    scale::end(&ranks, code);
     ExitCode::from(code)
 }
 
@@ -983,13 +1017,13 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
     }
 }
 
-/// One personality's measured step: its results file checked before the run.
+/// One personality's measured step (`sections` the step's, made this rank's own in a
+/// scale-out run): its results file checked before the run.
 fn legacy_measure(
     args: &[String],
-    p: &dyn compat::Personality,
+    step: &compat::Step,
     f: &compat::Flags,
 ) -> Result<Measured, Failure> {
-    let step = p.step();
     let safety = Safety {
         allow_overwrite: f.allow_overwrite,
         skip_space_check: f.skip_space_check,
@@ -1025,23 +1059,45 @@ fn legacy_one(args: &[String], p: &dyn compat::Personality, f: &compat::Flags) -
             return usage_exit(&format!("{}: {e}", iogauge::rawpath::display(path)));
         }
     }
-    let m = match legacy_measure(args, p, f) {
+    #[allow(unused_mut)]
+    let mut step = p.step();
+    // Across ranks as `run` is: SAS's guidance runs iotest.sh on every grid node at once.
+    #[cfg(feature = "mpi")]
+    let ranks = scale::begin(&mut step.sections, false);
+    let measured = legacy_measure(args, &step, f);
+    #[cfg(feature = "mpi")]
+    let measured = match scale::merged(&ranks, measured) {
         Ok(m) => m,
-        Err(e) => return e.exit(),
+        Err(code) => return ExitCode::from(code),
     };
-    let out = p.render(&m.report);
-    legacy_print(&m, f, &out.screen);
-    if let Some((path, text)) = out.file {
-        let shown = iogauge::rawpath::display(&path);
-        if let Err(e) = ownership::write_output(&path, text.as_bytes(), f.overwrite_output) {
-            eprintln!("iogauge: cannot write {shown}: {e}");
-            return ExitCode::from(1);
+    let code = match measured {
+        Ok(m) => {
+            let out = p.render(&m.report);
+            legacy_print(&m, f, &out.screen);
+            match out.file {
+                Some((path, text)) => {
+                    let shown = iogauge::rawpath::display(&path);
+                    match ownership::write_output(&path, text.as_bytes(), f.overwrite_output) {
+                        Err(e) => {
+                            eprintln!("iogauge: cannot write {shown}: {e}");
+                            1
+                        }
+                        Ok(()) => {
+                            if !f.json {
+                                println!("\nresults written to {shown}");
+                            }
+                            m.code
+                        }
+                    }
+                }
+                None => m.code,
+            }
         }
-        if !f.json {
-            println!("\nresults written to {shown}");
-        }
-    }
-    ExitCode::from(m.code)
+        Err(e) => e.reported(),
+    };
+    #[cfg(feature = "mpi")]
+    scale::end(&ranks, code);
+    ExitCode::from(code)
 }
 
 /// `sqlio --batch`: every test in order (compat::sqlio runs the batch); with --json, one array
@@ -1054,7 +1110,7 @@ fn sqlio_batch(args: &[String], batch: compat::sqlio::Batch, f: &compat::Flags) 
         if !f.json {
             println!("[batch line {line}: sqlio {}]", targs.join(" "));
         }
-        let m = match legacy_measure(args, s, f) {
+        let m = match legacy_measure(args, &compat::Personality::step(s), f) {
             Ok(m) => m,
             Err(Failure::Usage(m)) => return Err(m),
             // Reported here; the batch stops at this line with the failure's exit code.
@@ -1596,12 +1652,15 @@ mod scale {
     use iogauge::units::unix_ns;
     use mpi::traits::*;
 
-    use super::{AGREE, Failure, GROUP_READY, Measured, RUN_TICK};
+    use super::{AGREE, Failure, GROUP_READY, Measured, RUN_TICK, Tick, Told};
 
     /// The tag of the message a stopping rank sends every other rank.
     const STOP: mpi::Tag = 7;
     /// The tag of the clock round trips.
     const CLOCK: mpi::Tag = 8;
+    /// The tag of "this rank finished group N" (stonewalling): the group in the high 32 bits,
+    /// the rank in the low.
+    const DONE: mpi::Tag = 9;
 
     /// Rank 0's estimate of each rank's clock offset (its clock minus rank 0's): the best of
     /// 5 round trips each, the reply taken as read halfway (Cristian's method). Empty on the
@@ -1664,6 +1723,9 @@ mod scale {
         stopped_by: Rc<RefCell<Option<i32>>>,
         /// The group this rank was ready to start when another rank was not.
         held_at: Rc<RefCell<Option<usize>>>,
+        /// Stonewalling on; per group, the rank whose finish stopped this one's.
+        stonewall: bool,
+        stonewalled: Rc<RefCell<Vec<Option<usize>>>>,
         /// Rank 0: each rank's clock offset.
         offsets: Vec<i64>,
         _universe: mpi::environment::Universe,
@@ -1671,7 +1733,7 @@ mod scale {
 
     /// Joins the launch when there is one: the rank's files made its own, the barrier before
     /// each group set up.
-    pub fn begin(sections: &mut [Section]) -> Option<Ranks> {
+    pub fn begin(sections: &mut [Section], stonewall: bool) -> Option<Ranks> {
         let launch = launched(&|k| std::env::var(k).ok())?;
         let universe = mpi::initialize()?;
         let world = universe.world();
@@ -1693,15 +1755,21 @@ mod scale {
             }))
         });
         let stopped_by: Rc<RefCell<Option<i32>>> = Rc::new(RefCell::new(None));
-        let (w, by) = (world.duplicate(), Rc::clone(&stopped_by));
+        let stonewalled: Rc<RefCell<Vec<Option<usize>>>> = Rc::new(RefCell::new(Vec::new()));
+        let (w, by, walled) = (
+            world.duplicate(),
+            Rc::clone(&stopped_by),
+            Rc::clone(&stonewalled),
+        );
         let mut told_others = false;
         RUN_TICK.with(|h| {
-            *h.borrow_mut() = Some(Box::new(move |stopping: bool| {
+            *h.borrow_mut() = Some(Box::new(move |t: Tick| {
                 let me = w.rank();
-                if stopping && !told_others && by.borrow().is_none() {
+                let others = || (0..w.size()).filter(move |&r| r != me);
+                if t.stopping && !told_others && by.borrow().is_none() {
                     // A job of this rank failed (or it was interrupted): stop every rank.
                     told_others = true;
-                    for r in (0..w.size()).filter(|&r| r != me) {
+                    for r in others() {
                         w.process_at_rank(r).send_with_tag(&me, STOP);
                     }
                 }
@@ -1710,9 +1778,33 @@ mod scale {
                     if !told_others {
                         by.borrow_mut().get_or_insert(from);
                     }
-                    return true;
+                    return Told::StopRun;
                 }
-                false
+                if !stonewall {
+                    return Told::Nothing;
+                }
+                let mut walled = walled.borrow_mut();
+                if walled.len() <= t.group {
+                    walled.resize(t.group + 1, None);
+                }
+                let mut told = Told::Nothing;
+                // Finishes of this group by other ranks (an older group's are left over).
+                while let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(DONE) {
+                    let (m, _) = msg.matched_receive::<i64>();
+                    let (g, from) = ((m >> 32) as usize, (m & 0xffff_ffff) as usize);
+                    if g == t.group && !t.ended && walled[g].is_none() {
+                        walled[g] = Some(from);
+                        told = Told::StopGroup;
+                    }
+                }
+                if t.ended && !t.stopping && walled[t.group].is_none() {
+                    // This rank finished the group first (as far as it knows): the others stop.
+                    let m = ((t.group as i64) << 32) | i64::from(me);
+                    for r in others() {
+                        w.process_at_rank(r).send_with_tag(&m, DONE);
+                    }
+                }
+                told
             }))
         });
         let held_at: Rc<RefCell<Option<usize>>> = Rc::new(RefCell::new(None));
@@ -1737,15 +1829,38 @@ mod scale {
             starts,
             stopped_by,
             held_at,
+            stonewall,
+            stonewalled,
             offsets,
             _universe: universe,
         })
     }
 
+    /// Rank 0's merged result (this rank's own without a launch). `Err(code)`: a rank other
+    /// than 0, which has nothing to print (rank 0 reports for everyone) and has met the others
+    /// for the last time.
+    pub fn merged(
+        ranks: &Option<Ranks>,
+        measured: Result<Measured, Failure>,
+    ) -> Result<Result<Measured, Failure>, u8> {
+        let Some(r) = ranks else {
+            return Ok(measured);
+        };
+        r.finish(measured).inspect_err(|&code| end(ranks, code))
+    }
+
+    /// Once the report is out: every rank leaves together (see `Ranks::done`).
+    pub fn end(ranks: &Option<Ranks>, code: u8) {
+        if let Some(r) = ranks {
+            r.done();
+            leave_if_ending(code);
+        }
+    }
+
     /// After Ctrl-C at mpirun (a signal came during the run), once the report is out: exits
     /// now. mpirun is ending the job; MPI_Finalize would wait on it until it kills this rank,
     /// and leaving closes stdout, so mpirun forwards the whole report before it goes.
-    pub fn leave_if_ending(code: u8) {
+    fn leave_if_ending(code: u8) {
         if super::signalled() {
             use std::io::Write as _;
             let _ = std::io::stdout().flush();
@@ -1771,6 +1886,13 @@ mod scale {
                 .immediate_matched_probe_with_tag(STOP)
             {
                 let _ = msg.matched_receive::<i32>();
+            }
+            while let Some((msg, _)) = self
+                .world
+                .any_process()
+                .immediate_matched_probe_with_tag(DONE)
+            {
+                let _ = msg.matched_receive::<i64>();
             }
         }
 
@@ -1820,6 +1942,8 @@ mod scale {
                     exit_code: m.code,
                     group_start_unix_ns: self.starts.borrow().clone(),
                     clock_offset_ns: 0,
+                    stonewall: self.stonewall,
+                    stonewalled_by: self.stonewalled.borrow().clone(),
                     report: m.report.clone(),
                 })
                 .expect("a report serialises"),

@@ -104,6 +104,12 @@ pub struct RankResult {
     /// Its clock minus rank 0's, as rank 0 measured it (filled in by rank 0).
     #[serde(default)]
     pub clock_offset_ns: i64,
+    /// `--rank-stonewall` was on.
+    #[serde(default)]
+    pub stonewall: bool,
+    /// Per group: the rank whose finish stopped this one's jobs (stonewalling), if one did.
+    #[serde(default)]
+    pub stonewalled_by: Vec<Option<usize>>,
     pub report: RunReport,
 }
 
@@ -112,6 +118,10 @@ pub struct RankResult {
 pub struct HostRow {
     pub host: String,
     pub ranks: Vec<usize>,
+    /// The most CPUs a rank there could use (a launcher binding each rank to a core makes
+    /// this 1; `mpirun --bind-to none` shows the host's).
+    #[serde(default)]
+    pub cpus: usize,
     /// Per group: MB/s and IOPS (reads and writes), and the worse direction's p99 (µs).
     pub groups: Vec<HostGroup>,
 }
@@ -134,12 +144,19 @@ pub struct GroupSpan {
     pub last_done_ms: f64,
     /// The last rank to finish.
     pub straggler: String,
+    /// Stonewalling: the rank whose finish stopped every other rank's jobs in this group
+    /// (`HOST#RANK`); the group's figures are what all ranks moved until then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stonewalled_at: Option<String>,
 }
 
 /// The `scaleout` block of a merged report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScaleOut {
     pub ranks: usize,
+    /// `--rank-stonewall`: every rank stopped a group when the first finished it.
+    #[serde(default)]
+    pub stonewall: bool,
     /// The largest clock offset from rank 0 among the ranks (measured by round trips at the
     /// start; the group timings are on rank 0's clock).
     #[serde(default)]
@@ -180,15 +197,15 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
     let mut spans = Vec::new();
     let mut hosts: BTreeMap<String, HostRow> = BTreeMap::new();
     for p in &parts {
-        hosts
-            .entry(p.host.clone())
-            .or_insert_with(|| HostRow {
-                host: p.host.clone(),
-                ranks: Vec::new(),
-                groups: Vec::new(),
-            })
-            .ranks
-            .push(p.rank);
+        hosts.entry(p.host.clone()).or_insert_with(|| HostRow {
+            host: p.host.clone(),
+            ranks: Vec::new(),
+            cpus: 0,
+            groups: Vec::new(),
+        });
+        let row = hosts.get_mut(&p.host).expect("inserted above");
+        row.ranks.push(p.rank);
+        row.cpus = row.cpus.max(p.report.host.cpus);
     }
     for gi in 0..ngroups.min(out.groups.len()) {
         let here: Vec<(&RankResult, &crate::result::GroupReport)> = parts
@@ -237,11 +254,23 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
         // The fio part carries the aggregate: one row for the group.
         g.group_reporting = true;
         g.devices = here.iter().flat_map(|(_, g)| g.devices.clone()).collect();
+        // The first to finish among the ranks that were not stopped for another's finish.
+        let stonewalled_at = here
+            .iter()
+            .any(|(p, _)| p.stonewalled_by.get(gi).is_some_and(Option::is_some))
+            .then(|| {
+                ends.iter()
+                    .filter(|(_, p)| p.stonewalled_by.get(gi).is_none_or(Option::is_none))
+                    .min_by_key(|(e, _)| *e)
+                    .map(|(_, p)| format!("{}#{}", p.host, p.rank))
+            })
+            .flatten();
         spans.push(GroupSpan {
             start_skew_ms: (last_start - first_start) as f64 / 1e6,
             first_done_ms: first_end.saturating_sub(first_start) as f64 / 1e6,
             last_done_ms: span as f64 / 1e6,
             straggler,
+            stonewalled_at,
         });
         for row in hosts.values_mut() {
             let mine: Vec<&Measurement> = here
@@ -279,6 +308,7 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
     out.errors = tagged(|r| &r.errors);
     out.scaleout = Some(ScaleOut {
         ranks: parts.len(),
+        stonewall: parts.iter().any(|p| p.stonewall),
         max_clock_offset_ms: parts
             .iter()
             .map(|p| p.clock_offset_ns.unsigned_abs() as f64 / 1e6)
@@ -308,6 +338,17 @@ pub fn text(s: &ScaleOut) -> String {
             g.last_done_ms,
             g.straggler
         ));
+        match &g.stonewalled_at {
+            Some(first) => o.push_str(&format!(
+                "    stonewalled: every rank stopped when {first} finished; the figures are what \
+                 all ranks moved until then (IOR's stonewalled bandwidth)\n"
+            )),
+            None if s.stonewall => o.push_str(
+                "    stonewalling on, but no rank was stopped: all finished before hearing of \
+                 the first\n",
+            ),
+            None => {}
+        }
         for h in &s.hosts {
             if let Some(x) = h.groups.get(gi) {
                 o.push_str(&format!(

@@ -226,11 +226,16 @@ impl Iotest {
         readers: &[&JobReport],
         mb: f64,
     ) -> String {
-        let cores = r.host.cpus.max(1) as f64;
-        let mut o = format!(
-            "\nVERDICT (iogauge; MB = 2^20 bytes; {} CPU cores)\n",
-            r.host.cpus
-        );
+        // Run on several hosts at once (mpirun): per core is over all the hosts' cores.
+        let (cpus, on) = match &r.scaleout {
+            Some(s) => (
+                s.hosts.iter().map(|h| h.cpus).sum::<usize>(),
+                format!(" on {} host(s)", s.hosts.len()),
+            ),
+            None => (r.host.cpus, String::new()),
+        };
+        let cores = cpus.max(1) as f64;
+        let mut o = format!("\nVERDICT (iogauge; MB = 2^20 bytes; {cpus} CPU cores{on})\n");
         for (name, js) in [("write", writers), ("read", readers)] {
             if js.is_empty() {
                 continue;

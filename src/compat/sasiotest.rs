@@ -328,8 +328,24 @@ impl Sasiotest {
             let _ = writeln!(o, "{n}\n");
         }
         let _ = writeln!(o, "{}", self.action_line());
-        if let Some(job) = r.groups.first().and_then(|g| g.jobs.first()) {
-            let m = &job.measurement;
+        if let Some(s) = &r.scaleout {
+            let _ = writeln!(
+                o,
+                "(iogauge: on {} ranks at once, each its own file FILE.rN; the figures are all \
+                 ranks' together, over the earliest start to the latest end)",
+                s.ranks
+            );
+        }
+        if let Some((g, job)) = r
+            .groups
+            .first()
+            .and_then(|g| g.jobs.first().map(|j| (g, j)))
+        {
+            // A scale-out run's merge: the group's total is every rank's.
+            let m = match r.scaleout {
+                Some(_) => &g.total,
+                None => &job.measurement,
+            };
             // SASIOTEST counts each page once, also in -rw (the write-back is the same page).
             let (label, bytes) = match self.mode {
                 Mode::Read => ("Read", m.read.bytes),

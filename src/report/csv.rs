@@ -1,7 +1,10 @@
 //! CSV: one row per job (or per group under `group_reporting`) and direction, with the fields
 //! of the fio-shaped JSON rows flattened into stable column names (`lat_ns_mean`,
 //! `clat_ns_p99.900000`, `bw` in KiB/s as in fio). A direction the job's `rw` does not do is
-//! left out unless it moved I/O. Pure: returns the text.
+//! left out unless it moved I/O. A scale-out report (MPI) adds a row per host and group after
+//! the job rows: `jobname` `host:NAME`, `direction` `total`, the host's bandwidth and IOPS
+//! (reads and writes together) and the worse direction's p99 latency in `lat_ns_p99.000000`;
+//! the other fields are blank. Pure: returns the text.
 
 use crate::report::fio::{self, FioDir, FioJob, FioLat};
 use crate::result::{PERCENTILES, RunReport, percentile_key};
@@ -141,7 +144,42 @@ pub fn render(report: &RunReport) -> String {
             }
         }
     }
+    if let Some(s) = &report.scaleout {
+        for row in host_rows(s) {
+            w.write_record(row).expect("writing to memory");
+        }
+    }
     String::from_utf8(w.into_inner().expect("flushed to memory")).expect("CSV of UTF-8 fields")
+}
+
+/// A scale-out report's rows per host and group, in the header's columns.
+fn host_rows(s: &crate::scaleout::ScaleOut) -> Vec<Vec<String>> {
+    let h = header();
+    let col = |name: &str| {
+        h.iter()
+            .position(|c| c == name)
+            .expect("a column of header()")
+    };
+    let p99 = format!("lat_ns_p{}", percentile_key(99.0));
+    let mut rows = Vec::new();
+    for host in &s.hosts {
+        for (gi, g) in host.groups.iter().enumerate() {
+            let mut r = vec![String::new(); h.len()];
+            r[col("jobname")] = format!("host:{}", host.host);
+            r[col("groupid")] = gi.to_string();
+            r[col("error")] = "0".into();
+            r[col("direction")] = "total".into();
+            let bytes_per_s = g.mb_per_s * 1e6;
+            r[col("bw_bytes")] = format!("{bytes_per_s:.0}");
+            r[col("bw")] = format!("{:.0}", bytes_per_s / 1024.0);
+            r[col("iops")] = format!("{:.3}", g.iops);
+            if let Some(us) = g.p99_us {
+                r[col(&p99)] = format!("{:.0}", us * 1000.0);
+            }
+            rows.push(r);
+        }
+    }
+    rows
 }
 
 #[cfg(test)]
@@ -159,5 +197,38 @@ mod tests {
         assert!(h.contains(&"clat_ns_p99.900000".to_string()));
         let unique: std::collections::HashSet<_> = h.iter().collect();
         assert_eq!(unique.len(), h.len(), "column names are unique");
+    }
+
+    #[test]
+    fn a_scale_out_report_has_a_row_per_host_and_group() {
+        use crate::scaleout::{HostGroup, HostRow, ScaleOut};
+        let s = ScaleOut {
+            ranks: 3,
+            stonewall: false,
+            max_clock_offset_ms: 0.0,
+            hosts: vec![HostRow {
+                host: "n1".into(),
+                ranks: vec![0, 2],
+                cpus: 4,
+                groups: vec![HostGroup {
+                    mb_per_s: 2.048,
+                    mib_per_s: 1.953,
+                    iops: 500.0,
+                    p99_us: Some(12.5),
+                }],
+            }],
+            groups: Vec::new(),
+        };
+        let rows = host_rows(&s);
+        assert_eq!(rows.len(), 1);
+        let h = header();
+        let get = |k: &str| rows[0][h.iter().position(|c| c == k).unwrap()].clone();
+        assert_eq!(get("jobname"), "host:n1");
+        assert_eq!(get("direction"), "total");
+        assert_eq!(get("bw_bytes"), "2048000");
+        assert_eq!(get("bw"), "2000");
+        assert_eq!(get("iops"), "500.000");
+        assert_eq!(get("lat_ns_p99.000000"), "12500");
+        assert_eq!(get("runtime"), "", "not known per host: blank");
     }
 }

@@ -58,6 +58,8 @@ pub enum Event {
     Tick {
         group: usize,
         stopping: bool,
+        /// The last tick of the group: every job has ended.
+        ended: bool,
     },
     GroupDone {
         group: usize,
@@ -193,6 +195,16 @@ fn new_run_id() -> u64 {
     x ^ (x >> 31)
 }
 
+/// Set by [`stop_group`]; cleared as each group starts.
+static STOP_GROUP: AtomicBool = AtomicBool::new(false);
+
+/// Stops the group now running (its jobs end within one I/O, as at the end of their time),
+/// without stopping the run: the next group starts as planned. A scale-out run's
+/// stonewalling: every rank stops a group when the first rank finishes it.
+pub fn stop_group() {
+    STOP_GROUP.store(true, Ordering::Relaxed);
+}
+
 /// Runs every group of `plan` on `targets` (already checked). `interrupt` is set from outside
 /// (Ctrl-C); jobs stop within one I/O of it.
 pub fn run(
@@ -325,6 +337,7 @@ fn run_group(
 ) -> Vec<JobOutcome> {
     let barrier = Barrier::new(jobs.len());
     let stop = AtomicBool::new(false);
+    STOP_GROUP.store(false, Ordering::Relaxed);
     let finished: Vec<AtomicBool> = jobs.iter().map(|_| AtomicBool::new(false)).collect();
     let exit_all = AtomicBool::new(false);
     let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
@@ -399,14 +412,21 @@ fn run_group(
         }
         let start = Instant::now();
         let mut next_progress = start + PROGRESS_EVERY;
+        // Stopped for the group's end (stop_group), not for a failure or an interrupt.
+        let mut cut = false;
         while handles.iter().any(|h| !h.is_finished()) {
             std::thread::sleep(WATCH);
             on_event(&Event::Tick {
                 group: gi,
-                stopping: stop.load(Ordering::Relaxed),
+                stopping: stop.load(Ordering::Relaxed) && !cut,
+                ended: false,
             });
             if interrupt.load(Ordering::Relaxed) {
                 stop.store(true, Ordering::Relaxed);
+                cut = false;
+            } else if STOP_GROUP.swap(false, Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
+                stop.store(true, Ordering::Relaxed);
+                cut = true;
             }
             let now = Instant::now();
             if now >= next_progress {
@@ -436,7 +456,8 @@ fn run_group(
         // full at once) still say so.
         on_event(&Event::Tick {
             group: gi,
-            stopping: stop.load(Ordering::Relaxed),
+            stopping: stop.load(Ordering::Relaxed) && !cut,
+            ended: true,
         });
         handles
             .into_iter()

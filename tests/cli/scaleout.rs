@@ -454,3 +454,112 @@ fn ctrl_c_at_mpirun_gives_the_partial_result() {
         assert!(left.is_empty(), "every rank removed its file: {left:?}");
     }
 }
+
+/// `--rank-stonewall` (IOR's stonewalling): when the first rank finishes a group, every other
+/// rank stops it and goes on. Rank 0 reads 4 MiB once; ranks 1-3 would read for 60 s (an
+/// MPMD launch gives them their own options). All stop within moments of rank 0's finish,
+/// the report names rank 0 as where the group was stonewalled, and the figure is everything
+/// the ranks moved until then.
+#[cfg(feature = "mpi")]
+#[test]
+fn rank_stonewall_stops_every_rank_when_the_first_finishes() {
+    use serde_json::Value;
+    if mpirun().is_none() {
+        return;
+    }
+    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let bin = super::bin().get_program().to_owned();
+    let file = format!("--filename={}/f$rank", d.path().display());
+    let common = [
+        "run",
+        file.as_str(),
+        "--size=4m",
+        "--rw=read",
+        "--rank-stonewall",
+        "--output-format=json",
+    ];
+    let started = std::time::Instant::now();
+    let o = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "--timeout", "180"])
+        .args(["-n", "1"])
+        .arg(&bin)
+        .args(common)
+        .args([":", "-n", "3"])
+        .arg(&bin)
+        .args(common)
+        .args(["--time_based", "--runtime=60"])
+        .output()
+        .unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "ranks 1-3 stopped when rank 0 finished, not after their 60 s"
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let s = &r["scaleout"];
+    assert_eq!(s["stonewall"], true);
+    let at = s["groups"][0]["stonewalled_at"].as_str().unwrap();
+    assert!(at.ends_with("#0"), "{at}");
+    let jobs = r["groups"][0]["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 4);
+    assert_eq!(jobs[0]["read"]["bytes"].as_u64(), Some(4 << 20));
+    assert!(
+        jobs.iter()
+            .all(|j| j["read"]["bytes"].as_u64().unwrap() > 0)
+    );
+    let sum: u64 = jobs
+        .iter()
+        .map(|j| j["read"]["bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(r["groups"][0]["total"]["read"]["bytes"].as_u64(), Some(sum));
+    assert_eq!(r["interrupted"], false, "stonewalled, not interrupted");
+    assert!(entries(d.path()).is_empty());
+}
+
+/// `--rank-stonewall` without a launch of several ranks is refused, nothing created.
+#[test]
+fn rank_stonewall_needs_a_launch() {
+    let d = tmp();
+    let o = super::bin()
+        .args(["run", "--size=1m", "--rw=write", "--rank-stonewall"])
+        .arg(format!("--filename={}", d.path().join("f").display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("--rank-stonewall"), "{}", stderr(&o));
+    assert!(entries(d.path()).is_empty());
+}
+
+/// SAS's iotest.sh run on every node at once: `mpirun iogauge iotest` runs each rank's streams
+/// on its own files, rank 0 prints one iotest report for all (the verdict's per-core figure
+/// over the hosts' cores) and writes the one results file; nothing is left in the target.
+#[cfg(feature = "mpi")]
+#[test]
+fn iotest_runs_across_ranks() {
+    let Some(mut mpi) = mpirun() else {
+        return;
+    };
+    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let cwd = tmp();
+    let o = mpi
+        .current_dir(cwd.path())
+        .arg(super::bin().get_program())
+        .args(["iotest", "-t"])
+        .arg(d.path())
+        .args(["-b", "64", "-s", "64", "-i", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.matches("VERDICT").count(), 1, "{out}");
+    assert!(out.contains("CPU cores on 1 host(s)"), "{out}");
+    // Every rank's file was written and read: 4 streams of 4 MiB each way.
+    assert!(out.contains("from 4 concurrent streams"), "{out}");
+    for k in 0..4 {
+        assert!(out.contains(&format!(".r{k}")), "rank {k}'s file: {out}");
+    }
+    let results: Vec<_> = entries(cwd.path());
+    assert_eq!(results.len(), 1, "one results file, rank 0's: {results:?}");
+    assert!(entries(d.path()).is_empty());
+}
