@@ -38,6 +38,9 @@ CASES = {
                                     "--bs=4k", "--ioengine=io_uring", "--iodepth=32",
                                     "--fixedbufs=1", "--registerfiles=1"], "iops", 0.95,
                                     "io_uring loop, depth 32, registered file and buffers"),
+    "uring-4k-randread-q32-timed": (["uring", FILE, "4096", "32", "timed"], ["--rw=randread",
+                                    "--bs=4k", "--ioengine=io_uring", "--iodepth=32"], "iops",
+                                    0.95, "io_uring loop, depth 32, timing each I/O"),
     "cached-1m-read": (["memcpy", str(1 << 20)], ["--rw=read", "--bs=1m", "--ioengine=psync"],
                        "bw", 0.75, "memcpy of 1 MiB, one thread"),
     "null-4k": (["offsets"], ["--rw=randread", "--bs=4k", "--ioengine=null"], "iops", None,
@@ -46,9 +49,9 @@ CASES = {
 
 
 def ceiling(args, seconds):
-    # The seconds come before the optional "fixed".
-    tail = [str(seconds)] + (["fixed"] if args[-1] == "fixed" else [])
-    args = [x for x in args if x != "fixed"] + tail
+    # The seconds come before the optional "fixed" and "timed".
+    flags = [x for x in args if x in ("fixed", "timed")]
+    args = [x for x in args if x not in flags] + [str(seconds)] + flags
     out = subprocess.run([CEILING] + args, check=True, text=True,
                          capture_output=True).stdout.split()
     return {"iops": float(out[0]), "bw": float(out[1])}

@@ -3,8 +3,11 @@
 //! does with no tool at all. Each prints `ops_per_s bytes_per_s` on one line.
 //!
 //! ceiling pread FILE BS SECONDS          random aligned preads, one at a time
-//! ceiling uring FILE BS DEPTH SECONDS [fixed]   random reads through io_uring at DEPTH
-//!                                        (fixed: registered file and buffers)
+//! ceiling uring FILE BS DEPTH SECONDS [fixed] [timed]   random reads through io_uring at
+//!                                        DEPTH (fixed: registered file and buffers; timed: a
+//!                                        clock read at each submission and completion and a
+//!                                        histogram increment, a tool's least per-I/O
+//!                                        measurement, to tell its cost from the rest)
 //! ceiling memcpy BYTES SECONDS           copy BYTES at a time from a 256 MiB buffer into one
 //!                                        reused buffer (a cached read's copy)
 //! ceiling offsets SECONDS                draw random offsets only (the null engine's floor)
@@ -77,7 +80,12 @@ fn uring(a: &[String]) {
     let bs: usize = arg(a, 3, "block size");
     let depth: usize = arg(a, 4, "depth");
     let secs: f64 = arg(a, 5, "seconds");
-    let fixed = a.get(6).is_some_and(|s| s == "fixed");
+    let fixed = a[6..].iter().any(|s| s == "fixed");
+    let timed = a[6..].iter().any(|s| s == "timed");
+    let t0 = Instant::now();
+    let mut issued = vec![0u64; depth];
+    // Log-linear buckets (16 per power of two), as a latency histogram has.
+    let mut hist = vec![0u64; 64 * 16];
     let blocks = f.metadata().expect("stat").len() / bs as u64;
     // The setup iogauge uses where the kernel has it (task work run at our own waits, one
     // issuer), else a plain ring: the ceiling is the best loop, not a naive one.
@@ -124,6 +132,9 @@ fn uring(a: &[String]) {
     };
     for slot in 0..depth {
         push(&mut ring, slot, &mut rng);
+        if timed {
+            issued[slot] = t0.elapsed().as_nanos() as u64;
+        }
     }
     let (start, until) = (Instant::now(), Duration::from_secs_f64(secs));
     let mut ops = 0u64;
@@ -144,13 +155,30 @@ fn uring(a: &[String]) {
             ring.submit_and_wait(1).expect("wait");
         }
         ops += done.len() as u64;
+        if timed {
+            let now = t0.elapsed().as_nanos() as u64;
+            for &slot in &done {
+                let ns = now.saturating_sub(issued[slot]).max(1);
+                let top = 63 - ns.leading_zeros() as usize;
+                let sub = if top >= 4 {
+                    (ns >> (top - 4)) as usize & 15
+                } else {
+                    0
+                };
+                hist[top * 16 + sub] += 1;
+            }
+        }
         for &slot in &done {
             push(&mut ring, slot, &mut rng);
+            if timed {
+                issued[slot] = t0.elapsed().as_nanos() as u64;
+            }
         }
         if ops % 4096 < done.len() as u64 && start.elapsed() >= until {
             break;
         }
     }
+    std::hint::black_box(&hist);
     report(ops, ops * bs as u64, start.elapsed());
     drop(store);
 }
