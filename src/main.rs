@@ -1017,8 +1017,8 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
     }
 }
 
-/// One personality's measured step (`sections` the step's, made this rank's own in a
-/// scale-out run): its results file checked before the run.
+/// One personality's measured step (its sections made this rank's own in a scale-out run):
+/// its results file checked before the run.
 fn legacy_measure(
     args: &[String],
     step: &compat::Step,
@@ -1059,7 +1059,7 @@ fn legacy_one(args: &[String], p: &dyn compat::Personality, f: &compat::Flags) -
             return usage_exit(&format!("{}: {e}", iogauge::rawpath::display(path)));
         }
     }
-    #[allow(unused_mut)]
+    #[cfg_attr(not(feature = "mpi"), allow(unused_mut))]
     let mut step = p.step();
     // Across ranks as `run` is: SAS's guidance runs iotest.sh on every grid node at once.
     #[cfg(feature = "mpi")]

@@ -526,6 +526,19 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
                 .iter()
                 .map(|(name, mm, c)| device_io(name, mm, c, disks.wall, unmeasured))
                 .collect();
+            // Jobs told to start later (startdelay, wait_for) are apart on purpose.
+            let staggered = outcome.groups[id]
+                .iter()
+                .any(|j| !j.spec.pacing.startdelay.is_zero() || j.spec.pacing.wait_for.is_some());
+            let spread = (!staggered)
+                .then(|| spread_out(&mut total, outcome.groups[id].len()))
+                .flatten();
+            if let Some(w) = spread {
+                device_notes.push(format!(
+                    "{}: {w}",
+                    group_label(id, outcome.groups[id].iter().map(|j| j.spec.name.as_str()))
+                ));
+            }
             let total = measurement(&total);
             // A file with no device below it is said once, at the first group that uses it.
             let unsaid: Vec<std::path::PathBuf> = disks
@@ -677,6 +690,29 @@ pub fn group_label<'a>(id: usize, names: impl Iterator<Item = &'a str>) -> Strin
     format!("group {} ({shown})", id + 1)
 }
 
+/// A group whose `jobs` did not run at the same time (more jobs than CPUs can run at once:
+/// some only started as others were ending): its totals' time becomes the span from the first
+/// job's start to the last one's end, not the longest job's, so that its rates are what the
+/// jobs did together. Returns the warning; None when they ran together (within 5% and 10 ms).
+fn spread_out(total: &mut JobStats, jobs: usize) -> Option<String> {
+    let (start, end) = total.window_ns?;
+    let span = Duration::from_nanos(end.saturating_sub(start));
+    let longest = total.elapsed;
+    if jobs < 2 || span <= longest.mul_f64(1.05) || span - longest <= Duration::from_millis(10) {
+        return None;
+    }
+    total.elapsed = span;
+    Some(format!(
+        "its {jobs} jobs did not run at the same time: each measured {:.2} s at most, but from \
+         the first one's start to the last one's end took {:.2} s (typically more jobs than the \
+         CPUs could run at once: late ones only started as others ended); the group's rates \
+         are over those {:.2} s, not the sum of the jobs'",
+        longest.as_secs_f64(),
+        span.as_secs_f64(),
+        span.as_secs_f64()
+    ))
+}
+
 /// Reads or writes below this share of what iogauge moved mean the device did not do them.
 const DEVICE_SHARE: f64 = 0.5;
 /// Groups moving less than this are too small to judge against background I/O.
@@ -773,4 +809,37 @@ pub fn job_error_line(name: &str, clone: u32, e: &JobError) -> String {
         s += &format!(" at offset {o}");
     }
     s + &format!(" failed: {}", e.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(elapsed_ms: u64, window_ms: (u64, u64)) -> JobStats {
+        JobStats {
+            elapsed: Duration::from_millis(elapsed_ms),
+            window_ns: Some((window_ms.0 * 1_000_000, window_ms.1 * 1_000_000)),
+            ..JobStats::default()
+        }
+    }
+
+    #[test]
+    fn a_group_whose_jobs_ran_one_after_another_is_timed_over_their_span() {
+        // Two 1 s jobs, the second starting as the first ended.
+        let mut total = stats(1000, (0, 1000));
+        total += &stats(1000, (1000, 2000));
+        assert_eq!(total.window_ns, Some((0, 2_000_000_000)));
+        let w = spread_out(&mut total, 2).expect("said");
+        assert_eq!(total.elapsed, Duration::from_secs(2));
+        assert!(w.contains("did not run at the same time"), "{w}");
+        assert!(w.contains("1.00 s") && w.contains("2.00 s"), "{w}");
+        // Together, within 5 ms of each other: the longest job's time stands.
+        let mut total = stats(1000, (0, 1000));
+        total += &stats(1000, (5, 1005));
+        assert_eq!(spread_out(&mut total, 2), None);
+        assert_eq!(total.elapsed, Duration::from_secs(1));
+        // One job: nothing to compare.
+        let mut one = stats(1000, (0, 3000));
+        assert_eq!(spread_out(&mut one, 1), None);
+    }
 }

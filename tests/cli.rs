@@ -124,6 +124,13 @@ fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
 }
 
+/// A temp dir on tmpfs where there is one (fast, no disk drift), else an ordinary one.
+fn shm_tmp() -> tempfile::TempDir {
+    shm_tmpfs().map_or_else(tmp, |p| {
+        tempfile::tempdir_in(p).expect("temp dir in /dev/shm")
+    })
+}
+
 /// A temp dir, the path of a file `f` in it (not created), and `--filename=` for it: the
 /// opening of most tests.
 fn tmp_file() -> (tempfile::TempDir, PathBuf, String) {

@@ -184,6 +184,9 @@ pub struct JobStats {
     pub cpu: CpuUsage,
     /// Measured time: from the start of measurement to the end, final flush included.
     pub elapsed: Duration,
+    /// When the measured time began and ended, in ns on the run's clock (comparable between
+    /// the jobs of a run; merged: the earliest start and the latest end).
+    pub window_ns: Option<(u64, u64)>,
     /// The verify phase (`verify=`), after the measured time.
     pub verify: Option<VerifyStats>,
     /// fio's steady-state check (`ss_dur`): its group's, at the end.
@@ -277,6 +280,10 @@ impl std::ops::AddAssign<&JobStats> for JobStats {
         self.depth += &o.depth;
         self.cpu += &o.cpu;
         self.elapsed = self.elapsed.max(o.elapsed);
+        self.window_ns = match (self.window_ns, o.window_ns) {
+            (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+            (w, None) | (None, w) => w,
+        };
         match (&mut self.verify, &o.verify) {
             (Some(a), Some(b)) => *a += b,
             (None, Some(b)) => self.verify = Some(b.clone()),

@@ -34,7 +34,7 @@ fn rating(value: f64, good: f64, fair: f64, higher_better: bool) -> &'static str
 
 #[test]
 fn sas_streams_are_rated_per_core_against_sas_guidance() {
-    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let d = super::shm_tmp();
     let o = iogauge(&[
         "assess",
         "--for=sas",

@@ -80,7 +80,7 @@ fn ranks_merge_into_one_report() {
     let Some(mut mpi) = mpirun() else {
         return;
     };
-    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let d = super::shm_tmp();
     let o = mpi
         .arg(super::bin().get_program())
         .args([
@@ -384,7 +384,7 @@ fn a_rank_failing_before_the_next_group_stops_the_others_there() {
 fn ctrl_c_at_mpirun_gives_the_partial_result() {
     use serde_json::Value;
     use std::time::{Duration, Instant};
-    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let d = super::shm_tmp();
     let cwd = tmp();
     for to_file in [true, false] {
         let out = d.path().join("report.json");
@@ -467,7 +467,7 @@ fn rank_stonewall_stops_every_rank_when_the_first_finishes() {
     if mpirun().is_none() {
         return;
     }
-    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let d = super::shm_tmp();
     let bin = super::bin().get_program().to_owned();
     let file = format!("--filename={}/f$rank", d.path().display());
     let common = [
@@ -540,7 +540,7 @@ fn iotest_runs_across_ranks() {
     let Some(mut mpi) = mpirun() else {
         return;
     };
-    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let d = super::shm_tmp();
     let cwd = tmp();
     let o = mpi
         .current_dir(cwd.path())

@@ -248,7 +248,7 @@ fn fios_steadystate_example_runs_on_a_file() {
         skip!("fio's steadystate.fio: fio-examples is not installed (scripts/test-deps.sh)");
         return;
     }
-    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let d = super::shm_tmp();
     let mut args = vec!["job", example.to_str().unwrap(), "--output-format=json"];
     for set in [
         "filename=data",
@@ -294,7 +294,7 @@ fn fios_steadystate_example_runs_on_a_file() {
 /// `--precondition`: sequential passes first, exactly N times the files' size, untimed.
 #[test]
 fn rounds_run_until_steady_after_preconditioning() {
-    let d = super::shm_tmpfs().map_or_else(tmp, |p| tempfile::tempdir_in(p).unwrap());
+    let d = super::shm_tmp();
     let f = d.path().join("f");
     let fname = format!("--filename={}", f.display());
     // The null engine is as steady as anything gets: five rounds, then the verdict.

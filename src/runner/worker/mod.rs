@@ -788,6 +788,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             let stats = &mut self.stats;
             stats.elapsed =
                 Duration::from_nanos(self.clock.ns(end.saturating_sub(self.tl.measure_start)));
+            stats.window_ns = Some((self.clock.ns(self.tl.measure_start), self.clock.ns(end)));
             stats.cpu = CpuUsage::thread().since(&self.tl.cpu_start);
             if E::QUEUED {
                 self.account_depth(end);
