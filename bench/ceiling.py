@@ -26,6 +26,11 @@ CEILING_DIR = os.path.join(ROOT, "bench", "ceiling")
 CEILING = os.path.join(CEILING_DIR, "target", "release", "iogauge-ceiling")
 FILE = "/dev/shm/iogauge-ceiling.dat"
 SIZE = 256 << 20
+# Device-bound cases: a file on the disk under the checkout, read with O_DIRECT; many short
+# alternating rounds, since the disk's speed drifts (see vs_fio.py).
+DISK = os.path.join(ROOT, "iogauge-ceiling-disk.dat")
+DISK_SIZE = 2 << 30
+DISK_CASE = {"file": DISK, "size": DISK_SIZE, "direct": True}
 
 # name: (ceiling args, iogauge/fio options, figure, goal fraction, what the ceiling is)
 CASES = {
@@ -45,20 +50,27 @@ CASES = {
                        "bw", 0.75, "memcpy of 1 MiB, one thread"),
     "null-4k": (["offsets"], ["--rw=randread", "--bs=4k", "--ioengine=null"], "iops", None,
                 "drawing random offsets only"),
+    "direct-1m-read-disk": (["pread", DISK, str(1 << 20), "seq"], ["--rw=read", "--bs=1m",
+                            "--ioengine=psync", "--direct=1"], "bw", 0.97,
+                            "O_DIRECT pread loop of 1 MiB, in order", DISK_CASE),
+    "direct-4k-randread-disk-q32": (["uring", DISK, "4096", "32"], ["--rw=randread", "--bs=4k",
+                                    "--ioengine=io_uring", "--iodepth=32", "--direct=1"],
+                                    "iops", 0.97, "O_DIRECT io_uring loop, depth 32",
+                                    DISK_CASE),
 }
 
 
-def ceiling(args, seconds):
-    # The seconds come before the optional "fixed" and "timed".
-    flags = [x for x in args if x in ("fixed", "timed")]
+def ceiling(args, seconds, direct=False):
+    # The seconds come before the optional "fixed", "timed" and "direct".
+    flags = [x for x in args if x in ("fixed", "timed", "seq")] + (["direct"] if direct else [])
     args = [x for x in args if x not in flags] + [str(seconds)] + flags
     out = subprocess.run([CEILING] + args, check=True, text=True,
                          capture_output=True).stdout.split()
     return {"iops": float(out[0]), "bw": float(out[1])}
 
 
-def tool(name, opts, seconds):
-    common = [f"--filename={FILE}", f"--size={SIZE}", "--time_based", f"--runtime={seconds}",
+def tool(name, opts, seconds, path=FILE, size=SIZE):
+    common = [f"--filename={path}", f"--size={size}", "--time_based", f"--runtime={seconds}",
               "--output-format=json"] + opts
     if name == "fio":
         cmd = ["fio", "--name=c"] + common
@@ -73,6 +85,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=4)
+    ap.add_argument("--disk-rounds", type=int, default=30)
+    ap.add_argument("--disk-seconds", type=int, default=1)
     ap.add_argument("--only", default="")
     ap.add_argument("--no-save", action="store_true")
     a = ap.parse_args()
@@ -81,43 +95,68 @@ def main():
     cpus = os.cpu_count() or 1
     lines += [f"- {a.rounds} alternating rounds of {a.seconds} s per case; a 256 MiB file on "
               "tmpfs (/dev/shm), cached; fractions are of the ceiling's median", "",
+              f"- device cases (`-disk`): {a.disk_rounds} alternating rounds of "
+              f"{a.disk_seconds} s, O_DIRECT, a {DISK_SIZE >> 30} GiB file on the checkout's "
+              "disk", "",
               "| case | figure | ceiling | iogauge | fio | iogauge / ceiling | fio / ceiling | "
-              "goal |", "|---|---|---|---|---|---|---|---|"]
+              "paired iogauge / ceiling: median (min-max) | goal |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    chosen = {k: v for k, v in CASES.items() if not a.only or k in a.only.split(",")}
     with open(FILE, "wb") as f:
         f.write(os.urandom(SIZE))
+    if any(len(v) > 5 for v in chosen.values()):
+        with open(DISK, "wb") as f:
+            for _ in range(DISK_SIZE >> 20):
+                f.write(os.urandom(1 << 20))
+            os.fsync(f.fileno())
     per_round = []
     try:
-        for name, (cargs, opts, fig, goal, what) in CASES.items():
-            if a.only and name not in a.only.split(","):
-                continue
+        for name, case in chosen.items():
+            cargs, opts, fig, goal, what = case[:5]
+            disk = case[5] if len(case) > 5 else None
+            rounds, secs = (a.disk_rounds, a.disk_seconds) if disk else (a.rounds, a.seconds)
             res = {"ceiling": [], "iogauge": [], "fio": []}
-            for r in range(a.rounds):
+            for r in range(rounds):
                 order = ["ceiling", "iogauge", "fio"]
                 order = order[r % 3:] + order[:r % 3]
                 for side in order:
                     if side == "ceiling":
-                        res[side].append(ceiling(cargs, a.seconds)[fig])
+                        res[side].append(ceiling(cargs, secs, bool(disk))[fig])
+                    elif disk:
+                        res[side].append(tool(side, opts, secs, disk["file"],
+                                              disk["size"])[fig])
                     else:
-                        res[side].append(tool(side, opts, a.seconds)[fig])
-                print(f"{name}: round {r + 1}/{a.rounds}", flush=True)
+                        res[side].append(tool(side, opts, secs)[fig])
+                print(f"{name}: round {r + 1}/{rounds}", flush=True)
             c, g, f = (statistics.median(res[k]) for k in ("ceiling", "iogauge", "fio"))
+            paired = sorted(y / x for x, y in zip(res["ceiling"], res["iogauge"]) if x > 0)
+            paired_text = (f"{statistics.median(paired):.3f} ({paired[0]:.2f}-{paired[-1]:.2f})"
+                           if paired else "-")
             unit = "IOPS" if fig == "iops" else "MB/s"
             scale = 1 if fig == "iops" else 1e6
             if name == "null-4k":
                 goal_text = f">= 15 M IOPS per core: {g / 1e6:.1f} M" + \
                             (" (met)" if g >= 15e6 else " (NOT met)")
+            elif disk and paired and statistics.median(paired) <= 1.02:
+                # The device drifts: judged on the rounds' paired ratios, not the medians.
+                pm = statistics.median(paired)
+                goal_text = f"paired median >= {goal:.0%}: " + ("met" if pm >= goal else
+                                                                "NOT met")
             elif g / c > 1.02:
                 # The tool beat the loop: the loop is not a ceiling yet, and says nothing.
                 goal_text = f">= {goal:.0%}: unknown (the loop is below the tool)"
             else:
                 goal_text = f">= {goal:.0%}: " + ("met" if g / c >= goal else "NOT met")
             lines.append(f"| {name} ({what}) | {unit} | {c / scale:.0f} | {g / scale:.0f} | "
-                         f"{f / scale:.0f} | {g / c:.3f} | {f / c:.3f} | {goal_text} |")
+                         f"{f / scale:.0f} | {g / c:.3f} | {f / c:.3f} | {paired_text} | "
+                         f"{goal_text} |")
             per_round.append(f"- {name}: " + ", ".join(
                 f"{x / scale:.0f}/{y / scale:.0f}/{z / scale:.0f}"
                 for x, y, z in zip(res["ceiling"], res["iogauge"], res["fio"])))
     finally:
         os.remove(FILE)
+        if os.path.exists(DISK):
+            os.remove(DISK)
     lines += ["", f"CPUs: {cpus}. Per round (ceiling / iogauge / fio):", ""] + per_round
     text = "\n".join(lines) + "\n"
     print(text)

@@ -344,12 +344,17 @@ fn scale_out(o: &mut String, r: &RunReport) {
         let _ = writeln!(
             o,
             "<tr><td>{}</td><td class=\"l\" colspan=\"6\">start skew {:.2} ms; first rank \
-             done at {:.1} ms, the last ({}) at {:.1} ms</td></tr>",
+             done at {:.1} ms, the last ({}) at {:.1} ms{}</td></tr>",
             gi + 1,
             g.start_skew_ms,
             g.first_done_ms,
             esc(&g.straggler),
-            g.last_done_ms
+            g.last_done_ms,
+            g.stonewalled_at.as_ref().map_or(String::new(), |f| format!(
+                "; stonewalled: every rank stopped when {} finished, the figures are what all \
+                 ranks moved until then",
+                esc(f)
+            ))
         );
     }
     o.push_str("</table>\n");

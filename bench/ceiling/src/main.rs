@@ -2,7 +2,9 @@
 //! nothing but the count, so a tool's figure can be given as a fraction of what the machine
 //! does with no tool at all. Each prints `ops_per_s bytes_per_s` on one line.
 //!
-//! ceiling pread FILE BS SECONDS          random aligned preads, one at a time
+//! ceiling pread FILE BS SECONDS [direct] [seq]   random aligned preads, one at a time
+//!                                        (direct: O_DIRECT, also for uring; seq: in order,
+//!                                        wrapping at the end)
 //! ceiling uring FILE BS DEPTH SECONDS [fixed] [timed]   random reads through io_uring at
 //!                                        DEPTH (fixed: registered file and buffers; timed: a
 //!                                        clock read at each submission and completion and a
@@ -51,8 +53,19 @@ fn report(ops: u64, bytes: u64, t: Duration) {
     println!("{:.1} {:.1}", ops as f64 / s, bytes as f64 / s);
 }
 
+/// Opens the file to read, with O_DIRECT when `direct` (the device, not the page cache).
+fn open(path: &str, direct: bool) -> File {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(if direct { libc::O_DIRECT } else { 0 })
+        .open(path)
+        .expect("open")
+}
+
 fn pread(a: &[String]) {
-    let f = File::open(&a[2]).expect("open");
+    let f = open(&a[2], a[5..].iter().any(|s| s == "direct"));
+    let seq = a[5..].iter().any(|s| s == "seq");
     let bs: usize = arg(a, 3, "block size");
     let secs: f64 = arg(a, 4, "seconds");
     let blocks = f.metadata().expect("stat").len() / bs as u64;
@@ -61,9 +74,15 @@ fn pread(a: &[String]) {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (start, until) = (Instant::now(), Duration::from_secs_f64(secs));
     let mut ops = 0u64;
+    let mut at = 0u64;
     loop {
         for _ in 0..256 {
-            let off = (rng.next() % blocks) * bs as u64;
+            let off = if seq {
+                at = (at + 1) % blocks;
+                at * bs as u64
+            } else {
+                (rng.next() % blocks) * bs as u64
+            };
             f.read_exact_at(b, off).expect("pread");
         }
         ops += 256;
@@ -76,7 +95,7 @@ fn pread(a: &[String]) {
 
 fn uring(a: &[String]) {
     use io_uring::{IoUring, opcode, types};
-    let f = File::open(&a[2]).expect("open");
+    let f = open(&a[2], a[6..].iter().any(|s| s == "direct"));
     let bs: usize = arg(a, 3, "block size");
     let depth: usize = arg(a, 4, "depth");
     let secs: f64 = arg(a, 5, "seconds");
