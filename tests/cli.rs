@@ -733,31 +733,49 @@ fn sigint_stops_reports_partial_and_cleans_up() {
     assert!(!f.exists());
 }
 
-/// Mounts a small tmpfs, or returns None (printing why) where mounting is not allowed.
-struct SmallFs(tempfile::TempDir);
+/// A small tmpfs mounted for the test's life (unmounted when dropped), or None (printing
+/// why) where mounting is not allowed.
+struct SmallFs {
+    path: PathBuf,
+    /// The temp dir it is mounted on, when it made its own (removed after the unmount).
+    _dir: Option<tempfile::TempDir>,
+}
 
 impl SmallFs {
+    /// On a temp dir of its own.
     fn mount(size: &str) -> Option<SmallFs> {
         let d = tmp();
+        let mut fs = SmallFs::mount_at(d.path(), size)?;
+        fs._dir = Some(d);
+        Some(fs)
+    }
+
+    /// On `dir`, an existing directory.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    fn mount_at(dir: &Path, size: &str) -> Option<SmallFs> {
         let ok = Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(d.path())
+            .arg(dir)
             .status()
             .is_ok_and(|s| s.success());
         if !ok {
             skip!("cannot mount a tmpfs here (needs root)");
             return None;
         }
-        Some(SmallFs(d))
+        Some(SmallFs {
+            path: dir.to_path_buf(),
+            _dir: None,
+        })
     }
+
     fn path(&self) -> &Path {
-        self.0.path()
+        &self.path
     }
 }
 
 impl Drop for SmallFs {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.0.path()).status();
+        let _ = Command::new("umount").arg(&self.path).status();
     }
 }
 

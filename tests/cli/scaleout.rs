@@ -219,6 +219,30 @@ fn a_rank_that_cannot_start_stops_every_rank_before_any_file_is_made() {
     );
 }
 
+/// A directory per rank, `d0` to `d3`, rank 2's a 2 MiB tmpfs that fills at once (None: cannot
+/// mount here, skipped). Fields drop in order: unmounted first, then removed.
+#[cfg(feature = "mpi")]
+struct RankDirs {
+    _small: super::SmallFs,
+    dir: tempfile::TempDir,
+}
+
+#[cfg(feature = "mpi")]
+impl RankDirs {
+    fn new() -> Option<RankDirs> {
+        let dir = tmp();
+        for k in 0..4 {
+            std::fs::create_dir(dir.path().join(format!("d{k}"))).unwrap();
+        }
+        let small = super::SmallFs::mount_at(&dir.path().join("d2"), "2m")?;
+        Some(RankDirs { _small: small, dir })
+    }
+
+    fn path(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+}
+
 /// A rank whose write fails mid-run (its file system fills) stops every rank within moments:
 /// rank 0 reports the failing rank's error and each rank's partial figures, and every rank
 /// removes its file.
@@ -229,28 +253,10 @@ fn a_rank_failing_mid_run_stops_every_rank() {
     let Some(mut mpi) = mpirun() else {
         return;
     };
-    let d = tmp();
-    for k in 0..4 {
-        std::fs::create_dir(d.path().join(format!("d{k}"))).unwrap();
-    }
     // Rank 2 writes to a 2 MiB tmpfs.
-    let small = d.path().join("d2");
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
-        .arg(&small)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
-        skip!("cannot mount a tmpfs here (needs root)");
+    let Some(d) = RankDirs::new() else {
         return;
-    }
-    struct Unmount<'a>(&'a std::path::Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg(self.0).status();
-        }
-    }
-    let _unmount = Unmount(&small);
+    };
     let started = std::time::Instant::now();
     let o = mpi
         .arg(super::bin().get_program())
@@ -294,27 +300,6 @@ fn a_rank_failing_mid_run_stops_every_rank() {
     }
 }
 
-/// Mounts a small tmpfs on `dir` for the test's life (None: cannot mount here, skipped).
-#[cfg(feature = "mpi")]
-fn small_tmpfs(dir: &std::path::Path) -> Option<impl Drop + '_> {
-    struct Unmount<'a>(&'a std::path::Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg(self.0).status();
-        }
-    }
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
-        .arg(dir)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
-        skip!("cannot mount a tmpfs here (needs root)");
-        return None;
-    }
-    Some(Unmount(dir))
-}
-
 /// A rank that fails in the first of two groups while the others, done with it, already wait
 /// to start the second: they stop there (no abort), rank 0 reports every rank's first group
 /// and the failing rank's error, the exit code is the failure's (1, not an interruption's),
@@ -326,12 +311,7 @@ fn a_rank_failing_before_the_next_group_stops_the_others_there() {
     let Some(mut mpi) = mpirun() else {
         return;
     };
-    let d = tmp();
-    for k in 0..4 {
-        std::fs::create_dir(d.path().join(format!("d{k}"))).unwrap();
-    }
-    let small = d.path().join("d2");
-    let Some(_unmount) = small_tmpfs(&small) else {
+    let Some(d) = RankDirs::new() else {
         return;
     };
     let job = d.path().join("two.fio");
