@@ -29,6 +29,8 @@ pub struct ToolOptions {
     pub overwrite_output: bool,
     /// `--rank-stonewall`: under mpirun, every rank stops a group when the first finishes it.
     pub rank_stonewall: bool,
+    /// `--rank-read-shift`: under mpirun, read jobs read another rank's files.
+    pub rank_read_shift: Option<crate::scaleout::ReadShift>,
 }
 
 /// What the user asked for.
@@ -155,6 +157,17 @@ fn tool_args(cmd: Command) -> Command {
                     "Under mpirun/srun: every rank stops a group as soon as the first rank \
                  finishes it (IOR's stonewalling); the group's figure is what all ranks moved \
                  until then",
+                ),
+        )
+        .arg(
+            Arg::new("rank-read-shift")
+                .long("rank-read-shift")
+                .value_name("host|N")
+                .value_parser(|v: &str| v.parse::<crate::scaleout::ReadShift>())
+                .help(
+                    "Under mpirun/srun: each rank's read-only jobs read the files of the rank N \
+                 further on (host: the nearest rank on another host), not their own (IOR's -C): \
+                 reads that the writing host's page cache cannot serve",
                 ),
         )
         .arg(
@@ -453,6 +466,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
             overwrite_output: false,
             repeat: *sm.get_one::<u32>("repeat").expect("has default"),
             rank_stonewall: false,
+            rank_read_shift: None,
             rounds: crate::rounds::RoundsSpec::default(),
         },
         base_args,
@@ -717,6 +731,7 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
         overwrite_output: m.get_flag("overwrite-output"),
         repeat: *m.get_one::<u32>("repeat").expect("has default"),
         rank_stonewall: m.get_flag("rank-stonewall"),
+        rank_read_shift: m.get_one("rank-read-shift").copied(),
         rounds: crate::rounds::RoundsSpec {
             max: if m.get_flag("until-steady") {
                 *m.get_one::<u32>("max-rounds").expect("has default") as usize

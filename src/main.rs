@@ -17,10 +17,12 @@ use iogauge::target::{self, Safety, TargetError};
 use iogauge::units::human_bytes;
 use iogauge::{compat, jobfile, ownership, profiles, result, stats::CpuUsage};
 
-/// See [`AGREE`], [`GROUP_READY`] and [`RUN_TICK`].
+/// See [`AGREE`], [`GROUP_READY`], [`GROUP_LAID_OUT`] and [`RUN_TICK`].
 type Agree = Box<dyn FnMut(bool) -> bool>;
 type GroupReady = Box<dyn FnMut(usize, bool) -> bool>;
 type RunTick = Box<dyn FnMut(Tick) -> Told>;
+/// See [`READ_FROM`].
+type ReadFromHook = Box<dyn Fn(&mut spec::Plan, bool) -> Result<Vec<String>, String>>;
 
 /// A tick of a running group, as a scale-out run sees it.
 #[derive(Clone, Copy)]
@@ -51,6 +53,15 @@ thread_local! {
     /// Called when a group's files are ready and its jobs start next, or could not be made
     /// ready: whether every rank's were (a scale-out run meets the other ranks there).
     static GROUP_READY: std::cell::RefCell<Option<GroupReady>> =
+        const { std::cell::RefCell::new(None) };
+    /// Called when a group's files are laid out, before any is opened: whether every rank's
+    /// are (a scale-out run whose jobs read other ranks' files meets the others there).
+    static GROUP_LAID_OUT: std::cell::RefCell<Option<Agree>> =
+        const { std::cell::RefCell::new(None) };
+    /// A scale-out run's `--rank-read-shift`: given the resolved plan (and whether groups are
+    /// separate), points its read jobs at another rank's files; returns warnings for the
+    /// report.
+    static READ_FROM: std::cell::RefCell<Option<ReadFromHook>> =
         const { std::cell::RefCell::new(None) };
     /// While a group runs: given whether this rank's jobs are stopping, whether another rank
     /// asked every rank to stop.
@@ -85,6 +96,10 @@ fn usage_exit(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Why a scale-out rank that could start did not: another could not.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+const OTHER_RANK_FAILED: &str = "another rank could not start: nothing ran";
+
 /// Why a run produced no report, and the exit code that says so.
 #[derive(Debug)]
 enum Failure {
@@ -94,6 +109,9 @@ enum Failure {
     System(String),
     /// Ctrl-C before the run started (exit 130).
     Interrupted,
+    /// Already said (a scale-out run's rank 0 says every rank's reason at once): the code.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    Said(u8),
 }
 
 impl Failure {
@@ -102,6 +120,19 @@ impl Failure {
             Failure::Usage(_) => 2,
             Failure::System(_) => 1,
             Failure::Interrupted => 130,
+            Failure::Said(code) => *code,
+        }
+    }
+
+    /// Why, in one line.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    fn message(&self) -> String {
+        match self {
+            Failure::Usage(m) | Failure::System(m) => m.clone(),
+            Failure::Interrupted => {
+                "interrupted before the run started; nothing was measured".into()
+            }
+            Failure::Said(_) => String::new(),
         }
     }
 
@@ -113,9 +144,8 @@ impl Failure {
                 let line = format!("iogauge: {}\n", cli::for_terminal(m));
                 let _ = std::io::stderr().write_all(line.as_bytes());
             }
-            Failure::Interrupted => {
-                eprintln!("iogauge: interrupted before the run started; nothing was measured")
-            }
+            Failure::Interrupted => eprintln!("iogauge: {}", self.message()),
+            Failure::Said(_) => {}
         }
     }
 
@@ -439,6 +469,10 @@ fn measure(
         warn(n);
     }
     let mut plan = spec::resolve(sections, separate_groups)?;
+    let read_from = READ_FROM.with(|h| h.borrow().as_ref().map(|f| f(&mut plan, separate_groups)));
+    if let Some(warnings) = read_from {
+        plan.warnings.extend(warnings.map_err(Failure::Usage)?);
+    }
     if rounds.precondition > 0 {
         // Refused before anything is checked or created.
         iogauge::rounds::precondition_plan(&plan, rounds.precondition).map_err(Failure::Usage)?;
@@ -454,9 +488,7 @@ fn measure(
         None => true,
     });
     if !all_ready && checked.is_ok() {
-        return Err(Failure::System(
-            "another rank could not start (its error is above): nothing ran".into(),
-        ));
+        return Err(Failure::System(OTHER_RANK_FAILED.into()));
     }
     let mut targets = checked?;
     let mut warnings = notes.to_vec();
@@ -472,11 +504,19 @@ fn measure(
     let (wall0, cpu0) = (Instant::now(), CpuUsage::process());
     let mut on_event = |ev: &Event| {
         match ev {
+            Event::LaidOut { .. } => {
+                let all = GROUP_LAID_OUT.with(|h| h.borrow_mut().as_mut().is_none_or(|h| h(true)));
+                if !all {
+                    // Another rank could not lay out its files: every rank stops here.
+                    interrupt.store(true, Ordering::Relaxed);
+                }
+            }
             Event::Ready { group, ok } => {
                 let all =
                     GROUP_READY.with(|h| h.borrow_mut().as_mut().is_none_or(|h| h(*group, *ok)));
-                if !all {
-                    // Another rank could not prepare this group: every rank stops here.
+                if !all && *ok {
+                    // Another rank could not prepare this group: every rank stops here. (One
+                    // that could not itself stops on its own error, not as interrupted.)
                     interrupt.store(true, Ordering::Relaxed);
                 }
             }
@@ -577,8 +617,17 @@ fn execute(
              launch of several ranks (mpirun or srun, with iogauge built with --features mpi)",
         );
     }
+    if let Some(shift) = tool.rank_read_shift.filter(|_| launch.is_none()) {
+        return usage_exit(&format!(
+            "--rank-read-shift={shift}: reads another rank's files; it needs a launch of \
+             several ranks (mpirun or srun, with iogauge built with --features mpi)"
+        ));
+    }
     #[cfg(feature = "mpi")]
-    let ranks = scale::begin(&mut sections, tool.rank_stonewall);
+    let ranks = match scale::begin(&mut sections, tool.rank_stonewall, tool.rank_read_shift) {
+        Ok(r) => r,
+        Err(code) => return ExitCode::from(code),
+    };
     let measured = repeated(tool.repeat as usize, &mut || {
         measure(
             args,
@@ -1063,7 +1112,10 @@ fn legacy_one(args: &[String], p: &dyn compat::Personality, f: &compat::Flags) -
     let mut step = p.step();
     // Across ranks as `run` is: SAS's guidance runs iotest.sh on every grid node at once.
     #[cfg(feature = "mpi")]
-    let ranks = scale::begin(&mut step.sections, false);
+    let ranks = match scale::begin(&mut step.sections, false, None) {
+        Ok(r) => r,
+        Err(code) => return ExitCode::from(code),
+    };
     let measured = legacy_measure(args, &step, f);
     #[cfg(feature = "mpi")]
     let measured = match scale::merged(&ranks, measured) {
@@ -1184,7 +1236,10 @@ fn status_line(ev: &Event) {
                     .map_or("?".into(), |d| format!("{:.0} s", d.as_secs_f64()))
             )
         }
-        Event::GroupDone { .. } | Event::Ready { .. } | Event::Tick { .. } => return,
+        Event::GroupDone { .. }
+        | Event::LaidOut { .. }
+        | Event::Ready { .. }
+        | Event::Tick { .. } => return,
     };
     eprint!("\r\x1b[2K{line}");
     let _ = std::io::stderr().flush();
@@ -1441,12 +1496,13 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
                 p.status = match f {
                     Failure::Interrupted => Status::Interrupted,
                     Failure::Usage(_) => Status::Refused,
-                    Failure::System(_) => Status::Failed,
+                    Failure::System(_) | Failure::Said(_) => Status::Failed,
                 };
                 p.exit_code = Some(f.code());
                 p.error = Some(match f {
                     Failure::Usage(m) | Failure::System(m) => m,
                     Failure::Interrupted => "interrupted before the point started".into(),
+                    Failure::Said(_) => "failed (said above)".into(),
                 });
                 p.report = None;
                 p.figures = None;
@@ -1647,7 +1703,7 @@ mod scale {
     use std::cell::RefCell;
     use std::rc::Rc;
 
-    use iogauge::scaleout::{RankResult, aggregate, launched, rank_sections};
+    use iogauge::scaleout::{RankResult, ReadShift, aggregate, borrow, launched, rank_sections};
     use iogauge::spec::Section;
     use iogauge::units::unix_ns;
     use mpi::traits::*;
@@ -1726,22 +1782,92 @@ mod scale {
         /// Stonewalling on; per group, the rank whose finish stopped this one's.
         stonewall: bool,
         stonewalled: Rc<RefCell<Vec<Option<usize>>>>,
+        /// `--rank-read-shift`: read jobs read the files of the rank this many further on.
+        read_shift: Option<usize>,
+        /// Every rank's host, indexed by rank.
+        hosts: Vec<String>,
         /// Rank 0: each rank's clock offset.
         offsets: Vec<i64>,
         _universe: mpi::environment::Universe,
     }
 
-    /// Joins the launch when there is one: the rank's files made its own, the barrier before
-    /// each group set up.
-    pub fn begin(sections: &mut [Section], stonewall: bool) -> Option<Ranks> {
-        let launch = launched(&|k| std::env::var(k).ok())?;
-        let universe = mpi::initialize()?;
+    /// Every rank's host name, indexed by rank (the same on every rank).
+    fn all_hosts(world: &mpi::topology::SimpleCommunicator, host: &str) -> Vec<String> {
+        const MAX: usize = 256;
+        let mut mine = [0u8; MAX];
+        let b = host.as_bytes();
+        let n = b.len().min(MAX);
+        mine[..n].copy_from_slice(&b[..n]);
+        let mut all = vec![0u8; MAX * world.size() as usize];
+        world.all_gather_into(&mine[..], &mut all[..]);
+        all.chunks(MAX)
+            .map(|c| {
+                let end = c.iter().position(|&x| x == 0).unwrap_or(MAX);
+                String::from_utf8_lossy(&c[..end]).into_owned()
+            })
+            .collect()
+    }
+
+    /// Joins the launch when there is one: the rank's files made its own (and, with
+    /// `--rank-read-shift`, its read jobs pointed at another rank's), the barrier before each
+    /// group set up. `Err(code)`: the launch cannot run as asked (rank 0 said why; every rank
+    /// leaves with the code).
+    pub fn begin(
+        sections: &mut [Section],
+        stonewall: bool,
+        read_shift: Option<ReadShift>,
+    ) -> Result<Option<Ranks>, u8> {
+        let Some(launch) = launched(&|k| std::env::var(k).ok()) else {
+            return Ok(None);
+        };
+        let Some(universe) = mpi::initialize() else {
+            return Ok(None);
+        };
         let world = universe.world();
         let rank = world.rank() as usize;
         debug_assert_eq!(rank, launch.rank);
         let host = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
         let offsets = clock_offsets(&world);
         let shared = std::env::var("IOGAUGE_MPI_SHARED_FILES").is_ok_and(|v| v == "1");
+        let hosts = all_hosts(&world, &host);
+        let shift = match read_shift {
+            Some(s) if shared => Err(format!(
+                "--rank-read-shift={s}: with IOGAUGE_MPI_SHARED_FILES=1 every rank already \
+                 reads the same files"
+            )),
+            Some(s) => s.ranks(&hosts).map(|(n, w)| Some((s, n, w))),
+            None => Ok(None),
+        };
+        let shift = match shift {
+            Ok(s) => s,
+            Err(why) => {
+                // The same on every rank: said once, and no rank leaves before it is said.
+                if rank == 0 {
+                    let _ = super::usage_exit(&why);
+                }
+                world.barrier();
+                return Err(if rank == 0 { 2 } else { 0 });
+            }
+        };
+        let borrowing = shift.is_some();
+        let shift_ranks = shift.as_ref().map(|(_, n, _)| *n);
+        if let Some((s, n, warning)) = shift {
+            let partner = (rank + n) % hosts.len();
+            let mut theirs = sections.to_vec();
+            rank_sections(&mut theirs, partner, &hosts[partner], shared);
+            let partner_host = hosts[partner].clone();
+            // Said once, in rank 0's report.
+            let warning = warning.filter(|_| rank == 0);
+            super::READ_FROM.with(|h| {
+                *h.borrow_mut() = Some(Box::new(move |plan, separate| {
+                    let flag = format!("--rank-read-shift={s}");
+                    let other =
+                        iogauge::spec::resolve(&theirs, separate).map_err(|e| e.to_string())?;
+                    borrow(plan, &other, partner, &partner_host, &flag)?;
+                    Ok(warning.iter().cloned().collect())
+                }))
+            });
+        }
         rank_sections(sections, rank, &host, shared);
         super::WARNINGS_IN_MERGE.store(rank != 0, std::sync::atomic::Ordering::Relaxed);
         let phase = Rc::new(world.duplicate());
@@ -1821,7 +1947,22 @@ mod scale {
                 all
             }))
         });
-        Some(Ranks {
+        if borrowing {
+            let (p, held) = (Rc::clone(&phase), Rc::clone(&held_at));
+            let mut group = 0;
+            super::GROUP_LAID_OUT.with(|h| {
+                *h.borrow_mut() = Some(Box::new(move |ok: bool| {
+                    // Every rank's files are there before any rank opens another's.
+                    let all = meet(&p, ok, false).0;
+                    if !all && ok {
+                        *held.borrow_mut() = Some(group);
+                    }
+                    group += 1;
+                    all
+                }))
+            });
+        }
+        Ok(Some(Ranks {
             world,
             phase,
             rank,
@@ -1831,9 +1972,11 @@ mod scale {
             held_at,
             stonewall,
             stonewalled,
+            read_shift: shift_ranks,
+            hosts,
             offsets,
             _universe: universe,
-        })
+        }))
     }
 
     /// Rank 0's merged result (this rank's own without a launch). `Err(code)`: a rank other
@@ -1905,6 +2048,8 @@ mod scale {
             measured: Result<Measured, Failure>,
         ) -> Result<Result<Measured, Failure>, u8> {
             GROUP_READY.with(|h| *h.borrow_mut() = None);
+            super::GROUP_LAID_OUT.with(|h| *h.borrow_mut() = None);
+            super::READ_FROM.with(|h| *h.borrow_mut() = None);
             AGREE.with(|h| *h.borrow_mut() = None);
             RUN_TICK.with(|h| *h.borrow_mut() = None);
             while !meet(&self.phase, false, true).1 {}
@@ -1944,11 +2089,16 @@ mod scale {
                     clock_offset_ns: 0,
                     stonewall: self.stonewall,
                     stonewalled_by: self.stonewalled.borrow().clone(),
+                    read_shift: self.read_shift,
                     report: m.report.clone(),
                 })
                 .expect("a report serialises"),
-                // One byte: MPI_Gatherv refuses an empty send buffer here.
-                Err(_) => vec![b'-'],
+                // Why, for rank 0 to say (once for all the ranks that give the same reason).
+                Err(f) => {
+                    let mut v = vec![b'!', f.code()];
+                    v.extend_from_slice(f.message().as_bytes());
+                    v
+                }
             };
             let root = self.world.process_at_rank(0);
             let len = bytes.len() as i32;
@@ -1956,9 +2106,6 @@ mod scale {
                 root.gather_into(&len);
                 root.gather_varcount_into(&bytes[..]);
                 self.drain();
-                if let Err(f) = measured {
-                    f.report();
-                }
                 // Rank 0's exit code is everyone's (the worst rank's): a launcher such as
                 // mpirun ends the whole job when any rank exits non-zero, which would kill
                 // rank 0 before it reports.
@@ -1981,32 +2128,43 @@ mod scale {
                     mpi::datatype::PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
                 root.gather_varcount_into_root(&bytes[..], &mut part);
             }
-            let mut parts: Vec<RankResult> = lens
-                .iter()
-                .zip(&displs)
-                .filter(|(l, _)| **l > 1)
-                .filter_map(|(&l, &d)| {
-                    serde_json::from_slice(&all[d as usize..(d + l) as usize]).ok()
-                })
-                .collect();
-            if let Err(f) = measured {
-                self.drain();
-                return Ok(Err(f));
+            let mut parts: Vec<RankResult> = Vec::new();
+            let mut failed: Vec<(usize, String)> = Vec::new();
+            let mut failed_code = 0u8;
+            for (r, (&l, &d)) in lens.iter().zip(&displs).enumerate() {
+                let b = &all[d as usize..(d + l) as usize];
+                match b {
+                    [b'!', code, why @ ..] => {
+                        failed.push((r, String::from_utf8_lossy(why).into_owned()));
+                        failed_code = failed_code.max(*code);
+                    }
+                    _ => match serde_json::from_slice(b) {
+                        Ok(p) => parts.push(p),
+                        Err(e) => failed.push((r, format!("its result cannot be read: {e}"))),
+                    },
+                }
             }
-            let missing: Vec<usize> = (0..n)
-                .filter(|r| !parts.iter().any(|p| p.rank == *r))
-                .collect();
             self.drain();
+            let lines =
+                iogauge::scaleout::failure_lines(&failed, &self.hosts, n, super::OTHER_RANK_FAILED);
+            if let Err(f) = measured {
+                // Every rank's reason, each said once.
+                for l in &lines {
+                    let _ = std::io::Write::write_all(
+                        &mut std::io::stderr(),
+                        format!("iogauge: {}\n", super::cli::for_terminal(l)).as_bytes(),
+                    );
+                }
+                return Ok(Err(Failure::Said(f.code().max(failed_code))));
+            }
             for p in &mut parts {
                 p.clock_offset_ns = self.offsets.get(p.rank).copied().unwrap_or(0);
             }
             let (mut report, mut code) = aggregate(parts);
-            for r in missing {
-                report.errors.push(format!(
-                    "rank {r} has no result: it could not start a repetition the others ran \
-                     (its error is above)"
-                ));
-                code = code.max(1);
+            for l in lines {
+                // Only some ranks ran this repetition.
+                report.errors.push(format!("no result: {l}"));
+                code = code.max(failed_code.max(1));
             }
             Ok(Ok(Measured { report, code }))
         }

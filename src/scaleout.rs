@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::report::from_fio::sum as concurrent_sum;
 use crate::result::{DirReport, Measurement, RunReport};
-use crate::spec::{Origin, Section};
+use crate::spec::{EngineKind, Origin, Plan, ReadFrom, Section};
 
 /// This process's place in an MPI launch, from the launcher's environment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +92,178 @@ pub fn rank_sections(sections: &mut [Section], rank: usize, host: &str, shared: 
     }
 }
 
+/// `--rank-read-shift` (IOR's `-C`): the read jobs of rank `r` read the files rank `r + N`
+/// (modulo the ranks) laid out or wrote, so what they read was not written through their own
+/// host's page cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadShift {
+    /// The smallest shift that puts every rank's reads on another host.
+    Host,
+    /// By this many ranks.
+    Ranks(usize),
+}
+
+impl std::str::FromStr for ReadShift {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "host" => Ok(ReadShift::Host),
+            _ => match s.parse::<usize>() {
+                Ok(n) if n > 0 => Ok(ReadShift::Ranks(n)),
+                _ => Err(
+                    "expected host (the nearest ranks on another host) or a number of \
+                          ranks from 1"
+                        .into(),
+                ),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for ReadShift {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadShift::Host => write!(f, "host"),
+            ReadShift::Ranks(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl ReadShift {
+    /// The shift in ranks, given every rank's host (indexed by rank), and a warning when some
+    /// ranks would read files written on their own host. The same on every rank.
+    pub fn ranks(self, hosts: &[String]) -> Result<(usize, Option<String>), String> {
+        let n = hosts.len();
+        let flag = format!("--rank-read-shift={self}");
+        let same = |s: usize| (0..n).filter(|&r| hosts[r] == hosts[(r + s) % n]).count();
+        match self {
+            ReadShift::Ranks(s) if s % n == 0 => Err(format!(
+                "{flag}: with {n} ranks, a shift of {s} makes every rank read its own files; \
+                 give 1 to {} or host",
+                n - 1
+            )),
+            ReadShift::Ranks(s) => {
+                let s = s % n;
+                let warning = match same(s) {
+                    0 => None,
+                    k => Some(format!(
+                        "{flag}: {k} of {n} ranks read files written on their own host, whose \
+                         page cache may still hold them (--rank-read-shift=host picks ranks on \
+                         other hosts)"
+                    )),
+                };
+                Ok((s, warning))
+            }
+            ReadShift::Host => {
+                if let Some(s) = (1..n).find(|&s| same(s) == 0) {
+                    return Ok((s, None));
+                }
+                let mut per_host: BTreeMap<&str, usize> = BTreeMap::new();
+                for h in hosts {
+                    *per_host.entry(h).or_default() += 1;
+                }
+                if per_host.len() == 1 {
+                    return Err(format!(
+                        "{flag}: all {n} ranks run on one host ({}), so none can read files \
+                         written on another; give a number of ranks to shift by (those reads may \
+                         come from this host's page cache)",
+                        hosts[0]
+                    ));
+                }
+                let counts: Vec<String> =
+                    per_host.iter().map(|(h, c)| format!("{h}: {c}")).collect();
+                Err(format!(
+                    "{flag}: no one shift puts every rank's reads on another host with these \
+                     ranks per host ({}); give a number of ranks to shift by",
+                    counts.join(", ")
+                ))
+            }
+        }
+    }
+}
+
+/// Points the read jobs of `plan` at the files of the rank `partner` stands for (the same
+/// sections resolved for that rank: the same jobs in the same order). A job that only reads
+/// reads that rank's files; every other job keeps its own. Returns how many jobs read another
+/// rank's files; none is an error, as is one that verifies (its blocks' headers carry the
+/// writing rank's run, which this rank cannot check yet).
+pub fn borrow(
+    plan: &mut Plan,
+    partner: &Plan,
+    rank: usize,
+    host: &str,
+    flag: &str,
+) -> Result<usize, String> {
+    let theirs = partner.groups.iter().flat_map(|g| &g.jobs);
+    let mut n = 0;
+    for (job, other) in plan.groups.iter_mut().flat_map(|g| &mut g.jobs).zip(theirs) {
+        if job.rw.writes() || job.engine == EngineKind::Null {
+            continue;
+        }
+        if job.verify.is_some() {
+            return Err(format!(
+                "{flag}: job {} checks what it reads ({}), and checking blocks another rank \
+                 wrote is not built yet (their headers carry that rank's run); verify in a job \
+                 that reads its own files",
+                job.name,
+                job.label("verify")
+            ));
+        }
+        let paths = other.paths();
+        debug_assert_eq!(paths.len(), job.paths().len());
+        job.read_from = Some(ReadFrom {
+            rank,
+            host: host.to_string(),
+            paths,
+        });
+        n += 1;
+    }
+    if n == 0 {
+        return Err(format!(
+            "{flag}: no job only reads (rw=read or randread), so no job would read another \
+             rank's files"
+        ));
+    }
+    Ok(n)
+}
+
+/// Rank 0's lines for the ranks that ended without a result (`(rank, why)`, of `n` ranks on
+/// `hosts`): each distinct reason once, naming its ranks unless every rank gave it, and the
+/// reasons that only say another rank failed (`echo`) after the others.
+pub fn failure_lines(
+    failed: &[(usize, String)],
+    hosts: &[String],
+    n: usize,
+    echo: &str,
+) -> Vec<String> {
+    let mut by_why: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (rank, why) in failed {
+        match by_why.iter_mut().find(|(w, _)| w == why) {
+            Some((_, ranks)) => ranks.push(*rank),
+            None => by_why.push((why, vec![*rank])),
+        }
+    }
+    by_why.sort_by_key(|(w, ranks)| (*w == echo, ranks.first().copied()));
+    by_why
+        .into_iter()
+        .map(|(why, mut ranks)| {
+            ranks.sort_unstable();
+            if ranks.len() == n {
+                return why.to_string();
+            }
+            let mut names: Vec<&str> = Vec::new();
+            for h in ranks.iter().filter_map(|&r| hosts.get(r)) {
+                if !names.contains(&h.as_str()) {
+                    names.push(h);
+                }
+            }
+            let list: Vec<String> = ranks.iter().map(|r| r.to_string()).collect();
+            let which = if ranks.len() == 1 { "rank" } else { "ranks" };
+            format!("{which} {} ({}): {why}", list.join(","), names.join(","))
+        })
+        .collect()
+}
+
 /// What one rank sends rank 0.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RankResult {
@@ -110,6 +282,9 @@ pub struct RankResult {
     /// Per group: the rank whose finish stopped this one's jobs (stonewalling), if one did.
     #[serde(default)]
     pub stonewalled_by: Vec<Option<usize>>,
+    /// `--rank-read-shift`: its read-only jobs read the files of the rank this many further on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_shift: Option<usize>,
     pub report: RunReport,
 }
 
@@ -157,6 +332,10 @@ pub struct ScaleOut {
     /// `--rank-stonewall`: every rank stopped a group when the first finished it.
     #[serde(default)]
     pub stonewall: bool,
+    /// `--rank-read-shift`: each rank's read-only jobs read the files of the rank this many
+    /// further on (IOR's `-C`), not its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_shift: Option<usize>,
     /// The largest clock offset from rank 0 among the ranks (measured by round trips at the
     /// start; the group timings are on rank 0's clock).
     #[serde(default)]
@@ -309,6 +488,7 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
     out.scaleout = Some(ScaleOut {
         ranks: parts.len(),
         stonewall: parts.iter().any(|p| p.stonewall),
+        read_shift: parts[0].read_shift,
         max_clock_offset_ms: parts
             .iter()
             .map(|p| p.clock_offset_ns.unsigned_abs() as f64 / 1e6)
@@ -317,6 +497,14 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
         groups: spans,
     });
     (out, code)
+}
+
+/// What `--rank-read-shift` did, in one sentence.
+pub fn read_shift_line(n: usize) -> String {
+    format!(
+        "  reads: each rank's read-only jobs read the files of the rank {n} further on (rank r \
+         read rank r+{n}'s, modulo the ranks), not their own (--rank-read-shift; IOR's -C)"
+    )
 }
 
 /// The text report's scale-out lines.
@@ -328,6 +516,10 @@ pub fn text(s: &ScaleOut) -> String {
         s.hosts.len(),
         s.max_clock_offset_ms
     );
+    if let Some(n) = s.read_shift {
+        o.push_str(&read_shift_line(n));
+        o.push('\n');
+    }
     for (gi, g) in s.groups.iter().enumerate() {
         o.push_str(&format!(
             "  group {}: start skew {:.2} ms; first rank done at {:.1} ms, last at {:.1} ms \
@@ -373,6 +565,65 @@ pub fn text(s: &ScaleOut) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn hosts(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_read_shift_by_host_lands_every_rank_on_another_host() {
+        let host = ReadShift::Host;
+        // By slot (blocks of ranks per host): one host's worth of ranks.
+        let by_slot = hosts(&["a", "a", "b", "b", "c", "c"]);
+        assert_eq!(host.ranks(&by_slot), Ok((2, None)));
+        // Round robin: the next rank is on another host.
+        assert_eq!(host.ranks(&hosts(&["a", "b", "a", "b"])), Ok((1, None)));
+        // Uneven: no one shift works for every rank.
+        let e = host.ranks(&hosts(&["a", "a", "a", "b"])).unwrap_err();
+        assert!(e.contains("a: 3, b: 1"), "{e}");
+        let e = host.ranks(&hosts(&["n1", "n1"])).unwrap_err();
+        assert!(e.contains("all 2 ranks run on one host (n1)"), "{e}");
+    }
+
+    #[test]
+    fn a_read_shift_by_ranks_is_taken_modulo_the_ranks_and_warns_on_one_host() {
+        let four = hosts(&["a", "a", "b", "b"]);
+        assert_eq!(ReadShift::Ranks(2).ranks(&four), Ok((2, None)));
+        assert_eq!(ReadShift::Ranks(6).ranks(&four).unwrap().0, 2);
+        let (n, w) = ReadShift::Ranks(1).ranks(&four).unwrap();
+        assert_eq!(n, 1);
+        // Ranks 0 and 2 read their host-mate's files.
+        assert!(w.unwrap().contains("2 of 4 ranks"));
+        let e = ReadShift::Ranks(8).ranks(&four).unwrap_err();
+        assert!(e.contains("give 1 to 3 or host"), "{e}");
+        assert_eq!("host".parse(), Ok(ReadShift::Host));
+        assert_eq!("3".parse(), Ok(ReadShift::Ranks(3)));
+        for bad in ["0", "-1", "", "hosts", "1.5"] {
+            assert!(bad.parse::<ReadShift>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn failures_are_said_once_per_reason_with_their_ranks() {
+        let h = hosts(&["a", "a", "b", "b"]);
+        let echo = "another rank could not start";
+        let failed = vec![
+            (0, echo.to_string()),
+            (1, echo.to_string()),
+            (2, "f2: not a regular file".to_string()),
+            (3, echo.to_string()),
+        ];
+        assert_eq!(
+            failure_lines(&failed, &h, 4, echo),
+            [
+                "rank 2 (b): f2: not a regular file",
+                "ranks 0,1,3 (a,b): another rank could not start"
+            ]
+        );
+        // Every rank with one reason: said once, as it is.
+        let all: Vec<(usize, String)> = (0..4).map(|r| (r, "bad".to_string())).collect();
+        assert_eq!(failure_lines(&all, &h, 4, echo), ["bad"]);
+    }
 
     #[test]
     fn a_launch_is_recognised_from_the_launchers_environment() {
@@ -436,5 +687,44 @@ mod tests {
         t[0].set("filename", "/shared/f", Origin::Cli);
         rank_sections(&mut t, 2, "n1", true);
         assert_eq!(get(&t[0], "filename").unwrap(), "/shared/f");
+    }
+
+    #[test]
+    fn read_jobs_borrow_the_partners_files_and_writers_keep_their_own() {
+        use std::path::PathBuf;
+        let sections = || {
+            let mut s = vec![Section::new("w"), Section::new("r"), Section::new("m")];
+            for (sec, rw) in s.iter_mut().zip(["write", "randread", "randrw"]) {
+                sec.set("directory", "/scratch/$host", Origin::Cli);
+                sec.set("size", "1m", Origin::Cli);
+                sec.set("rw", rw, Origin::Cli);
+            }
+            s[1].set("stonewall", "1", Origin::Cli);
+            s
+        };
+        let plan_of = |rank: usize, host: &str| {
+            let mut s = sections();
+            rank_sections(&mut s, rank, host, false);
+            crate::spec::resolve(&s, false).unwrap()
+        };
+        let mut mine = plan_of(0, "n1");
+        let theirs = plan_of(2, "n2");
+        assert_eq!(
+            borrow(&mut mine, &theirs, 2, "n2", "--rank-read-shift=2"),
+            Ok(1)
+        );
+        let jobs: Vec<&crate::spec::JobSpec> = mine.groups.iter().flat_map(|g| &g.jobs).collect();
+        // Writers (and mixed jobs, which write) keep their own files.
+        assert_eq!(jobs[0].read_from, None);
+        assert_eq!(jobs[2].read_from, None);
+        let from = jobs[1].read_from.as_ref().unwrap();
+        assert_eq!((from.rank, from.host.as_str()), (2, "n2"));
+        assert_eq!(from.paths, [PathBuf::from("/scratch/n2/r.r2.0.0")]);
+        assert_eq!(jobs[1].paths(), [PathBuf::from("/scratch/n1/r.r0.0.0")]);
+        assert_eq!(jobs[1].io_paths(), from.paths);
+        // A plan with no reader has nothing to borrow.
+        let mut w = crate::spec::resolve(&sections()[..1], false).unwrap();
+        let e = borrow(&mut w, &theirs, 2, "n2", "--rank-read-shift=2").unwrap_err();
+        assert!(e.contains("no job only reads"), "{e}");
     }
 }

@@ -205,6 +205,7 @@ mod tests {
         let s = ScaleOut {
             ranks: 3,
             stonewall: false,
+            read_shift: None,
             max_clock_offset_ms: 0.0,
             hosts: vec![HostRow {
                 host: "n1".into(),

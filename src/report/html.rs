@@ -323,6 +323,14 @@ fn scale_out(o: &mut String, r: &RunReport) {
         s.ranks,
         s.hosts.len()
     );
+    if let Some(n) = s.read_shift {
+        let line = crate::scaleout::read_shift_line(n);
+        let _ = writeln!(
+            o,
+            "<tr><td></td><td class=\"l\" colspan=\"6\">{}</td></tr>",
+            esc(line.trim())
+        );
+    }
     for (gi, g) in s.groups.iter().enumerate() {
         for h in &s.hosts {
             if let Some(x) = h.groups.get(gi) {

@@ -44,6 +44,12 @@ pub enum Event {
     Preparing {
         group: usize,
     },
+    /// A group's files are laid out, not yet opened. (A scale-out run whose jobs read other
+    /// ranks' files meets the other ranks here, so that every file is there before any is
+    /// opened.)
+    LaidOut {
+        group: usize,
+    },
     /// A group's files are laid out and opened: its jobs start next. (A scale-out run meets
     /// the other ranks here.)
     Ready {
@@ -244,6 +250,11 @@ pub fn run(
                 break;
             }
         }
+        on_event(&Event::LaidOut { group: gi });
+        if interrupt.load(Ordering::Relaxed) {
+            // Interrupted, or (scale-out) another rank could not lay out its files.
+            break;
+        }
         let mut opened = Vec::new();
         for job in &group.jobs {
             match targets.open_job(job) {
@@ -262,7 +273,7 @@ pub fn run(
         let mut without_device = Vec::new();
         // The null engine does no I/O: its files' devices have nothing to say about it.
         let doing_io = group.jobs.iter().filter(|j| j.engine != EngineKind::Null);
-        for p in doing_io.flat_map(|j| j.paths()) {
+        for p in doing_io.flat_map(|j| j.io_paths()) {
             match diskstats::device_of(&p) {
                 Some(id) if !ids.contains(&id) => ids.push(id),
                 Some(_) => {}

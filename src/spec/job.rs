@@ -606,6 +606,20 @@ pub struct JobSpec {
     /// Where each given option came from, so errors found later (the file system, the
     /// engine) name it as the user wrote it.
     pub origins: BTreeMap<String, super::Origin>,
+    /// Another rank's files this job reads instead of its own (a scale-out run's
+    /// `--rank-read-shift`, IOR's `-C`). Its own files are still checked, created and laid
+    /// out here, for the rank that reads them in turn.
+    pub read_from: Option<ReadFrom>,
+}
+
+/// Another rank's files, read as that rank left them: opened read-only when the job opens its
+/// files, never created, laid out, locked or removed by this rank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadFrom {
+    pub rank: usize,
+    pub host: String,
+    /// In step with the job's own [`JobSpec::paths`].
+    pub paths: Vec<PathBuf>,
 }
 
 impl JobSpec {
@@ -814,7 +828,17 @@ impl JobSpec {
         o
     }
 
-    /// The paths this job's I/O goes to.
+    /// The files the job reaches: another rank's where it reads those (see
+    /// [`JobSpec::read_from`]), else its own.
+    pub fn io_paths(&self) -> Vec<PathBuf> {
+        match &self.read_from {
+            Some(r) => r.paths.clone(),
+            None => self.paths(),
+        }
+    }
+
+    /// The job's own files: checked, created and laid out for it (and where its I/O goes,
+    /// unless it reads another rank's).
     pub fn paths(&self) -> Vec<PathBuf> {
         match &self.target {
             TargetSpec::Files(files) => files.clone(),

@@ -9,7 +9,7 @@ pub mod value;
 pub mod workload;
 
 pub use job::{
-    DataMode, DataShape, EngineKind, Fadvise, Group, JobSpec, LogSpec, Plan, RwMode,
+    DataMode, DataShape, EngineKind, Fadvise, Group, JobSpec, LogSpec, Plan, ReadFrom, RwMode,
     SteadyCriterion, SteadyState, SyncMode, TargetSpec, Verify,
 };
 pub use resolve::resolve;

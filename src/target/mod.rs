@@ -471,8 +471,27 @@ impl Targets {
         let region = NonZeroU64::new(job.per_file_bytes());
         let mut fds = Vec::new();
         let mut opened = Vec::new();
-        for p in job.paths() {
-            let fd = self.reopen(&p, flags, &job.label("direct"))?;
+        let own = job.paths();
+        for (i, own_path) in own.into_iter().enumerate() {
+            let (p, fd, layout) = match &job.read_from {
+                Some(from) => {
+                    let p = from.paths[i].clone();
+                    let fd = open_borrowed(&p, flags, job, from)?;
+                    let layout = format!(
+                        "rank {}'s file (on {}), read as that rank left it (--rank-read-shift); \
+                         this rank laid out its own {} for another",
+                        from.rank,
+                        from.host,
+                        own_path.display()
+                    );
+                    (p, fd, Some(layout))
+                }
+                None => {
+                    let fd = self.reopen(&own_path, flags, &job.label("direct"))?;
+                    let layout = self.layout(&own_path).map(str::to_string);
+                    (own_path, fd, layout)
+                }
+            };
             if job.cache.invalidate {
                 // Flush first: fadvise only drops clean pages.
                 let _ = rustix::fs::fdatasync(&fd);
@@ -490,7 +509,7 @@ impl Targets {
             }
             let got = rustix::fs::fcntl_getfl(&fd).map_err(|e| io_err(&p, "fcntl", e.into()))?;
             opened.push(OpenedFile {
-                layout: self.layout(&p).map(str::to_string),
+                layout,
                 path: p,
                 open_flags: flag_names(got).into_iter().map(Into::into).collect(),
             });
@@ -498,6 +517,47 @@ impl Targets {
         }
         Ok((fds, opened))
     }
+}
+
+/// Opens another rank's file for a job that reads it (`--rank-read-shift`): read-only, as that
+/// rank left it, never created, extended or locked here. It must be a regular file holding the
+/// job's whole region.
+fn open_borrowed(
+    p: &Path,
+    flags: OFlags,
+    job: &JobSpec,
+    from: &crate::spec::ReadFrom,
+) -> Result<OwnedFd, TargetError> {
+    let whose = format!("rank {}'s file (on {})", from.rank, from.host);
+    debug_assert_eq!(flags & OFlags::RWMODE, OFlags::RDONLY);
+    let (fd, st) = ownership::open_existing(p, flags, false).map_err(|e| {
+        if flags.contains(OFlags::DIRECT) && e.raw_os_error() == Some(libc::EINVAL) {
+            return usage(format!(
+                "{}: the file system holding {} does not support O_DIRECT (direct I/O)",
+                job.label("direct"),
+                p.display()
+            ));
+        }
+        TargetError::Io(format!(
+            "{}: cannot open {whose} to read it (--rank-read-shift): {e}",
+            p.display()
+        ))
+    })?;
+    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+        return Err(TargetError::Io(format!(
+            "{}: {whose} is not a regular file; --rank-read-shift reads only files",
+            p.display()
+        )));
+    }
+    let end = job.offset + job.per_file_bytes();
+    if (st.st_size as u64) < end {
+        return Err(TargetError::Io(format!(
+            "{}: {whose} holds {} bytes; this job reads to byte {end} (--rank-read-shift)",
+            p.display(),
+            st.st_size
+        )));
+    }
+    Ok(fd)
 }
 
 // rustix 1.1's linux_raw backend defines `OFlags::DSYNC` as O_SYNC, which would silently turn

@@ -206,11 +206,19 @@ fn a_rank_that_cannot_start_stops_every_rank_before_any_file_is_made() {
         ])
         .output()
         .unwrap();
-    assert_ne!(o.status.code(), Some(0));
+    // A usage error on rank 2: every rank's code is the worst one's.
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    let said: Vec<&str> = e.lines().filter(|l| l.starts_with("iogauge:")).collect();
+    // Rank 0 says each reason once, naming its ranks; not once per rank.
+    assert_eq!(said.len(), 2, "{e}");
     assert!(
-        stderr(&o).contains("f2: not a regular file"),
-        "{}",
-        stderr(&o)
+        said[0].starts_with("iogauge: rank 2 (") && said[0].contains("f2: not a regular file"),
+        "{e}"
+    );
+    assert!(
+        said[1].starts_with("iogauge: ranks 0,1,3 (") && said[1].contains("another rank"),
+        "{e}"
     );
     assert_eq!(
         entries(d.path()),
@@ -509,6 +517,178 @@ fn rank_stonewall_needs_a_launch() {
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
     assert!(stderr(&o).contains("--rank-stonewall"), "{}", stderr(&o));
     assert!(entries(d.path()).is_empty());
+}
+
+#[test]
+fn rank_read_shift_needs_a_launch() {
+    let d = tmp();
+    let o = super::bin()
+        .args(["run", "--size=1m", "--rw=read", "--rank-read-shift=1"])
+        .arg(format!("--filename={}", d.path().join("f").display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("--rank-read-shift=1"), "{}", stderr(&o));
+    assert!(entries(d.path()).is_empty());
+    for bad in ["0", "-1", "x", ""] {
+        let o = super::bin()
+            .args(["run", "--size=1m", "--rw=read"])
+            .arg(format!("--rank-read-shift={bad}"))
+            .arg(format!("--filename={}", d.path().join("f").display()))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains("host"), "{}", stderr(&o));
+        assert!(entries(d.path()).is_empty());
+    }
+}
+
+/// IOR's `-C`: each rank writes its own file, then reads the file of the rank one further on.
+/// Every read job opened its neighbour's file (as the report names it), read all of it, and
+/// every file is gone at the end; on one host the report says the reads may come from its
+/// page cache.
+#[cfg(feature = "mpi")]
+#[test]
+fn rank_read_shift_reads_another_ranks_files() {
+    use serde_json::Value;
+    let Some(mut mpi) = mpirun() else {
+        return;
+    };
+    let d = super::shm_tmp();
+    let o = mpi
+        .arg(super::bin().get_program())
+        .args([
+            "run",
+            &format!("--filename={}/data", d.path().display()),
+            "--size=1m",
+            "--bs=64k",
+            "--name=w",
+            "--rw=write",
+            "--name=r",
+            "--rw=read",
+            "--stonewall",
+            "--rank-read-shift=1",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["scaleout"]["read_shift"], 1);
+    let groups = r["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    let data = |k: usize| format!("{}/data.r{k}", d.path().display());
+    for (gi, want_rw) in [(0, "write"), (1, "read")] {
+        let jobs = groups[gi]["jobs"].as_array().unwrap();
+        assert_eq!(jobs.len(), 4);
+        for k in 0..4 {
+            let j = jobs
+                .iter()
+                .find(|j| j["name"].as_str().unwrap().ends_with(&format!("#{k}")))
+                .unwrap();
+            // Writers write their own file; readers read the next rank's, all of it.
+            let (file, layout_has) = match want_rw {
+                "write" => (data(k), "created".to_string()),
+                _ => (data((k + 1) % 4), format!("rank {}'s file", (k + 1) % 4)),
+            };
+            let files = j["files"].as_array().unwrap();
+            assert_eq!(files.len(), 1);
+            assert_eq!(files[0]["path"], file.as_str(), "rank {k}, {want_rw}");
+            assert!(
+                files[0]["layout"].as_str().unwrap().contains(&layout_has),
+                "{}",
+                files[0]["layout"]
+            );
+            if want_rw == "read" {
+                assert_eq!(files[0]["open_flags"][0], "O_RDONLY");
+            }
+            assert_eq!(j[want_rw]["bytes"], 1 << 20, "rank {k}, {want_rw}");
+        }
+    }
+    let warnings = r["warnings"].to_string();
+    assert!(
+        warnings.contains("4 of 4 ranks read files written on their own host"),
+        "{warnings}"
+    );
+    assert!(entries(d.path()).is_empty(), "every rank removed its file");
+}
+
+/// A shift the launch cannot honour is refused before anything is created: on one host,
+/// `host` has no other host to read from; a shift of all the ranks reads each rank's own.
+/// Rank 0 says so once.
+#[cfg(feature = "mpi")]
+#[test]
+fn rank_read_shift_the_launch_cannot_honour_is_refused() {
+    let d = tmp();
+    for (shift, says) in [
+        ("host", "all 4 ranks run on one host"),
+        ("8", "its own files"),
+    ] {
+        let Some(mut mpi) = mpirun() else {
+            return;
+        };
+        let o = mpi
+            .arg(super::bin().get_program())
+            .args(["run", "--size=1m", "--rw=read"])
+            .arg(format!("--filename={}/f", d.path().display()))
+            .arg(format!("--rank-read-shift={shift}"))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        let said: Vec<&str> = e.lines().filter(|l| l.starts_with("iogauge:")).collect();
+        assert_eq!(said.len(), 1, "{e}");
+        assert!(said[0].contains(says), "{e}");
+        assert!(entries(d.path()).is_empty());
+    }
+}
+
+/// Ranks meet between laying out their files and opening them when they read each other's:
+/// rank 2 cannot lay out its file (its file system fills), so no rank opens another's, every
+/// rank stops there, and rank 0 names rank 2's error; every file is removed.
+#[cfg(feature = "mpi")]
+#[test]
+fn rank_read_shift_stops_every_rank_when_one_cannot_lay_out() {
+    use serde_json::Value;
+    let Some(mut mpi) = mpirun() else {
+        return;
+    };
+    let Some(d) = RankDirs::new() else {
+        return;
+    };
+    let o = mpi
+        .arg(super::bin().get_program())
+        .args([
+            "run",
+            &format!("--filename={}/d$rank/f", d.path().display()),
+            "--size=8m",
+            "--rw=read",
+            "--fallocate=none",
+            "--skip-space-check",
+            "--rank-read-shift=1",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        !e.contains("cannot open rank"),
+        "no rank opened another's: {e}"
+    );
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let errors = r["errors"].to_string();
+    assert!(
+        errors.contains("rank 2") && errors.contains("No space left on device"),
+        "{errors}"
+    );
+    assert_eq!(r["groups"].as_array().unwrap().len(), 0, "nothing ran");
+    for k in 0..4 {
+        let dir = d.path().join(format!("d{k}"));
+        assert!(entries(&dir).is_empty(), "rank {k} removed its file");
+    }
 }
 
 /// SAS's iotest.sh run on every node at once: `mpirun iogauge iotest` runs each rank's streams

@@ -180,6 +180,7 @@ fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, Spec
         steady,
         options,
         origins,
+        read_from: None,
     };
     if let Some(option) = v.unused().first() {
         // A table row no step reads: refuse rather than run without it.
