@@ -56,7 +56,7 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
     /// Called when a group's files are laid out, before any is opened: whether every rank's
     /// are (a scale-out run whose jobs read other ranks' files meets the others there).
-    static GROUP_LAID_OUT: std::cell::RefCell<Option<Agree>> =
+    static GROUP_LAID_OUT: std::cell::RefCell<Option<GroupReady>> =
         const { std::cell::RefCell::new(None) };
     /// A scale-out run's `--rank-read-shift`: given the resolved plan (and whether groups are
     /// separate), points its read jobs at another rank's files; returns warnings for the
@@ -504,8 +504,9 @@ fn measure(
     let (wall0, cpu0) = (Instant::now(), CpuUsage::process());
     let mut on_event = |ev: &Event| {
         match ev {
-            Event::LaidOut { .. } => {
-                let all = GROUP_LAID_OUT.with(|h| h.borrow_mut().as_mut().is_none_or(|h| h(true)));
+            Event::LaidOut { group } => {
+                let all = GROUP_LAID_OUT
+                    .with(|h| h.borrow_mut().as_mut().is_none_or(|h| h(*group, true)));
                 if !all {
                     // Another rank could not lay out its files: every rank stops here.
                     interrupt.store(true, Ordering::Relaxed);
@@ -629,7 +630,7 @@ fn execute(
         Err(code) => return ExitCode::from(code),
     };
     let measured = repeated(tool.repeat as usize, &mut || {
-        measure(
+        let one = measure(
             args,
             &sections,
             separate_groups,
@@ -637,7 +638,12 @@ fn execute(
             tool.keep,
             &notes,
             tool.rounds,
-        )
+        );
+        // Under a launch, each repetition is merged across the ranks: the spread is the
+        // total's, and all ranks go on or stop together.
+        #[cfg(feature = "mpi")]
+        let one = scale::each(&ranks, one);
+        one
     });
     // `ranks` is kept until the report is out (see `scale::Ranks`).
     #[cfg(feature = "mpi")]
@@ -776,8 +782,10 @@ fn repeated(
         };
         code = m.code;
         runs.push(m.report);
-        if code != 0 {
+        if code != 0 && !WARNINGS_IN_MERGE.load(Ordering::Relaxed) {
             eprintln!("iogauge: repeat {k} of {n} did not pass: the spread is over {k} run(s)");
+        }
+        if code != 0 {
             break;
         }
     }
@@ -1117,6 +1125,8 @@ fn legacy_one(args: &[String], p: &dyn compat::Personality, f: &compat::Flags) -
         Err(code) => return ExitCode::from(code),
     };
     let measured = legacy_measure(args, &step, f);
+    #[cfg(feature = "mpi")]
+    let measured = scale::each(&ranks, measured);
     #[cfg(feature = "mpi")]
     let measured = match scale::merged(&ranks, measured) {
         Ok(m) => m,
@@ -1700,7 +1710,7 @@ fn run_rounds(
 /// each group, and sends its report to rank 0, which merges them and reports for all.
 #[cfg(feature = "mpi")]
 mod scale {
-    use std::cell::RefCell;
+    use std::cell::{Cell, RefCell};
     use std::rc::Rc;
 
     use iogauge::scaleout::{RankResult, ReadShift, aggregate, borrow, launched, rank_sections};
@@ -1710,12 +1720,13 @@ mod scale {
 
     use super::{AGREE, Failure, GROUP_READY, Measured, RUN_TICK, Tick, Told};
 
-    /// The tag of the message a stopping rank sends every other rank.
+    /// The tag of the message a stopping rank sends every other rank: the repetition in the
+    /// high 32 bits, the rank in the low.
     const STOP: mpi::Tag = 7;
     /// The tag of the clock round trips.
     const CLOCK: mpi::Tag = 8;
-    /// The tag of "this rank finished group N" (stonewalling): the group in the high 32 bits,
-    /// the rank in the low.
+    /// The tag of "this rank finished group N" (stonewalling): the repetition (15 bits) in the
+    /// top 16 bits, the group in the next 16, the rank in the low 32.
     const DONE: mpi::Tag = 9;
 
     /// Rank 0's estimate of each rank's clock offset (its clock minus rank 0's): the best of
@@ -1872,38 +1883,64 @@ mod scale {
         super::WARNINGS_IN_MERGE.store(rank != 0, std::sync::atomic::Ordering::Relaxed);
         let phase = Rc::new(world.duplicate());
         let starts = Rc::new(RefCell::new(Vec::new()));
-        let (p, s) = (Rc::clone(&phase), Rc::clone(&starts));
+        let round = Rc::new(Cell::new(0u64));
+        let stopped_by: Rc<RefCell<Option<i32>>> = Rc::new(RefCell::new(None));
+        let stonewalled: Rc<RefCell<Vec<Option<usize>>>> = Rc::new(RefCell::new(Vec::new()));
+        let held_at: Rc<RefCell<Option<usize>>> = Rc::new(RefCell::new(None));
+        let (p, s, n, by, walled, held) = (
+            Rc::clone(&phase),
+            Rc::clone(&starts),
+            Rc::clone(&round),
+            Rc::clone(&stopped_by),
+            Rc::clone(&stonewalled),
+            Rc::clone(&held_at),
+        );
         AGREE.with(|h| {
             *h.borrow_mut() = Some(Box::new(move |ok: bool| {
-                // A new measurement: its groups' start times are the ones reported.
+                // A new measurement (a repetition): what it reports starts afresh, and the
+                // messages of an earlier one are told apart by its number.
+                n.set(n.get() + 1);
                 s.borrow_mut().clear();
+                by.borrow_mut().take();
+                walled.borrow_mut().clear();
+                held.borrow_mut().take();
                 meet(&p, ok, false).0
             }))
         });
-        let stopped_by: Rc<RefCell<Option<i32>>> = Rc::new(RefCell::new(None));
-        let stonewalled: Rc<RefCell<Vec<Option<usize>>>> = Rc::new(RefCell::new(Vec::new()));
-        let (w, by, walled) = (
+        let (w, by, walled, n) = (
             world.duplicate(),
             Rc::clone(&stopped_by),
             Rc::clone(&stonewalled),
+            Rc::clone(&round),
         );
-        let mut told_others = false;
+        let mut told_in: Option<u64> = None;
         RUN_TICK.with(|h| {
             *h.borrow_mut() = Some(Box::new(move |t: Tick| {
                 let me = w.rank();
+                let now = n.get();
                 let others = || (0..w.size()).filter(move |&r| r != me);
-                if t.stopping && !told_others && by.borrow().is_none() {
+                if t.stopping && told_in != Some(now) && by.borrow().is_none() {
                     // A job of this rank failed (or it was interrupted): stop every rank.
-                    told_others = true;
+                    told_in = Some(now);
+                    let m = ((now as i64) << 32) | i64::from(me);
                     for r in others() {
-                        w.process_at_rank(r).send_with_tag(&me, STOP);
+                        w.process_at_rank(r).send_with_tag(&m, STOP);
                     }
                 }
-                if let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(STOP) {
-                    let (from, _) = msg.matched_receive::<i32>();
-                    if !told_others {
-                        by.borrow_mut().get_or_insert(from);
+                let mut stop = false;
+                while let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(STOP) {
+                    let (m, _) = msg.matched_receive::<i64>();
+                    // One from an earlier repetition (sent after this rank had finished it)
+                    // is old news.
+                    if (m >> 32) as u64 != now {
+                        continue;
                     }
+                    if told_in != Some(now) {
+                        by.borrow_mut().get_or_insert((m & 0xffff_ffff) as i32);
+                    }
+                    stop = true;
+                }
+                if stop {
                     return Told::StopRun;
                 }
                 if !stonewall {
@@ -1914,18 +1951,25 @@ mod scale {
                     walled.resize(t.group + 1, None);
                 }
                 let mut told = Told::Nothing;
-                // Finishes of this group by other ranks (an older group's are left over).
+                // Finishes of this group by other ranks (an older group's or repetition's
+                // are left over).
                 while let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(DONE) {
                     let (m, _) = msg.matched_receive::<i64>();
-                    let (g, from) = ((m >> 32) as usize, (m & 0xffff_ffff) as usize);
-                    if g == t.group && !t.ended && walled[g].is_none() {
+                    let (r, g, from) = (
+                        (m >> 48) as u64,
+                        ((m >> 32) & 0xffff) as usize,
+                        (m & 0xffff_ffff) as usize,
+                    );
+                    if r == now & 0x7fff && g == t.group && !t.ended && walled[g].is_none() {
                         walled[g] = Some(from);
                         told = Told::StopGroup;
                     }
                 }
                 if t.ended && !t.stopping && walled[t.group].is_none() {
                     // This rank finished the group first (as far as it knows): the others stop.
-                    let m = ((t.group as i64) << 32) | i64::from(me);
+                    let m = (((now & 0x7fff) as i64) << 48)
+                        | (((t.group & 0xffff) as i64) << 32)
+                        | i64::from(me);
                     for r in others() {
                         w.process_at_rank(r).send_with_tag(&m, DONE);
                     }
@@ -1933,7 +1977,6 @@ mod scale {
                 told
             }))
         });
-        let held_at: Rc<RefCell<Option<usize>>> = Rc::new(RefCell::new(None));
         let (p, s, held) = (Rc::clone(&phase), Rc::clone(&starts), Rc::clone(&held_at));
         GROUP_READY.with(|h| {
             *h.borrow_mut() = Some(Box::new(move |group, ok: bool| {
@@ -1949,15 +1992,13 @@ mod scale {
         });
         if borrowing {
             let (p, held) = (Rc::clone(&phase), Rc::clone(&held_at));
-            let mut group = 0;
             super::GROUP_LAID_OUT.with(|h| {
-                *h.borrow_mut() = Some(Box::new(move |ok: bool| {
+                *h.borrow_mut() = Some(Box::new(move |group, ok: bool| {
                     // Every rank's files are there before any rank opens another's.
                     let all = meet(&p, ok, false).0;
                     if !all && ok {
                         *held.borrow_mut() = Some(group);
                     }
-                    group += 1;
                     all
                 }))
             });
@@ -1979,9 +2020,21 @@ mod scale {
         }))
     }
 
-    /// Rank 0's merged result (this rank's own without a launch). `Err(code)`: a rank other
-    /// than 0, which has nothing to print (rank 0 reports for everyone) and has met the others
-    /// for the last time.
+    /// One measurement's result across the ranks (see `Ranks::merge`); this rank's own
+    /// without a launch. Every rank calls it after each measurement (each repetition).
+    pub fn each(
+        ranks: &Option<Ranks>,
+        measured: Result<Measured, Failure>,
+    ) -> Result<Measured, Failure> {
+        match ranks {
+            Some(r) => r.merge(measured),
+            None => measured,
+        }
+    }
+
+    /// Rank 0's merged result (this rank's own without a launch), once the measurements are
+    /// done. `Err(code)`: a rank other than 0, which has nothing to print (rank 0 reports for
+    /// everyone) and has met the others for the last time.
     pub fn merged(
         ranks: &Option<Ranks>,
         measured: Result<Measured, Failure>,
@@ -1989,7 +2042,21 @@ mod scale {
         let Some(r) = ranks else {
             return Ok(measured);
         };
-        r.finish(measured).inspect_err(|&code| end(ranks, code))
+        // Nothing is measured any more: the hooks (and the communicators they hold) go before
+        // MPI_Finalize.
+        GROUP_READY.with(|h| *h.borrow_mut() = None);
+        super::GROUP_LAID_OUT.with(|h| *h.borrow_mut() = None);
+        super::READ_FROM.with(|h| *h.borrow_mut() = None);
+        AGREE.with(|h| *h.borrow_mut() = None);
+        RUN_TICK.with(|h| *h.borrow_mut() = None);
+        if r.rank != 0 {
+            // Rank 0's exit code is everyone's (the worst rank's): a launcher such as mpirun
+            // ends the whole job when any rank exits non-zero, which would kill rank 0 before
+            // it reports.
+            end(ranks, 0);
+            return Err(0);
+        }
+        Ok(measured)
     }
 
     /// Once the report is out: every rank leaves together (see `Ranks::done`).
@@ -2028,7 +2095,7 @@ mod scale {
                 .any_process()
                 .immediate_matched_probe_with_tag(STOP)
             {
-                let _ = msg.matched_receive::<i32>();
+                let _ = msg.matched_receive::<i64>();
             }
             while let Some((msg, _)) = self
                 .world
@@ -2039,19 +2106,13 @@ mod scale {
             }
         }
 
-        /// After the run: meets the other ranks until every one has ended (a rank that ended
-        /// early tells those still waiting before a group that it is not ready, and they stop
-        /// there); then each sends its result to rank 0, which gets the merge. Rank 0 prints
-        /// before `self` is dropped (MPI_Finalize).
-        pub fn finish(
-            &self,
-            measured: Result<Measured, Failure>,
-        ) -> Result<Result<Measured, Failure>, u8> {
-            GROUP_READY.with(|h| *h.borrow_mut() = None);
-            super::GROUP_LAID_OUT.with(|h| *h.borrow_mut() = None);
-            super::READ_FROM.with(|h| *h.borrow_mut() = None);
-            AGREE.with(|h| *h.borrow_mut() = None);
-            RUN_TICK.with(|h| *h.borrow_mut() = None);
+        /// After a measurement (each repetition): meets the other ranks until every one has
+        /// ended (a rank that ended early tells those still waiting before a group that it is
+        /// not ready, and they stop there); then each sends its result to rank 0, which merges
+        /// them, and every rank learns the merged exit code, so all go on to the next
+        /// repetition or all stop. Rank 0 gets the merge; the other ranks their own result
+        /// with the merged code (or `Failure::Said`: rank 0 says why).
+        fn merge(&self, measured: Result<Measured, Failure>) -> Result<Measured, Failure> {
             while !meet(&self.phase, false, true).1 {}
             let mut measured = measured;
             if let Ok(m) = measured.as_mut() {
@@ -2106,10 +2167,15 @@ mod scale {
                 root.gather_into(&len);
                 root.gather_varcount_into(&bytes[..]);
                 self.drain();
-                // Rank 0's exit code is everyone's (the worst rank's): a launcher such as
-                // mpirun ends the whole job when any rank exits non-zero, which would kill
-                // rank 0 before it reports.
-                return Err(0);
+                let mut code = 0u8;
+                root.broadcast_into(&mut code);
+                return match measured {
+                    Ok(m) => Ok(Measured {
+                        report: m.report,
+                        code,
+                    }),
+                    Err(_) => Err(Failure::Said(code)),
+                };
             }
             let n = self.world.size() as usize;
             let mut lens = vec![0i32; n];
@@ -2155,7 +2221,9 @@ mod scale {
                         format!("iogauge: {}\n", super::cli::for_terminal(l)).as_bytes(),
                     );
                 }
-                return Ok(Err(Failure::Said(f.code().max(failed_code))));
+                let mut code = f.code().max(failed_code);
+                root.broadcast_into(&mut code);
+                return Err(Failure::Said(code));
             }
             for p in &mut parts {
                 p.clock_offset_ns = self.offsets.get(p.rank).copied().unwrap_or(0);
@@ -2166,7 +2234,8 @@ mod scale {
                 report.errors.push(format!("no result: {l}"));
                 code = code.max(failed_code.max(1));
             }
-            Ok(Ok(Measured { report, code }))
+            root.broadcast_into(&mut code);
+            Ok(Measured { report, code })
         }
     }
 }

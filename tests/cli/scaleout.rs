@@ -465,6 +465,8 @@ fn rank_stonewall_stops_every_rank_when_the_first_finishes() {
         "--rw=read",
         "--rank-stonewall",
         "--output-format=json",
+        // Each repetition stonewalls afresh, and the spread is over the merged totals.
+        "--repeat=2",
     ];
     let started = std::time::Instant::now();
     let o = Command::new("mpirun")
@@ -501,6 +503,23 @@ fn rank_stonewall_stops_every_rank_when_the_first_finishes() {
         .sum();
     assert_eq!(r["groups"][0]["total"]["read"]["bytes"].as_u64(), Some(sum));
     assert_eq!(r["interrupted"], false, "stonewalled, not interrupted");
+    let rep = &r["repeat"];
+    assert_eq!(rep["completed"], 2);
+    // The last repetition's merged total is one of the spread's samples (rank 0's own figure
+    // is not: ranks 1-3 read on while it did).
+    let total = r["groups"][0]["total"]["read"]["mib_per_s"]
+        .as_f64()
+        .unwrap();
+    let own = jobs[0]["read"]["mib_per_s"].as_f64().unwrap();
+    let (lo, hi) = (
+        rep["total_mib_per_s"]["min"].as_f64().unwrap(),
+        rep["total_mib_per_s"]["max"].as_f64().unwrap(),
+    );
+    assert!(
+        lo <= total * 1.000001 && total <= hi * 1.000001,
+        "{lo} {total} {hi}"
+    );
+    assert!(total > own, "{total} {own}");
     assert!(entries(d.path()).is_empty());
 }
 
