@@ -159,16 +159,18 @@ fn uring(a: &[String]) {
     let mut ops = 0u64;
     let mut done = Vec::with_capacity(depth);
     loop {
-        // Submit the refills, take what has completed, and wait only when nothing has (as
-        // iogauge's engine does): a wait per completion would wake the loop far more often.
-        ring.submit().expect("submit");
+        // One completion at a time, its refill submitted at once: the queue never runs below
+        // DEPTH - 1. Taking every completion there is and submitting the refills together lets
+        // a device's queue drain between submissions: on this VM's disk (4 KiB O_DIRECT,
+        // depth 32) that loop made 115 k IOPS where this one makes 165 k, as iogauge (whose
+        // default batches are fio's: submit 1, complete 1) does; on tmpfs the two are equal.
+        // The wait comes only when no completion is there (with deferred task work, a submit
+        // that finds work pending runs it and posts the completions).
         done.clear();
         loop {
-            for c in ring.completion() {
+            if let Some(c) = ring.completion().next() {
                 assert!(c.result() == bs as i32, "read: {}", c.result());
                 done.push(c.user_data() as usize);
-            }
-            if !done.is_empty() {
                 break;
             }
             ring.submit_and_wait(1).expect("wait");
@@ -193,6 +195,7 @@ fn uring(a: &[String]) {
                 issued[slot] = t0.elapsed().as_nanos() as u64;
             }
         }
+        ring.submit().expect("submit");
         if ops % 4096 < done.len() as u64 && start.elapsed() >= until {
             break;
         }
