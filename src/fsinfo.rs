@@ -46,6 +46,18 @@ pub fn logical_block_size(dev: u64) -> Option<u64> {
     .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
 }
 
+/// A loop device's backing file and how much of it is allocated, in bytes: `(path, size,
+/// allocated)`. `None` for any other device (or where sysfs does not say).
+pub fn loop_backing(dev: u64) -> Option<(PathBuf, u64, u64)> {
+    let (major, minor) = (rustix::fs::major(dev), rustix::fs::minor(dev));
+    let name =
+        fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/loop/backing_file")).ok()?;
+    // The kernel appends " (deleted)" to a backing file removed since.
+    let path = PathBuf::from(name.trim_end_matches('\n'));
+    let m = fs::metadata(&path).ok()?;
+    Some((path, m.len(), m.blocks() * 512))
+}
+
 /// The device whose logical block size applies to `meta`: a block device's own, or the one
 /// holding a file.
 pub fn block_dev_of(meta: &fs::Metadata) -> u64 {

@@ -909,6 +909,56 @@ fn block_devices_are_written_only_when_allowed() {
     );
 }
 
+/// A loop device over a sparse file reads its holes as zeros without touching a disk: a read
+/// of it is flagged, as a read of a sparse file is; one over a file written out is not.
+#[test]
+fn a_loop_device_over_a_sparse_file_is_flagged() {
+    let d = tmp();
+    let sparse = d.path().join("sparse.img");
+    std::fs::File::create(&sparse)
+        .and_then(|f| f.set_len(64 << 20))
+        .unwrap();
+    let full = d.path().join("full.img");
+    std::fs::write(&full, vec![0x5a; 4 << 20]).unwrap();
+    struct Detach(Vec<String>);
+    impl Drop for Detach {
+        fn drop(&mut self) {
+            for dev in &self.0 {
+                let _ = Command::new("losetup").args(["-d", dev]).status();
+            }
+        }
+    }
+    let mut guard = Detach(Vec::new());
+    for img in [&sparse, &full] {
+        let out = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(img)
+            .output();
+        let Some(dev) = out
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| stdout(&o).trim().to_string())
+        else {
+            skip!("no loop device available (losetup failed)");
+            return;
+        };
+        guard.0.push(dev);
+    }
+    let warned = |dev: &str| {
+        let r = run_json(&[&format!("--filename={dev}"), "--rw=read", "--size=1m"], 0);
+        r["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w.as_str().unwrap().contains("loop device over"))
+            .map(|w| w.as_str().unwrap().to_string())
+    };
+    let w = warned(&guard.0[0]).expect("the sparse one is flagged");
+    assert!(w.contains(&sparse.display().to_string()), "{w}");
+    assert!(w.contains("of 67108864 bytes allocated"), "{w}");
+    assert_eq!(warned(&guard.0[1]), None, "a written-out one is not");
+}
+
 #[test]
 fn quick_check_runs_four_tests_and_cleans_up() {
     let quick = |dir: &Path| {

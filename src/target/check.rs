@@ -585,6 +585,19 @@ fn check_path(
             }
             extends = true;
         }
+        let sparse_below = (kind == Kind::BlockDevice && job.rw.reads())
+            .then(|| crate::fsinfo::loop_backing(e.dev))
+            .flatten()
+            .filter(|(_, size, allocated)| allocated < size);
+        if let Some((backing, size, allocated)) = sparse_below {
+            t.warnings.push(format!(
+                "{} is a loop device over {}, which is sparse ({allocated} of {size} bytes \
+                 allocated): reading its holes never touches a disk, so read results overstate \
+                 it",
+                p.display(),
+                backing.display()
+            ));
+        }
         if kind == Kind::Regular && job.rw.reads() && e.allocated < e.len {
             t.warnings.push(format!(
                 "{} is sparse ({} of {} bytes allocated): reading its holes never touches \
