@@ -4,7 +4,7 @@
 Issue 18's scale cases:
 
 - numjobs from 1 to 1024 threads (io_uring at depth 256, and the null engine), 4 KiB random
-  reads of small files on tmpfs for a few seconds: peak RSS (the process's, from wait4), wall
+  reads of small files on tmpfs for a few seconds: peak RSS (GNU time), wall
   time, the group's IOPS and the time it was measured over, and how many lines the text report
   takes (a group of many jobs is folded into a summary).
 - A 1 TiB target on a loop device: a sparse 1 TiB backing file on the checkout's disk, attached
@@ -36,22 +36,17 @@ IOGAUGE = os.path.join(ROOT, "target", "release", "iogauge")
 
 
 def measured(cmd):
-    """Runs cmd under a helper that reports its peak RSS (wait4), so each case's figure is its
-    own and not the largest of every child so far."""
-    helper = (
-        "import os,sys,subprocess,json,time\n"
-        "t=time.monotonic()\n"
-        "p=subprocess.Popen(sys.argv[1:],stdout=subprocess.PIPE,stderr=subprocess.PIPE)\n"
-        "o,e=p.communicate()\n"
-        "import resource\n"
-        "r=resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-        "sys.stdout.write(json.dumps({'rss':r.ru_maxrss,'rc':p.returncode,"
-        "'wall':time.monotonic()-t,'out':o.decode(errors='replace'),"
-        "'err':e.decode(errors='replace')}))\n"
-    )
-    p = subprocess.run([sys.executable, "-c", helper] + cmd, capture_output=True, text=True,
-                       check=True)
-    return json.loads(p.stdout)
+    """Runs cmd; returns its peak RSS (KiB), exit code, wall time and output. The peak comes
+    from GNU time (`/usr/bin/time -f %M`): a child forked from Python would count Python's own
+    pages, copied before the exec, into its peak."""
+    if not os.path.exists("/usr/bin/time"):
+        raise SystemExit("bench/scale.py needs GNU time (apt-get install -y time)")
+    t0 = time.monotonic()
+    p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    *err, rss = p.stderr.rstrip("\n").split("\n")
+    return {"rss": int(rss), "rc": p.returncode, "wall": wall, "out": p.stdout,
+            "err": "\n".join(err)}
 
 
 def group_figures(report_json):
@@ -142,7 +137,7 @@ def main():
     out = [f"# Many jobs and a 1 TiB target: memory, time, totals — {now:%Y-%m-%d %H:%M} UTC", "",
            f"- host: {host} ({os.cpu_count()} CPUs, {mem_gib:.0f} GiB), kernel "
            f"{platform.release()}",
-           f"- {version.strip()} (commit {commit}); peak RSS from the process's rusage",
+           f"- {version.strip()} (commit {commit}); peak RSS by GNU time (`%M`)",
            f"- jobs: `iogauge run --name=s --directory=/dev/shm/… --size=1m --numjobs=N "
            f"--iodepth=256 --bs=4k --rw=randread --ioengine=E --time_based "
            f"--runtime={a.seconds}`", "",

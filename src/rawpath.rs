@@ -124,6 +124,78 @@ pub fn shown(text: &str) -> Cow<'_, str> {
 }
 
 /// A path for a message or a report: UTF-8 as it is, other bytes as `\xNN`.
+/// Orders names as people do: runs of digits by their value (`s.9.0` before `s.10.0`).
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn parts(s: &str) -> Vec<(bool, &str)> {
+        let mut v = Vec::new();
+        let mut start = 0;
+        let b = s.as_bytes();
+        for i in 1..=b.len() {
+            if i == b.len() || b[i].is_ascii_digit() != b[start].is_ascii_digit() {
+                v.push((b[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        v
+    }
+    let (pa, pb) = (parts(a), parts(b));
+    for ((da, xa), (db, xb)) in pa.iter().zip(&pb) {
+        let o = match (da, db) {
+            (true, true) => {
+                let (ta, tb) = (xa.trim_start_matches('0'), xb.trim_start_matches('0'));
+                ta.len().cmp(&tb.len()).then(ta.cmp(tb))
+            }
+            _ => xa.cmp(xb),
+        };
+        if o != std::cmp::Ordering::Equal {
+            return o;
+        }
+    }
+    pa.len().cmp(&pb.len()).then(a.cmp(b))
+}
+
+/// Paths for a message: listed when there are a few; else, per directory, how many files and
+/// the first and last (`256 files in /dev/shm/d (s.0.0 … s.255.0)`).
+pub fn brief_list(paths: &[std::path::PathBuf]) -> String {
+    const LIST: usize = 4;
+    if paths.len() <= LIST {
+        return paths
+            .iter()
+            .map(|p| display(p).into_owned())
+            .collect::<Vec<_>>()
+            .join(", ");
+    }
+    let mut dirs: Vec<(&Path, Vec<&Path>)> = Vec::new();
+    for p in paths {
+        let dir = p.parent().unwrap_or(Path::new(""));
+        match dirs.iter_mut().find(|(d, _)| *d == dir) {
+            Some((_, v)) => v.push(p),
+            None => dirs.push((dir, vec![p])),
+        }
+    }
+    for (_, v) in dirs.iter_mut() {
+        v.sort_by(|a, b| natural_cmp(&display(a), &display(b)));
+    }
+    dirs.iter()
+        .map(|(dir, v)| match v.as_slice() {
+            [one] => display(one).into_owned(),
+            [first, .., last] => {
+                let name =
+                    |p: &Path| display(Path::new(p.file_name().unwrap_or_default())).into_owned();
+                format!(
+                    "{} files in {} ({} … {})",
+                    v.len(),
+                    display(dir),
+                    name(first),
+                    name(last)
+                )
+            }
+            [] => String::new(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub fn display(p: &Path) -> Cow<'_, str> {
     let bytes = p.as_os_str().as_bytes();
     match std::str::from_utf8(bytes) {
@@ -174,6 +246,29 @@ pub mod serde_paths {
 mod tests {
     use super::*;
     use std::ffi::OsStr;
+
+    #[test]
+    fn many_paths_are_named_per_directory_in_natural_order() {
+        use std::cmp::Ordering::*;
+        assert_eq!(natural_cmp("s.9.0", "s.10.0"), Less);
+        assert_eq!(natural_cmp("s.10.0", "s.10.0"), Equal);
+        assert_eq!(
+            natural_cmp("a2", "a02"),
+            Greater,
+            "equal values: the text decides"
+        );
+        assert_eq!(natural_cmp("b", "a10"), Greater);
+        let few: Vec<PathBuf> = ["/d/a", "/e/b"].iter().map(PathBuf::from).collect();
+        assert_eq!(brief_list(&few), "/d/a, /e/b");
+        let mut many: Vec<PathBuf> = (0..12)
+            .map(|i| PathBuf::from(format!("/d/s.{i}.0")))
+            .collect();
+        many.push(PathBuf::from("/other/x"));
+        assert_eq!(
+            brief_list(&many),
+            "12 files in /d (s.0.0 … s.11.0), /other/x"
+        );
+    }
 
     #[test]
     fn bytes_round_trip_through_text() {

@@ -731,16 +731,16 @@ fn device_warnings(
 ) {
     let group = group_label(id, jobs.iter().map(|j| j.spec.name.as_str()));
     if !without_device.is_empty() {
-        let paths: Vec<String> = without_device
-            .iter()
-            .map(|p| crate::rawpath::display(p).to_string())
-            .collect();
         notes.push(format!(
             "{group}: {} {} on a file system with no block device below it (tmpfs or a \
              network file system): there is no device to check, and the figures are the file \
              system's",
-            paths.join(", "),
-            if paths.len() == 1 { "is" } else { "are" }
+            crate::rawpath::brief_list(without_device),
+            if without_device.len() == 1 {
+                "is"
+            } else {
+                "are"
+            }
         ));
     }
     if devices.is_empty() {

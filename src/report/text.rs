@@ -145,41 +145,74 @@ pub fn header(o: &mut String, r: &RunReport) {
         },
         human_bytes(h.memory_bytes)
     );
+    // Files alike (one directory, one description) beyond a few are one line: a run of 1024
+    // jobs names its directory once, not 1024 times.
+    let mut alike: Vec<(String, String, Vec<String>)> = Vec::new();
     for t in &r.targets {
-        let dev = match &t.device {
-            Some(d) => {
-                let mut s = format!("/dev/{}", d.name);
-                if !d.model.is_empty() {
-                    s += &format!(" ({})", d.model);
-                }
-                if let Some(l) = d.logical_block_size {
-                    s += &format!(", {l} B logical blocks");
-                }
-                s += &queue_settings(d);
-                s
-            }
-            None => "no block device (nothing below the file system to check)".into(),
+        let (dir, name) = match (t.path.parent(), t.path.file_name()) {
+            (Some(d), Some(n)) if t.kind != "block device" => (
+                crate::rawpath::display(d).into_owned(),
+                crate::rawpath::display(std::path::Path::new(n)).into_owned(),
+            ),
+            _ => (String::new(), crate::rawpath::display(&t.path).into_owned()),
         };
-        if t.kind == "block device" {
+        let desc = target_description(t);
+        match alike.iter_mut().find(|(d, e, _)| *d == dir && *e == desc) {
+            Some((_, _, names)) => names.push(name),
+            None => alike.push((dir, desc, vec![name])),
+        }
+    }
+    for (dir, desc, mut names) in alike {
+        if names.len() > FOLD_TARGETS {
+            names.sort_by(|a, b| crate::rawpath::natural_cmp(a, b));
             let _ = writeln!(
                 o,
-                "target {}: raw block device {dev}",
-                crate::rawpath::display(&t.path)
+                "targets {dir}/ ({} files, {} … {}): {desc}",
+                names.len(),
+                names[0],
+                names[names.len() - 1]
             );
-        } else {
-            let _ = writeln!(
-                o,
-                "target {}: {} ({}) mounted on {} from {} · {dev}",
-                crate::rawpath::display(&t.path),
-                t.fs_type,
-                t.mount_options,
-                t.mount_point,
-                t.mount_source
-            );
+            continue;
+        }
+        for n in names {
+            let path = match dir.is_empty() {
+                true => n,
+                false => format!("{dir}/{n}"),
+            };
+            let _ = writeln!(o, "target {path}: {desc}");
         }
     }
     if r.interrupted {
         o.push_str("INTERRUPTED: the run was stopped early; these results are partial.\n");
+    }
+}
+
+/// More targets than this alike (one directory, one description) are one line.
+const FOLD_TARGETS: usize = 4;
+
+/// What a target is, after its path: its file system and the device below, or the raw device.
+fn target_description(t: &crate::host::TargetInfo) -> String {
+    let dev = match &t.device {
+        Some(d) => {
+            let mut s = format!("/dev/{}", d.name);
+            if !d.model.is_empty() {
+                s += &format!(" ({})", d.model);
+            }
+            if let Some(l) = d.logical_block_size {
+                s += &format!(", {l} B logical blocks");
+            }
+            s += &queue_settings(d);
+            s
+        }
+        None => "no block device (nothing below the file system to check)".into(),
+    };
+    if t.kind == "block device" {
+        format!("raw block device {dev}")
+    } else {
+        format!(
+            "{} ({}) mounted on {} from {} · {dev}",
+            t.fs_type, t.mount_options, t.mount_point, t.mount_source
+        )
     }
 }
 
