@@ -909,6 +909,44 @@ fn block_devices_are_written_only_when_allowed() {
     );
 }
 
+/// Many files of one directory are named on one line of the report's header (first and last
+/// in natural order), not one line each; a few are still listed.
+#[test]
+fn many_files_of_one_directory_take_one_header_line() {
+    let d = tmp();
+    let dir = format!("--directory={}", d.path().display());
+    let o = iogauge(&[
+        "run",
+        &dir,
+        "--name=s",
+        "--numjobs=12",
+        "--size=64k",
+        "--rw=read",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = stdout(&o);
+    let want = format!(
+        "targets {}/ (12 files, s.0.0 … s.11.0): ",
+        d.path().display()
+    );
+    assert_eq!(t.lines().filter(|l| l.starts_with(&want)).count(), 1, "{t}");
+    assert!(!t.lines().any(|l| l.starts_with("target ")), "{t}");
+    let o = iogauge(&[
+        "run",
+        &dir,
+        "--name=s",
+        "--numjobs=2",
+        "--size=64k",
+        "--rw=read",
+    ]);
+    let t = stdout(&o);
+    assert_eq!(
+        t.lines().filter(|l| l.starts_with("target ")).count(),
+        2,
+        "{t}"
+    );
+}
+
 /// A loop device over a sparse file reads its holes as zeros without touching a disk: a read
 /// of it is flagged, as a read of a sparse file is; one over a file written out is not.
 #[test]
