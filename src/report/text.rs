@@ -165,9 +165,10 @@ pub fn header(o: &mut String, r: &RunReport) {
     for (dir, desc, mut names) in alike {
         if names.len() > FOLD_TARGETS {
             names.sort_by(|a, b| crate::rawpath::natural_cmp(a, b));
+            let slash = if dir.ends_with('/') { "" } else { "/" };
             let _ = writeln!(
                 o,
-                "targets {dir}/ ({} files, {} … {}): {desc}",
+                "targets {dir}{slash} ({} files, {} … {}): {desc}",
                 names.len(),
                 names[0],
                 names[names.len() - 1]
@@ -175,9 +176,10 @@ pub fn header(o: &mut String, r: &RunReport) {
             continue;
         }
         for n in names {
-            let path = match dir.is_empty() {
-                true => n,
-                false => format!("{dir}/{n}"),
+            let path = match dir.as_str() {
+                "" => n,
+                d if d.ends_with('/') => format!("{d}{n}"),
+                d => format!("{d}/{n}"),
             };
             let _ = writeln!(o, "target {path}: {desc}");
         }

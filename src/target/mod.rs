@@ -482,7 +482,7 @@ impl Targets {
                          this rank laid out its own {} for another",
                         from.rank,
                         from.host,
-                        own_path.display()
+                        crate::rawpath::display(&own_path)
                     );
                     (p, fd, Some(layout))
                 }
@@ -540,20 +540,20 @@ fn open_borrowed(
         }
         TargetError::Io(format!(
             "{}: cannot open {whose} to read it (--rank-read-shift): {e}",
-            p.display()
+            crate::rawpath::display(p)
         ))
     })?;
     if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
         return Err(TargetError::Io(format!(
             "{}: {whose} is not a regular file; --rank-read-shift reads only files",
-            p.display()
+            crate::rawpath::display(p)
         )));
     }
     let end = job.offset + job.per_file_bytes();
     if (st.st_size as u64) < end {
         return Err(TargetError::Io(format!(
             "{}: {whose} holds {} bytes; this job reads to byte {end} (--rank-read-shift)",
-            p.display(),
+            crate::rawpath::display(p),
             st.st_size
         )));
     }
