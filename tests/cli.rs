@@ -154,7 +154,8 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
 /// other tests running in parallel). Unmounted and detached on drop.
 struct LoopFs {
     mnt: tempfile::TempDir,
-    dev: String,
+    // Detached after the unmount (Drop) and the mount point's removal (fields drop in order).
+    dev: LoopDev,
     _img: tempfile::TempDir,
 }
 
@@ -166,32 +167,18 @@ impl LoopFs {
         std::fs::File::create(&img)
             .and_then(|f| f.set_len(mib << 20))
             .ok()?;
-        let o = Command::new("losetup")
-            .args(["-f", "--show"])
-            .arg(&img)
+        let dev = LoopDev::attach(&img)?;
+        let mkfs = Command::new("mkfs.ext4")
+            .args(["-q", "-F", &dev.0])
             .output();
-        let Some(dev) = o
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| stdout(&o).trim().to_string())
-        else {
-            skip!("-REASON: no loop device available (losetup failed)");
-            return None;
-        };
-        let detach = || {
-            let _ = Command::new("losetup").args(["-d", &dev]).status();
-        };
-        let mkfs = Command::new("mkfs.ext4").args(["-q", "-F", &dev]).output();
         if !mkfs.is_ok_and(|o| o.status.success()) {
-            skip!("-REASON: mkfs.ext4 failed or is missing");
-            detach();
+            skip!("mkfs.ext4 failed or is missing");
             return None;
         }
         let mnt = tmp();
-        let mount = Command::new("mount").arg(&dev).arg(mnt.path()).output();
+        let mount = Command::new("mount").arg(&dev.0).arg(mnt.path()).output();
         if !mount.is_ok_and(|o| o.status.success()) {
-            skip!("-REASON: cannot mount {dev}");
-            detach();
+            skip!("cannot mount {}", dev.0);
             return None;
         }
         Some(LoopFs {
@@ -209,7 +196,33 @@ impl LoopFs {
 impl Drop for LoopFs {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg(self.mnt.path()).status();
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+/// A loop device over an image file, detached on drop.
+struct LoopDev(String);
+
+impl LoopDev {
+    /// None (after printing why) when the machine cannot attach one.
+    fn attach(img: &Path) -> Option<LoopDev> {
+        let out = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(img)
+            .output();
+        let dev = out
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| stdout(&o).trim().to_string());
+        if dev.is_none() {
+            skip!("no loop device available (losetup failed)");
+        }
+        dev.map(LoopDev)
+    }
+}
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.0]).status();
     }
 }
 
@@ -860,25 +873,10 @@ fn block_devices_are_written_only_when_allowed() {
     let d = tmp();
     let img = d.path().join("img");
     std::fs::write(&img, vec![0x5a; 4 << 20]).unwrap();
-    let out = Command::new("losetup")
-        .args(["-f", "--show"])
-        .arg(&img)
-        .output();
-    let Some(dev) = out
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| stdout(&o).trim().to_string())
-    else {
-        skip!("no loop device available (losetup failed)");
+    let Some(lo) = LoopDev::attach(&img) else {
         return;
     };
-    struct Detach(String);
-    impl Drop for Detach {
-        fn drop(&mut self) {
-            let _ = Command::new("losetup").args(["-d", &self.0]).status();
-        }
-    }
-    let _guard = Detach(dev.clone());
+    let dev = lo.0.clone();
     let fname = format!("--filename={dev}");
     let o = iogauge(&["run", &fname, "--rw=write"]);
     assert_eq!(o.status.code(), Some(2));
@@ -958,30 +956,10 @@ fn a_loop_device_over_a_sparse_file_is_flagged() {
         .unwrap();
     let full = d.path().join("full.img");
     std::fs::write(&full, vec![0x5a; 4 << 20]).unwrap();
-    struct Detach(Vec<String>);
-    impl Drop for Detach {
-        fn drop(&mut self) {
-            for dev in &self.0 {
-                let _ = Command::new("losetup").args(["-d", dev]).status();
-            }
-        }
-    }
-    let mut guard = Detach(Vec::new());
-    for img in [&sparse, &full] {
-        let out = Command::new("losetup")
-            .args(["-f", "--show"])
-            .arg(img)
-            .output();
-        let Some(dev) = out
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| stdout(&o).trim().to_string())
-        else {
-            skip!("no loop device available (losetup failed)");
-            return;
-        };
-        guard.0.push(dev);
-    }
+    let (Some(over_sparse), Some(over_full)) = (LoopDev::attach(&sparse), LoopDev::attach(&full))
+    else {
+        return;
+    };
     let warned = |dev: &str| {
         let r = run_json(&[&format!("--filename={dev}"), "--rw=read", "--size=1m"], 0);
         r["warnings"]
@@ -991,10 +969,10 @@ fn a_loop_device_over_a_sparse_file_is_flagged() {
             .find(|w| w.as_str().unwrap().contains("loop device over"))
             .map(|w| w.as_str().unwrap().to_string())
     };
-    let w = warned(&guard.0[0]).expect("the sparse one is flagged");
+    let w = warned(&over_sparse.0).expect("the sparse one is flagged");
     assert!(w.contains(&sparse.display().to_string()), "{w}");
     assert!(w.contains("of 67108864 bytes allocated"), "{w}");
-    assert_eq!(warned(&guard.0[1]), None, "a written-out one is not");
+    assert_eq!(warned(&over_full.0), None, "a written-out one is not");
 }
 
 #[test]

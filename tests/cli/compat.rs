@@ -680,7 +680,7 @@ fn page_cache_and_unflushed_writes_are_flagged() {
         stderr(&o)
     );
     let devices = r["groups"][0]["devices"].as_array().unwrap();
-    let loop_name = fs.dev.trim_start_matches("/dev/");
+    let loop_name = fs.dev.0.trim_start_matches("/dev/");
     assert!(
         devices.iter().any(|d| d["name"] == loop_name),
         "the loop device {loop_name} is the one counted: {devices:?}"

@@ -632,7 +632,7 @@ fn a_mounted_device_is_never_written_and_sqlio_sizes_a_device() {
     let Some(fs) = super::LoopFs::new(16) else {
         return;
     };
-    let dev = fs.dev.clone();
+    let dev = fs.dev.0.clone();
     let fname = format!("--filename={dev}");
     let o = super::iogauge(&[
         "run",

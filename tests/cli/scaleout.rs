@@ -30,6 +30,18 @@ fn mpirun() -> Option<Command> {
     Some(c)
 }
 
+/// `iogauge ARGS` on 4 ranks; None (after saying why) without mpirun.
+#[cfg(feature = "mpi")]
+fn launch<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Option<std::process::Output> {
+    let mut mpi = mpirun()?;
+    Some(
+        mpi.arg(super::bin().get_program())
+            .args(args)
+            .output()
+            .unwrap(),
+    )
+}
+
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn a_build_without_mpi_refuses_a_launch() {
@@ -572,27 +584,22 @@ fn rank_read_shift_needs_a_launch() {
 #[test]
 fn rank_read_shift_reads_another_ranks_files() {
     use serde_json::Value;
-    let Some(mut mpi) = mpirun() else {
+    let d = super::shm_tmp();
+    let Some(o) = launch(&[
+        "run",
+        &format!("--filename={}/data", d.path().display()),
+        "--size=1m",
+        "--bs=64k",
+        "--name=w",
+        "--rw=write",
+        "--name=r",
+        "--rw=read",
+        "--stonewall",
+        "--rank-read-shift=1",
+        "--output-format=json",
+    ]) else {
         return;
     };
-    let d = super::shm_tmp();
-    let o = mpi
-        .arg(super::bin().get_program())
-        .args([
-            "run",
-            &format!("--filename={}/data", d.path().display()),
-            "--size=1m",
-            "--bs=64k",
-            "--name=w",
-            "--rw=write",
-            "--name=r",
-            "--rw=read",
-            "--stonewall",
-            "--rank-read-shift=1",
-            "--output-format=json",
-        ])
-        .output()
-        .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(r["scaleout"]["read_shift"], 1);
@@ -645,16 +652,15 @@ fn rank_read_shift_the_launch_cannot_honour_is_refused() {
         ("host", "all 4 ranks run on one host"),
         ("8", "its own files"),
     ] {
-        let Some(mut mpi) = mpirun() else {
+        let Some(o) = launch(&[
+            "run",
+            "--size=1m",
+            "--rw=read",
+            &format!("--filename={}/f", d.path().display()),
+            &format!("--rank-read-shift={shift}"),
+        ]) else {
             return;
         };
-        let o = mpi
-            .arg(super::bin().get_program())
-            .args(["run", "--size=1m", "--rw=read"])
-            .arg(format!("--filename={}/f", d.path().display()))
-            .arg(format!("--rank-read-shift={shift}"))
-            .output()
-            .unwrap();
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         let e = stderr(&o);
         let said: Vec<&str> = e.lines().filter(|l| l.starts_with("iogauge:")).collect();
@@ -671,26 +677,21 @@ fn rank_read_shift_the_launch_cannot_honour_is_refused() {
 #[test]
 fn rank_read_shift_stops_every_rank_when_one_cannot_lay_out() {
     use serde_json::Value;
-    let Some(mut mpi) = mpirun() else {
-        return;
-    };
     let Some(d) = RankDirs::new() else {
         return;
     };
-    let o = mpi
-        .arg(super::bin().get_program())
-        .args([
-            "run",
-            &format!("--filename={}/d$rank/f", d.path().display()),
-            "--size=8m",
-            "--rw=read",
-            "--fallocate=none",
-            "--skip-space-check",
-            "--rank-read-shift=1",
-            "--output-format=json",
-        ])
-        .output()
-        .unwrap();
+    let Some(o) = launch(&[
+        "run",
+        &format!("--filename={}/d$rank/f", d.path().display()),
+        "--size=8m",
+        "--rw=read",
+        "--fallocate=none",
+        "--skip-space-check",
+        "--rank-read-shift=1",
+        "--output-format=json",
+    ]) else {
+        return;
+    };
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let e = stderr(&o);
     assert!(
