@@ -184,9 +184,9 @@ impl ReadShift {
 
 /// Points the read jobs of `plan` at the files of the rank `partner` stands for (the same
 /// sections resolved for that rank: the same jobs in the same order). A job that only reads
-/// reads that rank's files; every other job keeps its own. Returns how many jobs read another
-/// rank's files; none is an error, as is one that verifies (its blocks' headers carry the
-/// writing rank's run, which this rank cannot check yet).
+/// reads that rank's files (and, verifying, checks that rank's blocks by their headers);
+/// every other job keeps its own. Returns how many jobs read another rank's files; none is an
+/// error, as is one that checks against a journal of this rank's own writes.
 pub fn borrow(
     plan: &mut Plan,
     partner: &Plan,
@@ -200,13 +200,16 @@ pub fn borrow(
         if job.rw.writes() || job.engine == EngineKind::Null {
             continue;
         }
-        if job.verify.is_some() {
+        if job.verify.is_some_and(|v| v.state_load) {
+            // A reader's checks (verify on a reader, verify_only) need nothing of the writer:
+            // each block's header says where it belongs and its digest what it holds. A
+            // journal, though, is of this rank's own writes.
             return Err(format!(
-                "{flag}: job {} checks what it reads ({}), and checking blocks another rank \
-                 wrote is not built yet (their headers carry that rank's run); verify in a job \
-                 that reads its own files",
+                "{flag}: job {} checks what it reads against this rank's journal of durable \
+                 writes ({}), which says nothing of another rank's file; check another \
+                 rank's blocks without it (verify on a reader), or journal its own",
                 job.name,
-                job.label("verify")
+                job.label("verify_state_load")
             ));
         }
         let paths = other.paths();

@@ -576,10 +576,10 @@ fn rank_read_shift_needs_a_launch() {
     }
 }
 
-/// IOR's `-C`: each rank writes its own file, then reads the file of the rank one further on.
-/// Every read job opened its neighbour's file (as the report names it), read all of it, and
-/// every file is gone at the end; on one host the report says the reads may come from its
-/// page cache.
+/// IOR's `-C` (and `-R`): each rank writes its own file with verify headers, then reads the
+/// file of the rank one further on and checks its blocks. Every read job opened its
+/// neighbour's file (as the report names it), read and checked all of it, and every file is
+/// gone at the end; on one host the report says the reads may come from its page cache.
 #[cfg(feature = "mpi")]
 #[test]
 fn rank_read_shift_reads_another_ranks_files() {
@@ -590,6 +590,7 @@ fn rank_read_shift_reads_another_ranks_files() {
         &format!("--filename={}/data", d.path().display()),
         "--size=1m",
         "--bs=64k",
+        "--verify=crc32c",
         "--name=w",
         "--rw=write",
         "--name=r",
@@ -629,6 +630,10 @@ fn rank_read_shift_reads_another_ranks_files() {
             );
             if want_rw == "read" {
                 assert_eq!(files[0]["open_flags"][0], "O_RDONLY");
+                // The neighbour's 16 blocks, each checked by its header as it was read.
+                assert_eq!(j["verify"]["inline"], true);
+                assert_eq!(j["verify"]["blocks"], 16, "rank {k}");
+                assert_eq!(j["verify"]["bad_blocks"], 0, "rank {k}");
             }
             assert_eq!(j[want_rw]["bytes"], 1 << 20, "rank {k}, {want_rw}");
         }
@@ -639,6 +644,48 @@ fn rank_read_shift_reads_another_ranks_files() {
         "{warnings}"
     );
     assert!(entries(d.path()).is_empty(), "every rank removed its file");
+}
+
+/// A reader checking another rank's blocks checks that rank's bytes: written without verify
+/// headers, every block of every neighbour's file is reported bad, by file and offset.
+#[cfg(feature = "mpi")]
+#[test]
+fn rank_read_shift_checks_the_neighbours_bytes() {
+    use serde_json::Value;
+    let d = super::shm_tmp();
+    let Some(o) = launch(&[
+        "run",
+        &format!("--filename={}/data", d.path().display()),
+        "--size=1m",
+        "--bs=64k",
+        "--name=w",
+        "--rw=write",
+        "--name=r",
+        "--rw=read",
+        "--verify=crc32c",
+        "--stonewall",
+        "--rank-read-shift=1",
+        "--output-format=json",
+    ]) else {
+        return;
+    };
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let readers = r["groups"][1]["jobs"].as_array().unwrap();
+    assert_eq!(readers.len(), 4);
+    for j in readers {
+        let name = j["name"].as_str().unwrap();
+        let k: usize = name.rsplit('#').next().unwrap().parse().unwrap();
+        let theirs = format!("{}/data.r{}", d.path().display(), (k + 1) % 4);
+        assert_eq!(j["verify"]["bad_blocks"], 16, "{name}");
+        assert_eq!(
+            j["verify"]["first_bad"][0]["file"],
+            theirs.as_str(),
+            "{name}"
+        );
+        assert_eq!(j["verify"]["first_bad"][0]["fault"]["kind"], "lost write");
+    }
+    assert!(entries(d.path()).is_empty());
 }
 
 /// A shift the launch cannot honour is refused before anything is created: on one host,
