@@ -1,10 +1,10 @@
 //! Scale-out: many hosts (MPI ranks) running one plan at once, and one honest result. This
 //! module holds what needs no MPI: how a launch is recognised (so a build without MPI refuses
-//! instead of running N independent copies), how each rank's file names are made its own,
-//! and how rank 0 merges the ranks' reports — sums, bandwidth over the earliest start to the
-//! latest end, latency percentiles from the merged histograms (exact, never averaged), and a
-//! row per host. The transport (gathering the reports) is the binary's, behind `--features
-//! mpi`.
+//! instead of running N independent copies), how each rank's file names are made its own
+//! (and, with `--rank-read-shift`, which rank's files its read jobs read), and how rank 0
+//! merges the ranks' reports — sums, bandwidth over the earliest start to the latest end,
+//! latency percentiles from the merged histograms (exact, never averaged), and a row per
+//! host. The transport (gathering the reports) is the binary's, behind `--features mpi`.
 
 use std::collections::BTreeMap;
 
@@ -213,7 +213,15 @@ pub fn borrow(
             ));
         }
         let paths = other.paths();
-        debug_assert_eq!(paths.len(), job.paths().len());
+        if paths.len() != job.paths().len()
+            || other.name.split('.').next() != job.name.split('.').next()
+        {
+            return Err(format!(
+                "{flag}: job {} and rank {rank}'s job {} do not match (the plans differ by \
+                 rank), so no file of one stands for a file of the other",
+                job.name, other.name
+            ));
+        }
         job.read_from = Some(ReadFrom {
             rank,
             host: host.to_string(),
