@@ -533,44 +533,43 @@ fn rank_stonewall_stops_every_rank_when_the_first_finishes() {
     assert!(entries(d.path()).is_empty());
 }
 
+/// `iogauge run ARGS --filename=DIR/f` without a launch is refused: exit 2, one line that
+/// says `says`, nothing created in `dir`.
+fn refused_alone(dir: &std::path::Path, args: &[&str], says: &str) {
+    let o = super::bin()
+        .arg("run")
+        .args(args)
+        .arg(format!("--filename={}", dir.join("f").display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains(says), "{}", stderr(&o));
+    assert!(entries(dir).is_empty());
+}
+
 /// `--rank-stonewall` without a launch of several ranks is refused, nothing created.
 #[test]
 fn rank_stonewall_needs_a_launch() {
     let d = tmp();
-    let o = super::bin()
-        .args(["run", "--size=1m", "--rw=write", "--rank-stonewall"])
-        .arg(format!("--filename={}", d.path().join("f").display()))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
-    assert!(stderr(&o).contains("--rank-stonewall"), "{}", stderr(&o));
-    assert!(entries(d.path()).is_empty());
+    refused_alone(
+        d.path(),
+        &["--size=1m", "--rw=write", "--rank-stonewall"],
+        "--rank-stonewall",
+    );
 }
 
 #[test]
 fn rank_read_shift_needs_a_launch() {
     let d = tmp();
-    let o = super::bin()
-        .args(["run", "--size=1m", "--rw=read", "--rank-read-shift=1"])
-        .arg(format!("--filename={}", d.path().join("f").display()))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
-    assert!(stderr(&o).contains("--rank-read-shift=1"), "{}", stderr(&o));
-    assert!(entries(d.path()).is_empty());
+    refused_alone(
+        d.path(),
+        &["--size=1m", "--rw=read", "--rank-read-shift=1"],
+        "--rank-read-shift=1",
+    );
     for bad in ["0", "-1", "x", ""] {
-        let o = super::bin()
-            .args(["run", "--size=1m", "--rw=read"])
-            .arg(format!("--rank-read-shift={bad}"))
-            .arg(format!("--filename={}", d.path().join("f").display()))
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
-        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
-        assert!(stderr(&o).contains("host"), "{}", stderr(&o));
-        assert!(entries(d.path()).is_empty());
+        let flag = format!("--rank-read-shift={bad}");
+        refused_alone(d.path(), &["--size=1m", "--rw=read", &flag], "host");
     }
 }
 
