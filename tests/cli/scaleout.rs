@@ -261,6 +261,24 @@ impl RankDirs {
     fn path(&self) -> &std::path::Path {
         self.dir.path()
     }
+
+    /// Every rank removed its file.
+    fn assert_emptied(&self) {
+        for k in 0..4 {
+            let dir = self.path().join(format!("d{k}"));
+            assert!(entries(&dir).is_empty(), "rank {k} removed its file");
+        }
+    }
+}
+
+/// The merged report names rank 2's full file system as the error.
+#[cfg(feature = "mpi")]
+fn blames_rank_2_filling(r: &serde_json::Value) {
+    let errors = r["errors"].to_string();
+    assert!(
+        errors.contains("rank 2") && errors.contains("No space left on device"),
+        "{errors}"
+    );
 }
 
 /// A rank whose write fails mid-run (its file system fills) stops every rank within moments:
@@ -299,9 +317,7 @@ fn a_rank_failing_mid_run_stops_every_rank() {
     );
     assert_ne!(o.status.code(), Some(0));
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let errors = r["errors"].to_string();
-    assert!(errors.contains("rank 2"), "{errors}");
-    assert!(errors.contains("No space left on device"), "{errors}");
+    blames_rank_2_filling(&r);
     let warnings = r["warnings"].to_string();
     assert!(
         warnings.contains("stopped early because rank 2 stopped"),
@@ -314,10 +330,7 @@ fn a_rank_failing_mid_run_stops_every_rank() {
         jobs.iter()
             .all(|j| j["write"]["bytes"].as_u64().unwrap() > 0)
     );
-    for k in 0..4 {
-        let dir = d.path().join(format!("d{k}"));
-        assert!(entries(&dir).is_empty(), "rank {k} removed its file");
-    }
+    d.assert_emptied();
 }
 
 /// A rank that fails in the first of two groups while the others, done with it, already wait
@@ -359,19 +372,12 @@ fn a_rank_failing_before_the_next_group_stops_the_others_there() {
     );
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(r["interrupted"], false, "a failure, not an interruption");
-    let errors = r["errors"].to_string();
-    assert!(
-        errors.contains("rank 2") && errors.contains("No space left on device"),
-        "{errors}"
-    );
+    blames_rank_2_filling(&r);
     let groups = r["groups"].as_array().unwrap();
     assert_eq!(groups.len(), 1, "the second group ran nowhere");
     assert_eq!(groups[0]["jobs"].as_array().unwrap().len(), 4);
     assert_eq!(r["scaleout"]["ranks"], 4);
-    for k in 0..4 {
-        let dir = d.path().join(format!("d{k}"));
-        assert!(entries(&dir).is_empty(), "rank {k} removed its file");
-    }
+    d.assert_emptied();
 }
 
 /// Ctrl-C at mpirun: OpenMPI sends each rank SIGCONT, SIGTERM a second later, SIGKILL a second
@@ -743,16 +749,9 @@ fn rank_read_shift_stops_every_rank_when_one_cannot_lay_out() {
         "no rank opened another's: {e}"
     );
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let errors = r["errors"].to_string();
-    assert!(
-        errors.contains("rank 2") && errors.contains("No space left on device"),
-        "{errors}"
-    );
+    blames_rank_2_filling(&r);
     assert_eq!(r["groups"].as_array().unwrap().len(), 0, "nothing ran");
-    for k in 0..4 {
-        let dir = d.path().join(format!("d{k}"));
-        assert!(entries(&dir).is_empty(), "rank {k} removed its file");
-    }
+    d.assert_emptied();
 }
 
 /// SAS's iotest.sh run on every node at once: `mpirun iogauge iotest` runs each rank's streams
