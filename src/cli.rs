@@ -334,7 +334,8 @@ fn sweep_command() -> Command {
                 .action(ArgAction::Append)
                 .help("With --job: override an option in every job, over what the file says"),
         )
-        .arg(repeat_arg());
+        .arg(repeat_arg())
+        .arg(overwrite_output_arg());
     workload_args(safety_args(
         cmd,
         "Keep the files iogauge created (default: remove them after each point)",
@@ -432,6 +433,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
         "--repeat",
         "--max-p99",
         "--knee",
+        "--overwrite-output",
     ];
     let mut base_args = Vec::new();
     let mut skip = false;
@@ -443,7 +445,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
         let flag = a.split('=').next().unwrap_or("");
         if own.contains(&flag) {
             // `--dir D` takes the next word; `--resume` and `--dir=D` do not.
-            skip = !a.contains('=') && flag != "--resume";
+            skip = !a.contains('=') && !matches!(flag, "--resume" | "--overwrite-output");
             continue;
         }
         base_args.push(a.clone());
@@ -463,7 +465,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
             keep: sm.get_flag("keep"),
             allow_overwrite: sm.get_flag("allow-overwrite"),
             skip_space_check: sm.get_flag("skip-space-check"),
-            overwrite_output: false,
+            overwrite_output: sm.get_flag("overwrite-output"),
             repeat: *sm.get_one::<u32>("repeat").expect("has default"),
             rank_stonewall: false,
             rank_read_shift: None,

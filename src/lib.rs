@@ -43,6 +43,7 @@ pub mod cli;
 pub mod compare;
 pub mod compat;
 pub mod engine;
+pub mod files;
 pub mod fsinfo;
 pub mod host;
 pub mod jobfile;

@@ -1310,26 +1310,11 @@ fn point_command(req: &cli::SweepRequest, values: &[String]) -> Vec<String> {
     cmd
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename, so a crash leaves the old
-/// file or the new one.
-fn replace_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
-}
-
-fn save_index(dir: &std::path::Path, index: &iogauge::sweep::Index) -> std::io::Result<()> {
-    let json = serde_json::to_vec_pretty(index).map_err(std::io::Error::other)?;
-    replace_file(&dir.join("index.json"), &json)?;
-    replace_file(&dir.join("index.csv"), index.csv().as_bytes())
-}
-
 /// `iogauge sweep`: checks every point's options first (nothing is created when none can
 /// run), then runs the pending points one by one through the same pipeline as `run`, saving
 /// each report and the index after each point, and prints the table.
 fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
+    use iogauge::sweep::dir::{SweepDir, point_file};
     use iogauge::sweep::{Index, Status, figures, point_label};
     let axes = &req.axes;
     let fresh = match Index::new(args.to_vec(), req.base_args.clone(), axes.clone()) {
@@ -1348,48 +1333,17 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
     }
     let dir = &req.dir;
     let shown = iogauge::rawpath::display(dir).to_string();
-    let mut index = if req.resume {
-        let path = dir.join("index.json");
-        let old: Index = match std::fs::read(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
-        {
-            Ok(i) => i,
-            Err(e) => {
-                return usage_exit(&format!(
-                    "--resume: {shown}/index.json: {e}: no sweep to resume there"
-                ));
-            }
-        };
-        if old.base != req.base_args {
-            return usage_exit(&format!(
-                "--resume: {shown} holds a sweep of another workload ({}); give the same \
-                 options, or another --dir",
-                old.base.join(" ")
-            ));
+    let replace = req.tool.overwrite_output;
+    let (mut resumed, mut index) = if req.resume {
+        match SweepDir::resume(dir, &shown, fresh, replace) {
+            Ok((d, i)) => (Some(d), i),
+            Err(e) => return usage_exit(&e),
         }
-        let mut index = fresh;
-        for p in &mut index.points {
-            let done = old.points.iter().find(|o| {
-                o.values == p.values
-                    && matches!(o.status, Status::Ok | Status::Failed | Status::Refused)
-                    && o.report.as_ref().is_none_or(|r| dir.join(r).is_file())
-            });
-            if let Some(o) = done {
-                let n = p.point;
-                *p = o.clone();
-                p.point = n;
-            }
-        }
-        index
     } else {
-        if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
-            return usage_exit(&format!(
-                "--dir={shown}: exists and is not empty: give --resume to continue the sweep \
-                 in it, or a new directory"
-            ));
+        if let Err(e) = SweepDir::check_new(dir, &shown) {
+            return usage_exit(&e);
         }
-        fresh
+        (None, fresh)
     };
     // Every pending point's options, checked before anything is created.
     let mut plans = Vec::new();
@@ -1421,10 +1375,18 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
         let e = first_refusal.clone().unwrap_or_default();
         return usage_exit(&format!("sweep: no point can run: {e}"));
     }
-    if let Err(e) =
-        std::fs::create_dir_all(dir.join("points")).and_then(|_| save_index(dir, &index))
-    {
-        eprintln!("iogauge: sweep: {shown}: {e}");
+    let out = match resumed.take() {
+        Some(d) => d,
+        None => match SweepDir::create(dir, &shown, replace) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("iogauge: sweep: {e}");
+                return ExitCode::from(1);
+            }
+        },
+    };
+    if let Err(e) = out.save_index(&index) {
+        eprintln!("iogauge: sweep: {shown}/index.json: {e}");
         return ExitCode::from(1);
     }
     let total = index.points.len();
@@ -1477,10 +1439,10 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
             )
         }) {
             Ok(Measured { report, code }) => {
-                let name = format!("points/{:04}.json", p.point);
+                let name = point_file(p.point);
                 match serde_json::to_vec_pretty(&report) {
                     Ok(json) => {
-                        if let Err(e) = replace_file(&dir.join(&name), &json) {
+                        if let Err(e) = out.write_point(p.point, &json) {
                             eprintln!("iogauge: sweep: {shown}/{name}: {e}");
                             return ExitCode::from(1);
                         }
@@ -1550,8 +1512,8 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
                 String::new()
             }
         );
-        if let Err(e) = save_index(dir, &index) {
-            eprintln!("iogauge: sweep: {shown}: {e}");
+        if let Err(e) = out.save_index(&index) {
+            eprintln!("iogauge: sweep: {shown}/index.json: {e}");
             return ExitCode::from(1);
         }
         if interrupted {
@@ -1567,15 +1529,30 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
         table.push_str(a);
         table.push('\n');
     }
-    if let Err(e) = save_index(dir, &index) {
-        eprintln!("iogauge: sweep: {shown}: {e}");
+    if let Err(e) = out.save_index(&index) {
+        eprintln!("iogauge: sweep: {shown}/index.json: {e}");
         return ExitCode::from(1);
     }
     print!("{table}");
-    let _ = replace_file(&dir.join("table.txt"), table.as_bytes());
-    if let Ok((index, first)) = read_sweep(dir) {
-        let html = report::sweep_html::render(&index, first.as_ref());
-        let _ = replace_file(&dir.join("index.html"), html.as_bytes());
+    let mut failed_files = Vec::new();
+    if let Err(e) = out.write("table.txt", table.as_bytes()) {
+        failed_files.push(format!("{shown}/table.txt: {e}"));
+    }
+    let first = index
+        .points
+        .iter()
+        .filter_map(|p| p.report.as_ref())
+        .find_map(|r| {
+            let t =
+                ownership::read_input_text(&dir.join(r), MAX_REPORT_BYTES, REPORT_CAP_WHY).ok()?;
+            saved_report(&t).ok()
+        });
+    let html = report::sweep_html::render(&index, first.as_ref());
+    if let Err(e) = out.write("index.html", html.as_bytes()) {
+        failed_files.push(format!("{shown}/index.html: {e}"));
+    }
+    for f in &failed_files {
+        eprintln!("iogauge: sweep: cannot write {f}");
     }
     let failed = index
         .points
@@ -1595,7 +1572,7 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
     if interrupted {
         eprintln!("iogauge: sweep: interrupted; --resume runs the points left");
         ExitCode::from(130)
-    } else if failed > 0 {
+    } else if failed > 0 || !failed_files.is_empty() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

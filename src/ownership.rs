@@ -181,7 +181,7 @@ pub fn set_mark(fd: BorrowedFd<'_>, state: MarkState) -> io::Result<()> {
 
 /// The safety net under `rawpath`: a path that still carries a byte as a character names
 /// another file than the user's, so it is never opened, created or removed.
-fn decoded(path: &Path) -> io::Result<()> {
+pub(crate) fn decoded(path: &Path) -> io::Result<()> {
     if crate::rawpath::undecoded(path) {
         return Err(io::Error::other(
             "internal error: this path reached the file system without its raw bytes \
@@ -353,36 +353,9 @@ pub fn check_output(path: &Path, replace: bool) -> Result<(), String> {
         return Ok(());
     }
     check_dir(crate::fsinfo::parent_dir(path))?;
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e.to_string()),
-    };
-    let ft = meta.file_type();
-    if ft.is_symlink() {
-        return Err(
-            "is a symbolic link to a file; iogauge never writes through one (name the \
-                    file itself, or leave --output out for stdout)"
-                .into(),
-        );
-    }
-    if ft.is_dir() {
-        return Err("is a directory".into());
-    }
-    if !ft.is_file() {
-        return Err("exists and is not a regular file".into());
-    }
-    if replace {
-        return Ok(());
-    }
-    let (fd, st) = open_existing(path, OFlags::RDONLY, false).map_err(|e| e.to_string())?;
-    match verdict(fd.as_fd(), &st) {
-        Verdict::Kept => Ok(()),
-        v => Err(format!(
-            "{}; pass --overwrite-output to replace it, or choose another name",
-            v.why_not_ours()
-        )),
-    }
+    crate::files::writer::check_path(path, replace)
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 /// A character device or a FIFO (`/dev/null`, `/dev/stdout` on a terminal or a pipe), directly
@@ -410,8 +383,9 @@ pub fn check_dir(dir: &Path) -> Result<(), String> {
     })
 }
 
-/// Writes a report, log or results file under [`check_output`]'s rule, checked again on the
-/// descriptor (the path may have changed since the run began), then marks it as iogauge's.
+/// Writes a report, log or results file under [`check_output`]'s rule, checked again when it
+/// is written (the path may have changed since the run began), through the one audited
+/// writer (`files::writer`: a new file, flushed, renamed into place, marked as iogauge's).
 pub fn write_output(path: &Path, bytes: &[u8], replace: bool) -> io::Result<()> {
     decoded(path)?;
     if is_stream(path) {
@@ -429,35 +403,7 @@ pub fn write_output(path: &Path, bytes: &[u8], replace: bool) -> io::Result<()> 
         rustix::fs::fcntl_setfl(&fd, now - OFlags::NONBLOCK)?;
         return std::fs::File::from(fd).write_all(bytes);
     }
-    let fd = match rustix::fs::open(
-        path,
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o644),
-    ) {
-        Ok(fd) => fd,
-        Err(rustix::io::Errno::EXIST) => {
-            // The run's pre-check (`check_output`) is done again here on the descriptor
-            // itself, as the path may have changed since: a link there fails the open.
-            let (fd, st) = open_existing(path, OFlags::WRONLY, false)?;
-            if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-                return Err(io::Error::other("exists and is not a regular file"));
-            }
-            if !replace && verdict(fd.as_fd(), &st) != Verdict::Kept {
-                return Err(io::Error::other(
-                    "changed while the run went on; left alone",
-                ));
-            }
-            rustix::fs::ftruncate(&fd, 0)?;
-            fd
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let mut off = 0;
-    while off < bytes.len() {
-        off += rustix::io::pwrite(&fd, &bytes[off..], off as u64)?;
-    }
-    let _ = set_mark(fd.as_fd(), MarkState::Kept);
-    Ok(())
+    crate::files::writer::write_path(path, bytes, replace).map_err(io::Error::from)
 }
 
 /// Reads an input file iogauge was given (a job file, a parameter or batch file, a saved

@@ -469,3 +469,116 @@ fn a_job_file_is_swept_with_its_own_options_under_the_points() {
     }
     assert!(!f.exists());
 }
+
+/// Every file under `dir` with its bytes (links as their target), to prove nothing changed.
+fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut all = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                todo.push(p);
+            } else if m.file_type().is_symlink() {
+                let t = std::fs::read_link(&p).unwrap();
+                all.push((p, t.into_os_string().into_encoded_bytes()));
+            } else {
+                let b = std::fs::read(&p).unwrap();
+                all.push((p, b));
+            }
+        }
+    }
+    all.sort();
+    all
+}
+
+/// `--resume` takes back only its own directory: a different grid, an edited table, a
+/// foreign point report or an index that is not iogauge's is refused (exit 2, one line, every
+/// byte as it was); links planted where a sweep writes (at the old `NAME.tmp` names too) are
+/// never followed; `--overwrite-output` replaces the user's edited table, never a link.
+#[test]
+fn resume_takes_back_only_its_own_directory() {
+    let d = tmp();
+    let out = d.path().join("sweep");
+    let victim = d.path().join("victim");
+    std::fs::write(&victim, b"root's file").unwrap();
+    let args = |axis: &str, extra: &[&str]| {
+        let mut a = vec![
+            "sweep".to_string(),
+            "--ioengine=null".into(),
+            "--size=1m".into(),
+            "--rw=read".into(),
+            format!("--sweep=bs={axis}"),
+            format!("--dir={}", out.display()),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let o = bin().args(args("4k,8k,16k", &[])).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Links at every name the sweep writes through, and at the names of the old temp files.
+    for name in [
+        "index.json.tmp",
+        "index.csv.tmp",
+        "points/0002.json.tmp",
+        "table.txt.tmp",
+    ] {
+        std::os::unix::fs::symlink(&victim, out.join(name)).unwrap();
+    }
+    let refused = |a: Vec<String>, why: &str| {
+        let before = snapshot(d.path());
+        let o = bin().args(&a).output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{a:?}: {err}");
+        assert!(err.contains(why), "{a:?}: want {why:?} in {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert_eq!(snapshot(d.path()), before, "{a:?} changed something");
+    };
+    refused(args("4k,8k", &["--resume"]), "another grid");
+    refused(args("4k,8k,32k", &["--resume"]), "4k,8k,16k");
+    // The same grid resumes, writing nothing through the links.
+    let o = bin()
+        .args(args("4k,8k,16k", &["--resume"]))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&victim).unwrap(), b"root's file");
+    assert!(
+        std::fs::symlink_metadata(out.join("index.json.tmp"))
+            .unwrap()
+            .is_symlink()
+    );
+
+    // The user's edits are theirs.
+    std::fs::write(out.join("table.txt"), b"my notes").unwrap();
+    refused(args("4k,8k,16k", &["--resume"]), "table.txt");
+    let o = bin()
+        .args(args("4k,8k,16k", &["--resume", "--overwrite-output"]))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_ne!(std::fs::read(out.join("table.txt")).unwrap(), b"my notes");
+    std::fs::write(out.join("points/0002.json"), b"{}").unwrap();
+    refused(args("4k,8k,16k", &["--resume"]), "points/0002.json");
+    std::fs::remove_file(out.join("points/0002.json")).unwrap();
+    // A link in a report's place is refused even with --overwrite-output.
+    std::os::unix::fs::symlink(&victim, out.join("index.html")).unwrap_or_else(|_| {
+        std::fs::remove_file(out.join("index.html")).unwrap();
+        std::os::unix::fs::symlink(&victim, out.join("index.html")).unwrap();
+    });
+    refused(
+        args("4k,8k,16k", &["--resume", "--overwrite-output"]),
+        "symbolic link",
+    );
+    std::fs::remove_file(out.join("index.html")).unwrap();
+    // An index that is not iogauge's (edited) is no record to trust.
+    let text = std::fs::read_to_string(out.join("index.json")).unwrap();
+    std::fs::write(
+        out.join("index.json"),
+        text.replace("\"ok\"", "\"pending\""),
+    )
+    .unwrap();
+    refused(args("4k,8k,16k", &["--resume"]), "index.json");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"root's file");
+}

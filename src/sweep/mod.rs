@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+pub mod dir;
+
 use serde::{Deserialize, Serialize};
 
 use crate::result::{DirReport, RunReport};

@@ -1,0 +1,460 @@
+//! The one writer of everything iogauge writes besides the test files: reports, logs, sweep
+//! points and indexes, verify state journals.
+//!
+//! A file is written whole or not at all, and never anywhere but where it was named:
+//!
+//! - its directory is opened once and held ([`OutDir`]); every later step is relative to that
+//!   descriptor, so a directory renamed or replaced meanwhile redirects nothing;
+//! - the bytes go to a new file of a random name in that directory, created with
+//!   `O_CREAT|O_EXCL|O_NOFOLLOW` (a planted link or file at that name fails the create: it is
+//!   never opened), written, marked as iogauge's and flushed with `fsync`;
+//! - the destination is checked just before the rename: absent, or a regular file that
+//!   iogauge wrote and nobody changed since (its mark, see `ownership`), or any regular file
+//!   when the user said `--overwrite-output`; never a link, a directory or a device;
+//! - then renamed over it (`RENAME_NOREPLACE` where it was absent, so a file that appears in
+//!   between is not replaced; a link that appears is replaced as a link, never followed), and
+//!   the directory flushed.
+//!
+//! Any failure removes the temporary file. A process that rewrites its own output (a sweep's
+//! index after each point) knows what it wrote even where the file system keeps no marks.
+//! Nothing here prints.
+
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags, Stat};
+
+use crate::ownership::{self, Identity, MarkState, Verdict};
+
+/// What this process wrote: identity, size and modification time at the rename.
+static WRITTEN: Mutex<Vec<(Identity, i64, i64, i64)>> = Mutex::new(Vec::new());
+
+fn remember(st: &Stat) {
+    let mut w = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
+    w.retain(|(id, ..)| *id != Identity::of(st));
+    w.push((
+        Identity::of(st),
+        st.st_size,
+        st.st_mtime,
+        st.st_mtime_nsec as i64,
+    ));
+}
+
+fn written_here(st: &Stat) -> bool {
+    let w = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
+    w.iter().any(|&(id, size, s, ns)| {
+        id == Identity::of(st)
+            && size == st.st_size
+            && s == st.st_mtime
+            && ns == st.st_mtime_nsec as i64
+    })
+}
+
+/// Why an output may not be written there.
+#[derive(Debug)]
+pub enum Refusal {
+    /// Not iogauge's to replace (a link, a directory, a device, a file it did not write or
+    /// that was changed since): what is there, for a message.
+    NotOurs(String),
+    Io(io::Error),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::NotOurs(why) => f.write_str(why),
+            Refusal::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<io::Error> for Refusal {
+    fn from(e: io::Error) -> Self {
+        Refusal::Io(e)
+    }
+}
+
+impl From<Refusal> for io::Error {
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::Io(e) => e,
+            Refusal::NotOurs(why) => io::Error::other(why),
+        }
+    }
+}
+
+/// A directory outputs are written into, held open from the first write to the last.
+#[derive(Debug)]
+pub struct OutDir {
+    fd: OwnedFd,
+    /// As the user named it, for messages.
+    shown: PathBuf,
+}
+
+impl OutDir {
+    /// Opens `dir` (a link the user named as the directory is followed: they chose it).
+    pub fn open(dir: &Path) -> io::Result<OutDir> {
+        ownership::decoded(dir)?;
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let fd = rustix::fs::open(
+            dir,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        Ok(OutDir {
+            fd,
+            shown: dir.to_path_buf(),
+        })
+    }
+
+    /// The directory as named, for messages.
+    pub fn shown(&self) -> &Path {
+        &self.shown
+    }
+
+    /// The subdirectory `name`, created if missing; a link there is refused, not followed.
+    pub fn sub(&self, name: &str) -> io::Result<OutDir> {
+        let name = plain_name(OsStr::new(name))?;
+        match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)) {
+            Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let fd = rustix::fs::openat(
+            &self.fd,
+            name,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| match e {
+            rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR => io::Error::other(format!(
+                "{}: is not a directory (a link or a file is there); iogauge writes only into \
+                 a directory of its own",
+                self.shown.join(name).display()
+            )),
+            e => e.into(),
+        })?;
+        Ok(OutDir {
+            fd,
+            shown: self.shown.join(name),
+        })
+    }
+
+    /// Whether `name` may be written: absent, or a regular file iogauge wrote and nobody
+    /// changed since, or (with `replace`) any regular file. `Ok(true)` when it exists.
+    pub fn check(&self, name: &OsStr, replace: bool) -> Result<bool, Refusal> {
+        let name = plain_name(name)?;
+        let st = match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => st,
+            Err(rustix::io::Errno::NOENT) => return Ok(false),
+            Err(e) => return Err(Refusal::Io(e.into())),
+        };
+        match FileType::from_raw_mode(st.st_mode) {
+            FileType::RegularFile => {}
+            FileType::Symlink => {
+                return Err(Refusal::NotOurs(
+                    "is a symbolic link; iogauge never writes through one or replaces it \
+                     (name the file itself)"
+                        .into(),
+                ));
+            }
+            FileType::Directory => return Err(Refusal::NotOurs("is a directory".into())),
+            _ => return Err(Refusal::NotOurs("exists and is not a regular file".into())),
+        }
+        if replace || written_here(&st) {
+            return Ok(true);
+        }
+        let fd = rustix::fs::openat(
+            &self.fd,
+            name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| Refusal::Io(e.into()))?;
+        let now = rustix::fs::fstat(&fd).map_err(|e| Refusal::Io(e.into()))?;
+        if Identity::of(&now) != Identity::of(&st) {
+            return Err(Refusal::NotOurs(
+                "was replaced while iogauge looked at it".into(),
+            ));
+        }
+        match ownership::verdict(fd.as_fd(), &now) {
+            Verdict::Kept => Ok(true),
+            v => Err(Refusal::NotOurs(format!(
+                "{}; pass --overwrite-output to replace it, or choose another name",
+                v.why_not_ours()
+            ))),
+        }
+    }
+
+    /// Writes `bytes` as `name` (see the module's rules).
+    pub fn write(&self, name: &OsStr, bytes: &[u8], replace: bool) -> Result<(), Refusal> {
+        self.write_open(name, bytes, replace).map(drop)
+    }
+
+    /// [`OutDir::write`], returning the file open for appending more (a journal): later
+    /// appends reach the inode written here, whatever its name comes to name.
+    pub fn write_open(
+        &self,
+        name: &OsStr,
+        bytes: &[u8],
+        replace: bool,
+    ) -> Result<std::fs::File, Refusal> {
+        let name = plain_name(name)?;
+        self.check(name, replace)?;
+        let (tmp, fd) = self.create_temp(name)?;
+        let done = self.fill_and_rename(&tmp, fd, name, bytes, replace);
+        if done.is_err() {
+            let _ = rustix::fs::unlinkat(&self.fd, &tmp, AtFlags::empty());
+        }
+        done
+    }
+
+    /// A new file of a random name beside `name`.
+    fn create_temp(&self, name: &OsStr) -> io::Result<(OsString, OwnedFd)> {
+        for _ in 0..16 {
+            let mut tmp = OsString::from(".");
+            // Kept short: a name near NAME_MAX still has room for the suffix.
+            let stem = &name.as_bytes()[..name.len().min(200)];
+            tmp.push(OsStr::from_bytes(stem));
+            tmp.push(format!(".iogauge-{:016x}", random_u64()));
+            match rustix::fs::openat(
+                &self.fd,
+                &tmp,
+                OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::from_raw_mode(0o644),
+            ) {
+                Ok(fd) => return Ok((tmp, fd)),
+                Err(rustix::io::Errno::EXIST) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(io::Error::other(
+            "could not find a free temporary name in 16 tries",
+        ))
+    }
+
+    fn fill_and_rename(
+        &self,
+        tmp: &OsStr,
+        fd: OwnedFd,
+        name: &OsStr,
+        bytes: &[u8],
+        replace: bool,
+    ) -> Result<std::fs::File, Refusal> {
+        let mut off = 0;
+        while off < bytes.len() {
+            off += rustix::io::pwrite(&fd, &bytes[off..], off as u64).map_err(io::Error::from)?;
+        }
+        // Best effort: without user xattrs the file stays unmarked (this process still knows
+        // it wrote it).
+        let _ = ownership::set_mark(fd.as_fd(), MarkState::Kept);
+        rustix::fs::fsync(&fd).map_err(io::Error::from)?;
+        for _ in 0..4 {
+            let exists = self.check(name, replace)?;
+            let flags = if exists {
+                RenameFlags::empty()
+            } else {
+                RenameFlags::NOREPLACE
+            };
+            match rustix::fs::renameat_with(&self.fd, tmp, &self.fd, name, flags) {
+                Ok(()) => {
+                    let st = rustix::fs::fstat(&fd).map_err(io::Error::from)?;
+                    remember(&st);
+                    let _ = rustix::fs::fsync(&self.fd);
+                    let mut f = std::fs::File::from(fd);
+                    std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0))?;
+                    return Ok(f);
+                }
+                // Created meanwhile: judge what is there now.
+                Err(rustix::io::Errno::EXIST) => continue,
+                Err(rustix::io::Errno::INVAL) if !exists => {
+                    // No RENAME_NOREPLACE here (an old kernel or file system): link(2) never
+                    // replaces, then the temporary name goes.
+                    rustix::fs::linkat(&self.fd, tmp, &self.fd, name, AtFlags::empty())
+                        .map_err(io::Error::from)?;
+                    let _ = rustix::fs::unlinkat(&self.fd, tmp, AtFlags::empty());
+                    let st = rustix::fs::fstat(&fd).map_err(io::Error::from)?;
+                    remember(&st);
+                    let mut f = std::fs::File::from(fd);
+                    std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0))?;
+                    return Ok(f);
+                }
+                Err(e) => return Err(Refusal::Io(e.into())),
+            }
+        }
+        Err(Refusal::NotOurs(
+            "kept being created by another process while iogauge wrote it; left alone".into(),
+        ))
+    }
+
+    /// Reads `name`, a regular file (never through a link) of at most `max` bytes.
+    pub fn read(&self, name: &OsStr, max: u64) -> io::Result<Vec<u8>> {
+        use std::io::Read;
+        let name = plain_name(name)?;
+        let fd = rustix::fs::openat(
+            &self.fd,
+            name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let st = rustix::fs::fstat(&fd)?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            return Err(io::Error::other("not a regular file"));
+        }
+        if st.st_size as u64 > max {
+            return Err(io::Error::other(format!("larger than {} MiB", max >> 20)));
+        }
+        let mut bytes = Vec::new();
+        std::fs::File::from(fd).take(max).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// The names in this directory (`.` and `..` aside).
+    pub fn names(&self) -> io::Result<Vec<OsString>> {
+        let fd = rustix::fs::openat(
+            &self.fd,
+            ".",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let mut names = Vec::new();
+        for e in rustix::fs::Dir::read_from(&fd)? {
+            let e = e?;
+            let n = e.file_name().to_bytes();
+            if n != b"." && n != b".." {
+                names.push(OsStr::from_bytes(n).to_owned());
+            }
+        }
+        Ok(names)
+    }
+}
+
+/// A last path component: no `/`, not empty, not `.` or `..`.
+fn plain_name(name: &OsStr) -> io::Result<&OsStr> {
+    let b = name.as_bytes();
+    if b.is_empty() || b == b"." || b == b".." || b.contains(&b'/') || b.contains(&0) {
+        return Err(io::Error::other(format!(
+            "{:?} is not a file name",
+            name.to_string_lossy()
+        )));
+    }
+    Ok(name)
+}
+
+/// 64 random bits from the kernel (the clock where it will not say).
+fn random_u64() -> u64 {
+    let mut b = [0u8; 8];
+    match rustix::rand::getrandom(&mut b, rustix::rand::GetRandomFlags::NONBLOCK) {
+        Ok(8) => u64::from_le_bytes(b),
+        _ => {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            t ^ (u64::from(std::process::id()) << 32)
+        }
+    }
+}
+
+/// Writes `path` through its directory's [`OutDir`].
+pub fn write_path(path: &Path, bytes: &[u8], replace: bool) -> Result<(), Refusal> {
+    write_path_open(path, bytes, replace).map(drop)
+}
+
+/// [`write_path`], returning the file open for appending.
+pub fn write_path_open(path: &Path, bytes: &[u8], replace: bool) -> Result<std::fs::File, Refusal> {
+    let (dir, name) = split(path)?;
+    dir.write_open(name, bytes, replace)
+}
+
+/// Checks that `path` may be written (see [`OutDir::check`]).
+pub fn check_path(path: &Path, replace: bool) -> Result<bool, Refusal> {
+    let (dir, name) = split(path)?;
+    dir.check(name, replace)
+}
+
+fn split(path: &Path) -> io::Result<(OutDir, &OsStr)> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::other("names no file"))?;
+    if path.as_os_str().as_bytes().ends_with(b"/") {
+        return Err(io::Error::other("names a directory, not a file"));
+    }
+    Ok((OutDir::open(crate::fsinfo::parent_dir(path))?, name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn writes_whole_and_replaces_only_its_own() {
+        let d = tempfile::tempdir().unwrap();
+        let out = OutDir::open(d.path()).unwrap();
+        out.write(OsStr::new("r.json"), b"one", false).unwrap();
+        assert_eq!(std::fs::read(d.path().join("r.json")).unwrap(), b"one");
+        out.write(OsStr::new("r.json"), b"two!", false).unwrap();
+        assert_eq!(std::fs::read(d.path().join("r.json")).unwrap(), b"two!");
+        // Edited by the user: no longer ours.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(d.path().join("r.json"), b"mine").unwrap();
+        let e = out.write(OsStr::new("r.json"), b"three", false);
+        assert!(matches!(e, Err(Refusal::NotOurs(_))), "{e:?}");
+        assert_eq!(std::fs::read(d.path().join("r.json")).unwrap(), b"mine");
+        out.write(OsStr::new("r.json"), b"three", true).unwrap();
+        assert_eq!(std::fs::read(d.path().join("r.json")).unwrap(), b"three");
+        // No temporary file is left.
+        assert_eq!(out.names().unwrap(), vec![OsString::from("r.json")]);
+    }
+
+    #[test]
+    fn a_link_is_never_followed_or_replaced() {
+        let d = tempfile::tempdir().unwrap();
+        let victim = d.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        symlink(&victim, d.path().join("out.txt")).unwrap();
+        let out = OutDir::open(d.path()).unwrap();
+        for replace in [false, true] {
+            assert!(out.write(OsStr::new("out.txt"), b"x", replace).is_err());
+        }
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(
+            std::fs::symlink_metadata(d.path().join("out.txt"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        // A link in a subdirectory's place is refused too.
+        symlink(d.path(), d.path().join("points")).unwrap();
+        assert!(out.sub("points").is_err());
+    }
+
+    #[test]
+    fn the_held_directory_is_followed_when_renamed() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("a")).unwrap();
+        let out = OutDir::open(&d.path().join("a")).unwrap();
+        std::fs::rename(d.path().join("a"), d.path().join("b")).unwrap();
+        std::fs::create_dir(d.path().join("a")).unwrap();
+        out.write(OsStr::new("f"), b"x", false).unwrap();
+        assert!(d.path().join("b/f").is_file());
+        assert!(!d.path().join("a/f").exists());
+    }
+
+    #[test]
+    fn a_journal_appends_to_the_file_written() {
+        use std::io::Write;
+        let d = tempfile::tempdir().unwrap();
+        let out = OutDir::open(d.path()).unwrap();
+        let mut f = out.write_open(OsStr::new("j"), b"head", false).unwrap();
+        f.write_all(b"+rec").unwrap();
+        assert_eq!(std::fs::read(d.path().join("j")).unwrap(), b"head+rec");
+    }
+}
