@@ -573,7 +573,15 @@ fn measure(
     };
     // An interrupted or failed run removes what it created, even where files are kept.
     let remove = !keep || outcome.interrupted || outcome.failed();
-    for problem in targets.finish(remove) {
+    // Data that failed verification is the evidence: its files are kept whatever was asked.
+    let evidence: Vec<std::path::PathBuf> = outcome
+        .groups
+        .iter()
+        .flatten()
+        .filter(|j| j.stats.verify.as_ref().is_some_and(|v| v.bad > 0))
+        .flat_map(|j| j.files.iter().map(|f| f.path.clone()))
+        .collect();
+    for problem in targets.finish(remove, &evidence) {
         eprintln!("iogauge: {problem}");
     }
     let mut report = result::build(&outcome, context);

@@ -254,18 +254,46 @@ pub fn reopen(
 }
 
 /// Creates `path`, which must not exist (not even as a dangling link), marks it new and
-/// returns it open for writing with its identity.
-pub fn create_new(path: &Path) -> io::Result<(OwnedFd, Identity)> {
-    decoded(path)?;
-    let fd = rustix::fs::open(
-        path,
+/// returns it open for writing with its identity and its place (the directory held open).
+pub fn create_new(path: &Path) -> io::Result<(OwnedFd, Identity, Place)> {
+    let place = Place::of(path)?;
+    let fd = rustix::fs::openat(
+        &place.dir,
+        &place.name,
         OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o644),
     )?;
     let st = rustix::fs::fstat(&fd)?;
     // Best effort: without user xattrs the file stays unmarked.
     let _ = set_mark(fd.as_fd(), MarkState::New);
-    Ok((fd, Identity::of(&st)))
+    Ok((fd, Identity::of(&st), place))
+}
+
+/// Where a file is: its directory, held open, and its name there. Removal through it follows
+/// the directory if it is renamed while the run goes on.
+#[derive(Debug)]
+pub struct Place {
+    dir: OwnedFd,
+    name: std::ffi::OsString,
+}
+
+impl Place {
+    /// The place `path` names now.
+    pub fn of(path: &Path) -> io::Result<Place> {
+        let (dir, name) = dir_and_name(path)?;
+        Ok(Place {
+            dir,
+            name: name.to_owned(),
+        })
+    }
+
+    /// A second handle on the same place (for the emergency list).
+    pub fn try_clone(&self) -> io::Result<Place> {
+        Ok(Place {
+            dir: self.dir.try_clone()?,
+            name: self.name.clone(),
+        })
+    }
 }
 
 /// Splits `path` into its directory, opened without following its last component's link,
@@ -288,11 +316,28 @@ fn dir_and_name(path: &Path) -> io::Result<(OwnedFd, &std::ffi::OsStr)> {
 /// that inode alive, so its number cannot have been reused by a replacement. A path that is
 /// gone is fine; one that names another file now is left alone, with an error saying so.
 pub fn remove_if_same(path: &Path, held: BorrowedFd<'_>) -> io::Result<()> {
-    let id = Identity::of(&rustix::fs::fstat(held)?);
-    let (dfd, name) = dir_and_name(path)?;
-    let st = match rustix::fs::statat(&dfd, name, AtFlags::SYMLINK_NOFOLLOW) {
+    remove_in_place(&Place::of(path)?, held)
+}
+
+/// [`remove_if_same`] through the directory held since the file was created: a directory
+/// renamed meanwhile is followed. A file that is no longer in its directory but still linked
+/// somewhere (moved away while the run went on) is an error that says so.
+pub fn remove_in_place(place: &Place, held: BorrowedFd<'_>) -> io::Result<()> {
+    let now = rustix::fs::fstat(held)?;
+    let id = Identity::of(&now);
+    let st = match rustix::fs::statat(&place.dir, &place.name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => st,
-        Err(rustix::io::Errno::NOENT) => return Ok(()),
+        Err(rustix::io::Errno::NOENT) => {
+            // Gone from its directory: removed, or moved away.
+            let links = rustix::fs::fstat(held).map_or(0, |st| st.st_nlink);
+            if links > 0 {
+                return Err(io::Error::other(format!(
+                    "it was moved away while the run went on ({links} link(s) to it remain                      elsewhere, inode {}); left there",
+                    id.ino
+                )));
+            }
+            return Ok(());
+        }
         Err(e) => return Err(e.into()),
     };
     if Identity::of(&st) != id {
@@ -301,25 +346,26 @@ pub fn remove_if_same(path: &Path, held: BorrowedFd<'_>) -> io::Result<()> {
              in place",
         ));
     }
-    rustix::fs::unlinkat(&dfd, name, AtFlags::empty())?;
+    rustix::fs::unlinkat(&place.dir, &place.name, AtFlags::empty())?;
     Ok(())
 }
 
 /// The files this process created and would remove if it were stopped at once (a second
 /// Ctrl-C): the emergency list [`remove_watched`] works from.
-static WATCHED: std::sync::Mutex<Vec<(std::path::PathBuf, Identity)>> =
-    std::sync::Mutex::new(Vec::new());
+type Watched = (std::path::PathBuf, Identity, Option<Place>);
+static WATCHED: std::sync::Mutex<Vec<Watched>> = std::sync::Mutex::new(Vec::new());
 
-/// Puts `path` (the inode `id`, which this process created) on the emergency list.
-pub fn watch(path: &Path, id: Identity) {
+/// Puts `path` (the inode `id`, which this process created in `place`) on the emergency list.
+pub fn watch(path: &Path, id: Identity, place: Option<&Place>) {
+    let place = place.and_then(|p| p.try_clone().ok());
     let mut w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-    w.push((path.to_path_buf(), id));
+    w.push((path.to_path_buf(), id, place));
 }
 
 /// Takes `path` off the emergency list (removed, or kept on purpose).
 pub fn unwatch(path: &Path) {
     let mut w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-    w.retain(|(p, _)| p != path);
+    w.retain(|(p, ..)| p != path);
 }
 
 /// Removes every file on the emergency list whose path still names the inode created there,
@@ -330,16 +376,25 @@ pub fn remove_watched() {
     remove_listed(&w);
 }
 
-/// Removes each listed path, last first, while it still names its inode.
-fn remove_listed(list: &[(std::path::PathBuf, Identity)]) {
-    for (p, id) in list.iter().rev() {
-        let Ok((dfd, name)) = dir_and_name(p) else {
-            continue;
+/// Removes each listed path, last first, while it still names its inode (through the
+/// directory held since it was created, where there is one).
+fn remove_listed(list: &[Watched]) {
+    for (p, id, place) in list.iter().rev() {
+        let opened;
+        let (dfd, name) = match place {
+            Some(pl) => (pl.dir.as_fd(), pl.name.as_os_str()),
+            None => match dir_and_name(p) {
+                Ok((d, n)) => {
+                    opened = d;
+                    (opened.as_fd(), n)
+                }
+                Err(_) => continue,
+            },
         };
-        if rustix::fs::statat(&dfd, name, AtFlags::SYMLINK_NOFOLLOW)
+        if rustix::fs::statat(dfd, name, AtFlags::SYMLINK_NOFOLLOW)
             .is_ok_and(|st| Identity::of(&st) == *id)
         {
-            let _ = rustix::fs::unlinkat(&dfd, name, AtFlags::empty());
+            let _ = rustix::fs::unlinkat(dfd, name, AtFlags::empty());
         }
     }
 }
@@ -465,7 +520,7 @@ mod tests {
     fn a_kept_mark_stops_matching_when_the_file_changes() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("f");
-        let (fd, _) = create_new(&p).unwrap();
+        let (fd, _, _) = create_new(&p).unwrap();
         rustix::io::pwrite(&fd, b"iogauge", 0).unwrap();
         let st = rustix::fs::fstat(&fd).unwrap();
         if verdict(fd.as_fd(), &st) == Verdict::Foreign {
@@ -536,11 +591,11 @@ mod tests {
     fn the_emergency_list_removes_only_what_is_still_ours() {
         let d = tempfile::tempdir().unwrap();
         let (ours, kept, replaced) = (d.path().join("a"), d.path().join("b"), d.path().join("c"));
-        let (_a, id_a) = create_new(&ours).unwrap();
-        let (_b, _) = create_new(&kept).unwrap();
-        let (_c, id_c) = create_new(&replaced).unwrap();
+        let (_a, id_a, _) = create_new(&ours).unwrap();
+        let (_b, _, _) = create_new(&kept).unwrap();
+        let (_c, id_c, _) = create_new(&replaced).unwrap();
         // The process-wide list is not touched here: other tests' files are on it.
-        let list = vec![(ours.clone(), id_a), (replaced.clone(), id_c)];
+        let list = vec![(ours.clone(), id_a, None), (replaced.clone(), id_c, None)];
         std::fs::remove_file(&replaced).unwrap();
         std::fs::write(&replaced, b"theirs").unwrap();
         remove_listed(&list);
@@ -571,7 +626,7 @@ mod tests {
     fn reopen_refuses_a_link_or_another_inode_in_the_checked_place() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("f");
-        let (_, id) = create_new(&p).unwrap();
+        let (_, id, _) = create_new(&p).unwrap();
         assert!(reopen(&p, OFlags::RDWR, false, id).is_ok());
         let foreign = d.path().join("foreign");
         std::fs::write(&foreign, b"precious").unwrap();
@@ -593,13 +648,13 @@ mod tests {
     fn remove_if_same_leaves_a_replacement_alone() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("f");
-        let (held, _) = create_new(&p).unwrap();
+        let (held, _, _) = create_new(&p).unwrap();
         std::fs::remove_file(&p).unwrap();
         std::fs::write(&p, b"theirs").unwrap();
         assert!(remove_if_same(&p, held.as_fd()).is_err());
         assert_eq!(std::fs::read(&p).unwrap(), b"theirs");
         let g = d.path().join("g");
-        let (held, _) = create_new(&g).unwrap();
+        let (held, _, _) = create_new(&g).unwrap();
         remove_if_same(&g, held.as_fd()).unwrap();
         assert!(!g.exists());
         // Gone already: fine.

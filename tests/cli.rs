@@ -1122,7 +1122,7 @@ fn one_job_failing_stops_the_others_and_everything_is_removed() {
     // millisecond), so only its early end is asserted, not a count.
     assert_eq!(jobs[1].error.as_ref().unwrap().errno, Some(libc::ENOSPC));
     assert!(outcome.failed() && !outcome.interrupted);
-    assert!(targets.finish(true).is_empty());
+    assert!(targets.finish(true, &[]).is_empty());
     assert!(
         entries(fs.path()).is_empty() && entries(d.path()).is_empty(),
         "created files removed"

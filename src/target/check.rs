@@ -108,7 +108,11 @@ pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
                 p.display()
             ));
             t.created.push(p.clone());
-            ownership::watch(&p, Identity::of(&probe.st));
+            let place = ownership::Place::of(&p).ok();
+            ownership::watch(&p, Identity::of(&probe.st), place.as_ref());
+            if let Some(place) = place {
+                t.places.insert(p.clone(), place);
+            }
         } else if probe.abandoned {
             t.warnings.push(format!(
                 "{}: an iogauge run was writing it and did not finish (killed?)",
@@ -296,6 +300,17 @@ fn check_job(
     }
     size_from_existing(t, job, &paths, &found)?;
     let extent = job.offset + job.per_file_bytes();
+    if job.verify.is_some_and(|v| v.state_save) {
+        // Found before anything runs: a journal in the way that is not iogauge's own.
+        let state = crate::verify::state_path(&job.name, job.clone);
+        crate::ownership::check_output(&state, false).map_err(|e| {
+            usage(format!(
+                "{}: {}: {e}",
+                job.label("verify_state_save"),
+                crate::rawpath::display(&state)
+            ))
+        })?;
+    }
     if job.verify.is_some_and(|v| v.state_load) {
         let state = crate::verify::state_path(&job.name, job.clone);
         if !state.is_file() {

@@ -105,6 +105,9 @@ pub struct Targets {
     held: BTreeMap<PathBuf, OwnedFd>,
     /// How each file was laid out before the job that uses it, for the report.
     layouts: BTreeMap<PathBuf, String>,
+    /// Where each file this run created is: its directory held open, so removal follows a
+    /// directory renamed meanwhile.
+    places: BTreeMap<PathBuf, ownership::Place>,
     pub warnings: Vec<String>,
 }
 
@@ -154,11 +157,12 @@ impl Targets {
             }
             let created_now = !n.exists;
             if created_now {
-                let (fd, id) = ownership::create_new(&p).map_err(|e| {
+                let (fd, id, place) = ownership::create_new(&p).map_err(|e| {
                     setup_err(&p, "cannot create", e, "it appeared after the check")
                 })?;
                 self.created.push(p.clone());
-                ownership::watch(&p, id);
+                ownership::watch(&p, id, Some(&place));
+                self.places.insert(p.clone(), place);
                 // Held before anything can fail: removal at the end compares with it.
                 self.held.insert(p.clone(), fd);
                 let fd = &self.held[&p];
@@ -286,10 +290,11 @@ impl Targets {
                 ));
                 continue;
             }
-            if let Err(e) = ownership::remove_if_same(p, fd.as_fd()) {
+            if let Err(e) = self.remove(p, fd.as_fd()) {
                 notes.push(format!("{}: cannot remove: {e}", p.display()));
                 continue;
             }
+            self.places.remove(p);
             ownership::unwatch(p);
             if let Some(i) = created {
                 self.created.remove(i);
@@ -302,20 +307,44 @@ impl Targets {
         notes
     }
 
+    /// Removes `p` (open as `held`) through the directory held since it was created.
+    fn remove(&self, p: &Path, held: std::os::fd::BorrowedFd<'_>) -> io::Result<()> {
+        match self.places.get(p) {
+            Some(place) => ownership::remove_in_place(place, held),
+            None => ownership::remove_if_same(p, held),
+        }
+    }
+
     /// Ends the run's hold on its files: removes what it created when `remove` (only while
-    /// each path still names the file it created), marks every file it wrote and keeps as
-    /// iogauge's as it is now, and releases the write locks. Returns what it could not do.
-    pub fn finish(&mut self, remove: bool) -> Vec<String> {
+    /// each path still names the file it created), except `evidence` (files whose data failed
+    /// verification: always kept, for the user to look at), marks every file it wrote and
+    /// keeps as iogauge's as it is now, and releases the write locks. Returns what it could
+    /// not do, and a line for each file kept as evidence.
+    pub fn finish(&mut self, remove: bool, evidence: &[PathBuf]) -> Vec<String> {
         let mut failed = Vec::new();
         if remove {
             for p in std::mem::take(&mut self.created).into_iter().rev() {
+                if evidence.contains(&p) {
+                    // Kept: `self.created` no longer lists it, and it is marked below.
+                    continue;
+                }
                 let Some(fd) = self.held.remove(&p) else {
                     continue;
                 };
-                if let Err(e) = ownership::remove_if_same(&p, fd.as_fd()) {
+                if let Err(e) = self.remove(&p, fd.as_fd()) {
                     failed.push(format!("could not remove {}: {e}", p.display()));
                 }
+                self.places.remove(&p);
                 ownership::unwatch(&p);
+            }
+        }
+        for p in evidence {
+            ownership::unwatch(p);
+            if self.needs.contains_key(p) {
+                failed.push(format!(
+                    "{}: kept: its data failed verification (the evidence; remove it when done)",
+                    p.display()
+                ));
             }
         }
         for (p, fd) in std::mem::take(&mut self.held) {
@@ -333,6 +362,7 @@ impl Targets {
         for p in self.created.drain(..) {
             ownership::unwatch(&p);
         }
+        self.places.clear();
         failed
     }
 }
@@ -618,7 +648,7 @@ mod tests {
         let m = fs::metadata(d.path().join("f")).unwrap();
         assert_eq!(m.len(), 1 << 20);
         assert!(m.blocks() * 512 >= 1 << 20, "laid out, not sparse");
-        assert_eq!(t.finish(true).len(), 0);
+        assert_eq!(t.finish(true, &[]).len(), 0);
         assert!(!d.path().join("f").exists());
     }
 

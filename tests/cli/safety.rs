@@ -801,3 +801,60 @@ fn errors_found_after_resolution_name_the_option_as_the_user_wrote_it() {
     }
     assert_eq!(std::fs::read(p.join("small")).unwrap(), vec![0u8; 4096]);
 }
+
+/// A directory renamed while the run goes on: the run's file is removed where it went (the
+/// directory is held from the file's creation), and one moved out of it is reported with
+/// where it was, never left silently.
+#[test]
+fn clean_up_follows_a_renamed_directory() {
+    let d = super::tmp();
+    let dir = d.path().join("a");
+    std::fs::create_dir(&dir).unwrap();
+    let f = dir.join("data");
+    let run = |f: &std::path::Path| {
+        super::bin()
+            .args([
+                "run",
+                &format!("--filename={}", f.display()),
+                "--size=1m",
+                "--rw=randread",
+                "--time_based",
+                "--runtime=2",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let wait_for = |p: &std::path::Path| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !p.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
+    let child = run(&f);
+    wait_for(&f);
+    std::fs::rename(&dir, d.path().join("b")).unwrap();
+    // Something new in the old place is not the run's.
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(&f, b"theirs").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", super::stderr(&o));
+    assert!(
+        !d.path().join("b/data").exists(),
+        "removed where the directory went"
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), b"theirs");
+
+    // The file itself moved out of its directory: left, and said so.
+    std::fs::remove_file(&f).unwrap();
+    let child = run(&f);
+    wait_for(&f);
+    let moved = d.path().join("moved");
+    std::fs::rename(&f, &moved).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = super::stderr(&o);
+    assert!(err.contains("moved away"), "{err}");
+    assert!(moved.exists());
+}

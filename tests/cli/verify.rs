@@ -686,7 +686,9 @@ fn faults_below_the_file_system_are_each_found_at_their_offset() {
         );
         // The job's own figures are the writes, all acknowledged.
         assert_eq!(counts(job(&r)), (0, 0, 256, 1 << 20));
-        assert!(!f.exists(), "the file is removed");
+        // The evidence is kept, though --keep was not given.
+        assert!(f.exists(), "the file that failed verification is kept");
+        std::fs::remove_file(&f).unwrap();
     }
 
     // Second pass over the file: a dropped write leaves the first pass's block (stale), a torn
@@ -710,12 +712,30 @@ fn faults_below_the_file_system_are_each_found_at_their_offset() {
     let stale = &verify(job(&r))["first_bad"][0];
     assert_eq!(u(&stale["expected_generation"]), 2);
     assert_eq!(u(&stale["fault"]["found"]["generation"]), 1);
+    std::fs::remove_file(&f).unwrap();
 
     // A write this run lost over a file an earlier run left: that run's block is found.
     write_verify(&f, &["--keep"], 0);
     fs.arm(Fault::DropWrite { at: 7 * B }, 0);
     let r = write_verify(&f, &[], 1);
     assert_eq!(bad(&r), [(7 * B, "another run's data".to_string())]);
+
+    // A file this run created that fails verification: kept, its path said on stderr.
+    std::fs::remove_file(&f).unwrap();
+    fs.arm(Fault::FlipBit { at: 3 * B + 1 }, 0);
+    let fname = format!("--filename={}", f.display());
+    let o = super::iogauge(&[
+        "run",
+        &fname,
+        "--size=1m",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=crc32c",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let want = format!("{}: kept: its data failed verification", f.display());
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    assert!(f.exists());
 }
 
 #[test]
@@ -1224,4 +1244,72 @@ fn verify_pattern_writes_and_checks_the_pattern() {
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
     }
+}
+
+/// A state journal is trusted only whole: a damaged record or header is an error that names
+/// the record, never a list of lost writes; a journal in the way that is not iogauge's is
+/// refused before anything runs, and a link there is never written through.
+#[test]
+fn a_damaged_or_foreign_journal_is_never_read_as_lost_writes() {
+    let d = super::tmp();
+    let f = d.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    let base = [
+        fname.as_str(),
+        "--size=256k",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=crc32c",
+    ];
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "--output-format=json"];
+        a.extend_from_slice(&base);
+        a.extend_from_slice(extra);
+        super::run_in(d.path(), &a)
+    };
+    let save = [
+        "--fsync=4",
+        "--do_verify=0",
+        "--verify_state_save=1",
+        "--keep",
+    ];
+    let o = run(&save);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let state = d.path().join("job-0-verify.state");
+    let good = std::fs::read(&state).unwrap();
+    assert!(good.len() > 64 + 24 * 60, "{} bytes", good.len());
+    let load = ["--verify_only=1", "--verify_state_load=1"];
+    let o = run(&load);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Seven bytes of garbage over a record in the middle.
+    let mut bad = good.clone();
+    bad[200..207].copy_from_slice(b"garbage");
+    std::fs::write(&state, &bad).unwrap();
+    let o = run(&load);
+    let err = stderr(&o);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("is damaged"), "{err}");
+    assert!(!err.contains("lost write"), "{err}");
+    // The header too.
+    let mut bad = good.clone();
+    bad[30] ^= 1;
+    std::fs::write(&state, &bad).unwrap();
+    let o = run(&load);
+    assert!(stderr(&o).contains("header is damaged"), "{}", stderr(&o));
+    // The user's file in the journal's place is found before the run, and left as it was.
+    std::fs::write(&state, b"my notes").unwrap();
+    std::fs::remove_file(&f).unwrap();
+    let o = run(&save);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("verify_state_save"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&state).unwrap(), b"my notes");
+    assert!(!f.exists(), "nothing was created");
+    // A link there: refused, and its target untouched.
+    let victim = d.path().join("victim");
+    std::fs::write(&victim, b"precious").unwrap();
+    std::fs::remove_file(&state).unwrap();
+    std::os::unix::fs::symlink(&victim, &state).unwrap();
+    let o = run(&save);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
 }

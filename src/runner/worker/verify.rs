@@ -12,6 +12,7 @@ use std::time::Duration;
 use super::data::{refill_page, refill_rng, stamp_page};
 use super::{Halt, Loop};
 use crate::engine::{Engine, FlushCall};
+use crate::ownership::MarkState;
 use crate::spec::workload::{Dir, IoReq};
 use crate::spec::{DataMode, JobSpec, Verify};
 use crate::stats::{BAD_BLOCKS_KEPT, BadBlock, VerifyStats};
@@ -105,6 +106,9 @@ struct Loaded {
     seqs: HashMap<(usize, usize), u64>,
 }
 
+/// The largest state journal read back (44 M durable writes).
+const MAX_STATE_BYTES: u64 = 1 << 30;
+
 fn state_path(job: &JobSpec) -> PathBuf {
     crate::verify::state_path(&job.name, job.clone)
 }
@@ -132,21 +136,28 @@ impl Verifier {
         let mut loaded = None;
         if spec.state_save {
             let path = state_path(job);
-            crate::ownership::write_output(&path, &header.bytes(), false).map_err(|e| {
-                std::io::Error::other(format!(
-                    "verify_state_save: {}: {e}",
-                    crate::rawpath::display(&path)
-                ))
-            })?;
-            let f = std::fs::OpenOptions::new().append(true).open(&path)?;
-            f.sync_all()?;
+            // The journal's later records go to the file written here, whatever its name comes
+            // to name (the writer's rules: new or iogauge's own, never through a link).
+            let f = crate::files::writer::write_path_open(&path, &header.bytes(), false).map_err(
+                |e| {
+                    std::io::Error::other(format!(
+                        "verify_state_save: {}: {e}",
+                        crate::rawpath::display(&path)
+                    ))
+                },
+            )?;
             journal = Some(f);
         }
         if spec.state_load {
             let path = state_path(job);
             let shown = crate::rawpath::display(&path).to_string();
-            let bytes = std::fs::read(&path)
-                .map_err(|e| std::io::Error::other(format!("verify_state_load: {shown}: {e}")))?;
+            // Bounded: a record per durable write, 24 bytes each.
+            let bytes = crate::ownership::read_input(
+                &path,
+                MAX_STATE_BYTES,
+                "a journal holds 24 bytes per durable write",
+            )
+            .map_err(|e| std::io::Error::other(format!("verify_state_load: {shown}: {e}")))?;
             let (h, records) = crate::verify::parse_state(&bytes)
                 .map_err(|e| std::io::Error::other(format!("verify_state_load: {shown}: {e}")))?;
             let same = (h.checksum, h.files, h.interval, h.base, h.blocks)
@@ -238,7 +249,12 @@ impl Verifier {
         for (f, d) in self.dirty.iter_mut().enumerate() {
             if file.is_none_or(|x| x == f) {
                 for (b, seq) in d.drain(..) {
-                    out.extend_from_slice(&crate::verify::state_record(f as u32, b, seq));
+                    out.extend_from_slice(&crate::verify::state_record(
+                        self.run_id,
+                        f as u32,
+                        b,
+                        seq,
+                    ));
                 }
             }
         }
@@ -247,7 +263,10 @@ impl Verifier {
         }
         use std::io::Write;
         j.write_all(&out)?;
-        j.sync_data()
+        j.sync_data()?;
+        // Still iogauge's as it is now: a later run may replace it, a user's edit may not be.
+        let _ = crate::ownership::set_mark(std::os::fd::AsFd::as_fd(j), MarkState::Kept);
+        Ok(())
     }
 
     fn blocks(&self, file: usize, offset: u64, len: u64) -> std::ops::Range<usize> {
