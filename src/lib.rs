@@ -47,6 +47,7 @@ pub mod files;
 pub mod fsinfo;
 pub mod host;
 pub mod jobfile;
+pub mod out;
 pub mod ownership;
 pub mod profiles;
 pub mod rawpath;

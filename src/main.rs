@@ -16,6 +16,7 @@ use iogauge::spec::{self, Section};
 use iogauge::target::{self, Safety, TargetError};
 use iogauge::units::human_bytes;
 use iogauge::{compat, jobfile, ownership, profiles, result, stats::CpuUsage};
+use iogauge::{err, errln, out, outln};
 
 /// See [`AGREE`], [`GROUP_READY`], [`GROUP_LAID_OUT`] and [`RUN_TICK`].
 type Agree = Box<dyn FnMut(bool) -> bool>;
@@ -88,11 +89,11 @@ fn warn(w: &str) {
             }
         }
     }
-    eprintln!("iogauge: warning: {}", cli::for_terminal(w));
+    errln!("iogauge: warning: {}", cli::for_terminal(w));
 }
 
 fn usage_exit(msg: &str) -> ExitCode {
-    eprintln!("iogauge: {}", cli::for_terminal(msg));
+    errln!("iogauge: {}", cli::for_terminal(msg));
     ExitCode::from(2)
 }
 
@@ -119,7 +120,7 @@ impl Failure {
         match self {
             Failure::Usage(_) => 2,
             Failure::System(_) => 1,
-            Failure::Interrupted => 130,
+            Failure::Interrupted => interrupted_code(),
             Failure::Said(code) => *code,
         }
     }
@@ -141,10 +142,9 @@ impl Failure {
         match self {
             Failure::Usage(m) | Failure::System(m) => {
                 // One write: ranks of a scale-out run share the terminal.
-                let line = format!("iogauge: {}\n", cli::for_terminal(m));
-                let _ = std::io::stderr().write_all(line.as_bytes());
+                iogauge::out::stderr(&format!("iogauge: {}\n", cli::for_terminal(m)));
             }
-            Failure::Interrupted => eprintln!("iogauge: {}", self.message()),
+            Failure::Interrupted => errln!("iogauge: {}", self.message()),
             Failure::Said(_) => {}
         }
     }
@@ -173,7 +173,16 @@ impl From<TargetError> for Failure {
 }
 
 fn main() -> ExitCode {
-    signals();
+    iogauge::out::stop_on_closed_pipe(Arc::clone(&signals().interrupt));
+    let code = dispatch();
+    if iogauge::out::pipe_closed() {
+        // What a shell expects of a program whose reader went away (128 + SIGPIPE).
+        return ExitCode::from(141);
+    }
+    code
+}
+
+fn dispatch() -> ExitCode {
     let args = match cli::text_args(std::env::args_os()) {
         Ok(a) => a,
         Err(e) => return usage_exit(&e.0),
@@ -208,11 +217,11 @@ fn main() -> ExitCode {
     match request {
         Err(e) => usage_exit(&e.0),
         Ok(Request::Print(text)) => {
-            print!("{text}");
+            out!("{text}");
             ExitCode::SUCCESS
         }
         Ok(Request::Options) => {
-            print!("{}", cli::options_help());
+            out!("{}", cli::options_help());
             ExitCode::SUCCESS
         }
         Ok(Request::Report {
@@ -364,10 +373,12 @@ fn assess(
     }
 }
 
-/// Ctrl-C and SIGTERM. Until a run begins to prepare its files there is nothing to clean up,
-/// and either signal ends iogauge at once with 130; from then on the first one sets the
-/// interrupt flag (the run stops, reports what it measured and removes what it created) and a
-/// second exits at once, removing first the files the run created (`ownership::watch`).
+/// Ctrl-C, SIGTERM, SIGHUP (a dropped ssh session) and SIGQUIT. Until a run begins to prepare
+/// its files there is nothing to clean up, and any of them ends iogauge at once with 128+n;
+/// from then on the first one sets the interrupt flag (the run stops, reports what it
+/// measured and removes what it created, then exits with 128+n) and a second exits at once,
+/// removing first the files the run created (`ownership::watch`). SIGUSR1 prints the running
+/// group's figures so far to stderr and the run goes on (fio's SIGUSR1).
 struct Signals {
     /// Set by the first signal during a run.
     interrupt: Arc<AtomicBool>,
@@ -376,7 +387,19 @@ struct Signals {
     signalled: Arc<AtomicBool>,
     /// No run has begun: a signal exits at once.
     idle: Arc<AtomicBool>,
+    /// The number of the last stopping signal (0: none).
+    which: Arc<std::sync::atomic::AtomicUsize>,
+    /// SIGUSR1 came: print the figures so far.
+    status: Arc<AtomicBool>,
 }
+
+/// The signals that stop a run cleanly.
+const STOPPING: [i32; 4] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGQUIT,
+];
 
 fn signals() -> &'static Signals {
     static SIGNALS: OnceLock<Signals> = OnceLock::new();
@@ -385,14 +408,21 @@ fn signals() -> &'static Signals {
             interrupt: Arc::new(AtomicBool::new(false)),
             signalled: Arc::new(AtomicBool::new(false)),
             idle: Arc::new(AtomicBool::new(true)),
+            which: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+            status: Arc::new(AtomicBool::new(false)),
         };
-        let sigs = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
-        for sig in sigs {
+        for sig in STOPPING {
             // Exit at once while idle; otherwise interrupt, in the handler itself.
-            let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&s.idle));
+            let _ = signal_hook::flag::register_conditional_shutdown(
+                sig,
+                128 + sig,
+                Arc::clone(&s.idle),
+            );
+            let _ = signal_hook::flag::register_usize(sig, Arc::clone(&s.which), sig as usize);
             let _ = signal_hook::flag::register(sig, Arc::clone(&s.interrupt));
             let _ = signal_hook::flag::register(sig, Arc::clone(&s.signalled));
         }
+        let _ = signal_hook::flag::register(signal_hook::consts::SIGUSR1, Arc::clone(&s.status));
         // Ctrl-C at mpirun (OpenMPI): each rank gets SIGCONT at once, SIGTERM a second later
         // and SIGKILL a second after that. A rank is in its own process group, so no terminal
         // stops and resumes it, and mpirun forwards no job control unless told to: under a
@@ -410,26 +440,39 @@ fn signals() -> &'static Signals {
         // A second signal during a run: remove what the run created, then exit at once (the
         // run's own clean-up may be what is stuck). Signals that arrive together may count
         // once; then the run's clean-up handles them.
-        if let Ok(mut it) = signal_hook::iterator::Signals::new(sigs) {
+        if let Ok(mut it) = signal_hook::iterator::Signals::new(STOPPING) {
             let idle = Arc::clone(&s.idle);
             let _ = std::thread::Builder::new()
                 .name("iogauge-signals".into())
                 .spawn(move || {
                     let mut seen = 0;
-                    for _ in it.forever() {
+                    for sig in it.forever() {
                         if idle.load(Ordering::SeqCst) {
                             continue;
                         }
                         seen += 1;
                         if seen >= 2 {
                             ownership::remove_watched();
-                            signal_hook::low_level::exit(130);
+                            signal_hook::low_level::exit(128 + sig);
                         }
                     }
                 });
         }
         s
     })
+}
+
+/// The exit code of a run that was stopped: 128 + the signal that stopped it (130 for Ctrl-C,
+/// 129 for SIGHUP, 143 for SIGTERM), 141 when its output pipe closed, 130 when another rank
+/// of a scale-out run stopped it.
+fn interrupted_code() -> u8 {
+    if iogauge::out::pipe_closed() {
+        return 141;
+    }
+    match signals().which.load(Ordering::SeqCst) {
+        0 => 130,
+        n => (128 + n).min(255) as u8,
+    }
 }
 
 /// The interrupt flag of the run about to begin: signals stop it from now on instead of
@@ -544,6 +587,12 @@ fn measure(
         if live {
             status_line(ev);
         }
+        if let Event::Progress(p) = ev {
+            if signals().status.swap(false, Ordering::SeqCst) {
+                // SIGUSR1: the figures so far, on a line of their own; the run goes on.
+                errln!("iogauge: status: {}", progress_text(p));
+            }
+        }
     };
     let (outcome, rounds_report) = if rounds.max > 0 || rounds.precondition > 0 {
         let (o, r) = run_rounds(&plan, &mut targets, &interrupt, rounds, &mut on_event)?;
@@ -555,7 +604,7 @@ fn measure(
         )
     };
     if live {
-        eprint!("\r\x1b[2K");
+        err!("\r\x1b[2K");
     }
     // Described before clean-up, while created files still exist.
     let described = targets
@@ -582,7 +631,7 @@ fn measure(
         .flat_map(|j| j.files.iter().map(|f| f.path.clone()))
         .collect();
     for problem in targets.finish(remove, &evidence) {
-        eprintln!("iogauge: {problem}");
+        errln!("iogauge: {problem}");
     }
     let mut report = result::build(&outcome, context);
     report.rounds = rounds_report;
@@ -592,7 +641,7 @@ fn measure(
         warn(w);
     }
     let code = if outcome.interrupted {
-        130
+        interrupted_code()
     } else if let Some(TargetError::Usage(_)) = outcome.setup_error {
         2
     } else if outcome.failed() {
@@ -700,12 +749,12 @@ fn execute(
         ));
         let json = report::render(Format::Json, &report);
         match ownership::write_output(&path, json.as_bytes(), tool.overwrite_output) {
-            Ok(()) => eprintln!(
+            Ok(()) => errln!(
                 "iogauge: interrupted under mpirun: the whole partial report is in {} \
                  (mpirun forwards only part of the output after Ctrl-C)",
                 path.display()
             ),
-            Err(e) => eprintln!("iogauge: cannot write {}: {e}", path.display()),
+            Err(e) => errln!("iogauge: cannot write {}: {e}", path.display()),
         }
     }
     let mut failed = write_logs(&report, tool.overwrite_output);
@@ -715,10 +764,10 @@ fn execute(
                 Some(path) => {
                     ownership::write_output(path, render(*f).as_bytes(), tool.overwrite_output)
                 }
-                None => std::io::stdout().write_all(render_screen(*f).as_bytes()),
+                None => iogauge::out::stdout_bytes(render_screen(*f).as_bytes()),
             };
             if let Err(e) = written {
-                eprintln!("iogauge: cannot write the report: {e}");
+                errln!("iogauge: cannot write the report: {e}");
                 failed = true;
             }
         }
@@ -732,7 +781,7 @@ fn execute(
             for &f in formats {
                 // Text is for the screen; with --output it is kept in a file as well.
                 if f == Format::Text {
-                    print!("{}", render_screen(f));
+                    out!("{}", render_screen(f));
                     if tool.output.is_none() {
                         continue;
                     }
@@ -740,9 +789,9 @@ fn execute(
                 let text = render(f);
                 let path = stem.with_extension(f.ext());
                 match ownership::write_output(&path, text.as_bytes(), tool.overwrite_output) {
-                    Ok(()) => eprintln!("iogauge: wrote {}", path.display()),
+                    Ok(()) => errln!("iogauge: wrote {}", path.display()),
                     Err(e) => {
-                        eprintln!("iogauge: cannot write {}: {e}", path.display());
+                        errln!("iogauge: cannot write {}: {e}", path.display());
                         failed = true;
                     }
                 }
@@ -751,7 +800,7 @@ fn execute(
     }
     // Errors reach stderr whatever the report's format (text shows them in the report too).
     for e in &report.errors {
-        eprintln!("iogauge: error: {}", cli::for_terminal(e));
+        errln!("iogauge: error: {}", cli::for_terminal(e));
     }
     let code = if failed && code == 0 { 1 } else { code };
     #[cfg(feature = "mpi")]
@@ -776,7 +825,7 @@ fn repeated(
     let mut code = 0;
     for k in 1..=n {
         if !WARNINGS_IN_MERGE.load(Ordering::Relaxed) {
-            eprintln!("iogauge: repeat {k} of {n}");
+            errln!("iogauge: repeat {k} of {n}");
         }
         let m = match one() {
             Ok(m) => m,
@@ -791,7 +840,7 @@ fn repeated(
         code = m.code;
         runs.push(m.report);
         if code != 0 && !WARNINGS_IN_MERGE.load(Ordering::Relaxed) {
-            eprintln!("iogauge: repeat {k} of {n} did not pass: the spread is over {k} run(s)");
+            errln!("iogauge: repeat {k} of {n} did not pass: the spread is over {k} run(s)");
         }
         if code != 0 {
             break;
@@ -849,14 +898,14 @@ fn read_job_files(
 /// `--parse-only`: the resolved jobs, group by group; nothing is created or run.
 fn print_plan(sections: &[Section], notes: &[String]) -> ExitCode {
     for n in notes {
-        eprintln!("iogauge: warning: {}", cli::for_terminal(n));
+        errln!("iogauge: warning: {}", cli::for_terminal(n));
     }
     let plan = match spec::resolve(sections, false) {
         Ok(p) => p,
         Err(e) => return usage_exit(&e.to_string()),
     };
     for w in plan.warnings.iter().cloned().chain(plan.ignored_note()) {
-        eprintln!("iogauge: warning: {}", cli::for_terminal(&w));
+        errln!("iogauge: warning: {}", cli::for_terminal(&w));
     }
     let mut out = String::new();
     for (gi, g) in plan.groups.iter().enumerate() {
@@ -879,7 +928,7 @@ fn print_plan(sections: &[Section], notes: &[String]) -> ExitCode {
             out += &format!("  {}{n}: {}\n", j.name, j.summary());
         }
     }
-    print!("{out}");
+    out!("{out}");
     ExitCode::SUCCESS
 }
 
@@ -915,7 +964,7 @@ fn write_logs(report: &result::RunReport, replace: bool) -> bool {
         if let Err(e) =
             ownership::write_output(&iogauge::rawpath::path(&name), text.as_bytes(), replace)
         {
-            eprintln!("iogauge: cannot write log {name}: {e}");
+            errln!("iogauge: cannot write log {name}: {e}");
             failed = true;
         }
     }
@@ -951,12 +1000,12 @@ fn report_file(
 fn emit(out: &str, output: Option<&std::path::Path>, replace: bool) -> ExitCode {
     let written = match output {
         Some(p) => ownership::write_output(p, out.as_bytes(), replace),
-        None => std::io::stdout().write_all(out.as_bytes()),
+        None => iogauge::out::stdout_bytes(out.as_bytes()),
     };
     match written {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("iogauge: cannot write the report: {e}");
+            errln!("iogauge: cannot write the report: {e}");
             ExitCode::from(1)
         }
     }
@@ -1056,9 +1105,9 @@ fn compare_files(
         (Err(e), _) | (_, Err(e)) => return usage_exit(&e),
     };
     let c = iogauge::compare::compare(&b, &n, threshold_pct);
-    print!("{}", c.text);
+    out!("{}", c.text);
     if fail_on_regression && c.regressions > 0 {
-        eprintln!(
+        errln!(
             "iogauge: {} regression(s) beyond {threshold_pct}%",
             c.regressions
         );
@@ -1074,7 +1123,7 @@ fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
         // Run without its arguments, a tool says how to use it: a usage error, as the
         // originals treat it (stderr, exit 2), so a script that lost its arguments fails.
         I::Usage(text) => {
-            eprint!("{text}");
+            err!("{text}");
             ExitCode::from(2)
         }
         I::One(p, f) => legacy_one(args, p.as_ref(), &f),
@@ -1108,13 +1157,13 @@ fn legacy_measure(
 /// Prints a personality's output for `m` (or, with --json, the report) and its errors.
 fn legacy_print(m: &Measured, f: &compat::Flags, screen: &str) {
     if f.json {
-        print!("{}", report::render(Format::Json, &m.report));
+        out!("{}", report::render(Format::Json, &m.report));
     } else {
-        print!("{screen}");
+        out!("{screen}");
     }
     let _ = std::io::stdout().flush();
     for e in &m.report.errors {
-        eprintln!("iogauge: error: {}", cli::for_terminal(e));
+        errln!("iogauge: error: {}", cli::for_terminal(e));
     }
 }
 
@@ -1149,12 +1198,12 @@ fn legacy_one(args: &[String], p: &dyn compat::Personality, f: &compat::Flags) -
                     let shown = iogauge::rawpath::display(&path);
                     match ownership::write_output(&path, text.as_bytes(), f.overwrite_output) {
                         Err(e) => {
-                            eprintln!("iogauge: cannot write {shown}: {e}");
+                            errln!("iogauge: cannot write {shown}: {e}");
                             1
                         }
                         Ok(()) => {
                             if !f.json {
-                                println!("\nresults written to {shown}");
+                                outln!("\nresults written to {shown}");
                             }
                             m.code
                         }
@@ -1178,7 +1227,7 @@ fn sqlio_batch(args: &[String], batch: compat::sqlio::Batch, f: &compat::Flags) 
     let mut reports: Vec<serde_json::Value> = Vec::new();
     let end = batch.run(&interrupt, &mut |line, targs, s| {
         if !f.json {
-            println!("[batch line {line}: sqlio {}]", targs.join(" "));
+            outln!("[batch line {line}: sqlio {}]", targs.join(" "));
         }
         let m = match legacy_measure(args, &compat::Personality::step(s), f) {
             Ok(m) => m,
@@ -1192,7 +1241,7 @@ fn sqlio_batch(args: &[String], batch: compat::sqlio::Batch, f: &compat::Flags) 
         if f.json {
             reports.push(report::json::value(&m.report));
             for e in &m.report.errors {
-                eprintln!("iogauge: error: {}", cli::for_terminal(e));
+                errln!("iogauge: error: {}", cli::for_terminal(e));
             }
         } else {
             legacy_print(&m, f, &compat::Personality::render(s, &m.report).screen);
@@ -1202,7 +1251,7 @@ fn sqlio_batch(args: &[String], batch: compat::sqlio::Batch, f: &compat::Flags) 
     let print_json = |reports: &[serde_json::Value]| {
         if f.json {
             let text = serde_json::to_string_pretty(reports).expect("reports serialise");
-            println!("{text}");
+            outln!("{text}");
         }
     };
     match end {
@@ -1212,7 +1261,7 @@ fn sqlio_batch(args: &[String], batch: compat::sqlio::Batch, f: &compat::Flags) 
         }
         BatchEnd::Interrupted => {
             print_json(&reports);
-            ExitCode::from(130)
+            ExitCode::from(interrupted_code())
         }
         BatchEnd::Usage { line, message } => {
             print_json(&reports);
@@ -1220,7 +1269,7 @@ fn sqlio_batch(args: &[String], batch: compat::sqlio::Batch, f: &compat::Flags) 
         }
         BatchEnd::Failed { line, code } => {
             print_json(&reports);
-            eprintln!("iogauge: sqlio batch stopped at line {line}");
+            errln!("iogauge: sqlio batch stopped at line {line}");
             ExitCode::from(code)
         }
     }
@@ -1237,29 +1286,32 @@ fn stdout_is_stderr() -> bool {
     (a.st_dev, a.st_ino, a.st_rdev) == (b.st_dev, b.st_ino, b.st_rdev)
 }
 
+/// A running group's figures so far, in one line.
+fn progress_text(p: &runner::Progress) -> String {
+    let secs = p.elapsed.as_secs_f64().max(1e-9);
+    format!(
+        "group {}/{}: {:>3.0}% done  {:.1} MiB/s  {:.0} IOPS  {} moved  ETA {}",
+        p.group + 1,
+        p.groups,
+        p.done * 100.0,
+        p.bytes as f64 / secs / 1048576.0,
+        p.ios as f64 / secs,
+        human_bytes(p.bytes),
+        p.eta
+            .map_or("?".into(), |d| format!("{:.0} s", d.as_secs_f64()))
+    )
+}
+
 fn status_line(ev: &Event) {
     let line = match ev {
         Event::Preparing { group } => format!("group {}: preparing files…", group + 1),
-        Event::Progress(p) => {
-            let secs = p.elapsed.as_secs_f64().max(1e-9);
-            format!(
-                "group {}/{}: {:>3.0}% done  {:.1} MiB/s  {:.0} IOPS  {} moved  ETA {}",
-                p.group + 1,
-                p.groups,
-                p.done * 100.0,
-                p.bytes as f64 / secs / 1048576.0,
-                p.ios as f64 / secs,
-                human_bytes(p.bytes),
-                p.eta
-                    .map_or("?".into(), |d| format!("{:.0} s", d.as_secs_f64()))
-            )
-        }
+        Event::Progress(p) => progress_text(p),
         Event::GroupDone { .. }
         | Event::LaidOut { .. }
         | Event::Ready { .. }
         | Event::Tick { .. } => return,
     };
-    eprint!("\r\x1b[2K{line}");
+    err!("\r\x1b[2K{line}");
     let _ = std::io::stderr().flush();
 }
 
@@ -1383,30 +1435,30 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
         let e = first_refusal.clone().unwrap_or_default();
         return usage_exit(&format!("sweep: no point can run: {e}"));
     }
-    let out = match resumed.take() {
+    let files = match resumed.take() {
         Some(d) => d,
         None => match SweepDir::create(dir, &shown, replace) {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("iogauge: sweep: {e}");
+                errln!("iogauge: sweep: {e}");
                 return ExitCode::from(1);
             }
         },
     };
-    if let Err(e) = out.save_index(&index) {
-        eprintln!("iogauge: sweep: {shown}/index.json: {e}");
+    if let Err(e) = files.save_index(&index) {
+        errln!("iogauge: sweep: {shown}/index.json: {e}");
         return ExitCode::from(1);
     }
     let total = index.points.len();
     let todo = plans.iter().filter(|p| p.is_some()).count();
     if total - todo > refused {
-        eprintln!(
+        errln!(
             "iogauge: sweep: {} of {total} points already done in {shown}",
             total - todo - refused
         );
     }
     if refused > 0 {
-        eprintln!(
+        errln!(
             "iogauge: sweep: {refused} of {total} points refused by their options (first: {})",
             first_refusal.as_deref().unwrap_or_default()
         );
@@ -1427,7 +1479,7 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
             continue;
         };
         let label = point_label(axes, &values);
-        eprintln!(
+        errln!(
             "iogauge: sweep: point {}/{total}: {label}",
             index.points[k].point
         );
@@ -1450,19 +1502,19 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
                 let name = point_file(p.point);
                 match serde_json::to_vec_pretty(&report) {
                     Ok(json) => {
-                        if let Err(e) = out.write_point(p.point, &json) {
-                            eprintln!("iogauge: sweep: {shown}/{name}: {e}");
+                        if let Err(e) = files.write_point(p.point, &json) {
+                            errln!("iogauge: sweep: {shown}/{name}: {e}");
                             return ExitCode::from(1);
                         }
                     }
                     Err(e) => {
-                        eprintln!("iogauge: sweep: point {}: {e}", p.point);
+                        errln!("iogauge: sweep: point {}: {e}", p.point);
                         return ExitCode::from(1);
                     }
                 }
                 p.status = match code {
                     0 => Status::Ok,
-                    130 => Status::Interrupted,
+                    c if c > 128 => Status::Interrupted,
                     2 => Status::Refused,
                     _ => Status::Failed,
                 };
@@ -1510,7 +1562,7 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
         ran += 1;
         let left = todo - ran;
         let eta = started.elapsed().as_secs_f64() / ran as f64 * left as f64;
-        eprintln!(
+        errln!(
             "iogauge: sweep: point {}/{total} ({label}): {outcome} in {:.1} s; {left} left{}",
             p.point,
             p.elapsed_s.unwrap_or(0.0),
@@ -1520,8 +1572,8 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
                 String::new()
             }
         );
-        if let Err(e) = out.save_index(&index) {
-            eprintln!("iogauge: sweep: {shown}/index.json: {e}");
+        if let Err(e) = files.save_index(&index) {
+            errln!("iogauge: sweep: {shown}/index.json: {e}");
             return ExitCode::from(1);
         }
         if interrupted {
@@ -1537,13 +1589,13 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
         table.push_str(a);
         table.push('\n');
     }
-    if let Err(e) = out.save_index(&index) {
-        eprintln!("iogauge: sweep: {shown}/index.json: {e}");
+    if let Err(e) = files.save_index(&index) {
+        errln!("iogauge: sweep: {shown}/index.json: {e}");
         return ExitCode::from(1);
     }
-    print!("{table}");
+    out!("{table}");
     let mut failed_files = Vec::new();
-    if let Err(e) = out.write("table.txt", table.as_bytes()) {
+    if let Err(e) = files.write("table.txt", table.as_bytes()) {
         failed_files.push(format!("{shown}/table.txt: {e}"));
     }
     let first = index
@@ -1556,18 +1608,18 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
             saved_report(&t).ok()
         });
     let html = report::sweep_html::render(&index, first.as_ref());
-    if let Err(e) = out.write("index.html", html.as_bytes()) {
+    if let Err(e) = files.write("index.html", html.as_bytes()) {
         failed_files.push(format!("{shown}/index.html: {e}"));
     }
     for f in &failed_files {
-        eprintln!("iogauge: sweep: cannot write {f}");
+        errln!("iogauge: sweep: cannot write {f}");
     }
     let failed = index
         .points
         .iter()
         .filter(|p| matches!(p.status, Status::Failed | Status::Refused))
         .count();
-    eprintln!(
+    errln!(
         "iogauge: sweep: {shown}: index.json, index.csv, index.html, table.txt and {} point \
          report(s){}",
         index.points.iter().filter(|p| p.report.is_some()).count(),
@@ -1578,8 +1630,8 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
         }
     );
     if interrupted {
-        eprintln!("iogauge: sweep: interrupted; --resume runs the points left");
-        ExitCode::from(130)
+        errln!("iogauge: sweep: interrupted; --resume runs the points left");
+        ExitCode::from(interrupted_code())
     } else if failed > 0 || !failed_files.is_empty() {
         ExitCode::from(1)
     } else {
@@ -1621,7 +1673,7 @@ fn run_rounds(
     if rounds.precondition > 0 {
         let pre = iogauge::rounds::precondition_plan(plan, rounds.precondition)
             .map_err(Failure::Usage)?;
-        eprintln!(
+        errln!(
             "iogauge: preconditioning: writing the files sequentially {} time(s)",
             rounds.precondition
         );
@@ -1645,7 +1697,7 @@ fn run_rounds(
                 0.0
             },
         });
-        eprintln!(
+        errln!(
             "iogauge: preconditioned: {} in {secs:.1} s",
             human_bytes(bytes)
         );
@@ -1671,7 +1723,7 @@ fn run_rounds(
             report.steady = w.steady();
         }
         if rounds.max > 0 {
-            eprintln!(
+            errln!(
                 "iogauge: round {k} of at most {most}: {value:.1} {}{}",
                 if bandwidth { "MB/s" } else { "IOPS" },
                 match w {
@@ -2119,7 +2171,7 @@ mod scale {
                 }
                 if cut {
                     m.report.interrupted = false;
-                    if m.code == 130 {
+                    if m.code > 128 {
                         m.code = 0;
                     }
                 }
@@ -2201,10 +2253,7 @@ mod scale {
             if let Err(f) = measured {
                 // Every rank's reason, each said once.
                 for l in &lines {
-                    let _ = std::io::Write::write_all(
-                        &mut std::io::stderr(),
-                        format!("iogauge: {}\n", super::cli::for_terminal(l)).as_bytes(),
-                    );
+                    iogauge::out::stderr(&format!("iogauge: {}\n", super::cli::for_terminal(l)));
                 }
                 let mut code = f.code().max(failed_code);
                 root.broadcast_into(&mut code);

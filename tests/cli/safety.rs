@@ -858,3 +858,182 @@ fn clean_up_follows_a_renamed_directory() {
     assert!(err.contains("moved away"), "{err}");
     assert!(moved.exists());
 }
+
+/// Runs iogauge in `dir` with stdout and/or stderr closed by their reader before it writes:
+/// the exit status and what it printed on the stream left open.
+fn closed_pipe(
+    dir: &std::path::Path,
+    args: &[&str],
+    close_out: bool,
+    close_err: bool,
+) -> (Option<i32>, String) {
+    use std::io::Read;
+    let mut child = super::bin()
+        .current_dir(dir)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut out, mut err) = (child.stdout.take(), child.stderr.take());
+    if close_out {
+        drop(out.take());
+    }
+    if close_err {
+        drop(err.take());
+    }
+    let mut left = String::new();
+    if let Some(mut o) = out {
+        o.read_to_string(&mut left).unwrap();
+    }
+    if let Some(mut e) = err {
+        e.read_to_string(&mut left).unwrap();
+    }
+    let status = child.wait().unwrap();
+    assert!(!left.contains("panicked"), "{args:?}: {left}");
+    (status.code(), left)
+}
+
+/// A reader that goes away ends iogauge cleanly on every output path: exit 141 (what a shell
+/// expects when the pipe closed), never a panic; the files asked for still written, the
+/// test files removed, a sweep's index saying which points ran.
+#[test]
+fn a_closed_pipe_ends_every_command_cleanly() {
+    let d = super::tmp();
+    let p = d.path();
+    let f = format!("--filename={}", p.join("data").display());
+    let run = ["run", f.as_str(), "--size=1m", "--rw=read"];
+    // Text, JSON and CSV to a closed stdout.
+    for fmt in ["text", "json", "csv"] {
+        let fmt = format!("--output-format={fmt}");
+        let mut a = run.to_vec();
+        a.push(&fmt);
+        let (code, _) = closed_pipe(p, &a, true, false);
+        assert_eq!(code, Some(141), "{fmt}");
+        assert!(!p.join("data").exists(), "{fmt}: the test file is removed");
+    }
+    // Text to the closed stdout, JSON to its file: the file is whole.
+    let mut a = run.to_vec();
+    a.extend(["--output-format=text,json", "--output=both"]);
+    let (code, _) = closed_pipe(p, &a, true, false);
+    assert_eq!(code, Some(141));
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(p.join("both.json")).unwrap()).unwrap();
+    assert!(
+        saved["jobs"].is_array() || saved["groups"].is_array(),
+        "{saved}"
+    );
+    // report and compare to a closed stdout.
+    let json = p.join("both.json");
+    let json = json.to_str().unwrap();
+    for a in [
+        vec!["report", json],
+        vec!["report", "--output-format=text", json],
+        vec!["compare", json, json],
+    ] {
+        let (code, _) = closed_pipe(p, &a, true, false);
+        assert_eq!(code, Some(141), "{a:?}");
+    }
+    // Usage errors to a stderr that cannot be written: still exit 2.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = super::bin().arg("--badflag").stderr(full).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    // A sweep whose stderr (its progress) closes: the point running stops, the index says so,
+    // nothing is left, and no panic.
+    let sw = p.join("sweep");
+    let sw_arg = format!("--dir={}", sw.display());
+    let a = [
+        "sweep",
+        f.as_str(),
+        "--size=1m",
+        "--rw=read",
+        "--sweep=bs=4k,8k,16k",
+        sw_arg.as_str(),
+    ];
+    let (code, _) = closed_pipe(p, &a, false, true);
+    assert_eq!(code, Some(141));
+    let idx: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sw.join("index.json")).unwrap()).unwrap();
+    let st: Vec<&str> = idx["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["status"].as_str().unwrap())
+        .collect();
+    assert!(!st.contains(&"ok") || st.len() == 3, "{st:?}");
+    assert!(
+        st.iter()
+            .all(|s| ["ok", "interrupted", "pending"].contains(s)),
+        "{st:?}"
+    );
+    assert!(
+        st.contains(&"interrupted"),
+        "the point that was running says so: {st:?}"
+    );
+    assert!(!p.join("data").exists());
+}
+
+/// SIGHUP (a dropped ssh session), SIGTERM and SIGQUIT stop a run as Ctrl-C does: the report
+/// so far, the test file removed, exit 128+n. SIGUSR1 prints the figures so far and the run
+/// goes on (fio's SIGUSR1).
+#[test]
+fn hangup_term_quit_stop_cleanly_and_usr1_reports_so_far() {
+    let d = super::tmp();
+    let f = d.path().join("f");
+    let start = || {
+        super::bin()
+            .args([
+                "run",
+                &format!("--filename={}", f.display()),
+                "--size=2m",
+                "--rw=randread",
+                "--time_based",
+                "--runtime=3",
+                "--output-format=json",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let wait_for_file = || {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !f.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(700));
+    };
+    for (sig, code) in [
+        (libc::SIGHUP, 129),
+        (libc::SIGTERM, 143),
+        (libc::SIGQUIT, 131),
+    ] {
+        let child = start();
+        wait_for_file();
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "signal {sig}: {}",
+            super::stderr(&o)
+        );
+        let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(r["interrupted"], true);
+        assert!(!f.exists(), "signal {sig}: the file is removed");
+    }
+    let child = start();
+    wait_for_file();
+    unsafe { libc::kill(child.id() as i32, libc::SIGUSR1) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", super::stderr(&o));
+    let err = super::stderr(&o);
+    assert!(
+        err.contains("iogauge: status: group 1/1:") && err.contains("IOPS"),
+        "{err}"
+    );
+    assert!(!f.exists());
+}
