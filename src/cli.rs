@@ -21,6 +21,8 @@ pub struct ToolOptions {
     pub keep: bool,
     pub allow_overwrite: bool,
     pub skip_space_check: bool,
+    /// `--max-memory`: the memory the run may use (default: the machine's available memory).
+    pub max_memory: Option<u64>,
     /// `--repeat=N`: run the plan N times and report the spread.
     pub repeat: u32,
     /// `--until-steady`, `--precondition`.
@@ -222,6 +224,29 @@ fn safety_args(cmd: Command, keep_help: &'static str) -> Command {
             .action(ArgAction::SetTrue)
             .help("Do not refuse when statvfs reports too little free space"),
     )
+    .arg(
+        Arg::new("max-memory")
+            .long("max-memory")
+            .value_name("SIZE")
+            .help(
+                "The memory the run may use (buffers, verify maps, statistics) [default: what \
+                 the machine has available]; a plan that needs more is refused before anything \
+                 is created",
+            ),
+    )
+}
+
+/// `--max-memory=SIZE`, checked.
+fn max_memory(m: &ArgMatches) -> Result<Option<u64>, UsageError> {
+    match m.get_one::<String>("max-memory") {
+        None => Ok(None),
+        Some(t) => match crate::spec::value::parse_size(t) {
+            Ok(s) if s.bytes > 0 => Ok(Some(s.bytes)),
+            _ => Err(UsageError(format!(
+                "--max-memory={t}: expected a size above zero (512m, 8g)"
+            ))),
+        },
+    }
 }
 
 fn repeat_arg() -> Arg {
@@ -434,6 +459,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
         "--max-p99",
         "--knee",
         "--overwrite-output",
+        "--max-memory",
     ];
     let mut base_args = Vec::new();
     let mut skip = false;
@@ -465,6 +491,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
             keep: sm.get_flag("keep"),
             allow_overwrite: sm.get_flag("allow-overwrite"),
             skip_space_check: sm.get_flag("skip-space-check"),
+            max_memory: max_memory(sm)?,
             overwrite_output: sm.get_flag("overwrite-output"),
             repeat: *sm.get_one::<u32>("repeat").expect("has default"),
             rank_stonewall: false,
@@ -730,6 +757,7 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
         keep: m.get_flag("keep"),
         allow_overwrite: m.get_flag("allow-overwrite"),
         skip_space_check: m.get_flag("skip-space-check"),
+        max_memory: max_memory(m)?,
         overwrite_output: m.get_flag("overwrite-output"),
         repeat: *m.get_one::<u32>("repeat").expect("has default"),
         rank_stonewall: m.get_flag("rank-stonewall"),

@@ -521,6 +521,7 @@ fn measure(
         iogauge::rounds::precondition_plan(&plan, rounds.precondition).map_err(Failure::Usage)?;
     }
     check_log_files(&plan, safety.overwrite_output).map_err(Failure::Usage)?;
+    runner::limits::check(&plan, safety.max_memory).map_err(Failure::Usage)?;
     // From here a signal stops the run instead of ending iogauge: the check takes locks and
     // marks the files it will write.
     let interrupt = interrupt_flag();
@@ -665,6 +666,7 @@ fn execute(
         allow_overwrite: tool.allow_overwrite,
         skip_space_check: tool.skip_space_check,
         overwrite_output: tool.overwrite_output,
+        max_memory: tool.max_memory,
     };
     #[cfg(feature = "mpi")]
     let mut sections = sections;
@@ -1142,6 +1144,7 @@ fn legacy_measure(
         allow_overwrite: f.allow_overwrite,
         skip_space_check: f.skip_space_check,
         overwrite_output: f.overwrite_output,
+        max_memory: None,
     };
     measure(
         args,
@@ -1467,6 +1470,7 @@ fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
         allow_overwrite: req.tool.allow_overwrite,
         skip_space_check: req.tool.skip_space_check,
         overwrite_output: false,
+        max_memory: req.tool.max_memory,
     };
     if let Ok(mut seen) = SEEN_WARNINGS.lock() {
         *seen = Some(Default::default());

@@ -258,7 +258,7 @@ pub fn reopen(
 pub fn create_new(path: &Path) -> io::Result<(OwnedFd, Identity, Place)> {
     let place = Place::of(path)?;
     let fd = rustix::fs::openat(
-        &place.dir,
+        &*place.dir,
         &place.name,
         OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o644),
@@ -270,10 +270,11 @@ pub fn create_new(path: &Path) -> io::Result<(OwnedFd, Identity, Place)> {
 }
 
 /// Where a file is: its directory, held open, and its name there. Removal through it follows
-/// the directory if it is renamed while the run goes on.
-#[derive(Debug)]
+/// the directory if it is renamed while the run goes on. Places in one directory share one
+/// descriptor ([`Place::sharing`]): a run of many files holds one per directory, not per file.
+#[derive(Debug, Clone)]
 pub struct Place {
-    dir: OwnedFd,
+    dir: std::sync::Arc<OwnedFd>,
     name: std::ffi::OsString,
 }
 
@@ -282,17 +283,22 @@ impl Place {
     pub fn of(path: &Path) -> io::Result<Place> {
         let (dir, name) = dir_and_name(path)?;
         Ok(Place {
-            dir,
+            dir: std::sync::Arc::new(dir),
             name: name.to_owned(),
         })
     }
 
-    /// A second handle on the same place (for the emergency list).
-    pub fn try_clone(&self) -> io::Result<Place> {
-        Ok(Place {
-            dir: self.dir.try_clone()?,
-            name: self.name.clone(),
-        })
+    /// This place, holding the descriptor of an equal directory among `dirs` instead of its
+    /// own when there is one (else its own joins `dirs`).
+    pub fn sharing(mut self, dirs: &mut Vec<(Identity, std::sync::Arc<OwnedFd>)>) -> Place {
+        if let Ok(st) = rustix::fs::fstat(&*self.dir) {
+            let id = Identity::of(&st);
+            match dirs.iter().find(|(d, _)| *d == id) {
+                Some((_, fd)) => self.dir = std::sync::Arc::clone(fd),
+                None => dirs.push((id, std::sync::Arc::clone(&self.dir))),
+            }
+        }
+        self
     }
 }
 
@@ -325,7 +331,7 @@ pub fn remove_if_same(path: &Path, held: BorrowedFd<'_>) -> io::Result<()> {
 pub fn remove_in_place(place: &Place, held: BorrowedFd<'_>) -> io::Result<()> {
     let now = rustix::fs::fstat(held)?;
     let id = Identity::of(&now);
-    let st = match rustix::fs::statat(&place.dir, &place.name, AtFlags::SYMLINK_NOFOLLOW) {
+    let st = match rustix::fs::statat(&*place.dir, &place.name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => st,
         Err(rustix::io::Errno::NOENT) => {
             // Gone from its directory: removed, or moved away.
@@ -346,7 +352,7 @@ pub fn remove_in_place(place: &Place, held: BorrowedFd<'_>) -> io::Result<()> {
              in place",
         ));
     }
-    rustix::fs::unlinkat(&place.dir, &place.name, AtFlags::empty())?;
+    rustix::fs::unlinkat(&*place.dir, &place.name, AtFlags::empty())?;
     Ok(())
 }
 
@@ -357,7 +363,7 @@ static WATCHED: std::sync::Mutex<Vec<Watched>> = std::sync::Mutex::new(Vec::new(
 
 /// Puts `path` (the inode `id`, which this process created in `place`) on the emergency list.
 pub fn watch(path: &Path, id: Identity, place: Option<&Place>) {
-    let place = place.and_then(|p| p.try_clone().ok());
+    let place = place.cloned();
     let mut w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
     w.push((path.to_path_buf(), id, place));
 }

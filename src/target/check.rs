@@ -108,7 +108,9 @@ pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
                 p.display()
             ));
             t.created.push(p.clone());
-            let place = ownership::Place::of(&p).ok();
+            let place = ownership::Place::of(&p)
+                .ok()
+                .map(|pl| pl.sharing(&mut t.dirs));
             ownership::watch(&p, Identity::of(&probe.st), place.as_ref());
             if let Some(place) = place {
                 t.places.insert(p.clone(), place);

@@ -41,6 +41,8 @@ pub struct Safety {
     pub skip_space_check: bool,
     /// Replace report, log and results files iogauge did not write (`--overwrite-output`).
     pub overwrite_output: bool,
+    /// The memory the run may use (`--max-memory`; default: what the machine has).
+    pub max_memory: Option<u64>,
 }
 
 /// Why targets could not be used.
@@ -108,6 +110,8 @@ pub struct Targets {
     /// Where each file this run created is: its directory held open, so removal follows a
     /// directory renamed meanwhile.
     places: BTreeMap<PathBuf, ownership::Place>,
+    /// The directories `places` hold, one descriptor each.
+    dirs: Vec<(Identity, std::sync::Arc<OwnedFd>)>,
     pub warnings: Vec<String>,
 }
 
@@ -160,6 +164,7 @@ impl Targets {
                 let (fd, id, place) = ownership::create_new(&p).map_err(|e| {
                     setup_err(&p, "cannot create", e, "it appeared after the check")
                 })?;
+                let place = place.sharing(&mut self.dirs);
                 self.created.push(p.clone());
                 ownership::watch(&p, id, Some(&place));
                 self.places.insert(p.clone(), place);
@@ -363,6 +368,7 @@ impl Targets {
             ownership::unwatch(&p);
         }
         self.places.clear();
+        self.dirs.clear();
         failed
     }
 }

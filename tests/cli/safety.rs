@@ -1037,3 +1037,88 @@ fn hangup_term_quit_stop_cleanly_and_usr1_reports_so_far() {
     );
     assert!(!f.exists());
 }
+
+/// iogauge under resource limits set for it alone (`ulimit -v`, `ulimit -n`).
+fn limited(
+    args: &[&str],
+    res: libc::__rlimit_resource_t,
+    soft: u64,
+    hard: u64,
+) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut c = super::bin();
+    c.args(args);
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        c.pre_exec(move || {
+            let l = libc::rlimit {
+                rlim_cur: soft,
+                rlim_max: hard,
+            };
+            if libc::setrlimit(res, &l) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    c.output().unwrap()
+}
+
+/// Memory and open files are reckoned before anything is created: a plan that cannot fit is
+/// one line, exit 2, nothing created, at once (not an abort under `ulimit -v` or a failure
+/// after creating hundreds of files); the open-file limit is raised where the hard limit
+/// allows.
+#[test]
+fn memory_and_open_files_are_checked_before_anything_is_created() {
+    let d = super::tmp();
+    let dir = format!("--directory={}", d.path().display());
+    let refused = |o: std::process::Output, want: &str| {
+        let err = super::stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(want), "want {want:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(super::entries(d.path()).is_empty(), "nothing is created");
+    };
+    let deep = [
+        "run",
+        dir.as_str(),
+        "--size=1m",
+        "--bs=1m",
+        "--iodepth=4096",
+        "--ioengine=io_uring",
+    ];
+    let mut a = deep.to_vec();
+    a.push("--max-memory=64m");
+    refused(super::iogauge(&a), "4.00 GiB of memory");
+    refused(super::iogauge(&a), "--max-memory");
+    refused(
+        limited(&deep, libc::RLIMIT_AS, 1 << 30, 1 << 30),
+        "ulimit -v",
+    );
+    let o = super::iogauge(&["run", &dir, "--size=1m", "--max-memory=0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        super::stderr(&o).contains("--max-memory=0: expected"),
+        "{}",
+        super::stderr(&o)
+    );
+
+    let many = [
+        "run",
+        dir.as_str(),
+        "--nrfiles=300",
+        "--size=2m",
+        "--bs=4k",
+        "--rw=read",
+    ];
+    let t = std::time::Instant::now();
+    refused(limited(&many, libc::RLIMIT_NOFILE, 100, 100), "nrfiles");
+    assert!(t.elapsed() < std::time::Duration::from_secs(5));
+    // A soft limit below what is needed is raised to it, within the hard limit.
+    let o = limited(&many, libc::RLIMIT_NOFILE, 100, 4096);
+    assert_eq!(o.status.code(), Some(0), "{}", super::stderr(&o));
+    assert!(
+        super::entries(d.path()).is_empty(),
+        "the 300 files are removed"
+    );
+}
