@@ -416,7 +416,7 @@ fn kernel_sees_o_direct_and_o_dsync() {
         libc::O_SYNC as u32,
         "O_SYNC set, not O_DSYNC: {flags:o}"
     );
-    assert_eq!(status.code(), Some(130));
+    assert_eq!(status.code(), Some(143));
     assert!(!f.exists(), "created file removed after SIGTERM");
 }
 

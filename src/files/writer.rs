@@ -380,6 +380,9 @@ pub fn check_path(path: &Path, replace: bool) -> Result<bool, Refusal> {
 }
 
 fn split(path: &Path) -> io::Result<(OutDir, &OsStr)> {
+    if path.is_dir() {
+        return Err(io::Error::other("is a directory"));
+    }
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::other("names no file"))?;

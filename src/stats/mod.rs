@@ -204,7 +204,8 @@ pub struct VerifyStats {
     pub blocks: u64,
     pub bytes: u64,
     pub ios: u64,
-    /// From the first read to the last check, cache dropping excluded.
+    /// Reading back and checking: the verify phase from its first read to its last check, and
+    /// every verify_backlog pause (whose reads `bytes` counts too); cache dropping excluded.
     pub elapsed: Duration,
     /// The files were flushed and their cached pages dropped first, so reads came from the
     /// device (false with O_DIRECT, which reads the device anyway).

@@ -378,7 +378,8 @@ fn check_job(
         if job.rw.writes() {
             let me = format!("{}.{}", job.name, job.clone);
             // Jobs writing one file at once all seal their blocks alike, or none verifies.
-            let clash = entry.writers.iter().find_map(|(g, other, v, offset)| {
+            let clash = entry.writers.iter().find_map(|(g, other, v, offset, end)| {
+                let overlaps = *offset < extent && job.offset < *end;
                 if *g != gi {
                     return None;
                 }
@@ -406,6 +407,18 @@ fn check_job(
                          job its own file)",
                         crate::rawpath::display(p)
                     )),
+                    (Some(a), Some(b)) if overlaps && (a.backlog > 0 || b.backlog > 0) => {
+                        Some(format!(
+                            "jobs {other} and {me} both write bytes {}..{} of {} at once: \
+                             verify_backlog checks a job's blocks while it runs, and the other \
+                             job's writes to the same blocks race with those checks (give each \
+                             job its own file or region (offset_increment), or leave \
+                             verify_backlog out and let the check come after the writes)",
+                            job.offset.max(*offset),
+                            extent.min(*end),
+                            crate::rawpath::display(p)
+                        ))
+                    }
                     (Some(_), Some(_)) => None,
                     _ => Some(format!(
                         "jobs {other} and {me} both write {} at once and only one verifies: \
@@ -418,7 +431,7 @@ fn check_job(
             if let Some(why) = clash {
                 return Err(usage(format!("{}: {why}", job.label("verify"))));
             }
-            entry.writers.push((gi, me, job.verify, job.offset));
+            entry.writers.push((gi, me, job.verify, job.offset, extent));
         }
         entry.extent = entry.extent.max(extent);
         entry.written |= job.rw.writes() || (extends && needs_layout);

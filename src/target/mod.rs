@@ -88,8 +88,9 @@ struct Need {
     ours: bool,
     /// How it is allocated if this run creates it (the first job's `fallocate`).
     fallocate: Fallocate,
-    /// The jobs that write it: their group, name and the verification they seal with.
-    writers: Vec<(usize, String, Option<crate::spec::Verify>, u64)>,
+    /// The jobs that write it: their group, name, the verification they seal with, and the
+    /// region they write (offset and end).
+    writers: Vec<(usize, String, Option<crate::spec::Verify>, u64, u64)>,
 }
 
 /// The checked plan's files, and what this run created.

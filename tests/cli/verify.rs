@@ -512,12 +512,13 @@ fn fios_basic_verify_example_runs_on_a_file() {
 
     // cross-stripe-verify.fio: 30 jobs writing 16 KiB every 128 KiB of one device from
     // offsets 124 GiB apart, each write checked at once (verify_backlog=1) and again at the
-    // end, group_reporting: on a file, 4 jobs 1 MiB apart.
+    // end, group_reporting: on a file, 4 jobs 4 MiB apart (their regions apart, as the
+    // example's are: 120 GiB written of each 124 GiB).
     let example = Path::new("/usr/share/doc/fio/examples/cross-stripe-verify.fio");
     let mut args = vec!["job", example.to_str().unwrap(), "--output-format=json"];
     for set in [
         "filename=data",
-        "offset_increment=1m",
+        "offset_increment=4m",
         "io_size=256k",
         "numjobs=4",
         "size=4m",
@@ -1132,6 +1133,41 @@ fn the_backlog_finds_a_fault_while_the_job_runs() {
         0,
     );
     assert_eq!(u(&verify(job(&r))["blocks"]), 256 + 4 * 16);
+    // do_verify=0: the pauses alone check, and say so; their reads are timed with them (the
+    // rate is the reads over their own time, never reads over no time).
+    let r = run_json(
+        &[
+            &fname,
+            "--size=1m",
+            "--rw=randwrite",
+            "--verify=crc32c",
+            "--verify_backlog=16",
+            "--do_verify=0",
+        ],
+        0,
+    );
+    let v = verify(job(&r));
+    assert_eq!((u(&v["blocks"]), u(&v["bytes"])), (256, 1 << 20), "{v}");
+    let ns = u(&v["elapsed_ns"]);
+    assert!(ns > 0, "{v}");
+    let rate = v["mib_per_s"].as_f64().unwrap();
+    assert!((rate - 1e9 / ns as f64).abs() < 1e-6 * rate, "{v}");
+    // Several writers of one file with a backlog: refused before anything is created (each
+    // job's pause would race with the others' writes).
+    let o = iogauge(&[
+        "run",
+        &fname,
+        "--size=2m",
+        "--rw=randwrite",
+        "--verify=crc32c",
+        "--verify_backlog=8",
+        "--numjobs=3",
+        "--time_based",
+        "--runtime=2",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("verify_backlog checks a job's blocks while it runs"));
+    assert!(!Path::new(fname.trim_start_matches("--filename=")).exists());
 
     use super::faultfs::Fault;
     let Some((_d, fs, mnt)) = fault_fs() else {

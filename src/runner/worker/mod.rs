@@ -765,15 +765,17 @@ impl<E: Engine> Loop<'_, '_, E> {
         if ok && spec.is_some_and(|v| v.after_write) {
             self.verify_phase();
         }
-        if ok && spec.is_some_and(|v| v.after_write || v.inline) {
+        // verify_backlog with do_verify=0 checked blocks in its pauses: a bad one fails the job.
+        if ok && spec.is_some_and(|v| v.after_write || v.inline || v.backlog > 0) {
             self.verify_verdict();
         }
         self.w.progress.publish(&self.stats);
-        // do_verify=0 sealed the blocks and checked nothing: no phase to report.
+        // do_verify=0 sealed the blocks and checked nothing (unless in backlog pauses): no
+        // check to report.
         self.stats.verify = self
             .verify
             .take()
-            .filter(|v| v.spec.after_write || v.spec.inline)
+            .filter(|v| v.spec.after_write || v.spec.inline || v.stats.blocks > 0)
             .map(|v| v.stats);
         JobResult {
             stats: self.stats,

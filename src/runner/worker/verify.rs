@@ -674,12 +674,16 @@ impl<E: Engine> Loop<'_, '_, E> {
         v.active = true;
         let (exhausted, pace) = (self.exhausted, self.pace.on);
         (self.exhausted, self.pace.on) = (false, false);
+        let start = self.clock.now();
         self.run();
+        let end = self.clock.now();
         (self.exhausted, self.pace.on) = (exhausted, pace);
         if let Some(v) = self.verify.as_mut() {
             v.backlog_reads.clear();
             v.in_backlog = false;
             v.active = false;
+            // The pause's reads are counted as read back: so is its time.
+            v.stats.elapsed += Duration::from_nanos(self.clock.ns(end.saturating_sub(start)));
         }
     }
 
@@ -734,7 +738,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
         let end = self.clock.now();
         if let Some(v) = self.verify.as_mut() {
-            v.stats.elapsed = Duration::from_nanos(self.clock.ns(end.saturating_sub(start)));
+            v.stats.elapsed += Duration::from_nanos(self.clock.ns(end.saturating_sub(start)));
             v.active = false;
         }
     }
