@@ -917,8 +917,12 @@ fn print_plan(sections: &[Section], notes: &[String]) -> ExitCode {
             format!(", after group {gi} ends")
         };
         out += &format!("group {}{after}:\n", gi + 1);
+        let mut count: std::collections::HashMap<&str, usize> = Default::default();
+        for j in &g.jobs {
+            *count.entry(j.name.as_str()).or_default() += 1;
+        }
         for j in g.jobs.iter() {
-            let clones = g.jobs.iter().filter(|o| o.name == j.name).count();
+            let clones = count[j.name.as_str()];
             if j.clone > 0 {
                 continue;
             }

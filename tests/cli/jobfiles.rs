@@ -519,3 +519,24 @@ fn the_readmes_example_job_files_run() {
         assert!(entries(d.path()).is_empty(), "{file}: removed");
     }
 }
+
+/// Parsing is bounded: 4,000 sections parse (each job once in the plan), and more jobs than
+/// fio's limit of 4,096 (sections × numjobs) are refused with the reason, nothing created.
+/// (That the time is linear is bench/'s to show, not a timed test's.)
+#[test]
+fn many_sections_parse_in_linear_time_and_the_job_cap_is_said() {
+    let d = tmp();
+    let mut text = String::from("[global]\nioengine=null\nsize=1m\n");
+    for i in 0..4000 {
+        text += &format!("[j{i}]\nrw=read\n");
+    }
+    let ok = write(d.path(), "ok.fio", &text);
+    let out = ok_in(d.path(), &["job", ok.to_str().unwrap(), "--parse-only"]);
+    assert_eq!(out.lines().filter(|l| l.starts_with("  j")).count(), 4000);
+    text += "[more]\nnumjobs=100\n";
+    let big = write(d.path(), "big.fio", &text);
+    let o = run_in(d.path(), &["job", big.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("more than 4096 jobs"), "{}", stderr(&o));
+    assert_eq!(entries(d.path()).len(), 2, "only the two job files");
+}

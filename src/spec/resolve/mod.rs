@@ -29,13 +29,26 @@ use values::{Ignored, Values};
 /// when `separate_groups`, else all in one group.
 pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, SpecError> {
     let mut plan = Plan::default();
-    // Job names so far, with their group, for wait_for.
-    let mut names: Vec<(String, usize)> = Vec::new();
+    // Job names so far, with the first group each is in, for wait_for.
+    let mut names: std::collections::HashMap<String, usize> = Default::default();
+    let mut seen_warnings = std::collections::HashSet::new();
+    let mut jobs_so_far = 0usize;
     for section in sections {
-        let earlier: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
-        let (mut jobs, warnings, ignored) = resolve_section(section, &earlier)?;
+        let (mut jobs, warnings, ignored) = resolve_section(section, &names)?;
+        jobs_so_far += jobs.len();
+        if jobs_so_far > MAX_JOBS {
+            return Err(SpecError {
+                option: "numjobs".into(),
+                value: None,
+                message: format!(
+                    "the job sections and their numjobs clones come to more than {MAX_JOBS} \
+                     jobs (fio's limit, and iogauge's: a thread each)"
+                ),
+                origin: crate::spec::Origin::Cli,
+            });
+        }
         for w in warnings {
-            if !plan.warnings.contains(&w) {
+            if seen_warnings.insert(w.clone()) {
                 plan.warnings.push(w);
             }
         }
@@ -51,14 +64,14 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
         let gi = plan.groups.len() - 1;
         if let Some(w) = jobs.first().and_then(|j| j.pacing.wait_for.clone()) {
             // A job of an earlier group has finished before this group starts.
-            if names.iter().any(|(n, g)| *n == w && *g < gi) {
+            if names.get(&w).is_some_and(|g| *g < gi) {
                 for j in &mut jobs {
                     j.pacing.wait_for = None;
                 }
             }
         }
         if let Some(j) = jobs.first() {
-            names.push((j.name.clone(), gi));
+            names.entry(j.name.clone()).or_insert(gi);
         }
         plan.groups[gi].jobs.extend(jobs);
     }
@@ -99,8 +112,14 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
 
 type Resolved = (Vec<JobSpec>, Vec<String>, Ignored);
 
+/// The most jobs a run may have, numjobs clones counted (fio's `--max-jobs` default).
+pub const MAX_JOBS: usize = 4096;
+
+/// Names of the jobs before a section, with their group.
+type Earlier = std::collections::HashMap<String, usize>;
+
 /// One section → its jobs (one per clone). `earlier`: the names of the jobs before it.
-fn resolve_section(section: &Section, earlier: &[&str]) -> Result<Resolved, SpecError> {
+fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, SpecError> {
     let (v, ignored) = Values::collect(section)?;
     let mut warnings = Vec::new();
     let w = &mut warnings;
@@ -536,6 +555,7 @@ fn timing(v: &Values<'_>) -> Result<(Timing, u32), SpecError> {
         ramp: v.seconds("ramp_time")?.unwrap_or_default(),
         loops: v.int("loops")?.unwrap_or(1) as u32,
     };
+    // The option table caps numjobs at MAX_JOBS.
     Ok((timing, v.int("numjobs")?.unwrap_or(1) as u32))
 }
 
@@ -933,7 +953,11 @@ fn logs(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<(LogSpec, u64), Sp
 /// returned apart), wait_for, rate caps, thinktime.
 type DelayRange = (Duration, Duration);
 
-fn pacing(v: &Values<'_>, name: &str, earlier: &[&str]) -> Result<(Pacing, DelayRange), SpecError> {
+fn pacing(
+    v: &Values<'_>,
+    name: &str,
+    earlier: &Earlier,
+) -> Result<(Pacing, DelayRange), SpecError> {
     let startdelay = {
         let (text, _) = v.text("startdelay").expect("has a default");
         value::parse_range(&text, |t| value::parse_duration(t, Duration::from_secs(1)))
@@ -945,7 +969,7 @@ fn pacing(v: &Values<'_>, name: &str, earlier: &[&str]) -> Result<(Pacing, Delay
             if w == name {
                 return Err(v.error("wait_for", "a job cannot wait for itself".into()));
             }
-            if !earlier.contains(&w.as_str()) {
+            if !earlier.contains_key(w.as_str()) {
                 return Err(v.error(
                     "wait_for",
                     format!(
