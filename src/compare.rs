@@ -75,20 +75,85 @@ const METRICS: [Metric; 4] = [
 
 /// "jobname" with its occurrence number, so clones and repeated names pair up in order.
 fn keyed_jobs(doc: &Value) -> Vec<(String, &Value)> {
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashMap<String, usize> = Default::default();
     doc["jobs"]
         .as_array()
         .map(|jobs| {
             jobs.iter()
                 .map(|j| {
                     let name = j["jobname"].as_str().unwrap_or("?").to_string();
-                    let n = seen.iter().filter(|s| **s == name).count();
-                    seen.push(name.clone());
-                    (format!("{name}.{n}"), j)
+                    let n = seen.entry(name.clone()).or_default();
+                    *n += 1;
+                    (format!("{name}.{}", *n - 1), j)
                 })
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The parts of a report `compare` reads: who made it, where and when, and per job its name,
+/// each direction's rate, IOPS, I/O count and percentiles, and its repeat spread. Read
+/// straight from the text, the rest of a large report (histograms, series, iogauge's own
+/// groups) is skipped, never held: memory stays near the report's own size.
+#[derive(serde::Deserialize, serde::Serialize)]
+struct Slim {
+    #[serde(rename = "fio version", default)]
+    fio_version: Value,
+    #[serde(default)]
+    time: Value,
+    #[serde(default)]
+    host: Option<SlimHost>,
+    #[serde(default)]
+    jobs: Option<Vec<SlimJob>>,
+}
+
+#[derive(serde::Deserialize, serde::Serialize)]
+struct SlimHost {
+    #[serde(default)]
+    hostname: Value,
+    #[serde(default)]
+    kernel: Value,
+}
+
+#[derive(serde::Deserialize, serde::Serialize)]
+struct SlimJob {
+    #[serde(default)]
+    jobname: Value,
+    #[serde(default)]
+    read: Option<SlimDir>,
+    #[serde(default)]
+    write: Option<SlimDir>,
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    iogauge_repeat: Value,
+}
+
+#[derive(serde::Deserialize, serde::Serialize)]
+struct SlimDir {
+    #[serde(default)]
+    bw_bytes: Value,
+    #[serde(default)]
+    bw: Value,
+    #[serde(default)]
+    iops: Value,
+    #[serde(default)]
+    total_ios: Value,
+    #[serde(default)]
+    clat_ns: Option<SlimLat>,
+    #[serde(default)]
+    lat_ns: Option<SlimLat>,
+}
+
+#[derive(serde::Deserialize, serde::Serialize)]
+struct SlimLat {
+    #[serde(default)]
+    percentile: Value,
+}
+
+/// A report's text, read for `compare`: only what it compares (see [`Slim`]).
+pub fn load(text: &str) -> Result<Value, String> {
+    let slim: Slim = serde_json::from_str(crate::report::from_fio::json_start(text))
+        .map_err(|e| format!("not a JSON report ({e})"))?;
+    serde_json::to_value(slim).map_err(|e| e.to_string())
 }
 
 /// Who produced a document, and where, in one line.
@@ -111,13 +176,32 @@ fn describe(doc: &Value) -> String {
 
 /// Checks that `doc` has fio's `jobs[]`; the error names `what`.
 pub fn check(doc: &Value, what: &str) -> Result<(), String> {
-    match doc["jobs"].as_array() {
-        Some(_) => Ok(()),
-        None => Err(format!(
+    let Some(jobs) = doc["jobs"].as_array() else {
+        return Err(format!(
             "{what}: not a JSON report with a jobs[] list (iogauge --output-format=json or fio \
              --output-format=json)"
-        )),
+        ));
+    };
+    // A rate, a count or a latency below zero is no measurement: a damaged or edited report.
+    for j in jobs {
+        for dir in ["read", "write"] {
+            let d = &j[dir];
+            let mut figures: Vec<(&str, Option<f64>)> = ["bw_bytes", "bw", "iops", "total_ios"]
+                .iter()
+                .map(|k| (*k, d[*k].as_f64()))
+                .collect();
+            figures.extend(["50.000000", "99.000000"].map(|p| ("percentile", percentile(d, p))));
+            if let Some((k, v)) = figures.iter().find(|(_, v)| v.is_some_and(|v| v < 0.0)) {
+                return Err(format!(
+                    "{what}: job {} {dir}: {k} is {}: a report's figures are never negative (a \
+                     damaged or edited report)",
+                    j["jobname"].as_str().unwrap_or("?"),
+                    v.unwrap_or_default()
+                ));
+            }
+        }
     }
+    Ok(())
 }
 
 pub fn compare(base: &Value, new: &Value, threshold_pct: f64) -> Comparison {

@@ -401,6 +401,9 @@ fn compare_marks_and_gates_regressions() {
         worse["jobs"][0]["read"][k] = Value::from(v * 0.8);
     }
     std::fs::write(p.join("worse.json"), worse.to_string()).unwrap();
+    let mut negative = base.clone();
+    negative["jobs"][0]["read"]["iops"] = Value::from(-5.0);
+    std::fs::write(p.join("negative.json"), negative.to_string()).unwrap();
 
     let same = ok_in(
         p,
@@ -440,6 +443,10 @@ fn compare_marks_and_gates_regressions() {
         (
             vec!["compare", "base.json", "base.json", "--threshold=lots"],
             "--threshold=lots",
+        ),
+        (
+            vec!["compare", "base.json", "negative.json"],
+            "iops is -5: a report's figures are never negative",
         ),
     ] {
         let o = run_in(p, &args);
@@ -1045,4 +1052,48 @@ fn many_jobs_fold_into_their_spread_in_text() {
         "16 jobs and the total: {text}"
     );
     assert!(!text.contains("jobs, each:"));
+}
+
+/// A large report (6,400 jobs, tens of MB) is read by `report` and `compare` in memory near
+/// its own size: under an address-space limit of 8 times the report's size they finish
+/// (reading it as a JSON tree took 20 times its size for `compare`).
+#[test]
+fn large_reports_are_read_in_bounded_memory() {
+    use std::os::unix::process::CommandExt;
+    let d = tmp();
+    let p = d.path();
+    let mut r = json_in(p, &["--ioengine=null", "--size=1m", "--numjobs=64"]);
+    let (jobs, fio_jobs) = (r["groups"][0]["jobs"].clone(), r["jobs"].clone());
+    for _ in 0..99 {
+        let g = r["groups"][0]["jobs"].as_array_mut().unwrap();
+        g.extend(jobs.as_array().unwrap().iter().cloned());
+        let f = r["jobs"].as_array_mut().unwrap();
+        f.extend(fio_jobs.as_array().unwrap().iter().cloned());
+    }
+    let text = r.to_string();
+    drop(r);
+    let size = text.len() as u64;
+    assert!(size > 20 << 20, "{size}");
+    std::fs::write(p.join("big.json"), text).unwrap();
+    let limit = 8 * size + (128 << 20);
+    for args in [
+        &["report", "--output-format=text", "big.json"][..],
+        &["compare", "big.json", "big.json"][..],
+    ] {
+        let mut c = super::bin();
+        c.current_dir(p).args(args);
+        // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            c.pre_exec(move || {
+                let l = libc::rlimit {
+                    rlim_cur: limit,
+                    rlim_max: limit,
+                };
+                libc::setrlimit(libc::RLIMIT_AS, &l);
+                Ok(())
+            });
+        }
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    }
 }
