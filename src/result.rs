@@ -494,7 +494,9 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
     if let Some(e) = &outcome.setup_error {
         errors.push(e.to_string());
     }
-    errors.extend(outcome.unlink_errors.iter().cloned());
+    // A file `unlink` left (not iogauge's to remove, or the removal failed) is said, but the
+    // measurement stands: a warning, not an error that the exit code would not match.
+    let unlink_notes = outcome.unlink_errors.iter().cloned();
     let mut said_without_device = std::collections::BTreeSet::new();
     let groups = outcome
         .groups
@@ -591,7 +593,12 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
         interrupted: outcome.interrupted,
         clock: outcome.clock.clone(),
         process_cpu: cpu_report(&ctx.process_cpu, ctx.wall),
-        warnings: ctx.warnings.into_iter().chain(device_notes).collect(),
+        warnings: ctx
+            .warnings
+            .into_iter()
+            .chain(unlink_notes)
+            .chain(device_notes)
+            .collect(),
         errors,
         repeat: None,
         rounds: None,

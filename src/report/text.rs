@@ -278,7 +278,7 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
             j.name,
             j.clone,
             opt("rw"),
-            human_bytes(opt("bs").parse().unwrap_or(0)),
+            sizes_text(opt("bs")),
             human_bytes(opt("size").parse().unwrap_or(0)),
             opt("ioengine")
         );
@@ -736,4 +736,30 @@ pub fn summary(r: &RunReport, labels: &[&str]) -> String {
         o.push_str(&crate::assess::lines(a));
     }
     o
+}
+/// A job's `bs` as resolved (`4096`, `4096,8192` for reads and writes, `4096/50:8192/50` for a
+/// split) with every size in its unit: `4.00 KiB`, `4.00 KiB,8.00 KiB`, `4.00 KiB/50:8.00 KiB/50`;
+/// one value when reads and writes share it.
+fn sizes_text(bs: &str) -> String {
+    let one = |part: &str| -> String {
+        part.split(':')
+            .map(|e| match e.split_once('/') {
+                Some((b, pct)) => format!("{}/{pct}", size_word(b)),
+                None => size_word(e),
+            })
+            .collect::<Vec<_>>()
+            .join(":")
+    };
+    let parts: Vec<&str> = bs.split(',').collect();
+    match parts.as_slice() {
+        [r, w] if r == w => one(r),
+        _ => parts.iter().map(|p| one(p)).collect::<Vec<_>>().join(","),
+    }
+}
+
+fn size_word(b: &str) -> String {
+    match b.split_once('-') {
+        Some((lo, hi)) => format!("{}-{}", size_word(lo), size_word(hi)),
+        None => b.parse().map(human_bytes).unwrap_or_else(|_| b.to_string()),
+    }
 }

@@ -58,9 +58,15 @@ pub fn parse_axis(arg: &str) -> Result<Axis, String> {
             list.len()
         )));
     }
-    let mut seen = std::collections::HashSet::new();
-    if let Some(dup) = list.iter().find(|v| !seen.insert(v.as_str())) {
-        return Err(bad(format!("{dup} is given twice")));
+    let mut seen = std::collections::HashMap::new();
+    for v in &list {
+        if let Some(first) = seen.insert(meaning(def.kind, v), v) {
+            return Err(bad(if first == v {
+                format!("{v} is given twice")
+            } else {
+                format!("{v} is {first} again: each point would run twice")
+            }));
+        }
     }
     Ok(Axis {
         name: def.name.to_string(),
@@ -111,20 +117,49 @@ fn range(kind: Kind, from: &str, to: &str, step: &str) -> Result<Vec<String>, St
             .ok_or_else(|| format!(":{step}: expected a step (:+8) or a factor (:x2)"))?;
         Box::new(move |v| v.saturating_add(s))
     };
-    let mut out = Vec::new();
+    // Counted before any value is made: a range of 100,000 says so, and makes nothing.
+    let count = match step.strip_prefix('x') {
+        Some(_) => {
+            let (mut n, mut v) = (0u64, a);
+            while v <= b {
+                n += 1;
+                let w = next(v);
+                if w == v {
+                    break;
+                }
+                v = w;
+            }
+            n
+        }
+        None => (b - a) / (next(a) - a) + 1,
+    };
+    if count > MAX_AXIS_POINTS as u64 {
+        return Err(format!(
+            "{from}..{to}:{step} is {count} values: at most {MAX_AXIS_POINTS} per option"
+        ));
+    }
+    let mut out = Vec::with_capacity(count as usize);
     let mut v = a;
-    while v <= b {
+    while v <= b && out.len() < count as usize {
         out.push(if size { size_text(v) } else { v.to_string() });
-        if out.len() > MAX_AXIS_POINTS {
-            break;
-        }
-        let n = next(v);
-        if n == v {
-            break;
-        }
-        v = n;
+        v = next(v);
     }
     Ok(out)
+}
+
+/// A value as the option means it, for telling repeats apart: sizes in bytes (`4k` is
+/// `4096`), whole numbers as numbers (`08` is `8`), anything else as written.
+fn meaning(kind: Kind, v: &str) -> String {
+    match kind {
+        Kind::Size | Kind::Spec(_) => crate::spec::value::parse_size(v)
+            .map(|s| s.bytes.to_string())
+            .unwrap_or_else(|_| v.to_string()),
+        Kind::Int { .. } | Kind::Seconds => v
+            .parse::<u64>()
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| v.to_string()),
+        _ => v.to_string(),
+    }
 }
 
 /// Bytes in the largest unit that divides them exactly (fio's syntax: 512, 4k, 1m, 2g).

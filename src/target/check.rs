@@ -301,7 +301,7 @@ fn check_job(
         found.push(existing(t, p, opt)?);
     }
     size_from_existing(t, job, &paths, &found)?;
-    let extent = job.offset + job.per_file_bytes();
+    let extent = job.offset.saturating_add(job.per_file_bytes());
     if job.verify.is_some_and(|v| v.state_save) {
         // Found before anything runs: a journal in the way that is not iogauge's own.
         let state = crate::verify::state_path(&job.name, job.clone);

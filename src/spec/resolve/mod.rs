@@ -210,6 +210,30 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
                 .into(),
         ));
     }
+    // The last byte any clone reaches must be a file offset (off_t: below 2^63).
+    let per_file = spec.size.map_or(0, |s| s / region.nfiles.max(1));
+    let last = region
+        .offset_increment
+        .checked_mul(u64::from(numjobs.saturating_sub(1)))
+        .and_then(|inc| spec.offset.checked_add(inc))
+        .and_then(|o| o.checked_add(per_file));
+    if last.is_none_or(|l| l > i64::MAX as u64) {
+        let option = if region.offset_increment > 0 && numjobs > 1 {
+            "offset_increment"
+        } else {
+            "offset"
+        };
+        return Err(v.error(
+            option,
+            format!(
+                "offset {} + offset_increment {} × {} clone(s) + {per_file} bytes per file \
+                 reaches past the largest file offset (2^63 - 1 bytes)",
+                spec.offset,
+                region.offset_increment,
+                numjobs.saturating_sub(1)
+            ),
+        ));
+    }
     let jobs = clones(&spec, numjobs, startdelay, region.offset_increment);
     Ok((jobs, warnings, ignored))
 }

@@ -29,6 +29,16 @@ pub(super) fn block_sizes(
     let (bs_text, _) = v.text("bs").expect("bs has a default");
     let bs = value::per_direction(&bs_text, 4096, bytes)
         .map_err(|acc| v.error("bs", format!("expected {acc}")))?;
+    for option in ["bs", "bsrange", "bssplit"] {
+        if let Some((t, _)) = v.text(option) {
+            if let Some(trim) = t.split(',').nth(2).map(str::trim).filter(|p| !p.is_empty()) {
+                warnings.push(format!(
+                    "{option}={t}: the third value ({trim}) is fio's size for trims, which \
+                     iogauge does not issue: it has no effect"
+                ));
+            }
+        }
+    }
     let mut sizes = bs.map(BlockSizes::Fixed);
     if let Some((t, _)) = v.text("bsrange") {
         let [r, w] = value::per_direction(&t, None, |p| value::parse_range(p, bytes).map(Some))
