@@ -83,7 +83,8 @@ pub enum Request {
         for_: String,
         directory: PathBuf,
         size: Option<String>,
-        seconds: u64,
+        /// Given on the command line (the default is the profile's).
+        seconds: Option<u64>,
         streams: Option<usize>,
         tool: ToolOptions,
     },
@@ -667,9 +668,8 @@ pub fn command() -> Command {
                     Arg::new("seconds")
                         .long("seconds")
                         .value_name("N")
-                        .default_value("10")
                         .value_parser(clap::value_parser!(u64).range(1..=3600))
-                        .help("database: seconds per test"),
+                        .help("database: seconds per test [default: 10]"),
                 )
                 .arg(
                     Arg::new("streams")
@@ -711,6 +711,20 @@ fn legacy(name: &'static str, about: &'static str) -> Command {
     )
 }
 
+/// clap's "0 is not in 1..=3600" as "expected a whole number from 1 to 3600".
+fn accepted_words(why: &str) -> String {
+    if let Some((_, range)) = why.split_once(" is not in ") {
+        if let Some((lo, hi)) = range.split_once("..=") {
+            return format!("expected a whole number from {lo} to {hi}");
+        }
+    }
+    // Rust's integer parse errors.
+    if why.contains("invalid digit") || why.contains("empty string") || why.contains("too large") {
+        return "expected a whole number".into();
+    }
+    why.to_string()
+}
+
 fn one_line(e: &clap::Error) -> String {
     let arg = e.get(ContextKind::InvalidArg).map(|v| v.to_string());
     let value = e.get(ContextKind::InvalidValue).map(|v| v.to_string());
@@ -731,9 +745,15 @@ fn one_line(e: &clap::Error) -> String {
                 .unwrap_or("")
                 .trim_start_matches("error: ")
                 .to_string();
+            // clap names the option with its value's name (`--seconds <N>`): the option alone,
+            // and what is accepted said the way every other message says it.
+            let flag = a.split_whitespace().next().unwrap_or(&a);
             match value {
-                Some(v) => format!("{a}={v}: {first}"),
-                None => format!("{a}: {first}"),
+                Some(v) => {
+                    let why = first.rsplit_once("': ").map_or(first.as_str(), |(_, w)| w);
+                    format!("{flag}={v}: {}", accepted_words(why))
+                }
+                None => format!("{flag}: {first}"),
             }
         }
         _ => e
@@ -919,7 +939,8 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             for_: sm.get_one::<String>("for").expect("required").clone(),
             directory: rawpath::path(sm.get_one::<String>("directory").expect("default")),
             size: sm.get_one::<String>("size").cloned(),
-            seconds: *sm.get_one::<u64>("seconds").expect("default"),
+            seconds: (sm.value_source("seconds") == Some(ValueSource::CommandLine))
+                .then(|| *sm.get_one::<u64>("seconds").expect("default")),
             streams: sm.get_one::<u64>("streams").map(|&n| n as usize),
             tool: tool_options(sm)?,
         }),

@@ -309,7 +309,7 @@ fn assess(
     for_: &str,
     directory: &std::path::Path,
     size: Option<String>,
-    seconds: u64,
+    seconds: Option<u64>,
     streams: Option<usize>,
     tool: ToolOptions,
 ) -> ExitCode {
@@ -326,6 +326,12 @@ fn assess(
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if for_ == "sas" {
+        if let Some(n) = seconds {
+            return usage_exit(&format!(
+                "--seconds={n}: goes with --for=database; the SAS streams move a fixed amount \
+                 (iotest.sh's shape): --size sets how much, so how long"
+            ));
+        }
         let streams = streams.unwrap_or(cores);
         // 2 GiB in all (less where space is short), each stream a whole number of 64 KiB
         // blocks.
@@ -358,6 +364,7 @@ fn assess(
                 "--size={data}: the data file needs at least 1 MiB"
             ));
         }
+        let seconds = seconds.unwrap_or(10);
         let sections = profiles::assess_database(directory, (data >> 13) << 13, seconds);
         execute(
             args,

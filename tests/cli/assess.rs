@@ -176,6 +176,14 @@ fn bad_assess_input_is_refused() {
             vec!["assess", "--for=database", dir.as_str(), "--size=100k"],
             "at least 1 MiB",
         ),
+        (
+            vec!["assess", "--for=sas", dir.as_str(), "--seconds=5"],
+            "--seconds=5: goes with --for=database",
+        ),
+        (
+            vec!["assess", "--for=database", dir.as_str(), "--seconds=0"],
+            "--seconds=0: expected a whole number from 1 to 3600",
+        ),
     ] {
         let o = iogauge(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
