@@ -197,6 +197,10 @@ pub struct VerifyReport {
     /// job's own thread, through its engine. 0 when checked inline or not recorded.
     #[serde(default)]
     pub threads: u32,
+    /// Stopped (interrupted) before every written block was checked: no bad block among
+    /// those checked is not a pass of the rest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut_short: bool,
     /// Blocks that were not what was written: 0 is a pass.
     pub bad_blocks: u64,
     /// The first of them, in full.
@@ -432,6 +436,7 @@ fn verify_report(v: &crate::stats::VerifyStats) -> VerifyReport {
         dropped_cache: v.dropped_cache,
         inline: v.inline,
         threads: v.threads,
+        cut_short: v.cut_short,
         bad_blocks: v.bad,
         first_bad: v.bad_blocks.clone(),
     }

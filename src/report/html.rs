@@ -256,6 +256,9 @@ fn verification(o: &mut String, r: &RunReport) {
     );
     for (label, v) in &rows {
         let verdict = match v.bad_blocks {
+            0 if v.cut_short => {
+                "stopped before every block was checked; none bad of those checked".to_string()
+            }
             0 if v.blocks > 0 => "every block as written".to_string(),
             0 => "nothing checked".to_string(),
             n => format!("{n} bad"),

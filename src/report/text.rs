@@ -528,6 +528,9 @@ pub fn steady_line(o: &mut String, s: &crate::stats::steady::SteadyReport) {
 /// The verify phase: what was read back, how fast, and each bad block kept.
 pub fn verify_lines(o: &mut String, v: &crate::result::VerifyReport) {
     let verdict = match v.bad_blocks {
+        0 if v.cut_short => {
+            "STOPPED before every block was checked; none bad of those checked".to_string()
+        }
         0 if v.blocks > 0 => "every block as written".to_string(),
         0 => "NOTHING CHECKED".to_string(),
         n => format!("{n} BAD"),

@@ -215,6 +215,8 @@ pub struct VerifyStats {
     pub inline: bool,
     /// Threads that read and checked in the phase (1: the job's own, through its engine).
     pub threads: u32,
+    /// The check was stopped before it reached every written block (an interrupt).
+    pub cut_short: bool,
     /// Blocks that were not what was written.
     pub bad: u64,
     /// The first [`BAD_BLOCKS_KEPT`] of them.
@@ -251,6 +253,7 @@ impl std::ops::AddAssign<&VerifyStats> for VerifyStats {
         self.ios += o.ios;
         self.elapsed = self.elapsed.max(o.elapsed);
         self.dropped_cache |= o.dropped_cache;
+        self.cut_short |= o.cut_short;
         self.threads += o.threads;
         self.inline |= o.inline;
         self.bad += o.bad;

@@ -221,7 +221,8 @@ pub enum Gen {
 /// Why a block is not what was written.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Fault {
-    /// One of: "lost write", "bit flip", "misdirected write", "stale data", "torn write",
+    /// One of: "options mismatch" (sealed with another checksum or block size than this check
+    /// was given), "lost write", "bit flip", "misdirected write", "stale data", "torn write",
     /// "another run's data", "another job's data", "corrupted header".
     pub kind: String,
     /// What it means, in a sentence.
@@ -337,9 +338,60 @@ pub fn check(block: &[u8], kind: Checksum, want: &Expect) -> Result<(), Box<Faul
             ));
         }
     }
+    // Sealed as a block of another size, or with another checksum: the options given to this
+    // check are not those it was written with; no fault of the media.
+    let sealed_len = u32_at(block, 8) as usize;
+    if sealed_len != len {
+        return Err(fault(
+            "options mismatch",
+            format!(
+                "the block was sealed as {sealed_len} bytes, and is read as {len}: give the \
+                 verify_interval (or bs) it was written with"
+            ),
+            Some(found),
+        ));
+    }
+    match Checksum::from_code(block[5]) {
+        Some(stored) if stored != kind && kind != Checksum::Meta => {
+            return Err(fault(
+                "options mismatch",
+                format!(
+                    "the block was sealed with {}, and this check was given verify={}: give \
+                     the checksum it was written with",
+                    stored.name(),
+                    kind.name()
+                ),
+                Some(found),
+            ));
+        }
+        _ => {}
+    }
     let t = &block[len - TRAILER_LEN..];
     let (t_seq, t_run) = (u64_at(t, 0), u32_at(t, 8));
-    if t[12..16] != TRAILER_MAGIC || t_seq != found.seq || t_run != found.run_id as u32 {
+    let mut expected = [0u8; TRAILER_LEN];
+    expected[..8].copy_from_slice(&found.seq.to_le_bytes());
+    expected[8..12].copy_from_slice(&(found.run_id as u32).to_le_bytes());
+    expected[12..].copy_from_slice(&TRAILER_MAGIC);
+    if t != expected {
+        let flipped: u32 = t
+            .iter()
+            .zip(expected)
+            .map(|(a, b)| (a ^ b).count_ones())
+            .sum();
+        // Another write's trailer (whole, with another write number) is a tear. The same
+        // write's trailer a few bits off, or a broken magic, is damage to those bytes.
+        let another_write = t[12..16] == TRAILER_MAGIC && t_seq != found.seq;
+        if !another_write && flipped <= 8 {
+            return Err(fault(
+                "bit flip",
+                format!(
+                    "the block's trailer (its last {TRAILER_LEN} bytes) differs in {flipped} \
+                     bit(s) from what write #{} wrote there",
+                    found.seq
+                ),
+                Some(found),
+            ));
+        }
         return Err(fault(
             "torn write",
             format!(
@@ -399,17 +451,6 @@ pub fn check(block: &[u8], kind: Checksum, want: &Expect) -> Result<(), Box<Faul
             Some(found),
         ));
     };
-    if stored != kind && kind != Checksum::Meta {
-        return Err(fault(
-            "another run's data",
-            format!(
-                "the block was sealed with {} (this job verifies {})",
-                stored.name(),
-                kind.name()
-            ),
-            Some(found),
-        ));
-    }
     if stored != Checksum::Meta {
         let mut digest = [0u8; DIGEST_MAX];
         stored.digest(&block[HEADER_LEN..len - TRAILER_LEN], &mut digest);
@@ -878,6 +919,23 @@ mod tests {
         let mut hdr = b.clone();
         hdr[20] ^= 1;
         assert_eq!(kind(&hdr, want(8192, 2)), "corrupted header");
+        // Two bits flipped in the trailer: damage, not a torn write (the trailer would
+        // otherwise name write #5 twice).
+        let mut tail = b.clone();
+        tail[4096 - 6] ^= 0x21;
+        let e = check(&tail, k, &want(8192, 2)).unwrap_err();
+        assert_eq!(e.kind, "bit flip");
+        assert!(e.detail.contains("differs in 2 bit(s)"), "{}", e.detail);
+        // Checked with another checksum, or as blocks of another size: the options, not the
+        // media.
+        let e = check(&b, Checksum::Md5, &want(8192, 2)).unwrap_err();
+        assert_eq!(e.kind, "options mismatch");
+        assert!(e.detail.contains("sealed with crc32c"), "{}", e.detail);
+        let mut twice = b.clone();
+        twice.extend_from_slice(&later);
+        let e = check(&twice, k, &want(8192, 2)).unwrap_err();
+        assert_eq!(e.kind, "options mismatch");
+        assert!(e.detail.contains("sealed as 4096 bytes"), "{}", e.detail);
         // Uncertain and unwritten blocks: anything of this run passes, nothing is checked.
         let mut any = want(8192, 0);
         any.generation = Gen::Any;

@@ -1317,6 +1317,38 @@ fn a_damaged_or_foreign_journal_is_never_read_as_lost_writes() {
     let load = ["--verify_only=1", "--verify_state_load=1"];
     let o = run(&load);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The file cut in half: the journal's durable blocks past the end are lost writes (not
+    // "another job's journal"), the half that is left checks clean.
+    let whole = std::fs::read(&f).unwrap();
+    std::fs::write(d.path().join("g"), &whole[..128 << 10]).unwrap();
+    std::fs::rename(d.path().join("g"), &f).unwrap();
+    let o = super::run_in(
+        d.path(),
+        &[
+            "run",
+            "--output-format=json",
+            &fname,
+            "--bs=4k",
+            "--rw=write",
+            "--verify=crc32c",
+            "--verify_only=1",
+            "--verify_state_load=1",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = verify(job(&r));
+    assert_eq!(u(&v["bad_blocks"]), 32, "{v}");
+    let first = &v["first_bad"][0];
+    assert_eq!(u(&first["offset"]), 128 << 10);
+    assert!(
+        first["fault"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("cut short"),
+        "{first}"
+    );
+    std::fs::write(&f, &whole).unwrap();
     // Seven bytes of garbage over a record in the middle.
     let mut bad = good.clone();
     bad[200..207].copy_from_slice(b"garbage");
@@ -1348,4 +1380,52 @@ fn a_damaged_or_foreign_journal_is_never_read_as_lost_writes() {
     let o = run(&save);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+}
+
+/// A check stopped by Ctrl-C says it was stopped: never "every block as written" for blocks
+/// it did not reach.
+#[test]
+fn an_interrupted_check_never_says_every_block_was_as_written() {
+    let (d, f, fname) = tmp_file();
+    let common = [
+        fname.as_str(),
+        "--size=256m",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=crc32c",
+    ];
+    let mut write = vec!["run"];
+    write.extend_from_slice(&common);
+    write.extend(["--do_verify=0", "--keep"]);
+    let o = super::run_in(d.path(), &write);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Read back 4 KiB at a time from the device: seconds, long enough to be stopped.
+    let mut check = vec!["run", "--output-format=json"];
+    check.extend_from_slice(&common);
+    check.extend(["--verify_only=1", "--direct=1"]);
+    let child = super::bin()
+        .current_dir(d.path())
+        .args(&check)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = verify(job(&r));
+    if u(&v["blocks"]) == 65536 {
+        skip!("the check read 256 MiB in 0.4 s: nothing left to interrupt");
+        return;
+    }
+    assert_eq!(v["cut_short"], true, "{v}");
+    assert_eq!(u(&v["bad_blocks"]), 0);
+    std::fs::write(d.path().join("r.json"), &o.stdout).unwrap();
+    let t = super::run_in(d.path(), &["report", "--output-format=text", "r.json"]);
+    let t = super::stdout(&t);
+    assert!(t.contains("STOPPED before every block was checked"), "{t}");
+    assert!(!t.contains("every block as written"), "{t}");
+    std::fs::remove_file(&f).unwrap();
 }

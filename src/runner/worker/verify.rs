@@ -106,6 +106,39 @@ struct Loaded {
     seqs: HashMap<(usize, usize), u64>,
 }
 
+/// The blocks a state journal says were made durable past the end of a file that has been
+/// cut short since: each a lost write (counted, the first few kept in full).
+fn lost_past_end(
+    job: &JobSpec,
+    spec: Verify,
+    past_end: &std::collections::BTreeMap<(usize, usize), u64>,
+) -> (u64, Vec<BadBlock>) {
+    let paths = job.paths();
+    let end = job.offset + job.per_file_bytes();
+    let kept = past_end
+        .iter()
+        .take(BAD_BLOCKS_KEPT)
+        .map(|(&(f, b), &seq)| BadBlock {
+            file: paths.get(f).cloned().unwrap_or_default(),
+            offset: job.offset + b as u64 * spec.interval,
+            len: spec.interval,
+            expected_generation: 0,
+            fault: crate::verify::Fault {
+                kind: "lost write".into(),
+                detail: format!(
+                    "the file ends at byte {end}: write #{seq} of this block was acknowledged \
+                     durable, and the file was cut short after it"
+                ),
+                found: None,
+                first_bad_byte: None,
+            },
+            found_unix_ns: unix_ns(),
+            dumped: Vec::new(),
+        })
+        .collect();
+    (past_end.len() as u64, kept)
+}
+
 /// The largest state journal read back (44 M durable writes).
 const MAX_STATE_BYTES: u64 = 1 << 30;
 
@@ -134,6 +167,7 @@ impl Verifier {
         };
         let mut journal = None;
         let mut loaded = None;
+        let mut cut_short = (0u64, Vec::new());
         if spec.state_save {
             let path = state_path(job);
             // The journal's later records go to the file written here, whatever its name comes
@@ -160,15 +194,13 @@ impl Verifier {
             .map_err(|e| std::io::Error::other(format!("verify_state_load: {shown}: {e}")))?;
             let (h, records) = crate::verify::parse_state(&bytes)
                 .map_err(|e| std::io::Error::other(format!("verify_state_load: {shown}: {e}")))?;
-            let same = (h.checksum, h.files, h.interval, h.base, h.blocks)
-                == (
-                    spec.checksum,
-                    header.files,
-                    header.interval,
-                    header.base,
-                    header.blocks,
-                );
-            if !same {
+            let same_shape = (h.checksum, h.files, h.interval, h.base)
+                == (spec.checksum, header.files, header.interval, header.base);
+            // The same job's journal over a longer region: the file was cut short since (its
+            // size now sets this job's region). What the journal says was durable past the
+            // end is lost, each such block a lost write; the rest is checked as usual.
+            let truncated = same_shape && h.blocks > header.blocks;
+            if !same_shape || (h.blocks != header.blocks && !truncated) {
                 return Err(std::io::Error::other(format!(
                     "verify_state_load: {shown} was written by another job ({} file(s) of {} \
                      blocks of {} bytes from offset {}, {}); this one has {} of {} of {} from \
@@ -186,12 +218,18 @@ impl Verifier {
                 )));
             }
             let mut seqs = HashMap::new();
+            let mut past_end = std::collections::BTreeMap::new();
             for r in records {
                 let (f, b, seq) = (r.file as usize, r.block as usize, r.seq);
                 if f < files && b < blocks {
                     maps[f].acknowledge(b, 1, false);
                     seqs.insert((f, b), seq);
+                } else if f < files {
+                    past_end.insert((f, b), seq);
                 }
+            }
+            if truncated {
+                cut_short = lost_past_end(job, spec, &past_end);
             }
             loaded = Some(Loaded { header: h, seqs });
         } else if spec.only || spec.inline {
@@ -227,6 +265,9 @@ impl Verifier {
             stats: VerifyStats {
                 checksum: spec.checksum.name(),
                 inline: spec.inline,
+                blocks: cut_short.0,
+                bad: cut_short.0,
+                bad_blocks: cut_short.1,
                 ..VerifyStats::default()
             },
             journal,
@@ -737,8 +778,12 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.run();
         }
         let end = self.clock.now();
+        // Stopped (Ctrl-C, another job's failure) while reading back: the check may not have
+        // reached every block, and must not say it did.
+        let stopped = self.w.stop.load(std::sync::atomic::Ordering::Relaxed);
         if let Some(v) = self.verify.as_mut() {
             v.stats.elapsed += Duration::from_nanos(self.clock.ns(end.saturating_sub(start)));
+            v.stats.cut_short |= stopped;
             v.active = false;
         }
     }
