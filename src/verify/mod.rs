@@ -192,6 +192,12 @@ pub fn seal(block: &mut [u8], kind: Checksum, s: &Stamp) {
     block[CRC_AT..CRC_AT + 4].copy_from_slice(&crc.to_le_bytes());
 }
 
+/// A job as a block's header names it (its group in the high 16 bits, its place in the
+/// group in the low): "job 2 of group 1", as a person counts.
+pub fn job_text(id: u32) -> String {
+    format!("job {} of group {}", (id & 0xffff) + 1, (id >> 16) + 1)
+}
+
 /// What the block should hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Expect {
@@ -424,8 +430,9 @@ pub fn check(block: &[u8], kind: Checksum, want: &Expect) -> Result<(), Box<Faul
             return Err(fault(
                 "another job's data",
                 format!(
-                    "the block holds job {}'s write, not this job's ({job})",
-                    found.job
+                    "the block holds the write of {}, not of this job ({})",
+                    job_text(found.job),
+                    job_text(job)
                 ),
                 Some(found),
             ));
@@ -909,8 +916,13 @@ mod tests {
         other.run_id = Some(1);
         assert_eq!(kind(&b, other), "another run's data");
         let mut job = want(8192, 2);
-        job.job = Some(4);
-        assert_eq!(kind(&b, job), "another job's data");
+        job.job = Some(65536 | 4);
+        let e = check(&b, k, &job).unwrap_err();
+        assert_eq!(e.kind, "another job's data");
+        assert_eq!(
+            e.detail,
+            "the block holds the write of job 4 of group 1, not of this job (job 5 of group 2)"
+        );
         // A torn write: the first half from write 5, the rest from write 9.
         let later = sealed(k, &stamp(8192, 9, 3));
         let mut torn = b.clone();
