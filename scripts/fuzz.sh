@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fuzzes the job-file parser and the command line's value parsers (and the resolver behind
-# both) for a bounded time each: any input must give a request or an error, never a panic.
+# Fuzzes the job-file parser, the command line's value parsers (and the resolver behind
+# both), the sweep's axes and grid, and the verify state journal's reader for a bounded time
+# each: any input must give a request or an error, never a panic.
 # Usage: scripts/fuzz.sh [SECONDS] (default 60, per target).
 # cargo-fuzz needs a nightly toolchain; without one, or without cargo-fuzz, it prints SKIP
 # with the reason and exits 0 (scripts/test-deps.sh installs cargo-fuzz).
@@ -15,7 +16,7 @@ if ! cargo +nightly --version >/dev/null 2>&1; then
     echo "SKIP fuzz: no nightly toolchain (cargo-fuzz needs one: rustup toolchain install nightly)"
     exit 0
 fi
-for target in jobfile cli; do
+for target in jobfile cli sweep state; do
     echo "fuzz $target: ${secs} s"
     cargo +nightly fuzz run "$target" -- -max_total_time="$secs" -print_final_stats=1 2>&1 |
         tail -n 5

@@ -1123,3 +1123,78 @@ fn memory_and_open_files_are_checked_before_anything_is_created() {
         "the 300 files are removed"
     );
 }
+
+/// A link planted where a run writes a log or a verify dump — before the run (refused at
+/// once, exit 2) or while it runs (refused when written, the run's other outputs whole) — is
+/// never followed: its target keeps every byte, the link stays a link.
+#[test]
+fn links_planted_where_logs_and_dumps_go_are_never_followed() {
+    let d = tmp();
+    let p = d.path();
+    let victim = p.join("victim");
+    std::fs::write(&victim, b"root's file").unwrap();
+    let logs = [
+        "--write_bw_log=bw",
+        "--write_lat_log=lat",
+        "--write_iops_log=io",
+    ];
+    let names = [
+        "bw_bw.1.log",
+        "io_iops.1.log",
+        "lat_clat.1.log",
+        "lat_lat.1.log",
+        "lat_slat.1.log",
+    ];
+    let intact = |what: &str| {
+        assert_eq!(std::fs::read(&victim).unwrap(), b"root's file", "{what}");
+    };
+    // Before the run: refused, nothing created.
+    for name in names {
+        std::os::unix::fs::symlink(&victim, p.join(name)).unwrap();
+        let mut a = vec!["run", "--ioengine=null", "--size=64k"];
+        a.extend(logs);
+        let o = run_in(p, &a);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("symbolic link"),
+            "{name}: {}",
+            stderr(&o)
+        );
+        intact(name);
+        std::fs::remove_file(p.join(name)).unwrap();
+    }
+    assert_eq!(
+        super::entries(p).len(),
+        1,
+        "only the victim: {:?}",
+        super::entries(p)
+    );
+    // While the run goes on: the log is refused when written, the others are written.
+    let mut a = vec![
+        "run",
+        "--ioengine=null",
+        "--size=64k",
+        "--time_based",
+        "--runtime=2",
+        "--output-format=json",
+        "--output=r.json",
+    ];
+    a.extend(logs);
+    let child = spawn_in(p, &a);
+    std::thread::sleep(Duration::from_millis(700));
+    std::os::unix::fs::symlink(&victim, p.join("bw_bw.1.log")).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot write log bw_bw.1.log"),
+        "{}",
+        stderr(&o)
+    );
+    intact("a link planted mid-run");
+    assert!(
+        std::fs::symlink_metadata(p.join("bw_bw.1.log"))
+            .unwrap()
+            .is_symlink()
+    );
+    assert!(p.join("lat_lat.1.log").is_file() && p.join("r.json").is_file());
+}
