@@ -582,3 +582,118 @@ fn resume_takes_back_only_its_own_directory() {
     refused(args("4k,8k,16k", &["--resume"]), "index.json");
     assert_eq!(std::fs::read(&victim).unwrap(), b"root's file");
 }
+
+/// The soak: a sweep of 50 points with repeats, stopped at a random moment by Ctrl-C,
+/// SIGHUP or its reader going away, again and again (IOGAUGE_SOAK_ROUNDS, 6 by default; 30
+/// on demand): every time no panic, the user's file untouched, no test file left, the index
+/// whole with each point ok, interrupted or pending (complete when the exit is 0), and
+/// `--resume` finishes what is left.
+#[test]
+fn a_sweep_stopped_at_random_moments_never_loses_or_leaves_anything() {
+    use std::io::Read;
+    let rounds: u64 = std::env::var("IOGAUGE_SOAK_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(6);
+    let d = tmp();
+    let shm = super::shm_tmpfs().map(|p| tempfile::tempdir_in(p).unwrap());
+    let data_dir = shm.as_ref().map_or(d.path(), |s| s.path());
+    let data = data_dir.join("data");
+    let users = data_dir.join("users-file");
+    std::fs::write(&users, b"the user's").unwrap();
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for round in 0..rounds {
+        let out = d.path().join(format!("sweep{round}"));
+        let args = vec![
+            "sweep".to_string(),
+            format!("--filename={}", data.display()),
+            "--size=256k".into(),
+            "--rw=randrw".into(),
+            "--sweep=bs=4k,8k,16k,32k,64k".into(),
+            "--sweep=iodepth=1..10".into(),
+            "--ioengine=io_uring".into(),
+            "--repeat=2".into(),
+            format!("--dir={}", out.display()),
+        ];
+        let mut child = bin()
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let how = round % 3;
+        std::thread::sleep(Duration::from_millis(200 + next() % 2500));
+        let (mut out_pipe, mut err_pipe) = (child.stdout.take(), child.stderr.take());
+        match how {
+            0 => unsafe { libc::kill(child.id() as i32, libc::SIGINT) },
+            1 => unsafe { libc::kill(child.id() as i32, libc::SIGHUP) },
+            _ => {
+                // The reader goes away: both pipes closed.
+                drop(out_pipe.take());
+                drop(err_pipe.take());
+                0
+            }
+        };
+        let mut said = String::new();
+        for p in [
+            out_pipe.as_mut().map(|p| p as &mut dyn Read),
+            err_pipe.as_mut().map(|p| p as &mut dyn Read),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let _ = p.read_to_string(&mut said);
+        }
+        let code = child.wait().unwrap().code();
+        let what = format!(
+            "round {round} (stopped by {})",
+            ["SIGINT", "SIGHUP", "a closed pipe"][how as usize]
+        );
+        assert!(!said.contains("panicked"), "{what}: {said}");
+        assert!(
+            matches!(code, Some(0 | 130 | 129 | 141)),
+            "{what}: exit {code:?}: {said}"
+        );
+        assert_eq!(std::fs::read(&users).unwrap(), b"the user's", "{what}");
+        assert!(!data.exists(), "{what}: the test file is left");
+        if !out.join("index.json").exists() {
+            // Stopped before the first point: nothing was made.
+            assert_ne!(code, Some(0), "{what}");
+            continue;
+        }
+        let st = statuses(&index(&out));
+        assert_eq!(st.len(), 50, "{what}");
+        assert!(
+            st.iter()
+                .all(|s| ["ok", "interrupted", "pending"].contains(&s.as_str())),
+            "{what}: {st:?}"
+        );
+        if code == Some(0) {
+            assert!(st.iter().all(|s| s == "ok"), "{what}: {st:?}");
+            assert!(out.join("table.txt").is_file() && out.join("index.html").is_file());
+            continue;
+        }
+        // Every finished point's report is whole.
+        for (i, s) in st.iter().enumerate() {
+            if s == "ok" {
+                let r = out.join(format!("points/{:04}.json", i + 1));
+                let v: Value = serde_json::from_slice(&std::fs::read(&r).unwrap()).unwrap();
+                assert!(v["groups"].is_array(), "{what}: {}", r.display());
+            }
+        }
+        if round % 2 == 0 {
+            let mut resume = args.clone();
+            resume.push("--resume".into());
+            let o = bin().args(&resume).output().unwrap();
+            assert_eq!(o.status.code(), Some(0), "{what}, resumed: {}", stderr(&o));
+            assert!(statuses(&index(&out)).iter().all(|s| s == "ok"));
+            assert!(!data.exists());
+        }
+    }
+}
