@@ -227,6 +227,7 @@ pub fn run(
         ..RunOutcome::default()
     };
     let ngroups = plan.groups.len();
+    let mut handed_on = HandedOn::default();
     for (gi, group) in plan.groups.iter().enumerate() {
         if interrupt.load(Ordering::Relaxed) {
             break;
@@ -293,15 +294,16 @@ pub fn run(
         }
         let before = diskstats::snapshot(&ids);
         let t0 = Instant::now();
-        let results = run_group(
+        let (results, handed) = run_group(
             gi,
             ngroups,
             &group.jobs,
-            opened,
+            (opened, handed_on.for_group(&group.jobs)),
             (clock, outcome.run_id),
             interrupt,
             on_event,
         );
+        handed_on.after_group(&results, handed);
         let wall = t0.elapsed();
         let after = diskstats::snapshot(&ids);
         let devices = after
@@ -342,11 +344,11 @@ fn run_group(
     gi: usize,
     ngroups: usize,
     jobs: &[JobSpec],
-    opened: Vec<(Vec<std::os::fd::OwnedFd>, Vec<OpenedFile>)>,
+    (opened, handed): (Vec<Opened>, Vec<Vec<HandedFile>>),
     (clock, run_id): (Clock, u64),
     interrupt: &AtomicBool,
     on_event: &mut dyn FnMut(&Event),
-) -> Vec<JobOutcome> {
+) -> (Vec<JobOutcome>, Vec<Vec<Option<crate::verify::Handed>>>) {
     let barrier = Barrier::new(jobs.len());
     let stop = AtomicBool::new(false);
     STOP_GROUP.store(false, Ordering::Relaxed);
@@ -408,6 +410,7 @@ fn run_group(
                 run_id,
                 job_id: ((gi as u32) << 16) | index as u32,
                 shared: shared[index].clone(),
+                handed: handed[index].clone(),
                 verify_barrier: verify_barrier
                     .as_ref()
                     .filter(|_| shared[index].iter().any(Option::is_some)),
@@ -483,12 +486,76 @@ fn run_group(
         .map(|(((spec, r), files), ss)| {
             let mut stats = r.stats;
             stats.steady = ss.as_ref().map(|g| g.report());
-            JobOutcome {
+            let handed = r.handed;
+            let outcome = JobOutcome {
                 spec: spec.clone(),
                 files,
                 stats,
                 error: r.error,
-            }
+            };
+            (outcome, handed)
         })
-        .collect()
+        .unzip()
+}
+
+/// A job's files, opened: the descriptors and what the report says of each.
+type Opened = (Vec<std::os::fd::OwnedFd>, Vec<OpenedFile>);
+/// What a job is handed of one file (see `verify::Handed`).
+type HandedFile = Option<std::sync::Arc<crate::verify::Handed>>;
+
+/// What the verifying writers of the groups so far left in each file (see
+/// `verify::Handed`), for a later group's jobs that check what they read.
+#[derive(Default)]
+struct HandedOn(std::collections::BTreeMap<PathBuf, std::sync::Arc<crate::verify::Handed>>);
+
+impl HandedOn {
+    /// Per job of a group, per file: what it is handed (only a job that checks as it reads).
+    fn for_group(
+        &self,
+        jobs: &[JobSpec],
+    ) -> Vec<Vec<Option<std::sync::Arc<crate::verify::Handed>>>> {
+        jobs.iter()
+            .map(|j| {
+                let reads_to_check = j.verify.is_some_and(|v| v.inline || v.only);
+                j.paths()
+                    .iter()
+                    .map(|p| self.0.get(p).filter(|_| reads_to_check).cloned())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// A group ended: each job that wrote a file either hands on what it left (verified
+    /// writes) or makes the file's map unknown (writes without verify, or a failed job); a
+    /// file removed (`unlink`) is forgotten.
+    fn after_group(
+        &mut self,
+        jobs: &[JobOutcome],
+        handed: Vec<Vec<Option<crate::verify::Handed>>>,
+    ) {
+        for (j, handed) in jobs.iter().zip(handed) {
+            if !j.spec.rw.writes() {
+                continue;
+            }
+            for (f, p) in j.files.iter().map(|f| &f.path).enumerate() {
+                match handed.get(f).cloned().flatten() {
+                    Some(h) => {
+                        let merged = match self.0.get(p) {
+                            Some(before) => before.overwritten_by(&h),
+                            None => h,
+                        };
+                        self.0.insert(p.clone(), std::sync::Arc::new(merged));
+                    }
+                    None => {
+                        self.0.remove(p);
+                    }
+                }
+            }
+        }
+        for j in jobs.iter().filter(|j| j.spec.unlink) {
+            for f in &j.files {
+                self.0.remove(&f.path);
+            }
+        }
+    }
 }

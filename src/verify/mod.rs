@@ -731,6 +731,62 @@ impl GenMap {
     }
 }
 
+/// What the verifying writers of a run left in one file, block by block: the job whose
+/// write each block must hold and that write's generation. Handed from a group's writers to
+/// a later group's jobs that check the file as they read it, so a block holding an older
+/// write of the same run (a rewrite lost, an earlier copy) is caught, not taken for data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handed {
+    /// Where block 0 is in the file.
+    pub base: u64,
+    pub interval: u64,
+    /// Per block: the job (or [`ANY_WRITER`] when several wrote the file at once) and the
+    /// generation of its last acknowledged write (`Gen::Unwritten`: none of this run).
+    pub blocks: Vec<(u32, Gen)>,
+}
+
+/// [`Handed`]'s job for a block any of a file's writers may hold.
+pub const ANY_WRITER: u32 = u32::MAX;
+
+impl Handed {
+    /// `later` written over `self`: its written blocks win, the others stay. On another
+    /// block grid the earlier map cannot be matched block for block, and `later` alone is
+    /// kept.
+    pub fn overwritten_by(&self, later: &Handed) -> Handed {
+        if (self.base, self.interval) != (later.base, later.interval) {
+            return later.clone();
+        }
+        let n = self.blocks.len().max(later.blocks.len());
+        let blocks = (0..n)
+            .map(|b| match later.blocks.get(b) {
+                Some(&(j, g)) if g != Gen::Unwritten => (j, g),
+                _ => self
+                    .blocks
+                    .get(b)
+                    .copied()
+                    .unwrap_or((ANY_WRITER, Gen::Unwritten)),
+            })
+            .collect();
+        Handed {
+            base: self.base,
+            interval: self.interval,
+            blocks,
+        }
+    }
+
+    /// The writer and generation of the block at byte `offset`, if this map has it.
+    pub fn at(&self, offset: u64) -> Option<(u32, Gen)> {
+        let rel = offset.checked_sub(self.base)?;
+        if rel % self.interval != 0 {
+            return None;
+        }
+        self.blocks
+            .get((rel / self.interval) as usize)
+            .copied()
+            .filter(|(_, g)| *g != Gen::Unwritten)
+    }
+}
+
 /// The generation map of a file several jobs write at once: per block its generation (as
 /// [`GenMap`]) and how many writes of it are in flight, both atomic. A write that starts while
 /// another of the same block is in flight, from any job, leaves the block uncertain; one that

@@ -1429,3 +1429,67 @@ fn an_interrupted_check_never_says_every_block_was_as_written() {
     assert!(!t.contains("every block as written"), "{t}");
     std::fs::remove_file(&f).unwrap();
 }
+
+/// A reader of a later group checks each block against the write the earlier groups of the
+/// run left there (their generation map is handed on): a rewrite lost below the file system
+/// leaves the first group's block, an earlier copy of a block its last write — both caught
+/// by the reader, at their offsets, though the writers did not check (do_verify=0).
+#[test]
+fn a_reader_catches_an_older_write_of_the_same_run() {
+    use super::faultfs::Fault;
+    let Some((_d, fs, mnt)) = fault_fs() else {
+        return;
+    };
+    let job = mnt.join("handed.fio");
+    let run = |text: &str, code: i32| -> Value {
+        std::fs::write(&job, text).unwrap();
+        let o = super::run_in(&mnt, &["job", "handed.fio", "--output-format=json"]);
+        assert_eq!(o.status.code(), Some(code), "{text}\n{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let reader_bad = |r: &Value| -> Vec<(u64, String)> {
+        let g = r["groups"].as_array().unwrap();
+        let v = &g[g.len() - 1]["jobs"][0]["verify"];
+        v["first_bad"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                (
+                    u(&b["offset"]),
+                    b["fault"]["kind"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let global = "[global]\nfilename=data\nsize=256k\nbs=4k\nverify=crc32c\n";
+    // A stonewalled rewrite whose write of block 10 is lost: the block still holds the first
+    // group's write.
+    fs.arm(Fault::DropWrite { at: 10 * B }, 1);
+    let r = run(
+        &format!(
+            "{global}\n[first]\nrw=write\ndo_verify=0\n\n[rewrite]\nstonewall\nrw=write\n\
+             do_verify=0\n\n[reader]\nstonewall\nrw=read\n"
+        ),
+        1,
+    );
+    assert_eq!(reader_bad(&r), [(10 * B, "another job's data".to_string())]);
+    // One job writing each block twice, its second write of block 20 lost: the block holds
+    // the job's first copy.
+    fs.arm(Fault::DropWrite { at: 20 * B }, 1);
+    let r = run(
+        &format!(
+            "{global}\n[twice]\nrw=write\nloops=2\ndo_verify=0\n\n[reader]\nstonewall\n\
+             rw=randread\n"
+        ),
+        1,
+    );
+    assert_eq!(reader_bad(&r), [(20 * B, "stale data".to_string())]);
+    // Nothing lost: the reader passes every block.
+    let r = run(
+        &format!("{global}\n[first]\nrw=write\ndo_verify=0\n\n[reader]\nstonewall\nrw=read\n"),
+        0,
+    );
+    let g = r["groups"].as_array().unwrap();
+    assert_eq!(u(&g[1]["jobs"][0]["verify"]["blocks"]), 64);
+}

@@ -65,6 +65,8 @@ pub struct JobError {
 pub struct JobResult {
     pub stats: JobStats,
     pub error: Option<JobError>,
+    /// Per file, what this job's verified writes left there (for a later group's readers).
+    pub handed: Vec<Option<crate::verify::Handed>>,
 }
 
 /// Everything a worker needs besides its engine.
@@ -89,6 +91,9 @@ pub struct Worker<'a> {
     pub job_id: u32,
     /// Per file: the verify map it shares with the group's other jobs that write the file.
     pub shared: Vec<verify::SharedFile>,
+    /// Per file: what an earlier group's verifying writers left in it, for a job that checks
+    /// as it reads.
+    pub handed: Vec<Option<std::sync::Arc<crate::verify::Handed>>>,
     /// Those jobs meet here after writing and before verifying, so no job reads back a file
     /// another is still writing.
     pub verify_barrier: Option<&'a Barrier>,
@@ -343,6 +348,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
                 v,
                 (job.paths().len(), depth),
                 &w.shared,
+                &w.handed,
                 (w.run_id, w.job_id),
             ) {
                 Ok(v) => Some(v),
@@ -381,6 +387,7 @@ fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
     }
     w.mark_finished();
     JobResult {
+        handed: Vec::new(),
         stats: JobStats::default(),
         error: Some(JobError {
             file: None,
@@ -770,6 +777,12 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.verify_verdict();
         }
         self.w.progress.publish(&self.stats);
+        // What its writes left, for a later group's readers: only a job that wrote and ended
+        // well (a failed one ends the run).
+        let handed = match &self.verify {
+            Some(v) if ok && self.w.job.rw.writes() && self.error.is_none() => v.handed(),
+            _ => Vec::new(),
+        };
         // do_verify=0 sealed the blocks and checked nothing (unless in backlog pauses): no
         // check to report.
         self.stats.verify = self
@@ -780,6 +793,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         JobResult {
             stats: self.stats,
             error: self.error,
+            handed,
         }
     }
 

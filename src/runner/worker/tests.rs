@@ -94,6 +94,7 @@ fn run<E: Engine>(job: &JobSpec, engine: E) -> JobResult {
     let finished = [AtomicBool::new(false)];
     let exit_all = AtomicBool::new(false);
     let w = Worker {
+        handed: Vec::new(),
         job,
         paths: vec![],
         barrier: &barrier,

@@ -18,8 +18,9 @@ use crate::spec::{DataMode, JobSpec, Verify};
 use crate::stats::{BAD_BLOCKS_KEPT, BadBlock, VerifyStats};
 use crate::units::unix_ns;
 use crate::verify::{
-    Checksum, Expect, FLAG_REGENERABLE, Gen, GenMap, HEADER_LEN, SharedMap, Stamp, StateHeader,
-    TRAILER_LEN, check, check_pattern, first_difference, seal, stored_position, swap_header,
+    ANY_WRITER, Checksum, Expect, FLAG_REGENERABLE, Gen, GenMap, HEADER_LEN, Handed, SharedMap,
+    Stamp, StateHeader, TRAILER_LEN, check, check_pattern, first_difference, seal, stored_position,
+    swap_header,
 };
 
 /// A file's map: this job's own, or one the group's jobs that write the file share.
@@ -98,7 +99,13 @@ pub(super) struct Verifier {
     backlog: Vec<(usize, u64, u64)>,
     backlog_reads: std::collections::VecDeque<(usize, u64, u64)>,
     in_backlog: bool,
+    /// A job that checks what an earlier group of this run wrote: per file, per block, the
+    /// writer whose write it must hold ([`NOT_HANDED`]: none known, any iogauge block passes).
+    handed_jobs: Vec<Vec<u32>>,
 }
+
+/// [`Verifier::handed_jobs`] for a block no earlier writer of this run is known to hold.
+const NOT_HANDED: u32 = u32::MAX - 1;
 
 /// A journal read back: its header, and per (file, block) the write made durable.
 struct Loaded {
@@ -152,6 +159,7 @@ impl Verifier {
         spec: Verify,
         (files, depth): (usize, usize),
         shared: &[SharedFile],
+        handed: &[Option<Arc<Handed>>],
         (run_id, id): (u64, u32),
     ) -> std::io::Result<Self> {
         let blocks = (job.per_file_bytes() / spec.interval) as usize;
@@ -168,6 +176,7 @@ impl Verifier {
         let mut journal = None;
         let mut loaded = None;
         let mut cut_short = (0u64, Vec::new());
+        let mut handed_jobs: Vec<Vec<u32>> = Vec::new();
         if spec.state_save {
             let path = state_path(job);
             // The journal's later records go to the file written here, whatever its name comes
@@ -233,10 +242,31 @@ impl Verifier {
             }
             loaded = Some(Loaded { header: h, seqs });
         } else if spec.only || spec.inline {
-            // What an earlier run left: every block must hold one of its writes.
-            for m in &mut maps {
+            // What an earlier group of this run wrote: each block the write its map says.
+            // Anything else (an earlier run's file): every block must hold one of its writes.
+            for (f, m) in maps.iter_mut().enumerate() {
+                let h = handed.get(f).cloned().flatten();
+                let mut jobs = Vec::new();
                 for b in 0..m.len() {
-                    m.acknowledge(b, 0, true);
+                    let at = job.offset + b as u64 * spec.interval;
+                    match h.as_ref().and_then(|h| h.at(at)) {
+                        Some((writer, Gen::Is(g))) => {
+                            m.acknowledge(b, u32::from(g), false);
+                            jobs.push(writer);
+                        }
+                        Some((writer, _)) => {
+                            m.acknowledge(b, 0, true);
+                            jobs.push(writer);
+                        }
+                        None => {
+                            m.acknowledge(b, 0, true);
+                            jobs.push(NOT_HANDED);
+                        }
+                    }
+                }
+                if h.is_some() {
+                    handed_jobs.resize(f + 1, Vec::new());
+                    handed_jobs[f] = jobs;
                 }
             }
         }
@@ -277,7 +307,30 @@ impl Verifier {
             backlog: Vec::new(),
             backlog_reads: Default::default(),
             in_backlog: false,
+            handed_jobs,
         })
+    }
+
+    /// What this job's writes left in each file, for a later group's readers (see
+    /// [`Handed`]): its own map, or the map it shared with the group's other writers.
+    pub(super) fn handed(&self) -> Vec<Option<Handed>> {
+        self.maps
+            .iter()
+            .zip(&self.bases)
+            .map(|(m, &base)| {
+                let blocks = match m {
+                    Map::Own(m) => (0..m.len()).map(|b| (self.job, m.get(b))).collect(),
+                    Map::Shared { map, .. } => {
+                        (0..map.len()).map(|b| (ANY_WRITER, map.get(b))).collect()
+                    }
+                };
+                Some(Handed {
+                    base,
+                    interval: self.spec.interval,
+                    blocks,
+                })
+            })
+            .collect()
     }
 
     /// Journals the blocks of `file` (every file: `None`) written since their last flush, now
@@ -415,6 +468,22 @@ impl Verifier {
                 generation: Gen::Any,
                 min_seq: l.seqs.get(&(file, block)).copied(),
             },
+            None if self
+                .handed_jobs
+                .get(file)
+                .and_then(|j| j.get(block))
+                .is_some_and(|&j| j != NOT_HANDED) =>
+            {
+                // What an earlier group of this run wrote: that write of that job.
+                let writer = self.handed_jobs[file][block];
+                Expect {
+                    offset: at,
+                    run_id: Some(self.run_id),
+                    job: (writer != ANY_WRITER).then_some(writer),
+                    generation: g,
+                    min_seq: None,
+                }
+            }
             None => {
                 // What this job wrote, or (verify_only, a reader) what is there.
                 let own = !self.spec.only && !self.spec.inline;
