@@ -314,10 +314,24 @@ pub struct HostRow {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HostGroup {
+    /// The host's bytes and I/Os over the host's own span (its first rank's start to its last
+    /// rank's end, on rank 0's clock), as a group's total is over the group's span.
     pub mb_per_s: f64,
     pub mib_per_s: f64,
     pub iops: f64,
     pub p99_us: Option<f64>,
+    /// That span, in ms.
+    #[serde(default)]
+    pub span_ms: f64,
+}
+
+/// When one rank ran a group, in ms from the group's earliest start (on rank 0's clock).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankSpan {
+    pub rank: usize,
+    pub host: String,
+    pub start_ms: f64,
+    pub end_ms: f64,
 }
 
 /// Timing of one group across the ranks.
@@ -334,6 +348,10 @@ pub struct GroupSpan {
     /// (`HOST#RANK`); the group's figures are what all ranks moved until then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stonewalled_at: Option<String>,
+    /// Each rank's start and end, so that any span (a host's, the group's) can be computed
+    /// again from the report.
+    #[serde(default)]
+    pub ranks: Vec<RankSpan>,
 }
 
 /// The `scaleout` block of a merged report.
@@ -455,25 +473,45 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
                     .map(|(_, p)| format!("{}#{}", p.host, p.rank))
             })
             .flatten();
+        let ms = |t: u64| t.saturating_sub(first_start) as f64 / 1e6;
         spans.push(GroupSpan {
             start_skew_ms: (last_start - first_start) as f64 / 1e6,
             first_done_ms: first_end.saturating_sub(first_start) as f64 / 1e6,
             last_done_ms: span as f64 / 1e6,
             straggler,
             stonewalled_at,
+            ranks: here
+                .iter()
+                .zip(&starts)
+                .zip(&ends)
+                .map(|(((p, _), &s), &(e, _))| RankSpan {
+                    rank: p.rank,
+                    host: p.host.clone(),
+                    start_ms: ms(s),
+                    end_ms: ms(e),
+                })
+                .collect(),
         });
         for row in hosts.values_mut() {
-            let mine: Vec<&Measurement> = here
-                .iter()
-                .filter(|(p, _)| p.host == row.host)
-                .map(|(_, g)| &g.total)
+            // The host's bytes over the host's span: computed as the group's total is, never
+            // the sum of its ranks' own rates (ranks that did not overlap would add up to more
+            // than the host moved in any second).
+            let at_host: Vec<usize> = (0..here.len())
+                .filter(|&i| here[i].0.host == row.host)
                 .collect();
-            let m = concurrent_sum(&mine);
+            let mine: Vec<&Measurement> = at_host.iter().map(|&i| &here[i].1.total).collect();
+            let mut m = concurrent_sum(&mine);
+            let from = at_host.iter().map(|&i| starts[i]).min().unwrap_or(0);
+            let to = at_host.iter().map(|&i| ends[i].0).max().unwrap_or(0);
+            let host_span = to.saturating_sub(from);
+            over_span(&mut m.read, host_span);
+            over_span(&mut m.write, host_span);
             row.groups.push(HostGroup {
                 mb_per_s: m.read.mb_per_s + m.write.mb_per_s,
                 mib_per_s: m.read.mib_per_s + m.write.mib_per_s,
                 iops: m.read.iops + m.write.iops,
                 p99_us: crate::sweep::worse(p99_us(&m.read), p99_us(&m.write)),
+                span_ms: host_span as f64 / 1e6,
             });
         }
     }
@@ -508,6 +546,49 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
         groups: spans,
     });
     (out, code)
+}
+
+/// A plan's fingerprint for comparing ranks: the sections' options as given (before any
+/// rank's own substitutions) and the scale-out flags. FNV-1a: stable across builds and hosts.
+pub fn plan_fingerprint(sections: &[Section], flags: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |b: &[u8]| {
+        for &x in b {
+            h ^= u64::from(x);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    eat(flags.as_bytes());
+    for s in sections {
+        eat(s.name.as_bytes());
+        for e in &s.entries {
+            eat(e.key.as_bytes());
+            eat(e.value.as_deref().unwrap_or("\u{1}").as_bytes());
+        }
+    }
+    h
+}
+
+/// Ranks whose plan is not rank 0's (by [`plan_fingerprint`]): the refusal, naming them.
+/// One merged report of different plans would label every rank with rank 0's options.
+pub fn differing_plans(prints: &[u64]) -> Option<String> {
+    let odd: Vec<String> = prints
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| **p != prints[0])
+        .map(|(r, _)| r.to_string())
+        .collect();
+    if odd.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "rank(s) {} were given other options than rank 0: a scale-out run merges ranks that \
+         run one plan (its report would show every rank with rank 0's options); give every \
+         rank the same command line, or run the plans one after the other",
+        odd.join(", ")
+    ))
 }
 
 /// What `--rank-read-shift` did, in one sentence.

@@ -216,6 +216,7 @@ mod tests {
                     mib_per_s: 1.953,
                     iops: 500.0,
                     p99_us: Some(12.5),
+                    span_ms: 1000.0,
                 }],
             }],
             groups: Vec::new(),

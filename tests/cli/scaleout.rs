@@ -786,3 +786,83 @@ fn iotest_runs_across_ranks() {
     assert_eq!(results.len(), 1, "one results file, rank 0's: {results:?}");
     assert!(entries(d.path()).is_empty());
 }
+
+/// The merge's arithmetic, on real reports: a host's row is its bytes over its own span (its
+/// first rank's start to its last rank's end), as the group's total is over the group's; two
+/// ranks of one host that did not overlap do not add up to more than the host moved in any
+/// second. Each rank's start and end are in the report, to compute any span again. Ranks
+/// given other options are refused before anything runs.
+#[test]
+fn host_rows_are_bytes_over_the_hosts_span_and_plans_must_match() {
+    use iogauge::scaleout::{RankResult, aggregate, differing_plans, plan_fingerprint};
+    let d = tmp();
+    let o = super::run_in(
+        d.path(),
+        &[
+            "run",
+            "--ioengine=null",
+            "--size=64m",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report: iogauge::result::RunReport = serde_json::from_slice(&o.stdout).unwrap();
+    let elapsed = report.groups[0].total.elapsed_ns;
+    let bytes = report.groups[0].total.read.bytes;
+    // Ranks 0 and 1 on host a, one after the other; rank 2 on b, with rank 0.
+    let part = |rank: usize, host: &str, start: u64| RankResult {
+        rank,
+        host: host.into(),
+        exit_code: 0,
+        group_start_unix_ns: vec![start],
+        clock_offset_ns: 0,
+        stonewall: false,
+        stonewalled_by: Vec::new(),
+        read_shift: None,
+        report: report.clone(),
+    };
+    let t0 = 1_000_000_000_000;
+    let (merged, code) = aggregate(vec![
+        part(0, "a", t0),
+        part(1, "a", t0 + elapsed),
+        part(2, "b", t0),
+    ]);
+    assert_eq!(code, 0);
+    let s = merged.scaleout.unwrap();
+    let a = &s.hosts.iter().find(|h| h.host == "a").unwrap().groups[0];
+    let b = &s.hosts.iter().find(|h| h.host == "b").unwrap().groups[0];
+    let rate = |bytes: u64, ns: u64| bytes as f64 / (ns as f64 / 1e9) / 1e6;
+    // Host a moved twice the bytes over twice the time: one rank's rate, not two.
+    assert!(
+        (a.mb_per_s - rate(2 * bytes, 2 * elapsed)).abs() < 1e-6 * a.mb_per_s,
+        "{a:?}"
+    );
+    assert!(
+        (b.mb_per_s - rate(bytes, elapsed)).abs() < 1e-6 * b.mb_per_s,
+        "{b:?}"
+    );
+    assert!(
+        (a.span_ms - 2.0 * elapsed as f64 / 1e6).abs() < 1e-6,
+        "{a:?}"
+    );
+    // The host rows add up to no more than the group's total.
+    let total = merged.groups[0].total.read.mb_per_s;
+    assert!((total - rate(3 * bytes, 2 * elapsed)).abs() < 1e-6 * total);
+    let spans = &s.groups[0].ranks;
+    assert_eq!(spans.len(), 3);
+    assert_eq!(spans[1].start_ms, elapsed as f64 / 1e6);
+    assert_eq!(spans[1].end_ms, 2.0 * elapsed as f64 / 1e6);
+
+    // One plan on every rank.
+    let plan = |bs: &str| {
+        let mut s = iogauge::spec::Section::new("job");
+        s.set("bs", bs, iogauge::spec::Origin::Cli);
+        plan_fingerprint(&[s], "")
+    };
+    assert_eq!(differing_plans(&[plan("4k"), plan("4k")]), None);
+    let why = differing_plans(&[plan("4k"), plan("4k"), plan("8k"), plan("8k")]).unwrap();
+    assert!(
+        why.starts_with("rank(s) 2, 3 were given other options than rank 0"),
+        "{why}"
+    );
+}
