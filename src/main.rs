@@ -1897,20 +1897,6 @@ mod scale {
         let offsets = clock_offsets(&world);
         let shared = std::env::var("IOGAUGE_MPI_SHARED_FILES").is_ok_and(|v| v == "1");
         let hosts = all_hosts(&world, &host);
-        // One plan on every rank, or none runs: the merge labels every rank with rank 0's.
-        let print = iogauge::scaleout::plan_fingerprint(
-            sections,
-            &format!("{stonewall} {read_shift:?} {shared}"),
-        );
-        let mut prints = vec![0u64; world.size() as usize];
-        world.all_gather_into(&print, &mut prints[..]);
-        if let Some(why) = iogauge::scaleout::differing_plans(&prints) {
-            if rank == 0 {
-                let _ = super::usage_exit(&why);
-            }
-            world.barrier();
-            return Err(if rank == 0 { 2 } else { 0 });
-        }
         let shift = match read_shift {
             Some(s) if shared => Err(format!(
                 "--rank-read-shift={s}: with IOGAUGE_MPI_SHARED_FILES=1 every rank already \

@@ -533,6 +533,7 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
         v
     };
     out.warnings = tagged(|r| &r.warnings);
+    out.warnings.extend(plan_differences(&parts));
     out.errors = tagged(|r| &r.errors);
     out.scaleout = Some(ScaleOut {
         ranks: parts.len(),
@@ -548,47 +549,76 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
     (out, code)
 }
 
-/// A plan's fingerprint for comparing ranks: the sections' options as given (before any
-/// rank's own substitutions) and the scale-out flags. FNV-1a: stable across builds and hosts.
-pub fn plan_fingerprint(sections: &[Section], flags: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |b: &[u8]| {
-        for &x in b {
-            h ^= u64::from(x);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        h ^= 0xff;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    };
-    eat(flags.as_bytes());
-    for s in sections {
-        eat(s.name.as_bytes());
-        for e in &s.entries {
-            eat(e.key.as_bytes());
-            eat(e.value.as_deref().unwrap_or("\u{1}").as_bytes());
-        }
-    }
-    h
-}
+/// Options that name a rank's own files: they differ between ranks by design.
+const PER_RANK: [&str; 3] = ["filename", "directory", "filename_format"];
 
-/// Ranks whose plan is not rank 0's (by [`plan_fingerprint`]): the refusal, naming them.
-/// One merged report of different plans would label every rank with rank 0's options.
-pub fn differing_plans(prints: &[u64]) -> Option<String> {
-    let odd: Vec<String> = prints
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| **p != prints[0])
-        .map(|(r, _)| r.to_string())
-        .collect();
-    if odd.is_empty() {
-        return None;
+/// Ranks that ran other options than rank 0 (an MPMD launch, `mpirun -n 1 A : -n 3 B`): the
+/// warning that names them and the first difference, so the merged total (which adds their
+/// different workloads, as the fio-format row and the host rows do) is read for what it is.
+/// Each rank's jobs keep their own options in the report.
+pub fn plan_differences(parts: &[RankResult]) -> Option<String> {
+    let options = |p: &RankResult| -> Vec<BTreeMap<String, String>> {
+        p.report
+            .groups
+            .iter()
+            .flat_map(|g| &g.jobs)
+            .map(|j| {
+                let mut o = j.options.clone();
+                o.retain(|k, _| !PER_RANK.contains(&k.as_str()));
+                o
+            })
+            .collect()
+    };
+    let first = parts.first()?;
+    let base = options(first);
+    let mut odd = Vec::new();
+    let mut example = None;
+    for p in &parts[1..] {
+        let mine = options(p);
+        if mine == base {
+            continue;
+        }
+        odd.push(p.rank.to_string());
+        if example.is_none() {
+            example = Some(match base.iter().zip(&mine).find(|(a, b)| a != b) {
+                Some((a, b)) => {
+                    let keys: std::collections::BTreeSet<&String> =
+                        a.keys().chain(b.keys()).collect();
+                    let k = keys.into_iter().find(|k| a.get(*k) != b.get(*k));
+                    let show = |m: &BTreeMap<String, String>, k: &str| {
+                        m.get(k).map_or("unset".to_string(), |v| format!("{k}={v}"))
+                    };
+                    match k {
+                        Some(k) => format!(
+                            "rank {} ran {} where rank {} ran {}",
+                            p.rank,
+                            show(b, k),
+                            first.rank,
+                            show(a, k)
+                        ),
+                        None => format!("rank {} ran other jobs", p.rank),
+                    }
+                }
+                None => format!(
+                    "rank {} ran {} job(s), rank {} {}",
+                    p.rank,
+                    mine.len(),
+                    first.rank,
+                    base.len()
+                ),
+            });
+        }
     }
-    Some(format!(
-        "rank(s) {} were given other options than rank 0: a scale-out run merges ranks that \
-         run one plan (its report would show every rank with rank 0's options); give every \
-         rank the same command line, or run the plans one after the other",
-        odd.join(", ")
-    ))
+    (!odd.is_empty()).then(|| {
+        format!(
+            "rank(s) {} ran other options than rank {} ({}): each group's total, its \
+             fio-format row and the host rows add different workloads together; each rank's \
+             jobs carry their own options",
+            odd.join(", "),
+            first.rank,
+            example.unwrap_or_default()
+        )
+    })
 }
 
 /// What `--rank-read-shift` did, in one sentence.

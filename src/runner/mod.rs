@@ -298,7 +298,10 @@ pub fn run(
             gi,
             ngroups,
             &group.jobs,
-            (opened, handed_on.for_group(&group.jobs)),
+            {
+                let handed = handed_on.for_group(&group.jobs, &opened);
+                (opened, handed)
+            },
             (clock, outcome.run_id),
             interrupt,
             on_event,
@@ -509,17 +512,16 @@ type HandedFile = Option<std::sync::Arc<crate::verify::Handed>>;
 struct HandedOn(std::collections::BTreeMap<PathBuf, std::sync::Arc<crate::verify::Handed>>);
 
 impl HandedOn {
-    /// Per job of a group, per file: what it is handed (only a job that checks as it reads).
-    fn for_group(
-        &self,
-        jobs: &[JobSpec],
-    ) -> Vec<Vec<Option<std::sync::Arc<crate::verify::Handed>>>> {
+    /// Per job of a group, per file it opened: what it is handed (only a job that checks as
+    /// it reads). The files as opened: a scale-out reader's are another rank's, never handed.
+    fn for_group(&self, jobs: &[JobSpec], opened: &[Opened]) -> Vec<Vec<HandedFile>> {
         jobs.iter()
-            .map(|j| {
+            .zip(opened)
+            .map(|(j, (_, files))| {
                 let reads_to_check = j.verify.is_some_and(|v| v.inline || v.only);
-                j.paths()
+                files
                     .iter()
-                    .map(|p| self.0.get(p).filter(|_| reads_to_check).cloned())
+                    .map(|f| self.0.get(&f.path).filter(|_| reads_to_check).cloned())
                     .collect()
             })
             .collect()
