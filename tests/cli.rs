@@ -496,6 +496,18 @@ fn bad_input_is_one_line_exit_2_and_creates_nothing() {
         ),
         (&["--size=1m", "--ioengine=libfoo"], "--ioengine=libfoo"),
         (
+            &["--size=1m", "--offset=18446744073709551000"],
+            "reaches past the largest file offset",
+        ),
+        (
+            &[
+                "--size=1m",
+                "--numjobs=3",
+                "--offset_increment=4611686018427387904",
+            ],
+            "--offset_increment=4611686018427387904: offset 0 + offset_increment",
+        ),
+        (
             &["--size=1m", "--time_based"],
             "--time_based=1: needs --runtime",
         ),
