@@ -318,6 +318,14 @@ fn bad_sweeps_are_one_line_exit_2_and_create_nothing() {
             vec!["--sweep=iodepth=1,2", "--resume"],
             "no sweep to resume there",
         ),
+        // Counted, not made: the true count.
+        (
+            vec!["--sweep=iodepth=1..100000"],
+            "1..100000:+1 is 100000 values: at most 1000",
+        ),
+        // One value in two spellings would run one point twice.
+        (vec!["--sweep=bs=4k,4096"], "4096 is 4k again"),
+        (vec!["--sweep=iodepth=8,08"], "08 is 8 again"),
     ] {
         let mut args = vec![
             "sweep",
@@ -333,6 +341,24 @@ fn bad_sweeps_are_one_line_exit_2_and_create_nothing() {
         assert!(stderr(&o).contains(want), "{extra:?}: {}", stderr(&o));
         assert!(entries(d.path()).is_empty(), "{extra:?}: nothing created");
     }
+    // --dir naming a regular file, or inside one: said, not a raw OS error.
+    let file = d.path().join("afile");
+    std::fs::write(&file, b"x").unwrap();
+    for (dir, want) in [
+        (
+            format!("--dir={}", file.display()),
+            "exists and is not a directory",
+        ),
+        (
+            format!("--dir={}/sub", file.display()),
+            "does not exist or is not a directory",
+        ),
+    ] {
+        let o = iogauge(&["sweep", fname.as_str(), "--size=1m", "--sweep=bs=4k", &dir]);
+        assert_eq!(o.status.code(), Some(2), "{dir}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{dir}: {}", stderr(&o));
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
 }
 
 /// `--repeat=N`: the plan runs N times; the report is the last run's, with each job row's
