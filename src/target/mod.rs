@@ -328,6 +328,17 @@ impl Targets {
     /// not do, and a line for each file kept as evidence.
     pub fn finish(&mut self, remove: bool, evidence: &[PathBuf]) -> Vec<String> {
         let mut failed = Vec::new();
+        // Only files this run created are said to be kept: the others were never removed.
+        let kept_evidence: Vec<&PathBuf> = evidence
+            .iter()
+            .filter(|p| self.created.contains(p))
+            .collect();
+        for p in &kept_evidence {
+            failed.push(format!(
+                "{}: kept: its data failed verification (the evidence; remove it when done)",
+                p.display()
+            ));
+        }
         if remove {
             for p in std::mem::take(&mut self.created).into_iter().rev() {
                 if evidence.contains(&p) {
@@ -346,12 +357,6 @@ impl Targets {
         }
         for p in evidence {
             ownership::unwatch(p);
-            if self.needs.contains_key(p) {
-                failed.push(format!(
-                    "{}: kept: its data failed verification (the evidence; remove it when done)",
-                    p.display()
-                ));
-            }
         }
         for (p, fd) in std::mem::take(&mut self.held) {
             if self.needs.get(&p).is_some_and(|n| n.ours && n.written) {
