@@ -25,9 +25,18 @@ fuzz_target!(|data: &[u8]| {
         _ => "run",
     };
     args.push(front.into());
-    args.extend(text.get(1..).unwrap_or("").split('\0').take(64).map(str::to_string));
+    args.extend(
+        text.get(1..)
+            .unwrap_or("")
+            .split('\0')
+            .take(64)
+            .map(str::to_string),
+    );
     // Nothing may point at a real file: a personality's parser stats the paths it is given.
-    if args.iter().any(|a| a.contains('/') || a.contains("-F") || a.contains("batch")) {
+    if args
+        .iter()
+        .any(|a| a.contains('/') || a.contains("-F") || a.contains("batch"))
+    {
         return;
     }
     if let Ok(Request::Run { sections, .. }) = cli::parse(&args) {
@@ -38,10 +47,14 @@ fuzz_target!(|data: &[u8]| {
         let _ = iogauge::spec::value::parse_pattern(a);
         let _ = iogauge::verify::Checksum::parse(a);
         if let Ok(axis) = iogauge::sweep::parse_axis(a) {
-            assert!(!axis.values.is_empty() && axis.values.len() <= iogauge::sweep::MAX_AXIS_POINTS);
+            assert!(
+                !axis.values.is_empty() && axis.values.len() <= iogauge::sweep::MAX_AXIS_POINTS
+            );
         }
         let _ = iogauge::spec::value::parse_duration(a, std::time::Duration::from_secs(1));
-        let _ = iogauge::spec::value::parse_range(a, |s| iogauge::spec::value::parse_int(s, 0, u64::MAX));
+        let _ = iogauge::spec::value::parse_range(a, |s| {
+            iogauge::spec::value::parse_int(s, 0, u64::MAX)
+        });
         let _ = cli::for_terminal(a);
     }
 });
