@@ -34,7 +34,10 @@
 //! - `verify`: the block header, the checksums, the check of a block read back and the
 //!   generation map (pure; the worker seals, reads back and records).
 //!
-//! Rules: one spec (every front end becomes sections and the same Plan); only the CLI prints
+//! The binary (`src/main.rs`, `src/commands/`, `src/session/`) holds the application layer:
+//! see docs/architecture.md for every folder's contract.
+//!
+//! Rules: one spec (every front end becomes sections and the same Plan); only the binary prints
 //! (the runner sends events, stats are pure, reporters are functions of a RunReport); engines
 //! know syscalls, not workloads.
 

@@ -1,0 +1,180 @@
+//! The legacy tools' command lines: SASIOTEST, sqlio (and its batch files), iotest.sh.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use crate::session::*;
+use iogauge::cli::{self};
+use iogauge::report::{self, Format};
+use iogauge::rounds::RoundsSpec;
+use iogauge::target::Safety;
+use iogauge::{compat, ownership};
+use iogauge::{err, errln, out, outln};
+
+/// Runs a legacy tool's command line and prints its output (or, with --json, the report).
+pub(crate) fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
+    use compat::Invocation as I;
+    match inv {
+        // Run without its arguments, a tool says how to use it: a usage error, as the
+        // originals treat it (stderr, exit 2), so a script that lost its arguments fails.
+        I::Usage(text) => {
+            err!("{text}");
+            ExitCode::from(2)
+        }
+        I::One(p, f) => legacy_one(args, p.as_ref(), &f),
+        I::SqlioBatch(batch, f) => sqlio_batch(args, batch, &f),
+    }
+}
+
+/// One personality's measured step (its sections made this rank's own in a scale-out run):
+/// its results file checked before the run.
+pub(crate) fn legacy_measure(
+    args: &[String],
+    step: &compat::Step,
+    f: &compat::Flags,
+) -> Result<Measured, Failure> {
+    let safety = Safety {
+        allow_overwrite: f.allow_overwrite,
+        skip_space_check: f.skip_space_check,
+        overwrite_output: f.overwrite_output,
+        max_memory: None,
+    };
+    measure(
+        args,
+        &step.sections,
+        false,
+        safety,
+        step.keep,
+        &[],
+        RoundsSpec::default(),
+    )
+}
+
+/// Prints a personality's output for `m` (or, with --json, the report) and its errors.
+pub(crate) fn legacy_print(m: &Measured, f: &compat::Flags, screen: &str) {
+    if f.json {
+        out!("{}", report::render(Format::Json, &m.report));
+    } else {
+        out!("{screen}");
+    }
+    let _ = std::io::stdout().flush();
+    for e in &m.report.errors {
+        errln!("iogauge: error: {}", cli::for_terminal(e));
+    }
+}
+
+pub(crate) fn legacy_one(
+    args: &[String],
+    p: &dyn compat::Personality,
+    f: &compat::Flags,
+) -> ExitCode {
+    if let Some(path) = p.results_file() {
+        if let Err(e) = ownership::check_output(path, f.overwrite_output) {
+            return usage_exit(&format!("{}: {e}", iogauge::rawpath::display(path)));
+        }
+    }
+    #[cfg_attr(not(feature = "mpi"), allow(unused_mut))]
+    let mut step = p.step();
+    // Across ranks as `run` is: SAS's guidance runs iotest.sh on every grid node at once.
+    #[cfg(feature = "mpi")]
+    let ranks = match scale::begin(&mut step.sections, false, None) {
+        Ok(r) => r,
+        Err(code) => return ExitCode::from(code),
+    };
+    let measured = legacy_measure(args, &step, f);
+    #[cfg(feature = "mpi")]
+    let measured = scale::each(&ranks, measured);
+    #[cfg(feature = "mpi")]
+    let measured = match scale::merged(&ranks, measured) {
+        Ok(m) => m,
+        Err(code) => return ExitCode::from(code),
+    };
+    let code = match measured {
+        Ok(m) => {
+            let out = p.render(&m.report);
+            legacy_print(&m, f, &out.screen);
+            match out.file {
+                Some((path, text)) => {
+                    let shown = iogauge::rawpath::display(&path);
+                    match ownership::write_output(&path, text.as_bytes(), f.overwrite_output) {
+                        Err(e) => {
+                            errln!("iogauge: cannot write {shown}: {e}");
+                            1
+                        }
+                        Ok(()) => {
+                            if !f.json {
+                                outln!("\nresults written to {shown}");
+                            }
+                            m.code
+                        }
+                    }
+                }
+                None => m.code,
+            }
+        }
+        Err(e) => e.reported(),
+    };
+    #[cfg(feature = "mpi")]
+    scale::end(&ranks, code);
+    ExitCode::from(code)
+}
+
+/// `sqlio --batch`: every test in order (compat::sqlio runs the batch); with --json, one array
+/// of every test's report, printed when the batch ends.
+pub(crate) fn sqlio_batch(
+    args: &[String],
+    batch: compat::sqlio::Batch,
+    f: &compat::Flags,
+) -> ExitCode {
+    use compat::sqlio::BatchEnd;
+    let interrupt = interrupt_flag();
+    let mut reports: Vec<serde_json::Value> = Vec::new();
+    let end = batch.run(&interrupt, &mut |line, targs, s| {
+        if !f.json {
+            outln!("[batch line {line}: sqlio {}]", targs.join(" "));
+        }
+        let m = match legacy_measure(args, &compat::Personality::step(s), f) {
+            Ok(m) => m,
+            Err(Failure::Usage(m)) => return Err(m),
+            // Reported here; the batch stops at this line with the failure's exit code.
+            Err(e) => {
+                e.report();
+                return Ok(e.code());
+            }
+        };
+        if f.json {
+            reports.push(report::json::value(&m.report));
+            for e in &m.report.errors {
+                errln!("iogauge: error: {}", cli::for_terminal(e));
+            }
+        } else {
+            legacy_print(&m, f, &compat::Personality::render(s, &m.report).screen);
+        }
+        Ok(m.code)
+    });
+    let print_json = |reports: &[serde_json::Value]| {
+        if f.json {
+            let text = serde_json::to_string_pretty(reports).expect("reports serialise");
+            outln!("{text}");
+        }
+    };
+    match end {
+        BatchEnd::Done => {
+            print_json(&reports);
+            ExitCode::SUCCESS
+        }
+        BatchEnd::Interrupted => {
+            print_json(&reports);
+            ExitCode::from(interrupted_code())
+        }
+        BatchEnd::Usage { line, message } => {
+            print_json(&reports);
+            usage_exit(&format!("batch line {line}: {message}"))
+        }
+        BatchEnd::Failed { line, code } => {
+            print_json(&reports);
+            errln!("iogauge: sqlio batch stopped at line {line}");
+            ExitCode::from(code)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! `iogauge report` (a saved report or a sweep's directory in another format) and `iogauge
+//! compare`.
+
+use std::process::ExitCode;
+
+use crate::session::*;
+use iogauge::report::{self, Format};
+use iogauge::{errln, out};
+use iogauge::{ownership, result};
+
+/// `iogauge report RUN.json`: the saved report in another format.
+pub(crate) fn report_file(
+    input: &std::path::Path,
+    output: Option<&std::path::Path>,
+    f: Format,
+    replace: bool,
+) -> ExitCode {
+    if input.is_dir() {
+        return sweep_report(input, output, f, replace);
+    }
+    let text = match ownership::read_input_text(input, MAX_REPORT_BYTES, REPORT_CAP_WHY) {
+        Ok(t) => t,
+        Err(e) => return usage_exit(&format!("{}: {e}", input.display())),
+    };
+    let run = match saved_report(&text) {
+        Ok(r) => r,
+        Err(e) => return usage_exit(&format!("{}: {e}", input.display())),
+    };
+    emit(&report::render(f, &run), output, replace)
+}
+
+/// A sweep's directory: its index, and the report of its first point that ran (for how it
+/// was measured).
+pub(crate) fn read_sweep(
+    dir: &std::path::Path,
+) -> Result<(iogauge::sweep::Index, Option<result::RunReport>), String> {
+    let path = dir.join("index.json");
+    let text =
+        ownership::read_input_text(&path, MAX_REPORT_BYTES, REPORT_CAP_WHY).map_err(|e| {
+            format!(
+                "{}: {e} (a sweep's directory holds index.json)",
+                path.display()
+            )
+        })?;
+    let index: iogauge::sweep::Index = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a sweep's index ({e})", path.display()))?;
+    if index.schema != iogauge::sweep::SCHEMA || index.axes.is_empty() {
+        return Err(format!("{}: not a sweep's index", path.display()));
+    }
+    let first = index
+        .points
+        .iter()
+        .filter_map(|p| p.report.as_ref())
+        .find_map(|r| {
+            let t =
+                ownership::read_input_text(&dir.join(r), MAX_REPORT_BYTES, REPORT_CAP_WHY).ok()?;
+            saved_report(&t).ok()
+        });
+    Ok((index, first))
+}
+
+/// `iogauge report DIR`: a sweep's page (html), its table and answers (text), or its index
+/// (csv, json).
+pub(crate) fn sweep_report(
+    dir: &std::path::Path,
+    output: Option<&std::path::Path>,
+    f: Format,
+    replace: bool,
+) -> ExitCode {
+    let (index, first) = match read_sweep(dir) {
+        Ok(x) => x,
+        Err(e) => return usage_exit(&e),
+    };
+    let out = match f {
+        Format::Html => report::sweep_html::render(&index, first.as_ref()),
+        Format::Csv => index.csv(),
+        Format::Json => match serde_json::to_string_pretty(&index) {
+            Ok(s) => s + "\n",
+            Err(e) => return usage_exit(&e.to_string()),
+        },
+        Format::Text => {
+            let (row, col, metric) = index.saved_table();
+            let mut t = index.table(&row, &col, metric).unwrap_or_default();
+            for a in &index.answers {
+                t.push_str(a);
+                t.push('\n');
+            }
+            t
+        }
+    };
+    emit(&out, output, replace)
+}
+
+/// `iogauge compare BASE NEW`: exit 1 on a regression when asked, 2 on unreadable input.
+pub(crate) fn compare_files(
+    base: &std::path::Path,
+    new: &std::path::Path,
+    threshold_pct: f64,
+    fail_on_regression: bool,
+) -> ExitCode {
+    let load = |p: &std::path::Path| -> Result<serde_json::Value, String> {
+        let text = ownership::read_input_text(p, MAX_REPORT_BYTES, REPORT_CAP_WHY)
+            .map_err(|e| format!("{}: {e}", p.display()))?;
+        let v = iogauge::compare::load(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+        drop(text);
+        iogauge::compare::check(&v, &p.display().to_string())?;
+        Ok(v)
+    };
+    let (b, n) = match (load(base), load(new)) {
+        (Ok(b), Ok(n)) => (b, n),
+        (Err(e), _) | (_, Err(e)) => return usage_exit(&e),
+    };
+    let c = iogauge::compare::compare(&b, &n, threshold_pct);
+    out!("{}", c.text);
+    if fail_on_regression && c.regressions > 0 {
+        errln!(
+            "iogauge: {} regression(s) beyond {threshold_pct}%",
+            c.regressions
+        );
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

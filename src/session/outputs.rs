@@ -1,0 +1,126 @@
+//! What a run's outputs need: the default report name, log files checked and written, a
+//! report to a file or stdout, a saved report read back, and the live status line.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use iogauge::report::{self};
+use iogauge::runner::{self, Event};
+use iogauge::spec::{self};
+use iogauge::units::human_bytes;
+use iogauge::{err, errln};
+use iogauge::{ownership, result};
+
+/// "iogauge-20261121-121858": the default name of a run's report files.
+pub(crate) fn default_stem(unix_s: u64) -> String {
+    let (y, m, d) = iogauge::units::civil_from_days((unix_s / 86_400) as i64);
+    let s = unix_s % 86_400;
+    format!(
+        "iogauge-{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        s / 3600,
+        s % 3600 / 60,
+        s % 60
+    )
+}
+
+/// Refuses, before anything runs, log files that may not be written: in a missing directory,
+/// through a link, or over a file iogauge did not write (without `--overwrite-output`).
+pub(crate) fn check_log_files(plan: &spec::Plan, replace: bool) -> Result<(), String> {
+    let jobs = plan.groups.iter().flat_map(|g| &g.jobs);
+    for (i, job) in jobs.enumerate() {
+        for name in job.logs.files(i + 1) {
+            ownership::check_output(&iogauge::rawpath::path(&name), replace)
+                .map_err(|e| format!("log file {name}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the fio-format logs the jobs asked for; true when one could not be written.
+pub(crate) fn write_logs(report: &result::RunReport, replace: bool) -> bool {
+    let mut failed = false;
+    for (name, text) in report::log::render(report) {
+        if let Err(e) =
+            ownership::write_output(&iogauge::rawpath::path(&name), text.as_bytes(), replace)
+        {
+            errln!("iogauge: cannot write log {name}: {e}");
+            failed = true;
+        }
+    }
+    failed
+}
+
+/// The largest saved report read back: a day-long run's series is a few MiB.
+pub(crate) const MAX_REPORT_BYTES: u64 = 1 << 30;
+pub(crate) const REPORT_CAP_WHY: &str = "a report's series is a few MiB even for a day-long run";
+
+/// Writes a rendered report to `output` (or stdout).
+pub(crate) fn emit(out: &str, output: Option<&std::path::Path>, replace: bool) -> ExitCode {
+    let written = match output {
+        Some(p) => ownership::write_output(p, out.as_bytes(), replace),
+        None => iogauge::out::stdout_bytes(out.as_bytes()),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            errln!("iogauge: cannot write the report: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// A saved report: iogauge's JSON, or fio's (read as far as fio's JSON goes).
+pub(crate) fn saved_report(text: &str) -> Result<result::RunReport, String> {
+    // iogauge's own, read straight into its type: a large report is never held as a tree.
+    if let Ok(r) = serde_json::from_str::<result::RunReport>(text) {
+        return Ok(r);
+    }
+    let doc: serde_json::Value = serde_json::from_str(report::from_fio::json_start(text))
+        .map_err(|e| format!("not a JSON report ({e})"))?;
+    if report::from_fio::is_fio(&doc) {
+        return report::from_fio::run_report(&doc);
+    }
+    serde_json::from_value(doc).map_err(|e| {
+        format!("not an iogauge JSON report ({e}); iogauge reads its own JSON and fio's")
+    })
+}
+
+/// Whether stdout and stderr are one file (a terminal, or `&>` into one file).
+pub(crate) fn stdout_is_stderr() -> bool {
+    let (Ok(a), Ok(b)) = (
+        rustix::fs::fstat(std::io::stdout()),
+        rustix::fs::fstat(std::io::stderr()),
+    ) else {
+        return false;
+    };
+    (a.st_dev, a.st_ino, a.st_rdev) == (b.st_dev, b.st_ino, b.st_rdev)
+}
+
+/// A running group's figures so far, in one line.
+pub(crate) fn progress_text(p: &runner::Progress) -> String {
+    let secs = p.elapsed.as_secs_f64().max(1e-9);
+    format!(
+        "group {}/{}: {:>3.0}% done  {:.1} MiB/s  {:.0} IOPS  {} moved  ETA {}",
+        p.group + 1,
+        p.groups,
+        p.done * 100.0,
+        p.bytes as f64 / secs / 1048576.0,
+        p.ios as f64 / secs,
+        human_bytes(p.bytes),
+        p.eta
+            .map_or("?".into(), |d| format!("{:.0} s", d.as_secs_f64()))
+    )
+}
+
+pub(crate) fn status_line(ev: &Event) {
+    let line = match ev {
+        Event::Preparing { group } => format!("group {}: preparing files…", group + 1),
+        Event::Progress(p) => progress_text(p),
+        Event::GroupDone { .. }
+        | Event::LaidOut { .. }
+        | Event::Ready { .. }
+        | Event::Tick { .. } => return,
+    };
+    err!("\r\x1b[2K{line}");
+    let _ = std::io::stderr().flush();
+}

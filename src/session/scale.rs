@@ -1,0 +1,526 @@
+//! Scale-out over MPI: every rank runs the plan on its own files, meets the others before
+//! each group, and sends its report to rank 0, which merges them and reports for all.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use iogauge::scaleout::{RankResult, ReadShift, aggregate, borrow, launched, rank_sections};
+use iogauge::spec::Section;
+use iogauge::units::unix_ns;
+use mpi::traits::*;
+
+use super::{AGREE, Failure, GROUP_READY, Measured, RUN_TICK, Tick, Told};
+
+/// The tag of the message a stopping rank sends every other rank: the repetition in the
+/// high 32 bits, the rank in the low.
+const STOP: mpi::Tag = 7;
+/// The tag of the clock round trips.
+const CLOCK: mpi::Tag = 8;
+/// The tag of "this rank finished group N" (stonewalling): the repetition (15 bits) in the
+/// top 16 bits, the group in the next 16, the rank in the low 32.
+const DONE: mpi::Tag = 9;
+
+/// Rank 0's estimate of each rank's clock offset (its clock minus rank 0's): the best of
+/// 5 round trips each, the reply taken as read halfway (Cristian's method). Empty on the
+/// other ranks.
+fn clock_offsets(world: &mpi::topology::SimpleCommunicator) -> Vec<i64> {
+    let (me, n) = (world.rank(), world.size());
+    let mut offsets = vec![0i64; n as usize];
+    for r in 1..n {
+        let mut best: Option<(u64, i64)> = None;
+        for _ in 0..5 {
+            if me == 0 {
+                let peer = world.process_at_rank(r);
+                let t0 = unix_ns();
+                peer.send_with_tag(&t0, CLOCK);
+                let (theirs, _) = peer.receive_with_tag::<u64>(CLOCK);
+                let t1 = unix_ns();
+                let rtt = t1.saturating_sub(t0);
+                let offset = theirs as i64 - ((t0 / 2 + t1 / 2) as i64);
+                if best.is_none_or(|(b, _)| rtt < b) {
+                    best = Some((rtt, offset));
+                }
+            } else if me == r {
+                let root = world.process_at_rank(0);
+                let _ = root.receive_with_tag::<u64>(CLOCK);
+                root.send_with_tag(&unix_ns(), CLOCK);
+            }
+        }
+        if let Some((_, o)) = best {
+            offsets[r as usize] = o;
+        }
+    }
+    if me == 0 { offsets } else { Vec::new() }
+}
+
+/// One meeting of every rank: whether all are ready (bit 0), whether all have ended
+/// (bit 1). Every meeting point of a run (the start, each group, the end) is one bitwise-AND
+/// reduction on one communicator, so a rank that ended early keeps meeting the others
+/// wherever they wait, tells them it is not ready (they stop there), and leaves once all
+/// have ended: no count of the meetings a rank missed is needed, and none is left waiting.
+fn meet(phase: &mpi::topology::SimpleCommunicator, ready: bool, ended: bool) -> (bool, bool) {
+    let mine = u8::from(ready) | (u8::from(ended) << 1);
+    let mut all = 0u8;
+    phase.all_reduce_into(
+        &mine,
+        &mut all,
+        mpi::collective::SystemOperation::bitwise_and(),
+    );
+    (all & 1 == 1, all & 2 == 2)
+}
+
+pub struct Ranks {
+    // Dropped last, after the report is out: MPI_Finalize meets the launcher, which after a
+    // Ctrl-C at mpirun is already ending the job.
+    world: mpi::topology::SimpleCommunicator,
+    phase: Rc<mpi::topology::SimpleCommunicator>,
+    rank: usize,
+    host: String,
+    starts: Rc<RefCell<Vec<u64>>>,
+    /// The rank whose failure stopped this one, if one did.
+    stopped_by: Rc<RefCell<Option<i32>>>,
+    /// The group this rank was ready to start when another rank was not.
+    held_at: Rc<RefCell<Option<usize>>>,
+    /// Stonewalling on; per group, the rank whose finish stopped this one's.
+    stonewall: bool,
+    stonewalled: Rc<RefCell<Vec<Option<usize>>>>,
+    /// `--rank-read-shift`: read jobs read the files of the rank this many further on.
+    read_shift: Option<usize>,
+    /// Every rank's host, indexed by rank.
+    hosts: Vec<String>,
+    /// Rank 0: each rank's clock offset.
+    offsets: Vec<i64>,
+    _universe: mpi::environment::Universe,
+}
+
+/// Every rank's host name, indexed by rank (the same on every rank).
+fn all_hosts(world: &mpi::topology::SimpleCommunicator, host: &str) -> Vec<String> {
+    const MAX: usize = 256;
+    let mut mine = [0u8; MAX];
+    let b = host.as_bytes();
+    let n = b.len().min(MAX);
+    mine[..n].copy_from_slice(&b[..n]);
+    let mut all = vec![0u8; MAX * world.size() as usize];
+    world.all_gather_into(&mine[..], &mut all[..]);
+    all.chunks(MAX)
+        .map(|c| {
+            let end = c.iter().position(|&x| x == 0).unwrap_or(MAX);
+            String::from_utf8_lossy(&c[..end]).into_owned()
+        })
+        .collect()
+}
+
+/// Joins the launch when there is one: the rank's files made its own (and, with
+/// `--rank-read-shift`, its read jobs pointed at another rank's), the barrier before each
+/// group set up. `Err(code)`: the launch cannot run as asked (rank 0 said why; every rank
+/// leaves with the code).
+pub fn begin(
+    sections: &mut [Section],
+    stonewall: bool,
+    read_shift: Option<ReadShift>,
+) -> Result<Option<Ranks>, u8> {
+    let Some(launch) = launched(&|k| std::env::var(k).ok()) else {
+        return Ok(None);
+    };
+    let Some(universe) = mpi::initialize() else {
+        return Ok(None);
+    };
+    let world = universe.world();
+    let rank = world.rank() as usize;
+    debug_assert_eq!(rank, launch.rank);
+    let host = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
+    let offsets = clock_offsets(&world);
+    let shared = std::env::var("IOGAUGE_MPI_SHARED_FILES").is_ok_and(|v| v == "1");
+    let hosts = all_hosts(&world, &host);
+    let shift = match read_shift {
+        Some(s) if shared => Err(format!(
+            "--rank-read-shift={s}: with IOGAUGE_MPI_SHARED_FILES=1 every rank already \
+             reads the same files"
+        )),
+        Some(s) => s.ranks(&hosts).map(|(n, w)| Some((s, n, w))),
+        None => Ok(None),
+    };
+    let shift = match shift {
+        Ok(s) => s,
+        Err(why) => {
+            // The same on every rank: said once, and no rank leaves before it is said.
+            if rank == 0 {
+                let _ = super::usage_exit(&why);
+            }
+            world.barrier();
+            return Err(if rank == 0 { 2 } else { 0 });
+        }
+    };
+    let borrowing = shift.is_some();
+    let shift_ranks = shift.as_ref().map(|(_, n, _)| *n);
+    if let Some((s, n, warning)) = shift {
+        let partner = (rank + n) % hosts.len();
+        let mut theirs = sections.to_vec();
+        rank_sections(&mut theirs, partner, &hosts[partner], shared);
+        let partner_host = hosts[partner].clone();
+        // Said once, in rank 0's report.
+        let warning = warning.filter(|_| rank == 0);
+        super::READ_FROM.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |plan, separate| {
+                let flag = format!("--rank-read-shift={s}");
+                let other = iogauge::spec::resolve(&theirs, separate).map_err(|e| e.to_string())?;
+                borrow(plan, &other, partner, &partner_host, &flag)?;
+                Ok(warning.iter().cloned().collect())
+            }))
+        });
+    }
+    rank_sections(sections, rank, &host, shared);
+    super::WARNINGS_IN_MERGE.store(rank != 0, std::sync::atomic::Ordering::Relaxed);
+    let phase = Rc::new(world.duplicate());
+    let starts = Rc::new(RefCell::new(Vec::new()));
+    let round = Rc::new(Cell::new(0u64));
+    let stopped_by: Rc<RefCell<Option<i32>>> = Rc::new(RefCell::new(None));
+    let stonewalled: Rc<RefCell<Vec<Option<usize>>>> = Rc::new(RefCell::new(Vec::new()));
+    let held_at: Rc<RefCell<Option<usize>>> = Rc::new(RefCell::new(None));
+    let (p, s, n, by, walled, held) = (
+        Rc::clone(&phase),
+        Rc::clone(&starts),
+        Rc::clone(&round),
+        Rc::clone(&stopped_by),
+        Rc::clone(&stonewalled),
+        Rc::clone(&held_at),
+    );
+    AGREE.with(|h| {
+        *h.borrow_mut() = Some(Box::new(move |ok: bool| {
+            // A new measurement (a repetition): what it reports starts afresh, and the
+            // messages of an earlier one are told apart by its number.
+            n.set(n.get() + 1);
+            s.borrow_mut().clear();
+            by.borrow_mut().take();
+            walled.borrow_mut().clear();
+            held.borrow_mut().take();
+            meet(&p, ok, false).0
+        }))
+    });
+    let (w, by, walled, n) = (
+        world.duplicate(),
+        Rc::clone(&stopped_by),
+        Rc::clone(&stonewalled),
+        Rc::clone(&round),
+    );
+    let mut told_in: Option<u64> = None;
+    RUN_TICK.with(|h| {
+        *h.borrow_mut() = Some(Box::new(move |t: Tick| {
+            let me = w.rank();
+            let now = n.get();
+            let others = || (0..w.size()).filter(move |&r| r != me);
+            if t.stopping && told_in != Some(now) && by.borrow().is_none() {
+                // A job of this rank failed (or it was interrupted): stop every rank.
+                told_in = Some(now);
+                let m = ((now as i64) << 32) | i64::from(me);
+                for r in others() {
+                    w.process_at_rank(r).send_with_tag(&m, STOP);
+                }
+            }
+            let mut stop = false;
+            while let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(STOP) {
+                let (m, _) = msg.matched_receive::<i64>();
+                // One from an earlier repetition (sent after this rank had finished it)
+                // is old news.
+                if (m >> 32) as u64 != now {
+                    continue;
+                }
+                if told_in != Some(now) {
+                    by.borrow_mut().get_or_insert((m & 0xffff_ffff) as i32);
+                }
+                stop = true;
+            }
+            if stop {
+                return Told::StopRun;
+            }
+            if !stonewall {
+                return Told::Nothing;
+            }
+            let mut walled = walled.borrow_mut();
+            if walled.len() <= t.group {
+                walled.resize(t.group + 1, None);
+            }
+            let mut told = Told::Nothing;
+            // Finishes of this group by other ranks (an older group's or repetition's
+            // are left over).
+            while let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(DONE) {
+                let (m, _) = msg.matched_receive::<i64>();
+                let (r, g, from) = (
+                    (m >> 48) as u64,
+                    ((m >> 32) & 0xffff) as usize,
+                    (m & 0xffff_ffff) as usize,
+                );
+                if r == now & 0x7fff && g == t.group && !t.ended && walled[g].is_none() {
+                    walled[g] = Some(from);
+                    told = Told::StopGroup;
+                }
+            }
+            if t.ended && !t.stopping && walled[t.group].is_none() {
+                // This rank finished the group first (as far as it knows): the others stop.
+                let m = (((now & 0x7fff) as i64) << 48)
+                    | (((t.group & 0xffff) as i64) << 32)
+                    | i64::from(me);
+                for r in others() {
+                    w.process_at_rank(r).send_with_tag(&m, DONE);
+                }
+            }
+            told
+        }))
+    });
+    let (p, s, held) = (Rc::clone(&phase), Rc::clone(&starts), Rc::clone(&held_at));
+    GROUP_READY.with(|h| {
+        *h.borrow_mut() = Some(Box::new(move |group, ok: bool| {
+            // The barrier, and whether every rank got there ready.
+            let all = meet(&p, ok, false).0;
+            if all {
+                s.borrow_mut().push(unix_ns());
+            } else if ok {
+                *held.borrow_mut() = Some(group);
+            }
+            all
+        }))
+    });
+    if borrowing {
+        let (p, held) = (Rc::clone(&phase), Rc::clone(&held_at));
+        super::GROUP_LAID_OUT.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |group, ok: bool| {
+                // Every rank's files are there before any rank opens another's.
+                let all = meet(&p, ok, false).0;
+                if !all && ok {
+                    *held.borrow_mut() = Some(group);
+                }
+                all
+            }))
+        });
+    }
+    Ok(Some(Ranks {
+        world,
+        phase,
+        rank,
+        host,
+        starts,
+        stopped_by,
+        held_at,
+        stonewall,
+        stonewalled,
+        read_shift: shift_ranks,
+        hosts,
+        offsets,
+        _universe: universe,
+    }))
+}
+
+/// One measurement's result across the ranks (see `Ranks::merge`); this rank's own
+/// without a launch. Every rank calls it after each measurement (each repetition).
+pub fn each(
+    ranks: &Option<Ranks>,
+    measured: Result<Measured, Failure>,
+) -> Result<Measured, Failure> {
+    match ranks {
+        Some(r) => r.merge(measured),
+        None => measured,
+    }
+}
+
+/// Rank 0's merged result (this rank's own without a launch), once the measurements are
+/// done. `Err(code)`: a rank other than 0, which has nothing to print (rank 0 reports for
+/// everyone) and has met the others for the last time.
+pub fn merged(
+    ranks: &Option<Ranks>,
+    measured: Result<Measured, Failure>,
+) -> Result<Result<Measured, Failure>, u8> {
+    let Some(r) = ranks else {
+        return Ok(measured);
+    };
+    // Nothing is measured any more: the hooks (and the communicators they hold) go before
+    // MPI_Finalize.
+    GROUP_READY.with(|h| *h.borrow_mut() = None);
+    super::GROUP_LAID_OUT.with(|h| *h.borrow_mut() = None);
+    super::READ_FROM.with(|h| *h.borrow_mut() = None);
+    AGREE.with(|h| *h.borrow_mut() = None);
+    RUN_TICK.with(|h| *h.borrow_mut() = None);
+    if r.rank != 0 {
+        // Rank 0's exit code is everyone's (the worst rank's): a launcher such as mpirun
+        // ends the whole job when any rank exits non-zero, which would kill rank 0 before
+        // it reports.
+        end(ranks, 0);
+        return Err(0);
+    }
+    Ok(measured)
+}
+
+/// Once the report is out: every rank leaves together (see `Ranks::done`).
+pub fn end(ranks: &Option<Ranks>, code: u8) {
+    if let Some(r) = ranks {
+        r.done();
+        leave_if_ending(code);
+    }
+}
+
+/// After Ctrl-C at mpirun (a signal came during the run), once the report is out: exits
+/// now. mpirun is ending the job; MPI_Finalize would wait on it until it kills this rank,
+/// and leaving closes stdout, so mpirun forwards the whole report before it goes.
+fn leave_if_ending(code: u8) {
+    if super::signalled() {
+        use std::io::Write as _;
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+        std::process::exit(i32::from(code));
+    }
+}
+
+impl Ranks {
+    /// The last meeting: rank 0 comes once its report is out, so no rank leaves before
+    /// (after Ctrl-C at mpirun, the first rank to exit ends the job for all).
+    pub fn done(&self) {
+        self.world.barrier();
+    }
+
+    /// Once every rank is past its run: the stop messages no one read (a rank that had
+    /// finished its group when another stopped) are taken, so none is left at the end.
+    fn drain(&self) {
+        self.world.barrier();
+        while let Some((msg, _)) = self
+            .world
+            .any_process()
+            .immediate_matched_probe_with_tag(STOP)
+        {
+            let _ = msg.matched_receive::<i64>();
+        }
+        while let Some((msg, _)) = self
+            .world
+            .any_process()
+            .immediate_matched_probe_with_tag(DONE)
+        {
+            let _ = msg.matched_receive::<i64>();
+        }
+    }
+
+    /// After a measurement (each repetition): meets the other ranks until every one has
+    /// ended (a rank that ended early tells those still waiting before a group that it is
+    /// not ready, and they stop there); then each sends its result to rank 0, which merges
+    /// them, and every rank learns the merged exit code, so all go on to the next
+    /// repetition or all stop. Rank 0 gets the merge; the other ranks their own result
+    /// with the merged code (or `Failure::Said`: rank 0 says why).
+    fn merge(&self, measured: Result<Measured, Failure>) -> Result<Measured, Failure> {
+        while !meet(&self.phase, false, true).1 {}
+        let mut measured = measured;
+        if let Ok(m) = measured.as_mut() {
+            // Stopped for the others, not by a signal here: not this rank's interruption
+            // (the merged report says interrupted only where a rank was).
+            let cut = m.report.interrupted && !super::signalled();
+            if let Some(from) = self.stopped_by.borrow().filter(|_| cut) {
+                m.report.warnings.push(format!(
+                    "stopped early because rank {from} stopped (a job of it failed, or it \
+                     was interrupted): this rank's figures are partial"
+                ));
+            }
+            if let Some(g) = *self.held_at.borrow() {
+                m.report.warnings.push(format!(
+                    "group {} did not start: another rank had stopped or could not prepare \
+                     it",
+                    g + 1
+                ));
+            }
+            if cut {
+                m.report.interrupted = false;
+                if m.code > 128 {
+                    m.code = 0;
+                }
+            }
+        }
+        // A rank with no result (it could not start) sends nothing but still takes part,
+        // so rank 0 never waits for it.
+        let bytes = match &measured {
+            Ok(m) => serde_json::to_vec(&RankResult {
+                rank: self.rank,
+                host: self.host.clone(),
+                exit_code: m.code,
+                group_start_unix_ns: self.starts.borrow().clone(),
+                clock_offset_ns: 0,
+                stonewall: self.stonewall,
+                stonewalled_by: self.stonewalled.borrow().clone(),
+                read_shift: self.read_shift,
+                report: m.report.clone(),
+            })
+            .expect("a report serialises"),
+            // Why, for rank 0 to say (once for all the ranks that give the same reason).
+            Err(f) => {
+                let mut v = vec![b'!', f.code()];
+                v.extend_from_slice(f.message().as_bytes());
+                v
+            }
+        };
+        let root = self.world.process_at_rank(0);
+        let len = bytes.len() as i32;
+        if self.rank != 0 {
+            root.gather_into(&len);
+            root.gather_varcount_into(&bytes[..]);
+            self.drain();
+            let mut code = 0u8;
+            root.broadcast_into(&mut code);
+            return match measured {
+                Ok(m) => Ok(Measured {
+                    report: m.report,
+                    code,
+                }),
+                Err(_) => Err(Failure::Said(code)),
+            };
+        }
+        let n = self.world.size() as usize;
+        let mut lens = vec![0i32; n];
+        root.gather_into_root(&len, &mut lens[..]);
+        let displs: Vec<i32> = lens
+            .iter()
+            .scan(0i32, |at, &l| {
+                let d = *at;
+                *at += l;
+                Some(d)
+            })
+            .collect();
+        let mut all = vec![0u8; lens.iter().map(|&l| l as usize).sum()];
+        {
+            let mut part = mpi::datatype::PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
+            root.gather_varcount_into_root(&bytes[..], &mut part);
+        }
+        let mut parts: Vec<RankResult> = Vec::new();
+        let mut failed: Vec<(usize, String)> = Vec::new();
+        let mut failed_code = 0u8;
+        for (r, (&l, &d)) in lens.iter().zip(&displs).enumerate() {
+            let b = &all[d as usize..(d + l) as usize];
+            match b {
+                [b'!', code, why @ ..] => {
+                    failed.push((r, String::from_utf8_lossy(why).into_owned()));
+                    failed_code = failed_code.max(*code);
+                }
+                _ => match serde_json::from_slice(b) {
+                    Ok(p) => parts.push(p),
+                    Err(e) => failed.push((r, format!("its result cannot be read: {e}"))),
+                },
+            }
+        }
+        self.drain();
+        let lines =
+            iogauge::scaleout::failure_lines(&failed, &self.hosts, n, super::OTHER_RANK_FAILED);
+        if let Err(f) = measured {
+            // Every rank's reason, each said once.
+            for l in &lines {
+                iogauge::out::stderr(&format!("iogauge: {}\n", super::cli::for_terminal(l)));
+            }
+            let mut code = f.code().max(failed_code);
+            root.broadcast_into(&mut code);
+            return Err(Failure::Said(code));
+        }
+        for p in &mut parts {
+            p.clock_offset_ns = self.offsets.get(p.rank).copied().unwrap_or(0);
+        }
+        let (mut report, mut code) = aggregate(parts);
+        for l in lines {
+            // Only some ranks ran this repetition.
+            report.errors.push(format!("no result: {l}"));
+            code = code.max(failed_code.max(1));
+        }
+        root.broadcast_into(&mut code);
+        Ok(Measured { report, code })
+    }
+}
