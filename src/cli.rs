@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use clap::error::{ContextKind, ErrorKind};
 use clap::{Arg, ArgAction, ArgMatches, Command, parser::ValueSource};
 
+use crate::plan::options::{Kind, OPTIONS};
+use crate::plan::{Origin, Section};
 use crate::rawpath;
 use crate::report::Format;
-use crate::spec::options::{Kind, OPTIONS};
-use crate::spec::{Origin, Section};
 
 /// Flags that shape the tool's behaviour rather than the workload.
 #[derive(Debug, Clone)]
@@ -241,7 +241,7 @@ fn safety_args(cmd: Command, keep_help: &'static str) -> Command {
 fn max_memory(m: &ArgMatches) -> Result<Option<u64>, UsageError> {
     match m.get_one::<String>("max-memory") {
         None => Ok(None),
-        Some(t) => match crate::spec::value::parse_size(t) {
+        Some(t) => match crate::plan::value::parse_size(t) {
             Ok(s) if s.bytes > 0 => Ok(Some(s.bytes)),
             _ => Err(UsageError(format!(
                 "--max-memory={t}: expected a size above zero (512m, 8g)"
@@ -402,7 +402,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
     })?;
     let max_p99_us = match sm.get_one::<String>("max-p99") {
         Some(t) => Some(
-            crate::spec::value::parse_duration(t, std::time::Duration::from_micros(1))
+            crate::plan::value::parse_duration(t, std::time::Duration::from_micros(1))
                 .ok()
                 .filter(|d| !d.is_zero())
                 .ok_or_else(|| {
@@ -809,7 +809,7 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
         && tool.formats.len() > 1
     {
         // The files are named when the run ends (iogauge-DATE-TIME.EXT), here.
-        crate::ownership::check_dir(std::path::Path::new(".")).map_err(|e| {
+        crate::files::ownership::check_dir(std::path::Path::new(".")).map_err(|e| {
             UsageError(format!(
                 "--output-format: the report files go to the current directory: {e}"
             ))
@@ -821,7 +821,7 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
 /// Refuses, before anything runs, an output file that may not be written (see
 /// `ownership::check_output`), naming the option.
 fn check_output(option: &str, p: &std::path::Path, replace: bool) -> Result<(), UsageError> {
-    crate::ownership::check_output(p, replace)
+    crate::files::ownership::check_output(p, replace)
         .map_err(|e| UsageError(format!("{option}={}: {e}", p.display())))
 }
 
@@ -1065,20 +1065,20 @@ pub fn options_help() -> String {
     }
     o += "\nfio options accepted in job files but ignored (they change only fio's internals or \
           its report):\n\n";
-    for (names, t) in crate::spec::options::FIO_ONLY {
+    for (names, t) in crate::plan::options::FIO_ONLY {
         match t {
-            crate::spec::options::FioOnly::Ignored(why) => {
+            crate::plan::options::FioOnly::Ignored(why) => {
                 o += &format!("  {}\n      {why}\n", names.join(", "));
             }
-            crate::spec::options::FioOnly::DefaultOnly(only, why) => {
+            crate::plan::options::FioOnly::DefaultOnly(only, why) => {
                 o += &format!("  {}\n      only ={only}: {why}\n", names.join(", "));
             }
-            crate::spec::options::FioOnly::Rejected(_) => {}
+            crate::plan::options::FioOnly::Rejected(_) => {}
         }
     }
     o += "\nfio options refused, with why:\n\n";
-    for (names, t) in crate::spec::options::FIO_ONLY {
-        if let crate::spec::options::FioOnly::Rejected(why) = t {
+    for (names, t) in crate::plan::options::FIO_ONLY {
+        if let crate::plan::options::FioOnly::Rejected(why) = t {
             o += &format!("  {}\n      {why}\n", names.join(", "));
         }
     }

@@ -198,7 +198,7 @@ fn device_model(disk: &Path) -> String {
 /// Describes `path` (or, if it is gone or not yet created, the directory holding it).
 pub fn describe(path: &Path) -> TargetInfo {
     let meta = fs::metadata(path).ok().or_else(|| {
-        let parent = crate::fsinfo::parent_dir(path);
+        let parent = crate::files::fsinfo::parent_dir(path);
         fs::metadata(parent).ok()
     });
     let is_block = meta
@@ -225,7 +225,7 @@ pub fn describe(path: &Path) -> TargetInfo {
     let dir = if meta.is_dir() {
         path
     } else {
-        crate::fsinfo::parent_dir(path)
+        crate::files::fsinfo::parent_dir(path)
     };
     info.space = rustix::fs::statvfs(dir).ok().map(|v| Space {
         total_bytes: v.f_blocks * v.f_frsize,

@@ -5,9 +5,10 @@
 //!
 //! ```text
 //! argv (cli) / job file (jobfile) / profile (profiles) / legacy argv (compat)
-//!   ─► spec::Section (fio key=value) ─► spec::resolve ─► spec::Plan
-//!   target::check (safety, space, alignment, io_uring support; nothing created yet; every
-//!                 existing file opened once and held: see ownership for the mark and identity)
+//!   ─► plan::Section (fio key=value) ─► plan::resolve ─► plan::Plan
+//!   files::targets::check (safety, space, alignment, io_uring support; nothing created yet;
+//!                 every existing file opened once and held: see files::ownership for the mark
+//!                 and identity)
 //!   runner::run: per group: Targets::prepare_group, Targets::open_job, one thread per job,
 //!                start barrier, then one generic loop per job over a slab of iodepth I/O
 //!                units: workload → engine.queue (sync engines complete here) → commit →
@@ -22,10 +23,11 @@
 //!
 //! - `cli`, `jobfile`, `profiles`, `compat`: front ends; each makes sections (compat also
 //!   renders its tool's output).
-//! - `spec`: the option table, value parsers, resolution into the Plan, the workload generator.
-//! - `target`: the plan's files (check, create, lay out, open, remove); `ownership`: the mark,
-//!   identity-checked opens and removal, report and input files; `fsinfo`: questions to the
-//!   file system that change nothing; `rawpath`: paths as bytes through option text.
+//! - `plan`: the option table, value parsers, resolution into the Plan, the workload generator.
+//! - `files`: `targets`, the plan's files (check, create, lay out, open, remove); `ownership`,
+//!   the mark, identity-checked opens and removal, input files; `fsinfo`, questions to the
+//!   file system that change nothing; `writer`, the one writer of every output. `rawpath`:
+//!   paths as bytes through option text.
 //! - `engine`: syscalls (psync, sync, pvsync, pvsync2, io_uring, null); `runner`: threads,
 //!   barrier, stop flag, progress events; `stats`: histograms, series, CPU, device counters.
 //! - `result`: the RunReport (pure data); `report`: its formats (and fio's JSON read back:
@@ -47,11 +49,10 @@ pub mod compare;
 pub mod compat;
 pub mod engine;
 pub mod files;
-pub mod fsinfo;
 pub mod host;
 pub mod jobfile;
 pub mod out;
-pub mod ownership;
+pub mod plan;
 pub mod profiles;
 pub mod rawpath;
 pub mod repeat;
@@ -60,9 +61,7 @@ pub mod result;
 pub mod rounds;
 pub mod runner;
 pub mod scaleout;
-pub mod spec;
 pub mod stats;
 pub mod sweep;
-pub mod target;
 pub mod units;
 pub mod verify;

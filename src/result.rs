@@ -9,11 +9,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
+use crate::files::targets::OpenedFile;
 use crate::host::{Host, TargetInfo};
 use crate::runner::{JobError, JobOutcome, RunOutcome};
 use crate::stats::diskstats::DiskCounters;
 use crate::stats::{DirStats, JobStats, LatStats};
-use crate::target::OpenedFile;
 
 /// Bumped when a field changes meaning or disappears (adding fields does not bump it).
 pub const SCHEMA_VERSION: u32 = 1;
@@ -470,7 +470,7 @@ fn depth_report(d: &crate::stats::DepthStats) -> DepthReport {
 }
 
 /// What the engine of `job` does per I/O (the engine describes itself).
-pub fn engine_report(job: &crate::spec::JobSpec) -> EngineReport {
+pub fn engine_report(job: &crate::plan::JobSpec) -> EngineReport {
     let d = crate::engine::describe(&job.engine_config());
     EngineReport {
         name: job.engine.as_str().into(),
@@ -790,7 +790,7 @@ fn device_warnings(
         let s = &j.spec;
         s.rw.writes()
             && !s.direct
-            && s.sync.mode == crate::spec::SyncMode::None
+            && s.sync.mode == crate::plan::SyncMode::None
             && !s.sync.flushes()
     });
     let written = total.write.bytes;

@@ -6,9 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::job::Timing;
+use crate::plan::{Plan, RwMode};
 use crate::runner::RunOutcome;
-use crate::spec::job::Timing;
-use crate::spec::{Plan, RwMode};
 
 /// SNIA's steady-state window: rounds, range and slope-excursion limits (percent of the
 /// window's average), and the most rounds.

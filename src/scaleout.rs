@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::{EngineKind, Origin, Plan, ReadFrom, Section};
 use crate::report::from_fio::sum as concurrent_sum;
 use crate::result::{DirReport, Measurement, RunReport};
-use crate::spec::{EngineKind, Origin, Plan, ReadFrom, Section};
 
 /// This process's place in an MPI launch, from the launcher's environment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -827,7 +827,7 @@ mod tests {
         let plan_of = |rank: usize, host: &str| {
             let mut s = sections();
             rank_sections(&mut s, rank, host, false);
-            crate::spec::resolve(&s, false).unwrap()
+            crate::plan::resolve(&s, false).unwrap()
         };
         let mut mine = plan_of(0, "n1");
         let theirs = plan_of(2, "n2");
@@ -835,7 +835,7 @@ mod tests {
             borrow(&mut mine, &theirs, 2, "n2", "--rank-read-shift=2"),
             Ok(1)
         );
-        let jobs: Vec<&crate::spec::JobSpec> = mine.groups.iter().flat_map(|g| &g.jobs).collect();
+        let jobs: Vec<&crate::plan::JobSpec> = mine.groups.iter().flat_map(|g| &g.jobs).collect();
         // Writers (and mixed jobs, which write) keep their own files.
         assert_eq!(jobs[0].read_from, None);
         assert_eq!(jobs[2].read_from, None);
@@ -845,7 +845,7 @@ mod tests {
         assert_eq!(jobs[1].paths(), [PathBuf::from("/scratch/n1/r.r0.0.0")]);
         assert_eq!(jobs[1].io_paths(), from.paths);
         // A plan with no reader has nothing to borrow.
-        let mut w = crate::spec::resolve(&sections()[..1], false).unwrap();
+        let mut w = crate::plan::resolve(&sections()[..1], false).unwrap();
         let e = borrow(&mut w, &theirs, 2, "n2", "--rank-read-shift=2").unwrap_err();
         assert!(e.contains("no job only reads"), "{e}");
     }

@@ -1077,7 +1077,7 @@ fn invalidate_drops_the_files_cached_pages() {
 
 #[test]
 fn one_job_failing_stops_the_others_and_everything_is_removed() {
-    use iogauge::spec::{Origin, Section};
+    use iogauge::plan::{Origin, Section};
     use std::sync::atomic::AtomicBool;
     let Some(fs) = SmallFs::mount("4m") else {
         return;
@@ -1106,13 +1106,13 @@ fn one_job_failing_stops_the_others_and_everything_is_removed() {
         .set("bs", "64k", Origin::Cli)
         .set("size", "16m", Origin::Cli)
         .set("fallocate", "none", Origin::Cli);
-    let mut plan = iogauge::spec::resolve(&[reader, writer], false).unwrap();
+    let mut plan = iogauge::plan::resolve(&[reader, writer], false).unwrap();
     assert_eq!(plan.groups.len(), 1);
-    let safety = iogauge::target::Safety {
+    let safety = iogauge::files::targets::Safety {
         skip_space_check: true,
         ..Default::default()
     };
-    let mut targets = iogauge::target::check(&mut plan, safety).unwrap();
+    let mut targets = iogauge::files::targets::check(&mut plan, safety).unwrap();
     let started = Instant::now();
     let outcome = iogauge::runner::run(&plan, &mut targets, &AtomicBool::new(false), &mut |_| {});
     assert!(

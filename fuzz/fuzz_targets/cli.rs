@@ -40,20 +40,20 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     if let Ok(Request::Run { sections, .. }) = cli::parse(&args) {
-        let _ = iogauge::spec::resolve(&sections, false);
+        let _ = iogauge::plan::resolve(&sections, false);
     }
     for a in &args[2..] {
-        let _ = iogauge::spec::value::parse_size(a);
-        let _ = iogauge::spec::value::parse_pattern(a);
+        let _ = iogauge::plan::value::parse_size(a);
+        let _ = iogauge::plan::value::parse_pattern(a);
         let _ = iogauge::verify::Checksum::parse(a);
         if let Ok(axis) = iogauge::sweep::parse_axis(a) {
             assert!(
                 !axis.values.is_empty() && axis.values.len() <= iogauge::sweep::MAX_AXIS_POINTS
             );
         }
-        let _ = iogauge::spec::value::parse_duration(a, std::time::Duration::from_secs(1));
-        let _ = iogauge::spec::value::parse_range(a, |s| {
-            iogauge::spec::value::parse_int(s, 0, u64::MAX)
+        let _ = iogauge::plan::value::parse_duration(a, std::time::Duration::from_secs(1));
+        let _ = iogauge::plan::value::parse_range(a, |s| {
+            iogauge::plan::value::parse_int(s, 0, u64::MAX)
         });
         let _ = cli::for_terminal(a);
     }

@@ -19,6 +19,6 @@ fuzz_target!(|data: &[u8]| {
     // `include` reads files: keep it inside a directory that has none.
     if let Ok(f) = jobfile::parse_str(&text, Path::new("/nonexistent/fuzz.fio"), &env) {
         let jobs = f.jobs(&[], &[], &[]);
-        let _ = iogauge::spec::resolve(&jobs, false);
+        let _ = iogauge::plan::resolve(&jobs, false);
     }
 });

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use crate::session::*;
 use iogauge::cli::ToolOptions;
-use iogauge::spec::{self};
+use iogauge::plan::{self};
 use iogauge::{profiles, result};
 
 /// `iogauge assess`: the profile's tests, then the verdicts in the report.
@@ -23,7 +23,7 @@ pub(crate) fn assess(
             directory.display()
         ));
     }
-    let size = match size.as_deref().map(spec::value::parse_size) {
+    let size = match size.as_deref().map(plan::value::parse_size) {
         Some(Ok(s)) => Some(s.bytes),
         Some(Err(accepted)) => return usage_exit(&format!("--size: expected {accepted}")),
         None => None,

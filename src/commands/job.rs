@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use crate::session::*;
 use iogauge::cli::{self};
 use iogauge::jobfile;
-use iogauge::spec::{self, Section};
+use iogauge::plan::{self, Section};
 use iogauge::{errln, out};
 
 /// Reads fio job files into sections: several files run one after another (fio's rule), each
@@ -31,7 +31,7 @@ pub(crate) fn read_job_files(
         let mut these = parsed.jobs(&defaults.entries, &overrides.entries, only);
         if i > 0 {
             if let Some(first) = these.first_mut() {
-                first.set("stonewall", "1", spec::Origin::Cli);
+                first.set("stonewall", "1", plan::Origin::Cli);
             }
         }
         jobs.extend(these);
@@ -56,7 +56,7 @@ pub(crate) fn print_plan(sections: &[Section], notes: &[String]) -> ExitCode {
     for n in notes {
         errln!("iogauge: warning: {}", cli::for_terminal(n));
     }
-    let plan = match spec::resolve(sections, false) {
+    let plan = match plan::resolve(sections, false) {
         Ok(p) => p,
         Err(e) => return usage_exit(&e.to_string()),
     };

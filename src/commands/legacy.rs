@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use crate::session::*;
 use iogauge::cli::{self};
+use iogauge::files::targets::Safety;
 use iogauge::report::{self, Format};
 use iogauge::rounds::RoundsSpec;
-use iogauge::target::Safety;
-use iogauge::{compat, ownership};
+use iogauge::{compat, files::ownership};
 use iogauge::{err, errln, out, outln};
 
 /// Runs a legacy tool's command line and prints its output (or, with --json, the report).

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use iogauge::cli::ToolOptions;
-use iogauge::{profiles, spec};
+use iogauge::{plan, profiles};
 
 use crate::session::{execute, usage_exit};
 
@@ -21,7 +21,7 @@ pub(crate) fn quick(
             directory.display()
         ));
     }
-    let size = match size.as_deref().map(spec::value::parse_size) {
+    let size = match size.as_deref().map(plan::value::parse_size) {
         Some(Ok(s)) => s.bytes,
         Some(Err(accepted)) => return usage_exit(&format!("--size: expected {accepted}")),
         None => profiles::quick_size(directory),

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use crate::session::*;
 use iogauge::report::{self, Format};
 use iogauge::{errln, out};
-use iogauge::{ownership, result};
+use iogauge::{files::ownership, result};
 
 /// `iogauge report RUN.json`: the saved report in another format.
 pub(crate) fn report_file(

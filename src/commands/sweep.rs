@@ -7,11 +7,11 @@ use std::time::Instant;
 use crate::commands::job::read_job_files;
 use crate::session::*;
 use iogauge::cli::{self};
-use iogauge::ownership;
+use iogauge::files::ownership;
+use iogauge::files::targets::Safety;
+use iogauge::plan::{self, Section};
 use iogauge::report::{self};
 use iogauge::rounds::RoundsSpec;
-use iogauge::spec::{self, Section};
-use iogauge::target::Safety;
 use iogauge::{errln, out};
 
 /// A point's jobs: the sweep's base with the point's values over it.
@@ -25,7 +25,7 @@ pub(crate) fn point_sections(
             let mut sections = sections.clone();
             for s in &mut sections {
                 for (a, v) in axes.iter().zip(values) {
-                    s.set(&a.name, v, spec::Origin::Cli);
+                    s.set(&a.name, v, plan::Origin::Cli);
                 }
             }
             Ok((sections, Vec::new()))
@@ -37,7 +37,7 @@ pub(crate) fn point_sections(
         } => {
             let mut overrides = overrides.clone();
             for (a, v) in axes.iter().zip(values) {
-                overrides.set(&a.name, v, spec::Origin::Cli);
+                overrides.set(&a.name, v, plan::Origin::Cli);
             }
             read_job_files(files, defaults, &overrides, &[])
         }
@@ -115,7 +115,7 @@ pub(crate) fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
         }
         let values: Vec<String> = axes.iter().map(|a| p.values[&a.name].clone()).collect();
         let checked = point_sections(&req.base, axes, &values).and_then(|(sections, notes)| {
-            spec::resolve(&sections, false)
+            plan::resolve(&sections, false)
                 .map(|_| (sections, notes))
                 .map_err(|e| e.to_string())
         });

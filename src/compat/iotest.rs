@@ -9,8 +9,8 @@ use std::fmt::Write;
 use std::path::PathBuf;
 
 use super::{Personality, Rendered, Step};
+use crate::plan::{Origin, Section};
 use crate::result::{JobReport, RunReport};
-use crate::spec::{Origin, Section};
 
 pub const USAGE: &str = "\
 iotest (iogauge personality of SAS's iotest.sh)

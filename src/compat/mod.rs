@@ -12,9 +12,9 @@ pub mod sqlio;
 
 use std::fmt::Write;
 
+use crate::plan::Section;
 use crate::report::LatUnit;
 use crate::result::{DirReport, RunReport, percentile_key};
-use crate::spec::Section;
 use crate::units::human_bytes;
 
 /// iogauge's own flags, accepted by every personality (anywhere on the line).

@@ -10,8 +10,8 @@ use std::fs;
 use std::path::PathBuf;
 
 use super::{Personality, Rendered, Step, parse_sas_size};
+use crate::plan::{Origin, Section};
 use crate::result::RunReport;
-use crate::spec::{Origin, Section};
 
 pub const USAGE: &str = "\
 SAS I/O Test Utility (iogauge sasiotest personality)
@@ -220,7 +220,7 @@ fn settle(
     // A file size in whole SGIO calls is the numpages rule every front end shares: resolution
     // checks it, in this tool's flags.
     if t.sgio || (t.unbuffered && !t.history()) {
-        if let Some(lbs) = crate::fsinfo::logical_block_size_at(&t.file) {
+        if let Some(lbs) = crate::files::fsinfo::logical_block_size_at(&t.file) {
             if t.pagesize % lbs != 0 {
                 return Err(err(format!(
                     "-pagesize {}: with {} the page size must be a multiple of the device's \
@@ -472,7 +472,7 @@ mod tests {
         .unwrap()
         .unwrap();
         // The whole-calls rule is resolution's, told in this tool's flags.
-        let e = crate::spec::resolve(&e.step().sections, false)
+        let e = crate::plan::resolve(&e.step().sections, false)
             .unwrap_err()
             .to_string();
         assert!(

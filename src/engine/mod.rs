@@ -291,7 +291,7 @@ pub fn flush_fd(fd: BorrowedFd<'_>, call: FlushCall) -> io::Result<()> {
     Ok(())
 }
 
-/// Builds the engine `cfg` names over `files` (opened by `target`) and hands it to `f`.
+/// Builds the engine `cfg` names over `files` (opened by `files::targets`) and hands it to `f`.
 pub fn with_engine<R>(cfg: &Config, files: Vec<OwnedFd>, f: impl EngineUser<R>) -> R {
     match cfg.kind {
         Kind::Psync => f.run(psync::Psync::new(files)),

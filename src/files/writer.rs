@@ -28,7 +28,7 @@ use std::sync::Mutex;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags, Stat};
 
-use crate::ownership::{self, Identity, MarkState, Verdict};
+use crate::files::ownership::{self, Identity, MarkState, Verdict};
 
 /// What this process wrote: identity, size and modification time at the rename.
 static WRITTEN: Mutex<Vec<(Identity, i64, i64, i64)>> = Mutex::new(Vec::new());
@@ -389,7 +389,7 @@ fn split(path: &Path) -> io::Result<(OutDir, &OsStr)> {
     if path.as_os_str().as_bytes().ends_with(b"/") {
         return Err(io::Error::other("names a directory, not a file"));
     }
-    Ok((OutDir::open(crate::fsinfo::parent_dir(path))?, name))
+    Ok((OutDir::open(crate::files::fsinfo::parent_dir(path))?, name))
 }
 
 #[cfg(test)]

@@ -3,15 +3,15 @@
 //! surprising reading of a value after `= ` (the unit is dropped). Every option keeps the file
 //! and line it came from, so errors point at it. Pure text: nothing here looks options up
 //! beyond their kind, validates values or touches the files the jobs name (`spec::resolve`
-//! and `target` do); the only file system access is reading the job files themselves.
+//! and `files::targets` do); the only file system access is reading the job files themselves.
 
 mod expr;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::spec::options::{self, Kind};
-use crate::spec::{Entry, Origin, Section};
+use crate::plan::options::{self, Kind};
+use crate::plan::{Entry, Origin, Section};
 
 /// Includes nested deeper than this are refused (a loop, or a mistake).
 const MAX_INCLUDE_DEPTH: usize = 16;
@@ -174,9 +174,12 @@ fn read_into(
         Some(_) => format!("include {}", path.display()),
         None => "the job file".to_string(),
     };
-    let bytes =
-        crate::ownership::read_input(path, MAX_FILE_BYTES, "job files are text of a few KiB")
-            .map_err(|e| fail(format!("{what}: {e}")))?;
+    let bytes = crate::files::ownership::read_input(
+        path,
+        MAX_FILE_BYTES,
+        "job files are text of a few KiB",
+    )
+    .map_err(|e| fail(format!("{what}: {e}")))?;
     let text = job_text(&bytes).map_err(|(line, e)| JobFileError {
         path: path.to_path_buf(),
         line,
@@ -609,7 +612,7 @@ mod tests {
                 .map(|_| tokens[(rng.next_u64() % tokens.len() as u64) as usize])
                 .collect();
             if let Ok(f) = parse(&text) {
-                let _ = crate::spec::resolve(&f.jobs(&[], &[], &[]), false);
+                let _ = crate::plan::resolve(&f.jobs(&[], &[], &[]), false);
             }
         }
     }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::spec::{Origin, Section};
+use crate::plan::{Origin, Section};
 
 /// Labels of the quick check's tests, in order.
 pub const QUICK_LABELS: [&str; 4] = [

@@ -6,9 +6,9 @@
 //! (reads and writes together) and the worse direction's p99 latency in `lat_ns_p99.000000`;
 //! the other fields are blank. Pure: returns the text.
 
+use crate::plan::RwMode;
 use crate::report::fio::{self, FioDir, FioJob, FioLat};
 use crate::result::{PERCENTILES, RunReport, percentile_key};
-use crate::spec::RwMode;
 
 const JOB_OPTIONS: [&str; 5] = ["rw", "bs", "iodepth", "numjobs", "ioengine"];
 const LATS: [&str; 3] = ["slat_ns", "clat_ns", "lat_ns"];

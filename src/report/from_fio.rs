@@ -314,7 +314,7 @@ fn essentials(mut options: BTreeMap<String, String>) -> BTreeMap<String, String>
     let kb = kb_base(&options);
     for k in ["bs", "size"] {
         if let Some(v) = options.get_mut(k) {
-            if let Ok(s) = crate::spec::value::parse_size_base(v, kb) {
+            if let Ok(s) = crate::plan::value::parse_size_base(v, kb) {
                 *v = s.bytes.to_string();
             }
         }
@@ -334,7 +334,7 @@ fn engine(options: &BTreeMap<String, String>) -> EngineReport {
     let name = get("ioengine").unwrap_or("psync").to_string();
     let bytes_per_io = match get("bs") {
         Some(bs) => {
-            crate::spec::value::parse_size_base(bs, kb_base(options)).map_or(0, |s| s.bytes)
+            crate::plan::value::parse_size_base(bs, kb_base(options)).map_or(0, |s| s.bytes)
         }
         // fio's default block size.
         None => 4096,

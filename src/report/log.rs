@@ -8,9 +8,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use crate::plan::LogSpec;
 use crate::report::fio::full_windows;
 use crate::result::{DirReport, JobReport, RunReport};
-use crate::spec::LogSpec;
 
 /// The logs a job asked for, from the options its report keeps.
 pub fn wanted(o: &BTreeMap<String, String>) -> LogSpec {

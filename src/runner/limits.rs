@@ -7,7 +7,7 @@
 //! verify maps and read-back buffers, and the statistics (a fixed size per job). Nothing here
 //! allocates, prints or touches a file.
 
-use crate::spec::{JobSpec, Plan};
+use crate::plan::{JobSpec, Plan};
 use crate::units::human_bytes;
 
 /// Statistics, histograms and the thread's own bookkeeping per job: measured at 1.2 MiB for a
@@ -193,8 +193,10 @@ pub fn open_files(plan: &Plan) -> u64 {
         }
         busiest = busiest.max(n);
     }
-    let dirs: std::collections::BTreeSet<_> =
-        paths.iter().map(|p| crate::fsinfo::parent_dir(p)).collect();
+    let dirs: std::collections::BTreeSet<_> = paths
+        .iter()
+        .map(|p| crate::files::fsinfo::parent_dir(p))
+        .collect();
     (paths.len() + dirs.len()) as u64 + busiest + FDS_SPARE
 }
 

@@ -13,11 +13,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::engine;
-use crate::spec::EngineKind;
-use crate::spec::{JobSpec, Plan};
+use crate::files::targets::{OpenedFile, TargetError, Targets};
+use crate::plan::EngineKind;
+use crate::plan::{JobSpec, Plan};
 use crate::stats::diskstats::{self, DiskCounters};
 use crate::stats::{Clock, JobStats};
-use crate::target::{OpenedFile, TargetError, Targets};
 pub use worker::{JobError, JobProgress, JobResult};
 
 /// How often the watcher wakes: bounds how late an interrupt reaches the jobs.

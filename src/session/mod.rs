@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Instant, SystemTime};
 
 use iogauge::cli::{self, ToolOptions};
+use iogauge::files::targets::{self, Safety, TargetError};
+use iogauge::plan::{self, Section};
 use iogauge::report::{self, Format};
 use iogauge::rounds::RoundsSpec;
 use iogauge::runner::{self, Event};
-use iogauge::spec::{self, Section};
-use iogauge::target::{self, Safety, TargetError};
 use iogauge::{err, errln, out};
-use iogauge::{ownership, result, stats::CpuUsage};
+use iogauge::{files::ownership, result, stats::CpuUsage};
 
 mod outputs;
 mod rounds;
@@ -32,7 +32,7 @@ pub(crate) type Agree = Box<dyn FnMut(bool) -> bool>;
 pub(crate) type GroupReady = Box<dyn FnMut(usize, bool) -> bool>;
 pub(crate) type RunTick = Box<dyn FnMut(Tick) -> Told>;
 /// See [`READ_FROM`].
-pub(crate) type ReadFromHook = Box<dyn Fn(&mut spec::Plan, bool) -> Result<Vec<String>, String>>;
+pub(crate) type ReadFromHook = Box<dyn Fn(&mut plan::Plan, bool) -> Result<Vec<String>, String>>;
 
 /// A tick of a running group, as a scale-out run sees it.
 #[derive(Clone, Copy)]
@@ -165,8 +165,8 @@ impl Failure {
     }
 }
 
-impl From<spec::SpecError> for Failure {
-    fn from(e: spec::SpecError) -> Failure {
+impl From<plan::SpecError> for Failure {
+    fn from(e: plan::SpecError) -> Failure {
         Failure::Usage(e.to_string())
     }
 }
@@ -203,7 +203,7 @@ pub(crate) fn measure(
     for n in notes {
         warn(n);
     }
-    let mut plan = spec::resolve(sections, separate_groups)?;
+    let mut plan = plan::resolve(sections, separate_groups)?;
     let read_from = READ_FROM.with(|h| h.borrow().as_ref().map(|f| f(&mut plan, separate_groups)));
     if let Some(warnings) = read_from {
         plan.warnings.extend(warnings.map_err(Failure::Usage)?);
@@ -217,7 +217,7 @@ pub(crate) fn measure(
     // From here a signal stops the run instead of ending iogauge: the check takes locks and
     // marks the files it will write.
     let interrupt = interrupt_flag();
-    let checked = target::check(&mut plan, safety);
+    let checked = targets::check(&mut plan, safety);
     // A scale-out run: every rank learns whether all could start, before any creates a file.
     let all_ready = AGREE.with(|h| match h.borrow_mut().as_mut() {
         Some(agree) => agree(checked.is_ok()),

@@ -4,12 +4,12 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use iogauge::plan::{self};
 use iogauge::report::{self};
 use iogauge::runner::{self, Event};
-use iogauge::spec::{self};
 use iogauge::units::human_bytes;
 use iogauge::{err, errln};
-use iogauge::{ownership, result};
+use iogauge::{files::ownership, result};
 
 /// "iogauge-20261121-121858": the default name of a run's report files.
 pub(crate) fn default_stem(unix_s: u64) -> String {
@@ -25,7 +25,7 @@ pub(crate) fn default_stem(unix_s: u64) -> String {
 
 /// Refuses, before anything runs, log files that may not be written: in a missing directory,
 /// through a link, or over a file iogauge did not write (without `--overwrite-output`).
-pub(crate) fn check_log_files(plan: &spec::Plan, replace: bool) -> Result<(), String> {
+pub(crate) fn check_log_files(plan: &plan::Plan, replace: bool) -> Result<(), String> {
     let jobs = plan.groups.iter().flat_map(|g| &g.jobs);
     for (i, job) in jobs.enumerate() {
         for name in job.logs.files(i + 1) {

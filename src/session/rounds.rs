@@ -5,18 +5,18 @@ use std::time::Instant;
 
 use crate::session::*;
 use iogauge::errln;
+use iogauge::files::targets::{self};
+use iogauge::plan::{self};
 use iogauge::rounds::RoundsSpec;
 use iogauge::runner::{self, Event};
-use iogauge::spec::{self};
-use iogauge::target::{self};
 use iogauge::units::human_bytes;
 
 /// `--precondition` and `--until-steady`: the sequential passes, then the workload round after
 /// round on the same files (created once, removed at the end) until SNIA's window is steady
 /// or the most rounds have run. The outcome is the last round's.
 pub(crate) fn run_rounds(
-    plan: &spec::Plan,
-    targets: &mut target::Targets,
+    plan: &plan::Plan,
+    targets: &mut targets::Targets,
     interrupt: &AtomicBool,
     rounds: RoundsSpec,
     on_event: &mut dyn FnMut(&Event),

@@ -4,8 +4,8 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use iogauge::plan::Section;
 use iogauge::scaleout::{RankResult, ReadShift, aggregate, borrow, launched, rank_sections};
-use iogauge::spec::Section;
 use iogauge::units::unix_ns;
 use mpi::traits::*;
 
@@ -163,7 +163,7 @@ pub fn begin(
         super::READ_FROM.with(|h| {
             *h.borrow_mut() = Some(Box::new(move |plan, separate| {
                 let flag = format!("--rank-read-shift={s}");
-                let other = iogauge::spec::resolve(&theirs, separate).map_err(|e| e.to_string())?;
+                let other = iogauge::plan::resolve(&theirs, separate).map_err(|e| e.to_string())?;
                 borrow(plan, &other, partner, &partner_host, &flag)?;
                 Ok(warning.iter().cloned().collect())
             }))

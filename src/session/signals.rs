@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use iogauge::ownership;
+use iogauge::files::ownership;
 
 /// Ctrl-C, SIGTERM, SIGHUP (a dropped ssh session) and SIGQUIT. Until a run begins to prepare
 /// its files there is nothing to clean up, and any of them ends iogauge at once with 128+n;

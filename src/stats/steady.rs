@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::spec::{SteadyCriterion, SteadyState};
+use crate::plan::{SteadyCriterion, SteadyState};
 
 /// The criterion over a full window: (value compared with the limit, slope, largest
 /// deviation from the mean). Slope and deviation are in the data's unit per interval and in

@@ -51,7 +51,7 @@ impl SweepDir {
             }
             _ => {}
         }
-        let parent = crate::fsinfo::parent_dir(dir);
+        let parent = crate::files::fsinfo::parent_dir(dir);
         if !parent.as_os_str().is_empty() && !parent.is_dir() {
             return Err(format!(
                 "--dir={shown}: {} does not exist or is not a directory",

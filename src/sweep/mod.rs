@@ -9,8 +9,8 @@ pub mod dir;
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::options::{Kind, lookup};
 use crate::result::{DirReport, RunReport};
-use crate::spec::options::{Kind, lookup};
 
 /// Most points one axis may have: a range with a small step over a wide span is a typo.
 pub const MAX_AXIS_POINTS: usize = 1000;
@@ -80,7 +80,7 @@ fn range(kind: Kind, from: &str, to: &str, step: &str) -> Result<Vec<String>, St
     let size = matches!(kind, Kind::Size | Kind::Spec(_));
     let num = |t: &str| -> Result<u64, String> {
         if size {
-            crate::spec::value::parse_size(t)
+            crate::plan::value::parse_size(t)
                 .map(|s| s.bytes)
                 .map_err(|acc| format!("{t}: expected {acc}"))
         } else {
@@ -151,7 +151,7 @@ fn range(kind: Kind, from: &str, to: &str, step: &str) -> Result<Vec<String>, St
 /// `4096`), whole numbers as numbers (`08` is `8`), anything else as written.
 fn meaning(kind: Kind, v: &str) -> String {
     match kind {
-        Kind::Size | Kind::Spec(_) => crate::spec::value::parse_size(v)
+        Kind::Size | Kind::Spec(_) => crate::plan::value::parse_size(v)
             .map(|s| s.bytes.to_string())
             .unwrap_or_else(|_| v.to_string()),
         Kind::Int { .. } | Kind::Seconds => v
@@ -722,7 +722,7 @@ impl Index {
 /// The value as a number for ordering an axis (sizes in bytes), if it is one.
 fn numeric(v: &str) -> Option<f64> {
     v.parse::<f64>().ok().or_else(|| {
-        crate::spec::value::parse_size(v)
+        crate::plan::value::parse_size(v)
             .ok()
             .map(|s| s.bytes as f64)
     })

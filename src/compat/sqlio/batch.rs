@@ -138,8 +138,9 @@ impl Batch {
 /// Reads a batch file of sqlio command lines. Every line is parsed here, so a mistake on line
 /// 40 stops the batch before line 1 runs.
 pub fn read_batch(path: &Path) -> Result<Vec<(BatchItem, Option<Sqlio>)>, String> {
-    let text = crate::ownership::read_input_text(path, 16 << 20, "a batch file is lines of text")
-        .map_err(|e| err(format!("--batch {}: {e}", crate::rawpath::display(path))))?;
+    let text =
+        crate::files::ownership::read_input_text(path, 16 << 20, "a batch file is lines of text")
+            .map_err(|e| err(format!("--batch {}: {e}", crate::rawpath::display(path))))?;
     let mut items = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();

@@ -9,8 +9,8 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use super::{Personality, Rendered, Step};
+use crate::plan::{Origin, Section};
 use crate::result::RunReport;
-use crate::spec::{Origin, Section};
 
 mod batch;
 pub use batch::{Batch, BatchEnd, BatchItem, read_batch};
@@ -252,7 +252,7 @@ fn existing_targets(
                 .collect()
         };
         for path in paths {
-            let existing = crate::fsinfo::size_of(&path);
+            let existing = crate::files::fsinfo::size_of(&path);
             if existing.is_none() {
                 return Err(err(format!(
                     "{}: no such file; create it first with a parameter file (-F) that gives \
@@ -274,8 +274,9 @@ fn existing_targets(
 
 /// `path threads mask size_MB` per line; `#` comments.
 fn read_param_file(pf: &Path) -> Result<Vec<Target>, String> {
-    let text = crate::ownership::read_input_text(pf, 1 << 20, "a parameter file is a few lines")
-        .map_err(|e| err(format!("-F{}: {e}", crate::rawpath::display(pf))))?;
+    let text =
+        crate::files::ownership::read_input_text(pf, 1 << 20, "a parameter file is a few lines")
+            .map_err(|e| err(format!("-F{}: {e}", crate::rawpath::display(pf))))?;
     let mut targets = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -304,8 +305,8 @@ fn read_param_file(pf: &Path) -> Result<Vec<Target>, String> {
             .filter(|&n| n > 0)
             .ok_or_else(|| err(format!("{at}: size '{}': expected MB, above 0", f[3])))?;
         let path = crate::rawpath::path(f[0]);
-        let existing = crate::fsinfo::size_of(&path);
-        if existing.is_none() && !crate::fsinfo::parent_dir(&path).is_dir() {
+        let existing = crate::files::fsinfo::size_of(&path);
+        if existing.is_none() && !crate::files::fsinfo::parent_dir(&path).is_dir() {
             return Err(err(format!(
                 "{at}: directory of {} does not exist",
                 crate::rawpath::display(&path)

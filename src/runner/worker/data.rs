@@ -9,7 +9,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::Loop;
 use crate::engine::{AlignedBuf, Engine, IoUnit};
-use crate::spec::{DataMode, DataShape, JobSpec};
+use crate::plan::{DataMode, DataShape, JobSpec};
 
 pub(super) struct Pattern {
     pub(super) template: AlignedBuf,

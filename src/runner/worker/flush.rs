@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 
 use super::{Halt, JobError, Loop, Worker};
 use crate::engine::{Engine, FlushCall};
-use crate::spec::job::{Durability, EndFlush, Periodic};
+use crate::plan::job::{Durability, EndFlush, Periodic};
 use crate::stats::{Clock, JobStats};
 
 #[derive(Debug, Default)]

@@ -16,8 +16,8 @@ use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::engine::{AlignedBuf, Completion, Engine, EngineUser, IoUnit, Queued};
-use crate::spec::workload::{Dir, Region, Workload};
-use crate::spec::{DataMode, JobSpec, RwMode};
+use crate::plan::workload::{Dir, Region, Workload};
+use crate::plan::{DataMode, JobSpec, RwMode};
 use crate::stats::{Clock, CpuUsage, JobStats};
 
 mod data;
@@ -539,7 +539,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
     }
 
-    fn next_io(&mut self) -> Option<crate::spec::workload::IoReq> {
+    fn next_io(&mut self) -> Option<crate::plan::workload::IoReq> {
         if self.verifying() {
             return self.next_verify_read();
         }

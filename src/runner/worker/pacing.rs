@@ -8,7 +8,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{Halt, Loop};
 use crate::engine::{Dir, Engine};
-use crate::spec::JobSpec;
+use crate::plan::JobSpec;
 
 pub(super) struct Pacer {
     /// Per direction, the clock tick before which the next I/O must not start.

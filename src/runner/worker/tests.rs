@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use super::*;
 use crate::engine::Completion;
-use crate::spec::{Origin, Section};
+use crate::plan::{Origin, Section};
 
 /// Every piece an engine moved: (offset, bytes).
 type Pieces = Arc<Mutex<Vec<(u64, usize)>>>;
@@ -75,7 +75,7 @@ fn job(pairs: &[(&str, &str)]) -> JobSpec {
     for (k, v) in pairs {
         s.set(k, v, Origin::Cli);
     }
-    let mut j = crate::spec::resolve(&[s], false).unwrap().groups[0].jobs[0].clone();
+    let mut j = crate::plan::resolve(&[s], false).unwrap().groups[0].jobs[0].clone();
     // As io_uring would resolve them (the null engine is synchronous).
     j.queue.depth = 8;
     (

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::{Halt, Loop, workload};
 use crate::engine::Engine;
-use crate::spec::JobSpec;
+use crate::plan::JobSpec;
 use crate::stats::{Clock, CpuUsage, DirStats, Sample};
 
 pub(super) struct Timeline {

@@ -12,9 +12,9 @@ use std::time::Duration;
 use super::data::{refill_page, refill_rng, stamp_page};
 use super::{Halt, Loop};
 use crate::engine::{Engine, FlushCall};
-use crate::ownership::MarkState;
-use crate::spec::workload::{Dir, IoReq};
-use crate::spec::{DataMode, JobSpec, Verify};
+use crate::files::ownership::MarkState;
+use crate::plan::workload::{Dir, IoReq};
+use crate::plan::{DataMode, JobSpec, Verify};
 use crate::stats::{BAD_BLOCKS_KEPT, BadBlock, VerifyStats};
 use crate::units::unix_ns;
 use crate::verify::{
@@ -195,7 +195,7 @@ impl Verifier {
             let path = state_path(job);
             let shown = crate::rawpath::display(&path).to_string();
             // Bounded: a record per durable write, 24 bytes each.
-            let bytes = crate::ownership::read_input(
+            let bytes = crate::files::ownership::read_input(
                 &path,
                 MAX_STATE_BYTES,
                 "a journal holds 24 bytes per durable write",
@@ -302,7 +302,7 @@ impl Verifier {
             },
             journal,
             dirty: vec![Vec::new(); files],
-            write_through: job.sync.mode != crate::spec::SyncMode::None,
+            write_through: job.sync.mode != crate::plan::SyncMode::None,
             loaded,
             backlog: Vec::new(),
             backlog_reads: Default::default(),
@@ -359,7 +359,7 @@ impl Verifier {
         j.write_all(&out)?;
         j.sync_data()?;
         // Still iogauge's as it is now: a later run may replace it, a user's edit may not be.
-        let _ = crate::ownership::set_mark(std::os::fd::AsFd::as_fd(j), MarkState::Kept);
+        let _ = crate::files::ownership::set_mark(std::os::fd::AsFd::as_fd(j), MarkState::Kept);
         Ok(())
     }
 
@@ -1139,10 +1139,12 @@ fn dump(
         name.push(format!(".{offset}.{suffix}"));
         let path = std::path::PathBuf::from(name);
         let shown = crate::rawpath::display(&path).to_string();
-        out.push(match crate::ownership::write_output(&path, bytes, false) {
-            Ok(()) => shown,
-            Err(e) => format!("{shown}: not written: {e}"),
-        });
+        out.push(
+            match crate::files::ownership::write_output(&path, bytes, false) {
+                Ok(()) => shown,
+                Err(e) => format!("{shown}: not written: {e}"),
+            },
+        );
     };
     put("received", block);
     if regenerate {

@@ -546,11 +546,11 @@ pub struct JobSpec {
     pub bs: u64,
     /// I/O sizes for reads and writes.
     pub sizes: [BlockSizes; 2],
-    /// Bytes per pass over all of the job's files; `None` until `target` reads it from an
+    /// Bytes per pass over all of the job's files; `None` until `files::targets` reads it from an
     /// existing file or device.
     pub size: Option<u64>,
     pub offset: u64,
-    /// `size=N%`: the region is that share of the existing file or device (set by `target`).
+    /// `size=N%`: the region is that share of the existing file or device (set by `files::targets`).
     pub size_pct: Option<u8>,
     /// `offset=N%`: likewise for the offset.
     pub offset_pct: Option<u8>,

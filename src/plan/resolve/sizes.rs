@@ -2,9 +2,9 @@
 //! and offsets given as a share of the file, and `rw=read:GAP`'s stride.
 
 use super::values::Values;
-use crate::spec::SpecError;
-use crate::spec::job::*;
-use crate::spec::{options, value};
+use crate::plan::SpecError;
+use crate::plan::job::*;
+use crate::plan::{options, value};
 
 /// The option that set the I/O sizes, for errors about them.
 pub(super) fn size_option(v: &Values<'_>) -> &'static str {

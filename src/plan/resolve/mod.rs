@@ -1,7 +1,7 @@
 //! Sections → [`Plan`]: looks every key up in the option table, parses and validates values,
 //! applies defaults and cross-option rules, and clones jobs for `numjobs`. The result is the
 //! only thing the runner sees, whichever front end produced the sections. Checks that need the
-//! file system (does the directory exist, is there room) belong to `target`, not here.
+//! file system (does the directory exist, is there room) belong to `files::targets`, not here.
 //! A section resolves in named steps (name, pattern, I/O sizes, region, timing, engine, cache
 //! and data, pacing, randomness), each reading its options through `values.rs` and returning
 //! its part of the job (`Pacing`, `Randomness`, the engine's `Queue`…); the sizes' and the
@@ -44,7 +44,7 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
                     "the job sections and their numjobs clones come to more than {MAX_JOBS} \
                      jobs (fio's limit, and iogauge's: a thread each)"
                 ),
-                origin: crate::spec::Origin::Cli,
+                origin: crate::plan::Origin::Cli,
             });
         }
         for w in warnings {
@@ -103,7 +103,7 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
                             .or(j.origins.get("steadystate"))
                             .cloned()
                     })
-                    .unwrap_or(crate::spec::Origin::Cli),
+                    .unwrap_or(crate::plan::Origin::Cli),
             });
         }
     }
@@ -335,7 +335,7 @@ fn io_sizes(
         .max()
         .expect("every pattern reads or writes");
     // Any size of 1 byte or more, as fio: direct I/O's alignment is checked against the
-    // device's logical block size once the files are known (`target`).
+    // device's logical block size once the files are known (`files::targets`).
     if used().any(|s| s.min() == 0) {
         let name = size_option(v);
         return Err(v.error(name, "expected at least 1 byte per I/O".into()));
@@ -468,7 +468,7 @@ fn steady_state(
     v: &Values<'_>,
     timing: &Timing,
     w: &mut Vec<String>,
-) -> Result<Option<crate::spec::SteadyState>, SpecError> {
+) -> Result<Option<crate::plan::SteadyState>, SpecError> {
     let dur = v.seconds("steadystate_duration")?.unwrap_or_default();
     let ramp = v.seconds("steadystate_ramp_time")?.unwrap_or_default();
     let interval = v
@@ -482,16 +482,16 @@ fn steady_state(
             "steadystate",
             format!(
                 "{text}: expected CRITERION:LIMIT ({}; iops_slope:0.1%, bw:5%)",
-                crate::spec::SteadyCriterion::ACCEPTED
+                crate::plan::SteadyCriterion::ACCEPTED
             ),
         )
     })?;
-    let criterion = crate::spec::SteadyCriterion::parse(name.trim()).ok_or_else(|| {
+    let criterion = crate::plan::SteadyCriterion::parse(name.trim()).ok_or_else(|| {
         v.error(
             "steadystate",
             format!(
                 "{name}: expected {} before the ':'",
-                crate::spec::SteadyCriterion::ACCEPTED
+                crate::plan::SteadyCriterion::ACCEPTED
             ),
         )
     })?;
@@ -503,8 +503,8 @@ fn steady_state(
     let limit = match number.parse::<f64>() {
         Ok(x) if x.is_finite() && x >= 0.0 => x,
         // fio takes a latency limit as a time.
-        _ if criterion == crate::spec::SteadyCriterion::Lat && !pct => {
-            crate::spec::value::parse_duration(number, Duration::from_micros(1))
+        _ if criterion == crate::plan::SteadyCriterion::Lat && !pct => {
+            crate::plan::value::parse_duration(number, Duration::from_micros(1))
                 .map(|d| d.as_nanos() as f64)
                 .map_err(|acc| v.error("steadystate", format!("{number}: expected {acc}")))?
         }
@@ -554,7 +554,7 @@ fn steady_state(
                 .into(),
         );
     }
-    Ok(Some(crate::spec::SteadyState {
+    Ok(Some(crate::plan::SteadyState {
         criterion,
         limit,
         pct,

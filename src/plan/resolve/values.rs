@@ -7,9 +7,9 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use crate::spec::options::{self, FioOnly, Kind, OptionDef};
-use crate::spec::value;
-use crate::spec::{Entry, Origin, Section, SpecError};
+use crate::plan::options::{self, FioOnly, Kind, OptionDef};
+use crate::plan::value;
+use crate::plan::{Entry, Origin, Section, SpecError};
 
 /// The last value given for each option, keyed by canonical name.
 pub(super) struct Values<'a> {

@@ -1,6 +1,6 @@
 //! The one spec every front end speaks: fio-style `key=value` sections (from the command line,
 //! job files, profiles and the legacy personalities) resolved into a validated [`Plan`].
-//! Nothing here touches the file system or runs I/O; `target` and `runner` do that.
+//! Nothing here touches the file system or runs I/O; `files` and `runner` do that.
 
 pub mod job;
 pub mod options;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::spec::Origin;
+use crate::plan::Origin;
 
 fn section(pairs: &[(&str, &str)]) -> Section {
     let mut s = Section::new("t");
@@ -169,7 +169,7 @@ fn iec_suffix_warns() {
 /// applied or refused with its own name, never accepted and ignored.
 #[test]
 fn every_option_in_the_table_is_applied_or_refused() {
-    use crate::spec::options::{Kind, OPTIONS};
+    use crate::plan::options::{Kind, OPTIONS};
     for def in OPTIONS {
         let sample = match (def.default, def.kind) {
             (Some(d), _) => d.to_string(),

@@ -309,7 +309,7 @@ fn dir_and_name(path: &Path) -> io::Result<(OwnedFd, &std::ffi::OsStr)> {
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::other("names no file"))?;
-    let dir = crate::fsinfo::parent_dir(path);
+    let dir = crate::files::fsinfo::parent_dir(path);
     let dfd = rustix::fs::open(
         dir,
         OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
@@ -413,7 +413,7 @@ pub fn check_output(path: &Path, replace: bool) -> Result<(), String> {
     if is_stream(path) {
         return Ok(());
     }
-    check_dir(crate::fsinfo::parent_dir(path))?;
+    check_dir(crate::files::fsinfo::parent_dir(path))?;
     crate::files::writer::check_path(path, replace)
         .map(drop)
         .map_err(|e| e.to_string())

@@ -4,8 +4,8 @@
 
 use super::values::Values;
 use crate::engine::{Flags, Queue};
-use crate::spec::SpecError;
-use crate::spec::job::*;
+use crate::plan::SpecError;
+use crate::plan::job::*;
 
 /// iodepth and the batching options, with fio's defaults and clamps. Synchronous engines get
 /// depth 1 and a warning when more was asked, because fio users expect it to matter.

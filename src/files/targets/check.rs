@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use rustix::fs::{FileType, OFlags, Stat};
 
 use super::{Kind, Need, Safety, TargetError, Targets, io_err, lock_for_writing, try_lock, usage};
-use crate::fsinfo::{block_dev_of, logical_block_size, parent_dir};
-use crate::ownership::{self, Identity, MarkState, Verdict};
-use crate::spec::{EngineKind, JobSpec, Plan, RwMode, TargetSpec};
+use crate::files::fsinfo::{block_dev_of, logical_block_size, parent_dir};
+use crate::files::ownership::{self, Identity, MarkState, Verdict};
+use crate::plan::{EngineKind, JobSpec, Plan, RwMode, TargetSpec};
 
 /// An existing path as the check found it, through one descriptor.
 #[derive(Debug)]
@@ -305,7 +305,7 @@ fn check_job(
     if job.verify.is_some_and(|v| v.state_save) {
         // Found before anything runs: a journal in the way that is not iogauge's own.
         let state = crate::verify::state_path(&job.name, job.clone);
-        crate::ownership::check_output(&state, false).map_err(|e| {
+        crate::files::ownership::check_output(&state, false).map_err(|e| {
             usage(format!(
                 "{}: {}: {e}",
                 job.label("verify_state_save"),
@@ -616,7 +616,7 @@ fn check_path(
             extends = true;
         }
         let sparse_below = (kind == Kind::BlockDevice && job.rw.reads())
-            .then(|| crate::fsinfo::loop_backing(e.dev))
+            .then(|| crate::files::fsinfo::loop_backing(e.dev))
             .flatten()
             .filter(|(_, size, allocated)| allocated < size);
         if let Some((backing, size, allocated)) = sparse_below {

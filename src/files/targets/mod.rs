@@ -12,7 +12,7 @@
 //! statistics. The check before anything is created lives in `check.rs`; this file holds
 //! what happens to the files while and after the run.
 
-use crate::spec::job::Fallocate;
+use crate::plan::job::Fallocate;
 use crate::units::human_bytes;
 use std::collections::BTreeMap;
 use std::io;
@@ -25,8 +25,8 @@ use rand_core::{RngCore, SeedableRng};
 use rustix::fs::{Advice, OFlags};
 
 use crate::engine::AlignedBuf;
-use crate::ownership::{self, Identity, MarkState, ReopenError, Verdict};
-use crate::spec::{EngineKind, Fadvise, JobSpec, SyncMode};
+use crate::files::ownership::{self, Identity, MarkState, ReopenError, Verdict};
+use crate::plan::{EngineKind, Fadvise, JobSpec, SyncMode};
 
 mod check;
 use check::Probe;
@@ -90,7 +90,7 @@ struct Need {
     fallocate: Fallocate,
     /// The jobs that write it: their group, name, the verification they seal with, and the
     /// region they write (offset and end).
-    writers: Vec<(usize, String, Option<crate::spec::Verify>, u64, u64)>,
+    writers: Vec<(usize, String, Option<crate::plan::Verify>, u64, u64)>,
 }
 
 /// The checked plan's files, and what this run created.
@@ -568,7 +568,7 @@ fn open_borrowed(
     p: &Path,
     flags: OFlags,
     job: &JobSpec,
-    from: &crate::spec::ReadFrom,
+    from: &crate::plan::ReadFrom,
 ) -> Result<OwnedFd, TargetError> {
     let whose = format!("rank {}'s file (on {})", from.rank, from.host);
     debug_assert_eq!(flags & OFlags::RWMODE, OFlags::RDONLY);
@@ -629,7 +629,7 @@ pub fn flag_names(f: OFlags) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Origin, Plan, Section, resolve};
+    use crate::plan::{Origin, Plan, Section, resolve};
     use std::fs;
     use std::os::unix::fs::MetadataExt;
 
