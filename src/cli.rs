@@ -26,13 +26,13 @@ pub struct ToolOptions {
     /// `--repeat=N`: run the plan N times and report the spread.
     pub repeat: u32,
     /// `--until-steady`, `--precondition`.
-    pub rounds: crate::rounds::RoundsSpec,
+    pub rounds: crate::studies::rounds::RoundsSpec,
     /// Replace report and log files iogauge did not write.
     pub overwrite_output: bool,
     /// `--rank-stonewall`: under mpirun, every rank stops a group when the first finishes it.
     pub rank_stonewall: bool,
     /// `--rank-read-shift`: under mpirun, read jobs read another rank's files.
-    pub rank_read_shift: Option<crate::scaleout::ReadShift>,
+    pub rank_read_shift: Option<crate::studies::scaleout::ReadShift>,
 }
 
 /// What the user asked for.
@@ -98,12 +98,12 @@ pub enum Request {
 #[derive(Debug)]
 pub struct SweepRequest {
     pub base: SweepBase,
-    pub axes: Vec<crate::sweep::Axis>,
+    pub axes: Vec<crate::studies::sweep::Axis>,
     pub dir: PathBuf,
     pub resume: bool,
     /// `--table ROW,COL` (default: the first two swept options).
     pub table: Option<(String, String)>,
-    pub metric: crate::sweep::Metric,
+    pub metric: crate::studies::sweep::Metric,
     /// `--max-p99`: the best point must keep its p99 latency within this, µs.
     pub max_p99_us: Option<f64>,
     /// `--knee`: a step that gains less than this percent is the knee.
@@ -166,7 +166,7 @@ fn tool_args(cmd: Command) -> Command {
             Arg::new("rank-read-shift")
                 .long("rank-read-shift")
                 .value_name("host|N")
-                .value_parser(|v: &str| v.parse::<crate::scaleout::ReadShift>())
+                .value_parser(|v: &str| v.parse::<crate::studies::scaleout::ReadShift>())
                 .help(
                     "Under mpirun/srun: each rank's read-only jobs read the files of the rank N \
                  further on (host: the nearest rank on another host), not their own (IOR's -C): \
@@ -370,9 +370,9 @@ fn sweep_command() -> Command {
 
 /// `iogauge sweep …`: the axes and the base are checked here; the points when they run.
 fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError> {
-    let mut axes: Vec<crate::sweep::Axis> = Vec::new();
+    let mut axes: Vec<crate::studies::sweep::Axis> = Vec::new();
     for a in sm.get_many::<String>("sweep").into_iter().flatten() {
-        let axis = crate::sweep::parse_axis(a).map_err(UsageError)?;
+        let axis = crate::studies::sweep::parse_axis(a).map_err(UsageError)?;
         if axes.iter().any(|x| x.name == axis.name) {
             return Err(UsageError(format!(
                 "--sweep={a}: {} is swept twice; give its values once",
@@ -381,7 +381,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
         }
         axes.push(axis);
     }
-    crate::sweep::grid(&axes).map_err(UsageError)?;
+    crate::studies::sweep::grid(&axes).map_err(UsageError)?;
     let table = match sm.get_one::<String>("table") {
         Some(t) => {
             let Some((r, c)) = t.split_once(',') else {
@@ -394,10 +394,10 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
         None => None,
     };
     let metric_text = sm.get_one::<String>("metric").expect("has default");
-    let metric = crate::sweep::Metric::parse(metric_text).ok_or_else(|| {
+    let metric = crate::studies::sweep::Metric::parse(metric_text).ok_or_else(|| {
         UsageError(format!(
             "--metric={metric_text}: expected {}",
-            crate::sweep::Metric::ACCEPTED
+            crate::studies::sweep::Metric::ACCEPTED
         ))
     })?;
     let max_p99_us = match sm.get_one::<String>("max-p99") {
@@ -497,7 +497,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
             repeat: *sm.get_one::<u32>("repeat").expect("has default"),
             rank_stonewall: false,
             rank_read_shift: None,
-            rounds: crate::rounds::RoundsSpec::default(),
+            rounds: crate::studies::rounds::RoundsSpec::default(),
         },
         base_args,
     }))
@@ -782,7 +782,7 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
         repeat: *m.get_one::<u32>("repeat").expect("has default"),
         rank_stonewall: m.get_flag("rank-stonewall"),
         rank_read_shift: m.get_one("rank-read-shift").copied(),
-        rounds: crate::rounds::RoundsSpec {
+        rounds: crate::studies::rounds::RoundsSpec {
             max: if m.get_flag("until-steady") {
                 *m.get_one::<u32>("max-rounds").expect("has default") as usize
             } else {

@@ -43,9 +43,7 @@
 //! (the runner sends events, stats are pure, reporters are functions of a RunReport); engines
 //! know syscalls, not workloads.
 
-pub mod assess;
 pub mod cli;
-pub mod compare;
 pub mod compat;
 pub mod engine;
 pub mod files;
@@ -55,13 +53,10 @@ pub mod out;
 pub mod plan;
 pub mod profiles;
 pub mod rawpath;
-pub mod repeat;
 pub mod report;
 pub mod result;
-pub mod rounds;
 pub mod runner;
-pub mod scaleout;
 pub mod stats;
-pub mod sweep;
+pub mod studies;
 pub mod units;
 pub mod verify;

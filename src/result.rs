@@ -49,17 +49,17 @@ pub struct RunReport {
     /// `--repeat=N`: the spread of each job's figures over the runs (the rest of the report
     /// is the last run's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repeat: Option<crate::repeat::RepeatReport>,
+    pub repeat: Option<crate::studies::repeat::RepeatReport>,
     /// `--until-steady`/`--precondition`: the rounds and the verdict (the rest of the report
     /// is the last round's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rounds: Option<crate::rounds::RoundsReport>,
+    pub rounds: Option<crate::studies::rounds::RoundsReport>,
     /// `iogauge assess`: the verdicts against published guidance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub assessment: Option<crate::assess::Assessment>,
+    pub assessment: Option<crate::studies::assess::Assessment>,
     /// A run over MPI ranks, merged on rank 0: per host, and each group's timing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scaleout: Option<crate::scaleout::ScaleOut>,
+    pub scaleout: Option<crate::studies::scaleout::ScaleOut>,
 }
 
 impl RunReport {

@@ -46,9 +46,9 @@ fuzz_target!(|data: &[u8]| {
         let _ = iogauge::plan::value::parse_size(a);
         let _ = iogauge::plan::value::parse_pattern(a);
         let _ = iogauge::verify::Checksum::parse(a);
-        if let Ok(axis) = iogauge::sweep::parse_axis(a) {
+        if let Ok(axis) = iogauge::studies::sweep::parse_axis(a) {
             assert!(
-                !axis.values.is_empty() && axis.values.len() <= iogauge::sweep::MAX_AXIS_POINTS
+                !axis.values.is_empty() && axis.values.len() <= iogauge::studies::sweep::MAX_AXIS_POINTS
             );
         }
         let _ = iogauge::plan::value::parse_duration(a, std::time::Duration::from_secs(1));

@@ -4,7 +4,7 @@
 //! one value of each axis; and a grid always equals itself for `--resume`.
 #![no_main]
 
-use iogauge::sweep::{self, dir::grid_difference};
+use iogauge::studies::sweep::{self, dir::grid_difference};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

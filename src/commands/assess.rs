@@ -55,7 +55,7 @@ pub(crate) fn assess(
             Some(&profiles::SAS_LABELS),
             Vec::new(),
             Some(&move |r: &mut result::RunReport| {
-                r.assessment = Some(iogauge::assess::sas(r, cores));
+                r.assessment = Some(iogauge::studies::assess::sas(r, cores));
             }),
         )
     } else {
@@ -78,7 +78,7 @@ pub(crate) fn assess(
             Some(&profiles::DATABASE_LABELS),
             Vec::new(),
             Some(&|r: &mut result::RunReport| {
-                r.assessment = Some(iogauge::assess::database(r));
+                r.assessment = Some(iogauge::studies::assess::database(r));
             }),
         )
     }

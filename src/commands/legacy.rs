@@ -7,7 +7,7 @@ use crate::session::*;
 use iogauge::cli::{self};
 use iogauge::files::targets::Safety;
 use iogauge::report::{self, Format};
-use iogauge::rounds::RoundsSpec;
+use iogauge::studies::rounds::RoundsSpec;
 use iogauge::{compat, files::ownership};
 use iogauge::{err, errln, out, outln};
 

@@ -33,7 +33,7 @@ pub(crate) fn report_file(
 /// was measured).
 pub(crate) fn read_sweep(
     dir: &std::path::Path,
-) -> Result<(iogauge::sweep::Index, Option<result::RunReport>), String> {
+) -> Result<(iogauge::studies::sweep::Index, Option<result::RunReport>), String> {
     let path = dir.join("index.json");
     let text =
         ownership::read_input_text(&path, MAX_REPORT_BYTES, REPORT_CAP_WHY).map_err(|e| {
@@ -42,9 +42,9 @@ pub(crate) fn read_sweep(
                 path.display()
             )
         })?;
-    let index: iogauge::sweep::Index = serde_json::from_str(&text)
+    let index: iogauge::studies::sweep::Index = serde_json::from_str(&text)
         .map_err(|e| format!("{}: not a sweep's index ({e})", path.display()))?;
-    if index.schema != iogauge::sweep::SCHEMA || index.axes.is_empty() {
+    if index.schema != iogauge::studies::sweep::SCHEMA || index.axes.is_empty() {
         return Err(format!("{}: not a sweep's index", path.display()));
     }
     let first = index
@@ -101,16 +101,17 @@ pub(crate) fn compare_files(
     let load = |p: &std::path::Path| -> Result<serde_json::Value, String> {
         let text = ownership::read_input_text(p, MAX_REPORT_BYTES, REPORT_CAP_WHY)
             .map_err(|e| format!("{}: {e}", p.display()))?;
-        let v = iogauge::compare::load(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+        let v =
+            iogauge::studies::compare::load(&text).map_err(|e| format!("{}: {e}", p.display()))?;
         drop(text);
-        iogauge::compare::check(&v, &p.display().to_string())?;
+        iogauge::studies::compare::check(&v, &p.display().to_string())?;
         Ok(v)
     };
     let (b, n) = match (load(base), load(new)) {
         (Ok(b), Ok(n)) => (b, n),
         (Err(e), _) | (_, Err(e)) => return usage_exit(&e),
     };
-    let c = iogauge::compare::compare(&b, &n, threshold_pct);
+    let c = iogauge::studies::compare::compare(&b, &n, threshold_pct);
     out!("{}", c.text);
     if fail_on_regression && c.regressions > 0 {
         errln!(

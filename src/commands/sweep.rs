@@ -11,13 +11,13 @@ use iogauge::files::ownership;
 use iogauge::files::targets::Safety;
 use iogauge::plan::{self, Section};
 use iogauge::report::{self};
-use iogauge::rounds::RoundsSpec;
+use iogauge::studies::rounds::RoundsSpec;
 use iogauge::{errln, out};
 
 /// A point's jobs: the sweep's base with the point's values over it.
 pub(crate) fn point_sections(
     base: &cli::SweepBase,
-    axes: &[iogauge::sweep::Axis],
+    axes: &[iogauge::studies::sweep::Axis],
     values: &[String],
 ) -> Result<(Vec<Section>, Vec<String>), String> {
     match base {
@@ -73,8 +73,8 @@ pub(crate) fn point_command(req: &cli::SweepRequest, values: &[String]) -> Vec<S
 /// run), then runs the pending points one by one through the same pipeline as `run`, saving
 /// each report and the index after each point, and prints the table.
 pub(crate) fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
-    use iogauge::sweep::dir::{SweepDir, point_file};
-    use iogauge::sweep::{Index, Status, figures, point_label};
+    use iogauge::studies::sweep::dir::{SweepDir, point_file};
+    use iogauge::studies::sweep::{Index, Status, figures, point_label};
     let axes = &req.axes;
     let fresh = match Index::new(args.to_vec(), req.base_args.clone(), axes.clone()) {
         Ok(i) => i,

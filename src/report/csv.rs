@@ -153,7 +153,7 @@ pub fn render(report: &RunReport) -> String {
 }
 
 /// A scale-out report's rows per host and group, in the header's columns.
-fn host_rows(s: &crate::scaleout::ScaleOut) -> Vec<Vec<String>> {
+fn host_rows(s: &crate::studies::scaleout::ScaleOut) -> Vec<Vec<String>> {
     let h = header();
     let col = |name: &str| {
         h.iter()
@@ -201,7 +201,7 @@ mod tests {
 
     #[test]
     fn a_scale_out_report_has_a_row_per_host_and_group() {
-        use crate::scaleout::{HostGroup, HostRow, ScaleOut};
+        use crate::studies::scaleout::{HostGroup, HostRow, ScaleOut};
         let s = ScaleOut {
             ranks: 3,
             stonewall: false,

@@ -82,7 +82,7 @@ pub struct FioJob {
     pub steadystate: Option<crate::stats::steady::SteadyReport>,
     /// iogauge's `--repeat`: this row's figures over the runs (the rest is the last run's).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub iogauge_repeat: Option<crate::repeat::JobSpread>,
+    pub iogauge_repeat: Option<crate::studies::repeat::JobSpread>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -327,7 +327,7 @@ fn scale_out(o: &mut String, r: &RunReport) {
         s.hosts.len()
     );
     if let Some(n) = s.read_shift {
-        let line = crate::scaleout::read_shift_line(n);
+        let line = crate::studies::scaleout::read_shift_line(n);
         let _ = writeln!(
             o,
             "<tr><td></td><td class=\"l\" colspan=\"6\">{}</td></tr>",

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use crate::report::html::{Axes, Line, STYLE, esc, line_chart, provenance, spread_wide};
 use crate::result::RunReport;
-use crate::sweep::{Index, Metric, Point, Status, status_word};
+use crate::studies::sweep::{Index, Metric, Point, Status, status_word};
 
 const PALETTE: [&str; 10] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",

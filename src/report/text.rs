@@ -21,17 +21,17 @@ pub fn render(r: &RunReport) -> String {
         rounds_lines(&mut o, rounds);
     }
     if let Some(a) = &r.assessment {
-        o.push_str(&crate::assess::lines(a));
+        o.push_str(&crate::studies::assess::lines(a));
     }
     if let Some(s) = &r.scaleout {
-        o.push_str(&crate::scaleout::text(s));
+        o.push_str(&crate::studies::scaleout::text(s));
     }
     footer(&mut o, r);
     o
 }
 
 /// `--precondition`, `--until-steady`: the passes, each round's figure and the verdict.
-pub fn rounds_lines(o: &mut String, r: &crate::rounds::RoundsReport) {
+pub fn rounds_lines(o: &mut String, r: &crate::studies::rounds::RoundsReport) {
     o.push('\n');
     if let Some(p) = &r.precondition {
         let _ = writeln!(
@@ -79,14 +79,14 @@ pub fn rounds_lines(o: &mut String, r: &crate::rounds::RoundsReport) {
 
 /// `--repeat`: each job row's figures over the runs: mean ± the 95% interval's half width,
 /// standard deviation, min and max.
-pub fn repeat_lines(o: &mut String, rep: &crate::repeat::RepeatReport) {
+pub fn repeat_lines(o: &mut String, rep: &crate::studies::repeat::RepeatReport) {
     let _ = writeln!(
         o,
         "\nRepeated: {} of {} runs (the figures above are the last run's); mean ± 95% \
          confidence interval, standard deviation, min-max:",
         rep.completed, rep.requested
     );
-    let s = |x: &crate::repeat::Spread, unit: &str| {
+    let s = |x: &crate::studies::repeat::Spread, unit: &str| {
         // IOPS in whole numbers, the rest to a tenth.
         let p = if unit == " IOPS" { 0 } else { 1 };
         format!(
@@ -736,7 +736,7 @@ pub fn summary(r: &RunReport, labels: &[&str]) -> String {
     }
     footer(&mut o, r);
     if let Some(a) = &r.assessment {
-        o.push_str(&crate::assess::lines(a));
+        o.push_str(&crate::studies::assess::lines(a));
     }
     o
 }

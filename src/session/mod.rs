@@ -12,8 +12,8 @@ use iogauge::cli::{self, ToolOptions};
 use iogauge::files::targets::{self, Safety, TargetError};
 use iogauge::plan::{self, Section};
 use iogauge::report::{self, Format};
-use iogauge::rounds::RoundsSpec;
 use iogauge::runner::{self, Event};
+use iogauge::studies::rounds::RoundsSpec;
 use iogauge::{err, errln, out};
 use iogauge::{files::ownership, result, stats::CpuUsage};
 
@@ -210,7 +210,8 @@ pub(crate) fn measure(
     }
     if rounds.precondition > 0 {
         // Refused before anything is checked or created.
-        iogauge::rounds::precondition_plan(&plan, rounds.precondition).map_err(Failure::Usage)?;
+        iogauge::studies::rounds::precondition_plan(&plan, rounds.precondition)
+            .map_err(Failure::Usage)?;
     }
     check_log_files(&plan, safety.overwrite_output).map_err(Failure::Usage)?;
     runner::limits::check(&plan, safety.max_memory).map_err(Failure::Usage)?;
@@ -362,7 +363,8 @@ pub(crate) fn execute(
     };
     #[cfg(feature = "mpi")]
     let mut sections = sections;
-    let launch = iogauge::scaleout::launched(&|k| std::env::var(k).ok()).filter(|l| l.size > 1);
+    let launch =
+        iogauge::studies::scaleout::launched(&|k| std::env::var(k).ok()).filter(|l| l.size > 1);
     if tool.rank_stonewall && launch.is_none() {
         return usage_exit(
             "--rank-stonewall: stops every rank when the first finishes a group; it needs a \
@@ -540,7 +542,7 @@ pub(crate) fn repeated(
             break;
         }
     }
-    let summary = iogauge::repeat::summarize(&runs, n);
+    let summary = iogauge::studies::repeat::summarize(&runs, n);
     let mut report = runs.pop().expect("one run at least");
     report.repeat = Some(summary);
     Ok(Measured { report, code })
@@ -550,7 +552,7 @@ pub(crate) fn repeated(
 /// refuses any that runs I/O (N independent copies would each report alone), and sweeps and
 /// sqlio's batches do not run across ranks yet.
 pub(crate) fn launch_allows(request: &Result<cli::Request, cli::UsageError>) -> Result<(), String> {
-    let Some(l) = iogauge::scaleout::launched(&|k| std::env::var(k).ok()) else {
+    let Some(l) = iogauge::studies::scaleout::launched(&|k| std::env::var(k).ok()) else {
         return Ok(());
     };
     let runs_io = matches!(
@@ -563,7 +565,7 @@ pub(crate) fn launch_allows(request: &Result<cli::Request, cli::UsageError>) -> 
             | cli::Request::Legacy(_))
     );
     if runs_io && l.size > 1 && !cfg!(feature = "mpi") {
-        return Err(iogauge::scaleout::without_mpi_error(l));
+        return Err(iogauge::studies::scaleout::without_mpi_error(l));
     }
     let batch = matches!(
         request,

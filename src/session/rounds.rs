@@ -7,8 +7,8 @@ use crate::session::*;
 use iogauge::errln;
 use iogauge::files::targets::{self};
 use iogauge::plan::{self};
-use iogauge::rounds::RoundsSpec;
 use iogauge::runner::{self, Event};
+use iogauge::studies::rounds::RoundsSpec;
 use iogauge::units::human_bytes;
 
 /// `--precondition` and `--until-steady`: the sequential passes, then the workload round after
@@ -20,9 +20,9 @@ pub(crate) fn run_rounds(
     interrupt: &AtomicBool,
     rounds: RoundsSpec,
     on_event: &mut dyn FnMut(&Event),
-) -> Result<(runner::RunOutcome, iogauge::rounds::RoundsReport), Failure> {
-    use iogauge::rounds::{PreconditionReport, RoundsReport, figures, window};
-    let bandwidth = iogauge::rounds::tracks_bandwidth(plan);
+) -> Result<(runner::RunOutcome, iogauge::studies::rounds::RoundsReport), Failure> {
+    use iogauge::studies::rounds::{PreconditionReport, RoundsReport, figures, window};
+    let bandwidth = iogauge::studies::rounds::tracks_bandwidth(plan);
     let mut report = RoundsReport {
         metric: if bandwidth { "mb_per_s" } else { "iops" }.into(),
         values: Vec::new(),
@@ -33,7 +33,7 @@ pub(crate) fn run_rounds(
         precondition: None,
     };
     if rounds.precondition > 0 {
-        let pre = iogauge::rounds::precondition_plan(plan, rounds.precondition)
+        let pre = iogauge::studies::rounds::precondition_plan(plan, rounds.precondition)
             .map_err(Failure::Usage)?;
         errln!(
             "iogauge: preconditioning: writing the files sequentially {} time(s)",

@@ -5,7 +5,9 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use iogauge::plan::Section;
-use iogauge::scaleout::{RankResult, ReadShift, aggregate, borrow, launched, rank_sections};
+use iogauge::studies::scaleout::{
+    RankResult, ReadShift, aggregate, borrow, launched, rank_sections,
+};
 use iogauge::units::unix_ns;
 use mpi::traits::*;
 
@@ -500,8 +502,12 @@ impl Ranks {
             }
         }
         self.drain();
-        let lines =
-            iogauge::scaleout::failure_lines(&failed, &self.hosts, n, super::OTHER_RANK_FAILED);
+        let lines = iogauge::studies::scaleout::failure_lines(
+            &failed,
+            &self.hosts,
+            n,
+            super::OTHER_RANK_FAILED,
+        );
         if let Err(f) = measured {
             // Every rank's reason, each said once.
             for l in &lines {

@@ -62,7 +62,8 @@ pub(crate) fn signals() -> &'static Signals {
         // launch, SIGCONT is the first word of that sequence, and stopping there leaves two
         // seconds, not one, to report and remove what the run created.
         #[cfg(feature = "mpi")]
-        if iogauge::scaleout::launched(&|k| std::env::var(k).ok()).is_some_and(|l| l.size > 1)
+        if iogauge::studies::scaleout::launched(&|k| std::env::var(k).ok())
+            .is_some_and(|l| l.size > 1)
             && std::env::var("OMPI_MCA_orte_forward_job_control").is_err()
         {
             let _ =

@@ -800,7 +800,7 @@ fn iotest_runs_across_ranks() {
 /// that ran other options than rank 0 are named in a warning, with the first difference.
 #[test]
 fn host_rows_are_bytes_over_the_hosts_span_and_other_plans_are_named() {
-    use iogauge::scaleout::{RankResult, aggregate};
+    use iogauge::studies::scaleout::{RankResult, aggregate};
     let d = tmp();
     let o = super::run_in(
         d.path(),

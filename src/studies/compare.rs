@@ -31,7 +31,7 @@ struct Metric {
 }
 
 /// A figure's spread over repeated runs (`iogauge_repeat`), when the report has one.
-fn spread(job: &Value, dir: &str, key: &str) -> Option<crate::repeat::Spread> {
+fn spread(job: &Value, dir: &str, key: &str) -> Option<crate::studies::repeat::Spread> {
     serde_json::from_value(job["iogauge_repeat"][dir][key].clone()).ok()
 }
 
@@ -359,10 +359,11 @@ mod tests {
     fn repeated_runs_call_only_changes_beyond_their_noise() {
         let repeated = |runs: &[f64]| {
             let mut d = doc(runs[runs.len() - 1] * 1048576.0, 1000.0);
-            let mib = crate::repeat::Spread::of(runs).unwrap();
-            let iops =
-                crate::repeat::Spread::of(&runs.iter().map(|r| r * 256.0).collect::<Vec<_>>())
-                    .unwrap();
+            let mib = crate::studies::repeat::Spread::of(runs).unwrap();
+            let iops = crate::studies::repeat::Spread::of(
+                &runs.iter().map(|r| r * 256.0).collect::<Vec<_>>(),
+            )
+            .unwrap();
             d["jobs"][0]["iogauge_repeat"] =
                 json!({"read": {"mib_per_s": mib, "mb_per_s": mib, "iops": iops}});
             d

@@ -510,7 +510,7 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
                 mb_per_s: m.read.mb_per_s + m.write.mb_per_s,
                 mib_per_s: m.read.mib_per_s + m.write.mib_per_s,
                 iops: m.read.iops + m.write.iops,
-                p99_us: crate::sweep::worse(p99_us(&m.read), p99_us(&m.write)),
+                p99_us: crate::studies::sweep::worse(p99_us(&m.read), p99_us(&m.write)),
                 span_ms: host_span as f64 / 1e6,
             });
         }
