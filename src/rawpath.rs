@@ -242,6 +242,13 @@ pub mod serde_paths {
     }
 }
 
+/// The directory holding `p` (`.` for a bare file name).
+pub fn parent_dir(p: &Path) -> &Path {
+    p.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

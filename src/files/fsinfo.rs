@@ -9,12 +9,7 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::OFlags;
 
-/// The directory holding `p` (`.` for a bare file name).
-pub fn parent_dir(p: &Path) -> &Path {
-    p.parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-}
+pub use crate::rawpath::parent_dir;
 
 /// The size in bytes of the file or block device at `p` (a device's from the device itself,
 /// where a file's status says 0); `None` when it cannot be opened.

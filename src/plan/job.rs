@@ -892,6 +892,9 @@ pub struct Group {
     pub jobs: Vec<JobSpec>,
 }
 
+/// The default interval of a job's series and logs, fio's `bw_avg_time` (500 ms).
+pub const DEFAULT_SERIES_MS: u64 = 500;
+
 /// Everything to run, in order: groups one after another, jobs in a group concurrently.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {

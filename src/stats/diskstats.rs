@@ -55,7 +55,7 @@ pub struct DiskId {
 /// the file system has no block device (tmpfs, NFS: st_dev has no /sys/dev/block entry).
 pub fn device_of(path: &Path) -> Option<DiskId> {
     let meta = std::fs::metadata(path)
-        .or_else(|_| std::fs::metadata(crate::files::fsinfo::parent_dir(path)))
+        .or_else(|_| std::fs::metadata(crate::rawpath::parent_dir(path)))
         .ok()?;
     let dev = if meta.file_type().is_block_device() {
         meta.rdev()

@@ -29,8 +29,8 @@ impl std::ops::AddAssign for Sample {
     }
 }
 
-/// The default base interval, fio's `bw_avg_time`.
-pub const DEFAULT_BASE_MS: u64 = 500;
+/// The default base interval, fio's `bw_avg_time` (an option's default: the plan's).
+pub const DEFAULT_BASE_MS: u64 = crate::plan::job::DEFAULT_SERIES_MS;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Series {

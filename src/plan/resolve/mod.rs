@@ -966,7 +966,7 @@ fn logs(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<(LogSpec, u64), Sp
                         .into(),
                 );
             }
-            crate::stats::series::DEFAULT_BASE_MS
+            super::job::DEFAULT_SERIES_MS
         }
         ms => ms,
     };
