@@ -5,6 +5,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::commands::job::read_job_files;
+use iogauge::studies::sweep::dir::{SweepDir, point_file};
+use iogauge::studies::sweep::{Index, Point, Status, figures, point_label};
+
 use crate::session::*;
 use iogauge::cli::{self};
 use iogauge::files::ownership;
@@ -69,42 +72,92 @@ pub(crate) fn point_command(req: &cli::SweepRequest, values: &[String]) -> Vec<S
     cmd
 }
 
+/// A pending point ready to run: its values, and its sections with the front end's notes.
+type Ready = Option<(Vec<String>, (Vec<Section>, Vec<String>))>;
+
 /// `iogauge sweep`: checks every point's options first (nothing is created when none can
 /// run), then runs the pending points one by one through the same pipeline as `run`, saving
 /// each report and the index after each point, and prints the table.
 pub(crate) fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
-    use iogauge::studies::sweep::dir::{SweepDir, point_file};
-    use iogauge::studies::sweep::{Index, Status, figures, point_label};
-    let axes = &req.axes;
-    let fresh = match Index::new(args.to_vec(), req.base_args.clone(), axes.clone()) {
-        Ok(i) => i,
-        Err(e) => return usage_exit(&e),
-    };
     let (row, col) = match &req.table {
         Some((r, c)) => (r.clone(), c.clone()),
         None => (
-            axes[0].name.clone(),
-            axes.get(1).unwrap_or(&axes[0]).name.clone(),
+            req.axes[0].name.clone(),
+            req.axes.get(1).unwrap_or(&req.axes[0]).name.clone(),
         ),
     };
-    if let Err(e) = fresh.table(&row, &col, req.metric) {
-        return usage_exit(&e);
-    }
-    let dir = &req.dir;
-    let shown = iogauge::rawpath::display(dir).to_string();
-    let replace = req.tool.overwrite_output;
-    let (mut resumed, mut index) = if req.resume {
-        match SweepDir::resume(dir, &shown, fresh, replace) {
-            Ok((d, i)) => (Some(d), i),
-            Err(e) => return usage_exit(&e),
-        }
-    } else {
-        if let Err(e) = SweepDir::check_new(dir, &shown) {
-            return usage_exit(&e);
-        }
-        (None, fresh)
+    let shown = iogauge::rawpath::display(&req.dir).to_string();
+    let (resumed, mut index) = match open_sweep(args, &req, (&row, &col), &shown) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     // Every pending point's options, checked before anything is created.
+    let (plans, refused, first_refusal) = check_points(&req, &mut index);
+    if refused > 0 && refused == plans.iter().filter(|p| p.is_some()).count() + refused {
+        // No pending point can run: a bad base or a bad axis, not one bad corner of the grid.
+        let e = first_refusal.unwrap_or_default();
+        return usage_exit(&format!("sweep: no point can run: {e}"));
+    }
+    let files = match resumed.map_or_else(
+        || SweepDir::create(&req.dir, &shown, req.tool.overwrite_output),
+        Ok,
+    ) {
+        Ok(d) => d,
+        Err(e) => {
+            errln!("iogauge: sweep: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if let Err(e) = files.save_index(&index) {
+        errln!("iogauge: sweep: {shown}/index.json: {e}");
+        return ExitCode::from(1);
+    }
+    let total = index.points.len();
+    let todo = plans.iter().filter(|p| p.is_some()).count();
+    if total - todo > refused {
+        errln!(
+            "iogauge: sweep: {} of {total} points already done in {shown}",
+            total - todo - refused
+        );
+    }
+    if refused > 0 {
+        errln!(
+            "iogauge: sweep: {refused} of {total} points refused by their options (first: {})",
+            first_refusal.as_deref().unwrap_or_default()
+        );
+    }
+    let interrupted = match run_points(&req, &files, &mut index, plans, &shown) {
+        Ok(i) => i,
+        Err(code) => return code,
+    };
+    finish(&req, &files, &mut index, (&row, &col), &shown, interrupted)
+}
+
+/// The sweep's index, new or resumed (with its directory, taken back), its table's axes
+/// checked. `Err`: it cannot run (said; nothing created), with the exit code.
+fn open_sweep(
+    args: &[String],
+    req: &cli::SweepRequest,
+    (row, col): (&str, &str),
+    shown: &str,
+) -> Result<(Option<SweepDir>, Index), ExitCode> {
+    let opened = Index::new(args.to_vec(), req.base_args.clone(), req.axes.clone())
+        .and_then(|fresh| fresh.table(row, col, req.metric).map(|_| fresh))
+        .and_then(|fresh| {
+            if req.resume {
+                SweepDir::resume(&req.dir, shown, fresh, req.tool.overwrite_output)
+                    .map(|(d, i)| (Some(d), i))
+            } else {
+                SweepDir::check_new(&req.dir, shown).map(|()| (None, fresh))
+            }
+        });
+    opened.map_err(|e| usage_exit(&e))
+}
+
+/// Each pending point resolved (a refused one recorded in the index): the points ready to
+/// run, how many were refused, and the first refusal.
+fn check_points(req: &cli::SweepRequest, index: &mut Index) -> (Vec<Ready>, usize, Option<String>) {
+    let axes = &req.axes;
     let mut plans = Vec::new();
     let mut refused = 0;
     let mut first_refusal = None;
@@ -129,39 +182,18 @@ pub(crate) fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
             }
         }
     }
-    if refused > 0 && refused == plans.iter().filter(|p| p.is_some()).count() + refused {
-        // No pending point can run: a bad base or a bad axis, not one bad corner of the grid.
-        let e = first_refusal.clone().unwrap_or_default();
-        return usage_exit(&format!("sweep: no point can run: {e}"));
-    }
-    let files = match resumed.take() {
-        Some(d) => d,
-        None => match SweepDir::create(dir, &shown, replace) {
-            Ok(d) => d,
-            Err(e) => {
-                errln!("iogauge: sweep: {e}");
-                return ExitCode::from(1);
-            }
-        },
-    };
-    if let Err(e) = files.save_index(&index) {
-        errln!("iogauge: sweep: {shown}/index.json: {e}");
-        return ExitCode::from(1);
-    }
-    let total = index.points.len();
-    let todo = plans.iter().filter(|p| p.is_some()).count();
-    if total - todo > refused {
-        errln!(
-            "iogauge: sweep: {} of {total} points already done in {shown}",
-            total - todo - refused
-        );
-    }
-    if refused > 0 {
-        errln!(
-            "iogauge: sweep: {refused} of {total} points refused by their options (first: {})",
-            first_refusal.as_deref().unwrap_or_default()
-        );
-    }
+    (plans, refused, first_refusal)
+}
+
+/// Runs the ready points in turn, saving each report and the index after each; stops at an
+/// interrupted one. `Ok(interrupted)`, or the exit code when a file could not be written.
+fn run_points(
+    req: &cli::SweepRequest,
+    files: &SweepDir,
+    index: &mut Index,
+    plans: Vec<Ready>,
+    shown: &str,
+) -> Result<bool, ExitCode> {
     let safety = Safety {
         allow_overwrite: req.tool.allow_overwrite,
         skip_space_check: req.tool.skip_space_check,
@@ -171,23 +203,23 @@ pub(crate) fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
     if let Ok(mut seen) = SEEN_WARNINGS.lock() {
         *seen = Some(Default::default());
     }
+    let total = index.points.len();
+    let todo = plans.iter().filter(|p| p.is_some()).count();
     let started = Instant::now();
     let mut ran = 0;
-    let mut interrupted = false;
     for (k, plan) in plans.into_iter().enumerate() {
         let Some((values, (sections, notes))) = plan else {
             continue;
         };
-        let label = point_label(axes, &values);
+        let label = point_label(&req.axes, &values);
         errln!(
             "iogauge: sweep: point {}/{total}: {label}",
             index.points[k].point
         );
         let t0 = Instant::now();
-        let command = point_command(&req, &values);
+        let command = point_command(req, &values);
         let p = &mut index.points[k];
-        let runs = req.tool.repeat as usize;
-        match repeated(runs, &mut || {
+        let measured = repeated(req.tool.repeat as usize, &mut || {
             measure(
                 &command,
                 &sections,
@@ -197,74 +229,17 @@ pub(crate) fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
                 &notes,
                 RoundsSpec::default(),
             )
-        }) {
-            Ok(Measured { report, code }) => {
-                let name = point_file(p.point);
-                match serde_json::to_vec_pretty(&report) {
-                    Ok(json) => {
-                        if let Err(e) = files.write_point(p.point, &json) {
-                            errln!("iogauge: sweep: {shown}/{name}: {e}");
-                            return ExitCode::from(1);
-                        }
-                    }
-                    Err(e) => {
-                        errln!("iogauge: sweep: point {}: {e}", p.point);
-                        return ExitCode::from(1);
-                    }
-                }
-                p.status = match code {
-                    0 => Status::Ok,
-                    c if c > 128 => Status::Interrupted,
-                    2 => Status::Refused,
-                    _ => Status::Failed,
-                };
-                p.exit_code = Some(code);
-                p.error = report.errors.first().cloned();
-                p.report = Some(name);
-                p.figures = Some(figures(&report));
-            }
-            Err(f) => {
-                f.report();
-                p.status = match f {
-                    Failure::Interrupted => Status::Interrupted,
-                    Failure::Usage(_) => Status::Refused,
-                    Failure::System(_) | Failure::Said(_) => Status::Failed,
-                };
-                p.exit_code = Some(f.code());
-                p.error = Some(match f {
-                    Failure::Usage(m) | Failure::System(m) => m,
-                    Failure::Interrupted => "interrupted before the point started".into(),
-                    Failure::Said(_) => "failed (said above)".into(),
-                });
-                p.report = None;
-                p.figures = None;
-            }
-        }
+        });
+        record(files, p, measured, shown)?;
         p.elapsed_s = Some(t0.elapsed().as_secs_f64());
-        interrupted = p.status == Status::Interrupted;
-        let outcome = match (&p.status, &p.figures) {
-            (Status::Ok, Some(f)) => format!(
-                "{:.1} MB/s ({:.1} MiB/s), {:.0} IOPS",
-                f.mb_per_s, f.mib_per_s, f.iops
-            ),
-            (s, _) => format!(
-                "{}{}",
-                serde_json::to_value(s)
-                    .ok()
-                    .and_then(|v| v.as_str().map(String::from))
-                    .unwrap_or_default(),
-                p.error
-                    .as_ref()
-                    .map(|e| format!(": {e}"))
-                    .unwrap_or_default()
-            ),
-        };
+        let interrupted = p.status == Status::Interrupted;
         ran += 1;
         let left = todo - ran;
         let eta = started.elapsed().as_secs_f64() / ran as f64 * left as f64;
         errln!(
-            "iogauge: sweep: point {}/{total} ({label}): {outcome} in {:.1} s; {left} left{}",
+            "iogauge: sweep: point {}/{total} ({label}): {} in {:.1} s; {left} left{}",
             p.point,
+            outcome_text(p),
             p.elapsed_s.unwrap_or(0.0),
             if left > 0 && !interrupted {
                 format!(", about {}", duration_text(eta))
@@ -272,24 +247,112 @@ pub(crate) fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
                 String::new()
             }
         );
-        if let Err(e) = files.save_index(&index) {
+        if let Err(e) = files.save_index(index) {
             errln!("iogauge: sweep: {shown}/index.json: {e}");
-            return ExitCode::from(1);
+            return Err(ExitCode::from(1));
         }
         if interrupted {
-            break;
+            return Ok(true);
         }
     }
+    Ok(false)
+}
+
+/// A point's outcome into its index entry, its report into `points/`.
+fn record(
+    files: &SweepDir,
+    p: &mut Point,
+    measured: Result<Measured, Failure>,
+    shown: &str,
+) -> Result<(), ExitCode> {
+    match measured {
+        Ok(Measured { report, code }) => {
+            let name = point_file(p.point);
+            match serde_json::to_vec_pretty(&report) {
+                Ok(json) => {
+                    if let Err(e) = files.write_point(p.point, &json) {
+                        errln!("iogauge: sweep: {shown}/{name}: {e}");
+                        return Err(ExitCode::from(1));
+                    }
+                }
+                Err(e) => {
+                    errln!("iogauge: sweep: point {}: {e}", p.point);
+                    return Err(ExitCode::from(1));
+                }
+            }
+            p.status = match code {
+                0 => Status::Ok,
+                c if c > 128 => Status::Interrupted,
+                2 => Status::Refused,
+                _ => Status::Failed,
+            };
+            p.exit_code = Some(code);
+            p.error = report.errors.first().cloned();
+            p.report = Some(name);
+            p.figures = Some(figures(&report));
+        }
+        Err(f) => {
+            f.report();
+            p.status = match f {
+                Failure::Interrupted => Status::Interrupted,
+                Failure::Usage(_) => Status::Refused,
+                Failure::System(_) | Failure::Said(_) => Status::Failed,
+            };
+            p.exit_code = Some(f.code());
+            p.error = Some(match f {
+                Failure::Usage(m) | Failure::System(m) => m,
+                Failure::Interrupted => "interrupted before the point started".into(),
+                Failure::Said(_) => "failed (said above)".into(),
+            });
+            p.report = None;
+            p.figures = None;
+        }
+    }
+    Ok(())
+}
+
+/// A point's outcome in a few words: its figures, or its status and why.
+fn outcome_text(p: &Point) -> String {
+    match (&p.status, &p.figures) {
+        (Status::Ok, Some(f)) => format!(
+            "{:.1} MB/s ({:.1} MiB/s), {:.0} IOPS",
+            f.mb_per_s, f.mib_per_s, f.iops
+        ),
+        (s, _) => format!(
+            "{}{}",
+            serde_json::to_value(s)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default(),
+            p.error
+                .as_ref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default()
+        ),
+    }
+}
+
+/// The table and the answers, saved with the index, `table.txt` and `index.html`, and the
+/// exit code: 130 and the like when interrupted, 1 when a point failed or a file could not be
+/// written.
+fn finish(
+    req: &cli::SweepRequest,
+    files: &SweepDir,
+    index: &mut Index,
+    (row, col): (&str, &str),
+    shown: &str,
+    interrupted: bool,
+) -> ExitCode {
     let mut table = index
-        .table(&row, &col, req.metric)
+        .table(row, col, req.metric)
         .expect("the table's axes were checked");
     index.answers = index.answers(req.metric, req.max_p99_us, req.knee_pct);
-    (index.table, index.metric) = (vec![row.clone(), col.clone()], req.metric.name().into());
+    (index.table, index.metric) = (vec![row.into(), col.into()], req.metric.name().into());
     for a in &index.answers {
         table.push_str(a);
         table.push('\n');
     }
-    if let Err(e) = files.save_index(&index) {
+    if let Err(e) = files.save_index(index) {
         errln!("iogauge: sweep: {shown}/index.json: {e}");
         return ExitCode::from(1);
     }
@@ -303,11 +366,11 @@ pub(crate) fn sweep(args: &[String], req: cli::SweepRequest) -> ExitCode {
         .iter()
         .filter_map(|p| p.report.as_ref())
         .find_map(|r| {
-            let t =
-                ownership::read_input_text(&dir.join(r), MAX_REPORT_BYTES, REPORT_CAP_WHY).ok()?;
+            let t = ownership::read_input_text(&req.dir.join(r), MAX_REPORT_BYTES, REPORT_CAP_WHY)
+                .ok()?;
             saved_report(&t).ok()
         });
-    let html = report::sweep_html::render(&index, first.as_ref());
+    let html = report::sweep_html::render(index, first.as_ref());
     if let Err(e) = files.write("index.html", html.as_bytes()) {
         failed_files.push(format!("{shown}/index.html: {e}"));
     }
