@@ -4,7 +4,6 @@ use std::process::ExitCode;
 
 use crate::session::*;
 use iogauge::cli::ToolOptions;
-use iogauge::plan::{self};
 use iogauge::{profiles, result};
 
 /// `iogauge assess`: the profile's tests, then the verdicts in the report.
@@ -17,16 +16,9 @@ pub(crate) fn assess(
     streams: Option<usize>,
     tool: ToolOptions,
 ) -> ExitCode {
-    if !directory.is_dir() {
-        return usage_exit(&format!(
-            "--directory={}: no such directory",
-            directory.display()
-        ));
-    }
-    let size = match size.as_deref().map(plan::value::parse_size) {
-        Some(Ok(s)) => Some(s.bytes),
-        Some(Err(accepted)) => return usage_exit(&format!("--size: expected {accepted}")),
-        None => None,
+    let size = match super::directory_and_size(directory, size.as_deref()) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if for_ == "sas" {

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use iogauge::cli::ToolOptions;
-use iogauge::{plan, profiles};
+use iogauge::profiles;
 
 use crate::session::{execute, usage_exit};
 
@@ -15,16 +15,9 @@ pub(crate) fn quick(
     seconds: u64,
     tool: ToolOptions,
 ) -> ExitCode {
-    if !directory.is_dir() {
-        return usage_exit(&format!(
-            "--directory={}: no such directory",
-            directory.display()
-        ));
-    }
-    let size = match size.as_deref().map(plan::value::parse_size) {
-        Some(Ok(s)) => s.bytes,
-        Some(Err(accepted)) => return usage_exit(&format!("--size: expected {accepted}")),
-        None => profiles::quick_size(directory),
+    let size = match super::directory_and_size(directory, size.as_deref()) {
+        Ok(s) => s.unwrap_or_else(|| profiles::quick_size(directory)),
+        Err(code) => return code,
     };
     if size < 1 << 20 {
         return usage_exit(&format!(

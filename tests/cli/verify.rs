@@ -62,7 +62,12 @@ fn kept_output(f: &Path, extra: &[&str]) -> std::process::Output {
 }
 
 fn bad(r: &Value) -> Vec<(u64, String)> {
-    verify(job(r))["first_bad"]
+    bad_of(verify(job(r)))
+}
+
+/// The bad blocks a verify report keeps: offset and kind.
+fn bad_of(v: &Value) -> Vec<(u64, String)> {
+    v["first_bad"]
         .as_array()
         .unwrap()
         .iter()
@@ -1450,18 +1455,7 @@ fn a_reader_catches_an_older_write_of_the_same_run() {
     };
     let reader_bad = |r: &Value| -> Vec<(u64, String)> {
         let g = r["groups"].as_array().unwrap();
-        let v = &g[g.len() - 1]["jobs"][0]["verify"];
-        v["first_bad"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| {
-                (
-                    u(&b["offset"]),
-                    b["fault"]["kind"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect()
+        bad_of(&g[g.len() - 1]["jobs"][0]["verify"])
     };
     let global = "[global]\nfilename=data\nsize=256k\nbs=4k\nverify=crc32c\n";
     // A stonewalled rewrite whose write of block 10 is lost: the block still holds the first
