@@ -47,15 +47,7 @@ pub(crate) fn read_sweep(
     if index.schema != iogauge::studies::sweep::SCHEMA || index.axes.is_empty() {
         return Err(format!("{}: not a sweep's index", path.display()));
     }
-    let first = index
-        .points
-        .iter()
-        .filter_map(|p| p.report.as_ref())
-        .find_map(|r| {
-            let t =
-                ownership::read_input_text(&dir.join(r), MAX_REPORT_BYTES, REPORT_CAP_WHY).ok()?;
-            saved_report(&t).ok()
-        });
+    let first = first_point_report(dir, &index);
     Ok((index, first))
 }
 

@@ -10,7 +10,6 @@ use iogauge::studies::sweep::{Index, Point, Status, figures, point_label};
 
 use crate::session::*;
 use iogauge::cli::{self};
-use iogauge::files::ownership;
 use iogauge::files::targets::Safety;
 use iogauge::plan::{self, Section};
 use iogauge::report::{self};
@@ -361,15 +360,7 @@ fn finish(
     if let Err(e) = files.write("table.txt", table.as_bytes()) {
         failed_files.push(format!("{shown}/table.txt: {e}"));
     }
-    let first = index
-        .points
-        .iter()
-        .filter_map(|p| p.report.as_ref())
-        .find_map(|r| {
-            let t = ownership::read_input_text(&req.dir.join(r), MAX_REPORT_BYTES, REPORT_CAP_WHY)
-                .ok()?;
-            saved_report(&t).ok()
-        });
+    let first = first_point_report(&req.dir, index);
     let html = report::sweep_html::render(index, first.as_ref());
     if let Err(e) = files.write("index.html", html.as_bytes()) {
         failed_files.push(format!("{shown}/index.html: {e}"));

@@ -264,14 +264,7 @@ impl OutDir {
                 RenameFlags::NOREPLACE
             };
             match rustix::fs::renameat_with(&self.fd, tmp, &self.fd, name, flags) {
-                Ok(()) => {
-                    let st = rustix::fs::fstat(&fd).map_err(io::Error::from)?;
-                    remember(&st);
-                    let _ = rustix::fs::fsync(&self.fd);
-                    let mut f = std::fs::File::from(fd);
-                    std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0))?;
-                    return Ok(f);
-                }
+                Ok(()) => return self.placed(fd),
                 // Created meanwhile: judge what is there now.
                 Err(rustix::io::Errno::EXIST) => continue,
                 Err(rustix::io::Errno::INVAL) if !exists => {
@@ -280,11 +273,7 @@ impl OutDir {
                     rustix::fs::linkat(&self.fd, tmp, &self.fd, name, AtFlags::empty())
                         .map_err(io::Error::from)?;
                     let _ = rustix::fs::unlinkat(&self.fd, tmp, AtFlags::empty());
-                    let st = rustix::fs::fstat(&fd).map_err(io::Error::from)?;
-                    remember(&st);
-                    let mut f = std::fs::File::from(fd);
-                    std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0))?;
-                    return Ok(f);
+                    return self.placed(fd);
                 }
                 Err(e) => return Err(Refusal::Io(e.into())),
             }
@@ -292,6 +281,17 @@ impl OutDir {
         Err(Refusal::NotOurs(
             "kept being created by another process while iogauge wrote it; left alone".into(),
         ))
+    }
+
+    /// The file now in place: remembered as this process's, its directory flushed, and
+    /// returned open at its end for appending.
+    fn placed(&self, fd: OwnedFd) -> Result<std::fs::File, Refusal> {
+        let st = rustix::fs::fstat(&fd).map_err(io::Error::from)?;
+        remember(&st);
+        let _ = rustix::fs::fsync(&self.fd);
+        let mut f = std::fs::File::from(fd);
+        std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0))?;
+        Ok(f)
     }
 
     /// Reads `name`, a regular file (never through a link) of at most `max` bytes.

@@ -124,3 +124,19 @@ pub(crate) fn status_line(ev: &Event) {
     err!("\r\x1b[2K{line}");
     let _ = std::io::stderr().flush();
 }
+
+/// The report of a sweep's first point that ran (how the sweep was measured, for its page).
+pub(crate) fn first_point_report(
+    dir: &std::path::Path,
+    index: &iogauge::studies::sweep::Index,
+) -> Option<result::RunReport> {
+    index
+        .points
+        .iter()
+        .filter_map(|p| p.report.as_ref())
+        .find_map(|r| {
+            let t =
+                ownership::read_input_text(&dir.join(r), MAX_REPORT_BYTES, REPORT_CAP_WHY).ok()?;
+            saved_report(&t).ok()
+        })
+}
