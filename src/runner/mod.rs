@@ -351,7 +351,7 @@ fn run_group(
     (clock, run_id): (Clock, u64),
     interrupt: &AtomicBool,
     on_event: &mut dyn FnMut(&Event),
-) -> (Vec<JobOutcome>, Vec<Vec<Option<crate::verify::Handed>>>) {
+) -> (Vec<JobOutcome>, Vec<Vec<crate::verify::Handed>>) {
     let barrier = Barrier::new(jobs.len());
     let stop = AtomicBool::new(false);
     STOP_GROUP.store(false, Ordering::Relaxed);
@@ -530,17 +530,13 @@ impl HandedOn {
     /// A group ended: each job that wrote a file either hands on what it left (verified
     /// writes) or makes the file's map unknown (writes without verify, or a failed job); a
     /// file removed (`unlink`) is forgotten.
-    fn after_group(
-        &mut self,
-        jobs: &[JobOutcome],
-        handed: Vec<Vec<Option<crate::verify::Handed>>>,
-    ) {
+    fn after_group(&mut self, jobs: &[JobOutcome], handed: Vec<Vec<crate::verify::Handed>>) {
         for (j, handed) in jobs.iter().zip(handed) {
             if !j.spec.rw.writes() {
                 continue;
             }
             for (f, p) in j.files.iter().map(|f| &f.path).enumerate() {
-                match handed.get(f).cloned().flatten() {
+                match handed.get(f).cloned() {
                     Some(h) => {
                         let merged = match self.0.get(p) {
                             Some(before) => before.overwritten_by(&h),

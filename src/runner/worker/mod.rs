@@ -65,8 +65,9 @@ pub struct JobError {
 pub struct JobResult {
     pub stats: JobStats,
     pub error: Option<JobError>,
-    /// Per file, what this job's verified writes left there (for a later group's readers).
-    pub handed: Vec<Option<crate::verify::Handed>>,
+    /// Per file, what this job's verified writes left there (for a later group's readers);
+    /// empty when it wrote nothing verified, or did not end well.
+    pub handed: Vec<crate::verify::Handed>,
 }
 
 /// Everything a worker needs besides its engine.

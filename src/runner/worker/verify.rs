@@ -175,7 +175,7 @@ impl Verifier {
         };
         let mut journal = None;
         let mut loaded = None;
-        let mut cut_short = (0u64, Vec::new());
+        let mut lost_to_truncation = (0u64, Vec::new());
         let mut handed_jobs: Vec<Vec<u32>> = Vec::new();
         if spec.state_save {
             let path = state_path(job);
@@ -238,7 +238,7 @@ impl Verifier {
                 }
             }
             if truncated {
-                cut_short = lost_past_end(job, spec, &past_end);
+                lost_to_truncation = lost_past_end(job, spec, &past_end);
             }
             loaded = Some(Loaded { header: h, seqs });
         } else if spec.only || spec.inline {
@@ -295,9 +295,9 @@ impl Verifier {
             stats: VerifyStats {
                 checksum: spec.checksum.name(),
                 inline: spec.inline,
-                blocks: cut_short.0,
-                bad: cut_short.0,
-                bad_blocks: cut_short.1,
+                blocks: lost_to_truncation.0,
+                bad: lost_to_truncation.0,
+                bad_blocks: lost_to_truncation.1,
                 ..VerifyStats::default()
             },
             journal,
@@ -313,7 +313,7 @@ impl Verifier {
 
     /// What this job's writes left in each file, for a later group's readers (see
     /// [`Handed`]): its own map, or the map it shared with the group's other writers.
-    pub(super) fn handed(&self) -> Vec<Option<Handed>> {
+    pub(super) fn handed(&self) -> Vec<Handed> {
         self.maps
             .iter()
             .zip(&self.bases)
@@ -324,11 +324,11 @@ impl Verifier {
                         (0..map.len()).map(|b| (ANY_WRITER, map.get(b))).collect()
                     }
                 };
-                Some(Handed {
+                Handed {
                     base,
                     interval: self.spec.interval,
                     blocks,
-                })
+                }
             })
             .collect()
     }
