@@ -4,7 +4,8 @@ use std::process::ExitCode;
 
 use crate::session::*;
 use iogauge::cli::ToolOptions;
-use iogauge::{profiles, result};
+use iogauge::profiles;
+use iogauge::studies::Report;
 
 /// `iogauge assess`: the profile's tests, then the verdicts in the report.
 pub(crate) fn assess(
@@ -46,7 +47,7 @@ pub(crate) fn assess(
             tool,
             Some(&profiles::SAS_LABELS),
             Vec::new(),
-            Some(&move |r: &mut result::RunReport| {
+            Some(&move |r: &mut Report| {
                 r.assessment = Some(iogauge::studies::assess::sas(r, cores));
             }),
         )
@@ -69,7 +70,7 @@ pub(crate) fn assess(
             tool,
             Some(&profiles::DATABASE_LABELS),
             Vec::new(),
-            Some(&|r: &mut result::RunReport| {
+            Some(&|r: &mut Report| {
                 r.assessment = Some(iogauge::studies::assess::database(r));
             }),
         )

@@ -4,9 +4,9 @@
 use std::process::ExitCode;
 
 use crate::session::*;
+use iogauge::files::ownership;
 use iogauge::report::{self, Format};
 use iogauge::{errln, out};
-use iogauge::{files::ownership, result};
 
 /// `iogauge report RUN.json`: the saved report in another format.
 pub(crate) fn report_file(
@@ -33,7 +33,13 @@ pub(crate) fn report_file(
 /// was measured).
 pub(crate) fn read_sweep(
     dir: &std::path::Path,
-) -> Result<(iogauge::studies::sweep::Index, Option<result::RunReport>), String> {
+) -> Result<
+    (
+        iogauge::studies::sweep::Index,
+        Option<iogauge::studies::Report>,
+    ),
+    String,
+> {
     let path = dir.join("index.json");
     let text =
         ownership::read_input_text(&path, MAX_REPORT_BYTES, REPORT_CAP_WHY).map_err(|e| {
@@ -64,7 +70,7 @@ pub(crate) fn sweep_report(
         Err(e) => return usage_exit(&e),
     };
     let out = match f {
-        Format::Html => report::sweep_html::render(&index, first.as_ref()),
+        Format::Html => report::sweep_html::render(&index, first.as_deref()),
         Format::Csv => index.csv(),
         Format::Json => match serde_json::to_string_pretty(&index) {
             Ok(s) => s + "\n",

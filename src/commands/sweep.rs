@@ -361,7 +361,7 @@ fn finish(
         failed_files.push(format!("{shown}/table.txt: {e}"));
     }
     let first = first_point_report(&req.dir, index);
-    let html = report::sweep_html::render(index, first.as_ref());
+    let html = report::sweep_html::render(index, first.as_deref());
     if let Err(e) = files.write("index.html", html.as_bytes()) {
         failed_files.push(format!("{shown}/index.html: {e}"));
     }

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 
 use super::{Personality, Rendered, Step};
 use crate::plan::{Origin, Section};
-use crate::result::{JobReport, RunReport};
+use crate::result::JobReport;
+use crate::studies::Report;
 
 pub const USAGE: &str = "\
 iotest (iogauge personality of SAS's iotest.sh)
@@ -143,7 +144,7 @@ impl Iotest {
     }
 
     /// Screen output and the results file's text.
-    pub fn output(&self, r: &RunReport) -> (String, String) {
+    pub fn output(&self, r: &Report) -> (String, String) {
         let mb = self.file_bytes() as f64 / 1048576.0;
         let jobs = |gi: usize| -> Vec<&JobReport> {
             r.groups
@@ -221,7 +222,7 @@ impl Iotest {
     /// The checks the KB article asks for, done for the reader.
     fn verdict(
         &self,
-        r: &RunReport,
+        r: &Report,
         writers: &[&JobReport],
         readers: &[&JobReport],
         mb: f64,
@@ -377,7 +378,7 @@ impl Personality for Iotest {
         }
     }
 
-    fn render(&self, r: &RunReport) -> Rendered {
+    fn render(&self, r: &Report) -> Rendered {
         let (screen, results) = self.output(r);
         Rendered {
             screen,

@@ -15,6 +15,7 @@ use std::fmt::Write;
 use crate::plan::Section;
 use crate::report::LatUnit;
 use crate::result::{DirReport, RunReport, percentile_key};
+use crate::studies::Report;
 use crate::units::human_bytes;
 
 /// iogauge's own flags, accepted by every personality (anywhere on the line).
@@ -81,7 +82,7 @@ pub trait Personality: std::fmt::Debug {
     /// The sections of the run, and whether its files are kept.
     fn step(&self) -> Step;
     /// The old tool's output for `r`, and the results file it writes, if any.
-    fn render(&self, r: &RunReport) -> Rendered;
+    fn render(&self, r: &Report) -> Rendered;
     /// The results file `render` will name, so the CLI can check it before the run.
     fn results_file(&self) -> Option<&std::path::Path> {
         None

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use super::{Personality, Rendered, Step, parse_sas_size};
 use crate::plan::{Origin, Section};
-use crate::result::RunReport;
+use crate::studies::Report;
 
 pub const USAGE: &str = "\
 SAS I/O Test Utility (iogauge sasiotest personality)
@@ -319,7 +319,7 @@ impl Sasiotest {
     }
 
     /// SASIOTEST's output for `r`, then iogauge's additions.
-    pub fn output(&self, r: &RunReport) -> String {
+    pub fn output(&self, r: &Report) -> String {
         let mut o = format!(
             "SAS I/O Test Utility: v2.0 (iogauge {} sasiotest personality)\n\n",
             r.tool.version
@@ -423,7 +423,7 @@ impl Personality for Sasiotest {
         }
     }
 
-    fn render(&self, r: &RunReport) -> Rendered {
+    fn render(&self, r: &Report) -> Rendered {
         Rendered {
             screen: self.output(r),
             file: None,

@@ -7,8 +7,9 @@
 //! the other fields are blank. Pure: returns the text.
 
 use crate::plan::RwMode;
-use crate::report::fio::{self, FioDir, FioJob, FioLat};
-use crate::result::{PERCENTILES, RunReport, percentile_key};
+use crate::result::fio::{self, FioDir, FioJob, FioLat};
+use crate::result::{PERCENTILES, percentile_key};
+use crate::studies::Report;
 
 const JOB_OPTIONS: [&str; 5] = ["rw", "bs", "iodepth", "numjobs", "ioengine"];
 const LATS: [&str; 3] = ["slat_ns", "clat_ns", "lat_ns"];
@@ -133,7 +134,7 @@ pub fn rw_directions(rw: &str) -> (bool, bool) {
     RwMode::from_word(&word).map_or((true, true), |m| (m.reads(), m.writes()))
 }
 
-pub fn render(report: &RunReport) -> String {
+pub fn render(report: &Report) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(header()).expect("writing to memory");
     for j in fio::jobs(report) {

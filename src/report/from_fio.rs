@@ -16,25 +16,12 @@ use crate::result::{
     CpuReport, DepthReport, DeviceIo, DirReport, EngineReport, GroupReport, JobReport, LatReport,
     Measurement, RunReport, SCHEMA_VERSION, SeriesReport, Tool,
 };
-use crate::runner::JobError;
+use crate::stats::JobError;
 
 /// A document fio wrote: `fio version` and `jobs[]`, without iogauge's `schema` key (iogauge's
 /// JSON carries fio's keys too).
 pub fn is_fio(doc: &serde_json::Value) -> bool {
     doc.get("schema").is_none() && doc.get("fio version").is_some() && doc.get("jobs").is_some()
-}
-
-/// fio writes notes ("fio: …") ahead of the JSON in some versions and set-ups: the document
-/// starts at the first line that opens an object.
-pub fn json_start(text: &str) -> &str {
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        if line.trim_start().starts_with('{') {
-            return &text[at..];
-        }
-        at += line.len();
-    }
-    text
 }
 
 #[derive(Deserialize)]
@@ -250,7 +237,7 @@ pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, String> {
     }
     for g in &mut groups {
         let parts: Vec<&Measurement> = g.jobs.iter().map(|j| &j.measurement).collect();
-        g.total = sum(&parts);
+        g.total = Measurement::sum(&parts);
     }
     // fio counts the disks over the whole run, not per group.
     if !d.disk_util.is_empty() {
@@ -290,10 +277,6 @@ pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, String> {
         process_cpu: CpuReport::default(),
         warnings,
         errors,
-        repeat: None,
-        rounds: None,
-        assessment: None,
-        scaleout: None,
     })
 }
 
@@ -406,18 +389,7 @@ fn dir(d: &Dir) -> DirReport {
         lat_ns: d.lat_ns.as_ref().and_then(lat),
         slat_ns: d.slat_ns.as_ref().and_then(lat),
         clat_ns: d.clat_ns.as_ref().and_then(lat),
-        series: no_series(),
-    }
-}
-
-fn no_series() -> SeriesReport {
-    SeriesReport {
-        interval_ms: 0,
-        bw_bytes_per_s: Vec::new(),
-        iops: Vec::new(),
-        lat_mean_ns: Vec::new(),
-        slat_mean_ns: Vec::new(),
-        clat_mean_ns: Vec::new(),
+        series: SeriesReport::none(),
     }
 }
 
@@ -475,135 +447,7 @@ fn device(d: &Disk) -> DeviceIo {
 }
 
 fn empty_measurement() -> Measurement {
-    sum(&[])
-}
-
-/// A group's jobs together: counts and rates summed (the jobs ran side by side), elapsed the
-/// longest, latency moments pooled. Percentiles cannot be pooled from percentiles: a total of
-/// several jobs keeps them only where every job's histogram came with the JSON (json+).
-pub fn sum(parts: &[&Measurement]) -> Measurement {
-    if let [one] = parts {
-        return (*one).clone();
-    }
-    let elapsed_ns = parts.iter().map(|m| m.elapsed_ns).max().unwrap_or(0);
-    let dirs = |f: fn(&Measurement) -> &DirReport| -> DirReport {
-        let ds: Vec<&DirReport> = parts.iter().map(|m| f(m)).collect();
-        let bw: f64 = ds.iter().map(|d| d.bw_bytes_per_s).sum();
-        DirReport {
-            bytes: ds.iter().map(|d| d.bytes).sum(),
-            ios: ds.iter().map(|d| d.ios).sum(),
-            bw_bytes_per_s: bw,
-            mib_per_s: bw / (1024.0 * 1024.0),
-            mb_per_s: bw / 1e6,
-            iops: ds.iter().map(|d| d.iops).sum(),
-            lat_ns: pool(ds.iter().map(|d| d.lat_ns.as_ref())),
-            slat_ns: pool(ds.iter().map(|d| d.slat_ns.as_ref())),
-            clat_ns: pool(ds.iter().map(|d| d.clat_ns.as_ref())),
-            series: no_series(),
-        }
-    };
-    let cpu = |f: fn(&CpuReport) -> f64| parts.iter().map(|m| f(&m.cpu)).sum::<f64>();
-    let (user_s, system_s) = (cpu(|c| c.user_s), cpu(|c| c.system_s));
-    let pct = |s: f64| {
-        if elapsed_ns == 0 {
-            0.0
-        } else {
-            100.0 * s / (elapsed_ns as f64 / 1e9)
-        }
-    };
-    // Each level's share, weighted by how long each job ran (equally when none ran: a report
-    // must never carry NaN, which JSON cannot hold).
-    let weight: f64 = parts.iter().map(|m| m.elapsed_ns as f64).sum();
-    let share = |m: &Measurement| match weight {
-        0.0 => 1.0 / parts.len().max(1) as f64,
-        w => m.elapsed_ns as f64 / w,
-    };
-    let mut pct_time = BTreeMap::new();
-    for m in parts {
-        for (k, v) in &m.iodepth.pct_time {
-            *pct_time.entry(k.clone()).or_insert(0.0) += v * share(m);
-        }
-    }
-    Measurement {
-        elapsed_ns,
-        read: dirs(|m| &m.read),
-        write: dirs(|m| &m.write),
-        sync: pool(parts.iter().map(|m| m.sync.as_ref())),
-        iodepth: DepthReport {
-            mean: 0.0,
-            mean_unknown: true,
-            pct_time,
-        },
-        cpu: CpuReport {
-            user_s,
-            system_s,
-            usr_pct: pct(user_s),
-            sys_pct: pct(system_s),
-            ctx_switches: parts.iter().map(|m| m.cpu.ctx_switches).sum(),
-            minor_faults: parts.iter().map(|m| m.cpu.minor_faults).sum(),
-            major_faults: parts.iter().map(|m| m.cpu.major_faults).sum(),
-        },
-        verify: None,
-        steadystate: parts.iter().find_map(|m| m.steadystate.clone()),
-    }
-}
-
-/// Several jobs' latencies as one: count, min, max, mean and standard deviation pooled
-/// exactly; histograms added and percentiles read from the sum when every part has one.
-fn pool<'a>(parts: impl Iterator<Item = Option<&'a LatReport>>) -> Option<LatReport> {
-    let ls: Vec<&LatReport> = parts.flatten().collect();
-    let count: u64 = ls.iter().map(|l| l.count).sum();
-    if count == 0 {
-        return None;
-    }
-    let n = count as f64;
-    let mean = ls.iter().map(|l| l.mean * l.count as f64).sum::<f64>() / n;
-    // Σ (variance + mean²) × count over the parts gives the pooled second moment.
-    let second = ls
-        .iter()
-        .map(|l| (l.stddev * l.stddev + l.mean * l.mean) * l.count as f64)
-        .sum::<f64>()
-        / n;
-    let (min, max) = (
-        ls.iter().map(|l| l.min).min().unwrap_or(0),
-        ls.iter().map(|l| l.max).max().unwrap_or(0),
-    );
-    let mut histogram_ns = Vec::new();
-    let mut percentiles = BTreeMap::new();
-    if ls.iter().all(|l| !l.histogram_ns.is_empty()) {
-        let mut buckets: BTreeMap<(u64, u64), u64> = BTreeMap::new();
-        for l in &ls {
-            for &[lo, hi, c] in &l.histogram_ns {
-                *buckets.entry((lo, hi)).or_insert(0) += c;
-            }
-        }
-        histogram_ns = buckets
-            .into_iter()
-            .map(|((lo, hi), c)| [lo, hi, c])
-            .collect();
-        let total: u64 = histogram_ns.iter().map(|b| b[2]).sum();
-        for &p in crate::result::PERCENTILES {
-            // The bucket holding the ⌈p% × total⌉-th I/O, at its midpoint.
-            let rank = ((p / 100.0 * total as f64).ceil() as u64).max(1);
-            let mut seen = 0;
-            if let Some(b) = histogram_ns.iter().find(|b| {
-                seen += b[2];
-                seen >= rank
-            }) {
-                let mid = b[0] + (b[1] - b[0]) / 2;
-                percentiles.insert(crate::result::percentile_key(p), mid.clamp(min, max));
-            }
-        }
-    }
-    Some(LatReport {
-        count,
-        min,
-        max,
-        mean,
-        stddev: (second - mean * mean).max(0.0).sqrt(),
-        percentiles,
-        histogram_ns,
-    })
+    Measurement::sum(&[])
 }
 
 #[cfg(test)]
@@ -621,12 +465,6 @@ mod tests {
     }
 
     #[test]
-    fn notes_before_the_document_are_skipped() {
-        assert_eq!(json_start("fio: note\n{\n}\n"), "{\n}\n");
-        assert_eq!(json_start("{}"), "{}");
-    }
-
-    #[test]
     fn jobs_that_did_not_run_sum_without_nan() {
         let doc = serde_json::json!({
             "fio version": "fio-3.33",
@@ -641,33 +479,6 @@ mod tests {
         let total = &r.groups[0].total;
         assert_eq!(total.iodepth.pct_time["1"], 75.0);
         // It serialises (no NaN anywhere).
-        crate::report::json::render(&r);
-    }
-
-    #[test]
-    fn pooled_moments_are_exact() {
-        let l = |xs: &[u64]| {
-            let n = xs.len() as f64;
-            let mean = xs.iter().sum::<u64>() as f64 / n;
-            let var = xs.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n;
-            LatReport {
-                count: xs.len() as u64,
-                min: *xs.iter().min().unwrap(),
-                max: *xs.iter().max().unwrap(),
-                mean,
-                stddev: var.sqrt(),
-                percentiles: BTreeMap::new(),
-                histogram_ns: xs.iter().map(|&x| [x, x, 1]).collect(),
-            }
-        };
-        let (a, b) = (l(&[10, 20, 30]), l(&[40, 50]));
-        let all = l(&[10, 20, 30, 40, 50]);
-        let p = pool([Some(&a), Some(&b), None].into_iter()).unwrap();
-        assert_eq!((p.count, p.min, p.max), (5, 10, 50));
-        assert!((p.mean - all.mean).abs() < 1e-9);
-        assert!((p.stddev - all.stddev).abs() < 1e-9);
-        assert_eq!(p.percentiles["50.000000"], 30);
-        assert_eq!(p.percentiles["99.000000"], 50);
-        assert_eq!(p.histogram_ns.len(), 5);
+        crate::report::json::render(&crate::studies::Report::from(r));
     }
 }

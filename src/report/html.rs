@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use crate::report::LatUnit;
 use crate::result::{DirReport, GroupReport, LatReport, Measurement, RunReport};
+use crate::studies::Report;
 use crate::units::ctime_utc;
 use crate::units::human_bytes;
 
@@ -37,7 +38,7 @@ pub(crate) fn esc(s: &str) -> String {
     o
 }
 
-pub fn render(r: &RunReport) -> String {
+pub fn render(r: &Report) -> String {
     let mut o = String::new();
     let title = format!("iogauge report, {}", ctime_utc(r.started_unix_s));
     let _ = write!(
@@ -312,7 +313,7 @@ fn verification(o: &mut String, r: &RunReport) {
 
 /// Each job's engine and options (a group_reporting group's clones once).
 /// A run over MPI ranks: a row per host and group, and each group's timing across the ranks.
-fn scale_out(o: &mut String, r: &RunReport) {
+fn scale_out(o: &mut String, r: &Report) {
     let Some(s) = &r.scaleout else {
         return;
     };

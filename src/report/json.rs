@@ -5,28 +5,28 @@
 use serde::Serialize;
 
 use crate::report::fio::{self, FioDoc};
-use crate::result::RunReport;
+use crate::studies::Report;
 
 #[derive(Serialize)]
 struct Document<'a> {
     #[serde(flatten)]
     fio: FioDoc,
     #[serde(flatten)]
-    report: &'a RunReport,
+    report: &'a Report,
 }
 
-pub fn render(report: &RunReport) -> String {
+pub fn render(report: &Report) -> String {
     let mut s = serde_json::to_string_pretty(&document(report)).expect("the report serialises");
     s.push('\n');
     s
 }
 
 /// The document as a JSON value (for callers that collect several, like sqlio --batch).
-pub fn value(report: &RunReport) -> serde_json::Value {
+pub fn value(report: &Report) -> serde_json::Value {
     serde_json::to_value(document(report)).expect("the report serialises")
 }
 
-fn document(report: &RunReport) -> Document<'_> {
+fn document(report: &Report) -> Document<'_> {
     Document {
         fio: fio::doc(report),
         report,

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::plan::LogSpec;
-use crate::report::fio::full_windows;
+use crate::result::fio::full_windows;
 use crate::result::{DirReport, JobReport, RunReport};
 
 /// The logs a job asked for, from the options its report keeps.

@@ -10,7 +10,7 @@ pub mod log;
 pub mod sweep_html;
 pub mod text;
 
-use crate::result::RunReport;
+use crate::studies::Report;
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,7 +67,7 @@ impl std::str::FromStr for Format {
     }
 }
 
-pub fn render(format: Format, report: &RunReport) -> String {
+pub fn render(format: Format, report: &Report) -> String {
     match format {
         Format::Text => text::render(report),
         Format::Json => json::render(report),

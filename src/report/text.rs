@@ -6,9 +6,10 @@ use std::fmt::Write;
 
 use super::LatUnit;
 use crate::result::{DirReport, GroupReport, LatReport, Measurement, RunReport, percentile_key};
+use crate::studies::Report;
 use crate::units::human_bytes;
 
-pub fn render(r: &RunReport) -> String {
+pub fn render(r: &Report) -> String {
     let mut o = String::new();
     header(&mut o, r);
     for g in &r.groups {
@@ -660,7 +661,7 @@ fn lat_lines(o: &mut String, name: &str, l: &LatReport, unit: LatUnit) {
 }
 
 /// One row per group: the quick check's summary. Units in the header; one latency unit.
-pub fn summary(r: &RunReport, labels: &[&str]) -> String {
+pub fn summary(r: &Report, labels: &[&str]) -> String {
     let mut o = String::new();
     header(&mut o, r);
     let rows: Vec<(String, &GroupReport, &DirReport)> = r

@@ -13,6 +13,7 @@ use iogauge::files::targets::{self, Safety, TargetError};
 use iogauge::plan::{self, Section};
 use iogauge::report::{self, Format};
 use iogauge::runner::{self, Event};
+use iogauge::studies::Report;
 use iogauge::studies::rounds::RoundsSpec;
 use iogauge::{err, errln, out};
 use iogauge::{files::ownership, result, stats::CpuUsage};
@@ -183,7 +184,7 @@ impl From<TargetError> for Failure {
 
 /// A finished run: its report and the exit code it earns.
 pub(crate) struct Measured {
-    pub(crate) report: result::RunReport,
+    pub(crate) report: Report,
     pub(crate) code: u8,
 }
 
@@ -327,7 +328,7 @@ pub(crate) fn measure(
     for problem in targets.finish(remove, &evidence) {
         errln!("iogauge: {problem}");
     }
-    let mut report = result::build(&outcome, context);
+    let mut report = Report::from(result::build(&outcome, context));
     report.rounds = rounds_report;
     // What the run found (the device counters' verdicts) reaches stderr too, whatever the
     // report's format.
@@ -353,7 +354,7 @@ pub(crate) fn execute(
     tool: ToolOptions,
     summary_labels: Option<&[&str]>,
     notes: Vec<String>,
-    finish: Option<&dyn Fn(&mut result::RunReport)>,
+    finish: Option<&dyn Fn(&mut Report)>,
 ) -> ExitCode {
     let safety = Safety {
         allow_overwrite: tool.allow_overwrite,
@@ -419,13 +420,14 @@ pub(crate) fn execute(
     }
     // Text on the screen that stderr also writes to: its warnings and errors are printed
     // there (warnings as found, errors at the end), so the screen shows each once.
-    let without_notes = stdout_is_stderr().then(|| result::RunReport {
-        warnings: Vec::new(),
-        errors: Vec::new(),
-        ..report.clone()
+    let without_notes = stdout_is_stderr().then(|| {
+        let mut r = report.clone();
+        r.warnings = Vec::new();
+        r.errors = Vec::new();
+        r
     });
     let screen_report = without_notes.as_ref().unwrap_or(&report);
-    let render_of = |f: Format, r: &result::RunReport| match (f, summary_labels) {
+    let render_of = |f: Format, r: &Report| match (f, summary_labels) {
         (Format::Text, Some(labels)) => report::text::summary(r, labels),
         (f, _) => report::render(f, r),
     };

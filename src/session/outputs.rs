@@ -4,12 +4,14 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use iogauge::files::ownership;
 use iogauge::plan::{self};
 use iogauge::report::{self};
+use iogauge::result::RunReport;
 use iogauge::runner::{self, Event};
+use iogauge::studies::Report;
 use iogauge::units::human_bytes;
 use iogauge::{err, errln};
-use iogauge::{files::ownership, result};
 
 /// "iogauge-20261121-121858": the default name of a run's report files.
 pub(crate) fn default_stem(unix_s: u64) -> String {
@@ -37,7 +39,7 @@ pub(crate) fn check_log_files(plan: &plan::Plan, replace: bool) -> Result<(), St
 }
 
 /// Writes the fio-format logs the jobs asked for; true when one could not be written.
-pub(crate) fn write_logs(report: &result::RunReport, replace: bool) -> bool {
+pub(crate) fn write_logs(report: &RunReport, replace: bool) -> bool {
     let mut failed = false;
     for (name, text) in report::log::render(report) {
         if let Err(e) =
@@ -70,17 +72,17 @@ pub(crate) fn emit(out: &str, output: Option<&std::path::Path>, replace: bool) -
 }
 
 /// A saved report: iogauge's JSON, or fio's (read as far as fio's JSON goes).
-pub(crate) fn saved_report(text: &str) -> Result<result::RunReport, String> {
+pub(crate) fn saved_report(text: &str) -> Result<Report, String> {
     // iogauge's own, read straight into its type: a large report is never held as a tree.
-    if let Ok(r) = serde_json::from_str::<result::RunReport>(text) {
+    if let Ok(r) = Report::from_json(text) {
         return Ok(r);
     }
-    let doc: serde_json::Value = serde_json::from_str(report::from_fio::json_start(text))
+    let doc: serde_json::Value = serde_json::from_str(iogauge::result::json_start(text))
         .map_err(|e| format!("not a JSON report ({e})"))?;
     if report::from_fio::is_fio(&doc) {
-        return report::from_fio::run_report(&doc);
+        return report::from_fio::run_report(&doc).map(Report::from);
     }
-    serde_json::from_value(doc).map_err(|e| {
+    Report::from_value(doc).map_err(|e| {
         format!("not an iogauge JSON report ({e}); iogauge reads its own JSON and fio's")
     })
 }
@@ -129,7 +131,7 @@ pub(crate) fn status_line(ev: &Event) {
 pub(crate) fn first_point_report(
     dir: &std::path::Path,
     index: &iogauge::studies::sweep::Index,
-) -> Option<result::RunReport> {
+) -> Option<Report> {
     index
         .points
         .iter()

@@ -443,7 +443,8 @@ impl Ranks {
                 stonewall: self.stonewall,
                 stonewalled_by: self.stonewalled.borrow().clone(),
                 read_shift: self.read_shift,
-                report: m.report.clone(),
+                report: m.report.run.clone(),
+                rounds: m.report.rounds.clone(),
             })
             .expect("a report serialises"),
             // Why, for rank 0 to say (once for all the ranks that give the same reason).

@@ -16,6 +16,16 @@ pub use cpu::CpuUsage;
 pub use histogram::Histogram;
 pub use series::{Sample, Series};
 
+/// An I/O error that stopped a job: what the job recorded besides its counts.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct JobError {
+    pub file: Option<std::path::PathBuf>,
+    pub offset: Option<u64>,
+    pub direction: Option<std::borrow::Cow<'static, str>>,
+    pub errno: Option<i32>,
+    pub message: String,
+}
+
 /// Latency of a set of operations: exact min/max/mean/stddev plus a histogram for percentiles.
 #[derive(Debug, Clone, Default)]
 pub struct LatStats {

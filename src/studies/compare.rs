@@ -151,7 +151,7 @@ struct SlimLat {
 
 /// A report's text, read for `compare`: only what it compares (see [`Slim`]).
 pub fn load(text: &str) -> Result<Value, String> {
-    let slim: Slim = serde_json::from_str(crate::report::from_fio::json_start(text))
+    let slim: Slim = serde_json::from_str(crate::result::json_start(text))
         .map_err(|e| format!("not a JSON report ({e})"))?;
     serde_json::to_value(slim).map_err(|e| e.to_string())
 }

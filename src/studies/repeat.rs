@@ -4,8 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::fio::{FioDir, FioJob};
-use crate::result::RunReport;
+use crate::result::fio::{FioDir, FioJob};
 
 /// One figure over the repetitions.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -147,8 +146,8 @@ fn dir_spread(rows: &[&FioDir]) -> Option<DirSpread> {
 }
 
 /// The spread of every job row over `runs` (the same plan each time, so the same rows).
-pub fn summarize(runs: &[RunReport], requested: usize) -> RepeatReport {
-    let rows: Vec<Vec<FioJob>> = runs.iter().map(crate::report::fio::jobs).collect();
+pub fn summarize(runs: &[super::Report], requested: usize) -> RepeatReport {
+    let rows: Vec<Vec<FioJob>> = runs.iter().map(|r| crate::result::fio::jobs(r)).collect();
     let jobs = rows
         .first()
         .map(|first| {

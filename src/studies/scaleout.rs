@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::{EngineKind, Origin, Plan, ReadFrom, Section};
-use crate::report::from_fio::sum as concurrent_sum;
 use crate::result::{DirReport, Measurement, RunReport};
 
 /// This process's place in an MPI launch, from the launcher's environment.
@@ -297,6 +296,9 @@ pub struct RankResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_shift: Option<usize>,
     pub report: RunReport,
+    /// Its steady-state rounds (`--until-steady`), which rank 0's merged report keeps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<super::rounds::RoundsReport>,
 }
 
 /// A host's ranks together.
@@ -393,10 +395,11 @@ fn over_span(d: &mut DirReport, span_ns: u64) {
 /// named `NAME@HOST#RANK`, each group's total over all ranks with its bandwidth over the
 /// earliest start to the latest end and its latencies pooled from the histograms), and the
 /// exit code (the worst rank's).
-pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
+pub fn aggregate(mut parts: Vec<RankResult>) -> (super::Report, u8) {
     parts.sort_by_key(|p| p.rank);
     let code = parts.iter().map(|p| p.exit_code).max().unwrap_or(0);
-    let mut out = parts[0].report.clone();
+    let mut out = super::Report::from(parts[0].report.clone());
+    out.rounds = parts[0].rounds.clone();
     let ngroups = parts
         .iter()
         .map(|p| p.report.groups.len())
@@ -443,7 +446,7 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
         let first_end = ends.iter().map(|(e, _)| *e).min().unwrap_or(0);
         let span = last_end.saturating_sub(first_start);
         let totals: Vec<&Measurement> = here.iter().map(|(_, g)| &g.total).collect();
-        let mut total = concurrent_sum(&totals);
+        let mut total = Measurement::sum(&totals);
         total.elapsed_ns = span;
         over_span(&mut total.read, span);
         over_span(&mut total.write, span);
@@ -500,7 +503,7 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (RunReport, u8) {
                 .filter(|&i| here[i].0.host == row.host)
                 .collect();
             let mine: Vec<&Measurement> = at_host.iter().map(|&i| &here[i].1.total).collect();
-            let mut m = concurrent_sum(&mine);
+            let mut m = Measurement::sum(&mine);
             let from = at_host.iter().map(|&i| starts[i]).min().unwrap_or(0);
             let to = at_host.iter().map(|&i| ends[i].0).max().unwrap_or(0);
             let host_span = to.saturating_sub(from);

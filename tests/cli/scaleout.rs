@@ -826,6 +826,7 @@ fn host_rows_are_bytes_over_the_hosts_span_and_other_plans_are_named() {
         stonewalled_by: Vec::new(),
         read_shift: None,
         report: report.clone(),
+        rounds: None,
     };
     let t0 = 1_000_000_000_000;
     let (merged, code) = aggregate(vec![
@@ -834,7 +835,7 @@ fn host_rows_are_bytes_over_the_hosts_span_and_other_plans_are_named() {
         part(2, "b", t0),
     ]);
     assert_eq!(code, 0);
-    let s = merged.scaleout.unwrap();
+    let s = merged.scaleout.clone().unwrap();
     let a = &s.hosts.iter().find(|h| h.host == "a").unwrap().groups[0];
     let b = &s.hosts.iter().find(|h| h.host == "b").unwrap().groups[0];
     let rate = |bytes: u64, ns: u64| bytes as f64 / (ns as f64 / 1e9) / 1e6;

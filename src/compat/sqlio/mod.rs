@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Personality, Rendered, Step};
 use crate::plan::{Origin, Section};
-use crate::result::RunReport;
+use crate::studies::Report;
 
 mod batch;
 pub use batch::{Batch, BatchEnd, BatchItem, read_batch};
@@ -340,7 +340,7 @@ impl Sqlio {
     }
 
     /// sqlio's output for `r`, then iogauge's additions.
-    pub fn output(&self, r: &RunReport) -> String {
+    pub fn output(&self, r: &Report) -> String {
         let mut o = format!(
             "sqlio v1.5.SG (iogauge {} sqlio personality)\n",
             r.tool.version
@@ -536,7 +536,7 @@ impl Personality for Sqlio {
         }
     }
 
-    fn render(&self, r: &RunReport) -> Rendered {
+    fn render(&self, r: &Report) -> Rendered {
         Rendered {
             screen: self.output(r),
             file: None,

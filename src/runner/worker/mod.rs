@@ -50,15 +50,7 @@ impl JobProgress {
     }
 }
 
-/// An I/O error that stopped a job.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct JobError {
-    pub file: Option<PathBuf>,
-    pub offset: Option<u64>,
-    pub direction: Option<std::borrow::Cow<'static, str>>,
-    pub errno: Option<i32>,
-    pub message: String,
-}
+pub use crate::stats::JobError;
 
 /// What a job thread hands back.
 #[derive(Debug)]

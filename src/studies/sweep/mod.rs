@@ -10,7 +10,7 @@ pub mod dir;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::options::{Kind, lookup};
-use crate::result::{DirReport, RunReport};
+use crate::result::DirReport;
 
 /// Most points one axis may have: a range with a small step over a wide span is a typo.
 pub const MAX_AXIS_POINTS: usize = 1000;
@@ -297,7 +297,7 @@ pub fn worse(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 }
 
 /// The figures of a point's report.
-pub fn figures(r: &RunReport) -> Figures {
+pub fn figures(r: &super::Report) -> Figures {
     let mut f = Figures {
         iogauge: format!("{} {}", r.tool.name, r.tool.version),
         kernel: r.host.kernel.clone(),

@@ -1,0 +1,394 @@
+//! fio's rows of a RunReport: one `jobs[]` entry per job (or per group with
+//! `group_reporting`), in fio's units — `bw` in KiB/s, `runtime` in ms, latencies in ns — with
+//! fio's window statistics and latency tables. The fio JSON and CSV reporters print these rows
+//! and `--repeat` spreads their figures. Pure arithmetic on the report; no I/O.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+
+use super::{DirReport, GroupReport, LatReport, Measurement, RunReport, SeriesReport};
+
+/// A JSON object whose keys keep the order fio prints them in.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ordered<T>(pub Vec<(String, T)>);
+
+impl<T: Serialize> Serialize for Ordered<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl<T: Copy> Ordered<T> {
+    pub fn get(&self, key: &str) -> Option<T> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FioJob {
+    pub jobname: String,
+    pub groupid: usize,
+    /// errno of the job's failure (1 where the failure had none), 0 when it succeeded.
+    pub error: i32,
+    /// Whole seconds the job measured, rounded up (fio's `elapsed`).
+    pub elapsed: u64,
+    #[serde(rename = "job options")]
+    pub job_options: BTreeMap<String, String>,
+    pub read: FioDir,
+    pub write: FioDir,
+    /// iogauge issues no trims; present, all zero, for tools that expect it.
+    pub trim: FioDir,
+    pub sync: FioSync,
+    /// Measured time in ms.
+    pub job_runtime: u64,
+    pub usr_cpu: f64,
+    pub sys_cpu: f64,
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
+    /// Share of the measured time with 1, 2–3, 4–7, … I/Os in the kernel (time spent between
+    /// I/Os left out, so the levels add up to 100 as fio's do).
+    pub iodepth_level: Ordered<f64>,
+    /// Share of I/Os whose total latency fell in each range (percent).
+    pub latency_ns: Ordered<f64>,
+    pub latency_us: Ordered<f64>,
+    pub latency_ms: Ordered<f64>,
+    /// fio's steady state (`ss_dur`): the check, its window and whether it was attained.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<crate::stats::steady::SteadyReport>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FioDir {
+    pub io_bytes: u64,
+    pub io_kbytes: u64,
+    pub bw_bytes: u64,
+    /// KiB/s.
+    pub bw: u64,
+    pub iops: f64,
+    /// ms.
+    pub runtime: u64,
+    pub total_ios: u64,
+    pub short_ios: u64,
+    pub drop_ios: u64,
+    pub slat_ns: FioLat,
+    pub clat_ns: FioLat,
+    pub lat_ns: FioLat,
+    /// Bandwidth (KiB/s) over the job's full sampling windows (`log_avg_msec`, 500 ms by
+    /// default); a last, partial window is left out, as fio does.
+    pub bw_min: u64,
+    pub bw_max: u64,
+    /// This job's share of its group's bandwidth, in percent.
+    pub bw_agg: f64,
+    pub bw_mean: f64,
+    pub bw_dev: f64,
+    pub bw_samples: u64,
+    pub iops_min: u64,
+    pub iops_max: u64,
+    pub iops_mean: f64,
+    pub iops_stddev: f64,
+    pub iops_samples: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FioLat {
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    pub stddev: f64,
+    #[serde(rename = "N")]
+    pub n: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentile: Option<Ordered<u64>>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FioSync {
+    pub total_ios: u64,
+    pub lat_ns: FioLat,
+}
+
+/// Upper bounds of fio's latency ranges, in the unit of each table.
+const LAT_BOUNDS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+
+/// One row per job, or per group where the group asked for `group_reporting`.
+pub fn jobs(r: &RunReport) -> Vec<FioJob> {
+    let mut out = Vec::new();
+    for g in &r.groups {
+        if g.group_reporting && !g.jobs.is_empty() {
+            let first = &g.jobs[0];
+            let mut options = first.options.clone();
+            // One entry is a group fio already folded (read from fio's JSON): its options
+            // say how many jobs it had.
+            if g.jobs.len() > 1 {
+                options.insert("numjobs".into(), g.jobs.len().to_string());
+            }
+            let error = g.jobs.iter().find_map(|j| j.error.as_ref());
+            let mut fj = job(
+                &first.name,
+                g,
+                options,
+                error.map(|e| e.errno.unwrap_or(1)),
+                &g.total,
+            );
+            // fio's group: job_runtime is the jobs' runtimes summed, and CPU is the jobs' CPU
+            // time over that sum (a job's average share of a CPU), where iogauge's own
+            // figure (groups[].total.cpu) is the share of the group's elapsed time.
+            let runtime_ms: u64 = g
+                .jobs
+                .iter()
+                .map(|j| j.measurement.elapsed_ns / 1_000_000)
+                .sum();
+            let pct = |s: f64| match runtime_ms {
+                0 => 0.0,
+                ms => 100.0 * s * 1000.0 / ms as f64,
+            };
+            fj.job_runtime = runtime_ms;
+            fj.usr_cpu = pct(g.jobs.iter().map(|j| j.measurement.cpu.user_s).sum());
+            fj.sys_cpu = pct(g.jobs.iter().map(|j| j.measurement.cpu.system_s).sum());
+            out.push(fj);
+        } else {
+            for j in &g.jobs {
+                let error = j.error.as_ref().map(|e| e.errno.unwrap_or(1));
+                out.push(job(&j.name, g, j.options.clone(), error, &j.measurement));
+            }
+        }
+    }
+    out
+}
+
+fn job(
+    name: &str,
+    g: &GroupReport,
+    job_options: BTreeMap<String, String>,
+    error: Option<i32>,
+    m: &Measurement,
+) -> FioJob {
+    let runtime_ms = m.elapsed_ns / 1_000_000;
+    let agg = |d: &DirReport, total: &DirReport| {
+        if total.bw_bytes_per_s > 0.0 {
+            100.0 * d.bw_bytes_per_s / total.bw_bytes_per_s
+        } else {
+            0.0
+        }
+    };
+    let mut read = dir(&m.read, m.elapsed_ns);
+    read.bw_agg = agg(&m.read, &g.total.read);
+    let mut write = dir(&m.write, m.elapsed_ns);
+    write.bw_agg = agg(&m.write, &g.total.write);
+    let sync = m.sync.as_ref().map_or_else(FioSync::default, |s| FioSync {
+        total_ios: s.count,
+        lat_ns: lat(Some(s)),
+    });
+    let (lat_ns, lat_us, lat_ms) = latency_tables(m);
+    FioJob {
+        jobname: name.to_string(),
+        groupid: g.id,
+        error: error.unwrap_or(0),
+        elapsed: m.elapsed_ns.div_ceil(1_000_000_000),
+        job_options,
+        read,
+        write,
+        trim: FioDir::default(),
+        sync,
+        job_runtime: runtime_ms,
+        usr_cpu: m.cpu.usr_pct,
+        sys_cpu: m.cpu.sys_pct,
+        ctx: m.cpu.ctx_switches,
+        majf: m.cpu.major_faults,
+        minf: m.cpu.minor_faults,
+        iodepth_level: iodepth_levels(m),
+        latency_ns: lat_ns,
+        latency_us: lat_us,
+        latency_ms: lat_ms,
+        steadystate: m.steadystate.clone(),
+    }
+}
+
+fn dir(d: &DirReport, elapsed_ns: u64) -> FioDir {
+    // Synchronous engines time one span per I/O: fio reports it as clat (and lat) with no
+    // submission latency, so tools that read clat_ns find it there too.
+    let clat = d.clat_ns.as_ref().or(d.lat_ns.as_ref());
+    let (bw, iops) = window_stats(&d.series, elapsed_ns);
+    FioDir {
+        io_bytes: d.bytes,
+        io_kbytes: d.bytes / 1024,
+        bw_bytes: d.bw_bytes_per_s as u64,
+        bw: (d.bw_bytes_per_s / 1024.0) as u64,
+        iops: d.iops,
+        runtime: if d.ios > 0 { elapsed_ns / 1_000_000 } else { 0 },
+        total_ios: d.ios,
+        short_ios: 0,
+        drop_ios: 0,
+        slat_ns: lat(d.slat_ns.as_ref()),
+        clat_ns: lat(clat),
+        lat_ns: lat(d.lat_ns.as_ref()),
+        bw_min: bw.min as u64,
+        bw_max: bw.max as u64,
+        bw_agg: 0.0,
+        bw_mean: bw.mean,
+        bw_dev: bw.dev,
+        bw_samples: bw.n,
+        iops_min: iops.min as u64,
+        iops_max: iops.max as u64,
+        iops_mean: iops.mean,
+        iops_stddev: iops.dev,
+        iops_samples: iops.n,
+    }
+}
+
+fn lat(l: Option<&LatReport>) -> FioLat {
+    let Some(l) = l else {
+        return FioLat::default();
+    };
+    FioLat {
+        min: l.min,
+        max: l.max,
+        mean: l.mean,
+        stddev: l.stddev,
+        n: l.count,
+        percentile: Some({
+            let mut v: Vec<(String, u64)> =
+                l.percentiles.iter().map(|(k, &v)| (k.clone(), v)).collect();
+            v.sort_by(|a, b| {
+                let f = |s: &str| s.parse::<f64>().unwrap_or(0.0);
+                f(&a.0).total_cmp(&f(&b.0))
+            });
+            Ordered(v)
+        }),
+    }
+}
+
+/// min, max, mean and sample standard deviation of per-window values.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct WindowStats {
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub dev: f64,
+    pub n: u64,
+}
+
+fn stats_of(values: impl Iterator<Item = f64>) -> WindowStats {
+    let v: Vec<f64> = values.collect();
+    if v.is_empty() {
+        return WindowStats::default();
+    }
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let dev = if v.len() > 1 {
+        (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    WindowStats {
+        min: v.iter().copied().fold(f64::INFINITY, f64::min),
+        max: v.iter().copied().fold(0.0, f64::max),
+        mean,
+        dev,
+        n: v.len() as u64,
+    }
+}
+
+/// Bandwidth (KiB/s) and IOPS over the full windows of a series.
+pub fn window_stats(s: &SeriesReport, elapsed_ns: u64) -> (WindowStats, WindowStats) {
+    let full = full_windows(s, elapsed_ns);
+    (
+        stats_of(s.bw_bytes_per_s[..full].iter().map(|b| b / 1024.0)),
+        stats_of(s.iops[..full].iter().copied()),
+    )
+}
+
+/// How many of the series' samples cover a whole interval.
+pub fn full_windows(s: &SeriesReport, elapsed_ns: u64) -> usize {
+    if s.interval_ms == 0 {
+        return 0;
+    }
+    let whole = (elapsed_ns / 1_000_000 / s.interval_ms) as usize;
+    whole.min(s.bw_bytes_per_s.len())
+}
+
+fn iodepth_levels(m: &Measurement) -> Ordered<f64> {
+    let busy: f64 = m
+        .iodepth
+        .pct_time
+        .iter()
+        .filter(|(k, _)| k.as_str() != "0")
+        .map(|(_, v)| v)
+        .sum();
+    let keys = ["1", "2", "4", "8", "16", "32", ">=64"];
+    Ordered(
+        keys.iter()
+            .map(|&k| {
+                let v = m.iodepth.pct_time.get(k).copied().unwrap_or(0.0);
+                let pct = if busy > 0.0 { 100.0 * v / busy } else { 0.0 };
+                (k.to_string(), pct)
+            })
+            .collect(),
+    )
+}
+
+/// fio's latency_ns / latency_us / latency_ms tables from the total-latency histograms of
+/// both directions.
+fn latency_tables(m: &Measurement) -> (Ordered<f64>, Ordered<f64>, Ordered<f64>) {
+    let lats: Vec<&LatReport> = [&m.read.lat_ns, &m.write.lat_ns]
+        .into_iter()
+        .flatten()
+        .collect();
+    let total: u64 = lats.iter().map(|l| l.count).sum();
+    let pct = |lo: u64, hi: u64| {
+        if total == 0 {
+            return 0.0;
+        }
+        let n: u64 = lats.iter().map(|l| l.count_between(lo, hi)).sum();
+        100.0 * n as f64 / total as f64
+    };
+    let table = |scale: u64, lowest: u64| {
+        let mut lo = lowest;
+        Ordered(
+            LAT_BOUNDS
+                .iter()
+                .map(|&b| {
+                    let hi = b * scale;
+                    let v = pct(lo, hi);
+                    lo = hi;
+                    (b.to_string(), v)
+                })
+                .collect(),
+        )
+    };
+    let ns = table(1, 0);
+    let us = table(1_000, 1_000);
+    let mut ms = table(1_000_000, 1_000_000);
+    ms.0.push(("2000".into(), pct(1_000_000_000, 2_000_000_000)));
+    ms.0.push((">=2000".into(), pct(2_000_000_000, u64::MAX)));
+    (ns, us, ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_stats_leave_out_the_partial_window() {
+        let s = SeriesReport {
+            interval_ms: 500,
+            bw_bytes_per_s: vec![1024.0 * 100.0, 1024.0 * 300.0, 1.0],
+            iops: vec![10.0, 30.0, 1.0],
+            lat_mean_ns: vec![0.0; 3],
+            slat_mean_ns: vec![],
+            clat_mean_ns: vec![],
+        };
+        let (bw, iops) = window_stats(&s, 1_200_000_000);
+        assert_eq!((bw.min, bw.max, bw.mean, bw.n), (100.0, 300.0, 200.0, 2));
+        assert!((bw.dev - 141.421_356).abs() < 1e-3, "sample stddev");
+        assert_eq!((iops.min, iops.max), (10.0, 30.0));
+        assert_eq!(window_stats(&s, 400_000_000).0.n, 0);
+    }
+}
