@@ -769,7 +769,7 @@ fn one_line(e: &clap::Error) -> String {
 
 fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
     let formats = Format::parse_list(m.get_one::<String>("output-format").expect("has default"))
-        .map_err(UsageError)?;
+        .map_err(|e| UsageError(e.to_string()))?;
     let output = m.get_one::<String>("output").map(|s| rawpath::path(s));
     let tool = ToolOptions {
         formats,
@@ -920,7 +920,9 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
         Some(("options" | "help-options", _)) => Ok(Request::Options),
         Some(("report", sm)) => {
             let text = sm.get_one::<String>("output-format").expect("has default");
-            let format: Format = text.parse().map_err(UsageError)?;
+            let format: Format = text
+                .parse()
+                .map_err(|e: crate::report::UnknownFormat| UsageError(e.to_string()))?;
             let output = sm.get_one::<String>("output").map(|s| rawpath::path(s));
             let overwrite_output = sm.get_flag("overwrite-output");
             if let Some(p) = &output {

@@ -21,17 +21,21 @@ fn carrier(c: char) -> Option<u8> {
         .then(|| (v - BASE) as u8)
 }
 
+/// Text that holds a carrier character itself: it could not be told from a carried byte.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the character U+{:X} is reserved here (iogauge uses it to carry bytes that are not UTF-8)",
+    *.0 as u32
+)]
+pub struct Reserved(pub char);
+
 /// Text for `bytes`: valid UTF-8 as it is, every other byte as its carrier. Refuses text that
 /// holds a carrier character itself; the error says which character.
-pub fn from_bytes(bytes: &[u8]) -> Result<String, String> {
+pub fn from_bytes(bytes: &[u8]) -> Result<String, Reserved> {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
         if let Some(c) = chunk.valid().chars().find(|c| carrier(*c).is_some()) {
-            return Err(format!(
-                "the character U+{:X} is reserved here (iogauge uses it to carry bytes that are \
-                 not UTF-8)",
-                c as u32
-            ));
+            return Err(Reserved(c));
         }
         out.push_str(chunk.valid());
         for b in chunk.invalid() {
@@ -42,7 +46,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<String, String> {
 }
 
 /// An argument as text (see [`from_bytes`]).
-pub fn from_os(s: OsString) -> Result<String, String> {
+pub fn from_os(s: OsString) -> Result<String, Reserved> {
     match s.into_string() {
         Ok(text) => from_bytes(text.as_bytes()).map(|_| text),
         Err(s) => from_bytes(s.as_bytes()),

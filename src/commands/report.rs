@@ -22,7 +22,7 @@ pub(crate) fn report_file(
         Ok(t) => t,
         Err(e) => return usage_exit(&format!("{}: {e}", input.display())),
     };
-    let run = match saved_report(&text) {
+    let run = match report::saved(&text) {
         Ok(r) => r,
         Err(e) => return usage_exit(&format!("{}: {e}", input.display())),
     };

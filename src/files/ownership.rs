@@ -405,18 +405,44 @@ fn remove_listed(list: &[Watched]) {
     }
 }
 
+/// Why an output may not be written, or an input not read: one line, as the user sees it.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("{} is not a directory", .0.display())]
+    NotDirectory(std::path::PathBuf),
+    #[error("directory {} does not exist", .0.display())]
+    NoDirectory(std::path::PathBuf),
+    #[error("cannot create files in {}: {source}", .dir.display())]
+    NotWritable {
+        dir: std::path::PathBuf,
+        source: io::Error,
+    },
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    #[error(transparent)]
+    Refused(#[from] crate::files::writer::Refusal),
+    #[error("not a regular file")]
+    NotRegular,
+    #[error("cannot read: {0}")]
+    Unreadable(io::Error),
+    /// An input past its cap: the cap and why it is enough.
+    #[error("larger than {} MiB; {why}", .max >> 20)]
+    TooLarge { max: u64, why: String },
+    #[error("not UTF-8 text (byte {0} is not)")]
+    NotUtf8(usize),
+}
+
 /// Checks, before a run, that the report, log or results file `path` may be written: its
 /// directory exists, and the file is new, or a regular file iogauge wrote and nobody changed
 /// since, or `replace` (the user's `--overwrite-output`) allows replacing it. Never a link.
-pub fn check_output(path: &Path, replace: bool) -> Result<(), String> {
-    decoded(path).map_err(|e| e.to_string())?;
+pub fn check_output(path: &Path, replace: bool) -> Result<(), FileError> {
+    decoded(path)?;
     if is_stream(path) {
         return Ok(());
     }
     check_dir(crate::files::fsinfo::parent_dir(path))?;
-    crate::files::writer::check_path(path, replace)
-        .map(drop)
-        .map_err(|e| e.to_string())
+    crate::files::writer::check_path(path, replace)?;
+    Ok(())
 }
 
 /// A character device or a FIFO (`/dev/null`, `/dev/stdout` on a terminal or a pipe), directly
@@ -429,18 +455,15 @@ fn is_stream(path: &Path) -> bool {
 }
 
 /// Checks that `dir` is a directory iogauge may create files in; the error names it.
-pub fn check_dir(dir: &Path) -> Result<(), String> {
+pub fn check_dir(dir: &Path) -> Result<(), FileError> {
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err(format!("{} is not a directory", dir.display())),
-        Err(_) => return Err(format!("directory {} does not exist", dir.display())),
+        Ok(_) => return Err(FileError::NotDirectory(dir.into())),
+        Err(_) => return Err(FileError::NoDirectory(dir.into())),
     }
-    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).map_err(|e| {
-        format!(
-            "cannot create files in {}: {}",
-            dir.display(),
-            io::Error::from(e)
-        )
+    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).map_err(|e| FileError::NotWritable {
+        dir: dir.into(),
+        source: e.into(),
     })
 }
 
@@ -470,19 +493,20 @@ pub fn write_output(path: &Path, bytes: &[u8], replace: bool) -> io::Result<()> 
 /// Reads an input file iogauge was given (a job file, a parameter or batch file, a saved
 /// report): a regular file of at most `max` bytes, opened without blocking, so a FIFO or a
 /// device named by mistake is refused at once, never read. `why` says why the cap is enough.
-pub fn read_input(path: &Path, max: u64, why: &str) -> Result<Vec<u8>, String> {
+pub fn read_input(path: &Path, max: u64, why: &str) -> Result<Vec<u8>, FileError> {
     use std::io::Read;
-    let refuse_kind = || "not a regular file".to_string();
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    let meta = std::fs::metadata(path).map_err(FileError::Unreadable)?;
     if !meta.is_file() {
-        return Err(refuse_kind());
+        return Err(FileError::NotRegular);
     }
-    let (fd, st) =
-        open_existing(path, OFlags::RDONLY, true).map_err(|e| format!("cannot read: {e}"))?;
+    let (fd, st) = open_existing(path, OFlags::RDONLY, true).map_err(FileError::Unreadable)?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-        return Err(refuse_kind());
+        return Err(FileError::NotRegular);
     }
-    let too_big = || format!("larger than {} MiB; {why}", max >> 20);
+    let too_big = || FileError::TooLarge {
+        max,
+        why: why.to_string(),
+    };
     if st.st_size as u64 > max {
         return Err(too_big());
     }
@@ -490,7 +514,7 @@ pub fn read_input(path: &Path, max: u64, why: &str) -> Result<Vec<u8>, String> {
     std::fs::File::from(fd)
         .take(max + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(FileError::Unreadable)?;
     if bytes.len() as u64 > max {
         return Err(too_big());
     }
@@ -498,13 +522,9 @@ pub fn read_input(path: &Path, max: u64, why: &str) -> Result<Vec<u8>, String> {
 }
 
 /// [`read_input`] as UTF-8 text.
-pub fn read_input_text(path: &Path, max: u64, why: &str) -> Result<String, String> {
-    String::from_utf8(read_input(path, max, why)?).map_err(|e| {
-        format!(
-            "not UTF-8 text (byte {} is not)",
-            e.utf8_error().valid_up_to()
-        )
-    })
+pub fn read_input_text(path: &Path, max: u64, why: &str) -> Result<String, FileError> {
+    String::from_utf8(read_input(path, max, why)?)
+        .map_err(|e| FileError::NotUtf8(e.utf8_error().valid_up_to()))
 }
 
 /// Says why a unit test could not check what it is for, in `cargo test`'s normal output
@@ -684,6 +704,7 @@ mod tests {
         assert!(
             check_output(&precious, false)
                 .unwrap_err()
+                .to_string()
                 .contains("--overwrite-output")
         );
         assert!(write_output(&precious, b"x", false).is_err());
@@ -692,6 +713,7 @@ mod tests {
         assert!(
             check_output(&link, true)
                 .unwrap_err()
+                .to_string()
                 .contains("symbolic link")
         );
         assert!(write_output(&link, b"x", true).is_err());
@@ -702,6 +724,7 @@ mod tests {
         assert!(
             check_output(d.path(), true)
                 .unwrap_err()
+                .to_string()
                 .contains("directory")
         );
         // Streams replace nothing: /dev/null, or stdout when it is a pipe or a terminal.

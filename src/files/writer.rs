@@ -55,27 +55,14 @@ fn written_here(st: &Stat) -> bool {
 }
 
 /// Why an output may not be written there.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Refusal {
     /// Not iogauge's to replace (a link, a directory, a device, a file it did not write or
     /// that was changed since): what is there, for a message.
+    #[error("{0}")]
     NotOurs(String),
-    Io(io::Error),
-}
-
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Refusal::NotOurs(why) => f.write_str(why),
-            Refusal::Io(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl From<io::Error> for Refusal {
-    fn from(e: io::Error) -> Self {
-        Refusal::Io(e)
-    }
+    #[error(transparent)]
+    Io(#[from] io::Error),
 }
 
 impl From<Refusal> for io::Error {

@@ -5,8 +5,29 @@
 
 const MAX_DEPTH: usize = 64;
 
+/// What is wrong with an arithmetic value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExprError {
+    #[error("unexpected '{0}' in an arithmetic value")]
+    Unexpected(char),
+    #[error("an arithmetic value must be from 0 to 2^64-1")]
+    NotU64,
+    #[error("an arithmetic value out of range")]
+    OutOfRange,
+    #[error("division by zero in an arithmetic value")]
+    DivisionByZero,
+    #[error("an arithmetic value nested too deeply")]
+    TooDeep,
+    #[error("a power's exponent must be a whole number of 0 or more")]
+    Exponent,
+    #[error("a '(' without its ')' in an arithmetic value")]
+    Unclosed,
+    #[error("expected a number or '(' in an arithmetic value")]
+    ExpectedNumber,
+}
+
 /// Evaluates `text`; the error says what is wrong.
-pub fn eval(text: &str) -> Result<u64, String> {
+pub fn eval(text: &str) -> Result<u64, ExprError> {
     let mut p = Parser {
         s: text.as_bytes(),
         at: 0,
@@ -15,12 +36,9 @@ pub fn eval(text: &str) -> Result<u64, String> {
     let v = p.sum()?;
     p.blanks();
     if p.at != p.s.len() {
-        return Err(format!(
-            "unexpected '{}' in an arithmetic value",
-            p.s[p.at] as char
-        ));
+        return Err(ExprError::Unexpected(p.s[p.at] as char));
     }
-    u64::try_from(v).map_err(|_| "an arithmetic value must be from 0 to 2^64-1".to_string())
+    u64::try_from(v).map_err(|_| ExprError::NotU64)
 }
 
 struct Parser<'a> {
@@ -43,12 +61,11 @@ impl Parser<'_> {
         self.s.get(self.at).copied()
     }
 
-    fn checked(v: Option<i128>) -> Result<i128, String> {
-        v.filter(|v| v.abs() <= LIMIT)
-            .ok_or_else(|| "an arithmetic value out of range".to_string())
+    fn checked(v: Option<i128>) -> Result<i128, ExprError> {
+        v.filter(|v| v.abs() <= LIMIT).ok_or(ExprError::OutOfRange)
     }
 
-    fn sum(&mut self) -> Result<i128, String> {
+    fn sum(&mut self) -> Result<i128, ExprError> {
         let mut v = self.product()?;
         while let Some(op @ (b'+' | b'-')) = self.peek() {
             self.at += 1;
@@ -62,14 +79,14 @@ impl Parser<'_> {
         Ok(v)
     }
 
-    fn product(&mut self) -> Result<i128, String> {
+    fn product(&mut self) -> Result<i128, ExprError> {
         let mut v = self.power()?;
         while let Some(op @ (b'*' | b'/' | b'%')) = self.peek() {
             self.at += 1;
             let r = self.power()?;
             v = Self::checked(match op {
                 b'*' => v.checked_mul(r),
-                _ if r == 0 => return Err("division by zero in an arithmetic value".into()),
+                _ if r == 0 => return Err(ExprError::DivisionByZero),
                 b'/' => v.checked_div(r),
                 _ => v.checked_rem(r),
             })?;
@@ -78,7 +95,7 @@ impl Parser<'_> {
     }
 
     /// `a ^ b ^ c` is `a ^ (b ^ c)`.
-    fn power(&mut self) -> Result<i128, String> {
+    fn power(&mut self) -> Result<i128, ExprError> {
         let base = self.atom()?;
         if self.peek() != Some(b'^') {
             return Ok(base);
@@ -86,26 +103,25 @@ impl Parser<'_> {
         self.at += 1;
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err("an arithmetic value nested too deeply".into());
+            return Err(ExprError::TooDeep);
         }
         let exp = self.power()?;
         self.depth -= 1;
-        let exp = u32::try_from(exp)
-            .map_err(|_| "a power's exponent must be a whole number of 0 or more")?;
+        let exp = u32::try_from(exp).map_err(|_| ExprError::Exponent)?;
         Self::checked(base.checked_pow(exp))
     }
 
-    fn atom(&mut self) -> Result<i128, String> {
+    fn atom(&mut self) -> Result<i128, ExprError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err("an arithmetic value nested too deeply".into());
+            return Err(ExprError::TooDeep);
         }
         let v = match self.peek() {
             Some(b'(') => {
                 self.at += 1;
                 let v = self.sum()?;
                 if self.peek() != Some(b')') {
-                    return Err("a '(' without its ')' in an arithmetic value".into());
+                    return Err(ExprError::Unclosed);
                 }
                 self.at += 1;
                 let unit = self.unit()?;
@@ -125,11 +141,11 @@ impl Parser<'_> {
                     .parse()
                     .ok()
                     .filter(|n| *n <= LIMIT)
-                    .ok_or("an arithmetic value out of range")?;
+                    .ok_or(ExprError::OutOfRange)?;
                 let unit = self.unit()?;
                 Self::checked(n.checked_mul(unit))?
             }
-            _ => return Err("expected a number or '(' in an arithmetic value".into()),
+            _ => return Err(ExprError::ExpectedNumber),
         };
         self.depth -= 1;
         Ok(v)
@@ -137,7 +153,7 @@ impl Parser<'_> {
 
     /// An optional unit right after a number: k, m, g, t, p (with an optional b), powers of
     /// 1024.
-    fn unit(&mut self) -> Result<i128, String> {
+    fn unit(&mut self) -> Result<i128, ExprError> {
         let power = match self.s.get(self.at).map(u8::to_ascii_lowercase) {
             Some(b'k') => 1,
             Some(b'm') => 2,

@@ -183,7 +183,7 @@ fn read_into(
     let text = job_text(&bytes).map_err(|(line, e)| JobFileError {
         path: path.to_path_buf(),
         line,
-        message: e,
+        message: e.to_string(),
     })?;
     stack.push(canonical);
     let r = parse_text(&text, path, env, out, stack);
@@ -194,7 +194,7 @@ fn read_into(
 /// A job file's text: a leading byte-order mark dropped, CR LF or CR-only line ends read as
 /// LF, and bytes that are not UTF-8 carried losslessly (see `rawpath`: `filename=t\xe9` names
 /// the file whose name is those bytes). The error is a line holding a reserved character.
-fn job_text(bytes: &[u8]) -> Result<String, (usize, String)> {
+fn job_text(bytes: &[u8]) -> Result<String, (usize, crate::rawpath::Reserved)> {
     let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
     let mut text = String::with_capacity(bytes.len());
     // Lines end at LF, CR LF or a lone CR.
@@ -242,7 +242,7 @@ fn parse_text(
         if content.is_empty() {
             continue;
         }
-        let content = expand_env(content, env).map_err(err)?;
+        let content = expand_env(content, env).map_err(|e| err(e.to_string()))?;
         let content = content.as_str();
         if let Some(rest) = content.strip_prefix('[') {
             let Some(end) = rest.find(']') else {
@@ -291,7 +291,10 @@ fn parse_text(
             )));
         };
         let value = match value {
-            Some(v) => Some(read_value(key, v, env, path, line, &mut out.warnings).map_err(err)?),
+            Some(v) => Some(
+                read_value(key, v, env, path, line, &mut out.warnings)
+                    .map_err(|e| err(e.to_string()))?,
+            ),
             None => None,
         };
         section.entries.push(Entry {
@@ -306,24 +309,46 @@ fn parse_text(
     Ok(())
 }
 
+/// What is wrong with one line's value (the file and line are added around it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum LineError {
+    #[error("{text}: '${{' without a closing '}}'")]
+    UnclosedVariable { text: String },
+    #[error("${{{name}}}: the environment variable {name} is not set")]
+    Unset { name: String },
+    #[error("{key}={value}: {source}")]
+    Arithmetic {
+        key: String,
+        value: String,
+        source: expr::ExprError,
+    },
+    #[error(
+        "{key}={value}: fio fails to parse a word after '= ' (the blank is kept); write \
+         {key}={trimmed}"
+    )]
+    WordAfterBlank {
+        key: String,
+        value: String,
+        trimmed: String,
+    },
+}
+
 /// `${VAR}` → the variable's value; an unset variable is an error (fio would leave a path
 /// like `${FIO_DIR}/x` that names nothing the user meant).
-fn expand_env(text: &str, env: &Env<'_>) -> Result<String, String> {
+fn expand_env(text: &str, env: &Env<'_>) -> Result<String, LineError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find("${") {
         out.push_str(&rest[..at]);
         let after = &rest[at + 2..];
         let Some(end) = after.find('}') else {
-            return Err(format!("{text}: '${{' without a closing '}}'"));
+            return Err(LineError::UnclosedVariable { text: text.into() });
         };
         let name = &after[..end];
         match (env.var)(name) {
             Some(v) => out.push_str(&v),
             None => {
-                return Err(format!(
-                    "${{{name}}}: the environment variable {name} is not set"
-                ));
+                return Err(LineError::Unset { name: name.into() });
             }
         }
         rest = &after[end + 1..];
@@ -350,7 +375,7 @@ fn read_value(
     path: &Path,
     line: usize,
     warnings: &mut Vec<String>,
-) -> Result<String, String> {
+) -> Result<String, LineError> {
     let mut v = value.trim_end().to_string();
     let mut replaced = false;
     for (word, n) in keywords(env) {
@@ -361,7 +386,11 @@ fn read_value(
     }
     let trimmed = v.trim_start();
     if replaced || trimmed.starts_with('(') {
-        let n = expr::eval(trimmed).map_err(|e| format!("{key}={value}: {e}"))?;
+        let n = expr::eval(trimmed).map_err(|source| LineError::Arithmetic {
+            key: key.into(),
+            value: value.into(),
+            source,
+        })?;
         return Ok(n.to_string());
     }
     if trimmed.len() == v.len() {
@@ -376,11 +405,11 @@ fn read_value(
             Some("bs" | "size" | "offset" | "rate" | "startdelay")
         );
     if matches!(kind, Some(Kind::Choice(_))) {
-        return Err(format!(
-            "{key}={value}: fio fails to parse a word after '= ' (the blank is kept); write \
-             {key}={}",
-            trimmed
-        ));
+        return Err(LineError::WordAfterBlank {
+            key: key.into(),
+            value: value.into(),
+            trimmed: trimmed.into(),
+        });
     }
     if numeric {
         let digits = trimmed

@@ -8,6 +8,32 @@ use std::time::Duration;
 
 use super::job::Distribution;
 
+/// Why a value does not parse. Each reads as what the option accepts, in the words users see
+/// after `--OPTION=VALUE: expected `.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// Not in the option's syntax: what it takes.
+    #[error("{0}")]
+    Syntax(&'static str),
+    /// A whole number outside the option's range.
+    #[error("a whole number from {min} to {max}")]
+    Range { min: u64, max: u64 },
+    #[error("a number that fits in 64 bits")]
+    Overflow,
+    #[error("a size below 16 EiB")]
+    SizeTooLarge,
+    #[error("a duration below 136 years")]
+    DurationTooLong,
+    /// Not one of the option's words.
+    #[error("one of {}", .0.join(", "))]
+    OneOf(&'static [&'static str]),
+    /// A distribution's parameter outside its domain: the distribution and what it takes.
+    #[error("{kind}:{takes}")]
+    Parameter { kind: String, takes: &'static str },
+}
+
+use ValueError::Syntax;
+
 /// A parsed size and, when fio's reading of it would surprise a reader, why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Size {
@@ -21,21 +47,21 @@ pub struct Size {
 /// `KB` mean 1024; the IEC forms `KiB`, `MiB` mean powers of 1000 ("the reverse standard", for
 /// compatibility with old job files); a bare `Ki`, `Mi` means 1024. Suffixes are
 /// case-insensitive; `b`/`B` alone means bytes.
-pub fn parse_size(text: &str) -> Result<Size, String> {
+pub fn parse_size(text: &str) -> Result<Size, ValueError> {
     parse_size_base(text, 1024)
 }
 
 /// [`parse_size`] under fio's `kb_base`: 1024 as above, or 1000, where `k`/`kb` mean 1000 and
 /// the IEC forms (`KiB`) mean 1024.
-pub fn parse_size_base(text: &str, kb_base: u64) -> Result<Size, String> {
+pub fn parse_size_base(text: &str, kb_base: u64) -> Result<Size, ValueError> {
     let t = text.trim();
     let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     if digits_end == 0 {
-        return Err("a whole number of bytes with an optional unit (512, 4k, 1m, 10g, 1t)".into());
+        return Err(Syntax(
+            "a whole number of bytes with an optional unit (512, 4k, 1m, 10g, 1t)",
+        ));
     }
-    let number: u64 = t[..digits_end]
-        .parse()
-        .map_err(|_| "a number that fits in 64 bits")?;
+    let number: u64 = t[..digits_end].parse().map_err(|_| ValueError::Overflow)?;
     let suffix = t[digits_end..].to_ascii_lowercase();
     let (power, iec_reversed, base) = match suffix.as_str() {
         "" | "b" => (0, false, 1024),
@@ -60,28 +86,28 @@ pub fn parse_size_base(text: &str, kb_base: u64) -> Result<Size, String> {
             }
         }
     };
-    let mult = base.checked_pow(power).ok_or("a size below 16 EiB")?;
-    let bytes = number.checked_mul(mult).ok_or("a size below 16 EiB")?;
+    let mult = base.checked_pow(power).ok_or(ValueError::SizeTooLarge)?;
+    let bytes = number.checked_mul(mult).ok_or(ValueError::SizeTooLarge)?;
     Ok(Size {
         bytes,
         iec_reversed,
     })
 }
 
-fn size_units_hint() -> String {
-    "a whole number of bytes with an optional unit k, m, g, t, p (powers of 1024, as fio)".into()
+fn size_units_hint() -> ValueError {
+    Syntax("a whole number of bytes with an optional unit k, m, g, t, p (powers of 1024, as fio)")
 }
 
 /// Parses a duration. A bare number is in `default_unit`; suffixes `us`, `ms`, `s`, `m`, `h`,
 /// `d` are accepted as in fio.
-pub fn parse_duration(text: &str, default_unit: Duration) -> Result<Duration, String> {
+pub fn parse_duration(text: &str, default_unit: Duration) -> Result<Duration, ValueError> {
     let t = text.trim();
     let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let accepted = "a whole number with an optional unit us, ms, s, m, h, d (e.g. 30, 30s, 5m)";
     if digits_end == 0 {
-        return Err(accepted.into());
+        return Err(Syntax(accepted));
     }
-    let n: u64 = t[..digits_end].parse().map_err(|_| accepted.to_string())?;
+    let n: u64 = t[..digits_end].parse().map_err(|_| Syntax(accepted))?;
     let unit = match t[digits_end..].to_ascii_lowercase().as_str() {
         "" => default_unit,
         "us" | "usec" => Duration::from_micros(1),
@@ -90,12 +116,12 @@ pub fn parse_duration(text: &str, default_unit: Duration) -> Result<Duration, St
         "m" | "min" => Duration::from_secs(60),
         "h" => Duration::from_secs(3600),
         "d" => Duration::from_secs(86400),
-        _ => return Err(accepted.into()),
+        _ => return Err(Syntax(accepted)),
     };
     u32::try_from(n)
         .ok()
         .and_then(|n| unit.checked_mul(n))
-        .ok_or_else(|| "a duration below 136 years".to_string())
+        .ok_or(ValueError::DurationTooLong)
 }
 
 /// Splits fio's per-direction list (`4k,64k`: reads, writes; a third value is for trims,
@@ -103,13 +129,15 @@ pub fn parse_duration(text: &str, default_unit: Duration) -> Result<Duration, St
 pub fn per_direction<T: Clone>(
     text: &str,
     default: T,
-    parse: impl Fn(&str) -> Result<T, String>,
-) -> Result<[T; 2], String> {
+    parse: impl Fn(&str) -> Result<T, ValueError>,
+) -> Result<[T; 2], ValueError> {
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
     if parts.len() > 3 {
-        return Err("at most three comma-separated values (read, write, trim)".into());
+        return Err(Syntax(
+            "at most three comma-separated values (read, write, trim)",
+        ));
     }
-    let one = |p: &str| -> Result<T, String> {
+    let one = |p: &str| -> Result<T, ValueError> {
         if p.is_empty() {
             Ok(default.clone())
         } else {
@@ -129,8 +157,8 @@ pub fn per_direction<T: Clone>(
 /// Parses `MIN-MAX` (or a single value, MIN = MAX) with `parse`.
 pub fn parse_range<T: PartialOrd + Copy>(
     text: &str,
-    parse: impl Fn(&str) -> Result<T, String>,
-) -> Result<(T, T), String> {
+    parse: impl Fn(&str) -> Result<T, ValueError>,
+) -> Result<(T, T), ValueError> {
     let (a, b) = match text.split_once('-') {
         Some((a, b)) => (parse(a)?, parse(b)?),
         None => {
@@ -139,26 +167,26 @@ pub fn parse_range<T: PartialOrd + Copy>(
         }
     };
     if a > b {
-        return Err("a range MIN-MAX with MIN <= MAX".into());
+        return Err(Syntax("a range MIN-MAX with MIN <= MAX"));
     }
     Ok((a, b))
 }
 
 /// Parses a boolean: `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`.
-pub fn parse_bool(text: &str) -> Result<bool, String> {
+pub fn parse_bool(text: &str) -> Result<bool, ValueError> {
     match text.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err("1 or 0 (also true/false, yes/no, on/off)".into()),
+        _ => Err(Syntax("1 or 0 (also true/false, yes/no, on/off)")),
     }
 }
 
 /// Parses a whole number in `[min, max]`.
-pub fn parse_int(text: &str, min: u64, max: u64) -> Result<u64, String> {
-    let accepted = || format!("a whole number from {min} to {max}");
-    let n: u64 = text.trim().parse().map_err(|_| accepted())?;
+pub fn parse_int(text: &str, min: u64, max: u64) -> Result<u64, ValueError> {
+    let accepted = ValueError::Range { min, max };
+    let n: u64 = text.trim().parse().map_err(|_| accepted.clone())?;
     if n < min || n > max {
-        return Err(accepted());
+        return Err(accepted);
     }
     Ok(n)
 }
@@ -167,30 +195,33 @@ pub fn parse_int(text: &str, min: u64, max: u64) -> Result<u64, String> {
 /// share what the others leave.
 pub fn parse_split(
     text: &str,
-    bytes: impl Fn(&str) -> Result<u64, String>,
-) -> Result<Vec<(u64, u32)>, String> {
-    let accepted = "BS/PERCENT entries separated by ':' (4k/60:64k/40), percentages adding \
-                    up to 100";
+    bytes: impl Fn(&str) -> Result<u64, ValueError>,
+) -> Result<Vec<(u64, u32)>, ValueError> {
+    let accepted =
+        Syntax("BS/PERCENT entries separated by ':' (4k/60:64k/40), percentages adding up to 100");
     let mut entries: Vec<(u64, Option<u32>)> = Vec::new();
     for part in text.split(':').map(str::trim).filter(|p| !p.is_empty()) {
         let (b, pct) = match part.split_once('/') {
             Some((b, p)) if p.trim().is_empty() => (b, None),
-            Some((b, p)) => (b, Some(parse_int(p, 0, 100).map_err(|_| accepted)? as u32)),
+            Some((b, p)) => (
+                b,
+                Some(parse_int(p, 0, 100).map_err(|_| accepted.clone())? as u32),
+            ),
             None => (part, None),
         };
         let b = bytes(b.trim())?;
         if b == 0 {
-            return Err(accepted.into());
+            return Err(accepted);
         }
         entries.push((b, pct));
     }
     if entries.is_empty() {
-        return Err(accepted.into());
+        return Err(accepted);
     }
     let given: u32 = entries.iter().filter_map(|e| e.1).sum();
     let blanks = entries.iter().filter(|e| e.1.is_none()).count() as u32;
     if given > 100 || (blanks == 0 && given != 100) {
-        return Err(accepted.into());
+        return Err(accepted);
     }
     let (share, mut extra) = match (100 - given).checked_div(blanks) {
         Some(share) => (share, (100 - given) % blanks),
@@ -232,16 +263,22 @@ pub fn split_filenames(text: &str) -> Vec<String> {
 
 /// `random`, `zipf:1.2`, `pareto:0.9`, `normal:10`, `zoned:60/10:30/20:10/70`,
 /// `zoned_abs:60/1g:40/10g`.
-pub fn parse_distribution(text: &str, kb: u64) -> Result<Distribution, String> {
+pub fn parse_distribution(text: &str, kb: u64) -> Result<Distribution, ValueError> {
     let t = text.trim().to_ascii_lowercase();
     let (kind, arg) = match t.split_once(':') {
         Some((k, a)) => (k, Some(a)),
         None => (t.as_str(), None),
     };
-    let float = |a: Option<&str>, ok: &dyn Fn(f64) -> bool, what: &str| -> Result<f64, String> {
+    let float = |a: Option<&str>,
+                 ok: &dyn Fn(f64) -> bool,
+                 takes: &'static str|
+     -> Result<f64, ValueError> {
         a.and_then(|a| a.trim().parse::<f64>().ok())
             .filter(|x| x.is_finite() && ok(*x))
-            .ok_or_else(|| format!("{kind}:{what}"))
+            .ok_or_else(|| ValueError::Parameter {
+                kind: kind.to_string(),
+                takes,
+            })
     };
     Ok(match kind {
         "random" if arg.is_none() => Distribution::Uniform,
@@ -258,28 +295,28 @@ pub fn parse_distribution(text: &str, kb: u64) -> Result<Distribution, String> {
         )?),
         "zoned" | "zoned_abs" => {
             let abs = kind == "zoned_abs";
-            let accepted = if abs {
+            let accepted = Syntax(if abs {
                 "zoned_abs:ACCESS%/BYTES[:...] with accesses adding up to 100"
             } else {
                 "zoned:ACCESS%/SIZE%[:...] with accesses adding up to 100 and sizes to at most 100"
-            };
+            });
             let mut zones = Vec::new();
             for z in arg
                 .unwrap_or("")
                 .split(':')
                 .filter(|z| !z.trim().is_empty())
             {
-                let (a, sz) = z.split_once('/').ok_or(accepted)?;
-                let a = parse_int(a, 0, 100).map_err(|_| accepted)? as u32;
+                let (a, sz) = z.split_once('/').ok_or(accepted.clone())?;
+                let a = parse_int(a, 0, 100).map_err(|_| accepted.clone())? as u32;
                 let sz = if sz.trim().is_empty() && !abs {
                     // An empty size: what the zones before it leave (fio's rand-zones.fio).
                     10_000u64.saturating_sub(zones.iter().map(|z: &(u32, u64)| z.1).sum())
                 } else if abs {
-                    parse_size_base(sz, kb).map_err(|_| accepted)?.bytes
+                    parse_size_base(sz, kb).map_err(|_| accepted.clone())?.bytes
                 } else {
-                    let p = sz.trim().parse::<f64>().map_err(|_| accepted)?;
+                    let p = sz.trim().parse::<f64>().map_err(|_| accepted.clone())?;
                     if !(0.0..=100.0).contains(&p) {
-                        return Err(accepted.into());
+                        return Err(accepted);
                     }
                     (p * 100.0).round() as u64
                 };
@@ -292,29 +329,28 @@ pub fn parse_distribution(text: &str, kb: u64) -> Result<Distribution, String> {
                 || (!abs && total_size > 10_000)
                 || total_size == 0
             {
-                return Err(accepted.into());
+                return Err(accepted);
             }
             Distribution::Zoned { abs, zones }
         }
         _ => {
-            return Err(
+            return Err(Syntax(
                 "random, zipf:THETA, pareto:H, normal:DEV, zoned:ACC/SIZE[:...] or \
-                 zoned_abs:ACC/BYTES[:...]"
-                    .into(),
-            );
+                 zoned_abs:ACC/BYTES[:...]",
+            ));
         }
     })
 }
 
 /// fio's `sync_file_range=FLAGS:N` → (SYNC_FILE_RANGE_* flags, N). FLAGS: one or more of
 /// wait_before, write, wait_after joined by ','; N defaults to 1.
-pub fn parse_sync_file_range(text: &str) -> Result<(u32, u32), String> {
+pub fn parse_sync_file_range(text: &str) -> Result<(u32, u32), ValueError> {
     const ACCEPTED: &str = "FLAGS:N, FLAGS one or more of wait_before, write, wait_after \
                             joined by ',' and N writes between calls (write:8)";
     let (flags, every) = match text.trim().rsplit_once(':') {
         Some((f, n)) => (
             f,
-            parse_int(n, 1, u64::from(u32::MAX)).map_err(|_| ACCEPTED)?,
+            parse_int(n, 1, u64::from(u32::MAX)).map_err(|_| Syntax(ACCEPTED))?,
         ),
         None => (text.trim(), 1),
     };
@@ -324,7 +360,7 @@ pub fn parse_sync_file_range(text: &str) -> Result<(u32, u32), String> {
             "wait_before" => libc::SYNC_FILE_RANGE_WAIT_BEFORE,
             "write" => libc::SYNC_FILE_RANGE_WRITE,
             "wait_after" => libc::SYNC_FILE_RANGE_WAIT_AFTER,
-            _ => return Err(ACCEPTED.into()),
+            _ => return Err(Syntax(ACCEPTED)),
         };
     }
     Ok((bits, every as u32))
@@ -332,13 +368,13 @@ pub fn parse_sync_file_range(text: &str) -> Result<(u32, u32), String> {
 
 /// fio's `buffer_pattern`: `0x` and hex digits (`0xdeadbeef`), a quoted string (`"abc"`), or a
 /// decimal number (its bytes, least significant first, as few as it needs).
-pub fn parse_pattern(text: &str) -> Result<Vec<u8>, String> {
+pub fn parse_pattern(text: &str) -> Result<Vec<u8>, ValueError> {
     const ACCEPTED: &str = "0x and hex digits (0xdeadbeef), a quoted string (\"iogauge\") or a \
                             decimal number";
     let t = text.trim();
     let bytes = if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         if hex.is_empty() || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Err(ACCEPTED.into());
+            return Err(Syntax(ACCEPTED));
         }
         // An odd digit count reads as a leading 0.
         let padded = if hex.len() % 2 == 1 {
@@ -359,10 +395,10 @@ pub fn parse_pattern(text: &str) -> Result<Vec<u8>, String> {
         }
         b
     } else {
-        return Err(ACCEPTED.into());
+        return Err(Syntax(ACCEPTED));
     };
     if bytes.is_empty() {
-        return Err(ACCEPTED.into());
+        return Err(Syntax(ACCEPTED));
     }
     Ok(bytes)
 }

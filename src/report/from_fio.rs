@@ -150,11 +150,20 @@ struct Disk {
     util: f64,
 }
 
+/// Why a JSON document cannot be read as fio's.
+#[derive(Debug, thiserror::Error)]
+pub enum FioJsonError {
+    #[error("not fio's JSON as fio 3 writes it: {0}")]
+    Shape(serde_json::Error),
+    #[error("fio's JSON has no jobs")]
+    NoJobs,
+}
+
 /// The report of the fio run `doc` describes; the error says what is missing or malformed.
-pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, String> {
-    let d = Doc::deserialize(doc).map_err(|e| format!("not fio's JSON as fio 3 writes it: {e}"))?;
+pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, FioJsonError> {
+    let d = Doc::deserialize(doc).map_err(FioJsonError::Shape)?;
     if d.jobs.is_empty() {
-        return Err("fio's JSON has no jobs".into());
+        return Err(FioJsonError::NoJobs);
     }
     let mut warnings = vec![format!(
         "read from {}'s JSON: it has no time series (fio writes them to log files), no host or \

@@ -33,15 +33,12 @@ impl Format {
     }
 
     /// A comma list (`text,json`), each format once, in the order given.
-    pub fn parse_list(s: &str) -> Result<Vec<Format>, String> {
+    pub fn parse_list(s: &str) -> Result<Vec<Format>, UnknownFormat> {
         let mut v = Vec::new();
         for word in s.split(',').map(str::trim) {
-            let f = word.parse::<Format>().map_err(|e| {
-                if s.contains(',') {
-                    e.replacen(&format!("={word}:"), &format!("={s}: {word}:"), 1)
-                } else {
-                    e
-                }
+            let f = word.parse::<Format>().map_err(|e| UnknownFormat {
+                list: s.contains(',').then(|| s.to_string()),
+                ..e
             })?;
             if !v.contains(&f) {
                 v.push(f);
@@ -51,20 +48,57 @@ impl Format {
     }
 }
 
+/// A word `--output-format` does not know, and the list it came in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "--output-format={}{word}: unknown format; accepted: text (alias normal), json, csv, html, \
+     or a comma list of them",
+    .list.as_ref().map_or(String::new(), |l| format!("{l}: "))
+)]
+pub struct UnknownFormat {
+    pub word: String,
+    pub list: Option<String>,
+}
+
 impl std::str::FromStr for Format {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownFormat;
+    fn from_str(s: &str) -> Result<Self, UnknownFormat> {
         match s {
             "text" | "normal" => Ok(Format::Text),
             "json" => Ok(Format::Json),
             "csv" => Ok(Format::Csv),
             "html" => Ok(Format::Html),
-            other => Err(format!(
-                "--output-format={other}: unknown format; accepted: text (alias normal), json, \
-                 csv, html, or a comma list of them"
-            )),
+            other => Err(UnknownFormat {
+                word: other.to_string(),
+                list: None,
+            }),
         }
     }
+}
+
+/// Why a saved report cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SavedError {
+    #[error("not a JSON report ({0})")]
+    NotJson(serde_json::Error),
+    #[error(transparent)]
+    Fio(#[from] from_fio::FioJsonError),
+    #[error("not an iogauge JSON report ({0}); iogauge reads its own JSON and fio's")]
+    NotIogauge(serde_json::Error),
+}
+
+/// A saved report: iogauge's JSON, or fio's (read as far as fio's JSON goes).
+pub fn saved(text: &str) -> Result<Report, SavedError> {
+    // iogauge's own, read straight into its type: a large report is never held as a tree.
+    if let Ok(r) = Report::from_json(text) {
+        return Ok(r);
+    }
+    let doc: serde_json::Value =
+        serde_json::from_str(crate::result::json_start(text)).map_err(SavedError::NotJson)?;
+    if from_fio::is_fio(&doc) {
+        return Ok(from_fio::run_report(&doc)?.into());
+    }
+    Report::from_value(doc).map_err(SavedError::NotIogauge)
 }
 
 pub fn render(format: Format, report: &Report) -> String {
@@ -155,13 +189,14 @@ mod tests {
             "xml"
                 .parse::<Format>()
                 .unwrap_err()
+                .to_string()
                 .contains("accepted: text")
         );
         assert_eq!(
             Format::parse_list("text, json,text").unwrap(),
             vec![Format::Text, Format::Json]
         );
-        let e = Format::parse_list("text,xml").unwrap_err();
+        let e = Format::parse_list("text,xml").unwrap_err().to_string();
         assert!(
             e.starts_with("--output-format=text,xml: xml: unknown"),
             "{e}"

@@ -200,9 +200,34 @@ pub fn open_files(plan: &Plan) -> u64 {
     (paths.len() + dirs.len()) as u64 + busiest + FDS_SPARE
 }
 
+/// A plan this process cannot hold: the one line that says what it needs and what it has.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LimitError {
+    #[error(
+        "nrfiles: the run holds about {need} files open at once (every file, and each job's \
+         own), but this process may open at most {may} (ulimit -n; hard limit {hard}); lower \
+         nrfiles or numjobs, or raise the limit"
+    )]
+    OpenFiles { need: u64, may: u64, hard: String },
+    #[error(
+        "the run needs about {} of memory (group {group}: {largest}) but has {} ({whose}); \
+         {advice}",
+        human_bytes(*need),
+        human_bytes(*has)
+    )]
+    Memory {
+        need: u64,
+        group: usize,
+        largest: String,
+        has: u64,
+        whose: String,
+        advice: &'static str,
+    },
+}
+
 /// Refuses a plan that needs more open files than this process may have, raising the soft
 /// limit to what the plan needs (up to the hard limit) where it can.
-pub fn check_open_files(plan: &Plan) -> Result<(), String> {
+pub fn check_open_files(plan: &Plan) -> Result<(), LimitError> {
     use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
     let need = open_files(plan);
     let lim = getrlimit(Resource::Nofile);
@@ -223,19 +248,17 @@ pub fn check_open_files(plan: &Plan) -> Result<(), String> {
     {
         return Ok(());
     }
-    Err(format!(
-        "nrfiles: the run holds about {need} files open at once (every file, and each job's \
-         own), but this process may open at most {} (ulimit -n; hard limit {}); lower nrfiles \
-         or numjobs, or raise the limit",
-        soft.min(hard),
-        lim.maximum.map_or("none".into(), |h| h.to_string())
-    ))
+    Err(LimitError::OpenFiles {
+        need,
+        may: soft.min(hard),
+        hard: lim.maximum.map_or("none".into(), |h| h.to_string()),
+    })
 }
 
 /// Refuses a plan that does not fit: the user's `--max-memory`, else the memory the machine
 /// has available, and always the address space `ulimit -v` leaves. One line naming what it
 /// needs, where it comes from, the limit and its source.
-pub fn check(plan: &Plan, max_memory: Option<u64>) -> Result<Estimate, String> {
+pub fn check(plan: &Plan, max_memory: Option<u64>) -> Result<Estimate, LimitError> {
     check_open_files(plan)?;
     let e = estimate(plan);
     let memory = match max_memory {
@@ -259,14 +282,14 @@ pub fn check(plan: &Plan, max_memory: Option<u64>) -> Result<Estimate, String> {
                 "lower iodepth, bs, numjobs or the verified size, or give --max-memory=SIZE to \
                  set the limit yourself"
             };
-            return Err(format!(
-                "the run needs about {} of memory (group {}: {}) but has {} ({}); {advice}",
-                human_bytes(need),
-                e.group,
-                e.largest,
-                human_bytes(limit.bytes),
-                limit.source
-            ));
+            return Err(LimitError::Memory {
+                need,
+                group: e.group,
+                largest: e.largest.clone(),
+                has: limit.bytes,
+                whose: limit.source,
+                advice,
+            });
         }
     }
     Ok(e)

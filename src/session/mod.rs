@@ -215,7 +215,7 @@ pub(crate) fn measure(
             .map_err(Failure::Usage)?;
     }
     check_log_files(&plan, safety.overwrite_output).map_err(Failure::Usage)?;
-    runner::limits::check(&plan, safety.max_memory).map_err(Failure::Usage)?;
+    runner::limits::check(&plan, safety.max_memory).map_err(|e| Failure::Usage(e.to_string()))?;
     // From here a signal stops the run instead of ending iogauge: the check takes locks and
     // marks the files it will write.
     let interrupt = interrupt_flag();

@@ -71,22 +71,6 @@ pub(crate) fn emit(out: &str, output: Option<&std::path::Path>, replace: bool) -
     }
 }
 
-/// A saved report: iogauge's JSON, or fio's (read as far as fio's JSON goes).
-pub(crate) fn saved_report(text: &str) -> Result<Report, String> {
-    // iogauge's own, read straight into its type: a large report is never held as a tree.
-    if let Ok(r) = Report::from_json(text) {
-        return Ok(r);
-    }
-    let doc: serde_json::Value = serde_json::from_str(iogauge::result::json_start(text))
-        .map_err(|e| format!("not a JSON report ({e})"))?;
-    if report::from_fio::is_fio(&doc) {
-        return report::from_fio::run_report(&doc).map(Report::from);
-    }
-    Report::from_value(doc).map_err(|e| {
-        format!("not an iogauge JSON report ({e}); iogauge reads its own JSON and fio's")
-    })
-}
-
 /// Whether stdout and stderr are one file (a terminal, or `&>` into one file).
 pub(crate) fn stdout_is_stderr() -> bool {
     let (Ok(a), Ok(b)) = (
@@ -139,6 +123,6 @@ pub(crate) fn first_point_report(
         .find_map(|r| {
             let t =
                 ownership::read_input_text(&dir.join(r), MAX_REPORT_BYTES, REPORT_CAP_WHY).ok()?;
-            saved_report(&t).ok()
+            report::saved(&t).ok()
         })
 }

@@ -64,9 +64,25 @@ pub enum Checksum {
     Pattern,
 }
 
+/// A `verify=` value iogauge does not check with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnknownChecksum {
+    /// One of fio's that iogauge has not implemented yet.
+    #[error(
+        "{0} is not supported yet; one of crc32c, crc32c-intel, crc64, md5, sha1, sha256, \
+         xxhash, meta, pattern, null (or 0)"
+    )]
+    NotYet(String),
+    #[error(
+        "one of crc32c, crc32c-intel, crc64, md5, sha1, sha256, xxhash, meta, pattern, null (or \
+         0)"
+    )]
+    Unknown,
+}
+
 impl Checksum {
     /// fio's `verify=` values (crc32c-intel is crc32c: hardware-assisted where the CPU has it).
-    pub fn parse(text: &str) -> Result<Option<Checksum>, String> {
+    pub fn parse(text: &str) -> Result<Option<Checksum>, UnknownChecksum> {
         Ok(Some(match text.trim().to_ascii_lowercase().as_str() {
             "0" | "none" => return Ok(None),
             "crc32c" | "crc32c-intel" => Checksum::Crc32c,
@@ -80,18 +96,9 @@ impl Checksum {
             "pattern" => Checksum::Pattern,
             other @ ("crc32" | "crc16" | "crc7" | "sha512" | "sha3-224" | "sha3-256"
             | "sha3-384" | "sha3-512" | "pattern_hdr") => {
-                return Err(format!(
-                    "{other} is not supported yet; one of crc32c, crc32c-intel, crc64, md5, \
-                     sha1, sha256, xxhash, meta, pattern, null (or 0)"
-                ));
+                return Err(UnknownChecksum::NotYet(other.to_string()));
             }
-            _ => {
-                return Err(
-                    "one of crc32c, crc32c-intel, crc64, md5, sha1, sha256, xxhash, meta, \
-                     pattern, null (or 0)"
-                        .into(),
-                );
-            }
+            _ => return Err(UnknownChecksum::Unknown),
         }))
     }
 
@@ -698,16 +705,31 @@ mod tests {
         // lost writes.
         let mut bad = b.clone();
         bad[STATE_HEADER_LEN + 3..STATE_HEADER_LEN + 10].copy_from_slice(b"garbage");
-        assert!(parse_state(&bad).unwrap_err().contains("record 1"));
+        assert!(
+            parse_state(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("record 1")
+        );
         let mut bad = b.clone();
         bad[20] ^= 4;
-        assert!(parse_state(&bad).unwrap_err().contains("header is damaged"));
+        assert!(
+            parse_state(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("header is damaged")
+        );
         let mut other = h.bytes();
         other.extend_from_slice(&state_record(8, 1, 42, 300));
         assert!(parse_state(&other).is_err());
         let mut outside = h.bytes();
         outside.extend_from_slice(&state_record(7, 2, 0, 1));
-        assert!(parse_state(&outside).unwrap_err().contains("outside"));
+        assert!(
+            parse_state(&outside)
+                .unwrap_err()
+                .to_string()
+                .contains("outside")
+        );
         // A checksum code with bits above its byte (its CRC made right): not one iogauge
         // writes (the fuzz target found it read as the low byte).
         let mut odd = h.bytes();
@@ -715,7 +737,12 @@ mod tests {
         let n = odd.len();
         let crc = crc32c::crc32c(&odd[..n - 4]);
         odd[n - 4..].copy_from_slice(&crc.to_le_bytes());
-        assert!(parse_state(&odd).unwrap_err().contains("unknown checksum"));
+        assert!(
+            parse_state(&odd)
+                .unwrap_err()
+                .to_string()
+                .contains("unknown checksum")
+        );
         // A block holding an older write than the durable one: lost.
         let block = sealed(Checksum::Crc32c, &stamp(8192, 5, 2));
         let mut w = want(8192, 2);
@@ -825,6 +852,7 @@ mod tests {
         assert!(
             Checksum::parse("crc7")
                 .unwrap_err()
+                .to_string()
                 .contains("not supported yet")
         );
         assert!(Checksum::parse("bogus").is_err());

@@ -74,38 +74,65 @@ fn record_crc(run_id: u64, body: &[u8]) -> u32 {
     crc32c::crc32c_append(crc32c::crc32c(&run_id.to_le_bytes()), body)
 }
 
+/// Why a state file cannot be read as a journal of this run's durable writes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    #[error("not an iogauge verify state file")]
+    NotState,
+    #[error(
+        "a state file of an older iogauge, without checksums: it cannot be trusted; run the \
+         writing job again with verify_state_save"
+    )]
+    Unchecked,
+    #[error("an iogauge verify state file of unknown version {0}")]
+    Version(u32),
+    #[error("the state file's header is cut short")]
+    ShortHeader,
+    #[error("the state file's header is damaged (its checksum does not match)")]
+    DamagedHeader,
+    #[error("unknown checksum in the state file")]
+    Checksum,
+    /// A record whose checksum does not match: its number (from 1) and byte offset.
+    #[error(
+        "record {number} of the state file (byte {at}) is damaged: its checksum does not \
+         match; the journal cannot say which writes were durable"
+    )]
+    DamagedRecord { number: usize, at: usize },
+    #[error(
+        "record {number} of the state file names block {block} of file {file}, outside the \
+         {blocks} block(s) of {files} file(s) its header describes"
+    )]
+    Outside {
+        number: usize,
+        block: u64,
+        file: u32,
+        blocks: u64,
+        files: u32,
+    },
+}
+
 /// A state file read back: its header and each block's last durable write. A record cut
 /// short at the end (the crash came while it was written) is left out.
-pub fn parse_state(b: &[u8]) -> Result<(StateHeader, Vec<Durable>), String> {
+pub fn parse_state(b: &[u8]) -> Result<(StateHeader, Vec<Durable>), StateError> {
     if b.len() < 12 || &b[..8] != STATE_MAGIC {
-        return Err("not an iogauge verify state file".into());
+        return Err(StateError::NotState);
     }
     match u32_at(b, 8) {
         STATE_VERSION => {}
-        1 => {
-            return Err(
-                "a state file of an older iogauge, without checksums: it cannot be trusted; \
-                 run the writing job again with verify_state_save"
-                    .into(),
-            );
-        }
-        v => {
-            return Err(format!(
-                "an iogauge verify state file of unknown version {v}"
-            ));
-        }
+        1 => return Err(StateError::Unchecked),
+        v => return Err(StateError::Version(v)),
     }
     if b.len() < STATE_HEADER_LEN {
-        return Err("the state file's header is cut short".into());
+        return Err(StateError::ShortHeader);
     }
     let crc_at = STATE_HEADER_LEN - 4;
     if crc32c::crc32c(&b[..crc_at]) != u32_at(b, crc_at) {
-        return Err("the state file's header is damaged (its checksum does not match)".into());
+        return Err(StateError::DamagedHeader);
     }
     let checksum = u8::try_from(u32_at(b, 12))
         .ok()
         .and_then(Checksum::from_code)
-        .ok_or_else(|| "unknown checksum in the state file".to_string())?;
+        .ok_or(StateError::Checksum)?;
     let h = StateHeader {
         checksum,
         run_id: u64_at(b, 16),
@@ -121,12 +148,10 @@ pub fn parse_state(b: &[u8]) -> Result<(StateHeader, Vec<Durable>), String> {
         .enumerate()
     {
         if record_crc(h.run_id, &r[..20]) != u32_at(r, 20) {
-            return Err(format!(
-                "record {} of the state file (byte {}) is damaged: its checksum does not match; \
-                 the journal cannot say which writes were durable",
-                i + 1,
-                STATE_HEADER_LEN + i * STATE_RECORD_LEN
-            ));
+            return Err(StateError::DamagedRecord {
+                number: i + 1,
+                at: STATE_HEADER_LEN + i * STATE_RECORD_LEN,
+            });
         }
         let d = Durable {
             file: u32_at(r, 0),
@@ -134,15 +159,13 @@ pub fn parse_state(b: &[u8]) -> Result<(StateHeader, Vec<Durable>), String> {
             seq: u64_at(r, 12),
         };
         if d.file >= h.files || d.block >= h.blocks {
-            return Err(format!(
-                "record {} of the state file names block {} of file {}, outside the {} block(s) \
-                 of {} file(s) its header describes",
-                i + 1,
-                d.block,
-                d.file,
-                h.blocks,
-                h.files
-            ));
+            return Err(StateError::Outside {
+                number: i + 1,
+                block: d.block,
+                file: d.file,
+                blocks: h.blocks,
+                files: h.files,
+            });
         }
         records.push(d);
     }

@@ -21,7 +21,7 @@ pub(super) fn block_sizes(
 ) -> Result<[BlockSizes; 2], SpecError> {
     let kb = v.kb_base;
     let iec = std::cell::Cell::new(false);
-    let bytes = |t: &str| -> Result<u64, String> {
+    let bytes = |t: &str| -> Result<u64, value::ValueError> {
         let s = value::parse_size_base(t, kb)?;
         iec.set(iec.get() || s.iec_reversed);
         Ok(s.bytes)

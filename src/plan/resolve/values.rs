@@ -137,7 +137,7 @@ impl<'a> Values<'a> {
     pub(super) fn parsed<T>(
         &self,
         name: &'static str,
-        parse: impl Fn(&str) -> Result<T, String>,
+        parse: impl Fn(&str) -> Result<T, value::ValueError>,
     ) -> Result<Option<T>, SpecError> {
         let Some((text, entry)) = self.text(name) else {
             return Ok(None);
@@ -146,7 +146,7 @@ impl<'a> Values<'a> {
             let d = def(name);
             match entry {
                 Some(e) => err(d, e, format!("expected {accepted}")),
-                None => unreachable_default(d, &accepted),
+                None => unreachable_default(d, &accepted.to_string()),
             }
         })
     }
@@ -204,7 +204,7 @@ impl<'a> Values<'a> {
             if words.contains(&t.as_str()) {
                 Ok(t)
             } else {
-                Err(format!("one of {}", words.join(", ")))
+                Err(value::ValueError::OneOf(words))
             }
         })?;
         Ok(text.expect("choices have defaults"))
