@@ -131,7 +131,7 @@ def main():
         f"{rel}:{i + 1}"
         for rel, lines in files
         for i, sig in signatures(code_lines(lines))
-        if re.search(r"->\s*Result<.*,\s*String>\s*(where|\{|;|$)", sig)
+        if re.search(r"->\s*Result<.*,\s*String\s*,?\s*>\s*(where|\{|;|$)", sig)
     ]
     circle_list = circles(files)
     counts = {

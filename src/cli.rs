@@ -130,6 +130,13 @@ pub enum SweepBase {
 #[derive(Debug)]
 pub struct UsageError(pub String);
 
+impl UsageError {
+    /// A lower layer's error, said as it is.
+    pub fn of(e: impl std::fmt::Display) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
 fn tool_args(cmd: Command) -> Command {
     let cmd = cmd
         .arg(
@@ -372,7 +379,7 @@ fn sweep_command() -> Command {
 fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError> {
     let mut axes: Vec<crate::studies::sweep::Axis> = Vec::new();
     for a in sm.get_many::<String>("sweep").into_iter().flatten() {
-        let axis = crate::studies::sweep::parse_axis(a).map_err(UsageError)?;
+        let axis = crate::studies::sweep::parse_axis(a).map_err(UsageError::of)?;
         if axes.iter().any(|x| x.name == axis.name) {
             return Err(UsageError(format!(
                 "--sweep={a}: {} is swept twice; give its values once",
@@ -381,7 +388,7 @@ fn sweep_request(args: &[String], sm: &ArgMatches) -> Result<Request, UsageError
         }
         axes.push(axis);
     }
-    crate::studies::sweep::grid(&axes).map_err(UsageError)?;
+    crate::studies::sweep::grid(&axes).map_err(UsageError::of)?;
     let table = match sm.get_one::<String>("table") {
         Some(t) => {
             let Some((r, c)) = t.split_once(',') else {
@@ -769,7 +776,7 @@ fn one_line(e: &clap::Error) -> String {
 
 fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
     let formats = Format::parse_list(m.get_one::<String>("output-format").expect("has default"))
-        .map_err(|e| UsageError(e.to_string()))?;
+        .map_err(UsageError::of)?;
     let output = m.get_one::<String>("output").map(|s| rawpath::path(s));
     let tool = ToolOptions {
         formats,
@@ -896,7 +903,7 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
     {
         return crate::compat::parse(name, &args[2..])
             .map(Request::Legacy)
-            .map_err(UsageError);
+            .map_err(UsageError::of);
     }
     if args.get(1).map(String::as_str) == Some("help")
         && args.get(2).map(String::as_str) == Some("options")

@@ -37,7 +37,7 @@ fn dispatch() -> ExitCode {
     };
     let request = cli::parse(&args);
     if let Err(e) = session::launch_allows(&request) {
-        return usage_exit(&e);
+        return ExitCode::from(e.reported());
     }
     match request {
         Err(e) => usage_exit(&e.0),

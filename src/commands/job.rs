@@ -15,11 +15,11 @@ pub(crate) fn read_job_files(
     defaults: &Section,
     overrides: &Section,
     only: &[String],
-) -> Result<(Vec<Section>, Vec<String>), String> {
+) -> Result<(Vec<Section>, Vec<String>), Failure> {
     let env = jobfile::Env::system();
     let (mut jobs, mut notes, mut names) = (Vec::new(), Vec::new(), Vec::new());
     for (i, f) in files.iter().enumerate() {
-        let parsed = jobfile::parse_file(f, &env).map_err(|e| e.to_string())?;
+        let parsed = jobfile::parse_file(f, &env).map_err(Failure::usage)?;
         notes.extend(parsed.warnings.iter().cloned());
         names.extend(
             parsed
@@ -37,16 +37,16 @@ pub(crate) fn read_job_files(
         jobs.extend(these);
     }
     if let Some(missing) = only.iter().find(|s| !names.contains(s)) {
-        return Err(format!(
+        return Err(Failure::Usage(format!(
             "--section={missing}: no such job section; the files have: {}",
             names.join(", ")
-        ));
+        )));
     }
     if jobs.is_empty() {
-        return Err(format!(
+        return Err(Failure::Usage(format!(
             "{}: no job sections to run (only [global] ones)",
             files[0].display()
-        ));
+        )));
     }
     Ok((jobs, notes))
 }
@@ -101,7 +101,7 @@ pub(crate) fn job(
 ) -> ExitCode {
     let (jobs, notes) = match read_job_files(files, defaults, overrides, sections) {
         Ok(r) => r,
-        Err(e) => return usage_exit(&e),
+        Err(e) => return ExitCode::from(e.reported()),
     };
     if parse_only {
         return print_plan(&jobs, &notes);

@@ -38,20 +38,23 @@ pub(crate) fn read_sweep(
         iogauge::studies::sweep::Index,
         Option<iogauge::studies::Report>,
     ),
-    String,
+    Failure,
 > {
     let path = dir.join("index.json");
     let text =
         ownership::read_input_text(&path, MAX_REPORT_BYTES, REPORT_CAP_WHY).map_err(|e| {
-            format!(
+            Failure::Usage(format!(
                 "{}: {e} (a sweep's directory holds index.json)",
                 path.display()
-            )
+            ))
         })?;
     let index: iogauge::studies::sweep::Index = serde_json::from_str(&text)
-        .map_err(|e| format!("{}: not a sweep's index ({e})", path.display()))?;
+        .map_err(|e| Failure::Usage(format!("{}: not a sweep's index ({e})", path.display())))?;
     if index.schema != iogauge::studies::sweep::SCHEMA || index.axes.is_empty() {
-        return Err(format!("{}: not a sweep's index", path.display()));
+        return Err(Failure::Usage(format!(
+            "{}: not a sweep's index",
+            path.display()
+        )));
     }
     let first = first_point_report(dir, &index);
     Ok((index, first))
@@ -67,7 +70,7 @@ pub(crate) fn sweep_report(
 ) -> ExitCode {
     let (index, first) = match read_sweep(dir) {
         Ok(x) => x,
-        Err(e) => return usage_exit(&e),
+        Err(e) => return ExitCode::from(e.reported()),
     };
     let out = match f {
         Format::Html => report::sweep_html::render(&index, first.as_deref()),
@@ -102,7 +105,8 @@ pub(crate) fn compare_files(
         let v =
             iogauge::studies::compare::load(&text).map_err(|e| format!("{}: {e}", p.display()))?;
         drop(text);
-        iogauge::studies::compare::check(&v, &p.display().to_string())?;
+        iogauge::studies::compare::check(&v, &p.display().to_string())
+            .map_err(|e| e.to_string())?;
         Ok(v)
     };
     let (b, n) = match (load(base), load(new)) {

@@ -21,7 +21,7 @@ pub(crate) fn point_sections(
     base: &cli::SweepBase,
     axes: &[iogauge::studies::sweep::Axis],
     values: &[String],
-) -> Result<(Vec<Section>, Vec<String>), String> {
+) -> Result<(Vec<Section>, Vec<String>), Failure> {
     match base {
         cli::SweepBase::Options(sections) => {
             let mut sections = sections.clone();
@@ -150,7 +150,7 @@ fn open_sweep(
                 SweepDir::check_new(&req.dir, shown).map(|()| (None, fresh))
             }
         });
-    opened.map_err(|e| usage_exit(&e))
+    opened.map_err(|e| usage_exit(&e.to_string()))
 }
 
 /// Each pending point resolved (a refused one recorded in the index): the points ready to
@@ -169,11 +169,12 @@ fn check_points(req: &cli::SweepRequest, index: &mut Index) -> (Vec<Ready>, usiz
         let checked = point_sections(&req.base, axes, &values).and_then(|(sections, notes)| {
             plan::resolve(&sections, false)
                 .map(|_| (sections, notes))
-                .map_err(|e| e.to_string())
+                .map_err(Failure::from)
         });
         match checked {
             Ok(plan) => plans.push(Some((values, plan))),
             Err(e) => {
+                let e = e.message();
                 refused += 1;
                 first_refusal.get_or_insert_with(|| e.clone());
                 (p.status, p.exit_code, p.error) = (Status::Refused, Some(2), Some(e));

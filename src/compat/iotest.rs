@@ -5,6 +5,7 @@
 //! the SAS KB asks administrators to reach by hand: MB/s per CPU core against SAS's guidance,
 //! files smaller than RAM, and CPU time against real time.
 
+use crate::compat::LegacyError;
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -49,12 +50,15 @@ pub struct Iotest {
     pub verify: bool,
 }
 
-fn err(msg: impl Into<String>) -> String {
-    format!("iotest: {}", msg.into())
+fn err(msg: impl Into<String>) -> LegacyError {
+    LegacyError::Usage {
+        tool: "iotest",
+        why: msg.into(),
+    }
 }
 
 /// Parses the arguments after `iotest`. `Ok(None)`: no arguments, print the usage.
-pub fn parse(args: &[String]) -> Result<Option<Iotest>, String> {
+pub fn parse(args: &[String]) -> Result<Option<Iotest>, LegacyError> {
     if args.is_empty() {
         return Ok(None);
     }
@@ -128,7 +132,7 @@ pub fn parse(args: &[String]) -> Result<Option<Iotest>, String> {
     }))
 }
 
-fn int(flag: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
+fn int(flag: &str, v: &str, min: u64, max: u64) -> Result<u64, LegacyError> {
     super::whole_number("iotest", &format!("{flag} {v}"), v, min, max)
 }
 

@@ -29,8 +29,38 @@ pub struct Flags {
     pub overwrite_output: bool,
 }
 
+/// A legacy command line a personality refuses, in one line (exit 2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LegacyError {
+    /// What the tool would refuse, or iogauge cannot do as the tool did: `TOOL: why`.
+    #[error("{tool}: {why}")]
+    Usage { tool: &'static str, why: String },
+    /// `TOOL: OPTION: expected a whole number from MIN to MAX` (`option` as the user wrote
+    /// it, value included).
+    #[error("{tool}: {option}: expected a whole number from {min} to {max}")]
+    WholeNumber {
+        tool: &'static str,
+        option: String,
+        min: u64,
+        max: u64,
+    },
+    /// A batch file's line (`FILE:LINE`) and what is wrong with it.
+    #[error("{at}: {error}")]
+    At { at: String, error: Box<LegacyError> },
+    #[error(
+        "{0}: unknown iogauge flag here; the personalities accept --json, --allow-overwrite, \
+         --skip-space-check and --overwrite-output"
+    )]
+    Flag(String),
+}
+
+/// A size the SAS tools would not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}': expected a size such as 8k, 512K, 5m, 2G")]
+pub struct SasSize(pub String);
+
 /// Splits iogauge's `--` flags from a legacy argument list.
-pub fn split_flags(args: &[String]) -> Result<(Vec<String>, Flags), String> {
+pub fn split_flags(args: &[String]) -> Result<(Vec<String>, Flags), LegacyError> {
     let mut rest = Vec::new();
     let mut f = Flags::default();
     for a in args {
@@ -45,10 +75,7 @@ pub fn split_flags(args: &[String]) -> Result<(Vec<String>, Flags), String> {
                 && !s.starts_with("--results")
                 && s != "--verify" =>
             {
-                return Err(format!(
-                    "{s}: unknown iogauge flag here; the personalities accept --json, \
-                     --allow-overwrite, --skip-space-check and --overwrite-output"
-                ));
+                return Err(LegacyError::Flag(s.to_string()));
             }
             _ => rest.push(normalize_dash(a)),
         }
@@ -100,7 +127,7 @@ pub struct Rendered {
 pub const NAMES: [&str; 3] = ["sasiotest", "sqlio", "iotest"];
 
 /// Parses `iogauge NAME ARGS...` for a personality NAME.
-pub fn parse(name: &str, args: &[String]) -> Result<Invocation, String> {
+pub fn parse(name: &str, args: &[String]) -> Result<Invocation, LegacyError> {
     let (args, flags) = split_flags(args)?;
     match name {
         "sasiotest" => Ok(match sasiotest::parse(&args)? {
@@ -138,21 +165,26 @@ pub struct Step {
 /// `text` as a whole number in `min..=max`, or the one-line error "`TOOL: OPTION: expected a
 /// whole number from MIN to MAX`" (`option` as the user wrote it, value included).
 pub fn whole_number(
-    tool: &str,
+    tool: &'static str,
     option: &str,
     text: &str,
     min: u64,
     max: u64,
-) -> Result<u64, String> {
+) -> Result<u64, LegacyError> {
     text.parse::<u64>()
         .ok()
         .filter(|n| (min..=max).contains(n))
-        .ok_or_else(|| format!("{tool}: {option}: expected a whole number from {min} to {max}"))
+        .ok_or_else(|| LegacyError::WholeNumber {
+            tool,
+            option: option.to_string(),
+            min,
+            max,
+        })
 }
 
 /// Sizes the SAS tools accept: a number with an optional K, M, G or T (powers of 1024, either
 /// case, an optional trailing B).
-pub fn parse_sas_size(text: &str) -> Result<u64, String> {
+pub fn parse_sas_size(text: &str) -> Result<u64, SasSize> {
     let t = text.trim();
     let t = t.strip_suffix(['b', 'B']).unwrap_or(t);
     let (digits, mult) = match t.char_indices().last() {
@@ -163,9 +195,7 @@ pub fn parse_sas_size(text: &str) -> Result<u64, String> {
                 'g' => 1 << 30,
                 't' => 1 << 40,
                 _ => {
-                    return Err(format!(
-                        "'{text}': expected a size such as 8k, 512K, 5m, 2G"
-                    ));
+                    return Err(SasSize(text.to_string()));
                 }
             };
             (&t[..i], m)
@@ -177,7 +207,7 @@ pub fn parse_sas_size(text: &str) -> Result<u64, String> {
         .ok()
         .and_then(|n| n.checked_mul(mult))
         .filter(|&n| n > 0)
-        .ok_or_else(|| format!("'{text}': expected a size such as 8k, 512K, 5m, 2G"))
+        .ok_or_else(|| SasSize(text.to_string()))
 }
 
 /// The rule separating the legacy output from iogauge's additions.

@@ -5,6 +5,7 @@
 //! back, and `-ran -unbuffered` is "read with history" (buffered random reads with the kernel's
 //! normal read-ahead). Output is SASIOTEST's, then iogauge's additions.
 
+use crate::compat::LegacyError;
 use std::fmt::Write;
 use std::fs;
 use std::path::PathBuf;
@@ -75,12 +76,15 @@ pub struct Sasiotest {
     pub notices: Vec<String>,
 }
 
-fn err(msg: impl Into<String>) -> String {
-    format!("sasiotest: {}", msg.into())
+fn err(msg: impl Into<String>) -> LegacyError {
+    LegacyError::Usage {
+        tool: "sasiotest",
+        why: msg.into(),
+    }
 }
 
 /// Parses the arguments after `sasiotest`. `Ok(None)`: no arguments, print the usage.
-pub fn parse(args: &[String]) -> Result<Option<Sasiotest>, String> {
+pub fn parse(args: &[String]) -> Result<Option<Sasiotest>, LegacyError> {
     let Some(first) = args.first() else {
         return Ok(None);
     };
@@ -162,7 +166,7 @@ fn settle(
     filesize: Option<u64>,
     pagesize: Option<u64>,
     numpages: Option<u32>,
-) -> Result<(), String> {
+) -> Result<(), LegacyError> {
     match filesize {
         Some(f) => t.filesize = f,
         None => t
@@ -235,7 +239,7 @@ fn settle(
 }
 
 /// Reads need an existing file holding at least `-filesize` bytes.
-fn check_readable(t: &Sasiotest) -> Result<(), String> {
+fn check_readable(t: &Sasiotest) -> Result<(), LegacyError> {
     let meta = fs::metadata(&t.file).map_err(|e| {
         err(format!(
             "cannot read {}: {e}",
@@ -458,7 +462,9 @@ mod tests {
             (t.filesize, t.pagesize, t.notices.len()),
             (1 << 20, 8192, 2)
         );
-        let e = parse(&args(&[f, "-w", "-sgio", "-pagesize", "4k"])).unwrap_err();
+        let e = parse(&args(&[f, "-w", "-sgio", "-pagesize", "4k"]))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("-sgio requires -numpages"), "{e}");
         let e = parse(&args(&[
             f,
@@ -474,6 +480,7 @@ mod tests {
         // The whole-calls rule is resolution's, told in this tool's flags.
         let e = crate::plan::resolve(&e.step().sections, false)
             .unwrap_err()
+            .to_string()
             .to_string();
         assert!(
             e.starts_with("sasiotest -numpages=3: size per file (-filesize ")
@@ -483,6 +490,7 @@ mod tests {
         assert!(
             parse(&args(&["-w", f]))
                 .unwrap_err()
+                .to_string()
                 .contains("first argument")
         );
         assert!(parse(&args(&[])).unwrap().is_none());
@@ -496,12 +504,17 @@ mod tests {
         assert!(
             parse(&args(&[fs_, "-r"]))
                 .unwrap_err()
+                .to_string()
                 .contains("cannot read")
         );
         std::fs::write(&f, vec![1u8; 4096]).unwrap();
-        let e = parse(&args(&[fs_, "-r", "-pagesize", "8k", "-filesize", "8k"])).unwrap_err();
+        let e = parse(&args(&[fs_, "-r", "-pagesize", "8k", "-filesize", "8k"]))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("too small for one page of 8192 bytes"), "{e}");
-        let e = parse(&args(&[fs_, "-r", "-pagesize", "4k", "-filesize", "8k"])).unwrap_err();
+        let e = parse(&args(&[fs_, "-r", "-pagesize", "4k", "-filesize", "8k"]))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("smaller than -filesize"), "{e}");
         assert!(parse(&args(&[fs_, "-r", "-pagesize", "4k", "-filesize", "4k"])).is_ok());
     }

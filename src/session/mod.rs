@@ -33,7 +33,7 @@ pub(crate) type Agree = Box<dyn FnMut(bool) -> bool>;
 pub(crate) type GroupReady = Box<dyn FnMut(usize, bool) -> bool>;
 pub(crate) type RunTick = Box<dyn FnMut(Tick) -> Told>;
 /// See [`READ_FROM`].
-pub(crate) type ReadFromHook = Box<dyn Fn(&mut plan::Plan, bool) -> Result<Vec<String>, String>>;
+pub(crate) type ReadFromHook = Box<dyn Fn(&mut plan::Plan, bool) -> Result<Vec<String>, Failure>>;
 
 /// A tick of a running group, as a scale-out run sees it.
 #[derive(Clone, Copy)]
@@ -126,6 +126,11 @@ pub(crate) enum Failure {
 }
 
 impl Failure {
+    /// A lower layer's refusal of the options, said as it is.
+    pub(crate) fn usage(e: impl std::fmt::Display) -> Failure {
+        Failure::Usage(e.to_string())
+    }
+
     pub(crate) fn code(&self) -> u8 {
         match self {
             Failure::Usage(_) => 2,
@@ -136,7 +141,6 @@ impl Failure {
     }
 
     /// Why, in one line.
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     pub(crate) fn message(&self) -> String {
         match self {
             Failure::Usage(m) | Failure::System(m) => m.clone(),
@@ -207,15 +211,15 @@ pub(crate) fn measure(
     let mut plan = plan::resolve(sections, separate_groups)?;
     let read_from = READ_FROM.with(|h| h.borrow().as_ref().map(|f| f(&mut plan, separate_groups)));
     if let Some(warnings) = read_from {
-        plan.warnings.extend(warnings.map_err(Failure::Usage)?);
+        plan.warnings.extend(warnings?);
     }
     if rounds.precondition > 0 {
         // Refused before anything is checked or created.
         iogauge::studies::rounds::precondition_plan(&plan, rounds.precondition)
-            .map_err(Failure::Usage)?;
+            .map_err(Failure::usage)?;
     }
-    check_log_files(&plan, safety.overwrite_output).map_err(Failure::Usage)?;
-    runner::limits::check(&plan, safety.max_memory).map_err(|e| Failure::Usage(e.to_string()))?;
+    check_log_files(&plan, safety.overwrite_output)?;
+    runner::limits::check(&plan, safety.max_memory).map_err(Failure::usage)?;
     // From here a signal stops the run instead of ending iogauge: the check takes locks and
     // marks the files it will write.
     let interrupt = interrupt_flag();
@@ -553,7 +557,9 @@ pub(crate) fn repeated(
 /// Whether a launch by mpirun or srun (several ranks) can run `request`: a build without MPI
 /// refuses any that runs I/O (N independent copies would each report alone), and sweeps and
 /// sqlio's batches do not run across ranks yet.
-pub(crate) fn launch_allows(request: &Result<cli::Request, cli::UsageError>) -> Result<(), String> {
+pub(crate) fn launch_allows(
+    request: &Result<cli::Request, cli::UsageError>,
+) -> Result<(), Failure> {
     let Some(l) = iogauge::studies::scaleout::launched(&|k| std::env::var(k).ok()) else {
         return Ok(());
     };
@@ -567,7 +573,9 @@ pub(crate) fn launch_allows(request: &Result<cli::Request, cli::UsageError>) -> 
             | cli::Request::Legacy(_))
     );
     if runs_io && l.size > 1 && !cfg!(feature = "mpi") {
-        return Err(iogauge::studies::scaleout::without_mpi_error(l));
+        return Err(Failure::Usage(
+            iogauge::studies::scaleout::without_mpi_error(l),
+        ));
     }
     let batch = matches!(
         request,
@@ -576,12 +584,12 @@ pub(crate) fn launch_allows(request: &Result<cli::Request, cli::UsageError>) -> 
         ))
     );
     if l.size > 1 && (batch || matches!(request, Ok(cli::Request::Sweep(_)))) {
-        return Err(format!(
+        return Err(Failure::Usage(format!(
             "launched as rank {} of {}: scale-out runs `run`, `job`, `quick`, `assess` and \
              the legacy tools' single tests; sweeps and `sqlio --batch` do not run across \
              ranks yet",
             l.rank, l.size
-        ));
+        )));
     }
     Ok(())
 }

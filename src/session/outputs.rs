@@ -27,12 +27,12 @@ pub(crate) fn default_stem(unix_s: u64) -> String {
 
 /// Refuses, before anything runs, log files that may not be written: in a missing directory,
 /// through a link, or over a file iogauge did not write (without `--overwrite-output`).
-pub(crate) fn check_log_files(plan: &plan::Plan, replace: bool) -> Result<(), String> {
+pub(crate) fn check_log_files(plan: &plan::Plan, replace: bool) -> Result<(), super::Failure> {
     let jobs = plan.groups.iter().flat_map(|g| &g.jobs);
     for (i, job) in jobs.enumerate() {
         for name in job.logs.files(i + 1) {
             ownership::check_output(&iogauge::rawpath::path(&name), replace)
-                .map_err(|e| format!("log file {name}: {e}"))?;
+                .map_err(|e| super::Failure::Usage(format!("log file {name}: {e}")))?;
         }
     }
     Ok(())

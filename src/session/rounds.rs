@@ -34,7 +34,7 @@ pub(crate) fn run_rounds(
     };
     if rounds.precondition > 0 {
         let pre = iogauge::studies::rounds::precondition_plan(plan, rounds.precondition)
-            .map_err(Failure::Usage)?;
+            .map_err(Failure::usage)?;
         errln!(
             "iogauge: preconditioning: writing the files sequentially {} time(s)",
             rounds.precondition

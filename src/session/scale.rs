@@ -135,10 +135,9 @@ pub fn begin(
     let shared = std::env::var("IOGAUGE_MPI_SHARED_FILES").is_ok_and(|v| v == "1");
     let hosts = all_hosts(&world, &host);
     let shift = match read_shift {
-        Some(s) if shared => Err(format!(
-            "--rank-read-shift={s}: with IOGAUGE_MPI_SHARED_FILES=1 every rank already \
-             reads the same files"
-        )),
+        Some(s) if shared => Err(iogauge::studies::scaleout::ShiftError::Shared {
+            flag: format!("--rank-read-shift={s}"),
+        }),
         Some(s) => s.ranks(&hosts).map(|(n, w)| Some((s, n, w))),
         None => Ok(None),
     };
@@ -147,7 +146,7 @@ pub fn begin(
         Err(why) => {
             // The same on every rank: said once, and no rank leaves before it is said.
             if rank == 0 {
-                let _ = super::usage_exit(&why);
+                let _ = super::usage_exit(&why.to_string());
             }
             world.barrier();
             return Err(if rank == 0 { 2 } else { 0 });
@@ -165,8 +164,8 @@ pub fn begin(
         super::READ_FROM.with(|h| {
             *h.borrow_mut() = Some(Box::new(move |plan, separate| {
                 let flag = format!("--rank-read-shift={s}");
-                let other = iogauge::plan::resolve(&theirs, separate).map_err(|e| e.to_string())?;
-                borrow(plan, &other, partner, &partner_host, &flag)?;
+                let other = iogauge::plan::resolve(&theirs, separate)?;
+                borrow(plan, &other, partner, &partner_host, &flag).map_err(Failure::usage)?;
                 Ok(warning.iter().cloned().collect())
             }))
         });

@@ -149,11 +149,35 @@ struct SlimLat {
     percentile: Value,
 }
 
+/// Why a report cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error("not a JSON report ({0})")]
+    NotJson(serde_json::Error),
+    #[error(
+        "{what}: not a JSON report with a jobs[] list (iogauge --output-format=json or fio \
+         --output-format=json)"
+    )]
+    NoJobs { what: String },
+    /// A figure below zero: the report's name, the job, the direction, the key and the value.
+    #[error(
+        "{what}: job {job} {dir}: {key} is {value}: a report's figures are never negative (a \
+         damaged or edited report)"
+    )]
+    Negative {
+        what: String,
+        job: String,
+        dir: &'static str,
+        key: &'static str,
+        value: f64,
+    },
+}
+
 /// A report's text, read for `compare`: only what it compares (see [`Slim`]).
-pub fn load(text: &str) -> Result<Value, String> {
-    let slim: Slim = serde_json::from_str(crate::result::json_start(text))
-        .map_err(|e| format!("not a JSON report ({e})"))?;
-    serde_json::to_value(slim).map_err(|e| e.to_string())
+pub fn load(text: &str) -> Result<Value, CompareError> {
+    let slim: Slim =
+        serde_json::from_str(crate::result::json_start(text)).map_err(CompareError::NotJson)?;
+    serde_json::to_value(slim).map_err(CompareError::NotJson)
 }
 
 /// Who produced a document, and where, in one line.
@@ -175,12 +199,9 @@ fn describe(doc: &Value) -> String {
 }
 
 /// Checks that `doc` has fio's `jobs[]`; the error names `what`.
-pub fn check(doc: &Value, what: &str) -> Result<(), String> {
+pub fn check(doc: &Value, what: &str) -> Result<(), CompareError> {
     let Some(jobs) = doc["jobs"].as_array() else {
-        return Err(format!(
-            "{what}: not a JSON report with a jobs[] list (iogauge --output-format=json or fio \
-             --output-format=json)"
-        ));
+        return Err(CompareError::NoJobs { what: what.into() });
     };
     // A rate, a count or a latency below zero is no measurement: a damaged or edited report.
     for j in jobs {
@@ -192,12 +213,13 @@ pub fn check(doc: &Value, what: &str) -> Result<(), String> {
                 .collect();
             figures.extend(["50.000000", "99.000000"].map(|p| ("percentile", percentile(d, p))));
             if let Some((k, v)) = figures.iter().find(|(_, v)| v.is_some_and(|v| v < 0.0)) {
-                return Err(format!(
-                    "{what}: job {} {dir}: {k} is {}: a report's figures are never negative (a \
-                     damaged or edited report)",
-                    j["jobname"].as_str().unwrap_or("?"),
-                    v.unwrap_or_default()
-                ));
+                return Err(CompareError::Negative {
+                    what: what.into(),
+                    job: j["jobname"].as_str().unwrap_or("?").into(),
+                    dir,
+                    key: k,
+                    value: v.unwrap_or_default(),
+                });
             }
         }
     }

@@ -103,7 +103,16 @@ pub fn tracks_bandwidth(plan: &Plan) -> bool {
 /// The preconditioning plan: for each distinct region the workload writes (its files, offset
 /// and size), one job writing it sequentially `passes` times, untimed and unpaced. Refused
 /// when a job does not write: preconditioning would write files the workload only reads.
-pub fn precondition_plan(plan: &Plan, passes: u32) -> Result<Plan, String> {
+/// A job that only reads: preconditioning would write its files.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "--precondition: job {0} only reads; preconditioning writes the files, so it goes with \
+     workloads that write (a file iogauge creates for reading is written in full before it is \
+     read anyway)"
+)]
+pub struct ReadOnlyJob(pub String);
+
+pub fn precondition_plan(plan: &Plan, passes: u32) -> Result<Plan, ReadOnlyJob> {
     let mut out = plan.clone();
     out.warnings.clear();
     for g in &mut out.groups {
@@ -111,12 +120,7 @@ pub fn precondition_plan(plan: &Plan, passes: u32) -> Result<Plan, String> {
         let mut jobs = Vec::new();
         for j in &g.jobs {
             if !j.rw.writes() {
-                return Err(format!(
-                    "--precondition: job {} only reads; preconditioning writes the files, so it \
-                     goes with workloads that write (a file iogauge creates for reading is \
-                     written in full before it is read anyway)",
-                    j.name
-                ));
+                return Err(ReadOnlyJob(j.name.clone()));
             }
             let key = (j.paths(), j.offset, j.size);
             if seen.contains(&key) {

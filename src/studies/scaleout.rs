@@ -102,18 +102,73 @@ pub enum ReadShift {
     Ranks(usize),
 }
 
+/// Why ranks cannot read each other's files as asked (`--rank-read-shift`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShiftError {
+    #[error("expected host (the nearest ranks on another host) or a number of ranks from 1")]
+    Syntax,
+    #[error("{flag}: with IOGAUGE_MPI_SHARED_FILES=1 every rank already reads the same files")]
+    Shared { flag: String },
+    #[error(
+        "{flag}: with {n} ranks, a shift of {shift} makes every rank read its own files; give 1 \
+         to {} or host",
+        .n - 1
+    )]
+    OwnFiles {
+        flag: String,
+        n: usize,
+        shift: usize,
+    },
+    #[error(
+        "{flag}: all {n} ranks run on one host ({host}), so none can read files written on \
+         another; give a number of ranks to shift by (those reads may come from this host's \
+         page cache)"
+    )]
+    OneHost {
+        flag: String,
+        n: usize,
+        host: String,
+    },
+    #[error(
+        "{flag}: no one shift puts every rank's reads on another host with these ranks per host \
+         ({counts}); give a number of ranks to shift by"
+    )]
+    NoShift { flag: String, counts: String },
+    #[error(
+        "{flag}: job {job} checks what it reads against this rank's journal of durable writes \
+         ({option}), which says nothing of another rank's file; check another rank's blocks \
+         without it (verify on a reader), or journal its own"
+    )]
+    Journal {
+        flag: String,
+        job: String,
+        option: String,
+    },
+    #[error(
+        "{flag}: job {job} and rank {rank}'s job {theirs} do not match (the plans differ by \
+         rank), so no file of one stands for a file of the other"
+    )]
+    Mismatch {
+        flag: String,
+        job: String,
+        rank: usize,
+        theirs: String,
+    },
+    #[error(
+        "{flag}: no job only reads (rw=read or randread), so no job would read another rank's \
+         files"
+    )]
+    NoReader { flag: String },
+}
+
 impl std::str::FromStr for ReadShift {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ShiftError;
+    fn from_str(s: &str) -> Result<Self, ShiftError> {
         match s {
             "host" => Ok(ReadShift::Host),
             _ => match s.parse::<usize>() {
                 Ok(n) if n > 0 => Ok(ReadShift::Ranks(n)),
-                _ => Err(
-                    "expected host (the nearest ranks on another host) or a number of \
-                          ranks from 1"
-                        .into(),
-                ),
+                _ => Err(ShiftError::Syntax),
             },
         }
     }
@@ -131,16 +186,14 @@ impl std::fmt::Display for ReadShift {
 impl ReadShift {
     /// The shift in ranks, given every rank's host (indexed by rank), and a warning when some
     /// ranks would read files written on their own host. The same on every rank.
-    pub fn ranks(self, hosts: &[String]) -> Result<(usize, Option<String>), String> {
+    pub fn ranks(self, hosts: &[String]) -> Result<(usize, Option<String>), ShiftError> {
         let n = hosts.len();
         let flag = format!("--rank-read-shift={self}");
         let same = |s: usize| (0..n).filter(|&r| hosts[r] == hosts[(r + s) % n]).count();
         match self {
-            ReadShift::Ranks(s) if s % n == 0 => Err(format!(
-                "{flag}: with {n} ranks, a shift of {s} makes every rank read its own files; \
-                 give 1 to {} or host",
-                n - 1
-            )),
+            ReadShift::Ranks(shift) if shift % n == 0 => {
+                Err(ShiftError::OwnFiles { flag, n, shift })
+            }
             ReadShift::Ranks(s) => {
                 let s = s % n;
                 let warning = match same(s) {
@@ -162,20 +215,18 @@ impl ReadShift {
                     *per_host.entry(h).or_default() += 1;
                 }
                 if per_host.len() == 1 {
-                    return Err(format!(
-                        "{flag}: all {n} ranks run on one host ({}), so none can read files \
-                         written on another; give a number of ranks to shift by (those reads may \
-                         come from this host's page cache)",
-                        hosts[0]
-                    ));
+                    return Err(ShiftError::OneHost {
+                        flag,
+                        n,
+                        host: hosts[0].clone(),
+                    });
                 }
                 let counts: Vec<String> =
                     per_host.iter().map(|(h, c)| format!("{h}: {c}")).collect();
-                Err(format!(
-                    "{flag}: no one shift puts every rank's reads on another host with these \
-                     ranks per host ({}); give a number of ranks to shift by",
-                    counts.join(", ")
-                ))
+                Err(ShiftError::NoShift {
+                    flag,
+                    counts: counts.join(", "),
+                })
             }
         }
     }
@@ -192,7 +243,7 @@ pub fn borrow(
     rank: usize,
     host: &str,
     flag: &str,
-) -> Result<usize, String> {
+) -> Result<usize, ShiftError> {
     let theirs = partner.groups.iter().flat_map(|g| &g.jobs);
     let mut n = 0;
     for (job, other) in plan.groups.iter_mut().flat_map(|g| &mut g.jobs).zip(theirs) {
@@ -203,23 +254,22 @@ pub fn borrow(
             // A reader's checks (verify on a reader, verify_only) need nothing of the writer:
             // each block's header says where it belongs and its digest what it holds. A
             // journal, though, is of this rank's own writes.
-            return Err(format!(
-                "{flag}: job {} checks what it reads against this rank's journal of durable \
-                 writes ({}), which says nothing of another rank's file; check another \
-                 rank's blocks without it (verify on a reader), or journal its own",
-                job.name,
-                job.label("verify_state_load")
-            ));
+            return Err(ShiftError::Journal {
+                flag: flag.into(),
+                job: job.name.clone(),
+                option: job.label("verify_state_load"),
+            });
         }
         let paths = other.paths();
         if paths.len() != job.paths().len()
             || other.name.split('.').next() != job.name.split('.').next()
         {
-            return Err(format!(
-                "{flag}: job {} and rank {rank}'s job {} do not match (the plans differ by \
-                 rank), so no file of one stands for a file of the other",
-                job.name, other.name
-            ));
+            return Err(ShiftError::Mismatch {
+                flag: flag.into(),
+                job: job.name.clone(),
+                rank,
+                theirs: other.name.clone(),
+            });
         }
         job.read_from = Some(ReadFrom {
             rank,
@@ -229,10 +279,7 @@ pub fn borrow(
         n += 1;
     }
     if n == 0 {
-        return Err(format!(
-            "{flag}: no job only reads (rw=read or randread), so no job would read another \
-             rank's files"
-        ));
+        return Err(ShiftError::NoReader { flag: flag.into() });
     }
     Ok(n)
 }
@@ -704,9 +751,12 @@ mod tests {
         // Round robin: the next rank is on another host.
         assert_eq!(host.ranks(&hosts(&["a", "b", "a", "b"])), Ok((1, None)));
         // Uneven: no one shift works for every rank.
-        let e = host.ranks(&hosts(&["a", "a", "a", "b"])).unwrap_err();
+        let e = host
+            .ranks(&hosts(&["a", "a", "a", "b"]))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("a: 3, b: 1"), "{e}");
-        let e = host.ranks(&hosts(&["n1", "n1"])).unwrap_err();
+        let e = host.ranks(&hosts(&["n1", "n1"])).unwrap_err().to_string();
         assert!(e.contains("all 2 ranks run on one host (n1)"), "{e}");
     }
 
@@ -719,7 +769,7 @@ mod tests {
         assert_eq!(n, 1);
         // Ranks 0 and 2 read their host-mate's files.
         assert!(w.unwrap().contains("2 of 4 ranks"));
-        let e = ReadShift::Ranks(8).ranks(&four).unwrap_err();
+        let e = ReadShift::Ranks(8).ranks(&four).unwrap_err().to_string();
         assert!(e.contains("give 1 to 3 or host"), "{e}");
         assert_eq!("host".parse(), Ok(ReadShift::Host));
         assert_eq!("3".parse(), Ok(ReadShift::Ranks(3)));
@@ -849,7 +899,9 @@ mod tests {
         assert_eq!(jobs[1].io_paths(), from.paths);
         // A plan with no reader has nothing to borrow.
         let mut w = crate::plan::resolve(&sections()[..1], false).unwrap();
-        let e = borrow(&mut w, &theirs, 2, "n2", "--rank-read-shift=2").unwrap_err();
+        let e = borrow(&mut w, &theirs, 2, "n2", "--rank-read-shift=2")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no job only reads"), "{e}");
     }
 }

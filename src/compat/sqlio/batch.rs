@@ -1,6 +1,7 @@
 //! `sqlio --batch FILE`: a batch file of sqlio command lines (and `timeout /T N` pauses), read
 //! and checked whole before the first test runs, then run test by test.
 
+use crate::compat::LegacyError;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -40,12 +41,12 @@ pub enum BatchEnd {
 
 impl Batch {
     /// Reads `--batch FILE [--pause SECS]`, found at `args[at]`.
-    pub fn parse(args: &[String], at: usize) -> Result<Batch, String> {
+    pub fn parse(args: &[String], at: usize) -> Result<Batch, LegacyError> {
         if at > 0 {
-            return Err(format!(
-                "sqlio: {}: with --batch FILE the tests' options belong in the file",
+            return Err(err(format!(
+                "{}: with --batch FILE the tests' options belong in the file",
                 args[0]
-            ));
+            )));
         }
         let mut file = None;
         let mut pause = Duration::ZERO;
@@ -59,7 +60,7 @@ impl Batch {
                 inline
                     .clone()
                     .or_else(|| it.next().cloned())
-                    .ok_or_else(|| format!("sqlio: {key} needs a value"))
+                    .ok_or_else(|| err(format!("{key} needs a value")))
             };
             match key {
                 "--batch" => file = Some(value()?),
@@ -68,13 +69,13 @@ impl Batch {
                     pause = v
                         .parse::<u64>()
                         .map(Duration::from_secs)
-                        .map_err(|_| format!("sqlio: --pause {v}: expected whole seconds"))?;
+                        .map_err(|_| err(format!("--pause {v}: expected whole seconds")))?;
                 }
                 other => {
-                    return Err(format!(
-                        "sqlio: {other}: with --batch FILE only --pause SECS may follow; the \
-                         tests' options belong in the file"
-                    ));
+                    return Err(err(format!(
+                        "{other}: with --batch FILE only --pause SECS may follow; the tests' \
+                         options belong in the file"
+                    )));
                 }
             }
         }
@@ -116,10 +117,20 @@ impl Batch {
             // A line that names a file an earlier line created is parsed when it is reached.
             let s = match parsed.map_or_else(|| parse(&args), Ok) {
                 Ok(s) => s,
-                Err(message) => return BatchEnd::Usage { line, message },
+                Err(e) => {
+                    return BatchEnd::Usage {
+                        line,
+                        message: e.to_string(),
+                    };
+                }
             };
             match test(line, &args, &s) {
-                Err(message) => return BatchEnd::Usage { line, message },
+                Err(e) => {
+                    return BatchEnd::Usage {
+                        line,
+                        message: e.to_string(),
+                    };
+                }
                 Ok(0) => {}
                 Ok(code) => return BatchEnd::Failed { line, code },
             }
@@ -137,7 +148,7 @@ impl Batch {
 
 /// Reads a batch file of sqlio command lines. Every line is parsed here, so a mistake on line
 /// 40 stops the batch before line 1 runs.
-pub fn read_batch(path: &Path) -> Result<Vec<(BatchItem, Option<Sqlio>)>, String> {
+pub fn read_batch(path: &Path) -> Result<Vec<(BatchItem, Option<Sqlio>)>, LegacyError> {
     let text =
         crate::files::ownership::read_input_text(path, 16 << 20, "a batch file is lines of text")
             .map_err(|e| err(format!("--batch {}: {e}", crate::rawpath::display(path))))?;
@@ -172,14 +183,17 @@ pub fn read_batch(path: &Path) -> Result<Vec<(BatchItem, Option<Sqlio>)>, String
                  comment"
             )));
         }
-        let (args, _) =
-            crate::compat::split_flags(&words[1..]).map_err(|e| format!("{at}: {e}"))?;
+        let here = |e: LegacyError| LegacyError::At {
+            at: at.clone(),
+            error: Box::new(e),
+        };
+        let (args, _) = crate::compat::split_flags(&words[1..]).map_err(here)?;
         // A test file created by an earlier line of the batch does not exist yet: parse
         // later lines as if it did (the earlier line's size), so the whole batch is checked.
-        let parsed = parse(&args).map_err(|e| format!("{at}: {e}"));
+        let parsed = parse(&args).map_err(here);
         let parsed = match parsed {
             Ok(p) => p,
-            Err(e) if e.contains("no such file") && created_earlier(&items, &args) => {
+            Err(e) if e.to_string().contains("no such file") && created_earlier(&items, &args) => {
                 items.push((
                     BatchItem::Test {
                         line: i + 1,

@@ -5,6 +5,7 @@
 //! as sqlio does and keeping them for the next test. `--batch FILE` runs a file of sqlio lines
 //! in order. Output is sqlio's, then iogauge's additions.
 
+use crate::compat::LegacyError;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -81,16 +82,19 @@ pub struct Sqlio {
     pub notices: Vec<String>,
 }
 
-fn err(msg: impl Into<String>) -> String {
-    format!("sqlio: {}", msg.into())
+fn err(msg: impl Into<String>) -> LegacyError {
+    LegacyError::Usage {
+        tool: "sqlio",
+        why: msg.into(),
+    }
 }
 
-fn number(opt: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
+fn number(opt: &str, v: &str, min: u64, max: u64) -> Result<u64, LegacyError> {
     super::whole_number("sqlio", &format!("{opt}{v}"), v, min, max)
 }
 
 /// Parses one sqlio command line (the arguments after `sqlio`).
-pub fn parse(args: &[String]) -> Result<Sqlio, String> {
+pub fn parse(args: &[String]) -> Result<Sqlio, LegacyError> {
     let mut s = Sqlio {
         write: false,
         secs: 30,
@@ -155,7 +159,7 @@ fn option(
     body: &str,
     threads: &mut Option<u32>,
     dirs: &mut Vec<PathBuf>,
-) -> Result<(), String> {
+) -> Result<(), LegacyError> {
     let mut chars = body.chars();
     let Some(opt) = chars.next() else {
         return Err(err("'-': an option letter must follow the dash"));
@@ -238,7 +242,7 @@ fn existing_targets(
     mut files: Vec<String>,
     dirs: &[PathBuf],
     threads: u32,
-) -> Result<Vec<Target>, String> {
+) -> Result<Vec<Target>, LegacyError> {
     if files.is_empty() {
         files.push("testfile.dat".into());
     }
@@ -273,7 +277,7 @@ fn existing_targets(
 }
 
 /// `path threads mask size_MB` per line; `#` comments.
-fn read_param_file(pf: &Path) -> Result<Vec<Target>, String> {
+fn read_param_file(pf: &Path) -> Result<Vec<Target>, LegacyError> {
     let text =
         crate::files::ownership::read_input_text(pf, 1 << 20, "a parameter file is a few lines")
             .map_err(|e| err(format!("-F{}: {e}", crate::rawpath::display(pf))))?;
@@ -601,7 +605,7 @@ mod tests {
             ("-dEFG", "not a directory"),
             ("-q1", "unknown"),
         ] {
-            let e = parse(&args(&[a])).unwrap_err();
+            let e = parse(&args(&[a])).unwrap_err().to_string();
             assert!(e.contains(want) && !e.contains('\n'), "{a}: {e}");
         }
     }

@@ -8,7 +8,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
-use super::{Axis, Index, Status};
+use super::{Axis, DirError, Index, ResumeError, Status, SweepError};
 use crate::files::writer::{OutDir, Refusal};
 
 /// The largest index read back: a million points' rows are a few hundred MiB.
@@ -33,49 +33,57 @@ pub fn point_file(point: usize) -> String {
 impl SweepDir {
     /// Whether a new sweep may go in `dir`: new, or an empty directory, in a directory that
     /// exists. Nothing is created here (the points are checked first; see [`SweepDir::create`]).
-    pub fn check_new(dir: &Path, shown: &str) -> Result<(), String> {
+    pub fn check_new(dir: &Path, shown: &str) -> Result<(), SweepError> {
+        let bad = |problem| SweepError::Dir {
+            shown: shown.to_string(),
+            problem,
+        };
         if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
-            return Err(format!(
-                "--dir={shown}: exists and is not empty: give --resume to continue the sweep \
-                 in it, or a new directory"
-            ));
+            return Err(bad(DirError::NotEmpty));
         }
         match std::fs::symlink_metadata(dir) {
             Ok(m) if !m.is_dir() && !m.file_type().is_symlink() => {
-                return Err(format!("--dir={shown}: exists and is not a directory"));
+                return Err(bad(DirError::NotDirectory));
             }
             Ok(m) if m.file_type().is_symlink() && !dir.is_dir() => {
-                return Err(format!(
-                    "--dir={shown}: is a symbolic link to something that is not a directory"
-                ));
+                return Err(bad(DirError::LinkToNonDirectory));
             }
             _ => {}
         }
         let parent = crate::files::fsinfo::parent_dir(dir);
         if !parent.as_os_str().is_empty() && !parent.is_dir() {
-            return Err(format!(
-                "--dir={shown}: {} does not exist or is not a directory",
-                crate::rawpath::display(parent)
-            ));
+            return Err(SweepError::NoParent {
+                shown: shown.to_string(),
+                parent: parent.to_path_buf(),
+            });
         }
         Ok(())
     }
 
     /// Makes the (checked) new directory and opens it.
-    pub fn create(dir: &Path, shown: &str, replace: bool) -> Result<SweepDir, String> {
+    pub fn create(dir: &Path, shown: &str, replace: bool) -> Result<SweepDir, SweepError> {
         match std::fs::create_dir(dir) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => {}
-            Err(e) => return Err(format!("--dir={shown}: {e}")),
+            Err(e) => {
+                return Err(SweepError::Dir {
+                    shown: shown.to_string(),
+                    problem: e.into(),
+                });
+            }
         }
         Self::open(dir, shown, replace)
     }
 
-    fn open(dir: &Path, shown: &str, replace: bool) -> Result<SweepDir, String> {
-        let root = OutDir::open(dir).map_err(|e| format!("--dir={shown}: {e}"))?;
-        let points = root
-            .sub("points")
-            .map_err(|e| format!("{shown}/points: {e}"))?;
+    fn open(dir: &Path, shown: &str, replace: bool) -> Result<SweepDir, SweepError> {
+        let root = OutDir::open(dir).map_err(|e| SweepError::Dir {
+            shown: shown.to_string(),
+            problem: e.into(),
+        })?;
+        let points = root.sub("points").map_err(|source| SweepError::Io {
+            file: format!("{shown}/points"),
+            source,
+        })?;
         Ok(SweepDir {
             root,
             points,
@@ -92,36 +100,51 @@ impl SweepDir {
         shown: &str,
         fresh: Index,
         replace: bool,
-    ) -> Result<(SweepDir, Index), String> {
-        let root = OutDir::open(dir)
-            .map_err(|e| format!("--resume: {shown}: {e}: no sweep to resume there"))?;
+    ) -> Result<(SweepDir, Index), SweepError> {
+        let shown_ = || shown.to_string();
+        let no = |e: ResumeError| SweepError::Resume(e);
+        let root = OutDir::open(dir).map_err(|source| {
+            no(ResumeError::NoDir {
+                shown: shown_(),
+                source,
+            })
+        })?;
         let index_name = OsStr::new("index.json");
-        let bytes = root
-            .read(index_name, MAX_INDEX_BYTES)
-            .map_err(|e| format!("--resume: {shown}/index.json: {e}: no sweep to resume there"))?;
-        let old: Index = serde_json::from_slice(&bytes)
-            .map_err(|e| format!("--resume: {shown}/index.json: not a sweep's index ({e})"))?;
+        let bytes = root.read(index_name, MAX_INDEX_BYTES).map_err(|source| {
+            no(ResumeError::NoIndex {
+                shown: shown_(),
+                source,
+            })
+        })?;
+        let old: Index = serde_json::from_slice(&bytes).map_err(|e| {
+            no(ResumeError::NotIndex {
+                shown: shown_(),
+                why: Some(e),
+            })
+        })?;
         if old.schema != super::SCHEMA {
-            return Err(format!("--resume: {shown}/index.json: not a sweep's index"));
+            return Err(no(ResumeError::NotIndex {
+                shown: shown_(),
+                why: None,
+            }));
         }
-        root.check(index_name, replace).map_err(|e| {
-            format!(
-                "--resume: {shown}/index.json: {e} (the sweep's record of what ran cannot be \
-                 trusted)"
-            )
+        root.check(index_name, replace).map_err(|refusal| {
+            no(ResumeError::Untrusted {
+                shown: shown_(),
+                refusal,
+            })
         })?;
         if old.base != fresh.base {
-            return Err(format!(
-                "--resume: {shown} holds a sweep of another workload ({}); give the same \
-                 options, or another --dir",
-                old.base.join(" ")
-            ));
+            return Err(no(ResumeError::OtherWorkload {
+                shown: shown_(),
+                base: old.base.join(" "),
+            }));
         }
         if let Some(why) = grid_difference(&old.axes, &fresh.axes) {
-            return Err(format!(
-                "--resume: {shown} holds a sweep of another grid: {why}; give the same --sweep \
-                 axes, or another --dir"
-            ));
+            return Err(no(ResumeError::OtherGrid {
+                shown: shown_(),
+                why,
+            }));
         }
         let me = Self::open(dir, shown, replace)?;
         let mut index = fresh;
@@ -134,17 +157,21 @@ impl SweepDir {
             if let Some(r) = &o.report {
                 // A report carried over must be the one iogauge wrote for this point.
                 if *r != point_file(o.point) {
-                    return Err(format!(
-                        "--resume: {shown}/index.json: point {} names the report {r:?}, not one \
-                         a sweep writes",
-                        o.point
-                    ));
+                    return Err(no(ResumeError::ForeignReport {
+                        shown: shown_(),
+                        point: o.point,
+                        report: r.clone(),
+                    }));
                 }
                 match me.points.check(&report_name(o.point), false) {
                     Ok(true) => {}
                     Ok(false) => continue,
-                    Err(e) => {
-                        return Err(format!("--resume: {shown}/{r}: {e}"));
+                    Err(refusal) => {
+                        return Err(no(ResumeError::Report {
+                            shown: shown_(),
+                            report: r.clone(),
+                            refusal,
+                        }));
                     }
                 }
             }
@@ -158,17 +185,23 @@ impl SweepDir {
 
     /// Every file the sweep will write (the index files and the pending points' reports)
     /// must be new or iogauge's unchanged, or the user allowed replacing it.
-    pub fn check_outputs(&self, index: &Index, shown: &str) -> Result<(), String> {
+    pub fn check_outputs(&self, index: &Index, shown: &str) -> Result<(), SweepError> {
         for name in OUTPUTS {
             self.root
                 .check(OsStr::new(name), self.replace)
-                .map_err(|e| format!("{shown}/{name}: {e}"))?;
+                .map_err(|refusal| SweepError::Output {
+                    file: format!("{shown}/{name}"),
+                    refusal,
+                })?;
         }
         for p in &index.points {
             if matches!(p.status, Status::Pending | Status::Interrupted) {
                 self.points
                     .check(&report_name(p.point), self.replace)
-                    .map_err(|e| format!("{shown}/{}: {e}", point_file(p.point)))?;
+                    .map_err(|refusal| SweepError::Output {
+                        file: format!("{shown}/{}", point_file(p.point)),
+                        refusal,
+                    })?;
             }
         }
         Ok(())

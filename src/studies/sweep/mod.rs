@@ -6,6 +6,9 @@
 use std::collections::BTreeMap;
 
 pub mod dir;
+mod error;
+
+pub use error::{AxisError, DirError, ResumeError, SweepError};
 
 use serde::{Deserialize, Serialize};
 
@@ -27,17 +30,14 @@ pub struct Axis {
 /// Parses `NAME=V1,V2,…`, or a range `NAME=FROM..TO[:xF|:+S]` (default step +1): sizes
 /// (`bs=4k..1m:x2`) or whole numbers (`iodepth=1..256:x2`). The name must be a workload
 /// option; the values are checked when each point resolves.
-pub fn parse_axis(arg: &str) -> Result<Axis, String> {
-    let bad = |why: String| format!("--sweep={arg}: {why}");
-    let (name, values) = arg
-        .split_once('=')
-        .ok_or_else(|| bad("expected NAME=V1,V2,… or NAME=FROM..TO:x2 (bs=4k..1m:x2)".into()))?;
+pub fn parse_axis(arg: &str) -> Result<Axis, SweepError> {
+    let bad = |problem: AxisError| SweepError::Axis {
+        arg: arg.to_string(),
+        problem,
+    };
+    let (name, values) = arg.split_once('=').ok_or_else(|| bad(AxisError::Syntax))?;
     let name = name.trim();
-    let def = lookup(name).ok_or_else(|| {
-        bad(format!(
-            "{name} is not a workload option (iogauge options lists them)"
-        ))
-    })?;
+    let def = lookup(name).ok_or_else(|| bad(AxisError::NotAnOption(name.to_string())))?;
     let values = values.trim();
     let list: Vec<String> = if let Some((from, rest)) = values.split_once("..") {
         let (to, step) = rest.split_once(':').unwrap_or((rest, "+1"));
@@ -50,21 +50,21 @@ pub fn parse_axis(arg: &str) -> Result<Axis, String> {
             .collect()
     };
     if list.is_empty() {
-        return Err(bad("no values".into()));
+        return Err(bad(AxisError::Empty));
     }
     if list.len() > MAX_AXIS_POINTS {
-        return Err(bad(format!(
-            "{} values: at most {MAX_AXIS_POINTS} per option",
-            list.len()
-        )));
+        return Err(bad(AxisError::TooMany(list.len())));
     }
     let mut seen = std::collections::HashMap::new();
     for v in &list {
         if let Some(first) = seen.insert(meaning(def.kind, v), v) {
             return Err(bad(if first == v {
-                format!("{v} is given twice")
+                AxisError::Twice(v.clone())
             } else {
-                format!("{v} is {first} again: each point would run twice")
+                AxisError::Same {
+                    value: v.clone(),
+                    first: first.clone(),
+                }
             }));
         }
     }
@@ -76,35 +76,43 @@ pub fn parse_axis(arg: &str) -> Result<Axis, String> {
 
 /// The values of a range, written as the option takes them (sizes in their largest exact
 /// unit: 4k, 1m).
-fn range(kind: Kind, from: &str, to: &str, step: &str) -> Result<Vec<String>, String> {
+fn range(kind: Kind, from: &str, to: &str, step: &str) -> Result<Vec<String>, AxisError> {
     let size = matches!(kind, Kind::Size | Kind::Spec(_));
-    let num = |t: &str| -> Result<u64, String> {
+    let num = |t: &str| -> Result<u64, AxisError> {
         if size {
             crate::plan::value::parse_size(t)
                 .map(|s| s.bytes)
-                .map_err(|acc| format!("{t}: expected {acc}"))
+                .map_err(|accepted| AxisError::Size {
+                    text: t.to_string(),
+                    accepted,
+                })
         } else {
             t.parse::<u64>()
-                .map_err(|_| format!("{t}: a range needs whole numbers (or sizes)"))
+                .map_err(|_| AxisError::NotWhole(t.to_string()))
         }
     };
     if !size && !matches!(kind, Kind::Int { .. } | Kind::Seconds) {
-        return Err("a range needs a size or whole-number option; list the values instead".into());
+        return Err(AxisError::NotRangeable);
     }
     let (a, b) = (num(from)?, num(to)?);
     if a > b {
-        return Err(format!("{from}..{to}: the range runs upwards"));
+        return Err(AxisError::Downwards {
+            from: from.to_string(),
+            to: to.to_string(),
+        });
     }
     let next: Box<dyn Fn(u64) -> u64> = if let Some(f) = step.strip_prefix('x') {
         let f: u64 = f
             .parse()
             .ok()
             .filter(|&f| f >= 2)
-            .ok_or_else(|| format!(":{step}: expected a whole factor of at least 2 (:x2)"))?;
+            .ok_or_else(|| AxisError::Factor(step.to_string()))?;
         if a == 0 {
-            return Err(format!(
-                "{from}..{to}:{step}: a product range cannot start at 0"
-            ));
+            return Err(AxisError::ProductFromZero {
+                from: from.to_string(),
+                to: to.to_string(),
+                step: step.to_string(),
+            });
         }
         Box::new(move |v| v.saturating_mul(f))
     } else {
@@ -114,7 +122,7 @@ fn range(kind: Kind, from: &str, to: &str, step: &str) -> Result<Vec<String>, St
             .parse()
             .ok()
             .filter(|&s| s >= 1)
-            .ok_or_else(|| format!(":{step}: expected a step (:+8) or a factor (:x2)"))?;
+            .ok_or_else(|| AxisError::Step(step.to_string()))?;
         Box::new(move |v| v.saturating_add(s))
     };
     // Counted before any value is made: a range of 100,000 says so, and makes nothing.
@@ -134,9 +142,12 @@ fn range(kind: Kind, from: &str, to: &str, step: &str) -> Result<Vec<String>, St
         None => (b - a) / (next(a) - a) + 1,
     };
     if count > MAX_AXIS_POINTS as u64 {
-        return Err(format!(
-            "{from}..{to}:{step} is {count} values: at most {MAX_AXIS_POINTS} per option"
-        ));
+        return Err(AxisError::RangeTooLong {
+            from: from.to_string(),
+            to: to.to_string(),
+            step: step.to_string(),
+            count,
+        });
     }
     let mut out = Vec::with_capacity(count as usize);
     let mut v = a;
@@ -173,18 +184,19 @@ pub fn size_text(b: u64) -> String {
 }
 
 /// Every combination of the axes' values, the first axis changing slowest.
-pub fn grid(axes: &[Axis]) -> Result<Vec<Vec<String>>, String> {
+pub fn grid(axes: &[Axis]) -> Result<Vec<Vec<String>>, SweepError> {
     let total = axes
         .iter()
         .fold(1u128, |n, a| n.saturating_mul(a.values.len() as u128));
     if total > MAX_POINTS as u128 {
-        return Err(format!(
-            "--sweep: {} = {total} points: at most {MAX_POINTS}",
-            axes.iter()
+        return Err(SweepError::TooManyPoints {
+            sizes: axes
+                .iter()
                 .map(|a| a.values.len().to_string())
                 .collect::<Vec<_>>()
-                .join(" x ")
-        ));
+                .join(" x "),
+            total,
+        });
     }
     let total = total as usize;
     let mut points = Vec::with_capacity(total);
@@ -452,7 +464,7 @@ impl Index {
         command_line: Vec<String>,
         base: Vec<String>,
         axes: Vec<Axis>,
-    ) -> Result<Index, String> {
+    ) -> Result<Index, SweepError> {
         let points = grid(&axes)?
             .into_iter()
             .enumerate()
@@ -595,19 +607,21 @@ impl Index {
     /// `metric` over two swept options: a row per value of `row`, a column per value of
     /// `col` (the seeds' BUFNO × BUFSIZE shape). With more axes, one table per combination of
     /// the others. A point that did not pass shows how it ended.
-    pub fn table(&self, row: &str, col: &str, metric: Metric) -> Result<String, String> {
+    pub fn table(&self, row: &str, col: &str, metric: Metric) -> Result<String, SweepError> {
         let axis = |n: &str| {
             let def = lookup(n).map(|d| d.name).unwrap_or(n);
-            self.axes.iter().position(|a| a.name == def).ok_or_else(|| {
-                format!(
-                    "--table: {n} is not swept (swept: {})",
-                    self.axes
+            self.axes
+                .iter()
+                .position(|a| a.name == def)
+                .ok_or_else(|| SweepError::NotSwept {
+                    name: n.to_string(),
+                    swept: self
+                        .axes
                         .iter()
                         .map(|a| a.name.as_str())
                         .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })
+                        .join(", "),
+                })
         };
         let (r, c) = (axis(row)?, axis(col)?);
         let others: Vec<usize> = (0..self.axes.len()).filter(|&k| k != r && k != c).collect();
@@ -955,7 +969,7 @@ mod tests {
             ("rw=read..write", "size or whole-number option"),
             ("iodepth=1..100000", "at most 1000 per option"),
         ] {
-            let e = parse_axis(bad).unwrap_err();
+            let e = parse_axis(bad).unwrap_err().to_string();
             assert!(e.starts_with(&format!("--sweep={bad}: ")), "{e}");
             assert!(e.contains(why), "{bad}: {e}");
         }
@@ -977,7 +991,12 @@ mod tests {
             parse_axis("iodepth=1..100").unwrap(),
             parse_axis("numjobs=1..101").unwrap(),
         ];
-        assert!(grid(&many).unwrap_err().contains("10100 points"));
+        assert!(
+            grid(&many)
+                .unwrap_err()
+                .to_string()
+                .contains("10100 points")
+        );
     }
 
     fn done(idx: &mut Index, point: usize, mb: Option<f64>, status: Status) {
@@ -1078,6 +1097,7 @@ mod tests {
         assert!(
             idx.table("iodepth", "bs", Metric::MbPerS)
                 .unwrap_err()
+                .to_string()
                 .contains("not swept")
         );
         // The CSV: a header, a row per point, the swept values as columns.
