@@ -3,6 +3,7 @@
 //! (sizes per file, the engine's configuration, the log files a job writes); how options
 //! become these values is `resolve`'s business.
 
+pub use super::logs::LogSpec;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -707,127 +708,6 @@ impl JobSpec {
             .map(|(s, _)| s)
     }
 
-    /// The resolved job in fio's words, one line (for `--parse-only`).
-    pub fn summary(&self) -> String {
-        let mut o = format!("rw={}", self.rw.as_str());
-        if matches!(self.rw, RwMode::ReadWrite | RwMode::RandRw) {
-            o += &format!(" rwmixread={}", self.read_pct);
-        }
-        let [r, w] = &self.sizes;
-        if r == w || !self.rw.writes() {
-            o += &format!(" bs={}", r.describe());
-        } else if !self.rw.reads() {
-            o += &format!(" bs={}", w.describe());
-        } else {
-            o += &format!(" bs={},{}", r.describe(), w.describe());
-        }
-        if self.numpages > 1 {
-            o += &format!(" numpages={}", self.numpages);
-        }
-        match (self.size, self.size_pct) {
-            (Some(s), _) => o += &format!(" size={s}"),
-            (None, Some(p)) => o += &format!(" size={p}%"),
-            (None, None) => o += " size=(the existing file's)",
-        }
-        if let Some(b) = self.io_bytes {
-            o += &format!(" io_size={b}");
-        }
-        if self.offset > 0 || self.offset_pct.is_some() {
-            match self.offset_pct {
-                Some(p) => o += &format!(" offset={p}%"),
-                None => o += &format!(" offset={}", self.offset),
-            }
-        }
-        let paths: Vec<String> = self
-            .paths()
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        o += &format!(" files={}", paths.join(":"));
-        o += &format!(
-            " ioengine={} iodepth={}",
-            self.engine.as_str(),
-            self.queue.depth
-        );
-        o += &format!(" direct={}", u8::from(self.direct));
-        if self.sync.mode != SyncMode::None {
-            o += &format!(" sync={:?}", self.sync.mode).to_lowercase();
-        }
-        if let Some(r) = self.timing.runtime {
-            o += &format!(" runtime={}s", r.as_secs_f64());
-        }
-        if self.timing.time_based {
-            o += " time_based";
-        }
-        if !self.timing.ramp.is_zero() {
-            o += &format!(" ramp_time={}s", self.timing.ramp.as_secs_f64());
-        }
-        if !self.pacing.startdelay.is_zero() {
-            o += &format!(" startdelay={}s", self.pacing.startdelay.as_secs_f64());
-        }
-        if self.timing.loops > 1 {
-            o += &format!(" loops={}", self.timing.loops);
-        }
-        if let Some(n) = self.number_ios {
-            o += &format!(" number_ios={n}");
-        }
-        for (name, v) in [
-            ("rate", self.pacing.rate_bps),
-            ("rate_iops", self.pacing.rate_iops),
-        ] {
-            if v != [0, 0] {
-                o += &format!(" {name}={},{}", v[0], v[1]);
-            }
-        }
-        if !self.pacing.thinktime.is_zero() {
-            o += &format!(
-                " thinktime={}us thinktime_blocks={}",
-                self.pacing.thinktime.as_micros(),
-                self.pacing.thinktime_blocks
-            );
-        }
-        if self.rw.is_random() {
-            match &self.random.distribution {
-                Distribution::Uniform => {}
-                d => o += &format!(" random_distribution={d:?}").to_lowercase(),
-            }
-            if self.random.pct_random != [100, 100] {
-                o += &format!(
-                    " percentage_random={},{}",
-                    self.random.pct_random[0], self.random.pct_random[1]
-                );
-            }
-            if !self.random.randommap {
-                o += " norandommap";
-            }
-        }
-        if let Some(w) = &self.pacing.wait_for {
-            o += &format!(" wait_for={w}");
-        }
-        for (on, name) in [
-            (self.exitall, "exitall"),
-            (self.new_group, "new_group"),
-            (self.unlink, "unlink"),
-            (self.sync.at_end == EndFlush::Fsync, "end_fsync"),
-            (self.sync.at_end == EndFlush::Syncfs, "end_syncfs"),
-            (self.group_reporting, "group_reporting"),
-        ] {
-            if on {
-                o += &format!(" {name}");
-            }
-        }
-        for (name, every) in [
-            ("fsync", self.sync.fsync_every),
-            ("fdatasync", self.sync.fdatasync_every),
-            ("sync_file_range", self.sync.range_every),
-        ] {
-            if every > 0 {
-                o += &format!(" {name}={every}");
-            }
-        }
-        o
-    }
-
     /// The files the job reaches: another rank's where it reads those (see
     /// [`JobSpec::read_from`]), else its own.
     pub fn io_paths(&self) -> Vec<PathBuf> {
@@ -846,43 +726,6 @@ impl JobSpec {
                 .map(|i| dir.join(rawpath::path(&format!("{}.{}.{i}", self.name, self.clone))))
                 .collect(),
         }
-    }
-}
-
-/// The fio-format interval logs a job asked for (`write_bw_log=NAME` …).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LogSpec {
-    pub bw: Option<String>,
-    pub iops: Option<String>,
-    pub lat: Option<String>,
-}
-
-impl LogSpec {
-    pub fn any(&self) -> bool {
-        self.bw.is_some() || self.iops.is_some() || self.lat.is_some()
-    }
-
-    /// The files job number `n` (from 1) writes, in fio's naming.
-    pub fn files(&self, n: usize) -> Vec<String> {
-        let mut v = Vec::new();
-        if let Some(b) = &self.bw {
-            v.push(Self::file_name(b, "bw", n));
-        }
-        if let Some(b) = &self.iops {
-            v.push(Self::file_name(b, "iops", n));
-        }
-        if let Some(b) = &self.lat {
-            for kind in ["lat", "clat", "slat"] {
-                v.push(Self::file_name(b, kind, n));
-            }
-        }
-        v
-    }
-
-    /// fio's name for log `kind` (bw, iops, lat, clat, slat) of job `n` (from 1) under
-    /// `prefix`: the one place log files are named.
-    pub fn file_name(prefix: &str, kind: &str, n: usize) -> String {
-        format!("{prefix}_{kind}.{n}.log")
     }
 }
 

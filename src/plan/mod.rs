@@ -3,8 +3,10 @@
 //! Nothing here touches the file system or runs I/O; `files` and `runner` do that.
 
 pub mod job;
+mod logs;
 pub mod options;
 pub mod resolve;
+mod summary;
 pub mod value;
 pub mod workload;
 
