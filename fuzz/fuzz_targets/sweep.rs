@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
                     axes.push(axis);
                 }
             }
-            Err(e) => assert!(!e.contains('\n') || arg.contains('\n'), "{e}"),
+            Err(e) => assert!(!e.to_string().contains('\n') || arg.contains('\n'), "{e}"),
         }
     }
     if axes.is_empty() {

@@ -561,19 +561,35 @@ fn one_line(e: &clap::Error) -> String {
     }
 }
 
+impl ToolOptions {
+    /// The flags every measuring command shares (safety, memory, repeat), with the
+    /// scale-out and round options off.
+    fn shared(
+        m: &ArgMatches,
+        formats: Vec<Format>,
+        output: Option<PathBuf>,
+    ) -> Result<ToolOptions, UsageError> {
+        Ok(ToolOptions {
+            formats,
+            output,
+            keep: m.get_flag("keep"),
+            allow_overwrite: m.get_flag("allow-overwrite"),
+            skip_space_check: m.get_flag("skip-space-check"),
+            max_memory: max_memory(m)?,
+            overwrite_output: m.get_flag("overwrite-output"),
+            repeat: *m.get_one::<u32>("repeat").expect("has default"),
+            rank_stonewall: false,
+            rank_read_shift: None,
+            rounds: crate::studies::rounds::RoundsSpec::default(),
+        })
+    }
+}
+
 fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
     let formats = Format::parse_list(m.get_one::<String>("output-format").expect("has default"))
         .map_err(UsageError::of)?;
     let output = m.get_one::<String>("output").map(|s| rawpath::path(s));
     let tool = ToolOptions {
-        formats,
-        output,
-        keep: m.get_flag("keep"),
-        allow_overwrite: m.get_flag("allow-overwrite"),
-        skip_space_check: m.get_flag("skip-space-check"),
-        max_memory: max_memory(m)?,
-        overwrite_output: m.get_flag("overwrite-output"),
-        repeat: *m.get_one::<u32>("repeat").expect("has default"),
         rank_stonewall: m.get_flag("rank-stonewall"),
         rank_read_shift: m.get_one("rank-read-shift").copied(),
         rounds: crate::studies::rounds::RoundsSpec {
@@ -584,6 +600,7 @@ fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
             },
             precondition: m.get_one::<u32>("precondition").copied().unwrap_or(0),
         },
+        ..ToolOptions::shared(m, formats, output)?
     };
     if tool.repeat > 1 && tool.rounds.max > 0 {
         return Err(UsageError(
