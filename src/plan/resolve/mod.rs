@@ -19,11 +19,15 @@ use crate::rawpath;
 
 mod engine;
 mod sizes;
+mod timing;
 mod values;
+mod verify;
 
 use engine::{engine_flags, queue_options};
 use sizes::{block_sizes, rw_and_gap, size_option, size_or_pct, stride_blocks};
+use timing::{pacing, steady_state, timing};
 use values::{Ignored, Values};
+use verify::{data, verification};
 
 /// Resolves sections, each becoming one job (cloned `numjobs` times), all in one group each
 /// when `separate_groups`, else all in one group.
@@ -201,6 +205,14 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         origins,
         read_from: None,
     };
+    all_applied(&v)?;
+    check_reach(&v, &spec, (region.nfiles, region.offset_increment), numjobs)?;
+    let jobs = clones(&spec, numjobs, startdelay, region.offset_increment);
+    Ok((jobs, warnings, ignored))
+}
+
+/// Every option given was read by a resolution step.
+fn all_applied(v: &Values<'_>) -> Result<(), SpecError> {
     if let Some(option) = v.unused().first() {
         // A table row no step reads: refuse rather than run without it.
         return Err(v.error(
@@ -210,15 +222,23 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
                 .into(),
         ));
     }
-    // The last byte any clone reaches must be a file offset (off_t: below 2^63).
-    let per_file = spec.size.map_or(0, |s| s / region.nfiles.max(1));
-    let last = region
-        .offset_increment
+    Ok(())
+}
+
+/// The last byte any clone reaches must be a file offset (off_t: below 2^63).
+fn check_reach(
+    v: &Values<'_>,
+    spec: &JobSpec,
+    (nfiles, offset_increment): (u64, u64),
+    numjobs: u32,
+) -> Result<(), SpecError> {
+    let per_file = spec.size.map_or(0, |s| s / nfiles.max(1));
+    let last = offset_increment
         .checked_mul(u64::from(numjobs.saturating_sub(1)))
         .and_then(|inc| spec.offset.checked_add(inc))
         .and_then(|o| o.checked_add(per_file));
     if last.is_none_or(|l| l > i64::MAX as u64) {
-        let option = if region.offset_increment > 0 && numjobs > 1 {
+        let option = if offset_increment > 0 && numjobs > 1 {
             "offset_increment"
         } else {
             "offset"
@@ -229,13 +249,12 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
                 "offset {} + offset_increment {} × {} clone(s) + {per_file} bytes per file \
                  reaches past the largest file offset (2^63 - 1 bytes)",
                 spec.offset,
-                region.offset_increment,
+                offset_increment,
                 numjobs.saturating_sub(1)
             ),
         ));
     }
-    let jobs = clones(&spec, numjobs, startdelay, region.offset_increment);
-    Ok((jobs, warnings, ignored))
+    Ok(())
 }
 
 /// `numjobs` copies of `spec`: different but reproducible seeds, start delays spread over
@@ -462,127 +481,6 @@ fn target(v: &Values<'_>) -> Result<TargetSpec, SpecError> {
     )
 }
 
-/// How long a job runs, and how many copies of it (`numjobs`).
-/// fio's steady state: `ss_dur` above 0 turns it on.
-fn steady_state(
-    v: &Values<'_>,
-    timing: &Timing,
-    w: &mut Vec<String>,
-) -> Result<Option<crate::plan::SteadyState>, SpecError> {
-    let dur = v.seconds("steadystate_duration")?.unwrap_or_default();
-    let ramp = v.seconds("steadystate_ramp_time")?.unwrap_or_default();
-    let interval = v
-        .seconds("steadystate_check_interval")?
-        .unwrap_or(Duration::from_secs(1));
-    let text = v
-        .text("steadystate")
-        .map_or_else(|| "iops_slope:0.01%".to_string(), |(t, _)| t);
-    let (name, limit) = text.split_once(':').ok_or_else(|| {
-        v.error(
-            "steadystate",
-            format!(
-                "{text}: expected CRITERION:LIMIT ({}; iops_slope:0.1%, bw:5%)",
-                crate::plan::SteadyCriterion::ACCEPTED
-            ),
-        )
-    })?;
-    let criterion = crate::plan::SteadyCriterion::parse(name.trim()).ok_or_else(|| {
-        v.error(
-            "steadystate",
-            format!(
-                "{name}: expected {} before the ':'",
-                crate::plan::SteadyCriterion::ACCEPTED
-            ),
-        )
-    })?;
-    let limit = limit.trim();
-    let (number, pct) = match limit.strip_suffix('%') {
-        Some(n) => (n.trim(), true),
-        None => (limit, false),
-    };
-    let limit = match number.parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 => x,
-        // fio takes a latency limit as a time.
-        _ if criterion == crate::plan::SteadyCriterion::Lat && !pct => {
-            crate::plan::value::parse_duration(number, Duration::from_micros(1))
-                .map(|d| d.as_nanos() as f64)
-                .map_err(|acc| v.error("steadystate", format!("{number}: expected {acc}")))?
-        }
-        _ => {
-            return Err(v.error(
-                "steadystate",
-                format!("{limit}: expected a limit of 0 or more, absolute or in % (0.1%)"),
-            ));
-        }
-    };
-    if dur.is_zero() {
-        for o in [
-            "steadystate",
-            "steadystate_ramp_time",
-            "steadystate_check_interval",
-        ] {
-            if v.given(o) {
-                w.push(format!(
-                    "{o}: has no effect without steadystate_duration (ss_dur), as in fio"
-                ));
-            }
-        }
-        return Ok(None);
-    }
-    if interval.is_zero() || interval.as_millis() == 0 {
-        return Err(v.error(
-            "steadystate_check_interval",
-            "expected an interval of 1 ms or more".into(),
-        ));
-    }
-    let n = dur.as_millis() / interval.as_millis();
-    if n < 2 || dur.as_millis() % interval.as_millis() != 0 {
-        return Err(v.error(
-            "steadystate_duration",
-            format!(
-                "{} s with ss_interval {} s: expected a multiple of the interval, at least twice \
-                 it (the window needs two samples or more)",
-                dur.as_secs_f64(),
-                interval.as_secs_f64()
-            ),
-        ));
-    }
-    if !timing.time_based && timing.loops <= 1 {
-        w.push(
-            "steadystate: the job stops at the end of its size if steady state comes later; \
-             fio's advice is time_based with a runtime (or loops)"
-                .into(),
-        );
-    }
-    Ok(Some(crate::plan::SteadyState {
-        criterion,
-        limit,
-        pct,
-        dur,
-        ramp,
-        interval,
-    }))
-}
-
-fn timing(v: &Values<'_>) -> Result<(Timing, u32), SpecError> {
-    let runtime = v.seconds("runtime")?;
-    let time_based = v.bool("time_based")?;
-    if time_based && runtime.is_none_or(|r| r.is_zero()) {
-        return Err(v.error("time_based", "needs --runtime (how long to run)".into()));
-    }
-    if runtime.is_some_and(|r| r.is_zero()) {
-        return Err(v.error("runtime", "expected a duration above 0".into()));
-    }
-    let timing = Timing {
-        runtime,
-        time_based,
-        ramp: v.seconds("ramp_time")?.unwrap_or_default(),
-        loops: v.int("loops")?.unwrap_or(1) as u32,
-    };
-    // The option table caps numjobs at MAX_JOBS.
-    Ok((timing, v.int("numjobs")?.unwrap_or(1) as u32))
-}
-
 /// The engine `ioengine` names (libaio runs as io_uring, with a note).
 fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind, SpecError> {
     Ok(match v.choice("ioengine")?.as_str() {
@@ -705,240 +603,6 @@ fn sync(v: &Values<'_>, w: &mut Vec<String>) -> Result<Durability, SpecError> {
     })
 }
 
-/// `verify=` and its options; with `verify_only`, the job becomes a sequential read of its
-/// region (it writes nothing).
-fn verification(
-    v: &Values<'_>,
-    rw: RwMode,
-    sizes: &[BlockSizes; 2],
-    bs: u64,
-    w: &mut Vec<String>,
-) -> Result<(Option<Verify>, RwMode), SpecError> {
-    let checksum = match v.text("verify") {
-        Some((t, _)) => crate::verify::Checksum::parse(&t)
-            .map_err(|acc| v.error("verify", format!("expected {acc}")))?,
-        None => None,
-    };
-    let only = v.bool("verify_only")?;
-    let (after_write, fatal) = (v.bool("do_verify")?, v.bool("verify_fatal")?);
-    let dump = v.bool("verify_dump")?;
-    let backlog = v.int("verify_backlog")?.unwrap_or(0);
-    let backlog_batch = v.int("verify_backlog_batch")?.unwrap_or(backlog);
-    let (state_save, state_load) = (v.bool("verify_state_save")?, v.bool("verify_state_load")?);
-    let interval = v.size("verify_interval", w)?;
-    let threads = v.int("verify_async")?.unwrap_or(0) as u32;
-    let header_at = v.size("verify_offset", w)?.unwrap_or(0);
-    let Some(checksum) = checksum else {
-        for o in [
-            "verify_only",
-            "verify_interval",
-            "verify_fatal",
-            "verify_dump",
-            "verify_state_save",
-            "verify_state_load",
-            "verify_backlog",
-            "verify_backlog_batch",
-            "verify_offset",
-        ] {
-            if v.given(o) && (o != "verify_only" || only) {
-                return Err(v.error(o, "needs verify= (the checksum to check with)".into()));
-            }
-        }
-        return Ok((None, rw));
-    };
-    // A job that only reads checks each block as it reads it (fio's way): the data an
-    // earlier job of the run, or a kept file, holds.
-    let inline = !rw.writes() && !only;
-    if checksum == crate::verify::Checksum::Pattern && !v.given("verify_pattern") {
-        return Err(v.error(
-            "verify",
-            "pattern checks the data against verify_pattern: give it (verify_pattern=0xaa55)"
-                .into(),
-        ));
-    }
-    let write_sizes = if inline { &sizes[0] } else { &sizes[1] };
-    let smallest = write_sizes.min().min(bs);
-    let interval = interval.unwrap_or(smallest);
-    let min = crate::verify::MIN_BLOCK as u64;
-    let ok = interval >= min
-        && interval <= bs
-        && bs % interval == 0
-        && write_sizes
-            .alignment_sizes()
-            .iter()
-            .all(|s| s % interval == 0);
-    if !ok {
-        return Err(v.error(
-            "verify_interval",
-            format!(
-                "{interval} bytes does not fit the job's blocks: expected at least {min} \
-                 bytes, at most bs ({bs}), dividing bs and every write size"
-            ),
-        ));
-    }
-    if header_at > 0 {
-        use crate::verify::{HEADER_LEN, TRAILER_LEN};
-        let (h, t) = (HEADER_LEN as u64, TRAILER_LEN as u64);
-        if checksum == crate::verify::Checksum::Pattern {
-            return Err(v.error(
-                "verify_offset",
-                "verify=pattern writes no header to move".into(),
-            ));
-        }
-        if header_at < h || header_at + h + t > interval {
-            return Err(v.error(
-                "verify_offset",
-                format!(
-                    "{header_at} bytes into a block of {interval}: expected 0, or from {h} (the \
-                     header it swaps with must not overlap it) to {} (the header must end \
-                     before the block's {t}-byte trailer)",
-                    interval.saturating_sub(h + t)
-                ),
-            ));
-        }
-    }
-    if backlog > 0 && (only || inline) {
-        return Err(v.error(
-            "verify_backlog",
-            "reads back what the job writes as it goes; this job writes nothing".into(),
-        ));
-    }
-    if backlog > 0 {
-        w.push(format!(
-            "verify_backlog={backlog}: the job pauses every {backlog} writes to read them back \
-             and check them; its figures include those pauses (the reads are not counted)"
-        ));
-    }
-    if state_load && !only {
-        return Err(v.error(
-            "verify_state_load",
-            "checks what an earlier run's journal says was durable: give it with \
-             verify_only=1"
-                .into(),
-        ));
-    }
-    if state_save && only {
-        return Err(v.error(
-            "verify_state_save",
-            "a job with verify_only writes nothing to journal".into(),
-        ));
-    }
-    if checksum == crate::verify::Checksum::Pattern {
-        let len = v
-            .text("verify_pattern")
-            .and_then(|(t, _)| value::parse_pattern(&t).ok())
-            .map_or(1, |p| p.len() as u64);
-        if interval % len != 0 {
-            return Err(v.error(
-                "verify_pattern",
-                format!(
-                    "is {len} bytes, which does not divide verify_interval ({interval}): each \
-                     block must start at the pattern's start"
-                ),
-            ));
-        }
-    }
-    let verify = Verify {
-        checksum,
-        interval,
-        after_write: (after_write && !inline) || only,
-        inline,
-        only,
-        fatal,
-        backlog,
-        backlog_batch: backlog_batch.max(1),
-        dump,
-        state_save,
-        state_load,
-        threads,
-        header_at: header_at as u32,
-    };
-    Ok((Some(verify), if only { RwMode::Read } else { rw }))
-}
-
-/// What the written bytes are, and a warning when a device could compress or deduplicate
-/// them.
-fn data(v: &Values<'_>, w: &mut Vec<String>) -> Result<(DataMode, DataShape), SpecError> {
-    let zero = v.bool("zero_buffers")?;
-    let refill = v.bool("refill_buffers")?;
-    let parse = |name: &'static str| -> Result<Option<Vec<u8>>, SpecError> {
-        match v.text(name) {
-            Some((t, _)) => Ok(Some(
-                value::parse_pattern(&t).map_err(|acc| v.error(name, format!("expected {acc}")))?,
-            )),
-            None => Ok(None),
-        }
-    };
-    // verify_pattern is the data to verify; buffer_pattern, if given too, must agree.
-    let pattern = match (parse("buffer_pattern")?, parse("verify_pattern")?) {
-        (Some(b), Some(p)) if b != p => {
-            return Err(v.error(
-                "verify_pattern",
-                "differs from buffer_pattern: the data written is one pattern".into(),
-            ));
-        }
-        (b, p) => p.or(b),
-    };
-    let mut shape = DataShape {
-        compress_pct: v.int("buffer_compress_percentage")?.unwrap_or(0) as u8,
-        compress_chunk: v.size("buffer_compress_chunk", w)?.unwrap_or(512).max(1),
-        dedupe_pct: v.int("dedupe_percentage")?.unwrap_or(0) as u8,
-        scramble: v.bool("scramble_buffers")?,
-        pattern: Vec::new(),
-    };
-    let pattern_option = if v.given("verify_pattern") {
-        "verify_pattern"
-    } else {
-        "buffer_pattern"
-    };
-    let exclusive = [
-        ("zero_buffers", zero),
-        ("refill_buffers", refill),
-        (pattern_option, pattern.is_some()),
-    ];
-    let chosen: Vec<&str> = exclusive.iter().filter(|e| e.1).map(|e| e.0).collect();
-    if let [a, b, ..] = chosen[..] {
-        return Err(v.error(b, format!("cannot be combined with {a}")));
-    }
-    let mode = if zero {
-        DataMode::Zero
-    } else if refill {
-        DataMode::Refill
-    } else if let Some(p) = pattern {
-        shape.pattern = p;
-        DataMode::Pattern
-    } else {
-        DataMode::Random
-    };
-    if shape.compress_pct > 0 && matches!(mode, DataMode::Zero | DataMode::Pattern) {
-        return Err(v.error(
-            "buffer_compress_percentage",
-            format!("shapes random data; {} is compressible already", chosen[0]),
-        ));
-    }
-    if shape.dedupe_pct > 0 && mode != DataMode::Random {
-        return Err(v.error(
-            "dedupe_percentage",
-            "repeats the default random data; it cannot be combined with zero_buffers, \
-             refill_buffers or buffer_pattern"
-                .into(),
-        ));
-    }
-    let flatters = match mode {
-        DataMode::Zero | DataMode::Pattern => true,
-        DataMode::Random => shape.compress_pct > 0 || shape.dedupe_pct > 0 || !shape.scramble,
-        DataMode::Refill => shape.compress_pct > 0,
-    };
-    if flatters {
-        w.push(format!(
-            "the data written is {}: a device or file system that compresses or deduplicates \
-             (ZFS, btrfs, VDO, many SSDs and arrays) may store less than the figures say",
-            shape.describe(mode)
-        ));
-    }
-    Ok((mode, shape))
-}
-
 /// The fio-format logs a job writes, and the window of their entries (and of the report's
 /// time series).
 fn logs(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<(LogSpec, u64), SpecError> {
@@ -971,75 +635,6 @@ fn logs(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<(LogSpec, u64), Sp
         ms => ms,
     };
     Ok((logs, series_ms))
-}
-
-/// When a job starts and how fast it may go: start delay (the range each clone draws from,
-/// returned apart), wait_for, rate caps, thinktime.
-type DelayRange = (Duration, Duration);
-
-fn pacing(
-    v: &Values<'_>,
-    name: &str,
-    earlier: &Earlier,
-) -> Result<(Pacing, DelayRange), SpecError> {
-    let startdelay = {
-        let (text, _) = v.text("startdelay").expect("has a default");
-        value::parse_range(&text, |t| value::parse_duration(t, Duration::from_secs(1)))
-            .map_err(|acc| v.error("startdelay", format!("expected {acc}")))?
-    };
-    let wait_for = match v.text("wait_for") {
-        Some((w, _)) => {
-            let w = w.trim().to_string();
-            if w == name {
-                return Err(v.error("wait_for", "a job cannot wait for itself".into()));
-            }
-            if !earlier.contains_key(w.as_str()) {
-                return Err(v.error(
-                    "wait_for",
-                    format!(
-                        "no earlier job is named {w:?}; wait_for names a job defined above this one"
-                    ),
-                ));
-            }
-            Some(w)
-        }
-        None => None,
-    };
-    let kb = v.kb_base;
-    let rate_bps = match v.text("rate") {
-        Some((t, _)) => {
-            value::per_direction(&t, 0, |p| value::parse_size_base(p, kb).map(|s| s.bytes))
-                .map_err(|acc| v.error("rate", format!("expected {acc} (bytes per second)")))?
-        }
-        None => [0, 0],
-    };
-    let rate_iops = match v.text("rate_iops") {
-        Some((t, _)) => value::per_direction(&t, 0, |p| value::parse_int(p, 0, u64::MAX))
-            .map_err(|acc| v.error("rate_iops", format!("expected {acc} (I/Os per second)")))?,
-        None => [0, 0],
-    };
-    let rate_poisson = v.choice("rate_process")? == "poisson";
-    if rate_poisson && rate_bps == [0, 0] && rate_iops == [0, 0] {
-        return Err(v.error(
-            "rate_process",
-            "needs rate or rate_iops (the mean it spaces I/Os around)".into(),
-        ));
-    }
-    let thinktime = v
-        .parsed("thinktime", |t| {
-            value::parse_duration(t, Duration::from_micros(1))
-        })?
-        .unwrap_or_default();
-    let pacing = Pacing {
-        startdelay: Duration::ZERO,
-        wait_for,
-        rate_bps,
-        rate_iops,
-        rate_poisson,
-        thinktime,
-        thinktime_blocks: v.int("thinktime_blocks")?.unwrap_or(1) as u32,
-    };
-    Ok((pacing, startdelay))
 }
 
 /// The seed, the random distribution, the share of random I/O and the random map.

@@ -1,0 +1,200 @@
+//! When a job runs and for how long: runtime and numjobs, start delays, wait_for, rate caps,
+//! thinktime, and fio's steady state.
+
+use std::time::Duration;
+
+use super::Earlier;
+use super::values::Values;
+use crate::plan::SpecError;
+use crate::plan::job::*;
+use crate::plan::value;
+
+/// fio's steady state: `ss_dur` above 0 turns it on.
+pub(super) fn steady_state(
+    v: &Values<'_>,
+    timing: &Timing,
+    w: &mut Vec<String>,
+) -> Result<Option<crate::plan::SteadyState>, SpecError> {
+    let dur = v.seconds("steadystate_duration")?.unwrap_or_default();
+    let ramp = v.seconds("steadystate_ramp_time")?.unwrap_or_default();
+    let interval = v
+        .seconds("steadystate_check_interval")?
+        .unwrap_or(Duration::from_secs(1));
+    let text = v
+        .text("steadystate")
+        .map_or_else(|| "iops_slope:0.01%".to_string(), |(t, _)| t);
+    let (name, limit) = text.split_once(':').ok_or_else(|| {
+        v.error(
+            "steadystate",
+            format!(
+                "{text}: expected CRITERION:LIMIT ({}; iops_slope:0.1%, bw:5%)",
+                crate::plan::SteadyCriterion::ACCEPTED
+            ),
+        )
+    })?;
+    let criterion = crate::plan::SteadyCriterion::parse(name.trim()).ok_or_else(|| {
+        v.error(
+            "steadystate",
+            format!(
+                "{name}: expected {} before the ':'",
+                crate::plan::SteadyCriterion::ACCEPTED
+            ),
+        )
+    })?;
+    let limit = limit.trim();
+    let (number, pct) = match limit.strip_suffix('%') {
+        Some(n) => (n.trim(), true),
+        None => (limit, false),
+    };
+    let limit = match number.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => x,
+        // fio takes a latency limit as a time.
+        _ if criterion == crate::plan::SteadyCriterion::Lat && !pct => {
+            crate::plan::value::parse_duration(number, Duration::from_micros(1))
+                .map(|d| d.as_nanos() as f64)
+                .map_err(|acc| v.error("steadystate", format!("{number}: expected {acc}")))?
+        }
+        _ => {
+            return Err(v.error(
+                "steadystate",
+                format!("{limit}: expected a limit of 0 or more, absolute or in % (0.1%)"),
+            ));
+        }
+    };
+    if dur.is_zero() {
+        for o in [
+            "steadystate",
+            "steadystate_ramp_time",
+            "steadystate_check_interval",
+        ] {
+            if v.given(o) {
+                w.push(format!(
+                    "{o}: has no effect without steadystate_duration (ss_dur), as in fio"
+                ));
+            }
+        }
+        return Ok(None);
+    }
+    if interval.is_zero() || interval.as_millis() == 0 {
+        return Err(v.error(
+            "steadystate_check_interval",
+            "expected an interval of 1 ms or more".into(),
+        ));
+    }
+    let n = dur.as_millis() / interval.as_millis();
+    if n < 2 || dur.as_millis() % interval.as_millis() != 0 {
+        return Err(v.error(
+            "steadystate_duration",
+            format!(
+                "{} s with ss_interval {} s: expected a multiple of the interval, at least twice \
+                 it (the window needs two samples or more)",
+                dur.as_secs_f64(),
+                interval.as_secs_f64()
+            ),
+        ));
+    }
+    if !timing.time_based && timing.loops <= 1 {
+        w.push(
+            "steadystate: the job stops at the end of its size if steady state comes later; \
+             fio's advice is time_based with a runtime (or loops)"
+                .into(),
+        );
+    }
+    Ok(Some(crate::plan::SteadyState {
+        criterion,
+        limit,
+        pct,
+        dur,
+        ramp,
+        interval,
+    }))
+}
+
+/// How long a job runs, and how many copies of it (`numjobs`).
+pub(super) fn timing(v: &Values<'_>) -> Result<(Timing, u32), SpecError> {
+    let runtime = v.seconds("runtime")?;
+    let time_based = v.bool("time_based")?;
+    if time_based && runtime.is_none_or(|r| r.is_zero()) {
+        return Err(v.error("time_based", "needs --runtime (how long to run)".into()));
+    }
+    if runtime.is_some_and(|r| r.is_zero()) {
+        return Err(v.error("runtime", "expected a duration above 0".into()));
+    }
+    let timing = Timing {
+        runtime,
+        time_based,
+        ramp: v.seconds("ramp_time")?.unwrap_or_default(),
+        loops: v.int("loops")?.unwrap_or(1) as u32,
+    };
+    // The option table caps numjobs at MAX_JOBS.
+    Ok((timing, v.int("numjobs")?.unwrap_or(1) as u32))
+}
+
+/// When a job starts and how fast it may go: start delay (the range each clone draws from,
+/// returned apart), wait_for, rate caps, thinktime.
+pub(super) type DelayRange = (Duration, Duration);
+
+pub(super) fn pacing(
+    v: &Values<'_>,
+    name: &str,
+    earlier: &Earlier,
+) -> Result<(Pacing, DelayRange), SpecError> {
+    let startdelay = {
+        let (text, _) = v.text("startdelay").expect("has a default");
+        value::parse_range(&text, |t| value::parse_duration(t, Duration::from_secs(1)))
+            .map_err(|acc| v.error("startdelay", format!("expected {acc}")))?
+    };
+    let wait_for = match v.text("wait_for") {
+        Some((w, _)) => {
+            let w = w.trim().to_string();
+            if w == name {
+                return Err(v.error("wait_for", "a job cannot wait for itself".into()));
+            }
+            if !earlier.contains_key(w.as_str()) {
+                return Err(v.error(
+                    "wait_for",
+                    format!(
+                        "no earlier job is named {w:?}; wait_for names a job defined above this one"
+                    ),
+                ));
+            }
+            Some(w)
+        }
+        None => None,
+    };
+    let kb = v.kb_base;
+    let rate_bps = match v.text("rate") {
+        Some((t, _)) => {
+            value::per_direction(&t, 0, |p| value::parse_size_base(p, kb).map(|s| s.bytes))
+                .map_err(|acc| v.error("rate", format!("expected {acc} (bytes per second)")))?
+        }
+        None => [0, 0],
+    };
+    let rate_iops = match v.text("rate_iops") {
+        Some((t, _)) => value::per_direction(&t, 0, |p| value::parse_int(p, 0, u64::MAX))
+            .map_err(|acc| v.error("rate_iops", format!("expected {acc} (I/Os per second)")))?,
+        None => [0, 0],
+    };
+    let rate_poisson = v.choice("rate_process")? == "poisson";
+    if rate_poisson && rate_bps == [0, 0] && rate_iops == [0, 0] {
+        return Err(v.error(
+            "rate_process",
+            "needs rate or rate_iops (the mean it spaces I/Os around)".into(),
+        ));
+    }
+    let thinktime = v
+        .parsed("thinktime", |t| {
+            value::parse_duration(t, Duration::from_micros(1))
+        })?
+        .unwrap_or_default();
+    let pacing = Pacing {
+        startdelay: Duration::ZERO,
+        wait_for,
+        rate_bps,
+        rate_iops,
+        rate_poisson,
+        thinktime,
+        thinktime_blocks: v.int("thinktime_blocks")?.unwrap_or(1) as u32,
+    };
+    Ok((pacing, startdelay))
+}

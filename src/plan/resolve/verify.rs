@@ -1,0 +1,271 @@
+//! `verify=` and its options, and what the written bytes are (`buffer_pattern`,
+//! `zero_buffers`, `refill_buffers`, compression and dedupe shapes), which a pattern check
+//! reads back.
+
+use super::values::Values;
+use crate::plan::SpecError;
+use crate::plan::job::*;
+use crate::plan::value;
+
+/// `verify=` and its options; with `verify_only`, the job becomes a sequential read of its
+/// region (it writes nothing).
+pub(super) fn verification(
+    v: &Values<'_>,
+    rw: RwMode,
+    sizes: &[BlockSizes; 2],
+    bs: u64,
+    w: &mut Vec<String>,
+) -> Result<(Option<Verify>, RwMode), SpecError> {
+    let checksum = match v.text("verify") {
+        Some((t, _)) => crate::verify::Checksum::parse(&t)
+            .map_err(|acc| v.error("verify", format!("expected {acc}")))?,
+        None => None,
+    };
+    let only = v.bool("verify_only")?;
+    let (after_write, fatal) = (v.bool("do_verify")?, v.bool("verify_fatal")?);
+    let dump = v.bool("verify_dump")?;
+    let backlog = v.int("verify_backlog")?.unwrap_or(0);
+    let backlog_batch = v.int("verify_backlog_batch")?.unwrap_or(backlog);
+    let (state_save, state_load) = (v.bool("verify_state_save")?, v.bool("verify_state_load")?);
+    let interval = v.size("verify_interval", w)?;
+    let threads = v.int("verify_async")?.unwrap_or(0) as u32;
+    let header_at = v.size("verify_offset", w)?.unwrap_or(0);
+    let Some(checksum) = checksum else {
+        for o in [
+            "verify_only",
+            "verify_interval",
+            "verify_fatal",
+            "verify_dump",
+            "verify_state_save",
+            "verify_state_load",
+            "verify_backlog",
+            "verify_backlog_batch",
+            "verify_offset",
+        ] {
+            if v.given(o) && (o != "verify_only" || only) {
+                return Err(v.error(o, "needs verify= (the checksum to check with)".into()));
+            }
+        }
+        return Ok((None, rw));
+    };
+    // A job that only reads checks each block as it reads it (fio's way): the data an
+    // earlier job of the run, or a kept file, holds.
+    let inline = !rw.writes() && !only;
+    if checksum == crate::verify::Checksum::Pattern && !v.given("verify_pattern") {
+        return Err(v.error(
+            "verify",
+            "pattern checks the data against verify_pattern: give it (verify_pattern=0xaa55)"
+                .into(),
+        ));
+    }
+    let write_sizes = if inline { &sizes[0] } else { &sizes[1] };
+    let smallest = write_sizes.min().min(bs);
+    let interval = interval.unwrap_or(smallest);
+    check_layout(v, checksum, interval, header_at, (bs, write_sizes))?;
+    check_modes(v, (only, inline), backlog, (state_save, state_load), w)?;
+    if checksum == crate::verify::Checksum::Pattern {
+        let len = v
+            .text("verify_pattern")
+            .and_then(|(t, _)| value::parse_pattern(&t).ok())
+            .map_or(1, |p| p.len() as u64);
+        if interval % len != 0 {
+            return Err(v.error(
+                "verify_pattern",
+                format!(
+                    "is {len} bytes, which does not divide verify_interval ({interval}): each \
+                     block must start at the pattern's start"
+                ),
+            ));
+        }
+    }
+    let verify = Verify {
+        checksum,
+        interval,
+        after_write: (after_write && !inline) || only,
+        inline,
+        only,
+        fatal,
+        backlog,
+        backlog_batch: backlog_batch.max(1),
+        dump,
+        state_save,
+        state_load,
+        threads,
+        header_at: header_at as u32,
+    };
+    Ok((Some(verify), if only { RwMode::Read } else { rw }))
+}
+
+/// What the written bytes are, and a warning when a device could compress or deduplicate
+/// them.
+pub(super) fn data(
+    v: &Values<'_>,
+    w: &mut Vec<String>,
+) -> Result<(DataMode, DataShape), SpecError> {
+    let zero = v.bool("zero_buffers")?;
+    let refill = v.bool("refill_buffers")?;
+    let parse = |name: &'static str| -> Result<Option<Vec<u8>>, SpecError> {
+        match v.text(name) {
+            Some((t, _)) => Ok(Some(
+                value::parse_pattern(&t).map_err(|acc| v.error(name, format!("expected {acc}")))?,
+            )),
+            None => Ok(None),
+        }
+    };
+    // verify_pattern is the data to verify; buffer_pattern, if given too, must agree.
+    let pattern = match (parse("buffer_pattern")?, parse("verify_pattern")?) {
+        (Some(b), Some(p)) if b != p => {
+            return Err(v.error(
+                "verify_pattern",
+                "differs from buffer_pattern: the data written is one pattern".into(),
+            ));
+        }
+        (b, p) => p.or(b),
+    };
+    let mut shape = DataShape {
+        compress_pct: v.int("buffer_compress_percentage")?.unwrap_or(0) as u8,
+        compress_chunk: v.size("buffer_compress_chunk", w)?.unwrap_or(512).max(1),
+        dedupe_pct: v.int("dedupe_percentage")?.unwrap_or(0) as u8,
+        scramble: v.bool("scramble_buffers")?,
+        pattern: Vec::new(),
+    };
+    let pattern_option = if v.given("verify_pattern") {
+        "verify_pattern"
+    } else {
+        "buffer_pattern"
+    };
+    let exclusive = [
+        ("zero_buffers", zero),
+        ("refill_buffers", refill),
+        (pattern_option, pattern.is_some()),
+    ];
+    let chosen: Vec<&str> = exclusive.iter().filter(|e| e.1).map(|e| e.0).collect();
+    if let [a, b, ..] = chosen[..] {
+        return Err(v.error(b, format!("cannot be combined with {a}")));
+    }
+    let mode = if zero {
+        DataMode::Zero
+    } else if refill {
+        DataMode::Refill
+    } else if let Some(p) = pattern {
+        shape.pattern = p;
+        DataMode::Pattern
+    } else {
+        DataMode::Random
+    };
+    if shape.compress_pct > 0 && matches!(mode, DataMode::Zero | DataMode::Pattern) {
+        return Err(v.error(
+            "buffer_compress_percentage",
+            format!("shapes random data; {} is compressible already", chosen[0]),
+        ));
+    }
+    if shape.dedupe_pct > 0 && mode != DataMode::Random {
+        return Err(v.error(
+            "dedupe_percentage",
+            "repeats the default random data; it cannot be combined with zero_buffers, \
+             refill_buffers or buffer_pattern"
+                .into(),
+        ));
+    }
+    let flatters = match mode {
+        DataMode::Zero | DataMode::Pattern => true,
+        DataMode::Random => shape.compress_pct > 0 || shape.dedupe_pct > 0 || !shape.scramble,
+        DataMode::Refill => shape.compress_pct > 0,
+    };
+    if flatters {
+        w.push(format!(
+            "the data written is {}: a device or file system that compresses or deduplicates \
+             (ZFS, btrfs, VDO, many SSDs and arrays) may store less than the figures say",
+            shape.describe(mode)
+        ));
+    }
+    Ok((mode, shape))
+}
+
+/// The block a checksum covers (`verify_interval`) fits the job's writes, and a header moved
+/// by `verify_offset` fits in it.
+fn check_layout(
+    v: &Values<'_>,
+    checksum: crate::verify::Checksum,
+    interval: u64,
+    header_at: u64,
+    (bs, write_sizes): (u64, &BlockSizes),
+) -> Result<(), SpecError> {
+    let min = crate::verify::MIN_BLOCK as u64;
+    let ok = interval >= min
+        && interval <= bs
+        && bs % interval == 0
+        && write_sizes
+            .alignment_sizes()
+            .iter()
+            .all(|s| s % interval == 0);
+    if !ok {
+        return Err(v.error(
+            "verify_interval",
+            format!(
+                "{interval} bytes does not fit the job's blocks: expected at least {min} \
+                 bytes, at most bs ({bs}), dividing bs and every write size"
+            ),
+        ));
+    }
+    if header_at > 0 {
+        use crate::verify::{HEADER_LEN, TRAILER_LEN};
+        let (h, t) = (HEADER_LEN as u64, TRAILER_LEN as u64);
+        if checksum == crate::verify::Checksum::Pattern {
+            return Err(v.error(
+                "verify_offset",
+                "verify=pattern writes no header to move".into(),
+            ));
+        }
+        if header_at < h || header_at + h + t > interval {
+            return Err(v.error(
+                "verify_offset",
+                format!(
+                    "{header_at} bytes into a block of {interval}: expected 0, or from {h} (the \
+                     header it swaps with must not overlap it) to {} (the header must end \
+                     before the block's {t}-byte trailer)",
+                    interval.saturating_sub(h + t)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// verify_backlog and the state journal fit the job: a backlog needs writes, a journal is
+/// saved by a writer and loaded by verify_only.
+fn check_modes(
+    v: &Values<'_>,
+    (only, inline): (bool, bool),
+    backlog: u64,
+    (state_save, state_load): (bool, bool),
+    w: &mut Vec<String>,
+) -> Result<(), SpecError> {
+    if backlog > 0 && (only || inline) {
+        return Err(v.error(
+            "verify_backlog",
+            "reads back what the job writes as it goes; this job writes nothing".into(),
+        ));
+    }
+    if backlog > 0 {
+        w.push(format!(
+            "verify_backlog={backlog}: the job pauses every {backlog} writes to read them back \
+             and check them; its figures include those pauses (the reads are not counted)"
+        ));
+    }
+    if state_load && !only {
+        return Err(v.error(
+            "verify_state_load",
+            "checks what an earlier run's journal says was durable: give it with \
+             verify_only=1"
+                .into(),
+        ));
+    }
+    if state_save && only {
+        return Err(v.error(
+            "verify_state_save",
+            "a job with verify_only writes nothing to journal".into(),
+        ));
+    }
+    Ok(())
+}
