@@ -8,8 +8,8 @@ pub mod limits;
 pub mod worker;
 
 use std::path::PathBuf;
-use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use crate::engine;
@@ -17,6 +17,7 @@ use crate::files::targets::{OpenedFile, TargetError, Targets};
 use crate::plan::EngineKind;
 use crate::plan::{JobSpec, Plan};
 use crate::stats::diskstats::{self, DiskCounters};
+use crate::stats::steady::SteadyGroup;
 use crate::stats::{Clock, JobStats};
 pub use worker::{JobError, JobProgress, JobResult};
 
@@ -232,57 +233,10 @@ pub fn run(
         if interrupt.load(Ordering::Relaxed) {
             break;
         }
-        on_event(&Event::Preparing { group: gi });
-        let seed = group.jobs.first().map_or(0, |j| j.random.seed);
-        match targets.prepare_group(gi, seed, interrupt) {
-            Ok(()) => {}
-            Err(TargetError::Interrupted) => {
-                on_event(&Event::Ready {
-                    group: gi,
-                    ok: false,
-                });
-                break;
-            }
-            Err(e) => {
-                on_event(&Event::Ready {
-                    group: gi,
-                    ok: false,
-                });
-                outcome.setup_error = Some(e);
-                break;
-            }
-        }
-        on_event(&Event::LaidOut { group: gi });
-        if interrupt.load(Ordering::Relaxed) {
-            // Interrupted, or (scale-out) another rank could not lay out its files.
+        let Some(opened) = prepare(targets, (gi, group), interrupt, on_event, &mut outcome) else {
             break;
-        }
-        let mut opened = Vec::new();
-        for job in &group.jobs {
-            match targets.open_job(job) {
-                Ok(o) => opened.push(o),
-                Err(e) => {
-                    on_event(&Event::Ready {
-                        group: gi,
-                        ok: false,
-                    });
-                    outcome.setup_error = Some(e);
-                    return finish(outcome, interrupt);
-                }
-            }
-        }
-        let mut ids = Vec::new();
-        let mut without_device = Vec::new();
-        // The null engine does no I/O: its files' devices have nothing to say about it.
-        let doing_io = group.jobs.iter().filter(|j| j.engine != EngineKind::Null);
-        for p in doing_io.flat_map(|j| j.io_paths()) {
-            match diskstats::device_of(&p) {
-                Some(id) if !ids.contains(&id) => ids.push(id),
-                Some(_) => {}
-                None if !without_device.contains(&p) => without_device.push(p),
-                None => {}
-            }
-        }
+        };
+        let (ids, without_device) = devices_of(&group.jobs);
         on_event(&Event::Ready {
             group: gi,
             ok: true,
@@ -309,17 +263,7 @@ pub fn run(
         handed_on.after_group(&results, handed);
         let wall = t0.elapsed();
         let after = diskstats::snapshot(&ids);
-        let devices = after
-            .iter()
-            .filter_map(|(id, name, c)| {
-                let (_, _, b) = before.iter().find(|(i, _, _)| i == id)?;
-                Some((
-                    name.clone(),
-                    format!("{}:{}", id.major, id.minor),
-                    c.since(b),
-                ))
-            })
-            .collect();
+        let devices = disk_deltas(&before, &after);
         outcome.disks.push(GroupDisks {
             devices,
             without_device,
@@ -336,6 +280,91 @@ pub fn run(
         }
     }
     finish(outcome, interrupt)
+}
+
+/// Lays out a group's files and opens its jobs' files: `None` (the run ends) when it was
+/// interrupted, or (scale-out) another rank could not lay out its files, or a file could not
+/// be made or opened (`outcome.setup_error` says why).
+fn prepare(
+    targets: &mut Targets,
+    (gi, group): (usize, &crate::plan::Group),
+    interrupt: &AtomicBool,
+    on_event: &mut dyn FnMut(&Event),
+    outcome: &mut RunOutcome,
+) -> Option<Vec<Opened>> {
+    on_event(&Event::Preparing { group: gi });
+    let not_ready = |on_event: &mut dyn FnMut(&Event)| {
+        on_event(&Event::Ready {
+            group: gi,
+            ok: false,
+        })
+    };
+    let seed = group.jobs.first().map_or(0, |j| j.random.seed);
+    match targets.prepare_group(gi, seed, interrupt) {
+        Ok(()) => {}
+        Err(TargetError::Interrupted) => {
+            not_ready(on_event);
+            return None;
+        }
+        Err(e) => {
+            not_ready(on_event);
+            outcome.setup_error = Some(e);
+            return None;
+        }
+    }
+    on_event(&Event::LaidOut { group: gi });
+    if interrupt.load(Ordering::Relaxed) {
+        // Interrupted, or (scale-out) another rank could not lay out its files.
+        return None;
+    }
+    let mut opened = Vec::new();
+    for job in &group.jobs {
+        match targets.open_job(job) {
+            Ok(o) => opened.push(o),
+            Err(e) => {
+                not_ready(on_event);
+                outcome.setup_error = Some(e);
+                return None;
+            }
+        }
+    }
+    Some(opened)
+}
+
+/// The devices a group's files are on, and the files on none the kernel counts for.
+fn devices_of(jobs: &[JobSpec]) -> (Vec<diskstats::DiskId>, Vec<std::path::PathBuf>) {
+    let mut ids = Vec::new();
+    let mut without_device = Vec::new();
+    // The null engine does no I/O: its files' devices have nothing to say about it.
+    let doing_io = jobs.iter().filter(|j| j.engine != EngineKind::Null);
+    for p in doing_io.flat_map(|j| j.io_paths()) {
+        match diskstats::device_of(&p) {
+            Some(id) if !ids.contains(&id) => ids.push(id),
+            Some(_) => {}
+            None if !without_device.contains(&p) => without_device.push(p),
+            None => {}
+        }
+    }
+    (ids, without_device)
+}
+
+/// What each device did between two snapshots: its name, major:minor, and the counters'
+/// difference.
+fn disk_deltas(
+    before: &[(diskstats::DiskId, String, DiskCounters)],
+    after: &[(diskstats::DiskId, String, DiskCounters)],
+) -> Vec<(String, String, DiskCounters)> {
+    after
+        .iter()
+        .filter_map(|(id, name, c)| {
+            let (_, _, b) = before.iter().find(|(i, _, _)| i == id)?;
+            Some((
+                name.clone(),
+                format!("{}:{}", id.major, id.minor),
+                c.since(b),
+            ))
+        })
+        .collect()
 }
 
 fn finish(mut outcome: RunOutcome, interrupt: &AtomicBool) -> RunOutcome {
@@ -366,39 +395,14 @@ fn run_group(
 
     let (shared, verify_barrier) = shared_verify_maps(jobs, &opened);
     let verify_threads = verify_threads(jobs);
-    // fio's steady state: a group_reporting group is judged as one, any other job alone.
-    let pooled = jobs.iter().any(|j| j.group_reporting);
-    let steady: Vec<Option<std::sync::Arc<crate::stats::steady::SteadyGroup>>> = {
-        let shared = jobs
-            .first()
-            .and_then(|j| j.steady)
-            .filter(|_| pooled)
-            .map(|s| std::sync::Arc::new(crate::stats::steady::SteadyGroup::new(s, jobs.len())));
-        jobs.iter()
-            .map(|j| match (&shared, j.steady) {
-                (Some(g), _) => Some(g.clone()),
-                (None, Some(s)) => Some(std::sync::Arc::new(
-                    crate::stats::steady::SteadyGroup::new(s, 1),
-                )),
-                (None, None) => None,
-            })
-            .collect()
-    };
+    let steady = steady_groups(jobs);
     let mut file_lists = Vec::new();
     let results: Vec<JobResult> = std::thread::scope(|s| {
         let mut handles = Vec::new();
         for (index, ((job, (fds, files)), prog)) in
             jobs.iter().zip(opened).zip(&progress).enumerate()
         {
-            let wait_on = match &job.pacing.wait_for {
-                Some(name) => jobs[..index]
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, j)| j.name == *name)
-                    .map(|(i, _)| i)
-                    .collect(),
-                None => Vec::new(),
-            };
+            let wait_on = waits_on(jobs, index);
             let w = worker::Worker {
                 job,
                 paths: files.iter().map(|f| f.path.clone()).collect(),
@@ -428,18 +432,81 @@ fn run_group(
                 .expect("spawning a job thread");
             handles.push(h);
         }
+        let watch = Watch {
+            gi,
+            ngroups,
+            stop: &stop,
+            interrupt,
+            progress: &progress,
+            planned: (planned, planned_time),
+        };
+        watch.until_done(|| handles.iter().all(|h| h.is_finished()), on_event);
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("job thread panicked"))
+            .collect()
+    });
+    outcomes(jobs, results, file_lists, &steady)
+}
+
+/// fio's steady state per job: a group_reporting group is judged as one, any other job alone.
+fn steady_groups(jobs: &[JobSpec]) -> Vec<Option<Arc<SteadyGroup>>> {
+    let pooled = jobs.iter().any(|j| j.group_reporting);
+    let shared = jobs
+        .first()
+        .and_then(|j| j.steady)
+        .filter(|_| pooled)
+        .map(|s| Arc::new(SteadyGroup::new(s, jobs.len())));
+    jobs.iter()
+        .map(|j| match (&shared, j.steady) {
+            (Some(g), _) => Some(g.clone()),
+            (None, Some(s)) => Some(Arc::new(SteadyGroup::new(s, 1))),
+            (None, None) => None,
+        })
+        .collect()
+}
+
+/// wait_for: the earlier jobs of the group job `index` waits for.
+fn waits_on(jobs: &[JobSpec], index: usize) -> Vec<usize> {
+    match &jobs[index].pacing.wait_for {
+        Some(name) => jobs[..index]
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.name == *name)
+            .map(|(i, _)| i)
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+/// The watch over a running group: ticks, Ctrl-C, a scale-out group's end, and progress.
+struct Watch<'a> {
+    gi: usize,
+    ngroups: usize,
+    stop: &'a AtomicBool,
+    interrupt: &'a AtomicBool,
+    progress: &'a [JobProgress],
+    /// The group's planned bytes and time, for its share done.
+    planned: (Option<u64>, Option<Duration>),
+}
+
+impl Watch<'_> {
+    /// Watches until `done`: a tick every [`WATCH`], the stop passed on (Ctrl-C, or
+    /// [`stop_group`]), progress every [`PROGRESS_EVERY`]; a last tick as the group ends.
+    fn until_done(&self, done: impl Fn() -> bool, on_event: &mut dyn FnMut(&Event)) {
+        let (gi, stop) = (self.gi, self.stop);
         let start = Instant::now();
         let mut next_progress = start + PROGRESS_EVERY;
         // Stopped for the group's end (stop_group), not for a failure or an interrupt.
         let mut cut = false;
-        while handles.iter().any(|h| !h.is_finished()) {
+        while !done() {
             std::thread::sleep(WATCH);
             on_event(&Event::Tick {
                 group: gi,
                 stopping: stop.load(Ordering::Relaxed) && !cut,
                 ended: false,
             });
-            if interrupt.load(Ordering::Relaxed) {
+            if self.interrupt.load(Ordering::Relaxed) {
                 stop.store(true, Ordering::Relaxed);
                 cut = false;
             } else if STOP_GROUP.swap(false, Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
@@ -449,25 +516,7 @@ fn run_group(
             let now = Instant::now();
             if now >= next_progress {
                 next_progress = now + PROGRESS_EVERY;
-                let bytes = progress
-                    .iter()
-                    .map(|p| p.bytes.load(Ordering::Relaxed))
-                    .sum();
-                let ios = progress.iter().map(|p| p.ios.load(Ordering::Relaxed)).sum();
-                let elapsed = now - start;
-                let by_bytes = planned.map(|p| bytes as f64 / p.max(1) as f64);
-                let by_time = planned_time.map(|t| elapsed.as_secs_f64() / t.as_secs_f64());
-                let done = by_bytes.unwrap_or(0.0).max(by_time.unwrap_or(0.0)).min(1.0);
-                let eta = (done > 0.0).then(|| elapsed.mul_f64((1.0 - done) / done));
-                on_event(&Event::Progress(Progress {
-                    group: gi,
-                    groups: ngroups,
-                    elapsed,
-                    bytes,
-                    ios,
-                    done,
-                    eta,
-                }));
+                on_event(&Event::Progress(self.progress_at(now - start)));
             }
         }
         // Once more as the group ends: jobs that failed before the first tick (a file system
@@ -477,15 +526,49 @@ fn run_group(
             stopping: stop.load(Ordering::Relaxed) && !cut,
             ended: true,
         });
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("job thread panicked"))
-            .collect()
-    });
+    }
+
+    /// The group's progress `elapsed` into it: bytes and I/Os so far, the share done (of its
+    /// planned bytes or time, whichever is further), and the time left at this pace.
+    fn progress_at(&self, elapsed: Duration) -> Progress {
+        let bytes = self
+            .progress
+            .iter()
+            .map(|p| p.bytes.load(Ordering::Relaxed))
+            .sum();
+        let ios = self
+            .progress
+            .iter()
+            .map(|p| p.ios.load(Ordering::Relaxed))
+            .sum();
+        let (planned, planned_time) = self.planned;
+        let by_bytes = planned.map(|p| bytes as f64 / p.max(1) as f64);
+        let by_time = planned_time.map(|t| elapsed.as_secs_f64() / t.as_secs_f64());
+        let done = by_bytes.unwrap_or(0.0).max(by_time.unwrap_or(0.0)).min(1.0);
+        let eta = (done > 0.0).then(|| elapsed.mul_f64((1.0 - done) / done));
+        Progress {
+            group: self.gi,
+            groups: self.ngroups,
+            elapsed,
+            bytes,
+            ios,
+            done,
+            eta,
+        }
+    }
+}
+
+/// Each job's outcome (its steady state judged), and what its writes hand on.
+fn outcomes(
+    jobs: &[JobSpec],
+    results: Vec<JobResult>,
+    file_lists: Vec<Vec<OpenedFile>>,
+    steady: &[Option<Arc<SteadyGroup>>],
+) -> (Vec<JobOutcome>, Vec<Vec<crate::verify::Handed>>) {
     jobs.iter()
         .zip(results)
         .zip(file_lists)
-        .zip(&steady)
+        .zip(steady)
         .map(|(((spec, r), files), ss)| {
             let mut stats = r.stats;
             stats.steady = ss.as_ref().map(|g| g.report());

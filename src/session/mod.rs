@@ -208,18 +208,7 @@ pub(crate) fn measure(
     for n in notes {
         warn(n);
     }
-    let mut plan = plan::resolve(sections, separate_groups)?;
-    let read_from = READ_FROM.with(|h| h.borrow().as_ref().map(|f| f(&mut plan, separate_groups)));
-    if let Some(warnings) = read_from {
-        plan.warnings.extend(warnings?);
-    }
-    if rounds.precondition > 0 {
-        // Refused before anything is checked or created.
-        iogauge::studies::rounds::precondition_plan(&plan, rounds.precondition)
-            .map_err(Failure::usage)?;
-    }
-    check_log_files(&plan, safety.overwrite_output)?;
-    runner::limits::check(&plan, safety.max_memory).map_err(Failure::usage)?;
+    let mut plan = planned(sections, separate_groups, safety, rounds)?;
     // From here a signal stops the run instead of ending iogauge: the check takes locks and
     // marks the files it will write.
     let interrupt = interrupt_flag();
@@ -244,55 +233,7 @@ pub(crate) fn measure(
     let live = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     let started = SystemTime::now();
     let (wall0, cpu0) = (Instant::now(), CpuUsage::process());
-    let mut on_event = |ev: &Event| {
-        match ev {
-            Event::LaidOut { group } => {
-                let all = GROUP_LAID_OUT
-                    .with(|h| h.borrow_mut().as_mut().is_none_or(|h| h(*group, true)));
-                if !all {
-                    // Another rank could not lay out its files: every rank stops here.
-                    interrupt.store(true, Ordering::Relaxed);
-                }
-            }
-            Event::Ready { group, ok } => {
-                let all =
-                    GROUP_READY.with(|h| h.borrow_mut().as_mut().is_none_or(|h| h(*group, *ok)));
-                if !all && *ok {
-                    // Another rank could not prepare this group: every rank stops here. (One
-                    // that could not itself stops on its own error, not as interrupted.)
-                    interrupt.store(true, Ordering::Relaxed);
-                }
-            }
-            Event::Tick {
-                group,
-                stopping,
-                ended,
-            } => {
-                let tick = Tick {
-                    group: *group,
-                    stopping: *stopping,
-                    ended: *ended,
-                };
-                let told = RUN_TICK.with(|h| h.borrow_mut().as_mut().map(|h| h(tick)));
-                match told.unwrap_or(Told::Nothing) {
-                    // Another rank stopped: this one stops with it, with what it measured.
-                    Told::StopRun => interrupt.store(true, Ordering::Relaxed),
-                    Told::StopGroup => runner::stop_group(),
-                    Told::Nothing => {}
-                }
-            }
-            _ => {}
-        }
-        if live {
-            status_line(ev);
-        }
-        if let Event::Progress(p) = ev {
-            if signals().status.swap(false, Ordering::SeqCst) {
-                // SIGUSR1: the figures so far, on a line of their own; the run goes on.
-                errln!("iogauge: status: {}", progress_text(p));
-            }
-        }
-    };
+    let mut on_event = |ev: &Event| on_run_event(ev, &interrupt, live);
     let (outcome, rounds_report) = if rounds.max > 0 || rounds.precondition > 0 {
         let (o, r) = run_rounds(&plan, &mut targets, &interrupt, rounds, &mut on_event)?;
         (o, Some(r))
@@ -322,13 +263,7 @@ pub(crate) fn measure(
     // An interrupted or failed run removes what it created, even where files are kept.
     let remove = !keep || outcome.interrupted || outcome.failed();
     // Data that failed verification is the evidence: its files are kept whatever was asked.
-    let evidence: Vec<std::path::PathBuf> = outcome
-        .groups
-        .iter()
-        .flatten()
-        .filter(|j| j.stats.verify.as_ref().is_some_and(|v| v.bad > 0))
-        .flat_map(|j| j.files.iter().map(|f| f.path.clone()))
-        .collect();
+    let evidence = evidence(&outcome);
     for problem in targets.finish(remove, &evidence) {
         errln!("iogauge: {problem}");
     }
@@ -339,7 +274,99 @@ pub(crate) fn measure(
     for w in &report.warnings[printed..] {
         warn(w);
     }
-    let code = if outcome.interrupted {
+    let code = exit_code(&outcome);
+    Ok(Measured { report, code })
+}
+
+/// The plan the sections make, with what the run reads from (scale-out's shifted reads), and
+/// checked before anything is created: --precondition's job, the log files, memory.
+fn planned(
+    sections: &[Section],
+    separate_groups: bool,
+    safety: Safety,
+    rounds: RoundsSpec,
+) -> Result<plan::Plan, Failure> {
+    let mut plan = plan::resolve(sections, separate_groups)?;
+    let read_from = READ_FROM.with(|h| h.borrow().as_ref().map(|f| f(&mut plan, separate_groups)));
+    if let Some(warnings) = read_from {
+        plan.warnings.extend(warnings?);
+    }
+    if rounds.precondition > 0 {
+        // Refused before anything is checked or created.
+        iogauge::studies::rounds::precondition_plan(&plan, rounds.precondition)
+            .map_err(Failure::usage)?;
+    }
+    check_log_files(&plan, safety.overwrite_output)?;
+    runner::limits::check(&plan, safety.max_memory).map_err(Failure::usage)?;
+    Ok(plan)
+}
+
+/// What the session does with each of the runner's events: scale-out's agreements (every rank
+/// laid out, ready, still running), the live status line, and SIGUSR1's status.
+fn on_run_event(ev: &Event, interrupt: &AtomicBool, live: bool) {
+    match ev {
+        Event::LaidOut { group } => {
+            let all =
+                GROUP_LAID_OUT.with(|h| h.borrow_mut().as_mut().is_none_or(|h| h(*group, true)));
+            if !all {
+                // Another rank could not lay out its files: every rank stops here.
+                interrupt.store(true, Ordering::Relaxed);
+            }
+        }
+        Event::Ready { group, ok } => {
+            let all = GROUP_READY.with(|h| h.borrow_mut().as_mut().is_none_or(|h| h(*group, *ok)));
+            if !all && *ok {
+                // Another rank could not prepare this group: every rank stops here. (One
+                // that could not itself stops on its own error, not as interrupted.)
+                interrupt.store(true, Ordering::Relaxed);
+            }
+        }
+        Event::Tick {
+            group,
+            stopping,
+            ended,
+        } => {
+            let tick = Tick {
+                group: *group,
+                stopping: *stopping,
+                ended: *ended,
+            };
+            let told = RUN_TICK.with(|h| h.borrow_mut().as_mut().map(|h| h(tick)));
+            match told.unwrap_or(Told::Nothing) {
+                // Another rank stopped: this one stops with it, with what it measured.
+                Told::StopRun => interrupt.store(true, Ordering::Relaxed),
+                Told::StopGroup => runner::stop_group(),
+                Told::Nothing => {}
+            }
+        }
+        _ => {}
+    }
+    if live {
+        status_line(ev);
+    }
+    if let Event::Progress(p) = ev {
+        if signals().status.swap(false, Ordering::SeqCst) {
+            // SIGUSR1: the figures so far, on a line of their own; the run goes on.
+            errln!("iogauge: status: {}", progress_text(p));
+        }
+    }
+}
+
+/// The files of jobs whose data failed verification: the evidence, kept whatever was asked.
+fn evidence(outcome: &runner::RunOutcome) -> Vec<std::path::PathBuf> {
+    outcome
+        .groups
+        .iter()
+        .flatten()
+        .filter(|j| j.stats.verify.as_ref().is_some_and(|v| v.bad > 0))
+        .flat_map(|j| j.files.iter().map(|f| f.path.clone()))
+        .collect()
+}
+
+/// A run's exit code: interrupted (128 + the signal), a target refused (2), a job failed
+/// (1), or 0.
+fn exit_code(outcome: &runner::RunOutcome) -> u8 {
+    if outcome.interrupted {
         interrupted_code()
     } else if let Some(TargetError::Usage(_)) = outcome.setup_error {
         2
@@ -347,8 +374,7 @@ pub(crate) fn measure(
         1
     } else {
         0
-    };
-    Ok(Measured { report, code })
+    }
 }
 
 pub(crate) fn execute(
@@ -422,25 +448,6 @@ pub(crate) fn execute(
     if let Some(f) = finish.filter(|_| !report.interrupted && report.errors.is_empty()) {
         f(&mut report);
     }
-    // Text on the screen that stderr also writes to: its warnings and errors are printed
-    // there (warnings as found, errors at the end), so the screen shows each once.
-    let without_notes = stdout_is_stderr().then(|| {
-        let mut r = report.clone();
-        r.warnings = Vec::new();
-        r.errors = Vec::new();
-        r
-    });
-    let screen_report = without_notes.as_ref().unwrap_or(&report);
-    let render_of = |f: Format, r: &Report| match (f, summary_labels) {
-        (Format::Text, Some(labels)) => report::text::summary(r, labels),
-        (f, _) => report::render(f, r),
-    };
-    let render = |f: Format| render_of(f, &report);
-    // Only text leaves them out: a machine-readable report stays whole wherever it goes.
-    let render_screen = |f: Format| match f {
-        Format::Text => render_of(f, screen_report),
-        _ => render(f),
-    };
     #[cfg(feature = "mpi")]
     if ranks.is_some() && signalled() && tool.output.is_none() {
         // Ctrl-C at mpirun: mpirun, ending the job, forwards only the first few KiB of what
@@ -459,7 +466,40 @@ pub(crate) fn execute(
             Err(e) => errln!("iogauge: cannot write {}: {e}", path.display()),
         }
     }
-    let mut failed = write_logs(&report, tool.overwrite_output);
+    let failed = write_outputs(&report, &tool, summary_labels);
+    // Errors reach stderr whatever the report's format (text shows them in the report too).
+    for e in &report.errors {
+        errln!("iogauge: error: {}", cli::for_terminal(e));
+    }
+    let code = if failed && code == 0 { 1 } else { code };
+    #[cfg(feature = "mpi")]
+    scale::end(&ranks, code);
+    ExitCode::from(code)
+}
+
+/// Writes the report in each format asked for (one: to --output or stdout; several: text to
+/// stdout, the others each to a file) and the job's logs; `true` when one could not be written.
+fn write_outputs(report: &Report, tool: &ToolOptions, summary_labels: Option<&[&str]>) -> bool {
+    // Text on the screen that stderr also writes to: its warnings and errors are printed
+    // there (warnings as found, errors at the end), so the screen shows each once.
+    let without_notes = stdout_is_stderr().then(|| {
+        let mut r = report.clone();
+        r.warnings = Vec::new();
+        r.errors = Vec::new();
+        r
+    });
+    let screen_report = without_notes.as_ref().unwrap_or(report);
+    let render_of = |f: Format, r: &Report| match (f, summary_labels) {
+        (Format::Text, Some(labels)) => report::text::summary(r, labels),
+        (f, _) => report::render(f, r),
+    };
+    let render = |f: Format| render_of(f, report);
+    // Only text leaves them out: a machine-readable report stays whole wherever it goes.
+    let render_screen = |f: Format| match f {
+        Format::Text => render_of(f, screen_report),
+        _ => render(f),
+    };
+    let mut failed = write_logs(report, tool.overwrite_output);
     match tool.formats.as_slice() {
         [f] => {
             let written = match &tool.output {
@@ -500,14 +540,7 @@ pub(crate) fn execute(
             }
         }
     }
-    // Errors reach stderr whatever the report's format (text shows them in the report too).
-    for e in &report.errors {
-        errln!("iogauge: error: {}", cli::for_terminal(e));
-    }
-    let code = if failed && code == 0 { 1 } else { code };
-    #[cfg(feature = "mpi")]
-    scale::end(&ranks, code);
-    ExitCode::from(code)
+    failed
 }
 
 /// Runs `one` up to `n` times (stopping at a run that fails or is interrupted): the last run's

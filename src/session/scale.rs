@@ -134,166 +134,26 @@ pub fn begin(
     let offsets = clock_offsets(&world);
     let shared = std::env::var("IOGAUGE_MPI_SHARED_FILES").is_ok_and(|v| v == "1");
     let hosts = all_hosts(&world, &host);
-    let shift = match read_shift {
-        Some(s) if shared => Err(iogauge::studies::scaleout::ShiftError::Shared {
-            flag: format!("--rank-read-shift={s}"),
-        }),
-        Some(s) => s.ranks(&hosts).map(|(n, w)| Some((s, n, w))),
-        None => Ok(None),
-    };
-    let shift = match shift {
-        Ok(s) => s,
-        Err(why) => {
-            // The same on every rank: said once, and no rank leaves before it is said.
-            if rank == 0 {
-                let _ = super::usage_exit(&why.to_string());
-            }
-            world.barrier();
-            return Err(if rank == 0 { 2 } else { 0 });
-        }
-    };
+    let shift = read_partner(&world, read_shift, &hosts, shared)?;
     let borrowing = shift.is_some();
     let shift_ranks = shift.as_ref().map(|(_, n, _)| *n);
-    if let Some((s, n, warning)) = shift {
-        let partner = (rank + n) % hosts.len();
-        let mut theirs = sections.to_vec();
-        rank_sections(&mut theirs, partner, &hosts[partner], shared);
-        let partner_host = hosts[partner].clone();
-        // Said once, in rank 0's report.
-        let warning = warning.filter(|_| rank == 0);
-        super::READ_FROM.with(|h| {
-            *h.borrow_mut() = Some(Box::new(move |plan, separate| {
-                let flag = format!("--rank-read-shift={s}");
-                let other = iogauge::plan::resolve(&theirs, separate)?;
-                borrow(plan, &other, partner, &partner_host, &flag).map_err(Failure::usage)?;
-                Ok(warning.iter().cloned().collect())
-            }))
-        });
+    if let Some(shift) = shift {
+        read_from_partner(sections, shift, (rank, &hosts), shared);
     }
     rank_sections(sections, rank, &host, shared);
     super::WARNINGS_IN_MERGE.store(rank != 0, std::sync::atomic::Ordering::Relaxed);
-    let phase = Rc::new(world.duplicate());
-    let starts = Rc::new(RefCell::new(Vec::new()));
-    let round = Rc::new(Cell::new(0u64));
-    let stopped_by: Rc<RefCell<Option<i32>>> = Rc::new(RefCell::new(None));
-    let stonewalled: Rc<RefCell<Vec<Option<usize>>>> = Rc::new(RefCell::new(Vec::new()));
-    let held_at: Rc<RefCell<Option<usize>>> = Rc::new(RefCell::new(None));
-    let (p, s, n, by, walled, held) = (
-        Rc::clone(&phase),
-        Rc::clone(&starts),
-        Rc::clone(&round),
-        Rc::clone(&stopped_by),
-        Rc::clone(&stonewalled),
-        Rc::clone(&held_at),
-    );
-    AGREE.with(|h| {
-        *h.borrow_mut() = Some(Box::new(move |ok: bool| {
-            // A new measurement (a repetition): what it reports starts afresh, and the
-            // messages of an earlier one are told apart by its number.
-            n.set(n.get() + 1);
-            s.borrow_mut().clear();
-            by.borrow_mut().take();
-            walled.borrow_mut().clear();
-            held.borrow_mut().take();
-            meet(&p, ok, false).0
-        }))
-    });
-    let (w, by, walled, n) = (
-        world.duplicate(),
-        Rc::clone(&stopped_by),
-        Rc::clone(&stonewalled),
-        Rc::clone(&round),
-    );
-    let mut told_in: Option<u64> = None;
-    RUN_TICK.with(|h| {
-        *h.borrow_mut() = Some(Box::new(move |t: Tick| {
-            let me = w.rank();
-            let now = n.get();
-            let others = || (0..w.size()).filter(move |&r| r != me);
-            if t.stopping && told_in != Some(now) && by.borrow().is_none() {
-                // A job of this rank failed (or it was interrupted): stop every rank.
-                told_in = Some(now);
-                let m = ((now as i64) << 32) | i64::from(me);
-                for r in others() {
-                    w.process_at_rank(r).send_with_tag(&m, STOP);
-                }
-            }
-            let mut stop = false;
-            while let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(STOP) {
-                let (m, _) = msg.matched_receive::<i64>();
-                // One from an earlier repetition (sent after this rank had finished it)
-                // is old news.
-                if (m >> 32) as u64 != now {
-                    continue;
-                }
-                if told_in != Some(now) {
-                    by.borrow_mut().get_or_insert((m & 0xffff_ffff) as i32);
-                }
-                stop = true;
-            }
-            if stop {
-                return Told::StopRun;
-            }
-            if !stonewall {
-                return Told::Nothing;
-            }
-            let mut walled = walled.borrow_mut();
-            if walled.len() <= t.group {
-                walled.resize(t.group + 1, None);
-            }
-            let mut told = Told::Nothing;
-            // Finishes of this group by other ranks (an older group's or repetition's
-            // are left over).
-            while let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(DONE) {
-                let (m, _) = msg.matched_receive::<i64>();
-                let (r, g, from) = (
-                    (m >> 48) as u64,
-                    ((m >> 32) & 0xffff) as usize,
-                    (m & 0xffff_ffff) as usize,
-                );
-                if r == now & 0x7fff && g == t.group && !t.ended && walled[g].is_none() {
-                    walled[g] = Some(from);
-                    told = Told::StopGroup;
-                }
-            }
-            if t.ended && !t.stopping && walled[t.group].is_none() {
-                // This rank finished the group first (as far as it knows): the others stop.
-                let m = (((now & 0x7fff) as i64) << 48)
-                    | (((t.group & 0xffff) as i64) << 32)
-                    | i64::from(me);
-                for r in others() {
-                    w.process_at_rank(r).send_with_tag(&m, DONE);
-                }
-            }
-            told
-        }))
-    });
-    let (p, s, held) = (Rc::clone(&phase), Rc::clone(&starts), Rc::clone(&held_at));
-    GROUP_READY.with(|h| {
-        *h.borrow_mut() = Some(Box::new(move |group, ok: bool| {
-            // The barrier, and whether every rank got there ready.
-            let all = meet(&p, ok, false).0;
-            if all {
-                s.borrow_mut().push(unix_ns());
-            } else if ok {
-                *held.borrow_mut() = Some(group);
-            }
-            all
-        }))
-    });
-    if borrowing {
-        let (p, held) = (Rc::clone(&phase), Rc::clone(&held_at));
-        super::GROUP_LAID_OUT.with(|h| {
-            *h.borrow_mut() = Some(Box::new(move |group, ok: bool| {
-                // Every rank's files are there before any rank opens another's.
-                let all = meet(&p, ok, false).0;
-                if !all && ok {
-                    *held.borrow_mut() = Some(group);
-                }
-                all
-            }))
-        });
-    }
+    let state = RankState::new(world.duplicate());
+    state.hook_agree();
+    state.hook_tick(world.duplicate(), stonewall);
+    state.hook_ready(borrowing);
+    let RankState {
+        phase,
+        starts,
+        stopped_by,
+        stonewalled,
+        held_at,
+        ..
+    } = state;
     Ok(Some(Ranks {
         world,
         phase,
@@ -309,6 +169,232 @@ pub fn begin(
         offsets,
         _universe: universe,
     }))
+}
+
+/// `--rank-read-shift`: the shift, how many ranks on the partner is, and a warning for the
+/// report. `Err(code)` when the launch cannot shift (the same on every rank: rank 0 says why,
+/// and no rank leaves before it is said).
+fn read_partner(
+    world: &mpi::topology::SimpleCommunicator,
+    read_shift: Option<ReadShift>,
+    hosts: &[String],
+    shared: bool,
+) -> Result<Option<(ReadShift, usize, Option<String>)>, u8> {
+    let shift = match read_shift {
+        Some(s) if shared => Err(iogauge::studies::scaleout::ShiftError::Shared {
+            flag: format!("--rank-read-shift={s}"),
+        }),
+        Some(s) => s.ranks(hosts).map(|(n, w)| Some((s, n, w))),
+        None => Ok(None),
+    };
+    shift.map_err(|why| {
+        let rank = world.rank();
+        if rank == 0 {
+            let _ = super::usage_exit(&why.to_string());
+        }
+        world.barrier();
+        if rank == 0 { 2 } else { 0 }
+    })
+}
+
+/// Points this rank's read jobs at the partner's files: the partner's sections resolved as
+/// they are there, when the plan is made.
+fn read_from_partner(
+    sections: &[Section],
+    (s, n, warning): (ReadShift, usize, Option<String>),
+    (rank, hosts): (usize, &[String]),
+    shared: bool,
+) {
+    let partner = (rank + n) % hosts.len();
+    let mut theirs = sections.to_vec();
+    rank_sections(&mut theirs, partner, &hosts[partner], shared);
+    let partner_host = hosts[partner].clone();
+    // Said once, in rank 0's report.
+    let warning = warning.filter(|_| rank == 0);
+    super::READ_FROM.with(|h| {
+        *h.borrow_mut() = Some(Box::new(move |plan, separate| {
+            let flag = format!("--rank-read-shift={s}");
+            let other = iogauge::plan::resolve(&theirs, separate)?;
+            borrow(plan, &other, partner, &partner_host, &flag).map_err(Failure::usage)?;
+            Ok(warning.iter().cloned().collect())
+        }))
+    });
+}
+
+/// What the session's hooks and the rank's report share while the run goes on.
+struct RankState {
+    /// The communicator every meeting of the run is on.
+    phase: Rc<mpi::topology::SimpleCommunicator>,
+    /// When each group started (after its barrier), ns since the Unix epoch.
+    starts: Rc<RefCell<Vec<u64>>>,
+    /// The measurement (repetition) under way, counted from 1.
+    round: Rc<Cell<u64>>,
+    stopped_by: Rc<RefCell<Option<i32>>>,
+    stonewalled: Rc<RefCell<Vec<Option<usize>>>>,
+    held_at: Rc<RefCell<Option<usize>>>,
+}
+
+impl RankState {
+    fn new(phase: mpi::topology::SimpleCommunicator) -> RankState {
+        RankState {
+            phase: Rc::new(phase),
+            starts: Rc::default(),
+            round: Rc::new(Cell::new(0)),
+            stopped_by: Rc::default(),
+            stonewalled: Rc::default(),
+            held_at: Rc::default(),
+        }
+    }
+
+    /// Before a measurement: every rank learns whether all could start.
+    fn hook_agree(&self) {
+        let (p, s, n) = (self.phase.clone(), self.starts.clone(), self.round.clone());
+        let (by, walled, held) = (
+            self.stopped_by.clone(),
+            self.stonewalled.clone(),
+            self.held_at.clone(),
+        );
+        AGREE.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |ok: bool| {
+                // A new measurement (a repetition): what it reports starts afresh, and the
+                // messages of an earlier one are told apart by its number.
+                n.set(n.get() + 1);
+                s.borrow_mut().clear();
+                by.borrow_mut().take();
+                walled.borrow_mut().clear();
+                held.borrow_mut().take();
+                meet(&p, ok, false).0
+            }))
+        });
+    }
+
+    /// At each tick of a running group: a failing rank stops every rank; with stonewalling,
+    /// the first rank to finish a group ends it on the others.
+    fn hook_tick(&self, w: mpi::topology::SimpleCommunicator, stonewall: bool) {
+        let (by, walled, n) = (
+            self.stopped_by.clone(),
+            self.stonewalled.clone(),
+            self.round.clone(),
+        );
+        let mut told_in: Option<u64> = None;
+        RUN_TICK.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |t: Tick| {
+                let now = n.get();
+                if stop_messages(&w, &t, now, &mut told_in, &by) {
+                    return Told::StopRun;
+                }
+                if !stonewall {
+                    return Told::Nothing;
+                }
+                stonewall_messages(&w, &t, now, &mut walled.borrow_mut())
+            }))
+        });
+    }
+
+    /// The barrier before each group (and, reading another rank's files, after each group's
+    /// files are laid out): whether every rank got there ready.
+    fn hook_ready(&self, borrowing: bool) {
+        let (p, s, held) = (
+            self.phase.clone(),
+            self.starts.clone(),
+            self.held_at.clone(),
+        );
+        GROUP_READY.with(|h| {
+            *h.borrow_mut() = Some(Box::new(move |group, ok: bool| {
+                // The barrier, and whether every rank got there ready.
+                let all = meet(&p, ok, false).0;
+                if all {
+                    s.borrow_mut().push(unix_ns());
+                } else if ok {
+                    *held.borrow_mut() = Some(group);
+                }
+                all
+            }))
+        });
+        if borrowing {
+            let (p, held) = (self.phase.clone(), self.held_at.clone());
+            super::GROUP_LAID_OUT.with(|h| {
+                *h.borrow_mut() = Some(Box::new(move |group, ok: bool| {
+                    // Every rank's files are there before any rank opens another's.
+                    let all = meet(&p, ok, false).0;
+                    if !all && ok {
+                        *held.borrow_mut() = Some(group);
+                    }
+                    all
+                }))
+            });
+        }
+    }
+}
+
+/// A job of this rank failed (or it was interrupted): every other rank is told to stop, once
+/// per measurement. `true` when another rank said to stop in this measurement (`by`: the
+/// first that did, unless this rank stopped first).
+fn stop_messages(
+    w: &mpi::topology::SimpleCommunicator,
+    t: &Tick,
+    now: u64,
+    told_in: &mut Option<u64>,
+    by: &RefCell<Option<i32>>,
+) -> bool {
+    let me = w.rank();
+    if t.stopping && *told_in != Some(now) && by.borrow().is_none() {
+        *told_in = Some(now);
+        let m = ((now as i64) << 32) | i64::from(me);
+        for r in (0..w.size()).filter(|&r| r != me) {
+            w.process_at_rank(r).send_with_tag(&m, STOP);
+        }
+    }
+    let mut stop = false;
+    while let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(STOP) {
+        let (m, _) = msg.matched_receive::<i64>();
+        // One from an earlier repetition (sent after this rank had finished it) is old news.
+        if (m >> 32) as u64 != now {
+            continue;
+        }
+        if *told_in != Some(now) {
+            by.borrow_mut().get_or_insert((m & 0xffff_ffff) as i32);
+        }
+        stop = true;
+    }
+    stop
+}
+
+/// Stonewalling: another rank's finish of this group stops it here (`walled`: per group, the
+/// rank whose finish did); this rank finishing first tells the others.
+fn stonewall_messages(
+    w: &mpi::topology::SimpleCommunicator,
+    t: &Tick,
+    now: u64,
+    walled: &mut Vec<Option<usize>>,
+) -> Told {
+    let me = w.rank();
+    if walled.len() <= t.group {
+        walled.resize(t.group + 1, None);
+    }
+    let mut told = Told::Nothing;
+    // Finishes of this group by other ranks (an older group's or repetition's are left over).
+    while let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(DONE) {
+        let (m, _) = msg.matched_receive::<i64>();
+        let (r, g, from) = (
+            (m >> 48) as u64,
+            ((m >> 32) & 0xffff) as usize,
+            (m & 0xffff_ffff) as usize,
+        );
+        if r == now & 0x7fff && g == t.group && !t.ended && walled[g].is_none() {
+            walled[g] = Some(from);
+            told = Told::StopGroup;
+        }
+    }
+    if t.ended && !t.stopping && walled[t.group].is_none() {
+        // This rank finished the group first (as far as it knows): the others stop.
+        let m =
+            (((now & 0x7fff) as i64) << 48) | (((t.group & 0xffff) as i64) << 32) | i64::from(me);
+        for r in (0..w.size()).filter(|&r| r != me) {
+            w.process_at_rank(r).send_with_tag(&m, DONE);
+        }
+    }
+    told
 }
 
 /// One measurement's result across the ranks (see `Ranks::merge`); this rank's own
@@ -397,42 +483,36 @@ impl Ranks {
         }
     }
 
-    /// After a measurement (each repetition): meets the other ranks until every one has
-    /// ended (a rank that ended early tells those still waiting before a group that it is
-    /// not ready, and they stop there); then each sends its result to rank 0, which merges
-    /// them, and every rank learns the merged exit code, so all go on to the next
-    /// repetition or all stop. Rank 0 gets the merge; the other ranks their own result
-    /// with the merged code (or `Failure::Said`: rank 0 says why).
-    fn merge(&self, measured: Result<Measured, Failure>) -> Result<Measured, Failure> {
-        while !meet(&self.phase, false, true).1 {}
-        let mut measured = measured;
-        if let Ok(m) = measured.as_mut() {
-            // Stopped for the others, not by a signal here: not this rank's interruption
-            // (the merged report says interrupted only where a rank was).
-            let cut = m.report.interrupted && !super::signalled();
-            if let Some(from) = self.stopped_by.borrow().filter(|_| cut) {
-                m.report.warnings.push(format!(
-                    "stopped early because rank {from} stopped (a job of it failed, or it \
-                     was interrupted): this rank's figures are partial"
-                ));
-            }
-            if let Some(g) = *self.held_at.borrow() {
-                m.report.warnings.push(format!(
-                    "group {} did not start: another rank had stopped or could not prepare \
-                     it",
-                    g + 1
-                ));
-            }
-            if cut {
-                m.report.interrupted = false;
-                if m.code > 128 {
-                    m.code = 0;
-                }
+    /// What this rank's report says of the others: stopped because another rank did (not
+    /// its own interruption), or a group that did not start for them.
+    fn own_notes(&self, m: &mut Measured) {
+        // Stopped for the others, not by a signal here: not this rank's interruption
+        // (the merged report says interrupted only where a rank was).
+        let cut = m.report.interrupted && !super::signalled();
+        if let Some(from) = self.stopped_by.borrow().filter(|_| cut) {
+            m.report.warnings.push(format!(
+                "stopped early because rank {from} stopped (a job of it failed, or it \
+                 was interrupted): this rank's figures are partial"
+            ));
+        }
+        if let Some(g) = *self.held_at.borrow() {
+            m.report.warnings.push(format!(
+                "group {} did not start: another rank had stopped or could not prepare \
+                 it",
+                g + 1
+            ));
+        }
+        if cut {
+            m.report.interrupted = false;
+            if m.code > 128 {
+                m.code = 0;
             }
         }
-        // A rank with no result (it could not start) sends nothing but still takes part,
-        // so rank 0 never waits for it.
-        let bytes = match &measured {
+    }
+
+    /// This rank's result as sent to rank 0: its report, or (no result) why, with its code.
+    fn result_bytes(&self, measured: &Result<Measured, Failure>) -> Vec<u8> {
+        match measured {
             Ok(m) => serde_json::to_vec(&RankResult {
                 rank: self.rank,
                 host: self.host.clone(),
@@ -452,24 +532,18 @@ impl Ranks {
                 v.extend_from_slice(f.message().as_bytes());
                 v
             }
-        };
-        let root = self.world.process_at_rank(0);
-        let len = bytes.len() as i32;
-        if self.rank != 0 {
-            root.gather_into(&len);
-            root.gather_varcount_into(&bytes[..]);
-            self.drain();
-            let mut code = 0u8;
-            root.broadcast_into(&mut code);
-            return match measured {
-                Ok(m) => Ok(Measured {
-                    report: m.report,
-                    code,
-                }),
-                Err(_) => Err(Failure::Said(code)),
-            };
         }
+    }
+
+    /// Rank 0: every rank's result gathered: the reports, the ranks with none (and why), and
+    /// the worst of their codes.
+    fn gather(
+        &self,
+        root: &mpi::topology::Process<'_>,
+        bytes: &[u8],
+    ) -> (Vec<RankResult>, Vec<(usize, String)>, u8) {
         let n = self.world.size() as usize;
+        let len = bytes.len() as i32;
         let mut lens = vec![0i32; n];
         root.gather_into_root(&len, &mut lens[..]);
         let displs: Vec<i32> = lens
@@ -483,7 +557,7 @@ impl Ranks {
         let mut all = vec![0u8; lens.iter().map(|&l| l as usize).sum()];
         {
             let mut part = mpi::datatype::PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
-            root.gather_varcount_into_root(&bytes[..], &mut part);
+            root.gather_varcount_into_root(bytes, &mut part);
         }
         let mut parts: Vec<RankResult> = Vec::new();
         let mut failed: Vec<(usize, String)> = Vec::new();
@@ -501,6 +575,42 @@ impl Ranks {
                 },
             }
         }
+        (parts, failed, failed_code)
+    }
+
+    /// After a measurement (each repetition): meets the other ranks until every one has
+    /// ended (a rank that ended early tells those still waiting before a group that it is
+    /// not ready, and they stop there); then each sends its result to rank 0, which merges
+    /// them, and every rank learns the merged exit code, so all go on to the next
+    /// repetition or all stop. Rank 0 gets the merge; the other ranks their own result
+    /// with the merged code (or `Failure::Said`: rank 0 says why).
+    fn merge(&self, measured: Result<Measured, Failure>) -> Result<Measured, Failure> {
+        while !meet(&self.phase, false, true).1 {}
+        let mut measured = measured;
+        if let Ok(m) = measured.as_mut() {
+            self.own_notes(m);
+        }
+        // A rank with no result (it could not start) sends nothing but still takes part,
+        // so rank 0 never waits for it.
+        let bytes = self.result_bytes(&measured);
+        let root = self.world.process_at_rank(0);
+        let len = bytes.len() as i32;
+        if self.rank != 0 {
+            root.gather_into(&len);
+            root.gather_varcount_into(&bytes[..]);
+            self.drain();
+            let mut code = 0u8;
+            root.broadcast_into(&mut code);
+            return match measured {
+                Ok(m) => Ok(Measured {
+                    report: m.report,
+                    code,
+                }),
+                Err(_) => Err(Failure::Said(code)),
+            };
+        }
+        let n = self.world.size() as usize;
+        let (mut parts, failed, failed_code) = self.gather(&root, &bytes);
         self.drain();
         let lines = iogauge::studies::scaleout::failure_lines(
             &failed,

@@ -4,7 +4,7 @@
 //! the next event, so the per-I/O cost is two clock reads and a histogram increment.
 //! Here: the slab and queue (fill, issue, commit, reap, complete); the data written is in
 //! `data.rs`, pacing in `pacing.rs`, the clock's events and series in `timeline.rs`, flushes
-//! in `flush.rs`.
+//! in `flush.rs`, how a job ends (well or with an error) in `end.rs`.
 
 use std::io;
 use std::path::PathBuf;
@@ -18,9 +18,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::engine::{AlignedBuf, Completion, Engine, EngineUser, IoUnit, Queued};
 use crate::plan::workload::{Dir, Region, Workload};
 use crate::plan::{DataMode, JobSpec, RwMode};
-use crate::stats::{Clock, CpuUsage, JobStats};
+use crate::stats::{Clock, JobStats};
 
 mod data;
+mod end;
 mod flush;
 mod pacing;
 mod timeline;
@@ -29,7 +30,7 @@ mod verify;
 pub use verify::SharedFile;
 
 use data::copy_template;
-use timeline::close_interval;
+use end::{dir_name, setup_error};
 
 /// How often progress counters are published.
 const PUBLISH_EVERY: Duration = Duration::from_millis(250);
@@ -370,28 +371,6 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
     result
 }
 
-/// The engine could not start: meet the other jobs at the barrier (they must not wait
-/// forever), stop them, and report why.
-fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
-    w.stop.store(true, Ordering::Relaxed);
-    w.barrier.wait();
-    if let Some(b) = w.verify_barrier {
-        b.wait();
-    }
-    w.mark_finished();
-    JobResult {
-        handed: Vec::new(),
-        stats: JobStats::default(),
-        error: Some(JobError {
-            file: None,
-            offset: None,
-            direction: None,
-            errno: e.raw_os_error(),
-            message: e.to_string(),
-        }),
-    }
-}
-
 impl<E: Engine> Loop<'_, '_, E> {
     fn run(&mut self) {
         loop {
@@ -709,137 +688,10 @@ impl<E: Engine> Loop<'_, '_, E> {
         Next::Free
     }
 
-    fn io_error(&mut self, dir: Dir, file: usize, offset: u64, e: io::Error) {
-        if self.error.is_none() {
-            let errno = e.raw_os_error();
-            let hint = errno.and_then(|n| explain_errno(self.w.job, n));
-            self.error = Some(JobError {
-                file: self.w.paths.get(file).cloned(),
-                offset: Some(offset),
-                direction: Some(dir_name(dir).into()),
-                errno,
-                message: match hint {
-                    Some(h) => format!("{e}: {h}"),
-                    None => e.to_string(),
-                },
-            });
-        }
-        self.halt = Halt::Abort;
-        self.w.stop.store(true, Ordering::Relaxed);
-    }
-
-    /// The ring itself failed (submit or wait): nothing in flight can be trusted to finish.
-    fn fail_ring(&mut self, e: io::Error) {
-        if self.error.is_none() {
-            self.error = Some(JobError {
-                file: None,
-                offset: None,
-                direction: None,
-                errno: e.raw_os_error(),
-                message: format!("io_uring: {e}"),
-            });
-        }
-        self.ring_broken = true;
-        self.halt = Halt::Abort;
-        self.w.stop.store(true, Ordering::Relaxed);
-    }
-
     /// In the verify phase.
     #[inline]
     fn verifying(&self) -> bool {
         self.verify.as_ref().is_some_and(|v| v.active)
-    }
-
-    fn finish(mut self) -> JobResult {
-        // The final flush is part of the measured job: buffered writes count when durable.
-        if self.error.is_none() && self.halt != Halt::Abort && self.tl.measuring {
-            self.end_flush();
-        }
-        self.close_measurement();
-        if let Some(b) = self.w.verify_barrier {
-            // Every job writing a shared file gets here, whatever happened to it.
-            b.wait();
-        }
-        let ok = self.error.is_none() && self.halt != Halt::Abort && !self.ring_broken;
-        let spec = self.verify.as_ref().map(|v| v.spec);
-        if ok && spec.is_some_and(|v| v.after_write) {
-            self.verify_phase();
-        }
-        // verify_backlog with do_verify=0 checked blocks in its pauses: a bad one fails the job.
-        if ok && spec.is_some_and(|v| v.after_write || v.inline || v.backlog > 0) {
-            self.verify_verdict();
-        }
-        self.w.progress.publish(&self.stats);
-        // What its writes left, for a later group's readers: only a job that wrote and ended
-        // well (a failed one ends the run).
-        let handed = match &self.verify {
-            Some(v) if ok && self.w.job.rw.writes() && self.error.is_none() => v.handed(),
-            _ => Vec::new(),
-        };
-        // do_verify=0 sealed the blocks and checked nothing (unless in backlog pauses): no
-        // check to report.
-        self.stats.verify = self
-            .verify
-            .take()
-            .filter(|v| v.spec.after_write || v.spec.inline || v.stats.blocks > 0)
-            .map(|v| v.stats);
-        JobResult {
-            stats: self.stats,
-            error: self.error,
-            handed,
-        }
-    }
-
-    /// Ends the measured time: elapsed, CPU, depth and the last interval of the series.
-    fn close_measurement(&mut self) {
-        let end = self.clock.now();
-        if self.tl.measuring {
-            let stats = &mut self.stats;
-            stats.elapsed =
-                Duration::from_nanos(self.clock.ns(end.saturating_sub(self.tl.measure_start)));
-            stats.window_ns = Some((self.clock.ns(self.tl.measure_start), self.clock.ns(end)));
-            stats.cpu = CpuUsage::thread().since(&self.tl.cpu_start);
-            if E::QUEUED {
-                self.account_depth(end);
-            } else {
-                // One I/O in the kernel during each I/O's latency, none in between.
-                let busy: u64 = self.stats.dirs.iter().map(|d| d.lat.sum_ns as u64).sum();
-                let total = self.stats.elapsed.as_nanos() as u64;
-                self.stats.depth.add(1, busy.min(total));
-                self.stats.depth.add(0, total.saturating_sub(busy));
-            }
-            // The last, partial interval, if anything happened in it.
-            for (d, l) in self.stats.dirs.iter_mut().zip(self.tl.last.iter_mut()) {
-                if d.ios != l.ios {
-                    close_interval(d, l, self.tl.tick_index);
-                }
-            }
-        }
-    }
-}
-
-fn dir_name(d: Dir) -> &'static str {
-    match d {
-        Dir::Read => "read",
-        Dir::Write => "write",
-    }
-}
-
-/// What an errno means for this job's options, where the bare message would mislead.
-fn explain_errno(job: &JobSpec, errno: i32) -> Option<&'static str> {
-    match errno {
-        libc::EOPNOTSUPP if job.flags.hipri => Some(
-            "polled I/O (hipri) is not supported for this file: it needs a block device \
-             with poll queues (NVMe: the nvme.poll_queues module parameter)",
-        ),
-        libc::EAGAIN if job.flags.nowait => {
-            Some("the I/O would have blocked and nowait (RWF_NOWAIT) asked it to fail instead")
-        }
-        libc::EINVAL if job.direct => Some(
-            "the kernel refused the direct I/O: check that bs and offset are multiples of \
-             the logical block size",
-        ),
-        _ => None,
     }
 }
 

@@ -1,0 +1,165 @@
+//! How a job ends: well (the final flush, the verify phase and its verdict, the last interval
+//! of the series, what its writes hand on), or with an error (the engine could not start, an
+//! I/O failed, the ring broke), which stops the other jobs too.
+
+use std::io;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::timeline::close_interval;
+use super::{Halt, JobError, JobResult, Loop, Worker};
+use crate::engine::Engine;
+use crate::plan::JobSpec;
+use crate::plan::workload::Dir;
+use crate::stats::{CpuUsage, JobStats};
+
+/// The engine could not start: meet the other jobs at the barrier (they must not wait
+/// forever), stop them, and report why.
+pub(super) fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
+    w.stop.store(true, Ordering::Relaxed);
+    w.barrier.wait();
+    if let Some(b) = w.verify_barrier {
+        b.wait();
+    }
+    w.mark_finished();
+    JobResult {
+        handed: Vec::new(),
+        stats: JobStats::default(),
+        error: Some(JobError {
+            file: None,
+            offset: None,
+            direction: None,
+            errno: e.raw_os_error(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+impl<E: Engine> Loop<'_, '_, E> {
+    pub(super) fn io_error(&mut self, dir: Dir, file: usize, offset: u64, e: io::Error) {
+        if self.error.is_none() {
+            let errno = e.raw_os_error();
+            let hint = errno.and_then(|n| explain_errno(self.w.job, n));
+            self.error = Some(JobError {
+                file: self.w.paths.get(file).cloned(),
+                offset: Some(offset),
+                direction: Some(dir_name(dir).into()),
+                errno,
+                message: match hint {
+                    Some(h) => format!("{e}: {h}"),
+                    None => e.to_string(),
+                },
+            });
+        }
+        self.halt = Halt::Abort;
+        self.w.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// The ring itself failed (submit or wait): nothing in flight can be trusted to finish.
+    pub(super) fn fail_ring(&mut self, e: io::Error) {
+        if self.error.is_none() {
+            self.error = Some(JobError {
+                file: None,
+                offset: None,
+                direction: None,
+                errno: e.raw_os_error(),
+                message: format!("io_uring: {e}"),
+            });
+        }
+        self.ring_broken = true;
+        self.halt = Halt::Abort;
+        self.w.stop.store(true, Ordering::Relaxed);
+    }
+
+    pub(super) fn finish(mut self) -> JobResult {
+        // The final flush is part of the measured job: buffered writes count when durable.
+        if self.error.is_none() && self.halt != Halt::Abort && self.tl.measuring {
+            self.end_flush();
+        }
+        self.close_measurement();
+        if let Some(b) = self.w.verify_barrier {
+            // Every job writing a shared file gets here, whatever happened to it.
+            b.wait();
+        }
+        let ok = self.error.is_none() && self.halt != Halt::Abort && !self.ring_broken;
+        let spec = self.verify.as_ref().map(|v| v.spec);
+        if ok && spec.is_some_and(|v| v.after_write) {
+            self.verify_phase();
+        }
+        // verify_backlog with do_verify=0 checked blocks in its pauses: a bad one fails the job.
+        if ok && spec.is_some_and(|v| v.after_write || v.inline || v.backlog > 0) {
+            self.verify_verdict();
+        }
+        self.w.progress.publish(&self.stats);
+        // What its writes left, for a later group's readers: only a job that wrote and ended
+        // well (a failed one ends the run).
+        let handed = match &self.verify {
+            Some(v) if ok && self.w.job.rw.writes() && self.error.is_none() => v.handed(),
+            _ => Vec::new(),
+        };
+        // do_verify=0 sealed the blocks and checked nothing (unless in backlog pauses): no
+        // check to report.
+        self.stats.verify = self
+            .verify
+            .take()
+            .filter(|v| v.spec.after_write || v.spec.inline || v.stats.blocks > 0)
+            .map(|v| v.stats);
+        JobResult {
+            stats: self.stats,
+            error: self.error,
+            handed,
+        }
+    }
+
+    /// Ends the measured time: elapsed, CPU, depth and the last interval of the series.
+    fn close_measurement(&mut self) {
+        let end = self.clock.now();
+        if self.tl.measuring {
+            let stats = &mut self.stats;
+            stats.elapsed =
+                Duration::from_nanos(self.clock.ns(end.saturating_sub(self.tl.measure_start)));
+            stats.window_ns = Some((self.clock.ns(self.tl.measure_start), self.clock.ns(end)));
+            stats.cpu = CpuUsage::thread().since(&self.tl.cpu_start);
+            if E::QUEUED {
+                self.account_depth(end);
+            } else {
+                // One I/O in the kernel during each I/O's latency, none in between.
+                let busy: u64 = self.stats.dirs.iter().map(|d| d.lat.sum_ns as u64).sum();
+                let total = self.stats.elapsed.as_nanos() as u64;
+                self.stats.depth.add(1, busy.min(total));
+                self.stats.depth.add(0, total.saturating_sub(busy));
+            }
+            // The last, partial interval, if anything happened in it.
+            for (d, l) in self.stats.dirs.iter_mut().zip(self.tl.last.iter_mut()) {
+                if d.ios != l.ios {
+                    close_interval(d, l, self.tl.tick_index);
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn dir_name(d: Dir) -> &'static str {
+    match d {
+        Dir::Read => "read",
+        Dir::Write => "write",
+    }
+}
+
+/// What an errno means for this job's options, where the bare message would mislead.
+fn explain_errno(job: &JobSpec, errno: i32) -> Option<&'static str> {
+    match errno {
+        libc::EOPNOTSUPP if job.flags.hipri => Some(
+            "polled I/O (hipri) is not supported for this file: it needs a block device \
+             with poll queues (NVMe: the nvme.poll_queues module parameter)",
+        ),
+        libc::EAGAIN if job.flags.nowait => {
+            Some("the I/O would have blocked and nowait (RWF_NOWAIT) asked it to fail instead")
+        }
+        libc::EINVAL if job.direct => Some(
+            "the kernel refused the direct I/O: check that bs and offset are multiples of \
+             the logical block size",
+        ),
+        _ => None,
+    }
+}
