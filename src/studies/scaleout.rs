@@ -453,116 +453,22 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (super::Report, u8) {
         .max()
         .unwrap_or(0);
     let mut spans = Vec::new();
-    let mut hosts: BTreeMap<String, HostRow> = BTreeMap::new();
-    for p in &parts {
-        hosts.entry(p.host.clone()).or_insert_with(|| HostRow {
-            host: p.host.clone(),
-            ranks: Vec::new(),
-            cpus: 0,
-            groups: Vec::new(),
-        });
-        let row = hosts.get_mut(&p.host).expect("inserted above");
-        row.ranks.push(p.rank);
-        row.cpus = row.cpus.max(p.report.host.cpus);
-    }
+    let mut hosts = host_rows(&parts);
     for gi in 0..ngroups.min(out.groups.len()) {
-        let here: Vec<(&RankResult, &crate::result::GroupReport)> = parts
+        let here: Vec<Ran> = parts
             .iter()
             .filter_map(|p| p.report.groups.get(gi).map(|g| (p, g)))
             .collect();
-        // On rank 0's clock.
-        let starts: Vec<u64> = here
-            .iter()
-            .map(|(p, _)| {
-                let own = p.group_start_unix_ns.get(gi).copied().unwrap_or(0);
-                own.saturating_add_signed(-p.clock_offset_ns)
-            })
-            .collect();
-        let ends: Vec<(u64, &RankResult)> = here
-            .iter()
-            .zip(&starts)
-            .map(|((p, g), s)| (s + g.total.elapsed_ns, *p))
-            .collect();
-        let first_start = starts.iter().copied().min().unwrap_or(0);
-        let last_start = starts.iter().copied().max().unwrap_or(0);
-        let (last_end, straggler) = ends
-            .iter()
-            .max_by_key(|(e, _)| *e)
-            .map(|(e, p)| (*e, format!("{}#{}", p.host, p.rank)))
-            .unwrap_or_default();
-        let first_end = ends.iter().map(|(e, _)| *e).min().unwrap_or(0);
-        let span = last_end.saturating_sub(first_start);
-        let totals: Vec<&Measurement> = here.iter().map(|(_, g)| &g.total).collect();
-        let mut total = Measurement::sum(&totals);
-        total.elapsed_ns = span;
-        over_span(&mut total.read, span);
-        over_span(&mut total.write, span);
-        let g = &mut out.groups[gi];
-        g.total = total;
-        g.jobs = here
-            .iter()
-            .flat_map(|(p, g)| {
-                g.jobs.iter().map(move |j| {
-                    let mut j = j.clone();
-                    j.name = format!("{}@{}#{}", j.name, p.host, p.rank);
-                    j
-                })
-            })
-            .collect();
-        // The fio part carries the aggregate: one row for the group.
-        g.group_reporting = true;
-        g.devices = here.iter().flat_map(|(_, g)| g.devices.clone()).collect();
-        // The first to finish among the ranks that were not stopped for another's finish.
-        let stonewalled_at = here
-            .iter()
-            .any(|(p, _)| p.stonewalled_by.get(gi).is_some_and(Option::is_some))
-            .then(|| {
-                ends.iter()
-                    .filter(|(_, p)| p.stonewalled_by.get(gi).is_none_or(Option::is_none))
-                    .min_by_key(|(e, _)| *e)
-                    .map(|(_, p)| format!("{}#{}", p.host, p.rank))
-            })
-            .flatten();
-        let ms = |t: u64| t.saturating_sub(first_start) as f64 / 1e6;
-        spans.push(GroupSpan {
-            start_skew_ms: (last_start - first_start) as f64 / 1e6,
-            first_done_ms: first_end.saturating_sub(first_start) as f64 / 1e6,
-            last_done_ms: span as f64 / 1e6,
-            straggler,
-            stonewalled_at,
-            ranks: here
-                .iter()
-                .zip(&starts)
-                .zip(&ends)
-                .map(|(((p, _), &s), &(e, _))| RankSpan {
-                    rank: p.rank,
-                    host: p.host.clone(),
-                    start_ms: ms(s),
-                    end_ms: ms(e),
-                })
-                .collect(),
-        });
+        let (starts, ends) = group_times(gi, &here);
+        spans.push(merge_group(
+            gi,
+            &here,
+            (&starts, &ends),
+            &mut out.groups[gi],
+        ));
         for row in hosts.values_mut() {
-            // The host's bytes over the host's span: computed as the group's total is, never
-            // the sum of its ranks' own rates (ranks that did not overlap would add up to more
-            // than the host moved in any second).
-            let at_host: Vec<usize> = (0..here.len())
-                .filter(|&i| here[i].0.host == row.host)
-                .collect();
-            let mine: Vec<&Measurement> = at_host.iter().map(|&i| &here[i].1.total).collect();
-            let mut m = Measurement::sum(&mine);
-            let from = at_host.iter().map(|&i| starts[i]).min().unwrap_or(0);
-            let to = at_host.iter().map(|&i| ends[i].0).max().unwrap_or(0);
-            let host_span = to.saturating_sub(from);
-            over_span(&mut m.read, host_span);
-            over_span(&mut m.write, host_span);
-            row.groups.push(HostGroup {
-                mb_per_s: m.read.mb_per_s + m.write.mb_per_s,
-                mib_per_s: m.read.mib_per_s + m.write.mib_per_s,
-                iops: m.read.iops + m.write.iops,
-                p99_us: crate::studies::sweep::worse(p99_us(&m.read), p99_us(&m.write)),
-                span_ms: host_span as f64 / 1e6,
-            });
+            let g = host_group(&row.host, &here, (&starts, &ends));
+            row.groups.push(g);
         }
     }
     out.targets = parts
@@ -570,21 +476,9 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (super::Report, u8) {
         .flat_map(|p| p.report.targets.clone())
         .collect();
     out.interrupted = parts.iter().any(|p| p.report.interrupted);
-    let tagged = |f: fn(&RunReport) -> &Vec<String>| -> Vec<String> {
-        let mut v: Vec<String> = Vec::new();
-        for p in &parts {
-            for w in f(&p.report) {
-                let w = format!("rank {} ({}): {w}", p.rank, p.host);
-                if !v.contains(&w) {
-                    v.push(w);
-                }
-            }
-        }
-        v
-    };
-    out.warnings = tagged(|r| &r.warnings);
+    out.warnings = tagged(&parts, |r| &r.warnings);
     out.warnings.extend(plan_differences(&parts));
-    out.errors = tagged(|r| &r.errors);
+    out.errors = tagged(&parts, |r| &r.errors);
     out.scaleout = Some(ScaleOut {
         ranks: parts.len(),
         stonewall: parts.iter().any(|p| p.stonewall),
@@ -597,6 +491,152 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (super::Report, u8) {
         groups: spans,
     });
     (out, code)
+}
+
+/// A rank that ran a group, and its report of it.
+type Ran<'a> = (&'a RankResult, &'a crate::result::GroupReport);
+
+/// A row per host, with its ranks and CPUs (its groups added as they are merged).
+fn host_rows(parts: &[RankResult]) -> BTreeMap<String, HostRow> {
+    let mut hosts: BTreeMap<String, HostRow> = BTreeMap::new();
+    for p in parts {
+        let row = hosts.entry(p.host.clone()).or_insert_with(|| HostRow {
+            host: p.host.clone(),
+            ranks: Vec::new(),
+            cpus: 0,
+            groups: Vec::new(),
+        });
+        row.ranks.push(p.rank);
+        row.cpus = row.cpus.max(p.report.host.cpus);
+    }
+    hosts
+}
+
+/// When each rank started and ended group `gi`, on rank 0's clock.
+fn group_times<'a>(gi: usize, here: &[Ran<'a>]) -> (Vec<u64>, Vec<(u64, &'a RankResult)>) {
+    let starts: Vec<u64> = here
+        .iter()
+        .map(|(p, _)| {
+            let own = p.group_start_unix_ns.get(gi).copied().unwrap_or(0);
+            own.saturating_add_signed(-p.clock_offset_ns)
+        })
+        .collect();
+    let ends = here
+        .iter()
+        .zip(&starts)
+        .map(|((p, g), s)| (s + g.total.elapsed_ns, *p))
+        .collect();
+    (starts, ends)
+}
+
+/// Group `gi` merged into `g` (rank 0's): the total over every rank, its bandwidth over the
+/// earliest start to the latest end; every rank's jobs named `NAME@HOST#RANK`. Returns the
+/// group's span: skew, first and last done, the straggler, where stonewalling stopped it.
+fn merge_group(
+    gi: usize,
+    here: &[Ran],
+    (starts, ends): (&[u64], &[(u64, &RankResult)]),
+    g: &mut crate::result::GroupReport,
+) -> GroupSpan {
+    let first_start = starts.iter().copied().min().unwrap_or(0);
+    let last_start = starts.iter().copied().max().unwrap_or(0);
+    let (last_end, straggler) = ends
+        .iter()
+        .max_by_key(|(e, _)| *e)
+        .map(|(e, p)| (*e, format!("{}#{}", p.host, p.rank)))
+        .unwrap_or_default();
+    let first_end = ends.iter().map(|(e, _)| *e).min().unwrap_or(0);
+    let span = last_end.saturating_sub(first_start);
+    let totals: Vec<&Measurement> = here.iter().map(|(_, g)| &g.total).collect();
+    let mut total = Measurement::sum(&totals);
+    total.elapsed_ns = span;
+    over_span(&mut total.read, span);
+    over_span(&mut total.write, span);
+    g.total = total;
+    g.jobs = here
+        .iter()
+        .flat_map(|(p, g)| {
+            g.jobs.iter().map(move |j| {
+                let mut j = j.clone();
+                j.name = format!("{}@{}#{}", j.name, p.host, p.rank);
+                j
+            })
+        })
+        .collect();
+    // The fio part carries the aggregate: one row for the group.
+    g.group_reporting = true;
+    g.devices = here.iter().flat_map(|(_, g)| g.devices.clone()).collect();
+    // The first to finish among the ranks that were not stopped for another's finish.
+    let stonewalled_at = here
+        .iter()
+        .any(|(p, _)| p.stonewalled_by.get(gi).is_some_and(Option::is_some))
+        .then(|| {
+            ends.iter()
+                .filter(|(_, p)| p.stonewalled_by.get(gi).is_none_or(Option::is_none))
+                .min_by_key(|(e, _)| *e)
+                .map(|(_, p)| format!("{}#{}", p.host, p.rank))
+        })
+        .flatten();
+    let ms = |t: u64| t.saturating_sub(first_start) as f64 / 1e6;
+    GroupSpan {
+        start_skew_ms: (last_start - first_start) as f64 / 1e6,
+        first_done_ms: first_end.saturating_sub(first_start) as f64 / 1e6,
+        last_done_ms: span as f64 / 1e6,
+        straggler,
+        stonewalled_at,
+        ranks: here
+            .iter()
+            .zip(starts)
+            .zip(ends)
+            .map(|(((p, _), &s), &(e, _))| RankSpan {
+                rank: p.rank,
+                host: p.host.clone(),
+                start_ms: ms(s),
+                end_ms: ms(e),
+            })
+            .collect(),
+    }
+}
+
+/// A host's row for one group: the host's bytes over the host's span, computed as the
+/// group's total is, never the sum of its ranks' own rates (ranks that did not overlap would
+/// add up to more than the host moved in any second).
+fn host_group(
+    host: &str,
+    here: &[Ran],
+    (starts, ends): (&[u64], &[(u64, &RankResult)]),
+) -> HostGroup {
+    let at_host: Vec<usize> = (0..here.len())
+        .filter(|&i| here[i].0.host == host)
+        .collect();
+    let mine: Vec<&Measurement> = at_host.iter().map(|&i| &here[i].1.total).collect();
+    let mut m = Measurement::sum(&mine);
+    let from = at_host.iter().map(|&i| starts[i]).min().unwrap_or(0);
+    let to = at_host.iter().map(|&i| ends[i].0).max().unwrap_or(0);
+    let host_span = to.saturating_sub(from);
+    over_span(&mut m.read, host_span);
+    over_span(&mut m.write, host_span);
+    HostGroup {
+        mb_per_s: m.read.mb_per_s + m.write.mb_per_s,
+        mib_per_s: m.read.mib_per_s + m.write.mib_per_s,
+        iops: m.read.iops + m.write.iops,
+        p99_us: crate::studies::sweep::worse(p99_us(&m.read), p99_us(&m.write)),
+        span_ms: host_span as f64 / 1e6,
+    }
+}
+
+/// Every rank's warnings (or errors), each tagged with the rank and host, each said once.
+fn tagged(parts: &[RankResult], f: fn(&RunReport) -> &Vec<String>) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for p in parts {
+        for w in f(&p.report) {
+            let w = format!("rank {} ({}): {w}", p.rank, p.host);
+            if !v.contains(&w) {
+                v.push(w);
+            }
+        }
+    }
+    v
 }
 
 /// Options that name a rank's own files: they differ between ranks by design.

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::{FileType, OFlags, Stat};
 
-use super::{Kind, Need, Safety, TargetError, Targets, io_err, lock_for_writing, try_lock, usage};
+use super::{
+    Kind, Need, Safety, TargetError, Targets, Writer, io_err, lock_for_writing, try_lock, usage,
+};
 use crate::files::fsinfo::{block_dev_of, logical_block_size, parent_dir};
 use crate::files::ownership::{self, Identity, MarkState, Verdict};
 use crate::plan::{EngineKind, JobSpec, Plan, RwMode, TargetSpec};
@@ -274,23 +276,7 @@ fn check_job(
 ) -> Result<(), TargetError> {
     let opt = option_of(job);
     let opt: &Named<'_> = &opt;
-    if job.engine == EngineKind::IoUring {
-        crate::engine::uring::probe(&job.engine_config()).map_err(|e| {
-            let named = if e.option == "ioengine" {
-                job.label_with("ioengine", job.engine.as_str())
-            } else {
-                job.label(e.option)
-            };
-            usage(format!("{named}: {}", e.message))
-        })?;
-    }
-    if job.engine == EngineKind::Null {
-        if job.size.is_none() {
-            return Err(usage(format!(
-                "{}: required with ioengine=null (no file to size it)",
-                job.label("size")
-            )));
-        }
+    if !check_engine(job)? {
         return Ok(());
     }
     check_directory(job)?;
@@ -302,59 +288,8 @@ fn check_job(
     }
     size_from_existing(t, job, &paths, &found)?;
     let extent = job.offset.saturating_add(job.per_file_bytes());
-    if job.verify.is_some_and(|v| v.state_save) {
-        // Found before anything runs: a journal in the way that is not iogauge's own.
-        let state = crate::verify::state_path(&job.name, job.clone);
-        crate::files::ownership::check_output(&state, false).map_err(|e| {
-            usage(format!(
-                "{}: {}: {e}",
-                job.label("verify_state_save"),
-                crate::rawpath::display(&state)
-            ))
-        })?;
-    }
-    if job.verify.is_some_and(|v| v.state_load) {
-        let state = crate::verify::state_path(&job.name, job.clone);
-        if !state.is_file() {
-            return Err(usage(format!(
-                "{}: {} is not there: no journal of durable writes to check against (the \
-                 run with verify_state_save=1 writes it in its current directory)",
-                job.label("verify_state_load"),
-                crate::rawpath::display(&state)
-            )));
-        }
-    }
-    if job.verify.is_some_and(|v| v.only || v.inline) {
-        // Nothing is laid out for a check of what an earlier run left (or an earlier group of
-        // this run writes): plain layout data has no headers to check.
-        for (p, f) in paths.iter().zip(&found) {
-            let shown = crate::rawpath::display(p);
-            let written_before = t
-                .needs
-                .get(p)
-                .is_some_and(|n| n.writers.iter().any(|w| w.0 < gi) && n.extent >= extent);
-            if written_before {
-                continue;
-            }
-            match f {
-                None => {
-                    return Err(usage(format!(
-                        "{}: {shown} does not exist and no earlier job of this run writes it: \
-                         nothing to verify",
-                        job.label(verify_option(job))
-                    )));
-                }
-                Some(e) if e.len < extent => {
-                    return Err(usage(format!(
-                        "{}: {shown} holds {} bytes; the job's region ends at byte {extent}",
-                        job.label(verify_option(job)),
-                        e.len
-                    )));
-                }
-                Some(_) => {}
-            }
-        }
-    }
+    check_journal(job)?;
+    check_data_to_verify(t, (gi, &*job), &paths, &found, extent)?;
     let needs_layout = job.rw != RwMode::Write || job.overwrite;
 
     for (p, found) in paths.iter().zip(&found) {
@@ -378,56 +313,7 @@ fn check_job(
         if job.rw.writes() {
             let me = format!("{}.{}", job.name, job.clone);
             // Jobs writing one file at once all seal their blocks alike, or none verifies.
-            let clash = entry.writers.iter().find_map(|(g, other, v, offset, end)| {
-                let overlaps = *offset < extent && job.offset < *end;
-                if *g != gi {
-                    return None;
-                }
-                match (v, job.verify) {
-                    (None, None) => None,
-                    (Some(a), Some(b)) if a.interval != b.interval => Some(format!(
-                        "jobs {other} and {me} both write {} at once, sealing blocks of {} and \
-                         {} bytes: give them one verify_interval",
-                        crate::rawpath::display(p),
-                        a.interval,
-                        b.interval
-                    )),
-                    (Some(a), Some(_)) if offset % a.interval != job.offset % a.interval => {
-                        Some(format!(
-                            "jobs {other} and {me} both write {} at once from offsets that are \
-                             not whole verify_interval blocks ({} bytes) apart: their blocks \
-                             would overlap",
-                            crate::rawpath::display(p),
-                            a.interval
-                        ))
-                    }
-                    (Some(a), Some(b)) if a.state_save || b.state_save => Some(format!(
-                        "jobs {other} and {me} both write {} at once: verify_state_save \
-                         journals one job's writes of a file, not several jobs' (give each \
-                         job its own file)",
-                        crate::rawpath::display(p)
-                    )),
-                    (Some(a), Some(b)) if overlaps && (a.backlog > 0 || b.backlog > 0) => {
-                        Some(format!(
-                            "jobs {other} and {me} both write bytes {}..{} of {} at once: \
-                             verify_backlog checks a job's blocks while it runs, and the other \
-                             job's writes to the same blocks race with those checks (give each \
-                             job its own file or region (offset_increment), or leave \
-                             verify_backlog out and let the check come after the writes)",
-                            job.offset.max(*offset),
-                            extent.min(*end),
-                            crate::rawpath::display(p)
-                        ))
-                    }
-                    (Some(_), Some(_)) => None,
-                    _ => Some(format!(
-                        "jobs {other} and {me} both write {} at once and only one verifies: \
-                         the other's unsealed writes would fail the check (give both verify= \
-                         or neither)",
-                        crate::rawpath::display(p)
-                    )),
-                }
-            });
+            let clash = writer_clash(&entry.writers, (gi, &me), job, p, extent);
             if let Some(why) = clash {
                 return Err(usage(format!("{}: {why}", job.label("verify"))));
             }
@@ -440,6 +326,161 @@ fn check_job(
         }
     }
     Ok(())
+}
+
+/// The engine can run the job here (io_uring's features probed); `false`: ioengine=null,
+/// which has no file to check (its size given).
+fn check_engine(job: &JobSpec) -> Result<bool, TargetError> {
+    if job.engine == EngineKind::IoUring {
+        crate::engine::uring::probe(&job.engine_config()).map_err(|e| {
+            let named = if e.option == "ioengine" {
+                job.label_with("ioengine", job.engine.as_str())
+            } else {
+                job.label(e.option)
+            };
+            usage(format!("{named}: {}", e.message))
+        })?;
+    }
+    if job.engine == EngineKind::Null {
+        if job.size.is_none() {
+            return Err(usage(format!(
+                "{}: required with ioengine=null (no file to size it)",
+                job.label("size")
+            )));
+        }
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// verify_state_save's journal may be written (before anything runs: one in the way that is
+/// not iogauge's own is refused); verify_state_load's is there.
+fn check_journal(job: &JobSpec) -> Result<(), TargetError> {
+    if job.verify.is_some_and(|v| v.state_save) {
+        // Found before anything runs: a journal in the way that is not iogauge's own.
+        let state = crate::verify::state_path(&job.name, job.clone);
+        crate::files::ownership::check_output(&state, false).map_err(|e| {
+            usage(format!(
+                "{}: {}: {e}",
+                job.label("verify_state_save"),
+                crate::rawpath::display(&state)
+            ))
+        })?;
+    }
+    if job.verify.is_some_and(|v| v.state_load) {
+        let state = crate::verify::state_path(&job.name, job.clone);
+        if !state.is_file() {
+            return Err(usage(format!(
+                "{}: {} is not there: no journal of durable writes to check against (the \
+                 run with verify_state_save=1 writes it in its current directory)",
+                job.label("verify_state_load"),
+                crate::rawpath::display(&state)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A check of existing data (verify_only, verify on a reader): each file exists and holds
+/// the job's region, or an earlier job of this run writes it. Nothing is laid out for such a
+/// check: plain layout data has no headers to check.
+fn check_data_to_verify(
+    t: &Targets,
+    (gi, job): (usize, &JobSpec),
+    paths: &[PathBuf],
+    found: &[Option<Existing>],
+    extent: u64,
+) -> Result<(), TargetError> {
+    if !job.verify.is_some_and(|v| v.only || v.inline) {
+        return Ok(());
+    }
+    // Nothing is laid out for a check of what an earlier run left (or an earlier group of
+    // this run writes): plain layout data has no headers to check.
+    for (p, f) in paths.iter().zip(found) {
+        let shown = crate::rawpath::display(p);
+        let written_before = t
+            .needs
+            .get(p)
+            .is_some_and(|n| n.writers.iter().any(|w| w.0 < gi) && n.extent >= extent);
+        if written_before {
+            continue;
+        }
+        match f {
+            None => {
+                return Err(usage(format!(
+                    "{}: {shown} does not exist and no earlier job of this run writes it: \
+                     nothing to verify",
+                    job.label(verify_option(job))
+                )));
+            }
+            Some(e) if e.len < extent => {
+                return Err(usage(format!(
+                    "{}: {shown} holds {} bytes; the job's region ends at byte {extent}",
+                    job.label(verify_option(job)),
+                    e.len
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Jobs of one group writing one file at once must all seal their blocks alike, or none may
+/// verify: why `job` (`me`) may not join `writers`, if it may not.
+fn writer_clash(
+    writers: &[Writer],
+    (gi, me): (usize, &str),
+    job: &JobSpec,
+    p: &Path,
+    extent: u64,
+) -> Option<String> {
+    writers.iter().find_map(|(g, other, v, offset, end)| {
+        let overlaps = *offset < extent && job.offset < *end;
+        if *g != gi {
+            return None;
+        }
+        match (v, job.verify) {
+            (None, None) => None,
+            (Some(a), Some(b)) if a.interval != b.interval => Some(format!(
+                "jobs {other} and {me} both write {} at once, sealing blocks of {} and \
+                 {} bytes: give them one verify_interval",
+                crate::rawpath::display(p),
+                a.interval,
+                b.interval
+            )),
+            (Some(a), Some(_)) if offset % a.interval != job.offset % a.interval => Some(format!(
+                "jobs {other} and {me} both write {} at once from offsets that are \
+                     not whole verify_interval blocks ({} bytes) apart: their blocks \
+                     would overlap",
+                crate::rawpath::display(p),
+                a.interval
+            )),
+            (Some(a), Some(b)) if a.state_save || b.state_save => Some(format!(
+                "jobs {other} and {me} both write {} at once: verify_state_save \
+                 journals one job's writes of a file, not several jobs' (give each \
+                 job its own file)",
+                crate::rawpath::display(p)
+            )),
+            (Some(a), Some(b)) if overlaps && (a.backlog > 0 || b.backlog > 0) => Some(format!(
+                "jobs {other} and {me} both write bytes {}..{} of {} at once: \
+                     verify_backlog checks a job's blocks while it runs, and the other \
+                     job's writes to the same blocks race with those checks (give each \
+                     job its own file or region (offset_increment), or leave \
+                     verify_backlog out and let the check come after the writes)",
+                job.offset.max(*offset),
+                extent.min(*end),
+                crate::rawpath::display(p)
+            )),
+            (Some(_), Some(_)) => None,
+            _ => Some(format!(
+                "jobs {other} and {me} both write {} at once and only one verifies: \
+                 the other's unsealed writes would fail the check (give both verify= \
+                 or neither)",
+                crate::rawpath::display(p)
+            )),
+        }
+    })
 }
 
 /// The option that made a job check existing data: verify_only, or verify on a reader.

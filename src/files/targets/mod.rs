@@ -88,10 +88,13 @@ struct Need {
     ours: bool,
     /// How it is allocated if this run creates it (the first job's `fallocate`).
     fallocate: Fallocate,
-    /// The jobs that write it: their group, name, the verification they seal with, and the
-    /// region they write (offset and end).
-    writers: Vec<(usize, String, Option<crate::plan::Verify>, u64, u64)>,
+    /// The jobs that write it.
+    writers: Vec<Writer>,
 }
+
+/// A job that writes a file: its group, name, the verification it seals with, and the region
+/// it writes (offset and end).
+type Writer = (usize, String, Option<crate::plan::Verify>, u64, u64);
 
 /// The checked plan's files, and what this run created.
 #[derive(Debug, Default)]

@@ -413,6 +413,11 @@ impl Metric {
         }
     }
 
+    /// Less is better (latency, run time); more is better for the rates.
+    pub fn lower_better(self) -> bool {
+        matches!(self, Metric::P99Us | Metric::ElapsedS)
+    }
+
     /// The label with its unit.
     pub fn label(self) -> &'static str {
         match self {
