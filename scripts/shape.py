@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The code's shape, counted: files over 800 lines (the option table aside), functions over
-100 lines, `Result<_, String>` in signatures, and import circles between the library's
-top-level modules. Prints each count and what makes it; exits 1 when a count is above the
+100 lines, `Result<_, String>` in signatures, import circles between the library's
+top-level modules, and `unsafe` outside the syscall boundary (the engines, the clock and CPU
+counters, the file layer) or without a SAFETY comment in the four lines above it. Prints each count and what makes it; exits 1 when a count is above the
 ratchet in scripts/shape-ratchet.json (lower the ratchet as the code improves; never raise it
 to let a regression in). Usage: scripts/shape.py [--update] (--update writes today's counts
 as the ratchet)."""
@@ -18,6 +19,8 @@ RATCHET = os.path.join(ROOT, "scripts", "shape-ratchet.json")
 LONG_FILE_EXEMPT = {"plan/options.rs"}
 MAX_FILE = 800
 MAX_FN = 100
+# Where unsafe may be: the code that makes system calls and CPU instructions directly.
+UNSAFE_BOUNDARY = ("engine/", "stats/clock.rs", "stats/cpu.rs", "files/")
 
 
 def rust_files():
@@ -119,6 +122,25 @@ def circles(files):
     return out
 
 
+def unsafe_uses(files):
+    """Each `unsafe` (a block, fn or impl; comments aside) outside UNSAFE_BOUNDARY, or without
+    a `SAFETY` comment in the four lines above it; tests included."""
+    out = []
+    for rel, lines in files:
+        for i, l in enumerate(lines):
+            code = l.split("//", 1)[0]
+            if not re.search(r"\bunsafe\b", code):
+                continue
+            why = []
+            if not rel.startswith(UNSAFE_BOUNDARY):
+                why.append("outside the boundary")
+            if not any("SAFETY" in x for x in lines[max(0, i - 4) : i + 1]):
+                why.append("no SAFETY line")
+            if why:
+                out.append(f"{rel}:{i + 1} ({', '.join(why)})")
+    return out
+
+
 def main():
     files = list(rust_files())
     long_files = [
@@ -134,17 +156,20 @@ def main():
         if re.search(r"->\s*Result<.*,\s*String\s*,?\s*>\s*(where|\{|;|$)", sig)
     ]
     circle_list = circles(files)
+    unsafe_list = unsafe_uses(files)
     counts = {
         "files_over_800_lines": len(long_files),
         "functions_over_100_lines": len(long_fns),
         "result_string_functions": len(string_results),
         "modules_in_import_circles": sum(len(c) for c in circle_list),
+        "unsafe_outside_the_boundary_or_without_safety": len(unsafe_list),
     }
     for title, items in [
         ("files over 800 lines", long_files),
         ("functions over 100 lines", long_fns),
         ("functions returning Result<_, String>", string_results),
         ("import circles", [" ↔ ".join(c) for c in circle_list]),
+        ("unsafe outside the syscall boundary or without a SAFETY line", unsafe_list),
     ]:
         print(f"{title}: {len(items)}")
         for x in items:

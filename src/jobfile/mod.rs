@@ -53,15 +53,10 @@ impl Env<'_> {
     pub fn system() -> Env<'static> {
         static VAR: fn(&str) -> Option<String> = |k| std::env::var(k).ok();
         let ncpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
-        // SAFETY: sysconf has no preconditions.
-        let (pages, pagesize) = unsafe {
-            (
-                libc::sysconf(libc::_SC_PHYS_PAGES),
-                libc::sysconf(libc::_SC_PAGESIZE),
-            )
-        };
-        let pagesize = u64::try_from(pagesize).unwrap_or(4096);
-        let mb_memory = (u64::try_from(pages).unwrap_or(0) * pagesize) >> 20;
+        let info = rustix::system::sysinfo();
+        let pagesize = rustix::param::page_size() as u64;
+        let mb_memory =
+            (info.totalram as u64).saturating_mul(u64::from(info.mem_unit.max(1))) >> 20;
         Env {
             var: &VAR,
             ncpus,

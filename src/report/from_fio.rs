@@ -188,61 +188,7 @@ pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, FioJsonError> {
                 j.jobname
             ));
         }
-        let mut options = d.global.clone();
-        options.extend(j.options.iter().map(|(k, v)| (k.clone(), v.clone())));
-        // fio's JSON leaves out options without a value (group_reporting among them), but a
-        // job of numjobs=N that appears once was reported as one.
-        let clones: usize = options
-            .get("numjobs")
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(1);
-        let group_reporting = clones > 1
-            && d.jobs
-                .iter()
-                .filter(|x| x.groupid == j.groupid && x.jobname == j.jobname)
-                .count()
-                == 1;
-        let at = match groups.iter().position(|g| g.id == j.groupid) {
-            Some(at) => at,
-            None => {
-                groups.push(GroupReport {
-                    id: j.groupid,
-                    jobs: Vec::new(),
-                    total: empty_measurement(),
-                    devices: Vec::new(),
-                    without_device: Vec::new(),
-                    group_reporting,
-                });
-                groups.len() - 1
-            }
-        };
-        let g = &mut groups[at];
-        g.group_reporting |= group_reporting;
-        let clone = g.jobs.iter().filter(|x| x.name == j.jobname).count() as u32;
-        let error = (j.error != 0).then(|| JobError {
-            file: None,
-            offset: None,
-            direction: None,
-            errno: Some(j.error),
-            message: format!(
-                "fio reported error {} ({})",
-                j.error,
-                std::io::Error::from_raw_os_error(j.error)
-            ),
-        });
-        if let Some(e) = &error {
-            errors.push(crate::result::job_error_line(&j.jobname, clone, e));
-        }
-        g.jobs.push(JobReport {
-            name: j.jobname.clone(),
-            clone,
-            engine: engine(&options),
-            data: String::new(),
-            options: essentials(options),
-            files: Vec::new(),
-            error,
-            measurement: measurement(j),
-        });
+        add_job(&d, j, &mut groups, &mut errors);
     }
     for g in &mut groups {
         let parts: Vec<&Measurement> = g.jobs.iter().map(|j| &j.measurement).collect();
@@ -287,6 +233,66 @@ pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, FioJsonError> {
         warnings,
         errors,
     })
+}
+
+/// fio's job `j` added to its group (the group made when it is the first of it), its error,
+/// if any, to `errors`.
+fn add_job(d: &Doc, j: &Job, groups: &mut Vec<GroupReport>, errors: &mut Vec<String>) {
+    let mut options = d.global.clone();
+    options.extend(j.options.iter().map(|(k, v)| (k.clone(), v.clone())));
+    // fio's JSON leaves out options without a value (group_reporting among them), but a job
+    // of numjobs=N that appears once was reported as one.
+    let clones: usize = options
+        .get("numjobs")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let group_reporting = clones > 1
+        && d.jobs
+            .iter()
+            .filter(|x| x.groupid == j.groupid && x.jobname == j.jobname)
+            .count()
+            == 1;
+    let at = match groups.iter().position(|g| g.id == j.groupid) {
+        Some(at) => at,
+        None => {
+            groups.push(GroupReport {
+                id: j.groupid,
+                jobs: Vec::new(),
+                total: empty_measurement(),
+                devices: Vec::new(),
+                without_device: Vec::new(),
+                group_reporting,
+            });
+            groups.len() - 1
+        }
+    };
+    let g = &mut groups[at];
+    g.group_reporting |= group_reporting;
+    let clone = g.jobs.iter().filter(|x| x.name == j.jobname).count() as u32;
+    let error = (j.error != 0).then(|| JobError {
+        file: None,
+        offset: None,
+        direction: None,
+        errno: Some(j.error),
+        message: format!(
+            "fio reported error {} ({})",
+            j.error,
+            std::io::Error::from_raw_os_error(j.error)
+        ),
+    });
+    if let Some(e) = &error {
+        errors.push(crate::result::job_error_line(&j.jobname, clone, e));
+    }
+    g.jobs.push(JobReport {
+        name: j.jobname.clone(),
+        clone,
+        engine: engine(&options),
+        data: String::new(),
+        options: essentials(options),
+        files: Vec::new(),
+        error,
+        measurement: measurement(j),
+    });
 }
 
 fn has_bins(d: &Dir) -> bool {

@@ -206,74 +206,19 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
     // A file `unlink` left (not iogauge's to remove, or the removal failed) is said, but the
     // measurement stands: a warning, not an error that the exit code would not match.
     let unlink_notes = outcome.unlink_errors.iter().cloned();
-    let mut said_without_device = std::collections::BTreeSet::new();
+    // The files with no device below them said so far.
+    let mut said = std::collections::BTreeSet::new();
     let groups = outcome
         .groups
         .iter()
         .enumerate()
         .map(|(id, jobs)| {
-            let mut total = JobStats::default();
-            let jobs = jobs
-                .iter()
-                .map(|j| {
-                    total += &j.stats;
-                    if let Some(e) = &j.error {
-                        errors.push(job_error_line(&j.spec.name, j.spec.clone, e));
-                    }
-                    let clones = jobs.iter().filter(|o| o.spec.name == j.spec.name).count();
-                    job_report(j, clones)
-                })
-                .collect();
-            let disks = outcome.disks.get(id).cloned().unwrap_or_default();
-            // The counters cannot start when each job's measuring does: how much of their
-            // window was not measured.
-            let unmeasured = outcome.groups[id]
-                .iter()
-                .map(|j| j.spec.timing.ramp + j.spec.pacing.startdelay)
-                .max()
-                .unwrap_or_default();
-            let devices: Vec<DeviceIo> = disks
-                .devices
-                .iter()
-                .map(|(name, mm, c)| device_io(name, mm, c, disks.wall, unmeasured))
-                .collect();
-            // Jobs told to start later (startdelay, wait_for) are apart on purpose.
-            let staggered = outcome.groups[id]
-                .iter()
-                .any(|j| !j.spec.pacing.startdelay.is_zero() || j.spec.pacing.wait_for.is_some());
-            let spread = (!staggered)
-                .then(|| spread_out(&mut total, outcome.groups[id].len()))
-                .flatten();
-            if let Some(w) = spread {
-                device_notes.push(format!(
-                    "{}: {w}",
-                    group_label(id, outcome.groups[id].iter().map(|j| j.spec.name.as_str()))
-                ));
-            }
-            let total = measurement(&total);
-            // A file with no device below it is said once, at the first group that uses it.
-            let unsaid: Vec<std::path::PathBuf> = disks
-                .without_device
-                .iter()
-                .filter(|p| said_without_device.insert((*p).clone()))
-                .cloned()
-                .collect();
-            device_warnings(
+            group_report(
+                (outcome, id, jobs),
+                &mut errors,
                 &mut device_notes,
-                id,
-                &outcome.groups[id],
-                &total,
-                &devices,
-                &unsaid,
-            );
-            GroupReport {
-                id,
-                group_reporting: outcome.groups[id].iter().any(|j| j.spec.group_reporting),
-                jobs,
-                total,
-                devices,
-                without_device: disks.without_device,
-            }
+                &mut said,
+            )
         })
         .collect();
     RunReport {
@@ -309,6 +254,78 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
             .chain(device_notes)
             .collect(),
         errors,
+    }
+}
+
+/// Group `id`'s part of the report: its jobs (their errors added to `errors`), its total,
+/// and the devices below its files (what their counters say added to `notes`).
+fn group_report(
+    (outcome, id, jobs): (&RunOutcome, usize, &[JobOutcome]),
+    errors: &mut Vec<String>,
+    device_notes: &mut Vec<String>,
+    said_without_device: &mut std::collections::BTreeSet<std::path::PathBuf>,
+) -> GroupReport {
+    let mut total = JobStats::default();
+    let jobs = jobs
+        .iter()
+        .map(|j| {
+            total += &j.stats;
+            if let Some(e) = &j.error {
+                errors.push(job_error_line(&j.spec.name, j.spec.clone, e));
+            }
+            let clones = jobs.iter().filter(|o| o.spec.name == j.spec.name).count();
+            job_report(j, clones)
+        })
+        .collect();
+    let disks = outcome.disks.get(id).cloned().unwrap_or_default();
+    // The counters cannot start when each job's measuring does: how much of their
+    // window was not measured.
+    let unmeasured = outcome.groups[id]
+        .iter()
+        .map(|j| j.spec.timing.ramp + j.spec.pacing.startdelay)
+        .max()
+        .unwrap_or_default();
+    let devices: Vec<DeviceIo> = disks
+        .devices
+        .iter()
+        .map(|(name, mm, c)| device_io(name, mm, c, disks.wall, unmeasured))
+        .collect();
+    // Jobs told to start later (startdelay, wait_for) are apart on purpose.
+    let staggered = outcome.groups[id]
+        .iter()
+        .any(|j| !j.spec.pacing.startdelay.is_zero() || j.spec.pacing.wait_for.is_some());
+    let spread = (!staggered)
+        .then(|| spread_out(&mut total, outcome.groups[id].len()))
+        .flatten();
+    if let Some(w) = spread {
+        device_notes.push(format!(
+            "{}: {w}",
+            group_label(id, outcome.groups[id].iter().map(|j| j.spec.name.as_str()))
+        ));
+    }
+    let total = measurement(&total);
+    // A file with no device below it is said once, at the first group that uses it.
+    let unsaid: Vec<std::path::PathBuf> = disks
+        .without_device
+        .iter()
+        .filter(|p| said_without_device.insert((*p).clone()))
+        .cloned()
+        .collect();
+    device_warnings(
+        device_notes,
+        id,
+        &outcome.groups[id],
+        &total,
+        &devices,
+        &unsaid,
+    );
+    GroupReport {
+        id,
+        group_reporting: outcome.groups[id].iter().any(|j| j.spec.group_reporting),
+        jobs,
+        total,
+        devices,
+        without_device: disks.without_device,
     }
 }
 

@@ -226,6 +226,70 @@ pub fn check(doc: &Value, what: &str) -> Result<(), CompareError> {
     Ok(())
 }
 
+/// One metric of one direction of a job, compared.
+struct Judged {
+    base: f64,
+    new: f64,
+    /// The change in percent (infinite from zero).
+    change: f64,
+    /// The change is beyond the threshold either way.
+    beyond: bool,
+    /// Not both repeated, or their intervals are apart: the change can be called.
+    apart: bool,
+    worse: bool,
+    better: bool,
+    /// Both repeated: each side's 95% interval.
+    noise: String,
+}
+
+/// Metric `m` of direction `dir` of the base and new job compared: both repeated, their means,
+/// a change called only when the runs' intervals are apart. `None` when either lacks it.
+fn judge((b, n): (&Value, &Value), dir: &str, m: &Metric, threshold_pct: f64) -> Option<Judged> {
+    let (bd, nd) = (&b[dir], &n[dir]);
+    let spreads = match (spread(b, dir, m.spread_key), spread(n, dir, m.spread_key)) {
+        (Some(sb), Some(sn)) if sb.n > 1 && sn.n > 1 => Some((sb, sn)),
+        _ => None,
+    };
+    let (x, y) = match spreads {
+        Some((sb, sn)) => (Some(sb.mean), Some(sn.mean)),
+        None => ((m.get)(bd), (m.get)(nd)),
+    };
+    let (x, y) = (x?, y?);
+    let change = if x == 0.0 {
+        if y == 0.0 { 0.0 } else { f64::INFINITY }
+    } else {
+        100.0 * (y - x) / x
+    };
+    let apart = spreads.is_none_or(|(sb, sn)| sb.apart(&sn));
+    let worse = apart
+        && match m.better {
+            Better::Higher => change < -threshold_pct,
+            Better::Lower => change > threshold_pct,
+        };
+    let better = apart
+        && match m.better {
+            Better::Higher => change > threshold_pct,
+            Better::Lower => change < -threshold_pct,
+        };
+    let noise = match spreads {
+        Some((sb, sn)) => format!(" ±{:.1}%/±{:.1}%", sb.ci_pct(), sn.ci_pct()),
+        None => String::new(),
+    };
+    Some(Judged {
+        base: x,
+        new: y,
+        change,
+        beyond: change.abs() > threshold_pct,
+        apart,
+        worse,
+        better,
+        noise,
+    })
+}
+
+/// Two runs' reports (iogauge's or fio's JSON) compared job by job, direction by direction:
+/// each metric's change, marked worse or better beyond `threshold_pct` (within noise when
+/// both sides were repeated and their intervals overlap), and the jobs only one side has.
 pub fn compare(base: &Value, new: &Value, threshold_pct: f64) -> Comparison {
     let mut o = String::new();
     let _ = writeln!(o, "base: {}", describe(base));
@@ -261,46 +325,15 @@ pub fn compare(base: &Value, new: &Value, threshold_pct: f64) -> Comparison {
                 continue;
             }
             for (i, m) in METRICS.iter().enumerate() {
-                // Both repeated: compare the means, and call a change only when the runs'
-                // intervals are apart.
-                let spreads = match (spread(b, dir, m.spread_key), spread(n, dir, m.spread_key)) {
-                    (Some(sb), Some(sn)) if sb.n > 1 && sn.n > 1 => Some((sb, sn)),
-                    _ => None,
-                };
-                let (x, y) = match spreads {
-                    Some((sb, sn)) => (Some(sb.mean), Some(sn.mean)),
-                    None => ((m.get)(bd), (m.get)(nd)),
-                };
-                let (Some(x), Some(y)) = (x, y) else {
+                let Some(r) = judge((b, n), dir, m, threshold_pct) else {
                     continue;
                 };
-                let change = if x == 0.0 {
-                    if y == 0.0 { 0.0 } else { f64::INFINITY }
-                } else {
-                    100.0 * (y - x) / x
-                };
-                let beyond = change.abs() > threshold_pct;
-                let apart = spreads.is_none_or(|(sb, sn)| sb.apart(&sn));
-                let worse = apart
-                    && match m.better {
-                        Better::Higher => change < -threshold_pct,
-                        Better::Lower => change > threshold_pct,
-                    };
-                let better = apart
-                    && match m.better {
-                        Better::Higher => change > threshold_pct,
-                        Better::Lower => change < -threshold_pct,
-                    };
-                let noise = match spreads {
-                    Some((sb, sn)) => format!(" ±{:.1}%/±{:.1}%", sb.ci_pct(), sn.ci_pct()),
-                    None => String::new(),
-                };
-                let mark = if beyond && !apart {
+                let mark = if r.beyond && !r.apart {
                     "  within noise"
-                } else if worse {
+                } else if r.worse {
                     regressions += 1;
                     "  WORSE"
-                } else if better {
+                } else if r.better {
                     improvements += 1;
                     "  better"
                 } else {
@@ -313,8 +346,8 @@ pub fn compare(base: &Value, new: &Value, threshold_pct: f64) -> Comparison {
                 };
                 let _ = writeln!(
                     o,
-                    "{job:<20} {d:<6} {:<13} {x:>14.2} {y:>14.2} {:>8.1}%{noise}{mark}",
-                    m.label, change
+                    "{job:<20} {d:<6} {:<13} {:>14.2} {:>14.2} {:>8.1}%{}{mark}",
+                    m.label, r.base, r.new, r.change, r.noise
                 );
             }
         }

@@ -402,6 +402,18 @@ impl Sqlio {
                 _ => "buffering set to use both file and disk caches",
             }
         );
+        o += &self.sizing();
+        for n in &self.notices {
+            let _ = writeln!(o, "{n}");
+        }
+        o += "initialization done\n";
+        o += &self.cumulative(r);
+        o + &super::extras(r)
+    }
+
+    /// sqlio's lines on each file's size: expanded when smaller than asked.
+    fn sizing(&self) -> String {
+        let mut o = String::new();
         for t in &self.targets {
             let Some(mb) = t.size_mb else { continue };
             let need = mb << 20;
@@ -426,10 +438,12 @@ impl Sqlio {
                 crate::rawpath::display(&t.path)
             );
         }
-        for n in &self.notices {
-            let _ = writeln!(o, "{n}");
-        }
-        o += "initialization done\n";
+        o
+    }
+
+    /// sqlio's CUMULATIVE DATA: I/Os and MB per second, with -L the latency and histogram.
+    fn cumulative(&self, r: &Report) -> String {
+        let mut o = String::new();
         if let Some(g) = r.groups.first() {
             let m = &g.total;
             let d = if self.write { &m.write } else { &m.read };
@@ -446,7 +460,7 @@ impl Sqlio {
                 o += &histogram(l);
             }
         }
-        o + &super::extras(r)
+        o
     }
 }
 

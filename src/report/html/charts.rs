@@ -224,6 +224,7 @@ pub(crate) struct Axes<'a> {
     pub(crate) categories: Option<&'a [String]>,
 }
 
+/// A line chart of `lines` (each a name, a colour and its points) on `axes`.
 pub(crate) fn line_chart(
     title: &str,
     x_label: &str,
@@ -264,18 +265,7 @@ pub(crate) fn line_chart(
         x1 = x0 + 1.0;
     }
     let log_y = axes.log_y && y_min > 0.0;
-    let (y0, y1, yticks) = if log_y {
-        log_ticks(y_min, y1)
-    } else {
-        let step = tick_step(y1);
-        let top = if y1 > 0.0 {
-            (y1 / step).ceil() * step
-        } else {
-            1.0
-        };
-        let n = (top / step).round() as usize;
-        (0.0, top, (0..=n).map(|i| i as f64 * step).collect())
-    };
+    let (y0, y1, yticks) = y_scale(y_min, y1, log_y);
     let yf = |y: f64| if log_y { y.log10() } else { y };
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
     let px = |x: f64| LEFT + (xf(x) - x0) / (x1 - x0) * pw;
@@ -300,20 +290,7 @@ pub(crate) fn line_chart(
             ty = y + 4.0
         );
     }
-    // x ticks: the percentiles themselves, or round times.
-    let xticks: Vec<f64> = if let Some(c) = axes.categories {
-        (0..c.len()).map(|i| i as f64).collect()
-    } else if percentile_x {
-        [50.0, 90.0, 99.0, 99.9, 99.99]
-            .into_iter()
-            .filter(|&p| xf(p) >= x0 - 1e-9 && xf(p) <= x1 + 1e-9)
-            .collect()
-    } else {
-        let st = tick_step(x1);
-        (0..=((x1 / st).floor() as usize))
-            .map(|i| i as f64 * st)
-            .collect()
-    };
+    let xticks = x_ticks(axes, (x0, x1), xf);
     for x in xticks {
         let _ = write!(
             s,
@@ -326,6 +303,51 @@ pub(crate) fn line_chart(
             }
         );
     }
+    draw_series(&mut s, lines, (&px, &py));
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The y axis: its bottom, top and ticks (logarithmic: 1-2-5 steps of each power of ten;
+/// linear: from 0 to a round top above `y1`).
+fn y_scale(y_min: f64, y1: f64, log_y: bool) -> (f64, f64, Vec<f64>) {
+    if log_y {
+        log_ticks(y_min, y1)
+    } else {
+        let step = tick_step(y1);
+        let top = if y1 > 0.0 {
+            (y1 / step).ceil() * step
+        } else {
+            1.0
+        };
+        let n = (top / step).round() as usize;
+        (0.0, top, (0..=n).map(|i| i as f64 * step).collect())
+    }
+}
+
+/// x ticks: each category, the percentiles themselves, or round times.
+fn x_ticks(axes: Axes, (x0, x1): (f64, f64), xf: impl Fn(f64) -> f64) -> Vec<f64> {
+    if let Some(c) = axes.categories {
+        (0..c.len()).map(|i| i as f64).collect()
+    } else if axes.percentile_x {
+        [50.0, 90.0, 99.0, 99.9, 99.99]
+            .into_iter()
+            .filter(|&p| xf(p) >= x0 - 1e-9 && xf(p) <= x1 + 1e-9)
+            .collect()
+    } else {
+        let st = tick_step(x1);
+        (0..=((x1 / st).floor() as usize))
+            .map(|i| i as f64 * st)
+            .collect()
+    }
+}
+
+/// Each line as a polyline, with its name in the legend.
+fn draw_series(
+    s: &mut String,
+    lines: &[Line],
+    (px, py): (&dyn Fn(f64) -> f64, &dyn Fn(f64) -> f64),
+) {
     for (i, l) in lines.iter().enumerate() {
         let points: Vec<String> = l
             .points
@@ -344,8 +366,6 @@ pub(crate) fn line_chart(
             ly = legend_at(lines.iter().map(|l| l.name.as_str()), i).1
         );
     }
-    s.push_str("</svg>\n");
-    s
 }
 
 /// Where the `i`-th legend label starts: after the ones before it (about 6.5 px a character
