@@ -5,7 +5,8 @@
 # the HTML report headless), strace (the system calls the sync tests expect), fuse3
 # (fusermount3, to mount the tests' fault-injecting file system), OpenMPI and libclang (the
 # mpi feature's build and its mpirun tests), fio-plot (draws graphs from iogauge's JSON and logs) and
-# cargo-fuzz (the job-file parser's fuzz target, scripts/fuzz.sh; needs a nightly toolchain). Safe to run again: it installs only
+# cargo-fuzz (the job-file parser's fuzz target, scripts/fuzz.sh; needs a nightly toolchain) and
+# scipy for fio's own test scripts (scripts/fio-tests.sh). Safe to run again: it installs only
 # what is missing. fio-plot goes into a virtual environment in the user's cache, whose path
 # the tests find on their own. Without root or network, it says what it could not install and
 # the tests that need it print SKIP.
@@ -41,6 +42,15 @@ if [ ! -x "$venv/bin/fio-plot" ]; then
     echo "test-deps: installing fio-plot (PyPI) into $venv"
     python3 -m venv "$venv" && "$venv/bin/pip" install -q fio-plot ||
         echo "test-deps: could not install fio-plot" >&2
+fi
+# fio's own test scripts (scripts/fio-tests.sh) run with a python that has scipy
+# (t/steadystate_tests.py imports it) and six (tools/fio_jsonplus_clat2csv, which
+# t/jsonplus2csv_test.py runs).
+tests_venv="${IOGAUGE_FIO_TESTS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/iogauge/fio-tests-venv}"
+if ! "$tests_venv/bin/python3" -c 'import scipy, six' 2>/dev/null; then
+    echo "test-deps: installing scipy and six (PyPI) into $tests_venv, for fio's test scripts"
+    python3 -m venv "$tests_venv" && "$tests_venv/bin/pip" install -q scipy six ||
+        echo "test-deps: could not install scipy and six" >&2
 fi
 if ! command -v cargo-fuzz >/dev/null && ! [ -x "$HOME/.cargo/bin/cargo-fuzz" ]; then
     echo "test-deps: installing cargo-fuzz (crates.io)"

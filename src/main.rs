@@ -13,12 +13,13 @@ mod commands;
 mod session;
 
 use commands::assess::assess;
+use commands::fio::fio;
 use commands::job::job;
 use commands::legacy::legacy;
 use commands::quick::quick;
 use commands::report::{compare_files, report_file};
 use commands::sweep::sweep;
-use session::{execute, signals, usage_exit};
+use session::{Reporting, execute, signals, usage_exit};
 
 fn main() -> ExitCode {
     iogauge::out::stop_on_closed_pipe(Arc::clone(&signals().interrupt));
@@ -61,9 +62,15 @@ fn dispatch() -> ExitCode {
             threshold_pct,
             fail_on_regression,
         }) => compare_files(&base, &new, threshold_pct, fail_on_regression),
-        Ok(Request::Run { sections, tool }) => {
-            execute(&args, sections, false, tool, None, Vec::new(), None)
-        }
+        Ok(Request::Run { sections, tool }) => execute(
+            &args,
+            sections,
+            false,
+            tool,
+            Reporting::Iogauge(None),
+            Vec::new(),
+            None,
+        ),
         Ok(Request::Job {
             files,
             defaults,
@@ -78,6 +85,7 @@ fn dispatch() -> ExitCode {
             tool,
         ),
         Ok(Request::Legacy(inv)) => legacy(&args, inv),
+        Ok(Request::Fio(r)) => fio(&args, r),
         Ok(Request::Sweep(req)) => sweep(&args, req),
         Ok(Request::Quick {
             directory,

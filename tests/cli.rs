@@ -27,6 +27,8 @@ mod compat;
 mod engines;
 #[path = "cli/faultfs.rs"]
 mod faultfs;
+#[path = "cli/fio.rs"]
+mod fio;
 #[path = "cli/jobfiles.rs"]
 mod jobfiles;
 #[path = "cli/layout.rs"]

@@ -1,5 +1,5 @@
 //! Any bytes as a command line: split at NUL bytes into arguments after `iogauge run` (or a
-//! personality's name), they must give a request or a one-line error, never a panic. This
+//! personality's name, or `fio`), they must give a request or a one-line error, never a panic. This
 //! reaches every value parser behind the flags: sizes, durations, ranges, percentages,
 //! bssplit, random distributions, per-direction lists, and the resolver's cross-option rules;
 //! and the carrying of bytes that are not UTF-8 must give every byte back.
@@ -18,10 +18,11 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let mut args: Vec<String> = vec!["iogauge".into()];
     // The first byte picks the front end; paths point nowhere that exists.
-    let front = match data.first().map(|b| b % 4) {
+    let front = match data.first().map(|b| b % 5) {
         Some(1) => "sasiotest",
         Some(2) => "sqlio",
         Some(3) => "iotest",
+        Some(4) => "fio",
         _ => "run",
     };
     args.push(front.into());
@@ -39,8 +40,15 @@ fuzz_target!(|data: &[u8]| {
     {
         return;
     }
-    if let Ok(Request::Run { sections, .. }) = cli::parse(&args) {
-        let _ = iogauge::plan::resolve(&sections, false);
+    match cli::parse(&args) {
+        Ok(Request::Run { sections, .. }) => {
+            let _ = iogauge::plan::resolve(&sections, false);
+        }
+        // fio's command line: its jobs resolve as a job file's would.
+        Ok(Request::Fio(r)) => {
+            let _ = iogauge::plan::resolve(&r.jobs, false);
+        }
+        _ => {}
     }
     for a in &args[2..] {
         let _ = iogauge::plan::value::parse_size(a);

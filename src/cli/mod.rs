@@ -12,9 +12,12 @@ use crate::plan::options::OPTIONS;
 use crate::rawpath;
 use crate::report::Format;
 
+mod fio;
 mod job;
 mod sweep;
 mod tool;
+
+pub use fio::{FioOutputs, FioRequest};
 
 use job::{
     job_command, job_request, run_command, run_sections, set_overrides, workload_args,
@@ -80,6 +83,8 @@ pub enum Request {
     },
     /// A legacy tool's command line (`iogauge sasiotest|sqlio|iotest ...`).
     Legacy(crate::compat::Invocation),
+    /// fio's command line (`iogauge fio ...`, or iogauge run under the name `fio`).
+    Fio(FioRequest),
     /// Help or version text to print; exit 0.
     Print(String),
 }
@@ -315,6 +320,15 @@ pub fn text_args(
 
 /// Parses `args` (including the program name).
 pub fn parse(args: &[String]) -> Result<Request, UsageError> {
+    // fio's command line: iogauge run as `fio` (a link or a copy of that name), or `iogauge
+    // fio …`. Not clap's: fio's options take one dash or two, and job files stand anywhere.
+    let program = args.first().map(|a| rawpath::path(a));
+    if program.as_deref().and_then(|p| p.file_name()) == Some(std::ffi::OsStr::new("fio")) {
+        return fio::parse(&args[1..]);
+    }
+    if args.get(1).map(String::as_str) == Some("fio") {
+        return fio::parse(&args[2..]);
+    }
     // Legacy command lines are not clap's: their options are -filesize, -kR, -s60.
     if let Some(name) = args
         .get(1)

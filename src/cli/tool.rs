@@ -57,6 +57,24 @@ impl ToolOptions {
 }
 
 impl ToolOptions {
+    /// fio mode's: files kept (fio removes only with unlink=1), one run, iogauge's safety
+    /// switches off until given; its outputs are fio mode's own (`cli::FioOutputs`).
+    pub fn fio_defaults() -> ToolOptions {
+        ToolOptions {
+            formats: vec![Format::Json],
+            output: None,
+            keep: true,
+            allow_overwrite: false,
+            skip_space_check: false,
+            max_memory: None,
+            overwrite_output: false,
+            repeat: 1,
+            rounds: crate::studies::rounds::RoundsSpec::default(),
+            rank_stonewall: false,
+            rank_read_shift: None,
+        }
+    }
+
     /// The report files a run writes that `--output` names (without it, one format goes to
     /// stdout and several to `iogauge-DATE-TIME` files named when the run ends; with several
     /// formats, text goes to stdout as well).

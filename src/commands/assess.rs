@@ -45,7 +45,7 @@ pub(crate) fn assess(
             sections,
             false,
             tool,
-            Some(&profiles::SAS_LABELS),
+            Reporting::Iogauge(Some(&profiles::SAS_LABELS)),
             Vec::new(),
             Some(&move |r: &mut Report| {
                 r.assessment = Some(iogauge::studies::assess::sas(r, cores));
@@ -68,7 +68,7 @@ pub(crate) fn assess(
             sections,
             true,
             tool,
-            Some(&profiles::DATABASE_LABELS),
+            Reporting::Iogauge(Some(&profiles::DATABASE_LABELS)),
             Vec::new(),
             Some(&|r: &mut Report| {
                 r.assessment = Some(iogauge::studies::assess::database(r));

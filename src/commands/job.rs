@@ -106,5 +106,13 @@ pub(crate) fn job(
     if parse_only {
         return print_plan(&jobs, &notes);
     }
-    execute(args, jobs, false, tool, None, notes, None)
+    execute(
+        args,
+        jobs,
+        false,
+        tool,
+        Reporting::Iogauge(None),
+        notes,
+        None,
+    )
 }

@@ -5,6 +5,7 @@
 use crate::session::usage_exit;
 
 pub(crate) mod assess;
+pub(crate) mod fio;
 pub(crate) mod job;
 pub(crate) mod legacy;
 pub(crate) mod quick;

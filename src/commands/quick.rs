@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use iogauge::cli::ToolOptions;
 use iogauge::profiles;
 
-use crate::session::{execute, usage_exit};
+use crate::session::{Reporting, execute, usage_exit};
 
 pub(crate) fn quick(
     args: &[String],
@@ -31,7 +31,7 @@ pub(crate) fn quick(
         sections,
         true,
         tool,
-        Some(&profiles::QUICK_LABELS),
+        Reporting::Iogauge(Some(&profiles::QUICK_LABELS)),
         Vec::new(),
         None,
     )

@@ -220,7 +220,10 @@ impl Iotest {
             rate(wt)
         );
         res += &self.verdict(r, &writers, &readers, mb);
-        (o.clone() + &res + &super::extras(r), o + &res)
+        (
+            o.clone() + &res + &crate::report::extras::extras(r, "the legacy tool"),
+            o + &res,
+        )
     }
 
     /// The checks the KB article asks for, done for the reader.

@@ -365,7 +365,7 @@ impl Sasiotest {
             let _ = writeln!(o, "{label} Throughput: {mb_s:.6} MB/Sec.");
             let _ = writeln!(o, "Elapsed time: {secs:.6} Secs");
         }
-        o + &super::extras(r)
+        o + &crate::report::extras::extras(r, "the legacy tool")
     }
 }
 

@@ -335,6 +335,15 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "I/Os between thinktime pauses.",
     },
     OptionDef {
+        name: "serialize_overlap",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Never have two I/Os of the job in flight over the same bytes (fio's). iogauge \
+               takes it with one I/O in flight (iodepth=1 or a synchronous engine), where it \
+               holds by construction, and refuses it with more.",
+    },
+    OptionDef {
         name: "loops",
         aliases: &[],
         kind: Kind::Int {
@@ -960,7 +969,11 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     ),
     (
         &["io_submit_mode"],
-        FioOnly::DefaultOnly("inline", "iogauge submits from the job's own thread"),
+        FioOnly::Ignored(
+            "iogauge submits from the job's own thread (io_submit_mode=offload's hand-off to \
+             a submitting thread is not reproduced: the I/O is the same, its latency lacks \
+             the hand-off)",
+        ),
     ),
     (
         &["exit_what"],

@@ -154,12 +154,13 @@ pub fn per_direction<T: Clone>(
     }
 }
 
-/// Parses `MIN-MAX` (or a single value, MIN = MAX) with `parse`.
+/// Parses `MIN-MAX` or `MIN:MAX` (fio takes either separator), or a single value (MIN = MAX),
+/// with `parse`.
 pub fn parse_range<T: PartialOrd + Copy>(
     text: &str,
     parse: impl Fn(&str) -> Result<T, ValueError>,
 ) -> Result<(T, T), ValueError> {
-    let (a, b) = match text.split_once('-') {
+    let (a, b) = match text.split_once('-').or_else(|| text.split_once(':')) {
         Some((a, b)) => (parse(a)?, parse(b)?),
         None => {
             let v = parse(text)?;

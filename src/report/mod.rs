@@ -2,13 +2,17 @@
 //! no I/O and never look at the file system; the CLI writes what they return.
 
 pub mod csv;
+pub mod extras;
 pub mod fio;
+pub mod fio_mode;
 pub mod from_fio;
 pub mod html;
 pub mod json;
 pub mod log;
 pub mod sweep_html;
 pub mod text;
+
+pub use fio_mode::FioFormat;
 
 use crate::studies::Report;
 

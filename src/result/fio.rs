@@ -106,6 +106,9 @@ pub struct FioLat {
     pub n: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub percentile: Option<Ordered<u64>>,
+    /// json+ only: latency in ns → I/Os, fio's histogram bins (see `report::fio_mode`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bins: Option<Ordered<u64>>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -187,6 +190,11 @@ fn job(
         lat_ns: lat(Some(s)),
     });
     let (lat_ns, lat_us, lat_ms) = latency_tables(m);
+    // fio echoes every option of the job as given, its name among them.
+    let mut job_options = job_options;
+    job_options
+        .entry("name".into())
+        .or_insert_with(|| name.to_string());
     FioJob {
         jobname: name.to_string(),
         groupid: g.id,
@@ -262,6 +270,7 @@ fn lat(l: Option<&LatReport>) -> FioLat {
             });
             Ordered(v)
         }),
+        bins: None,
     }
 }
 

@@ -83,13 +83,15 @@ thread_local! {
 pub(crate) static SEEN_WARNINGS: std::sync::Mutex<Option<std::collections::HashSet<String>>> =
     std::sync::Mutex::new(None);
 
-/// Prints a warning to stderr (in a sweep, the first time only).
-/// A scale-out rank other than 0: its warnings reach the screen in rank 0's merged report,
-/// once, named by rank, not once per rank as found.
-pub(crate) static WARNINGS_IN_MERGE: AtomicBool = AtomicBool::new(false);
+/// Warnings are said in the report only, not on stderr as found: a scale-out rank other than
+/// 0 (its warnings reach the screen in rank 0's merged report, once, named by rank, not once
+/// per rank as found), and fio mode (fio prints nothing on stderr a script would not expect;
+/// iogauge's advice is in the report, under its own name).
+pub(crate) static WARNINGS_ONLY_IN_REPORT: AtomicBool = AtomicBool::new(false);
 
+/// Prints a warning to stderr (in a sweep, the first time only).
 pub(crate) fn warn(w: &str) {
-    if WARNINGS_IN_MERGE.load(Ordering::Relaxed) {
+    if WARNINGS_ONLY_IN_REPORT.load(Ordering::Relaxed) {
         return;
     }
     if let Ok(mut seen) = SEEN_WARNINGS.lock() {
@@ -377,12 +379,31 @@ fn exit_code(outcome: &runner::RunOutcome) -> u8 {
     }
 }
 
+/// `--rank-stonewall` and `--rank-read-shift` need a launch of several ranks.
+fn ranks_allow(tool: &ToolOptions) -> Result<(), ExitCode> {
+    let launch =
+        iogauge::studies::scaleout::launched(&|k| std::env::var(k).ok()).filter(|l| l.size > 1);
+    if tool.rank_stonewall && launch.is_none() {
+        return Err(usage_exit(
+            "--rank-stonewall: stops every rank when the first finishes a group; it needs a \
+             launch of several ranks (mpirun or srun, with iogauge built with --features mpi)",
+        ));
+    }
+    if let Some(shift) = tool.rank_read_shift.filter(|_| launch.is_none()) {
+        return Err(usage_exit(&format!(
+            "--rank-read-shift={shift}: reads another rank's files; it needs a launch of \
+             several ranks (mpirun or srun, with iogauge built with --features mpi)"
+        )));
+    }
+    Ok(())
+}
+
 pub(crate) fn execute(
     args: &[String],
     sections: Vec<Section>,
     separate_groups: bool,
     tool: ToolOptions,
-    summary_labels: Option<&[&str]>,
+    reporting: Reporting<'_>,
     notes: Vec<String>,
     finish: Option<&dyn Fn(&mut Report)>,
 ) -> ExitCode {
@@ -394,19 +415,8 @@ pub(crate) fn execute(
     };
     #[cfg(feature = "mpi")]
     let mut sections = sections;
-    let launch =
-        iogauge::studies::scaleout::launched(&|k| std::env::var(k).ok()).filter(|l| l.size > 1);
-    if tool.rank_stonewall && launch.is_none() {
-        return usage_exit(
-            "--rank-stonewall: stops every rank when the first finishes a group; it needs a \
-             launch of several ranks (mpirun or srun, with iogauge built with --features mpi)",
-        );
-    }
-    if let Some(shift) = tool.rank_read_shift.filter(|_| launch.is_none()) {
-        return usage_exit(&format!(
-            "--rank-read-shift={shift}: reads another rank's files; it needs a launch of \
-             several ranks (mpirun or srun, with iogauge built with --features mpi)"
-        ));
+    if let Err(code) = ranks_allow(&tool) {
+        return code;
     }
     #[cfg(feature = "mpi")]
     let ranks = match scale::begin(&mut sections, tool.rank_stonewall, tool.rank_read_shift) {
@@ -466,7 +476,10 @@ pub(crate) fn execute(
             Err(e) => errln!("iogauge: cannot write {}: {e}", path.display()),
         }
     }
-    let failed = write_outputs(&report, &tool, summary_labels);
+    let failed = match reporting {
+        Reporting::Iogauge(labels) => write_outputs(&report, &tool, labels),
+        Reporting::Fio(outputs) => write_fio_outputs(&report, &tool, outputs),
+    };
     // Errors reach stderr whatever the report's format (text shows them in the report too).
     for e in &report.errors {
         errln!("iogauge: error: {}", cli::for_terminal(e));
@@ -475,6 +488,32 @@ pub(crate) fn execute(
     #[cfg(feature = "mpi")]
     scale::end(&ranks, code);
     ExitCode::from(code)
+}
+
+/// How a command's report is written.
+#[derive(Clone, Copy)]
+pub(crate) enum Reporting<'a> {
+    /// iogauge's formats (`--output-format`); with labels, text is the one-line summary of
+    /// each job under them (quick, assess).
+    Iogauge(Option<&'a [&'a str]>),
+    /// fio mode's formats, one after another to fio's `--output` or stdout.
+    Fio(&'a cli::FioOutputs),
+}
+
+/// fio mode: the report in fio's formats to `--output` (one file for all, as fio writes it)
+/// or stdout, and the job's logs; `true` when one could not be written.
+fn write_fio_outputs(report: &Report, tool: &ToolOptions, outputs: &cli::FioOutputs) -> bool {
+    let mut failed = write_logs(report, tool.overwrite_output);
+    let text = report::fio_mode::render(&outputs.formats, outputs.terse_version, report);
+    let written = match &outputs.output {
+        Some(path) => ownership::write_output(path, text.as_bytes(), tool.overwrite_output),
+        None => iogauge::out::stdout_bytes(text.as_bytes()),
+    };
+    if let Err(e) = written {
+        errln!("iogauge: cannot write the report: {e}");
+        failed = true;
+    }
+    failed
 }
 
 /// Writes the report in each format asked for (one: to --output or stdout; several: text to
@@ -559,7 +598,7 @@ pub(crate) fn repeated(
     let mut runs = Vec::new();
     let mut code = 0;
     for k in 1..=n {
-        if !WARNINGS_IN_MERGE.load(Ordering::Relaxed) {
+        if !WARNINGS_ONLY_IN_REPORT.load(Ordering::Relaxed) {
             errln!("iogauge: repeat {k} of {n}");
         }
         let m = match one() {
@@ -574,7 +613,7 @@ pub(crate) fn repeated(
         };
         code = m.code;
         runs.push(m.report);
-        if code != 0 && !WARNINGS_IN_MERGE.load(Ordering::Relaxed) {
+        if code != 0 && !WARNINGS_ONLY_IN_REPORT.load(Ordering::Relaxed) {
             errln!("iogauge: repeat {k} of {n} did not pass: the spread is over {k} run(s)");
         }
         if code != 0 {

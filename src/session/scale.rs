@@ -141,7 +141,7 @@ pub fn begin(
         read_from_partner(sections, shift, (rank, &hosts), shared);
     }
     rank_sections(sections, rank, &host, shared);
-    super::WARNINGS_IN_MERGE.store(rank != 0, std::sync::atomic::Ordering::Relaxed);
+    super::WARNINGS_ONLY_IN_REPORT.store(rank != 0, std::sync::atomic::Ordering::Relaxed);
     let state = RankState::new(world.duplicate());
     state.hook_agree();
     state.hook_tick(world.duplicate(), stonewall);

@@ -171,7 +171,13 @@ impl SteadyGroup {
             .state
             .lock()
             .map(|s| (s.window.iter().copied().collect::<Vec<_>>(), s.last));
-        let (window, last) = s.unwrap_or_default();
+        let (mut window, last) = s.unwrap_or_default();
+        // fio's arrays always hold the window's ss_dur / interval slots, the ones not yet
+        // collected (a job that ended before the window filled) as zeros, oldest first; its
+        // means are over all the slots.
+        let slots = self.intervals().max(window.len());
+        let unfilled = slots - window.len();
+        window.splice(0..0, std::iter::repeat_n((0.0, 0.0, 0.0), unfilled));
         let (criterion, slope, deviation) = last.unwrap_or((0.0, 0.0, 0.0));
         let mean = |f: fn(&(f64, f64, f64)) -> f64| {
             if window.is_empty() {

@@ -408,7 +408,7 @@ impl Sqlio {
         }
         o += "initialization done\n";
         o += &self.cumulative(r);
-        o + &super::extras(r)
+        o + &crate::report::extras::extras(r, "the legacy tool")
     }
 
     /// sqlio's lines on each file's size: expanded when smaller than asked.

@@ -143,6 +143,16 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     }
     let direct = v.bool("direct")?;
     let queue = queue_options(&v, engine, w)?;
+    if v.bool("serialize_overlap")? && queue.depth > 1 {
+        return Err(v.error(
+            "serialize_overlap",
+            format!(
+                "with iodepth={}: iogauge does not hold back an I/O that overlaps one in \
+                 flight; it takes serialize_overlap=1 with one I/O in flight (iodepth=1)",
+                queue.depth
+            ),
+        ));
+    }
     let numpages = numpages(&v, engine, bs, max_bs, &region)?;
     let flags = engine_flags(&v, engine, direct, numpages)?;
     let (pacing, startdelay) = pacing(&v, &name, earlier)?;

@@ -60,7 +60,18 @@ pub(super) fn verification(
     }
     let write_sizes = if inline { &sizes[0] } else { &sizes[1] };
     let smallest = write_sizes.min().min(bs);
-    let interval = interval.unwrap_or(smallest);
+    let interval = match interval {
+        // fio's rule: a block checked can be no larger than the smallest write.
+        Some(i) if i > smallest => {
+            w.push(format!(
+                "verify_interval={i} is larger than the job's smallest {} ({smallest} bytes): \
+                 each {smallest} bytes are checked, as fio does",
+                if inline { "read" } else { "write" }
+            ));
+            smallest
+        }
+        i => i.unwrap_or(smallest),
+    };
     check_layout(v, checksum, interval, header_at, (bs, write_sizes))?;
     check_modes(v, (only, inline), backlog, (state_save, state_load), w)?;
     if checksum == crate::verify::Checksum::Pattern {

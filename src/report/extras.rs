@@ -1,0 +1,122 @@
+//! What iogauge adds below another tool's output (a legacy tool's, fio mode's normal
+//! report): per direction the IOPS, MiB/s and latency percentiles, how the I/O was issued, CPU
+//! cost, the devices, verification, and every warning and error.
+
+use std::fmt::Write;
+
+use crate::report::LatUnit;
+use crate::result::{DirReport, RunReport, percentile_key};
+use crate::units::human_bytes;
+
+/// What iogauge adds below `tool`'s output, after a rule naming it: per direction the IOPS,
+/// MiB/s and latency percentiles, how the I/O was issued, CPU cost, and every warning and
+/// error.
+pub fn extras(r: &RunReport, tool: &str) -> String {
+    let mut o = format!("\n---- iogauge: what {tool} does not show ----\n");
+    let _ = writeln!(
+        o,
+        "{} {} · kernel {} · {} CPUs · {} RAM",
+        r.tool.name,
+        r.tool.version,
+        r.host.kernel.split(' ').nth(1).unwrap_or(""),
+        r.host.cpus,
+        human_bytes(r.host.memory_bytes)
+    );
+    for t in &r.targets {
+        let dev = t
+            .device
+            .as_ref()
+            .map_or("no block device".to_string(), |d| {
+                format!("/dev/{}", d.name)
+            });
+        let _ = writeln!(
+            o,
+            "target {}: {} · {dev}",
+            crate::rawpath::display(&t.path),
+            t.fs_type
+        );
+    }
+    for g in &r.groups {
+        let Some(first) = g.jobs.first() else {
+            continue;
+        };
+        let flags = first
+            .files
+            .first()
+            .map_or(String::new(), |f| f.open_flags.join("|"));
+        let _ = writeln!(
+            o,
+            "{}{} job(s): {} · {} · iodepth {}",
+            if r.groups.len() > 1 {
+                format!("group {}: ", g.id + 1)
+            } else {
+                String::new()
+            },
+            g.jobs.len(),
+            first.engine.calls,
+            flags,
+            first.engine.iodepth
+        );
+        for (name, d) in [("read", &g.total.read), ("write", &g.total.write)] {
+            if d.ios > 0 {
+                dir_line(&mut o, name, d);
+            }
+        }
+        crate::report::text::devices(&mut o, g);
+        if let Some(v) = &g.total.verify {
+            crate::report::text::verify_lines(&mut o, v);
+        }
+        let c = &g.total.cpu;
+        let _ = writeln!(
+            o,
+            "  cpu: user {:.3} s, system {:.3} s ({:.1}% + {:.1}% of the elapsed time)",
+            c.user_s, c.system_s, c.usr_pct, c.sys_pct
+        );
+    }
+    for w in &r.warnings {
+        let _ = writeln!(o, "warning: {w}");
+    }
+    for e in &r.errors {
+        let _ = writeln!(o, "error: {e}");
+    }
+    if r.interrupted {
+        let _ = writeln!(
+            o,
+            "interrupted: the figures above cover the time until Ctrl-C"
+        );
+    }
+    o
+}
+
+fn dir_line(o: &mut String, name: &str, d: &DirReport) {
+    let _ = writeln!(
+        o,
+        "  {name}: {} in {} I/Os · {:.2} MiB/s ({:.2} MB/s) · {:.0} IOPS",
+        human_bytes(d.bytes),
+        d.ios,
+        d.mib_per_s,
+        d.mb_per_s,
+        d.iops
+    );
+    if let Some(l) = &d.lat_ns {
+        let unit = LatUnit::for_ns(l.mean);
+        let p = |q: f64| {
+            l.percentiles
+                .get(&percentile_key(q))
+                .map_or("-".into(), |&v| unit.fmt(v as f64))
+        };
+        let _ = writeln!(
+            o,
+            "  {name} latency ({}): min {} · mean {} · p50 {} · p90 {} · p99 {} · p99.9 {} · \
+             max {}",
+            unit.label(),
+            unit.fmt(l.min as f64),
+            unit.fmt(l.mean),
+            p(50.0),
+            p(90.0),
+            p(99.0),
+            p(99.9),
+            unit.fmt(l.max as f64)
+        );
+    }
+}

@@ -1,0 +1,211 @@
+//! fio mode: `iogauge fio ARGS…` and the binary run under the name `fio` take fio's command
+//! line, keep fio's defaults (files kept, a quiet stderr) and write fio's formats, iogauge's
+//! own report under the `"iogauge"` key. fio's own test scripts run against it in
+//! scripts/fio-tests.sh; these check the door itself.
+
+use super::*;
+
+/// The iogauge binary under the name `fio` (a link in `dir`).
+fn fio_link(dir: &Path) -> PathBuf {
+    let link = dir.join("fio");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin!("iogauge"), &link)
+        .expect("a link named fio");
+    link
+}
+
+#[test]
+fn named_fio_it_takes_fios_command_line_and_writes_fios_json() {
+    let d = tmp();
+    let fio = fio_link(d.path());
+    let job = d.path().join("t.fio");
+    std::fs::write(&job, "[seq]\nrw=write\nbs=4k\nsize=64k\nfilename=data\n").unwrap();
+    // fio's order: options, the job file, more options after it; values as separate words.
+    let o = Command::new(&fio)
+        .current_dir(d.path())
+        .args(["--max-jobs=16", "--output-format", "json", "t.fio"])
+        .args(["--output=out.json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "",
+        "fio prints nothing on stderr for a good run"
+    );
+    let doc: Value = serde_json::from_slice(&std::fs::read(d.path().join("out.json")).unwrap())
+        .expect("one JSON document");
+    let j = &doc["jobs"][0];
+    assert_eq!(j["jobname"], "seq");
+    assert_eq!(j["write"]["io_kbytes"], 64);
+    assert_eq!(j["write"]["total_ios"], 16);
+    assert_eq!(j["job options"]["name"], "seq", "fio echoes the job's name");
+    // iogauge's own report sits under one key, none of its keys among fio's.
+    assert!(doc["iogauge"]["groups"].is_array());
+    for k in ["groups", "warnings", "host", "schema"] {
+        assert!(doc.get(k).is_none(), "{k} at the top level");
+    }
+    // fio keeps the file it laid out.
+    assert_eq!(
+        std::fs::metadata(d.path().join("data")).unwrap().len(),
+        65536
+    );
+}
+
+#[test]
+fn options_before_the_first_name_are_defaults_and_warnings_go_to_the_report() {
+    let d = tmp();
+    let o = run_in(
+        d.path(),
+        &[
+            "fio",
+            "--rw=read",
+            "--size=32k",
+            "--bs=4k",
+            "--ioengine=null",
+            "--name=a",
+            "--name=b",
+            "--iodepth=4",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // iodepth=4 with the null engine is a warning: in the report, not on stderr.
+    assert_eq!(stderr(&o), "");
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("JSON on stdout");
+    let names: Vec<&str> = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a", "b"]);
+    for j in doc["jobs"].as_array().unwrap() {
+        assert_eq!(j["read"]["io_kbytes"], 32, "{j}");
+    }
+    let warnings = doc["iogauge"]["warnings"].to_string();
+    assert!(warnings.contains("iodepth=4"), "{warnings}");
+}
+
+#[test]
+fn normal_terse_and_json_plus_are_fios_formats() {
+    let d = tmp();
+    let args = |f: &str| {
+        vec![
+            "fio".to_string(),
+            "--name=x".into(),
+            "--ioengine=null".into(),
+            "--rw=randread".into(),
+            "--size=64k".into(),
+            format!("--output-format={f}"),
+        ]
+    };
+    let run = |f: &str| {
+        let a = args(f);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let o = run_in(d.path(), &a);
+        assert_eq!(o.status.code(), Some(0), "{f}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let normal = run("normal");
+    assert!(
+        normal.contains("x: (groupid=0, jobs=1): err= 0"),
+        "{normal}"
+    );
+    assert!(normal.contains("  read: IOPS="), "{normal}");
+    assert!(
+        normal.contains("Run status group 0 (all jobs):"),
+        "{normal}"
+    );
+    let terse = run("terse");
+    let fields: Vec<&str> = terse.trim_end().split(';').collect();
+    assert_eq!(&fields[..5], ["3", "fio-3.33", "x", "0", "0"], "{terse}");
+    // Read: KiB, KiB/s, IOPS, runtime, then slat, clat, 20 percentiles, lat, bw (5).
+    assert_eq!(fields[5], "64", "{terse}");
+    let plus: Value = serde_json::from_str(&run("json+")).unwrap();
+    let bins = &plus["jobs"][0]["read"]["clat_ns"]["bins"];
+    let total: u64 = bins
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 16, "every I/O in a bin: {bins}");
+    let json: Value = serde_json::from_str(&run("json")).unwrap();
+    assert!(json["jobs"][0]["read"]["clat_ns"].get("bins").is_none());
+}
+
+#[test]
+fn refusals_name_the_option_and_create_nothing() {
+    let d = tmp();
+    for (args, want) in [
+        (
+            &[
+                "fio",
+                "--readonly",
+                "--name=w",
+                "--rw=write",
+                "--size=4k",
+                "--filename=f",
+            ][..],
+            "--readonly: job w writes",
+        ),
+        (
+            &[
+                "fio",
+                "--max-jobs=2",
+                "--name=m",
+                "--numjobs=3",
+                "--size=4k",
+                "--filename=f",
+            ][..],
+            "--max-jobs=2: the jobs (numjobs clones counted) number 3",
+        ),
+        (
+            &["fio", "--client=host1", "--name=c", "--size=4k"][..],
+            "--client: fio's client/server mode is not iogauge's",
+        ),
+        (
+            &["fio", "--output-format=xml", "--name=x"][..],
+            "unknown format xml",
+        ),
+    ] {
+        let o = run_in(d.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    }
+    assert_eq!(
+        std::fs::read_dir(d.path()).unwrap().count(),
+        0,
+        "nothing created"
+    );
+}
+
+#[test]
+fn parse_only_runs_nothing_and_debug_parse_says_what_was_parsed() {
+    let d = tmp();
+    let o = run_in(
+        d.path(),
+        &[
+            "fio",
+            "--parse-only",
+            "--debug=parse",
+            "--ss_dur=10s",
+            "--ss=iops:10%",
+            "--name=p",
+            "--size=1m",
+            "--filename=never",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("set steady state threshold to 10.000000%"),
+        "{out}"
+    );
+    assert!(out.contains(" size=1m"), "{out}");
+    assert!(
+        !d.path().join("never").exists(),
+        "parse-only creates nothing"
+    );
+}
