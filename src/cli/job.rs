@@ -82,6 +82,11 @@ pub(super) fn workload_args(mut cmd: Command) -> Command {
             arg.num_args(0..=1)
                 .default_missing_value("1")
                 .require_equals(true)
+        } else if crate::plan::options::VALUE_OPTIONAL.contains(&def.name) {
+            // A log asked for without a name: the job's (fio's).
+            arg.num_args(0..=1)
+                .default_missing_value("")
+                .require_equals(true)
         } else {
             arg.num_args(1)
         };

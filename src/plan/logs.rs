@@ -1,12 +1,31 @@
-//! The fio-format interval logs a job writes (`write_bw_log`, `write_lat_log`, …) and
-//! their file names.
+//! The fio-format logs a job writes (`write_bw_log`, `write_lat_log`, …) and their file
+//! names.
 
-/// The fio-format interval logs a job asked for (`write_bw_log=NAME` …).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The fio-format logs a job asked for (`write_bw_log=NAME` …) and how they are written.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogSpec {
     pub bw: Option<String>,
     pub iops: Option<String>,
     pub lat: Option<String>,
+    /// log_avg_msec=0 (fio's default): a line per I/O; else a line per window.
+    pub per_io: bool,
+    /// per_job_logs: NAME_bw.N.log per job (fio's default); else NAME_bw.log for all.
+    pub per_job: bool,
+    /// log_offset: each line carries the I/O's offset.
+    pub offset: bool,
+}
+
+impl Default for LogSpec {
+    fn default() -> LogSpec {
+        LogSpec {
+            bw: None,
+            iops: None,
+            lat: None,
+            per_io: true,
+            per_job: true,
+            offset: false,
+        }
+    }
 }
 
 impl LogSpec {
@@ -18,22 +37,27 @@ impl LogSpec {
     pub fn files(&self, n: usize) -> Vec<String> {
         let mut v = Vec::new();
         if let Some(b) = &self.bw {
-            v.push(Self::file_name(b, "bw", n));
+            v.push(self.file_name(b, "bw", n));
         }
         if let Some(b) = &self.iops {
-            v.push(Self::file_name(b, "iops", n));
+            v.push(self.file_name(b, "iops", n));
         }
         if let Some(b) = &self.lat {
             for kind in ["lat", "clat", "slat"] {
-                v.push(Self::file_name(b, kind, n));
+                v.push(self.file_name(b, kind, n));
             }
         }
         v
     }
 
     /// fio's name for log `kind` (bw, iops, lat, clat, slat) of job `n` (from 1) under
-    /// `prefix`: the one place log files are named.
-    pub fn file_name(prefix: &str, kind: &str, n: usize) -> String {
-        format!("{prefix}_{kind}.{n}.log")
+    /// `prefix`: `PREFIX_KIND.N.log`, or with per_job_logs=0 `PREFIX_KIND.log`. The one place
+    /// log files are named.
+    pub fn file_name(&self, prefix: &str, kind: &str, n: usize) -> String {
+        if self.per_job {
+            format!("{prefix}_{kind}.{n}.log")
+        } else {
+            format!("{prefix}_{kind}.log")
+        }
     }
 }

@@ -53,7 +53,7 @@ pub const RW_MODES: &[&str] = &[
 
 /// The engines `ioengine` accepts.
 pub const ENGINES: &[&str] = &[
-    "psync", "sync", "pvsync", "pvsync2", "io_uring", "libaio", "null",
+    "psync", "sync", "pvsync", "pvsync2", "io_uring", "libaio", "posixaio", "null",
 ];
 
 /// Every workload option, in the order the documentation lists them.
@@ -646,8 +646,24 @@ pub static OPTIONS: &[OptionDef] = &[
         },
         default: Some("0"),
         help: "Window (ms) over which log entries and report time series are averaged. \
-               0: 500 ms windows (fio's bw_avg_time); iogauge never logs each I/O, so logs \
-               asked for with 0 get 500 ms means and a warning.",
+               0 (fio's default): the logs have a line per I/O, and the report's time series \
+               500 ms windows (fio's bw_avg_time).",
+    },
+    OptionDef {
+        name: "per_job_logs",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("1"),
+        help: "1: each job's logs are NAME_bw.N.log (N counting jobs from 1); 0: all jobs \
+               of the name write NAME_bw.log, one after another (fio's).",
+    },
+    OptionDef {
+        name: "log_offset",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Add each I/O's offset to its log line (a window's line: 0), before the \
+               priority column (fio's).",
     },
     OptionDef {
         name: "norandommap",
@@ -655,6 +671,16 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: Kind::Bool,
         default: Some("0"),
         help: "Random offsets may repeat within a pass (default: every block exactly once).",
+    },
+    OptionDef {
+        name: "random_generator",
+        aliases: &[],
+        kind: Kind::Choice(&["tausworthe", "lfsr", "tausworthe64"]),
+        default: Some("tausworthe"),
+        help: "fio's generator names. iogauge draws offsets with xoshiro256++ (no map: \
+               repeats allowed) or walks a keyed permutation (every block once per pass). \
+               lfsr is fio's full-period generator: every block once per pass even with \
+               norandommap, so iogauge walks its permutation; the others draw as chosen.",
     },
     OptionDef {
         name: "random_distribution",
@@ -888,6 +914,10 @@ pub static OPTIONS: &[OptionDef] = &[
     },
 ];
 
+/// Options that may be given without a value, though not booleans: fio's log names, which
+/// default to the job's name.
+pub const VALUE_OPTIONAL: &[&str] = &["write_bw_log", "write_iops_log", "write_lat_log"];
+
 /// What iogauge does with a fio option that is not in [`OPTIONS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FioOnly {
@@ -939,8 +969,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "unified_rw_reporting",
             "unit_base",
             "stats",
-            "per_job_logs",
-            "log_offset",
             "log_max_value",
             "log_compression",
             "log_unix_epoch",
@@ -951,10 +979,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     (
         &["mem", "iomem"],
         FioOnly::Ignored("iogauge's buffers are always page-aligned heap memory"),
-    ),
-    (
-        &["random_generator"],
-        FioOnly::Ignored("iogauge has one generator (xoshiro256++ and a keyed permutation)"),
     ),
     (
         &["create_on_open", "allow_file_create", "openfiles"],

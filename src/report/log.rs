@@ -1,9 +1,15 @@
-//! fio's interval logs (`write_bw_log`, `write_iops_log`, `write_lat_log`) from a report's time
-//! series: `NAME_bw.N.log` and friends, N counting the run's jobs from 1, each line
-//! `msec, value, direction, bs, offset` as fio writes averaged logs (direction 0 read, 1 write;
-//! bs and offset 0). Bandwidth (KiB/s) and IOPS cover full windows only, as fio's; latency
-//! (mean ns) includes the last, partial window. Pure: returns names and contents; the CLI
-//! writes them.
+//! fio's logs (`write_bw_log`, `write_iops_log`, `write_lat_log`): `NAME_bw.N.log` and
+//! friends (N counting the run's jobs from 1; `NAME_bw.log` for every job with
+//! per_job_logs=0), each line `msec, value, direction, bs, [offset,] priority` as fio writes
+//! them (direction 0 read, 1 write; the offset with log_offset=1; priority 0, iogauge sets
+//! none).
+//!
+//! With log_avg_msec=0 (fio's default) a line per I/O, from the samples the job kept
+//! ([`per_io`]): bandwidth as the I/O's bytes over its completion latency (fio's KiB/s
+//! approximation, bytes per ms), IOPS 1, latencies in ns. Otherwise a line per window, from the
+//! report's time series ([`render`]; bs and offset 0): bandwidth (KiB/s) and IOPS over full
+//! windows only, as fio's; latency (mean ns) including the last, partial window. Pure:
+//! returns names and contents; the binary writes them.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -11,65 +17,156 @@ use std::fmt::Write;
 use crate::plan::LogSpec;
 use crate::result::fio::full_windows;
 use crate::result::{DirReport, JobReport, RunReport};
+use crate::stats::IoSample;
 
 /// The logs a job asked for, from the options its report keeps.
 pub fn wanted(o: &BTreeMap<String, String>) -> LogSpec {
+    let flag = |k: &str, default: bool| {
+        o.get(k).map_or(default, |v| {
+            crate::plan::value::parse_bool(v).unwrap_or(default)
+        })
+    };
     LogSpec {
         bw: o.get("write_bw_log").cloned(),
         iops: o.get("write_iops_log").cloned(),
         lat: o.get("write_lat_log").cloned(),
+        per_io: o.get("log_avg_msec").is_none_or(|v| v.trim() == "0"),
+        per_job: flag("per_job_logs", true),
+        offset: flag("log_offset", false),
     }
 }
 
-/// Every log file of the run: (file name, contents).
+/// Every windowed log file of the run (the jobs with log_avg_msec above 0): (file name,
+/// contents); files several jobs write (per_job_logs=0) once, their lines in job order.
 pub fn render(report: &RunReport) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let jobs = report.groups.iter().flat_map(|g| &g.jobs);
     for (i, job) in jobs.enumerate() {
         let n = i + 1;
         let wanted = wanted(&job.options);
+        if wanted.per_io {
+            continue;
+        }
         if let Some(b) = &wanted.bw {
-            let text = lines(job, true, |d, k| d.series.bw_bytes_per_s[k] / 1024.0);
-            out.push((LogSpec::file_name(b, "bw", n), text));
+            let text = lines(job, &wanted, true, |d, k| {
+                d.series.bw_bytes_per_s[k] / 1024.0
+            });
+            out.push((wanted.file_name(b, "bw", n), text));
         }
         if let Some(b) = &wanted.iops {
             out.push((
-                LogSpec::file_name(b, "iops", n),
-                lines(job, true, |d, k| d.series.iops[k]),
+                wanted.file_name(b, "iops", n),
+                lines(job, &wanted, true, |d, k| d.series.iops[k]),
             ));
         }
         if let Some(b) = &wanted.lat {
             out.push((
-                LogSpec::file_name(b, "lat", n),
-                lines(job, false, |d, k| d.series.lat_mean_ns[k]),
+                wanted.file_name(b, "lat", n),
+                lines(job, &wanted, false, |d, k| d.series.lat_mean_ns[k]),
             ));
             // Synchronous engines time one span: fio logs it as clat and leaves slat empty.
             let queued = [&job.measurement.read, &job.measurement.write]
                 .iter()
                 .any(|d| !d.series.clat_mean_ns.is_empty());
             let clat = if queued {
-                lines(job, false, |d, k| {
+                lines(job, &wanted, false, |d, k| {
                     d.series.clat_mean_ns.get(k).copied().unwrap_or(0.0)
                 })
             } else {
-                lines(job, false, |d, k| d.series.lat_mean_ns[k])
+                lines(job, &wanted, false, |d, k| d.series.lat_mean_ns[k])
             };
-            out.push((LogSpec::file_name(b, "clat", n), clat));
+            out.push((wanted.file_name(b, "clat", n), clat));
             let slat = if queued {
-                lines(job, false, |d, k| {
+                lines(job, &wanted, false, |d, k| {
                     d.series.slat_mean_ns.get(k).copied().unwrap_or(0.0)
                 })
             } else {
                 String::new()
             };
-            out.push((LogSpec::file_name(b, "slat", n), slat));
+            out.push((wanted.file_name(b, "slat", n), slat));
+        }
+    }
+    joined(out)
+}
+
+/// Files named more than once (per_job_logs=0) as one, their parts in order.
+fn joined(files: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (name, text) in files {
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, t)) => t.push_str(&text),
+            None => out.push((name, text)),
         }
     }
     out
 }
 
+/// One job's per-I/O logs: its number in the run (from 1), the logs it asked for, and the
+/// I/Os it kept, in completion order.
+pub struct JobSamples<'a> {
+    pub n: usize,
+    pub logs: &'a LogSpec,
+    pub samples: &'a [IoSample],
+}
+
+/// Every per-I/O log file of the run (the jobs with log_avg_msec=0): (file name, contents).
+pub fn per_io(jobs: &[JobSamples]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for j in jobs.iter().filter(|j| j.logs.per_io) {
+        let l = j.logs;
+        let line = |value: &dyn Fn(&IoSample) -> u64| {
+            let mut s = String::new();
+            for x in j.samples {
+                let _ = write!(
+                    s,
+                    "{}, {}, {}, {}",
+                    x.t_ns / 1_000_000,
+                    value(x),
+                    x.dir,
+                    x.bs
+                );
+                if l.offset {
+                    let _ = write!(s, ", {}", x.offset);
+                }
+                s.push_str(", 0\n");
+            }
+            s
+        };
+        if let Some(b) = &l.bw {
+            // fio: the I/O's bytes over its completion latency, bytes per ms (≈ KiB/s).
+            let bw = |x: &IoSample| {
+                (x.bs as u64 * 1_000_000)
+                    .checked_div(x.clat_ns)
+                    .unwrap_or(0)
+            };
+            out.push((l.file_name(b, "bw", j.n), line(&bw)));
+        }
+        if let Some(b) = &l.iops {
+            out.push((l.file_name(b, "iops", j.n), line(&|_| 1)));
+        }
+        if let Some(b) = &l.lat {
+            out.push((l.file_name(b, "lat", j.n), line(&|x| x.lat_ns)));
+            out.push((l.file_name(b, "clat", j.n), line(&|x| x.clat_ns)));
+            // Engines that time one span have no submission latency: fio leaves slat empty.
+            let queued = j.samples.iter().any(|x| x.slat_ns > 0);
+            let slat = if queued {
+                line(&|x| x.slat_ns)
+            } else {
+                String::new()
+            };
+            out.push((l.file_name(b, "slat", j.n), slat));
+        }
+    }
+    joined(out)
+}
+
 /// One line per window and direction that did I/O in it, in time order.
-fn lines(job: &JobReport, full_only: bool, value: impl Fn(&DirReport, usize) -> f64) -> String {
+fn lines(
+    job: &JobReport,
+    spec: &LogSpec,
+    full_only: bool,
+    value: impl Fn(&DirReport, usize) -> f64,
+) -> String {
     let m = &job.measurement;
     let dirs = [(0, &m.read), (1, &m.write)];
     let count = |d: &DirReport| {
@@ -88,7 +185,8 @@ fn lines(job: &JobReport, full_only: bool, value: impl Fn(&DirReport, usize) -> 
             }
             let interval = d.series.interval_ms;
             let end_ms = ((k as u64 + 1) * interval).min(m.elapsed_ns / 1_000_000);
-            let _ = writeln!(s, "{end_ms}, {:.0}, {ddir}, 0, 0", value(d, k));
+            let offset = if spec.offset { ", 0" } else { "" };
+            let _ = writeln!(s, "{end_ms}, {:.0}, {ddir}, 0{offset}, 0", value(d, k));
         }
     }
     s

@@ -354,6 +354,17 @@ fn job_report(j: &JobOutcome, clones: usize) -> JobReport {
     options
         .entry("numjobs".into())
         .or_insert_with(|| clones.to_string());
+    // The logs as resolved: a name given as a bare option is the job's.
+    let logs = &j.spec.logs;
+    for (key, name) in [
+        ("write_bw_log", &logs.bw),
+        ("write_iops_log", &logs.iops),
+        ("write_lat_log", &logs.lat),
+    ] {
+        if let Some(n) = name {
+            options.insert(key.into(), crate::rawpath::shown(n).into_owned());
+        }
+    }
     JobReport {
         name: j.spec.name.clone(),
         clone: j.spec.clone,

@@ -81,6 +81,9 @@ pub struct JobOutcome {
     pub files: Vec<OpenedFile>,
     pub stats: JobStats,
     pub error: Option<JobError>,
+    /// The per-I/O log's I/Os (log_avg_msec=0 with a log asked for), and how many past its
+    /// cap were not kept.
+    pub io_log: (Vec<crate::stats::IoSample>, u64),
 }
 
 /// What the block devices under a group's files did while it ran.
@@ -578,6 +581,7 @@ fn outcomes(
                 files,
                 stats,
                 error: r.error,
+                io_log: r.io_log,
             };
             (outcome, handed)
         })

@@ -271,12 +271,16 @@ pub(crate) fn measure(
     }
     let mut report = Report::from(result::build(&outcome, context));
     report.rounds = rounds_report;
+    let logs_failed = write_io_logs(&outcome, safety.overwrite_output, &mut report.warnings);
     // What the run found (the device counters' verdicts) reaches stderr too, whatever the
     // report's format.
     for w in &report.warnings[printed..] {
         warn(w);
     }
-    let code = exit_code(&outcome);
+    let code = match exit_code(&outcome) {
+        0 if logs_failed => 1,
+        c => c,
+    };
     Ok(Measured { report, code })
 }
 

@@ -52,6 +52,45 @@ pub(crate) fn write_logs(report: &RunReport, replace: bool) -> bool {
     failed
 }
 
+/// The per-I/O logs of a run's jobs (log_avg_msec=0), written as the run ends; a job whose
+/// log reached its cap says so in `warnings`. `true` when one could not be written.
+pub(crate) fn write_io_logs(
+    outcome: &iogauge::runner::RunOutcome,
+    replace: bool,
+    warnings: &mut Vec<String>,
+) -> bool {
+    let jobs: Vec<&iogauge::runner::JobOutcome> = outcome.groups.iter().flatten().collect();
+    let samples: Vec<report::log::JobSamples> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| report::log::JobSamples {
+            n: i + 1,
+            logs: &j.spec.logs,
+            samples: &j.io_log.0,
+        })
+        .collect();
+    for j in jobs.iter().filter(|j| j.io_log.1 > 0) {
+        warnings.push(format!(
+            "job {}.{}: its per-I/O log keeps the first {} I/Os; {} more were not logged \
+             (set log_avg_msec for window means)",
+            j.spec.name,
+            j.spec.clone,
+            iogauge::stats::MAX_IO_SAMPLES,
+            j.io_log.1
+        ));
+    }
+    let mut failed = false;
+    for (name, text) in report::log::per_io(&samples) {
+        if let Err(e) =
+            ownership::write_output(&iogauge::rawpath::path(&name), text.as_bytes(), replace)
+        {
+            errln!("iogauge: cannot write log {name}: {e}");
+            failed = true;
+        }
+    }
+    failed
+}
+
 /// The largest saved report read back: a day-long run's series is a few MiB.
 pub(crate) const MAX_REPORT_BYTES: u64 = 1 << 30;
 pub(crate) const REPORT_CAP_WHY: &str = "a report's series is a few MiB even for a day-long run";

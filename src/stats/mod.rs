@@ -16,6 +16,26 @@ pub use cpu::CpuUsage;
 pub use histogram::Histogram;
 pub use series::{Sample, Series};
 
+/// One I/O as a per-I/O log keeps it (log_avg_msec=0, fio's default): when it completed and
+/// how long it took. Engines that time one span per I/O have `clat_ns` = `lat_ns` and no
+/// `slat_ns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoSample {
+    /// From the start of the job's measured time to the I/O's completion.
+    pub t_ns: u64,
+    pub lat_ns: u64,
+    pub clat_ns: u64,
+    pub slat_ns: u64,
+    pub offset: u64,
+    pub bs: u32,
+    /// 0 read, 1 write (fio's).
+    pub dir: u8,
+}
+
+/// The most I/Os a job's per-I/O log keeps (48 bytes each: 768 MiB); the rest are counted
+/// and said, not kept.
+pub const MAX_IO_SAMPLES: usize = 1 << 24;
+
 /// An I/O error that stopped a job: what the job recorded besides its counts.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct JobError {

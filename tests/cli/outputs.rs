@@ -383,7 +383,57 @@ fn interval_logs_are_fios_format_and_agree_with_the_report() {
         &["run", "--size=64k", "--ioengine=null", "--write_bw_log=x"],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("log_avg_msec=0"), "the per-I/O warning");
+}
+
+#[test]
+fn per_io_logs_have_a_line_per_io_as_fios_default() {
+    let d = tmp();
+    let p = d.path();
+    // log_avg_msec=0 (the default): a line per I/O; log_offset adds each I/O's offset;
+    // per_job_logs=0 names the file without the job number; a bare write_lat_log is named
+    // after the job.
+    let r = json_in(
+        p,
+        &[
+            "--name=seq",
+            "--filename=data",
+            "--size=64k",
+            "--bs=4k",
+            "--rw=write",
+            "--write_bw_log=w",
+            "--write_iops_log=w",
+            "--write_lat_log",
+            "--log_offset=1",
+            "--per_job_logs=0",
+        ],
+    );
+    assert_eq!(r["jobs"][0]["write"]["total_ios"], 16);
+    let lines = |name: &str| -> Vec<Vec<u64>> {
+        std::fs::read_to_string(p.join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .lines()
+            .map(|l| l.split(", ").map(|x| x.parse().unwrap()).collect())
+            .collect()
+    };
+    let iops = lines("w_iops.log");
+    assert_eq!(iops.len(), 16, "{iops:?}");
+    for (k, l) in iops.iter().enumerate() {
+        // time, value, direction, bs, offset, priority
+        assert_eq!(l[1..], [1, 1, 4096, 4096 * k as u64, 0], "{l:?}");
+    }
+    assert!(iops.windows(2).all(|w| w[0][0] <= w[1][0]), "in time order");
+    let bw = lines("w_bw.log");
+    assert_eq!(bw.len(), 16);
+    assert!(bw.iter().all(|l| l[1] > 0), "bytes over latency: {bw:?}");
+    let lat = lines("seq_lat.log");
+    assert_eq!(lat.len(), 16);
+    assert!(lat.iter().all(|l| l[1] > 0));
+    assert_eq!(
+        lat,
+        lines("seq_clat.log"),
+        "psync times one span: clat is lat"
+    );
+    assert!(lines("seq_slat.log").is_empty());
 }
 
 #[test]

@@ -157,7 +157,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     let flags = engine_flags(&v, engine, direct, numpages)?;
     let (pacing, startdelay) = pacing(&v, &name, earlier)?;
     let random = randomness(&v, rw, w)?;
-    let (logs, series_ms) = logs(&v, w)?;
+    let (logs, series_ms) = logs(&v, &name)?;
     let steady = steady_state(&v, &timing, w)?;
     notes(&v, w)?;
     let options = options_given(&v, random.seed)?;
@@ -491,7 +491,7 @@ fn target(v: &Values<'_>) -> Result<TargetSpec, SpecError> {
     )
 }
 
-/// The engine `ioengine` names (libaio runs as io_uring, with a note).
+/// The engine `ioengine` names (libaio and posixaio run as io_uring, with a note).
 fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind, SpecError> {
     Ok(match v.choice("ioengine")?.as_str() {
         "psync" => EngineKind::Psync,
@@ -505,6 +505,15 @@ fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind,
                  at iodepth (iogauge has no libaio engine). Unlike libaio, io_uring stays \
                  asynchronous for buffered I/O too (direct=0), so buffered queue depths are \
                  real here where fio's libaio would complete each I/O inside submission"
+                    .into(),
+            );
+            EngineKind::IoUring
+        }
+        "posixaio" => {
+            warnings.push(
+                "ioengine=posixaio runs as io_uring: the same queued, asynchronous submission \
+                 at iodepth (iogauge has no POSIX aio engine; glibc's aio_read/aio_write hand \
+                 each I/O to a helper thread, io_uring to the kernel)"
                     .into(),
             );
             EngineKind::IoUring
@@ -615,33 +624,31 @@ fn sync(v: &Values<'_>, w: &mut Vec<String>) -> Result<Durability, SpecError> {
 
 /// The fio-format logs a job writes, and the window of their entries (and of the report's
 /// time series).
-fn logs(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<(LogSpec, u64), SpecError> {
+fn logs(v: &Values<'_>, job: &str) -> Result<(LogSpec, u64), SpecError> {
     let log_name = |name: &'static str| -> Result<Option<String>, SpecError> {
         match v.text(name) {
-            Some((t, _)) if t.trim().is_empty() || t.contains('\0') => {
+            // Given without a name (or an empty one): the job's (fio's).
+            Some((t, Some(e))) if e.value.is_none() || t.trim().is_empty() => {
+                Ok(Some(job.to_string()))
+            }
+            Some((t, _)) if t.contains('\0') => {
                 Err(v.error(name, "expected a log file name prefix".into()))
             }
             Some((t, _)) => Ok(Some(t.trim().to_string())),
             None => Ok(None),
         }
     };
+    let avg = v.int("log_avg_msec")?.unwrap_or(0);
     let logs = LogSpec {
         bw: log_name("write_bw_log")?,
         iops: log_name("write_iops_log")?,
         lat: log_name("write_lat_log")?,
+        per_io: avg == 0,
+        per_job: v.bool("per_job_logs")?,
+        offset: v.bool("log_offset")?,
     };
-    let series_ms = match v.int("log_avg_msec")?.unwrap_or(0) {
-        0 => {
-            if logs.any() {
-                warnings.push(
-                    "log_avg_msec=0: fio logs every I/O then; iogauge logs means over \
-                     windows, so the logs have 500 ms means (set log_avg_msec to choose the \
-                     window)"
-                        .into(),
-                );
-            }
-            super::job::DEFAULT_SERIES_MS
-        }
+    let series_ms = match avg {
+        0 => super::job::DEFAULT_SERIES_MS,
         ms => ms,
     };
     Ok((logs, series_ms))
@@ -682,11 +689,13 @@ fn randomness(
         }
         None => [100, 100],
     };
+    // lfsr visits every block once per pass, map or no map (fio's).
+    let lfsr = v.choice("random_generator")? == "lfsr";
     Ok(Randomness {
         seed,
         distribution,
         pct_random,
-        randommap: !v.bool("norandommap")?,
+        randommap: !v.bool("norandommap")? || lfsr,
     })
 }
 

@@ -40,7 +40,7 @@ impl<'a> Values<'a> {
                     option: "ioengine".into(),
                     value: e.value.clone(),
                     message: format!(
-                        "iogauge has no such engine; it has {} (libaio runs as io_uring)",
+                        "iogauge has no such engine; it has {} (libaio and posixaio run as io_uring)",
                         options::ENGINES.join(", ")
                     ),
                     origin: e.origin.clone(),
@@ -73,7 +73,10 @@ impl<'a> Values<'a> {
                     origin: entry.origin.clone(),
                 });
             };
-            if entry.value.is_none() && def.kind != Kind::Bool {
+            if entry.value.is_none()
+                && def.kind != Kind::Bool
+                && !crate::plan::options::VALUE_OPTIONAL.contains(&def.name)
+            {
                 return Err(err(
                     def,
                     entry,

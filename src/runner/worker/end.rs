@@ -23,6 +23,7 @@ pub(super) fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
     }
     w.mark_finished();
     JobResult {
+        io_log: (Vec::new(), 0),
         handed: Vec::new(),
         stats: JobStats::default(),
         error: Some(JobError {
@@ -105,6 +106,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             .filter(|v| v.spec.after_write || v.spec.inline || v.stats.blocks > 0)
             .map(|v| v.stats);
         JobResult {
+            io_log: self.io_log.take().unwrap_or_default(),
             stats: self.stats,
             error: self.error,
             handed,

@@ -18,7 +18,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::engine::{AlignedBuf, Completion, Engine, EngineUser, IoUnit, Queued};
 use crate::plan::workload::{Dir, Region, Workload};
 use crate::plan::{DataMode, JobSpec, RwMode};
-use crate::stats::{Clock, JobStats};
+use crate::stats::{Clock, IoSample, JobStats, MAX_IO_SAMPLES};
 
 mod data;
 mod end;
@@ -58,6 +58,8 @@ pub use crate::stats::JobError;
 pub struct JobResult {
     pub stats: JobStats,
     pub error: Option<JobError>,
+    /// The per-I/O log's I/Os (log_avg_msec=0), and how many past its cap were not kept.
+    pub io_log: (Vec<IoSample>, u64),
     /// Per file, what this job's verified writes left there (for a later group's readers);
     /// empty when it wrote nothing verified, or did not end well.
     pub handed: Vec<crate::verify::Handed>,
@@ -276,6 +278,9 @@ struct Loop<'w, 'a, E: Engine> {
     verify: Option<verify::Verifier>,
     /// verify_backlog: enough writes since the last pause; read them back once idle.
     backlog_due: bool,
+    /// log_avg_msec=0 with a log asked for: every measured I/O, and those past
+    /// [`MAX_IO_SAMPLES`] counted.
+    io_log: Option<(Vec<IoSample>, u64)>,
 }
 
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
@@ -351,6 +356,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
             None => None,
         },
         backlog_due: false,
+        io_log: (job.logs.any() && job.logs.per_io).then(|| (Vec::new(), 0)),
         slab: &mut slab,
     };
     w.barrier.wait();
@@ -650,16 +656,35 @@ impl<E: Engine> Loop<'_, '_, E> {
             // A short transfer: the rest goes again, timed as the same I/O.
             return Next::Again;
         }
-        let (dir, file, len) = (u.dir, u.file, u.len() as u64);
+        let (dir, file, len, offset) = (u.dir, u.file, u.len() as u64, u.offset);
         let s = self.st[i];
         if s.measured && self.tl.measuring {
             let d = &mut self.stats.dirs[dir as usize];
             d.ios += 1;
             d.bytes += len;
-            d.lat.record(self.clock.ns(now.saturating_sub(s.t_prep)));
+            let lat = self.clock.ns(now.saturating_sub(s.t_prep));
+            d.lat.record(lat);
+            let (mut slat, mut clat) = (0, lat);
             if E::QUEUED {
-                d.slat.record(self.clock.ns(t_sub.saturating_sub(s.t_prep)));
-                d.clat.record(self.clock.ns(now.saturating_sub(t_sub)));
+                slat = self.clock.ns(t_sub.saturating_sub(s.t_prep));
+                clat = self.clock.ns(now.saturating_sub(t_sub));
+                d.slat.record(slat);
+                d.clat.record(clat);
+            }
+            if let Some((log, dropped)) = self.io_log.as_mut() {
+                if log.len() < MAX_IO_SAMPLES {
+                    log.push(IoSample {
+                        t_ns: self.clock.ns(now.saturating_sub(self.tl.measure_start)),
+                        lat_ns: lat,
+                        clat_ns: clat,
+                        slat_ns: slat,
+                        offset,
+                        bs: len as u32,
+                        dir: dir as u8,
+                    });
+                } else {
+                    *dropped += 1;
+                }
             }
         }
         if dir == Dir::Write {
