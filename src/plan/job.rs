@@ -303,6 +303,17 @@ pub struct Pacing {
     /// Idle this long after every `thinktime_blocks` I/Os.
     pub thinktime: Duration,
     pub thinktime_blocks: u32,
+    /// fio's flow control (`flow`, `flow_id`, `flow_sleep`); `None` without a weight.
+    pub flow: Option<FlowSpec>,
+}
+
+/// A job's place in a flow: jobs of one `id` keep their I/O counts in the ratio of their
+/// weights; one ahead of its share waits `sleep` (or checks again at once) before its next I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowSpec {
+    pub id: u32,
+    pub weight: u32,
+    pub sleep: Duration,
 }
 
 /// How random offsets are drawn.

@@ -344,6 +344,37 @@ pub static OPTIONS: &[OptionDef] = &[
                holds by construction, and refuses it with more.",
     },
     OptionDef {
+        name: "flow_id",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 0,
+            max: u32::MAX as u64,
+        },
+        default: Some("0"),
+        help: "The flow the job's flow weight counts in (fio's flow control): jobs of one \
+               flow_id keep their I/O counts in the ratio of their flow weights.",
+    },
+    OptionDef {
+        name: "flow",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 1024 },
+        default: Some("0"),
+        help: "The job's weight in its flow (0: no flow control). Before each I/O the job \
+               checks its share of the flow's I/Os against its share of the weights, and \
+               waits while it is ahead (fio's).",
+    },
+    OptionDef {
+        name: "flow_sleep",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 0,
+            max: 1_000_000_000,
+        },
+        default: Some("0"),
+        help: "Microseconds a job ahead of its flow share waits before it checks again (0: \
+               it checks again at once, as fio).",
+    },
+    OptionDef {
         name: "loops",
         aliases: &[],
         kind: Kind::Int {
@@ -1082,8 +1113,8 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
         FioOnly::Rejected("zoned and strided layouts are not supported"),
     ),
     (
-        &["flow", "flow_id", "flow_sleep", "flow_watermark"],
-        FioOnly::Rejected("flow control between jobs is not supported"),
+        &["flow_watermark"],
+        FioOnly::Ignored("deprecated in fio, which ignores it too"),
     ),
     (
         &[

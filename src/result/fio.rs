@@ -183,6 +183,9 @@ fn job(
     };
     let mut read = dir(&m.read, m.elapsed_ns);
     read.bw_agg = agg(&m.read, &g.total.read);
+    if let Some(v) = m.verify.as_ref().filter(|v| !v.inline) {
+        verify_reads(&mut read, v);
+    }
     let mut write = dir(&m.write, m.elapsed_ns);
     write.bw_agg = agg(&m.write, &g.total.write);
     let sync = m.sync.as_ref().map_or_else(FioSync::default, |s| FioSync {
@@ -216,6 +219,26 @@ fn job(
         latency_us: lat_us,
         latency_ms: lat_ms,
         steadystate: m.steadystate.clone(),
+    }
+}
+
+/// fio counts the reads that check written data (the verify phase after the writes, and
+/// verify_backlog's reads while they go on) as the job's reads: in io_bytes, io_kbytes and
+/// total_ios. A job whose workload read nothing has the check's time as its read runtime,
+/// and its read bandwidth and IOPS over it, as fio reports a write job's verify. (A job that
+/// read as well keeps its workload's read runtime and rates; its verify reads' latencies are
+/// not in clat_ns, which iogauge keeps for the workload.)
+fn verify_reads(read: &mut FioDir, v: &crate::result::VerifyReport) {
+    let workload_read = read.total_ios > 0;
+    read.io_bytes += v.bytes;
+    read.io_kbytes = read.io_bytes / 1024;
+    read.total_ios += v.ios;
+    if !workload_read && v.elapsed_ns > 0 {
+        let secs = v.elapsed_ns as f64 / 1e9;
+        read.runtime = v.elapsed_ns / 1_000_000;
+        read.bw_bytes = (v.bytes as f64 / secs) as u64;
+        read.bw = (v.bytes as f64 / secs / 1024.0) as u64;
+        read.iops = v.ios as f64 / secs;
     }
 }
 

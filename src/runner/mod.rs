@@ -151,24 +151,42 @@ fn shared_verify_maps(
             }
         }
     }
-    writers.retain(|_, w| w.len() > 1);
-    let maps: BTreeMap<&std::path::Path, std::sync::Arc<crate::verify::SharedMap>> = writers
-        .iter()
-        .map(|(p, w)| {
-            // Whole blocks from the first region's start (the check put every writer's
-            // region on the same block grid) to the furthest region's end.
-            let interval = jobs[w[0]].verify.map_or(1, |v| v.interval);
-            let base = w.iter().map(|&i| jobs[i].offset).min().unwrap_or(0);
-            let end = w
-                .iter()
-                .map(|&i| jobs[i].offset + jobs[i].per_file_bytes())
-                .max()
-                .unwrap_or(base);
-            let blocks = ((end - base) / interval) as usize;
-            let map = crate::verify::SharedMap::new(base, blocks);
-            (*p, std::sync::Arc::new(map))
+    // Writers whose regions overlap (directly or through another) share a map; one whose
+    // region is apart from every other writer's keeps its own.
+    let end = |i: usize| jobs[i].offset + jobs[i].per_file_bytes();
+    let clusters: BTreeMap<&std::path::Path, Vec<Vec<usize>>> = writers
+        .into_iter()
+        .map(|(p, mut w)| {
+            w.sort_by_key(|&i| jobs[i].offset);
+            let mut out: Vec<(u64, Vec<usize>)> = Vec::new();
+            for i in w {
+                match out.last_mut() {
+                    Some((reach, c)) if jobs[i].offset < *reach => {
+                        *reach = (*reach).max(end(i));
+                        c.push(i);
+                    }
+                    _ => out.push((end(i), vec![i])),
+                }
+            }
+            let shared = out.into_iter().map(|(_, c)| c).filter(|c| c.len() > 1);
+            (p, shared.collect())
         })
         .collect();
+    let maps: BTreeMap<(&std::path::Path, usize), std::sync::Arc<crate::verify::SharedMap>> =
+        clusters
+            .iter()
+            .flat_map(|(p, cs)| cs.iter().enumerate().map(move |(k, c)| ((*p, k), c)))
+            .map(|(key, w)| {
+                // Whole blocks from the first region's start (the check put every writer's
+                // region on the same block grid) to the furthest region's end.
+                let interval = jobs[w[0]].verify.map_or(1, |v| v.interval);
+                let base = w.iter().map(|&i| jobs[i].offset).min().unwrap_or(0);
+                let last = w.iter().map(|&i| end(i)).max().unwrap_or(base);
+                let blocks = ((last - base) / interval) as usize;
+                let map = crate::verify::SharedMap::new(base, blocks);
+                (key, std::sync::Arc::new(map))
+            })
+            .collect();
     let mut sharing = 0;
     let per_job = jobs
         .iter()
@@ -178,9 +196,10 @@ fn shared_verify_maps(
             let mine: Vec<worker::SharedFile> = files
                 .iter()
                 .map(|f| {
-                    let w = writers.get(f.path.as_path())?;
+                    let cs = clusters.get(f.path.as_path())?;
+                    let (c, w) = cs.iter().enumerate().find(|(_, w)| w.contains(&i))?;
                     let k = w.iter().position(|&x| x == i)?;
-                    Some((maps[f.path.as_path()].clone(), k, w.len()))
+                    Some((maps[&(f.path.as_path(), c)].clone(), k, w.len()))
                 })
                 .collect();
             if mine.iter().any(Option::is_some) {
@@ -399,6 +418,13 @@ fn run_group(
     let (shared, verify_barrier) = shared_verify_maps(jobs, &opened);
     let verify_threads = verify_threads(jobs);
     let steady = steady_groups(jobs);
+    // fio's flows: one per flow_id among the group's jobs that have a weight.
+    let mut flows: std::collections::BTreeMap<u32, worker::Flow> = Default::default();
+    for j in jobs {
+        if let Some(f) = j.pacing.flow {
+            flows.entry(f.id).or_default();
+        }
+    }
     let mut file_lists = Vec::new();
     let results: Vec<JobResult> = std::thread::scope(|s| {
         let mut handles = Vec::new();
@@ -426,6 +452,7 @@ fn run_group(
                     .filter(|_| shared[index].iter().any(Option::is_some)),
                 verify_threads,
                 steady: steady[index].as_deref(),
+                flow: job.pacing.flow.and_then(|f| flows.get(&f.id)),
             };
             file_lists.push(files);
             let name = format!("iogauge-{}.{}", job.name, job.clone);

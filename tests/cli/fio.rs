@@ -209,3 +209,77 @@ fn parse_only_runs_nothing_and_debug_parse_says_what_was_parsed() {
         "parse-only creates nothing"
     );
 }
+
+#[test]
+fn verify_reads_count_as_reads_and_a_backlog_checks_each_block_once() {
+    let d = tmp();
+    let json = |extra: &[&str]| -> Value {
+        let mut a = vec![
+            "fio",
+            "--name=v",
+            "--filename=data",
+            "--rw=write",
+            "--bs=4k",
+            "--size=256k",
+            "--verify=md5",
+            "--output-format=json",
+        ];
+        a.extend_from_slice(extra);
+        let o = run_in(d.path(), &a);
+        assert_eq!(o.status.code(), Some(0), "{a:?}: {}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).unwrap()
+    };
+    // fio's t0025: the verify phase's reads are the job's reads.
+    let r = json(&[]);
+    let read = &r["jobs"][0]["read"];
+    assert_eq!(read["io_kbytes"], 256, "{read}");
+    assert_eq!(read["total_ios"], 64);
+    assert!(
+        read["bw_bytes"].as_u64().unwrap() > 0,
+        "over the check's time"
+    );
+    assert_eq!(r["jobs"][0]["write"]["io_kbytes"], 256);
+    // fio's t0005: what the backlog's pauses checked is not read again after the job.
+    let r = json(&["--verify_backlog=8"]);
+    assert_eq!(r["jobs"][0]["read"]["io_kbytes"], 256, "{}", r["jobs"][0]);
+    let v = &r["iogauge"]["groups"][0]["jobs"][0]["verify"];
+    assert_eq!(v["blocks"], 64, "every block checked once: {v}");
+    assert_eq!(v["bad_blocks"], 0);
+    // A backlog batch smaller than the backlog leaves blocks to the phase after the job.
+    let r = json(&["--verify_backlog=8", "--verify_backlog_batch=4"]);
+    let v = &r["iogauge"]["groups"][0]["jobs"][0]["verify"];
+    assert_eq!(v["blocks"], 64, "{v}");
+    assert_eq!(r["jobs"][0]["read"]["io_kbytes"], 256);
+}
+
+#[test]
+fn flow_keeps_the_jobs_of_a_flow_id_in_the_ratio_of_their_weights() {
+    let d = tmp();
+    let o = run_in(
+        d.path(),
+        &[
+            "fio",
+            "--ioengine=null",
+            "--bs=4k",
+            "--size=100g",
+            "--time_based",
+            "--runtime=1",
+            "--flow_id=1",
+            "--name=light",
+            "--flow=1",
+            "--name=heavy",
+            "--flow=4",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let ios = |i: usize| r["jobs"][i]["read"]["total_ios"].as_u64().unwrap() as f64;
+    let ratio = ios(1) / ios(0);
+    assert!(
+        (3.6..=4.4).contains(&ratio),
+        "heavy/light = {ratio}: {} / {}",
+        ios(1),
+        ios(0)
+    );
+}

@@ -426,8 +426,9 @@ fn check_data_to_verify(
     Ok(())
 }
 
-/// Jobs of one group writing one file at once must all seal their blocks alike, or none may
-/// verify: why `job` (`me`) may not join `writers`, if it may not.
+/// Jobs of one group writing one file's same bytes at once must all seal their blocks alike,
+/// or none may verify: why `job` (`me`) may not join `writers`, if it may not. Jobs whose
+/// regions of the file are apart check their own, whatever the other writes (fio's t0003).
 fn writer_clash(
     writers: &[Writer],
     (gi, me): (usize, &str),
@@ -442,6 +443,14 @@ fn writer_clash(
         }
         match (v, job.verify) {
             (None, None) => None,
+            (Some(a), Some(b)) if a.state_save || b.state_save => Some(format!(
+                "jobs {other} and {me} both write {} at once: verify_state_save \
+                 journals one job's writes of a file, not several jobs' (give each \
+                 job its own file)",
+                crate::rawpath::display(p)
+            )),
+            // Regions apart: each job seals and checks its own, as if alone in the file.
+            _ if !overlaps => None,
             (Some(a), Some(b)) if a.interval != b.interval => Some(format!(
                 "jobs {other} and {me} both write {} at once, sealing blocks of {} and \
                  {} bytes: give them one verify_interval",
@@ -456,13 +465,7 @@ fn writer_clash(
                 crate::rawpath::display(p),
                 a.interval
             )),
-            (Some(a), Some(b)) if a.state_save || b.state_save => Some(format!(
-                "jobs {other} and {me} both write {} at once: verify_state_save \
-                 journals one job's writes of a file, not several jobs' (give each \
-                 job its own file)",
-                crate::rawpath::display(p)
-            )),
-            (Some(a), Some(b)) if overlaps && (a.backlog > 0 || b.backlog > 0) => Some(format!(
+            (Some(a), Some(b)) if a.backlog > 0 || b.backlog > 0 => Some(format!(
                 "jobs {other} and {me} both write bytes {}..{} of {} at once: \
                      verify_backlog checks a job's blocks while it runs, and the other \
                      job's writes to the same blocks race with those checks (give each \

@@ -195,6 +195,17 @@ pub(super) fn pacing(
         rate_poisson,
         thinktime,
         thinktime_blocks: v.int("thinktime_blocks")?.unwrap_or(1) as u32,
+        flow: flow(v)?,
     };
     Ok((pacing, startdelay))
+}
+
+/// fio's flow control: a weight above 0 puts the job in flow `flow_id`.
+fn flow(v: &Values<'_>) -> Result<Option<FlowSpec>, SpecError> {
+    let id = v.int("flow_id")?.unwrap_or(0) as u32;
+    let sleep = Duration::from_micros(v.int("flow_sleep")?.unwrap_or(0));
+    Ok(match v.int("flow")?.unwrap_or(0) as u32 {
+        0 => None,
+        weight => Some(FlowSpec { id, weight, sleep }),
+    })
 }

@@ -78,6 +78,10 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.end_flush();
         }
         self.close_measurement();
+        // Its I/Os no longer hold the flow's other jobs back.
+        if let (Some(flow), Some(spec)) = (self.w.flow, self.w.job.pacing.flow) {
+            flow.leave(self.pace.flow_ios, spec.weight);
+        }
         if let Some(b) = self.w.verify_barrier {
             // Every job writing a shared file gets here, whatever happened to it.
             b.wait();

@@ -27,6 +27,7 @@ mod pacing;
 mod timeline;
 mod verify;
 
+pub use pacing::Flow;
 pub use verify::SharedFile;
 
 use data::copy_template;
@@ -95,6 +96,8 @@ pub struct Worker<'a> {
     pub verify_barrier: Option<&'a Barrier>,
     /// Threads for the verify phase when the job does not set `verify_async`.
     pub verify_threads: usize,
+    /// The flow the job's `flow` weight counts in (fio's flow control), if it has one.
+    pub flow: Option<&'a Flow>,
     /// fio's steady-state check this job adds its samples to (its group's, or its own).
     pub steady: Option<&'a crate::stats::steady::SteadyGroup>,
 }
@@ -359,6 +362,9 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         io_log: (job.logs.any() && job.logs.per_io).then(|| (Vec::new(), 0)),
         slab: &mut slab,
     };
+    if let (Some(flow), Some(spec)) = (w.flow, job.pacing.flow) {
+        flow.join(spec.weight);
+    }
     w.barrier.wait();
     let go = w.wait_to_start();
     l.start(clock.now());

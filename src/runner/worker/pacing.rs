@@ -1,6 +1,8 @@
-//! Pacing: rate caps per direction (`rate`, `rate_iops`, optionally Poisson-spaced) and
-//! `thinktime` pauses. While an I/O is held back, queued I/O keeps completing.
+//! Pacing: rate caps per direction (`rate`, `rate_iops`, optionally Poisson-spaced),
+//! `thinktime` pauses, and fio's flow control between jobs (`flow`, `flow_id`). While an I/O
+//! is held back, queued I/O keeps completing.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use rand_core::{RngCore, SeedableRng};
@@ -10,14 +12,60 @@ use super::{Halt, Loop};
 use crate::engine::{Dir, Engine};
 use crate::plan::JobSpec;
 
+/// One flow of fio's flow control, shared by the running jobs of a `flow_id`: the I/Os they
+/// issued (counted from 1, as fio's) and the sum of their weights. A job may issue its next
+/// I/O while its share of the flow's I/Os is no more than its share of the weights.
+#[derive(Debug)]
+pub struct Flow {
+    ios: AtomicU64,
+    weight: AtomicU64,
+}
+
+impl Default for Flow {
+    fn default() -> Flow {
+        Flow {
+            ios: AtomicU64::new(1),
+            weight: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Flow {
+    /// A job of `weight` starts.
+    pub(super) fn join(&self, weight: u32) {
+        self.weight.fetch_add(u64::from(weight), Ordering::Relaxed);
+    }
+
+    /// Whether a job of `weight` that has issued `*own` I/Os may issue another now; if so it
+    /// is counted.
+    fn admit(&self, own: &mut u64, weight: u32) -> bool {
+        let ios = self.ios.load(Ordering::Relaxed).max(1);
+        let total = self.weight.load(Ordering::Relaxed).max(1);
+        if *own as f64 / ios as f64 > f64::from(weight) / total as f64 {
+            return false;
+        }
+        self.ios.fetch_add(1, Ordering::Relaxed);
+        *own += 1;
+        true
+    }
+
+    /// A job of `weight` that issued `own` I/Os ends: the others' shares no longer count it.
+    pub(super) fn leave(&self, own: u64, weight: u32) {
+        self.ios.fetch_sub(own, Ordering::Relaxed);
+        self.weight.fetch_sub(u64::from(weight), Ordering::Relaxed);
+    }
+}
+
 pub(super) struct Pacer {
     /// Per direction, the clock tick before which the next I/O must not start.
     due: [u64; 2],
     /// I/Os issued since the last thinktime pause.
     since_think: u32,
-    /// Whether I/O is paced at all (rate, rate_iops or thinktime).
+    /// Whether I/O is paced at all (rate, rate_iops, thinktime or a flow).
     pub(super) on: bool,
     rng: Xoshiro256PlusPlus,
+    /// I/Os this job issued in its flow.
+    pub(super) flow_ios: u64,
 }
 
 impl Pacer {
@@ -27,8 +75,10 @@ impl Pacer {
             since_think: 0,
             on: job.pacing.rate_bps != [0, 0]
                 || job.pacing.rate_iops != [0, 0]
-                || !job.pacing.thinktime.is_zero(),
+                || !job.pacing.thinktime.is_zero()
+                || job.pacing.flow.is_some(),
             rng: Xoshiro256PlusPlus::seed_from_u64(job.random.seed ^ 0x7A7E),
+            flow_ios: 0,
         }
     }
 }
@@ -67,9 +117,44 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             self.pace.since_think += 1;
         }
-        if until <= now {
-            return;
+        if until > now {
+            self.wait_until(until);
         }
+        if let (Some(flow), Some(spec)) = (self.w.flow, job.pacing.flow) {
+            self.wait_for_flow(flow, spec);
+        }
+    }
+
+    /// fio's flow control: while this job is ahead of its share of the flow, wait
+    /// `flow_sleep` (or check again at once), queued I/O completing meanwhile.
+    fn wait_for_flow(&mut self, flow: &Flow, spec: crate::plan::FlowSpec) {
+        while !flow.admit(&mut self.pace.flow_ios, spec.weight) {
+            if self.check_stop() {
+                return;
+            }
+            let now = self.clock.now();
+            if now >= self.tl.event {
+                self.housekeeping(now);
+                if self.halt != Halt::No {
+                    return;
+                }
+            }
+            if E::QUEUED && !self.pending.is_empty() {
+                self.commit();
+            }
+            if E::QUEUED && self.in_kernel > 0 {
+                self.poll();
+            }
+            if spec.sleep.is_zero() {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(spec.sleep);
+            }
+        }
+    }
+
+    /// Waits until the clock reaches `until`, queued I/O completing meanwhile.
+    fn wait_until(&mut self, until: u64) {
         if E::QUEUED && !self.pending.is_empty() {
             self.commit();
         }

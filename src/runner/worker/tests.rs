@@ -110,6 +110,7 @@ fn run<E: Engine>(job: &JobSpec, engine: E) -> JobResult {
         shared: Vec::new(),
         verify_barrier: None,
         verify_threads: 1,
+        flow: None,
         steady: None,
     };
     run_loop(w, engine)

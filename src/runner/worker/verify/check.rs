@@ -181,7 +181,10 @@ impl Verifier {
                 }
             }
             let blocks = unit * per_unit..((unit + 1) * per_unit).min(map.len());
-            if blocks.clone().all(|b| map.get(b) == Gen::Unwritten) {
+            if blocks
+                .clone()
+                .all(|b| map.get(b) == Gen::Unwritten || self.was_checked(file, b))
+            {
                 continue;
             }
             let offset = self.bases[file] + (blocks.start * interval) as u64;
@@ -355,6 +358,9 @@ impl<E: Engine> Loop<'_, '_, E> {
                     Map::Shared { map, .. } => map.settled(block, v.read_from[i][block - first]),
                 };
                 if g != Gen::Unwritten {
+                    if v.in_backlog {
+                        v.set_checked(file, block, true);
+                    }
                     v.stats.blocks += 1;
                     if v.spec.header_at > 0 {
                         swap_header(b, v.spec.header_at as usize);

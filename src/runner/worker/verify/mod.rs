@@ -94,6 +94,10 @@ pub(super) struct Verifier {
     backlog: Vec<(usize, u64, u64)>,
     backlog_reads: std::collections::VecDeque<(usize, u64, u64)>,
     in_backlog: bool,
+    /// verify_backlog: per file (of this job's own), per block, checked by a pause since its
+    /// last write; the phase after the job does not read it again (fio's). Empty without a
+    /// backlog.
+    checked: Vec<Vec<bool>>,
     /// A job that checks what an earlier group of this run wrote: per file, per block, the
     /// writer whose write it must hold ([`NOT_HANDED`]: none known, any iogauge block passes).
     handed_jobs: Vec<Vec<u32>>,
@@ -161,6 +165,10 @@ impl Verifier {
             backlog: Vec::new(),
             backlog_reads: Default::default(),
             in_backlog: false,
+            checked: match spec.backlog {
+                0 => Vec::new(),
+                _ => vec![vec![false; blocks]; files],
+            },
             handed_jobs,
         })
     }
@@ -217,6 +225,24 @@ impl Verifier {
         Ok(())
     }
 
+    /// Block `b` of `file` was checked by a verify_backlog pause since its last write.
+    fn was_checked(&self, file: usize, b: usize) -> bool {
+        matches!(self.maps[file], Map::Own(_))
+            && self
+                .checked
+                .get(file)
+                .and_then(|c| c.get(b))
+                .copied()
+                .unwrap_or(false)
+    }
+
+    /// Marks block `b` of `file` checked (a pause read it) or not (written since).
+    fn set_checked(&mut self, file: usize, b: usize, checked: bool) {
+        if let Some(c) = self.checked.get_mut(file).and_then(|c| c.get_mut(b)) {
+            *c = checked;
+        }
+    }
+
     fn blocks(&self, file: usize, offset: u64, len: u64) -> std::ops::Range<usize> {
         let i = self.spec.interval;
         let first = ((offset - self.bases[file]) / i) as usize;
@@ -244,7 +270,10 @@ impl Verifier {
                 Map::Own(_) => true,
                 Map::Shared { k, n, .. } => unit % n == *k,
             };
-            match (b..map.len()).find(|&x| map.get(x) != Gen::Unwritten && mine(x / per_unit)) {
+            let due = |x: usize| {
+                map.get(x) != Gen::Unwritten && mine(x / per_unit) && !self.was_checked(f, x)
+            };
+            match (b..map.len()).find(|&x| due(x)) {
                 Some(x) => {
                     let start = x / per_unit * per_unit;
                     let end = (start + per_unit).min(map.len());

@@ -98,6 +98,10 @@ impl<E: Engine> Loop<'_, '_, E> {
                     let g = map.next(b);
                     map.acknowledge(b, g, overlapped || !ok);
                 }
+                // Written again: the phase after the job checks it, whatever a pause did.
+                for b in range.clone() {
+                    v.set_checked(file, b, false);
+                }
             }
             Map::Shared { map, .. } => {
                 for (b, w) in range.clone().zip(v.begun[i].drain(..)) {
