@@ -404,7 +404,7 @@ pub fn terse(report: &Report, version: u32) -> String {
             for d in &doc.disk_util {
                 let _ = write!(
                     o,
-                    ";{};{};{};{};{};{};{};{:.6}%",
+                    ";{};{};{};{};{};{};{};{};{:3.2}%",
                     d.name,
                     d.read_ios,
                     d.write_ios,
@@ -412,6 +412,7 @@ pub fn terse(report: &Report, version: u32) -> String {
                     d.write_merges,
                     d.read_ticks,
                     d.write_ticks,
+                    d.in_queue,
                     d.util
                 );
             }
