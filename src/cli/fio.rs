@@ -299,11 +299,13 @@ fn tool_option(
         "max-jobs" => r.max_jobs = Some(whole("a whole number of jobs")? as usize),
         "warnings-fatal" => r.warnings_fatal = true,
         "debug" => r.debug_parse |= v.split(',').any(|c| c == "parse" || c == "all"),
-        "bandwidth-log" => r.globals.entries.push(Entry {
-            key: "write_bw_log".into(),
-            value: Some("agg-read".into()),
-            origin: Origin::Cli,
-        }),
+        "bandwidth-log" => {
+            return Err(UsageError(
+                "--bandwidth-log: fio's aggregate bandwidth logs (agg-read_bw.log, \
+                 agg-write_bw.log) are not written yet; write_bw_log=NAME gives each job's"
+                    .into(),
+            ));
+        }
         "latency-log"
         | "inflate-log"
         | "profile"
@@ -487,6 +489,7 @@ mod tests {
             ),
             (&["--output-format=xml", "x.fio"][..], "xml"),
             (&["--max-jobs"][..], "--max-jobs: needs a value"),
+            (&["--bandwidth-log", "x.fio"][..], "are not written yet"),
             (&["-q", "x.fio"][..], "-q: not one of fio's options"),
             (&[][..], "no jobs"),
         ] {
