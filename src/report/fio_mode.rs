@@ -94,7 +94,9 @@ struct Document<'a> {
 pub fn json(report: &Report, plus: bool) -> String {
     let mut doc = fio::doc(report);
     if plus {
-        let measured = row_measurements(report);
+        let measured = crate::result::fio::rows(report)
+            .into_iter()
+            .map(|r| r.measurement());
         for (row, m) in doc.jobs.iter_mut().zip(measured) {
             add_bins(&mut row.job.read, &m.read);
             add_bins(&mut row.job.write, &m.write);
@@ -107,20 +109,6 @@ pub fn json(report: &Report, plus: bool) -> String {
     .expect("the report serialises");
     s.push('\n');
     s
-}
-
-/// Each fio row's measurement, in the order of `result::fio::jobs`: a group's total where it
-/// reports as one, else each job's.
-fn row_measurements(r: &Report) -> Vec<&Measurement> {
-    let mut out = Vec::new();
-    for g in &r.groups {
-        if g.group_reporting && !g.jobs.is_empty() {
-            out.push(&g.total);
-        } else {
-            out.extend(g.jobs.iter().map(|j| &j.measurement));
-        }
-    }
-    out
 }
 
 /// json+'s `bins` (latency in ns → I/Os) from iogauge's histogram, which is of total latency:

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
-use super::{DirReport, GroupReport, LatReport, Measurement, RunReport, SeriesReport};
+use super::{DirReport, GroupReport, JobReport, LatReport, Measurement, RunReport, SeriesReport};
 
 /// A JSON object whose keys keep the order fio prints them in.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -120,50 +120,84 @@ pub struct FioSync {
 /// Upper bounds of fio's latency ranges, in the unit of each table.
 const LAT_BOUNDS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
 
-/// One row per job, or per group where the group asked for `group_reporting`.
-pub fn jobs(r: &RunReport) -> Vec<FioJob> {
+/// One of fio's rows: a job, or a whole group where the group asked for `group_reporting`.
+#[derive(Debug, Clone, Copy)]
+pub enum Row<'a> {
+    Group(&'a GroupReport),
+    Job(&'a GroupReport, &'a JobReport),
+}
+
+impl<'a> Row<'a> {
+    /// What the row's figures are: the group's total, or the job's.
+    pub fn measurement(self) -> &'a Measurement {
+        match self {
+            Row::Group(g) => &g.total,
+            Row::Job(_, j) => &j.measurement,
+        }
+    }
+}
+
+/// fio's rows in fio's order, the one place that decides which jobs fold into their group.
+pub fn rows(r: &RunReport) -> Vec<Row<'_>> {
     let mut out = Vec::new();
     for g in &r.groups {
         if g.group_reporting && !g.jobs.is_empty() {
-            let first = &g.jobs[0];
-            let mut options = first.options.clone();
-            // One entry is a group fio already folded (read from fio's JSON): its options
-            // say how many jobs it had.
-            if g.jobs.len() > 1 {
-                options.insert("numjobs".into(), g.jobs.len().to_string());
-            }
-            let error = g.jobs.iter().find_map(|j| j.error.as_ref());
-            let mut fj = job(
-                &first.name,
-                g,
-                options,
-                error.map(|e| e.errno.unwrap_or(1)),
-                &g.total,
-            );
-            // fio's group: job_runtime is the jobs' runtimes summed, and CPU is the jobs' CPU
-            // time over that sum (a job's average share of a CPU), where iogauge's own
-            // figure (groups[].total.cpu) is the share of the group's elapsed time.
-            let runtime_ms: u64 = g
-                .jobs
-                .iter()
-                .map(|j| j.measurement.elapsed_ns / 1_000_000)
-                .sum();
-            let pct = |s: f64| match runtime_ms {
-                0 => 0.0,
-                ms => 100.0 * s * 1000.0 / ms as f64,
-            };
-            fj.job_runtime = runtime_ms;
-            fj.usr_cpu = pct(g.jobs.iter().map(|j| j.measurement.cpu.user_s).sum());
-            fj.sys_cpu = pct(g.jobs.iter().map(|j| j.measurement.cpu.system_s).sum());
-            out.push(fj);
+            out.push(Row::Group(g));
         } else {
-            for j in &g.jobs {
-                let error = j.error.as_ref().map(|e| e.errno.unwrap_or(1));
-                out.push(job(&j.name, g, j.options.clone(), error, &j.measurement));
-            }
+            out.extend(g.jobs.iter().map(|j| Row::Job(g, j)));
         }
     }
     out
+}
+
+/// One row per job, or per group where the group asked for `group_reporting`.
+pub fn jobs(r: &RunReport) -> Vec<FioJob> {
+    rows(r).into_iter().map(row_job).collect()
+}
+
+fn row_job(row: Row) -> FioJob {
+    match row {
+        Row::Job(g, j) => {
+            let error = j.error.as_ref().map(|e| e.errno.unwrap_or(1));
+            job(&j.name, g, j.options.clone(), error, &j.measurement)
+        }
+        Row::Group(g) => group_job(g),
+    }
+}
+
+/// A group_reporting group as one row.
+fn group_job(g: &GroupReport) -> FioJob {
+    let first = &g.jobs[0];
+    let mut options = first.options.clone();
+    // One entry is a group fio already folded (read from fio's JSON): its options
+    // say how many jobs it had.
+    if g.jobs.len() > 1 {
+        options.insert("numjobs".into(), g.jobs.len().to_string());
+    }
+    let error = g.jobs.iter().find_map(|j| j.error.as_ref());
+    let mut fj = job(
+        &first.name,
+        g,
+        options,
+        error.map(|e| e.errno.unwrap_or(1)),
+        &g.total,
+    );
+    // fio's group: job_runtime is the jobs' runtimes summed, and CPU is the jobs' CPU
+    // time over that sum (a job's average share of a CPU), where iogauge's own
+    // figure (groups[].total.cpu) is the share of the group's elapsed time.
+    let runtime_ms: u64 = g
+        .jobs
+        .iter()
+        .map(|j| j.measurement.elapsed_ns / 1_000_000)
+        .sum();
+    let pct = |s: f64| match runtime_ms {
+        0 => 0.0,
+        ms => 100.0 * s * 1000.0 / ms as f64,
+    };
+    fj.job_runtime = runtime_ms;
+    fj.usr_cpu = pct(g.jobs.iter().map(|j| j.measurement.cpu.user_s).sum());
+    fj.sys_cpu = pct(g.jobs.iter().map(|j| j.measurement.cpu.system_s).sum());
+    fj
 }
 
 fn job(
