@@ -39,6 +39,9 @@ pub struct FioRequest {
     /// `--debug=parse` (or `all`): each option printed as it is parsed, as fio's parse
     /// debugging prints it. fio's other debug classes are accepted and print nothing.
     pub debug_parse: bool,
+    /// Every job option as given, in order (`--name` among them): what `--debug=parse`
+    /// prints. A job's section holds the defaults before it as well.
+    pub given: Vec<Entry>,
     pub outputs: FioOutputs,
     /// iogauge's own switches, with fio's defaults (files are kept).
     pub tool: ToolOptions,
@@ -113,8 +116,8 @@ const SHORT: &[(char, &str)] = &[
     ('d', "debug"),
 ];
 
-/// fio's option for a job, read as fio's parser would: `Some(value)` when the option takes
-/// a value that must follow as the next argument.
+/// Whether job option `key`, given without `=`, takes the next argument as its value (fio's
+/// parser: every option but the booleans does).
 fn takes_value(key: &str) -> bool {
     lookup(key).is_some_and(|d| !matches!(d.kind, Kind::Bool))
 }
@@ -133,6 +136,7 @@ impl FioRequest {
             max_jobs: None,
             warnings_fatal: false,
             debug_parse: false,
+            given: Vec::new(),
             outputs: FioOutputs {
                 formats: vec![FioFormat::Normal],
                 output: None,
@@ -146,6 +150,11 @@ impl FioRequest {
     /// sends what follows to the defaults); any other goes to the job being built, or to the
     /// defaults before the first `--name`.
     fn job_option(&mut self, current: &mut Option<Section>, name: &str, value: Option<String>) {
+        self.given.push(Entry {
+            key: name.replace('-', "_"),
+            value: value.clone(),
+            origin: Origin::Cli,
+        });
         if name == "name" {
             let job = value.unwrap_or_default();
             if let Some(done) = current.take() {

@@ -73,12 +73,7 @@ fn showcmd(jobs: &[Section]) -> String {
 fn debug_parse(r: &FioRequest) -> String {
     let pid = std::process::id();
     let mut o = String::new();
-    let entries = r
-        .globals
-        .entries
-        .iter()
-        .chain(r.jobs.iter().flat_map(|j| &j.entries));
-    for e in entries {
+    for e in &r.given {
         let v = e.value.as_deref().unwrap_or("");
         o += &format!("parse    {pid:<5} {}={v}\n", e.key);
         if matches!(e.key.as_str(), "ss" | "steadystate") {

@@ -204,6 +204,8 @@ fn parse_only_runs_nothing_and_debug_parse_says_what_was_parsed() {
         "{out}"
     );
     assert!(out.contains(" size=1m"), "{out}");
+    // Each option once, as given (a job's defaults are not said again under it).
+    assert_eq!(out.matches(" ss_dur=10s").count(), 1, "{out}");
     assert!(
         !d.path().join("never").exists(),
         "parse-only creates nothing"
