@@ -45,6 +45,8 @@ mod steady;
 mod sweep;
 #[path = "cli/sync.rs"]
 mod sync;
+#[path = "cli/trim.rs"]
+mod trim;
 #[path = "cli/verify.rs"]
 mod verify;
 

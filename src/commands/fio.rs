@@ -35,9 +35,9 @@ fn refusals(r: &FioRequest, plan: &plan::Plan, notes: &[String]) -> Result<(), F
         )));
     }
     if r.readonly {
-        if let Some(j) = jobs.iter().find(|j| j.rw.writes()) {
+        if let Some(j) = jobs.iter().find(|j| j.rw.modifies()) {
             return Err(Failure::Usage(format!(
-                "--readonly: job {} writes (rw={}); in read-only mode no job may",
+                "--readonly: job {} writes or trims (rw={}); in read-only mode no job may",
                 j.name,
                 j.rw.as_str()
             )));

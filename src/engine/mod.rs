@@ -8,6 +8,7 @@ pub mod buf;
 pub mod null;
 pub mod psync;
 pub mod sync;
+pub mod trim;
 pub mod unit;
 pub mod uring;
 pub mod vectored;
@@ -56,11 +57,25 @@ impl Kind {
     }
 }
 
-/// Direction of one I/O.
+/// Direction of one I/O (fio's numbering: the `ddir` of its logs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dir {
     Read = 0,
     Write = 1,
+    /// A discard (block device) or punched hole (file): see [`trim`].
+    Trim = 2,
+}
+
+impl Dir {
+    pub const ALL: [Dir; 3] = [Dir::Read, Dir::Write, Dir::Trim];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dir::Read => "read",
+            Dir::Write => "write",
+            Dir::Trim => "trim",
+        }
+    }
 }
 
 /// Write-through asked per call (pvsync2's RWF_DSYNC/RWF_SYNC); other engines get it from the
@@ -161,6 +176,7 @@ pub fn describe(cfg: &Config) -> Description {
         Kind::IoUring => "IORING_OP_READ/WRITE".to_string(),
         Kind::Null => "none (null engine)".to_string(),
     };
+
     let per_call_flags = match cfg.kind {
         Kind::Pvsync2 => {
             let (r, w) = vectored::rw_flags(cfg);

@@ -5,16 +5,19 @@ use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 
 use super::Dir;
+use super::trim::Trimmer;
 use super::{Engine, IoUnit, Queued, done};
 use super::{FlushCall, flush_fd};
 
 pub struct Psync {
     files: Vec<OwnedFd>,
+    trims: Trimmer,
 }
 
 impl Psync {
     pub fn new(files: Vec<OwnedFd>) -> Self {
-        Psync { files }
+        let trims = Trimmer::new(files.len());
+        Psync { files, trims }
     }
 }
 
@@ -26,6 +29,7 @@ impl Engine for Psync {
         done(match u.dir {
             Dir::Read => rustix::io::pread(fd, u.rest_mut(), offset),
             Dir::Write => rustix::io::pwrite(fd, u.rest_mut(), offset),
+            Dir::Trim => return self.trims.unit(&self.files, u),
         })
     }
 

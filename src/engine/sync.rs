@@ -5,6 +5,7 @@ use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 
 use super::Dir;
+use super::trim::Trimmer;
 use super::{Engine, IoUnit, Queued};
 use super::{FlushCall, flush_fd};
 
@@ -12,12 +13,14 @@ pub struct Sync {
     files: Vec<OwnedFd>,
     /// Where each file's position is known to be (`None`: unknown, seek first).
     pos: Vec<Option<u64>>,
+    trims: Trimmer,
 }
 
 impl Sync {
     pub fn new(files: Vec<OwnedFd>) -> Self {
         let pos = vec![None; files.len()];
-        Sync { files, pos }
+        let trims = Trimmer::new(files.len());
+        Sync { files, pos, trims }
     }
 
     fn io(&mut self, u: &mut IoUnit) -> io::Result<usize> {
@@ -30,6 +33,7 @@ impl Sync {
         let n = match u.dir {
             Dir::Read => rustix::io::read(fd, u.rest_mut())?,
             Dir::Write => rustix::io::write(fd, u.rest_mut())?,
+            Dir::Trim => unreachable!("trims are issued by queue"),
         };
         self.pos[file] = Some(offset + n as u64);
         Ok(n)
@@ -39,6 +43,10 @@ impl Sync {
 impl Engine for Sync {
     #[inline]
     fn queue(&mut self, _: u32, u: &mut IoUnit) -> Queued {
+        if u.dir == Dir::Trim {
+            // A trim leaves the file position where it was.
+            return self.trims.unit(&self.files, u);
+        }
         Queued::Done(self.io(u))
     }
 

@@ -12,12 +12,14 @@ use io_uring::{IoUring, Probe, opcode, squeue, types};
 
 use super::Config;
 use super::Dir;
+use super::trim::Trimmer;
 use super::{Completion, Engine, IoUnit, OptionError, Queued};
 use super::{FlushCall, flush_fd};
 
 pub struct Uring {
     ring: IoUring,
     files: Vec<OwnedFd>,
+    trims: Trimmer,
     fixed_files: bool,
     fixed_bufs: bool,
     /// Completions appear only when we enter the kernel (IOPOLL, or deferred task work).
@@ -154,6 +156,7 @@ impl Uring {
         }
         Ok(Uring {
             ring,
+            trims: Trimmer::new(files.len()),
             fixed_files: cfg.flags.registerfiles,
             fixed_bufs: cfg.flags.fixedbufs,
             must_enter: cfg.flags.hipri || deferred,
@@ -184,7 +187,7 @@ impl Uring {
                     let (p, n) = (iov.as_ptr(), iov.len() as u32);
                     match dir {
                         Dir::Read => sqe!(Readv, fd, p, n),
-                        Dir::Write => sqe!(Writev, fd, p, n),
+                        _ => sqe!(Writev, fd, p, n),
                     }
                 } else {
                     let (p, len) = u.rest_raw();
@@ -193,9 +196,9 @@ impl Uring {
                     let idx = slot as u16;
                     match (dir, self.fixed_bufs) {
                         (Dir::Read, false) => sqe!(Read, fd, p, len),
-                        (Dir::Write, false) => sqe!(Write, fd, p.cast_const(), len),
+                        (_, false) => sqe!(Write, fd, p.cast_const(), len),
                         (Dir::Read, true) => sqe!(ReadFixed, fd, p, len, idx),
-                        (Dir::Write, true) => sqe!(WriteFixed, fd, p.cast_const(), len, idx),
+                        (_, true) => sqe!(WriteFixed, fd, p.cast_const(), len, idx),
                     }
                 }
             }};
@@ -224,6 +227,10 @@ impl Engine for Uring {
 
     #[inline]
     fn queue(&mut self, slot: u32, u: &mut IoUnit) -> Queued {
+        if u.dir == Dir::Trim {
+            // As fio's io_uring engine: a trim is done here, synchronously.
+            return self.trims.unit(&self.files, u);
+        }
         let e = self.entry(slot, u);
         // The ring has at least iodepth entries and at most iodepth units exist, so the
         // submission queue cannot be full; commit and retry if a kernel ever disagrees.

@@ -8,17 +8,20 @@ use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 
 use super::Dir;
+use super::trim::Trimmer;
 use super::{Config, WriteThrough};
 use super::{Engine, IoUnit, Queued};
 use super::{FlushCall, flush_fd};
 
 pub struct Pvsync {
     files: Vec<OwnedFd>,
+    trims: Trimmer,
 }
 
 impl Pvsync {
     pub fn new(files: Vec<OwnedFd>) -> Self {
-        Pvsync { files }
+        let trims = Trimmer::new(files.len());
+        Pvsync { files, trims }
     }
 }
 
@@ -44,12 +47,15 @@ fn vectored(
 impl Engine for Pvsync {
     #[inline]
     fn queue(&mut self, _: u32, u: &mut IoUnit) -> Queued {
+        if u.dir == Dir::Trim {
+            return self.trims.unit(&self.files, u);
+        }
         // SAFETY: the iovecs point into the unit's own page buffers, valid and exclusively
         // ours for the duration of the call; fd is open.
         vectored(&self.files, u, |fd, dir, iov, n, off| unsafe {
             match dir {
                 Dir::Read => libc::preadv(fd, iov, n, off),
-                Dir::Write => libc::pwritev(fd, iov, n, off),
+                _ => libc::pwritev(fd, iov, n, off),
             }
         })
     }
@@ -63,6 +69,7 @@ pub struct Pvsync2 {
     files: Vec<OwnedFd>,
     read_flags: libc::c_int,
     write_flags: libc::c_int,
+    trims: Trimmer,
 }
 
 /// The RWF_* flags the engine's options ask for, per direction (read, write).
@@ -100,6 +107,7 @@ impl Pvsync2 {
     pub fn new(files: Vec<OwnedFd>, cfg: &Config) -> Self {
         let (read_flags, write_flags) = rw_flags(cfg);
         Pvsync2 {
+            trims: Trimmer::new(files.len()),
             files,
             read_flags,
             write_flags,
@@ -110,12 +118,15 @@ impl Pvsync2 {
 impl Engine for Pvsync2 {
     #[inline]
     fn queue(&mut self, _: u32, u: &mut IoUnit) -> Queued {
+        if u.dir == Dir::Trim {
+            return self.trims.unit(&self.files, u);
+        }
         let (rf, wf) = (self.read_flags, self.write_flags);
         // SAFETY: as in Pvsync::queue.
         vectored(&self.files, u, |fd, dir, iov, n, off| unsafe {
             match dir {
                 Dir::Read => libc::preadv2(fd, iov, n, off, rf),
-                Dir::Write => libc::pwritev2(fd, iov, n, off, wf),
+                _ => libc::pwritev2(fd, iov, n, off, wf),
             }
         })
     }

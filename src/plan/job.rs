@@ -11,60 +11,7 @@ use std::time::Duration;
 pub use crate::engine::Kind as EngineKind;
 use crate::rawpath;
 
-/// The I/O pattern of a job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RwMode {
-    Read,
-    Write,
-    RandRead,
-    RandWrite,
-    /// Mixed sequential (`rw`, `readwrite`).
-    ReadWrite,
-    RandRw,
-    /// Random read of a block, then a write of the same block.
-    Update,
-}
-
-impl RwMode {
-    /// The mode fio's word names (`readwrite` = `rw`); the word is already lower case.
-    pub fn from_word(word: &str) -> Option<RwMode> {
-        Some(match word {
-            "read" => RwMode::Read,
-            "write" => RwMode::Write,
-            "randread" => RwMode::RandRead,
-            "randwrite" => RwMode::RandWrite,
-            "rw" | "readwrite" => RwMode::ReadWrite,
-            "randrw" => RwMode::RandRw,
-            "update" => RwMode::Update,
-            _ => return None,
-        })
-    }
-
-    pub fn is_random(self) -> bool {
-        matches!(
-            self,
-            RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw | RwMode::Update
-        )
-    }
-    pub fn reads(self) -> bool {
-        !matches!(self, RwMode::Write | RwMode::RandWrite)
-    }
-    pub fn writes(self) -> bool {
-        !matches!(self, RwMode::Read | RwMode::RandRead)
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RwMode::Read => "read",
-            RwMode::Write => "write",
-            RwMode::RandRead => "randread",
-            RwMode::RandWrite => "randwrite",
-            RwMode::ReadWrite => "rw",
-            RwMode::RandRw => "randrw",
-            RwMode::Update => "update",
-        }
-    }
-}
+pub use super::rw::RwMode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -296,8 +243,8 @@ pub struct Pacing {
     /// Start when every clone of this earlier job of the same group has finished.
     pub wait_for: Option<String>,
     /// Caps per direction (0: none): bytes per second and I/Os per second.
-    pub rate_bps: [u64; 2],
-    pub rate_iops: [u64; 2],
+    pub rate_bps: [u64; 3],
+    pub rate_iops: [u64; 3],
     /// Capped I/Os arrive with exponential gaps (`rate_process=poisson`).
     pub rate_poisson: bool,
     /// Idle this long after every `thinktime_blocks` I/Os.
@@ -322,9 +269,18 @@ pub struct Randomness {
     pub seed: u64,
     pub distribution: Distribution,
     /// Share of random offsets per direction for random patterns.
-    pub pct_random: [u8; 2],
+    pub pct_random: [u8; 3],
     /// Every block once per pass (fio's random map; `norandommap` turns it off).
     pub randommap: bool,
+}
+
+/// fio's strided zones: `size` bytes of I/O in a zone of `range` bytes, then on to the next
+/// zone, `skip` bytes past this one's end (wrapping to the first at the region's end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Zones {
+    pub range: u64,
+    pub size: u64,
+    pub skip: u64,
 }
 
 /// How long a job runs.
@@ -556,8 +512,8 @@ pub struct JobSpec {
     /// The smallest I/O size of the directions the job issues: offsets are aligned to it, and
     /// the region is a whole number of it.
     pub bs: u64,
-    /// I/O sizes for reads and writes.
-    pub sizes: [BlockSizes; 2],
+    /// I/O sizes for reads, writes and trims.
+    pub sizes: [BlockSizes; 3],
     /// Bytes per pass over all of the job's files; `None` until `files::targets` reads it from an
     /// existing file or device.
     pub size: Option<u64>,
@@ -605,8 +561,10 @@ pub struct JobSpec {
     pub logs: LogSpec,
     /// Interval of the report's time series and of the logs' entries.
     pub series_ms: u64,
-    /// Sequential patterns: blocks from one I/O to the next (1 = contiguous; `rw=read:GAP`).
-    pub stride_blocks: u64,
+    /// Sequential patterns: bytes skipped after each I/O (`rw=read:GAP`; 0 = contiguous).
+    pub gap: u64,
+    /// `zonemode=strided`: where in the region each stretch of I/O goes.
+    pub zones: Option<Zones>,
     pub data: DataMode,
     pub data_shape: DataShape,
     /// Data verification (`verify=`), when asked for.
@@ -711,10 +669,9 @@ impl JobSpec {
 
     /// The size choices of the directions the job issues.
     pub fn used_sizes(&self) -> impl Iterator<Item = &BlockSizes> {
-        let dirs = [self.rw.reads(), self.rw.writes()];
         self.sizes
             .iter()
-            .zip(dirs)
+            .zip(self.rw.sized_dirs())
             .filter(|(_, u)| *u)
             .map(|(s, _)| s)
     }

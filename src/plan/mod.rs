@@ -2,11 +2,13 @@
 //! job files, profiles and the legacy personalities) resolved into a validated [`Plan`].
 //! Nothing here touches the file system or runs I/O; `files` and `runner` do that.
 
+mod blockmap;
 pub mod job;
 mod logs;
 pub mod options;
 pub mod resolve;
-mod summary;
+mod rw;
+pub(crate) mod summary;
 pub mod value;
 pub mod workload;
 

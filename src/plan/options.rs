@@ -49,6 +49,10 @@ pub const RW_MODES: &[&str] = &[
     "readwrite",
     "randrw",
     "update",
+    "trim",
+    "randtrim",
+    "trimwrite",
+    "randtrimwrite",
 ];
 
 /// The engines `ioengine` accepts.
@@ -72,7 +76,9 @@ pub static OPTIONS: &[OptionDef] = &[
         default: Some("read"),
         help: "I/O pattern: read, write, randread, randwrite, rw/readwrite (mixed sequential), \
                randrw (mixed random), update (random read of a block, then write of the same \
-               block: SAS UPDATE/MODIFY, SASIOTEST -rw). A sequential pattern may end in \
+               block: SAS UPDATE/MODIFY, SASIOTEST -rw), trim/randtrim (a discard on a block \
+               device, a punched hole in a file), trimwrite/randtrimwrite (a trim, then a \
+               write of the same bytes). A sequential pattern may end in \
                ':GAP' (fio's offset modifier): skip GAP bytes, a multiple of bs, after each \
                I/O, wrapping to the start at the end of the region.",
     },
@@ -704,6 +710,37 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Random offsets may repeat within a pass (default: every block exactly once).",
     },
     OptionDef {
+        name: "zonemode",
+        aliases: &[],
+        kind: Kind::Choice(&["none", "strided", "zbd"]),
+        default: Some("none"),
+        help: "strided (fio's): the region is cut into zones of zonerange bytes; the job does \
+               zonesize bytes of I/O in one zone (random or sequential within it), then moves \
+               zoneskip bytes past its end to the next, wrapping to the first at the end. \
+               zbd (zoned block devices) is not supported.",
+    },
+    OptionDef {
+        name: "zonerange",
+        aliases: &[],
+        kind: Kind::Size,
+        default: None,
+        help: "zonemode=strided: the size of a zone (default: zonesize).",
+    },
+    OptionDef {
+        name: "zonesize",
+        aliases: &[],
+        kind: Kind::Size,
+        default: None,
+        help: "zonemode=strided: the bytes of I/O done in a zone before moving on.",
+    },
+    OptionDef {
+        name: "zoneskip",
+        aliases: &[],
+        kind: Kind::Size,
+        default: None,
+        help: "zonemode=strided: the bytes skipped after a zone before the next begins.",
+    },
+    OptionDef {
         name: "random_generator",
         aliases: &[],
         kind: Kind::Choice(&["tausworthe", "lfsr", "tausworthe64"]),
@@ -1056,7 +1093,10 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     ),
     (
         &["trim_percentage"],
-        FioOnly::Rejected("iogauge issues no trims"),
+        FioOnly::Rejected(
+            "verify's trims (trimming some verified blocks and checking they read back \
+             zeroed) are not done; rw=trim, randtrim and the trimwrites issue trims",
+        ),
     ),
     (
         &[
@@ -1101,16 +1141,10 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
         FioOnly::Rejected("iogauge writes only its own files, never until the device is full"),
     ),
     (
-        &[
-            "zonemode",
-            "zonesize",
-            "zonerange",
-            "zoneskip",
-            "zonecapacity",
-            "max_open_zones",
-            "read_beyond_wp",
-        ],
-        FioOnly::Rejected("zoned and strided layouts are not supported"),
+        &["zonecapacity", "max_open_zones", "read_beyond_wp"],
+        FioOnly::Rejected(
+            "zoned block devices (zonemode=zbd) are not supported; zonemode=strided is",
+        ),
     ),
     (
         &["flow_watermark"],

@@ -2,6 +2,20 @@
 
 use super::job::{Distribution, EndFlush, JobSpec, RwMode, SyncMode};
 
+/// fio's per-direction value: one value when the directions used agree, else `R,W,T`.
+pub(crate) fn per_direction<T: PartialEq + std::fmt::Display>(
+    v: &[T; 3],
+    used: [bool; 3],
+) -> String {
+    let mut used_values = v.iter().zip(used).filter(|(_, u)| *u).map(|(x, _)| x);
+    let first = used_values.next().unwrap_or(&v[0]);
+    if used_values.all(|x| x == first) {
+        first.to_string()
+    } else {
+        format!("{},{},{}", v[0], v[1], v[2])
+    }
+}
+
 impl JobSpec {
     /// The resolved job in fio's words, one line (for `--parse-only`).
     pub fn summary(&self) -> String {
@@ -17,14 +31,8 @@ impl JobSpec {
         if matches!(self.rw, RwMode::ReadWrite | RwMode::RandRw) {
             o += &format!(" rwmixread={}", self.read_pct);
         }
-        let [r, w] = &self.sizes;
-        if r == w || !self.rw.writes() {
-            o += &format!(" bs={}", r.describe());
-        } else if !self.rw.reads() {
-            o += &format!(" bs={}", w.describe());
-        } else {
-            o += &format!(" bs={},{}", r.describe(), w.describe());
-        }
+        let sizes = self.sizes.clone().map(|s| s.describe());
+        o += &format!(" bs={}", per_direction(&sizes, self.rw.sized_dirs()));
         if self.numpages > 1 {
             o += &format!(" numpages={}", self.numpages);
         }
@@ -84,8 +92,8 @@ impl JobSpec {
             ("rate", self.pacing.rate_bps),
             ("rate_iops", self.pacing.rate_iops),
         ] {
-            if v != [0, 0] {
-                *o += &format!(" {name}={},{}", v[0], v[1]);
+            if v != [0; 3] {
+                *o += &format!(" {name}={}", per_direction(&v, self.rw.dirs()));
             }
         }
         if !self.pacing.thinktime.is_zero() {
@@ -100,10 +108,10 @@ impl JobSpec {
                 Distribution::Uniform => {}
                 d => *o += &format!(" random_distribution={d:?}").to_lowercase(),
             }
-            if self.random.pct_random != [100, 100] {
+            if self.random.pct_random != [100; 3] {
                 *o += &format!(
-                    " percentage_random={},{}",
-                    self.random.pct_random[0], self.random.pct_random[1]
+                    " percentage_random={}",
+                    per_direction(&self.random.pct_random, self.rw.dirs())
                 );
             }
             if !self.random.randommap {

@@ -124,13 +124,14 @@ pub fn parse_duration(text: &str, default_unit: Duration) -> Result<Duration, Va
         .ok_or(ValueError::DurationTooLong)
 }
 
-/// Splits fio's per-direction list (`4k,64k`: reads, writes; a third value is for trims,
-/// which iogauge does not issue). One value applies to both; an empty one leaves the default.
+/// Splits fio's per-direction list (`4k,64k,8k`: reads, writes, trims). A value not followed
+/// by a comma applies to the directions after it too (`4k,64k`: trims 64k); an empty one
+/// leaves the default (`4k,64k,`: trims the default).
 pub fn per_direction<T: Clone>(
     text: &str,
     default: T,
     parse: impl Fn(&str) -> Result<T, ValueError>,
-) -> Result<[T; 2], ValueError> {
+) -> Result<[T; 3], ValueError> {
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
     if parts.len() > 3 {
         return Err(Syntax(
@@ -147,11 +148,27 @@ pub fn per_direction<T: Clone>(
     match parts.as_slice() {
         [only] => {
             let v = one(only)?;
-            Ok([v.clone(), v])
+            Ok([v.clone(), v.clone(), v])
         }
-        [r, w, ..] => Ok([one(r)?, one(w)?]),
-        [] => unreachable!("split yields at least one part"),
+        [r, w] => {
+            let w = one(w)?;
+            Ok([one(r)?, w.clone(), w])
+        }
+        [r, w, t] => Ok([one(r)?, one(w)?, one(t)?]),
+        _ => unreachable!("split yields one to three parts here"),
     }
+}
+
+/// The number and unit `text` starts with, where more follows them (`65536)` → `65536`,
+/// `512/25` → `512`): what fio's number parser reads of it. `None` without a leading digit
+/// or when nothing follows.
+pub fn leading_size(text: &str) -> Option<&str> {
+    let t = text.trim_start();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let unit = t[digits..]
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .map_or(t.len(), |e| digits + e);
+    (digits > 0 && unit < t.len()).then(|| &t[..unit])
 }
 
 /// Parses `MIN-MAX` or `MIN:MAX` (fio takes either separator), or a single value (MIN = MAX),
@@ -459,11 +476,17 @@ mod tests {
     #[test]
     fn per_direction_lists_and_ranges() {
         let p = |t: &str| parse_size(t).map(|s| s.bytes);
-        assert_eq!(per_direction("4k", 1, p).unwrap(), [4096, 4096]);
-        assert_eq!(per_direction("4k,64k", 1, p).unwrap(), [4096, 65536]);
-        assert_eq!(per_direction(",64k", 1, p).unwrap(), [1, 65536]);
-        assert_eq!(per_direction("4k,", 1, p).unwrap(), [4096, 1]);
-        assert_eq!(per_direction("4k,8k,16k", 1, p).unwrap(), [4096, 8192]);
+        // fio's HOWTO examples: a value not ended by a comma carries on to trims.
+        assert_eq!(per_direction("4k", 1, p).unwrap(), [4096, 4096, 4096]);
+        assert_eq!(per_direction("4k,64k", 1, p).unwrap(), [4096, 65536, 65536]);
+        assert_eq!(per_direction("4k,64k,", 1, p).unwrap(), [4096, 65536, 1]);
+        assert_eq!(per_direction(",64k", 1, p).unwrap(), [1, 65536, 65536]);
+        assert_eq!(per_direction(",64k,", 1, p).unwrap(), [1, 65536, 1]);
+        assert_eq!(per_direction("4k,", 1, p).unwrap(), [4096, 1, 1]);
+        assert_eq!(
+            per_direction("4k,8k,16k", 1, p).unwrap(),
+            [4096, 8192, 16384]
+        );
         assert!(per_direction("4k,x", 1, p).is_err());
         assert!(per_direction("1,2,3,4", 1, p).is_err());
         assert_eq!(parse_range("4k-64k", p).unwrap(), (4096, 65536));

@@ -123,23 +123,29 @@ fn row(j: &FioJob, direction: &str, d: &FioDir) -> Vec<String> {
     r
 }
 
-/// Whether `rw` (fio's word, maybe with ":GAP") reads and writes; both when unknown.
-pub fn rw_directions(rw: &str) -> (bool, bool) {
+/// Whether `rw` (fio's word, maybe with ":GAP") reads, writes and trims; reads and writes
+/// when unknown.
+pub fn rw_directions(rw: &str) -> [bool; 3] {
     let word = rw
         .split(':')
         .next()
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    RwMode::from_word(&word).map_or((true, true), |m| (m.reads(), m.writes()))
+    RwMode::from_word(&word).map_or([true, true, false], RwMode::dirs)
 }
 
 pub fn render(report: &Report) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(header()).expect("writing to memory");
     for j in fio::jobs(report) {
-        let (reads, writes) = rw_directions(j.job_options.get("rw").map_or("", |s| s.as_str()));
-        for (name, d, does) in [("read", &j.read, reads), ("write", &j.write, writes)] {
+        let [reads, writes, trims] =
+            rw_directions(j.job_options.get("rw").map_or("", |s| s.as_str()));
+        for (name, d, does) in [
+            ("read", &j.read, reads),
+            ("write", &j.write, writes),
+            ("trim", &j.trim, trims),
+        ] {
             if does || d.total_ios > 0 {
                 w.write_record(row(&j, name, d)).expect("writing to memory");
             }
@@ -189,11 +195,13 @@ mod tests {
 
     #[test]
     fn directions_follow_rw() {
-        assert_eq!(rw_directions("randread"), (true, false));
-        assert_eq!(rw_directions("write"), (false, true));
-        assert_eq!(rw_directions("read:64k"), (true, false));
-        assert_eq!(rw_directions("randrw"), (true, true));
-        assert_eq!(rw_directions("update"), (true, true));
+        assert_eq!(rw_directions("randread"), [true, false, false]);
+        assert_eq!(rw_directions("write"), [false, true, false]);
+        assert_eq!(rw_directions("read:64k"), [true, false, false]);
+        assert_eq!(rw_directions("randrw"), [true, true, false]);
+        assert_eq!(rw_directions("update"), [true, true, false]);
+        assert_eq!(rw_directions("randtrim"), [false, false, true]);
+        assert_eq!(rw_directions("trimwrite"), [false, true, true]);
         let h = header();
         assert!(h.contains(&"clat_ns_p99.900000".to_string()));
         let unique: std::collections::HashSet<_> = h.iter().collect();

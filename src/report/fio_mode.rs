@@ -235,7 +235,7 @@ fn job_block(o: &mut String, j: &FioJob, when: &str) {
         j.error,
         std::process::id()
     );
-    for (name, d) in [("read", &j.read), ("write", &j.write)] {
+    for (name, d) in [("read", &j.read), ("write", &j.write), ("trim", &j.trim)] {
         if d.total_ios == 0 {
             continue;
         }
@@ -288,8 +288,8 @@ fn job_block(o: &mut String, j: &FioJob, when: &str) {
     let _ = writeln!(o, "  IO depths    : {}", depths.join(", "));
     let _ = writeln!(
         o,
-        "     issued rwts: total={},{},0,0 short=0,0,0,0 dropped=0,0,0,0\n",
-        j.read.total_ios, j.write.total_ios
+        "     issued rwts: total={},{},{},0 short=0,0,0,0 dropped=0,0,0,0\n",
+        j.read.total_ios, j.write.total_ios, j.trim.total_ios
     );
 }
 

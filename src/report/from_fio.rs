@@ -182,12 +182,6 @@ pub fn run_report(doc: &serde_json::Value) -> Result<RunReport, FioJsonError> {
     let mut errors = Vec::new();
     let mut groups: Vec<GroupReport> = Vec::new();
     for j in &d.jobs {
-        if j.trim.as_ref().is_some_and(|t| t.total_ios > 0) {
-            warnings.push(format!(
-                "job {}: fio's trims are not shown (iogauge reports reads and writes)",
-                j.jobname
-            ));
-        }
         add_job(&d, j, &mut groups, &mut errors);
     }
     for g in &mut groups {
@@ -368,6 +362,7 @@ fn measurement(j: &Job) -> Measurement {
         elapsed_ns,
         read: dir(&j.read),
         write: dir(&j.write),
+        trim: j.trim.as_ref().map(dir).unwrap_or_default(),
         sync: j
             .sync
             .as_ref()

@@ -65,7 +65,9 @@ pub fn render(report: &RunReport) -> Vec<(String, String)> {
                 lines(job, &wanted, false, |d, k| d.series.lat_mean_ns[k]),
             ));
             // Synchronous engines time one span: fio logs it as clat and leaves slat empty.
-            let queued = [&job.measurement.read, &job.measurement.write]
+            let queued = job
+                .measurement
+                .dirs()
                 .iter()
                 .any(|d| !d.series.clat_mean_ns.is_empty());
             let clat = if queued {
@@ -168,7 +170,7 @@ fn lines(
     value: impl Fn(&DirReport, usize) -> f64,
 ) -> String {
     let m = &job.measurement;
-    let dirs = [(0, &m.read), (1, &m.write)];
+    let dirs = [(0, &m.read), (1, &m.write), (2, &m.trim)];
     let count = |d: &DirReport| {
         if full_only {
             full_windows(&d.series, m.elapsed_ns)

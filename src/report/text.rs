@@ -347,8 +347,8 @@ fn job_spread(o: &mut String, g: &GroupReport) {
         .map(|j| {
             let m = &j.measurement;
             (
-                m.read.iops + m.write.iops,
-                m.read.mib_per_s + m.write.mib_per_s,
+                m.dirs().iter().map(|d| d.iops).sum(),
+                m.dirs().iter().map(|d| d.mib_per_s).sum(),
                 format!("{}.{}", j.name, j.clone),
             )
         })
@@ -441,13 +441,14 @@ fn engine_line(o: &mut String, e: &crate::result::EngineReport) {
 /// `depth`: the most I/Os the job (or any job of the group) keeps in flight, which caps the
 /// range its highest depth level can stand for.
 fn measurement(o: &mut String, m: &Measurement, depth: u32) {
-    let typical = [&m.read, &m.write]
+    let typical = m
+        .dirs()
         .iter()
         .filter_map(|d| d.lat_ns.as_ref().map(|l| l.mean))
         .fold(0.0f64, f64::max);
     let unit = LatUnit::for_ns(typical);
     let elapsed = m.elapsed_ns as f64 / 1e9;
-    for (name, d) in [("read", &m.read), ("write", &m.write)] {
+    for (name, d) in [("read", &m.read), ("write", &m.write), ("trim", &m.trim)] {
         if d.ios > 0 {
             direction(o, name, d, elapsed, unit);
         }

@@ -119,6 +119,7 @@ pub fn measurement(s: &JobStats) -> Measurement {
         elapsed_ns: s.elapsed.as_nanos() as u64,
         read: dir_report(&s.dirs[0], s.elapsed),
         write: dir_report(&s.dirs[1], s.elapsed),
+        trim: dir_report(&s.dirs[2], s.elapsed),
         sync: lat_report(&s.syncs),
         iodepth: depth_report(&s.depth),
         cpu: cpu_report(&s.cpu, s.elapsed),
@@ -173,12 +174,21 @@ fn depth_report(d: &crate::stats::DepthStats) -> DepthReport {
     }
 }
 
+/// How every engine trims (`engine::trim`).
+const TRIM_CALLS: &str = "trims as BLKDISCARD on a block device, fallocate(PUNCH_HOLE) on a file";
+
 /// What the engine of `job` does per I/O (the engine describes itself).
 pub fn engine_report(job: &crate::plan::JobSpec) -> EngineReport {
     let d = crate::engine::describe(&job.engine_config());
+    let calls = match (job.rw.trims(), job.rw.reads() || job.rw.writes()) {
+        (false, _) => d.calls,
+        _ if job.engine == crate::plan::EngineKind::Null => d.calls,
+        (true, false) => TRIM_CALLS.to_string(),
+        (true, true) => format!("{} and {TRIM_CALLS}", d.calls),
+    };
     EngineReport {
         name: job.engine.as_str().into(),
-        calls: d.calls,
+        calls,
         iodepth: job.queue.depth,
         numpages: job.numpages,
         bytes_per_io: job.xfer(),
@@ -343,8 +353,8 @@ fn job_report(j: &JobOutcome, clones: usize) -> JobReport {
     let bs = if j.spec.fixed_size() {
         j.spec.bs.to_string()
     } else {
-        let [r, w] = &j.spec.sizes;
-        format!("{},{}", r.describe(), w.describe())
+        let sizes = j.spec.sizes.clone().map(|s| s.describe());
+        crate::plan::summary::per_direction(&sizes, j.spec.rw.sized_dirs())
     };
     options.insert("bs".into(), bs);
     options.insert("size".into(), j.spec.size.unwrap_or(0).to_string());

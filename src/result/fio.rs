@@ -42,7 +42,6 @@ pub struct FioJob {
     pub job_options: BTreeMap<String, String>,
     pub read: FioDir,
     pub write: FioDir,
-    /// iogauge issues no trims; present, all zero, for tools that expect it.
     pub trim: FioDir,
     pub sync: FioSync,
     /// Measured time in ms.
@@ -222,6 +221,8 @@ fn job(
     }
     let mut write = dir(&m.write, m.elapsed_ns);
     write.bw_agg = agg(&m.write, &g.total.write);
+    let mut trim = dir(&m.trim, m.elapsed_ns);
+    trim.bw_agg = agg(&m.trim, &g.total.trim);
     let sync = m.sync.as_ref().map_or_else(FioSync::default, |s| FioSync {
         total_ios: s.count,
         lat_ns: lat(Some(s)),
@@ -240,7 +241,7 @@ fn job(
         job_options,
         read,
         write,
-        trim: FioDir::default(),
+        trim,
         sync,
         job_runtime: runtime_ms,
         usr_cpu: m.cpu.usr_pct,

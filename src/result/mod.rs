@@ -151,6 +151,9 @@ pub struct Measurement {
     pub elapsed_ns: u64,
     pub read: DirReport,
     pub write: DirReport,
+    /// Trims (`rw=trim`, `randtrim`, the trimwrites); absent from JSON for a job without.
+    #[serde(default, skip_serializing_if = "DirReport::is_idle")]
+    pub trim: DirReport,
     /// fsync calls (fsync=N, end_fsync), timed inside the job.
     pub sync: Option<LatReport>,
     /// I/Os in the kernel over the measured time.
@@ -162,6 +165,13 @@ pub struct Measurement {
     /// fio's steady-state check (`ss_dur`), as fio's JSON gives it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steadystate: Option<crate::stats::steady::SteadyReport>,
+}
+
+impl Measurement {
+    /// Reads, writes and trims, in fio's direction order (its logs' `ddir` 0, 1, 2).
+    pub fn dirs(&self) -> [&DirReport; 3] {
+        [&self.read, &self.write, &self.trim]
+    }
 }
 
 /// What reading the written blocks back found.
@@ -209,7 +219,7 @@ pub struct DepthReport {
     pub pct_time: BTreeMap<String, f64>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct DirReport {
     pub bytes: u64,
     pub ios: u64,
@@ -228,6 +238,10 @@ pub struct DirReport {
 }
 
 impl DirReport {
+    /// No I/O in this direction.
+    pub fn is_idle(&self) -> bool {
+        self.ios == 0
+    }
     /// The total latency's 99th percentile, ns, where recorded.
     pub fn lat_p99_ns(&self) -> Option<u64> {
         self.lat_ns.as_ref()?.percentiles.get("99.000000").copied()
@@ -267,7 +281,7 @@ impl LatReport {
 }
 
 /// Per-interval rates; the last interval may be partial (its rate uses its true length).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SeriesReport {
     pub interval_ms: u64,
     pub bw_bytes_per_s: Vec<f64>,

@@ -56,6 +56,7 @@ impl Measurement {
             elapsed_ns,
             read: dirs(|m| &m.read),
             write: dirs(|m| &m.write),
+            trim: dirs(|m| &m.trim),
             sync: pool(parts.iter().map(|m| m.sync.as_ref())),
             iodepth: DepthReport {
                 mean: 0.0,

@@ -646,7 +646,7 @@ impl HandedOn {
     /// file removed (`unlink`) is forgotten.
     fn after_group(&mut self, jobs: &[JobOutcome], handed: Vec<Vec<crate::verify::Handed>>) {
         for (j, handed) in jobs.iter().zip(handed) {
-            if !j.spec.rw.writes() {
+            if !j.spec.rw.modifies() {
                 continue;
             }
             for (f, p) in j.files.iter().map(|f| &f.path).enumerate() {

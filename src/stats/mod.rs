@@ -126,7 +126,7 @@ impl std::ops::AddAssign<&LatStats> for LatStats {
     }
 }
 
-/// Totals for one direction (read or write).
+/// Totals for one direction (read, write or trim).
 #[derive(Debug, Clone, Default)]
 pub struct DirStats {
     pub bytes: u64,
@@ -205,8 +205,8 @@ impl std::ops::AddAssign<&DepthStats> for DepthStats {
 /// Everything measured for one job (or, merged, for a group).
 #[derive(Debug, Clone, Default)]
 pub struct JobStats {
-    /// Indexed by `Dir as usize`: 0 read, 1 write.
-    pub dirs: [DirStats; 2],
+    /// Indexed by `Dir as usize`: 0 read, 1 write, 2 trim.
+    pub dirs: [DirStats; 3],
     /// fsync/fdatasync calls (from `fsync=N` and `end_fsync`).
     pub syncs: LatStats,
     /// I/Os in flight over the measured time.

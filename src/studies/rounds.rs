@@ -138,9 +138,9 @@ pub fn precondition_plan(plan: &Plan, passes: u32) -> Result<Plan, ReadOnlyJob> 
             };
             p.io_bytes = None;
             p.number_ios = None;
-            p.stride_blocks = 1;
-            p.pacing.rate_bps = [0, 0];
-            p.pacing.rate_iops = [0, 0];
+            p.gap = 0;
+            p.pacing.rate_bps = [0; 3];
+            p.pacing.rate_iops = [0; 3];
             p.pacing.thinktime = std::time::Duration::ZERO;
             p.pacing.startdelay = std::time::Duration::ZERO;
             p.pacing.wait_for = None;

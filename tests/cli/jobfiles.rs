@@ -237,7 +237,7 @@ fn job_file_syntax_errors_and_refusals_name_file_and_line_and_create_nothing() {
         ),
         (
             "[a]\nsize=1m\nrw=write\nverify=crc32c\ntrim_percentage=10\n",
-            "5: trim_percentage=10: not supported: iogauge issues no trims",
+            "5: trim_percentage=10: not supported: verify's trims",
         ),
         (
             "[a]\nsize=1m\nioengine=libpmem\n",

@@ -310,7 +310,7 @@ fn check_job(
             fallocate: job.fallocate,
             writers: Vec::new(),
         });
-        if job.rw.writes() {
+        if job.rw.modifies() {
             let me = format!("{}.{}", job.name, job.clone);
             // Jobs writing one file at once all seal their blocks alike, or none verifies.
             let clash = writer_clash(&entry.writers, (gi, &me), job, p, extent);
@@ -320,7 +320,7 @@ fn check_job(
             entry.writers.push((gi, me, job.verify, job.offset, extent));
         }
         entry.extent = entry.extent.max(extent);
-        entry.written |= job.rw.writes() || (extends && needs_layout);
+        entry.written |= job.rw.modifies() || (extends && needs_layout);
         if needs_layout && entry.layout_from.is_none() {
             entry.layout_from = Some(gi);
         }
@@ -618,19 +618,24 @@ fn check_path(
     let ours = found.is_some_and(|e| e.kind == Kind::Regular && e.verdict.is_ours() && !e.busy);
     let mut extends = false;
     if let Some(e) = found {
-        if job.rw.writes() && e.busy {
+        if job.rw.modifies() && e.busy {
             return Err(usage(format!(
                 "{}: another process is writing this file (it holds iogauge's write lock); \
                  one writer per file at a time, readers may share it",
                 p.display()
             )));
         }
-        if job.rw.writes() && !safety.allow_overwrite && !ours {
+        if job.rw.modifies() && !safety.allow_overwrite && !ours {
+            let (doing, effect) = if job.rw.writes() {
+                ("writing", "overwrite")
+            } else {
+                ("trimming", "discard")
+            };
             let what = if kind == Kind::BlockDevice {
-                "is a block device: writing destroys whatever it holds".to_string()
+                format!("is a block device: {doing} destroys whatever it holds")
             } else {
                 format!(
-                    "{}: writing would overwrite its data",
+                    "{}: {doing} would {effect} its data",
                     e.verdict.why_not_ours()
                 )
             };

@@ -498,7 +498,7 @@ impl Targets {
         }
         // A verifying writer reads its blocks back through the same descriptors.
         let reads = job.rw.reads() || job.verify.is_some();
-        let mut flags = match (reads, job.rw.writes()) {
+        let mut flags = match (reads, job.rw.modifies()) {
             (true, true) => OFlags::RDWR,
             (false, true) => OFlags::WRONLY,
             _ => OFlags::RDONLY,

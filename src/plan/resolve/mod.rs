@@ -22,9 +22,10 @@ mod sizes;
 mod timing;
 mod values;
 mod verify;
+mod zones;
 
 use engine::{engine_flags, queue_options};
-use sizes::{block_sizes, rw_and_gap, size_option, size_or_pct, stride_blocks};
+use sizes::{block_sizes, rw_and_gap, sequential_gap, size_option, size_or_pct};
 use timing::{pacing, steady_state, timing};
 use values::{Ignored, Values};
 use verify::{data, verification};
@@ -166,7 +167,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         .iter()
         .map(|(name, (_, e))| (name.to_string(), e.origin.clone()))
         .collect();
-    let spec = JobSpec {
+    let mut spec = JobSpec {
         name,
         clone: 0,
         rw,
@@ -206,7 +207,8 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         group_reporting: v.bool("group_reporting")?,
         logs,
         series_ms,
-        stride_blocks: stride_blocks(&v, rw, gap, bs * u64::from(numpages))?,
+        gap: sequential_gap(&v, rw, gap)?,
+        zones: None,
         data,
         data_shape,
         verify,
@@ -215,6 +217,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         origins,
         read_from: None,
     };
+    spec.zones = zones::zones(&v, &spec, w)?;
     all_applied(&v)?;
     check_reach(&v, &spec, (region.nfiles, region.offset_increment), numjobs)?;
     let jobs = clones(&spec, numjobs, startdelay, region.offset_increment);
@@ -345,9 +348,9 @@ fn io_sizes(
     v: &Values<'_>,
     rw: RwMode,
     warnings: &mut Vec<String>,
-) -> Result<([BlockSizes; 2], u64, u64), SpecError> {
+) -> Result<([BlockSizes; 3], u64, u64), SpecError> {
     let sizes = block_sizes(v, warnings)?;
-    let dirs_used = [rw.reads(), rw.writes()];
+    let dirs_used = rw.sized_dirs();
     let used = || {
         sizes
             .iter()
@@ -409,9 +412,24 @@ fn region(
         TargetSpec::Files(f) => f.len() as u64,
         TargetSpec::Directory(_) => u64::from(nrfiles),
     };
-    // The region: filesize per file when given (size is then the bytes to move), else size.
+    // The region: with filesize, each file from offset to filesize (fio's), and size the
+    // bytes to move, at most one pass of it; else size (offset + size per file).
     let (size, mut io_bytes) = match filesize {
-        Some(fs) => (Some(fs.saturating_mul(nfiles)), size),
+        Some(fs) if offset_pct.is_none() && offset >= fs => {
+            return Err(v.error(
+                "offset",
+                format!("is at or past filesize ({fs} bytes): the files' region starts there"),
+            ));
+        }
+        Some(fs) => {
+            let per_file = if offset_pct.is_none() {
+                fs - offset
+            } else {
+                fs
+            };
+            let region = per_file.saturating_mul(nfiles);
+            (Some(region), size.map(|s| s.min(region)))
+        }
         None => (size, None),
     };
     if let Some(io) = v.size("io_size", warnings)? {
@@ -687,7 +705,7 @@ fn randomness(
             value::per_direction(&t, 100u8, |p| value::parse_int(p, 0, 100).map(|n| n as u8))
                 .map_err(|acc| v.error("percentage_random", format!("expected {acc}")))?
         }
-        None => [100, 100],
+        None => [100; 3],
     };
     // lfsr visits every block once per pass, map or no map (fio's).
     let lfsr = v.choice("random_generator")? == "lfsr";

@@ -1,5 +1,5 @@
 //! The sizes and steps of a job's I/O: `bs`, `bsrange` and `bssplit` per direction, sizes
-//! and offsets given as a share of the file, and `rw=read:GAP`'s stride.
+//! and offsets given as a share of the file, and `rw=read:GAP`'s gap.
 
 use super::values::Values;
 use crate::plan::SpecError;
@@ -14,11 +14,11 @@ pub(super) fn size_option(v: &Values<'_>) -> &'static str {
         .unwrap_or("bs")
 }
 
-/// Read and write I/O sizes from bssplit, else bsrange, else bs (fio's order).
+/// Read, write and trim I/O sizes from bssplit, else bsrange, else bs (fio's order).
 pub(super) fn block_sizes(
     v: &Values<'_>,
     warnings: &mut Vec<String>,
-) -> Result<[BlockSizes; 2], SpecError> {
+) -> Result<[BlockSizes; 3], SpecError> {
     let kb = v.kb_base;
     let iec = std::cell::Cell::new(false);
     let bytes = |t: &str| -> Result<u64, value::ValueError> {
@@ -29,21 +29,26 @@ pub(super) fn block_sizes(
     let (bs_text, _) = v.text("bs").expect("bs has a default");
     let bs = value::per_direction(&bs_text, 4096, bytes)
         .map_err(|acc| v.error("bs", format!("expected {acc}")))?;
-    for option in ["bs", "bsrange", "bssplit"] {
-        if let Some((t, _)) = v.text(option) {
-            if let Some(trim) = t.split(',').nth(2).map(str::trim).filter(|p| !p.is_empty()) {
-                warnings.push(format!(
-                    "{option}={t}: the third value ({trim}) is fio's size for trims, which \
-                     iogauge does not issue: it has no effect"
-                ));
-            }
-        }
-    }
     let mut sizes = bs.map(BlockSizes::Fixed);
     if let Some((t, _)) = v.text("bsrange") {
-        let [r, w] = value::per_direction(&t, None, |p| value::parse_range(p, bytes).map(Some))
-            .map_err(|acc| v.error("bsrange", format!("expected MIN-MAX sizes: {acc}")))?;
-        for (slot, range) in sizes.iter_mut().zip([r, w]) {
+        let fio_read = std::cell::RefCell::new(Vec::new());
+        let ranges = value::per_direction(&t, None, |p| {
+            value::parse_range(p, bytes).map(Some).or_else(|e| {
+                // fio reads each end's leading number and unit and ignores what follows
+                // (`512/25:1k:25` is 512-1k); so does iogauge, saying so.
+                let (a, b) = fio_range_ends(p).ok_or(e.clone())?;
+                let r = value::parse_range(&format!("{a}-{b}"), bytes).map_err(|_| e)?;
+                fio_read.borrow_mut().push(format!("{p} as {a}-{b}"));
+                Ok(Some(r))
+            })
+        })
+        .map_err(|acc| v.error("bsrange", format!("expected MIN-MAX sizes: {acc}")))?;
+        for read in fio_read.into_inner() {
+            warnings.push(format!(
+                "bsrange={t}: fio reads {read} (the number and unit at the start of each end,                  the rest ignored); iogauge does the same"
+            ));
+        }
+        for (slot, range) in sizes.iter_mut().zip(ranges) {
             match range {
                 Some((min, max)) if min == max => *slot = BlockSizes::Fixed(min),
                 Some((min, max)) if min > 0 => *slot = BlockSizes::Range { min, max },
@@ -53,9 +58,9 @@ pub(super) fn block_sizes(
         }
     }
     if let Some((t, _)) = v.text("bssplit") {
-        let [r, w] = value::per_direction(&t, None, |p| value::parse_split(p, bytes).map(Some))
+        let splits = value::per_direction(&t, None, |p| value::parse_split(p, bytes).map(Some))
             .map_err(|acc| v.error("bssplit", format!("expected {acc}")))?;
-        for (slot, split) in sizes.iter_mut().zip([r, w]) {
+        for (slot, split) in sizes.iter_mut().zip(splits) {
             match split {
                 Some(v) if v.len() == 1 => *slot = BlockSizes::Fixed(v[0].0),
                 Some(v) => *slot = BlockSizes::Split(v),
@@ -65,7 +70,7 @@ pub(super) fn block_sizes(
     }
     if iec.get() {
         let what = match &sizes {
-            [BlockSizes::Fixed(a), BlockSizes::Fixed(b)] if a == b => {
+            [BlockSizes::Fixed(a), BlockSizes::Fixed(b), _] if a == b => {
                 format!("bs={} means {a} bytes", bs_text.trim())
             }
             _ => format!("{}: a size in KiB/MiB/GiB", size_option(v)),
@@ -76,6 +81,14 @@ pub(super) fn block_sizes(
         ));
     }
     Ok(sizes)
+}
+
+/// fio's reading of a range whose ends carry more than a size: each end's leading digits
+/// and letters (`512/25:1k:25:2k` → 512, 1k). `None` when an end starts with no digit.
+fn fio_range_ends<'a>(text: &'a str) -> Option<(&'a str, &'a str)> {
+    let (a, b) = text.split_once('-').or_else(|| text.split_once(':'))?;
+    let lead = |t: &'a str| value::leading_size(t).or(Some(t.trim()));
+    Some((lead(a)?, lead(b)?))
 }
 
 /// A size, or `N%` (1..=100) of what is there.
@@ -136,27 +149,13 @@ pub(super) fn rw_and_gap(v: &Values<'_>) -> Result<(String, u64), SpecError> {
     Ok((word, gap))
 }
 
-/// Blocks between consecutive sequential I/Os: 1 + gap / (bs x numpages).
-pub(super) fn stride_blocks(
-    v: &Values<'_>,
-    rw: RwMode,
-    gap: u64,
-    xfer: u64,
-) -> Result<u64, SpecError> {
-    if gap == 0 {
-        return Ok(1);
-    }
-    if rw.is_random() {
+/// The bytes a sequential pattern skips after each I/O (`rw=read:GAP`): any number, as fio's.
+pub(super) fn sequential_gap(v: &Values<'_>, rw: RwMode, gap: u64) -> Result<u64, SpecError> {
+    if gap > 0 && rw.is_random() {
         return Err(v.error(
             "rw",
             "a ':GAP' applies to sequential patterns only (read, write, rw)".into(),
         ));
     }
-    if gap % xfer != 0 {
-        return Err(v.error(
-            "rw",
-            format!("the gap ({gap} bytes) must be a multiple of bs x numpages ({xfer} bytes)"),
-        ));
-    }
-    Ok(1 + gap / xfer)
+    Ok(gap)
 }

@@ -25,7 +25,7 @@ fn defaults_are_fio_defaults() {
 }
 
 #[test]
-fn stonewall_starts_a_group_and_a_gap_sets_the_stride() {
+fn stonewall_starts_a_group_and_a_gap_is_bytes_skipped() {
     let p = resolve(
         &[
             section(&[("rw", "write")]),
@@ -40,9 +40,8 @@ fn stonewall_starts_a_group_and_a_gap_sets_the_stride() {
         [2, 1]
     );
     let j = &p.groups[1].jobs[0];
-    assert_eq!((j.rw, j.stride_blocks), (RwMode::Read, 4));
+    assert_eq!((j.rw, j.gap), (RwMode::Read, 12288));
     for (rw, want) in [
-        ("read:5k", "multiple of bs"),
         ("randread:4k", "sequential patterns only"),
         ("bogus", "expected one of read"),
         ("read:x", "the gap after ':'"),

@@ -168,15 +168,15 @@ pub(super) fn pacing(
             value::per_direction(&t, 0, |p| value::parse_size_base(p, kb).map(|s| s.bytes))
                 .map_err(|acc| v.error("rate", format!("expected {acc} (bytes per second)")))?
         }
-        None => [0, 0],
+        None => [0; 3],
     };
     let rate_iops = match v.text("rate_iops") {
         Some((t, _)) => value::per_direction(&t, 0, |p| value::parse_int(p, 0, u64::MAX))
             .map_err(|acc| v.error("rate_iops", format!("expected {acc} (I/Os per second)")))?,
-        None => [0, 0],
+        None => [0; 3],
     };
     let rate_poisson = v.choice("rate_process")? == "poisson";
-    if rate_poisson && rate_bps == [0, 0] && rate_iops == [0, 0] {
+    if rate_poisson && rate_bps == [0; 3] && rate_iops == [0; 3] {
         return Err(v.error(
             "rate_process",
             "needs rate or rate_iops (the mean it spaces I/Os around)".into(),

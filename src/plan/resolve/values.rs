@@ -140,7 +140,7 @@ impl<'a> Values<'a> {
     pub(super) fn parsed<T>(
         &self,
         name: &'static str,
-        parse: impl Fn(&str) -> Result<T, value::ValueError>,
+        parse: impl FnOnce(&str) -> Result<T, value::ValueError>,
     ) -> Result<Option<T>, SpecError> {
         let Some((text, entry)) = self.text(name) else {
             return Ok(None);
@@ -160,7 +160,19 @@ impl<'a> Values<'a> {
         warnings: &mut Vec<String>,
     ) -> Result<Option<u64>, SpecError> {
         let kb = self.kb_base;
-        let size = self.parsed(name, |t| value::parse_size_base(t, kb))?;
+        let size = self.parsed(name, |t| {
+            value::parse_size_base(t, kb).or_else(|e| {
+                // fio reads the number and unit at the start and ignores what follows
+                // (`65536)`); so does iogauge, saying so.
+                let lead = value::leading_size(t).ok_or(e.clone())?;
+                let s = value::parse_size_base(lead, kb).map_err(|_| e)?;
+                warnings.push(format!(
+                    "{name}={t}: fio reads this as {lead} (the number and unit at the start, \
+                     the rest ignored); iogauge does the same"
+                ));
+                Ok(s)
+            })
+        })?;
         if let (Some(s), Some((text, _))) = (size, self.text(name)) {
             if s.iec_reversed {
                 warnings.push(format!(

@@ -7,12 +7,27 @@ use crate::plan::SpecError;
 use crate::plan::job::*;
 use crate::plan::value;
 
+/// A trimmed block holds nothing to check.
+fn refuse_trims(v: &Values<'_>, rw: RwMode) -> Result<(), SpecError> {
+    if !rw.trims() {
+        return Ok(());
+    }
+    Err(v.error(
+        "verify",
+        format!(
+            "cannot check rw={}: a trimmed block holds nothing to check, and one trimmed as \
+             the run stops is never written again (verify a write or randwrite job)",
+            rw.as_str()
+        ),
+    ))
+}
+
 /// `verify=` and its options; with `verify_only`, the job becomes a sequential read of its
 /// region (it writes nothing).
 pub(super) fn verification(
     v: &Values<'_>,
     rw: RwMode,
-    sizes: &[BlockSizes; 2],
+    sizes: &[BlockSizes; 3],
     bs: u64,
     w: &mut Vec<String>,
 ) -> Result<(Option<Verify>, RwMode), SpecError> {
@@ -48,6 +63,7 @@ pub(super) fn verification(
         }
         return Ok((None, rw));
     };
+    refuse_trims(v, rw)?;
     // A job that only reads checks each block as it reads it (fio's way): the data an
     // earlier job of the run, or a kept file, holds.
     let inline = !rw.writes() && !only;

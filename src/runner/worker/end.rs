@@ -146,10 +146,7 @@ impl<E: Engine> Loop<'_, '_, E> {
 }
 
 pub(super) fn dir_name(d: Dir) -> &'static str {
-    match d {
-        Dir::Read => "read",
-        Dir::Write => "write",
-    }
+    d.name()
 }
 
 /// What an errno means for this job's options, where the bare message would mislead.

@@ -17,7 +17,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::engine::{AlignedBuf, Completion, Engine, EngineUser, IoUnit, Queued};
 use crate::plan::workload::{Dir, Region, Workload};
-use crate::plan::{DataMode, JobSpec, RwMode};
+use crate::plan::{DataMode, JobSpec};
 use crate::stats::{Clock, IoSample, JobStats, MAX_IO_SAMPLES};
 
 mod data;
@@ -46,9 +46,10 @@ pub struct JobProgress {
 
 impl JobProgress {
     fn publish(&self, stats: &JobStats) {
-        let [r, w] = &stats.dirs;
-        self.bytes.store(r.bytes + w.bytes, Ordering::Relaxed);
-        self.ios.store(r.ios + w.ios, Ordering::Relaxed);
+        let [r, w, t] = &stats.dirs;
+        self.bytes
+            .store(r.bytes + w.bytes + t.bytes, Ordering::Relaxed);
+        self.ios.store(r.ios + w.ios + t.ios, Ordering::Relaxed);
     }
 }
 
@@ -163,11 +164,15 @@ pub fn planned_bytes(job: &JobSpec) -> Option<u64> {
     if job.timing.time_based {
         return None;
     }
+    if job.io_bytes.is_none() && job.gap > 0 {
+        // Only the I/Os that fit between the gaps (the workload counts them).
+        return workload(job, 0).remaining();
+    }
     let per_loop = match job.io_bytes {
         Some(b) => b / job.xfer() * job.xfer(),
         None => job.per_file_bytes() * job.paths().len() as u64,
     };
-    let per_loop = if job.rw == RwMode::Update {
+    let per_loop = if job.rw.pair_first().is_some() {
         2 * per_loop
     } else {
         per_loop
@@ -192,17 +197,22 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
         seed,
         passes,
     )
-    .with_stride(job.stride_blocks);
+    .with_gap(job.gap);
     if !job.fixed_size() {
         // Variable sizes come with numpages = 1 (resolve checks), so sizes are bytes per I/O.
         wl = wl.with_sizes(&job.sizes);
+    }
+    if let Some(z) = job.zones {
+        wl = wl.with_zones(z.range, z.size, z.skip);
     }
     wl = wl
         .with_distribution(&job.random.distribution)
         .with_pct_random(job.random.pct_random)
         .with_number_ios(job.number_ios);
-    if let (Some(_), Some(total)) = (job.io_bytes, planned_bytes(job)) {
-        wl = wl.with_total_bytes(total);
+    if job.io_bytes.is_some() {
+        if let Some(total) = planned_bytes(job) {
+            wl = wl.with_total_bytes(total);
+        }
     }
     wl
 }
@@ -465,9 +475,9 @@ impl<E: Engine> Loop<'_, '_, E> {
             // A backlog pause's reads are the check's, not the job's.
             s.measured = self.tl.measuring && !verifying;
             s.write_back = false;
-            if io.dir == Dir::Read && self.w.job.rw == RwMode::Update && !verifying {
-                // The workload's next I/O writes this block back: it goes with this unit, so
-                // it follows its read even with many I/Os in flight.
+            if Some(io.dir) == self.w.job.rw.pair_first() && !verifying {
+                // The workload's next I/O writes this block (back): it goes with this unit,
+                // so it follows its read or trim even with many I/Os in flight.
                 let wb = self.wl.next();
                 debug_assert!(wb.is_some_and(|w| w.dir == Dir::Write && w.offset == io.offset));
                 s.write_back = true;
@@ -476,7 +486,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             if io.dir == Dir::Write {
                 self.prepare_write(i, false);
-            } else {
+            } else if io.dir == Dir::Read {
                 self.st[i].dirty = true;
                 if self
                     .verify
@@ -699,10 +709,11 @@ impl<E: Engine> Loop<'_, '_, E> {
             if self.verify.is_some() {
                 self.acknowledge(i, true);
             }
-        } else if self
-            .verify
-            .as_ref()
-            .is_some_and(|v| v.active || v.spec.inline)
+        } else if dir == Dir::Read
+            && self
+                .verify
+                .as_ref()
+                .is_some_and(|v| v.active || v.spec.inline)
         {
             // The verify phase's reads, or a verifying reader's own.
             self.check_read(i);

@@ -58,7 +58,7 @@ impl Flow {
 
 pub(super) struct Pacer {
     /// Per direction, the clock tick before which the next I/O must not start.
-    due: [u64; 2],
+    due: [u64; 3],
     /// I/Os issued since the last thinktime pause.
     since_think: u32,
     /// Whether I/O is paced at all (rate, rate_iops, thinktime or a flow).
@@ -71,10 +71,10 @@ pub(super) struct Pacer {
 impl Pacer {
     pub(super) fn new(job: &JobSpec) -> Self {
         Pacer {
-            due: [0, 0],
+            due: [0; 3],
             since_think: 0,
-            on: job.pacing.rate_bps != [0, 0]
-                || job.pacing.rate_iops != [0, 0]
+            on: job.pacing.rate_bps != [0; 3]
+                || job.pacing.rate_iops != [0; 3]
                 || !job.pacing.thinktime.is_zero()
                 || job.pacing.flow.is_some(),
             rng: Xoshiro256PlusPlus::seed_from_u64(job.random.seed ^ 0x7A7E),

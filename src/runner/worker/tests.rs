@@ -181,7 +181,7 @@ fn short_queued_transfers_are_resubmitted_and_depth_is_respected() {
         max_in_kernel: max,
     };
     let r = run(&j, e);
-    let [rd, wr] = &r.stats.dirs;
+    let [rd, wr, _] = &r.stats.dirs;
     assert_eq!((rd.ios, wr.ios), (64, 64));
     let mut offsets: Vec<u64> = pieces.lock().unwrap().iter().map(|p| p.0).collect();
     offsets.sort();

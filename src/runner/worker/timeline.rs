@@ -18,7 +18,7 @@ pub(super) struct Timeline {
     next_publish: u64,
     next_tick: u64,
     pub(super) tick_index: u64,
-    pub(super) last: [Sample; 2],
+    pub(super) last: [Sample; 3],
     /// The earliest of the events above: the loop looks at the others only from then.
     pub(super) event: u64,
     pub(super) depth_since: u64,
@@ -44,7 +44,7 @@ impl Timeline {
             next_publish: 0,
             next_tick: 0,
             tick_index: 0,
-            last: [Sample::default(); 2],
+            last: [Sample::default(); 3],
             event: 0,
             depth_since: 0,
             publish_every: clock.ticks(publish_every),

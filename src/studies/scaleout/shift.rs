@@ -161,7 +161,7 @@ pub fn borrow(
     let theirs = partner.groups.iter().flat_map(|g| &g.jobs);
     let mut n = 0;
     for (job, other) in plan.groups.iter_mut().flat_map(|g| &mut g.jobs).zip(theirs) {
-        if job.rw.writes() || job.engine == EngineKind::Null {
+        if job.rw.modifies() || job.engine == EngineKind::Null {
             continue;
         }
         if job.verify.is_some_and(|v| v.state_load) {

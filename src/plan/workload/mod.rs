@@ -11,6 +11,7 @@ use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::RwMode;
+use super::blockmap::BlockMap;
 use super::job::{BlockSizes, Distribution};
 
 pub use crate::engine::Dir;
@@ -287,9 +288,25 @@ impl Sizes {
 /// covers every byte of every file once).
 #[derive(Debug, Clone)]
 struct Variable {
-    sizes: [Sizes; 2],
-    pos: [Vec<u64>; 2],
-    covered: [Vec<u64>; 2],
+    sizes: [Sizes; 3],
+    pos: [Vec<u64>; 3],
+    covered: [Vec<u64>; 3],
+    /// Random with a map: the blocks this pass has touched (fio's random map), so a pass
+    /// covers each block once; an I/O that would run into a touched block is cut short there.
+    touched: Option<BlockMap>,
+}
+
+/// `zonemode=strided` in blocks: I/O within the zone at `start` until `size` bytes are done.
+#[derive(Debug, Clone)]
+struct Zone {
+    range: u64,
+    size: u64,
+    skip: u64,
+    start: u64,
+    done: u64,
+    /// The zone's own pass: random with a map walks a permutation of its blocks.
+    perm: Option<Permutation>,
+    cursor: u64,
 }
 
 /// Yields a job's I/Os in order.
@@ -301,22 +318,25 @@ pub struct Workload {
     rng: Xoshiro256PlusPlus,
     perm: Option<Permutation>,
     /// Position within the current pass (random with map) or per direction (sequential).
-    cursor: [u64; 2],
-    /// Update mode: the write that follows its read.
+    cursor: [u64; 3],
+    /// Update and the trimwrites: the write that follows its read or trim.
     pending_write: Option<IoReq>,
     /// Bytes left when size-bounded; `None` when time-bounded.
     remaining: Option<u64>,
     /// I/Os left (`number_ios`).
     ios_left: Option<u64>,
-    /// Sequential: blocks from one I/O to the next.
-    stride: u64,
+    /// Sequential: bytes skipped after each I/O (fio's `rw=read:GAP`).
+    gap: u64,
+    /// Passes over the region when size-bounded.
+    passes: Option<u64>,
     sampler: Sampler,
     /// Scatters skewed ranks over the region.
     scatter: Option<Permutation>,
     /// Share of random offsets per direction, in percent.
-    pct_random: [u64; 2],
+    pct_random: [u64; 3],
     /// `None`: every I/O is one block of `region.bs`.
     var: Option<Variable>,
+    zone: Option<Zone>,
 }
 
 impl Workload {
@@ -332,7 +352,7 @@ impl Workload {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let n = region.total_blocks();
         let perm = (mode.is_random() && randommap).then(|| Permutation::new(n, &mut rng));
-        let per_pass = n * region.bs * if mode == RwMode::Update { 2 } else { 1 };
+        let per_pass = n * region.bs * if mode.pair_first().is_some() { 2 } else { 1 };
         Workload {
             mode,
             region,
@@ -340,23 +360,103 @@ impl Workload {
             randommap,
             rng,
             perm,
-            cursor: [0, 0],
+            cursor: [0; 3],
             pending_write: None,
             remaining: passes.map(|p| p.saturating_mul(per_pass)),
             ios_left: None,
-            stride: 1,
+            gap: 0,
+            passes,
             sampler: Sampler::Uniform,
             scatter: None,
-            pct_random: [100, 100],
+            pct_random: [100; 3],
             var: None,
+            zone: None,
         }
     }
 
-    /// Sequential patterns skip `stride - 1` blocks after each I/O (fio's `rw=read:GAP`),
-    /// wrapping to the first block when the next would be past the end.
-    pub fn with_stride(mut self, stride: u64) -> Self {
-        self.stride = stride.max(1);
+    /// Sequential patterns skip `gap` bytes after each I/O (fio's `rw=read:GAP`, any number of
+    /// bytes). A pass of each file ends where the next I/O would not fit, as fio's does, so a
+    /// size-bounded job moves the I/Os that fit, not `size` bytes.
+    pub fn with_gap(mut self, gap: u64) -> Self {
+        if gap == 0 {
+            return self;
+        }
+        self.gap = gap;
+        let r = self.region;
+        let file_bytes = r.blocks_per_file * r.bs;
+        let per_file = match file_bytes.checked_sub(r.bs) {
+            Some(room) => room / (r.bs + gap) + 1,
+            None => 0,
+        };
+        let pairs = if self.mode.pair_first().is_some() {
+            2
+        } else {
+            1
+        };
+        if let Some(p) = self.passes {
+            self.remaining = Some(p.saturating_mul(r.nfiles * per_file * r.bs * pairs));
+        }
+        // Byte positions per file (the variable-size path), each I/O one block.
+        let nfiles = r.nfiles as usize;
+        self.var = Some(Variable {
+            sizes: [(); 3].map(|_| Sizes::Fixed(r.bs)),
+            pos: [(); 3].map(|_| vec![0; nfiles]),
+            covered: [(); 3].map(|_| vec![0; nfiles]),
+            touched: None,
+        });
         self
+    }
+
+    /// fio's strided zones (`zonemode=strided`; one file, one I/O size): `size` bytes of I/O
+    /// within a zone of `range` bytes, then the zone `skip` bytes past its end, wrapping to
+    /// the first zone at the region's end. Random I/O with a map covers each zone's blocks
+    /// once before repeating any.
+    pub fn with_zones(mut self, range: u64, size: u64, skip: u64) -> Self {
+        let bs = self.region.bs;
+        self.zone = Some(Zone {
+            range: (range / bs).max(1),
+            size,
+            skip: skip / bs,
+            start: 0,
+            done: 0,
+            perm: None,
+            cursor: 0,
+        });
+        self
+    }
+
+    /// The next block of a zoned job.
+    fn zoned_block(&mut self, random: bool) -> u64 {
+        let n = self.region.total_blocks();
+        let bs = self.region.bs;
+        let z = self.zone.as_mut().expect("zones");
+        if z.done >= z.size {
+            z.done = 0;
+            z.start += z.range + z.skip;
+            if z.start >= n {
+                z.start = 0;
+            }
+            z.cursor = 0;
+            z.perm = None;
+        }
+        // A zone reaching past the region's end is cut there.
+        let blocks = z.range.min(n - z.start);
+        let k = if !random {
+            z.cursor % blocks
+        } else if self.randommap {
+            if z.cursor % blocks == 0 {
+                z.perm = Some(Permutation::new(blocks, &mut self.rng));
+            }
+            z.perm
+                .as_ref()
+                .expect("a zone permutation")
+                .get(z.cursor % blocks)
+        } else {
+            ((u128::from(self.rng.next_u64()) * u128::from(blocks)) >> 64) as u64
+        };
+        z.cursor += 1;
+        z.done += bs;
+        z.start + k
     }
 
     /// Bytes to move in all, instead of whole passes (`io_size`; update counts its reads and
@@ -390,14 +490,15 @@ impl Workload {
 
     /// For random patterns, the share of I/Os (per direction, percent) at random offsets; the
     /// rest continue sequentially.
-    pub fn with_pct_random(mut self, pct: [u8; 2]) -> Self {
+    pub fn with_pct_random(mut self, pct: [u8; 3]) -> Self {
         self.pct_random = pct.map(u64::from);
         self
     }
 
-    /// Per-direction I/O sizes (multiples of 512; the smallest is `region.bs`). Anything but
-    /// one fixed size keeps byte positions and lets random blocks repeat.
-    pub fn with_sizes(mut self, sizes: &[BlockSizes; 2]) -> Self {
+    /// Per-direction I/O sizes (the smallest is `region.bs`). Anything but one fixed size
+    /// keeps byte positions; random I/O whose directions share their sizes keeps a map of the
+    /// blocks touched (unless `norandommap`), as fio does; otherwise blocks may repeat.
+    pub fn with_sizes(mut self, sizes: &[BlockSizes; 3]) -> Self {
         if sizes
             .iter()
             .all(|s| *s == BlockSizes::Fixed(self.region.bs))
@@ -405,13 +506,22 @@ impl Workload {
             return self;
         }
         let nfiles = self.region.nfiles as usize;
+        // One map when the directions used share their sizes (bsrange, bssplit); with a size
+        // per direction (bs=4k,64k) each I/O keeps its size and blocks may repeat.
+        let mut used = sizes.iter().zip(self.mode.sized_dirs()).filter(|(_, u)| *u);
+        let first = used.next().map(|(s, _)| s);
+        let shared = used.all(|(s, _)| Some(s) == first);
+        let mapped = self.randommap && self.mode.is_random() && shared;
         self.var = Some(Variable {
-            sizes: [Sizes::new(&sizes[0]), Sizes::new(&sizes[1])],
-            pos: [vec![0; nfiles], vec![0; nfiles]],
-            covered: [vec![0; nfiles], vec![0; nfiles]],
+            sizes: sizes.clone().map(|s| Sizes::new(&s)),
+            pos: [(); 3].map(|_| vec![0; nfiles]),
+            covered: [(); 3].map(|_| vec![0; nfiles]),
+            touched: mapped.then(|| BlockMap::new(self.region.total_blocks())),
         });
-        self.perm = None;
-        self.randommap = false;
+        if !mapped {
+            self.perm = None;
+            self.randommap = false;
+        }
         self
     }
 
@@ -433,6 +543,9 @@ impl Workload {
         if self.cursor[0] == n {
             self.cursor[0] = 0;
             self.perm = Some(Permutation::new(n, &mut self.rng));
+            if let Some(m) = self.var.as_mut().and_then(|v| v.touched.as_mut()) {
+                m.clear();
+            }
         }
         let i = self.cursor[0];
         self.cursor[0] += 1;
@@ -446,7 +559,7 @@ impl Workload {
     fn sequential_block(&mut self, dir: Dir) -> u64 {
         let c = &mut self.cursor[dir as usize];
         let b = *c;
-        let next = b + self.stride;
+        let next = b + 1;
         *c = if next >= self.region.total_blocks() {
             0
         } else {
@@ -471,11 +584,36 @@ impl Workload {
         self.mode.is_random() && (pct >= 100 || self.rng.next_u64() % 100 < pct)
     }
 
+    /// A random variable-size I/O of at most `len` bytes at a block this pass has not
+    /// touched, cut short where the next touched block or the file's end begins (fio's).
+    fn mapped(&mut self, len: u64) -> (usize, u64, u64) {
+        let r = self.region;
+        loop {
+            let b = self.random_block();
+            let map = self
+                .var
+                .as_mut()
+                .and_then(|v| v.touched.as_mut())
+                .expect("a map");
+            if map.is_set(b) {
+                continue;
+            }
+            let (file, off) = r.locate(b);
+            // Blocks of one file are `nfiles` apart (files take turns).
+            let end = r.total_blocks() - r.nfiles + file as u64 + 1;
+            let run = map.take_run(b, r.nfiles, len.div_ceil(r.bs), end);
+            return (file, off, len.min(run * r.bs));
+        }
+    }
+
     /// A variable-size I/O: (file, offset, len).
     fn variable(&mut self, dir: Dir, random: bool) -> (usize, u64, u64) {
         let file_bytes = self.region.blocks_per_file * self.region.bs;
         let var = self.var.as_mut().expect("variable sizes");
         let len = var.sizes[dir as usize].pick(&mut self.rng).min(file_bytes);
+        if random && var.touched.is_some() {
+            return self.mapped(len);
+        }
         if random {
             let b = self.random_block();
             let (file, off) = self.region.locate(b);
@@ -485,22 +623,29 @@ impl Workload {
         }
         let var = self.var.as_mut().expect("variable sizes");
         let d = dir as usize;
-        let covered = &mut var.covered[d];
-        let mut file = (0..covered.len())
-            .min_by_key(|&f| covered[f])
-            .expect("a file");
-        if covered[file] >= file_bytes {
-            // Every file covered: a new pass.
-            covered.iter_mut().for_each(|c| *c = 0);
-            file = 0;
+        loop {
+            let covered = &mut var.covered[d];
+            let mut file = (0..covered.len())
+                .min_by_key(|&f| covered[f])
+                .expect("a file");
+            if covered[file] >= file_bytes {
+                // Every file covered: a new pass.
+                covered.iter_mut().for_each(|c| *c = 0);
+                file = 0;
+            }
+            let pos = var.pos[d][file];
+            if self.gap > 0 && pos > 0 && pos + len > file_bytes {
+                // With a gap, the pass of this file ends where an I/O no longer fits (fio's).
+                covered[file] = file_bytes;
+                var.pos[d][file] = 0;
+                continue;
+            }
+            let len = len.min(file_bytes - pos);
+            let next = pos + len + self.gap;
+            covered[file] += (len + self.gap).min(file_bytes - pos);
+            var.pos[d][file] = if next >= file_bytes { 0 } else { next };
+            return (file, self.region.base + pos, len);
         }
-        let pos = var.pos[d][file];
-        let len = len.min(file_bytes - pos);
-        let step = len + (self.stride - 1) * self.region.bs;
-        let next = pos + step;
-        covered[file] += step.min(file_bytes - pos);
-        var.pos[d][file] = if next >= file_bytes { 0 } else { next };
-        (file, self.region.base + pos, len)
     }
 }
 
@@ -519,12 +664,16 @@ impl Iterator for Workload {
                     RwMode::Read | RwMode::RandRead | RwMode::Update => Dir::Read,
                     RwMode::Write | RwMode::RandWrite => Dir::Write,
                     RwMode::ReadWrite | RwMode::RandRw => self.mixed_dir(),
+                    RwMode::Trim | RwMode::RandTrim => Dir::Trim,
+                    RwMode::TrimWrite | RwMode::RandTrimWrite => Dir::Trim,
                 };
                 let random = self.is_random(dir);
                 let (file, offset, len) = if self.var.is_some() {
                     self.variable(dir, random)
                 } else {
-                    let block = if random {
+                    let block = if self.zone.is_some() {
+                        self.zoned_block(random)
+                    } else if random {
                         self.random_block()
                     } else {
                         self.sequential_block(dir)
@@ -538,7 +687,7 @@ impl Iterator for Workload {
                     offset,
                     len,
                 };
-                if self.mode == RwMode::Update {
+                if self.mode.pair_first().is_some() {
                     self.pending_write = Some(IoReq {
                         dir: Dir::Write,
                         ..io
@@ -566,203 +715,4 @@ impl Iterator for Workload {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashMap;
-
-    fn region(nfiles: u64, blocks: u64) -> Region {
-        Region {
-            nfiles,
-            blocks_per_file: blocks,
-            bs: 4096,
-            base: 8192,
-        }
-    }
-
-    #[test]
-    fn permutation_is_a_bijection_for_awkward_sizes() {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        for n in [1u64, 2, 3, 5, 17, 64, 100, 1000, 4097] {
-            let p = Permutation::new(n, &mut rng);
-            let mut seen = vec![false; n as usize];
-            for i in 0..n {
-                let x = p.get(i);
-                assert!(x < n && !seen[x as usize], "n={n} i={i} x={x}");
-                seen[x as usize] = true;
-            }
-        }
-    }
-
-    #[test]
-    fn random_with_map_covers_every_block_once_per_pass() {
-        let r = region(3, 100);
-        let w = Workload::new(RwMode::RandRead, r, 50, true, 7, Some(2));
-        let mut count: HashMap<(usize, u64), u32> = HashMap::new();
-        for io in w {
-            assert_eq!(io.dir, Dir::Read);
-            assert!(io.offset >= 8192 && (io.offset - 8192) % 4096 == 0);
-            *count.entry((io.file, io.offset)).or_default() += 1;
-        }
-        assert_eq!(count.len(), 300);
-        assert!(count.values().all(|&c| c == 2));
-    }
-
-    #[test]
-    fn random_is_not_sequential_and_is_reproducible() {
-        let r = region(1, 1000);
-        let a: Vec<_> = Workload::new(RwMode::RandRead, r, 50, true, 9, Some(1)).collect();
-        let b: Vec<_> = Workload::new(RwMode::RandRead, r, 50, true, 9, Some(1)).collect();
-        assert_eq!(a, b);
-        let in_order = a
-            .windows(2)
-            .filter(|w| w[1].offset == w[0].offset + 4096)
-            .count();
-        assert!(in_order < 20, "{in_order} sequential steps out of 999");
-    }
-
-    #[test]
-    fn sequential_rotates_files_and_wraps() {
-        let r = region(2, 2);
-        let got: Vec<_> = Workload::new(RwMode::Write, r, 0, true, 1, Some(2))
-            .map(|i| (i.file, i.offset))
-            .collect();
-        let pass = [(0, 8192), (1, 8192), (0, 12288), (1, 12288)];
-        assert_eq!(got, [pass, pass].concat());
-    }
-
-    #[test]
-    fn a_gap_skips_blocks_and_wraps_to_the_start() {
-        let got: Vec<_> = Workload::new(RwMode::Read, region(1, 10), 0, true, 1, Some(1))
-            .with_stride(4)
-            .map(|i| (i.offset - 8192) / 4096)
-            .collect();
-        assert_eq!(got, [0, 4, 8, 0, 4, 8, 0, 4, 8, 0]);
-    }
-
-    #[test]
-    fn update_reads_then_writes_the_same_block() {
-        let w: Vec<_> =
-            Workload::new(RwMode::Update, region(1, 50), 50, true, 3, Some(1)).collect();
-        assert_eq!(w.len(), 100);
-        for pair in w.chunks(2) {
-            assert_eq!((pair[0].dir, pair[1].dir), (Dir::Read, Dir::Write));
-            assert_eq!(pair[0].offset, pair[1].offset);
-        }
-    }
-
-    #[test]
-    fn mixes_follow_the_percentage() {
-        let w = Workload::new(RwMode::RandRw, region(1, 10_000), 70, false, 5, Some(1));
-        let reads = w.filter(|i| i.dir == Dir::Read).count();
-        assert!((6700..7300).contains(&reads), "{reads}");
-    }
-
-    fn hits(w: Workload, n: usize) -> Vec<u32> {
-        let mut h = vec![0u32; n];
-        for io in w {
-            h[((io.offset - 8192) / 4096) as usize] += 1;
-        }
-        h
-    }
-
-    #[test]
-    fn skewed_distributions_concentrate_and_zones_follow_their_shares() {
-        let r = region(1, 10_000);
-        let draws = Some(5); // 50,000 I/Os
-        let top_share = |d: Distribution| {
-            let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(&d);
-            let mut h = hits(w, 10_000);
-            h.sort_unstable_by(|a, b| b.cmp(a));
-            let top: u32 = h[..1000].iter().sum();
-            f64::from(top) / 50_000.0
-        };
-        // Uniform: the busiest 10% of blocks get little more than 10% of I/Os.
-        assert!(top_share(Distribution::Uniform) < 0.2);
-        assert!(top_share(Distribution::Zipf(1.2)) > 0.6);
-        // pareto:0.8 sends ~80% of I/Os to 20% of the blocks, so over half to the top 10%.
-        assert!(top_share(Distribution::Pareto(0.8)) > 0.5);
-        // normal:5 keeps ~95% within two deviations: a tenth of the region holds >= 68%.
-        assert!(top_share(Distribution::Normal(5.0)) > 0.6);
-        let zoned = Distribution::Zoned {
-            abs: false,
-            zones: vec![(60, 1000), (40, 9000)],
-        };
-        let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(&zoned);
-        let h = hits(w, 10_000);
-        let first: u32 = h[..1000].iter().sum();
-        assert!(
-            (0.57..0.63).contains(&(f64::from(first) / 50_000.0)),
-            "{first}"
-        );
-    }
-
-    #[test]
-    fn pct_random_mixes_sequential_runs_in() {
-        let w = Workload::new(RwMode::RandRead, region(1, 100_000), 50, false, 4, None)
-            .with_pct_random([25, 100]);
-        let v: Vec<_> = w.take(20_000).collect();
-        let seq = v
-            .windows(2)
-            .filter(|p| p[1].offset == p[0].offset + 4096)
-            .count();
-        // 75% of I/Os continue the sequential cursor; consecutive only when both are.
-        assert!((9_000..14_000).contains(&seq), "{seq}");
-    }
-
-    #[test]
-    fn variable_sizes_move_exact_bytes_and_stay_inside_the_files() {
-        let r = region(2, 64); // 2 files of 256 KiB, base 8 KiB
-        let split = BlockSizes::Split(vec![(4096, 50), (16384, 80), (65536, 100)]);
-        for mode in [RwMode::Read, RwMode::RandWrite, RwMode::RandRw] {
-            let sizes = [
-                split.clone(),
-                BlockSizes::Range {
-                    min: 4096,
-                    max: 32768,
-                },
-            ];
-            let w = Workload::new(mode, r, 50, true, 9, Some(3)).with_sizes(&sizes);
-            let (mut bytes, mut lens) = (0, std::collections::BTreeSet::new());
-            for io in w {
-                assert!(
-                    io.offset >= 8192 && io.offset + io.len <= 8192 + 64 * 4096,
-                    "{io:?}"
-                );
-                assert_eq!(io.offset % 4096, 0);
-                bytes += io.len;
-                lens.insert(io.len);
-            }
-            assert_eq!(bytes, 3 * 2 * 64 * 4096, "{mode:?}");
-            assert!(lens.len() >= 3, "{mode:?}: {lens:?}");
-        }
-        // Sequential variable sizes tile the files: every byte once per pass.
-        let w = Workload::new(RwMode::Read, r, 50, true, 9, Some(1))
-            .with_sizes(&[split.clone(), split]);
-        let mut seen = vec![0u8; 128];
-        for io in w {
-            for b in 0..io.len / 4096 {
-                seen[io.file * 64 + ((io.offset - 8192) / 4096 + b) as usize] += 1;
-            }
-        }
-        assert!(seen.iter().all(|&c| c == 1), "{seen:?}");
-    }
-
-    #[test]
-    fn total_bytes_and_number_ios_bound_the_job() {
-        let w = Workload::new(RwMode::Read, region(1, 10), 50, true, 1, Some(1))
-            .with_total_bytes(25 * 4096);
-        let v: Vec<_> = w.collect();
-        assert_eq!(v.len(), 25, "io_size beyond the region wraps around");
-        let w = Workload::new(RwMode::Update, region(1, 10), 50, true, 1, Some(1))
-            .with_number_ios(Some(7));
-        assert_eq!(w.count(), 7);
-    }
-
-    #[test]
-    fn norandommap_repeats_blocks() {
-        let w = Workload::new(RwMode::RandRead, region(1, 1000), 50, false, 5, Some(1));
-        let distinct: std::collections::HashSet<_> = w.map(|i| i.offset).collect();
-        // Drawing 1000 of 1000 with replacement leaves about 1/e of blocks untouched.
-        assert!((560..720).contains(&distinct.len()), "{}", distinct.len());
-    }
-}
+mod tests;

@@ -1,0 +1,252 @@
+use super::*;
+use std::collections::HashMap;
+
+fn region(nfiles: u64, blocks: u64) -> Region {
+    Region {
+        nfiles,
+        blocks_per_file: blocks,
+        bs: 4096,
+        base: 8192,
+    }
+}
+
+#[test]
+fn permutation_is_a_bijection_for_awkward_sizes() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    for n in [1u64, 2, 3, 5, 17, 64, 100, 1000, 4097] {
+        let p = Permutation::new(n, &mut rng);
+        let mut seen = vec![false; n as usize];
+        for i in 0..n {
+            let x = p.get(i);
+            assert!(x < n && !seen[x as usize], "n={n} i={i} x={x}");
+            seen[x as usize] = true;
+        }
+    }
+}
+
+#[test]
+fn random_with_map_covers_every_block_once_per_pass() {
+    let r = region(3, 100);
+    let w = Workload::new(RwMode::RandRead, r, 50, true, 7, Some(2));
+    let mut count: HashMap<(usize, u64), u32> = HashMap::new();
+    for io in w {
+        assert_eq!(io.dir, Dir::Read);
+        assert!(io.offset >= 8192 && (io.offset - 8192) % 4096 == 0);
+        *count.entry((io.file, io.offset)).or_default() += 1;
+    }
+    assert_eq!(count.len(), 300);
+    assert!(count.values().all(|&c| c == 2));
+}
+
+#[test]
+fn random_variable_sizes_with_map_cover_every_byte_once_per_pass() {
+    for (nfiles, seed) in [(1u64, 3u64), (3, 4)] {
+        let r = Region {
+            nfiles,
+            blocks_per_file: 256,
+            bs: 512,
+            base: 0,
+        };
+        let sizes = [(); 3].map(|_| BlockSizes::Range {
+            min: 512,
+            max: 4096,
+        });
+        let w = Workload::new(RwMode::RandTrimWrite, r, 0, true, seed, Some(2)).with_sizes(&sizes);
+        let mut covered = vec![vec![0u32; 256]; nfiles as usize];
+        let mut lens = std::collections::BTreeSet::new();
+        let ios: Vec<IoReq> = w.collect();
+        for pair in ios.chunks(2) {
+            let [t, wr] = pair else { panic!("{pair:?}") };
+            assert_eq!((t.dir, wr.dir), (Dir::Trim, Dir::Write));
+            assert_eq!((t.file, t.offset, t.len), (wr.file, wr.offset, wr.len));
+            lens.insert(t.len);
+            for s in t.offset / 512..(t.offset + t.len) / 512 {
+                covered[t.file][s as usize] += 1;
+            }
+        }
+        // Two passes: every sector of every file exactly twice, whatever the sizes drawn.
+        assert!(covered.iter().flatten().all(|&c| c == 2), "{covered:?}");
+        assert!(lens.len() > 4, "sizes vary: {lens:?}");
+    }
+}
+
+#[test]
+fn random_is_not_sequential_and_is_reproducible() {
+    let r = region(1, 1000);
+    let a: Vec<_> = Workload::new(RwMode::RandRead, r, 50, true, 9, Some(1)).collect();
+    let b: Vec<_> = Workload::new(RwMode::RandRead, r, 50, true, 9, Some(1)).collect();
+    assert_eq!(a, b);
+    let in_order = a
+        .windows(2)
+        .filter(|w| w[1].offset == w[0].offset + 4096)
+        .count();
+    assert!(in_order < 20, "{in_order} sequential steps out of 999");
+}
+
+#[test]
+fn sequential_rotates_files_and_wraps() {
+    let r = region(2, 2);
+    let got: Vec<_> = Workload::new(RwMode::Write, r, 0, true, 1, Some(2))
+        .map(|i| (i.file, i.offset))
+        .collect();
+    let pass = [(0, 8192), (1, 8192), (0, 12288), (1, 12288)];
+    assert_eq!(got, [pass, pass].concat());
+}
+
+#[test]
+fn a_gap_skips_bytes_and_a_pass_ends_where_an_io_no_longer_fits() {
+    // fio's t0007: 1m reads, 512k apart, over 128 MiB: 85 of them (87040 KiB), not 128.
+    let r = Region {
+        nfiles: 1,
+        blocks_per_file: 128,
+        bs: 1 << 20,
+        base: 0,
+    };
+    let got: Vec<_> = Workload::new(RwMode::Read, r, 0, true, 1, Some(1))
+        .with_gap(512 << 10)
+        .map(|i| (i.offset, i.len))
+        .collect();
+    assert_eq!(got.len(), 85);
+    assert!(
+        got.iter()
+            .enumerate()
+            .all(|(k, &(o, l))| o == k as u64 * (3 << 19) && l == 1 << 20)
+    );
+    // Two files, two passes, blocks 4 apart: each file's pass 0, 4, 8 (12 would not fit).
+    let got: Vec<_> = Workload::new(RwMode::Read, region(2, 10), 0, true, 1, Some(2))
+        .with_gap(3 * 4096)
+        .map(|i| (i.file, (i.offset - 8192) / 4096))
+        .collect();
+    let pass = [(0, 0), (1, 0), (0, 4), (1, 4), (0, 8), (1, 8)];
+    assert_eq!(got, [pass, pass].concat());
+}
+
+#[test]
+fn update_reads_then_writes_the_same_block() {
+    let w: Vec<_> = Workload::new(RwMode::Update, region(1, 50), 50, true, 3, Some(1)).collect();
+    assert_eq!(w.len(), 100);
+    for pair in w.chunks(2) {
+        assert_eq!((pair[0].dir, pair[1].dir), (Dir::Read, Dir::Write));
+        assert_eq!(pair[0].offset, pair[1].offset);
+    }
+}
+
+#[test]
+fn mixes_follow_the_percentage() {
+    let w = Workload::new(RwMode::RandRw, region(1, 10_000), 70, false, 5, Some(1));
+    let reads = w.filter(|i| i.dir == Dir::Read).count();
+    assert!((6700..7300).contains(&reads), "{reads}");
+}
+
+fn hits(w: Workload, n: usize) -> Vec<u32> {
+    let mut h = vec![0u32; n];
+    for io in w {
+        h[((io.offset - 8192) / 4096) as usize] += 1;
+    }
+    h
+}
+
+#[test]
+fn skewed_distributions_concentrate_and_zones_follow_their_shares() {
+    let r = region(1, 10_000);
+    let draws = Some(5); // 50,000 I/Os
+    let top_share = |d: Distribution| {
+        let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(&d);
+        let mut h = hits(w, 10_000);
+        h.sort_unstable_by(|a, b| b.cmp(a));
+        let top: u32 = h[..1000].iter().sum();
+        f64::from(top) / 50_000.0
+    };
+    // Uniform: the busiest 10% of blocks get little more than 10% of I/Os.
+    assert!(top_share(Distribution::Uniform) < 0.2);
+    assert!(top_share(Distribution::Zipf(1.2)) > 0.6);
+    // pareto:0.8 sends ~80% of I/Os to 20% of the blocks, so over half to the top 10%.
+    assert!(top_share(Distribution::Pareto(0.8)) > 0.5);
+    // normal:5 keeps ~95% within two deviations: a tenth of the region holds >= 68%.
+    assert!(top_share(Distribution::Normal(5.0)) > 0.6);
+    let zoned = Distribution::Zoned {
+        abs: false,
+        zones: vec![(60, 1000), (40, 9000)],
+    };
+    let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(&zoned);
+    let h = hits(w, 10_000);
+    let first: u32 = h[..1000].iter().sum();
+    assert!(
+        (0.57..0.63).contains(&(f64::from(first) / 50_000.0)),
+        "{first}"
+    );
+}
+
+#[test]
+fn pct_random_mixes_sequential_runs_in() {
+    let w = Workload::new(RwMode::RandRead, region(1, 100_000), 50, false, 4, None)
+        .with_pct_random([25, 100, 100]);
+    let v: Vec<_> = w.take(20_000).collect();
+    let seq = v
+        .windows(2)
+        .filter(|p| p[1].offset == p[0].offset + 4096)
+        .count();
+    // 75% of I/Os continue the sequential cursor; consecutive only when both are.
+    assert!((9_000..14_000).contains(&seq), "{seq}");
+}
+
+#[test]
+fn variable_sizes_move_exact_bytes_and_stay_inside_the_files() {
+    let r = region(2, 64); // 2 files of 256 KiB, base 8 KiB
+    let split = BlockSizes::Split(vec![(4096, 50), (16384, 80), (65536, 100)]);
+    for mode in [RwMode::Read, RwMode::RandWrite, RwMode::RandRw] {
+        let sizes = [
+            split.clone(),
+            BlockSizes::Range {
+                min: 4096,
+                max: 32768,
+            },
+            BlockSizes::Fixed(4096),
+        ];
+        let w = Workload::new(mode, r, 50, true, 9, Some(3)).with_sizes(&sizes);
+        let (mut bytes, mut lens) = (0, std::collections::BTreeSet::new());
+        for io in w {
+            assert!(
+                io.offset >= 8192 && io.offset + io.len <= 8192 + 64 * 4096,
+                "{io:?}"
+            );
+            assert_eq!(io.offset % 4096, 0);
+            bytes += io.len;
+            lens.insert(io.len);
+        }
+        assert_eq!(bytes, 3 * 2 * 64 * 4096, "{mode:?}");
+        assert!(lens.len() >= 3, "{mode:?}: {lens:?}");
+    }
+    // Sequential variable sizes tile the files: every byte once per pass.
+    let w = Workload::new(RwMode::Read, r, 50, true, 9, Some(1)).with_sizes(&[
+        split.clone(),
+        split.clone(),
+        split,
+    ]);
+    let mut seen = vec![0u8; 128];
+    for io in w {
+        for b in 0..io.len / 4096 {
+            seen[io.file * 64 + ((io.offset - 8192) / 4096 + b) as usize] += 1;
+        }
+    }
+    assert!(seen.iter().all(|&c| c == 1), "{seen:?}");
+}
+
+#[test]
+fn total_bytes_and_number_ios_bound_the_job() {
+    let w = Workload::new(RwMode::Read, region(1, 10), 50, true, 1, Some(1))
+        .with_total_bytes(25 * 4096);
+    let v: Vec<_> = w.collect();
+    assert_eq!(v.len(), 25, "io_size beyond the region wraps around");
+    let w =
+        Workload::new(RwMode::Update, region(1, 10), 50, true, 1, Some(1)).with_number_ios(Some(7));
+    assert_eq!(w.count(), 7);
+}
+
+#[test]
+fn norandommap_repeats_blocks() {
+    let w = Workload::new(RwMode::RandRead, region(1, 1000), 50, false, 5, Some(1));
+    let distinct: std::collections::HashSet<_> = w.map(|i| i.offset).collect();
+    // Drawing 1000 of 1000 with replacement leaves about 1/e of blocks untouched.
+    assert!((560..720).contains(&distinct.len()), "{}", distinct.len());
+}
