@@ -13,6 +13,8 @@ pub struct LogSpec {
     pub per_job: bool,
     /// log_offset: each line carries the I/O's offset.
     pub offset: bool,
+    /// fio's I/O log (`write_iolog=FILE`): every I/O issued, replayable by fio.
+    pub iolog: Option<String>,
 }
 
 impl Default for LogSpec {
@@ -24,6 +26,7 @@ impl Default for LogSpec {
             per_io: true,
             per_job: true,
             offset: false,
+            iolog: None,
         }
     }
 }
@@ -47,6 +50,7 @@ impl LogSpec {
                 v.push(self.file_name(b, kind, n));
             }
         }
+        v.extend(self.iolog.clone());
         v
     }
 

@@ -710,6 +710,15 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Random offsets may repeat within a pass (default: every block exactly once).",
     },
     OptionDef {
+        name: "write_iolog",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "Writes fio's I/O log (version 3) to this file: each I/O the job issues (ramp \
+               included) and each flush, timed in microseconds from the job's start, between \
+               the files' add/open/close lines; fio's read_iolog replays it.",
+    },
+    OptionDef {
         name: "zonemode",
         aliases: &[],
         kind: Kind::Choice(&["none", "strided", "zbd"]),
@@ -1199,11 +1208,17 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "write_hist_log",
             "log_hist_msec",
             "log_hist_coarseness",
-            "write_iolog",
             "read_iolog",
             "replay_redirect",
+            "replay_no_stall",
+            "replay_align",
+            "replay_scale",
+            "replay_time_scale",
+            "read_iolog_chunked",
         ],
-        FioOnly::Rejected("I/O logs, replay and histogram logs are not supported"),
+        FioOnly::Rejected(
+            "replaying an I/O log and histogram logs are not supported yet (write_iolog is)",
+        ),
     ),
 ];
 

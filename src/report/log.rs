@@ -33,7 +33,31 @@ pub fn wanted(o: &BTreeMap<String, String>) -> LogSpec {
         per_io: o.get("log_avg_msec").is_none_or(|v| v.trim() == "0"),
         per_job: flag("per_job_logs", true),
         offset: flag("log_offset", false),
+        // An I/O log is written by the run itself: a saved report does not hold its lines.
+        iolog: None,
     }
+}
+
+/// fio's I/O log, version 3 (what fio 3.x writes and its `read_iolog` replays): the
+/// version line; each file added and opened at 0; the job's lines (`T FILE OP OFFSET LEN`,
+/// T in microseconds from the job's start); each file closed at `end_us`.
+pub fn iolog(files: &[String], entries: &[crate::stats::IologEntry], end_us: u64) -> String {
+    let mut s = String::with_capacity(64 + entries.len() * 40);
+    s.push_str("fio version 3 iolog\n");
+    for f in files {
+        let _ = writeln!(s, "0 {f} add");
+    }
+    for f in files {
+        let _ = writeln!(s, "0 {f} open");
+    }
+    for e in entries {
+        let f = &files[e.file as usize];
+        let _ = writeln!(s, "{} {f} {} {} {}", e.t_us, e.op.word(), e.offset, e.len);
+    }
+    for f in files {
+        let _ = writeln!(s, "{end_us} {f} close");
+    }
+    s
 }
 
 /// Every windowed log file of the run (the jobs with log_avg_msec above 0): (file name,

@@ -84,6 +84,8 @@ pub struct JobOutcome {
     /// The per-I/O log's I/Os (log_avg_msec=0 with a log asked for), and how many past its
     /// cap were not kept.
     pub io_log: (Vec<crate::stats::IoSample>, u64),
+    /// fio's I/O log (`write_iolog`): its lines, and how many past its cap were not kept.
+    pub iolog: (Vec<crate::stats::IologEntry>, u64),
 }
 
 /// What the block devices under a group's files did while it ran.
@@ -609,6 +611,7 @@ fn outcomes(
                 stats,
                 error: r.error,
                 io_log: r.io_log,
+                iolog: r.iolog,
             };
             (outcome, handed)
         })

@@ -29,7 +29,19 @@ pub(crate) fn default_stem(unix_s: u64) -> String {
 /// through a link, or over a file iogauge did not write (without `--overwrite-output`).
 pub(crate) fn check_log_files(plan: &plan::Plan, replace: bool) -> Result<(), super::Failure> {
     let jobs = plan.groups.iter().flat_map(|g| &g.jobs);
+    let mut iologs: Vec<(&str, String)> = Vec::new();
     for (i, job) in jobs.enumerate() {
+        if let Some(name) = &job.logs.iolog {
+            let me = format!("{}.{}", job.name, job.clone);
+            if let Some((_, other)) = iologs.iter().find(|(n, _)| n == name) {
+                return Err(super::Failure::Usage(format!(
+                    "{}={name}: jobs {other} and {me} would both write it; give each job its \
+                     own file (an I/O log is one job's I/O, in order)",
+                    job.label("write_iolog")
+                )));
+            }
+            iologs.push((name, me));
+        }
         for name in job.logs.files(i + 1) {
             ownership::check_output(&iogauge::rawpath::path(&name), replace)
                 .map_err(|e| super::Failure::Usage(format!("log file {name}: {e}")))?;
@@ -79,12 +91,53 @@ pub(crate) fn write_io_logs(
             j.io_log.1
         ));
     }
-    let mut failed = false;
+    let mut failed = write_iologs(&jobs, replace, warnings);
     for (name, text) in report::log::per_io(&samples) {
         if let Err(e) =
             ownership::write_output(&iogauge::rawpath::path(&name), text.as_bytes(), replace)
         {
             errln!("iogauge: cannot write log {name}: {e}");
+            failed = true;
+        }
+    }
+    failed
+}
+
+/// fio's I/O logs (`write_iolog`) of the jobs that asked for one; `true` when one could not
+/// be written.
+fn write_iologs(
+    jobs: &[&iogauge::runner::JobOutcome],
+    replace: bool,
+    warnings: &mut Vec<String>,
+) -> bool {
+    let mut failed = false;
+    for j in jobs {
+        let Some(name) = &j.spec.logs.iolog else {
+            continue;
+        };
+        let (entries, dropped) = &j.iolog;
+        if *dropped > 0 {
+            warnings.push(format!(
+                "job {}.{}: its I/O log ({name}) keeps the first {} lines; {dropped} more \
+                 were not logged",
+                j.spec.name,
+                j.spec.clone,
+                iogauge::stats::MAX_IO_SAMPLES
+            ));
+        }
+        let files: Vec<String> = j
+            .spec
+            .io_paths()
+            .iter()
+            // fio names a file in the working directory without "./".
+            .map(|p| iogauge::rawpath::display(p.strip_prefix(".").unwrap_or(p)).into_owned())
+            .collect();
+        let end_us = entries.last().map_or(0, |e| e.t_us);
+        let text = report::log::iolog(&files, entries, end_us);
+        if let Err(e) =
+            ownership::write_output(&iogauge::rawpath::path(name), text.as_bytes(), replace)
+        {
+            errln!("iogauge: cannot write the I/O log {name}: {e}");
             failed = true;
         }
     }

@@ -664,6 +664,13 @@ fn logs(v: &Values<'_>, job: &str) -> Result<(LogSpec, u64), SpecError> {
         per_io: avg == 0,
         per_job: v.bool("per_job_logs")?,
         offset: v.bool("log_offset")?,
+        iolog: match v.text("write_iolog") {
+            Some((t, _)) if t.trim().is_empty() || t.contains('\0') => {
+                return Err(v.error("write_iolog", "expected a file name".into()));
+            }
+            Some((t, _)) => Some(t.trim().to_string()),
+            None => None,
+        },
     };
     let series_ms = match avg {
         0 => super::job::DEFAULT_SERIES_MS,

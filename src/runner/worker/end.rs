@@ -24,6 +24,7 @@ pub(super) fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
     w.mark_finished();
     JobResult {
         io_log: (Vec::new(), 0),
+        iolog: (Vec::new(), 0),
         handed: Vec::new(),
         stats: JobStats::default(),
         error: Some(JobError {
@@ -111,6 +112,10 @@ impl<E: Engine> Loop<'_, '_, E> {
             .map(|v| v.stats);
         JobResult {
             io_log: self.io_log.take().unwrap_or_default(),
+            iolog: self
+                .iolog
+                .take()
+                .map_or_else(Default::default, |r| (r.entries, r.dropped)),
             stats: self.stats,
             error: self.error,
             handed,

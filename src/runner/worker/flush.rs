@@ -78,6 +78,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         let call = self.flush.call(file, p);
         self.flush.dirty[file] = None;
         let record = self.tl.measuring;
+        self.log_flush(file, call);
         if let Err(e) = timed_flush(
             &mut self.engine,
             file,
@@ -106,6 +107,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             EndFlush::Syncfs => written().take(1).map(|f| (f, FlushCall::Syncfs)).collect(),
         };
         for (file, call) in calls {
+            self.log_flush(file, call);
             if let Err(e) = timed_flush(
                 &mut self.engine,
                 file,

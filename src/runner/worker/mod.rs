@@ -23,6 +23,7 @@ use crate::stats::{Clock, IoSample, JobStats, MAX_IO_SAMPLES};
 mod data;
 mod end;
 mod flush;
+mod iolog;
 mod pacing;
 mod timeline;
 mod verify;
@@ -62,6 +63,8 @@ pub struct JobResult {
     pub error: Option<JobError>,
     /// The per-I/O log's I/Os (log_avg_msec=0), and how many past its cap were not kept.
     pub io_log: (Vec<IoSample>, u64),
+    /// fio's I/O log (`write_iolog`): its lines, and how many past its cap were not kept.
+    pub iolog: (Vec<crate::stats::IologEntry>, u64),
     /// Per file, what this job's verified writes left there (for a later group's readers);
     /// empty when it wrote nothing verified, or did not end well.
     pub handed: Vec<crate::verify::Handed>,
@@ -294,6 +297,8 @@ struct Loop<'w, 'a, E: Engine> {
     /// log_avg_msec=0 with a log asked for: every measured I/O, and those past
     /// [`MAX_IO_SAMPLES`] counted.
     io_log: Option<(Vec<IoSample>, u64)>,
+    /// `write_iolog`: every I/O issued.
+    iolog: Option<iolog::Recorder>,
 }
 
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
@@ -370,6 +375,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         },
         backlog_due: false,
         io_log: (job.logs.any() && job.logs.per_io).then(|| (Vec::new(), 0)),
+        iolog: iolog::Recorder::for_job(job, &clock),
         slab: &mut slab,
     };
     if let (Some(flow), Some(spec)) = (w.flow, job.pacing.flow) {
@@ -496,7 +502,11 @@ impl<E: Engine> Loop<'_, '_, E> {
                     self.note_read(i);
                 }
             }
-            self.st[i].t_prep = self.clock.now();
+            let now = self.clock.now();
+            self.st[i].t_prep = now;
+            if !verifying {
+                self.log_issue(i, now);
+            }
             self.issue(slot);
         }
     }
@@ -724,6 +734,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.st[i].write_back = false;
             self.prepare_write(i, true);
             self.st[i].t_prep = now;
+            self.log_issue(i, now);
             return Next::Again;
         }
         self.free.push(slot);
