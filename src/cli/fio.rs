@@ -30,6 +30,8 @@ pub struct FioRequest {
     pub parse_only: bool,
     /// `--showcmd`: print each job as command-line options; run nothing.
     pub showcmd: bool,
+    /// `--inflate-log=FILE`: print a compressed log (`.log.fz`) as text; run nothing.
+    pub inflate_log: Option<PathBuf>,
     /// `--readonly`: refuse any job that would write.
     pub readonly: bool,
     /// `--max-jobs`: the most jobs (numjobs clones counted) the run may have.
@@ -132,6 +134,7 @@ impl FioRequest {
             sections: Vec::new(),
             parse_only: false,
             showcmd: false,
+            inflate_log: None,
             readonly: false,
             max_jobs: None,
             warnings_fatal: false,
@@ -251,7 +254,7 @@ pub fn parse(args: &[String]) -> Result<super::Request, UsageError> {
     if let Some(done) = current.take() {
         r.jobs.push(done);
     }
-    if r.files.is_empty() && r.jobs.is_empty() && !r.parse_only {
+    if r.files.is_empty() && r.jobs.is_empty() && !r.parse_only && r.inflate_log.is_none() {
         return Err(UsageError(
             "no jobs: give a job file, or --name=NAME and the job's options (fio's usage)".into(),
         ));
@@ -315,8 +318,8 @@ fn tool_option(
                     .into(),
             ));
         }
+        "inflate-log" => r.inflate_log = Some(crate::rawpath::path(v)),
         "latency-log"
-        | "inflate-log"
         | "profile"
         | "cpuclock-test"
         | "crctest"
@@ -326,7 +329,7 @@ fn tool_option(
             return Err(UsageError(format!(
                 "--{name}: fio's own {} is not part of iogauge's fio mode",
                 match name {
-                    "latency-log" | "inflate-log" => "log tool",
+                    "latency-log" => "log tool",
                     "profile" => "built-in profiles (iogauge has its own: iogauge assess)",
                     "idle-prof" => "idleness profiling",
                     _ => "self-test",

@@ -101,7 +101,46 @@ fn steady_threshold(v: &str) -> Option<String> {
     Some(format!("set steady state BW threshold to {bytes}"))
 }
 
+/// `--inflate-log=FILE`: a compressed log's text on stdout. fio's `.fz` files hold one or
+/// more zlib streams one after another (a chunk of binary samples each); iogauge writes one.
+fn inflate_log(path: &std::path::Path) -> ExitCode {
+    use std::io::{BufRead, Read};
+    let shown = iogauge::rawpath::display(path);
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            errln!("iogauge: --inflate-log={shown}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut reader = std::io::BufReader::new(file);
+    loop {
+        match reader.fill_buf() {
+            Ok([]) => return ExitCode::SUCCESS,
+            Ok(_) => {}
+            Err(e) => {
+                errln!("iogauge: --inflate-log={shown}: {e}");
+                return ExitCode::from(1);
+            }
+        }
+        let mut z = flate2::bufread::ZlibDecoder::new(reader);
+        let mut chunk = Vec::new();
+        if let Err(e) = z.read_to_end(&mut chunk) {
+            errln!("iogauge: --inflate-log={shown}: not a zlib-compressed log: {e}");
+            return ExitCode::from(1);
+        }
+        let text = iogauge::report::log::samples_text(&chunk);
+        if iogauge::out::stdout_bytes(text.as_bytes()).is_err() {
+            return ExitCode::from(1);
+        }
+        reader = z.into_inner();
+    }
+}
+
 pub(crate) fn fio(args: &[String], r: FioRequest) -> ExitCode {
+    if let Some(path) = &r.inflate_log {
+        return inflate_log(path);
+    }
     if r.debug_parse {
         out!("{}", debug_parse(&r));
     }

@@ -15,6 +15,8 @@ pub struct LogSpec {
     pub offset: bool,
     /// fio's I/O log (`write_iolog=FILE`): every I/O issued, replayable by fio.
     pub iolog: Option<String>,
+    /// log_store_compressed: the bw/iops/lat logs written zlib-compressed (`.log.fz`).
+    pub compressed: bool,
 }
 
 impl Default for LogSpec {
@@ -27,6 +29,7 @@ impl Default for LogSpec {
             per_job: true,
             offset: false,
             iolog: None,
+            compressed: false,
         }
     }
 }
@@ -58,10 +61,11 @@ impl LogSpec {
     /// `prefix`: `PREFIX_KIND.N.log`, or with per_job_logs=0 `PREFIX_KIND.log`. The one place
     /// log files are named.
     pub fn file_name(&self, prefix: &str, kind: &str, n: usize) -> String {
+        let fz = if self.compressed { ".fz" } else { "" };
         if self.per_job {
-            format!("{prefix}_{kind}.{n}.log")
+            format!("{prefix}_{kind}.{n}.log{fz}")
         } else {
-            format!("{prefix}_{kind}.log")
+            format!("{prefix}_{kind}.log{fz}")
         }
     }
 }

@@ -703,6 +703,45 @@ pub static OPTIONS: &[OptionDef] = &[
                priority column (fio's).",
     },
     OptionDef {
+        name: "clat_percentiles",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("1"),
+        help: "fio's report: completion latency's percentiles (and json+ bins) in clat_ns.",
+    },
+    OptionDef {
+        name: "lat_percentiles",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "fio's report: total latency's percentiles (and json+ bins) in lat_ns; the \
+               terse line then carries them instead of clat's.",
+    },
+    OptionDef {
+        name: "slat_percentiles",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "fio's report: submission latency's percentiles (and json+ bins) in slat_ns \
+               (queued engines; a synchronous engine has no submission latency).",
+    },
+    OptionDef {
+        name: "unified_rw_reporting",
+        aliases: &[],
+        kind: Kind::Choice(&["none", "mixed", "both", "0", "1", "2"]),
+        default: Some("none"),
+        help: "fio's report: mixed (1) reports reads, writes and trims together as one \
+               `mixed` block; both (2) adds it to the three; none (0) does not.",
+    },
+    OptionDef {
+        name: "log_store_compressed",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Write the bw/iops/lat logs zlib-compressed, as NAME.log.fz (fio's); \
+               `iogauge fio --inflate-log=NAME.log.fz` (or fio's) prints them back.",
+    },
+    OptionDef {
         name: "norandommap",
         aliases: &[],
         kind: Kind::Bool,
@@ -1039,19 +1078,22 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     ),
     (
         &[
-            "clat_percentiles",
-            "lat_percentiles",
-            "slat_percentiles",
             "percentile_list",
-            "unified_rw_reporting",
             "unit_base",
             "stats",
             "log_max_value",
-            "log_compression",
             "log_unix_epoch",
             "block_error_percentiles",
         ],
         FioOnly::Ignored(REPORT_ONLY),
+    ),
+    (
+        &["log_compression"],
+        FioOnly::Ignored(
+            "fio compresses its logs in memory as they grow; iogauge keeps each I/O of a \
+             per-I/O log as a 48-byte record and writes the text as the run ends \
+             (log_store_compressed=1 writes it compressed)",
+        ),
     ),
     (
         &["mem", "iomem"],

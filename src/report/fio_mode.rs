@@ -98,8 +98,16 @@ pub fn json(report: &Report, plus: bool) -> String {
             .into_iter()
             .map(|r| r.measurement());
         for (row, m) in doc.jobs.iter_mut().zip(measured) {
-            add_bins(&mut row.job.read, &m.read);
-            add_bins(&mut row.job.write, &m.write);
+            let j = &mut row.job;
+            add_bins(&mut j.read, &m.read);
+            add_bins(&mut j.write, &m.write);
+            add_bins(&mut j.trim, &m.trim);
+            if let Some(mixed) = j.mixed.as_mut() {
+                add_bins(mixed, &crate::result::DirReport::sum(&m.dirs()));
+            }
+            if let Some(s) = m.sync.as_ref() {
+                set_bins(&mut j.sync.lat_ns, s);
+            }
         }
     }
     let mut s = serde_json::to_string_pretty(&Document {
@@ -111,23 +119,32 @@ pub fn json(report: &Report, plus: bool) -> String {
     s
 }
 
-/// json+'s `bins` (latency in ns → I/Os) from iogauge's histogram, which is of total latency:
-/// on `lat_ns`, and on `clat_ns` where the engine times one span per I/O (clat is then the
-/// same span, as fio reports it); an engine with a separate completion latency has no clat
-/// bins rather than bins of another span.
+/// json+'s `bins` (latency in ns → I/Os, each bin named by its middle value) beside each
+/// latency that carries percentiles, as fio gives them: from that latency's own histogram
+/// (an engine that times one span per I/O reports it as clat and lat alike).
 fn add_bins(row: &mut FioDir, d: &DirReport) {
-    let Some(l) = d.lat_ns.as_ref().filter(|l| !l.histogram_ns.is_empty()) else {
+    let clat = d.clat_ns.as_ref().or(d.lat_ns.as_ref());
+    for (fl, l) in [
+        (&mut row.slat_ns, d.slat_ns.as_ref()),
+        (&mut row.clat_ns, clat),
+        (&mut row.lat_ns, d.lat_ns.as_ref()),
+    ] {
+        if let Some(l) = l {
+            set_bins(fl, l);
+        }
+    }
+}
+
+fn set_bins(fl: &mut crate::result::fio::FioLat, l: &crate::result::LatReport) {
+    if fl.percentile.is_none() || l.histogram_ns.is_empty() {
         return;
-    };
+    }
     let bins: Vec<(String, u64)> = l
         .histogram_ns
         .iter()
         .map(|[lo, hi, n]| ((lo + (hi - lo) / 2).to_string(), *n))
         .collect();
-    row.lat_ns.bins = Some(crate::result::fio::Ordered(bins.clone()));
-    if d.clat_ns.is_none() {
-        row.clat_ns.bins = Some(crate::result::fio::Ordered(bins));
-    }
+    fl.bins = Some(crate::result::fio::Ordered(bins));
 }
 
 /// A value in fio's compact style: at most four significant figures and a unit prefix
@@ -235,7 +252,11 @@ fn job_block(o: &mut String, j: &FioJob, when: &str) {
         j.error,
         std::process::id()
     );
-    for (name, d) in [("read", &j.read), ("write", &j.write), ("trim", &j.trim)] {
+    let shown = [("read", &j.read), ("write", &j.write), ("trim", &j.trim)]
+        .into_iter()
+        .filter(|(_, d)| !d.folded)
+        .chain(j.mixed.iter().map(|d| ("mixed", d)));
+    for (name, d) in shown {
         if d.total_ios == 0 {
             continue;
         }
@@ -260,7 +281,13 @@ fn job_block(o: &mut String, j: &FioJob, when: &str) {
                 );
             }
         }
-        percentiles(o, &d.clat_ns);
+        for (what, l) in [
+            ("slat", &d.slat_ns),
+            ("clat", &d.clat_ns),
+            (" lat", &d.lat_ns),
+        ] {
+            percentiles(o, what, l);
+        }
         if d.bw_samples > 0 {
             let _ = writeln!(
                 o,
@@ -294,11 +321,11 @@ fn job_block(o: &mut String, j: &FioJob, when: &str) {
 }
 
 /// fio's percentile table, four to a line.
-fn percentiles(o: &mut String, l: &FioLat) {
+fn percentiles(o: &mut String, what: &str, l: &FioLat) {
     let Some(p) = l.percentile.as_ref().filter(|p| !p.0.is_empty() && l.n > 0) else {
         return;
     };
-    o.push_str("    clat percentiles (nsec):\n");
+    let _ = writeln!(o, "    {what} percentiles (nsec):");
     for chunk in p.0.chunks(4) {
         let cells: Vec<String> = chunk
             .iter()
@@ -430,11 +457,10 @@ fn terse_dir(o: &mut String, d: &FioDir) {
     };
     us(o, &d.slat_ns);
     us(o, &d.clat_ns);
-    let pct: Vec<(String, u64)> = d
-        .clat_ns
-        .percentile
-        .as_ref()
-        .filter(|_| d.clat_ns.n > 0)
+    // fio's terse line holds one table: total latency's with lat_percentiles, else clat's.
+    let pct: Vec<(String, u64)> = [&d.lat_ns, &d.clat_ns]
+        .into_iter()
+        .find_map(|l| l.percentile.as_ref().filter(|_| l.n > 0))
         .map(|p| p.0.clone())
         .unwrap_or_default();
     for i in 0..20 {

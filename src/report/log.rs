@@ -35,7 +35,77 @@ pub fn wanted(o: &BTreeMap<String, String>) -> LogSpec {
         offset: flag("log_offset", false),
         // An I/O log is written by the run itself: a saved report does not hold its lines.
         iolog: None,
+        compressed: flag("log_store_compressed", false),
     }
+}
+
+/// fio 3.x's in-memory log sample (`struct io_sample`, then `io_sample_offset`'s offset):
+/// time, value, ddir with the offset flag, priority, padding, bs: 32 bytes, 40 with the
+/// offset, little-endian. Its `.log.fz` files are zlib streams of these records.
+const SAMPLE_BYTES: usize = 32;
+const LOG_OFFSET_SAMPLE_BIT: u32 = 0x8000_0000;
+const LOG_SAMPLE_BITS: u32 = 0xC000_0000;
+
+/// A log's bytes as written: its text, or for a `.fz` name (fio's log_store_compressed) its
+/// lines as fio's binary samples, zlib-compressed, which fio's `--inflate-log` and iogauge's
+/// print back as the same text.
+pub fn encoded(name: &str, text: &str) -> Vec<u8> {
+    use std::io::Write;
+    if !name.ends_with(".fz") {
+        return text.as_bytes().to_vec();
+    }
+    let mut raw = Vec::with_capacity(text.len());
+    for line in text.lines() {
+        let f: Vec<u64> = line
+            .split(',')
+            .map(|v| v.trim().parse::<f64>().map_or(0, |x| x as u64))
+            .collect();
+        let with_offset = f.len() >= 6;
+        let ddir = f.get(2).copied().unwrap_or(0) as u32;
+        raw.extend_from_slice(&f.first().copied().unwrap_or(0).to_le_bytes());
+        raw.extend_from_slice(&f.get(1).copied().unwrap_or(0).to_le_bytes());
+        let flag = if with_offset {
+            LOG_OFFSET_SAMPLE_BIT
+        } else {
+            0
+        };
+        raw.extend_from_slice(&(ddir | flag).to_le_bytes());
+        raw.extend_from_slice(&[0u8; 4]); // priority (u16) and padding
+        raw.extend_from_slice(&f.get(3).copied().unwrap_or(0).to_le_bytes());
+        if with_offset {
+            raw.extend_from_slice(&f[4].to_le_bytes());
+        }
+    }
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(&raw)
+        .expect("compressing into memory cannot fail");
+    z.finish().expect("compressing into memory cannot fail")
+}
+
+/// fio's binary samples (one decompressed `.fz` chunk) as its log lines.
+pub fn samples_text(raw: &[u8]) -> String {
+    let word = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().expect("8 bytes"));
+    if raw.len() < SAMPLE_BYTES {
+        return String::new();
+    }
+    let with_offset =
+        u32::from_le_bytes(raw[16..20].try_into().expect("4 bytes")) & LOG_OFFSET_SAMPLE_BIT != 0;
+    let size = SAMPLE_BYTES + if with_offset { 8 } else { 0 };
+    let mut s = String::with_capacity(raw.len());
+    for at in (0..raw.len() / size).map(|k| k * size) {
+        let ddir = u32::from_le_bytes(raw[at + 16..at + 20].try_into().expect("4 bytes"));
+        let prio = u16::from_le_bytes(raw[at + 20..at + 22].try_into().expect("2 bytes"));
+        let (t, v, bs) = (word(at), word(at + 8) as i64, word(at + 24));
+        let ddir = ddir & !LOG_SAMPLE_BITS;
+        // The priority column: fio's "is it real-time class" unless priorities were logged.
+        let rt = u8::from(prio >> 13 == 1);
+        if with_offset {
+            let _ = writeln!(s, "{t}, {v}, {ddir}, {bs}, {}, {rt}", word(at + 32));
+        } else {
+            let _ = writeln!(s, "{t}, {v}, {ddir}, {bs}, {rt}");
+        }
+    }
+    s
 }
 
 /// fio's I/O log, version 3 (what fio 3.x writes and its `read_iolog` replays): the

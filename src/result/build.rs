@@ -11,7 +11,7 @@ use crate::runner::{JobOutcome, RunOutcome};
 use crate::stats::diskstats::DiskCounters;
 use crate::stats::{DirStats, JobError, JobStats, LatStats};
 
-/// Latency with its histogram (for total latency).
+/// Latency with its histogram (json+'s bins, sqlio's rows and pooled percentiles read it).
 fn lat_report_with_histogram(l: &LatStats) -> Option<LatReport> {
     let mut r = lat_report(l)?;
     r.histogram_ns = l.hist.buckets().map(|(lo, hi, c)| [lo, hi, c]).collect();
@@ -88,8 +88,8 @@ fn dir_report(d: &DirStats, elapsed: Duration) -> DirReport {
         mb_per_s: bw / 1e6,
         iops: per_s(d.ios, elapsed),
         lat_ns: lat_report_with_histogram(&d.lat),
-        slat_ns: lat_report(&d.slat),
-        clat_ns: lat_report(&d.clat),
+        slat_ns: lat_report_with_histogram(&d.slat),
+        clat_ns: lat_report_with_histogram(&d.clat),
         series,
     }
 }
@@ -120,7 +120,7 @@ pub fn measurement(s: &JobStats) -> Measurement {
         read: dir_report(&s.dirs[0], s.elapsed),
         write: dir_report(&s.dirs[1], s.elapsed),
         trim: dir_report(&s.dirs[2], s.elapsed),
-        sync: lat_report(&s.syncs),
+        sync: lat_report_with_histogram(&s.syncs),
         iodepth: depth_report(&s.depth),
         cpu: cpu_report(&s.cpu, s.elapsed),
         verify: s.verify.as_ref().map(verify_report),

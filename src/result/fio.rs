@@ -40,9 +40,15 @@ pub struct FioJob {
     pub elapsed: u64,
     #[serde(rename = "job options")]
     pub job_options: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "FioDir::folded")]
     pub read: FioDir,
+    #[serde(skip_serializing_if = "FioDir::folded")]
     pub write: FioDir,
+    #[serde(skip_serializing_if = "FioDir::folded")]
     pub trim: FioDir,
+    /// `unified_rw_reporting=mixed|both`: reads, writes and trims as one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixed: Option<FioDir>,
     pub sync: FioSync,
     /// Measured time in ms.
     pub job_runtime: u64,
@@ -65,6 +71,9 @@ pub struct FioJob {
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct FioDir {
+    /// Folded into `mixed` (`unified_rw_reporting=mixed`): not written.
+    #[serde(skip)]
+    pub folded: bool,
     pub io_bytes: u64,
     pub io_kbytes: u64,
     pub bw_bytes: u64,
@@ -93,6 +102,60 @@ pub struct FioDir {
     pub iops_mean: f64,
     pub iops_stddev: f64,
     pub iops_samples: u64,
+}
+
+impl FioDir {
+    fn folded(&self) -> bool {
+        self.folded
+    }
+}
+
+/// fio's switches for which latencies carry percentiles (and, in json+, bins):
+/// `slat_percentiles` (default off), `clat_percentiles` (on), `lat_percentiles` (off); a
+/// latency with no samples has none either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Percentiles {
+    pub slat: bool,
+    pub clat: bool,
+    pub lat: bool,
+}
+
+impl Percentiles {
+    pub fn of(options: &BTreeMap<String, String>) -> Percentiles {
+        let flag = |k: &str, default: bool| {
+            options.get(k).map_or(default, |v| {
+                crate::plan::value::parse_bool(v).unwrap_or(default)
+            })
+        };
+        Percentiles {
+            slat: flag("slat_percentiles", false),
+            clat: flag("clat_percentiles", true),
+            lat: flag("lat_percentiles", false),
+        }
+    }
+
+    /// Drops the percentiles the switches leave out.
+    fn apply(self, d: &mut FioDir) {
+        for (on, l) in [
+            (self.slat, &mut d.slat_ns),
+            (self.clat, &mut d.clat_ns),
+            (self.lat, &mut d.lat_ns),
+        ] {
+            if !on || l.n == 0 {
+                l.percentile = None;
+            }
+        }
+    }
+}
+
+/// fio's `unified_rw_reporting`: `none` (0), `mixed` (1: one `mixed` block instead of read,
+/// write and trim) or `both` (2: the three and `mixed`).
+pub fn unified(options: &BTreeMap<String, String>) -> (bool, bool) {
+    match options.get("unified_rw_reporting").map(|v| v.trim()) {
+        Some("1" | "mixed") => (true, true),
+        Some("2" | "both") => (true, false),
+        _ => (false, false),
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -223,10 +286,27 @@ fn job(
     write.bw_agg = agg(&m.write, &g.total.write);
     let mut trim = dir(&m.trim, m.elapsed_ns);
     trim.bw_agg = agg(&m.trim, &g.total.trim);
-    let sync = m.sync.as_ref().map_or_else(FioSync::default, |s| FioSync {
+    let pct = Percentiles::of(&job_options);
+    for d in [&mut read, &mut write, &mut trim] {
+        pct.apply(d);
+    }
+    let (with_mixed, folded) = unified(&job_options);
+    let mixed = with_mixed.then(|| {
+        let mut d = dir(&DirReport::sum(&m.dirs()), m.elapsed_ns);
+        pct.apply(&mut d);
+        d
+    });
+    for d in [&mut read, &mut write, &mut trim] {
+        d.folded = folded;
+    }
+    let mut sync = m.sync.as_ref().map_or_else(FioSync::default, |s| FioSync {
         total_ios: s.count,
         lat_ns: lat(Some(s)),
     });
+    // fio gives the flushes' percentiles with either switch.
+    if !(pct.clat || pct.lat) {
+        sync.lat_ns.percentile = None;
+    }
     let (lat_ns, lat_us, lat_ms) = latency_tables(m);
     // fio echoes every option of the job as given, its name among them.
     let mut job_options = job_options;
@@ -242,6 +322,7 @@ fn job(
         read,
         write,
         trim,
+        mixed,
         sync,
         job_runtime: runtime_ms,
         usr_cpu: m.cpu.usr_pct,
@@ -283,6 +364,7 @@ fn dir(d: &DirReport, elapsed_ns: u64) -> FioDir {
     let clat = d.clat_ns.as_ref().or(d.lat_ns.as_ref());
     let (bw, iops) = window_stats(&d.series, elapsed_ns);
     FioDir {
+        folded: false,
         io_bytes: d.bytes,
         io_kbytes: d.bytes / 1024,
         bw_bytes: d.bw_bytes_per_s as u64,

@@ -258,8 +258,8 @@ pub struct LatReport {
     /// Keyed like fio ("99.900000"), values in ns, each within 0.4% of the exact value and
     /// clamped to [min, max].
     pub percentiles: BTreeMap<String, u64>,
-    /// Total latency only: the non-empty histogram buckets as `[lowest ns, highest ns,
-    /// count]`, ascending; a bucket spans at most 1/128 of its lower bound. Lets reporters draw
+    /// The non-empty histogram buckets as `[lowest ns, highest ns, count]`, ascending (absent
+    /// from reports read from fio's plain JSON, which has no bins); a bucket spans at most 1/128 of its lower bound. Lets reporters draw
     /// any bucketing (sqlio's per-millisecond rows, fio's latency_ms levels) after the fact.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub histogram_ns: Vec<[u64; 3]>,

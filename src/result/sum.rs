@@ -16,19 +16,7 @@ impl Measurement {
         let elapsed_ns = parts.iter().map(|m| m.elapsed_ns).max().unwrap_or(0);
         let dirs = |f: fn(&Measurement) -> &DirReport| -> DirReport {
             let ds: Vec<&DirReport> = parts.iter().map(|m| f(m)).collect();
-            let bw: f64 = ds.iter().map(|d| d.bw_bytes_per_s).sum();
-            DirReport {
-                bytes: ds.iter().map(|d| d.bytes).sum(),
-                ios: ds.iter().map(|d| d.ios).sum(),
-                bw_bytes_per_s: bw,
-                mib_per_s: bw / (1024.0 * 1024.0),
-                mb_per_s: bw / 1e6,
-                iops: ds.iter().map(|d| d.iops).sum(),
-                lat_ns: pool(ds.iter().map(|d| d.lat_ns.as_ref())),
-                slat_ns: pool(ds.iter().map(|d| d.slat_ns.as_ref())),
-                clat_ns: pool(ds.iter().map(|d| d.clat_ns.as_ref())),
-                series: SeriesReport::none(),
-            }
+            DirReport::sum(&ds)
         };
         let cpu = |f: fn(&CpuReport) -> f64| parts.iter().map(|m| f(&m.cpu)).sum::<f64>();
         let (user_s, system_s) = (cpu(|c| c.user_s), cpu(|c| c.system_s));
@@ -74,6 +62,27 @@ impl Measurement {
             },
             verify: None,
             steadystate: parts.iter().find_map(|m| m.steadystate.clone()),
+        }
+    }
+}
+
+impl DirReport {
+    /// I/O that went on side by side (several jobs' reads, or one job's reads, writes and
+    /// trims as fio's `unified_rw_reporting` folds them): counts and rates summed, latencies
+    /// pooled, no series.
+    pub fn sum(ds: &[&DirReport]) -> DirReport {
+        let bw: f64 = ds.iter().map(|d| d.bw_bytes_per_s).sum();
+        DirReport {
+            bytes: ds.iter().map(|d| d.bytes).sum(),
+            ios: ds.iter().map(|d| d.ios).sum(),
+            bw_bytes_per_s: bw,
+            mib_per_s: bw / (1024.0 * 1024.0),
+            mb_per_s: bw / 1e6,
+            iops: ds.iter().map(|d| d.iops).sum(),
+            lat_ns: pool(ds.iter().map(|d| d.lat_ns.as_ref())),
+            slat_ns: pool(ds.iter().map(|d| d.slat_ns.as_ref())),
+            clat_ns: pool(ds.iter().map(|d| d.clat_ns.as_ref())),
+            series: SeriesReport::none(),
         }
     }
 }

@@ -131,6 +131,19 @@ pub fn machine_limit() -> Option<Limit> {
     limits.into_iter().min_by_key(|l| l.bytes)
 }
 
+/// The most I/Os each of `loggers` jobs keeps in its per-I/O log (and I/O log): together a
+/// quarter of the memory this machine lets the run use, at least
+/// [`MIN_IO_SAMPLES`](crate::stats::MIN_IO_SAMPLES) each. fio keeps every I/O; so does
+/// iogauge until that share is used.
+pub fn io_log_cap(loggers: usize) -> usize {
+    let room = machine_limit().map_or(4 << 30, |l| l.bytes);
+    let each =
+        room / 4 / loggers.max(1) as u64 / std::mem::size_of::<crate::stats::IoSample>() as u64;
+    usize::try_from(each)
+        .unwrap_or(usize::MAX)
+        .max(crate::stats::MIN_IO_SAMPLES)
+}
+
 /// The address space left under `ulimit -v`: a hard fact no option can raise.
 pub fn address_space_limit() -> Option<Limit> {
     address_space_room().map(|bytes| Limit {

@@ -427,6 +427,11 @@ fn run_group(
             flows.entry(f.id).or_default();
         }
     }
+    let loggers = jobs
+        .iter()
+        .filter(|j| (j.logs.any() && j.logs.per_io) || j.logs.iolog.is_some())
+        .count();
+    let io_log_cap = limits::io_log_cap(loggers);
     let mut file_lists = Vec::new();
     let results: Vec<JobResult> = std::thread::scope(|s| {
         let mut handles = Vec::new();
@@ -455,6 +460,7 @@ fn run_group(
                 verify_threads,
                 steady: steady[index].as_deref(),
                 flow: job.pacing.flow.and_then(|f| flows.get(&f.id)),
+                io_log_cap,
             };
             file_lists.push(files);
             let name = format!("iogauge-{}.{}", job.name, job.clone);

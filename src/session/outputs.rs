@@ -54,9 +54,8 @@ pub(crate) fn check_log_files(plan: &plan::Plan, replace: bool) -> Result<(), su
 pub(crate) fn write_logs(report: &RunReport, replace: bool) -> bool {
     let mut failed = false;
     for (name, text) in report::log::render(report) {
-        if let Err(e) =
-            ownership::write_output(&iogauge::rawpath::path(&name), text.as_bytes(), replace)
-        {
+        let bytes = report::log::encoded(&name, &text);
+        if let Err(e) = ownership::write_output(&iogauge::rawpath::path(&name), &bytes, replace) {
             errln!("iogauge: cannot write log {name}: {e}");
             failed = true;
         }
@@ -83,19 +82,19 @@ pub(crate) fn write_io_logs(
         .collect();
     for j in jobs.iter().filter(|j| j.io_log.1 > 0) {
         warnings.push(format!(
-            "job {}.{}: its per-I/O log keeps the first {} I/Os; {} more were not logged \
-             (set log_avg_msec for window means)",
+            "job {}.{}: its per-I/O log keeps the first {} I/Os (the logging jobs' share of a \
+             quarter of the memory available); {} more were not logged (set log_avg_msec for \
+             window means)",
             j.spec.name,
             j.spec.clone,
-            iogauge::stats::MAX_IO_SAMPLES,
+            j.io_log.0.len(),
             j.io_log.1
         ));
     }
     let mut failed = write_iologs(&jobs, replace, warnings);
     for (name, text) in report::log::per_io(&samples) {
-        if let Err(e) =
-            ownership::write_output(&iogauge::rawpath::path(&name), text.as_bytes(), replace)
-        {
+        let bytes = report::log::encoded(&name, &text);
+        if let Err(e) = ownership::write_output(&iogauge::rawpath::path(&name), &bytes, replace) {
             errln!("iogauge: cannot write log {name}: {e}");
             failed = true;
         }
@@ -118,11 +117,11 @@ fn write_iologs(
         let (entries, dropped) = &j.iolog;
         if *dropped > 0 {
             warnings.push(format!(
-                "job {}.{}: its I/O log ({name}) keeps the first {} lines; {dropped} more \
-                 were not logged",
+                "job {}.{}: its I/O log ({name}) keeps the first {} lines (the logging jobs' \
+                 share of a quarter of the memory available); {dropped} more were not logged",
                 j.spec.name,
                 j.spec.clone,
-                iogauge::stats::MAX_IO_SAMPLES
+                entries.len()
             ));
         }
         let files: Vec<String> = j

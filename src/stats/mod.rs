@@ -71,9 +71,10 @@ impl IologOp {
     }
 }
 
-/// The most I/Os a job's per-I/O log keeps (48 bytes each: 768 MiB); the rest are counted
-/// and said, not kept.
-pub const MAX_IO_SAMPLES: usize = 1 << 24;
+/// The fewest I/Os a job's per-I/O log (or I/O log) keeps however little memory there is
+/// (48 bytes each: 48 MiB); the run's cap is a share of the memory available
+/// (`runner::limits::io_log_cap`), and I/Os past it are counted and said, not kept.
+pub const MIN_IO_SAMPLES: usize = 1 << 20;
 
 /// An I/O error that stopped a job: what the job recorded besides its counts.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]

@@ -407,3 +407,166 @@ fn write_iolog_is_fios_and_fio_replays_it() {
     assert_eq!(j["write"]["io_bytes"], 4 << 20);
     assert_eq!(j["sync"]["total_ios"], 2);
 }
+
+/// log_store_compressed: the logs as fio's `.log.fz` (zlib streams of fio's binary samples),
+/// which `--inflate-log` prints back; the real fio, where installed, reads iogauge's and
+/// iogauge reads fio's, line for line.
+#[test]
+fn compressed_logs_are_fios_both_ways() {
+    let d = tmp();
+    let job = |prefix: &str| {
+        [
+            "--name=job",
+            "--ioengine=null",
+            "--filesize=8m",
+            "--bs=128k",
+            "--rw=write",
+            &format!("--write_bw_log={prefix}"),
+            "--per_job_logs=0",
+            "--log_offset=1",
+            "--log_compression=10k",
+            "--log_store_compressed=1",
+            "--output=/dev/null",
+        ]
+        .map(String::from)
+    };
+    let ours = job("ours");
+    let o = run_in(
+        d.path(),
+        &[&["fio"][..], &ours.each_ref().map(String::as_str)].concat(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        !d.path().join("ours_bw.log").exists(),
+        "only the compressed file"
+    );
+    let inflate = |file: &str| {
+        let o = run_in(d.path(), &["fio", &format!("--inflate-log={file}")]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let text = inflate("ours_bw.log.fz");
+    let offsets: Vec<u64> = text
+        .lines()
+        .map(|l| l.split(", ").nth(4).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(
+        offsets,
+        (0..64).map(|k| k * 131072).collect::<Vec<_>>(),
+        "{text}"
+    );
+    assert!(
+        text.lines().all(|l| l.split(", ").nth(2) == Some("1")),
+        "writes"
+    );
+    // Not a compressed log: one line, exit 1.
+    std::fs::write(d.path().join("plain"), "0, 1, 0, 4096, 0\n").unwrap();
+    let o = run_in(d.path(), &["fio", "--inflate-log=plain"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("not a zlib-compressed log"),
+        "{}",
+        stderr(&o)
+    );
+    let Ok(fio) = Command::new("fio")
+        .current_dir(d.path())
+        .arg("--inflate-log=ours_bw.log.fz")
+        .output()
+    else {
+        skip!("fio is not installed: compatibility with fio's .fz files is not checked");
+        return;
+    };
+    assert_eq!(
+        stdout(&fio),
+        text,
+        "fio reads iogauge's file as iogauge does"
+    );
+    let theirs = job("theirs");
+    let made = Command::new("fio")
+        .current_dir(d.path())
+        .args(&theirs)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", stderr(&made));
+    let fio_text = Command::new("fio")
+        .current_dir(d.path())
+        .arg("--inflate-log=theirs_bw.log.fz")
+        .output()
+        .unwrap();
+    assert_eq!(
+        inflate("theirs_bw.log.fz"),
+        stdout(&fio_text),
+        "and fio's as fio does"
+    );
+}
+
+/// fio's report switches: which latencies carry percentiles and json+ bins, and
+/// `unified_rw_reporting=mixed` folding the directions into one block.
+#[test]
+fn percentile_switches_and_mixed_reporting_are_fios() {
+    let d = tmp();
+    let run = |extra: &[&str]| -> Value {
+        let args = [
+            &[
+                "fio",
+                "--name=p",
+                "--filename=data",
+                "--ioengine=io_uring",
+                "--iodepth=4",
+                "--rw=randrw",
+                "--size=1m",
+                "--output=out.json",
+            ][..],
+            extra,
+        ]
+        .concat();
+        let o = run_in(d.path(), &args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let doc: Value =
+            serde_json::from_slice(&std::fs::read(d.path().join("out.json")).unwrap()).unwrap();
+        doc["jobs"][0].clone()
+    };
+    // fio's defaults: clat's percentiles only; plain json has no bins.
+    let j = run(&["--output-format=json"]);
+    for dir in ["read", "write"] {
+        assert!(j[dir]["clat_ns"]["percentile"].is_object(), "{dir}");
+        assert!(j[dir]["lat_ns"].get("percentile").is_none(), "{dir}");
+        assert!(j[dir]["slat_ns"].get("percentile").is_none(), "{dir}");
+        assert!(j[dir]["clat_ns"].get("bins").is_none(), "{dir}");
+    }
+    assert!(j.get("mixed").is_none());
+    // All three, json+, folded: one block, each latency with bins that count every I/O.
+    let j = run(&[
+        "--output-format=json+",
+        "--lat_percentiles=1",
+        "--slat_percentiles=1",
+        "--unified_rw_reporting=mixed",
+    ]);
+    for dir in ["read", "write", "trim"] {
+        assert!(j.get(dir).is_none(), "{dir} folded into mixed");
+    }
+    let m = &j["mixed"];
+    assert_eq!(m["io_bytes"], 1 << 20);
+    assert_eq!(m["total_ios"], 256);
+    for lat in ["slat_ns", "clat_ns", "lat_ns"] {
+        let bins = m[lat]["bins"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{lat}: {m}"));
+        let n: u64 = bins.values().map(|v| v.as_u64().unwrap()).sum();
+        assert_eq!(n, 256, "{lat}");
+        assert!(
+            m[lat]["percentile"]["99.000000"].as_u64().unwrap() >= m[lat]["min"].as_u64().unwrap()
+        );
+    }
+    // A bad switch is refused by name.
+    let o = run_in(
+        d.path(),
+        &["fio", "--name=p", "--size=1m", "--unified_rw_reporting=3"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--unified_rw_reporting=3"),
+        "{}",
+        stderr(&o)
+    );
+}

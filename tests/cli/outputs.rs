@@ -338,17 +338,18 @@ fn interval_logs_are_fios_format_and_agree_with_the_report() {
         iops.iter().any(|l| l[2] == 1),
         "writes logged as direction 1"
     );
-    // Full windows only: 250, 500, 750 (and 1000 when the job ran past it).
-    assert!((3..=4).contains(&reads.len()), "{iops:?}");
-    for (k, l) in reads.iter().enumerate() {
-        assert_eq!(l[0], 250 * (k as u64 + 1));
+    // Full windows only: 250, 500, 750 (and 1000 when the job ran past it); a window with
+    // no reads (a stalled disk on a loaded machine) has no read line.
+    assert!((1..=4).contains(&reads.len()), "{iops:?}");
+    for l in &reads {
+        assert!(l[0] % 250 == 0 && l[0] <= 1000, "{l:?}");
         assert_eq!((l[3], l[4]), (0, 0), "averaged logs carry no bs or offset");
-        let want = f(&series["iops"][k]);
+        let want = f(&series["iops"][(l[0] / 250 - 1) as usize]);
         assert!((l[1] as f64 - want).abs() <= 0.5, "{} vs {want}", l[1]);
     }
     let bw = log_lines(&p.join("x_bw.1.log"));
     let bw0 = bw.iter().find(|l| l[2] == 0).unwrap();
-    let want = f(&series["bw_bytes_per_s"][0]) / 1024.0;
+    let want = f(&series["bw_bytes_per_s"][(bw0[0] / 250 - 1) as usize]) / 1024.0;
     assert!(
         (bw0[1] as f64 - want).abs() <= 0.5,
         "KiB/s: {} vs {want}",

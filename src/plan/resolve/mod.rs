@@ -161,6 +161,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     let (logs, series_ms) = logs(&v, &name)?;
     let steady = steady_state(&v, &timing, w)?;
     notes(&v, w)?;
+    report_layout(&v)?;
     let options = options_given(&v, random.seed)?;
     let origins = v
         .map
@@ -664,6 +665,7 @@ fn logs(v: &Values<'_>, job: &str) -> Result<(LogSpec, u64), SpecError> {
         per_io: avg == 0,
         per_job: v.bool("per_job_logs")?,
         offset: v.bool("log_offset")?,
+        compressed: v.bool("log_store_compressed")?,
         iolog: match v.text("write_iolog") {
             Some((t, _)) if t.trim().is_empty() || t.contains('\0') => {
                 return Err(v.error("write_iolog", "expected a file name".into()));
@@ -677,6 +679,16 @@ fn logs(v: &Values<'_>, job: &str) -> Result<(LogSpec, u64), SpecError> {
         ms => ms,
     };
     Ok((logs, series_ms))
+}
+
+/// fio's report switches: kept in the job's options, where fio's reporters read them
+/// (`result::fio::Percentiles`, `unified`); read here so a bad value is refused up front.
+fn report_layout(v: &Values<'_>) -> Result<(), SpecError> {
+    for o in ["clat_percentiles", "lat_percentiles", "slat_percentiles"] {
+        v.bool(o)?;
+    }
+    v.choice("unified_rw_reporting")?;
+    Ok(())
 }
 
 /// The seed, the random distribution, the share of random I/O and the random map.

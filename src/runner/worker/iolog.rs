@@ -1,10 +1,10 @@
 //! fio's I/O log (`write_iolog`): every I/O the job issues (ramp included, the check's reads
 //! of a verify phase not), each flush, in order, timed from the job's start. Kept in memory
-//! and written as the run ends, as the other logs are; a job past [`MAX_IO_SAMPLES`] lines
+//! and written as the run ends, as the other logs are; a job past its cap (`io_log_cap`)
 //! counts the rest and says so.
 
 use crate::engine::{Dir, Engine, FlushCall};
-use crate::stats::{IologEntry, IologOp, MAX_IO_SAMPLES};
+use crate::stats::{IologEntry, IologOp};
 
 use super::Loop;
 
@@ -40,7 +40,14 @@ impl<E: Engine> Loop<'_, '_, E> {
             Dir::Trim => IologOp::Trim,
         };
         let t_us = self.clock.ns(now.saturating_sub(r.start)) / 1000;
-        push(r, t_us, u.file, op, (u.offset, u.len() as u64));
+        push(
+            r,
+            self.w.io_log_cap,
+            t_us,
+            u.file,
+            op,
+            (u.offset, u.len() as u64),
+        );
     }
 
     /// Logs a flush of file `file` as it is called.
@@ -55,12 +62,19 @@ impl<E: Engine> Loop<'_, '_, E> {
             FlushCall::Range { offset, len, .. } => (IologOp::SyncFileRange, (offset, len)),
         };
         let t_us = self.clock.ns(now.saturating_sub(r.start)) / 1000;
-        push(r, t_us, file, op, range);
+        push(r, self.w.io_log_cap, t_us, file, op, range);
     }
 }
 
-fn push(r: &mut Recorder, t_us: u64, file: usize, op: IologOp, (offset, len): (u64, u64)) {
-    if r.entries.len() < MAX_IO_SAMPLES {
+fn push(
+    r: &mut Recorder,
+    cap: usize,
+    t_us: u64,
+    file: usize,
+    op: IologOp,
+    (offset, len): (u64, u64),
+) {
+    if r.entries.len() < cap {
         r.entries.push(IologEntry {
             t_us,
             offset,

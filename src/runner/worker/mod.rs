@@ -18,7 +18,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::engine::{AlignedBuf, Completion, Engine, EngineUser, IoUnit, Queued};
 use crate::plan::workload::{Dir, Region, Workload};
 use crate::plan::{DataMode, JobSpec};
-use crate::stats::{Clock, IoSample, JobStats, MAX_IO_SAMPLES};
+use crate::stats::{Clock, IoSample, JobStats};
 
 mod data;
 mod end;
@@ -104,6 +104,8 @@ pub struct Worker<'a> {
     pub flow: Option<&'a Flow>,
     /// fio's steady-state check this job adds its samples to (its group's, or its own).
     pub steady: Option<&'a crate::stats::steady::SteadyGroup>,
+    /// The most I/Os its per-I/O log and I/O log keep (`limits::io_log_cap`).
+    pub io_log_cap: usize,
 }
 
 impl Worker<'_> {
@@ -295,7 +297,7 @@ struct Loop<'w, 'a, E: Engine> {
     /// verify_backlog: enough writes since the last pause; read them back once idle.
     backlog_due: bool,
     /// log_avg_msec=0 with a log asked for: every measured I/O, and those past
-    /// [`MAX_IO_SAMPLES`] counted.
+    /// `io_log_cap` counted.
     io_log: Option<(Vec<IoSample>, u64)>,
     /// `write_iolog`: every I/O issued.
     iolog: Option<iolog::Recorder>,
@@ -698,7 +700,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                 d.clat.record(clat);
             }
             if let Some((log, dropped)) = self.io_log.as_mut() {
-                if log.len() < MAX_IO_SAMPLES {
+                if log.len() < self.w.io_log_cap {
                     log.push(IoSample {
                         t_ns: self.clock.ns(now.saturating_sub(self.tl.measure_start)),
                         lat_ns: lat,

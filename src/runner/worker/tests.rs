@@ -112,6 +112,7 @@ fn run<E: Engine>(job: &JobSpec, engine: E) -> JobResult {
         verify_threads: 1,
         flow: None,
         steady: None,
+        io_log_cap: crate::stats::MIN_IO_SAMPLES,
     };
     run_loop(w, engine)
 }
