@@ -266,6 +266,9 @@ fn flow_keeps_the_jobs_of_a_flow_id_in_the_ratio_of_their_weights() {
             "--size=100g",
             "--time_based",
             "--runtime=1",
+            // Jobs that idle between I/Os, so a loaded machine's scheduler does not decide
+            // the ratio instead of the flow.
+            "--thinktime=20",
             "--flow_id=1",
             "--name=light",
             "--flow=1",
