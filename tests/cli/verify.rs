@@ -292,6 +292,11 @@ fn a_flipped_bit_is_found_at_its_byte() {
     let e = &job(&r)["error"];
     assert_eq!(e["direction"], "verify");
     assert_eq!(u(&e["offset"]), 3 * 65536);
+    assert_eq!(
+        e["errno"],
+        libc::EILSEQ,
+        "fio's errno for data not as written"
+    );
     // The HTML page has the phase and the bad block.
     let o = kept_output(&f, &["--output-format=html"]);
     assert_eq!(o.status.code(), Some(1));

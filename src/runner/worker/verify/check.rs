@@ -503,7 +503,8 @@ impl<E: Engine> Loop<'_, '_, E> {
             file: first.map(|b| b.file.clone()),
             offset: first.map(|b| b.offset),
             direction: Some("verify".into()),
-            errno: None,
+            // fio's errno for data that is not what was written: EILSEQ.
+            errno: first.map(|_| libc::EILSEQ),
             message,
         });
     }
