@@ -4,8 +4,10 @@
 //! network with cycle walking) instead of a bitmap, so memory stays constant however large the
 //! region; the same permutation scatters the hot blocks of skewed distributions (zipf, pareto,
 //! normal) over the region, as fio's hashing does. Fixed-size I/O takes a short path; variable
-//! sizes (bsrange, bssplit, per-direction bs) keep byte positions per file. This module does no
-//! I/O and keeps no statistics.
+//! sizes (bsrange, bssplit, per-direction bs) and sequential gaps keep byte positions per file,
+//! and random variable sizes keep fio's random map, one bit per smallest block
+//! (`BlockMap`), so a pass still covers each byte once. Strided zones (`with_zones`) place
+//! each stretch of I/O in its zone. This module does no I/O and keeps no statistics.
 
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
