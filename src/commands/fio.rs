@@ -124,14 +124,28 @@ fn inflate_log(path: &std::path::Path) -> ExitCode {
             }
         }
         let mut z = flate2::bufread::ZlibDecoder::new(reader);
+        // A stream's samples a few MiB at a time: a day's log inflates to gigabytes.
         let mut chunk = Vec::new();
-        if let Err(e) = z.read_to_end(&mut chunk) {
-            errln!("iogauge: --inflate-log={shown}: not a zlib-compressed log: {e}");
-            return ExitCode::from(1);
-        }
-        let text = iogauge::report::log::samples_text(&chunk);
-        if iogauge::out::stdout_bytes(text.as_bytes()).is_err() {
-            return ExitCode::from(1);
+        loop {
+            let mut piece = Vec::new();
+            match (&mut z).take(4 << 20).read_to_end(&mut piece) {
+                Ok(0) if chunk.is_empty() => break,
+                Ok(n) => chunk.extend_from_slice(&piece[..n]),
+                Err(e) => {
+                    errln!("iogauge: --inflate-log={shown}: not a zlib-compressed log: {e}");
+                    return ExitCode::from(1);
+                }
+            }
+            let done = piece.is_empty();
+            let whole = iogauge::report::log::whole_samples(&chunk);
+            let text = iogauge::report::log::samples_text(&chunk[..whole]);
+            if iogauge::out::stdout_bytes(text.as_bytes()).is_err() {
+                return ExitCode::from(1);
+            }
+            chunk.drain(..whole);
+            if done {
+                break;
+            }
         }
         reader = z.into_inner();
     }

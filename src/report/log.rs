@@ -82,7 +82,19 @@ pub fn encoded(name: &str, text: &str) -> Vec<u8> {
     z.finish().expect("compressing into memory cannot fail")
 }
 
-/// fio's binary samples (one decompressed `.fz` chunk) as its log lines.
+/// How many bytes at the start of `raw` are whole samples (their size, 32 or 40 bytes, from
+/// the first one's offset flag).
+pub fn whole_samples(raw: &[u8]) -> usize {
+    if raw.len() < SAMPLE_BYTES {
+        return 0;
+    }
+    let with_offset =
+        u32::from_le_bytes(raw[16..20].try_into().expect("4 bytes")) & LOG_OFFSET_SAMPLE_BIT != 0;
+    let size = SAMPLE_BYTES + if with_offset { 8 } else { 0 };
+    raw.len() / size * size
+}
+
+/// fio's binary samples (whole ones, from a decompressed `.fz` chunk) as its log lines.
 pub fn samples_text(raw: &[u8]) -> String {
     let word = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().expect("8 bytes"));
     if raw.len() < SAMPLE_BYTES {

@@ -462,6 +462,34 @@ fn compressed_logs_are_fios_both_ways() {
         text.lines().all(|l| l.split(", ").nth(2) == Some("1")),
         "writes"
     );
+    // A log that inflates past the 4 MiB pieces it is printed in: every line, in order.
+    let o = run_in(
+        d.path(),
+        &[
+            "fio",
+            "--name=big",
+            "--ioengine=null",
+            "--size=800m",
+            "--bs=4k",
+            "--write_iops_log=big",
+            "--log_offset=1",
+            "--log_store_compressed=1",
+            "--output=/dev/null",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let big = inflate("big_iops.1.log.fz");
+    let offsets: Vec<u64> = big
+        .lines()
+        .map(|l| l.split(", ").nth(4).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(offsets.len(), 204_800, "40-byte samples: 8 MiB inflated");
+    assert!(
+        offsets
+            .iter()
+            .enumerate()
+            .all(|(k, &o)| o == k as u64 * 4096)
+    );
     // Not a compressed log: one line, exit 1.
     std::fs::write(d.path().join("plain"), "0, 1, 0, 4096, 0\n").unwrap();
     let o = run_in(d.path(), &["fio", "--inflate-log=plain"]);
