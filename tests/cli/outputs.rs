@@ -898,12 +898,20 @@ fn device_counters_say_what_they_cover_and_who_else_wrote() {
     let data = fs.path().join("data");
     std::fs::write(&data, vec![7u8; 8 << 20]).unwrap();
     let other = fs.path().join("other");
-    let writer = std::thread::spawn(move || {
-        use std::io::Write as _;
-        let mut f = std::fs::File::create(&other).unwrap();
-        for _ in 0..16 {
-            f.write_all(&vec![1u8; 1 << 20]).unwrap();
-            f.sync_data().unwrap();
+    // The other writer goes on until iogauge is done, so its writes fall inside the measured
+    // group however late a loaded machine starts it (16 MiB rewritten, each MiB made durable).
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = std::thread::spawn({
+        let done = done.clone();
+        move || {
+            use std::os::unix::fs::FileExt as _;
+            let f = std::fs::File::create(&other).unwrap();
+            let mut k = 0u64;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                f.write_all_at(&vec![1u8; 1 << 20], (k % 16) << 20).unwrap();
+                f.sync_data().unwrap();
+                k += 1;
+            }
         }
     });
     let o = iogauge(&[
@@ -914,10 +922,11 @@ fn device_counters_say_what_they_cover_and_who_else_wrote() {
         "--direct=1",
         "--time_based",
         "--runtime=2",
-        // About 40 MiB read: the other writer's 16 MiB is a share of the device's work.
+        // About 40 MiB read: the other writer's rewrites are a share of the device's work.
         "--rate=20m",
         "--output-format=json",
     ]);
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
     writer.join().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
