@@ -21,11 +21,7 @@ use crate::stats::IoSample;
 
 /// The logs a job asked for, from the options its report keeps.
 pub fn wanted(o: &BTreeMap<String, String>) -> LogSpec {
-    let flag = |k: &str, default: bool| {
-        o.get(k).map_or(default, |v| {
-            crate::plan::value::parse_bool(v).unwrap_or(default)
-        })
-    };
+    let flag = |k: &str, default: bool| crate::result::fio::option_flag(o, k, default);
     LogSpec {
         bw: o.get("write_bw_log").cloned(),
         iops: o.get("write_iops_log").cloned(),
@@ -85,24 +81,33 @@ pub fn encoded(name: &str, text: &str) -> Vec<u8> {
 /// How many bytes at the start of `raw` are whole samples (their size, 32 or 40 bytes, from
 /// the first one's offset flag).
 pub fn whole_samples(raw: &[u8]) -> usize {
+    sample_size(raw).map_or(0, |size| raw.len() / size * size)
+}
+
+/// The size of the samples `raw` starts with: 32 bytes, 40 with the offset flag; `None`
+/// before a whole first sample.
+fn sample_size(raw: &[u8]) -> Option<usize> {
     if raw.len() < SAMPLE_BYTES {
-        return 0;
+        return None;
     }
-    let with_offset =
-        u32::from_le_bytes(raw[16..20].try_into().expect("4 bytes")) & LOG_OFFSET_SAMPLE_BIT != 0;
-    let size = SAMPLE_BYTES + if with_offset { 8 } else { 0 };
-    raw.len() / size * size
+    let flags = u32::from_le_bytes(raw[16..20].try_into().expect("4 bytes"));
+    Some(
+        SAMPLE_BYTES
+            + if flags & LOG_OFFSET_SAMPLE_BIT != 0 {
+                8
+            } else {
+                0
+            },
+    )
 }
 
 /// fio's binary samples (whole ones, from a decompressed `.fz` chunk) as its log lines.
 pub fn samples_text(raw: &[u8]) -> String {
     let word = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().expect("8 bytes"));
-    if raw.len() < SAMPLE_BYTES {
+    let Some(size) = sample_size(raw) else {
         return String::new();
-    }
-    let with_offset =
-        u32::from_le_bytes(raw[16..20].try_into().expect("4 bytes")) & LOG_OFFSET_SAMPLE_BIT != 0;
-    let size = SAMPLE_BYTES + if with_offset { 8 } else { 0 };
+    };
+    let with_offset = size > SAMPLE_BYTES;
     let mut s = String::with_capacity(raw.len());
     for at in (0..raw.len() / size).map(|k| k * size) {
         let ddir = u32::from_le_bytes(raw[at + 16..at + 20].try_into().expect("4 bytes"));

@@ -122,11 +122,7 @@ pub struct Percentiles {
 
 impl Percentiles {
     pub fn of(options: &BTreeMap<String, String>) -> Percentiles {
-        let flag = |k: &str, default: bool| {
-            options.get(k).map_or(default, |v| {
-                crate::plan::value::parse_bool(v).unwrap_or(default)
-            })
-        };
+        let flag = |k: &str, default: bool| option_flag(options, k, default);
         Percentiles {
             slat: flag("slat_percentiles", false),
             clat: flag("clat_percentiles", true),
@@ -146,6 +142,13 @@ impl Percentiles {
             }
         }
     }
+}
+
+/// A boolean job option as the report keeps it (`options` as given), or `default`.
+pub fn option_flag(options: &BTreeMap<String, String>, key: &str, default: bool) -> bool {
+    options.get(key).map_or(default, |v| {
+        crate::plan::value::parse_bool(v).unwrap_or(default)
+    })
 }
 
 /// fio's `unified_rw_reporting`: `none` (0), `mixed` (1: one `mixed` block instead of read,
