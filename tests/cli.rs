@@ -35,6 +35,8 @@ mod jobfiles;
 mod layout;
 #[path = "cli/outputs.rs"]
 mod outputs;
+#[path = "cli/prio.rs"]
+mod prio;
 #[path = "cli/safety.rs"]
 mod safety;
 #[path = "cli/scaleout.rs"]

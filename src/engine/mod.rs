@@ -307,6 +307,25 @@ pub fn flush_fd(fd: BorrowedFd<'_>, call: FlushCall) -> io::Result<()> {
     Ok(())
 }
 
+/// Gives the calling thread I/O priority `ioprio` (class << 13 | level) with ioprio_set(2),
+/// as fio's `prio`/`prioclass` do: every I/O the thread issues from then on carries it.
+pub fn set_thread_ioprio(ioprio: u16) -> io::Result<()> {
+    const IOPRIO_WHO_PROCESS: libc::c_int = 1;
+    // SAFETY: a plain system call with integer arguments; `who` 0 is the calling thread.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_ioprio_set,
+            IOPRIO_WHO_PROCESS,
+            0,
+            libc::c_int::from(ioprio),
+        )
+    };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Builds the engine `cfg` names over `files` (opened by `files::targets`) and hands it to `f`.
 pub fn with_engine<R>(cfg: &Config, files: Vec<OwnedFd>, f: impl EngineUser<R>) -> R {
     match cfg.kind {

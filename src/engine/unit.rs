@@ -17,6 +17,9 @@ pub struct IoUnit {
     pub offset: u64,
     /// Bytes already transferred (short transfers are resubmitted for the rest).
     pub done: usize,
+    /// The I/O's priority (class << 13 | level; 0: the thread's own), which a queued engine
+    /// puts in its submission.
+    pub prio: u16,
     pages: Vec<AlignedBuf>,
     page_len: usize,
     /// Bytes this I/O moves: every page in full, or (one page) a prefix of it.
@@ -48,6 +51,7 @@ impl IoUnit {
             file: 0,
             offset: 0,
             done: 0,
+            prio: 0,
             len: page_len * pages.len(),
             pages,
             page_len,

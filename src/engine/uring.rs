@@ -171,11 +171,15 @@ impl Uring {
 
     /// Builds the SQE for `u`'s remainder; `user_data` is the slab slot.
     fn entry(&self, slot: u32, u: &mut IoUnit) -> squeue::Entry {
-        let (dir, offset, file) = (u.dir, u.next_offset(), u.file);
+        let (dir, offset, file, prio) = (u.dir, u.next_offset(), u.file, u.prio);
         let flags = self.rw_flags;
         macro_rules! sqe {
             ($op:ident, $fd:expr, $($arg:expr),*) => {
-                opcode::$op::new($fd, $($arg),*).offset(offset).rw_flags(flags).build()
+                opcode::$op::new($fd, $($arg),*)
+                    .offset(offset)
+                    .rw_flags(flags)
+                    .ioprio(prio)
+                    .build()
             };
         }
         // The same opcodes over a raw or a registered descriptor (distinct types).

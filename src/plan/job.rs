@@ -565,6 +565,8 @@ pub struct JobSpec {
     pub gap: u64,
     /// `zonemode=strided`: where in the region each stretch of I/O goes.
     pub zones: Option<Zones>,
+    /// I/O priorities: the job's own and per-command ones (`prio`, `cmdprio_percentage`…).
+    pub prio: super::prio::Priorities,
     pub data: DataMode,
     pub data_shape: DataShape,
     /// Data verification (`verify=`), when asked for.

@@ -13,6 +13,8 @@ pub struct LogSpec {
     pub per_job: bool,
     /// log_offset: each line carries the I/O's offset.
     pub offset: bool,
+    /// log_prio: the last column is the I/O's ioprio value, not whether it was real-time.
+    pub prio: bool,
     /// fio's I/O log (`write_iolog=FILE`): every I/O issued, replayable by fio.
     pub iolog: Option<String>,
     /// log_store_compressed: the bw/iops/lat logs written zlib-compressed (`.log.fz`).
@@ -28,6 +30,7 @@ impl Default for LogSpec {
             per_io: true,
             per_job: true,
             offset: false,
+            prio: false,
             iolog: None,
             compressed: false,
         }

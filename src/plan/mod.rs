@@ -6,6 +6,7 @@ mod blockmap;
 pub mod job;
 mod logs;
 pub mod options;
+pub mod prio;
 pub mod resolve;
 mod rw;
 pub(crate) mod summary;

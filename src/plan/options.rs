@@ -323,6 +323,56 @@ pub static OPTIONS: &[OptionDef] = &[
                the same mean (poisson, arrivals as from many independent clients).",
     },
     OptionDef {
+        name: "prio",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 7 },
+        default: None,
+        help: "The job's I/O priority level (0 highest), set on its thread with ioprio_set(2) \
+               before its first I/O, in prioclass (best-effort when not given), as fio and \
+               ionice do.",
+    },
+    OptionDef {
+        name: "prioclass",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 3 },
+        default: None,
+        help: "The job's I/O priority class: 1 real-time (root only), 2 best-effort, 3 idle \
+               (0: best-effort); with prio, the level in it.",
+    },
+    OptionDef {
+        name: "cmdprio_percentage",
+        aliases: &[],
+        kind: Kind::Spec("percent[,percent]"),
+        default: None,
+        help: "io_uring/libaio: this share of the I/Os (per direction with a comma) carry \
+               cmdprio_class/cmdprio in their submission; the rest the job's own priority. \
+               Latencies are then reported per priority too (fio's prios).",
+    },
+    OptionDef {
+        name: "cmdprio_class",
+        aliases: &[],
+        kind: Kind::Spec("class[,class]"),
+        default: Some("1"),
+        help: "Class of the per-command priority: 1 real-time, 2 best-effort, 3 idle.",
+    },
+    OptionDef {
+        name: "cmdprio",
+        aliases: &[],
+        kind: Kind::Spec("level[,level]"),
+        default: Some("0"),
+        help: "Level (0-7, 0 highest) of the per-command priority.",
+    },
+    OptionDef {
+        name: "cmdprio_bssplit",
+        aliases: &[],
+        kind: Kind::Spec("bs/pct[/class/level][:...][,...]"),
+        default: None,
+        help: "io_uring/libaio: per-command priorities by I/O size: 64k/25/1/1:64k/75/3/2 \
+               gives 25% of 64 KiB I/Os class 1 level 1 and 75% class 3 level 2; an entry \
+               without class and level takes cmdprio_class/cmdprio. Not with \
+               cmdprio_percentage.",
+    },
+    OptionDef {
         name: "thinktime",
         aliases: &[],
         kind: Kind::Micros,
@@ -701,6 +751,15 @@ pub static OPTIONS: &[OptionDef] = &[
         default: Some("0"),
         help: "Add each I/O's offset to its log line (a window's line: 0), before the \
                priority column (fio's).",
+    },
+    OptionDef {
+        name: "log_prio",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "The last column of each per-I/O log line: 0 (fio's default) says whether the \
+               I/O had a real-time priority (1) or not (0); 1 gives its ioprio value (class << \
+               13 | level).",
     },
     OptionDef {
         name: "clat_percentiles",
@@ -1165,15 +1224,10 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "numa_cpu_nodes",
             "numa_mem_policy",
             "nice",
-            "prio",
-            "prioclass",
-            "cmdprio",
-            "cmdprio_percentage",
-            "cmdprio_class",
-            "cmdprio_bssplit",
-            "log_prio",
         ],
-        FioOnly::Rejected("iogauge does not pin jobs to CPUs or NUMA nodes, or set priorities"),
+        FioOnly::Rejected(
+            "iogauge does not pin jobs to CPUs or NUMA nodes, or change their CPU priority",
+        ),
     ),
     (
         &["exec_prerun", "exec_postrun", "ioscheduler", "pre_read"],

@@ -133,6 +133,9 @@ fn add_bins(row: &mut FioDir, d: &DirReport) {
             set_bins(fl, l);
         }
     }
+    for (fp, p) in row.prios.iter_mut().zip(&d.prios) {
+        set_bins(fp.latency_mut(), &p.latency);
+    }
 }
 
 fn set_bins(fl: &mut crate::result::fio::FioLat, l: &crate::result::LatReport) {
@@ -281,12 +284,36 @@ fn job_block(o: &mut String, j: &FioJob, when: &str) {
                 );
             }
         }
+        // Per priority, under the name of the latency fio keeps per priority.
+        let prio_name = |p: &crate::result::fio::FioPrio| {
+            let kind = if p.lat_ns.is_some() { "lat" } else { "clat" };
+            format!("{kind} prio {}/{}", p.prioclass, p.prio)
+        };
+        for p in &d.prios {
+            let l = p.latency();
+            let _ = writeln!(
+                o,
+                "    {} (nsec): min={}, max={}, avg={:.2}, stdev={:.2}",
+                prio_name(p),
+                l.min,
+                l.max,
+                l.mean,
+                l.stddev
+            );
+        }
         for (what, l) in [
             ("slat", &d.slat_ns),
             ("clat", &d.clat_ns),
             (" lat", &d.lat_ns),
         ] {
             percentiles(o, what, l);
+        }
+        // Shares of the latency the priorities split (fio's "(50.00% of IOs)").
+        let all: u64 = d.prios.iter().map(|p| p.latency().n).sum();
+        for p in &d.prios {
+            let l = p.latency();
+            let share = 100.0 * l.n as f64 / all.max(1) as f64;
+            percentiles(o, &format!("{} ({share:.2}% of IOs)", prio_name(p)), l);
         }
         if d.bw_samples > 0 {
             let _ = writeln!(

@@ -102,6 +102,21 @@ struct Dir {
     clat_ns: Option<Lat>,
     #[serde(default)]
     lat_ns: Option<Lat>,
+    /// Per priority, where fio had per-command priorities (3.30 and later).
+    #[serde(default)]
+    prios: Vec<Prio>,
+}
+
+#[derive(Deserialize)]
+struct Prio {
+    #[serde(default)]
+    prioclass: u16,
+    #[serde(default)]
+    prio: u16,
+    #[serde(default)]
+    clat_ns: Option<Lat>,
+    #[serde(default)]
+    lat_ns: Option<Lat>,
 }
 
 #[derive(Deserialize)]
@@ -399,6 +414,23 @@ fn dir(d: &Dir) -> DirReport {
         lat_ns: d.lat_ns.as_ref().and_then(lat),
         slat_ns: d.slat_ns.as_ref().and_then(lat),
         clat_ns: d.clat_ns.as_ref().and_then(lat),
+        prios: d
+            .prios
+            .iter()
+            .filter_map(|p| {
+                let (of, l) = match (&p.lat_ns, &p.clat_ns) {
+                    (Some(l), _) => ("lat", l),
+                    (None, Some(l)) => ("clat", l),
+                    (None, None) => return None,
+                };
+                Some(crate::result::PrioReport {
+                    class: p.prioclass,
+                    level: p.prio,
+                    of: of.into(),
+                    latency: lat(l)?,
+                })
+            })
+            .collect(),
         series: SeriesReport::none(),
     }
 }

@@ -1,8 +1,8 @@
 //! fio's logs (`write_bw_log`, `write_iops_log`, `write_lat_log`): `NAME_bw.N.log` and
 //! friends (N counting the run's jobs from 1; `NAME_bw.log` for every job with
 //! per_job_logs=0), each line `msec, value, direction, bs, [offset,] priority` as fio writes
-//! them (direction 0 read, 1 write; the offset with log_offset=1; priority 0, iogauge sets
-//! none).
+//! them (direction 0 read, 1 write, 2 trim; the offset with log_offset=1; the priority: 1 for
+//! a real-time I/O, else 0, or with log_prio=1 the I/O's ioprio value in hex).
 //!
 //! With log_avg_msec=0 (fio's default) a line per I/O, from the samples the job kept
 //! ([`per_io`]): bandwidth as the I/O's bytes over its completion latency (fio's KiB/s
@@ -29,6 +29,7 @@ pub fn wanted(o: &BTreeMap<String, String>) -> LogSpec {
         per_io: o.get("log_avg_msec").is_none_or(|v| v.trim() == "0"),
         per_job: flag("per_job_logs", true),
         offset: flag("log_offset", false),
+        prio: flag("log_prio", false),
         // An I/O log is written by the run itself: a saved report does not hold its lines.
         iolog: None,
         compressed: flag("log_store_compressed", false),
@@ -40,6 +41,7 @@ pub fn wanted(o: &BTreeMap<String, String>) -> LogSpec {
 /// offset, little-endian. Its `.log.fz` files are zlib streams of these records.
 const SAMPLE_BYTES: usize = 32;
 const LOG_OFFSET_SAMPLE_BIT: u32 = 0x8000_0000;
+const LOG_PRIO_SAMPLE_BIT: u32 = 0x4000_0000;
 const LOG_SAMPLE_BITS: u32 = 0xC000_0000;
 
 /// A log's bytes as written: its text, or for a `.fz` name (fio's log_store_compressed) its
@@ -52,21 +54,33 @@ pub fn encoded(name: &str, text: &str) -> Vec<u8> {
     }
     let mut raw = Vec::with_capacity(text.len());
     for line in text.lines() {
-        let f: Vec<u64> = line
-            .split(',')
-            .map(|v| v.trim().parse::<f64>().map_or(0, |x| x as u64))
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        let f: Vec<u64> = fields
+            .iter()
+            .map(|v| v.parse::<f64>().map_or(0, |x| x as u64))
             .collect();
         let with_offset = f.len() >= 6;
         let ddir = f.get(2).copied().unwrap_or(0) as u32;
         raw.extend_from_slice(&f.first().copied().unwrap_or(0).to_le_bytes());
         raw.extend_from_slice(&f.get(1).copied().unwrap_or(0).to_le_bytes());
-        let flag = if with_offset {
+        let mut flags = if with_offset {
             LOG_OFFSET_SAMPLE_BIT
         } else {
             0
         };
-        raw.extend_from_slice(&(ddir | flag).to_le_bytes());
-        raw.extend_from_slice(&[0u8; 4]); // priority (u16) and padding
+        // The last column: the ioprio value in hex with log_prio, else 1 for real-time.
+        let last = fields.last().copied().unwrap_or("0");
+        let prio = match last.strip_prefix("0x") {
+            Some(hex) => {
+                flags |= LOG_PRIO_SAMPLE_BIT;
+                u16::from_str_radix(hex, 16).unwrap_or(0)
+            }
+            None if last == "1" => crate::plan::prio::ioprio(crate::plan::prio::CLASS_RT, 0),
+            None => 0,
+        };
+        raw.extend_from_slice(&(ddir | flags).to_le_bytes());
+        raw.extend_from_slice(&prio.to_le_bytes());
+        raw.extend_from_slice(&[0u8; 2]); // padding
         raw.extend_from_slice(&f.get(3).copied().unwrap_or(0).to_le_bytes());
         if with_offset {
             raw.extend_from_slice(&f[4].to_le_bytes());
@@ -113,16 +127,27 @@ pub fn samples_text(raw: &[u8]) -> String {
         let ddir = u32::from_le_bytes(raw[at + 16..at + 20].try_into().expect("4 bytes"));
         let prio = u16::from_le_bytes(raw[at + 20..at + 22].try_into().expect("2 bytes"));
         let (t, v, bs) = (word(at), word(at + 8) as i64, word(at + 24));
+        let logged = ddir & LOG_PRIO_SAMPLE_BIT != 0;
         let ddir = ddir & !LOG_SAMPLE_BITS;
-        // The priority column: fio's "is it real-time class" unless priorities were logged.
-        let rt = u8::from(prio >> 13 == 1);
+        let _ = write!(s, "{t}, {v}, {ddir}, {bs}, ");
         if with_offset {
-            let _ = writeln!(s, "{t}, {v}, {ddir}, {bs}, {}, {rt}", word(at + 32));
-        } else {
-            let _ = writeln!(s, "{t}, {v}, {ddir}, {bs}, {rt}");
+            let _ = write!(s, "{}, ", word(at + 32));
         }
+        prio_column(&mut s, prio, logged);
+        s.push('\n');
     }
     s
+}
+
+/// A log line's last column, as fio writes it: with log_prio the I/O's ioprio value
+/// (`0x2001`), else whether it was real-time class (1) or not (0).
+fn prio_column(s: &mut String, ioprio: u16, logged: bool) {
+    if logged {
+        let _ = write!(s, "0x{ioprio:04x}");
+    } else {
+        let rt = crate::plan::prio::class_of(ioprio) == crate::plan::prio::CLASS_RT;
+        s.push(if rt { '1' } else { '0' });
+    }
 }
 
 /// fio's I/O log, version 3 (what fio 3.x writes and its `read_iolog` replays): the
@@ -241,7 +266,9 @@ pub fn per_io(jobs: &[JobSamples]) -> Vec<(String, String)> {
                 if l.offset {
                     let _ = write!(s, ", {}", x.offset);
                 }
-                s.push_str(", 0\n");
+                s.push_str(", ");
+                prio_column(&mut s, x.prio, l.prio);
+                s.push('\n');
             }
             s
         };
@@ -299,7 +326,9 @@ fn lines(
             let interval = d.series.interval_ms;
             let end_ms = ((k as u64 + 1) * interval).min(m.elapsed_ns / 1_000_000);
             let offset = if spec.offset { ", 0" } else { "" };
-            let _ = writeln!(s, "{end_ms}, {:.0}, {ddir}, 0{offset}, 0", value(d, k));
+            // A window has no one priority: fio writes 0.
+            let prio = if spec.prio { "0x0000" } else { "0" };
+            let _ = writeln!(s, "{end_ms}, {:.0}, {ddir}, 0{offset}, {prio}", value(d, k));
         }
     }
     s
@@ -327,5 +356,25 @@ mod tests {
                 "x_slat.2.log"
             ]
         );
+    }
+
+    /// A `.fz` log prints back as the text it was made from, the priority column in both of
+    /// fio's forms (log_prio's hex value, or the real-time flag) and with the offset column.
+    #[test]
+    fn compressed_samples_print_back_as_their_lines() {
+        use std::io::Read;
+        for text in [
+            "0, 5120, 0, 4096, 0x6004\n1, 7000, 1, 65536, 0x0000\n",
+            "3, 100, 0, 4096, 1\n4, 200, 1, 4096, 0\n",
+            "5, 100, 2, 8192, 12288, 0x2001\n",
+        ] {
+            let z = encoded("x_lat.1.log.fz", text);
+            let mut raw = Vec::new();
+            flate2::read::ZlibDecoder::new(&z[..])
+                .read_to_end(&mut raw)
+                .unwrap();
+            assert_eq!(whole_samples(&raw), raw.len());
+            assert_eq!(samples_text(&raw), text);
+        }
     }
 }

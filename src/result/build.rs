@@ -90,6 +90,18 @@ fn dir_report(d: &DirStats, elapsed: Duration) -> DirReport {
         lat_ns: lat_report_with_histogram(&d.lat),
         slat_ns: lat_report_with_histogram(&d.slat),
         clat_ns: lat_report_with_histogram(&d.clat),
+        prios: d
+            .prios
+            .iter()
+            .filter_map(|(p, l)| {
+                Some(PrioReport {
+                    class: crate::plan::prio::class_of(*p),
+                    level: crate::plan::prio::level_of(*p),
+                    of: if d.prios_total { "lat" } else { "clat" }.into(),
+                    latency: lat_report_with_histogram(l)?,
+                })
+            })
+            .collect(),
         series,
     }
 }

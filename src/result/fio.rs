@@ -102,6 +102,40 @@ pub struct FioDir {
     pub iops_mean: f64,
     pub iops_stddev: f64,
     pub iops_samples: u64,
+    /// Per I/O priority, where per-command priorities were in use and two or more
+    /// priorities did I/O (fio prints it only then).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prios: Vec<FioPrio>,
+}
+
+/// One priority's I/Os: fio's `prios` entry, with the latency fio keeps per priority under
+/// its name (`clat_ns`, or `lat_ns` with lat_percentiles=1).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FioPrio {
+    pub prioclass: u16,
+    pub prio: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clat_ns: Option<FioLat>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lat_ns: Option<FioLat>,
+}
+
+impl FioPrio {
+    pub fn latency(&self) -> &FioLat {
+        self.lat_ns
+            .as_ref()
+            .or(self.clat_ns.as_ref())
+            .expect("a priority entry has one latency")
+    }
+    pub fn latency_mut(&mut self) -> &mut FioLat {
+        match self.lat_ns.as_mut() {
+            Some(l) => l,
+            None => self
+                .clat_ns
+                .as_mut()
+                .expect("a priority entry has one latency"),
+        }
+    }
 }
 
 impl FioDir {
@@ -139,6 +173,12 @@ impl Percentiles {
         ] {
             if !on || l.n == 0 {
                 l.percentile = None;
+            }
+        }
+        // Per priority, percentiles come with either of clat's and lat's switches.
+        for p in &mut d.prios {
+            if !(self.clat || self.lat) {
+                p.latency_mut().percentile = None;
             }
         }
     }
@@ -391,6 +431,23 @@ fn dir(d: &DirReport, elapsed_ns: u64) -> FioDir {
         iops_mean: iops.mean,
         iops_stddev: iops.dev,
         iops_samples: iops.n,
+        prios: if d.prios.len() >= 2 {
+            d.prios
+                .iter()
+                .map(|p| {
+                    let l = Some(lat(Some(&p.latency)));
+                    let total = p.of == "lat";
+                    FioPrio {
+                        prioclass: p.class,
+                        prio: p.level,
+                        clat_ns: if total { None } else { l.clone() },
+                        lat_ns: if total { l } else { None },
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 

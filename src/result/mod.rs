@@ -234,7 +234,24 @@ pub struct DirReport {
     pub slat_ns: Option<LatReport>,
     /// Queued engines: handed to the kernel → completion seen.
     pub clat_ns: Option<LatReport>,
+    /// Latency per I/O priority, where per-command priorities (`cmdprio_percentage`,
+    /// `cmdprio_bssplit`) were in use: the job's own priority first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prios: Vec<PrioReport>,
     pub series: SeriesReport,
+}
+
+/// The I/Os of one priority (fio's `prios` entries).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PrioReport {
+    /// Linux's I/O priority class: 0 none, 1 real-time, 2 best-effort, 3 idle.
+    pub class: u16,
+    /// The level within the class, 0 (highest) to 7.
+    pub level: u16,
+    /// What `latency` times: `clat` (handed to the kernel → completion seen; the whole I/O
+    /// for a synchronous engine) or `lat` (total latency, with lat_percentiles=1), as fio.
+    pub of: String,
+    pub latency: LatReport,
 }
 
 impl DirReport {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{CpuReport, DepthReport, DirReport, LatReport, Measurement, SeriesReport};
+use super::{CpuReport, DepthReport, DirReport, LatReport, Measurement, PrioReport, SeriesReport};
 
 impl Measurement {
     /// A group's jobs together: counts and rates summed (the jobs ran side by side), elapsed the
@@ -82,9 +82,37 @@ impl DirReport {
             lat_ns: pool(ds.iter().map(|d| d.lat_ns.as_ref())),
             slat_ns: pool(ds.iter().map(|d| d.slat_ns.as_ref())),
             clat_ns: pool(ds.iter().map(|d| d.clat_ns.as_ref())),
+            prios: pool_prios(ds),
             series: SeriesReport::none(),
         }
     }
+}
+
+/// Several directions' or jobs' per-priority latencies as one list: each priority's pooled,
+/// in the order they first appear (fio merges its clat_prio arrays so).
+fn pool_prios(ds: &[&DirReport]) -> Vec<PrioReport> {
+    let mut keys: Vec<(u16, u16, &str)> = Vec::new();
+    for p in ds.iter().flat_map(|d| &d.prios) {
+        let k = (p.class, p.level, p.of.as_str());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .filter_map(|(class, level, of)| {
+            let same = ds
+                .iter()
+                .flat_map(|d| &d.prios)
+                .filter(|p| (p.class, p.level, p.of.as_str()) == (class, level, of))
+                .map(|p| Some(&p.latency));
+            Some(PrioReport {
+                class,
+                level,
+                of: of.to_string(),
+                latency: pool(same)?,
+            })
+        })
+        .collect()
 }
 
 impl SeriesReport {

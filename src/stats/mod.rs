@@ -28,8 +28,10 @@ pub struct IoSample {
     pub slat_ns: u64,
     pub offset: u64,
     pub bs: u32,
-    /// 0 read, 1 write (fio's).
+    /// 0 read, 1 write, 2 trim (fio's).
     pub dir: u8,
+    /// Its priority (class << 13 | level).
+    pub prio: u16,
 }
 
 /// One line of fio's I/O log (`write_iolog`): what the job issued, when, where.
@@ -177,7 +179,28 @@ pub struct DirStats {
     pub slat: LatStats,
     /// Queued engines only: handed to the kernel → completion seen (completion latency).
     pub clat: LatStats,
+    /// Per I/O priority (class << 13 | level), where per-command priorities are in use: the
+    /// latency fio keeps per priority (completion latency, or total with lat_percentiles).
+    /// The job's own priority first, then the others in the order they were configured.
+    pub prios: Vec<(u16, LatStats)>,
+    /// `prios` hold total latencies (lat_percentiles=1), not completion latencies.
+    pub prios_total: bool,
     pub series: Series,
+}
+
+impl DirStats {
+    /// Adds an I/O of priority `ioprio` taking `ns` to its priority's latencies.
+    #[inline]
+    pub fn record_prio(&mut self, ioprio: u16, ns: u64) {
+        match self.prios.iter_mut().find(|(p, _)| *p == ioprio) {
+            Some((_, l)) => l.record(ns),
+            None => {
+                let mut l = LatStats::default();
+                l.record(ns);
+                self.prios.push((ioprio, l));
+            }
+        }
+    }
 }
 
 impl std::ops::AddAssign<&DirStats> for DirStats {
@@ -187,6 +210,13 @@ impl std::ops::AddAssign<&DirStats> for DirStats {
         self.lat += &o.lat;
         self.slat += &o.slat;
         self.clat += &o.clat;
+        self.prios_total |= o.prios_total;
+        for (p, l) in &o.prios {
+            match self.prios.iter_mut().find(|(q, _)| q == p) {
+                Some((_, m)) => *m += l,
+                None => self.prios.push((*p, l.clone())),
+            }
+        }
         self.series += &o.series;
     }
 }

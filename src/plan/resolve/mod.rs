@@ -18,6 +18,7 @@ use super::{Section, SpecError};
 use crate::rawpath;
 
 mod engine;
+mod prio;
 mod sizes;
 mod timing;
 mod values;
@@ -136,12 +137,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     let (timing, numjobs) = timing(&v)?;
     let engine = engine_kind(&v, w)?;
     let (data, data_shape) = data(&v, w)?;
-    if verify.is_some() && engine == EngineKind::Null {
-        return Err(v.error(
-            "verify",
-            "ioengine=null moves no data: there is nothing to read back".into(),
-        ));
-    }
+    null_verify(&v, verify.is_some(), engine)?;
     let direct = v.bool("direct")?;
     let queue = queue_options(&v, engine, w)?;
     if v.bool("serialize_overlap")? && queue.depth > 1 {
@@ -210,6 +206,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         series_ms,
         gap: sequential_gap(&v, rw, gap)?,
         zones: None,
+        prio: prio::priorities(&v, engine, rw)?,
         data,
         data_shape,
         verify,
@@ -223,6 +220,17 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     check_reach(&v, &spec, (region.nfiles, region.offset_increment), numjobs)?;
     let jobs = clones(&spec, numjobs, startdelay, region.offset_increment);
     Ok((jobs, warnings, ignored))
+}
+
+/// ioengine=null with verify: refused.
+fn null_verify(v: &Values<'_>, verify: bool, engine: EngineKind) -> Result<(), SpecError> {
+    if verify && engine == EngineKind::Null {
+        return Err(v.error(
+            "verify",
+            "ioengine=null moves no data: there is nothing to read back".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Every option given was read by a resolution step.
@@ -665,6 +673,7 @@ fn logs(v: &Values<'_>, job: &str) -> Result<(LogSpec, u64), SpecError> {
         per_io: avg == 0,
         per_job: v.bool("per_job_logs")?,
         offset: v.bool("log_offset")?,
+        prio: v.bool("log_prio")?,
         compressed: v.bool("log_store_compressed")?,
         iolog: match v.text("write_iolog") {
             Some((t, _)) if t.trim().is_empty() || t.contains('\0') => {

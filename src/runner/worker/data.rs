@@ -104,3 +104,27 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.seal_write(i, write_back);
     }
 }
+
+/// The pattern every slot starts from (`bs` × `npages` bytes), so what is written does not
+/// depend on which slot carried it: the same workload writes the same bytes at any depth, on
+/// any engine.
+pub(super) fn template(job: &JobSpec, bs: usize, npages: usize) -> AlignedBuf {
+    let mut template = AlignedBuf::zeroed(bs * npages);
+    match job.data {
+        DataMode::Random | DataMode::Refill => {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(job.random.seed ^ 0xDA7A);
+            rng.fill_bytes(&mut template);
+            for page in template.chunks_mut(bs) {
+                job.data_shape.shape(page);
+            }
+        }
+        DataMode::Pattern => {
+            let p = &job.data_shape.pattern;
+            for (k, b) in template.iter_mut().enumerate() {
+                *b = p[k % p.len()];
+            }
+        }
+        DataMode::Zero => {}
+    }
+    template
+}

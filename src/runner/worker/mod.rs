@@ -12,12 +12,9 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use rand_core::{RngCore, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
-
-use crate::engine::{AlignedBuf, Completion, Engine, EngineUser, IoUnit, Queued};
+use crate::engine::{Completion, Engine, EngineUser, IoUnit, Queued};
+use crate::plan::JobSpec;
 use crate::plan::workload::{Dir, Region, Workload};
-use crate::plan::{DataMode, JobSpec};
 use crate::stats::{Clock, IoSample, JobStats};
 
 mod data;
@@ -25,6 +22,7 @@ mod end;
 mod flush;
 mod iolog;
 mod pacing;
+mod prio;
 mod timeline;
 mod verify;
 
@@ -301,10 +299,15 @@ struct Loop<'w, 'a, E: Engine> {
     io_log: Option<(Vec<IoSample>, u64)>,
     /// `write_iolog`: every I/O issued.
     iolog: Option<iolog::Recorder>,
+    /// Each I/O's priority.
+    prio: prio::Draw,
 }
 
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
     let job = w.job;
+    if let Some(refused) = prio::set_own(&w) {
+        return refused;
+    }
     let depth = if E::QUEUED {
         job.queue.depth as usize
     } else {
@@ -316,25 +319,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
     // Declared before the engine, so dropped after it (see `Loop`).
     let mut slab: Vec<IoUnit> = (0..depth).map(|_| IoUnit::new(bs, npages)).collect();
     let mut engine = engine;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(job.random.seed ^ 0xDA7A);
-    // Every slot starts from the same pattern, so what is written does not depend on which
-    // slot carried it: the same workload writes the same bytes at any depth, on any engine.
-    let mut template = AlignedBuf::zeroed(bs * npages);
-    match job.data {
-        DataMode::Random | DataMode::Refill => {
-            rng.fill_bytes(&mut template);
-            for page in template.chunks_mut(bs) {
-                job.data_shape.shape(page);
-            }
-        }
-        DataMode::Pattern => {
-            let p = &job.data_shape.pattern;
-            for (k, b) in template.iter_mut().enumerate() {
-                *b = p[k % p.len()];
-            }
-        }
-        DataMode::Zero => {}
-    }
+    let template = data::template(job, bs, npages);
     for u in &mut slab {
         copy_template(u, &template);
     }
@@ -378,8 +363,10 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         backlog_due: false,
         io_log: (job.logs.any() && job.logs.per_io).then(|| (Vec::new(), 0)),
         iolog: iolog::Recorder::for_job(job, &clock),
+        prio: prio::Draw::new(job),
         slab: &mut slab,
     };
+    prio::track(&mut l.stats, job);
     if let (Some(flow), Some(spec)) = (w.flow, job.pacing.flow) {
         flow.join(spec.weight);
     }
@@ -476,8 +463,10 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.free.pop();
             let i = slot as usize;
             let verifying = self.verifying();
+            let prio = self.prio.next(&self.w.job.prio, io.dir, io.len);
             let u = &mut self.slab[i];
             (u.dir, u.file, u.offset, u.done) = (io.dir, io.file, io.offset, 0);
+            u.prio = prio;
             u.set_len(io.len as usize);
             let s = &mut self.st[i];
             // A backlog pause's reads are the check's, not the job's.
@@ -684,7 +673,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             // A short transfer: the rest goes again, timed as the same I/O.
             return Next::Again;
         }
-        let (dir, file, len, offset) = (u.dir, u.file, u.len() as u64, u.offset);
+        let (dir, file, len, offset, prio) = (u.dir, u.file, u.len() as u64, u.offset, u.prio);
         let s = self.st[i];
         if s.measured && self.tl.measuring {
             let d = &mut self.stats.dirs[dir as usize];
@@ -699,6 +688,9 @@ impl<E: Engine> Loop<'_, '_, E> {
                 d.slat.record(slat);
                 d.clat.record(clat);
             }
+            if self.prio.cmd && self.w.job.prio.tracked(dir as usize) {
+                d.record_prio(prio, if self.w.job.prio.by_total { lat } else { clat });
+            }
             if let Some((log, dropped)) = self.io_log.as_mut() {
                 if log.len() < self.w.io_log_cap {
                     log.push(IoSample {
@@ -709,6 +701,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                         offset,
                         bs: len as u32,
                         dir: dir as u8,
+                        prio,
                     });
                 } else {
                     *dropped += 1;
@@ -731,8 +724,9 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.check_read(i);
         }
         if s.write_back && self.halt == Halt::No {
+            let prio = self.prio.next(&self.w.job.prio, Dir::Write, len);
             let u = &mut self.slab[i];
-            (u.dir, u.done) = (Dir::Write, 0);
+            (u.dir, u.done, u.prio) = (Dir::Write, 0, prio);
             self.st[i].write_back = false;
             self.prepare_write(i, true);
             self.st[i].t_prep = now;

@@ -1,0 +1,77 @@
+//! A job's I/O priorities as it runs: its thread's own (`prio`/`prioclass`), each I/O's draw
+//! of a per-command one (`cmdprio_*`), and the per-priority latencies its stats keep.
+
+use rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::plan::JobSpec;
+use crate::plan::prio::{Priorities, class_of, level_of};
+use crate::plan::workload::Dir;
+use crate::stats::JobStats;
+
+use super::end::setup_error;
+use super::{JobResult, Worker};
+
+/// Sets the job's own priority on the calling (job) thread, where `prio`/`prioclass` ask for
+/// one, before its first I/O. On failure, the job's result (the errno kept, the call named).
+pub(super) fn set_own(w: &Worker<'_>) -> Option<JobResult> {
+    let p = w.job.prio.default;
+    if !w.job.prio.set {
+        return None;
+    }
+    let e = crate::engine::set_thread_ioprio(p).err()?;
+    let mut r = setup_error(w, e);
+    if let Some(err) = r.error.as_mut() {
+        err.message = format!(
+            "ioprio_set (prioclass {}, prio {}): {}",
+            class_of(p),
+            level_of(p),
+            err.message
+        );
+    }
+    Some(r)
+}
+
+/// The directions measured per priority get their priorities in fio's order: the job's own,
+/// then the per-command ones as configured.
+pub(super) fn track(stats: &mut JobStats, job: &JobSpec) {
+    for (d, ds) in stats.dirs.iter_mut().enumerate() {
+        if !job.prio.tracked(d) {
+            continue;
+        }
+        ds.prios_total = job.prio.by_total;
+        let own = std::iter::once(job.prio.default);
+        for p in own.chain(job.prio.cmd[d].iter().map(|c| c.ioprio)) {
+            if !ds.prios.iter().any(|(q, _)| *q == p) {
+                ds.prios.push((p, Default::default()));
+            }
+        }
+    }
+}
+
+/// Each I/O's priority: a per-command one for its share of the I/Os, else the job's own.
+pub(super) struct Draw {
+    /// Per-command priorities are in use.
+    pub(super) cmd: bool,
+    /// fio's prio_state: a draw from 0..100 per I/O that may get one.
+    rng: Xoshiro256PlusPlus,
+}
+
+impl Draw {
+    pub(super) fn new(job: &JobSpec) -> Draw {
+        Draw {
+            cmd: job.prio.cmd.iter().any(|c| !c.is_empty()),
+            rng: Xoshiro256PlusPlus::seed_from_u64(job.random.seed ^ 0x10_9210),
+        }
+    }
+
+    /// The priority of the next I/O of direction `dir` and `len` bytes.
+    #[inline]
+    pub(super) fn next(&mut self, p: &Priorities, dir: Dir, len: u64) -> u16 {
+        if !self.cmd || p.share(dir as usize, len) == 0 {
+            return p.default;
+        }
+        let roll = (self.rng.next_u64() % 100) as u32;
+        p.pick(dir as usize, len, roll)
+    }
+}
