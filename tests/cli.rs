@@ -29,6 +29,8 @@ mod engines;
 mod faultfs;
 #[path = "cli/fio.rs"]
 mod fio;
+#[path = "cli/fio_verify.rs"]
+mod fio_verify;
 #[path = "cli/jobfiles.rs"]
 mod jobfiles;
 #[path = "cli/layout.rs"]

@@ -44,7 +44,7 @@ pub(crate) fn legacy_measure(
         &step.sections,
         false,
         safety,
-        step.keep,
+        Ending::iogauge(step.keep),
         &[],
         RoundsSpec::default(),
     )

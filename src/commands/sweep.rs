@@ -225,7 +225,7 @@ fn run_points(
                 &sections,
                 false,
                 safety,
-                req.tool.keep,
+                Ending::iogauge(req.tool.keep),
                 &notes,
                 RoundsSpec::default(),
             )

@@ -312,6 +312,9 @@ pub struct Verify {
     /// Write nothing; check what an earlier run left (`verify_only`). The job's `rw` is then
     /// a sequential read of its region.
     pub only: bool,
+    /// The `rw` given (verify_only replays its writes, as fio does, to know which blocks the
+    /// job would have written).
+    pub given_rw: super::RwMode,
     /// Stop at the first bad block.
     pub fatal: bool,
     /// Pause every this many writes to read them back and check them (`verify_backlog`; 0:
@@ -534,6 +537,8 @@ pub struct JobSpec {
     pub unlink: bool,
     /// When this job ends, the rest of its group stops.
     pub exitall: bool,
+    /// `exitall_on_error`: a failure of this job ends the run, whatever `Plan::on_failure`.
+    pub exitall_on_error: bool,
     /// Reported apart from the jobs before it (fio's new_group).
     pub new_group: bool,
     pub pacing: Pacing,
@@ -716,6 +721,18 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// fio options accepted but ignored because they change only fio's internals, with why.
     pub ignored: Vec<(String, &'static str)>,
+    /// What a failed job ends (set by the front end).
+    pub on_failure: OnFailure,
+}
+
+/// What a job that fails (an I/O error, a verify failure) ends: the run (iogauge's default:
+/// a later group would most likely meet the same fault), or only its group, later groups
+/// still running (fio's, unless a failed job has `exitall_on_error=1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnFailure {
+    #[default]
+    EndRun,
+    EndGroup,
 }
 
 impl Plan {

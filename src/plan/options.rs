@@ -283,6 +283,14 @@ pub static OPTIONS: &[OptionDef] = &[
                normally, counting what they did).",
     },
     OptionDef {
+        name: "exitall_on_error",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "fio mode: when this job fails, end the run (by default, as in fio, the later \
+               groups still run). iogauge run always ends the run at a failed job.",
+    },
+    OptionDef {
         name: "wait_for",
         aliases: &[],
         kind: Kind::Text,
@@ -1164,10 +1172,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "iogauge creates and lays out every file before its group starts, and keeps them \
              open",
         ),
-    ),
-    (
-        &["exitall_on_error"],
-        FioOnly::Ignored("iogauge always stops the other jobs when one fails"),
     ),
     (
         &["io_submit_mode"],

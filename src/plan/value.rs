@@ -384,46 +384,119 @@ pub fn parse_sync_file_range(text: &str) -> Result<(u32, u32), ValueError> {
     Ok((bits, every as u32))
 }
 
-/// fio's `buffer_pattern`: `0x` and hex digits (`0xdeadbeef`), a quoted string (`"abc"`), or a
-/// decimal number (its bytes, least significant first, as few as it needs).
+/// fio's `buffer_pattern`/`verify_pattern`: pieces one after another, as fio's pattern parser
+/// reads them: a quoted string (`"abc"`), `0x` and hex digits (`0xdeadbeef`, bytes in the
+/// order written), or a decimal number from -2^31 to 2^31-1 (its bytes, least significant
+/// first, as few as it needs; 0 is one zero byte). `"abcd"-120xdeadface` is `abcd`, -12 and
+/// `0xdeadface`: a decimal number ends where `0x` begins, and so does a hex one.
 pub fn parse_pattern(text: &str) -> Result<Vec<u8>, ValueError> {
-    const ACCEPTED: &str = "0x and hex digits (0xdeadbeef), a quoted string (\"iogauge\") or a \
-                            decimal number";
+    const ACCEPTED: &str = "pieces one after another: 0x and hex digits (0xdeadbeef), a quoted \
+                            string (\"iogauge\"), a decimal number (-12); fio's file ('name') \
+                            and format (%o) pieces are not supported";
     let t = text.trim();
-    let bytes = if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        if hex.is_empty() || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+    let mut out = Vec::new();
+    let mut rest = t;
+    while !rest.is_empty() {
+        let (piece, after) = if let Some(s) = rest.strip_prefix('"') {
+            let end = s.find('"').ok_or(Syntax(ACCEPTED))?;
+            (s.as_bytes()[..end].to_vec(), &s[end + 1..])
+        } else if rest.len() > 2 && rest[..2].eq_ignore_ascii_case("0x") {
+            let digits = rest[2..]
+                .find(|c: char| !c.is_ascii_hexdigit())
+                .unwrap_or(rest.len() - 2);
+            let mut hex = &rest[2..2 + digits];
+            // A run of digits that runs into another "0x" (0xff0x14) ends before it.
+            if hex.len() > 1 && hex.ends_with('0') && rest[2 + digits..].starts_with(['x', 'X']) {
+                hex = &hex[..hex.len() - 1];
+            }
+            if hex.is_empty() {
+                return Err(Syntax(ACCEPTED));
+            }
+            // An odd digit count reads as a leading 0.
+            let padded = if hex.len() % 2 == 1 {
+                format!("0{hex}")
+            } else {
+                hex.to_string()
+            };
+            let bytes = (0..padded.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&padded[i..i + 2], 16).expect("hex digits"))
+                .collect();
+            (bytes, &rest[2 + hex.len()..])
+        } else {
+            let sign = usize::from(rest.starts_with(['-', '+']));
+            let mut end = sign
+                + rest[sign..]
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(rest.len() - sign);
+            // A decimal number ends where a hex one begins (-120xdeadface: -12, 0xdeadface).
+            if end > sign + 1
+                && rest[end - 1..].starts_with('0')
+                && rest[end..].starts_with(['x', 'X'])
+            {
+                end -= 1;
+            }
+            let n: i64 = rest[..end].parse().map_err(|_| Syntax(ACCEPTED))?;
+            if !(i64::from(i32::MIN)..=i64::from(i32::MAX)).contains(&n) {
+                return Err(Syntax(ACCEPTED));
+            }
+            let mut v = n as i32 as u32;
+            let mut bytes = Vec::new();
+            while v != 0 {
+                bytes.push(v as u8);
+                v >>= 8;
+            }
+            if bytes.is_empty() {
+                bytes.push(0);
+            }
+            (bytes, &rest[end..])
+        };
+        if piece.is_empty() {
             return Err(Syntax(ACCEPTED));
         }
-        // An odd digit count reads as a leading 0.
-        let padded = if hex.len() % 2 == 1 {
-            format!("0{hex}")
-        } else {
-            hex.to_string()
-        };
-        (0..padded.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&padded[i..i + 2], 16).expect("hex digits"))
-            .collect()
-    } else if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
-        t.as_bytes()[1..t.len() - 1].to_vec()
-    } else if let Ok(n) = t.parse::<u64>() {
-        let mut b = n.to_le_bytes().to_vec();
-        while b.len() > 1 && b.last() == Some(&0) {
-            b.pop();
-        }
-        b
-    } else {
-        return Err(Syntax(ACCEPTED));
-    };
-    if bytes.is_empty() {
+        out.extend(piece);
+        rest = after;
+    }
+    if out.is_empty() {
         return Err(Syntax(ACCEPTED));
     }
-    Ok(bytes)
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn patterns_are_read_piece_by_piece_as_fio_reads_them() {
+        let p = |t: &str| parse_pattern(t).unwrap();
+        assert_eq!(p("0xdeadbeef"), [0xde, 0xad, 0xbe, 0xef]);
+        assert_eq!(p("0xabc"), [0x0a, 0xbc]);
+        assert_eq!(p("\"iogauge\""), b"iogauge");
+        assert_eq!(p("1"), [1]);
+        assert_eq!(p("0"), [0]);
+        assert_eq!(p("256"), [0, 1]);
+        assert_eq!(
+            p("\"abcd\"-120xdeadface"),
+            [
+                b'a', b'b', b'c', b'd', 0xf4, 0xff, 0xff, 0xff, 0xde, 0xad, 0xfa, 0xce
+            ]
+        );
+        assert_eq!(p("0xff0x14"), [0xff, 0x14]);
+        assert_eq!(p("\"ab\"0x01\"c\""), [b'a', b'b', 1, b'c']);
+        for bad in [
+            "",
+            "0x",
+            "\"\"",
+            "\"open",
+            "abc",
+            "%o",
+            "'file'",
+            "4294967296",
+        ] {
+            assert!(parse_pattern(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn sizes_follow_fio() {

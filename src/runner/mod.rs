@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::engine;
 use crate::files::targets::{OpenedFile, TargetError, Targets};
 use crate::plan::EngineKind;
-use crate::plan::{JobSpec, Plan};
+use crate::plan::{JobSpec, OnFailure, Plan};
 use crate::stats::diskstats::{self, DiskCounters};
 use crate::stats::steady::SteadyGroup;
 use crate::stats::{Clock, JobStats};
@@ -296,10 +296,13 @@ pub fn run(
         for job in group.jobs.iter().filter(|j| j.unlink) {
             outcome.unlink_errors.extend(targets.unlink(&job.paths()));
         }
-        let failed = results.iter().any(|j| j.error.is_some());
+        // A failed job ends the run, or (fio's way) only its group unless it says otherwise.
+        let ends_run = results.iter().zip(&group.jobs).any(|(r, j)| {
+            r.error.is_some() && (plan.on_failure == OnFailure::EndRun || j.exitall_on_error)
+        });
         outcome.groups.push(results);
         on_event(&Event::GroupDone { group: gi });
-        if failed {
+        if ends_run {
             break;
         }
     }

@@ -194,6 +194,23 @@ pub(crate) struct Measured {
     pub(crate) code: u8,
 }
 
+/// How a run ends: whether the files it created stay, and what a failed job ends.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ending {
+    pub keep: bool,
+    pub on_failure: plan::OnFailure,
+}
+
+impl Ending {
+    /// iogauge's own commands: a failed job ends the run.
+    pub(crate) fn iogauge(keep: bool) -> Ending {
+        Ending {
+            keep,
+            on_failure: plan::OnFailure::EndRun,
+        }
+    }
+}
+
 /// resolve → check → run → report, printing warnings and the live status line to stderr.
 /// `Err`: why nothing ran (bad options, the system failing while the targets are checked).
 /// `notes`: what the front end noticed (a job file's surprises), printed with the warnings.
@@ -202,15 +219,17 @@ pub(crate) fn measure(
     sections: &[Section],
     separate_groups: bool,
     safety: Safety,
-    keep: bool,
+    ending: Ending,
     notes: &[String],
     rounds: RoundsSpec,
 ) -> Result<Measured, Failure> {
+    let keep = ending.keep;
     // Printed first: a job file's surprise may be why its options do not resolve.
     for n in notes {
         warn(n);
     }
     let mut plan = planned(sections, separate_groups, safety, rounds)?;
+    plan.on_failure = ending.on_failure;
     // From here a signal stops the run instead of ending iogauge: the check takes locks and
     // marks the files it will write.
     let interrupt = interrupt_flag();
@@ -433,7 +452,14 @@ pub(crate) fn execute(
             &sections,
             separate_groups,
             safety,
-            tool.keep,
+            Ending {
+                keep: tool.keep,
+                // fio goes on to the next group after a failed job.
+                on_failure: match reporting {
+                    Reporting::Fio(_) => plan::OnFailure::EndGroup,
+                    _ => plan::OnFailure::EndRun,
+                },
+            },
             &notes,
             tool.rounds,
         );

@@ -245,12 +245,9 @@ fn digest(block: &[u8], found: Stamp) -> Checked {
 }
 
 /// verify=pattern: the block must be `pattern` repeated from its first byte.
-pub fn check_pattern(block: &[u8], pattern: &[u8]) -> Result<(), Box<Fault>> {
-    let Some(at) = block
-        .iter()
-        .enumerate()
-        .position(|(i, &b)| b != pattern[i % pattern.len()])
-    else {
+pub fn check_pattern(block: &[u8], pattern: &[u8], phase: usize) -> Result<(), Box<Fault>> {
+    let want = |i: usize| pattern[(phase + i) % pattern.len()];
+    let Some(at) = block.iter().enumerate().position(|(i, &b)| b != want(i)) else {
         return Ok(());
     };
     let zeros = block.iter().all(|&b| b == 0);
@@ -262,7 +259,7 @@ pub fn check_pattern(block: &[u8], pattern: &[u8]) -> Result<(), Box<Fault>> {
             format!(
                 "byte {at} is 0x{:02x} where the pattern has 0x{:02x}",
                 block[at],
-                pattern[at % pattern.len()]
+                want(at)
             )
         },
         found: None,

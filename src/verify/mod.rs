@@ -607,14 +607,17 @@ mod tests {
     fn a_pattern_block_is_the_pattern_from_its_first_byte() {
         let p = [0xaa, 0x55, 0x5a, 0xa5];
         let mut b: Vec<u8> = (0..512).map(|i| p[i % 4]).collect();
-        assert_eq!(check_pattern(&b, &p), Ok(()));
+        assert_eq!(check_pattern(&b, &p, 0), Ok(()));
         b[300] ^= 1;
-        let f = check_pattern(&b, &p).unwrap_err();
+        let f = check_pattern(&b, &p, 0).unwrap_err();
         assert_eq!(
             (f.kind.as_str(), f.first_bad_byte),
             ("wrong data", Some(300))
         );
-        assert_eq!(check_pattern(&[0; 512], &p).unwrap_err().kind, "lost write");
+        assert_eq!(
+            check_pattern(&[0; 512], &p, 0).unwrap_err().kind,
+            "lost write"
+        );
     }
 
     #[test]

@@ -468,17 +468,6 @@ fn verify_refuses_what_it_cannot_check() {
             ],
             "to 3976 (the header must end before the block's 16-byte trailer)",
         ),
-        (
-            vec![
-                fname.as_str(),
-                "--size=1m",
-                "--rw=write",
-                "--verify=pattern",
-                "--verify_pattern=0xaa",
-                "--verify_offset=512",
-            ],
-            "--verify_offset=512: verify=pattern writes no header to move",
-        ),
     ] {
         let mut all = vec!["run"];
         all.extend_from_slice(&args);
@@ -1269,6 +1258,34 @@ fn verify_pattern_writes_and_checks_the_pattern() {
     );
     std::fs::remove_file(&f).unwrap();
 
+    // A pattern that does not divide the block (fio's "abcd"-12 form, 8 bytes into 512) runs
+    // through each write from its start: the bytes on disk say so, and the check agrees.
+    let odd = |extra: &[&str], code| {
+        let mut args = vec![
+            fname.as_str(),
+            "--size=1m",
+            "--bs=4k",
+            "--rw=randwrite",
+            "--verify=pattern",
+            "--verify_pattern=\"abcd\"-12",
+            "--verify_interval=512",
+        ];
+        args.extend_from_slice(extra);
+        run_json(&args, code)
+    };
+    let r = odd(&["--keep"], 0);
+    assert_eq!(u(&verify(job(&r))["blocks"]), 2048);
+    let q = [b'a', b'b', b'c', b'd', 0xf4, 0xff, 0xff, 0xff];
+    let d = std::fs::read(&f).unwrap();
+    assert!(
+        d.iter().enumerate().all(|(i, &x)| x == q[i % 4096 % 8]),
+        "each 4 KiB write holds the pattern from its own start"
+    );
+    patch(&f, 4096 + 1024 + 5, &[0x55]);
+    let r = odd(&["--verify_only=1"], 1);
+    assert_eq!(bad(&r), [(4096 + 1024, "wrong data".to_string())]);
+    std::fs::remove_file(&f).unwrap();
+
     for (args, want) in [
         (vec!["--verify=pattern"], "give it (verify_pattern=0xaa55)"),
         (
@@ -1276,6 +1293,7 @@ fn verify_pattern_writes_and_checks_the_pattern() {
                 "--verify=pattern",
                 "--verify_pattern=0x010203",
                 "--verify_interval=512",
+                "--bsrange=4k-8k",
             ],
             "does not divide verify_interval",
         ),

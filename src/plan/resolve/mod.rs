@@ -132,7 +132,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     let name = job_name(&v, section)?;
     let (rw, gap, read_pct) = pattern(&v, w)?;
     let (sizes, bs, max_bs) = io_sizes(&v, rw, w)?;
-    let (verify, rw) = verification(&v, rw, &sizes, bs, w)?;
+    let (verify, rw) = verification(&v, (rw, gap), &sizes, bs, w)?;
     let region = region(&v, bs, max_bs, w)?;
     let (timing, numjobs) = timing(&v)?;
     let engine = engine_kind(&v, w)?;
@@ -181,6 +181,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         number_ios: v.int("number_ios")?,
         unlink: v.bool("unlink")?,
         exitall: v.bool("exitall")?,
+        exitall_on_error: v.bool("exitall_on_error")?,
         new_group: v.bool("new_group")?,
         pacing,
         random,

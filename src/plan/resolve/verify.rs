@@ -26,7 +26,7 @@ fn refuse_trims(v: &Values<'_>, rw: RwMode) -> Result<(), SpecError> {
 /// region (it writes nothing).
 pub(super) fn verification(
     v: &Values<'_>,
-    rw: RwMode,
+    (rw, gap): (RwMode, u64),
     sizes: &[BlockSizes; 3],
     bs: u64,
     w: &mut Vec<String>,
@@ -88,24 +88,20 @@ pub(super) fn verification(
         }
         i => i.unwrap_or(smallest),
     };
-    check_layout(v, checksum, interval, header_at, (bs, write_sizes))?;
-    check_modes(v, (only, inline), backlog, (state_save, state_load), w)?;
-    if checksum == crate::verify::Checksum::Pattern {
-        let len = v
-            .text("verify_pattern")
-            .and_then(|(t, _)| value::parse_pattern(&t).ok())
-            .map_or(1, |p| p.len() as u64);
-        if interval % len != 0 {
-            return Err(v.error(
-                "verify_pattern",
-                format!(
-                    "is {len} bytes, which does not divide verify_interval ({interval}): each \
-                     block must start at the pattern's start"
-                ),
-            ));
-        }
-    }
+    let (interval, header_at) = if checksum == crate::verify::Checksum::Pattern {
+        pattern_layout(v, (interval, header_at), (bs, write_sizes), gap, w)?
+    } else {
+        (interval, header_at)
+    };
+    check_layout(v, interval, header_at, (bs, write_sizes))?;
+    let backlog = if only || inline {
+        ignored_backlog(backlog, w)
+    } else {
+        backlog
+    };
+    check_modes(v, only, backlog, (state_save, state_load), w)?;
     let verify = Verify {
+        given_rw: rw,
         checksum,
         interval,
         after_write: (after_write && !inline) || only,
@@ -121,6 +117,73 @@ pub(super) fn verification(
         header_at: header_at as u32,
     };
     Ok((Some(verify), if only { RwMode::Read } else { rw }))
+}
+
+/// verify=pattern: no header (a verify_offset is ignored, as fio ignores it), and blocks laid
+/// so each one's place in the pattern is known. The block size and header offset to use.
+fn pattern_layout(
+    v: &Values<'_>,
+    (interval, header_at): (u64, u64),
+    (bs, write_sizes): (u64, &BlockSizes),
+    gap: u64,
+    w: &mut Vec<String>,
+) -> Result<(u64, u64), SpecError> {
+    if header_at > 0 {
+        w.push(format!(
+            "verify_offset={header_at} is ignored with verify=pattern (as fio ignores it): \
+             the pattern check writes no header to move"
+        ));
+    }
+    // One write size: fio checks a verify_interval that does not divide it piece by piece,
+    // but a pattern check needs no pieces (the pattern runs through each write from its
+    // start): each write is checked whole.
+    let fixed = match write_sizes {
+        BlockSizes::Fixed(b) if *b == bs => Some(bs),
+        _ => None,
+    };
+    let interval = match fixed {
+        Some(f) if f % interval != 0 => {
+            w.push(format!(
+                "verify_interval={interval} does not divide bs ({f}): verify=pattern checks \
+                 each write whole (the pattern runs through it from its start, as in fio)"
+            ));
+            f
+        }
+        _ => interval,
+    };
+    let len = v
+        .text("verify_pattern")
+        .and_then(|(t, _)| value::parse_pattern(&t).ok())
+        .map_or(1, |p| p.len() as u64);
+    // Each write carries the pattern from its start (fio's), so a block inside a write starts
+    // where its distance from the write's start says: known when every write has one size and
+    // starts a whole number of writes from the job's offset.
+    let zoned = v
+        .text("zonemode")
+        .is_some_and(|(t, _)| t.trim() == "strided");
+    let laid_out = fixed.is_some() && gap == 0 && !zoned;
+    if interval % len != 0 && Some(interval) != fixed && !laid_out {
+        return Err(v.error(
+            "verify_pattern",
+            format!(
+                "is {len} bytes, which does not divide verify_interval ({interval}): with I/O \
+                 sizes that vary, gaps or zones iogauge cannot tell where in the pattern a \
+                 block starts"
+            ),
+        ));
+    }
+    Ok((interval, 0))
+}
+
+/// verify_backlog on a job that writes nothing: fio accepts it and does nothing with it.
+fn ignored_backlog(backlog: u64, w: &mut Vec<String>) -> u64 {
+    if backlog > 0 {
+        w.push(format!(
+            "verify_backlog={backlog} is ignored: it reads back what the job writes as it \
+             goes, and this job writes nothing (fio ignores it too)"
+        ));
+    }
+    0
 }
 
 /// What the written bytes are, and a warning when a device could compress or deduplicate
@@ -213,7 +276,6 @@ pub(super) fn data(
 /// by `verify_offset` fits in it.
 fn check_layout(
     v: &Values<'_>,
-    checksum: crate::verify::Checksum,
     interval: u64,
     header_at: u64,
     (bs, write_sizes): (u64, &BlockSizes),
@@ -238,12 +300,6 @@ fn check_layout(
     if header_at > 0 {
         use crate::verify::{HEADER_LEN, TRAILER_LEN};
         let (h, t) = (HEADER_LEN as u64, TRAILER_LEN as u64);
-        if checksum == crate::verify::Checksum::Pattern {
-            return Err(v.error(
-                "verify_offset",
-                "verify=pattern writes no header to move".into(),
-            ));
-        }
         if header_at < h || header_at + h + t > interval {
             return Err(v.error(
                 "verify_offset",
@@ -259,21 +315,14 @@ fn check_layout(
     Ok(())
 }
 
-/// verify_backlog and the state journal fit the job: a backlog needs writes, a journal is
-/// saved by a writer and loaded by verify_only.
+/// The state journal fits the job: saved by a writer and loaded by verify_only.
 fn check_modes(
     v: &Values<'_>,
-    (only, inline): (bool, bool),
+    only: bool,
     backlog: u64,
     (state_save, state_load): (bool, bool),
     w: &mut Vec<String>,
 ) -> Result<(), SpecError> {
-    if backlog > 0 && (only || inline) {
-        return Err(v.error(
-            "verify_backlog",
-            "reads back what the job writes as it goes; this job writes nothing".into(),
-        ));
-    }
     if backlog > 0 {
         w.push(format!(
             "verify_backlog={backlog}: the job pauses every {backlog} writes to read them back \

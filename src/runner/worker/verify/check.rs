@@ -109,7 +109,10 @@ impl Verifier {
             }
         };
         match self.spec.checksum {
-            Checksum::Pattern => check_pattern(b, &cx.job.data_shape.pattern),
+            Checksum::Pattern => {
+                let phase = pattern_phase(cx.job, self.spec.interval, at);
+                check_pattern(b, &cx.job.data_shape.pattern, phase)
+            }
             kind => check(b, kind, &want),
         }
     }
@@ -610,4 +613,17 @@ fn dump(
         }
     }
     out
+}
+
+/// Where in the pattern the block at file offset `at` starts. Each write carries the pattern
+/// from its own start (fio's way), so a block starts at the pattern's start when the pattern
+/// divides the block size or the block is a whole write; otherwise (resolution allows it only
+/// for fixed-size writes laid from the job's offset) at its distance from its write's start.
+fn pattern_phase(job: &crate::plan::JobSpec, interval: u64, at: u64) -> usize {
+    let len = job.data_shape.pattern.len().max(1) as u64;
+    let write = job.xfer();
+    if interval % len == 0 || interval >= write {
+        return 0;
+    }
+    (at.saturating_sub(job.offset) % write % len) as usize
 }

@@ -303,6 +303,9 @@ fn seed_handed(
     maps: &mut [GenMap],
 ) -> Vec<Vec<u32>> {
     let mut handed_jobs: Vec<Vec<u32>> = Vec::new();
+    // A job that only reads has no writes to replay: its verify_only checks every block.
+    let replays = spec.only && !job.timing.time_based && spec.given_rw.writes();
+    let replayed = replays.then(|| replay_writes(job, spec, maps));
     for (f, m) in maps.iter_mut().enumerate() {
         let h = handed.get(f).cloned().flatten();
         let mut jobs = Vec::new();
@@ -317,6 +320,10 @@ fn seed_handed(
                     m.acknowledge(b, 0, true);
                     jobs.push(writer);
                 }
+                // Not written earlier in this run: verify_only checks what the job's own
+                // writes would have written (fio replays the workload), any other check
+                // every block.
+                None if replayed.as_ref().is_some_and(|r| !r[f][b]) => jobs.push(NOT_HANDED),
                 None => {
                     m.acknowledge(b, 0, true);
                     jobs.push(NOT_HANDED);
@@ -329,6 +336,30 @@ fn seed_handed(
         }
     }
     handed_jobs
+}
+
+/// Per file, per block: whether one pass of the job's workload (its seed, its sizes, its
+/// loops) writes it. A size-bounded job only.
+fn replay_writes(job: &JobSpec, spec: Verify, maps: &[GenMap]) -> Vec<Vec<bool>> {
+    let mut written: Vec<Vec<bool>> = maps.iter().map(|m| vec![false; m.len()]).collect();
+    let mut as_given = job.clone();
+    as_given.rw = spec.given_rw;
+    for io in super::workload(&as_given, job.random.seed) {
+        if io.dir != crate::plan::workload::Dir::Write {
+            continue;
+        }
+        let Some(w) = written.get_mut(io.file) else {
+            continue;
+        };
+        let first = io.offset.saturating_sub(job.offset) / spec.interval;
+        let end = (io.offset + io.len)
+            .saturating_sub(job.offset)
+            .div_ceil(spec.interval);
+        for b in first..end.min(w.len() as u64) {
+            w[b as usize] = true;
+        }
+    }
+    written
 }
 
 /// Each file's map: the job's own, or the one it shares with the group's other writers of the

@@ -1,0 +1,146 @@
+//! fio's semantics around verification and failures in fio mode: a failed job ends only its
+//! group (later groups still run, unless `exitall_on_error`), `verify_only` checks the blocks
+//! the job's own writes would have written (fio replays the workload), and the options fio
+//! accepts and ignores on a verify job (`verify_backlog` on a reader, `verify_offset` with
+//! `verify=pattern`).
+
+use super::*;
+
+fn fio_json(dir: &Path, args: &[&str]) -> (Value, Output) {
+    let mut all = vec!["fio", "--output-format=json", "--output=out.json"];
+    all.extend_from_slice(args);
+    let o = run_in(dir, &all);
+    let text = std::fs::read_to_string(dir.join("out.json")).unwrap_or_default();
+    let v = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{e}: {text}\nstderr: {}", stderr(&o)));
+    (v, o)
+}
+
+fn by_name<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["jobname"] == name)
+}
+
+/// A file of bytes iogauge did not write: any verify of it fails.
+fn foreign(dir: &Path) {
+    std::fs::write(dir.join("foreign"), vec![0x5a; 64 << 10]).unwrap();
+}
+
+#[test]
+fn a_failed_job_ends_only_its_group_in_fio_mode() {
+    let d = tmp();
+    foreign(d.path());
+    let jobs = [
+        "--name=check",
+        "--filename=foreign",
+        "--rw=read",
+        "--size=64k",
+        "--verify=md5",
+        "--verify_only=1",
+        "--name=after",
+        "--stonewall",
+        "--filename=mine",
+        "--rw=write",
+        "--size=64k",
+    ];
+    let (v, o) = fio_json(d.path(), &jobs);
+    assert_ne!(o.status.code(), Some(0), "a failed job fails the run");
+    assert_eq!(by_name(&v, "check").unwrap()["error"], 84, "EILSEQ");
+    let after = by_name(&v, "after").expect("the next group ran");
+    assert_eq!(after["error"], 0);
+    assert_eq!(after["write"]["io_bytes"], 65536);
+
+    // exitall_on_error=1 on the failing job: the run ends with it, as in fio.
+    let mut with = jobs.to_vec();
+    with.insert(6, "--exitall_on_error=1");
+    let (v, _) = fio_json(d.path(), &with);
+    assert!(by_name(&v, "check").is_some());
+    assert!(by_name(&v, "after").is_none(), "{v}");
+
+    // iogauge run keeps its own rule: a failed job ends the run.
+    let mut run = vec!["run", "--output-format=json"];
+    run.extend_from_slice(&jobs);
+    let o = run_in(d.path(), &run);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["groups"].as_array().unwrap().len(), 1, "{v}");
+}
+
+#[test]
+fn verify_only_checks_what_the_jobs_writes_would_have_written() {
+    let d = tmp();
+    for (rw, extra) in [
+        ("randrw", "--rwmixread=50"),
+        ("write:4k", "--bs=4k"),
+        ("randwrite", "--norandommap=1"),
+    ] {
+        let rw_opt = format!("--rw={rw}");
+        let base = [
+            "--name=v",
+            "--filename=data",
+            "--size=256k",
+            rw_opt.as_str(),
+            extra,
+            "--verify=crc32c",
+        ];
+        std::fs::remove_file(d.path().join("data")).ok();
+        let (first, o) = fio_json(d.path(), &base);
+        assert_eq!(o.status.code(), Some(0), "{rw}: {}", stderr(&o));
+        let own = &first["iogauge"]["groups"][0]["jobs"][0]["verify"];
+        let written = own["blocks"].as_u64().unwrap();
+        assert!(
+            written > 0 && written < 64,
+            "{rw}: a part of the file: {written}"
+        );
+        let mut only = base.to_vec();
+        only.push("--verify_only=1");
+        let (second, o) = fio_json(d.path(), &only);
+        assert_eq!(o.status.code(), Some(0), "{rw}: {}", stderr(&o));
+        let checked = &second["iogauge"]["groups"][0]["jobs"][0]["verify"];
+        assert_eq!(checked["blocks"], written, "{rw}: the same blocks, no more");
+        assert_eq!(checked["bad_blocks"], 0, "{rw}");
+    }
+}
+
+#[test]
+fn options_fio_accepts_and_ignores_on_a_verify_job_are_accepted() {
+    let d = tmp();
+    let (_, o) = fio_json(
+        d.path(),
+        &[
+            "--name=w",
+            "--filename=data",
+            "--size=256k",
+            "--rw=write",
+            "--verify=pattern",
+            "--verify_pattern=0xa5",
+            "--verify_offset=1024",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).is_empty(),
+        "fio mode says nothing: {}",
+        stderr(&o)
+    );
+    let on_disk = std::fs::read(d.path().join("data")).unwrap();
+    assert!(on_disk.iter().all(|&b| b == 0xa5), "no header was moved in");
+    let (v, o) = fio_json(
+        d.path(),
+        &[
+            "--name=r",
+            "--filename=data",
+            "--size=256k",
+            "--rw=read",
+            "--verify=pattern",
+            "--verify_pattern=0xa5",
+            "--verify_backlog=16",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let warned = v["iogauge"]["warnings"].to_string();
+    assert!(warned.contains("verify_backlog=16 is ignored"), "{warned}");
+    assert_eq!(v["jobs"][0]["read"]["io_bytes"], 256 << 10);
+}
