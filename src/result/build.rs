@@ -9,7 +9,7 @@ use super::*;
 use crate::host::TargetInfo;
 use crate::runner::{JobOutcome, RunOutcome};
 use crate::stats::diskstats::DiskCounters;
-use crate::stats::{DirStats, JobError, JobStats, LatStats};
+use crate::stats::{DirStats, JobError, JobStats, LatStats, PrioStats};
 
 /// Latency with its histogram (json+'s bins, sqlio's rows and pooled percentiles read it).
 fn lat_report_with_histogram(l: &LatStats) -> Option<LatReport> {
@@ -45,7 +45,7 @@ fn per_s(n: u64, d: Duration) -> f64 {
     }
 }
 
-fn dir_report(d: &DirStats, elapsed: Duration) -> DirReport {
+fn dir_report(d: &DirStats, prios: &PrioStats, elapsed: Duration) -> DirReport {
     let bw = per_s(d.bytes, elapsed);
     let interval = Duration::from_millis(d.series.interval_ms);
     let n = d.series.samples.len();
@@ -90,14 +90,14 @@ fn dir_report(d: &DirStats, elapsed: Duration) -> DirReport {
         lat_ns: lat_report_with_histogram(&d.lat),
         slat_ns: lat_report_with_histogram(&d.slat),
         clat_ns: lat_report_with_histogram(&d.clat),
-        prios: d
-            .prios
+        prios: prios
+            .by_prio
             .iter()
             .filter_map(|(p, l)| {
                 Some(PrioReport {
                     class: crate::plan::prio::class_of(*p),
                     level: crate::plan::prio::level_of(*p),
-                    of: if d.prios_total { "lat" } else { "clat" }.into(),
+                    of: if prios.total { "lat" } else { "clat" }.into(),
                     latency: lat_report_with_histogram(l)?,
                 })
             })
@@ -129,9 +129,9 @@ fn cpu_report(c: &crate::stats::CpuUsage, elapsed: Duration) -> CpuReport {
 pub fn measurement(s: &JobStats) -> Measurement {
     Measurement {
         elapsed_ns: s.elapsed.as_nanos() as u64,
-        read: dir_report(&s.dirs[0], s.elapsed),
-        write: dir_report(&s.dirs[1], s.elapsed),
-        trim: dir_report(&s.dirs[2], s.elapsed),
+        read: dir_report(&s.dirs[0], &s.prios[0], s.elapsed),
+        write: dir_report(&s.dirs[1], &s.prios[1], s.elapsed),
+        trim: dir_report(&s.dirs[2], &s.prios[2], s.elapsed),
         sync: lat_report_with_histogram(&s.syncs),
         iodepth: depth_report(&s.depth),
         cpu: cpu_report(&s.cpu, s.elapsed),

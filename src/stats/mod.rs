@@ -179,25 +179,41 @@ pub struct DirStats {
     pub slat: LatStats,
     /// Queued engines only: handed to the kernel → completion seen (completion latency).
     pub clat: LatStats,
-    /// Per I/O priority (class << 13 | level), where per-command priorities are in use: the
-    /// latency fio keeps per priority (completion latency, or total with lat_percentiles).
-    /// The job's own priority first, then the others in the order they were configured.
-    pub prios: Vec<(u16, LatStats)>,
-    /// `prios` hold total latencies (lat_percentiles=1), not completion latencies.
-    pub prios_total: bool,
     pub series: Series,
 }
 
-impl DirStats {
-    /// Adds an I/O of priority `ioprio` taking `ns` to its priority's latencies.
+/// One direction's latencies per I/O priority (class << 13 | level), where per-command
+/// priorities are in use: the latency fio keeps per priority (completion latency, or total
+/// with lat_percentiles). The job's own priority first, then the others as configured.
+#[derive(Debug, Clone, Default)]
+pub struct PrioStats {
+    pub by_prio: Vec<(u16, LatStats)>,
+    /// The latencies are total latencies (lat_percentiles=1), not completion latencies.
+    pub total: bool,
+}
+
+impl PrioStats {
+    /// Adds an I/O of priority `ioprio` taking `ns`.
     #[inline]
-    pub fn record_prio(&mut self, ioprio: u16, ns: u64) {
-        match self.prios.iter_mut().find(|(p, _)| *p == ioprio) {
+    pub fn record(&mut self, ioprio: u16, ns: u64) {
+        match self.by_prio.iter_mut().find(|(p, _)| *p == ioprio) {
             Some((_, l)) => l.record(ns),
             None => {
                 let mut l = LatStats::default();
                 l.record(ns);
-                self.prios.push((ioprio, l));
+                self.by_prio.push((ioprio, l));
+            }
+        }
+    }
+}
+
+impl std::ops::AddAssign<&PrioStats> for PrioStats {
+    fn add_assign(&mut self, o: &PrioStats) {
+        self.total |= o.total;
+        for (p, l) in &o.by_prio {
+            match self.by_prio.iter_mut().find(|(q, _)| q == p) {
+                Some((_, m)) => *m += l,
+                None => self.by_prio.push((*p, l.clone())),
             }
         }
     }
@@ -210,13 +226,6 @@ impl std::ops::AddAssign<&DirStats> for DirStats {
         self.lat += &o.lat;
         self.slat += &o.slat;
         self.clat += &o.clat;
-        self.prios_total |= o.prios_total;
-        for (p, l) in &o.prios {
-            match self.prios.iter_mut().find(|(q, _)| q == p) {
-                Some((_, m)) => *m += l,
-                None => self.prios.push((*p, l.clone())),
-            }
-        }
         self.series += &o.series;
     }
 }
@@ -287,6 +296,8 @@ pub struct JobStats {
     /// When the measured time began and ended, in ns on the run's clock (comparable between
     /// the jobs of a run; merged: the earliest start and the latest end).
     pub window_ns: Option<(u64, u64)>,
+    /// Per direction, latencies per I/O priority (per-command priorities only; else empty).
+    pub prios: [PrioStats; 3],
     /// The verify phase (`verify=`), after the measured time.
     pub verify: Option<VerifyStats>,
     /// fio's steady-state check (`ss_dur`): its group's, at the end.
@@ -378,6 +389,9 @@ impl std::ops::AddAssign<&JobStats> for JobStats {
     /// Merges a concurrent job: sums totals; elapsed is the longest, since jobs run together.
     fn add_assign(&mut self, o: &JobStats) {
         for (a, b) in self.dirs.iter_mut().zip(o.dirs.iter()) {
+            *a += b;
+        }
+        for (a, b) in self.prios.iter_mut().zip(o.prios.iter()) {
             *a += b;
         }
         self.syncs += &o.syncs;

@@ -318,6 +318,10 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
     let bs = (job.max_xfer() / u64::from(job.numpages)) as usize;
     // Declared before the engine, so dropped after it (see `Loop`).
     let mut slab: Vec<IoUnit> = (0..depth).map(|_| IoUnit::new(bs, npages)).collect();
+    for u in &mut slab {
+        // The job's own priority; per-command ones are drawn per I/O (`prio::Draw`).
+        u.prio = job.prio.default;
+    }
     let mut engine = engine;
     let template = data::template(job, bs, npages);
     for u in &mut slab {
@@ -463,10 +467,13 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.free.pop();
             let i = slot as usize;
             let verifying = self.verifying();
-            let prio = self.prio.next(&self.w.job.prio, io.dir, io.len);
+            // Per-command priorities ride in queued submissions only (resolution sees to it);
+            // without them every unit keeps the job's own, set once.
+            if E::QUEUED && self.prio.cmd {
+                self.slab[i].prio = self.prio.draw(&self.w.job.prio, io.dir, io.len);
+            }
             let u = &mut self.slab[i];
             (u.dir, u.file, u.offset, u.done) = (io.dir, io.file, io.offset, 0);
-            u.prio = prio;
             u.set_len(io.len as usize);
             let s = &mut self.st[i];
             // A backlog pause's reads are the check's, not the job's.
@@ -673,7 +680,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             // A short transfer: the rest goes again, timed as the same I/O.
             return Next::Again;
         }
-        let (dir, file, len, offset, prio) = (u.dir, u.file, u.len() as u64, u.offset, u.prio);
+        let (dir, file, len, offset) = (u.dir, u.file, u.len() as u64, u.offset);
         let s = self.st[i];
         if s.measured && self.tl.measuring {
             let d = &mut self.stats.dirs[dir as usize];
@@ -688,8 +695,10 @@ impl<E: Engine> Loop<'_, '_, E> {
                 d.slat.record(slat);
                 d.clat.record(clat);
             }
-            if self.prio.cmd && self.w.job.prio.tracked(dir as usize) {
-                d.record_prio(prio, if self.w.job.prio.by_total { lat } else { clat });
+            if E::QUEUED && self.prio.cmd && self.w.job.prio.tracked(dir as usize) {
+                let prio = self.slab[i].prio;
+                let ns = if self.w.job.prio.by_total { lat } else { clat };
+                self.stats.prios[dir as usize].record(prio, ns);
             }
             if let Some((log, dropped)) = self.io_log.as_mut() {
                 if log.len() < self.w.io_log_cap {
@@ -701,7 +710,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                         offset,
                         bs: len as u32,
                         dir: dir as u8,
-                        prio,
+                        prio: self.slab[i].prio,
                     });
                 } else {
                     *dropped += 1;
@@ -710,7 +719,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
         if dir == Dir::Write {
             self.data.wrote[file] = true;
-            self.flush.wrote(self.w, file, u.offset, len);
+            self.flush.wrote(self.w, file, offset, len);
             if self.verify.is_some() {
                 self.acknowledge(i, true);
             }
@@ -724,9 +733,11 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.check_read(i);
         }
         if s.write_back && self.halt == Halt::No {
-            let prio = self.prio.next(&self.w.job.prio, Dir::Write, len);
+            if E::QUEUED && self.prio.cmd {
+                self.slab[i].prio = self.prio.draw(&self.w.job.prio, Dir::Write, len);
+            }
             let u = &mut self.slab[i];
-            (u.dir, u.done, u.prio) = (Dir::Write, 0, prio);
+            (u.dir, u.done) = (Dir::Write, 0);
             self.st[i].write_back = false;
             self.prepare_write(i, true);
             self.st[i].t_prep = now;

@@ -35,15 +35,15 @@ pub(super) fn set_own(w: &Worker<'_>) -> Option<JobResult> {
 /// The directions measured per priority get their priorities in fio's order: the job's own,
 /// then the per-command ones as configured.
 pub(super) fn track(stats: &mut JobStats, job: &JobSpec) {
-    for (d, ds) in stats.dirs.iter_mut().enumerate() {
+    for (d, ps) in stats.prios.iter_mut().enumerate() {
         if !job.prio.tracked(d) {
             continue;
         }
-        ds.prios_total = job.prio.by_total;
+        ps.total = job.prio.by_total;
         let own = std::iter::once(job.prio.default);
         for p in own.chain(job.prio.cmd[d].iter().map(|c| c.ioprio)) {
-            if !ds.prios.iter().any(|(q, _)| *q == p) {
-                ds.prios.push((p, Default::default()));
+            if !ps.by_prio.iter().any(|(q, _)| *q == p) {
+                ps.by_prio.push((p, Default::default()));
             }
         }
     }
@@ -65,10 +65,10 @@ impl Draw {
         }
     }
 
-    /// The priority of the next I/O of direction `dir` and `len` bytes.
-    #[inline]
-    pub(super) fn next(&mut self, p: &Priorities, dir: Dir, len: u64) -> u16 {
-        if !self.cmd || p.share(dir as usize, len) == 0 {
+    /// The priority of the next I/O of direction `dir` and `len` bytes (per-command
+    /// priorities in use): a per-command one for its share of the I/Os, else the job's own.
+    pub(super) fn draw(&mut self, p: &Priorities, dir: Dir, len: u64) -> u16 {
+        if p.share(dir as usize, len) == 0 {
             return p.default;
         }
         let roll = (self.rng.next_u64() % 100) as u32;
