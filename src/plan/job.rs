@@ -572,6 +572,12 @@ pub struct JobSpec {
     pub zones: Option<Zones>,
     /// I/O priorities: the job's own and per-command ones (`prio`, `cmdprio_percentage`…).
     pub prio: super::prio::Priorities,
+    /// The CPUs the job's thread may run on (`cpus_allowed`, `cpumask`).
+    pub cpus: Option<CpuSpec>,
+    /// The job thread's nice value (`nice`).
+    pub nice: Option<i32>,
+    /// The CPUs the verify phase's checking threads may run on (`verify_async_cpus`).
+    pub verify_cpus: Option<Vec<usize>>,
     pub data: DataMode,
     pub data_shape: DataShape,
     /// Data verification (`verify=`), when asked for.
@@ -587,6 +593,14 @@ pub struct JobSpec {
     /// `--rank-read-shift`, IOR's `-C`). Its own files are still checked, created and laid
     /// out here, for the rank that reads them in turn.
     pub read_from: Option<ReadFrom>,
+}
+
+/// The CPUs a job's thread may run on, and (`cpus_allowed_policy=split`, until resolution
+/// gives each job its one) whether the jobs split them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuSpec {
+    pub cpus: Vec<usize>,
+    pub split: bool,
 }
 
 /// Another rank's files, read as that rank left them: opened read-only when the job opens its

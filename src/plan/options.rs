@@ -331,6 +331,44 @@ pub static OPTIONS: &[OptionDef] = &[
                the same mean (poisson, arrivals as from many independent clients).",
     },
     OptionDef {
+        name: "cpus_allowed",
+        aliases: &[],
+        kind: Kind::Spec("CPU list (0-3,6)"),
+        default: None,
+        help: "The CPUs the job's thread may run on (sched_setaffinity before its first I/O), \
+               as fio; a CPU this host lacks is refused.",
+    },
+    OptionDef {
+        name: "cpumask",
+        aliases: &[],
+        kind: Kind::Spec("mask (0x3)"),
+        default: None,
+        help: "The CPUs the job's thread may run on, as a bit mask (0x5: CPUs 0 and 2); \
+               cpus_allowed wins where both are given.",
+    },
+    OptionDef {
+        name: "cpus_allowed_policy",
+        aliases: &[],
+        kind: Kind::Choice(&["shared", "split"]),
+        default: Some("shared"),
+        help: "shared: every job may run on all of cpus_allowed; split: each job (numjobs \
+               clones included, counted through the run) takes one CPU of it in turn.",
+    },
+    OptionDef {
+        name: "nice",
+        aliases: &[],
+        kind: Kind::Spec("-20..19"),
+        default: None,
+        help: "The job thread's nice value (negative needs root), as fio's.",
+    },
+    OptionDef {
+        name: "verify_async_cpus",
+        aliases: &[],
+        kind: Kind::Spec("CPU list (0-3,6)"),
+        default: None,
+        help: "The CPUs the verify phase's checking threads may run on, as fio's.",
+    },
+    OptionDef {
         name: "prio",
         aliases: &[],
         kind: Kind::Int { min: 0, max: 7 },
@@ -1221,17 +1259,8 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
         FioOnly::Rejected(NO_DATA_PATTERN),
     ),
     (
-        &[
-            "cpus_allowed",
-            "cpus_allowed_policy",
-            "cpumask",
-            "numa_cpu_nodes",
-            "numa_mem_policy",
-            "nice",
-        ],
-        FioOnly::Rejected(
-            "iogauge does not pin jobs to CPUs or NUMA nodes, or change their CPU priority",
-        ),
+        &["numa_cpu_nodes", "numa_mem_policy"],
+        FioOnly::Rejected("iogauge does not bind jobs to NUMA nodes"),
     ),
     (
         &["exec_prerun", "exec_postrun", "ioscheduler", "pre_read"],

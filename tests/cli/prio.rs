@@ -1,7 +1,9 @@
-//! I/O priorities: the job's own (`prio`/`prioclass`, set on its thread, which the kernel
-//! then reports for that thread) and fio's per-command ones (`cmdprio_percentage`,
-//! `cmdprio_bssplit`: a priority in each io_uring submission, the latencies reported per
-//! priority in fio's `prios` arrays, and each I/O's priority in the per-I/O logs).
+//! What fio sets on a job's thread, and per I/O: the job's own I/O priority
+//! (`prio`/`prioclass`, which the kernel then reports for that thread), its CPUs
+//! (`cpus_allowed`, `cpumask`, `cpus_allowed_policy`) and nice value, and fio's per-command
+//! priorities (`cmdprio_percentage`, `cmdprio_bssplit`: a priority in each io_uring
+//! submission, the latencies reported per priority in fio's `prios` arrays, and each I/O's
+//! priority in the per-I/O logs).
 
 use super::*;
 
@@ -276,4 +278,132 @@ fn prioclass_is_set_on_the_job_thread_as_the_kernel_reports_it() {
         classes.iter().any(|c| c != "idle"),
         "the main thread keeps its own: {classes:?}"
     );
+}
+
+/// Each thread of process `pid`: (its allowed CPUs as /proc lists them, its nice value).
+fn threads_of(pid: u32) -> Vec<(String, i64)> {
+    let Ok(rd) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    rd.filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let status = std::fs::read_to_string(e.path().join("status")).ok()?;
+            let cpus = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?
+                .trim()
+                .to_string();
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            // Fields after the command's closing parenthesis; nice is the 19th field.
+            let rest = &stat[stat.rfind(')')? + 2..];
+            let nice = rest.split(' ').nth(16)?.parse().ok()?;
+            Some((cpus, nice))
+        })
+        .collect()
+}
+
+/// Runs iogauge with `args` for a few seconds and returns its threads as seen while it ran,
+/// once `done` says enough were seen.
+fn watch(args: &[&str], done: impl Fn(&[(String, i64)]) -> bool) -> Vec<(String, i64)> {
+    let d = tmp();
+    let child = bin()
+        .current_dir(d.path())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..60 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        seen = threads_of(child.id());
+        if done(&seen) {
+            break;
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{args:?}");
+    seen
+}
+
+#[test]
+fn cpus_allowed_and_nice_are_set_on_the_job_threads() {
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        eprintln!("skipped: needs 2 CPUs");
+        return;
+    }
+    let common = [
+        "run",
+        "--filename=data",
+        "--size=1m",
+        "--rw=read",
+        "--time_based",
+        "--runtime=3",
+    ];
+    let mut one = common.to_vec();
+    one.extend(["--cpus_allowed=1", "--nice=7"]);
+    let seen = watch(&one, |t| t.iter().any(|(c, n)| c == "1" && *n == 7));
+    assert!(
+        seen.iter().any(|(c, n)| c == "1" && *n == 7),
+        "the job's thread on CPU 1 at nice 7: {seen:?}"
+    );
+    assert!(
+        seen.iter().any(|(c, _)| c != "1"),
+        "the main thread unpinned"
+    );
+    // split: each of the two clones takes one CPU of the set.
+    let mut split = common.to_vec();
+    split.extend([
+        "--cpumask=0x3",
+        "--cpus_allowed_policy=split",
+        "--numjobs=2",
+    ]);
+    let both =
+        |t: &[(String, i64)]| t.iter().any(|(c, _)| c == "0") && t.iter().any(|(c, _)| c == "1");
+    let seen = watch(&split, both);
+    assert!(both(&seen), "one clone on CPU 0, one on CPU 1: {seen:?}");
+}
+
+#[test]
+fn a_cpu_the_host_lacks_or_a_nice_out_of_range_is_refused() {
+    let d = tmp();
+    for (opt, says) in [
+        ("--cpus_allowed=0,4096", "names CPU 4096"),
+        ("--cpumask=0", "cpumask"),
+        ("--nice=20", "from -20 to 19"),
+        ("--cpus_allowed_policy=spread", "cpus_allowed_policy"),
+        ("--verify_async_cpus=4096", "names CPU 4096"),
+    ] {
+        let o = run_in(
+            d.path(),
+            &["fio", "--name=x", "--filename=data", "--size=1m", opt],
+        );
+        assert_eq!(o.status.code(), Some(2), "{opt}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{opt}: {}", stderr(&o));
+        assert!(entries(d.path()).is_empty(), "{opt}: nothing created");
+    }
+}
+
+#[test]
+fn verify_async_cpus_runs_the_check_on_those_cpus() {
+    let d = tmp();
+    let o = run_in(
+        d.path(),
+        &[
+            "fio",
+            "--name=v",
+            "--filename=data",
+            "--size=4m",
+            "--rw=write",
+            "--verify=crc32c",
+            "--verify_async=2",
+            "--verify_async_cpus=0",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let check = &v["iogauge"]["groups"][0]["jobs"][0]["verify"];
+    assert_eq!(check["blocks"], 1024);
+    assert_eq!(check["threads"], 2);
 }

@@ -17,6 +17,7 @@ use super::value;
 use super::{Section, SpecError};
 use crate::rawpath;
 
+mod cpus;
 mod engine;
 mod prio;
 mod sizes;
@@ -41,6 +42,9 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
     let mut jobs_so_far = 0usize;
     for section in sections {
         let (mut jobs, warnings, ignored) = resolve_section(section, &names)?;
+        for (k, j) in jobs.iter_mut().enumerate() {
+            cpus::split(j, jobs_so_far + k);
+        }
         jobs_so_far += jobs.len();
         if jobs_so_far > MAX_JOBS {
             return Err(SpecError {
@@ -208,6 +212,9 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         gap: sequential_gap(&v, rw, gap)?,
         zones: None,
         prio: prio::priorities(&v, engine, rw)?,
+        cpus: cpus::cpus(&v, host_cpus())?,
+        nice: cpus::nice(&v)?,
+        verify_cpus: cpus::verify_cpus(&v, host_cpus())?,
         data,
         data_shape,
         verify,
@@ -221,6 +228,11 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     check_reach(&v, &spec, (region.nfiles, region.offset_increment), numjobs)?;
     let jobs = clones(&spec, numjobs, startdelay, region.offset_increment);
     Ok((jobs, warnings, ignored))
+}
+
+/// The CPUs this host has, as far as iogauge may use them.
+fn host_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// ioengine=null with verify: refused.

@@ -305,7 +305,7 @@ struct Loop<'w, 'a, E: Engine> {
 
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
     let job = w.job;
-    if let Some(refused) = prio::set_own(&w) {
+    if let Some(refused) = prio::settle_thread(&w) {
         return refused;
     }
     let depth = if E::QUEUED {

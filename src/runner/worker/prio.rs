@@ -1,5 +1,6 @@
-//! A job's I/O priorities as it runs: its thread's own (`prio`/`prioclass`), each I/O's draw
-//! of a per-command one (`cmdprio_*`), and the per-priority latencies its stats keep.
+//! A job's thread as fio sets it up (its I/O priority, CPUs and nice value) and its I/O
+//! priorities as it runs: each I/O's draw of a per-command one (`cmdprio_*`), and the
+//! per-priority latencies its stats keep.
 
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -12,24 +13,53 @@ use crate::stats::JobStats;
 use super::end::setup_error;
 use super::{JobResult, Worker};
 
-/// Sets the job's own priority on the calling (job) thread, where `prio`/`prioclass` ask for
-/// one, before its first I/O. On failure, the job's result (the errno kept, the call named).
-pub(super) fn set_own(w: &Worker<'_>) -> Option<JobResult> {
-    let p = w.job.prio.default;
-    if !w.job.prio.set {
+/// Sets what fio sets on a job's thread before its first I/O, on the calling (job) thread:
+/// its I/O priority (`prio`/`prioclass`), the CPUs it may run on (`cpus_allowed`, `cpumask`)
+/// and its nice value. On failure, the job's result (the errno kept, the call named).
+pub(super) fn settle_thread(w: &Worker<'_>) -> Option<JobResult> {
+    let job = w.job;
+    let p = job.prio.default;
+    let (what, e) = if let Some(e) = job.prio.set.then(|| set_thread_ioprio(p).err()).flatten() {
+        let what = format!(
+            "ioprio_set (prioclass {}, prio {})",
+            class_of(p),
+            level_of(p)
+        );
+        (what, e)
+    } else if let Some(e) = job.cpus.as_ref().and_then(|c| pin(&c.cpus).err()) {
+        let list = job.cpus.as_ref().map(|c| format!("{:?}", c.cpus));
+        (
+            format!("sched_setaffinity (CPUs {})", list.unwrap_or_default()),
+            e,
+        )
+    } else if let Some(e) = job.nice.and_then(|n| set_nice(n).err()) {
+        (format!("setpriority (nice {})", job.nice.unwrap_or(0)), e)
+    } else {
         return None;
-    }
-    let e = crate::engine::set_thread_ioprio(p).err()?;
+    };
     let mut r = setup_error(w, e);
     if let Some(err) = r.error.as_mut() {
-        err.message = format!(
-            "ioprio_set (prioclass {}, prio {}): {}",
-            class_of(p),
-            level_of(p),
-            err.message
-        );
+        err.message = format!("{what}: {}", err.message);
     }
     Some(r)
+}
+
+fn set_thread_ioprio(p: u16) -> std::io::Result<()> {
+    crate::engine::set_thread_ioprio(p)
+}
+
+/// Lets the calling thread run on `cpus` only.
+pub(super) fn pin(cpus: &[usize]) -> std::io::Result<()> {
+    let mut set = rustix::thread::CpuSet::new();
+    for &c in cpus {
+        set.set(c);
+    }
+    rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
+}
+
+/// The calling thread's nice value (Linux keeps one per thread).
+fn set_nice(n: i32) -> std::io::Result<()> {
+    rustix::process::setpriority_process(None, n).map_err(std::io::Error::from)
 }
 
 /// The directions measured per priority get their priorities in fio's order: the job's own,

@@ -429,7 +429,18 @@ impl<E: Engine> Loop<'_, '_, E> {
                     let shared = &shared;
                     std::thread::Builder::new()
                         .name(name)
-                        .spawn_scoped(s, move || v.check_units(cx, shared))
+                        .spawn_scoped(s, move || {
+                            // verify_async_cpus: the checking threads' CPUs, as fio's.
+                            let cpus = cx.job.verify_cpus.as_deref();
+                            if let Some(Err(e)) = cpus.map(super::super::prio::pin) {
+                                let why = format!("sched_setaffinity (verify_async_cpus): {e}");
+                                return Part {
+                                    error: Some((0, 0, std::io::Error::new(e.kind(), why))),
+                                    ..Part::default()
+                                };
+                            }
+                            v.check_units(cx, shared)
+                        })
                         .expect("spawning a verify thread")
                 })
                 .collect();
