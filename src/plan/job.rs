@@ -55,6 +55,8 @@ pub struct DataShape {
     pub scramble: bool,
     /// The pattern of `DataMode::Pattern`.
     pub pattern: Vec<u8>,
+    /// Where in `pattern` each write pastes its own offset (fio's `%o`, 8 bytes).
+    pub pattern_offsets: Vec<usize>,
 }
 
 impl Default for DataShape {
@@ -65,6 +67,7 @@ impl Default for DataShape {
             dedupe_pct: 0,
             scramble: true,
             pattern: Vec::new(),
+            pattern_offsets: Vec::new(),
         }
     }
 }

@@ -384,20 +384,36 @@ pub fn parse_sync_file_range(text: &str) -> Result<(u32, u32), ValueError> {
     Ok((bits, every as u32))
 }
 
-/// fio's `buffer_pattern`/`verify_pattern`: pieces one after another, as fio's pattern parser
-/// reads them: a quoted string (`"abc"`), `0x` and hex digits (`0xdeadbeef`, bytes in the
-/// order written), or a decimal number from -2^31 to 2^31-1 (its bytes, least significant
-/// first, as few as it needs; 0 is one zero byte). `"abcd"-120xdeadface` is `abcd`, -12 and
-/// `0xdeadface`: a decimal number ends where `0x` begins, and so does a hex one.
+/// fio's `buffer_pattern`: pieces one after another, as fio's pattern parser reads them: a
+/// quoted string (`"abc"`), `0x` and hex digits (`0xdeadbeef`, bytes in the order written),
+/// or a decimal number from -2^31 to 2^31-1 (its bytes, least significant first, as few as it
+/// needs; 0 is one zero byte). `"abcd"-120xdeadface` is `abcd`, -12 and `0xdeadface`: a
+/// decimal number ends where `0x` begins, and so does a hex one.
 pub fn parse_pattern(text: &str) -> Result<Vec<u8>, ValueError> {
+    match parse_pattern_pieces(text)? {
+        (bytes, offsets) if offsets.is_empty() => Ok(bytes),
+        _ => Err(Syntax(
+            "pieces without %o (fio pastes the I/O's offset into verify_pattern only)",
+        )),
+    }
+}
+
+/// fio's `verify_pattern`: [`parse_pattern`]'s pieces and fio's `%o`, 8 bytes where each
+/// write pastes its offset (little-endian). The bytes (zeros where `%o` goes) and where each
+/// `%o` starts.
+pub fn parse_pattern_pieces(text: &str) -> Result<(Vec<u8>, Vec<usize>), ValueError> {
     const ACCEPTED: &str = "pieces one after another: 0x and hex digits (0xdeadbeef), a quoted \
-                            string (\"iogauge\"), a decimal number (-12); fio's file ('name') \
-                            and format (%o) pieces are not supported";
+                            string (\"iogauge\"), a decimal number (-12), %o (the I/O's \
+                            offset); fio's file pieces ('name') are not supported";
     let t = text.trim();
     let mut out = Vec::new();
+    let mut offsets = Vec::new();
     let mut rest = t;
     while !rest.is_empty() {
-        let (piece, after) = if let Some(s) = rest.strip_prefix('"') {
+        let (piece, after) = if let Some(s) = rest.strip_prefix("%o") {
+            offsets.push(out.len());
+            (vec![0u8; 8], s)
+        } else if let Some(s) = rest.strip_prefix('"') {
             let end = s.find('"').ok_or(Syntax(ACCEPTED))?;
             (s.as_bytes()[..end].to_vec(), &s[end + 1..])
         } else if rest.len() > 2 && rest[..2].eq_ignore_ascii_case("0x") {
@@ -460,7 +476,18 @@ pub fn parse_pattern(text: &str) -> Result<Vec<u8>, ValueError> {
     if out.is_empty() {
         return Err(Syntax(ACCEPTED));
     }
-    Ok(out)
+    Ok((out, offsets))
+}
+
+/// `pattern` with each `%o` (at `offsets`) holding `at`, the offset of the write it fills.
+pub fn pasted_pattern(pattern: &[u8], offsets: &[usize], at: u64) -> Vec<u8> {
+    let mut p = pattern.to_vec();
+    let bytes = at.to_le_bytes();
+    for &o in offsets {
+        let n = (p.len() - o).min(8);
+        p[o..o + n].copy_from_slice(&bytes[..n]);
+    }
+    p
 }
 
 #[cfg(test)]
@@ -493,9 +520,16 @@ mod tests {
             "%o",
             "'file'",
             "4294967296",
+            "%d",
         ] {
             assert!(parse_pattern(bad).is_err(), "{bad}");
         }
+        let (b, o) = parse_pattern_pieces("1%o").unwrap();
+        assert_eq!((b.len(), o.clone()), (9, vec![1]));
+        assert_eq!(
+            pasted_pattern(&b, &o, 0x1000),
+            [1, 0, 0x10, 0, 0, 0, 0, 0, 0]
+        );
     }
 
     #[test]

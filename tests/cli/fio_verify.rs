@@ -144,3 +144,51 @@ fn options_fio_accepts_and_ignores_on_a_verify_job_are_accepted() {
     assert!(warned.contains("verify_backlog=16 is ignored"), "{warned}");
     assert_eq!(v["jobs"][0]["read"]["io_bytes"], 256 << 10);
 }
+
+#[test]
+fn a_pattern_with_fios_offset_piece_carries_each_writes_offset() {
+    let d = tmp();
+    let base = [
+        "--name=o",
+        "--filename=data",
+        "--size=64k",
+        "--bs=4k",
+        "--rw=randwrite",
+        "--verify=pattern",
+        "--verify_pattern=1%o",
+        "--verify_interval=512",
+    ];
+    let (v, o) = fio_json(d.path(), &base);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        v["iogauge"]["groups"][0]["jobs"][0]["verify"]["blocks"],
+        128
+    );
+    let on_disk = std::fs::read(d.path().join("data")).unwrap();
+    for (w, write) in on_disk.chunks(4096).enumerate() {
+        let mut p = vec![1u8];
+        p.extend_from_slice(&(w as u64 * 4096).to_le_bytes());
+        assert!(
+            write.iter().enumerate().all(|(k, &b)| b == p[k % 9]),
+            "the write at {} holds 0x01 and its offset, repeated",
+            w * 4096
+        );
+    }
+    // A block holding another write's offset is found, where it is.
+    let mut patched = on_disk.clone();
+    patched[8192 + 1024 + 1..8192 + 1024 + 9].copy_from_slice(&4096u64.to_le_bytes());
+    std::fs::write(d.path().join("data"), &patched).unwrap();
+    let mut only = base.to_vec();
+    only.push("--verify_only=1");
+    let (v, _) = fio_json(d.path(), &only);
+    assert_eq!(v["jobs"][0]["error"], 84);
+    let bad = &v["iogauge"]["groups"][0]["jobs"][0]["verify"]["first_bad"];
+    assert_eq!(bad.as_array().unwrap().len(), 1, "{bad}");
+    assert_eq!(bad[0]["offset"], 8192 + 1024);
+    // Where a block's write cannot be told (sizes that vary), %o is refused.
+    let mut varied = base.to_vec();
+    varied.push("--bsrange=4k-8k");
+    let o = run_in(d.path(), &[&["fio"][..], &varied].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("%o"), "{}", stderr(&o));
+}

@@ -151,10 +151,10 @@ fn pattern_layout(
         }
         _ => interval,
     };
-    let len = v
+    let (len, pastes) = v
         .text("verify_pattern")
-        .and_then(|(t, _)| value::parse_pattern(&t).ok())
-        .map_or(1, |p| p.len() as u64);
+        .and_then(|(t, _)| value::parse_pattern_pieces(&t).ok())
+        .map_or((1, false), |(p, o)| (p.len() as u64, !o.is_empty()));
     // Each write carries the pattern from its start (fio's), so a block inside a write starts
     // where its distance from the write's start says: known when every write has one size and
     // starts a whole number of writes from the job's offset.
@@ -162,6 +162,14 @@ fn pattern_layout(
         .text("zonemode")
         .is_some_and(|(t, _)| t.trim() == "strided");
     let laid_out = fixed.is_some() && gap == 0 && !zoned;
+    if pastes && !laid_out {
+        return Err(v.error(
+            "verify_pattern",
+            "pastes each write's offset (%o): with I/O sizes that vary, gaps or zones iogauge \
+             cannot tell which write a block belongs to"
+                .into(),
+        ));
+    }
     if interval % len != 0 && Some(interval) != fixed && !laid_out {
         return Err(v.error(
             "verify_pattern",
@@ -194,10 +202,16 @@ pub(super) fn data(
 ) -> Result<(DataMode, DataShape), SpecError> {
     let zero = v.bool("zero_buffers")?;
     let refill = v.bool("refill_buffers")?;
-    let parse = |name: &'static str| -> Result<Option<Vec<u8>>, SpecError> {
+    // (bytes, where fio's %o pastes each write's offset: verify_pattern only)
+    type Pieces = (Vec<u8>, Vec<usize>);
+    let parse = |name: &'static str| -> Result<Option<Pieces>, SpecError> {
+        let read = |t: &str| match name {
+            "verify_pattern" => value::parse_pattern_pieces(t),
+            _ => value::parse_pattern(t).map(|b| (b, Vec::new())),
+        };
         match v.text(name) {
             Some((t, _)) => Ok(Some(
-                value::parse_pattern(&t).map_err(|acc| v.error(name, format!("expected {acc}")))?,
+                read(&t).map_err(|acc| v.error(name, format!("expected {acc}")))?,
             )),
             None => Ok(None),
         }
@@ -218,6 +232,7 @@ pub(super) fn data(
         dedupe_pct: v.int("dedupe_percentage")?.unwrap_or(0) as u8,
         scramble: v.bool("scramble_buffers")?,
         pattern: Vec::new(),
+        pattern_offsets: Vec::new(),
     };
     let pattern_option = if v.given("verify_pattern") {
         "verify_pattern"
@@ -237,8 +252,8 @@ pub(super) fn data(
         DataMode::Zero
     } else if refill {
         DataMode::Refill
-    } else if let Some(p) = pattern {
-        shape.pattern = p;
+    } else if let Some((p, offsets)) = pattern {
+        (shape.pattern, shape.pattern_offsets) = (p, offsets);
         DataMode::Pattern
     } else {
         DataMode::Random

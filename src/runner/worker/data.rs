@@ -9,6 +9,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::Loop;
 use crate::engine::{AlignedBuf, Engine, IoUnit};
+use crate::plan::value::pasted_pattern;
 use crate::plan::{DataMode, DataShape, JobSpec};
 
 pub(super) struct Pattern {
@@ -97,6 +98,18 @@ impl<E: Engine> Loop<'_, '_, E> {
                 let mut rng = refill_rng(job, s.write_seq);
                 for page in u.pages_mut() {
                     refill_page(&mut rng, page, &job.data_shape);
+                }
+            }
+            DataMode::Pattern if !job.data_shape.pattern_offsets.is_empty() => {
+                // fio's %o: the pattern carries this write's offset.
+                let shape = &job.data_shape;
+                let p = pasted_pattern(&shape.pattern, &shape.pattern_offsets, u.offset);
+                let mut k = 0;
+                for page in u.pages_mut() {
+                    for b in page.iter_mut() {
+                        *b = p[k % p.len()];
+                        k += 1;
+                    }
                 }
             }
             DataMode::Zero | DataMode::Pattern => {}

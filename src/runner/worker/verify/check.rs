@@ -110,8 +110,8 @@ impl Verifier {
         };
         match self.spec.checksum {
             Checksum::Pattern => {
-                let phase = pattern_phase(cx.job, self.spec.interval, at);
-                check_pattern(b, &cx.job.data_shape.pattern, phase)
+                let (pattern, phase) = expected_pattern(cx.job, self.spec.interval, at);
+                check_pattern(b, &pattern, phase)
             }
             kind => check(b, kind, &want),
         }
@@ -626,15 +626,35 @@ fn dump(
     out
 }
 
-/// Where in the pattern the block at file offset `at` starts. Each write carries the pattern
-/// from its own start (fio's way), so a block starts at the pattern's start when the pattern
-/// divides the block size or the block is a whole write; otherwise (resolution allows it only
-/// for fixed-size writes laid from the job's offset) at its distance from its write's start.
-fn pattern_phase(job: &crate::plan::JobSpec, interval: u64, at: u64) -> usize {
-    let len = job.data_shape.pattern.len().max(1) as u64;
+/// The pattern the block at file offset `at` holds, and where in it the block starts. Each
+/// write carries the pattern from its own start (fio's way), with its own offset where the
+/// pattern has fio's `%o`: a block starts at the pattern's start when the pattern divides the
+/// block size or the block is a whole write; otherwise (resolution allows it only for
+/// fixed-size writes laid from the job's offset, as it allows `%o`) at its distance from its
+/// write's start.
+fn expected_pattern(
+    job: &crate::plan::JobSpec,
+    interval: u64,
+    at: u64,
+) -> (std::borrow::Cow<'_, [u8]>, usize) {
+    let shape = &job.data_shape;
+    let len = shape.pattern.len().max(1) as u64;
     let write = job.xfer();
-    if interval % len == 0 || interval >= write {
-        return 0;
+    let whole = interval >= write;
+    let into_write = if whole {
+        0
+    } else {
+        at.saturating_sub(job.offset) % write
+    };
+    let phase = if interval % len == 0 && shape.pattern_offsets.is_empty() {
+        0
+    } else {
+        (into_write % len) as usize
+    };
+    if shape.pattern_offsets.is_empty() {
+        return (std::borrow::Cow::Borrowed(&shape.pattern), phase);
     }
-    (at.saturating_sub(job.offset) % write % len) as usize
+    let write_at = at - into_write;
+    let p = crate::plan::value::pasted_pattern(&shape.pattern, &shape.pattern_offsets, write_at);
+    (std::borrow::Cow::Owned(p), phase)
 }
