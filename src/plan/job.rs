@@ -57,6 +57,17 @@ pub struct DataShape {
     pub pattern: Vec<u8>,
     /// Where in `pattern` each write pastes its own offset (fio's `%o`, 8 bytes).
     pub pattern_offsets: Vec<usize>,
+    /// The pattern restarts every this many bytes of a write, its `%o` pieces holding where
+    /// (`verify_pattern_interval`; 0: once per write).
+    pub pattern_segment: u64,
+}
+
+impl DataShape {
+    /// Each write's bytes depend on where it goes (`%o`, or a pattern restarted within it):
+    /// it is filled as it is prepared, not copied from the slot's template.
+    pub fn pattern_per_write(&self) -> bool {
+        !self.pattern_offsets.is_empty() || self.pattern_segment > 0
+    }
 }
 
 impl Default for DataShape {
@@ -68,6 +79,7 @@ impl Default for DataShape {
             scramble: true,
             pattern: Vec::new(),
             pattern_offsets: Vec::new(),
+            pattern_segment: 0,
         }
     }
 }

@@ -1021,11 +1021,20 @@ pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "verify_pattern",
         aliases: &[],
-        kind: Kind::Spec("0x and hex digits, a quoted string, or a decimal number"),
+        kind: Kind::Spec("pieces: 0x and hex digits, quoted strings, decimal numbers, %o"),
         default: None,
-        help: "Write this pattern, repeated, as the data (the header still leads each block \
-               unless verify=pattern, which checks the pattern alone: every block must be it \
-               from its first byte, so its length must divide verify_interval).",
+        help: "Write this pattern, repeated from each write's start, as the data (the header \
+               still leads each block unless verify=pattern, which checks the pattern alone). \
+               Pieces follow one another as in fio (\"abcd\"-120xdeadface); %o is 8 bytes \
+               holding the write's offset.",
+    },
+    OptionDef {
+        name: "verify_pattern_interval",
+        aliases: &[],
+        kind: Kind::Size,
+        default: Some("0"),
+        help: "Start verify_pattern again every this many bytes of each write (newer fio's), its \
+               %o pieces holding where each restart is; 0: once per write.",
     },
     OptionDef {
         name: "verify_interval",

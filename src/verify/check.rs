@@ -244,7 +244,34 @@ fn digest(block: &[u8], found: Stamp) -> Checked {
     Ok(())
 }
 
-/// verify=pattern: the block must be `pattern` repeated from its first byte.
+/// What a write of fio's pattern carries, `from` bytes into the write, for `out.len()`
+/// bytes: the pattern restarted every `segment` bytes of the write (fio's
+/// verify_pattern_interval; 0: once, at the write's start), each restart with fio's `%o`
+/// pieces (at `offsets`) holding its own offset, `write_at` plus where it starts.
+pub fn fill_pattern(
+    out: &mut [u8],
+    (pattern, offsets): (&[u8], &[usize]),
+    segment: u64,
+    write_at: u64,
+    from: u64,
+) {
+    let seg_len = if segment == 0 { u64::MAX } else { segment };
+    let mut k = from;
+    let mut done = 0;
+    while done < out.len() {
+        let seg = k / seg_len;
+        let into = k % seg_len;
+        let p = crate::plan::value::pasted_pattern(pattern, offsets, write_at + seg * seg_len);
+        let n = ((seg_len - into).min((out.len() - done) as u64)) as usize;
+        for (i, b) in out[done..done + n].iter_mut().enumerate() {
+            *b = p[((into + i as u64) % p.len() as u64) as usize];
+        }
+        done += n;
+        k += n as u64;
+    }
+}
+
+/// verify=pattern: the block must be `pattern` repeated, from its byte `phase`.
 pub fn check_pattern(block: &[u8], pattern: &[u8], phase: usize) -> Result<(), Box<Fault>> {
     let want = |i: usize| pattern[(phase + i) % pattern.len()];
     let Some(at) = block.iter().enumerate().position(|(i, &b)| b != want(i)) else {

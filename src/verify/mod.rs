@@ -28,7 +28,7 @@ mod check;
 mod map;
 mod state;
 
-pub use check::{check, check_pattern};
+pub use check::{check, check_pattern, fill_pattern};
 pub use map::*;
 pub use state::*;
 

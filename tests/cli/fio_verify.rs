@@ -192,3 +192,35 @@ fn a_pattern_with_fios_offset_piece_carries_each_writes_offset() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("%o"), "{}", stderr(&o));
 }
+
+#[test]
+fn verify_pattern_interval_restarts_the_pattern_with_its_own_offset() {
+    let d = tmp();
+    let base = [
+        "--name=i",
+        "--filename=data",
+        "--filesize=16k",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=pattern",
+        "--verify_pattern=%o",
+        "--verify_pattern_interval=1000",
+        "--verify_interval=512",
+    ];
+    let (v, o) = fio_json(d.path(), &base);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(v["jobs"][0]["error"], 0);
+    let on_disk = std::fs::read(d.path().join("data")).unwrap();
+    for (at, &b) in on_disk.iter().enumerate() {
+        // The write's start, then every 1000 bytes into it: the pattern again, holding where.
+        let write = at / 4096 * 4096;
+        let start = write + (at - write) / 1000 * 1000;
+        let want = (start as u64).to_le_bytes()[(at - start) % 8];
+        assert_eq!(b, want, "byte {at}");
+    }
+    let mut only = base.to_vec();
+    only.push("--verify_only=1");
+    let (v, _) = fio_json(d.path(), &only);
+    assert_eq!(v["jobs"][0]["error"], 0);
+    assert_eq!(v["iogauge"]["groups"][0]["jobs"][0]["verify"]["blocks"], 32);
+}

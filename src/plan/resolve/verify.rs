@@ -151,10 +151,11 @@ fn pattern_layout(
         }
         _ => interval,
     };
-    let (len, pastes) = v
+    let (len, offsets) = v
         .text("verify_pattern")
         .and_then(|(t, _)| value::parse_pattern_pieces(&t).ok())
         .map_or((1, false), |(p, o)| (p.len() as u64, !o.is_empty()));
+    let pastes = offsets || v.size("verify_pattern_interval", w)?.unwrap_or(0) > 0;
     // Each write carries the pattern from its start (fio's), so a block inside a write starts
     // where its distance from the write's start says: known when every write has one size and
     // starts a whole number of writes from the job's offset.
@@ -165,8 +166,9 @@ fn pattern_layout(
     if pastes && !laid_out {
         return Err(v.error(
             "verify_pattern",
-            "pastes each write's offset (%o): with I/O sizes that vary, gaps or zones iogauge \
-             cannot tell which write a block belongs to"
+            "pastes each write's offset (%o) or restarts within it \
+             (verify_pattern_interval): with I/O sizes that vary, gaps or zones iogauge cannot \
+             tell which write a block belongs to"
                 .into(),
         ));
     }
@@ -233,6 +235,7 @@ pub(super) fn data(
         scramble: v.bool("scramble_buffers")?,
         pattern: Vec::new(),
         pattern_offsets: Vec::new(),
+        pattern_segment: v.size("verify_pattern_interval", w)?.unwrap_or(0),
     };
     let pattern_option = if v.given("verify_pattern") {
         "verify_pattern"

@@ -9,8 +9,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::Loop;
 use crate::engine::{AlignedBuf, Engine, IoUnit};
-use crate::plan::value::pasted_pattern;
 use crate::plan::{DataMode, DataShape, JobSpec};
+use crate::verify::fill_pattern;
 
 pub(super) struct Pattern {
     pub(super) template: AlignedBuf,
@@ -100,16 +100,14 @@ impl<E: Engine> Loop<'_, '_, E> {
                     refill_page(&mut rng, page, &job.data_shape);
                 }
             }
-            DataMode::Pattern if !job.data_shape.pattern_offsets.is_empty() => {
-                // fio's %o: the pattern carries this write's offset.
+            DataMode::Pattern if job.data_shape.pattern_per_write() => {
+                // fio's %o and verify_pattern_interval: the bytes depend on where they go.
                 let shape = &job.data_shape;
-                let p = pasted_pattern(&shape.pattern, &shape.pattern_offsets, u.offset);
-                let mut k = 0;
+                let pattern = (&shape.pattern[..], &shape.pattern_offsets[..]);
+                let (at, mut from) = (u.offset, 0);
                 for page in u.pages_mut() {
-                    for b in page.iter_mut() {
-                        *b = p[k % p.len()];
-                        k += 1;
-                    }
+                    fill_pattern(page, pattern, shape.pattern_segment, at, from);
+                    from += page.len() as u64;
                 }
             }
             DataMode::Zero | DataMode::Pattern => {}

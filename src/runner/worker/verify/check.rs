@@ -646,15 +646,24 @@ fn expected_pattern(
     } else {
         at.saturating_sub(job.offset) % write
     };
-    let phase = if interval % len == 0 && shape.pattern_offsets.is_empty() {
+    let phase = if interval % len == 0 {
         0
     } else {
         (into_write % len) as usize
     };
-    if shape.pattern_offsets.is_empty() {
+    if !shape.pattern_per_write() {
         return (std::borrow::Cow::Borrowed(&shape.pattern), phase);
     }
+    // The block's bytes as its write made them.
+    let mut want = vec![0u8; interval as usize];
+    let pattern = (&shape.pattern[..], &shape.pattern_offsets[..]);
     let write_at = at - into_write;
-    let p = crate::plan::value::pasted_pattern(&shape.pattern, &shape.pattern_offsets, write_at);
-    (std::borrow::Cow::Owned(p), phase)
+    crate::verify::fill_pattern(
+        &mut want,
+        pattern,
+        shape.pattern_segment,
+        write_at,
+        into_write,
+    );
+    (std::borrow::Cow::Owned(want), 0)
 }
