@@ -261,7 +261,7 @@ pub fn fill_pattern(
     while done < out.len() {
         let seg = k / seg_len;
         let into = k % seg_len;
-        let p = crate::plan::value::pasted_pattern(pattern, offsets, write_at + seg * seg_len);
+        let p = pasted_pattern(pattern, offsets, write_at + seg * seg_len);
         let n = ((seg_len - into).min((out.len() - done) as u64)) as usize;
         for (i, b) in out[done..done + n].iter_mut().enumerate() {
             *b = p[((into + i as u64) % p.len() as u64) as usize];
@@ -269,6 +269,18 @@ pub fn fill_pattern(
         done += n;
         k += n as u64;
     }
+}
+
+/// `pattern` with each `%o` (at `offsets`) holding `at`, the offset of the write (or the
+/// restart within it) it fills.
+fn pasted_pattern(pattern: &[u8], offsets: &[usize], at: u64) -> Vec<u8> {
+    let mut p = pattern.to_vec();
+    let bytes = at.to_le_bytes();
+    for &o in offsets {
+        let n = (p.len() - o).min(8);
+        p[o..o + n].copy_from_slice(&bytes[..n]);
+    }
+    p
 }
 
 /// verify=pattern: the block must be `pattern` repeated, from its byte `phase`.

@@ -604,6 +604,21 @@ mod tests {
     }
 
     #[test]
+    fn a_write_of_the_pattern_pastes_its_offset_and_restarts_every_segment() {
+        // "1%o": 0x01, then 8 bytes of offset.
+        let (p, o) = ([1u8, 0, 0, 0, 0, 0, 0, 0, 0], [1usize]);
+        let mut w = [0u8; 20];
+        fill_pattern(&mut w, (&p, &o), 0, 0x1000, 0);
+        assert_eq!(w[..9], [1, 0, 0x10, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(w[9..18], w[..9], "repeated through the write");
+        // Restarted every 12 bytes, each restart holding its own offset; from 5 bytes in.
+        let mut w = [0u8; 10];
+        fill_pattern(&mut w, (&p, &o), 12, 0x1000, 5);
+        assert_eq!(w[..7], [0, 0, 0, 0, 1, 0, 0x10]);
+        assert_eq!(w[7..], [1, 0x0c, 0x10], "the restart at 0x100c");
+    }
+
+    #[test]
     fn a_pattern_block_is_the_pattern_from_its_first_byte() {
         let p = [0xaa, 0x55, 0x5a, 0xa5];
         let mut b: Vec<u8> = (0..512).map(|i| p[i % 4]).collect();
