@@ -1008,7 +1008,10 @@ pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "verify",
         aliases: &[],
-        kind: Kind::Spec("0, crc32c, crc32c-intel, crc64, md5, sha1, sha256, xxhash, meta, null"),
+        kind: Kind::Spec(
+            "0, crc32c, crc32c-intel, crc64, md5, sha1, sha256, xxhash, meta, null, pattern, \
+             pattern_hdr",
+        ),
         default: Some("0"),
         help: "Check that what the job wrote comes back: every block carries a header (offset, \
                run, job, write number, generation, time written) and this checksum of its \
@@ -1016,7 +1019,8 @@ pub static OPTIONS: &[OptionDef] = &[
                first) and checked, as a phase of its own. Finds bit flips, lost and stale \
                writes, misdirected and torn writes and another run's data, naming file, \
                offset and what was found (exit 1). meta: the header only; null: read back, \
-               check nothing.",
+               check nothing; pattern: no header, every byte verify_pattern's; pattern_hdr: \
+               the header, and verify_pattern between it and the block's trailer.",
     },
     OptionDef {
         name: "verify_pattern",

@@ -64,6 +64,9 @@ pub enum Checksum {
     /// No header: every block must be `verify_pattern` repeated (fio's `pattern`). Finds
     /// changed bytes, not lost or misdirected writes of the same pattern.
     Pattern,
+    /// The header (as `meta`) and, between it and the trailer, `verify_pattern` (newer fio's
+    /// `pattern_hdr`): changed bytes, and lost, stale or misdirected writes.
+    PatternHdr,
 }
 
 /// A `verify=` value iogauge does not check with.
@@ -96,8 +99,9 @@ impl Checksum {
             "meta" => Checksum::Meta,
             "null" => Checksum::Null,
             "pattern" => Checksum::Pattern,
+            "pattern_hdr" => Checksum::PatternHdr,
             other @ ("crc32" | "crc16" | "crc7" | "sha512" | "sha3-224" | "sha3-256"
-            | "sha3-384" | "sha3-512" | "pattern_hdr") => {
+            | "sha3-384" | "sha3-512") => {
                 return Err(UnknownChecksum::NotYet(other.to_string()));
             }
             _ => return Err(UnknownChecksum::Unknown),
@@ -115,7 +119,13 @@ impl Checksum {
             Checksum::Meta => "meta",
             Checksum::Null => "null",
             Checksum::Pattern => "pattern",
+            Checksum::PatternHdr => "pattern_hdr",
         }
+    }
+
+    /// The data is `verify_pattern`, checked as such (`pattern`, `pattern_hdr`).
+    pub fn is_pattern(self) -> bool {
+        matches!(self, Checksum::Pattern | Checksum::PatternHdr)
     }
 
     fn code(self) -> u8 {
@@ -133,6 +143,7 @@ impl Checksum {
             Checksum::Meta,
             Checksum::Null,
             Checksum::Pattern,
+            Checksum::PatternHdr,
         ]
         .into_iter()
         .find(|k| k.code() == c)
@@ -155,7 +166,7 @@ impl Checksum {
             Checksum::Xxhash => {
                 out[..8].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(data).to_le_bytes())
             }
-            Checksum::Meta | Checksum::Null | Checksum::Pattern => {}
+            Checksum::Meta | Checksum::Null | Checksum::Pattern | Checksum::PatternHdr => {}
         }
     }
 }

@@ -224,3 +224,49 @@ fn verify_pattern_interval_restarts_the_pattern_with_its_own_offset() {
     assert_eq!(v["jobs"][0]["error"], 0);
     assert_eq!(v["iogauge"]["groups"][0]["jobs"][0]["verify"]["blocks"], 32);
 }
+
+#[test]
+fn pattern_hdr_checks_the_header_and_the_pattern_between_it_and_the_trailer() {
+    let d = tmp();
+    let base = [
+        "--name=h",
+        "--filename=data",
+        "--size=64k",
+        "--bs=4k",
+        "--rw=randwrite",
+        "--verify=pattern_hdr",
+        "--verify_pattern=\"abcde\"",
+        "--verify_interval=1024",
+    ];
+    let (v, o) = fio_json(d.path(), &base);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(v["iogauge"]["groups"][0]["jobs"][0]["verify"]["blocks"], 64);
+    let on_disk = std::fs::read(d.path().join("data")).unwrap();
+    // Each block: iogauge's 104-byte header, the pattern as the write laid it (from the
+    // write's start), the 16-byte trailer.
+    for (k, block) in on_disk.chunks(1024).enumerate() {
+        let into_write = k % 4 * 1024;
+        for (j, &b) in block.iter().enumerate().take(1024 - 16).skip(104) {
+            assert_eq!(b, b"abcde"[(into_write + j) % 5], "block {k} byte {j}");
+        }
+    }
+    // A changed byte of the pattern is found, where it is.
+    let mut patched = on_disk.clone();
+    patched[5 * 1024 + 500] ^= 0x20;
+    std::fs::write(d.path().join("data"), &patched).unwrap();
+    let mut only = base.to_vec();
+    only.push("--verify_only=1");
+    let (v, _) = fio_json(d.path(), &only);
+    assert_eq!(v["jobs"][0]["error"], 84);
+    let bad = &v["iogauge"]["groups"][0]["jobs"][0]["verify"]["first_bad"][0];
+    assert_eq!(bad["offset"], 5 * 1024);
+    assert_eq!(bad["fault"]["first_bad_byte"], 500);
+    // A block of the same pattern without a header (verify=pattern's) is not taken for one.
+    std::fs::remove_file(d.path().join("data")).unwrap();
+    let mut plain = base.to_vec();
+    plain[5] = "--verify=pattern";
+    let (_, o) = fio_json(d.path(), &plain);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (v, _) = fio_json(d.path(), &only);
+    assert_eq!(v["jobs"][0]["error"], 84);
+}

@@ -67,7 +67,7 @@ pub(super) fn verification(
     // A job that only reads checks each block as it reads it (fio's way): the data an
     // earlier job of the run, or a kept file, holds.
     let inline = !rw.writes() && !only;
-    if checksum == crate::verify::Checksum::Pattern && !v.given("verify_pattern") {
+    if checksum.is_pattern() && !v.given("verify_pattern") {
         return Err(v.error(
             "verify",
             "pattern checks the data against verify_pattern: give it (verify_pattern=0xaa55)"
@@ -88,8 +88,9 @@ pub(super) fn verification(
         }
         i => i.unwrap_or(smallest),
     };
-    let (interval, header_at) = if checksum == crate::verify::Checksum::Pattern {
-        pattern_layout(v, (interval, header_at), (bs, write_sizes), gap, w)?
+    let (interval, header_at) = if checksum.is_pattern() {
+        let header = checksum == crate::verify::Checksum::PatternHdr;
+        pattern_layout(v, (interval, header_at, header), (bs, write_sizes), gap, w)?
     } else {
         (interval, header_at)
     };
@@ -123,12 +124,12 @@ pub(super) fn verification(
 /// so each one's place in the pattern is known. The block size and header offset to use.
 fn pattern_layout(
     v: &Values<'_>,
-    (interval, header_at): (u64, u64),
+    (interval, header_at, header): (u64, u64, bool),
     (bs, write_sizes): (u64, &BlockSizes),
     gap: u64,
     w: &mut Vec<String>,
 ) -> Result<(u64, u64), SpecError> {
-    if header_at > 0 {
+    if header_at > 0 && !header {
         w.push(format!(
             "verify_offset={header_at} is ignored with verify=pattern (as fio ignores it): \
              the pattern check writes no header to move"
@@ -182,7 +183,7 @@ fn pattern_layout(
             ),
         ));
     }
-    Ok((interval, 0))
+    Ok((interval, if header { header_at } else { 0 }))
 }
 
 /// verify_backlog on a job that writes nothing: fio accepts it and does nothing with it.

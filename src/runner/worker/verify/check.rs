@@ -113,6 +113,16 @@ impl Verifier {
                 let (pattern, phase) = expected_pattern(cx.job, self.spec.interval, at);
                 check_pattern(b, &pattern, phase)
             }
+            Checksum::PatternHdr => {
+                check(b, Checksum::PatternHdr, &want)?;
+                // Between header and trailer, the pattern as the write laid it.
+                let (pattern, phase) = expected_pattern(cx.job, self.spec.interval, at);
+                let (h, t) = (crate::verify::HEADER_LEN, crate::verify::TRAILER_LEN);
+                check_pattern(&b[h..b.len() - t], &pattern, phase + h).map_err(|mut f| {
+                    f.first_bad_byte = f.first_bad_byte.map(|x| x + h as u64);
+                    f
+                })
+            }
             kind => check(b, kind, &want),
         }
     }
