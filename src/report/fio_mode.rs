@@ -333,13 +333,24 @@ fn job_block(o: &mut String, j: &FioJob, when: &str) {
         "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
         j.usr_cpu, j.sys_cpu, j.ctx, j.majf, j.minf
     );
-    let depths: Vec<String> = j
-        .iodepth_level
-        .0
-        .iter()
-        .map(|(k, v)| format!("{k}={v:.1}%"))
-        .collect();
-    let _ = writeln!(o, "  IO depths    : {}", depths.join(", "));
+    depth_lines(o, j);
+}
+
+/// fio's depth distributions and the I/Os issued.
+fn depth_lines(o: &mut String, j: &FioJob) {
+    let shares = |d: &crate::result::fio::Ordered<f64>| {
+        let cells: Vec<String> = d.0.iter().map(|(k, v)| format!("{k}={v:.1}%")).collect();
+        cells.join(", ")
+    };
+    let _ = writeln!(o, "  IO depths    : {}", shares(&j.iodepth_level));
+    for (what, d) in [
+        ("submit", &j.iodepth_submit),
+        ("complete", &j.iodepth_complete),
+    ] {
+        if !d.is_empty() {
+            let _ = writeln!(o, "     {what:<10}: {}", shares(d));
+        }
+    }
     let _ = writeln!(
         o,
         "     issued rwts: total={},{},{},0 short=0,0,0,0 dropped=0,0,0,0\n",

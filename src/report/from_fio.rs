@@ -387,6 +387,9 @@ fn measurement(j: &Job) -> Measurement {
             mean: 0.0,
             mean_unknown: true,
             pct_time: j.iodepth_level.clone(),
+            at_submit: Vec::new(),
+            submit_calls: Vec::new(),
+            complete_calls: Vec::new(),
         },
         cpu: CpuReport {
             user_s,

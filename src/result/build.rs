@@ -133,7 +133,7 @@ pub fn measurement(s: &JobStats) -> Measurement {
         write: dir_report(&s.dirs[1], &s.prios[1], s.elapsed),
         trim: dir_report(&s.dirs[2], &s.prios[2], s.elapsed),
         sync: lat_report_with_histogram(&s.syncs),
-        iodepth: depth_report(&s.depth),
+        iodepth: depth_report(&s.depth, s.dirs.iter().map(|d| d.ios).sum()),
         cpu: cpu_report(&s.cpu, s.elapsed),
         verify: s.verify.as_ref().map(verify_report),
         steadystate: s.steady.clone(),
@@ -159,7 +159,9 @@ fn verify_report(v: &crate::stats::VerifyStats) -> VerifyReport {
     }
 }
 
-fn depth_report(d: &crate::stats::DepthStats) -> DepthReport {
+/// `ios`: the I/Os the job issued, which a synchronous engine (no submissions counted)
+/// issued one at a time.
+fn depth_report(d: &crate::stats::DepthStats, ios: u64) -> DepthReport {
     let total = d.total_ns();
     let levels = crate::stats::DEPTH_LEVELS;
     let pct_time = levels
@@ -179,10 +181,27 @@ fn depth_report(d: &crate::stats::DepthStats) -> DepthReport {
             (key, pct)
         })
         .collect();
+    let one_at_a_time = |i: usize| {
+        let mut v = vec![0; 7];
+        v[i] = ios;
+        v
+    };
+    let (at_submit, submit_calls, complete_calls) = if d.submit_calls.iter().any(|&c| c > 0) {
+        (
+            d.at_submit.to_vec(),
+            d.submit_calls.to_vec(),
+            d.complete_calls.to_vec(),
+        )
+    } else {
+        (one_at_a_time(0), one_at_a_time(1), one_at_a_time(1))
+    };
     DepthReport {
         mean: d.mean(),
         mean_unknown: false,
         pct_time,
+        at_submit,
+        submit_calls,
+        complete_calls,
     }
 }
 

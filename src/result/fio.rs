@@ -24,6 +24,12 @@ impl<T: Serialize> Serialize for Ordered<T> {
     }
 }
 
+impl<T> Ordered<T> {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 impl<T: Copy> Ordered<T> {
     pub fn get(&self, key: &str) -> Option<T> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
@@ -60,6 +66,12 @@ pub struct FioJob {
     /// Share of the measured time with 1, 2–3, 4–7, … I/Os in the kernel (time spent between
     /// I/Os left out, so the levels add up to 100 as fio's do).
     pub iodepth_level: Ordered<f64>,
+    /// Share of submissions by how many I/Os each carried (0, 1–4, 5–8, …), fio's.
+    #[serde(skip_serializing_if = "Ordered::is_empty")]
+    pub iodepth_submit: Ordered<f64>,
+    /// Share of reaps by how many completions each took, fio's.
+    #[serde(skip_serializing_if = "Ordered::is_empty")]
+    pub iodepth_complete: Ordered<f64>,
     /// Share of I/Os whose total latency fell in each range (percent).
     pub latency_ns: Ordered<f64>,
     pub latency_us: Ordered<f64>,
@@ -374,6 +386,8 @@ fn job(
         majf: m.cpu.major_faults,
         minf: m.cpu.minor_faults,
         iodepth_level: iodepth_levels(m),
+        iodepth_submit: iodepth_calls(&m.iodepth.submit_calls),
+        iodepth_complete: iodepth_calls(&m.iodepth.complete_calls),
         latency_ns: lat_ns,
         latency_us: lat_us,
         latency_ms: lat_ms,
@@ -523,7 +537,14 @@ pub fn full_windows(s: &SeriesReport, elapsed_ns: u64) -> usize {
     whole.min(s.bw_bytes_per_s.len())
 }
 
+/// fio's iodepth_level: the share of I/Os by how many were in flight once handed to the
+/// kernel. A report without those counts (read from fio's JSON) keeps the levels it has.
 fn iodepth_levels(m: &Measurement) -> Ordered<f64> {
+    let keys = ["1", "2", "4", "8", "16", "32", ">=64"];
+    if !m.iodepth.at_submit.is_empty() {
+        let total: u64 = m.iodepth.at_submit.iter().sum();
+        return distribution(&keys, &m.iodepth.at_submit, total);
+    }
     let busy: f64 = m
         .iodepth
         .pct_time
@@ -531,12 +552,38 @@ fn iodepth_levels(m: &Measurement) -> Ordered<f64> {
         .filter(|(k, _)| k.as_str() != "0")
         .map(|(_, v)| v)
         .sum();
-    let keys = ["1", "2", "4", "8", "16", "32", ">=64"];
     Ordered(
         keys.iter()
             .map(|&k| {
                 let v = m.iodepth.pct_time.get(k).copied().unwrap_or(0.0);
                 let pct = if busy > 0.0 { 100.0 * v / busy } else { 0.0 };
+                (k.to_string(), pct)
+            })
+            .collect(),
+    )
+}
+
+/// fio's iodepth_submit and iodepth_complete: the share of submissions (reaps) by how many
+/// I/Os each carried. Empty where not measured.
+fn iodepth_calls(calls: &[u64]) -> Ordered<f64> {
+    let keys = ["0", "4", "8", "16", "32", "64", ">=64"];
+    if calls.is_empty() {
+        return Ordered::default();
+    }
+    distribution(&keys, calls, calls.iter().sum())
+}
+
+/// fio's stat_calc_dist: each count as a percentage of `total`, a count too small to show
+/// as 0.1%.
+fn distribution(keys: &[&str], counts: &[u64], total: u64) -> Ordered<f64> {
+    Ordered(
+        keys.iter()
+            .zip(counts)
+            .map(|(k, &c)| {
+                let pct = match total {
+                    0 => 0.0,
+                    t => (100.0 * c as f64 / t as f64).max(if c > 0 { 0.1 } else { 0.0 }),
+                };
                 (k.to_string(), pct)
             })
             .collect(),

@@ -217,6 +217,16 @@ pub struct DepthReport {
     pub mean_unknown: bool,
     /// Level ("0", "1", "2", "4", …, ">=64") → percent of time; levels cover d..2d-1.
     pub pct_time: BTreeMap<String, f64>,
+    /// fio's counts: I/Os by how many were in flight once handed to the kernel (1, 2–3,
+    /// 4–7, 8–15, 16–31, 32–63, 64 and more), and submissions and reaps by how many I/Os each
+    /// carried (0, 1–4, 5–8, 9–16, 17–32, 33–64, more). A synchronous engine's I/Os count one
+    /// each, at depth 1. Empty where not measured (a report read from fio's JSON).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub at_submit: Vec<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub submit_calls: Vec<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub complete_calls: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -50,6 +50,9 @@ impl Measurement {
                 mean: 0.0,
                 mean_unknown: true,
                 pct_time,
+                at_submit: summed(parts, |d| &d.at_submit),
+                submit_calls: summed(parts, |d| &d.submit_calls),
+                complete_calls: summed(parts, |d| &d.complete_calls),
             },
             cpu: CpuReport {
                 user_s,
@@ -64,6 +67,20 @@ impl Measurement {
             steadystate: parts.iter().find_map(|m| m.steadystate.clone()),
         }
     }
+}
+
+/// fio's depth counts added up over `parts`; empty unless every part has them.
+fn summed(parts: &[&Measurement], f: fn(&DepthReport) -> &Vec<u64>) -> Vec<u64> {
+    if parts.iter().any(|m| f(&m.iodepth).is_empty()) {
+        return Vec::new();
+    }
+    let mut out = vec![0; 7];
+    for m in parts {
+        for (o, v) in out.iter_mut().zip(f(&m.iodepth)) {
+            *o += v;
+        }
+    }
+    out
 }
 
 impl DirReport {

@@ -238,6 +238,12 @@ pub struct DepthStats {
     pub ns: [u64; DEPTH_LEVELS.len()],
     /// Σ depth × ns, for the time-weighted mean depth.
     pub depth_ns: u128,
+    /// fio's counts (queued engines): I/Os by how many were in flight once handed to the
+    /// kernel (levels 1, 2–3, 4–7, 8–15, 16–31, 32–63, 64 and more), and submissions and
+    /// reaps by how many I/Os each carried (0, 1–4, 5–8, 9–16, 17–32, 33–64, more).
+    pub at_submit: [u64; 7],
+    pub submit_calls: [u64; 7],
+    pub complete_calls: [u64; 7],
 }
 
 /// Lower bounds of the depth levels.
@@ -263,6 +269,20 @@ impl DepthStats {
         self.ns.iter().sum()
     }
 
+    /// `n` I/Os handed to the kernel in one submission, `in_flight` there with them.
+    #[inline]
+    pub fn submitted(&mut self, in_flight: usize, n: usize) {
+        let level = (Self::level(in_flight) - 1).min(6);
+        self.at_submit[level] += n as u64;
+        self.submit_calls[batch_index(n)] += 1;
+    }
+
+    /// One reap that took `n` completions.
+    #[inline]
+    pub fn reaped(&mut self, n: usize) {
+        self.complete_calls[batch_index(n)] += 1;
+    }
+
     /// Time-weighted mean of I/Os in flight.
     pub fn mean(&self) -> f64 {
         match self.total_ns() {
@@ -272,8 +292,27 @@ impl DepthStats {
     }
 }
 
+/// fio's bucket for a submission or reap of `n` I/Os: 0, 1–4, 5–8, 9–16, 17–32, 33–64, more.
+fn batch_index(n: usize) -> usize {
+    match n {
+        0 => 0,
+        n => ((usize::BITS - (n - 1).leading_zeros()) as usize)
+            .saturating_sub(1)
+            .clamp(1, 6),
+    }
+}
+
 impl std::ops::AddAssign<&DepthStats> for DepthStats {
     fn add_assign(&mut self, o: &DepthStats) {
+        for (a, b) in [
+            (&mut self.at_submit, &o.at_submit),
+            (&mut self.submit_calls, &o.submit_calls),
+            (&mut self.complete_calls, &o.complete_calls),
+        ] {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
         for (a, b) in self.ns.iter_mut().zip(o.ns) {
             *a += b;
         }
@@ -417,6 +456,23 @@ impl std::ops::AddAssign<&JobStats> for JobStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn submissions_count_as_fio_counts_them() {
+        let mut d = DepthStats::default();
+        d.submitted(1, 1);
+        d.submitted(8, 4);
+        d.submitted(64, 33);
+        d.reaped(0);
+        d.reaped(5);
+        d.reaped(65);
+        assert_eq!(d.at_submit, [1, 0, 0, 4, 0, 0, 33]);
+        assert_eq!(d.submit_calls, [0, 2, 0, 0, 0, 1, 0]);
+        assert_eq!(d.complete_calls, [1, 0, 1, 0, 0, 0, 1]);
+        let mut e = d.clone();
+        e += &d;
+        assert_eq!(e.at_submit, [2, 0, 0, 8, 0, 0, 66]);
+    }
 
     #[test]
     fn moments_are_exact() {

@@ -601,3 +601,74 @@ fn percentile_switches_and_mixed_reporting_are_fios() {
         stderr(&o)
     );
 }
+
+/// iodepth_level, iodepth_submit and iodepth_complete mean fio's: the share of I/Os by how
+/// many were in flight once handed to the kernel, and of submissions and reaps by how many
+/// I/Os each carried. For a size-bounded job the first two are exact counts, the same as the
+/// real fio's where it is installed.
+#[test]
+fn iodepth_distributions_are_fios() {
+    let d = tmp();
+    std::fs::write(d.path().join("f"), vec![7u8; 16 << 20]).unwrap();
+    let args = [
+        "--name=d",
+        "--filename=f",
+        "--size=16m",
+        "--rw=randread",
+        "--ioengine=io_uring",
+        "--iodepth=16",
+        "--iodepth_batch_submit=4",
+        "--output-format=json",
+    ];
+    let o = run_in(d.path(), &[&["fio"][..], &args].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ours: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let j = &ours["jobs"][0];
+    // 4096 reads four at a time: the first four go in at 4 in flight (0.1%, fio's least
+    // shown), the next eight at 8 and 12, then all at 16.
+    let level = |k: &str| j["iodepth_level"][k].as_f64().unwrap();
+    assert_eq!(level("16"), 100.0 * 4084.0 / 4096.0);
+    assert_eq!((level("4"), level("8")), (0.1, 100.0 * 8.0 / 4096.0));
+    assert_eq!(j["iodepth_submit"]["4"], 100.0, "four per submission");
+    let psync = run_in(
+        d.path(),
+        &[
+            "fio",
+            "--name=p",
+            "--filename=f",
+            "--size=1m",
+            "--output-format=json",
+        ],
+    );
+    let p: Value = serde_json::from_slice(&psync.stdout).unwrap();
+    assert_eq!(p["jobs"][0]["iodepth_level"]["1"], 100.0, "one at a time");
+    assert_eq!(p["jobs"][0]["iodepth_complete"]["4"], 100.0);
+    let Ok(fio) = Command::new("fio")
+        .current_dir(d.path())
+        .args(args)
+        .output()
+    else {
+        skip!("fio is not installed: not compared with fio's");
+        return;
+    };
+    let theirs: Value = serde_json::from_slice(&fio.stdout).expect("fio's JSON");
+    for k in ["1", "2", "4", "8", "16", "32", ">=64"] {
+        let (a, b) = (
+            j["iodepth_level"][k].as_f64().unwrap(),
+            theirs["jobs"][0]["iodepth_level"][k].as_f64().unwrap(),
+        );
+        assert!(
+            (a - b).abs() < 1e-4,
+            "iodepth_level {k}: {a} here, {b} in fio"
+        );
+        let (a, b) = (
+            j["iodepth_submit"][k].as_f64(),
+            theirs["jobs"][0]["iodepth_submit"][k].as_f64(),
+        );
+        assert_eq!(
+            a.map(|x| x.round()),
+            b.map(|x| x.round()),
+            "iodepth_submit {k}"
+        );
+    }
+}

@@ -524,6 +524,9 @@ impl<E: Engine> Loop<'_, '_, E> {
     fn take_completions(&mut self, cq: &mut Vec<Completion>) {
         let now = self.clock.now();
         self.account_depth(now);
+        if self.tl.measuring {
+            self.stats.depth.reaped(cq.len());
+        }
         self.in_kernel -= cq.len();
         for c in cq.drain(..) {
             let s = self.st[c.slot as usize];
@@ -593,6 +596,10 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.account_depth(now);
         for &slot in &self.pending {
             self.st[slot as usize].t_sub = now;
+        }
+        if self.tl.measuring {
+            let n = self.pending.len();
+            self.stats.depth.submitted(self.in_kernel + n, n);
         }
         self.in_kernel += self.pending.len();
         self.pending.clear();
