@@ -58,6 +58,8 @@ pub struct FioOutputs {
     pub output: Option<PathBuf>,
     /// `--terse-version`: 2, 3 (fio's default) or 4.
     pub terse_version: u32,
+    /// `--bandwidth-log`: fio's aggregate bandwidth logs (agg-read_bw.log, …).
+    pub bandwidth_log: bool,
 }
 
 /// fio's tool options: name, and whether it takes a value (`Some(true)`: required, as
@@ -144,6 +146,7 @@ impl FioRequest {
                 formats: vec![FioFormat::Normal],
                 output: None,
                 terse_version: 3,
+                bandwidth_log: false,
             },
             tool: ToolOptions::fio_defaults(),
         }
@@ -311,13 +314,7 @@ fn tool_option(
         "max-jobs" => r.max_jobs = Some(whole("a whole number of jobs")? as usize),
         "warnings-fatal" => r.warnings_fatal = true,
         "debug" => r.debug_parse |= v.split(',').any(|c| c == "parse" || c == "all"),
-        "bandwidth-log" => {
-            return Err(UsageError(
-                "--bandwidth-log: fio's aggregate bandwidth logs (agg-read_bw.log, \
-                 agg-write_bw.log) are not written yet; write_bw_log=NAME gives each job's"
-                    .into(),
-            ));
-        }
+        "bandwidth-log" => r.outputs.bandwidth_log = true,
         "inflate-log" => r.inflate_log = Some(crate::rawpath::path(v)),
         "latency-log"
         | "profile"
@@ -501,7 +498,6 @@ mod tests {
             ),
             (&["--output-format=xml", "x.fio"][..], "xml"),
             (&["--max-jobs"][..], "--max-jobs: needs a value"),
-            (&["--bandwidth-log", "x.fio"][..], "are not written yet"),
             (&["-q", "x.fio"][..], "-q: not one of fio's options"),
             (&[][..], "no jobs"),
         ] {

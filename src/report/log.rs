@@ -300,6 +300,58 @@ pub fn per_io(jobs: &[JobSamples]) -> Vec<(String, String)> {
     joined(out)
 }
 
+/// A job's measured window on the run's clock (ns), and its directions' stats.
+pub type JobWindow<'a> = (Option<(u64, u64)>, &'a [crate::stats::DirStats; 3]);
+
+/// fio's aggregate bandwidth logs (`--bandwidth-log`): `agg-read_bw.log`, `agg-write_bw.log`
+/// and `agg-trim_bw.log`, the whole run's bandwidth (KiB/s, every job summed) every 500 ms
+/// (fio's bw_avg_time) from the first job's start to the last one's end, each line `msec,
+/// KiB/s, direction, 0, 0` as fio writes them. `jobs`: each job's measured window on the
+/// run's clock (ns) and its directions' series.
+pub fn aggregate_bw(jobs: &[JobWindow]) -> Vec<(String, String)> {
+    const WINDOW_MS: u64 = 500;
+    let windows_ns = jobs.iter().filter_map(|(w, _)| *w);
+    let zero_ns = windows_ns.clone().map(|(s, _)| s).min().unwrap_or(0);
+    let end_ms = windows_ns
+        .map(|(_, e)| (e - zero_ns) / 1_000_000)
+        .max()
+        .unwrap_or(0);
+    let windows = end_ms.div_ceil(WINDOW_MS).max(1) as usize;
+    let mut bytes = [
+        vec![0u64; windows],
+        vec![0u64; windows],
+        vec![0u64; windows],
+    ];
+    for (window, dirs) in jobs {
+        let Some((start_ns, _)) = window else {
+            continue;
+        };
+        for (d, ds) in dirs.iter().enumerate() {
+            let interval = ds.series.interval_ms;
+            for (k, sample) in ds.series.samples.iter().enumerate() {
+                // A sample counts in the window its start falls in.
+                let at_ms = (start_ns - zero_ns) / 1_000_000 + k as u64 * interval;
+                let w = ((at_ms / WINDOW_MS) as usize).min(windows - 1);
+                bytes[d][w] += sample.bytes;
+            }
+        }
+    }
+    let names = ["agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"];
+    names
+        .iter()
+        .zip(&bytes)
+        .enumerate()
+        .map(|(d, (name, per_window))| {
+            let mut s = String::new();
+            for (w, b) in per_window.iter().enumerate() {
+                let kib_s = *b as f64 / 1024.0 / (WINDOW_MS as f64 / 1000.0);
+                let _ = writeln!(s, "{}, {kib_s:.0}, {d}, 0, 0", (w as u64 + 1) * WINDOW_MS);
+            }
+            (name.to_string(), s)
+        })
+        .collect()
+}
+
 /// One line per window and direction that did I/O in it, in time order.
 fn lines(
     job: &JobReport,

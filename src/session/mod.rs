@@ -194,11 +194,13 @@ pub(crate) struct Measured {
     pub(crate) code: u8,
 }
 
-/// How a run ends: whether the files it created stay, and what a failed job ends.
+/// How a run ends: whether the files it created stay, what a failed job ends, and whether
+/// fio's aggregate bandwidth logs are written (`--bandwidth-log`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Ending {
     pub keep: bool,
     pub on_failure: plan::OnFailure,
+    pub aggregate_bw_log: bool,
 }
 
 impl Ending {
@@ -207,6 +209,7 @@ impl Ending {
         Ending {
             keep,
             on_failure: plan::OnFailure::EndRun,
+            aggregate_bw_log: false,
         }
     }
 }
@@ -228,7 +231,13 @@ pub(crate) fn measure(
     for n in notes {
         warn(n);
     }
-    let mut plan = planned(sections, separate_groups, safety, rounds)?;
+    let mut plan = planned(
+        sections,
+        separate_groups,
+        safety,
+        rounds,
+        ending.aggregate_bw_log,
+    )?;
     plan.on_failure = ending.on_failure;
     // From here a signal stops the run instead of ending iogauge: the check takes locks and
     // marks the files it will write.
@@ -290,7 +299,8 @@ pub(crate) fn measure(
     }
     let mut report = Report::from(result::build(&outcome, context));
     report.rounds = rounds_report;
-    let logs_failed = write_io_logs(&outcome, safety.overwrite_output, &mut report.warnings);
+    let logs = (safety.overwrite_output, ending.aggregate_bw_log);
+    let logs_failed = write_io_logs(&outcome, logs, &mut report.warnings);
     // What the run found (the device counters' verdicts) reaches stderr too, whatever the
     // report's format.
     for w in &report.warnings[printed..] {
@@ -310,6 +320,7 @@ fn planned(
     separate_groups: bool,
     safety: Safety,
     rounds: RoundsSpec,
+    aggregate_bw_log: bool,
 ) -> Result<plan::Plan, Failure> {
     let mut plan = plan::resolve(sections, separate_groups)?;
     let read_from = READ_FROM.with(|h| h.borrow().as_ref().map(|f| f(&mut plan, separate_groups)));
@@ -321,7 +332,7 @@ fn planned(
         iogauge::studies::rounds::precondition_plan(&plan, rounds.precondition)
             .map_err(Failure::usage)?;
     }
-    check_log_files(&plan, safety.overwrite_output)?;
+    check_log_files(&plan, (safety.overwrite_output, aggregate_bw_log))?;
     runner::limits::check(&plan, safety.max_memory).map_err(Failure::usage)?;
     Ok(plan)
 }
@@ -459,6 +470,7 @@ pub(crate) fn execute(
                     Reporting::Fio(_) => plan::OnFailure::EndGroup,
                     _ => plan::OnFailure::EndRun,
                 },
+                aggregate_bw_log: matches!(reporting, Reporting::Fio(o) if o.bandwidth_log),
             },
             &notes,
             tool.rounds,

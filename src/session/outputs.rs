@@ -27,7 +27,16 @@ pub(crate) fn default_stem(unix_s: u64) -> String {
 
 /// Refuses, before anything runs, log files that may not be written: in a missing directory,
 /// through a link, or over a file iogauge did not write (without `--overwrite-output`).
-pub(crate) fn check_log_files(plan: &plan::Plan, replace: bool) -> Result<(), super::Failure> {
+pub(crate) fn check_log_files(
+    plan: &plan::Plan,
+    (replace, aggregate): (bool, bool),
+) -> Result<(), super::Failure> {
+    if aggregate {
+        for name in AGGREGATE_LOGS {
+            ownership::check_output(&iogauge::rawpath::path(name), replace)
+                .map_err(|e| super::Failure::Usage(format!("log file {name}: {e}")))?;
+        }
+    }
     let jobs = plan.groups.iter().flat_map(|g| &g.jobs);
     let mut iologs: Vec<(&str, String)> = Vec::new();
     for (i, job) in jobs.enumerate() {
@@ -50,6 +59,9 @@ pub(crate) fn check_log_files(plan: &plan::Plan, replace: bool) -> Result<(), su
     Ok(())
 }
 
+/// fio's aggregate bandwidth logs (`--bandwidth-log`), in the working directory.
+const AGGREGATE_LOGS: [&str; 3] = ["agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"];
+
 /// Writes the fio-format logs the jobs asked for; true when one could not be written.
 pub(crate) fn write_logs(report: &RunReport, replace: bool) -> bool {
     let mut failed = false;
@@ -67,7 +79,7 @@ pub(crate) fn write_logs(report: &RunReport, replace: bool) -> bool {
 /// log reached its cap says so in `warnings`. `true` when one could not be written.
 pub(crate) fn write_io_logs(
     outcome: &iogauge::runner::RunOutcome,
-    replace: bool,
+    (replace, aggregate): (bool, bool),
     warnings: &mut Vec<String>,
 ) -> bool {
     let jobs: Vec<&iogauge::runner::JobOutcome> = outcome.groups.iter().flatten().collect();
@@ -92,6 +104,20 @@ pub(crate) fn write_io_logs(
         ));
     }
     let mut failed = write_iologs(&jobs, replace, warnings);
+    if aggregate {
+        let each: Vec<_> = jobs
+            .iter()
+            .map(|j| (j.stats.window_ns, &j.stats.dirs))
+            .collect();
+        for (name, text) in report::log::aggregate_bw(&each) {
+            if let Err(e) =
+                ownership::write_output(&iogauge::rawpath::path(&name), text.as_bytes(), replace)
+            {
+                errln!("iogauge: cannot write log {name}: {e}");
+                failed = true;
+            }
+        }
+    }
     for (name, text) in report::log::per_io(&samples) {
         let bytes = report::log::encoded(&name, &text);
         if let Err(e) = ownership::write_output(&iogauge::rawpath::path(&name), &bytes, replace) {

@@ -672,3 +672,69 @@ fn iodepth_distributions_are_fios() {
         );
     }
 }
+
+/// --bandwidth-log: fio's aggregate logs, agg-read_bw.log, agg-write_bw.log and
+/// agg-trim_bw.log: the whole run's KiB/s every 500 ms, every job summed, over every group;
+/// an existing file of that name iogauge did not make is refused before anything runs.
+#[test]
+fn bandwidth_log_writes_fios_aggregate_logs() {
+    let d = tmp();
+    let args = [
+        "fio",
+        "--bandwidth-log",
+        "--name=a",
+        "--filename=f",
+        "--size=8m",
+        "--rw=randrw",
+        "--bs=64k",
+        "--name=b",
+        "--stonewall",
+        "--filename=g",
+        "--size=4m",
+        "--rw=write",
+        "--output-format=json",
+        "--output=out.json",
+    ];
+    let o = run_in(d.path(), &args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("out.json")).unwrap()).unwrap();
+    let moved = |dir: &str| -> u64 {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j[dir]["io_bytes"].as_u64().unwrap())
+            .sum()
+    };
+    for (ddir, name, dir) in [
+        (0, "agg-read_bw.log", "read"),
+        (1, "agg-write_bw.log", "write"),
+        (2, "agg-trim_bw.log", "trim"),
+    ] {
+        let text = std::fs::read_to_string(d.path().join(name)).unwrap();
+        let lines: Vec<Vec<f64>> = text
+            .lines()
+            .map(|l| l.split(',').map(|f| f.trim().parse().unwrap()).collect())
+            .collect();
+        assert!(!lines.is_empty(), "{name}");
+        for (k, l) in lines.iter().enumerate() {
+            assert_eq!(l.len(), 5, "{name}: {l:?}");
+            assert_eq!(l[0], 500.0 * (k as f64 + 1.0), "{name}: every 500 ms");
+            assert_eq!((l[2], l[3], l[4]), (ddir as f64, 0.0, 0.0));
+        }
+        // KiB/s over half-second windows: together, every byte the run moved that way.
+        let kib: f64 = lines.iter().map(|l| l[1] * 0.5).sum();
+        let want = moved(dir) as f64 / 1024.0;
+        assert!(
+            (kib - want).abs() <= lines.len() as f64,
+            "{name}: {kib} KiB logged, {want} moved"
+        );
+    }
+    let e = tmp();
+    std::fs::write(e.path().join("agg-write_bw.log"), "not iogauge's").unwrap();
+    let o = run_in(e.path(), &args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("agg-write_bw.log"), "{}", stderr(&o));
+    assert!(!e.path().join("f").exists(), "nothing ran");
+}
