@@ -554,6 +554,9 @@ pub struct JobSpec {
     pub exitall: bool,
     /// `exitall_on_error`: a failure of this job ends the run, whatever `Plan::on_failure`.
     pub exitall_on_error: bool,
+    /// A failure of this job stops the other jobs of its group (iogauge's rule; fio's only
+    /// with `exitall_on_error`). Set from `Plan::on_failure` by [`Plan::set_on_failure`].
+    pub failure_stops_group: bool,
     /// Reported apart from the jobs before it (fio's new_group).
     pub new_group: bool,
     pub pacing: Pacing,
@@ -765,6 +768,14 @@ pub enum OnFailure {
 }
 
 impl Plan {
+    /// What a failed job ends, for the run and for each job's group.
+    pub fn set_on_failure(&mut self, on_failure: OnFailure) {
+        self.on_failure = on_failure;
+        for job in self.groups.iter_mut().flat_map(|g| &mut g.jobs) {
+            job.failure_stops_group = on_failure == OnFailure::EndRun || job.exitall_on_error;
+        }
+    }
+
     /// One line naming the ignored fio options, if any.
     pub fn ignored_note(&self) -> Option<String> {
         if self.ignored.is_empty() {

@@ -287,8 +287,9 @@ pub static OPTIONS: &[OptionDef] = &[
         aliases: &[],
         kind: Kind::Bool,
         default: Some("0"),
-        help: "fio mode: when this job fails, end the run (by default, as in fio, the later \
-               groups still run). iogauge run always ends the run at a failed job.",
+        help: "fio mode: when this job fails, stop every other job and end the run (by \
+               default, as in fio, the others go on and later groups still run). iogauge run \
+               always does.",
     },
     OptionDef {
         name: "wait_for",

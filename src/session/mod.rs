@@ -238,7 +238,7 @@ pub(crate) fn measure(
         rounds,
         ending.aggregate_bw_log,
     )?;
-    plan.on_failure = ending.on_failure;
+    plan.set_on_failure(ending.on_failure);
     // From here a signal stops the run instead of ending iogauge: the check takes locks and
     // marks the files it will write.
     let interrupt = interrupt_flag();

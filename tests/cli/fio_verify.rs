@@ -270,3 +270,47 @@ fn pattern_hdr_checks_the_header_and_the_pattern_between_it_and_the_trailer() {
     let (v, _) = fio_json(d.path(), &only);
     assert_eq!(v["jobs"][0]["error"], 84);
 }
+
+/// One job of a group fails mid-run (a write meets EIO below the file system): in fio mode
+/// the other runs its whole time, as in fio; under `iogauge run` the failure stops it.
+#[test]
+fn a_failed_job_leaves_the_others_of_its_group_running_in_fio_mode() {
+    use super::faultfs::Fault;
+    let Some((d, fs, mnt)) = super::verify::fault_fs() else {
+        return;
+    };
+    let failing = format!("--filename={}", mnt.join("f").display());
+    let jobs = [
+        "--name=failing",
+        failing.as_str(),
+        "--rw=write",
+        "--size=1m",
+        "--direct=1",
+        "--name=beside",
+        "--filename=mine",
+        "--rw=write",
+        "--size=1m",
+        "--time_based",
+        "--runtime=1",
+    ];
+    fs.arm(Fault::WriteEio { at: 64 << 10 }, 0);
+    let (v, _) = fio_json(d.path(), &jobs);
+    assert_eq!(by_name(&v, "failing").unwrap()["error"], libc::EIO);
+    let beside = by_name(&v, "beside").unwrap();
+    assert_eq!(beside["error"], 0);
+    assert!(
+        beside["job_runtime"].as_u64().unwrap() >= 990,
+        "ran its whole second: {beside}"
+    );
+    std::fs::remove_file(mnt.join("f")).ok();
+    fs.arm(Fault::WriteEio { at: 64 << 10 }, 0);
+    let mut run = vec!["run", "--output-format=json"];
+    run.extend_from_slice(&jobs);
+    let o = run_in(d.path(), &run);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let beside = &v["groups"][0]["jobs"][1];
+    assert!(
+        beside["elapsed_ns"].as_u64().unwrap() < 900_000_000,
+        "iogauge run: stopped by the failure: {beside}"
+    );
+}

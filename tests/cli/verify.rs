@@ -610,7 +610,7 @@ fn the_personalities_check_what_they_wrote() {
 }
 
 /// A FaultFs mounted in a temp dir, or SKIP with the reason.
-fn fault_fs() -> Option<(
+pub(super) fn fault_fs() -> Option<(
     tempfile::TempDir,
     super::faultfs::Mounted,
     std::path::PathBuf,

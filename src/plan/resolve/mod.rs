@@ -186,6 +186,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         unlink: v.bool("unlink")?,
         exitall: v.bool("exitall")?,
         exitall_on_error: v.bool("exitall_on_error")?,
+        failure_stops_group: true,
         new_group: v.bool("new_group")?,
         pacing,
         random,

@@ -3,7 +3,6 @@
 //! I/O failed, the ring broke), which stops the other jobs too.
 
 use std::io;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::timeline::close_interval;
@@ -16,7 +15,7 @@ use crate::stats::{CpuUsage, JobStats};
 /// The engine could not start: meet the other jobs at the barrier (they must not wait
 /// forever), stop them, and report why.
 pub(super) fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
-    w.stop.store(true, Ordering::Relaxed);
+    w.stop_others();
     w.barrier.wait();
     if let Some(b) = w.verify_barrier {
         b.wait();
@@ -54,7 +53,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             });
         }
         self.halt = Halt::Abort;
-        self.w.stop.store(true, Ordering::Relaxed);
+        self.w.stop_others();
     }
 
     /// The ring itself failed (submit or wait): nothing in flight can be trusted to finish.
@@ -70,7 +69,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
         self.ring_broken = true;
         self.halt = Halt::Abort;
-        self.w.stop.store(true, Ordering::Relaxed);
+        self.w.stop_others();
     }
 
     pub(super) fn finish(mut self) -> JobResult {

@@ -4,7 +4,6 @@
 //! timed into the job's sync latencies as fio times them.
 
 use std::io;
-use std::sync::atomic::Ordering;
 
 use super::{Halt, JobError, Loop, Worker};
 use crate::engine::{Engine, FlushCall};
@@ -89,7 +88,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         ) {
             self.error = Some(flush_error(self.w, file, call, e));
             self.halt = Halt::Abort;
-            self.w.stop.store(true, Ordering::Relaxed);
+            self.w.stop_others();
         } else if matches!(call, FlushCall::Fsync | FlushCall::Fdatasync) {
             // sync_file_range starts writeback; it makes nothing durable.
             self.made_durable(Some(file));

@@ -107,6 +107,14 @@ pub struct Worker<'a> {
 }
 
 impl Worker<'_> {
+    /// This job failed: the other jobs of its group stop too, where the job's failure ends its
+    /// group (iogauge's rule; in fio mode only with `exitall_on_error`).
+    fn stop_others(&self) {
+        if self.job.failure_stops_group {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// Marks this job finished; with `exitall`, the whole group too.
     fn mark_finished(&self) {
         if let Some(g) = self.steady {
