@@ -116,3 +116,33 @@ pub(super) fn engine_flags(
     }
     Ok(f)
 }
+
+/// serialize_overlap=1: taken where it holds by construction, one I/O in flight.
+pub(super) fn serialize_overlap(v: &Values<'_>, depth: u32) -> Result<(), SpecError> {
+    if v.bool("serialize_overlap")? && depth > 1 {
+        return Err(v.error(
+            "serialize_overlap",
+            format!(
+                "with iodepth={}: iogauge does not hold back an I/O that overlaps one in \
+                 flight; it takes serialize_overlap=1 with one I/O in flight (iodepth=1)",
+                depth
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// ioengine=null with verify: refused.
+pub(super) fn null_verify(
+    v: &Values<'_>,
+    verify: bool,
+    engine: EngineKind,
+) -> Result<(), SpecError> {
+    if verify && engine == EngineKind::Null {
+        return Err(v.error(
+            "verify",
+            "ioengine=null moves no data: there is nothing to read back".into(),
+        ));
+    }
+    Ok(())
+}

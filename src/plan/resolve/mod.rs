@@ -141,19 +141,10 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     let (timing, numjobs) = timing(&v)?;
     let engine = engine_kind(&v, w)?;
     let (data, data_shape) = data(&v, w)?;
-    null_verify(&v, verify.is_some(), engine)?;
+    engine::null_verify(&v, verify.is_some(), engine)?;
     let direct = v.bool("direct")?;
     let queue = queue_options(&v, engine, w)?;
-    if v.bool("serialize_overlap")? && queue.depth > 1 {
-        return Err(v.error(
-            "serialize_overlap",
-            format!(
-                "with iodepth={}: iogauge does not hold back an I/O that overlaps one in \
-                 flight; it takes serialize_overlap=1 with one I/O in flight (iodepth=1)",
-                queue.depth
-            ),
-        ));
-    }
+    engine::serialize_overlap(&v, queue.depth)?;
     let numpages = numpages(&v, engine, bs, max_bs, &region)?;
     let flags = engine_flags(&v, engine, direct, numpages)?;
     let (pacing, startdelay) = pacing(&v, &name, earlier)?;
@@ -234,17 +225,6 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
 /// The CPUs this host has, as far as iogauge may use them.
 fn host_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// ioengine=null with verify: refused.
-fn null_verify(v: &Values<'_>, verify: bool, engine: EngineKind) -> Result<(), SpecError> {
-    if verify && engine == EngineKind::Null {
-        return Err(v.error(
-            "verify",
-            "ioengine=null moves no data: there is nothing to read back".into(),
-        ));
-    }
-    Ok(())
 }
 
 /// Every option given was read by a resolution step.
