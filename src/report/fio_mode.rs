@@ -432,10 +432,19 @@ pub fn terse(report: &Report, version: u32) -> String {
                 j.jobname, j.groupid, j.error
             );
         }
-        terse_dir(&mut o, &j.read);
-        terse_dir(&mut o, &j.write);
-        if version == 2 || version == 4 {
-            terse_dir(&mut o, &j.trim);
+        // unified_rw_reporting, as fio: mixed in the read's place, or after the three.
+        match &j.mixed {
+            Some(m) if j.read.folded => terse_dir(&mut o, m),
+            mixed => {
+                terse_dir(&mut o, &j.read);
+                terse_dir(&mut o, &j.write);
+                if version == 2 || version == 4 {
+                    terse_dir(&mut o, &j.trim);
+                }
+                if let Some(m) = mixed {
+                    terse_dir(&mut o, m);
+                }
+            }
         }
         let _ = write!(
             o,

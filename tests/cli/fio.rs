@@ -738,3 +738,53 @@ fn bandwidth_log_writes_fios_aggregate_logs() {
     assert!(stderr(&o).contains("agg-write_bw.log"), "{}", stderr(&o));
     assert!(!e.path().join("f").exists(), "nothing ran");
 }
+
+/// The terse line under unified_rw_reporting, as fio writes it: `mixed` (1) puts the mixed
+/// figures where the read's go and leaves out the write's; `both` (2) adds them after the
+/// write's. The same field counts as the real fio's, where installed.
+#[test]
+fn terse_follows_unified_rw_reporting() {
+    let d = tmp();
+    std::fs::write(d.path().join("f"), vec![1u8; 1 << 20]).unwrap();
+    let run = |bin: &str, unified: &str| -> Option<Vec<String>> {
+        let args = [
+            "--name=u",
+            "--filename=f",
+            "--rw=randread",
+            "--size=1m",
+            "--minimal",
+            &format!("--unified_rw_reporting={unified}"),
+        ];
+        let o = match bin {
+            "fio" => Command::new("fio")
+                .current_dir(d.path())
+                .args(args)
+                .output()
+                .ok()?,
+            _ => run_in(d.path(), &[&["fio"][..], &args].concat()),
+        };
+        assert!(o.status.success(), "{bin} {unified}: {}", stderr(&o));
+        let line = stdout(&o).lines().next().unwrap_or_default().to_string();
+        Some(line.split(';').map(str::to_string).collect())
+    };
+    let (none, mixed, both) = (
+        run("iogauge", "0").unwrap(),
+        run("iogauge", "1").unwrap(),
+        run("iogauge", "2").unwrap(),
+    );
+    let per_dir = none.len() - mixed.len();
+    assert!(per_dir > 30, "a direction's fields: {per_dir}");
+    assert_eq!(both.len(), none.len() + per_dir);
+    // Mixed in the read's place: the whole 1 MiB, in KiB.
+    assert_eq!(mixed[5], "1024", "{mixed:?}");
+    assert_eq!(both[5 + 2 * per_dir], "1024", "{both:?}");
+    let Some(fio_none) = run("fio", "0") else {
+        skip!("fio is not installed: not compared with fio's");
+        return;
+    };
+    let (fio_mixed, fio_both) = (run("fio", "1").unwrap(), run("fio", "2").unwrap());
+    assert_eq!(
+        (none.len(), mixed.len(), both.len()),
+        (fio_none.len(), fio_mixed.len(), fio_both.len())
+    );
+}
