@@ -416,7 +416,7 @@ pub fn parse_pattern_pieces(text: &str) -> Result<(Vec<u8>, Vec<usize>), ValueEr
         } else if let Some(s) = rest.strip_prefix('"') {
             let end = s.find('"').ok_or(Syntax(ACCEPTED))?;
             (s.as_bytes()[..end].to_vec(), &s[end + 1..])
-        } else if rest.len() > 2 && rest[..2].eq_ignore_ascii_case("0x") {
+        } else if rest.len() > 2 && rest.as_bytes()[..2].eq_ignore_ascii_case(b"0x") {
             let digits = rest[2..]
                 .find(|c: char| !c.is_ascii_hexdigit())
                 .unwrap_or(rest.len() - 2);
@@ -510,6 +510,8 @@ mod tests {
             "'file'",
             "4294967296",
             "%d",
+            "\u{fffd}\n",
+            "0\u{e9}",
         ] {
             assert!(parse_pattern(bad).is_err(), "{bad}");
         }
