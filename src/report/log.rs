@@ -300,6 +300,10 @@ pub fn per_io(jobs: &[JobSamples]) -> Vec<(String, String)> {
     joined(out)
 }
 
+/// fio's aggregate bandwidth logs' names (`--bandwidth-log`), per direction, written in the
+/// working directory.
+pub const AGGREGATE_LOGS: [&str; 3] = ["agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"];
+
 /// A job's measured window on the run's clock (ns), and its directions' stats.
 pub type JobWindow<'a> = (Option<(u64, u64)>, &'a [crate::stats::DirStats; 3]);
 
@@ -336,8 +340,7 @@ pub fn aggregate_bw(jobs: &[JobWindow]) -> Vec<(String, String)> {
             }
         }
     }
-    let names = ["agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"];
-    names
+    AGGREGATE_LOGS
         .iter()
         .zip(&bytes)
         .enumerate()
@@ -378,9 +381,10 @@ fn lines(
             let interval = d.series.interval_ms;
             let end_ms = ((k as u64 + 1) * interval).min(m.elapsed_ns / 1_000_000);
             let offset = if spec.offset { ", 0" } else { "" };
+            let _ = write!(s, "{end_ms}, {:.0}, {ddir}, 0{offset}, ", value(d, k));
             // A window has no one priority: fio writes 0.
-            let prio = if spec.prio { "0x0000" } else { "0" };
-            let _ = writeln!(s, "{end_ms}, {:.0}, {ddir}, 0{offset}, {prio}", value(d, k));
+            prio_column(&mut s, 0, spec.prio);
+            s.push('\n');
         }
     }
     s

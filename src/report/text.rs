@@ -605,8 +605,9 @@ fn direction(o: &mut String, name: &str, d: &DirReport, elapsed: f64, unit: LatU
         }
     }
     // Per-command priorities: each priority's share of the I/Os and its latency.
-    let all: u64 = d.prios.iter().map(|p| p.latency.count).sum();
-    for p in d.prios.iter().filter(|_| d.prios.len() >= 2) {
+    let prios = d.split_by_prio();
+    let all: u64 = prios.iter().map(|p| p.latency.count).sum();
+    for p in prios {
         let what = if p.of == "lat" { "total" } else { "completion" };
         let share = 100.0 * p.latency.count as f64 / all.max(1) as f64;
         let label = format!("prio {}/{} {what}, {share:.1}% of I/Os", p.class, p.level);

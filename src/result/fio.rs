@@ -445,23 +445,20 @@ fn dir(d: &DirReport, elapsed_ns: u64) -> FioDir {
         iops_mean: iops.mean,
         iops_stddev: iops.dev,
         iops_samples: iops.n,
-        prios: if d.prios.len() >= 2 {
-            d.prios
-                .iter()
-                .map(|p| {
-                    let l = Some(lat(Some(&p.latency)));
-                    let total = p.of == "lat";
-                    FioPrio {
-                        prioclass: p.class,
-                        prio: p.level,
-                        clat_ns: if total { None } else { l.clone() },
-                        lat_ns: if total { l } else { None },
-                    }
-                })
-                .collect()
-        } else {
-            Vec::new()
-        },
+        prios: d
+            .split_by_prio()
+            .iter()
+            .map(|p| {
+                let l = Some(lat(Some(&p.latency)));
+                let total = p.of == "lat";
+                FioPrio {
+                    prioclass: p.class,
+                    prio: p.level,
+                    clat_ns: if total { None } else { l.clone() },
+                    lat_ns: if total { l } else { None },
+                }
+            })
+            .collect(),
     }
 }
 

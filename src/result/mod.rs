@@ -265,6 +265,16 @@ pub struct PrioReport {
 }
 
 impl DirReport {
+    /// The priorities the I/Os were split between, where there were two or more (fio reports
+    /// them only then); else none.
+    pub fn split_by_prio(&self) -> &[PrioReport] {
+        if self.prios.len() >= 2 {
+            &self.prios
+        } else {
+            &[]
+        }
+    }
+
     /// No I/O in this direction.
     pub fn is_idle(&self) -> bool {
         self.ios == 0

@@ -32,7 +32,7 @@ pub(crate) fn check_log_files(
     (replace, aggregate): (bool, bool),
 ) -> Result<(), super::Failure> {
     if aggregate {
-        for name in AGGREGATE_LOGS {
+        for name in report::log::AGGREGATE_LOGS {
             ownership::check_output(&iogauge::rawpath::path(name), replace)
                 .map_err(|e| super::Failure::Usage(format!("log file {name}: {e}")))?;
         }
@@ -59,13 +59,16 @@ pub(crate) fn check_log_files(
     Ok(())
 }
 
-/// fio's aggregate bandwidth logs (`--bandwidth-log`), in the working directory.
-const AGGREGATE_LOGS: [&str; 3] = ["agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"];
-
 /// Writes the fio-format logs the jobs asked for; true when one could not be written.
 pub(crate) fn write_logs(report: &RunReport, replace: bool) -> bool {
+    write_log_files(report::log::render(report), replace)
+}
+
+/// Writes each log (name, text), compressed where its name says `.fz`; true when one could not
+/// be written.
+fn write_log_files(logs: Vec<(String, String)>, replace: bool) -> bool {
     let mut failed = false;
-    for (name, text) in report::log::render(report) {
+    for (name, text) in logs {
         let bytes = report::log::encoded(&name, &text);
         if let Err(e) = ownership::write_output(&iogauge::rawpath::path(&name), &bytes, replace) {
             errln!("iogauge: cannot write log {name}: {e}");
@@ -109,23 +112,9 @@ pub(crate) fn write_io_logs(
             .iter()
             .map(|j| (j.stats.window_ns, &j.stats.dirs))
             .collect();
-        for (name, text) in report::log::aggregate_bw(&each) {
-            if let Err(e) =
-                ownership::write_output(&iogauge::rawpath::path(&name), text.as_bytes(), replace)
-            {
-                errln!("iogauge: cannot write log {name}: {e}");
-                failed = true;
-            }
-        }
+        failed |= write_log_files(report::log::aggregate_bw(&each), replace);
     }
-    for (name, text) in report::log::per_io(&samples) {
-        let bytes = report::log::encoded(&name, &text);
-        if let Err(e) = ownership::write_output(&iogauge::rawpath::path(&name), &bytes, replace) {
-            errln!("iogauge: cannot write log {name}: {e}");
-            failed = true;
-        }
-    }
-    failed
+    failed | write_log_files(report::log::per_io(&samples), replace)
 }
 
 /// fio's I/O logs (`write_iolog`) of the jobs that asked for one; `true` when one could not

@@ -196,14 +196,19 @@ impl PrioStats {
     /// Adds an I/O of priority `ioprio` taking `ns`.
     #[inline]
     pub fn record(&mut self, ioprio: u16, ns: u64) {
-        match self.by_prio.iter_mut().find(|(p, _)| *p == ioprio) {
-            Some((_, l)) => l.record(ns),
+        self.entry(ioprio).record(ns);
+    }
+
+    /// The latencies of priority `ioprio`, added after the others if it has none yet.
+    pub fn entry(&mut self, ioprio: u16) -> &mut LatStats {
+        let i = match self.by_prio.iter().position(|(p, _)| *p == ioprio) {
+            Some(i) => i,
             None => {
-                let mut l = LatStats::default();
-                l.record(ns);
-                self.by_prio.push((ioprio, l));
+                self.by_prio.push((ioprio, LatStats::default()));
+                self.by_prio.len() - 1
             }
-        }
+        };
+        &mut self.by_prio[i].1
     }
 }
 
@@ -211,10 +216,7 @@ impl std::ops::AddAssign<&PrioStats> for PrioStats {
     fn add_assign(&mut self, o: &PrioStats) {
         self.total |= o.total;
         for (p, l) in &o.by_prio {
-            match self.by_prio.iter_mut().find(|(q, _)| q == p) {
-                Some((_, m)) => *m += l,
-                None => self.by_prio.push((*p, l.clone())),
-            }
+            *self.entry(*p) += l;
         }
     }
 }

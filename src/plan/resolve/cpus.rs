@@ -6,9 +6,9 @@ use super::values::Values;
 use crate::plan::job::CpuSpec;
 use crate::plan::{JobSpec, SpecError};
 
-/// The CPUs the job may run on, if it names any. `available`: the CPUs this host has (a CPU
-/// beyond them is refused, as fio refuses it).
-pub(super) fn cpus(v: &Values<'_>, available: usize) -> Result<Option<CpuSpec>, SpecError> {
+/// The CPUs the job may run on, if it names any (a CPU this host lacks is refused, as fio
+/// refuses it).
+pub(super) fn cpus(v: &Values<'_>) -> Result<Option<CpuSpec>, SpecError> {
     let split = v.choice("cpus_allowed_policy")? == "split";
     let list = v.parsed("cpus_allowed", parse_list)?;
     let mask = v.parsed("cpumask", parse_mask)?;
@@ -17,29 +17,23 @@ pub(super) fn cpus(v: &Values<'_>, available: usize) -> Result<Option<CpuSpec>, 
         (None, Some(m)) => ("cpumask", m),
         (None, None) => return Ok(None),
     };
-    on_host(v, option, &cpus, available)?;
+    on_host(v, option, &cpus)?;
     Ok(Some(CpuSpec { cpus, split }))
 }
 
 /// `verify_async_cpus`: the CPUs of the verify phase's checking threads.
-pub(super) fn verify_cpus(
-    v: &Values<'_>,
-    available: usize,
-) -> Result<Option<Vec<usize>>, SpecError> {
+pub(super) fn verify_cpus(v: &Values<'_>) -> Result<Option<Vec<usize>>, SpecError> {
     let Some(cpus) = v.parsed("verify_async_cpus", parse_list)? else {
         return Ok(None);
     };
-    on_host(v, "verify_async_cpus", &cpus, available)?;
+    on_host(v, "verify_async_cpus", &cpus)?;
     Ok(Some(cpus))
 }
 
-/// Every CPU named is one this host has (fio refuses the others too).
-fn on_host(
-    v: &Values<'_>,
-    option: &'static str,
-    cpus: &[usize],
-    available: usize,
-) -> Result<(), SpecError> {
+/// Every CPU named is one this host has (fio refuses the others too). The host is asked only
+/// here, where a job names CPUs.
+fn on_host(v: &Values<'_>, option: &'static str, cpus: &[usize]) -> Result<(), SpecError> {
+    let available = std::thread::available_parallelism().map_or(1, |n| n.get());
     match cpus.iter().find(|&&c| c >= available) {
         Some(&c) => Err(v.error(
             option,

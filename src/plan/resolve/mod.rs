@@ -136,11 +136,11 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     let name = job_name(&v, section)?;
     let (rw, gap, read_pct) = pattern(&v, w)?;
     let (sizes, bs, max_bs) = io_sizes(&v, rw, w)?;
-    let (verify, rw) = verification(&v, (rw, gap), &sizes, bs, w)?;
+    let (data, data_shape) = data(&v, w)?;
+    let (verify, rw) = verification(&v, (rw, gap), (&sizes, bs), &data_shape, w)?;
     let region = region(&v, bs, max_bs, w)?;
     let (timing, numjobs) = timing(&v)?;
     let engine = engine_kind(&v, w)?;
-    let (data, data_shape) = data(&v, w)?;
     engine::null_verify(&v, verify.is_some(), engine)?;
     let direct = v.bool("direct")?;
     let queue = queue_options(&v, engine, w)?;
@@ -204,9 +204,9 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         gap: sequential_gap(&v, rw, gap)?,
         zones: None,
         prio: prio::priorities(&v, engine, rw)?,
-        cpus: cpus::cpus(&v, host_cpus())?,
+        cpus: cpus::cpus(&v)?,
         nice: cpus::nice(&v)?,
-        verify_cpus: cpus::verify_cpus(&v, host_cpus())?,
+        verify_cpus: cpus::verify_cpus(&v)?,
         data,
         data_shape,
         verify,
@@ -220,11 +220,6 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     check_reach(&v, &spec, (region.nfiles, region.offset_increment), numjobs)?;
     let jobs = clones(&spec, numjobs, startdelay, region.offset_increment);
     Ok((jobs, warnings, ignored))
-}
-
-/// The CPUs this host has, as far as iogauge may use them.
-fn host_cpus() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Every option given was read by a resolution step.

@@ -27,8 +27,8 @@ fn refuse_trims(v: &Values<'_>, rw: RwMode) -> Result<(), SpecError> {
 pub(super) fn verification(
     v: &Values<'_>,
     (rw, gap): (RwMode, u64),
-    sizes: &[BlockSizes; 3],
-    bs: u64,
+    (sizes, bs): (&[BlockSizes; 3], u64),
+    shape: &DataShape,
     w: &mut Vec<String>,
 ) -> Result<(Option<Verify>, RwMode), SpecError> {
     let checksum = match v.text("verify") {
@@ -90,7 +90,8 @@ pub(super) fn verification(
     };
     let (interval, header_at) = if checksum.is_pattern() {
         let header = checksum == crate::verify::Checksum::PatternHdr;
-        pattern_layout(v, (interval, header_at, header), (bs, write_sizes), gap, w)?
+        let layout = (bs, write_sizes, gap);
+        pattern_layout(v, (interval, header_at, header), layout, shape, w)?
     } else {
         (interval, header_at)
     };
@@ -125,8 +126,8 @@ pub(super) fn verification(
 fn pattern_layout(
     v: &Values<'_>,
     (interval, header_at, header): (u64, u64, bool),
-    (bs, write_sizes): (u64, &BlockSizes),
-    gap: u64,
+    (bs, write_sizes, gap): (u64, &BlockSizes, u64),
+    shape: &DataShape,
     w: &mut Vec<String>,
 ) -> Result<(u64, u64), SpecError> {
     if header_at > 0 && !header {
@@ -152,11 +153,8 @@ fn pattern_layout(
         }
         _ => interval,
     };
-    let (len, offsets) = v
-        .text("verify_pattern")
-        .and_then(|(t, _)| value::parse_pattern_pieces(&t).ok())
-        .map_or((1, false), |(p, o)| (p.len() as u64, !o.is_empty()));
-    let pastes = offsets || v.size("verify_pattern_interval", w)?.unwrap_or(0) > 0;
+    let len = shape.pattern.len().max(1) as u64;
+    let pastes = shape.pattern_per_write();
     // Each write carries the pattern from its start (fio's), so a block inside a write starts
     // where its distance from the write's start says: known when every write has one size and
     // starts a whole number of writes from the job's offset.

@@ -130,10 +130,9 @@ pub(super) fn template(job: &JobSpec, bs: usize, npages: usize) -> AlignedBuf {
             }
         }
         DataMode::Pattern => {
-            let p = &job.data_shape.pattern;
-            for (k, b) in template.iter_mut().enumerate() {
-                *b = p[k % p.len()];
-            }
+            // The pattern from the write's start (a write that pastes its offset or restarts
+            // the pattern is filled again as it is prepared).
+            fill_pattern(&mut template, (&job.data_shape.pattern, &[]), 0, 0, 0);
         }
         DataMode::Zero => {}
     }

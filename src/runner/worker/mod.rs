@@ -326,14 +326,12 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
     let bs = (job.max_xfer() / u64::from(job.numpages)) as usize;
     // Declared before the engine, so dropped after it (see `Loop`).
     let mut slab: Vec<IoUnit> = (0..depth).map(|_| IoUnit::new(bs, npages)).collect();
-    for u in &mut slab {
-        // The job's own priority; per-command ones are drawn per I/O (`prio::Draw`).
-        u.prio = job.prio.default;
-    }
     let mut engine = engine;
     let template = data::template(job, bs, npages);
     for u in &mut slab {
         copy_template(u, &template);
+        // The job's own priority; per-command ones are drawn per I/O (`prio::Draw`).
+        u.prio = job.prio.default;
     }
     if let Err(e) = engine.register(&mut slab) {
         return setup_error(&w, e);

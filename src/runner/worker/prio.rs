@@ -19,21 +19,22 @@ use super::{JobResult, Worker};
 pub(super) fn settle_thread(w: &Worker<'_>) -> Option<JobResult> {
     let job = w.job;
     let p = job.prio.default;
-    let (what, e) = if let Some(e) = job.prio.set.then(|| set_thread_ioprio(p).err()).flatten() {
+    let ioprio = || crate::engine::set_thread_ioprio(p).err();
+    let (what, e) = if let Some(e) = job.prio.set.then(ioprio).flatten() {
         let what = format!(
             "ioprio_set (prioclass {}, prio {})",
             class_of(p),
             level_of(p)
         );
         (what, e)
-    } else if let Some(e) = job.cpus.as_ref().and_then(|c| pin(&c.cpus).err()) {
-        let list = job.cpus.as_ref().map(|c| format!("{:?}", c.cpus));
-        (
-            format!("sched_setaffinity (CPUs {})", list.unwrap_or_default()),
-            e,
-        )
-    } else if let Some(e) = job.nice.and_then(|n| set_nice(n).err()) {
-        (format!("setpriority (nice {})", job.nice.unwrap_or(0)), e)
+    } else if let Some((c, e)) = job
+        .cpus
+        .as_ref()
+        .and_then(|c| pin(&c.cpus).err().map(|e| (c, e)))
+    {
+        (format!("sched_setaffinity (CPUs {:?})", c.cpus), e)
+    } else if let Some((n, e)) = job.nice.and_then(|n| set_nice(n).err().map(|e| (n, e))) {
+        (format!("setpriority (nice {n})"), e)
     } else {
         return None;
     };
@@ -42,10 +43,6 @@ pub(super) fn settle_thread(w: &Worker<'_>) -> Option<JobResult> {
         err.message = format!("{what}: {}", err.message);
     }
     Some(r)
-}
-
-fn set_thread_ioprio(p: u16) -> std::io::Result<()> {
-    crate::engine::set_thread_ioprio(p)
 }
 
 /// Lets the calling thread run on `cpus` only.
@@ -72,9 +69,7 @@ pub(super) fn track(stats: &mut JobStats, job: &JobSpec) {
         ps.total = job.prio.by_total;
         let own = std::iter::once(job.prio.default);
         for p in own.chain(job.prio.cmd[d].iter().map(|c| c.ioprio)) {
-            if !ps.by_prio.iter().any(|(q, _)| *q == p) {
-                ps.by_prio.push((p, Default::default()));
-            }
+            ps.entry(p);
         }
     }
 }
