@@ -58,5 +58,6 @@ pub mod result;
 pub mod runner;
 pub mod stats;
 pub mod studies;
+pub mod trace;
 pub mod units;
 pub mod verify;

@@ -39,6 +39,8 @@ mod layout;
 mod outputs;
 #[path = "cli/prio.rs"]
 mod prio;
+#[path = "cli/replay.rs"]
+mod replay;
 #[path = "cli/safety.rs"]
 mod safety;
 #[path = "cli/scaleout.rs"]

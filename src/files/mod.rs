@@ -5,5 +5,6 @@
 
 pub mod fsinfo;
 pub mod ownership;
+pub mod replay;
 pub mod targets;
 pub mod writer;

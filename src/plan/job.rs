@@ -611,6 +611,8 @@ pub struct JobSpec {
     /// `--rank-read-shift`, IOR's `-C`). Its own files are still checked, created and laid
     /// out here, for the rank that reads them in turn.
     pub read_from: Option<ReadFrom>,
+    /// `read_iolog`: the job replays a log instead of generating its I/O.
+    pub replay: Option<super::replay::ReplaySpec>,
 }
 
 /// The CPUs a job's thread may run on, and (`cpus_allowed_policy=split`, until resolution

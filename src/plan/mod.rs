@@ -7,6 +7,7 @@ pub mod job;
 mod logs;
 pub mod options;
 pub mod prio;
+pub mod replay;
 pub mod resolve;
 mod rw;
 pub(crate) mod summary;

@@ -864,6 +864,68 @@ pub static OPTIONS: &[OptionDef] = &[
                the files' add/open/close lines; fio's read_iolog replays it.",
     },
     OptionDef {
+        name: "read_iolog",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "Replays fio's I/O log (version 2 or 3; '-' reads it from standard input) \
+               instead of generating I/O: its files become the job's, each read, write, trim \
+               and sync is issued in order, at its recorded time (version 3) unless \
+               replay_no_stall. FILE1:FILE2 gives numjobs clones a log each.",
+    },
+    OptionDef {
+        name: "replay_no_stall",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Replay the log's I/O as fast as the queue allows, in order, ignoring its times \
+               and waits.",
+    },
+    OptionDef {
+        name: "replay_time_scale",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        default: Some("100"),
+        help: "Percent of the log's rate: 200 replays its I/O at twice the recorded rate \
+               (half the gaps), 50 at half.",
+    },
+    OptionDef {
+        name: "replay_redirect",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "Replays every I/O of the log onto this one file or device, whatever file the \
+               log names.",
+    },
+    OptionDef {
+        name: "replay_scale",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 1,
+            max: u64::MAX,
+        },
+        default: Some("1"),
+        help: "Divides the log's offsets by this factor (use replay_align too).",
+    },
+    OptionDef {
+        name: "replay_align",
+        aliases: &[],
+        kind: Kind::Size,
+        default: None,
+        help: "Rounds the log's offsets down to a multiple of this power of two.",
+    },
+    OptionDef {
+        name: "replay_skip",
+        aliases: &[],
+        kind: Kind::Spec("read,write,trim,sync"),
+        default: None,
+        help: "Leaves these kinds of the log's actions out of the replay (sync covers \
+               datasync and sync_file_range too).",
+    },
+    OptionDef {
         name: "zonemode",
         aliases: &[],
         kind: Kind::Choice(&["none", "strided", "zbd"]),
@@ -1347,20 +1409,25 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
         ),
     ),
     (
+        &["write_hist_log", "log_hist_msec", "log_hist_coarseness"],
+        FioOnly::Rejected("histogram logs are not supported yet"),
+    ),
+    (
         &[
-            "write_hist_log",
-            "log_hist_msec",
-            "log_hist_coarseness",
-            "read_iolog",
-            "replay_redirect",
-            "replay_no_stall",
-            "replay_align",
-            "replay_scale",
-            "replay_time_scale",
-            "read_iolog_chunked",
+            "merge_blktrace_file",
+            "merge_blktrace_scalars",
+            "merge_blktrace_iters",
         ],
         FioOnly::Rejected(
-            "replaying an I/O log and histogram logs are not supported yet (write_iolog is)",
+            "blktrace traces are not replayed yet; read_iolog replays fio's I/O logs \
+             (versions 2 and 3)",
+        ),
+    ),
+    (
+        &["read_iolog_chunked"],
+        FioOnly::Ignored(
+            "the log is read whole before the job starts (32 bytes an I/O), so it is \
+             checked before anything is written",
         ),
     ),
 ];

@@ -323,6 +323,9 @@ fn planned(
     aggregate_bw_log: bool,
 ) -> Result<plan::Plan, Failure> {
     let mut plan = plan::resolve(sections, separate_groups)?;
+    // A replay's log names its files: read before anything else looks at them.
+    let replayed = iogauge::files::replay::load(&mut plan)?;
+    plan.warnings.extend(replayed);
     let read_from = READ_FROM.with(|h| h.borrow().as_ref().map(|f| f(&mut plan, separate_groups)));
     if let Some(warnings) = read_from {
         plan.warnings.extend(warnings?);

@@ -46,15 +46,28 @@ type Named<'a> = dyn Fn(&Path) -> String + 'a;
 
 /// How the job's files are named in messages (see [`Named`]).
 fn option_of(job: &JobSpec) -> impl Fn(&Path) -> String + use<> {
-    let option = match job.target {
-        TargetSpec::Files(_) => "filename",
-        TargetSpec::Directory(_) => "directory",
+    // A replay's files are its log's (or the one it is redirected to).
+    let replay = job.replay.as_ref().map(|r| match &r.redirect {
+        Some(_) => (None, "replay_redirect"),
+        None => (
+            Some(job.label_with("read_iolog", &crate::rawpath::display(&r.log))),
+            "read_iolog",
+        ),
+    });
+    let option = match (&replay, &job.target) {
+        (Some((_, o)), _) => *o,
+        (None, TargetSpec::Files(_)) => "filename",
+        (None, TargetSpec::Directory(_)) => "directory",
     };
+    let log = replay.and_then(|r| r.0);
     // Owned, so the job stays free to be sized meanwhile.
     let origin = job.origins.get(option).cloned();
     let fallback = job.label(option);
     move |p: &Path| {
         let v = crate::rawpath::display(p);
+        if let Some(log) = &log {
+            return format!("{log}: {v}");
+        }
         match &origin {
             Some(o) => o.label_with(option, &v),
             None => format!("{fallback}={v}"),
@@ -292,7 +305,8 @@ fn check_job(
     check_data_to_verify(t, (gi, &*job), &paths, &found, extent)?;
     let needs_layout = job.rw != RwMode::Write || job.overwrite;
 
-    for (p, found) in paths.iter().zip(&found) {
+    for (i, (p, found)) in paths.iter().zip(&found).enumerate() {
+        let extent = job.extent(i);
         let (kind, ours, extends) = check_path(t, job, p, found.as_ref(), extent, safety)?;
         if job.direct {
             check_alignment(job, p, found.as_ref())?;

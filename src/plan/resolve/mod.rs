@@ -20,6 +20,7 @@ use crate::rawpath;
 mod cpus;
 mod engine;
 mod prio;
+mod replay;
 mod sizes;
 mod timing;
 mod values;
@@ -214,11 +215,17 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         options,
         origins,
         read_from: None,
+        replay: None,
     };
     spec.zones = zones::zones(&v, &spec, w)?;
+    let replay = replay::replay(&v, &spec)?;
+    spec.replay = replay.as_ref().map(|r| r.0.clone());
     all_applied(&v)?;
     check_reach(&v, &spec, (region.nfiles, region.offset_increment), numjobs)?;
-    let jobs = clones(&spec, numjobs, startdelay, region.offset_increment);
+    let mut jobs = clones(&spec, numjobs, startdelay, region.offset_increment);
+    if let Some((_, logs)) = &replay {
+        replay::per_clone(&mut jobs, logs);
+    }
     Ok((jobs, warnings, ignored))
 }
 

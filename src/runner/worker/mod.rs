@@ -23,6 +23,7 @@ mod flush;
 mod iolog;
 mod pacing;
 mod prio;
+mod replay;
 mod timeline;
 mod verify;
 
@@ -172,6 +173,9 @@ impl EngineUser<JobResult> for Worker<'_> {
 /// Bytes a size-bounded job moves per its spec (update counts its reads and writes), or
 /// `None` when time-bounded.
 pub fn planned_bytes(job: &JobSpec) -> Option<u64> {
+    if let Some(s) = job.replay.as_ref().and_then(|r| r.schedule.as_ref()) {
+        return Some(s.bytes);
+    }
     if job.timing.time_based {
         return None;
     }
@@ -309,6 +313,8 @@ struct Loop<'w, 'a, E: Engine> {
     iolog: Option<iolog::Recorder>,
     /// Each I/O's priority.
     prio: prio::Draw,
+    /// `read_iolog`: the log's actions instead of the workload's.
+    replay: Option<replay::Replayer>,
 }
 
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
@@ -374,6 +380,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         io_log: (job.logs.any() && job.logs.per_io).then(|| (Vec::new(), 0)),
         iolog: iolog::Recorder::for_job(job, &clock),
         prio: prio::Draw::new(job),
+        replay: replay::Replayer::for_job(job),
         slab: &mut slab,
     };
     prio::track(&mut l.stats, job);
@@ -456,11 +463,14 @@ impl<E: Engine> Loop<'_, '_, E> {
             if self.check_stop() {
                 return;
             }
-            let Some(&slot) = self.free.last() else {
+            if self.free.is_empty() {
                 return;
-            };
+            }
             let Some(io) = self.next_io() else {
-                self.exhausted = true;
+                // Unless a replayed sync is due: the queue drains, it runs, the replay goes on.
+                if self.flush.due.is_none() {
+                    self.exhausted = true;
+                }
                 return;
             };
             if self.pace.on {
@@ -470,7 +480,11 @@ impl<E: Engine> Loop<'_, '_, E> {
                     return;
                 }
             }
-            self.free.pop();
+            // Taken only now: while the I/O waited for its time, completions freed slots.
+            let slot = self
+                .free
+                .pop()
+                .expect("a free slot (waiting only frees more)");
             let i = slot as usize;
             let verifying = self.verifying();
             // Per-command priorities ride in queued submissions only (resolution sees to it);
@@ -553,6 +567,9 @@ impl<E: Engine> Loop<'_, '_, E> {
     fn next_io(&mut self) -> Option<crate::plan::workload::IoReq> {
         if self.verifying() {
             return self.next_verify_read();
+        }
+        if self.replay.is_some() {
+            return self.next_replayed();
         }
         match self.wl.next() {
             Some(io) => Some(io),

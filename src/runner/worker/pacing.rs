@@ -154,7 +154,7 @@ impl<E: Engine> Loop<'_, '_, E> {
     }
 
     /// Waits until the clock reaches `until`, queued I/O completing meanwhile.
-    fn wait_until(&mut self, until: u64) {
+    pub(super) fn wait_until(&mut self, until: u64) {
         if E::QUEUED && !self.pending.is_empty() {
             self.commit();
         }

@@ -1,0 +1,6 @@
+//! Recorded I/O: the formats a program's I/O is kept in and read back from. Today fio's I/O
+//! log (`iolog`, versions 2 and 3: what `write_iolog` writes and `read_iolog` replays). Pure
+//! text to data: callers read the files; nothing here touches the file system, the plan or
+//! the runner.
+
+pub mod iolog;
