@@ -402,6 +402,7 @@ fn measurement(j: &Job) -> Measurement {
         },
         verify: None,
         steadystate: j.steadystate.clone(),
+        replay: None,
     }
 }
 

@@ -504,6 +504,20 @@ fn measurement(o: &mut String, m: &Measurement, depth: u32) {
     if let Some(s) = &m.steadystate {
         steady_line(o, s);
     }
+    if let Some(r) = &m.replay {
+        let _ = writeln!(
+            o,
+            "  replay {} I/Os against the log's schedule: late p50 {:.0} us, p99 {:.0} us, max \
+             {:.0} us; {} more than 1 ms late; the log's {:.3} s replayed in {:.3} s",
+            r.ios,
+            r.late_p50_us,
+            r.late_p99_us,
+            r.late_max_us,
+            r.behind_ios,
+            r.scheduled_s,
+            r.replayed_s
+        );
+    }
 }
 
 /// fio's steady state: the criterion, whether it held (and so ended the job), and the

@@ -9,7 +9,7 @@ use super::*;
 use crate::host::TargetInfo;
 use crate::runner::{JobOutcome, RunOutcome};
 use crate::stats::diskstats::DiskCounters;
-use crate::stats::{DirStats, JobError, JobStats, LatStats, PrioStats};
+use crate::stats::{DirStats, JobError, JobStats, LatStats, PrioStats, REPLAY_LATE_NS};
 
 /// Latency with its histogram (json+'s bins, sqlio's rows and pooled percentiles read it).
 fn lat_report_with_histogram(l: &LatStats) -> Option<LatReport> {
@@ -137,7 +137,41 @@ pub fn measurement(s: &JobStats) -> Measurement {
         cpu: cpu_report(&s.cpu, s.elapsed),
         verify: s.verify.as_ref().map(verify_report),
         steadystate: s.steady.clone(),
+        replay: s.replay.as_ref().map(replay_report),
     }
+}
+
+fn replay_report(r: &crate::stats::ReplayStats) -> ReplayReport {
+    let us = |ns: Option<u64>| ns.unwrap_or(0) as f64 / 1e3;
+    ReplayReport {
+        ios: r.late.hist.count(),
+        late_p50_us: us(r.late.percentile_ns(50.0)),
+        late_p99_us: us(r.late.percentile_ns(99.0)),
+        late_max_us: r.late.max_ns as f64 / 1e3,
+        behind_ios: r.behind,
+        scheduled_s: r.scheduled_ns as f64 / 1e9,
+        replayed_s: r.replayed_ns as f64 / 1e9,
+    }
+}
+
+/// A replay that fell behind its log: the figures measure a pace the log did not have.
+fn replay_note(name: &str, clone: u32, r: &crate::stats::ReplayStats) -> Option<String> {
+    let ios = r.late.hist.count();
+    // A few I/Os late from the scheduler's hiccups do not change the pace; a twentieth of
+    // them, or the whole log taking longer, does.
+    let slower = r.replayed_ns > r.scheduled_ns + r.scheduled_ns / 20 + REPLAY_LATE_NS;
+    if ios == 0 || (r.behind * 20 < ios && !slower) {
+        return None;
+    }
+    Some(format!(
+        "job {name}.{clone}: the replay fell behind its log: {} of {ios} I/Os were issued more \
+         than 1 ms late (at worst {:.1} ms), the log's {:.3} s took {:.3} s; the storage (or \
+         the queue depth) could not keep the recorded pace",
+        r.behind,
+        r.late.max_ns as f64 / 1e6,
+        r.scheduled_ns as f64 / 1e9,
+        r.replayed_ns as f64 / 1e9
+    ))
 }
 
 fn verify_report(v: &crate::stats::VerifyStats) -> VerifyReport {
@@ -314,6 +348,8 @@ fn group_report(
             if let Some(e) = &j.error {
                 errors.push(job_error_line(&j.spec.name, j.spec.clone, e));
             }
+            let late = j.stats.replay.as_ref();
+            device_notes.extend(late.and_then(|r| replay_note(&j.spec.name, j.spec.clone, r)));
             let clones = jobs.iter().filter(|o| o.spec.name == j.spec.name).count();
             job_report(j, clones)
         })

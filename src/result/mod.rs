@@ -165,6 +165,26 @@ pub struct Measurement {
     /// fio's steady-state check (`ss_dur`), as fio's JSON gives it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steadystate: Option<crate::stats::steady::SteadyReport>,
+    /// A replay (`read_iolog`, the log's times kept): how closely it kept them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplayReport>,
+}
+
+/// How closely a replay kept its log's schedule: each I/O's issue against its time.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReplayReport {
+    /// I/Os issued on the schedule while measuring.
+    pub ios: u64,
+    /// How long after its time each was issued, in microseconds.
+    pub late_p50_us: f64,
+    pub late_p99_us: f64,
+    pub late_max_us: f64,
+    /// Issued more than 1 ms behind its time.
+    pub behind_ios: u64,
+    /// The schedule's span (the log's, scaled by replay_time_scale) and the replay's, in
+    /// seconds.
+    pub scheduled_s: f64,
+    pub replayed_s: f64,
 }
 
 impl Measurement {

@@ -65,6 +65,8 @@ impl Measurement {
             },
             verify: None,
             steadystate: parts.iter().find_map(|m| m.steadystate.clone()),
+            // Several replays' timings cannot be summed from their percentiles.
+            replay: None,
         }
     }
 }

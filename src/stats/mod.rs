@@ -343,6 +343,43 @@ pub struct JobStats {
     pub verify: Option<VerifyStats>,
     /// fio's steady-state check (`ss_dur`): its group's, at the end.
     pub steady: Option<steady::SteadyReport>,
+    /// A replay's timing against its log (`read_iolog` with the log's times kept).
+    pub replay: Option<ReplayStats>,
+}
+
+/// How closely a replay kept its log's schedule.
+#[derive(Debug, Clone, Default)]
+pub struct ReplayStats {
+    /// Per I/O issued while measuring: how long after its time in the schedule (0: on time).
+    pub late: LatStats,
+    /// Of those, issued more than [`REPLAY_LATE_NS`] behind.
+    pub behind: u64,
+    /// The schedule's span (its last I/O's time) and the replay's (its first action to its
+    /// last I/O's issue); merged, the longest of each.
+    pub scheduled_ns: u64,
+    pub replayed_ns: u64,
+}
+
+/// An I/O issued later than this behind its time counts as behind the schedule.
+pub const REPLAY_LATE_NS: u64 = 1_000_000;
+
+impl ReplayStats {
+    #[inline]
+    pub fn issued(&mut self, late_ns: u64, scheduled_ns: u64, replayed_ns: u64) {
+        self.late.record(late_ns);
+        self.behind += u64::from(late_ns > REPLAY_LATE_NS);
+        self.scheduled_ns = self.scheduled_ns.max(scheduled_ns);
+        self.replayed_ns = self.replayed_ns.max(replayed_ns);
+    }
+}
+
+impl std::ops::AddAssign<&ReplayStats> for ReplayStats {
+    fn add_assign(&mut self, o: &ReplayStats) {
+        self.late += &o.late;
+        self.behind += o.behind;
+        self.scheduled_ns = self.scheduled_ns.max(o.scheduled_ns);
+        self.replayed_ns = self.replayed_ns.max(o.replayed_ns);
+    }
 }
 
 /// Bad blocks kept in full per job (all are counted).
@@ -446,6 +483,11 @@ impl std::ops::AddAssign<&JobStats> for JobStats {
         match (&mut self.verify, &o.verify) {
             (Some(a), Some(b)) => *a += b,
             (None, Some(b)) => self.verify = Some(b.clone()),
+            _ => {}
+        }
+        match (&mut self.replay, &o.replay) {
+            (Some(a), Some(b)) => *a += b,
+            (None, Some(b)) => self.replay = Some(b.clone()),
             _ => {}
         }
         // A pooled group's jobs share one check; otherwise the group's is the first job's.

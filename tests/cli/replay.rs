@@ -478,3 +478,59 @@ fn paced_queued_io_counts_each_io_in_its_own_direction() {
     let c = fio_counts(&out);
     assert_eq!(c, log_counts(&d.path().join("paced.log")));
 }
+
+/// A log faster than the storage: the replay says it fell behind (in the report and on
+/// stderr), with how late its I/Os were, instead of passing the figures off as the log's pace.
+#[test]
+fn a_replay_that_falls_behind_its_log_says_so() {
+    let d = tmp();
+    let mut log = String::from("fio version 3 iolog\n0 f add\n");
+    // 1 MiB writes 10 us apart: 100 GB/s, which no storage here keeps up with.
+    for i in 0..200u64 {
+        log += &format!("{} f write {} 1048576\n", i * 10, (i % 16) << 20);
+    }
+    write(d.path(), "fast.log", &log);
+    let o = run_in(
+        d.path(),
+        &[
+            "run",
+            "--name=r",
+            "--read_iolog=fast.log",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the replay fell behind its log"),
+        "{}",
+        stderr(&o)
+    );
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = &job(&doc)["replay"];
+    assert_eq!(r["ios"], 200, "{r}");
+    assert!(r["behind_ios"].as_u64().unwrap() > 2, "{r}");
+    assert!(r["replayed_s"].as_f64().unwrap() > r["scheduled_s"].as_f64().unwrap());
+    let warned = doc["warnings"].as_array().unwrap();
+    assert!(
+        warned
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("fell behind"))
+    );
+    // A pace it keeps (small writes 2 ms apart): no such warning.
+    let mut log = String::from("fio version 3 iolog\n0 g add\n");
+    for i in 0..50u64 {
+        log += &format!("{} g write {} 4096\n", i * 2000, i * 4096);
+    }
+    write(d.path(), "slow.log", &log);
+    let o = run_in(
+        d.path(),
+        &[
+            "run",
+            "--name=r",
+            "--read_iolog=slow.log",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("fell behind"), "{}", stderr(&o));
+}

@@ -28,15 +28,18 @@ pub(super) struct Replayer {
     next: usize,
     /// Clock ticks when the first action was taken: the schedule's zero.
     start: Option<u64>,
+    /// `replay_no_stall`: no schedule to keep.
+    no_stall: bool,
 }
 
 impl Replayer {
     pub(super) fn for_job(job: &crate::plan::JobSpec) -> Option<Replayer> {
-        let schedule = job.replay.as_ref()?.schedule.clone()?;
+        let spec = job.replay.as_ref()?;
         Some(Replayer {
-            schedule,
+            schedule: spec.schedule.clone()?,
             next: 0,
             start: None,
+            no_stall: spec.no_stall,
         })
     }
 }
@@ -60,6 +63,9 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             if self.halt != Halt::No || self.check_stop() {
                 return None;
+            }
+            if op.action.is_io() {
+                self.timed(op.t_us, due);
             }
             let file = op.file as usize;
             let (dir, periodic) = match op.action {
@@ -85,5 +91,23 @@ impl<E: Engine> Loop<'_, '_, E> {
                 len: op.len,
             });
         }
+    }
+
+    /// Notes how late an I/O due at tick `due` (`t_us` into the schedule) is being issued.
+    fn timed(&mut self, t_us: u64, due: u64) {
+        let Some(r) = self.replay.as_ref() else {
+            return;
+        };
+        if r.no_stall || !self.tl.measuring {
+            return;
+        }
+        let now = self.clock.now();
+        let start = r.start.unwrap_or(now);
+        let late = self.clock.ns(now.saturating_sub(due));
+        let replayed = self.clock.ns(now.saturating_sub(start));
+        self.stats
+            .replay
+            .get_or_insert_with(Default::default)
+            .issued(late, t_us.saturating_mul(1000), replayed);
     }
 }
