@@ -47,6 +47,8 @@ impl Replayer {
 impl<E: Engine> Loop<'_, '_, E> {
     /// The replay's next I/O, once it is due. `None`: the log is done, the job is stopping, or
     /// a sync is due (`flush.due` set: the loop drains the queue, flushes, and asks again).
+    // Kept out of the generated workload's path (`next_io`), which only tests for a replay.
+    #[inline(never)]
     pub(super) fn next_replayed(&mut self) -> Option<IoReq> {
         loop {
             let now = self.clock.now();
