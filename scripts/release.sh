@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Builds iogauge's release: for each Linux target, a static binary (glibc linked in with
+# +crt-static, so it runs on any Linux of its architecture), stripped, its debug info in a
+# file of its own (linked back with .gnu_debuglink, for gdb and perf), a tar.gz with the
+# README and licences, and SHA-256 sums of everything.
+#
+#   scripts/release.sh                 x86_64 and aarch64 into target/dist/
+#   scripts/release.sh x86_64          one architecture (x86_64 or aarch64)
+#   scripts/release.sh --check         x86_64 only, then checks what users get: statically
+#                                      linked, stripped, under 8 MiB, and `--version` runs
+#                                      (CI runs this)
+#
+# aarch64 is cross-built with Debian's cross linker (gcc-aarch64-linux-gnu,
+# libc6-dev-arm64-cross): installed here when missing and running as root with apt-get, else
+# named. `rustup target add` fetches each target's standard library.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+check=0
+arches=()
+for a in "$@"; do
+    case "$a" in
+        --check) check=1 ;;
+        x86_64 | aarch64) arches+=("$a") ;;
+        *)
+            echo "release.sh: unknown argument '$a': expected --check, x86_64 or aarch64" >&2
+            exit 2
+            ;;
+    esac
+done
+if ((check)) && ((${#arches[@]} == 0)); then
+    arches=(x86_64)
+elif ((${#arches[@]} == 0)); then
+    arches=(x86_64 aarch64)
+fi
+
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+out="${IOGAUGE_DIST_DIR:-target/dist}"
+max_bytes=$((8 << 20))
+
+# Debian's cross tools for a foreign architecture, installed when we can.
+need_cross() {
+    local pkgs=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+    command -v aarch64-linux-gnu-gcc >/dev/null && [ -d /usr/aarch64-linux-gnu/lib ] && return 0
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "release.sh: installing ${pkgs[*]} (apt)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${pkgs[@]}" >/dev/null && return 0
+    fi
+    echo "release.sh: aarch64 needs ${pkgs[*]} (Debian's cross linker); install them" >&2
+    exit 1
+}
+
+build() {
+    local arch=$1 triple objcopy
+    triple="$arch-unknown-linux-gnu"
+    objcopy=objcopy
+    if [ "$arch" = aarch64 ] && [ "$(uname -m)" != aarch64 ]; then
+        need_cross
+        export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+        objcopy=aarch64-linux-gnu-objcopy
+    fi
+    if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx "$triple"; then
+        rustup target add "$triple"
+    fi
+    # With --target, RUSTFLAGS reach iogauge's code only, not build scripts.
+    RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" \
+        cargo build --release --locked --target "$triple"
+    local name="iogauge-$version-$arch-linux"
+    local stage="$out/$name"
+    rm -rf "$stage"
+    mkdir -p "$stage"
+    local built="target/$triple/release/iogauge"
+    "$objcopy" --only-keep-debug "$built" "$out/$name.debug"
+    "$objcopy" --strip-all --add-gnu-debuglink="$out/$name.debug" "$built" "$stage/iogauge"
+    cp README.md LICENSE-MIT LICENSE-APACHE "$stage/"
+    tar -C "$out" -czf "$out/$name.tar.gz" "$name"
+    echo "release.sh: $out/$name.tar.gz ($(stat -c %s "$stage/iogauge") bytes stripped)"
+}
+
+# What users get: a static, stripped binary under the size cap that runs.
+verify() {
+    local bin="$out/iogauge-$version-x86_64-linux/iogauge" size
+    if readelf -lW "$bin" | grep -q 'INTERP'; then
+        echo "release.sh: $bin asks for a dynamic loader: not static" >&2
+        exit 1
+    fi
+    if readelf -dW "$bin" | grep -q 'NEEDED'; then
+        echo "release.sh: $bin needs shared libraries: not static" >&2
+        exit 1
+    fi
+    if readelf -SW "$bin" | grep -qE '\.symtab|\.debug_(info|line|str|abbrev|ranges)'; then
+        echo "release.sh: $bin still has symbols or debug info: not stripped" >&2
+        exit 1
+    fi
+    size=$(stat -c %s "$bin")
+    if ((size > max_bytes)); then
+        echo "release.sh: $bin is $size bytes, over the $max_bytes-byte cap" >&2
+        exit 1
+    fi
+    local said
+    said=$("$bin" --version)
+    if [ "$said" != "iogauge $version" ]; then
+        echo "release.sh: $bin --version says '$said', expected 'iogauge $version'" >&2
+        exit 1
+    fi
+    echo "release.sh: check passed: static, stripped, $size bytes, '$said'"
+}
+
+mkdir -p "$out"
+for a in "${arches[@]}"; do
+    build "$a"
+done
+(cd "$out" && sha256sum -- *.tar.gz *.debug >SHA256SUMS)
+echo "release.sh: sums in $out/SHA256SUMS"
+if ((check)); then
+    verify
+fi
