@@ -31,6 +31,8 @@ mod faultfs;
 mod fio;
 #[path = "cli/fio_verify.rs"]
 mod fio_verify;
+#[path = "cli/help.rs"]
+mod help;
 #[path = "cli/jobfiles.rs"]
 mod jobfiles;
 #[path = "cli/layout.rs"]

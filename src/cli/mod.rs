@@ -184,7 +184,11 @@ pub fn command() -> Command {
                         .help("sas: concurrent streams [default: one per CPU core]"),
                 ),
         ))
-        .subcommand(Command::new("options").about("List every workload option with type, default and meaning"))
+        .subcommand(
+            Command::new("options")
+                .about("List every workload option with type, default and meaning (or the ones named)")
+                .arg(Arg::new("names").value_name("NAME").num_args(0..).allow_hyphen_values(true)),
+        )
         .subcommand(
             Command::new("report")
                 .about("Turn a saved JSON report into HTML (default), text, CSV or JSON")
@@ -357,7 +361,10 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             tool: tool_options(sm)?,
         }),
         Some(("job", sm)) => job_request(sm),
-        Some(("options" | "help-options", _)) => Ok(Request::Options),
+        Some(("options" | "help-options", sm)) => match sm.get_many::<String>("names") {
+            Some(names) => options_named(names).map(Request::Print),
+            None => Ok(Request::Options),
+        },
         Some(("report", sm)) => {
             let text = sm.get_one::<String>("output-format").expect("has default");
             let format: Format = text
@@ -451,6 +458,65 @@ fn compare_request(sm: &ArgMatches) -> Result<Request, UsageError> {
     })
 }
 
+/// One option of the table as documentation: its names, type, default and meaning, wrapped
+/// to 100 columns.
+fn option_text(def: &crate::plan::options::OptionDef) -> String {
+    let mut names = def.name.to_string();
+    for a in def.aliases {
+        names += &format!(", {a}");
+    }
+    format!(
+        "  {names}\n{}{}",
+        wrapped(
+            &format!(
+                "type: {}; default: {}",
+                // A long list of choices wraps between its words.
+                def.kind.describe().replace('|', " | "),
+                def.default.unwrap_or("(see text)")
+            ),
+            6
+        ),
+        wrapped(def.help, 6)
+    )
+}
+
+/// `text` as lines of at most 100 columns, each indented by `indent` spaces.
+fn wrapped(text: &str, indent: usize) -> String {
+    let (mut out, mut line) = (String::new(), String::new());
+    for word in text.split_whitespace() {
+        if !line.is_empty() && indent + line.chars().count() + 1 + word.chars().count() > 100 {
+            out += &format!("{:indent$}{line}\n", "");
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line += word;
+    }
+    if !line.is_empty() {
+        out += &format!("{:indent$}{line}\n", "");
+    }
+    out
+}
+
+/// `iogauge options NAME…`: the options named, or a usage error naming one the table lacks.
+fn options_named<'a>(names: impl Iterator<Item = &'a String>) -> Result<String, UsageError> {
+    let mut o = String::new();
+    for n in names {
+        let n = n.trim_start_matches('-');
+        let Some(def) = crate::plan::options::lookup(n) else {
+            let fio = crate::plan::options::fio_only(n)
+                .map(|_| " (a fio option iogauge knows of: `iogauge options` says what it does with it)")
+                .unwrap_or("; `iogauge options` lists them all");
+            return Err(UsageError(format!(
+                "options {n}: no workload option of that name{fio}"
+            )));
+        };
+        o += &option_text(def);
+    }
+    Ok(o)
+}
+
 /// `iogauge options`: the table as documentation.
 pub fn options_help() -> String {
     let mut o = String::from(
@@ -458,26 +524,18 @@ pub fn options_help() -> String {
          file):\n\n",
     );
     for def in OPTIONS {
-        let mut names = def.name.to_string();
-        for a in def.aliases {
-            names += &format!(", {a}");
-        }
-        o += &format!(
-            "  {names}\n      type: {}   default: {}\n      {}\n",
-            def.kind.describe(),
-            def.default.unwrap_or("(see text)"),
-            def.help.split_whitespace().collect::<Vec<_>>().join(" ")
-        );
+        o += &option_text(def);
     }
     o += "\nfio options accepted in job files but ignored (they change only fio's internals or \
           its report):\n\n";
     for (names, t) in crate::plan::options::FIO_ONLY {
         match t {
             crate::plan::options::FioOnly::Ignored(why) => {
-                o += &format!("  {}\n      {why}\n", names.join(", "));
+                o += &format!("{}{}", wrapped(&names.join(", "), 2), wrapped(why, 6));
             }
             crate::plan::options::FioOnly::DefaultOnly(only, why) => {
-                o += &format!("  {}\n      only ={only}: {why}\n", names.join(", "));
+                let text = format!("only ={only}: {why}");
+                o += &format!("{}{}", wrapped(&names.join(", "), 2), wrapped(&text, 6));
             }
             crate::plan::options::FioOnly::Rejected(_) => {}
         }
@@ -485,7 +543,7 @@ pub fn options_help() -> String {
     o += "\nfio options refused, with why:\n\n";
     for (names, t) in crate::plan::options::FIO_ONLY {
         if let crate::plan::options::FioOnly::Rejected(why) = t {
-            o += &format!("  {}\n      {why}\n", names.join(", "));
+            o += &format!("{}{}", wrapped(&names.join(", "), 2), wrapped(why, 6));
         }
     }
     o

@@ -95,19 +95,20 @@ pub(super) fn tool_args(cmd: Command) -> Command {
         .arg(
             Arg::new("output-format")
                 .long("output-format")
+                .help_heading("Output")
                 .value_name("FORMAT")
                 .default_value("text")
                 .help(
-                    "Report format: text, json (a superset of fio's), csv, html, or a comma list \
-                 (text,json): with several, text goes to stdout and each other format to a \
-                 file named after --output (default iogauge-DATE-TIME) with its extension",
+                    "text, json (fio's and more), csv, html, or several (text,json: text on \
+                     stdout, the others to files named after --output)",
                 ),
         )
         .arg(
             Arg::new("output")
                 .long("output")
+                .help_heading("Output")
                 .value_name("FILE")
-                .help("Write the report to FILE (several formats: FILE's stem + each extension)"),
+                .help("Write the report to FILE"),
         );
     safety_args(cmd, "Keep the files iogauge created (default: remove them)")
         .arg(overwrite_output_arg())
@@ -115,6 +116,7 @@ pub(super) fn tool_args(cmd: Command) -> Command {
         .arg(
             Arg::new("rank-stonewall")
                 .long("rank-stonewall")
+                .help_heading("Rounds and scale-out")
                 .action(ArgAction::SetTrue)
                 .help(
                     "Under mpirun/srun: every rank stops a group as soon as the first rank \
@@ -125,6 +127,7 @@ pub(super) fn tool_args(cmd: Command) -> Command {
         .arg(
             Arg::new("rank-read-shift")
                 .long("rank-read-shift")
+                .help_heading("Rounds and scale-out")
                 .value_name("host|N")
                 .value_parser(|v: &str| v.parse::<crate::studies::scaleout::ReadShift>())
                 .help(
@@ -136,6 +139,7 @@ pub(super) fn tool_args(cmd: Command) -> Command {
         .arg(
             Arg::new("until-steady")
                 .long("until-steady")
+                .help_heading("Rounds and scale-out")
                 .action(ArgAction::SetTrue)
                 .help(
                     "Run the workload round after round on the same files until the last 5 rounds \
@@ -146,6 +150,7 @@ pub(super) fn tool_args(cmd: Command) -> Command {
         .arg(
             Arg::new("max-rounds")
                 .long("max-rounds")
+                .help_heading("Rounds and scale-out")
                 .value_name("N")
                 .default_value("25")
                 .value_parser(clap::value_parser!(u32).range(5..=1000))
@@ -154,6 +159,7 @@ pub(super) fn tool_args(cmd: Command) -> Command {
         .arg(
             Arg::new("precondition")
                 .long("precondition")
+                .help_heading("Rounds and scale-out")
                 .value_name("N")
                 .num_args(0..=1)
                 .default_missing_value("2")
@@ -170,24 +176,28 @@ pub(super) fn safety_args(cmd: Command, keep_help: &'static str) -> Command {
     cmd.arg(
         Arg::new("keep")
             .long("keep")
+            .help_heading("Safety")
             .action(ArgAction::SetTrue)
             .help(keep_help),
     )
     .arg(
         Arg::new("allow-overwrite")
             .long("allow-overwrite")
+            .help_heading("Safety")
             .action(ArgAction::SetTrue)
             .help("Allow writing to existing files and block devices (destroys their data)"),
     )
     .arg(
         Arg::new("skip-space-check")
             .long("skip-space-check")
+            .help_heading("Safety")
             .action(ArgAction::SetTrue)
             .help("Do not refuse when statvfs reports too little free space"),
     )
     .arg(
         Arg::new("max-memory")
             .long("max-memory")
+            .help_heading("Safety")
             .value_name("SIZE")
             .help(
                 "The memory the run may use (buffers, verify maps, statistics) [default: what \
@@ -213,24 +223,19 @@ pub(super) fn max_memory(m: &ArgMatches) -> Result<Option<u64>, UsageError> {
 pub(super) fn repeat_arg() -> Arg {
     Arg::new("repeat")
         .long("repeat")
+        .help_heading("Output")
         .value_name("N")
         .default_value("1")
         .value_parser(clap::value_parser!(u32).range(1..=1000))
-        .help(
-            "Run it N times and report each figure's mean, standard deviation, min, max and \
-             95% confidence interval (compare then tells a change from noise)",
-        )
+        .help("Run N times: each figure's mean, spread and 95% confidence interval")
 }
 
 pub(super) fn overwrite_output_arg() -> Arg {
     Arg::new("overwrite-output")
         .long("overwrite-output")
+        .help_heading("Output")
         .action(ArgAction::SetTrue)
-        .help(
-            "Replace report, log and results files iogauge did not write (never through a \
-             symbolic link); without it only new files and iogauge's own unchanged ones are \
-             written",
-        )
+        .help("Replace report and log files iogauge did not write (never through a link)")
 }
 
 pub(super) fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
