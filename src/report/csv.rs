@@ -60,7 +60,46 @@ pub fn header() -> Vec<String> {
         ]
         .map(String::from),
     );
+    h.extend(VERDICT_COLUMNS.map(String::from));
     h
+}
+
+/// `iogauge assess`'s columns, filled on its verdict rows only.
+const VERDICT_COLUMNS: [&str; 5] = [
+    "verdict",
+    "verdict_figure",
+    "verdict_value",
+    "guidance",
+    "caveat",
+];
+
+/// `iogauge assess`: a row per verdict (jobname `assess:TEST`, direction `verdict`) and one
+/// for the overall verdict (`assess:overall`), in the header's columns.
+fn verdict_rows(a: &crate::studies::assess::Assessment) -> Vec<Vec<String>> {
+    let h = header();
+    let col = |name: &str| {
+        h.iter()
+            .position(|c| c == name)
+            .expect("a column of header()")
+    };
+    let mut rows = Vec::new();
+    for v in &a.verdicts {
+        let mut r = vec![String::new(); h.len()];
+        r[col("jobname")] = format!("assess:{}", v.test);
+        r[col("direction")] = "verdict".into();
+        r[col("verdict")] = v.rating.clone();
+        r[col("verdict_figure")] = v.figure.clone();
+        r[col("verdict_value")] = format!("{:.3}", v.value);
+        r[col("guidance")] = v.guidance.clone();
+        r[col("caveat")] = v.caveat.clone().unwrap_or_default();
+        rows.push(r);
+    }
+    let mut r = vec![String::new(); h.len()];
+    r[col("jobname")] = format!("assess:overall ({})", a.for_);
+    r[col("direction")] = "verdict".into();
+    r[col("verdict")] = a.overall.clone();
+    rows.push(r);
+    rows
 }
 
 fn lat_fields(row: &mut Vec<String>, l: &FioLat) {
@@ -120,6 +159,8 @@ fn row(j: &FioJob, direction: &str, d: &FioDir) -> Vec<String> {
         j.majf.to_string(),
         j.minf.to_string(),
     ]);
+    // The verdict columns are assess's rows'.
+    r.extend(VERDICT_COLUMNS.map(|_| String::new()));
     r
 }
 
@@ -155,6 +196,9 @@ pub fn render(report: &Report) -> String {
         for row in host_rows(s) {
             w.write_record(row).expect("writing to memory");
         }
+    }
+    for row in report.assessment.iter().flat_map(verdict_rows) {
+        w.write_record(row).expect("writing to memory");
     }
     String::from_utf8(w.into_inner().expect("flushed to memory")).expect("CSV of UTF-8 fields")
 }

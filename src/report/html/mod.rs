@@ -67,6 +67,9 @@ pub fn render(r: &Report) -> String {
         }
     }
     summary(&mut o, r);
+    if let Some(a) = &r.assessment {
+        assessment(&mut o, a);
+    }
     verification(&mut o, r);
     scale_out(&mut o, r);
     jobs(&mut o, r);
@@ -78,6 +81,55 @@ pub fn render(r: &Report) -> String {
     }
     o.push_str("</body></html>\n");
     o
+}
+
+/// `iogauge assess`: each verdict with its figure and the rule it used (numbered, cited once
+/// below), a caveat where the page cache could have served the figure, and the overall verdict.
+fn assessment(o: &mut String, a: &crate::studies::assess::Assessment) {
+    let _ = writeln!(
+        o,
+        "<h2 id=\"assessment\">Assessment for {}: {}</h2>\n<table>\n<tr><th class=\"l\">verdict</th>\
+         <th class=\"l\">test</th><th class=\"l\">figure</th><th>value</th><th>rule</th></tr>",
+        esc(&a.for_),
+        esc(&a.overall.to_uppercase())
+    );
+    let rules = crate::studies::assess::rules(a);
+    for v in &a.verdicts {
+        let n = rules
+            .iter()
+            .position(|r| *r == v.guidance)
+            .map_or(0, |i| i + 1);
+        let _ = writeln!(
+            o,
+            "<tr><td class=\"l\"><b>{}</b></td><td class=\"l\">{}</td><td class=\"l\">{}</td>\
+             <td>{:.2}</td><td>[{n}]</td></tr>",
+            esc(&v.rating.to_uppercase()),
+            esc(&v.test),
+            esc(&v.figure),
+            v.value
+        );
+        let c = v
+            .caveat
+            .as_ref()
+            .filter(|_| v.caveat != crate::studies::assess::next_caveat(a, v));
+        if let Some(c) = c {
+            let _ = writeln!(
+                o,
+                "<tr><td></td><td class=\"l\" colspan=\"4\"><div class=\"warn\">not a figure \
+                 to quote: {}</div></td></tr>",
+                esc(c)
+            );
+        }
+    }
+    let _ = writeln!(
+        o,
+        "</table>\n<p><b>Overall: {}</b></p>\n<ol>",
+        esc(&a.overall.to_uppercase())
+    );
+    for r in rules {
+        let _ = writeln!(o, "<li>{}</li>", esc(r));
+    }
+    o.push_str("</ol>\n");
 }
 
 /// What the charts and summary show for a group: each job, or the group as one.
