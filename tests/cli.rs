@@ -1152,3 +1152,57 @@ fn one_job_failing_stops_the_others_and_everything_is_removed() {
         "created files removed"
     );
 }
+
+/// A job that shares its device with another writer is told so: the device wrote far more
+/// than the job did, so the job's figures are what the device had left for it. Alone, the
+/// same job gets no such warning.
+#[test]
+fn a_foreign_writer_on_the_device_is_named() {
+    let Some(fs) = LoopFs::new(128) else {
+        return;
+    };
+    let job = |name: &str| {
+        let o = iogauge(&[
+            "run",
+            &format!("--filename={}", fs.path().join(name).display()),
+            "--rw=write",
+            "--bs=64k",
+            "--size=16m",
+            &format!("--direct={}", u8::from(name != "buffered")),
+            "--rate=8m",
+            "--output-format=json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let alone = job("alone");
+    assert!(!alone.contains("came from elsewhere"), "{alone}");
+    let other = fs.path().join("other");
+    let mut writer = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "while :; do dd if=/dev/zero of={} bs=1M count=48 oflag=direct conv=notrunc \
+             status=none || exit; done",
+            other.display()
+        ))
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let shared = job("shared");
+    // Buffered and unflushed: the other writer's traffic hides whether its writes reached
+    // the device, and the warning says that too.
+    let buffered = job("buffered");
+    let _ = writer.kill();
+    let _ = writer.wait();
+    for said in [&shared, &buffered] {
+        assert!(
+            said.contains("the jobs wrote 16.00 MiB: the rest came from elsewhere"),
+            "{said}"
+        );
+    }
+    assert!(!shared.contains("left unflushed"), "{shared}");
+    assert!(
+        buffered.contains("the counters cannot show whether those reached"),
+        "{buffered}"
+    );
+}

@@ -534,6 +534,16 @@ fn spread_out(total: &mut JobStats, jobs: usize) -> Option<String> {
 const DEVICE_SHARE: f64 = 0.5;
 /// Groups moving less than this are too small to judge against background I/O.
 const DEVICE_MIN_BYTES: u64 = 1 << 20;
+/// Device traffic past `EXCESS_FACTOR` × what the jobs moved plus `EXCESS_BYTES` is not
+/// theirs: room for a file system's journal and metadata (a write-through log write can cost
+/// a journal block of its own), not for another writer's gigabytes.
+const EXCESS_FACTOR: f64 = 4.0;
+const EXCESS_BYTES: u64 = 64 << 20;
+
+/// The device moved more than the jobs can explain.
+fn excess(device: u64, jobs: u64) -> bool {
+    device as f64 > EXCESS_FACTOR * jobs as f64 + EXCESS_BYTES as f64
+}
 
 /// Compares what a group issued with what its devices did, and says where they disagree:
 /// reads the page cache served, buffered writes still unflushed when timing stopped, and
@@ -599,6 +609,35 @@ fn device_warnings(
             && !s.sync.flushes()
     });
     let written = total.write.bytes;
+    let h = crate::units::human_bytes;
+    // Traffic the jobs do not explain: another process shared the device (or an earlier
+    // test's dirty pages were flushed), and the figures are what was left to them. Reads are
+    // judged only where every reader is direct: readahead legitimately reads more.
+    if written > 0 && excess(dev_write, written) {
+        notes.push(format!(
+            "{group}: the device ({names}) wrote {} while the jobs wrote {}: the rest came from \
+             elsewhere (another process, or dirty pages of an earlier test being flushed), so \
+             the figures are what the device had left for these jobs{}",
+            h(dev_write),
+            h(written),
+            if unflushed {
+                "; and with the jobs' writes left unflushed in the page cache, the counters \
+                 cannot show whether those reached the device (end_fsync=1 or direct=1 times it)"
+            } else {
+                ""
+            }
+        ));
+    }
+    let direct_reads = jobs.iter().all(|j| !j.spec.rw.reads() || j.spec.direct);
+    if read > 0 && direct_reads && excess(dev_read, read) {
+        notes.push(format!(
+            "{group}: the device ({names}) read {} while the jobs read {} (direct I/O, no \
+             readahead): the rest was another process's, so the figures are what the device had \
+             left for these jobs",
+            h(dev_read),
+            h(read)
+        ));
+    }
     if unflushed
         && written >= DEVICE_MIN_BYTES
         && (dev_write as f64) < DEVICE_SHARE * written as f64

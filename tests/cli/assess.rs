@@ -222,12 +222,18 @@ fn sas_on_less_data_than_ram_is_unproven_in_every_format() {
     for v in r["assessment"]["verdicts"].as_array().unwrap() {
         assert_ne!(v["rating"], "good", "{v}");
         assert!(
-            v["caveat"].as_str().unwrap().contains("less than the host's RAM"),
+            v["caveat"]
+                .as_str()
+                .unwrap()
+                .contains("less than the host's RAM"),
             "{v}"
         );
     }
     let overall = r["assessment"]["overall"].as_str().unwrap().to_uppercase();
-    assert!(["UNPROVEN", "POOR"].contains(&overall.as_str()), "{overall}");
+    assert!(
+        ["UNPROVEN", "POOR"].contains(&overall.as_str()),
+        "{overall}"
+    );
     let text = super::stdout(&o);
     assert!(text.contains(&format!("Overall: {overall}")), "{text}");
     assert!(text.contains("not a figure to quote"), "{text}");
@@ -248,6 +254,10 @@ fn sas_on_less_data_than_ram_is_unproven_in_every_format() {
         .collect();
     assert_eq!(verdicts.len(), 5, "four verdicts and the overall one");
     assert_eq!(verdicts[4][col("verdict")].to_uppercase(), overall);
-    assert!(verdicts[..4].iter().all(|v| v[col("caveat")].contains("RAM")));
+    assert!(
+        verdicts[..4]
+            .iter()
+            .all(|v| v[col("caveat")].contains("RAM"))
+    );
     assert!(verdicts[0][col("guidance")].contains("SAS iotest.sh guidance"));
 }
