@@ -182,6 +182,13 @@ pub fn command() -> Command {
                         .value_name("N")
                         .value_parser(clap::value_parser!(u64).range(1..=1024))
                         .help("sas: concurrent streams [default: one per CPU core]"),
+                )
+                .after_help(
+                    "assess runs its tests 3 times (--repeat=N for another count) and rates \
+                     each figure on the worse end of its 95% interval over the runs, so noise \
+                     cannot lift a verdict; a figure the page cache could have served (no device \
+                     below, too little on the device, buffered I/O over less data than RAM) is \
+                     UNPROVEN, never GOOD.",
                 ),
         ))
         .subcommand(
@@ -384,15 +391,22 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
         }
         Some(("compare", sm)) => compare_request(sm),
         Some(("sweep", sm)) => sweep_request(&args, sm),
-        Some(("assess", sm)) => Ok(Request::Assess {
-            for_: sm.get_one::<String>("for").expect("required").clone(),
-            directory: rawpath::path(sm.get_one::<String>("directory").expect("default")),
-            size: sm.get_one::<String>("size").cloned(),
-            seconds: (sm.value_source("seconds") == Some(ValueSource::CommandLine))
-                .then(|| *sm.get_one::<u64>("seconds").expect("default")),
-            streams: sm.get_one::<u64>("streams").map(|&n| n as usize),
-            tool: tool_options(sm)?,
-        }),
+        Some(("assess", sm)) => {
+            let mut tool = tool_options(sm)?;
+            // A verdict from one run can flip with noise: assess rates the spread of several.
+            if sm.value_source("repeat") != Some(ValueSource::CommandLine) {
+                tool.repeat = ASSESS_REPEAT;
+            }
+            Ok(Request::Assess {
+                for_: sm.get_one::<String>("for").expect("required").clone(),
+                directory: rawpath::path(sm.get_one::<String>("directory").expect("default")),
+                size: sm.get_one::<String>("size").cloned(),
+                seconds: (sm.value_source("seconds") == Some(ValueSource::CommandLine))
+                    .then(|| *sm.get_one::<u64>("seconds").expect("default")),
+                streams: sm.get_one::<u64>("streams").map(|&n| n as usize),
+                tool,
+            })
+        }
         Some(("quick", sm)) => Ok(Request::Quick {
             directory: rawpath::path(sm.get_one::<String>("directory").expect("default")),
             size: sm.get_one::<String>("size").cloned(),
@@ -516,6 +530,10 @@ fn options_named<'a>(names: impl Iterator<Item = &'a String>) -> Result<String, 
     }
     Ok(o)
 }
+
+/// Runs `iogauge assess` makes unless `--repeat` says otherwise: its verdicts rate the worse
+/// end of each figure's 95% interval over them.
+pub const ASSESS_REPEAT: u32 = 3;
 
 /// `iogauge options`: the table as documentation.
 pub fn options_help() -> String {

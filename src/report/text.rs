@@ -246,7 +246,7 @@ fn queue_settings(d: &crate::host::Device) -> String {
     }
 }
 
-fn footer(o: &mut String, r: &RunReport) {
+pub(super) fn footer(o: &mut String, r: &RunReport) {
     for w in &r.warnings {
         let _ = writeln!(o, "warning: {w}");
     }
@@ -684,87 +684,6 @@ fn lat_lines(o: &mut String, name: &str, l: &LatReport, unit: LatUnit) {
     }
 }
 
-/// One row per group: the quick check's summary. Units in the header; one latency unit.
-pub fn summary(r: &Report, labels: &[&str]) -> String {
-    let mut o = String::new();
-    header(&mut o, r);
-    let rows: Vec<(String, &GroupReport, &DirReport)> = r
-        .groups
-        .iter()
-        .zip(labels)
-        .map(|(g, label)| {
-            let d = if g.total.write.ios > g.total.read.ios {
-                &g.total.write
-            } else {
-                &g.total.read
-            };
-            // Nothing is cold where no device is below the file (tmpfs): the "cold" read
-            // comes from memory like any other.
-            let label = match g.devices.is_empty() && !g.without_device.is_empty() {
-                true => label.replace("cold ", ""),
-                false => label.to_string(),
-            };
-            (label, g, d)
-        })
-        .collect();
-    let worst = rows
-        .iter()
-        .filter_map(|(_, _, d)| d.lat_ns.as_ref().map(|l| l.mean))
-        .fold(0.0f64, f64::max);
-    let unit = LatUnit::for_ns(worst);
-    let u = unit.label();
-    let _ = writeln!(
-        o,
-        "\n{:<28} {:>10} {:>7} {:>3} {:>8} {:>10} {:>10} {:>10} {:>12} {:>12}",
-        "test",
-        "file",
-        "time",
-        "QD",
-        "I/O",
-        "MiB/s",
-        "MB/s",
-        "IOPS",
-        format!("mean ({u})"),
-        format!("p99 ({u})")
-    );
-    for (label, g, d) in rows {
-        let (mean, p99) = match &d.lat_ns {
-            Some(l) => (
-                unit.fmt(l.mean),
-                unit.fmt(*l.percentiles.get("99.000000").unwrap_or(&0) as f64),
-            ),
-            None => ("-".into(), "-".into()),
-        };
-        // How each test ran: its file's size, measured time, queue depth and cache mode.
-        let opt = |k: &str| {
-            g.jobs
-                .first()
-                .and_then(|j| j.options.get(k))
-                .map_or("", String::as_str)
-        };
-        let size = human_bytes(opt("size").parse().unwrap_or(0));
-        let time = format!("{:.2}s", g.total.elapsed_ns as f64 / 1e9);
-        let io = if opt("direct") == "1" {
-            "O_DIRECT"
-        } else {
-            "buffered"
-        };
-        let _ = writeln!(
-            o,
-            "{label:<28} {size:>10} {time:>7} {:>3} {io:>8} {:>10.2} {:>10.2} {:>10.0} {mean:>12} \
-             {p99:>12}",
-            opt("iodepth"),
-            d.mib_per_s,
-            d.mb_per_s,
-            d.iops
-        );
-    }
-    footer(&mut o, r);
-    if let Some(a) = &r.assessment {
-        o.push_str(&crate::studies::assess::lines(a));
-    }
-    o
-}
 /// A job's `bs` as resolved (`4096`, `4096,8192` for reads and writes, `4096/50:8192/50` for a
 /// split) with every size in its unit: `4.00 KiB`, `4.00 KiB,8.00 KiB`, `4.00 KiB/50:8.00 KiB/50`;
 /// one value when reads and writes share it.

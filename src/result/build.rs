@@ -609,10 +609,42 @@ fn device_warnings(
             && !s.sync.flushes()
     });
     let written = total.write.bytes;
+    excess_warnings(
+        notes,
+        &group,
+        &names,
+        (read, written),
+        (dev_read, dev_write),
+        jobs,
+        unflushed,
+    );
+    if unflushed
+        && written >= DEVICE_MIN_BYTES
+        && (dev_write as f64) < DEVICE_SHARE * written as f64
+    {
+        notes.push(format!(
+            "{group}: iogauge wrote {} but only {} reached the device ({names}) while it ran: \
+             the rest was still in the page cache when timing stopped, so the write figures \
+             describe memory (end_fsync=1, sync=dsync or direct=1 time the device)",
+            crate::units::human_bytes(written),
+            crate::units::human_bytes(dev_write)
+        ));
+    }
+}
+
+/// Traffic the jobs do not explain: another process shared the device (or an earlier test's
+/// dirty pages were flushed), and the figures are what was left to them. Reads are judged only
+/// where every reader is direct: readahead legitimately reads more.
+fn excess_warnings(
+    notes: &mut Vec<String>,
+    group: &str,
+    names: &str,
+    (read, written): (u64, u64),
+    (dev_read, dev_write): (u64, u64),
+    jobs: &[crate::runner::JobOutcome],
+    unflushed: bool,
+) {
     let h = crate::units::human_bytes;
-    // Traffic the jobs do not explain: another process shared the device (or an earlier
-    // test's dirty pages were flushed), and the figures are what was left to them. Reads are
-    // judged only where every reader is direct: readahead legitimately reads more.
     if written > 0 && excess(dev_write, written) {
         notes.push(format!(
             "{group}: the device ({names}) wrote {} while the jobs wrote {}: the rest came from \
@@ -636,18 +668,6 @@ fn device_warnings(
              left for these jobs",
             h(dev_read),
             h(read)
-        ));
-    }
-    if unflushed
-        && written >= DEVICE_MIN_BYTES
-        && (dev_write as f64) < DEVICE_SHARE * written as f64
-    {
-        notes.push(format!(
-            "{group}: iogauge wrote {} but only {} reached the device ({names}) while it ran: \
-             the rest was still in the page cache when timing stopped, so the write figures \
-             describe memory (end_fsync=1, sync=dsync or direct=1 time the device)",
-            crate::units::human_bytes(written),
-            crate::units::human_bytes(dev_write)
         ));
     }
 }

@@ -574,7 +574,7 @@ fn write_outputs(report: &Report, tool: &ToolOptions, summary_labels: Option<&[&
     });
     let screen_report = without_notes.as_ref().unwrap_or(report);
     let render_of = |f: Format, r: &Report| match (f, summary_labels) {
-        (Format::Text, Some(labels)) => report::text::summary(r, labels),
+        (Format::Text, Some(labels)) => report::summary::summary(r, labels),
         (f, _) => report::render(f, r),
     };
     let render = |f: Format| render_of(f, report);

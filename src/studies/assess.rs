@@ -10,6 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::Report;
+use super::repeat::{GroupSpread, Spread};
 use crate::result::{DirReport, GroupReport, RunReport};
 
 /// One verdict line.
@@ -28,6 +30,12 @@ pub struct Verdict {
     /// only flatters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caveat: Option<String>,
+    /// Over `--repeat`'s runs (assess runs 3 unless told): the figure's spread. `value` is then
+    /// its mean, and the rating was made on `rated_on`, the worse end of its 95% interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
+    #[serde(default)]
+    pub rated_on: f64,
 }
 
 /// Below this share of the job's bytes on the device, the device did not do the I/O.
@@ -123,13 +131,91 @@ fn overall(v: &[Verdict]) -> String {
     .into()
 }
 
+/// A figure a verdict rates: the mean over `--repeat`'s runs (or the one run's value) and,
+/// with several runs, its spread.
+#[derive(Debug, Clone, Copy)]
+struct Figure {
+    value: f64,
+    spread: Option<Spread>,
+}
+
+impl Figure {
+    /// The figure of group `gi`: from the repetitions' spread where `pick` finds one, else the
+    /// run's own `value`.
+    fn of(
+        r: &Report,
+        gi: usize,
+        value: f64,
+        pick: impl Fn(&GroupSpread) -> Option<Spread>,
+    ) -> Self {
+        let spread = r
+            .repeat
+            .as_ref()
+            .and_then(|rep| rep.groups.get(gi))
+            .and_then(pick)
+            .filter(|s| s.n > 1);
+        Figure {
+            value: spread.map_or(value, |s| s.mean),
+            spread,
+        }
+    }
+
+    fn scaled(self, k: f64) -> Self {
+        let scale = |s: Spread| Spread {
+            mean: s.mean * k,
+            stddev: s.stddev * k,
+            min: s.min * k,
+            max: s.max * k,
+            ci95: [s.ci95[0] * k, s.ci95[1] * k],
+            ..s
+        };
+        Figure {
+            value: self.value * k,
+            spread: self.spread.map(scale),
+        }
+    }
+
+    /// What the rating is made on: the worse end of the 95% interval (the lower for MB/s,
+    /// the upper for latency), so noise between runs cannot lift a verdict.
+    fn rated_on(&self, higher_is_better: bool) -> f64 {
+        match self.spread {
+            Some(s) if higher_is_better => s.ci95[0],
+            Some(s) => s.ci95[1],
+            None => self.value,
+        }
+    }
+}
+
+/// One verdict: `rate` maps the rated value to good, acceptable or poor.
+fn verdict(
+    (test, figure): (String, String),
+    f: Figure,
+    higher_is_better: bool,
+    rate: impl Fn(f64) -> &'static str,
+    guidance: String,
+    caveat: &Option<String>,
+) -> Verdict {
+    let rated_on = f.rated_on(higher_is_better);
+    Verdict {
+        test,
+        figure,
+        value: f.value,
+        rating: weighed(rate(rated_on), caveat),
+        guidance,
+        caveat: caveat.clone(),
+        spread: f.spread,
+        rated_on,
+    }
+}
+
 /// SAS: the write and read groups' MB/s per core against 75/100, and in total against 100.
-pub fn sas(r: &RunReport, cores: usize) -> Assessment {
+pub fn sas(r: &Report, cores: usize) -> Assessment {
     let mut verdicts = Vec::new();
-    for (g, test) in r
+    for (gi, (g, test)) in r
         .groups
         .iter()
         .zip(["SAS streams write", "SAS streams read"])
+        .enumerate()
     {
         let dir = if test.contains("write") {
             "write"
@@ -142,34 +228,34 @@ pub fn sas(r: &RunReport, cores: usize) -> Assessment {
             &g.total.read
         };
         let caveat = cache_caveat(r, g, dir);
-        let per_core = d.mb_per_s / cores.max(1) as f64;
-        let rating = if per_core >= 100.0 {
-            "good"
-        } else if per_core >= 75.0 {
-            "acceptable"
-        } else {
-            "poor"
-        };
-        verdicts.push(Verdict {
-            test: format!("{test}, {} streams", g.jobs.len()),
-            figure: format!("MB/s per core ({cores} cores)"),
-            value: per_core,
-            rating: weighed(rating, &caveat),
-            guidance: format!(
+        let mbs = Figure::of(r, gi, d.mb_per_s, |gs| {
+            let t = if dir == "write" { &gs.write } else { &gs.read };
+            t.as_ref().map(|t| t.mb_per_s)
+        });
+        let test = format!("{test}, {} streams", g.jobs.len());
+        verdicts.push(verdict(
+            (test.clone(), format!("MB/s per core ({cores} cores)")),
+            mbs.scaled(1.0 / cores.max(1) as f64),
+            true,
+            |v| match v {
+                v if v >= 100.0 => "good",
+                v if v >= 75.0 => "acceptable",
+                _ => "poor",
+            },
+            format!(
                 "at least 75 MB/s per core for small and average systems, 100 for large, \
                  heavily used ones; {SAS_SOURCE}"
             ),
-            caveat: caveat.clone(),
-        });
-        let rating = if d.mb_per_s >= 100.0 { "good" } else { "poor" };
-        verdicts.push(Verdict {
-            test: format!("{test}, {} streams", g.jobs.len()),
-            figure: "MB/s for the file system".into(),
-            value: d.mb_per_s,
-            rating: weighed(rating, &caveat),
-            guidance: format!("at least 100 MB/s for any SAS file system; {SAS_SOURCE}"),
-            caveat,
-        });
+            &caveat,
+        ));
+        verdicts.push(verdict(
+            (test, "MB/s for the file system".into()),
+            mbs,
+            true,
+            |v| if v >= 100.0 { "good" } else { "poor" },
+            format!("at least 100 MB/s for any SAS file system; {SAS_SOURCE}"),
+            &caveat,
+        ));
     }
     Assessment {
         for_: "sas".into(),
@@ -188,12 +274,11 @@ fn p99_ms(d: &DirReport) -> f64 {
 
 /// Databases: data-file read latency (mean and p99, at QD1 and under load) against 10/15 ms,
 /// log-write latency against 5/15 ms.
-pub fn database(r: &RunReport) -> Assessment {
+pub fn database(r: &Report) -> Assessment {
     let mut verdicts = Vec::new();
     let tests = crate::profiles::DATABASE_LABELS;
-    for (g, test) in r.groups.iter().zip(tests) {
+    for (gi, (g, test)) in r.groups.iter().zip(tests).enumerate() {
         let log = test.starts_with("log");
-        let test = test.to_string();
         let d = if log { &g.total.write } else { &g.total.read };
         let caveat = cache_caveat(r, g, if log { "write" } else { "read" });
         let (good, poor, source) = if log {
@@ -201,25 +286,36 @@ pub fn database(r: &RunReport) -> Assessment {
         } else {
             (10.0, 15.0, DB_SOURCE)
         };
-        for (figure, value) in [
-            ("mean latency (ms)", mean_ms(d)),
-            ("p99 latency (ms)", p99_ms(d)),
-        ] {
-            let rating = if value <= good {
-                "good"
-            } else if value <= poor {
-                "acceptable"
+        let side = move |gs: &GroupSpread| {
+            if log {
+                gs.write.clone()
             } else {
-                "poor"
-            };
-            verdicts.push(Verdict {
-                test: test.clone(),
-                figure: figure.into(),
-                value,
-                rating: weighed(rating, &caveat),
-                guidance: format!("good within {good} ms, a bottleneck over {poor} ms; {source}"),
-                caveat: caveat.clone(),
-            });
+                gs.read.clone()
+            }
+        };
+        let figures = [
+            (
+                "mean latency (ms)",
+                Figure::of(r, gi, mean_ms(d), |gs| side(gs).and_then(|t| t.lat_mean_ms)),
+            ),
+            (
+                "p99 latency (ms)",
+                Figure::of(r, gi, p99_ms(d), |gs| side(gs).and_then(|t| t.lat_p99_ms)),
+            ),
+        ];
+        for (figure, f) in figures {
+            verdicts.push(verdict(
+                (test.to_string(), figure.into()),
+                f,
+                false,
+                |v| match v {
+                    v if v <= good => "good",
+                    v if v <= poor => "acceptable",
+                    _ => "poor",
+                },
+                format!("good within {good} ms, a bottleneck over {poor} ms; {source}"),
+                &caveat,
+            ));
         }
     }
     Assessment {
@@ -256,8 +352,17 @@ pub fn lines(a: &Assessment) -> String {
             .iter()
             .position(|r| *r == v.guidance)
             .map_or(0, |i| i + 1);
+        let spread = match &v.spread {
+            Some(s) => format!(
+                " ±{:.2} over {} runs, rated on {:.2}",
+                s.ci95[1] - s.mean,
+                s.n,
+                v.rated_on
+            ),
+            None => String::new(),
+        };
         o.push_str(&format!(
-            "  {:<10} {}: {} {:.2} [{n}]\n",
+            "  {:<10} {}: {} {:.2}{spread} [{n}]\n",
             v.rating.to_uppercase(),
             v.test,
             v.figure,
@@ -268,6 +373,13 @@ pub fn lines(a: &Assessment) -> String {
             let c = v.caveat.as_deref().unwrap_or_default();
             o.push_str(&format!("             not a figure to quote: {c}\n"));
         }
+    }
+    if let Some(s) = a.verdicts.iter().find_map(|v| v.spread) {
+        o.push_str(&format!(
+            "  (each figure: the mean ±95% interval over {} runs, rated on the interval's worse \
+             end, so noise between runs cannot lift a verdict)\n",
+            s.n
+        ));
     }
     o.push_str(&format!("Overall: {}\n", a.overall.to_uppercase()));
     for (i, r) in rules.iter().enumerate() {
@@ -289,6 +401,8 @@ mod tests {
             rating: rating.into(),
             guidance: String::new(),
             caveat: None,
+            spread: None,
+            rated_on: 0.0,
         };
         assert_eq!(overall(&[v("good"), v("good")]), "good");
         assert_eq!(overall(&[v("good"), v("acceptable")]), "acceptable");

@@ -117,6 +117,64 @@ pub struct RepeatReport {
     pub total_mib_per_s: Spread,
     pub total_mb_per_s: Spread,
     pub total_iops: Spread,
+    /// Per group of the run, in order: its totals (what `assess` rates).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupSpread>,
+}
+
+/// A group's totals over the repetitions, per direction it moved data in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupSpread {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<TotalSpread>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<TotalSpread>,
+}
+
+/// One direction of a group's totals: throughput and total latency (mean and p99, ms).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TotalSpread {
+    pub mb_per_s: Spread,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_mean_ms: Option<Spread>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_p99_ms: Option<Spread>,
+}
+
+fn total_spread(dirs: &[&crate::result::DirReport]) -> Option<TotalSpread> {
+    if dirs.iter().all(|d| d.ios == 0) {
+        return None;
+    }
+    let all = |xs: Vec<Option<f64>>| xs.into_iter().collect::<Option<Vec<f64>>>();
+    let lat = |f: &dyn Fn(&crate::result::DirReport) -> Option<f64>| {
+        all(dirs.iter().map(|d| f(d)).collect()).and_then(|xs| Spread::of(&xs))
+    };
+    Some(TotalSpread {
+        mb_per_s: Spread::of(&dirs.iter().map(|d| d.mb_per_s).collect::<Vec<_>>())?,
+        lat_mean_ms: lat(&|d| d.lat_ns.as_ref().map(|l| l.mean / 1e6)),
+        lat_p99_ms: lat(&|d| d.lat_p99_ns().map(|ns| ns as f64 / 1e6)),
+    })
+}
+
+/// Each group's totals over `runs`.
+fn group_spreads(runs: &[super::Report]) -> Vec<GroupSpread> {
+    let groups = runs.iter().map(|r| r.groups.len()).min().unwrap_or(0);
+    (0..groups)
+        .map(|g| GroupSpread {
+            read: total_spread(
+                &runs
+                    .iter()
+                    .map(|r| &r.groups[g].total.read)
+                    .collect::<Vec<_>>(),
+            ),
+            write: total_spread(
+                &runs
+                    .iter()
+                    .map(|r| &r.groups[g].total.write)
+                    .collect::<Vec<_>>(),
+            ),
+        })
+        .collect()
 }
 
 fn percentile_us(d: &FioDir, key: &str) -> Option<f64> {
@@ -185,6 +243,7 @@ pub fn summarize(runs: &[super::Report], requested: usize) -> RepeatReport {
         total_mib_per_s: total(&|d| d.bw_bytes as f64 / 1048576.0),
         total_mb_per_s: total(&|d| d.bw_bytes as f64 / 1e6),
         total_iops: total(&|d| d.iops),
+        groups: group_spreads(runs),
     }
 }
 

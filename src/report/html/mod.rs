@@ -99,14 +99,23 @@ fn assessment(o: &mut String, a: &crate::studies::assess::Assessment) {
             .iter()
             .position(|r| *r == v.guidance)
             .map_or(0, |i| i + 1);
+        let spread = v.spread.map_or(String::new(), |s| {
+            format!(
+                " ±{:.2} ({} runs; rated on {:.2})",
+                s.ci95[1] - s.mean,
+                s.n,
+                v.rated_on
+            )
+        });
         let _ = writeln!(
             o,
             "<tr><td class=\"l\"><b>{}</b></td><td class=\"l\">{}</td><td class=\"l\">{}</td>\
-             <td>{:.2}</td><td>[{n}]</td></tr>",
+             <td>{:.2}{}</td><td>[{n}]</td></tr>",
             esc(&v.rating.to_uppercase()),
             esc(&v.test),
             esc(&v.figure),
-            v.value
+            v.value,
+            esc(&spread)
         );
         let c = v
             .caveat
