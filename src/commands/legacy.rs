@@ -39,7 +39,8 @@ pub(crate) fn legacy_measure(
         overwrite_output: f.overwrite_output,
         max_memory: None,
     };
-    measure(
+    speak_as(step.words);
+    let mut m = measure(
         args,
         &step.sections,
         false,
@@ -47,7 +48,12 @@ pub(crate) fn legacy_measure(
         Ending::iogauge(step.keep),
         &[],
         RoundsSpec::default(),
-    )
+    )?;
+    // The report's warnings as the screen said them: in the tool's own flags.
+    for w in &mut m.report.warnings {
+        *w = in_own_words(w);
+    }
+    Ok(m)
 }
 
 /// Prints a personality's output for `m` (or, with --json, the report) and its errors.

@@ -382,6 +382,7 @@ impl Personality for Iotest {
         Step {
             sections,
             keep: false,
+            words: &[],
         }
     }
 

@@ -155,6 +155,44 @@ pub struct Step {
     pub sections: Vec<Section>,
     /// Keep the files the run creates (SASIOTEST's written file, sqlio's test file).
     pub keep: bool,
+    /// The tool's own words for the fio options iogauge's warnings suggest (see
+    /// [`in_own_words`]).
+    pub words: Words,
+}
+
+/// Phrases of iogauge's warnings that name fio options, each with the tool's own.
+pub type Words = &'static [(&'static str, &'static str)];
+
+use crate::result::{ADVICE_HIDDEN, ADVICE_READ, ADVICE_WRITE};
+
+/// SASIOTEST's flags for that advice.
+pub const SASIOTEST_WORDS: Words = &[
+    (
+        ADVICE_READ,
+        "(-unbuffered, or a -filesize larger than RAM, measures the device)",
+    ),
+    (ADVICE_WRITE, "(-writethru or -unbuffered time the device)"),
+    (ADVICE_HIDDEN, "(-writethru or -unbuffered times it)"),
+];
+
+/// sqlio's.
+pub const SQLIO_WORDS: Words = &[
+    (
+        ADVICE_READ,
+        "(-BH or -BN, or a test file larger than RAM, measures the device)",
+    ),
+    (
+        ADVICE_WRITE,
+        "(-BS or -BN write through, -BH bypasses the cache: they time the device)",
+    ),
+    (ADVICE_HIDDEN, "(-BS, -BN or -BH times it)"),
+];
+
+/// A warning in the tool's own words: each phrase of `words` replaced by the tool's.
+pub fn in_own_words(words: Words, warning: &str) -> String {
+    words
+        .iter()
+        .fold(warning.to_string(), |w, (fio, own)| w.replace(fio, own))
 }
 
 /// `text` as a whole number in `min..=max`, or the one-line error "`TOOL: OPTION: expected a

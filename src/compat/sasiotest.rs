@@ -424,6 +424,7 @@ impl Personality for Sasiotest {
         Step {
             sections: vec![s],
             keep: self.mode == Mode::Write,
+            words: super::SASIOTEST_WORDS,
         }
     }
 

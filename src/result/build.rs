@@ -584,7 +584,7 @@ fn device_warnings(
         notes.push(format!(
             "{group}: iogauge read {} but the device ({names}) read only {} ({:.0}%): the rest \
              came from the page cache, so the read figures describe memory, not the device \
-             (direct=1, or a file larger than RAM, measures the device)",
+             {ADVICE_READ}",
             crate::units::human_bytes(read),
             crate::units::human_bytes(dev_read),
             100.0 * dev_read as f64 / read as f64
@@ -625,7 +625,7 @@ fn device_warnings(
         notes.push(format!(
             "{group}: iogauge wrote {} but only {} reached the device ({names}) while it ran: \
              the rest was still in the page cache when timing stopped, so the write figures \
-             describe memory (end_fsync=1, sync=dsync or direct=1 time the device)",
+             describe memory {ADVICE_WRITE}",
             crate::units::human_bytes(written),
             crate::units::human_bytes(dev_write)
         ));
@@ -654,9 +654,11 @@ fn excess_warnings(
             h(written),
             if unflushed {
                 "; and with the jobs' writes left unflushed in the page cache, the counters \
-                 cannot show whether those reached the device (end_fsync=1 or direct=1 times it)"
+                 cannot show whether those reached the device "
+                    .to_string()
+                    + ADVICE_HIDDEN
             } else {
-                ""
+                String::new()
             }
         ));
     }

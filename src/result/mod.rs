@@ -27,6 +27,12 @@ pub const PERCENTILES: &[f64] = &[
     99.99,
 ];
 
+/// The advice of the device checks' warnings, in fio's options (a legacy tool's commands
+/// put them in its own flags: `compat::in_own_words`).
+pub const ADVICE_READ: &str = "(direct=1, or a file larger than RAM, measures the device)";
+pub const ADVICE_WRITE: &str = "(end_fsync=1, sync=dsync or direct=1 time the device)";
+pub const ADVICE_HIDDEN: &str = "(end_fsync=1 or direct=1 times it)";
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
     pub schema: Cow<'static, str>,

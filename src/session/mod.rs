@@ -89,11 +89,28 @@ pub(crate) static SEEN_WARNINGS: std::sync::Mutex<Option<std::collections::HashS
 /// iogauge's advice is in the report, under its own name).
 pub(crate) static WARNINGS_ONLY_IN_REPORT: AtomicBool = AtomicBool::new(false);
 
+thread_local! {
+    /// A legacy tool's own words for the fio options warnings suggest (see `speak_as`).
+    static OWN_WORDS: std::cell::Cell<iogauge::compat::Words> = const { std::cell::Cell::new(&[]) };
+}
+
+/// From now on warnings suggest `words`' flags instead of fio's options (a legacy tool's
+/// command line: SASIOTEST's -unbuffered, not direct=1).
+pub(crate) fn speak_as(words: iogauge::compat::Words) {
+    OWN_WORDS.with(|w| w.set(words));
+}
+
+/// `w` in the words `speak_as` chose.
+pub(crate) fn in_own_words(w: &str) -> String {
+    iogauge::compat::in_own_words(OWN_WORDS.with(std::cell::Cell::get), w)
+}
+
 /// Prints a warning to stderr (in a sweep, the first time only).
 pub(crate) fn warn(w: &str) {
     if WARNINGS_ONLY_IN_REPORT.load(Ordering::Relaxed) {
         return;
     }
+    let w = &in_own_words(w);
     if let Ok(mut seen) = SEEN_WARNINGS.lock() {
         if let Some(seen) = seen.as_mut() {
             if !seen.insert(w.to_string()) {

@@ -513,7 +513,18 @@ fn sqlio_bad_input_is_one_line() {
         (vec!["sqlio", "-kR", "missing.dat"], "no such file"),
         (vec!["sqlio", "-dEFG", "testfile.dat"], "not a directory"),
         (vec!["sqlio", "-Fnope.txt"], "cannot read"),
+        // The article's Windows paths say what they mean here, on the command line and in a
+        // parameter file, and nothing named after them is created.
+        (
+            vec!["sqlio", "-kR", "E:\\testfile.dat"],
+            "the test file E:\\testfile.dat is a Windows path",
+        ),
+        (
+            vec!["sqlio", "-kW", "-Fwin.txt"],
+            "win.txt:1: c:\\t.dat is a Windows path",
+        ),
     ] {
+        std::fs::write(p.join("win.txt"), "c:\\t.dat 2 0x0 10\n").unwrap();
         let o = run_in(p, &args);
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
@@ -522,6 +533,11 @@ fn sqlio_bad_input_is_one_line() {
             "{args:?}: {e}"
         );
     }
+    let made: Vec<_> = entries(p)
+        .into_iter()
+        .filter(|f| !f.ends_with("win.txt"))
+        .collect();
+    assert!(made.is_empty(), "{made:?}");
     std::fs::write(p.join("testfile.dat"), vec![1u8; 1 << 20]).unwrap();
     std::fs::write(
         p.join("bad.bat"),
@@ -691,11 +707,28 @@ fn page_cache_and_unflushed_writes_are_flagged() {
         "{}",
         warn(&r)
     );
+    // SASIOTEST's users are told SASIOTEST's flags, not fio's options; `run` keeps fio's.
+    assert!(
+        warn(&r).contains("(-unbuffered, or a -filesize larger than RAM, measures the device)"),
+        "{}",
+        warn(&r)
+    );
+    assert!(!warn(&r).contains("direct=1"), "{}", warn(&r));
+    assert!(
+        stderr(&o).contains("(direct=1, or a file larger than RAM"),
+        "{}",
+        stderr(&o)
+    );
     let wrote = w["groups"][0]["devices"][0]["write_bytes"]
         .as_u64()
         .unwrap();
     if wrote < 16 << 20 {
         assert!(warn(&w).contains("still in the page cache"), "{}", warn(&w));
+        assert!(
+            warn(&w).contains("(-writethru or -unbuffered time the device)"),
+            "{}",
+            warn(&w)
+        );
     }
     // The tmpfs case: no device to check.
     if let Some(shm) = super::shm_tmpfs() {

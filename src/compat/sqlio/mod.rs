@@ -236,6 +236,22 @@ fn option(
     Ok(())
 }
 
+/// A sqlio path written for Windows (`E:\testfile.dat`, `c:/t.dat`, a backslash): refused with
+/// what it means here, rather than made a file named `E:\testfile.dat` in the current
+/// directory or reported missing.
+fn windows_path(name: &str, what: &str) -> Result<(), LegacyError> {
+    let b = name.as_bytes();
+    let drive = b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+    if !drive && !name.contains('\\') {
+        return Ok(());
+    }
+    Err(err(format!(
+        "{what} {name} is a Windows path: drive letters and backslashes are not paths on Linux; \
+         name the Linux path instead (/mnt/e/testfile.dat), or the directory with -d \
+         (-d/mnt/e testfile.dat)"
+    )))
+}
+
 /// The test files named on the command line (in each `-d` directory when given), which must
 /// exist: without a parameter file sqlio has no size to create them with.
 fn existing_targets(
@@ -255,6 +271,7 @@ fn existing_targets(
                 .map(|d| d.join(crate::rawpath::path(f)))
                 .collect()
         };
+        windows_path(f, "the test file")?;
         for path in paths {
             let existing = crate::files::fsinfo::size_of(&path);
             if existing.is_none() {
@@ -308,6 +325,7 @@ fn read_param_file(pf: &Path) -> Result<Vec<Target>, LegacyError> {
             .ok()
             .filter(|&n| n > 0)
             .ok_or_else(|| err(format!("{at}: size '{}': expected MB, above 0", f[3])))?;
+        windows_path(f[0], &format!("{at}:"))?;
         let path = crate::rawpath::path(f[0]);
         let existing = crate::files::fsinfo::size_of(&path);
         if existing.is_none() && !crate::files::fsinfo::parent_dir(&path).is_dir() {
@@ -551,6 +569,7 @@ impl Personality for Sqlio {
         Step {
             sections,
             keep: true,
+            words: super::SQLIO_WORDS,
         }
     }
 
