@@ -67,10 +67,25 @@ pub fn extras(r: &RunReport, tool: &str) -> String {
             crate::report::text::verify_lines(&mut o, v);
         }
         let c = &g.total.cpu;
+        // Per thread, as the legacy tools' own CPU figures are (one number for one quantity:
+        // iotest's "CPU per stream" is this).
+        let threads = g.jobs.len().max(1) as f64;
+        let busy: f64 = g
+            .jobs
+            .iter()
+            .map(|j| j.measurement.cpu.user_s + j.measurement.cpu.system_s)
+            .sum();
+        let real: f64 = g
+            .jobs
+            .iter()
+            .map(|j| j.measurement.elapsed_ns as f64 / 1e9)
+            .sum();
+        let per_thread = if real > 0.0 { 100.0 * busy / real } else { 0.0 };
         let _ = writeln!(
             o,
-            "  cpu: user {:.3} s, system {:.3} s ({:.1}% + {:.1}% of the elapsed time)",
-            c.user_s, c.system_s, c.usr_pct, c.sys_pct
+            "  cpu: user {:.3} s, system {:.3} s, {per_thread:.0}% of each thread's real time on \
+             average ({threads} thread(s))",
+            c.user_s, c.system_s
         );
     }
     for w in &r.warnings {

@@ -605,7 +605,7 @@ fn iotest_writes_reads_reports_and_cleans_up() {
         "average write throughput rate : ",
         "megabytes per second",
         "per core",
-        "CPU (user + system) is",
+        "CPU (user + system) per stream is",
         "smaller than RAM",
     ] {
         assert!(results.contains(want), "missing {want:?} in\n{results}");
@@ -617,6 +617,38 @@ fn iotest_writes_reads_reports_and_cleans_up() {
         rr > 0.0 && (rr * rt - 32.0).abs() <= rr * 0.0051 + 0.01,
         "{results}"
     );
+    // One quantity, one number: the verdict's per-stream rate is iotest.sh's average rate,
+    // and its CPU share per stream is the one iogauge's own lines give per thread.
+    for dir in ["read", "write"] {
+        let avg = number_after(&results, &format!("average {dir} throughput rate : "));
+        let per_stream = number_after(&results, &format!("{dir}: "));
+        assert_eq!(format!("{avg:.2}"), format!("{per_stream:.2}"), "{results}");
+    }
+    let verdict_cpu: Vec<String> = results
+        .lines()
+        .filter_map(|l| {
+            l.split_once("per stream is ")?
+                .1
+                .split('%')
+                .next()
+                .map(String::from)
+        })
+        .collect();
+    let own_cpu: Vec<String> = o
+        .lines()
+        .filter_map(|l| {
+            l.split_once("s, ")?
+                .1
+                .split_once("% of each thread")?
+                .0
+                .rsplit(' ')
+                .next()
+                .map(String::from)
+        })
+        .collect();
+    assert_eq!(verdict_cpu.len(), 2, "{results}");
+    // iogauge's lines come group by group (write, read), the verdict likewise.
+    assert_eq!(verdict_cpu, own_cpu, "{o}");
     assert!(entries(&target).is_empty(), "test files removed");
 
     // Bad input: one line, exit 2.
