@@ -489,6 +489,7 @@ fn device(d: &Disk) -> DeviceIo {
         busy_ms: 0,
         wall_ms: 0,
         unmeasured_ms: 0,
+        bytes_unknown: true,
     }
 }
 

@@ -386,18 +386,20 @@ pub fn devices(o: &mut String, g: &GroupReport) {
     for d in &g.devices {
         let _ = writeln!(
             o,
-            "  device {} ({}): read {} in {} I/Os ({} merged), wrote {} in {} I/Os ({} merged), \
-             util {:.1}%, in queue {} ms",
-            d.name,
-            d.major_minor,
-            human_bytes(d.read_bytes),
-            d.read_ios,
+            "  device {}: read {} ({} merged), wrote {} ({} merged), util {:.1}%, in queue {} \
+             ms{}",
+            d.label(),
+            d.io_text(d.read_bytes, d.read_ios),
             d.read_merges,
-            human_bytes(d.write_bytes),
-            d.write_ios,
+            d.io_text(d.write_bytes, d.write_ios),
             d.write_merges,
             d.util_pct,
-            d.in_queue_ms
+            d.in_queue_ms,
+            if d.bytes_unknown {
+                " (bytes not recorded by the report's source)"
+            } else {
+                ""
+            }
         );
         if d.unmeasured_ms > 0 {
             let _ = writeln!(

@@ -116,6 +116,36 @@ pub struct DeviceIo {
     /// counters cover the group from start to end, unmeasured time included.
     #[serde(default)]
     pub unmeasured_ms: u64,
+    /// The bytes were not recorded (a report read from fio's JSON, whose disk_util counts
+    /// I/Os and merges but not bytes): `read_bytes` and `write_bytes` mean nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bytes_unknown: bool,
+}
+
+impl DeviceIo {
+    /// Bytes read or written as a report shows them: "not recorded" where they were not.
+    pub fn bytes_text(&self, bytes: u64) -> String {
+        match self.bytes_unknown {
+            true => "not recorded".into(),
+            false => crate::units::human_bytes(bytes),
+        }
+    }
+
+    /// "4.00 MiB in 64 I/Os", or "64 I/Os" where the bytes were not recorded.
+    pub fn io_text(&self, bytes: u64, ios: u64) -> String {
+        match self.bytes_unknown {
+            true => format!("{ios} I/Os"),
+            false => format!("{} in {ios} I/Os", crate::units::human_bytes(bytes)),
+        }
+    }
+
+    /// The device's name with its major:minor where known.
+    pub fn label(&self) -> String {
+        match self.major_minor.is_empty() {
+            true => self.name.clone(),
+            false => format!("{} ({})", self.name, self.major_minor),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
