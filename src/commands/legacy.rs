@@ -14,6 +14,11 @@ use iogauge::{err, errln, out, outln};
 /// Runs a legacy tool's command line and prints its output (or, with --json, the report).
 pub(crate) fn legacy(args: &[String], inv: compat::Invocation) -> ExitCode {
     use compat::Invocation as I;
+    // Every warning is in the tool's output (under iogauge's rule, or the JSON): where stdout
+    // and stderr are one file (2>&1, one terminal), saying it on stderr too doubles it.
+    if same_file(&std::io::stdout(), &std::io::stderr()) {
+        WARNINGS_ONLY_IN_REPORT.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     match inv {
         // Run without its arguments, a tool says how to use it: a usage error, as the
         // originals treat it (stderr, exit 2), so a script that lost its arguments fails.
@@ -182,5 +187,13 @@ pub(crate) fn sqlio_batch(
             errln!("iogauge: sqlio batch stopped at line {line}");
             ExitCode::from(code)
         }
+    }
+}
+
+/// Whether two descriptors are the same open file (device and inode).
+fn same_file(a: &impl std::os::fd::AsFd, b: &impl std::os::fd::AsFd) -> bool {
+    match (rustix::fs::fstat(a), rustix::fs::fstat(b)) {
+        (Ok(x), Ok(y)) => (x.st_dev, x.st_ino) == (y.st_dev, y.st_ino),
+        _ => false,
     }
 }

@@ -746,6 +746,32 @@ fn page_cache_and_unflushed_writes_are_flagged() {
         warn(&r)
     );
     assert!(!warn(&r).contains("direct=1"), "{}", warn(&r));
+    // Into one file (2>&1), each warning once: the report carries it, stderr does not repeat it.
+    let both = p.join("both.txt");
+    let f = std::fs::File::create(&both).unwrap();
+    let st = Command::new(assert_cmd::cargo::cargo_bin!("iogauge"))
+        .current_dir(p)
+        .args([
+            "sasiotest",
+            "c.out",
+            "-r",
+            "-pagesize",
+            "64k",
+            "-filesize",
+            "32M",
+        ])
+        .stdout(f.try_clone().unwrap())
+        .stderr(f)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let said = std::fs::read_to_string(&both).unwrap();
+    assert_eq!(
+        said.matches("came from the page cache").count(),
+        1,
+        "{said}"
+    );
+    std::fs::remove_file(&both).unwrap();
     assert!(
         stderr(&o).contains("(direct=1, or a file larger than RAM"),
         "{}",

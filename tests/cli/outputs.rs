@@ -1004,7 +1004,10 @@ fn report_reads_fio_json_and_json_plus() {
         assert!(text.starts_with("fio 3."), "{text}");
         assert!(text.contains("not recorded"), "{text}");
         // fio's disk_util counts I/Os, not bytes: no "0 B" fio never recorded.
-        for l in text.lines().filter(|l| l.trim_start().starts_with("device ")) {
+        for l in text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("device "))
+        {
             assert!(!l.contains(" B in ") && !l.contains("()"), "{l}");
             assert!(l.contains("bytes not recorded"), "{l}");
         }
