@@ -140,6 +140,8 @@ pub(crate) fn sqlio_batch(
     use compat::sqlio::BatchEnd;
     let interrupt = interrupt_flag();
     let mut reports: Vec<serde_json::Value> = Vec::new();
+    // Per test that ran: its line, its arguments and sqlio's figures, for the summary.
+    let mut rows: Vec<BatchRow> = Vec::new();
     let end = batch.run(&interrupt, &mut |line, targs, s| {
         if !f.json {
             outln!("[batch line {line}: sqlio {}]", targs.join(" "));
@@ -161,12 +163,15 @@ pub(crate) fn sqlio_batch(
         } else {
             legacy_print(&m, f, &compat::Personality::render(s, &m.report).screen);
         }
+        rows.push((line, targs.join(" "), s.figures(&m.report)));
         Ok(m.code)
     });
     let print_json = |reports: &[serde_json::Value]| {
         if f.json {
             let text = serde_json::to_string_pretty(reports).expect("reports serialise");
             outln!("{text}");
+        } else if !rows.is_empty() {
+            outln!("{}", batch_summary(&rows));
         }
     };
     match end {
@@ -196,4 +201,40 @@ fn same_file(a: &impl std::os::fd::AsFd, b: &impl std::os::fd::AsFd) -> bool {
         (Ok(x), Ok(y)) => (x.st_dev, x.st_ino) == (y.st_dev, y.st_ino),
         _ => false,
     }
+}
+
+/// A batch line that ran: its number, its arguments, sqlio's figures.
+type BatchRow = (usize, String, Option<compat::sqlio::Figures>);
+
+/// The batch's tests side by side, as the sqlio article tabulates them: each line's test and
+/// sqlio's figures (the ones its CUMULATIVE DATA printed).
+fn batch_summary(rows: &[BatchRow]) -> String {
+    let w = rows
+        .iter()
+        .map(|r| r.1.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    let mut o = format!(
+        "\nSUMMARY of the batch ({} test(s); MB = 2^20 bytes, as sqlio's)\n{:>5}  {:<w$} {:>10} \
+         {:>10} {:>16}\n",
+        rows.len(),
+        "line",
+        "sqlio",
+        "IOs/sec",
+        "MBs/sec",
+        "Avg_Latency(ms)"
+    );
+    for (line, args, figs) in rows {
+        let (iops, mbs, lat) = match figs {
+            Some((i, m, l)) => (
+                format!("{i:.2}"),
+                format!("{m:.2}"),
+                l.map_or("-".into(), |l| format!("{l:.2}")),
+            ),
+            None => ("-".into(), "-".into(), "-".into()),
+        };
+        o += &format!("{line:>5}  {args:<w$} {iops:>10} {mbs:>10} {lat:>16}\n");
+    }
+    o
 }

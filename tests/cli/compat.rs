@@ -499,6 +499,33 @@ fn sqlio_runs_the_articles_commands_and_batch() {
         assert!((97..=103).contains(&sum), "percentages sum to {sum}: {l}");
         assert!(t.contains("O_DIRECT") && !t.contains("O_DSYNC"), "-BH: {t}");
     }
+    // The batch ends with a table of its tests: each line's IOs/sec and MBs/sec as its
+    // CUMULATIVE DATA printed them.
+    let (_, summary) = o
+        .split_once("SUMMARY of the batch (8 test(s)")
+        .expect("a summary");
+    let rows: Vec<Vec<&str>> = summary
+        .lines()
+        .skip(2)
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() > 4)
+        .collect();
+    assert_eq!(rows.len(), 8, "{summary}");
+    for (row, t) in rows.iter().zip(o.split("[batch line ").skip(1)) {
+        let l = legacy(t);
+        let n = row.len();
+        assert_eq!(
+            row[n - 3],
+            format!("{:.2}", number_after(l, "IOs/sec:")),
+            "{summary}"
+        );
+        assert_eq!(
+            row[n - 2],
+            format!("{:.2}", number_after(l, "MBs/sec:")),
+            "{summary}"
+        );
+        assert_eq!(t.split(']').next().unwrap().split(':').next(), Some(row[0]));
+    }
     // Only the test file and the inputs remain.
     assert_eq!(entries(p).len(), 3);
 }

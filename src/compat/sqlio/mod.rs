@@ -459,17 +459,29 @@ impl Sqlio {
         o
     }
 
+    /// sqlio's figures for `r`: I/Os per second, MB (2^20 bytes, as sqlio's) per second and
+    /// the mean latency in ms; the CUMULATIVE DATA and a batch's summary both print these.
+    pub fn figures(&self, r: &Report) -> Option<Figures> {
+        let m = &r.groups.first()?.total;
+        let d = if self.write { &m.write } else { &m.read };
+        let secs = m.elapsed_ns as f64 / 1e9;
+        let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        Some((
+            per_s(d.ios as f64),
+            per_s(d.bytes as f64 / 1048576.0),
+            d.lat_ns.as_ref().map(|l| l.mean / 1e6),
+        ))
+    }
+
     /// sqlio's CUMULATIVE DATA: I/Os and MB per second, with -L the latency and histogram.
     fn cumulative(&self, r: &Report) -> String {
         let mut o = String::new();
-        if let Some(g) = r.groups.first() {
+        if let (Some(g), Some((iops, mbs, _))) = (r.groups.first(), self.figures(r)) {
             let m = &g.total;
             let d = if self.write { &m.write } else { &m.read };
-            let secs = m.elapsed_ns as f64 / 1e9;
-            let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
             o += "CUMULATIVE DATA:\nthroughput metrics:\n";
-            let _ = writeln!(o, "IOs/sec: {:8.2}", per_s(d.ios as f64));
-            let _ = writeln!(o, "MBs/sec: {:8.2}", per_s(d.bytes as f64 / 1048576.0));
+            let _ = writeln!(o, "IOs/sec: {iops:8.2}");
+            let _ = writeln!(o, "MBs/sec: {mbs:8.2}");
             if let (true, Some(l)) = (self.latency, &d.lat_ns) {
                 o += "latency metrics:\n";
                 let _ = writeln!(o, "Min_Latency(ms): {}", l.min / 1_000_000);
@@ -481,6 +493,9 @@ impl Sqlio {
         o
     }
 }
+
+/// sqlio's figures of a test: I/Os per second, MB per second, mean latency (ms).
+pub type Figures = (f64, f64, Option<f64>);
 
 /// sqlio's histogram: whole milliseconds 0 to 23, then 24+, as percentages of I/Os.
 fn histogram(l: &crate::result::LatReport) -> String {
