@@ -193,56 +193,34 @@ pub fn header(o: &mut String, r: &RunReport) {
 /// More targets than this alike (one directory, one description) are one line.
 const FOLD_TARGETS: usize = 4;
 
-/// What a target is, after its path: its file system and the device below, or the raw device.
+/// What a target is, after its path, in short: its file system and the device below (or the
+/// raw device) with what most changes a result (rotational or not, its write cache). The
+/// mount point and options are in the JSON and HTML reports, the queue's settings
+/// (scheduler, read-ahead, request sizes) in the JSON.
 fn target_description(t: &crate::host::TargetInfo) -> String {
     let dev = match &t.device {
         Some(d) => {
-            let mut s = format!("/dev/{}", d.name);
+            let mut facts = Vec::new();
             if !d.model.is_empty() {
-                s += &format!(" ({})", d.model);
+                facts.push(d.model.clone());
             }
-            if let Some(l) = d.logical_block_size {
-                s += &format!(", {l} B logical blocks");
+            if let Some(r) = d.rotational {
+                facts.push(if r { "rotational" } else { "non-rotational" }.to_string());
             }
-            s += &queue_settings(d);
-            s
+            if let Some(c) = &d.write_cache {
+                facts.push(format!("{c} cache"));
+            }
+            match facts.is_empty() {
+                true => format!("/dev/{}", d.name),
+                false => format!("/dev/{} ({})", d.name, facts.join(", ")),
+            }
         }
         None => "no block device (nothing below the file system to check)".into(),
     };
     if t.kind == "block device" {
         format!("raw block device {dev}")
     } else {
-        format!(
-            "{} ({}) mounted on {} from {} · {dev}",
-            t.fs_type, t.mount_options, t.mount_point, t.mount_source
-        )
-    }
-}
-
-/// The device queue's settings that change a result, as the kernel reports them.
-fn queue_settings(d: &crate::host::Device) -> String {
-    let mut parts = Vec::new();
-    if let Some(r) = d.rotational {
-        parts.push(if r { "rotational" } else { "non-rotational" }.to_string());
-    }
-    if let Some(c) = &d.write_cache {
-        parts.push(format!("{c} cache"));
-    }
-    if let Some(sch) = &d.scheduler {
-        parts.push(format!("scheduler {sch}"));
-    }
-    if let Some(ra) = d.read_ahead_kb {
-        parts.push(format!("read-ahead {ra} KiB"));
-    }
-    if let Some(m) = d.max_sectors_kb {
-        parts.push(format!("requests up to {m} KiB"));
-    }
-    if let Some(n) = d.nr_requests {
-        parts.push(format!("nr_requests {n}"));
-    }
-    match parts.is_empty() {
-        true => String::new(),
-        false => format!(", {}", parts.join(", ")),
+        format!("{} on {dev}", t.fs_type)
     }
 }
 
