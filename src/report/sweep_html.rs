@@ -205,9 +205,22 @@ fn points(o: &mut String, index: &Index) {
         }
         let f = p.figures.as_ref().filter(|_| p.status == Status::Ok);
         let num = |x: Option<f64>| x.map_or_else(String::new, |x| format!("{x:.1}"));
+        // The point's warnings: a badge on its status, the text on hover and below.
+        let badge = match f {
+            Some(f) if !f.warnings.is_empty() => format!(
+                " <span class=\"badge\" title=\"{}\">{}</span>",
+                esc(&f.warnings.join("\n")),
+                if f.cached {
+                    "page cache: not best"
+                } else {
+                    "warnings"
+                }
+            ),
+            _ => String::new(),
+        };
         let _ = writeln!(
             o,
-            "<td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+            "<td class=\"l\">{}{badge}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td class=\"l\">{}</td></tr>",
             status_word(p.status),
             num(f.map(|f| f.mb_per_s)),

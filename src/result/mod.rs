@@ -33,6 +33,16 @@ pub const ADVICE_READ: &str = "(direct=1, or a file larger than RAM, measures th
 pub const ADVICE_WRITE: &str = "(end_fsync=1, sync=dsync or direct=1 time the device)";
 pub const ADVICE_HIDDEN: &str = "(end_fsync=1 or direct=1 times it)";
 
+/// Whether a report's warnings say its figures may be the page cache's (the device checks'
+/// verdicts: reads it served, writes still in it, or unflushed writes another writer hid).
+pub fn cache_served(warnings: &[String]) -> bool {
+    warnings.iter().any(|w| {
+        [ADVICE_READ, ADVICE_WRITE, ADVICE_HIDDEN]
+            .iter()
+            .any(|a| w.contains(a))
+    })
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
     pub schema: Cow<'static, str>,

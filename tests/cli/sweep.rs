@@ -130,13 +130,23 @@ fn a_grid_runs_every_point_into_one_directory() {
         "{table}"
     );
     assert_eq!(rows[4], "(MB/s per point)");
+    // What the cells' marks mean, where there are any: on tmpfs every point's report has the
+    // no-device warning, so every cell is marked.
+    let notes = rows[5..].iter().take_while(|r| r.starts_with('(')).count();
+    if shm.is_some() {
+        assert!(rows[1..4].iter().all(|r| r.matches(" *").count() >= 2), "{table}");
+        assert!(rows[5].starts_with("(* this point's report has warnings"), "{table}");
+    }
     // Then the answers: the best point, and the knee of each numeric axis of 3 or more values
     // (numpages, per bs; bs with its 3 values, per numpages), also kept in the index.
-    assert!(rows[5].starts_with("best: numpages="), "{table}");
+    assert!(rows[5 + notes].starts_with("best: "), "{table}");
+    if shm.is_some() {
+        assert!(rows[5 + notes].starts_with("best: numpages="), "{table}");
+    }
     let knees = |axis: &str| rows.iter().filter(|r| r.starts_with(axis)).count();
     assert_eq!(knees("knee of numpages (bs="), 3, "{table}");
     assert_eq!(knees("knee of bs (numpages="), 3, "{table}");
-    assert_eq!(rows.len(), 12, "{table}");
+    assert_eq!(rows.len(), 12 + notes, "{table}");
     assert_eq!(index(&out)["answers"].as_array().unwrap().len(), 7);
     // Each warning once, not once per point; the test file is gone.
     if shm.is_some() {
@@ -722,4 +732,66 @@ fn a_sweep_stopped_at_random_moments_never_loses_or_leaves_anything() {
             assert!(!data.exists());
         }
     }
+}
+
+/// A buffered read served by the page cache next to a direct one: every output of the sweep
+/// marks the cached cell (table.txt's †, index.csv's cached column and warnings, index.json,
+/// index.html's badge), and the cached cell is never named best, however fast.
+#[test]
+fn cached_cells_are_marked_everywhere_and_never_best() {
+    let Some(fs) = super::LoopFs::new(96) else {
+        return;
+    };
+    let d = tmp();
+    let out = d.path().join("sweep");
+    let o = iogauge(&[
+        "sweep",
+        &format!("--filename={}", fs.path().join("data").display()),
+        "--size=16m",
+        "--rw=read",
+        "--bs=64k",
+        "--invalidate=0",
+        "--sweep=direct=0,1",
+        "--dir",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let idx = index(&out);
+    let points = idx["points"].as_array().unwrap();
+    let cached: Vec<bool> = points
+        .iter()
+        .map(|p| p["figures"]["cached"].as_bool().unwrap())
+        .collect();
+    assert_eq!(cached, [true, false], "{points:?}");
+    assert!(
+        points[0]["figures"]["warnings"]
+            .to_string()
+            .contains("came from the page cache"),
+        "{}",
+        points[0]
+    );
+    let best = idx["answers"][0].as_str().unwrap();
+    assert!(best.starts_with("best: direct=1"), "{best}");
+    assert!(
+        best.contains("1 point(s) the page cache may have served left out"),
+        "{best}"
+    );
+    let table = std::fs::read_to_string(out.join("table.txt")).unwrap();
+    assert!(
+        table.contains(" †") && table.contains("† the page cache"),
+        "{table}"
+    );
+    let csv = std::fs::read_to_string(out.join("index.csv")).unwrap();
+    let mut rows = csv::Reader::from_reader(csv.as_bytes());
+    let head = rows.headers().unwrap().clone();
+    let col = |n: &str| head.iter().position(|c| c == n).unwrap();
+    let rows: Vec<csv::StringRecord> = rows.records().map(Result::unwrap).collect();
+    assert_eq!(&rows[0][col("cached")], "1");
+    assert_eq!(&rows[1][col("cached")], "0");
+    assert!(rows[0][col("warnings")].contains("page cache"));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("page cache: not best"),
+        "no badge in the HTML"
+    );
 }

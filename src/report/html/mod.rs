@@ -22,6 +22,7 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 text-align:right}th{background:#f3f3f3}td.l,th.l{text-align:left}\
 .warn{background:#fff4d6;border-left:4px solid #e0a800;padding:.5em 1em;margin:.4em 0}\
 .err{background:#fde2e2;border-left:4px solid #c00;padding:.5em 1em;margin:.4em 0}\
+.badge{background:#fff4d6;border:1px solid #e0a800;border-radius:3px;padding:0 .3em;font-size:.85em;cursor:help}\
 .charts{display:flex;flex-wrap:wrap;gap:1em}svg{background:#fff;border:1px solid #ddd}\
 code{background:#f3f3f3;padding:0 .3em}";
 

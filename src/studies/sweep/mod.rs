@@ -83,6 +83,12 @@ pub struct Figures {
     pub runs: usize,
     #[serde(default)]
     pub mb_per_s_ci95_pct: f64,
+    /// The point's warnings (its report's), carried into every output of the sweep.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Its figures may be the page cache's (`result::cache_served`): marked, and never best.
+    #[serde(default)]
+    pub cached: bool,
     /// How it was measured: tool, kernel, CPU, and each target's file system and device.
     pub iogauge: String,
     pub kernel: String,
@@ -147,6 +153,8 @@ pub fn figures(r: &super::Report) -> Figures {
         }
         f.runtime_s = f.runtime_s.max(g.total.elapsed_ns as f64 / 1e9);
     }
+    f.warnings = r.warnings.clone();
+    f.cached = crate::result::cache_served(&r.warnings);
     f.runs = 1;
     if let Some(rep) = r.repeat.as_ref().filter(|r| r.completed > 1) {
         // The means over the runs: sums of the rows' means, p99 the worst row's mean.
@@ -355,6 +363,8 @@ impl Index {
                 "cpu",
                 "targets",
                 "error",
+                "cached",
+                "warnings",
             ]
             .map(String::from),
         );
@@ -402,6 +412,12 @@ impl Index {
                 g.cpu.clone(),
                 g.targets.clone(),
                 p.error.clone().unwrap_or_default(),
+                if has {
+                    u8::from(g.cached).to_string()
+                } else {
+                    String::new()
+                },
+                g.warnings.join(" | "),
             ]);
             out.push_str(&csv_row(&row));
         }

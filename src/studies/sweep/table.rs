@@ -34,6 +34,7 @@ impl Index {
                 out.push_str(&self.footnote(metric));
             }
         }
+        out.push_str(&self.marks_note());
         Ok(out)
     }
 
@@ -115,6 +116,20 @@ impl Index {
             format!("({} per point)\n", metric.label())
         }
     }
+
+    /// What the cells' marks mean, where any cell has one.
+    fn marks_note(&self) -> String {
+        let mut note = String::new();
+        let figs = || self.points.iter().filter_map(|p| p.figures.as_ref());
+        if figs().any(|f| f.cached) {
+            note += "(† the page cache may have served this point's figures (its report says \
+                     why): not the storage's, and never the best)\n";
+        }
+        if figs().any(|f| !f.cached && !f.warnings.is_empty()) {
+            note += "(* this point's report has warnings: index.json, index.csv, its report)\n";
+        }
+        note
+    }
 }
 
 /// A point's cell: the metric (repeated: bandwidth's 95% interval, in percent), or how the
@@ -127,9 +142,21 @@ fn cell(p: &Point, metric: Metric) -> String {
             if let Some(f) = p.figures.as_ref().filter(|f| f.runs > 1 && bw) {
                 s += &format!(" ±{:.0}%", f.mb_per_s_ci95_pct);
             }
+            s += mark(p);
             s
         }
         None => format!("({})", status_word(p.status)),
+    }
+}
+
+/// A cell's mark: `†` where the page cache may have served the point's figures, `*` where
+/// its report has other warnings (both explained under the table; the warnings are in
+/// index.json, index.csv and the point's report).
+pub fn mark(p: &Point) -> &'static str {
+    match p.figures.as_ref() {
+        Some(f) if f.cached => " †",
+        Some(f) if !f.warnings.is_empty() => " *",
+        _ => "",
     }
 }
 
@@ -211,10 +238,18 @@ impl Index {
                     .is_some_and(|p99| p99 <= max)
             })
         };
+        let cached = |p: &&Point| p.figures.as_ref().is_some_and(|f| f.cached);
+        let left_out = self
+            .points
+            .iter()
+            .filter(fits)
+            .filter(|p| metric.of(p).is_some() && cached(p))
+            .count();
         let best = self
             .points
             .iter()
             .filter(fits)
+            .filter(|p| !cached(p))
             .filter_map(|p| metric.of(p).map(|x| (p, x)))
             .max_by(|a, b| {
                 let o = a.1.total_cmp(&b.1);
@@ -227,9 +262,13 @@ impl Index {
         let bound = max_p99_us
             .map(|m| format!(" with p99 at most {}", latency_text(m)))
             .unwrap_or_default();
+        let cache_note = match left_out {
+            0 => String::new(),
+            n => format!("; {n} point(s) the page cache may have served left out"),
+        };
         match best {
             Some((p, x)) => format!(
-                "best{bound}: {} ({} {unit}{})",
+                "best{bound}: {} ({} {unit}{}{cache_note})",
                 point_label(&self.axes, &self.values(p)),
                 format_metric(x),
                 p.figures
@@ -237,6 +276,15 @@ impl Index {
                     .and_then(|f| f.p99_us)
                     .map(|l| format!(", p99 {}", latency_text(l)))
                     .unwrap_or_default()
+            ),
+            None if left_out > 0 => format!(
+                "best{bound}: none the storage can vouch for: every point that passed{} may \
+                 have been served by the page cache",
+                if max_p99_us.is_some() {
+                    " within the bound"
+                } else {
+                    ""
+                }
             ),
             None => format!("best{bound}: no point passed{}", {
                 if max_p99_us.is_some() {
