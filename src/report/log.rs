@@ -153,7 +153,7 @@ fn prio_column(s: &mut String, ioprio: u16, logged: bool) {
 /// fio's I/O log, version 3 (what fio 3.x writes and its `read_iolog` replays): the
 /// version line; each file added and opened at 0; the job's lines (`T FILE OP OFFSET LEN`,
 /// T in microseconds from the job's start); each file closed at `end_us`.
-pub fn iolog(files: &[String], entries: &[crate::stats::IologEntry], end_us: u64) -> String {
+pub fn iolog(files: &[String], entries: &[crate::trace::iolog::Op], end_us: u64) -> String {
     let mut s = String::with_capacity(64 + entries.len() * 40);
     s.push_str("fio version 3 iolog\n");
     for f in files {
@@ -164,7 +164,7 @@ pub fn iolog(files: &[String], entries: &[crate::stats::IologEntry], end_us: u64
     }
     for e in entries {
         let f = &files[e.file as usize];
-        let _ = writeln!(s, "{} {f} {} {} {}", e.t_us, e.op.word(), e.offset, e.len);
+        let _ = writeln!(s, "{} {f} {} {} {}", e.t_us, e.action.word(), e.offset, e.len);
     }
     for f in files {
         let _ = writeln!(s, "{end_us} {f} close");

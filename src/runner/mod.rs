@@ -85,7 +85,7 @@ pub struct JobOutcome {
     /// cap were not kept.
     pub io_log: (Vec<crate::stats::IoSample>, u64),
     /// fio's I/O log (`write_iolog`): its lines, and how many past its cap were not kept.
-    pub iolog: (Vec<crate::stats::IologEntry>, u64),
+    pub iolog: (Vec<crate::trace::iolog::Op>, u64),
 }
 
 /// What the block devices under a group's files did while it ran.

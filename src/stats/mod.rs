@@ -34,45 +34,6 @@ pub struct IoSample {
     pub prio: u16,
 }
 
-/// One line of fio's I/O log (`write_iolog`): what the job issued, when, where.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IologEntry {
-    /// From the job's start (ramp included), in microseconds, when the I/O was issued.
-    pub t_us: u64,
-    pub offset: u64,
-    pub len: u64,
-    /// Index of the file among the job's.
-    pub file: u32,
-    pub op: IologOp,
-}
-
-/// What an I/O log line does: fio's words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IologOp {
-    Read,
-    Write,
-    Trim,
-    /// fsync(2) (and syncfs, which fio's log has no word for).
-    Sync,
-    /// fdatasync(2).
-    Datasync,
-    /// sync_file_range(2).
-    SyncFileRange,
-}
-
-impl IologOp {
-    pub fn word(self) -> &'static str {
-        match self {
-            IologOp::Read => "read",
-            IologOp::Write => "write",
-            IologOp::Trim => "trim",
-            IologOp::Sync => "sync",
-            IologOp::Datasync => "datasync",
-            IologOp::SyncFileRange => "sync_file_range",
-        }
-    }
-}
-
 /// The fewest I/Os a job's per-I/O log (or I/O log) keeps however little memory there is
 /// (48 bytes each: 48 MiB); the run's cap is a share of the memory available
 /// (`runner::limits::io_log_cap`), and I/Os past it are counted and said, not kept.

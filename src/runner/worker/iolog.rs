@@ -4,7 +4,7 @@
 //! counts the rest and says so.
 
 use crate::engine::{Dir, Engine, FlushCall};
-use crate::stats::{IologEntry, IologOp};
+use crate::trace::iolog::{Action as IologOp, Op as IologEntry};
 
 use super::Loop;
 
@@ -80,7 +80,7 @@ fn push(
             offset,
             len,
             file: file as u32,
-            op,
+            action: op,
         });
     } else {
         r.dropped += 1;

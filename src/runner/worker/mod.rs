@@ -63,7 +63,7 @@ pub struct JobResult {
     /// The per-I/O log's I/Os (log_avg_msec=0), and how many past its cap were not kept.
     pub io_log: (Vec<IoSample>, u64),
     /// fio's I/O log (`write_iolog`): its lines, and how many past its cap were not kept.
-    pub iolog: (Vec<crate::stats::IologEntry>, u64),
+    pub iolog: (Vec<crate::trace::iolog::Op>, u64),
     /// Per file, what this job's verified writes left there (for a later group's readers);
     /// empty when it wrote nothing verified, or did not end well.
     pub handed: Vec<crate::verify::Handed>,
