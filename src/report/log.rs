@@ -164,7 +164,14 @@ pub fn iolog(files: &[String], entries: &[crate::trace::iolog::Op], end_us: u64)
     }
     for e in entries {
         let f = &files[e.file as usize];
-        let _ = writeln!(s, "{} {f} {} {} {}", e.t_us, e.action.word(), e.offset, e.len);
+        let _ = writeln!(
+            s,
+            "{} {f} {} {} {}",
+            e.t_us,
+            e.action.word(),
+            e.offset,
+            e.len
+        );
     }
     for f in files {
         let _ = writeln!(s, "{end_us} {f} close");

@@ -22,6 +22,26 @@ fn verdicts(r: &Value) -> Vec<(String, String, f64, String)> {
         .collect()
 }
 
+/// `iogauge assess ARGS` on 16 MiB under `dir`, its outputs named `out/a.*`: the process's
+/// output (exit 0 asserted) and the JSON report.
+fn assess_into(
+    args: &[&str],
+    dir: &std::path::Path,
+    out: &std::path::Path,
+) -> (std::process::Output, Value) {
+    let mut all = vec![
+        "assess".to_string(),
+        format!("--directory={}", dir.display()),
+        "--size=16m".into(),
+        format!("--output={}", out.join("a").display()),
+    ];
+    all.extend(args.iter().map(|a| a.to_string()));
+    let o = iogauge(&all.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = serde_json::from_slice(&std::fs::read(out.join("a.json")).unwrap()).unwrap();
+    (o, r)
+}
+
 fn rating(value: f64, good: f64, fair: f64, higher_better: bool) -> &'static str {
     match higher_better {
         true if value >= good => "good",
@@ -209,18 +229,15 @@ fn sas_on_less_data_than_ram_is_unproven_in_every_format() {
         return;
     };
     let d = tmp();
-    let o = iogauge(&[
-        "assess",
-        "--for=sas",
-        &format!("--directory={}", fs.path().display()),
-        "--size=16m",
-        "--streams=2",
-        "--output-format=text,json,html,csv",
-        &format!("--output={}", d.path().join("a").display()),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r: Value =
-        serde_json::from_slice(&std::fs::read(d.path().join("a.json")).unwrap()).unwrap();
+    let (o, r) = assess_into(
+        &[
+            "--for=sas",
+            "--streams=2",
+            "--output-format=text,json,html,csv",
+        ],
+        fs.path(),
+        d.path(),
+    );
     for v in r["assessment"]["verdicts"].as_array().unwrap() {
         assert_ne!(v["rating"], "good", "{v}");
         assert!(
@@ -272,18 +289,11 @@ fn database_verdicts_rate_the_worse_end_of_three_runs() {
     let Some(fs) = super::LoopFs::new(96) else {
         return;
     };
-    let o = iogauge(&[
-        "assess",
-        "--for=database",
-        &format!("--directory={}", fs.path().display()),
-        "--size=16m",
-        "--seconds=1",
-        "--output-format=text,json",
-        &format!("--output={}", fs.path().join("a").display()),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r: Value =
-        serde_json::from_slice(&std::fs::read(fs.path().join("a.json")).unwrap()).unwrap();
+    let (o, r) = assess_into(
+        &["--for=database", "--seconds=1", "--output-format=text,json"],
+        fs.path(),
+        fs.path(),
+    );
     assert_eq!(r["repeat"]["completed"], 3);
     for v in r["assessment"]["verdicts"].as_array().unwrap() {
         let s = &v["spread"];

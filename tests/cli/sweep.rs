@@ -134,8 +134,14 @@ fn a_grid_runs_every_point_into_one_directory() {
     // no-device warning, so every cell is marked.
     let notes = rows[5..].iter().take_while(|r| r.starts_with('(')).count();
     if shm.is_some() {
-        assert!(rows[1..4].iter().all(|r| r.matches(" *").count() >= 2), "{table}");
-        assert!(rows[5].starts_with("(* this point's report has warnings"), "{table}");
+        assert!(
+            rows[1..4].iter().all(|r| r.matches(" *").count() >= 2),
+            "{table}"
+        );
+        assert!(
+            rows[5].starts_with("(* this point's report has warnings"),
+            "{table}"
+        );
     }
     // Then the answers: the best point, and the knee of each numeric axis of 3 or more values
     // (numpages, per bs; bs with its 3 values, per numpages), also kept in the index.
