@@ -111,6 +111,9 @@ pub struct Assessment {
     pub overall: String,
 }
 
+/// SAS's megabyte: iotest.sh's, 2^20 bytes; every SAS figure here is in it.
+pub const SAS_MB: f64 = 1048576.0;
+
 pub const SAS_SOURCE: &str = "SAS iotest.sh guidance (SAS KB, \"Tool to test I/O throughput on \
                               UNIX platforms\")";
 pub const DB_SOURCE: &str = "Microsoft, \"Troubleshoot slow SQL Server performance caused by I/O \
@@ -228,13 +231,18 @@ pub fn sas(r: &Report, cores: usize) -> Assessment {
             &g.total.read
         };
         let caveat = cache_caveat(r, g, dir);
+        // SAS's MB is iotest.sh's, 2^20 bytes (iotest's verdict uses the same): MiB/s.
         let mbs = Figure::of(r, gi, d.mb_per_s, |gs| {
             let t = if dir == "write" { &gs.write } else { &gs.read };
             t.as_ref().map(|t| t.mb_per_s)
-        });
+        })
+        .scaled(1e6 / SAS_MB);
         let test = format!("{test}, {} streams", g.jobs.len());
         verdicts.push(verdict(
-            (test.clone(), format!("MB/s per core ({cores} cores)")),
+            (
+                test.clone(),
+                format!("MB/s per core (MB = 2^20 bytes, as SAS's iotest.sh; {cores} cores)"),
+            ),
             mbs.scaled(1.0 / cores.max(1) as f64),
             true,
             |v| match v {
@@ -249,7 +257,7 @@ pub fn sas(r: &Report, cores: usize) -> Assessment {
             &caveat,
         ));
         verdicts.push(verdict(
-            (test, "MB/s for the file system".into()),
+            (test, "MB/s for the file system (MB = 2^20 bytes)".into()),
             mbs,
             true,
             |v| if v >= 100.0 { "good" } else { "poor" },
