@@ -784,7 +784,7 @@ fn iotest_runs_across_ranks() {
     assert_eq!(out.matches("VERDICT").count(), 1, "{out}");
     assert!(out.contains("CPU cores on 1 host(s)"), "{out}");
     // Every rank's file was written and read: 4 streams of 4 MiB each way.
-    assert!(out.contains("from 4 concurrent streams"), "{out}");
+    assert!(out.contains("x 4 concurrent streams"), "{out}");
     for k in 0..4 {
         assert!(out.contains(&format!(".r{k}")), "rank {k}'s file: {out}");
     }
