@@ -348,6 +348,7 @@ fn finish(
         .expect("the table's axes were checked");
     index.answers = index.answers(req.metric, req.max_p99_us, req.knee_pct);
     (index.table, index.metric) = (vec![row.into(), col.into()], req.metric.name().into());
+    (index.knee_pct, index.max_p99_us) = (Some(req.knee_pct), req.max_p99_us);
     for a in &index.answers {
         table.push_str(a);
         table.push('\n');

@@ -61,6 +61,23 @@ pub fn render(index: &Index, first: Option<&RunReport>) -> String {
 /// Every figure against every swept option of two values or more.
 fn charts(o: &mut String, index: &Index) {
     o.push_str("<h2 id=\"charts\">Charts</h2>\n");
+    let figs = || index.points.iter().filter_map(|p| p.figures.as_ref());
+    let runs = figs().map(|f| f.runs).max().unwrap_or(1);
+    if runs > 1 {
+        let _ = writeln!(
+            o,
+            "<p>Each point is the mean of up to {runs} runs; its error bar is the mean's 95% \
+             confidence interval (overlapping bars: a difference within noise).</p>"
+        );
+    }
+    let cached = figs().filter(|f| f.cached).count();
+    if cached > 0 {
+        let _ = writeln!(
+            o,
+            "<p class=\"warn\">{cached} point(s) drawn here the page cache may have served: \
+             their figures are not the storage's (marked in the table and the points below).</p>"
+        );
+    }
     let figures: [(&str, Metric); 3] = [
         ("bandwidth", Metric::MbPerS),
         ("IOPS", Metric::Iops),
@@ -72,7 +89,7 @@ fn charts(o: &mut String, index: &Index) {
         }
         o.push_str("<div class=\"charts\">\n");
         for (what, metric) in figures {
-            let (lines, left_out) = series(index, k, |p| metric.of(p));
+            let (lines, left_out) = series(index, k, metric);
             let mut chart = line_chart(
                 &format!("{what} by {}", axis.name),
                 &axis.name,
@@ -128,9 +145,11 @@ fn rest(index: &Index, p: &Point, k: usize) -> (Vec<String>, String) {
     (v, label)
 }
 
-/// One line per combination of the other axes: `y` at each value of axis `k` (x is the
-/// value's position). Also how many lines did not fit.
-fn series(index: &Index, k: usize, y: impl Fn(&Point) -> Option<f64>) -> (Vec<Line>, usize) {
+/// One line per combination of the other axes: `metric` at each value of axis `k` (x is the
+/// value's position), with its 95% interval as an error bar where the point was repeated.
+/// Also how many lines did not fit.
+fn series(index: &Index, k: usize, metric: Metric) -> (Vec<Line>, usize) {
+    let y = |p: &Point| metric.of(p);
     // The combinations where some point has the figure (a line of refused points is not
     // drawn).
     let mut keys: Vec<(Vec<String>, String)> = Vec::new();
@@ -152,27 +171,42 @@ fn series(index: &Index, k: usize, y: impl Fn(&Point) -> Option<f64>) -> (Vec<Li
                 label
             },
             color: PALETTE[i % PALETTE.len()],
-            points: index.axes[k]
-                .values
-                .iter()
-                .enumerate()
-                .filter_map(|(x, v)| {
-                    let p = index.points.iter().find(|p| {
-                        let mut vals = index.values(p);
-                        vals.remove(k) == *v && vals == key
-                    })?;
-                    y(p).map(|y| (x as f64, y))
-                })
+            points: along(index, k, &key)
+                .filter_map(|(x, p)| y(p).map(|y| (x, y)))
+                .collect(),
+            bars: along(index, k, &key)
+                .filter_map(|(x, p)| metric.interval(p).map(|(lo, hi)| (x, lo, hi)))
                 .collect(),
         })
         .collect();
     (lines, total.saturating_sub(MAX_LINES))
 }
 
-/// Like [`series`], with x the point's IOPS and y its p99 latency.
+/// The points along axis `k` with the other axes at `key`, each with its position on the axis.
+fn along<'a>(
+    index: &'a Index,
+    k: usize,
+    key: &'a [String],
+) -> impl Iterator<Item = (f64, &'a Point)> + 'a {
+    index.axes[k]
+        .values
+        .iter()
+        .enumerate()
+        .filter_map(move |(x, v)| {
+            let p = index.points.iter().find(|p| {
+                let mut vals = index.values(p);
+                vals.remove(k) == *v && vals == key
+            })?;
+            Some((x as f64, p))
+        })
+}
+
+/// Like [`series`], with x the point's IOPS and y its p99 latency (no error bars: the
+/// intervals are in the charts by axis).
 fn series_xy(index: &Index, k: usize) -> (Vec<Line>, usize) {
-    let (mut lines, left) = series(index, k, |p| Metric::Iops.of(p));
+    let (mut lines, left) = series(index, k, Metric::Iops);
     for l in &mut lines {
+        l.bars.clear();
         let label = l.name.clone();
         l.points = index.axes[k]
             .values

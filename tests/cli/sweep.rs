@@ -152,8 +152,14 @@ fn a_grid_runs_every_point_into_one_directory() {
     let knees = |axis: &str| rows.iter().filter(|r| r.starts_with(axis)).count();
     assert_eq!(knees("knee of numpages (bs="), 3, "{table}");
     assert_eq!(knees("knee of bs (numpages="), 3, "{table}");
-    assert_eq!(rows.len(), 12 + notes, "{table}");
-    assert_eq!(index(&out)["answers"].as_array().unwrap().len(), 7);
+    // One run per point: the last line says best and knees were not tested against noise.
+    assert_eq!(
+        rows[12 + notes],
+        "(one run per point: best and knees are not tested against noise; --repeat 3 gives \
+         each point a 95% interval)"
+    );
+    assert_eq!(rows.len(), 13 + notes, "{table}");
+    assert_eq!(index(&out)["answers"].as_array().unwrap().len(), 8);
     // Each warning once, not once per point; the test file is gone.
     if shm.is_some() {
         let warned = stderr(&o).matches("no block device below it").count();
@@ -799,5 +805,100 @@ fn cached_cells_are_marked_everywhere_and_never_best() {
     assert!(
         html.contains("page cache: not best"),
         "no badge in the HTML"
+    );
+}
+
+/// A noisy sweep: Poisson arrivals at 40 IOPS over half a second, randomly seeded, three runs
+/// a point. Block size does not change the rate, so the two points differ by noise alone: the
+/// answers say "no clear best" (and why) in every output, the cells carry their intervals,
+/// and the charts draw an error bar per repeated point.
+#[test]
+fn a_sweep_within_noise_has_no_clear_best() {
+    let d = tmp();
+    let out = d.path().join("sweep");
+    let o = iogauge(&[
+        "sweep",
+        &format!("--filename={}", d.path().join("data").display()),
+        "--size=1m",
+        "--rw=read",
+        "--runtime=500ms",
+        "--time_based",
+        "--rate_iops=40",
+        "--rate_process=poisson",
+        "--randrepeat=0",
+        "--repeat=3",
+        "--metric=iops",
+        "--sweep=bs=4k,8k",
+        "--dir",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let idx = index(&out);
+    for p in idx["points"].as_array().unwrap() {
+        let f = &p["figures"];
+        assert_eq!(f["runs"], 3, "{p}");
+        assert!(f["iops_ci95_pct"].as_f64().unwrap() > 0.0, "{p}");
+    }
+    let best = idx["answers"][0].as_str().unwrap();
+    assert!(
+        best.starts_with("no clear best: bs=")
+            && best.contains("95% interval overlaps 1 other point(s)")
+            && best.contains("within noise"),
+        "{best}"
+    );
+    let table = std::fs::read_to_string(out.join("table.txt")).unwrap();
+    assert!(table.contains(&format!("{best}\n")), "{table}");
+    assert!(
+        table.contains("(IOPS per point: the mean of 3 runs ± its 95% confidence interval)"),
+        "{table}"
+    );
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|l| l.starts_with("4k") || l.starts_with("8k"))
+        .collect();
+    assert!(
+        rows.len() == 2 && rows.iter().all(|r| r.contains('±')),
+        "{table}"
+    );
+    assert!(stdout(&o).contains("no clear best: bs="), "{}", stdout(&o));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("<li>no clear best: bs="),
+        "no answer in the HTML"
+    );
+    // Bandwidth and IOPS by bs: one bar per point each (p99 repeated too: its runs' spread).
+    assert!(
+        html.matches("class=\"errbar\"").count() >= 4,
+        "no error bars in the HTML"
+    );
+    assert!(html.contains("95% confidence interval (overlapping bars"));
+}
+
+/// `iogauge report DIR` answers again from the recorded figures: seed 002's committed index,
+/// made before best and knee were tested against noise, now reads "no clear best" (13 cells'
+/// intervals reach the leader's), and the index itself is left as it was.
+#[test]
+fn report_answers_a_saved_sweep_again_by_todays_rules() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/sweeps/seed002");
+    let before = std::fs::read(dir.join("index.json")).unwrap();
+    let o = iogauge(&["report", dir.to_str().unwrap(), "--output-format=text"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(
+            "no clear best: numpages=20 bs=64k leads (565 MB/s ±16%, p99 4.32 ms) but its 95% \
+             interval overlaps 13 other point(s)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("knee of numpages (bs=64k): 3 — no later value gains 10% beyond noise"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read(dir.join("index.json")).unwrap(), before);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("table.txt")).unwrap(),
+        text,
+        "the committed table.txt is the report's text"
     );
 }

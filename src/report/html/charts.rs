@@ -31,6 +31,7 @@ pub(super) fn charts(o: &mut String, label: &str, m: &Measurement) {
                     points: drawn_windows(f(d), d.series.interval_ms, m.elapsed_ns)
                         .map(|(end_s, v)| (end_s, v / scale))
                         .collect(),
+                    bars: Vec::new(),
                 })
                 .collect()
         };
@@ -76,6 +77,7 @@ pub(super) fn charts(o: &mut String, label: &str, m: &Measurement) {
                 name: n.clone(),
                 color: COLORS[i % COLORS.len()],
                 points: pts,
+                bars: Vec::new(),
             }
         })
         .collect();
@@ -158,6 +160,8 @@ pub(crate) struct Line {
     pub(crate) name: String,
     pub(crate) color: &'static str,
     pub(crate) points: Vec<(f64, f64)>,
+    /// Error bars: at x, from the low y to the high one (a 95% interval), where known.
+    pub(crate) bars: Vec<(f64, f64, f64)>,
 }
 
 pub(super) const W: f64 = 520.0;
@@ -243,7 +247,12 @@ pub(crate) fn line_chart(
     let pts = lines.iter().flat_map(|l| l.points.iter());
     let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
     let mut y_min = f64::INFINITY;
-    for &(x, y) in pts {
+    let bar_ends = lines
+        .iter()
+        .flat_map(|l| l.bars.iter().flat_map(|&(x, lo, hi)| [(x, lo), (x, hi)]))
+        // A bar reaching zero or below would break a log axis: it is clipped at the axis.
+        .filter(|&(_, y)| y > 0.0);
+    for (x, y) in pts.copied().chain(bar_ends) {
         x0 = x0.min(xf(x));
         x1 = x1.max(xf(x));
         y1 = y1.max(y);
@@ -365,6 +374,23 @@ fn draw_series(
             lx = legend_at(lines.iter().map(|l| l.name.as_str()), i).0,
             ly = legend_at(lines.iter().map(|l| l.name.as_str()), i).1
         );
+        for &(x, lo, hi) in &l.bars {
+            let (x, top) = (px(x), py(hi));
+            // Clipped at the bottom of the plot (a log axis has no zero).
+            let bottom = py(lo.max(f64::MIN_POSITIVE)).min(H - BOTTOM);
+            let _ = write!(
+                s,
+                "<path class=\"errbar\" stroke=\"{c}\" stroke-width=\"1\" fill=\"none\" \
+                 d=\"M{x:.1},{top:.1}V{bottom:.1}M{l:.1},{top:.1}H{r:.1}M{l:.1},{bottom:.1}H{r:.1}\">\
+                 <title>{n}: 95% interval {lo_t} to {hi_t}</title></path>",
+                c = l.color,
+                n = esc(&l.name),
+                l = x - 4.0,
+                r = x + 4.0,
+                lo_t = fmt_tick(lo),
+                hi_t = fmt_tick(hi),
+            );
+        }
     }
 }
 

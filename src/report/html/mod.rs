@@ -564,6 +564,7 @@ mod tests {
             name: name.into(),
             color: COLORS[0],
             points: vec![(1.0, peak / 2.0), (2.0, peak)],
+            bars: Vec::new(),
         };
         let together = by_scale(vec![line("read", 900.0), line("write", 400.0)]);
         assert_eq!(together.len(), 1);

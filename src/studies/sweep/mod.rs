@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::options::lookup;
 use crate::result::DirReport;
+use crate::studies::repeat::Spread;
 
 /// How a point ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +84,12 @@ pub struct Figures {
     pub runs: usize,
     #[serde(default)]
     pub mb_per_s_ci95_pct: f64,
+    /// The same for `iops` and for `p99_us` (the worst row's p99 over the runs); absent in
+    /// an index made before they were recorded, and where no run recorded a p99.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iops_ci95_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_ci95_pct: Option<f64>,
     /// The point's warnings (its report's), carried into every output of the sweep.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -109,6 +116,14 @@ fn p99_us(d: &DirReport) -> Option<f64> {
 pub fn worse(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     match (a, b) {
         (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+/// Of two spreads either of which may be missing, the one with the larger mean.
+fn worst_spread(a: Option<Spread>, b: Option<Spread>) -> Option<Spread> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if y.mean > x.mean { y } else { x }),
         (x, y) => x.or(y),
     }
 }
@@ -157,7 +172,8 @@ pub fn figures(r: &super::Report) -> Figures {
     f.cached = crate::result::cache_served(&r.warnings);
     f.runs = 1;
     if let Some(rep) = r.repeat.as_ref().filter(|r| r.completed > 1) {
-        // The means over the runs: sums of the rows' means, p99 the worst row's mean.
+        // The means over the runs: sums of the rows' means, p99 the worst row's mean (and
+        // that row's spread, for its interval).
         let (mut rd, mut wr) = ([0.0; 3], [0.0; 3]);
         let (mut rp, mut wp) = (None, None);
         for j in &rep.jobs {
@@ -166,13 +182,15 @@ pub fn figures(r: &super::Report) -> Figures {
                     acc[0] += d.mib_per_s.mean;
                     acc[1] += d.mb_per_s.mean;
                     acc[2] += d.iops.mean;
-                    *p = worse(*p, d.p99_us.map(|s| s.mean));
+                    *p = worst_spread(*p, d.p99_us);
                 }
             }
         }
         [f.read_mib_per_s, f.read_mb_per_s, f.read_iops] = rd;
         [f.write_mib_per_s, f.write_mb_per_s, f.write_iops] = wr;
-        (f.read_p99_us, f.write_p99_us) = (rp, wp);
+        (f.read_p99_us, f.write_p99_us) = (rp.map(|s| s.mean), wp.map(|s| s.mean));
+        f.p99_ci95_pct = worst_spread(rp, wp).map(|s| s.ci_pct());
+        f.iops_ci95_pct = Some(rep.total_iops.ci_pct());
         f.runs = rep.completed;
         f.mb_per_s_ci95_pct = rep.total_mb_per_s.ci_pct();
     }
@@ -245,6 +263,22 @@ impl Metric {
             Metric::ElapsedS => f.and(p.elapsed_s),
         }
     }
+
+    /// The 95% confidence interval of the point's figure, when it is the mean of repeated
+    /// runs (`--repeat`) and the runs recorded its spread (a point's wall time has none).
+    pub fn interval(self, p: &Point) -> Option<(f64, f64)> {
+        let x = self.of(p)?;
+        let f = p.figures.as_ref().filter(|f| f.runs > 1)?;
+        let pct = match self {
+            // MiB/s is MB/s times a constant in every run: the same relative interval.
+            Metric::MbPerS | Metric::MibPerS => f.mb_per_s_ci95_pct,
+            Metric::Iops => f.iops_ci95_pct?,
+            Metric::P99Us => f.p99_ci95_pct?,
+            Metric::ElapsedS => return None,
+        };
+        let half = x.abs() * pct / 100.0;
+        Some((x - half, x + half))
+    }
 }
 
 /// The sweep's directory's `index.json`.
@@ -267,6 +301,12 @@ pub struct Index {
     pub table: Vec<String>,
     #[serde(default)]
     pub metric: String,
+    /// The answers' bounds, as asked (`--knee`, `--max-p99`): `iogauge report` answers again
+    /// with them, by today's rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knee_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_p99_us: Option<f64>,
 }
 
 pub const SCHEMA: &str = "iogauge-sweep";
@@ -305,7 +345,16 @@ impl Index {
             answers: Vec::new(),
             table: Vec::new(),
             metric: String::new(),
+            knee_pct: None,
+            max_p99_us: None,
         })
+    }
+
+    /// The answers again, by the saved metric and bounds (an index made before they were
+    /// saved: the defaults, `--knee=10%` and no p99 bound).
+    pub fn answer_again(&mut self) {
+        let (_, _, metric) = self.saved_table();
+        self.answers = self.answers(metric, self.max_p99_us, self.knee_pct.unwrap_or(10.0));
     }
 
     /// The table the sweep printed: its rows, columns and metric (the first two swept
@@ -356,6 +405,8 @@ impl Index {
                 "runtime_s",
                 "runs",
                 "mb_per_s_ci95_pct",
+                "iops_ci95_pct",
+                "p99_ci95_pct",
                 "elapsed_s",
                 "report",
                 "iogauge",
@@ -405,6 +456,8 @@ impl Index {
                     String::new()
                 },
                 n(g.mb_per_s_ci95_pct),
+                opt(g.iops_ci95_pct),
+                opt(g.p99_ci95_pct),
                 opt(p.elapsed_s),
                 p.report.clone().unwrap_or_default(),
                 g.iogauge.clone(),
@@ -574,7 +627,12 @@ mod tests {
             a[2],
             "knee of iodepth (bs=8k): none up to 16 — it still gains 10% or more"
         );
-        assert_eq!(a.len(), 3, "bs has two values: no knee: {a:?}");
+        assert_eq!(a.len(), 4, "bs has two values: no knee: {a:?}");
+        assert_eq!(
+            a[3],
+            "(one run per point: best and knees are not tested against noise; --repeat 3 gives \
+             each point a 95% interval)"
+        );
         let a = idx.answers(Metric::MbPerS, Some(100.0), 10.0);
         assert_eq!(
             a[0],
@@ -595,6 +653,75 @@ mod tests {
         assert_eq!(
             a[0],
             "best with p99 at most 10.0 µs: no point passed within the bound"
+        );
+    }
+
+    /// Repeated points: `mb` ± `ci` percent over 3 runs.
+    fn repeated(idx: &mut Index, point: usize, mb: f64, ci: f64) {
+        done(idx, point, Some(mb), Status::Ok);
+        let f = idx.points[point].figures.as_mut().unwrap();
+        f.runs = 3;
+        f.mb_per_s_ci95_pct = ci;
+    }
+
+    #[test]
+    fn best_and_knee_are_tested_against_noise() {
+        let axis = || vec![parse_axis("iodepth=1..8:x2").unwrap()];
+        // A noisy cell: 242 ±1116% leads, but its interval covers every other point.
+        let mut idx = Index::new(vec![], vec![], axis()).unwrap();
+        for (k, (mb, ci)) in [(100.0, 2.0), (180.0, 3.0), (200.0, 2.0), (242.0, 1116.0)]
+            .into_iter()
+            .enumerate()
+        {
+            repeated(&mut idx, k, mb, ci);
+        }
+        let a = idx.answers(Metric::MbPerS, None, 10.0);
+        assert_eq!(
+            a[0],
+            "no clear best: iodepth=8 leads (242 MB/s ±1116%) but its 95% interval overlaps 3 \
+             other point(s): iodepth=4 (200 MB/s ±2%), iodepth=2 (180 MB/s ±3%), iodepth=1 (100 \
+             MB/s ±2%) — the differences are within noise (more --repeat runs or a longer \
+             runtime can separate them)"
+        );
+        // Its gain over iodepth=4 (+21%) is within noise: the knee is at 4.
+        assert_eq!(
+            a[1],
+            "knee of iodepth: 4 — no later value gains 10% beyond noise (the best after it: 242 \
+             MB/s at 8, +21.0%, within noise)"
+        );
+        assert_eq!(a.len(), 2, "repeated points: no 'not tested' line: {a:?}");
+        // Tight intervals: a clear best, and the knee where gains stop.
+        let mut idx = Index::new(vec![], vec![], axis()).unwrap();
+        for (k, (mb, ci)) in [(100.0, 2.0), (180.0, 3.0), (200.0, 2.0), (260.0, 1.0)]
+            .into_iter()
+            .enumerate()
+        {
+            repeated(&mut idx, k, mb, ci);
+        }
+        let a = idx.answers(Metric::MbPerS, None, 10.0);
+        assert_eq!(
+            a[0],
+            "best: iodepth=8 (260 MB/s ±1%; ahead of the next, iodepth=4, by 30.0% beyond \
+             noise: their 95% intervals do not overlap)"
+        );
+        assert_eq!(
+            a[1],
+            "knee of iodepth: none up to 8 — it still gains 10% or more"
+        );
+        // 4 → 8 gains 2% and the intervals overlap: no clear best, and the knee at 4.
+        repeated(&mut idx, 3, 204.0, 1.0);
+        let a = idx.answers(Metric::MbPerS, None, 10.0);
+        assert!(
+            a[0].starts_with(
+                "no clear best: iodepth=8 leads (204 MB/s ±1%) but its 95% \
+             interval overlaps 1 other point(s): iodepth=4 (200 MB/s ±2%)"
+            ),
+            "{a:?}"
+        );
+        assert_eq!(
+            a[1],
+            "knee of iodepth: 4 — no later value gains 10% beyond noise (the best after it: 204 \
+             MB/s at 8, +2.0%)"
         );
     }
 
