@@ -51,6 +51,10 @@ pub struct FioDisk {
     pub write_ticks: u64,
     pub in_queue: u64,
     pub util: f64,
+    /// Scale-out: the host whose device this is (fio's client/server output keeps each
+    /// host's disks apart; so does this).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iogauge_host: Option<String>,
 }
 
 pub fn doc(r: &Report) -> FioDoc {
@@ -84,10 +88,11 @@ fn disk_util(r: &RunReport) -> Vec<FioDisk> {
     for d in r.groups.iter().flat_map(|g| &g.devices) {
         let i = out
             .iter()
-            .position(|(o, _, _)| o.name == d.name)
+            .position(|(o, _, _)| o.name == d.name && o.iogauge_host == d.host)
             .unwrap_or_else(|| {
                 let disk = FioDisk {
                     name: d.name.clone(),
+                    iogauge_host: d.host.clone(),
                     ..FioDisk::default()
                 };
                 out.push((disk, 0, 0));

@@ -490,6 +490,8 @@ fn device(d: &Disk) -> DeviceIo {
         wall_ms: 0,
         unmeasured_ms: 0,
         bytes_unknown: true,
+        host: None,
+        ranks: Vec::new(),
     }
 }
 

@@ -488,6 +488,8 @@ fn device_io(
             (100.0 * c.io_ms as f64 / wall.as_millis().max(1) as f64).min(100.0)
         },
         bytes_unknown: false,
+        host: None,
+        ranks: Vec::new(),
     }
 }
 

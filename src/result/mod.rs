@@ -130,6 +130,12 @@ pub struct DeviceIo {
     /// I/Os and merges but not bytes): `read_bytes` and `write_bytes` mean nothing.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bytes_unknown: bool,
+    /// Scale-out: the host whose device this is, and the ranks there that ran on it (one
+    /// host's device is reported once: see `studies::scaleout::merge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<usize>,
 }
 
 impl DeviceIo {
@@ -151,10 +157,18 @@ impl DeviceIo {
 
     /// The device's name with its major:minor where known.
     pub fn label(&self) -> String {
-        match self.major_minor.is_empty() {
+        let mut l = match self.major_minor.is_empty() {
             true => self.name.clone(),
             false => format!("{} ({})", self.name, self.major_minor),
+        };
+        if let Some(h) = &self.host {
+            l += &format!(" on {h}");
+            if !self.ranks.is_empty() {
+                let ranks: Vec<String> = self.ranks.iter().map(|r| r.to_string()).collect();
+                l += &format!(", rank(s) {}", ranks.join(","));
+            }
         }
+        l
     }
 }
 

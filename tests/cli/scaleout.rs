@@ -881,3 +881,54 @@ fn host_rows_are_bytes_over_the_hosts_span_and_other_plans_are_named() {
         "{w}"
     );
 }
+
+/// One host, four ranks writing by `--directory` (each job named `w.r$rank` by design): the
+/// text report gives the group's total once (the host's line points at it instead of a
+/// second figure), each device of the host once with the ranks that ran on it, each warning
+/// once with its ranks, and no "other options" warning for the names iogauge gave the ranks.
+#[cfg(feature = "mpi")]
+#[test]
+fn one_host_reports_its_total_and_its_device_once() {
+    let d = tmp();
+    let Some(o) = launch(&[
+        "run",
+        &format!("--directory={}", d.path().display()),
+        "--size=4m",
+        "--bs=1m",
+        "--rw=write",
+        "--name=w",
+    ]) else {
+        return;
+    };
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = super::stdout(&o);
+    let all = format!("{text}{}", stderr(&o));
+    let devices: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  device "))
+        .collect();
+    if devices.is_empty() {
+        skip!(
+            "no block device below {}: the device line is not checked",
+            d.path().display()
+        );
+    } else {
+        assert_eq!(devices.len(), 1, "{text}");
+        assert!(devices[0].contains(", rank(s) 0,1,2,3: "), "{text}");
+    }
+    assert_eq!(text.matches("all 4 jobs together").count(), 1, "{text}");
+    assert!(
+        text.contains("ranks 0,1,2,3 (the group's total above is this host's)"),
+        "{text}"
+    );
+    assert!(!all.contains("ran other options"), "{all}");
+    let mut warned: Vec<&str> = all.lines().filter(|l| l.starts_with("warning: ")).collect();
+    let n = warned.len();
+    warned.dedup();
+    assert_eq!(warned.len(), n, "{all}");
+    assert!(
+        warned.iter().all(|w| !w.starts_with("warning: rank 1 ")),
+        "a warning every rank gave is one line for all of them: {all}"
+    );
+    assert!(entries(d.path()).is_empty());
+}

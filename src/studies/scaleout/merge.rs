@@ -253,7 +253,7 @@ fn merge_group(
         .collect();
     // The fio part carries the aggregate: one row for the group.
     g.group_reporting = true;
-    g.devices = here.iter().flat_map(|(_, g)| g.devices.clone()).collect();
+    g.devices = host_devices(here);
     // The first to finish among the ranks that were not stopped for another's finish.
     let stonewalled_at = here
         .iter()
@@ -286,6 +286,43 @@ fn merge_group(
     }
 }
 
+/// Each host's devices once, with the ranks there that ran on them. The ranks on one host
+/// count the same device over overlapping windows, so adding their counts would count its
+/// I/O several times: each device gets the counts of the rank whose window saw the most
+/// (the fullest view of it; the device's own traffic from other ranks and processes is in
+/// it as it always is).
+fn host_devices(here: &[Ran]) -> Vec<crate::result::DeviceIo> {
+    let mut out: Vec<crate::result::DeviceIo> = Vec::new();
+    for (p, g) in here {
+        for d in &g.devices {
+            let moved = |d: &crate::result::DeviceIo| (d.read_bytes + d.write_bytes, d.wall_ms);
+            let same = out.iter_mut().find(|o| {
+                o.host.as_deref() == Some(p.host.as_str())
+                    && o.name == d.name
+                    && o.major_minor == d.major_minor
+            });
+            match same {
+                Some(o) => {
+                    let mut ranks = std::mem::take(&mut o.ranks);
+                    ranks.push(p.rank);
+                    if moved(d) > moved(o) {
+                        *o = d.clone();
+                        o.host = Some(p.host.clone());
+                    }
+                    o.ranks = ranks;
+                }
+                None => {
+                    let mut d = d.clone();
+                    d.host = Some(p.host.clone());
+                    d.ranks = vec![p.rank];
+                    out.push(d);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A host's row for one group: the host's bytes over the host's span, computed as the
 /// group's total is, never the sum of its ranks' own rates (ranks that did not overlap would
 /// add up to more than the host moved in any second).
@@ -313,18 +350,52 @@ fn host_group(
     }
 }
 
-/// Every rank's warnings (or errors), each tagged with the rank and host, each said once.
+/// Every rank's warnings (or errors), each said once with the ranks (and hosts) that gave
+/// it: the same words from several ranks, once their own file and job names (`.rRANK`) read
+/// `.r$rank`, are one line.
 fn tagged(parts: &[RankResult], f: fn(&RunReport) -> &Vec<String>) -> Vec<String> {
-    let mut v: Vec<String> = Vec::new();
+    let mut said: Vec<(String, Vec<(usize, &str)>)> = Vec::new();
     for p in parts {
         for w in f(&p.report) {
-            let w = format!("rank {} ({}): {w}", p.rank, p.host);
-            if !v.contains(&w) {
-                v.push(w);
+            let w = rank_neutral(w, p.rank);
+            match said.iter_mut().find(|(x, _)| *x == w) {
+                Some((_, who)) => who.push((p.rank, &p.host)),
+                None => said.push((w, vec![(p.rank, &p.host)])),
             }
         }
     }
-    v
+    said.into_iter()
+        .map(|(w, who)| {
+            let ranks: Vec<usize> = who.iter().map(|&(r, _)| r).collect();
+            let mut hosts: Vec<&str> = Vec::new();
+            for &(_, h) in &who {
+                if !hosts.contains(&h) {
+                    hosts.push(h);
+                }
+            }
+            let which = if ranks.len() == 1 { "rank" } else { "ranks" };
+            format!("{which} {} ({}): {w}", ranks_text(&ranks), hosts.join(","))
+        })
+        .collect()
+}
+
+/// `text` with this rank's own suffix, `.rRANK` where no digit follows, written `.r$rank`.
+fn rank_neutral(text: &str, rank: usize) -> String {
+    let own = format!(".r{rank}");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&own) {
+        let after = &rest[at + own.len()..];
+        out.push_str(&rest[..at]);
+        if after.starts_with(|c: char| c.is_ascii_digit()) {
+            out.push_str(&own);
+        } else {
+            out.push_str(".r$rank");
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Options that name a rank's own files: they differ between ranks by design.
@@ -343,6 +414,13 @@ pub fn plan_differences(parts: &[RankResult]) -> Option<String> {
             .map(|j| {
                 let mut o = j.options.clone();
                 o.retain(|k, _| !PER_RANK.contains(&k.as_str()));
+                // A job writing by `directory` is named NAME.rRANK by design (its files are
+                // named after it): that is not a difference.
+                if let Some(n) = o.get_mut("name") {
+                    if let Some(base) = n.strip_suffix(&format!(".r{}", p.rank)) {
+                        *n = base.to_string();
+                    }
+                }
                 o
             })
             .collect()
@@ -433,16 +511,21 @@ pub fn text(s: &ScaleOut) -> String {
             ),
             None => {}
         }
+        // One host: its row is the group's total printed above, not a second figure.
+        if let [h] = s.hosts.as_slice() {
+            o.push_str(&format!(
+                "    {}: ranks {} (the group's total above is this host's)\n",
+                h.host,
+                ranks_text(&h.ranks)
+            ));
+            continue;
+        }
         for h in &s.hosts {
             if let Some(x) = h.groups.get(gi) {
                 o.push_str(&format!(
                     "    {:<24} ranks {:<12} {:>10.2} MB/s ({:.2} MiB/s) {:>10.0} IOPS  p99 {}\n",
                     h.host,
-                    h.ranks
-                        .iter()
-                        .map(|r| r.to_string())
-                        .collect::<Vec<_>>()
-                        .join(","),
+                    ranks_text(&h.ranks),
                     x.mb_per_s,
                     x.mib_per_s,
                     x.iops,
@@ -452,4 +535,28 @@ pub fn text(s: &ScaleOut) -> String {
         }
     }
     o
+}
+
+/// Ranks as "0,1,2,3".
+fn ranks_text(ranks: &[usize]) -> String {
+    ranks
+        .iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rank_neutral;
+
+    #[test]
+    fn a_ranks_own_suffix_reads_as_the_template() {
+        assert_eq!(
+            rank_neutral("group 1 (w.r1): /d/w.r1.0.0 and /d/w.r10.0.0", 1),
+            "group 1 (w.r$rank): /d/w.r$rank.0.0 and /d/w.r10.0.0"
+        );
+        assert_eq!(rank_neutral("w.r2", 2), "w.r$rank");
+        assert_eq!(rank_neutral("w.r2", 3), "w.r2", "another rank's name stays");
+    }
 }
