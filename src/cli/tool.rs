@@ -30,6 +30,9 @@ pub struct ToolOptions {
     pub rank_stonewall: bool,
     /// `--rank-read-shift`: under mpirun, read jobs read another rank's files.
     pub rank_read_shift: Option<crate::studies::scaleout::ReadShift>,
+    /// `--rank-timeout`: under mpirun, how long a rank waits for the others at any meeting
+    /// (None: the default, from the plan).
+    pub rank_timeout: Option<std::time::Duration>,
 }
 
 impl ToolOptions {
@@ -51,6 +54,7 @@ impl ToolOptions {
             repeat: *m.get_one::<u32>("repeat").expect("has default"),
             rank_stonewall: false,
             rank_read_shift: None,
+            rank_timeout: None,
             rounds: crate::studies::rounds::RoundsSpec::default(),
         })
     }
@@ -72,6 +76,7 @@ impl ToolOptions {
             rounds: crate::studies::rounds::RoundsSpec::default(),
             rank_stonewall: false,
             rank_read_shift: None,
+            rank_timeout: None,
         }
     }
 
@@ -113,29 +118,7 @@ pub(super) fn tool_args(cmd: Command) -> Command {
     safety_args(cmd, "Keep the files iogauge created (default: remove them)")
         .arg(overwrite_output_arg())
         .arg(repeat_arg())
-        .arg(
-            Arg::new("rank-stonewall")
-                .long("rank-stonewall")
-                .help_heading("Rounds and scale-out")
-                .action(ArgAction::SetTrue)
-                .help(
-                    "Under mpirun/srun: every rank stops a group as soon as the first rank \
-                 finishes it (IOR's stonewalling); the group's figure is what all ranks moved \
-                 until then",
-                ),
-        )
-        .arg(
-            Arg::new("rank-read-shift")
-                .long("rank-read-shift")
-                .help_heading("Rounds and scale-out")
-                .value_name("host|N")
-                .value_parser(|v: &str| v.parse::<crate::studies::scaleout::ReadShift>())
-                .help(
-                    "Under mpirun/srun: each rank's read-only jobs read the files of the rank N \
-                 further on (host: the nearest rank on another host), not their own (IOR's -C): \
-                 reads that the writing host's page cache cannot serve",
-                ),
-        )
+        .args(rank_args())
         .arg(
             Arg::new("until-steady")
                 .long("until-steady")
@@ -230,6 +213,52 @@ pub(super) fn repeat_arg() -> Arg {
         .help("Run N times: each figure's mean, spread and 95% confidence interval")
 }
 
+/// The scale-out flags (under mpirun or srun).
+fn rank_args() -> [Arg; 3] {
+    [
+        Arg::new("rank-stonewall")
+            .long("rank-stonewall")
+            .help_heading("Rounds and scale-out")
+            .action(ArgAction::SetTrue)
+            .help(
+                "Under mpirun/srun: every rank stops a group as soon as the first rank \
+             finishes it (IOR's stonewalling); the group's figure is what all ranks moved \
+             until then",
+            ),
+        Arg::new("rank-read-shift")
+            .long("rank-read-shift")
+            .help_heading("Rounds and scale-out")
+            .value_name("host|N")
+            .value_parser(|v: &str| v.parse::<crate::studies::scaleout::ReadShift>())
+            .help(
+                "Under mpirun/srun: each rank's read-only jobs read the files of the rank N \
+             further on (host: the nearest rank on another host), not their own (IOR's -C): \
+             reads that the writing host's page cache cannot serve",
+            ),
+        Arg::new("rank-timeout")
+            .long("rank-timeout")
+            .help_heading("Rounds and scale-out")
+            .value_name("TIME")
+            .value_parser(|v: &str| {
+                crate::plan::value::parse_duration(v, std::time::Duration::from_secs(1))
+                    .map_err(|e| e.to_string())
+                    .and_then(|d| {
+                        if d.is_zero() {
+                            Err("expected a time above zero (30s, 5m)".to_string())
+                        } else {
+                            Ok(d)
+                        }
+                    })
+            })
+            .help(
+                "Under mpirun/srun: how long a rank waits for the others at the start of a \
+             group or at the end before it gives them up, reports what it has and names \
+             the ranks that did not answer [default: 10 minutes, or twice the plan's timed \
+             runtime when longer]",
+            ),
+    ]
+}
+
 pub(super) fn overwrite_output_arg() -> Arg {
     Arg::new("overwrite-output")
         .long("overwrite-output")
@@ -245,6 +274,7 @@ pub(super) fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
     let tool = ToolOptions {
         rank_stonewall: m.get_flag("rank-stonewall"),
         rank_read_shift: m.get_one("rank-read-shift").copied(),
+        rank_timeout: m.get_one("rank-timeout").copied(),
         rounds: crate::studies::rounds::RoundsSpec {
             max: if m.get_flag("until-steady") {
                 *m.get_one::<u32>("max-rounds").expect("has default") as usize

@@ -88,7 +88,7 @@ pub(crate) fn legacy_one(
     let mut step = p.step();
     // Across ranks as `run` is: SAS's guidance runs iotest.sh on every grid node at once.
     #[cfg(feature = "mpi")]
-    let ranks = match scale::begin(&mut step.sections, false, None) {
+    let ranks = match scale::begin(&mut step.sections, scale::Asked::default()) {
         Ok(r) => r,
         Err(code) => return ExitCode::from(code),
     };

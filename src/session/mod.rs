@@ -433,7 +433,8 @@ fn exit_code(outcome: &runner::RunOutcome) -> u8 {
     }
 }
 
-/// `--rank-stonewall` and `--rank-read-shift` need a launch of several ranks.
+/// `--rank-stonewall`, `--rank-timeout` and `--rank-read-shift` need a launch of several
+/// ranks.
 fn ranks_allow(tool: &ToolOptions) -> Result<(), ExitCode> {
     let launch =
         iogauge::studies::scaleout::launched(&|k| std::env::var(k).ok()).filter(|l| l.size > 1);
@@ -442,6 +443,13 @@ fn ranks_allow(tool: &ToolOptions) -> Result<(), ExitCode> {
             "--rank-stonewall: stops every rank when the first finishes a group; it needs a \
              launch of several ranks (mpirun or srun, with iogauge built with --features mpi)",
         ));
+    }
+    if let Some(t) = tool.rank_timeout.filter(|_| launch.is_none()) {
+        return Err(usage_exit(&format!(
+            "--rank-timeout={}s: how long a rank waits for the others; it needs a launch of \
+             several ranks (mpirun or srun, with iogauge built with --features mpi)",
+            t.as_secs_f64()
+        )));
     }
     if let Some(shift) = tool.rank_read_shift.filter(|_| launch.is_none()) {
         return Err(usage_exit(&format!(
@@ -473,7 +481,7 @@ pub(crate) fn execute(
         return code;
     }
     #[cfg(feature = "mpi")]
-    let ranks = match scale::begin(&mut sections, tool.rank_stonewall, tool.rank_read_shift) {
+    let ranks = match scale::begin(&mut sections, (&tool).into()) {
         Ok(r) => r,
         Err(code) => return ExitCode::from(code),
     };

@@ -571,6 +571,25 @@ fn rank_stonewall_needs_a_launch() {
     );
 }
 
+/// `--rank-timeout` likewise; a time that is zero or not a time is refused by name.
+#[test]
+fn rank_timeout_needs_a_launch_and_a_time() {
+    let d = tmp();
+    refused_alone(
+        d.path(),
+        &["--size=1m", "--rw=write", "--rank-timeout=30s"],
+        "--rank-timeout=30s",
+    );
+    for (bad, says) in [
+        ("0", "above zero"),
+        ("soon", "soon"),
+        ("", "--rank-timeout"),
+    ] {
+        let flag = format!("--rank-timeout={bad}");
+        refused_alone(d.path(), &["--size=1m", "--rw=write", &flag], says);
+    }
+}
+
 #[test]
 fn rank_read_shift_needs_a_launch() {
     let d = tmp();
@@ -931,4 +950,129 @@ fn one_host_reports_its_total_and_its_device_once() {
         "a warning every rank gave is one line for all of them: {all}"
     );
     assert!(entries(d.path()).is_empty());
+}
+
+/// The process of `rank` among the iogauge ranks whose command line holds `marker`.
+#[cfg(feature = "mpi")]
+fn rank_pid(marker: &str, rank: usize) -> Option<i32> {
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+        let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+        let env = std::fs::read(e.path().join("environ")).ok()?;
+        let has = |b: &[u8], s: &str| b.split(|&c| c == 0).any(|w| w == s.as_bytes());
+        let cmd_has = cmd.windows(marker.len()).any(|w| w == marker.as_bytes());
+        (cmd_has && has(&env, &want)).then_some(pid)
+    })
+}
+
+/// Starts 4 ranks of a 3 s timed read with `--rank-timeout=5s`, each on its own file in
+/// `dir`, sends `signal` to rank 3 once all are running, and returns mpirun's output and how
+/// long it took.
+#[cfg(feature = "mpi")]
+fn with_rank_3_signalled(
+    dir: &std::path::Path,
+    signal: &str,
+) -> Option<(std::process::Output, std::time::Duration)> {
+    use std::time::{Duration, Instant};
+    let mut mpi = mpirun()?;
+    // Where a partial report would go after a signal: never the checkout.
+    let cwd = tmp();
+    let child = mpi
+        .current_dir(cwd.path())
+        .arg(super::bin().get_program())
+        .args([
+            "run",
+            &format!("--filename={}/f$rank", dir.display()),
+            "--size=4m",
+            "--rw=read",
+            "--time_based",
+            "--runtime=3",
+            "--rank-timeout=5s",
+            "--output-format=json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while (0..4).any(|k| !dir.join(format!("f{k}")).exists()) {
+        assert!(started.elapsed() < Duration::from_secs(30), "never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let marker = dir.to_str().unwrap();
+    let pid = rank_pid(marker, 3).expect("rank 3's process");
+    let sent = Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let o = child.wait_with_output().unwrap();
+    // A stopped rank is continued, so mpirun can end it.
+    let _ = Command::new("kill")
+        .args(["-CONT", &pid.to_string()])
+        .status();
+    Some((o, started.elapsed()))
+}
+
+/// A rank that stalls (SIGSTOP, as a hung NFS client or a swapping node does) does not hang
+/// the others: each waits at most --rank-timeout at the end, rank 0 reports what the others
+/// measured, naming the silent rank and its host, marks the report partial and exits
+/// non-zero; every other rank's file is removed.
+#[cfg(feature = "mpi")]
+#[test]
+fn a_stalled_rank_is_given_up_and_named() {
+    use serde_json::Value;
+    let d = super::shm_tmp();
+    let Some((o, took)) = with_rank_3_signalled(d.path(), "STOP") else {
+        return;
+    };
+    assert!(
+        took < std::time::Duration::from_secs(40),
+        "ended within the deadline: {took:?}"
+    );
+    assert_ne!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", stderr(&o));
+    });
+    let errors = r["errors"].to_string();
+    assert!(
+        errors.contains("rank 3 (") && errors.contains("did not answer within 5 s"),
+        "{errors}"
+    );
+    assert!(errors.contains("the report is partial"), "{errors}");
+    let jobs = r["groups"][0]["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 3, "ranks 0, 1 and 2 reported");
+    assert!(jobs.iter().all(|j| j["read"]["ios"].as_u64().unwrap() > 0));
+    for k in 0..3 {
+        assert!(
+            !d.path().join(format!("f{k}")).exists(),
+            "rank {k}'s file removed"
+        );
+    }
+}
+
+/// A rank killed outright (SIGKILL, as the OOM killer does): mpirun ends the job, and every
+/// surviving rank removes its file before it goes, instead of blocking on a send to the
+/// dead rank. (The killed rank's own file cannot be removed by it; the next run on that path
+/// says it found the leftover and takes it over.)
+#[cfg(feature = "mpi")]
+#[test]
+fn a_killed_rank_leaves_no_file_of_the_others() {
+    let d = super::shm_tmp();
+    let Some((o, took)) = with_rank_3_signalled(d.path(), "KILL") else {
+        return;
+    };
+    assert!(
+        took < std::time::Duration::from_secs(40),
+        "ended within the deadline: {took:?}"
+    );
+    assert_ne!(o.status.code(), Some(0), "{}", stderr(&o));
+    for k in 0..3 {
+        assert!(
+            !d.path().join(format!("f{k}")).exists(),
+            "rank {k}'s file removed"
+        );
+    }
 }

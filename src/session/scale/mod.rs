@@ -13,6 +13,11 @@ use mpi::traits::*;
 
 use super::{AGREE, Failure, GROUP_READY, Measured, RUN_TICK, Tick, Told};
 
+mod exchange;
+mod wait;
+
+use wait::{Patience, Sends, flush_pending, meet, tell_all};
+
 /// The tag of the message a stopping rank sends every other rank: the repetition in the
 /// high 32 bits, the rank in the low.
 const STOP: mpi::Tag = 7;
@@ -21,6 +26,14 @@ const CLOCK: mpi::Tag = 8;
 /// The tag of "this rank finished group N" (stonewalling): the repetition (15 bits) in the
 /// top 16 bits, the group in the next 16, the rank in the low 32.
 const DONE: mpi::Tag = 9;
+/// The tag of a rank's result, sent to rank 0 after each measurement.
+const RESULT: mpi::Tag = 10;
+/// The tag of rank 0's answer to a result: the merged exit code.
+const CODE: mpi::Tag = 11;
+/// The tag of rank 0's "the report is out", to the ranks that answered, once the others
+/// were given up (no meeting can be had then: a rank that left early would end the job,
+/// and the launcher rank 0 with it, before the report is written).
+const BYE: mpi::Tag = 12;
 
 /// Rank 0's estimate of each rank's clock offset (its clock minus rank 0's): the best of
 /// 5 round trips each, the reply taken as read halfway (Cristian's method). Empty on the
@@ -55,22 +68,6 @@ fn clock_offsets(world: &mpi::topology::SimpleCommunicator) -> Vec<i64> {
     if me == 0 { offsets } else { Vec::new() }
 }
 
-/// One meeting of every rank: whether all are ready (bit 0), whether all have ended
-/// (bit 1). Every meeting point of a run (the start, each group, the end) is one bitwise-AND
-/// reduction on one communicator, so a rank that ended early keeps meeting the others
-/// wherever they wait, tells them it is not ready (they stop there), and leaves once all
-/// have ended: no count of the meetings a rank missed is needed, and none is left waiting.
-fn meet(phase: &mpi::topology::SimpleCommunicator, ready: bool, ended: bool) -> (bool, bool) {
-    let mine = u8::from(ready) | (u8::from(ended) << 1);
-    let mut all = 0u8;
-    phase.all_reduce_into(
-        &mine,
-        &mut all,
-        mpi::collective::SystemOperation::bitwise_and(),
-    );
-    (all & 1 == 1, all & 2 == 2)
-}
-
 pub struct Ranks {
     // Dropped last, after the report is out: MPI_Finalize meets the launcher, which after a
     // Ctrl-C at mpirun is already ending the job.
@@ -92,6 +89,10 @@ pub struct Ranks {
     hosts: Vec<String>,
     /// Rank 0: each rank's clock offset.
     offsets: Vec<i64>,
+    /// How long it waits for the others, and whether a wait ran out.
+    patience: Rc<Patience>,
+    /// Rank 0: the ranks that sent their result in the last exchange.
+    answered: RefCell<Vec<usize>>,
     _universe: mpi::environment::Universe,
 }
 
@@ -112,15 +113,35 @@ fn all_hosts(world: &mpi::topology::SimpleCommunicator, host: &str) -> Vec<Strin
         .collect()
 }
 
+/// What the command line asks of the ranks: `--rank-stonewall`, `--rank-read-shift`,
+/// `--rank-timeout` (none of them: the legacy tools).
+#[derive(Default)]
+pub struct Asked {
+    pub stonewall: bool,
+    pub read_shift: Option<ReadShift>,
+    pub timeout: Option<std::time::Duration>,
+}
+
+impl From<&iogauge::cli::ToolOptions> for Asked {
+    fn from(t: &iogauge::cli::ToolOptions) -> Asked {
+        Asked {
+            stonewall: t.rank_stonewall,
+            read_shift: t.rank_read_shift,
+            timeout: t.rank_timeout,
+        }
+    }
+}
+
 /// Joins the launch when there is one: the rank's files made its own (and, with
 /// `--rank-read-shift`, its read jobs pointed at another rank's), the barrier before each
 /// group set up. `Err(code)`: the launch cannot run as asked (rank 0 said why; every rank
 /// leaves with the code).
-pub fn begin(
-    sections: &mut [Section],
-    stonewall: bool,
-    read_shift: Option<ReadShift>,
-) -> Result<Option<Ranks>, u8> {
+pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8> {
+    let Asked {
+        stonewall,
+        read_shift,
+        timeout,
+    } = asked;
     let Some(launch) = launched(&|k| std::env::var(k).ok()) else {
         return Ok(None);
     };
@@ -142,7 +163,10 @@ pub fn begin(
     }
     rank_sections(sections, rank, &host, shared);
     super::WARNINGS_ONLY_IN_REPORT.store(rank != 0, std::sync::atomic::Ordering::Relaxed);
-    let state = RankState::new(world.duplicate());
+    let state = RankState::new(
+        world.duplicate(),
+        Rc::new(Patience::for_plan(sections, timeout)),
+    );
     state.hook_agree();
     state.hook_tick(world.duplicate(), stonewall);
     state.hook_ready(borrowing);
@@ -152,6 +176,7 @@ pub fn begin(
         stopped_by,
         stonewalled,
         held_at,
+        patience,
         ..
     } = state;
     Ok(Some(Ranks {
@@ -167,6 +192,8 @@ pub fn begin(
         read_shift: shift_ranks,
         hosts,
         offsets,
+        patience,
+        answered: RefCell::new(Vec::new()),
         _universe: universe,
     }))
 }
@@ -232,10 +259,11 @@ struct RankState {
     stopped_by: Rc<RefCell<Option<i32>>>,
     stonewalled: Rc<RefCell<Vec<Option<usize>>>>,
     held_at: Rc<RefCell<Option<usize>>>,
+    patience: Rc<Patience>,
 }
 
 impl RankState {
-    fn new(phase: mpi::topology::SimpleCommunicator) -> RankState {
+    fn new(phase: mpi::topology::SimpleCommunicator, patience: Rc<Patience>) -> RankState {
         RankState {
             phase: Rc::new(phase),
             starts: Rc::default(),
@@ -243,12 +271,14 @@ impl RankState {
             stopped_by: Rc::default(),
             stonewalled: Rc::default(),
             held_at: Rc::default(),
+            patience,
         }
     }
 
     /// Before a measurement: every rank learns whether all could start.
     fn hook_agree(&self) {
         let (p, s, n) = (self.phase.clone(), self.starts.clone(), self.round.clone());
+        let pat = self.patience.clone();
         let (by, walled, held) = (
             self.stopped_by.clone(),
             self.stonewalled.clone(),
@@ -263,7 +293,7 @@ impl RankState {
                 by.borrow_mut().take();
                 walled.borrow_mut().clear();
                 held.borrow_mut().take();
-                meet(&p, ok, false).0
+                meet(&p, ok, false, &pat, "the start of the run").is_some_and(|m| m.0)
             }))
         });
     }
@@ -277,16 +307,18 @@ impl RankState {
             self.round.clone(),
         );
         let mut told_in: Option<u64> = None;
+        let mut sends = Sends(Vec::new());
         RUN_TICK.with(|h| {
             *h.borrow_mut() = Some(Box::new(move |t: Tick| {
                 let now = n.get();
-                if stop_messages(&w, &t, now, &mut told_in, &by) {
+                flush_pending(&mut sends.0);
+                if stop_messages(&w, &t, (now, &mut told_in), &by, &mut sends.0) {
                     return Told::StopRun;
                 }
                 if !stonewall {
                     return Told::Nothing;
                 }
-                stonewall_messages(&w, &t, now, &mut walled.borrow_mut())
+                stonewall_messages(&w, &t, now, &mut walled.borrow_mut(), &mut sends.0)
             }))
         });
     }
@@ -299,10 +331,12 @@ impl RankState {
             self.starts.clone(),
             self.held_at.clone(),
         );
+        let pat = self.patience.clone();
         GROUP_READY.with(|h| {
             *h.borrow_mut() = Some(Box::new(move |group, ok: bool| {
                 // The barrier, and whether every rank got there ready.
-                let all = meet(&p, ok, false).0;
+                let what = format!("the start of group {}", group + 1);
+                let all = meet(&p, ok, false, &pat, &what).is_some_and(|m| m.0);
                 if all {
                     s.borrow_mut().push(unix_ns());
                 } else if ok {
@@ -313,10 +347,12 @@ impl RankState {
         });
         if borrowing {
             let (p, held) = (self.phase.clone(), self.held_at.clone());
+            let pat = self.patience.clone();
             super::GROUP_LAID_OUT.with(|h| {
                 *h.borrow_mut() = Some(Box::new(move |group, ok: bool| {
                     // Every rank's files are there before any rank opens another's.
-                    let all = meet(&p, ok, false).0;
+                    let what = format!("the lay-out of group {}", group + 1);
+                    let all = meet(&p, ok, false, &pat, &what).is_some_and(|m| m.0);
                     if !all && ok {
                         *held.borrow_mut() = Some(group);
                     }
@@ -333,17 +369,15 @@ impl RankState {
 fn stop_messages(
     w: &mpi::topology::SimpleCommunicator,
     t: &Tick,
-    now: u64,
-    told_in: &mut Option<u64>,
+    (now, told_in): (u64, &mut Option<u64>),
     by: &RefCell<Option<i32>>,
+    pending: &mut Vec<mpi::request::Request<'static, i64>>,
 ) -> bool {
     let me = w.rank();
     if t.stopping && *told_in != Some(now) && by.borrow().is_none() {
         *told_in = Some(now);
-        let m = ((now as i64) << 32) | i64::from(me);
-        for r in (0..w.size()).filter(|&r| r != me) {
-            w.process_at_rank(r).send_with_tag(&m, STOP);
-        }
+        // Sent without waiting on any peer: one that is gone never takes it.
+        tell_all(w, ((now as i64) << 32) | i64::from(me), STOP, pending);
     }
     let mut stop = false;
     while let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(STOP) {
@@ -367,6 +401,7 @@ fn stonewall_messages(
     t: &Tick,
     now: u64,
     walled: &mut Vec<Option<usize>>,
+    pending: &mut Vec<mpi::request::Request<'static, i64>>,
 ) -> Told {
     let me = w.rank();
     if walled.len() <= t.group {
@@ -390,9 +425,7 @@ fn stonewall_messages(
         // This rank finished the group first (as far as it knows): the others stop.
         let m =
             (((now & 0x7fff) as i64) << 48) | (((t.group & 0xffff) as i64) << 32) | i64::from(me);
-        for r in (0..w.size()).filter(|&r| r != me) {
-            w.process_at_rank(r).send_with_tag(&m, DONE);
-        }
+        tell_all(w, m, DONE, pending);
     }
     told
 }
@@ -441,6 +474,14 @@ pub fn end(ranks: &Option<Ranks>, code: u8) {
     if let Some(r) = ranks {
         r.done();
         leave_if_ending(code);
+        if r.patience.is_lost() {
+            // MPI_Finalize would wait on the ranks that are gone: leave without it (the
+            // launcher then ends those still waiting).
+            use std::io::Write as _;
+            let _ = std::io::stdout().flush();
+            let _ = std::io::stderr().flush();
+            std::process::exit(i32::from(code));
+        }
     }
 }
 
@@ -460,26 +501,57 @@ impl Ranks {
     /// The last meeting: rank 0 comes once its report is out, so no rank leaves before
     /// (after Ctrl-C at mpirun, the first rank to exit ends the job for all).
     pub fn done(&self) {
-        self.world.barrier();
+        if !self.patience.is_lost() {
+            let _ = meet(&self.phase, true, true, &self.patience, "the last meeting");
+            return;
+        }
+        // The others given up: rank 0 tells those that answered its report is out; they
+        // wait for that (bounded) before they leave.
+        let fresh = Patience {
+            limit: 2 * self.exchange_limit(),
+            lost: RefCell::new(None),
+        };
+        if self.rank == 0 {
+            let bye: &'static u8 = Box::leak(Box::new(1u8));
+            for &r in self.answered.borrow().iter().filter(|&&r| r != 0) {
+                let req = self
+                    .world
+                    .process_at_rank(r as i32)
+                    .immediate_send_with_tag(mpi::request::StaticScope, bye, BYE);
+                let _ = fresh.wait(req, "the last word");
+            }
+        } else {
+            let got: &'static mut u8 = Box::leak(Box::new(0u8));
+            let req = self
+                .world
+                .process_at_rank(0)
+                .immediate_receive_into_with_tag(mpi::request::StaticScope, got, BYE);
+            let _ = fresh.wait(req, "rank 0's last word");
+        }
     }
 
     /// Once every rank is past its run: the stop messages no one read (a rank that had
     /// finished its group when another stopped) are taken, so none is left at the end.
     fn drain(&self) {
-        self.world.barrier();
-        while let Some((msg, _)) = self
-            .world
-            .any_process()
-            .immediate_matched_probe_with_tag(STOP)
+        if meet(
+            &self.phase,
+            true,
+            true,
+            &self.patience,
+            "the end of the run",
+        )
+        .is_none()
         {
-            let _ = msg.matched_receive::<i64>();
+            return;
         }
-        while let Some((msg, _)) = self
-            .world
-            .any_process()
-            .immediate_matched_probe_with_tag(DONE)
-        {
-            let _ = msg.matched_receive::<i64>();
+        for tag in [STOP, DONE] {
+            while let Some((msg, _)) = self
+                .world
+                .any_process()
+                .immediate_matched_probe_with_tag(tag)
+            {
+                let _ = msg.matched_receive::<i64>();
+            }
         }
     }
 
@@ -535,72 +607,48 @@ impl Ranks {
         }
     }
 
-    /// Rank 0: every rank's result gathered: the reports, the ranks with none (and why), and
-    /// the worst of their codes.
-    fn gather(
-        &self,
-        root: &mpi::topology::Process<'_>,
-        bytes: &[u8],
-    ) -> (Vec<RankResult>, Vec<(usize, String)>, u8) {
-        let n = self.world.size() as usize;
-        let len = bytes.len() as i32;
-        let mut lens = vec![0i32; n];
-        root.gather_into_root(&len, &mut lens[..]);
-        let displs: Vec<i32> = lens
-            .iter()
-            .scan(0i32, |at, &l| {
-                let d = *at;
-                *at += l;
-                Some(d)
-            })
-            .collect();
-        let mut all = vec![0u8; lens.iter().map(|&l| l as usize).sum()];
-        {
-            let mut part = mpi::datatype::PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
-            root.gather_varcount_into_root(bytes, &mut part);
-        }
-        let mut parts: Vec<RankResult> = Vec::new();
-        let mut failed: Vec<(usize, String)> = Vec::new();
-        let mut failed_code = 0u8;
-        for (r, (&l, &d)) in lens.iter().zip(&displs).enumerate() {
-            let b = &all[d as usize..(d + l) as usize];
-            match b {
-                [b'!', code, why @ ..] => {
-                    failed.push((r, String::from_utf8_lossy(why).into_owned()));
-                    failed_code = failed_code.max(*code);
-                }
-                _ => match serde_json::from_slice(b) {
-                    Ok(p) => parts.push(p),
-                    Err(e) => failed.push((r, format!("its result cannot be read: {e}"))),
-                },
-            }
-        }
-        (parts, failed, failed_code)
-    }
-
     /// After a measurement (each repetition): meets the other ranks until every one has
     /// ended (a rank that ended early tells those still waiting before a group that it is
     /// not ready, and they stop there); then each sends its result to rank 0, which merges
     /// them, and every rank learns the merged exit code, so all go on to the next
     /// repetition or all stop. Rank 0 gets the merge; the other ranks their own result
-    /// with the merged code (or `Failure::Said`: rank 0 says why).
+    /// with the merged code (or `Failure::Said`: rank 0 says why). Every wait is bounded by
+    /// the rank's patience: ranks that do not answer are named in rank 0's report, which is
+    /// then partial, and the run ends there.
     fn merge(&self, measured: Result<Measured, Failure>) -> Result<Measured, Failure> {
-        while !meet(&self.phase, false, true).1 {}
+        while let Some((_, ended)) = meet(
+            &self.phase,
+            false,
+            true,
+            &self.patience,
+            "the end of the run",
+        ) {
+            if ended {
+                break;
+            }
+        }
         let mut measured = measured;
         if let Ok(m) = measured.as_mut() {
             self.own_notes(m);
         }
-        // A rank with no result (it could not start) sends nothing but still takes part,
-        // so rank 0 never waits for it.
+        // A rank with no result (it could not start) sends its reason, so rank 0 never waits
+        // for it.
         let bytes = self.result_bytes(&measured);
-        let root = self.world.process_at_rank(0);
-        let len = bytes.len() as i32;
         if self.rank != 0 {
-            root.gather_into(&len);
-            root.gather_varcount_into(&bytes[..]);
+            let Some(code) = self.exchange(bytes) else {
+                iogauge::out::stderr(&format!(
+                    "iogauge: rank {} ({}): rank 0 did not take this rank's result or answer \
+                     within {:.0} s (twice --rank-timeout): no merged report; this rank's files \
+                     are removed\n",
+                    self.rank,
+                    self.host,
+                    2.0 * self.exchange_limit().as_secs_f64()
+                ));
+                self.patience
+                    .give_up("the end of the run", self.exchange_limit());
+                return Err(Failure::Said(1));
+            };
             self.drain();
-            let mut code = 0u8;
-            root.broadcast_into(&mut code);
             return match measured {
                 Ok(m) => Ok(Measured {
                     report: m.report,
@@ -610,8 +658,19 @@ impl Ranks {
             };
         }
         let n = self.world.size() as usize;
-        let (mut parts, failed, failed_code) = self.gather(&root, &bytes);
-        self.drain();
+        let (mut parts, failed, failed_code) = self.collect(bytes);
+        let answered: Vec<usize> = (0..n)
+            .filter(|r| {
+                !failed
+                    .iter()
+                    .any(|(f, w)| f == r && w.starts_with("no result:"))
+            })
+            .collect();
+        let missing = answered.len() < n;
+        if missing {
+            self.patience
+                .give_up("the end of the run", self.exchange_limit());
+        }
         let lines = iogauge::studies::scaleout::failure_lines(
             &failed,
             &self.hosts,
@@ -623,8 +682,10 @@ impl Ranks {
             for l in &lines {
                 iogauge::out::stderr(&format!("iogauge: {}\n", super::cli::for_terminal(l)));
             }
-            let mut code = f.code().max(failed_code);
-            root.broadcast_into(&mut code);
+            let code = f.code().max(failed_code);
+            self.answer(code, answered.iter().copied());
+            *self.answered.borrow_mut() = answered;
+            self.drain();
             return Err(Failure::Said(code));
         }
         for p in &mut parts {
@@ -632,11 +693,17 @@ impl Ranks {
         }
         let (mut report, mut code) = aggregate(parts);
         for l in lines {
-            // Only some ranks ran this repetition.
-            report.errors.push(format!("no result: {l}"));
+            // Only some ranks ran this repetition, or some did not answer.
+            report.errors.push(if l.contains("no result:") {
+                l
+            } else {
+                format!("no result: {l}")
+            });
             code = code.max(failed_code.max(1));
         }
-        root.broadcast_into(&mut code);
+        self.answer(code, answered.iter().copied());
+        *self.answered.borrow_mut() = answered;
+        self.drain();
         Ok(Measured { report, code })
     }
 }

@@ -1,0 +1,118 @@
+//! After each measurement, every rank's result to rank 0 and rank 0's merged code back:
+//! point to point and polled, so rank 0 takes what comes within the rank's patience and
+//! names the ranks that did not answer, instead of waiting in a gather for ever.
+
+use std::cell::RefCell;
+
+use iogauge::studies::scaleout::RankResult;
+use mpi::traits::*;
+
+use super::wait::{AFTER_SIGNAL, Patience};
+use super::{CODE, RESULT, Ranks};
+
+impl Ranks {
+    /// Rank 0: every other rank's result, as each sends it, until all have or the wait runs
+    /// out: the reports, the ranks with none (and why: their own reason, or that they did
+    /// not answer), and the worst of their codes. Polled, never blocking on one rank.
+    pub(super) fn collect(&self, own: Vec<u8>) -> (Vec<RankResult>, Vec<(usize, String)>, u8) {
+        let n = self.world.size() as usize;
+        let mut got: Vec<Option<Vec<u8>>> = vec![None; n];
+        got[0] = Some(own);
+        let start = std::time::Instant::now();
+        let limit = self.exchange_limit();
+        while got.iter().any(Option::is_none) && start.elapsed() < limit {
+            match self
+                .world
+                .any_process()
+                .immediate_matched_probe_with_tag(RESULT)
+            {
+                Some(probed) => {
+                    use mpi::point_to_point::MatchedReceiveVec as _;
+                    let (bytes, status) = probed.matched_receive_vec::<u8>();
+                    if let Some(slot) = got.get_mut(status.source_rank() as usize) {
+                        *slot = Some(bytes);
+                    }
+                }
+                None => std::thread::sleep(std::time::Duration::from_millis(
+                    if start.elapsed().as_secs() >= 1 {
+                        10
+                    } else {
+                        1
+                    },
+                )),
+            }
+        }
+        let mut parts: Vec<RankResult> = Vec::new();
+        let mut failed: Vec<(usize, String)> = Vec::new();
+        let mut failed_code = 0u8;
+        for (r, b) in got.into_iter().enumerate() {
+            match b.as_deref() {
+                None => {
+                    failed.push((
+                        r,
+                        format!(
+                            "no result: it did not answer within {:.0} s (--rank-timeout): it \
+                             stalled, was killed, or its host was cut off; the report is \
+                             partial",
+                            limit.as_secs_f64()
+                        ),
+                    ));
+                    failed_code = failed_code.max(1);
+                }
+                Some([b'!', code, why @ ..]) => {
+                    failed.push((r, String::from_utf8_lossy(why).into_owned()));
+                    failed_code = failed_code.max(*code);
+                }
+                Some(b) => match serde_json::from_slice(b) {
+                    Ok(p) => parts.push(p),
+                    Err(e) => failed.push((r, format!("its result cannot be read: {e}"))),
+                },
+            }
+        }
+        (parts, failed, failed_code)
+    }
+
+    /// How long an exchange after the run may take: the rank's patience (a rank that gave
+    /// the others up still waits that long once more for those that are only late).
+    pub(super) fn exchange_limit(&self) -> std::time::Duration {
+        if super::super::signalled() {
+            self.patience.limit.min(AFTER_SIGNAL)
+        } else {
+            self.patience.limit
+        }
+    }
+
+    /// A rank other than 0: its result to rank 0, and rank 0's merged code back; None when
+    /// rank 0 did not take it or answer within the rank's patience.
+    pub(super) fn exchange(&self, bytes: Vec<u8>) -> Option<u8> {
+        // Rank 0 may still be waiting for the others (at the end meeting, or for their
+        // results) for up to its own patience before it takes this result or answers.
+        let fresh = Patience {
+            limit: 2 * self.exchange_limit(),
+            lost: RefCell::new(None),
+        };
+        let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        let root = self.world.process_at_rank(0);
+        let sent = root.immediate_send_with_tag(mpi::request::StaticScope, bytes, RESULT);
+        fresh.wait(sent, "sending the result to rank 0")?;
+        let code: &'static mut u8 = Box::leak(Box::new(0u8));
+        let got = root.immediate_receive_into_with_tag(mpi::request::StaticScope, code, CODE);
+        fresh.wait(got, "rank 0's answer").copied()
+    }
+
+    /// Rank 0: the merged code to every rank that sent a result (never waiting on one).
+    pub(super) fn answer(&self, code: u8, to: impl Iterator<Item = usize>) {
+        let code: &'static u8 = Box::leak(Box::new(code));
+        let fresh = Patience {
+            limit: self.exchange_limit(),
+            lost: RefCell::new(None),
+        };
+        for r in to.filter(|&r| r != 0) {
+            let req = self
+                .world
+                .process_at_rank(r as i32)
+                .immediate_send_with_tag(mpi::request::StaticScope, code, CODE);
+            let _ = fresh.wait(req, "the answer");
+        }
+    }
+}
