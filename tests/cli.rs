@@ -47,6 +47,9 @@ mod replay;
 mod safety;
 #[path = "cli/scaleout.rs"]
 mod scaleout;
+#[cfg(feature = "mpi")]
+#[path = "cli/scaleout_hosts.rs"]
+mod scaleout_hosts;
 #[path = "cli/steady.rs"]
 mod steady;
 #[path = "cli/sweep.rs"]

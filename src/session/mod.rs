@@ -529,22 +529,8 @@ pub(crate) fn execute(
         f(&mut report);
     }
     #[cfg(feature = "mpi")]
-    if ranks.is_some() && signalled() && tool.output.is_none() {
-        // Ctrl-C at mpirun: mpirun, ending the job, forwards only the first few KiB of what
-        // rank 0 prints, so the whole partial report goes to a file of its own as well.
-        let path = std::path::PathBuf::from(format!(
-            "{}-partial.json",
-            default_stem(report.started_unix_s)
-        ));
-        let json = report::render(Format::Json, &report);
-        match ownership::write_output(&path, json.as_bytes(), tool.overwrite_output) {
-            Ok(()) => errln!(
-                "iogauge: interrupted under mpirun: the whole partial report is in {} \
-                 (mpirun forwards only part of the output after Ctrl-C)",
-                path.display()
-            ),
-            Err(e) => errln!("iogauge: cannot write {}: {e}", path.display()),
-        }
+    if ranks.is_some() && (signalled() || scale::gave_up(&ranks)) && tool.output.is_none() {
+        write_partial(&report, &tool);
     }
     let failed = match reporting {
         Reporting::Iogauge(labels) => write_outputs(&report, &tool, labels),
@@ -558,6 +544,31 @@ pub(crate) fn execute(
     #[cfg(feature = "mpi")]
     scale::end(&ranks, code);
     ExitCode::from(code)
+}
+
+/// Under mpirun, after Ctrl-C or with ranks given up: the whole partial report in a file of
+/// its own, since mpirun, ending the job, forwards only the first few KiB of what rank 0
+/// prints (or may be gone with the ranks it lost, and stdout with it).
+#[cfg(feature = "mpi")]
+fn write_partial(report: &Report, tool: &ToolOptions) {
+    let path = std::path::PathBuf::from(format!(
+        "{}-partial.json",
+        default_stem(report.started_unix_s)
+    ));
+    let json = report::render(Format::Json, report);
+    match ownership::write_output(&path, json.as_bytes(), tool.overwrite_output) {
+        Ok(()) if signalled() => errln!(
+            "iogauge: interrupted under mpirun: the whole partial report is in {} \
+             (mpirun forwards only part of the output after Ctrl-C)",
+            path.display()
+        ),
+        Ok(()) => errln!(
+            "iogauge: ranks did not answer: the partial report is also in {} (mpirun \
+             may be gone with them)",
+            path.display()
+        ),
+        Err(e) => errln!("iogauge: cannot write {}: {e}", path.display()),
+    }
 }
 
 /// How a command's report is written.

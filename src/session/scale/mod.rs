@@ -93,6 +93,13 @@ pub struct Ranks {
     patience: Rc<Patience>,
     /// Rank 0: the ranks that sent their result in the last exchange.
     answered: RefCell<Vec<usize>>,
+    /// The communicator of the messages during a run (stop, stonewall).
+    tick: Rc<mpi::topology::SimpleCommunicator>,
+    /// The measurement in which this rank stopped itself, and the one under way.
+    stopping: Rc<Cell<u64>>,
+    round: Rc<Cell<u64>>,
+    /// Its stop messages, sent once its files are removed.
+    sends: RefCell<Sends>,
     _universe: mpi::environment::Universe,
 }
 
@@ -168,7 +175,8 @@ pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8
         Rc::new(Patience::for_plan(sections, timeout)),
     );
     state.hook_agree();
-    state.hook_tick(world.duplicate(), stonewall);
+    let tick = Rc::new(world.duplicate());
+    state.hook_tick(tick.clone(), stonewall);
     state.hook_ready(borrowing);
     let RankState {
         phase,
@@ -177,6 +185,8 @@ pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8
         stonewalled,
         held_at,
         patience,
+        stopping,
+        round,
         ..
     } = state;
     Ok(Some(Ranks {
@@ -194,6 +204,10 @@ pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8
         offsets,
         patience,
         answered: RefCell::new(Vec::new()),
+        tick,
+        stopping,
+        round,
+        sends: RefCell::new(Sends(Vec::new())),
         _universe: universe,
     }))
 }
@@ -260,6 +274,8 @@ struct RankState {
     stonewalled: Rc<RefCell<Vec<Option<usize>>>>,
     held_at: Rc<RefCell<Option<usize>>>,
     patience: Rc<Patience>,
+    /// The measurement in which this rank stopped itself (0: none yet).
+    stopping: Rc<Cell<u64>>,
 }
 
 impl RankState {
@@ -272,6 +288,7 @@ impl RankState {
             stonewalled: Rc::default(),
             held_at: Rc::default(),
             patience,
+            stopping: Rc::default(),
         }
     }
 
@@ -300,19 +317,19 @@ impl RankState {
 
     /// At each tick of a running group: a failing rank stops every rank; with stonewalling,
     /// the first rank to finish a group ends it on the others.
-    fn hook_tick(&self, w: mpi::topology::SimpleCommunicator, stonewall: bool) {
+    fn hook_tick(&self, w: Rc<mpi::topology::SimpleCommunicator>, stonewall: bool) {
         let (by, walled, n) = (
             self.stopped_by.clone(),
             self.stonewalled.clone(),
             self.round.clone(),
         );
-        let mut told_in: Option<u64> = None;
+        let stopping = self.stopping.clone();
         let mut sends = Sends(Vec::new());
         RUN_TICK.with(|h| {
             *h.borrow_mut() = Some(Box::new(move |t: Tick| {
                 let now = n.get();
                 flush_pending(&mut sends.0);
-                if stop_messages(&w, &t, (now, &mut told_in), &by, &mut sends.0) {
+                if stop_messages(&w, &t, now, &stopping, &by) {
                     return Told::StopRun;
                 }
                 if !stonewall {
@@ -363,21 +380,20 @@ impl RankState {
     }
 }
 
-/// A job of this rank failed (or it was interrupted): every other rank is told to stop, once
-/// per measurement. `true` when another rank said to stop in this measurement (`by`: the
-/// first that did, unless this rank stopped first).
+/// A job of this rank failed (or it was interrupted): noted (`stopping`: the measurement it
+/// stopped in), and the others are told once its files are removed ([`Ranks::merge`]), so
+/// no call to a peer that may be gone comes first (OpenMPI's TCP transport aborts a process
+/// whose connection to a dead peer fails). `true` when another rank said to stop in this
+/// measurement (`by`: the first that did, unless this rank stopped first).
 fn stop_messages(
     w: &mpi::topology::SimpleCommunicator,
     t: &Tick,
-    (now, told_in): (u64, &mut Option<u64>),
+    now: u64,
+    stopping: &Cell<u64>,
     by: &RefCell<Option<i32>>,
-    pending: &mut Vec<mpi::request::Request<'static, i64>>,
 ) -> bool {
-    let me = w.rank();
-    if t.stopping && *told_in != Some(now) && by.borrow().is_none() {
-        *told_in = Some(now);
-        // Sent without waiting on any peer: one that is gone never takes it.
-        tell_all(w, ((now as i64) << 32) | i64::from(me), STOP, pending);
+    if t.stopping && stopping.get() != now && by.borrow().is_none() {
+        stopping.set(now);
     }
     let mut stop = false;
     while let Some((msg, _)) = w.any_process().immediate_matched_probe_with_tag(STOP) {
@@ -386,7 +402,7 @@ fn stop_messages(
         if (m >> 32) as u64 != now {
             continue;
         }
-        if *told_in != Some(now) {
+        if stopping.get() != now {
             by.borrow_mut().get_or_insert((m & 0xffff_ffff) as i32);
         }
         stop = true;
@@ -440,6 +456,11 @@ pub fn each(
         Some(r) => r.merge(measured),
         None => measured,
     }
+}
+
+/// Whether this rank gave other ranks up (a wait for them ran out).
+pub fn gave_up(ranks: &Option<Ranks>) -> bool {
+    ranks.as_ref().is_some_and(|r| r.patience.is_lost())
 }
 
 /// Rank 0's merged result (this rank's own without a launch), once the measurements are
@@ -545,8 +566,9 @@ impl Ranks {
             return;
         }
         for tag in [STOP, DONE] {
+            // On the run's own communicator, where they were sent.
             while let Some((msg, _)) = self
-                .world
+                .tick
                 .any_process()
                 .immediate_matched_probe_with_tag(tag)
             {
@@ -616,6 +638,13 @@ impl Ranks {
     /// the rank's patience: ranks that do not answer are named in rank 0's report, which is
     /// then partial, and the run ends there.
     fn merge(&self, measured: Result<Measured, Failure>) -> Result<Measured, Failure> {
+        // Stopped (a failed job, a signal): its files are removed by now; the others still
+        // running are told to stop, without waiting on any.
+        let now = self.round.get();
+        if now != 0 && self.stopping.get() == now {
+            let m = ((now as i64) << 32) | self.rank as i64;
+            tell_all(&self.tick, m, STOP, &mut self.sends.borrow_mut().0);
+        }
         while let Some((_, ended)) = meet(
             &self.phase,
             false,
