@@ -168,16 +168,26 @@ impl Hosts {
     }
 }
 
+impl Hosts {
+    /// SIGKILL to every process on host `h` (its daemon and its ranks): a crashed host.
+    fn kill_all(&self, h: &str) {
+        if let Ok(o) = Command::new("ip")
+            .args(["netns", "pids", &self.ns(h)])
+            .output()
+        {
+            for pid in String::from_utf8_lossy(&o.stdout).split_whitespace() {
+                let _ = Command::new("kill").args(["-KILL", pid]).status();
+            }
+        }
+    }
+}
+
 impl Drop for Hosts {
     fn drop(&mut self) {
         for h in &self.names {
             let ns = self.ns(h);
             // Every process still in the namespace (a rank or a daemon) goes first.
-            if let Ok(o) = Command::new("ip").args(["netns", "pids", &ns]).output() {
-                for pid in String::from_utf8_lossy(&o.stdout).split_whitespace() {
-                    let _ = Command::new("kill").args(["-KILL", pid]).status();
-                }
-            }
+            self.kill_all(h);
             ip(&["link", "del", &self.link(h)]);
             ip(&["netns", "del", &ns]);
         }
@@ -294,6 +304,19 @@ struct Cut {
     took: Duration,
 }
 
+impl Cut {
+    /// Within the deadlines (run, twice --rank-timeout, slack), and not a success.
+    fn ended_in_time_and_failed(&self) {
+        assert!(
+            self.took < Duration::from_secs(45),
+            "ended within the deadlines: {:?}; {}",
+            self.took,
+            self.stderr
+        );
+        assert_ne!(self.code, Some(0), "{}", self.stderr);
+    }
+}
+
 /// Starts 4 ranks of a `secs` timed write on the two hosts with `--rank-timeout=5s`, and
 /// once every rank's file is there, does `cut` to host hB; then waits (at most 60 s) until
 /// `done` holds for the disks and the partial reports, and stops mpirun if it still waits on
@@ -397,13 +420,7 @@ fn a_host_cut_off_mid_run_is_named_and_nothing_hangs() {
                 && names(&h.disk("hB")).is_empty()
         },
     );
-    assert!(
-        c.took < Duration::from_secs(45),
-        "ended within the deadlines: {:?}; {}",
-        c.took,
-        c.stderr
-    );
-    assert_ne!(c.code, Some(0), "{}", c.stderr);
+    c.ended_in_time_and_failed();
     let r = c
         .partial
         .first()
@@ -432,27 +449,10 @@ fn a_hosts_ranks_killed_leave_no_file_on_the_others() {
     let Some(hosts) = Hosts::new(&["hA", "hB"]) else {
         return;
     };
-    let c = with_hb_cut(
-        &hosts,
-        4,
-        &|h| {
-            let pids = Command::new("ip")
-                .args(["netns", "pids", &h.ns("hB")])
-                .output()
-                .unwrap();
-            for pid in String::from_utf8_lossy(&pids.stdout).split_whitespace() {
-                let _ = Command::new("kill").args(["-KILL", pid]).status();
-            }
-        },
-        &|h, _| names(&h.disk("hA")).is_empty(),
-    );
-    assert!(
-        c.took < Duration::from_secs(45),
-        "ended within the deadlines: {:?}; {}",
-        c.took,
-        c.stderr
-    );
-    assert_ne!(c.code, Some(0), "{}", c.stderr);
+    let c = with_hb_cut(&hosts, 4, &|h| h.kill_all("hB"), &|h, _| {
+        names(&h.disk("hA")).is_empty()
+    });
+    c.ended_in_time_and_failed();
     assert!(names(&hosts.disk("hA")).is_empty(), "hA's files removed");
     // Where rank 0 did live to report, the report names the lost ranks.
     for r in &c.partial {

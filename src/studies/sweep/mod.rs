@@ -664,17 +664,20 @@ mod tests {
         f.mb_per_s_ci95_pct = ci;
     }
 
-    #[test]
-    fn best_and_knee_are_tested_against_noise() {
-        let axis = || vec![parse_axis("iodepth=1..8:x2").unwrap()];
-        // A noisy cell: 242 ±1116% leads, but its interval covers every other point.
-        let mut idx = Index::new(vec![], vec![], axis()).unwrap();
-        for (k, (mb, ci)) in [(100.0, 2.0), (180.0, 3.0), (200.0, 2.0), (242.0, 1116.0)]
-            .into_iter()
-            .enumerate()
-        {
+    /// An iodepth=1..8:x2 sweep whose points are `(MB/s, ± percent)` over 3 runs.
+    fn repeated_index(points: &[(f64, f64)]) -> Index {
+        let axes = vec![parse_axis("iodepth=1..8:x2").unwrap()];
+        let mut idx = Index::new(vec![], vec![], axes).unwrap();
+        for (k, &(mb, ci)) in points.iter().enumerate() {
             repeated(&mut idx, k, mb, ci);
         }
+        idx
+    }
+
+    #[test]
+    fn best_and_knee_are_tested_against_noise() {
+        // A noisy cell: 242 ±1116% leads, but its interval covers every other point.
+        let idx = repeated_index(&[(100.0, 2.0), (180.0, 3.0), (200.0, 2.0), (242.0, 1116.0)]);
         let a = idx.answers(Metric::MbPerS, None, 10.0);
         assert_eq!(
             a[0],
@@ -691,13 +694,7 @@ mod tests {
         );
         assert_eq!(a.len(), 2, "repeated points: no 'not tested' line: {a:?}");
         // Tight intervals: a clear best, and the knee where gains stop.
-        let mut idx = Index::new(vec![], vec![], axis()).unwrap();
-        for (k, (mb, ci)) in [(100.0, 2.0), (180.0, 3.0), (200.0, 2.0), (260.0, 1.0)]
-            .into_iter()
-            .enumerate()
-        {
-            repeated(&mut idx, k, mb, ci);
-        }
+        let mut idx = repeated_index(&[(100.0, 2.0), (180.0, 3.0), (200.0, 2.0), (260.0, 1.0)]);
         let a = idx.answers(Metric::MbPerS, None, 10.0);
         assert_eq!(
             a[0],
