@@ -273,6 +273,7 @@ mod tests {
                 }],
             }],
             groups: Vec::new(),
+            merge: None,
         };
         let rows = host_rows(&s);
         assert_eq!(rows.len(), 1);

@@ -10,11 +10,28 @@ use mpi::traits::*;
 use super::wait::{AFTER_SIGNAL, Patience};
 use super::{CODE, RESULT, Ranks};
 
+/// What rank 0 collected: the reports, the ranks with none and why, the worst of their
+/// codes, and what taking them cost.
+pub(super) struct Collected {
+    pub(super) parts: Vec<RankResult>,
+    pub(super) failed: Vec<(usize, String)>,
+    pub(super) failed_code: u8,
+    pub(super) received_bytes: u64,
+    pub(super) receive_ms: f64,
+}
+
+/// The process's peak resident memory, KiB (`VmHWM` in /proc/self/status).
+pub(super) fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 impl Ranks {
     /// Rank 0: every other rank's result, as each sends it, until all have or the wait runs
     /// out: the reports, the ranks with none (and why: their own reason, or that they did
     /// not answer), and the worst of their codes. Polled, never blocking on one rank.
-    pub(super) fn collect(&self, own: Vec<u8>) -> (Vec<RankResult>, Vec<(usize, String)>, u8) {
+    pub(super) fn collect(&self, own: Vec<u8>) -> Collected {
         let n = self.world.size() as usize;
         let mut got: Vec<Option<Vec<u8>>> = vec![None; n];
         got[0] = Some(own);
@@ -42,6 +59,7 @@ impl Ranks {
                 )),
             }
         }
+        let received_bytes = got.iter().flatten().map(|b| b.len() as u64).sum();
         let mut parts: Vec<RankResult> = Vec::new();
         let mut failed: Vec<(usize, String)> = Vec::new();
         let mut failed_code = 0u8;
@@ -69,7 +87,13 @@ impl Ranks {
                 },
             }
         }
-        (parts, failed, failed_code)
+        Collected {
+            parts,
+            failed,
+            failed_code,
+            received_bytes,
+            receive_ms: start.elapsed().as_secs_f64() * 1e3,
+        }
     }
 
     /// How long an exchange after the run may take: the rank's patience (a rank that gave

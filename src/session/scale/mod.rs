@@ -629,6 +629,23 @@ impl Ranks {
         }
     }
 
+    /// A rank past its measurement: the others told to stop if it stopped itself (a failed
+    /// job, a signal: its files are removed by now, and the message waits on no one), then
+    /// meetings until every rank has ended (or the wait runs out).
+    fn end_meetings(&self) {
+        let now = self.round.get();
+        if now != 0 && self.stopping.get() == now {
+            let m = ((now as i64) << 32) | self.rank as i64;
+            tell_all(&self.tick, m, STOP, &mut self.sends.borrow_mut().0);
+        }
+        let what = "the end of the run";
+        while let Some((_, ended)) = meet(&self.phase, false, true, &self.patience, what) {
+            if ended {
+                break;
+            }
+        }
+    }
+
     /// After a measurement (each repetition): meets the other ranks until every one has
     /// ended (a rank that ended early tells those still waiting before a group that it is
     /// not ready, and they stop there); then each sends its result to rank 0, which merges
@@ -638,24 +655,7 @@ impl Ranks {
     /// the rank's patience: ranks that do not answer are named in rank 0's report, which is
     /// then partial, and the run ends there.
     fn merge(&self, measured: Result<Measured, Failure>) -> Result<Measured, Failure> {
-        // Stopped (a failed job, a signal): its files are removed by now; the others still
-        // running are told to stop, without waiting on any.
-        let now = self.round.get();
-        if now != 0 && self.stopping.get() == now {
-            let m = ((now as i64) << 32) | self.rank as i64;
-            tell_all(&self.tick, m, STOP, &mut self.sends.borrow_mut().0);
-        }
-        while let Some((_, ended)) = meet(
-            &self.phase,
-            false,
-            true,
-            &self.patience,
-            "the end of the run",
-        ) {
-            if ended {
-                break;
-            }
-        }
+        self.end_meetings();
         let mut measured = measured;
         if let Ok(m) = measured.as_mut() {
             self.own_notes(m);
@@ -687,7 +687,13 @@ impl Ranks {
             };
         }
         let n = self.world.size() as usize;
-        let (mut parts, failed, failed_code) = self.collect(bytes);
+        let exchange::Collected {
+            mut parts,
+            failed,
+            failed_code,
+            received_bytes,
+            receive_ms,
+        } = self.collect(bytes);
         let answered: Vec<usize> = (0..n)
             .filter(|r| {
                 !failed
@@ -720,7 +726,16 @@ impl Ranks {
         for p in &mut parts {
             p.clock_offset_ns = self.offsets.get(p.rank).copied().unwrap_or(0);
         }
+        let merging = std::time::Instant::now();
         let (mut report, mut code) = aggregate(parts);
+        if let Some(s) = report.scaleout.as_mut() {
+            s.merge = Some(iogauge::studies::scaleout::MergeCost {
+                received_bytes,
+                receive_ms,
+                merge_ms: merging.elapsed().as_secs_f64() * 1e3,
+                peak_rss_kib: exchange::peak_rss_kib(),
+            });
+        }
         for l in lines {
             // Only some ranks ran this repetition, or some did not answer.
             report.errors.push(if l.contains("no result:") {

@@ -108,6 +108,20 @@ pub struct ScaleOut {
     pub max_clock_offset_ms: f64,
     pub hosts: Vec<HostRow>,
     pub groups: Vec<GroupSpan>,
+    /// What the merge cost rank 0, for the model of its growth with the ranks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<MergeCost>,
+}
+
+/// Rank 0's cost of the last merge: the results it received (bytes, time to take and parse
+/// them once the ranks had ended), the merge itself, and its peak memory after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergeCost {
+    pub received_bytes: u64,
+    pub receive_ms: f64,
+    pub merge_ms: f64,
+    /// The process's peak resident memory (`VmHWM`), KiB, after the merge.
+    pub peak_rss_kib: Option<u64>,
 }
 
 fn p99_us(d: &DirReport) -> Option<f64> {
@@ -177,6 +191,7 @@ pub fn aggregate(mut parts: Vec<RankResult>) -> (crate::studies::Report, u8) {
             .fold(0.0, f64::max),
         hosts: hosts.into_values().collect(),
         groups: spans,
+        merge: None,
     });
     (out, code)
 }
