@@ -460,6 +460,65 @@ fn a_hosts_ranks_killed_leave_no_file_on_the_others() {
     }
 }
 
+/// One rank on hB stalls (SIGSTOP: a hung NFS client, a node swapping) while the rest of
+/// both hosts run on: rank 0 gives it up after --rank-timeout and names it (rank 3 on hB)
+/// in the partial report, which holds the other three ranks; every other rank's files are
+/// removed on both hosts.
+#[test]
+fn a_stalled_rank_on_another_host_is_named() {
+    let Some(hosts) = Hosts::new(&["hA", "hB"]) else {
+        return;
+    };
+    let c = with_hb_cut(
+        &hosts,
+        4,
+        &|h| {
+            let pids = Command::new("ip")
+                .args(["netns", "pids", &h.ns("hB")])
+                .output()
+                .unwrap();
+            let rank3 = String::from_utf8_lossy(&pids.stdout)
+                .split_whitespace()
+                .find(|pid| {
+                    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+                        env.split(|&b| b == 0)
+                            .any(|v| v == b"OMPI_COMM_WORLD_RANK=3")
+                    })
+                })
+                .map(String::from)
+                .expect("rank 3's process on hB");
+            assert!(
+                Command::new("kill")
+                    .args(["-STOP", &rank3])
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+        },
+        &|h, partial| {
+            !partial.is_empty()
+                && names(&h.disk("hA")).is_empty()
+                && names(&h.disk("hB")).len() <= 1
+        },
+    );
+    c.ended_in_time_and_failed();
+    let r = c
+        .partial
+        .first()
+        .unwrap_or_else(|| panic!("no partial report: {}", c.stderr));
+    let errors = r["errors"].to_string();
+    assert!(
+        errors.contains("rank 3 (hB)") && errors.contains("did not answer"),
+        "{errors}"
+    );
+    assert_eq!(r["groups"][0]["jobs"].as_array().unwrap().len(), 3);
+    assert!(names(&hosts.disk("hA")).is_empty(), "hA's files removed");
+    // The stalled rank's own file stays only while it is stopped: the launcher, ending the
+    // job, continues and terminates it, and it removes its file then.
+    let left = names(&hosts.disk("hB"));
+    assert!(left.iter().all(|f| f == "w.r3.0.0"), "{left:?}");
+}
+
 /// The harness itself: a host's name, address and disk are its own.
 #[test]
 fn simulated_hosts_are_separate() {
