@@ -666,6 +666,10 @@ fn rank_read_shift_reads_another_ranks_files() {
             assert_eq!(j[want_rw]["bytes"], 1 << 20, "rank {k}, {want_rw}");
         }
     }
+    // The merged read group carries the ranks' checks as one (the text's verify line).
+    let v = &groups[1]["total"]["verify"];
+    assert_eq!(v["blocks"], 64, "{v}");
+    assert_eq!(v["bad_blocks"], 0, "{v}");
     let warnings = r["warnings"].to_string();
     assert!(
         warnings.contains("4 of 4 ranks read files written on their own host"),

@@ -255,6 +255,7 @@ fn merge_group(
     total.elapsed_ns = span;
     over_span(&mut total.read, span);
     over_span(&mut total.write, span);
+    total.verify = merged_verify(totals.iter().filter_map(|m| m.verify.as_ref()));
     g.total = total;
     g.jobs = here
         .iter()
@@ -299,6 +300,38 @@ fn merge_group(
             })
             .collect(),
     }
+}
+
+/// The ranks' verify phases of one group as one, as a group's jobs' are merged: sums, the
+/// longest time (the ranks check side by side), the first bad blocks; None when no rank
+/// verified.
+fn merged_verify<'a>(
+    parts: impl Iterator<Item = &'a crate::result::VerifyReport>,
+) -> Option<crate::result::VerifyReport> {
+    let mut out: Option<crate::result::VerifyReport> = None;
+    for v in parts {
+        let Some(o) = out.as_mut() else {
+            out = Some(v.clone());
+            continue;
+        };
+        o.blocks += v.blocks;
+        o.bytes += v.bytes;
+        o.ios += v.ios;
+        o.elapsed_ns = o.elapsed_ns.max(v.elapsed_ns);
+        o.dropped_cache |= v.dropped_cache;
+        o.inline |= v.inline;
+        o.cut_short |= v.cut_short;
+        o.threads += v.threads;
+        o.bad_blocks += v.bad_blocks;
+        let room = crate::stats::BAD_BLOCKS_KEPT.saturating_sub(o.first_bad.len());
+        o.first_bad.extend(v.first_bad.iter().take(room).cloned());
+    }
+    if let Some(o) = out.as_mut().filter(|o| o.elapsed_ns > 0) {
+        let secs = o.elapsed_ns as f64 / 1e9;
+        o.mib_per_s = o.bytes as f64 / secs / 1048576.0;
+        o.mb_per_s = o.bytes as f64 / secs / 1e6;
+    }
+    out
 }
 
 /// Each host's devices once, with the ranks there that ran on them. The ranks on one host
@@ -395,7 +428,7 @@ fn tagged(parts: &[RankResult], f: fn(&RunReport) -> &Vec<String>) -> Vec<String
 }
 
 /// `text` with this rank's own suffix, `.rRANK` where no digit follows, written `.r$rank`.
-fn rank_neutral(text: &str, rank: usize) -> String {
+pub(crate) fn rank_neutral(text: &str, rank: usize) -> String {
     let own = format!(".r{rank}");
     let mut out = String::with_capacity(text.len());
     let mut rest = text;

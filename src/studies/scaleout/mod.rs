@@ -102,9 +102,12 @@ pub fn failure_lines(
     n: usize,
     echo: &str,
 ) -> Vec<String> {
-    let mut by_why: Vec<(&str, Vec<usize>)> = Vec::new();
+    // The same reason from several ranks, once their own file names (`.rRANK`) read
+    // `.r$rank`, is one line.
+    let mut by_why: Vec<(String, Vec<usize>)> = Vec::new();
     for (rank, why) in failed {
-        match by_why.iter_mut().find(|(w, _)| w == why) {
+        let why = merge::rank_neutral(why, *rank);
+        match by_why.iter_mut().find(|(w, _)| *w == why) {
             Some((_, ranks)) => ranks.push(*rank),
             None => by_why.push((why, vec![*rank])),
         }
@@ -194,6 +197,14 @@ mod tests {
         // Every rank with one reason: said once, as it is.
         let all: Vec<(usize, String)> = (0..4).map(|r| (r, "bad".to_string())).collect();
         assert_eq!(failure_lines(&all, &h, 4, echo), ["bad"]);
+        // The same reason about each rank's own file: one line, the name as a template.
+        let own: Vec<(usize, String)> = (0..3)
+            .map(|r| (r, format!("/d/r.r{r}.0.0 does not exist")))
+            .collect();
+        assert_eq!(
+            failure_lines(&own, &h, 4, echo),
+            ["ranks 0,1,2 (a,b): /d/r.r$rank.0.0 does not exist"]
+        );
     }
 
     #[test]
