@@ -958,7 +958,7 @@ fn one_host_reports_its_total_and_its_device_once() {
 
 /// The process of `rank` among the iogauge ranks whose command line holds `marker`.
 #[cfg(feature = "mpi")]
-fn rank_pid(marker: &str, rank: usize) -> Option<i32> {
+pub(super) fn rank_pid(marker: &str, rank: usize) -> Option<i32> {
     let want = format!("OMPI_COMM_WORLD_RANK={rank}");
     std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
         let pid: i32 = e.file_name().to_str()?.parse().ok()?;

@@ -21,6 +21,8 @@ struct Hosts {
     names: Vec<String>,
     /// `root/NAME` is host NAME's disk, seen by it at `root/disk`.
     root: tempfile::TempDir,
+    /// The bridge's subnet, `10.78.N` (OpenMPI is kept to it).
+    net: String,
 }
 
 /// Runs `ip ARGS`, true when it succeeded.
@@ -51,13 +53,14 @@ impl Hosts {
         }
         let n = NEXT.fetch_add(1, Ordering::Relaxed) + std::process::id() % 200;
         let tag = format!("ig{}", n % 250);
+        let net = format!("10.78.{}", n % 250);
         let hosts = Hosts {
             tag: tag.clone(),
             names: names.iter().map(|s| s.to_string()).collect(),
             root: tempfile::tempdir().unwrap(),
+            net: net.clone(),
         };
         std::fs::create_dir(hosts.root.path().join("disk")).unwrap();
-        let net = format!("10.78.{}", n % 250);
         let bridge = format!("{tag}br");
         let made = ip(&["link", "add", &bridge, "type", "bridge"])
             && ip(&["addr", "add", &format!("{net}.1/24"), "dev", &bridge])
@@ -139,20 +142,7 @@ impl Hosts {
     /// mpirun over the hosts, `n` ranks, 2 a host, the program still to add.
     fn launcher(&self, n: usize) -> Command {
         let root = self.root.path();
-        let net = {
-            let out = Command::new("ip")
-                .args(["-4", "-o", "addr", "show", &format!("{}br", self.tag)])
-                .output()
-                .unwrap();
-            let text = String::from_utf8_lossy(&out.stdout).to_string();
-            let cidr = text
-                .split_whitespace()
-                .find(|w| w.contains('/'))
-                .unwrap_or("10.78.0.1/24")
-                .to_string();
-            let (a, _) = cidr.rsplit_once('.').unwrap();
-            format!("{a}.0/24")
-        };
+        let net = format!("{}.0/24", self.net);
         let mut c = Command::new("mpirun");
         c.current_dir(root)
             .args(["--allow-run-as-root", "--oversubscribe", "--timeout", "120"])
@@ -305,6 +295,15 @@ struct Cut {
 }
 
 impl Cut {
+    /// The first partial report rank 0 wrote, and its errors as one string.
+    fn partial_errors(&self) -> (&Value, String) {
+        let r = self
+            .partial
+            .first()
+            .unwrap_or_else(|| panic!("no partial report: {}", self.stderr));
+        (r, r["errors"].to_string())
+    }
+
     /// Within the deadlines (run, twice --rank-timeout, slack), and not a success.
     fn ended_in_time_and_failed(&self) {
         assert!(
@@ -421,11 +420,7 @@ fn a_host_cut_off_mid_run_is_named_and_nothing_hangs() {
         },
     );
     c.ended_in_time_and_failed();
-    let r = c
-        .partial
-        .first()
-        .unwrap_or_else(|| panic!("no partial report: {}", c.stderr));
-    let errors = r["errors"].to_string();
+    let (r, errors) = c.partial_errors();
     assert!(
         errors.contains("ranks 2,3 (hB)") && errors.contains("did not answer"),
         "{errors}"
@@ -473,27 +468,14 @@ fn a_stalled_rank_on_another_host_is_named() {
         &hosts,
         4,
         &|h| {
-            let pids = Command::new("ip")
-                .args(["netns", "pids", &h.ns("hB")])
-                .output()
+            // Rank 3's command line names the hosts' disk, which is this test's own.
+            let marker = h.shared_path().display().to_string();
+            let rank3 = super::scaleout::rank_pid(&marker, 3).expect("rank 3's process on hB");
+            let stopped = Command::new("kill")
+                .args(["-STOP", &rank3.to_string()])
+                .status()
                 .unwrap();
-            let rank3 = String::from_utf8_lossy(&pids.stdout)
-                .split_whitespace()
-                .find(|pid| {
-                    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
-                        env.split(|&b| b == 0)
-                            .any(|v| v == b"OMPI_COMM_WORLD_RANK=3")
-                    })
-                })
-                .map(String::from)
-                .expect("rank 3's process on hB");
-            assert!(
-                Command::new("kill")
-                    .args(["-STOP", &rank3])
-                    .status()
-                    .unwrap()
-                    .success()
-            );
+            assert!(stopped.success());
         },
         &|h, partial| {
             !partial.is_empty()
@@ -502,11 +484,7 @@ fn a_stalled_rank_on_another_host_is_named() {
         },
     );
     c.ended_in_time_and_failed();
-    let r = c
-        .partial
-        .first()
-        .unwrap_or_else(|| panic!("no partial report: {}", c.stderr));
-    let errors = r["errors"].to_string();
+    let (r, errors) = c.partial_errors();
     assert!(
         errors.contains("rank 3 (hB)") && errors.contains("did not answer"),
         "{errors}"

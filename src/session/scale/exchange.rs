@@ -2,18 +2,17 @@
 //! point to point and polled, so rank 0 takes what comes within the rank's patience and
 //! names the ranks that did not answer, instead of waiting in a gather for ever.
 
-use std::cell::RefCell;
-
 use iogauge::studies::scaleout::RankResult;
 use mpi::traits::*;
 
 use super::wait::{AFTER_SIGNAL, Patience};
 use super::{CODE, RESULT, Ranks};
 
-/// What rank 0 collected: the reports, the ranks with none and why, the worst of their
-/// codes, and what taking them cost.
+/// What rank 0 collected: the reports, the ranks that answered (itself included), the ranks
+/// with no report and why, the worst of their codes, and what taking them cost.
 pub(super) struct Collected {
     pub(super) parts: Vec<RankResult>,
+    pub(super) answered: Vec<usize>,
     pub(super) failed: Vec<(usize, String)>,
     pub(super) failed_code: u8,
     pub(super) received_bytes: u64,
@@ -60,6 +59,7 @@ impl Ranks {
             }
         }
         let received_bytes = got.iter().flatten().map(|b| b.len() as u64).sum();
+        let answered = (0..n).filter(|&r| got[r].is_some()).collect();
         let mut parts: Vec<RankResult> = Vec::new();
         let mut failed: Vec<(usize, String)> = Vec::new();
         let mut failed_code = 0u8;
@@ -89,6 +89,7 @@ impl Ranks {
         }
         Collected {
             parts,
+            answered,
             failed,
             failed_code,
             received_bytes,
@@ -111,10 +112,7 @@ impl Ranks {
     pub(super) fn exchange(&self, bytes: Vec<u8>) -> Option<u8> {
         // Rank 0 may still be waiting for the others (at the end meeting, or for their
         // results) for up to its own patience before it takes this result or answers.
-        let fresh = Patience {
-            limit: 2 * self.exchange_limit(),
-            lost: RefCell::new(None),
-        };
+        let fresh = Patience::fresh(2 * self.exchange_limit());
         let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
         let root = self.world.process_at_rank(0);
         let sent = root.immediate_send_with_tag(mpi::request::StaticScope, bytes, RESULT);
@@ -127,10 +125,7 @@ impl Ranks {
     /// Rank 0: the merged code to every rank that sent a result (never waiting on one).
     pub(super) fn answer(&self, code: u8, to: impl Iterator<Item = usize>) {
         let code: &'static u8 = Box::leak(Box::new(code));
-        let fresh = Patience {
-            limit: self.exchange_limit(),
-            lost: RefCell::new(None),
-        };
+        let fresh = Patience::fresh(self.exchange_limit());
         for r in to.filter(|&r| r != 0) {
             let req = self
                 .world

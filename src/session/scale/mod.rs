@@ -528,10 +528,7 @@ impl Ranks {
         }
         // The others given up: rank 0 tells those that answered its report is out; they
         // wait for that (bounded) before they leave.
-        let fresh = Patience {
-            limit: 2 * self.exchange_limit(),
-            lost: RefCell::new(None),
-        };
+        let fresh = Patience::fresh(2 * self.exchange_limit());
         if self.rank == 0 {
             let bye: &'static u8 = Box::leak(Box::new(1u8));
             for &r in self.answered.borrow().iter().filter(|&&r| r != 0) {
@@ -689,20 +686,13 @@ impl Ranks {
         let n = self.world.size() as usize;
         let exchange::Collected {
             mut parts,
+            answered,
             failed,
             failed_code,
             received_bytes,
             receive_ms,
         } = self.collect(bytes);
-        let answered: Vec<usize> = (0..n)
-            .filter(|r| {
-                !failed
-                    .iter()
-                    .any(|(f, w)| f == r && w.starts_with("no result:"))
-            })
-            .collect();
-        let missing = answered.len() < n;
-        if missing {
+        if answered.len() < n {
             self.patience
                 .give_up("the end of the run", self.exchange_limit());
         }

@@ -14,7 +14,7 @@ use mpi::traits::*;
 /// cut-off peer never answers; over TCP a blocking call to it never returns).
 pub struct Patience {
     pub(super) limit: std::time::Duration,
-    pub(super) lost: RefCell<Option<String>>,
+    lost: RefCell<Option<String>>,
 }
 
 /// After a signal, the others (told too, by the launcher) are given this long at most.
@@ -43,6 +43,11 @@ impl Patience {
                 .sum();
             (2 * timed).max(std::time::Duration::from_secs(600))
         });
+        Patience::fresh(limit)
+    }
+
+    /// A patience of `limit` that has not run out (for one exchange after the run).
+    pub(super) fn fresh(limit: std::time::Duration) -> Patience {
         Patience {
             limit,
             lost: RefCell::new(None),
