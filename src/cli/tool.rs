@@ -33,6 +33,8 @@ pub struct ToolOptions {
     /// `--rank-timeout`: under mpirun, how long a rank waits for the others at any meeting
     /// (None: the default, from the plan).
     pub rank_timeout: Option<std::time::Duration>,
+    /// `--rank-mixed`: under mpirun, ranks may run other options than rank 0.
+    pub rank_mixed: bool,
 }
 
 impl ToolOptions {
@@ -55,6 +57,7 @@ impl ToolOptions {
             rank_stonewall: false,
             rank_read_shift: None,
             rank_timeout: None,
+            rank_mixed: false,
             rounds: crate::studies::rounds::RoundsSpec::default(),
         })
     }
@@ -77,6 +80,7 @@ impl ToolOptions {
             rank_stonewall: false,
             rank_read_shift: None,
             rank_timeout: None,
+            rank_mixed: false,
         }
     }
 
@@ -214,7 +218,7 @@ pub(super) fn repeat_arg() -> Arg {
 }
 
 /// The scale-out flags (under mpirun or srun).
-fn rank_args() -> [Arg; 3] {
+fn rank_args() -> [Arg; 4] {
     [
         Arg::new("rank-stonewall")
             .long("rank-stonewall")
@@ -256,6 +260,15 @@ fn rank_args() -> [Arg; 3] {
              the ranks that did not answer [default: 10 minutes, or twice the plan's timed \
              runtime when longer]",
             ),
+        Arg::new("rank-mixed")
+            .long("rank-mixed")
+            .help_heading("Rounds and scale-out")
+            .action(ArgAction::SetTrue)
+            .help(
+                "Under mpirun/srun: run ranks that were given other options than rank 0 (an \
+             MPMD launch, a job file that differs between hosts) instead of refusing them; \
+             the report names them",
+            ),
     ]
 }
 
@@ -275,6 +288,7 @@ pub(super) fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
         rank_stonewall: m.get_flag("rank-stonewall"),
         rank_read_shift: m.get_one("rank-read-shift").copied(),
         rank_timeout: m.get_one("rank-timeout").copied(),
+        rank_mixed: m.get_flag("rank-mixed"),
         rounds: crate::studies::rounds::RoundsSpec {
             max: if m.get_flag("until-steady") {
                 *m.get_one::<u32>("max-rounds").expect("has default") as usize

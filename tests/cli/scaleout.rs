@@ -485,6 +485,8 @@ fn rank_stonewall_stops_every_rank_when_the_first_finishes() {
         "--output-format=json",
         // Each repetition stonewalls afresh, and the spread is over the merged totals.
         "--repeat=2",
+        // Rank 0 runs other options than the others, on purpose.
+        "--rank-mixed",
     ];
     let started = std::time::Instant::now();
     let o = Command::new("mpirun")
@@ -569,6 +571,72 @@ fn rank_stonewall_needs_a_launch() {
         &["--size=1m", "--rw=write", "--rank-stonewall"],
         "--rank-stonewall",
     );
+}
+
+/// `--rank-mixed` likewise.
+#[test]
+fn rank_mixed_needs_a_launch() {
+    let d = tmp();
+    refused_alone(
+        d.path(),
+        &["--size=1m", "--rw=write", "--rank-mixed"],
+        "--rank-mixed",
+    );
+}
+
+/// Ranks given other options than rank 0 (an MPMD launch: bs=1m on rank 0, 4k on the
+/// others; or another --repeat, which would leave ranks waiting for a repetition that never
+/// comes) are refused before any file is made: exit 2, one line from rank 0 naming the
+/// ranks, the first difference each way, and --rank-mixed. The same launch with the ranks'
+/// own file names differing runs.
+#[cfg(feature = "mpi")]
+#[test]
+fn ranks_given_other_options_are_refused_before_any_file() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = super::shm_tmp();
+    let bin = super::bin().get_program().to_owned();
+    let mpmd = |zero: &[&str], rest: &[&str]| {
+        let file = |n: &str| format!("--filename={}/{n}$rank", d.path().display());
+        let common = ["run", "--size=1m", "--rw=write", "--output-format=json"];
+        Command::new("mpirun")
+            .args(["--allow-run-as-root", "--oversubscribe", "--timeout", "120"])
+            .args(["-n", "1"])
+            .arg(&bin)
+            .args(common)
+            .arg(file("a"))
+            .args(zero)
+            .args([":", "-n", "3"])
+            .arg(&bin)
+            .args(common)
+            .arg(file("b"))
+            .args(rest)
+            .output()
+            .unwrap()
+    };
+    for (zero, rest, says) in [
+        (
+            &["--bs=1m"][..],
+            &["--bs=4k"][..],
+            "rank(s) 1, 2, 3 were given other options than rank 0 (rank 1 has `[job] bs=4k`, \
+             rank 0 has `[job] bs=1m`)",
+        ),
+        (&[][..], &["--repeat=2"][..], "rank 1 has `[tool] repeat=2`"),
+    ] {
+        let o = mpmd(zero, rest);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        let said: Vec<&str> = e.lines().filter(|l| l.starts_with("iogauge:")).collect();
+        assert_eq!(said.len(), 1, "{e}");
+        assert!(said[0].contains(says), "{e}");
+        assert!(said[0].contains("--rank-mixed"), "{e}");
+        assert!(entries(d.path()).is_empty());
+    }
+    // Only the file names differ: the same plan.
+    let o = mpmd(&["--bs=64k"], &["--bs=64k"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(entries(d.path()).is_empty());
 }
 
 /// `--rank-timeout` likewise; a time that is zero or not a time is refused by name.

@@ -497,6 +497,64 @@ fn a_stalled_rank_on_another_host_is_named() {
     assert!(left.iter().all(|f| f == "w.r3.0.0"), "{left:?}");
 }
 
+/// An MPMD launch across the hosts, writing on hA and reading on hB (appfile style), is
+/// refused before any file is made on either host: exit 2 and one line naming the ranks on
+/// the other plan and the difference; with --rank-mixed it runs, and the report names the
+/// ranks that ran other options.
+#[test]
+fn different_plans_on_different_hosts_are_refused() {
+    let Some(hosts) = Hosts::new(&["hA", "hB"]) else {
+        return;
+    };
+    let file = format!("--filename={}/f", hosts.shared_path().display());
+    let run = |extra: &[&str]| {
+        let side = |rw: &str| {
+            let mut a = vec![
+                "run",
+                file.as_str(),
+                "--size=1m",
+                rw,
+                "--output-format=json",
+            ];
+            a.extend_from_slice(extra);
+            a.into_iter().map(String::from).collect::<Vec<_>>()
+        };
+        let mut c = hosts.mpirun(
+            2,
+            &side("--rw=write")
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>(),
+        );
+        c.args([":", "-n", "2"])
+            .arg(super::bin().get_program())
+            .args(side("--rw=read"));
+        c.output().unwrap()
+    };
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    let said: Vec<&str> = e.lines().filter(|l| l.starts_with("iogauge:")).collect();
+    assert_eq!(said.len(), 1, "{e}");
+    assert!(
+        said[0].contains("rank(s) 2, 3 were given other options than rank 0")
+            && said[0].contains("rw=read")
+            && said[0].contains("--rank-mixed"),
+        "{e}"
+    );
+    assert!(names(&hosts.disk("hA")).is_empty() && names(&hosts.disk("hB")).is_empty());
+    let o = run(&["--rank-mixed"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = report(&o);
+    assert!(
+        r["warnings"]
+            .to_string()
+            .contains("rank(s) 2, 3 ran other options than rank 0"),
+        "{r}"
+    );
+    assert!(names(&hosts.disk("hA")).is_empty() && names(&hosts.disk("hB")).is_empty());
+}
+
 /// The harness itself: a host's name, address and disk are its own.
 #[test]
 fn simulated_hosts_are_separate() {

@@ -6,7 +6,8 @@ use std::rc::Rc;
 
 use iogauge::plan::Section;
 use iogauge::studies::scaleout::{
-    RankResult, ReadShift, aggregate, borrow, launched, rank_sections,
+    RankResult, ReadShift, aggregate, borrow, fingerprint, launched, mixed_error, plan_text,
+    rank_sections,
 };
 use iogauge::units::unix_ns;
 use mpi::traits::*;
@@ -121,20 +122,32 @@ fn all_hosts(world: &mpi::topology::SimpleCommunicator, host: &str) -> Vec<Strin
 }
 
 /// What the command line asks of the ranks: `--rank-stonewall`, `--rank-read-shift`,
-/// `--rank-timeout` (none of them: the legacy tools).
+/// `--rank-timeout`, `--rank-mixed` (none of them: the legacy tools), and the tool's flags
+/// every rank must share (`repeat=2`: a rank repeating less would leave the others waiting).
 #[derive(Default)]
 pub struct Asked {
     pub stonewall: bool,
     pub read_shift: Option<ReadShift>,
     pub timeout: Option<std::time::Duration>,
+    pub mixed: bool,
+    pub shared_flags: Vec<String>,
 }
 
 impl From<&iogauge::cli::ToolOptions> for Asked {
     fn from(t: &iogauge::cli::ToolOptions) -> Asked {
+        let shift = t.rank_read_shift.map(|s| s.to_string()).unwrap_or_default();
         Asked {
             stonewall: t.rank_stonewall,
             read_shift: t.rank_read_shift,
             timeout: t.rank_timeout,
+            mixed: t.rank_mixed,
+            shared_flags: vec![
+                format!("repeat={}", t.repeat),
+                format!("max-rounds={}", t.rounds.max),
+                format!("precondition={}", t.rounds.precondition),
+                format!("rank-stonewall={}", t.rank_stonewall),
+                format!("rank-read-shift={shift}"),
+            ],
         }
     }
 }
@@ -148,6 +161,8 @@ pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8
         stonewall,
         read_shift,
         timeout,
+        mixed,
+        shared_flags,
     } = asked;
     let Some(launch) = launched(&|k| std::env::var(k).ok()) else {
         return Ok(None);
@@ -158,6 +173,7 @@ pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8
     let world = universe.world();
     let rank = world.rank() as usize;
     debug_assert_eq!(rank, launch.rank);
+    same_plans(&world, &plan_text(sections, &shared_flags), mixed)?;
     let host = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
     let offsets = clock_offsets(&world);
     let shared = std::env::var("IOGAUGE_MPI_SHARED_FILES").is_ok_and(|v| v == "1");
@@ -210,6 +226,36 @@ pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8
         sends: RefCell::new(Sends(Vec::new())),
         _universe: universe,
     }))
+}
+
+/// Every rank was given rank 0's plan, or rank 0 asked for `--rank-mixed`; else the launch
+/// is refused before any file is made (`Err(code)`, the same on every rank: rank 0 says why,
+/// with the first difference from the first rank that differs, and no rank leaves before it
+/// is said).
+fn same_plans(
+    world: &mpi::topology::SimpleCommunicator,
+    text: &str,
+    mixed: bool,
+) -> Result<(), u8> {
+    let mine = [fingerprint(text), u64::from(mixed)];
+    let mut all = vec![0u64; 2 * world.size() as usize];
+    world.all_gather_into(&mine[..], &mut all[..]);
+    let odd: Vec<usize> = (1..all.len() / 2)
+        .filter(|&r| all[2 * r] != all[0])
+        .collect();
+    let Some(&first) = odd.first().filter(|_| all[1] == 0) else {
+        return Ok(());
+    };
+    let me = world.rank() as usize;
+    if me == first {
+        world.process_at_rank(0).send(text.as_bytes());
+    }
+    if me == 0 {
+        let (theirs, _) = world.process_at_rank(first as i32).receive_vec::<u8>();
+        let _ = super::usage_exit(&mixed_error(&odd, text, &String::from_utf8_lossy(&theirs)));
+    }
+    world.barrier();
+    Err(if me == 0 { 2 } else { 0 })
 }
 
 /// `--rank-read-shift`: the shift, how many ranks on the partner is, and a warning for the

@@ -447,7 +447,7 @@ pub(crate) fn rank_neutral(text: &str, rank: usize) -> String {
 }
 
 /// Options that name a rank's own files: they differ between ranks by design.
-const PER_RANK: [&str; 3] = ["filename", "directory", "filename_format"];
+pub(super) const PER_RANK: [&str; 3] = ["filename", "directory", "filename_format"];
 
 /// Ranks that ran other options than rank 0 (an MPMD launch, `mpirun -n 1 A : -n 3 B`): the
 /// warning that names them and the first difference, so the merged total (which adds their

@@ -5,12 +5,15 @@
 //! merges the ranks' reports — sums, bandwidth over the earliest start to the latest end,
 //! latency percentiles from the merged histograms (exact, never averaged), and a row per
 //! host. The transport (gathering the reports) is the binary's, behind `--features mpi`.
-//! Here: the launch and each rank's names; `shift.rs` the read shift; `merge.rs` the merge.
+//! Here: the launch and each rank's names; `shift.rs` the read shift; `same.rs` the check
+//! that every rank was given the same plan; `merge.rs` the merge.
 
 mod merge;
+mod same;
 mod shift;
 
 pub use merge::*;
+pub use same::*;
 pub use shift::*;
 
 use crate::plan::{Origin, Section};
