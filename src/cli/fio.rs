@@ -414,8 +414,30 @@ fn enghelp(engine: Option<&str>) -> String {
     let engines = [
         "psync", "sync", "pvsync", "pvsync2", "io_uring", "libaio", "null",
     ];
+    const CMDPRIO: &str = "cmdprio_percentage cmdprio_class cmdprio cmdprio_bssplit";
+    let own = |e: &str| -> Option<String> {
+        Some(match e {
+            "io_uring" => format!(
+                "fixedbufs registerfiles sqthread_poll sqthread_poll_cpu hipri nowait {CMDPRIO}"
+            ),
+            "libaio" => format!("userspace_reap nowait {CMDPRIO}"),
+            "pvsync2" => "hipri nowait".to_string(),
+            "psync" | "sync" | "pvsync" | "null" => String::new(),
+            _ => return None,
+        })
+    };
     match engine {
-        Some(e) if !e.is_empty() => format!("{e}: no engine-specific options\n"),
+        Some(e) if !e.is_empty() => match own(e) {
+            Some(o) if o.is_empty() => format!("{e}: no engine-specific options\n"),
+            Some(o) => format!(
+                "{e}:\n\t{}\n",
+                o.split(' ').collect::<Vec<_>>().join("\n\t")
+            ),
+            None => format!(
+                "{e}: iogauge has no such engine; it has {}\n",
+                engines.join(", ")
+            ),
+        },
         _ => format!("Available IO engines:\n\t{}\n", engines.join("\n\t")),
     }
 }
@@ -483,6 +505,28 @@ mod tests {
         assert_eq!(r.jobs[1].name, "b");
         assert_eq!(keys(&r.jobs[1]), ["rw=read", "size=1m", "iodepth=2"]);
         assert_eq!(keys(&r.globals), ["rw=read", "size=1m", "iodepth=2"]);
+    }
+
+    /// `--enghelp=ENGINE` lists the engine's own options, each of them one iogauge takes.
+    #[test]
+    fn enghelp_lists_each_engines_own_options() {
+        assert!(enghelp(None).contains("\tlibaio\n"));
+        let aio = enghelp(Some("libaio"));
+        assert_eq!(aio.lines().next(), Some("libaio:"));
+        for line in aio
+            .lines()
+            .skip(1)
+            .chain(enghelp(Some("io_uring")).lines().skip(1))
+        {
+            let o = line.trim();
+            assert!(crate::plan::options::lookup(o).is_some(), "{o}");
+        }
+        assert!(aio.contains("\tuserspace_reap\n"));
+        assert_eq!(
+            enghelp(Some("psync")),
+            "psync: no engine-specific options\n"
+        );
+        assert!(enghelp(Some("rdma")).contains("no such engine"));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! engine's queue/commit/reap collapse to one inlined call.
 
 pub mod buf;
+pub mod libaio;
 pub mod null;
 pub mod psync;
 pub mod sync;
@@ -29,6 +30,7 @@ pub enum Kind {
     Pvsync2,
     #[serde(rename = "io_uring")]
     IoUring,
+    Libaio,
     Null,
 }
 
@@ -40,14 +42,19 @@ impl Kind {
             Kind::Pvsync => "pvsync",
             Kind::Pvsync2 => "pvsync2",
             Kind::IoUring => "io_uring",
+            Kind::Libaio => "libaio",
             Kind::Null => "null",
         }
+    }
+    /// Whether I/Os are queued, `iodepth` of them in flight (the others do one at a time).
+    pub fn queued(self) -> bool {
+        matches!(self, Kind::IoUring | Kind::Libaio)
     }
     /// Whether one call can move several page buffers (`numpages`).
     pub fn vectored(self) -> bool {
         matches!(
             self,
-            Kind::Pvsync | Kind::Pvsync2 | Kind::IoUring | Kind::Null
+            Kind::Pvsync | Kind::Pvsync2 | Kind::IoUring | Kind::Libaio | Kind::Null
         )
     }
     /// Whether write-through (`sync=dsync|sync`) is applied per call (RWF_DSYNC/RWF_SYNC)
@@ -144,6 +151,8 @@ pub struct Flags {
     pub hipri: bool,
     /// RWF_NOWAIT.
     pub nowait: bool,
+    /// libaio: reap from the completion ring in user space when not waiting.
+    pub userspace_reap: bool,
 }
 
 /// How an engine issues each I/O, in words, for the report.
@@ -174,6 +183,10 @@ pub fn describe(cfg: &Config) -> Description {
         Kind::IoUring if vectored => format!("IORING_OP_READV/WRITEV over {buffers}"),
         Kind::IoUring if cfg.flags.fixedbufs => "IORING_OP_READ_FIXED/WRITE_FIXED".to_string(),
         Kind::IoUring => "IORING_OP_READ/WRITE".to_string(),
+        Kind::Libaio if vectored => {
+            format!("io_submit/io_getevents (native AIO), IOCB_CMD_PREADV/PWRITEV over {buffers}")
+        }
+        Kind::Libaio => "io_submit/io_getevents (native AIO), IOCB_CMD_PREAD/PWRITE".to_string(),
         Kind::Null => "none (null engine)".to_string(),
     };
 
@@ -182,7 +195,7 @@ pub fn describe(cfg: &Config) -> Description {
             let (r, w) = vectored::rw_flags(cfg);
             vectored::flag_names(r | w)
         }
-        Kind::IoUring if cfg.flags.nowait => vec!["RWF_NOWAIT"],
+        Kind::IoUring | Kind::Libaio if cfg.flags.nowait => vec!["RWF_NOWAIT"],
         _ => Vec::new(),
     };
     let mut features = Vec::new();
@@ -199,6 +212,16 @@ pub fn describe(cfg: &Config) -> Description {
         }
         features.push(format!(
             "batch submit {}, complete {}..{}, low {}",
+            cfg.queue.batch_submit, cfg.queue.complete_min, cfg.queue.complete_max, cfg.queue.low
+        ));
+    }
+    if cfg.kind == Kind::Libaio {
+        if cfg.flags.userspace_reap {
+            features.push("userspace_reap".to_string());
+        }
+        features.push(format!(
+            "batch submit {}, complete {}..{}, low {}; events already done when io_submit \
+             returns (buffered I/O) reaped at once",
             cfg.queue.batch_submit, cfg.queue.complete_min, cfg.queue.complete_max, cfg.queue.low
         ));
     }
@@ -239,6 +262,9 @@ pub struct Completion {
 pub trait Engine: Send {
     /// Whether I/O is queued (and completes through `reap`) rather than done inside `queue`.
     const QUEUED: bool = false;
+    /// Whether `commit` may itself do the I/O (native AIO on buffered files): its time then
+    /// counts at the depth it submits, and [`Engine::ready`] is asked right after it.
+    const COMPLETES_IN_SUBMIT: bool = false;
 
     /// Starts the untransferred remainder of `unit` (slab slot `slot`).
     fn queue(&mut self, slot: u32, unit: &mut IoUnit) -> Queued;
@@ -247,6 +273,10 @@ pub trait Engine: Send {
     fn commit(&mut self) -> io::Result<()> {
         Ok(())
     }
+
+    /// Appends the completions already there, without a system call or a wait (asked
+    /// after each `commit` where [`Engine::COMPLETES_IN_SUBMIT`]).
+    fn ready(&mut self, _out: &mut Vec<Completion>) {}
 
     /// Appends between `min` and `max` completions to `out`, waiting for `min` of them.
     fn reap(&mut self, _min: usize, _max: usize, _out: &mut Vec<Completion>) -> io::Result<()> {
@@ -334,6 +364,10 @@ pub fn with_engine<R>(cfg: &Config, files: Vec<OwnedFd>, f: impl EngineUser<R>) 
         Kind::Pvsync => f.run(vectored::Pvsync::new(files)),
         Kind::Pvsync2 => f.run(vectored::Pvsync2::new(files, cfg)),
         Kind::IoUring => match uring::Uring::new(files, cfg) {
+            Ok(e) => f.run(e),
+            Err(e) => f.setup_failed(e),
+        },
+        Kind::Libaio => match libaio::Libaio::new(files, cfg) {
             Ok(e) => f.run(e),
             Err(e) => f.setup_failed(e),
         },

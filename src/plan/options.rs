@@ -502,15 +502,17 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "How I/O is issued: psync (pread/pwrite), sync (lseek + read/write), \
                pvsync (preadv/pwritev over numpages buffers), pvsync2 (preadv2/pwritev2 with \
                per-call flags: hipri, nowait, sync=dsync as RWF_DSYNC), io_uring (iodepth I/Os \
-               in flight), null (no I/O: measures iogauge's own overhead). libaio runs as \
-               io_uring (the same queued, asynchronous submission), with a note.",
+               in flight), libaio (Linux native AIO: io_submit/io_getevents, iodepth in \
+               flight; buffered I/O completes inside io_submit, as the kernel does it), null \
+               (no I/O: measures iogauge's own overhead). posixaio runs as io_uring, with a \
+               note.",
     },
     OptionDef {
         name: "iodepth",
         aliases: &[],
         kind: Kind::Int { min: 1, max: 4096 },
         default: Some("1"),
-        help: "I/Os kept in flight per job (io_uring). Synchronous engines always have one: \
+        help: "I/Os kept in flight per job (io_uring, libaio). Synchronous engines always have one: \
                with them iodepth has no effect.",
     },
     OptionDef {
@@ -598,8 +600,16 @@ pub static OPTIONS: &[OptionDef] = &[
         aliases: &[],
         kind: Kind::Bool,
         default: Some("0"),
-        help: "io_uring, pvsync2: RWF_NOWAIT: an I/O that would block fails with EAGAIN \
+        help: "io_uring, libaio, pvsync2: RWF_NOWAIT: an I/O that would block fails with EAGAIN \
                instead of waiting, which stops the job (as in fio).",
+    },
+    OptionDef {
+        name: "userspace_reap",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "libaio: when not waiting, take completions from the ring the kernel maps into \
+               the process instead of calling io_getevents.",
     },
     OptionDef {
         name: "direct",

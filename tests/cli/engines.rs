@@ -1,7 +1,8 @@
 //! The engines' conformance and their options: the same workload through every engine, at
 //! depth 1 and 32, buffered and direct, must move the same bytes in the same number of I/Os
 //! and leave the same file contents; numpages must be one call over N buffers; io_uring's
-//! options must reach the kernel or fail with a clear message.
+//! options must reach the kernel or fail with a clear message; libaio is the kernel's native
+//! AIO, with the depth the kernel gives it.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,6 +30,10 @@ fn runs_here(dir: &Path, what: &str, opt: &str) -> bool {
 
 fn uring_available(dir: &Path) -> bool {
     runs_here(dir, "io_uring", "--ioengine=io_uring")
+}
+
+fn libaio_available(dir: &Path) -> bool {
+    runs_here(dir, "libaio", "--ioengine=libaio")
 }
 
 fn direct_available(dir: &Path) -> bool {
@@ -66,6 +71,9 @@ fn every_engine_gives_the_same_counts_and_contents() {
     let mut engines = vec!["psync", "sync", "pvsync", "pvsync2"];
     if uring_available(d.path()) {
         engines.push("io_uring");
+    }
+    if libaio_available(d.path()) {
+        engines.push("libaio");
     }
     let directs: &[&str] = if direct_available(d.path()) {
         &["0", "1"]
@@ -536,4 +544,166 @@ fn io_uring_stops_cleanly_on_enospc_and_on_ctrl_c() {
     let (ri, _, wi, _) = counts(job(&r));
     assert!(ri > 0 && wi > 0);
     assert!(!f.exists(), "file removed after Ctrl-C");
+}
+
+/// The system calls `iogauge run ARGS` makes among `which`, counted by strace.
+fn strace_calls(which: &str, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("strace")
+        .args(["-f", "-c", "-e", &format!("trace={which}")])
+        .arg(assert_cmd::cargo::cargo_bin!("iogauge"))
+        .arg("run")
+        .args(args)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// ioengine=libaio is Linux native AIO, not io_uring: direct reads at iodepth 8 go through
+/// io_submit (one per I/O, fio's iodepth_batch_submit=1) and come back through io_getevents,
+/// with the queue kept full; no ring is set up.
+#[test]
+fn libaio_is_native_aio_at_the_depth_asked() {
+    let d = tmp();
+    if !libaio_available(d.path()) || !direct_available(d.path()) {
+        return;
+    }
+    let fname = format!("--filename={}", d.path().join("f").display());
+    let args = [
+        fname.as_str(),
+        "--rw=randread",
+        "--size=4m",
+        "--ioengine=libaio",
+        "--iodepth=8",
+        "--direct=1",
+        "--output-format=json",
+    ];
+    let r = run_json(&args[..6], 0);
+    let j = job(&r);
+    assert_eq!(counts(j), (1024, 4 << 20, 0, 0));
+    assert_eq!(j["engine"]["name"], "libaio");
+    assert_eq!(j["engine"]["iodepth"], 8);
+    let levels = &j["iodepth"]["pct_time"];
+    assert!(levels["8"].as_f64().unwrap() > 50.0, "{levels}");
+    let Some(table) = strace_calls(
+        "io_setup,io_submit,io_getevents,io_uring_setup,io_uring_enter",
+        &args,
+    ) else {
+        skip!("syscall count: strace is not installed");
+        return;
+    };
+    // The lay-out writes with psync first; the job's 1024 reads are one io_submit each.
+    assert_eq!(calls(&table, "io_submit"), Some(1024), "{table}");
+    assert!(
+        calls(&table, "io_getevents").is_some_and(|n| n >= 100),
+        "{table}"
+    );
+    assert_eq!(calls(&table, "io_uring_setup"), None, "{table}");
+    assert_eq!(calls(&table, "io_uring_enter"), None, "{table}");
+}
+
+/// Buffered native AIO is done inside io_submit (the kernel has no asynchronous buffered
+/// path for it): at iodepth 32 on a file the kernel reads from disk, libaio's achieved
+/// depth is 1 and its latency is all submission, where io_uring keeps 32 reads in flight.
+/// The same job, the same bytes; the depths differ because the kernel's do.
+#[test]
+fn buffered_libaio_gets_the_depth_the_kernel_gives_it() {
+    let d = tmp();
+    if !libaio_available(d.path()) || !uring_available(d.path()) {
+        return;
+    }
+    let fname = format!("--filename={}", d.path().join("f").display());
+    let run = |engine: &str| {
+        let e = format!("--ioengine={engine}");
+        // invalidate (the default) drops the file's cached pages before the job.
+        let r = run_json(
+            &[
+                &fname,
+                "--rw=randread",
+                "--size=16m",
+                &e,
+                "--iodepth=32",
+                "--keep",
+            ],
+            0,
+        );
+        job(&r).clone()
+    };
+    let aio = run("libaio");
+    let ring = run("io_uring");
+    for j in [&aio, &ring] {
+        assert_eq!(counts(j), (4096, 16 << 20, 0, 0));
+    }
+    let mean = |j: &Value| j["iodepth"]["mean"].as_f64().unwrap();
+    assert!(mean(&aio) <= 1.05, "libaio: {}", aio["iodepth"]);
+    assert!(mean(&ring) >= 8.0, "io_uring: {}", ring["iodepth"]);
+    let rd = &aio["read"];
+    let m = |k: &str| rd[k]["mean"].as_f64().unwrap();
+    assert!(m("clat_ns") < m("slat_ns") / 10.0, "{rd}");
+}
+
+/// libaio's options: userspace_reap runs, and nowait with direct reads (the kernel refuses
+/// RWF_NOWAIT on buffered native AIO writes with EOPNOTSUPP, as fio then reports); io_uring's
+/// and pvsync2's own are refused with libaio, and userspace_reap with any other engine, by
+/// name, before anything is created.
+#[test]
+fn libaio_options_run_or_are_refused_by_name() {
+    let d = tmp();
+    if !libaio_available(d.path()) {
+        return;
+    }
+    let fname = format!("--filename={}", d.path().join("f").display());
+    let r = run_json(
+        &[
+            &fname,
+            "--rw=randwrite",
+            "--size=1m",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--userspace_reap=1",
+        ],
+        0,
+    );
+    assert_eq!(counts(job(&r)), (0, 0, 256, 1 << 20));
+    if direct_available(d.path()) {
+        let r = run_json(
+            &[
+                &fname,
+                "--rw=randread",
+                "--size=1m",
+                "--ioengine=libaio",
+                "--iodepth=4",
+                "--direct=1",
+                "--nowait=1",
+            ],
+            0,
+        );
+        assert_eq!(counts(job(&r)), (256, 1 << 20, 0, 0));
+        assert!(
+            job(&r)["engine"].to_string().contains("RWF_NOWAIT"),
+            "{}",
+            job(&r)["engine"]
+        );
+    }
+    for (args, says) in [
+        (
+            ["--ioengine=libaio", "--hipri=1"],
+            "applies only to ioengine=io_uring or pvsync2",
+        ),
+        (
+            ["--ioengine=libaio", "--fixedbufs=1"],
+            "applies only to ioengine=io_uring",
+        ),
+        (
+            ["--ioengine=io_uring", "--userspace_reap=1"],
+            "applies only to ioengine=libaio",
+        ),
+    ] {
+        let o = iogauge(&["run", &fname, "--size=1m", args[0], args[1]]);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+        assert!(!d.path().join("f").exists());
+    }
 }

@@ -342,11 +342,18 @@ fn check_job(
     Ok(())
 }
 
-/// The engine can run the job here (io_uring's features probed); `false`: ioengine=null,
+/// The engine can run the job here (io_uring's features, libaio's context probed); `false`:
+/// ioengine=null,
 /// which has no file to check (its size given).
 fn check_engine(job: &JobSpec) -> Result<bool, TargetError> {
-    if job.engine == EngineKind::IoUring {
-        crate::engine::uring::probe(&job.engine_config()).map_err(|e| {
+    if job.engine.queued() {
+        let cfg = job.engine_config();
+        let probed = if job.engine == EngineKind::IoUring {
+            crate::engine::uring::probe(&cfg)
+        } else {
+            crate::engine::libaio::probe(&cfg)
+        };
+        probed.map_err(|e| {
             let named = if e.option == "ioengine" {
                 job.label_with("ioengine", job.engine.as_str())
             } else {

@@ -1,5 +1,5 @@
 //! The engine's options as a job sets them: iodepth and fio's batching options (with fio's
-//! defaults and clamps), and the io_uring and pvsync2 flags, each refused where the chosen
+//! defaults and clamps), and the io_uring, libaio and pvsync2 flags, each refused where the chosen
 //! engine cannot honour it.
 
 use super::values::Values;
@@ -15,7 +15,7 @@ pub(super) fn queue_options(
     warnings: &mut Vec<String>,
 ) -> Result<Queue, SpecError> {
     let depth = v.int("iodepth")?.unwrap_or(1) as u32;
-    if engine != EngineKind::IoUring {
+    if !engine.queued() {
         let batch = [
             "iodepth_batch_submit",
             "iodepth_batch_complete_min",
@@ -33,7 +33,7 @@ pub(super) fn queue_options(
             };
             warnings.push(format!(
                 "{what} has no effect with ioengine={}: it issues one I/O at a time and waits \
-                 for it; use ioengine=io_uring for I/Os in flight",
+                 for it; use ioengine=io_uring or libaio for I/Os in flight",
                 engine.as_str()
             ));
         }
@@ -73,6 +73,7 @@ pub(super) fn engine_flags(
         sqthread_poll_cpu: v.int("sqthread_poll_cpu")?.map(|c| c as u32),
         hipri: v.bool("hipri")?,
         nowait: v.bool("nowait")?,
+        userspace_reap: v.bool("userspace_reap")?,
     };
     let uring_only = [
         ("fixedbufs", f.fixedbufs),
@@ -88,16 +89,34 @@ pub(super) fn engine_flags(
             ));
         }
     }
-    for (name, on) in [("hipri", f.hipri), ("nowait", f.nowait)] {
-        if on && !matches!(engine, EngineKind::IoUring | EngineKind::Pvsync2) {
-            return Err(v.error(
-                name,
-                format!(
-                    "applies only to ioengine=io_uring or pvsync2, not {}",
-                    engine.as_str()
-                ),
-            ));
-        }
+    if f.userspace_reap && engine != EngineKind::Libaio {
+        return Err(v.error(
+            "userspace_reap",
+            format!("applies only to ioengine=libaio, not {}", engine.as_str()),
+        ));
+    }
+    if f.hipri && !matches!(engine, EngineKind::IoUring | EngineKind::Pvsync2) {
+        return Err(v.error(
+            "hipri",
+            format!(
+                "applies only to ioengine=io_uring or pvsync2, not {}",
+                engine.as_str()
+            ),
+        ));
+    }
+    if f.nowait
+        && !matches!(
+            engine,
+            EngineKind::IoUring | EngineKind::Libaio | EngineKind::Pvsync2
+        )
+    {
+        return Err(v.error(
+            "nowait",
+            format!(
+                "applies only to ioengine=io_uring, libaio or pvsync2, not {}",
+                engine.as_str()
+            ),
+        ));
     }
     if f.hipri && !direct {
         return Err(v.error(

@@ -514,7 +514,7 @@ fn target(v: &Values<'_>) -> Result<TargetSpec, SpecError> {
     )
 }
 
-/// The engine `ioengine` names (libaio and posixaio run as io_uring, with a note).
+/// The engine `ioengine` names (posixaio runs as io_uring, with a note).
 fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind, SpecError> {
     Ok(match v.choice("ioengine")?.as_str() {
         "psync" => EngineKind::Psync,
@@ -522,16 +522,7 @@ fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind,
         "pvsync" => EngineKind::Pvsync,
         "pvsync2" => EngineKind::Pvsync2,
         "io_uring" => EngineKind::IoUring,
-        "libaio" => {
-            warnings.push(
-                "ioengine=libaio runs as io_uring: the same queued, asynchronous submission \
-                 at iodepth (iogauge has no libaio engine). Unlike libaio, io_uring stays \
-                 asynchronous for buffered I/O too (direct=0), so buffered queue depths are \
-                 real here where fio's libaio would complete each I/O inside submission"
-                    .into(),
-            );
-            EngineKind::IoUring
-        }
+        "libaio" => EngineKind::Libaio,
         "posixaio" => {
             warnings.push(
                 "ioengine=posixaio runs as io_uring: the same queued, asynchronous submission \

@@ -35,7 +35,7 @@ pub(super) fn priorities(
     };
     let given = CMDPRIO.iter().copied().filter(|&o| v.given(o));
     if let Some(first) = given.clone().next() {
-        if engine != EngineKind::IoUring {
+        if !engine.queued() {
             return Err(v.error(
                 first,
                 format!(

@@ -40,7 +40,7 @@ impl<'a> Values<'a> {
                     option: "ioengine".into(),
                     value: e.value.clone(),
                     message: format!(
-                        "iogauge has no such engine; it has {} (libaio and posixaio run as io_uring)",
+                        "iogauge has no such engine; it has {} (posixaio runs as io_uring)",
                         options::ENGINES.join(", ")
                     ),
                     origin: e.origin.clone(),

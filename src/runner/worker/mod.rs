@@ -23,6 +23,7 @@ mod flush;
 mod iolog;
 mod pacing;
 mod prio;
+mod queue;
 mod replay;
 mod timeline;
 mod verify;
@@ -529,41 +530,6 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
     }
 
-    /// Takes whatever completions are ready, without waiting (queued engines, while paced).
-    fn poll(&mut self) {
-        let mut cq = std::mem::take(&mut self.cq);
-        if let Err(e) = self.engine.reap(0, self.in_kernel, &mut cq) {
-            self.fail_ring(e);
-        } else if !cq.is_empty() {
-            self.take_completions(&mut cq);
-        }
-        self.cq = cq;
-    }
-
-    /// Accounts reaped completions (and queues again what must go again).
-    fn take_completions(&mut self, cq: &mut Vec<Completion>) {
-        let now = self.clock.now();
-        self.account_depth(now);
-        if self.tl.measuring {
-            self.stats.depth.reaped(cq.len());
-        }
-        self.in_kernel -= cq.len();
-        for c in cq.drain(..) {
-            let s = self.st[c.slot as usize];
-            let res = if c.res < 0 {
-                Err(io::Error::from_raw_os_error(-c.res))
-            } else {
-                Ok(c.res as usize)
-            };
-            if let Next::Again = self.complete(c.slot, res, s.t_sub, now) {
-                self.issue(c.slot);
-            }
-        }
-        if now >= self.tl.event {
-            self.housekeeping(now);
-        }
-    }
-
     fn next_io(&mut self) -> Option<crate::plan::workload::IoReq> {
         if self.verifying() {
             return self.next_verify_read();
@@ -608,74 +574,6 @@ impl<E: Engine> Loop<'_, '_, E> {
                 }
             }
         }
-    }
-
-    fn commit(&mut self) {
-        if let Err(e) = self.engine.commit() {
-            self.fail_ring(e);
-            return;
-        }
-        let now = self.clock.now();
-        self.account_depth(now);
-        for &slot in &self.pending {
-            self.st[slot as usize].t_sub = now;
-        }
-        if self.tl.measuring {
-            let n = self.pending.len();
-            self.stats.depth.submitted(self.in_kernel + n, n);
-        }
-        self.in_kernel += self.pending.len();
-        self.pending.clear();
-    }
-
-    /// Adds the time since the last change at the current depth (queued engines).
-    #[inline]
-    fn account_depth(&mut self, now: u64) {
-        if self.tl.measuring {
-            let ns = self.clock.ns(now.saturating_sub(self.tl.depth_since));
-            self.stats.depth.add(self.in_kernel, ns);
-        }
-        self.tl.depth_since = now;
-    }
-
-    /// Reaps completions as fio does: only when no more can be queued (queue full, work done,
-    /// stopping, or a flush due), at least one then, and on until `iodepth_low` is reached.
-    fn reap(&mut self) {
-        let job = self.w.job;
-        let mut cq = std::mem::take(&mut self.cq);
-        let full = self.free.is_empty()
-            || self.exhausted
-            || self.halt != Halt::No
-            || self.flush.due.is_some()
-            || self.backlog_due;
-        if !full {
-            self.cq = cq;
-            return;
-        }
-        // iodepth_batch_complete_min=0: poll the completion queue without sleeping.
-        let wait = job.queue.complete_min > 0;
-        loop {
-            let min = if wait {
-                (job.queue.complete_min as usize).clamp(1, self.in_kernel)
-            } else {
-                0
-            };
-            if let Err(e) = self
-                .engine
-                .reap(min, job.queue.complete_max as usize, &mut cq)
-            {
-                self.fail_ring(e);
-                break;
-            }
-            if cq.is_empty() {
-                continue;
-            }
-            self.take_completions(&mut cq);
-            if self.in_kernel <= job.queue.low as usize || self.in_kernel == 0 {
-                break;
-            }
-        }
-        self.cq = cq;
     }
 
     /// Accounts a finished transfer of slot `slot` (`t_sub`: when it reached the kernel).
