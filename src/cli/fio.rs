@@ -412,7 +412,16 @@ fn cmdhelp(option: Option<&str>) -> Result<String, UsageError> {
 /// `--enghelp[=engine]`: the engines fio mode runs.
 fn enghelp(engine: Option<&str>) -> String {
     let engines = [
-        "psync", "sync", "pvsync", "pvsync2", "io_uring", "libaio", "null",
+        "psync",
+        "sync",
+        "vsync",
+        "pvsync",
+        "pvsync2",
+        "io_uring",
+        "libaio",
+        "falloc",
+        "ftruncate",
+        "null",
     ];
     const CMDPRIO: &str = "cmdprio_percentage cmdprio_class cmdprio cmdprio_bssplit";
     let own = |e: &str| -> Option<String> {
@@ -422,7 +431,9 @@ fn enghelp(engine: Option<&str>) -> String {
             ),
             "libaio" => format!("userspace_reap nowait {CMDPRIO}"),
             "pvsync2" => "hipri nowait".to_string(),
-            "psync" | "sync" | "pvsync" | "null" => String::new(),
+            "psync" | "sync" | "vsync" | "pvsync" | "falloc" | "ftruncate" | "null" => {
+                String::new()
+            }
             _ => return None,
         })
     };

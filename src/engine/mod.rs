@@ -8,6 +8,7 @@ pub mod buf;
 pub mod libaio;
 pub mod null;
 pub mod psync;
+pub mod space;
 pub mod sync;
 pub mod trim;
 pub mod unit;
@@ -26,11 +27,14 @@ pub use unit::IoUnit;
 pub enum Kind {
     Psync,
     Sync,
+    Vsync,
     Pvsync,
     Pvsync2,
     #[serde(rename = "io_uring")]
     IoUring,
     Libaio,
+    Falloc,
+    Ftruncate,
     Null,
 }
 
@@ -39,12 +43,20 @@ impl Kind {
         match self {
             Kind::Psync => "psync",
             Kind::Sync => "sync",
+            Kind::Vsync => "vsync",
             Kind::Pvsync => "pvsync",
             Kind::Pvsync2 => "pvsync2",
             Kind::IoUring => "io_uring",
             Kind::Libaio => "libaio",
+            Kind::Falloc => "falloc",
+            Kind::Ftruncate => "ftruncate",
             Kind::Null => "null",
         }
+    }
+    /// Whether the engine moves no data (its I/Os are allocation calls or nothing): nothing to
+    /// verify, and no buffer contents that matter.
+    pub fn moves_no_data(self) -> bool {
+        matches!(self, Kind::Falloc | Kind::Ftruncate | Kind::Null)
     }
     /// Whether I/Os are queued, `iodepth` of them in flight (the others do one at a time).
     pub fn queued(self) -> bool {
@@ -54,7 +66,7 @@ impl Kind {
     pub fn vectored(self) -> bool {
         matches!(
             self,
-            Kind::Pvsync | Kind::Pvsync2 | Kind::IoUring | Kind::Libaio | Kind::Null
+            Kind::Vsync | Kind::Pvsync | Kind::Pvsync2 | Kind::IoUring | Kind::Libaio | Kind::Null
         )
     }
     /// Whether write-through (`sync=dsync|sync`) is applied per call (RWF_DSYNC/RWF_SYNC)
@@ -178,6 +190,7 @@ pub fn describe(cfg: &Config) -> Description {
     let calls = match cfg.kind {
         Kind::Psync => "pread/pwrite".to_string(),
         Kind::Sync => "read/write (lseek when not sequential)".to_string(),
+        Kind::Vsync => format!("readv/writev (lseek when not sequential) over {buffers}"),
         Kind::Pvsync => format!("preadv/pwritev over {buffers}"),
         Kind::Pvsync2 => format!("preadv2/pwritev2 over {buffers}"),
         Kind::IoUring if vectored => format!("IORING_OP_READV/WRITEV over {buffers}"),
@@ -187,6 +200,11 @@ pub fn describe(cfg: &Config) -> Description {
             format!("io_submit/io_getevents (native AIO), IOCB_CMD_PREADV/PWRITEV over {buffers}")
         }
         Kind::Libaio => "io_submit/io_getevents (native AIO), IOCB_CMD_PREAD/PWRITE".to_string(),
+        Kind::Falloc => {
+            "fallocate (a read: KEEP_SIZE; a write: extending; a trim: PUNCH_HOLE), no data"
+                .to_string()
+        }
+        Kind::Ftruncate => "ftruncate to each write's offset, no data".to_string(),
         Kind::Null => "none (null engine)".to_string(),
     };
 
@@ -360,7 +378,8 @@ pub fn set_thread_ioprio(ioprio: u16) -> io::Result<()> {
 pub fn with_engine<R>(cfg: &Config, files: Vec<OwnedFd>, f: impl EngineUser<R>) -> R {
     match cfg.kind {
         Kind::Psync => f.run(psync::Psync::new(files)),
-        Kind::Sync => f.run(sync::Sync::new(files)),
+        Kind::Sync => f.run(sync::Sync::<false>::new(files)),
+        Kind::Vsync => f.run(sync::Sync::<true>::new(files)),
         Kind::Pvsync => f.run(vectored::Pvsync::new(files)),
         Kind::Pvsync2 => f.run(vectored::Pvsync2::new(files, cfg)),
         Kind::IoUring => match uring::Uring::new(files, cfg) {
@@ -371,6 +390,8 @@ pub fn with_engine<R>(cfg: &Config, files: Vec<OwnedFd>, f: impl EngineUser<R>) 
             Ok(e) => f.run(e),
             Err(e) => f.setup_failed(e),
         },
+        Kind::Falloc => f.run(space::Space::<false>::new(files)),
+        Kind::Ftruncate => f.run(space::Space::<true>::new(files)),
         Kind::Null => f.run(null::Null::new(files)),
     }
 }

@@ -1,5 +1,7 @@
 //! `sync`: read(2)/write(2) at the file position, with lseek(2) only when the next offset is not
 //! where the previous I/O left it — as fio's sync engine, and as applications that stream.
+//! `vsync`: the same with readv(2)/writev(2) over the unit's page buffers (fio's vsync, one
+//! call per I/O: fio's coalescing of adjacent queued I/Os is not done, iodepth being 1).
 
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
@@ -9,14 +11,15 @@ use super::trim::Trimmer;
 use super::{Engine, IoUnit, Queued};
 use super::{FlushCall, flush_fd};
 
-pub struct Sync {
+/// `VECTORED`: readv/writev over every page buffer (vsync) instead of read/write (sync).
+pub struct Sync<const VECTORED: bool> {
     files: Vec<OwnedFd>,
     /// Where each file's position is known to be (`None`: unknown, seek first).
     pos: Vec<Option<u64>>,
     trims: Trimmer,
 }
 
-impl Sync {
+impl<const VECTORED: bool> Sync<VECTORED> {
     pub fn new(files: Vec<OwnedFd>) -> Self {
         let pos = vec![None; files.len()];
         let trims = Trimmer::new(files.len());
@@ -31,6 +34,23 @@ impl Sync {
             rustix::fs::seek(fd, rustix::fs::SeekFrom::Start(offset))?;
         }
         let n = match u.dir {
+            _ if VECTORED => {
+                let raw = std::os::fd::AsRawFd::as_raw_fd(fd);
+                let (dir, iov) = (u.dir, u.iovecs());
+                let (p, n) = (iov.as_ptr(), iov.len() as libc::c_int);
+                // SAFETY: the iovecs point into the unit's own page buffers, valid and
+                // exclusively ours for the duration of the call; fd is open.
+                let r = unsafe {
+                    match dir {
+                        Dir::Read => libc::readv(raw, p, n),
+                        _ => libc::writev(raw, p, n),
+                    }
+                };
+                if r < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                r as usize
+            }
             Dir::Read => rustix::io::read(fd, u.rest_mut())?,
             Dir::Write => rustix::io::write(fd, u.rest_mut())?,
             Dir::Trim => unreachable!("trims are issued by queue"),
@@ -40,7 +60,7 @@ impl Sync {
     }
 }
 
-impl Engine for Sync {
+impl<const VECTORED: bool> Engine for Sync<VECTORED> {
     #[inline]
     fn queue(&mut self, _: u32, u: &mut IoUnit) -> Queued {
         if u.dir == Dir::Trim {

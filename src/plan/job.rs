@@ -584,8 +584,8 @@ pub struct JobSpec {
     pub logs: LogSpec,
     /// Interval of the report's time series and of the logs' entries.
     pub series_ms: u64,
-    /// Sequential patterns: bytes skipped after each I/O (`rw=read:GAP`; 0 = contiguous).
-    pub gap: u64,
+    /// Sequential patterns: bytes skipped after each I/O (`rw=read:GAP`; negative: back).
+    pub gap: i64,
     /// `zonemode=strided`: where in the region each stretch of I/O goes.
     pub zones: Option<Zones>,
     /// I/O priorities: the job's own and per-command ones (`prio`, `cmdprio_percentage`…).

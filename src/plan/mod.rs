@@ -2,6 +2,7 @@
 //! job files, profiles and the legacy personalities) resolved into a validated [`Plan`].
 //! Nothing here touches the file system or runs I/O; `files` and `runner` do that.
 
+pub mod absent;
 mod blockmap;
 pub mod job;
 mod logs;

@@ -57,7 +57,17 @@ pub const RW_MODES: &[&str] = &[
 
 /// The engines `ioengine` accepts.
 pub const ENGINES: &[&str] = &[
-    "psync", "sync", "pvsync", "pvsync2", "io_uring", "libaio", "posixaio", "null",
+    "psync",
+    "sync",
+    "vsync",
+    "pvsync",
+    "pvsync2",
+    "io_uring",
+    "libaio",
+    "posixaio",
+    "falloc",
+    "ftruncate",
+    "null",
 ];
 
 /// Every workload option, in the order the documentation lists them.
@@ -499,11 +509,14 @@ pub static OPTIONS: &[OptionDef] = &[
         aliases: &[],
         kind: Kind::Choice(ENGINES),
         default: Some("psync"),
-        help: "How I/O is issued: psync (pread/pwrite), sync (lseek + read/write), \
+        help: "How I/O is issued: psync (pread/pwrite), sync (lseek + read/write), vsync \
+               (lseek + readv/writev over numpages buffers), \
                pvsync (preadv/pwritev over numpages buffers), pvsync2 (preadv2/pwritev2 with \
                per-call flags: hipri, nowait, sync=dsync as RWF_DSYNC), io_uring (iodepth I/Os \
                in flight), libaio (Linux native AIO: io_submit/io_getevents, iodepth in \
-               flight; buffered I/O completes inside io_submit, as the kernel does it), null \
+               flight; buffered I/O completes inside io_submit, as the kernel does it), falloc \
+               (each I/O a fallocate of its range), ftruncate (each write an ftruncate to its \
+               offset), null \
                (no I/O: measures iogauge's own overhead). posixaio runs as io_uring, with a \
                note.",
     },

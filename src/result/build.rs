@@ -247,7 +247,14 @@ pub fn engine_report(job: &crate::plan::JobSpec) -> EngineReport {
     let d = crate::engine::describe(&job.engine_config());
     let calls = match (job.rw.trims(), job.rw.reads() || job.rw.writes()) {
         (false, _) => d.calls,
-        _ if job.engine == crate::plan::EngineKind::Null => d.calls,
+        // These engines trim their own way (the null engine not at all).
+        _ if matches!(
+            job.engine,
+            crate::plan::EngineKind::Null | crate::plan::EngineKind::Falloc
+        ) =>
+        {
+            d.calls
+        }
         (true, false) => TRIM_CALLS.to_string(),
         (true, true) => format!("{} and {TRIM_CALLS}", d.calls),
     };
@@ -448,7 +455,9 @@ fn job_report(j: &JobOutcome, clones: usize) -> JobReport {
         options,
         files: j.files.clone(),
         engine: engine_report(&j.spec),
-        data: if j.spec.rw.writes() {
+        data: if j.spec.rw.writes() && j.spec.engine.moves_no_data() {
+            format!("none: ioengine={} moves no data", j.spec.engine.as_str())
+        } else if j.spec.rw.writes() {
             j.spec.data_shape.describe(j.spec.data)
         } else {
             String::new()

@@ -68,7 +68,7 @@ fn outcome(dir: &Path, tag: &str, args: &[String]) -> ((u64, u64, u64, u64), (u6
 #[test]
 fn every_engine_gives_the_same_counts_and_contents() {
     let d = tmp();
-    let mut engines = vec!["psync", "sync", "pvsync", "pvsync2"];
+    let mut engines = vec!["psync", "sync", "vsync", "pvsync", "pvsync2"];
     if uring_available(d.path()) {
         engines.push("io_uring");
     }
@@ -705,5 +705,70 @@ fn libaio_options_run_or_are_refused_by_name() {
         assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
         assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
         assert!(!d.path().join("f").exists());
+    }
+}
+
+/// fio's space engines: falloc makes each write a fallocate of its range (the file's blocks
+/// allocated, no data written: it reads back as zeros), ftruncate each write an ftruncate to
+/// its offset (a sequential pass of 1 MiB in 4 KiB ends at 1 MiB - 4 KiB, as fio's); both
+/// count each I/O's bytes as fio does, and refuse verify (no data to read back).
+#[test]
+fn falloc_and_ftruncate_do_what_fio_does_per_io() {
+    use std::os::unix::fs::MetadataExt as _;
+    let d = tmp();
+    let f = d.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    let r = run_json(
+        &[
+            &fname,
+            "--rw=randwrite",
+            "--size=1m",
+            "--ioengine=falloc",
+            "--keep",
+        ],
+        0,
+    );
+    assert_eq!(counts(job(&r)), (0, 0, 256, 1 << 20));
+    assert!(
+        job(&r)["data"].as_str().unwrap().contains("moves no data"),
+        "{}",
+        job(&r)["data"]
+    );
+    let m = std::fs::metadata(&f).unwrap();
+    assert_eq!(m.len(), 1 << 20);
+    assert!(
+        m.blocks() * 512 >= 1 << 20,
+        "allocated: {} blocks",
+        m.blocks()
+    );
+    std::fs::remove_file(&f).unwrap();
+
+    let r = run_json(
+        &[
+            &fname,
+            "--rw=write",
+            "--size=1m",
+            "--ioengine=ftruncate",
+            "--keep",
+        ],
+        0,
+    );
+    assert_eq!(counts(job(&r)), (0, 0, 256, 1 << 20));
+    assert_eq!(std::fs::metadata(&f).unwrap().len(), (1 << 20) - 4096);
+    std::fs::remove_file(&f).unwrap();
+
+    for engine in ["falloc", "ftruncate"] {
+        let e = format!("--ioengine={engine}");
+        let o = iogauge(&[
+            "run",
+            &fname,
+            "--size=1m",
+            "--rw=write",
+            &e,
+            "--verify=crc32c",
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("moves no data"), "{}", stderr(&o));
+        assert!(!f.exists());
     }
 }

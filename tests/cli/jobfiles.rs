@@ -241,7 +241,7 @@ fn job_file_syntax_errors_and_refusals_name_file_and_line_and_create_nothing() {
         ),
         (
             "[a]\nsize=1m\nioengine=libpmem\n",
-            "3: ioengine=libpmem: iogauge has no such engine",
+            "3: ioengine=libpmem: not supported: fio's libpmem engine needs persistent memory",
         ),
         (
             "[a]\nrw = randread\n",
@@ -539,4 +539,57 @@ fn many_sections_parse_in_linear_time_and_the_job_cap_is_said() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("more than 4096 jobs"), "{}", stderr(&o));
     assert_eq!(entries(d.path()).len(), 2, "only the two job files");
+}
+
+/// `rw=read:-8k` (fio's backwards-read.fio, scaled down): the I/O log iogauge writes has the
+/// offsets fio's own log has for the same job (the first read at 0, then from the end
+/// backwards, wrapping as fio wraps), and the same count. Without fio, iogauge's offsets
+/// against the sequence fio's rule gives.
+#[test]
+fn a_negative_gap_reads_backwards_as_fio_does() {
+    let d = tmp();
+    let job = [
+        "--name=b",
+        "--bs=4k",
+        "--rw=read:-8k",
+        "--filename=f",
+        "--size=64k",
+    ];
+    let offsets = |log: &str| -> Vec<u64> {
+        std::fs::read_to_string(d.path().join(log))
+            .unwrap()
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f.get(2) == Some(&"read")).then(|| f[3].parse().unwrap())
+            })
+            .collect()
+    };
+    let o = run_in(
+        d.path(),
+        &[
+            &["fio"][..],
+            &job,
+            &["--write_iolog=ig.log", "--output=/dev/null"],
+        ]
+        .concat(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ours = offsets("ig.log");
+    let k = 4096;
+    let mut rule = vec![0];
+    rule.extend((0..15).map(|i| 64 * 1024 - 2 * k - i * k));
+    assert_eq!(ours, rule);
+    std::fs::remove_file(d.path().join("f")).unwrap();
+    let Ok(fio) = std::process::Command::new("fio")
+        .current_dir(d.path())
+        .args(job)
+        .args(["--write_iolog=fio.log", "--output=/dev/null"])
+        .output()
+    else {
+        skip!("fio is not installed: the offsets are checked against fio's rule only");
+        return;
+    };
+    assert!(fio.status.success(), "{}", stderr(&fio));
+    assert_eq!(ours, offsets("fio.log"));
 }

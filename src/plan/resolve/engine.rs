@@ -151,16 +151,19 @@ pub(super) fn serialize_overlap(v: &Values<'_>, depth: u32) -> Result<(), SpecEr
     Ok(())
 }
 
-/// ioengine=null with verify: refused.
+/// verify with an engine that moves no data (null, falloc, ftruncate): refused.
 pub(super) fn null_verify(
     v: &Values<'_>,
     verify: bool,
     engine: EngineKind,
 ) -> Result<(), SpecError> {
-    if verify && engine == EngineKind::Null {
+    if verify && engine.moves_no_data() {
         return Err(v.error(
             "verify",
-            "ioengine=null moves no data: there is nothing to read back".into(),
+            format!(
+                "ioengine={} moves no data: there is nothing to read back",
+                engine.as_str()
+            ),
         ));
     }
     Ok(())

@@ -316,7 +316,7 @@ fn job_name(v: &Values<'_>, section: &Section) -> Result<String, SpecError> {
 }
 
 /// The I/O pattern: `rw` (with its gap) and the read share of a mixed one.
-fn pattern(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<(RwMode, u64, u8), SpecError> {
+fn pattern(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<(RwMode, i64, u8), SpecError> {
     let (rw_word, gap) = rw_and_gap(v)?;
     let rw = RwMode::from_word(&rw_word)
         .unwrap_or_else(|| unreachable!("rw_and_gap checked {rw_word} against RW_MODES"));
@@ -519,6 +519,7 @@ fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind,
     Ok(match v.choice("ioengine")?.as_str() {
         "psync" => EngineKind::Psync,
         "sync" => EngineKind::Sync,
+        "vsync" => EngineKind::Vsync,
         "pvsync" => EngineKind::Pvsync,
         "pvsync2" => EngineKind::Pvsync2,
         "io_uring" => EngineKind::IoUring,
@@ -532,6 +533,8 @@ fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind,
             );
             EngineKind::IoUring
         }
+        "falloc" => EngineKind::Falloc,
+        "ftruncate" => EngineKind::Ftruncate,
         "null" => EngineKind::Null,
         other => unreachable!("engine {other} not handled"),
     })

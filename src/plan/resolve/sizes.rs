@@ -113,8 +113,8 @@ pub(super) fn size_or_pct(
     }
 }
 
-/// `rw` and its optional `:GAP` suffix (bytes).
-pub(super) fn rw_and_gap(v: &Values<'_>) -> Result<(String, u64), SpecError> {
+/// `rw` and its optional `:GAP` suffix (bytes; negative: backwards).
+pub(super) fn rw_and_gap(v: &Values<'_>) -> Result<(String, i64), SpecError> {
     let (text, _) = v.text("rw").expect("rw has a default");
     let (word, gap) = match text.split_once(':') {
         Some((w, g)) => (w.trim().to_ascii_lowercase(), Some(g.trim())),
@@ -131,27 +131,28 @@ pub(super) fn rw_and_gap(v: &Values<'_>) -> Result<(String, u64), SpecError> {
     }
     let gap = match gap {
         None => 0,
-        Some(g) if g.starts_with('-') => {
-            return Err(v.error(
-                "rw",
-                "a negative gap (fio's backwards sequential I/O) is not supported; gaps skip \
-                 forward"
-                    .into(),
-            ));
-        }
-        Some(g) => match value::parse_size(g) {
-            Ok(s) => s.bytes,
-            Err(accepted) => {
-                return Err(v.error("rw", format!("the gap after ':' must be {accepted}")));
+        Some(g) => {
+            // A negative gap moves back (fio's backwards sequential I/O, `rw=read:-8k`).
+            let (sign, g) = match g.strip_prefix('-') {
+                Some(rest) => (-1, rest.trim()),
+                None => (1, g),
+            };
+            match value::parse_size(g) {
+                Ok(s) if s.bytes <= i64::MAX as u64 => sign * s.bytes as i64,
+                Ok(_) => return Err(v.error("rw", "the gap after ':' is too large".into())),
+                Err(accepted) => {
+                    return Err(v.error("rw", format!("the gap after ':' must be {accepted}")));
+                }
             }
-        },
+        }
     };
     Ok((word, gap))
 }
 
-/// The bytes a sequential pattern skips after each I/O (`rw=read:GAP`): any number, as fio's.
-pub(super) fn sequential_gap(v: &Values<'_>, rw: RwMode, gap: u64) -> Result<u64, SpecError> {
-    if gap > 0 && rw.is_random() {
+/// The bytes a sequential pattern skips after each I/O (`rw=read:GAP`): any number, as fio's,
+/// negative to go backwards.
+pub(super) fn sequential_gap(v: &Values<'_>, rw: RwMode, gap: i64) -> Result<i64, SpecError> {
+    if gap != 0 && rw.is_random() {
         return Err(v.error(
             "rw",
             "a ':GAP' applies to sequential patterns only (read, write, rw)".into(),

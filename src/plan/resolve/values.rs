@@ -39,10 +39,7 @@ impl<'a> Values<'a> {
                 return Err(SpecError {
                     option: "ioengine".into(),
                     value: e.value.clone(),
-                    message: format!(
-                        "iogauge has no such engine; it has {} (posixaio runs as io_uring)",
-                        options::ENGINES.join(", ")
-                    ),
+                    message: crate::plan::absent::why(&word),
                     origin: e.origin.clone(),
                 });
             }

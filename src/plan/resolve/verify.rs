@@ -26,7 +26,7 @@ fn refuse_trims(v: &Values<'_>, rw: RwMode) -> Result<(), SpecError> {
 /// region (it writes nothing).
 pub(super) fn verification(
     v: &Values<'_>,
-    (rw, gap): (RwMode, u64),
+    (rw, gap): (RwMode, i64),
     (sizes, bs): (&[BlockSizes; 3], u64),
     shape: &DataShape,
     w: &mut Vec<String>,
@@ -126,7 +126,7 @@ pub(super) fn verification(
 fn pattern_layout(
     v: &Values<'_>,
     (interval, header_at, header): (u64, u64, bool),
-    (bs, write_sizes, gap): (u64, &BlockSizes, u64),
+    (bs, write_sizes, gap): (u64, &BlockSizes, i64),
     shape: &DataShape,
     w: &mut Vec<String>,
 ) -> Result<(u64, u64), SpecError> {

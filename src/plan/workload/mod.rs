@@ -327,8 +327,8 @@ pub struct Workload {
     remaining: Option<u64>,
     /// I/Os left (`number_ios`).
     ios_left: Option<u64>,
-    /// Sequential: bytes skipped after each I/O (fio's `rw=read:GAP`).
-    gap: u64,
+    /// Sequential: bytes skipped after each I/O (fio's `rw=read:GAP`; negative: backwards).
+    gap: i64,
     /// Passes over the region when size-bounded.
     passes: Option<u64>,
     sampler: Sampler,
@@ -378,8 +378,11 @@ impl Workload {
 
     /// Sequential patterns skip `gap` bytes after each I/O (fio's `rw=read:GAP`, any number of
     /// bytes). A pass of each file ends where the next I/O would not fit, as fio's does, so a
-    /// size-bounded job moves the I/Os that fit, not `size` bytes.
-    pub fn with_gap(mut self, gap: u64) -> Self {
+    /// size-bounded job moves the I/Os that fit, not `size` bytes. A negative gap moves back
+    /// (fio's `rw=read:-8k`): the first I/O at the start, each next one at the previous one's
+    /// end plus the gap, wrapping to the file's end plus the gap when that falls before the
+    /// start, as fio's; a pass is then `size` bytes, as fio counts it.
+    pub fn with_gap(mut self, gap: i64) -> Self {
         if gap == 0 {
             return self;
         }
@@ -387,7 +390,8 @@ impl Workload {
         let r = self.region;
         let file_bytes = r.blocks_per_file * r.bs;
         let per_file = match file_bytes.checked_sub(r.bs) {
-            Some(room) => room / (r.bs + gap) + 1,
+            _ if gap < 0 => r.blocks_per_file,
+            Some(room) => room / (r.bs + gap as u64) + 1,
             None => 0,
         };
         let pairs = if self.mode.pair_first().is_some() {
@@ -643,9 +647,20 @@ impl Workload {
                 continue;
             }
             let len = len.min(file_bytes - pos);
-            let next = pos + len + self.gap;
-            covered[file] += (len + self.gap).min(file_bytes - pos);
-            var.pos[d][file] = if next >= file_bytes { 0 } else { next };
+            var.pos[d][file] = if self.gap >= 0 {
+                covered[file] += (len + self.gap as u64).min(file_bytes - pos);
+                let next = pos + len + self.gap as u64;
+                if next >= file_bytes { 0 } else { next }
+            } else {
+                covered[file] += len;
+                match (pos + len).checked_add_signed(self.gap) {
+                    Some(next) if next + len <= file_bytes => next,
+                    // Before the start (or past the end): from the end, as fio wraps.
+                    _ => file_bytes
+                        .saturating_add_signed(self.gap)
+                        .min(file_bytes - len),
+                }
+            };
             return (file, self.region.base + pos, len);
         }
     }
