@@ -374,6 +374,35 @@ pub fn set_thread_ioprio(ioprio: u16) -> io::Result<()> {
     Ok(())
 }
 
+/// A NUMA memory policy (set_mempolicy(2)), as fio's `numa_mem_policy` names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemPolicy {
+    /// MPOL_DEFAULT 0, MPOL_PREFERRED 1, MPOL_BIND 2, MPOL_INTERLEAVE 3, MPOL_LOCAL 4.
+    pub mode: i32,
+    pub nodes: Vec<usize>,
+}
+
+/// Gives the calling thread the memory policy `p`: the pages it touches from then on (the
+/// job's buffers) come from its nodes.
+pub fn set_thread_mempolicy(p: &MemPolicy) -> io::Result<()> {
+    let mut mask = [0u64; 16];
+    for &n in p.nodes.iter().filter(|&&n| n < 1024) {
+        mask[n / 64] |= 1 << (n % 64);
+    }
+    let maxnode = (mask.len() * 64) as libc::c_ulong;
+    let nodes = if p.nodes.is_empty() {
+        std::ptr::null()
+    } else {
+        mask.as_ptr()
+    };
+    // SAFETY: the mask outlives the call and holds `maxnode` bits.
+    let r = unsafe { libc::syscall(libc::SYS_set_mempolicy, p.mode, nodes, maxnode) };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Builds the engine `cfg` names over `files` (opened by `files::targets`) and hands it to `f`.
 pub fn with_engine<R>(cfg: &Config, files: Vec<OwnedFd>, f: impl EngineUser<R>) -> R {
     match cfg.kind {

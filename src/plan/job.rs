@@ -350,8 +350,7 @@ pub struct Verify {
     /// Threads that read back and check the verify phase (`verify_async`; 0: one per CPU
     /// among the group's verifying jobs).
     pub threads: u32,
-    /// Where in the block the header is swapped to before writing (`verify_offset`; 0: it
-    /// leads).
+    /// Where in the block the header is swapped to before writing (`verify_offset`; 0: first).
     pub header_at: u32,
 }
 
@@ -590,7 +589,7 @@ pub struct JobSpec {
     pub zones: Option<Zones>,
     /// I/O priorities: the job's own and per-command ones (`prio`, `cmdprio_percentage`…).
     pub prio: super::prio::Priorities,
-    /// The CPUs the job's thread may run on (`cpus_allowed`, `cpumask`).
+    /// Where the job's thread runs (`cpus_allowed`, `cpumask`, `numa_*`).
     pub cpus: Option<CpuSpec>,
     /// The job thread's nice value (`nice`).
     pub nice: Option<i32>,
@@ -615,12 +614,13 @@ pub struct JobSpec {
     pub replay: Option<super::replay::ReplaySpec>,
 }
 
-/// The CPUs a job's thread may run on, and (`cpus_allowed_policy=split`, until resolution
-/// gives each job its one) whether the jobs split them.
+/// The job thread's CPUs (empty: any; `split` until each job is given its one) and NUMA
+/// memory policy (`numa_mem_policy`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuSpec {
     pub cpus: Vec<usize>,
     pub split: bool,
+    pub mem: Option<crate::engine::MemPolicy>,
 }
 
 /// Another rank's files, read as that rank left them: opened read-only when the job opens its

@@ -358,6 +358,22 @@ pub static OPTIONS: &[OptionDef] = &[
                cpus_allowed wins where both are given.",
     },
     OptionDef {
+        name: "numa_cpu_nodes",
+        aliases: &[],
+        kind: Kind::Spec("NUMA node list (0-1)"),
+        default: None,
+        help: "The job's thread runs on the CPUs of these NUMA nodes (with cpus_allowed: the \
+               CPUs of both); one node, 0, on a machine without NUMA.",
+    },
+    OptionDef {
+        name: "numa_mem_policy",
+        aliases: &[],
+        kind: Kind::Spec("default|local|prefer:N|bind:LIST|interleave:LIST"),
+        default: None,
+        help: "The NUMA memory policy of the job's buffers (set_mempolicy on its thread before \
+               they are touched), as fio's.",
+    },
+    OptionDef {
         name: "cpus_allowed_policy",
         aliases: &[],
         kind: Kind::Choice(&["shared", "split"]),
@@ -1356,10 +1372,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "dedupe_global",
         ],
         FioOnly::Rejected(NO_DATA_PATTERN),
-    ),
-    (
-        &["numa_cpu_nodes", "numa_mem_policy"],
-        FioOnly::Rejected("iogauge does not bind jobs to NUMA nodes"),
     ),
     (
         &["exec_prerun", "exec_postrun", "ioscheduler", "pre_read"],

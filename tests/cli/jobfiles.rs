@@ -133,6 +133,7 @@ fn fios_examples_parse_or_are_refused_with_a_reason_and_plain_file_ones_run() {
                     && (line.contains("not supported")
                         || line.contains("no such engine")
                         || line.contains("is not set")
+                        || line.contains("but this machine has")
                         || line.contains("unknown option")
                         || line.contains("expected"));
                 if !precise || err.lines().filter(|l| !l.contains("warning")).count() != 1 {
@@ -225,6 +226,8 @@ fn fios_examples_parse_or_are_refused_with_a_reason_and_plain_file_ones_run() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert_eq!(parsed + refused, files.len());
     assert!(ran >= 10, "only {ran} examples ran");
+    // What parses only grows (fio 3.33 parses 67).
+    assert!(parsed >= 29, "only {parsed} examples parse");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! What fio sets on a job's thread, and per I/O: the job's own I/O priority
 //! (`prio`/`prioclass`, which the kernel then reports for that thread), its CPUs
-//! (`cpus_allowed`, `cpumask`, `cpus_allowed_policy`) and nice value, and fio's per-command
+//! (`cpus_allowed`, `cpumask`, `cpus_allowed_policy`, `numa_cpu_nodes`), memory policy
+//! (`numa_mem_policy`) and nice value, and fio's per-command
 //! priorities (`cmdprio_percentage`, `cmdprio_bssplit`: a priority in each io_uring
 //! submission, the latencies reported per priority in fio's `prios` arrays, and each I/O's
 //! priority in the per-I/O logs).
@@ -364,6 +365,68 @@ fn cpus_allowed_and_nice_are_set_on_the_job_threads() {
     assert!(both(&seen), "one clone on CPU 0, one on CPU 1: {seen:?}");
 }
 
+/// fio's NUMA placement (numa.fio): numa_cpu_nodes=0 with cpus_allowed=1 runs the job's
+/// thread on CPU 1 (node 0's CPUs that cpus_allowed names), and numa_mem_policy=bind:0 is
+/// the thread's memory policy, which the kernel shows in the thread's numa_maps; the main
+/// thread keeps the default.
+#[test]
+fn numa_nodes_and_memory_policy_are_set_on_the_job_thread() {
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        eprintln!("skipped: needs 2 CPUs");
+        return;
+    }
+    let d = tmp();
+    let child = bin()
+        .current_dir(d.path())
+        .args([
+            "run",
+            "--filename=data",
+            "--size=1m",
+            "--rw=read",
+            "--time_based",
+        ])
+        .args(["--runtime=3", "--numa_cpu_nodes=0", "--cpus_allowed=1"])
+        .arg("--numa_mem_policy=bind:0")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut policies = Vec::new();
+    for _ in 0..60 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let Ok(rd) = std::fs::read_dir(format!("/proc/{}/task", child.id())) else {
+            continue;
+        };
+        policies = rd
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let maps = std::fs::read_to_string(e.path().join("numa_maps")).ok()?;
+                let status = std::fs::read_to_string(e.path().join("status")).ok()?;
+                let cpus = status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?
+                    .trim()
+                    .to_string();
+                let bound = maps.lines().any(|l| l.split(' ').nth(1) == Some("bind:0"));
+                Some((cpus, bound))
+            })
+            .collect();
+        if policies.iter().any(|(c, b)| c == "1" && *b) {
+            break;
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        policies.iter().any(|(c, b)| c == "1" && *b),
+        "the job's thread on CPU 1, its memory bound to node 0: {policies:?}"
+    );
+    assert!(
+        policies.iter().any(|(_, b)| !b),
+        "the main thread keeps the default"
+    );
+}
+
 #[test]
 fn a_cpu_the_host_lacks_or_a_nice_out_of_range_is_refused() {
     let d = tmp();
@@ -373,6 +436,12 @@ fn a_cpu_the_host_lacks_or_a_nice_out_of_range_is_refused() {
         ("--nice=20", "from -20 to 19"),
         ("--cpus_allowed_policy=spread", "cpus_allowed_policy"),
         ("--verify_async_cpus=4096", "names CPU 4096"),
+        (
+            "--numa_cpu_nodes=999",
+            "names NUMA node 999, but this machine has node(s) 0",
+        ),
+        ("--numa_mem_policy=spread:0", "interleave:NODES"),
+        ("--numa_mem_policy=bind:999", "names NUMA node 999"),
     ] {
         let o = run_in(
             d.path(),

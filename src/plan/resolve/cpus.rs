@@ -1,7 +1,9 @@
 //! Where a job's thread runs and how nicely: `cpus_allowed` (a CPU list) or `cpumask` (a
-//! mask), `cpus_allowed_policy` (the jobs share the set, or each takes one CPU of it), and
-//! `nice`, as fio sets them on each job before its first I/O.
+//! mask), `numa_cpu_nodes` (the CPUs of NUMA nodes), `cpus_allowed_policy` (the jobs share
+//! the set, or each takes one CPU of it), `numa_mem_policy`, and `nice`, as fio sets them on
+//! each job before its first I/O.
 
+use super::numa;
 use super::values::Values;
 use crate::plan::job::CpuSpec;
 use crate::plan::{JobSpec, SpecError};
@@ -12,13 +14,37 @@ pub(super) fn cpus(v: &Values<'_>) -> Result<Option<CpuSpec>, SpecError> {
     let split = v.choice("cpus_allowed_policy")? == "split";
     let list = v.parsed("cpus_allowed", parse_list)?;
     let mask = v.parsed("cpumask", parse_mask)?;
-    let (option, cpus) = match (list, mask) {
+    let (option, mut cpus) = match (list, mask) {
         (Some(l), _) => ("cpus_allowed", l),
         (None, Some(m)) => ("cpumask", m),
-        (None, None) => return Ok(None),
+        (None, None) => ("", Vec::new()),
     };
-    on_host(v, option, &cpus)?;
-    Ok(Some(CpuSpec { cpus, split }))
+    if !option.is_empty() {
+        on_host(v, option, &cpus)?;
+    }
+    if let Some(nodes) = v.parsed("numa_cpu_nodes", parse_list)? {
+        let on_nodes =
+            numa::node_cpus(&nodes).map_err(|m| v.error("numa_cpu_nodes", m.to_string()))?;
+        cpus = if option.is_empty() {
+            on_nodes
+        } else {
+            cpus.into_iter().filter(|c| on_nodes.contains(c)).collect()
+        };
+        if cpus.is_empty() {
+            return Err(v.error(
+                "numa_cpu_nodes",
+                format!("has none of the CPUs {option} names"),
+            ));
+        }
+    }
+    let mem = v.parsed("numa_mem_policy", numa::parse_policy)?;
+    if let Some(m) = &mem {
+        numa::nodes_exist(&m.nodes).map_err(|e| v.error("numa_mem_policy", e.to_string()))?;
+    }
+    if cpus.is_empty() && mem.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(CpuSpec { cpus, split, mem }))
 }
 
 /// `verify_async_cpus`: the CPUs of the verify phase's checking threads.
@@ -69,7 +95,7 @@ pub(super) fn split(job: &mut JobSpec, n: usize) {
 }
 
 /// fio's CPU list: CPUs and ranges joined by commas (`0-3,6`), sorted, each once.
-fn parse_list(text: &str) -> Result<Vec<usize>, crate::plan::value::ValueError> {
+pub(super) fn parse_list(text: &str) -> Result<Vec<usize>, crate::plan::value::ValueError> {
     const SYNTAX: &str = "CPU numbers and ranges joined by commas (0-3,6)";
     let bad = || crate::plan::value::ValueError::Syntax(SYNTAX);
     let mut out = Vec::new();

@@ -19,6 +19,7 @@ use crate::rawpath;
 
 mod cpus;
 mod engine;
+mod numa;
 mod prio;
 mod replay;
 mod sizes;

@@ -14,8 +14,8 @@ use super::end::setup_error;
 use super::{JobResult, Worker};
 
 /// Sets what fio sets on a job's thread before its first I/O, on the calling (job) thread:
-/// its I/O priority (`prio`/`prioclass`), the CPUs it may run on (`cpus_allowed`, `cpumask`)
-/// and its nice value. On failure, the job's result (the errno kept, the call named).
+/// its I/O priority (`prio`/`prioclass`), the CPUs it may run on (`cpus_allowed`, `cpumask`,
+/// `numa_cpu_nodes`), its memory policy (`numa_mem_policy`) and its nice value. On failure, the job's result (the errno kept, the call named).
 pub(super) fn settle_thread(w: &Worker<'_>) -> Option<JobResult> {
     let job = w.job;
     let p = job.prio.default;
@@ -30,9 +30,20 @@ pub(super) fn settle_thread(w: &Worker<'_>) -> Option<JobResult> {
     } else if let Some((c, e)) = job
         .cpus
         .as_ref()
+        .filter(|c| !c.cpus.is_empty())
         .and_then(|c| pin(&c.cpus).err().map(|e| (c, e)))
     {
         (format!("sched_setaffinity (CPUs {:?})", c.cpus), e)
+    } else if let Some((m, e)) = job
+        .cpus
+        .as_ref()
+        .and_then(|c| c.mem.as_ref())
+        .and_then(|m| crate::engine::set_thread_mempolicy(m).err().map(|e| (m, e)))
+    {
+        (
+            format!("set_mempolicy (mode {}, nodes {:?})", m.mode, m.nodes),
+            e,
+        )
     } else if let Some((n, e)) = job.nice.and_then(|n| set_nice(n).err().map(|e| (n, e))) {
         (format!("setpriority (nice {n})"), e)
     } else {
