@@ -67,6 +67,7 @@ def warm(path):
 # "+cpu" also requires CPU time per I/O no higher than fio's (median ratio <= 1).
 def cases(d, secs, disk_secs):
     shm = "/dev/shm/iogauge-bench.dat"
+    space = "/dev/shm/iogauge-bench-space.dat"
     disk = os.path.join(d, "iogauge-bench.dat")
     cached = os.path.join(d, "iogauge-bench-cached.dat")
     t = ["--time_based=1", f"--runtime={secs}"]
@@ -114,6 +115,18 @@ def cases(d, secs, disk_secs):
         ("libaio-4k-randread-disk-q32", "within3%+cpu", (disk, 2048),
          [f"--filename={disk}", "--size=2g", "--bs=4k", "--rw=randread", "--ioengine=libaio",
           "--iodepth=32", "--direct=1"] + td),
+        # fio's other local engines, tool-bound on tmpfs: vsync (readv at the file position),
+        # falloc (each write a fallocate of its range) and ftruncate (each write an ftruncate).
+        ("vsync-4k-read-tmpfs", "ratio>=0.95+cpu", (shm, 1024),
+         [f"--filename={shm}", "--size=1g", "--bs=4k", "--rw=read", "--ioengine=vsync"] + t),
+        # Each tool makes (and fio keeps) its own file: fio lays it out, iogauge is allowed
+        # to use fio's.
+        ("falloc-4k-randwrite-tmpfs", "ratio>=0.95", None,
+         [f"--filename={space}", "--size=256m", "--bs=4k", "--rw=randwrite",
+          "--ioengine=falloc"] + t, ["--allow-overwrite"], []),
+        ("ftruncate-4k-write-tmpfs", "ratio>=0.95", None,
+         [f"--filename={space}", "--size=256m", "--bs=4k", "--rw=write",
+          "--ioengine=ftruncate"] + t, [], []),
     ] + [
         # SGIO: 16 separate 64 KiB pages per preadv. fio cannot build a multi-entry iovec; its
         # closest equivalent is pvsync moving the same 1 MiB per call from one buffer.
@@ -203,7 +216,8 @@ def main():
     summary = ["", "| case | target | IOPS ratio (median) | MiB/s ratio | CPU/IO ratio | verdict |",
                "|---|---|---|---|---|---|"]
     only = set(filter(None, a.only.split(",")))
-    made = []
+    # The space engines' file, which each tool makes for itself.
+    made = ["/dev/shm/iogauge-bench-space.dat"]
     try:
         ok_all = run_cases(a, only, made, lines, summary)
     finally:

@@ -250,33 +250,7 @@ pub enum TargetSpec {
     Directory(PathBuf),
 }
 
-/// When a job starts and how fast it may go.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Pacing {
-    /// Wait this long after the group starts (each clone's draw from `startdelay`'s range).
-    pub startdelay: Duration,
-    /// Start when every clone of this earlier job of the same group has finished.
-    pub wait_for: Option<String>,
-    /// Caps per direction (0: none): bytes per second and I/Os per second.
-    pub rate_bps: [u64; 3],
-    pub rate_iops: [u64; 3],
-    /// Capped I/Os arrive with exponential gaps (`rate_process=poisson`).
-    pub rate_poisson: bool,
-    /// Idle this long after every `thinktime_blocks` I/Os.
-    pub thinktime: Duration,
-    pub thinktime_blocks: u32,
-    /// fio's flow control (`flow`, `flow_id`, `flow_sleep`); `None` without a weight.
-    pub flow: Option<FlowSpec>,
-}
-
-/// A job's place in a flow: jobs of one `id` keep their I/O counts in the ratio of their
-/// weights; one ahead of its share waits `sleep` (or checks again at once) before its next I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FlowSpec {
-    pub id: u32,
-    pub weight: u32,
-    pub sleep: Duration,
-}
+pub use super::pacing::{FlowSpec, Pacing};
 
 /// How random offsets are drawn.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,6 +7,7 @@ mod blockmap;
 pub mod job;
 mod logs;
 pub mod options;
+mod pacing;
 pub mod prio;
 pub mod replay;
 pub mod resolve;

@@ -334,6 +334,32 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Cap I/Os per second per job; two values are for reads and writes.",
     },
     OptionDef {
+        name: "ratemin",
+        aliases: &["rate_min"],
+        kind: Kind::Spec("SIZE[,SIZE]"),
+        default: None,
+        help: "A floor per job, bytes per second (two values: reads, writes): from 2 s into \
+               the measured time, a job whose rate over a ratecycle falls below it fails, as \
+               fio's.",
+    },
+    OptionDef {
+        name: "rate_iops_min",
+        aliases: &[],
+        kind: Kind::Spec("N[,N]"),
+        default: None,
+        help: "A floor per job in I/Os per second, checked as ratemin is.",
+    },
+    OptionDef {
+        name: "ratecycle",
+        aliases: &["rate_cycle"],
+        kind: Kind::Int {
+            min: 1,
+            max: 3_600_000,
+        },
+        default: Some("1000"),
+        help: "The milliseconds over which ratemin and rate_iops_min are averaged.",
+    },
+    OptionDef {
         name: "rate_process",
         aliases: &[],
         kind: Kind::Choice(&["linear", "poisson"]),
@@ -1410,14 +1436,8 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
         FioOnly::Rejected("latency targets (searching the queue depth) are not supported"),
     ),
     (
-        &[
-            "rate_min",
-            "ratemin",
-            "rate_iops_min",
-            "rate_cycle",
-            "rate_ignore_thinktime",
-        ],
-        FioOnly::Rejected("only rate and rate_iops caps are supported"),
+        &["rate_ignore_thinktime"],
+        FioOnly::Rejected("how the rate caps treat thinktime is not configurable"),
     ),
     (
         &["thinktime_spin", "thinktime_iotime"],

@@ -227,7 +227,7 @@ fn fios_examples_parse_or_are_refused_with_a_reason_and_plain_file_ones_run() {
     assert_eq!(parsed + refused, files.len());
     assert!(ran >= 10, "only {ran} examples ran");
     // What parses only grows (fio 3.33 parses 67).
-    assert!(parsed >= 29, "only {parsed} examples parse");
+    assert!(parsed >= 30, "only {parsed} examples parse");
 }
 
 #[test]
@@ -595,4 +595,46 @@ fn a_negative_gap_reads_backwards_as_fio_does() {
     };
     assert!(fio.status.success(), "{}", stderr(&fio));
     assert_eq!(ours, offsets("fio.log"));
+}
+
+/// fio's rate floors: a job held to 100 I/Os per second (rate_iops) with a floor of 200
+/// (rate_iops_min) fails once fio's 2 s settle and one ratecycle have passed, naming the
+/// floor, the direction and what it got; with a floor below its rate it runs its time out.
+#[test]
+fn a_rate_floor_not_met_fails_the_job_after_fios_settle() {
+    let d = tmp();
+    let job = |floor: &str| {
+        let started = std::time::Instant::now();
+        let o = run_in(
+            d.path(),
+            &[
+                "run",
+                "--ioengine=null",
+                "--size=1g",
+                "--rw=read",
+                "--time_based",
+                "--runtime=6",
+                "--rate_iops=100",
+                floor,
+                "--output-format=json",
+            ],
+        );
+        (o, started.elapsed())
+    };
+    let (o, took) = job("--rate_iops_min=200");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "--rate_iops_min=200: the read floor of 200 IOPS was not met: 100 IOPS over the last"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        took < std::time::Duration::from_secs(5),
+        "stopped at the check: {took:?}"
+    );
+    let (o, took) = job("--ratemin=200k");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(took >= std::time::Duration::from_secs(6));
 }

@@ -175,6 +175,19 @@ pub(super) fn pacing(
             .map_err(|acc| v.error("rate_iops", format!("expected {acc} (I/Os per second)")))?,
         None => [0; 3],
     };
+    let rate_min_bps = match v.text("ratemin") {
+        Some((t, _)) => {
+            value::per_direction(&t, 0, |p| value::parse_size_base(p, kb).map(|s| s.bytes))
+                .map_err(|acc| v.error("ratemin", format!("expected {acc} (bytes per second)")))?
+        }
+        None => [0; 3],
+    };
+    let rate_min_iops = match v.text("rate_iops_min") {
+        Some((t, _)) => value::per_direction(&t, 0, |p| value::parse_int(p, 0, u64::MAX))
+            .map_err(|acc| v.error("rate_iops_min", format!("expected {acc} (I/Os per second)")))?,
+        None => [0; 3],
+    };
+    let rate_cycle = Duration::from_millis(v.int("ratecycle")?.unwrap_or(1000));
     let rate_poisson = v.choice("rate_process")? == "poisson";
     if rate_poisson && rate_bps == [0; 3] && rate_iops == [0; 3] {
         return Err(v.error(
@@ -193,6 +206,9 @@ pub(super) fn pacing(
         rate_bps,
         rate_iops,
         rate_poisson,
+        rate_min_bps,
+        rate_min_iops,
+        rate_cycle,
         thinktime,
         thinktime_blocks: v.int("thinktime_blocks")?.unwrap_or(1) as u32,
         flow: flow(v)?,

@@ -1,6 +1,6 @@
-//! Pacing: rate caps per direction (`rate`, `rate_iops`, optionally Poisson-spaced),
-//! `thinktime` pauses, and fio's flow control between jobs (`flow`, `flow_id`). While an I/O
-//! is held back, queued I/O keeps completing.
+//! Pacing: rate caps per direction (`rate`, `rate_iops`, optionally Poisson-spaced) and
+//! floors (`ratemin`, `rate_iops_min`), `thinktime` pauses, and fio's flow control between
+//! jobs (`flow`, `flow_id`). While an I/O is held back, queued I/O keeps completing.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -175,6 +175,79 @@ impl<E: Engine> Loop<'_, '_, E> {
                 std::thread::sleep(left.min(Duration::from_micros(20)));
             } else {
                 std::thread::sleep(left.min(Duration::from_millis(10)));
+            }
+        }
+    }
+}
+
+/// fio lets a job settle this long before its rate floors apply.
+const MIN_RATE_SETTLE: Duration = Duration::from_secs(2);
+
+impl<E: Engine> Loop<'_, '_, E> {
+    /// With a floor, the first check comes when the measured time starts plus fio's settle.
+    pub(super) fn arm_min_rate(&mut self, measure_start: u64) {
+        let p = &self.w.job.pacing;
+        if p.rate_min_bps != [0; 3] || p.rate_min_iops != [0; 3] {
+            self.tl.next_rate = measure_start + self.clock.ticks(MIN_RATE_SETTLE);
+            self.tl.rate_last = None;
+        }
+    }
+
+    /// fio's check_min_rate: per direction, the bytes and I/Os over the last `ratecycle`
+    /// against the floors; below one, the job fails (naming the floor and what it got).
+    pub(super) fn check_min_rate(&mut self, now: u64) {
+        let p = &self.w.job.pacing;
+        let moved: [(u64, u64); 3] =
+            std::array::from_fn(|d| (self.stats.dirs[d].bytes, self.stats.dirs[d].ios));
+        self.tl.next_rate = now + self.clock.ticks(p.rate_cycle);
+        let Some((then, before)) = self.tl.rate_last.replace((now, moved)) else {
+            return;
+        };
+        let secs = self.clock.ns(now.saturating_sub(then)) as f64 / 1e9;
+        if secs <= 0.0 {
+            return;
+        }
+        let rw = self.w.job.rw;
+        for d in 0..3 {
+            // Only the directions the job does (a single floor is every direction's).
+            if ![rw.reads(), rw.writes(), rw.trims()][d] {
+                continue;
+            }
+            let bps = (moved[d].0 - before[d].0) as f64 / secs;
+            let iops = (moved[d].1 - before[d].1) as f64 / secs;
+            let (min_b, min_i) = (p.rate_min_bps[d], p.rate_min_iops[d]);
+            let missed = if min_b > 0 && bps < min_b as f64 {
+                Some(("ratemin", format!("{min_b} B/s"), format!("{bps:.0} B/s")))
+            } else if min_i > 0 && iops < min_i as f64 {
+                Some((
+                    "rate_iops_min",
+                    format!("{min_i} IOPS"),
+                    format!("{iops:.0} IOPS"),
+                ))
+            } else {
+                None
+            };
+            if let Some((opt, floor, got)) = missed {
+                let job = self.w.job;
+                let given = job.options.get(opt).map_or("", String::as_str);
+                let message = format!(
+                    "{}: the {} floor of {floor} was not met: {got} over the last {:.0} ms",
+                    job.label_with(opt, given),
+                    Dir::ALL[d].name(),
+                    secs * 1e3
+                );
+                if self.error.is_none() {
+                    self.error = Some(crate::stats::JobError {
+                        file: None,
+                        offset: None,
+                        direction: None,
+                        errno: None,
+                        message,
+                    });
+                }
+                self.halt = Halt::Abort;
+                self.w.stop_others();
+                return;
             }
         }
     }

@@ -31,6 +31,10 @@ pub(super) struct Timeline {
     ss_every: u64,
     ss_index: u64,
     ss_last: (u64, u64, u64, u128, u64),
+    /// `ratemin`/`rate_iops_min`: the next check (never: u64::MAX), and where the last one
+    /// was (time; bytes and I/Os per direction; none yet: the first check only records).
+    pub(super) next_rate: u64,
+    pub(super) rate_last: Option<(u64, [(u64, u64); 3])>,
 }
 
 impl Timeline {
@@ -53,6 +57,8 @@ impl Timeline {
             ss_every: job.steady.map_or(0, |s| clock.ticks(s.interval)),
             ss_index: 0,
             ss_last: (0, 0, 0, 0, 0),
+            next_rate: u64::MAX,
+            rate_last: None,
         }
     }
 }
@@ -76,6 +82,9 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.tl.ss_last.0 = begin;
             self.tl.next_ss = begin + self.tl.ss_every;
         }
+        if self.tl.measuring {
+            self.arm_min_rate(start);
+        }
         self.set_next_event();
     }
 
@@ -84,7 +93,8 @@ impl<E: Engine> Loop<'_, '_, E> {
             .tl
             .next_publish
             .min(self.tl.next_tick)
-            .min(self.tl.next_ss);
+            .min(self.tl.next_ss)
+            .min(self.tl.next_rate);
         if !self.tl.measuring {
             e = e.min(self.tl.ramp_end);
         }
@@ -105,6 +115,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             // flight from the ramp is not counted.
             self.wl = workload(job, job.random.seed.wrapping_add(1));
             self.exhausted = false;
+            self.arm_min_rate(now);
         }
         if self.tl.measuring {
             while now >= self.tl.next_tick {
@@ -121,6 +132,9 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
         if now >= self.tl.next_ss {
             self.steady_sample(now);
+        }
+        if now >= self.tl.next_rate {
+            self.check_min_rate(now);
         }
         let attained = self.w.steady.is_some_and(|g| g.attained());
         let ended = self.tl.deadline.is_some_and(|d| now >= d)
