@@ -411,18 +411,12 @@ fn cmdhelp(option: Option<&str>) -> Result<String, UsageError> {
 
 /// `--enghelp[=engine]`: the engines fio mode runs.
 fn enghelp(engine: Option<&str>) -> String {
-    let engines = [
-        "psync",
-        "sync",
-        "vsync",
-        "pvsync",
-        "pvsync2",
-        "io_uring",
-        "libaio",
-        "falloc",
-        "ftruncate",
-        "null",
-    ];
+    // posixaio runs as io_uring: not an engine of its own.
+    let engines: Vec<&str> = crate::plan::options::ENGINES
+        .iter()
+        .copied()
+        .filter(|e| *e != "posixaio")
+        .collect();
     const CMDPRIO: &str = "cmdprio_percentage cmdprio_class cmdprio cmdprio_bssplit";
     let own = |e: &str| -> Option<String> {
         Some(match e {

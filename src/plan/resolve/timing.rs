@@ -163,30 +163,22 @@ pub(super) fn pacing(
         None => None,
     };
     let kb = v.kb_base;
-    let rate_bps = match v.text("rate") {
-        Some((t, _)) => {
-            value::per_direction(&t, 0, |p| value::parse_size_base(p, kb).map(|s| s.bytes))
-                .map_err(|acc| v.error("rate", format!("expected {acc} (bytes per second)")))?
-        }
-        None => [0; 3],
+    // Bytes (`rate`, `ratemin`) or I/Os (`rate_iops`, `rate_iops_min`) per second, per
+    // direction; 0 where not given.
+    let per_second = |name: &'static str, bytes: bool| -> Result<[u64; 3], SpecError> {
+        let Some((t, _)) = v.text(name) else {
+            return Ok([0; 3]);
+        };
+        let unit = if bytes { "bytes" } else { "I/Os" };
+        value::per_direction(&t, 0, |p| match bytes {
+            true => value::parse_size_base(p, kb).map(|s| s.bytes),
+            false => value::parse_int(p, 0, u64::MAX),
+        })
+        .map_err(|acc| v.error(name, format!("expected {acc} ({unit} per second)")))
     };
-    let rate_iops = match v.text("rate_iops") {
-        Some((t, _)) => value::per_direction(&t, 0, |p| value::parse_int(p, 0, u64::MAX))
-            .map_err(|acc| v.error("rate_iops", format!("expected {acc} (I/Os per second)")))?,
-        None => [0; 3],
-    };
-    let rate_min_bps = match v.text("ratemin") {
-        Some((t, _)) => {
-            value::per_direction(&t, 0, |p| value::parse_size_base(p, kb).map(|s| s.bytes))
-                .map_err(|acc| v.error("ratemin", format!("expected {acc} (bytes per second)")))?
-        }
-        None => [0; 3],
-    };
-    let rate_min_iops = match v.text("rate_iops_min") {
-        Some((t, _)) => value::per_direction(&t, 0, |p| value::parse_int(p, 0, u64::MAX))
-            .map_err(|acc| v.error("rate_iops_min", format!("expected {acc} (I/Os per second)")))?,
-        None => [0; 3],
-    };
+    let (rate_bps, rate_iops) = (per_second("rate", true)?, per_second("rate_iops", false)?);
+    let rate_min_bps = per_second("ratemin", true)?;
+    let rate_min_iops = per_second("rate_iops_min", false)?;
     let rate_cycle = Duration::from_millis(v.int("ratecycle")?.unwrap_or(1000));
     let rate_poisson = v.choice("rate_process")? == "poisson";
     if rate_poisson && rate_bps == [0; 3] && rate_iops == [0; 3] {
