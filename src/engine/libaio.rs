@@ -216,7 +216,11 @@ impl Engine for Libaio {
         }
         let i = slot as usize;
         if i >= self.iocbs.len() {
-            self.iocbs.resize(i + 1, Iocb::default());
+            // The slab has `iodepth` units; growing `iocbs` here would move the ones queued.
+            return Queued::Done(Err(io::Error::other(format!(
+                "libaio: slot {i} beyond the context's {} iocbs",
+                self.iocbs.len()
+            ))));
         }
         let write = u.dir != Dir::Read;
         let (opcode, buf, nbytes) = if u.npages() > 1 {
@@ -256,8 +260,8 @@ impl Engine for Libaio {
         let mut from = 0;
         while from < self.batch.len() {
             let n = self.batch.len() - from;
-            // SAFETY: every pointer is to an iocb in `self.iocbs` (never resized while queued:
-            // slots are below the depth it was made with) describing buffers the slab keeps
+            // SAFETY: every pointer is to an iocb in `self.iocbs` (never resized: `queue`
+            // refuses a slot beyond it) describing buffers the slab keeps
             // alive until the slot is reaped; the kernel copies the iocbs during the call.
             let r = unsafe {
                 libc::syscall(

@@ -64,7 +64,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                 offset: None,
                 direction: None,
                 errno: e.raw_os_error(),
-                message: format!("io_uring: {e}"),
+                message: format!("{}: {e}", self.w.job.engine.as_str()),
             });
         }
         self.ring_broken = true;

@@ -15,7 +15,8 @@ use super::{JobResult, Worker};
 
 /// Sets what fio sets on a job's thread before its first I/O, on the calling (job) thread:
 /// its I/O priority (`prio`/`prioclass`), the CPUs it may run on (`cpus_allowed`, `cpumask`,
-/// `numa_cpu_nodes`), its memory policy (`numa_mem_policy`) and its nice value. On failure, the job's result (the errno kept, the call named).
+/// `numa_cpu_nodes`), its memory policy (`numa_mem_policy`) and its nice value. On failure,
+/// the job's result (the errno kept, the call named).
 pub(super) fn settle_thread(w: &Worker<'_>) -> Option<JobResult> {
     let job = w.job;
     let p = job.prio.default;
