@@ -666,6 +666,26 @@ fn libaio_options_run_or_are_refused_by_name() {
         0,
     );
     assert_eq!(counts(job(&r)), (0, 0, 256, 1 << 20));
+    // The kernel's EOPNOTSUPP for a buffered RWF_NOWAIT write, where it gives one, is
+    // explained.
+    let o = iogauge(&[
+        "run",
+        &fname,
+        "--rw=write",
+        "--size=1m",
+        "--ioengine=libaio",
+        "--nowait=1",
+    ]);
+    if o.status.code() == Some(1) && stderr(&o).contains("os error 95") {
+        assert!(
+            stderr(&o).contains("nowait (RWF_NOWAIT) is not supported"),
+            "{}",
+            stderr(&o)
+        );
+    } else {
+        skip!("this file system takes buffered RWF_NOWAIT native AIO writes: no EOPNOTSUPP");
+    }
+    assert!(!d.path().join("f").exists());
     if direct_available(d.path()) {
         let r = run_json(
             &[

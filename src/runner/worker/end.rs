@@ -160,6 +160,10 @@ fn explain_errno(job: &JobSpec, errno: i32) -> Option<&'static str> {
             "polled I/O (hipri) is not supported for this file: it needs a block device \
              with poll queues (NVMe: the nvme.poll_queues module parameter)",
         ),
+        libc::EOPNOTSUPP if job.flags.nowait => Some(
+            "nowait (RWF_NOWAIT) is not supported for this I/O here (buffered native AIO \
+             writes on most file systems): drop nowait or use direct=1",
+        ),
         libc::EAGAIN if job.flags.nowait => {
             Some("the I/O would have blocked and nowait (RWF_NOWAIT) asked it to fail instead")
         }
