@@ -25,7 +25,7 @@ pub(super) const TOPICS: &[(&str, &[(&str, &str)])] = &[
             ("rwmixread", "Percent of reads in rw and randrw"),
             (
                 "ioengine",
-                "psync, sync, vsync, pvsync, pvsync2, io_uring, libaio, null",
+                "psync, sync, vsync, pvsync, pvsync2, io_uring, libaio, null, ...",
             ),
             ("iodepth", "I/Os in flight per job (io_uring, libaio)"),
             ("numjobs", "Threads running this job, started together"),

@@ -56,23 +56,25 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
         let now = self.clock.now();
         let n = self.pending.len();
-        if let Some(before) = before {
+        match before {
             // The submission may have done the I/O (native AIO on a buffered file): its time
             // counts at the depth it submitted, not the depth before it.
-            self.account_depth(before);
-            self.in_kernel += n;
-            self.account_depth(now);
-            self.in_kernel -= n;
-        } else {
-            self.account_depth(now);
+            Some(before) => {
+                self.account_depth(before);
+                self.in_kernel += n;
+                self.account_depth(now);
+            }
+            None => {
+                self.account_depth(now);
+                self.in_kernel += n;
+            }
         }
         for &slot in &self.pending {
             self.st[slot as usize].t_sub = now;
         }
         if self.tl.measuring {
-            self.stats.depth.submitted(self.in_kernel + n, n);
+            self.stats.depth.submitted(self.in_kernel, n);
         }
-        self.in_kernel += n;
         self.pending.clear();
         if E::COMPLETES_IN_SUBMIT {
             // What the kernel finished inside the submission is reaped now, so the achieved
