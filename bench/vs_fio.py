@@ -60,6 +60,10 @@ def warm(path):
             pass
 
 
+# The file-operation engines' directory, emptied before each tool's run.
+META = "/dev/shm/iogauge-bench-meta"
+
+
 # Each case: name, target check, the file it needs, the common options (fio names, shared by
 # both tools), and optionally options for iogauge only and for fio only (where fio has no
 # equivalent, its closest one). Targets: "ratio>=X" on IOPS; "withinN%" on IOPS (within3%: the
@@ -127,6 +131,19 @@ def cases(d, secs, disk_secs):
         ("ftruncate-4k-write-tmpfs", "ratio>=0.95", None,
          [f"--filename={space}", "--size=256m", "--bs=4k", "--rw=write",
           "--ioengine=ftruncate"] + t, [], []),
+    ] + [
+        # fio's file-operation engines on tmpfs: the rate of creates, stats and deletes (what
+        # SAS WORK and database temporary areas stress). Each run starts with an empty
+        # directory (see `fresh`); filecreate and filedelete are bounded by files, not time (a
+        # second pass would open or fail), and fio removes filecreate's files with unlink=1.
+        (f"{e}-tmpfs", "ratio>=0.95+cpu", None,
+         [f"--directory={META}", "--nrfiles=8000", "--filesize=4k", f"--ioengine={e}"]
+         + extra, [], fio_extra)
+        for e, extra, fio_extra in (
+            ("filecreate", [], ["--unlink=1"]),
+            ("filestat", t, []),
+            ("filedelete", [], []),
+        )
     ] + [
         # SGIO: 16 separate 64 KiB pages per preadv. fio cannot build a multi-entry iovec; its
         # closest equivalent is pvsync moving the same 1 MiB per call from one buffer.
@@ -224,12 +241,22 @@ def main():
         for f in made:
             if os.path.exists(f):
                 os.remove(f)
+        shutil.rmtree(META, ignore_errors=True)
     text = "\n".join(lines + summary) + "\n"
     print(text)
     if not a.no_save:
         # Date and time in the name: several runs a day must not overwrite each other.
         save(text, m)
     return 0 if ok_all else 1
+
+
+def fresh(opts):
+    """An empty directory for a case that names --directory (the file-operation engines)."""
+    for o in opts:
+        if o.startswith("--directory="):
+            d = o.split("=", 1)[1]
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
 
 
 def run_cases(a, only, made, lines, summary):
@@ -252,6 +279,7 @@ def run_cases(a, only, made, lines, summary):
                 order.reverse()
             res = {}
             for tool, fn, extra in order:
+                fresh(opts)
                 res[tool] = fn(opts + extra)
             ig, fi = res["iogauge"], res["fio"]
             cpu_ig = ig["cpu_s"] / max(ig["ios"], 1) * 1e6

@@ -27,6 +27,8 @@ mod compat;
 mod engines;
 #[path = "cli/faultfs.rs"]
 mod faultfs;
+#[path = "cli/fileops.rs"]
+mod fileops;
 #[path = "cli/fio.rs"]
 mod fio;
 #[path = "cli/fio_verify.rs"]

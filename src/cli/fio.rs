@@ -425,9 +425,9 @@ fn enghelp(engine: Option<&str>) -> String {
             ),
             "libaio" => format!("userspace_reap nowait {CMDPRIO}"),
             "pvsync2" => "hipri nowait".to_string(),
-            "psync" | "sync" | "vsync" | "pvsync" | "falloc" | "ftruncate" | "null" => {
-                String::new()
-            }
+            "filestat" => "stat_type".to_string(),
+            "psync" | "sync" | "vsync" | "pvsync" | "falloc" | "ftruncate" | "filecreate"
+            | "filedelete" | "null" => String::new(),
             _ => return None,
         })
     };

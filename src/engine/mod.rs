@@ -5,6 +5,7 @@
 //! engine's queue/commit/reap collapse to one inlined call.
 
 pub mod buf;
+pub mod fileops;
 pub mod libaio;
 pub mod null;
 pub mod psync;
@@ -35,6 +36,9 @@ pub enum Kind {
     Libaio,
     Falloc,
     Ftruncate,
+    Filecreate,
+    Filestat,
+    Filedelete,
     Null,
 }
 
@@ -50,13 +54,21 @@ impl Kind {
             Kind::Libaio => "libaio",
             Kind::Falloc => "falloc",
             Kind::Ftruncate => "ftruncate",
+            Kind::Filecreate => "filecreate",
+            Kind::Filestat => "filestat",
+            Kind::Filedelete => "filedelete",
             Kind::Null => "null",
         }
+    }
+    /// Whether each I/O is an operation on a file's name (create, stat, delete), one per file
+    /// per pass, rather than a transfer at an offset.
+    pub fn file_op(self) -> bool {
+        matches!(self, Kind::Filecreate | Kind::Filestat | Kind::Filedelete)
     }
     /// Whether the engine moves no data (its I/Os are allocation calls or nothing): nothing to
     /// verify, and no buffer contents that matter.
     pub fn moves_no_data(self) -> bool {
-        matches!(self, Kind::Falloc | Kind::Ftruncate | Kind::Null)
+        matches!(self, Kind::Falloc | Kind::Ftruncate | Kind::Null) || self.file_op()
     }
     /// Whether I/Os are queued, `iodepth` of them in flight (the others do one at a time).
     pub fn queued(self) -> bool {
@@ -165,6 +177,8 @@ pub struct Flags {
     pub nowait: bool,
     /// libaio: reap from the completion ring in user space when not waiting.
     pub userspace_reap: bool,
+    /// filestat: the stat call measured (`stat_type`).
+    pub stat_call: fileops::StatCall,
 }
 
 /// How an engine issues each I/O, in words, for the report.
@@ -205,6 +219,16 @@ pub fn describe(cfg: &Config) -> Description {
                 .to_string()
         }
         Kind::Ftruncate => "ftruncate to each write's offset, no data".to_string(),
+        Kind::Filecreate => "one open(O_CREAT|O_EXCL) per file per pass, timed alone (its \
+                             close is not); a later pass opens the file the first made"
+            .to_string(),
+        Kind::Filestat => format!(
+            "one {}(2) of each file's whole path per pass, no data",
+            cfg.flags.stat_call.as_str()
+        ),
+        Kind::Filedelete => "one unlink per file, timed alone (the check that the name still \
+                             holds the file this run created is not)"
+            .to_string(),
         Kind::Null => "none (null engine)".to_string(),
     };
 
@@ -299,6 +323,23 @@ pub trait Engine: Send {
     /// Appends between `min` and `max` completions to `out`, waiting for `min` of them.
     fn reap(&mut self, _min: usize, _max: usize, _out: &mut Vec<Completion>) -> io::Result<()> {
         Ok(())
+    }
+
+    /// Work for `unit` that is not its measured operation, done before its clock starts
+    /// (fio's `prep`): filedelete checks the name still holds the file the run created.
+    #[inline]
+    fn prep(&mut self, _unit: &IoUnit) {}
+
+    /// Work after an I/O done inside `queue`, once its clock has stopped: filecreate returns
+    /// the file it just created (index, device and inode), for the caller to record.
+    #[inline]
+    fn settle(&mut self) -> Option<fileops::Made> {
+        None
+    }
+
+    /// The files the engine created and holds (filecreate), handed over when the job ends.
+    fn take_made(&mut self) -> Vec<(usize, OwnedFd)> {
+        Vec::new()
     }
 
     /// Called once with the whole slab before the first I/O (registered buffers).
@@ -403,8 +444,30 @@ pub fn set_thread_mempolicy(p: &MemPolicy) -> io::Result<()> {
     Ok(())
 }
 
-/// Builds the engine `cfg` names over `files` (opened by `files::targets`) and hands it to `f`.
-pub fn with_engine<R>(cfg: &Config, files: Vec<OwnedFd>, f: impl EngineUser<R>) -> R {
+/// A job's files as `files::targets` opened them for the engine: a descriptor per file, and
+/// for the file-operation engines each file's name in its directory (filecreate's files do not
+/// exist yet, so it has names and no descriptors).
+#[derive(Debug, Default)]
+pub struct Files {
+    pub fds: Vec<OwnedFd>,
+    pub names: Vec<fileops::Name>,
+}
+
+/// Builds the engine `cfg` names over `files` and hands it to `f`.
+pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
+    let Files { fds: files, names } = files;
+    if cfg.kind.file_op() {
+        let op = match cfg.kind {
+            Kind::Filecreate => fileops::Op::Create,
+            Kind::Filestat => fileops::Op::Stat(cfg.flags.stat_call),
+            _ => fileops::Op::Delete,
+        };
+        let held = match files.is_empty() {
+            true => names.iter().map(|_| None).collect(),
+            false => files.into_iter().map(Some).collect(),
+        };
+        return f.run(fileops::FileOps::new(op, names, held));
+    }
     match cfg.kind {
         Kind::Psync => f.run(psync::Psync::new(files)),
         Kind::Sync => f.run(sync::Sync::<false>::new(files)),
@@ -421,6 +484,9 @@ pub fn with_engine<R>(cfg: &Config, files: Vec<OwnedFd>, f: impl EngineUser<R>) 
         },
         Kind::Falloc => f.run(space::Space::<false>::new(files)),
         Kind::Ftruncate => f.run(space::Space::<true>::new(files)),
+        Kind::Filecreate | Kind::Filestat | Kind::Filedelete => {
+            unreachable!("file operations are built above")
+        }
         Kind::Null => f.run(null::Null::new(files)),
     }
 }

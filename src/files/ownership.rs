@@ -288,6 +288,11 @@ impl Place {
         })
     }
 
+    /// The directory, held open.
+    pub fn dir(&self) -> std::sync::Arc<OwnedFd> {
+        std::sync::Arc::clone(&self.dir)
+    }
+
     /// This place, holding the descriptor of an equal directory among `dirs` instead of its
     /// own when there is one (else its own joins `dirs`).
     pub fn sharing(mut self, dirs: &mut Vec<(Identity, std::sync::Arc<OwnedFd>)>) -> Place {

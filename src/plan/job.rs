@@ -663,6 +663,15 @@ impl JobSpec {
         (self.size.unwrap_or(0) / nfiles) / self.xfer() * self.xfer()
     }
 
+    /// I/Os per file per pass: the region's blocks, or one for the file-operation engines
+    /// (each I/O is the file's create, stat or delete).
+    pub fn blocks_per_file(&self) -> u64 {
+        match self.engine.file_op() {
+            true => 1,
+            false => self.per_file_bytes() / self.xfer(),
+        }
+    }
+
     /// Bytes of the smallest I/O: `bs` × `numpages` (every I/O's size when fixed).
     pub fn xfer(&self) -> u64 {
         self.bs * u64::from(self.numpages)

@@ -67,6 +67,9 @@ pub const ENGINES: &[&str] = &[
     "posixaio",
     "falloc",
     "ftruncate",
+    "filecreate",
+    "filestat",
+    "filedelete",
     "null",
 ];
 
@@ -665,6 +668,14 @@ pub static OPTIONS: &[OptionDef] = &[
         default: Some("0"),
         help: "libaio: when not waiting, take completions from the ring the kernel maps into \
                the process instead of calling io_getevents.",
+    },
+    OptionDef {
+        name: "stat_type",
+        aliases: &[],
+        kind: Kind::Choice(&["stat", "lstat", "statx"]),
+        default: Some("stat"),
+        help: "filestat: the call measured on each file's path: stat(2), lstat(2), or \
+               statx(2) with STATX_ALL.",
     },
     OptionDef {
         name: "direct",

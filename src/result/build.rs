@@ -455,7 +455,18 @@ fn job_report(j: &JobOutcome, clones: usize) -> JobReport {
         options,
         files: j.files.clone(),
         engine: engine_report(&j.spec),
-        data: if j.spec.rw.writes() && j.spec.engine.moves_no_data() {
+        data: if j.spec.engine.file_op() {
+            format!(
+                "none: ioengine={} moves no data; each I/O is one file's {}, and its bytes are \
+                 the one block per file fio counts (read the IOPS as operations per second)",
+                j.spec.engine.as_str(),
+                match j.spec.engine {
+                    crate::plan::EngineKind::Filecreate => "create",
+                    crate::plan::EngineKind::Filestat => "stat",
+                    _ => "delete",
+                }
+            )
+        } else if j.spec.rw.writes() && j.spec.engine.moves_no_data() {
             format!("none: ioengine={} moves no data", j.spec.engine.as_str())
         } else if j.spec.rw.writes() {
             j.spec.data_shape.describe(j.spec.data)
@@ -589,7 +600,10 @@ fn device_warnings(
     let dev_write: u64 = devices.iter().map(|d| d.write_bytes).sum();
     let names: Vec<&str> = devices.iter().map(|d| d.name.as_str()).collect();
     let names = names.join(", ");
-    let buffered_reads = jobs.iter().any(|j| j.spec.rw.reads() && !j.spec.direct);
+    // Engines that move no data (falloc, the file operations) read nothing through the cache.
+    let buffered_reads = jobs
+        .iter()
+        .any(|j| j.spec.rw.reads() && !j.spec.direct && !j.spec.engine.moves_no_data());
     let read = total.read.bytes;
     if buffered_reads && read >= DEVICE_MIN_BYTES && (dev_read as f64) < DEVICE_SHARE * read as f64
     {

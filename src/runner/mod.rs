@@ -139,7 +139,7 @@ fn verify_threads(jobs: &[JobSpec]) -> usize {
 /// job, per file of its list. The check refused files a verifying and a plain job both write.
 fn shared_verify_maps(
     jobs: &[JobSpec],
-    opened: &[(Vec<std::os::fd::OwnedFd>, Vec<OpenedFile>)],
+    opened: &[Opened],
 ) -> (Vec<Vec<worker::SharedFile>>, Option<Barrier>) {
     use std::collections::BTreeMap;
     let mut writers: BTreeMap<&std::path::Path, Vec<usize>> = BTreeMap::new();
@@ -272,7 +272,7 @@ pub fn run(
         }
         let before = diskstats::snapshot(&ids);
         let t0 = Instant::now();
-        let (results, handed) = run_group(
+        let (results, handed, made) = run_group(
             gi,
             ngroups,
             &group.jobs,
@@ -285,6 +285,13 @@ pub fn run(
             on_event,
         );
         handed_on.after_group(&results, handed);
+        // Files a job's engine created as its measured operation (filecreate): the run's now,
+        // removed at the end (or by `unlink`) as the files it laid out are.
+        for (job, made) in group.jobs.iter().zip(made) {
+            outcome
+                .unlink_errors
+                .extend(targets.adopt(&job.paths(), made));
+        }
         let wall = t0.elapsed();
         let after = diskstats::snapshot(&ids);
         let devices = disk_deltas(&before, &after);
@@ -407,7 +414,7 @@ fn run_group(
     (clock, run_id): (Clock, u64),
     interrupt: &AtomicBool,
     on_event: &mut dyn FnMut(&Event),
-) -> (Vec<JobOutcome>, Vec<Vec<crate::verify::Handed>>) {
+) -> (Vec<JobOutcome>, Vec<Vec<crate::verify::Handed>>, Vec<Made>) {
     let barrier = Barrier::new(jobs.len());
     let stop = AtomicBool::new(false);
     STOP_GROUP.store(false, Ordering::Relaxed);
@@ -436,7 +443,7 @@ fn run_group(
         .count();
     let io_log_cap = limits::io_log_cap(loggers);
     let mut file_lists = Vec::new();
-    let results: Vec<JobResult> = std::thread::scope(|s| {
+    let mut results: Vec<JobResult> = std::thread::scope(|s| {
         let mut handles = Vec::new();
         for (index, ((job, (fds, files)), prog)) in
             jobs.iter().zip(opened).zip(&progress).enumerate()
@@ -487,7 +494,12 @@ fn run_group(
             .map(|h| h.join().expect("job thread panicked"))
             .collect()
     });
-    outcomes(jobs, results, file_lists, &steady)
+    let made = results
+        .iter_mut()
+        .map(|r| std::mem::take(&mut r.made))
+        .collect();
+    let (outcomes, handed) = outcomes(jobs, results, file_lists, &steady);
+    (outcomes, handed, made)
 }
 
 /// fio's steady state per job: a group_reporting group is judged as one, any other job alone.
@@ -627,8 +639,10 @@ fn outcomes(
         .unzip()
 }
 
+/// The files a job's engine created as its measured operation, by index, held open.
+type Made = Vec<(usize, std::os::fd::OwnedFd)>;
 /// A job's files, opened: the descriptors and what the report says of each.
-type Opened = (Vec<std::os::fd::OwnedFd>, Vec<OpenedFile>);
+type Opened = (engine::Files, Vec<OpenedFile>);
 /// What a job is handed of one file (see `verify::Handed`).
 type HandedFile = Option<std::sync::Arc<crate::verify::Handed>>;
 

@@ -42,10 +42,10 @@ impl Probe {
 }
 
 /// A path named as the user named it: `--filename=p`, `job.fio:3: filename=p`, `sqlio p`.
-type Named<'a> = dyn Fn(&Path) -> String + 'a;
+pub(super) type Named<'a> = dyn Fn(&Path) -> String + 'a;
 
 /// How the job's files are named in messages (see [`Named`]).
-fn option_of(job: &JobSpec) -> impl Fn(&Path) -> String + use<> {
+pub(super) fn option_of(job: &JobSpec) -> impl Fn(&Path) -> String + use<> {
     // A replay's files are its log's (or the one it is redirected to).
     let replay = job.replay.as_ref().map(|r| match &r.redirect {
         Some(_) => (None, "replay_redirect"),
@@ -248,19 +248,23 @@ fn probed_len(p: &Path, pr: &Probe) -> Result<u64, TargetError> {
 
 /// What check_job needs of an existing target, copied out of its probe.
 #[derive(Debug, Clone)]
-struct Existing {
-    kind: Kind,
+pub(super) struct Existing {
+    pub(super) kind: Kind,
     len: u64,
     allocated: u64,
     dev: u64,
-    identity: Identity,
-    follow: bool,
+    pub(super) identity: Identity,
+    pub(super) follow: bool,
     verdict: Verdict,
     /// Another iogauge run is writing it now (it holds the write lock).
     busy: bool,
 }
 
-fn existing(t: &mut Targets, p: &Path, opt: &Named<'_>) -> Result<Option<Existing>, TargetError> {
+pub(super) fn existing(
+    t: &mut Targets,
+    p: &Path,
+    opt: &Named<'_>,
+) -> Result<Option<Existing>, TargetError> {
     let Some(pr) = probe(t, p, opt)? else {
         return Ok(None);
     };
@@ -291,6 +295,9 @@ fn check_job(
     let opt: &Named<'_> = &opt;
     if !check_engine(job)? {
         return Ok(());
+    }
+    if job.engine.file_op() {
+        return super::names::check_job(t, gi, job);
     }
     check_directory(job)?;
     let paths = job.paths();
@@ -323,6 +330,7 @@ fn check_job(
             ours,
             fallocate: job.fallocate,
             writers: Vec::new(),
+            by_job: false,
         });
         if job.rw.modifies() {
             let me = format!("{}.{}", job.name, job.clone);
@@ -517,7 +525,7 @@ fn verify_option(job: &JobSpec) -> &'static str {
 }
 
 /// A directory job's directory must be there.
-fn check_directory(job: &JobSpec) -> Result<(), TargetError> {
+pub(super) fn check_directory(job: &JobSpec) -> Result<(), TargetError> {
     if let TargetSpec::Directory(dir) = &job.target {
         match fs::metadata(dir) {
             Ok(m) if m.is_dir() => {}
@@ -740,7 +748,7 @@ fn check_alignment(job: &JobSpec, p: &Path, found: Option<&Existing>) -> Result<
 }
 
 /// A file the run will create: its directory must exist and take new files.
-fn check_creatable(p: &Path, opt: &Named<'_>) -> Result<(), TargetError> {
+pub(super) fn check_creatable(p: &Path, opt: &Named<'_>) -> Result<(), TargetError> {
     ownership::check_dir(parent_dir(p)).map_err(|e| usage(format!("{}: {e}", opt(p))))
 }
 

@@ -29,6 +29,7 @@ use crate::files::ownership::{self, Identity, MarkState, ReopenError, Verdict};
 use crate::plan::{EngineKind, Fadvise, JobSpec, SyncMode};
 
 mod check;
+mod names;
 use check::Probe;
 pub use check::check;
 
@@ -90,6 +91,8 @@ struct Need {
     fallocate: Fallocate,
     /// The jobs that write it.
     writers: Vec<Writer>,
+    /// Its job creates it as its measured operation (filecreate): not created before.
+    by_job: bool,
 }
 
 /// A job that writes a file: its group, name, the verification it seals with, and the region
@@ -160,7 +163,7 @@ impl Targets {
         let paths: Vec<PathBuf> = self.needs.keys().cloned().collect();
         for p in paths {
             let n = self.needs[&p].clone();
-            if n.kind == Kind::BlockDevice || n.first_group > gi {
+            if n.kind == Kind::BlockDevice || n.first_group > gi || (n.by_job && !n.exists) {
                 continue;
             }
             let created_now = !n.exists;
@@ -492,9 +495,15 @@ impl Targets {
     /// Opens a job's files with its cache flags, applies the fadvise hint, and drops cached
     /// pages when `invalidate` is set. Files are never created here, and a path is opened only
     /// if it still names the file that was checked or created.
-    pub fn open_job(&self, job: &JobSpec) -> Result<(Vec<OwnedFd>, Vec<OpenedFile>), TargetError> {
+    pub fn open_job(
+        &self,
+        job: &JobSpec,
+    ) -> Result<(crate::engine::Files, Vec<OpenedFile>), TargetError> {
         if job.engine == EngineKind::Null {
-            return Ok((Vec::new(), Vec::new()));
+            return Ok(Default::default());
+        }
+        if job.engine.file_op() {
+            return self.open_names(job);
         }
         // A verifying writer reads its blocks back through the same descriptors.
         let reads = job.rw.reads() || job.verify.is_some();
@@ -560,7 +569,11 @@ impl Targets {
             });
             fds.push(fd);
         }
-        Ok((fds, opened))
+        let files = crate::engine::Files {
+            fds,
+            names: Vec::new(),
+        };
+        Ok((files, opened))
     }
 }
 

@@ -74,6 +74,7 @@ pub(super) fn engine_flags(
         hipri: v.bool("hipri")?,
         nowait: v.bool("nowait")?,
         userspace_reap: v.bool("userspace_reap")?,
+        stat_call: super::fileops::stat_call(v, engine)?,
     };
     let uring_only = [
         ("fixedbufs", f.fixedbufs),

@@ -19,6 +19,7 @@ use crate::rawpath;
 
 mod cpus;
 mod engine;
+mod fileops;
 mod numa;
 mod prio;
 mod replay;
@@ -219,6 +220,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         replay: None,
     };
     spec.zones = zones::zones(&v, &spec, w)?;
+    fileops::file_ops(&v, &mut spec, w)?;
     let replay = replay::replay(&v, &spec)?;
     spec.replay = replay.as_ref().map(|r| r.0.clone());
     all_applied(&v)?;
@@ -536,6 +538,9 @@ fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind,
         }
         "falloc" => EngineKind::Falloc,
         "ftruncate" => EngineKind::Ftruncate,
+        "filecreate" => EngineKind::Filecreate,
+        "filestat" => EngineKind::Filestat,
+        "filedelete" => EngineKind::Filedelete,
         "null" => EngineKind::Null,
         other => unreachable!("engine {other} not handled"),
     })

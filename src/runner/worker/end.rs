@@ -25,6 +25,7 @@ pub(super) fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
         io_log: (Vec::new(), 0),
         iolog: (Vec::new(), 0),
         handed: Vec::new(),
+        made: Vec::new(),
         stats: JobStats::default(),
         error: Some(JobError {
             file: None,
@@ -118,6 +119,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             stats: self.stats,
             error: self.error,
             handed,
+            made: self.engine.take_made(),
         }
     }
 

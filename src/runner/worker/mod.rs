@@ -68,6 +68,9 @@ pub struct JobResult {
     /// Per file, what this job's verified writes left there (for a later group's readers);
     /// empty when it wrote nothing verified, or did not end well.
     pub handed: Vec<crate::verify::Handed>,
+    /// The files the job's engine created as its measured operation (filecreate), by index,
+    /// held open: the run removes them as it removes the files it laid out.
+    pub made: Vec<(usize, std::os::fd::OwnedFd)>,
 }
 
 /// Everything a worker needs besides its engine.
@@ -186,7 +189,7 @@ pub fn planned_bytes(job: &JobSpec) -> Option<u64> {
     }
     let per_loop = match job.io_bytes {
         Some(b) => b / job.xfer() * job.xfer(),
-        None => job.per_file_bytes() * job.paths().len() as u64,
+        None => job.blocks_per_file() * job.xfer() * job.paths().len() as u64,
     };
     let per_loop = if job.rw.pair_first().is_some() {
         2 * per_loop
@@ -200,7 +203,7 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
     let nfiles = job.paths().len() as u64;
     let region = Region {
         nfiles,
-        blocks_per_file: job.per_file_bytes() / job.xfer(),
+        blocks_per_file: job.blocks_per_file(),
         bs: job.xfer(),
         base: job.offset,
     };
@@ -521,6 +524,8 @@ impl<E: Engine> Loop<'_, '_, E> {
                     self.note_read(i);
                 }
             }
+            // Before the clock starts: what the engine does that is not the operation.
+            self.engine.prep(&self.slab[i]);
             let now = self.clock.now();
             self.st[i].t_prep = now;
             if !verifying {
@@ -562,6 +567,9 @@ impl<E: Engine> Loop<'_, '_, E> {
                 }
                 Queued::Done(res) => {
                     let now = self.clock.now();
+                    if let Some(made) = self.engine.settle() {
+                        self.made(made);
+                    }
                     let t_prep = self.st[slot as usize].t_prep;
                     match self.complete(slot, res, t_prep, now) {
                         Next::Free => {}
@@ -674,6 +682,14 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
         self.free.push(slot);
         Next::Free
+    }
+
+    /// The engine created file `file` (inode `dev`, `ino`): on the list of files removed if
+    /// the process must stop at once, until the run takes it over with the job's result.
+    #[cold]
+    fn made(&mut self, (file, (dev, ino)): crate::engine::fileops::Made) {
+        use crate::files::ownership;
+        ownership::watch(&self.w.paths[file], ownership::Identity { dev, ino }, None);
     }
 
     /// In the verify phase.

@@ -1,0 +1,329 @@
+//! fio's file-operation engines, whose measured operation is on a file's name, not its data:
+//! `filecreate` creates each file (open with O_CREAT), `filestat` stats it (stat, lstat or
+//! statx: fio's `stat_type`), `filedelete` unlinks it. Each I/O unit is one operation on the
+//! unit's file, and counts its bytes as fio counts its one block per file. The rate of these
+//! calls is what SAS WORK libraries and database temporary areas stress.
+//!
+//! What is not the operation is kept out of its time: [`Engine::prep`] checks, before the
+//! clock starts, that a file about to be deleted is still the one the run created, and
+//! [`Engine::settle`] takes the identity of a file just created after the clock stops (and
+//! closes a file a later pass reopened).
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::sync::Arc;
+
+use rustix::fs::{AtFlags, Mode, OFlags, StatxFlags};
+
+use super::{Engine, FlushCall, IoUnit, Queued, flush_fd};
+
+/// Which stat call `filestat` measures (fio's `stat_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StatCall {
+    #[default]
+    Stat,
+    Lstat,
+    /// statx(2) with STATX_ALL on the whole path.
+    Statx,
+}
+
+impl StatCall {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StatCall::Stat => "stat",
+            StatCall::Lstat => "lstat",
+            StatCall::Statx => "statx",
+        }
+    }
+}
+
+/// A file as these engines reach it: its directory (held open since the run checked it) and
+/// its name there, and its whole path, which stat is given as fio gives it.
+#[derive(Debug, Clone)]
+pub struct Name {
+    pub dir: Arc<OwnedFd>,
+    pub name: CString,
+    pub path: CString,
+}
+
+/// The operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Create,
+    Stat(StatCall),
+    Delete,
+}
+
+/// A file just created: its index and identity (device, inode), for the caller to record.
+pub type Made = (usize, (u64, u64));
+
+pub struct FileOps {
+    op: Op,
+    names: Vec<Name>,
+    /// Per file, held open: filestat's and filedelete's from before the run (the inode cannot
+    /// be freed and its number reused meanwhile), filecreate's from its creation on.
+    held: Vec<Option<OwnedFd>>,
+    /// filedelete: each held file's device and inode, taken once.
+    ids: Vec<Option<(u64, u64)>>,
+    /// filedelete: what the prepared unit's file turned out to be, if not the one held.
+    refused: Option<io::Error>,
+    /// filecreate: the file the last operation created, or the descriptor a later pass
+    /// opened (closed in `settle`, outside the time).
+    created: Option<usize>,
+    reopened: Option<OwnedFd>,
+}
+
+impl FileOps {
+    /// `held`: one entry per name (`None` for filecreate, whose files do not exist yet).
+    pub fn new(op: Op, names: Vec<Name>, held: Vec<Option<OwnedFd>>) -> Self {
+        debug_assert_eq!(names.len(), held.len());
+        let ids = held
+            .iter()
+            .map(|h| {
+                let st = rustix::fs::fstat(h.as_ref()?).ok()?;
+                Some((st.st_dev, st.st_ino))
+            })
+            .collect();
+        if op == Op::Create {
+            grow_fd_table(&names);
+        }
+        FileOps {
+            op,
+            names,
+            held,
+            ids,
+            refused: None,
+            created: None,
+            reopened: None,
+        }
+    }
+
+    fn call(&mut self, file: usize) -> io::Result<()> {
+        let n = &self.names[file];
+        match self.op {
+            Op::Create if self.held[file].is_none() => {
+                // New, never through a link: a file that appeared meanwhile is an error.
+                let fd = rustix::fs::openat(
+                    &*n.dir,
+                    n.name.as_c_str(),
+                    OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW,
+                    Mode::from_raw_mode(0o600),
+                )?;
+                self.held[file] = Some(fd);
+                self.created = Some(file);
+            }
+            Op::Create => {
+                // A later pass: fio's open(O_CREAT) finds the file the first pass made.
+                let fd = rustix::fs::openat(
+                    &*n.dir,
+                    n.name.as_c_str(),
+                    OFlags::RDWR | OFlags::NOFOLLOW,
+                    Mode::empty(),
+                )?;
+                self.reopened = Some(fd);
+            }
+            Op::Stat(StatCall::Stat) => {
+                rustix::fs::stat(n.path.as_c_str())?;
+            }
+            Op::Stat(StatCall::Lstat) => {
+                rustix::fs::lstat(n.path.as_c_str())?;
+            }
+            Op::Stat(StatCall::Statx) => {
+                rustix::fs::statx(
+                    rustix::fs::CWD,
+                    n.path.as_c_str(),
+                    AtFlags::empty(),
+                    StatxFlags::ALL,
+                )?;
+            }
+            Op::Delete => {
+                if let Some(e) = self.refused.take() {
+                    return Err(e);
+                }
+                rustix::fs::unlinkat(&*n.dir, n.name.as_c_str(), AtFlags::empty())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Makes the process's descriptor table as large as filecreate's held files need before the
+/// clock starts: the kernel grows it by doubling, and in a process with several threads each
+/// growth waits for an RCU grace period (milliseconds), which would land in a create's time.
+fn grow_fd_table(names: &[Name]) {
+    let Some(first) = names.first() else { return };
+    let Ok(lowest) = rustix::io::fcntl_dupfd_cloexec(&*first.dir, 0) else {
+        return;
+    };
+    let want = lowest.as_raw_fd() as usize + names.len();
+    let most = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .current
+        .unwrap_or(u64::MAX) as usize;
+    // Only the growth matters: the descriptor is closed at once, the table stays.
+    let _ = rustix::io::fcntl_dupfd_cloexec(&*first.dir, want.min(most.saturating_sub(1)) as i32);
+}
+
+/// Whether the file named `n` is still the inode `id` (device, inode).
+fn same_file(n: &Name, id: (u64, u64)) -> io::Result<bool> {
+    let now = rustix::fs::statat(&*n.dir, n.name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
+    Ok((now.st_dev, now.st_ino) == id)
+}
+
+impl Engine for FileOps {
+    fn prep(&mut self, u: &IoUnit) {
+        if self.op != Op::Delete {
+            return;
+        }
+        let n = &self.names[u.file];
+        // The held descriptor keeps the inode alive: its number cannot name another file.
+        self.refused = match self.ids[u.file].map(|id| same_file(n, id)) {
+            Some(Ok(true)) => None,
+            Some(Ok(false)) => Some(io::Error::other(
+                "it is no longer the file this run created (replaced meanwhile); not deleted",
+            )),
+            Some(Err(e)) => Some(e),
+            None => Some(io::Error::other("not a file this run created; not deleted")),
+        };
+    }
+
+    #[inline]
+    fn queue(&mut self, _: u32, u: &mut IoUnit) -> Queued {
+        let len = u.len() - u.done;
+        Queued::Done(self.call(u.file).map(|()| len))
+    }
+
+    fn settle(&mut self) -> Option<Made> {
+        self.reopened = None;
+        let file = self.created.take()?;
+        let st = rustix::fs::fstat(self.held[file].as_ref()?).ok()?;
+        Some((file, (st.st_dev, st.st_ino)))
+    }
+
+    fn take_made(&mut self) -> Vec<(usize, OwnedFd)> {
+        if self.op != Op::Create {
+            return Vec::new();
+        }
+        let held = std::mem::take(&mut self.held);
+        held.into_iter()
+            .enumerate()
+            .filter_map(|(i, fd)| fd.map(|fd| (i, fd)))
+            .collect()
+    }
+
+    fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()> {
+        match self.held.get(file).and_then(Option::as_ref) {
+            Some(fd) => flush_fd(fd.as_fd(), call),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Dir;
+    use std::os::unix::ffi::OsStrExt as _;
+    use std::path::Path;
+
+    fn name(dir: &Path, file: &str) -> Name {
+        let d = rustix::fs::open(dir, OFlags::PATH | OFlags::DIRECTORY, Mode::empty()).unwrap();
+        let path = dir.join(file);
+        Name {
+            dir: Arc::new(d),
+            name: CString::new(file).unwrap(),
+            path: CString::new(path.as_os_str().as_bytes()).unwrap(),
+        }
+    }
+
+    fn unit(file: usize) -> IoUnit {
+        let mut u = IoUnit::new(4096, 1);
+        (u.dir, u.file, u.offset, u.done) = (Dir::Read, file, 0, 0);
+        u.set_len(4096);
+        u
+    }
+
+    fn run(e: &mut FileOps, file: usize) -> io::Result<usize> {
+        let mut u = unit(file);
+        e.prep(&u);
+        match e.queue(0, &mut u) {
+            Queued::Done(r) => r,
+            Queued::Queued => panic!("file operations complete in the call"),
+        }
+    }
+
+    #[test]
+    fn filecreate_creates_each_file_once_and_a_later_pass_reopens_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = vec![name(dir.path(), "a"), name(dir.path(), "b")];
+        let mut e = FileOps::new(Op::Create, names, vec![None, None]);
+        assert_eq!(run(&mut e, 1).unwrap(), 4096);
+        let made = e.settle().expect("b was created");
+        let st = std::fs::metadata(dir.path().join("b")).unwrap();
+        use std::os::unix::fs::MetadataExt as _;
+        assert_eq!(made, (1, (st.dev(), st.ino())));
+        assert_eq!(st.len(), 0, "created empty, as fio's filecreate");
+        assert!(!dir.path().join("a").exists());
+        // The second pass opens what the first made, and creates nothing.
+        run(&mut e, 1).unwrap();
+        assert_eq!(e.settle(), None);
+        let taken = e.take_made();
+        assert_eq!(taken.len(), 1);
+        assert_eq!(taken[0].0, 1);
+    }
+
+    #[test]
+    fn filecreate_refuses_a_file_that_appeared_and_never_follows_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x"), b"user data").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("x"), dir.path().join("l")).unwrap();
+        let names = vec![name(dir.path(), "x"), name(dir.path(), "l")];
+        let mut e = FileOps::new(Op::Create, names, vec![None, None]);
+        let err = run(&mut e, 0).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::EEXIST));
+        assert_eq!(
+            run(&mut e, 1).unwrap_err().raw_os_error(),
+            Some(libc::EEXIST)
+        );
+        assert_eq!(std::fs::read(dir.path().join("x")).unwrap(), b"user data");
+        assert!(e.take_made().is_empty());
+    }
+
+    #[test]
+    fn filestat_stats_with_each_call_and_fails_on_a_missing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), b"x").unwrap();
+        for call in [StatCall::Stat, StatCall::Lstat, StatCall::Statx] {
+            let names = vec![name(dir.path(), "f"), name(dir.path(), "missing")];
+            let mut e = FileOps::new(Op::Stat(call), names, vec![None, None]);
+            assert_eq!(run(&mut e, 0).unwrap(), 4096, "{call:?}");
+            let err = run(&mut e, 1).unwrap_err();
+            assert_eq!(err.raw_os_error(), Some(libc::ENOENT), "{call:?}");
+        }
+    }
+
+    #[test]
+    fn filedelete_deletes_only_the_file_it_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = |f: &str| {
+            std::fs::write(dir.path().join(f), b"ours").unwrap();
+            OwnedFd::from(std::fs::File::open(dir.path().join(f)).unwrap())
+        };
+        let held = vec![Some(open("a")), Some(open("b"))];
+        let names = vec![name(dir.path(), "a"), name(dir.path(), "b")];
+        let mut e = FileOps::new(Op::Delete, names, held);
+        run(&mut e, 0).unwrap();
+        assert!(!dir.path().join("a").exists());
+        // b replaced by another file of the same name: left alone.
+        std::fs::remove_file(dir.path().join("b")).unwrap();
+        std::fs::write(dir.path().join("b"), b"theirs").unwrap();
+        let err = run(&mut e, 1).unwrap_err();
+        assert!(err.to_string().contains("no longer the file"), "{err}");
+        assert_eq!(std::fs::read(dir.path().join("b")).unwrap(), b"theirs");
+        // Deleting again what is gone fails as fio's does.
+        assert_eq!(
+            run(&mut e, 0).unwrap_err().raw_os_error(),
+            Some(libc::ENOENT)
+        );
+    }
+}

@@ -1,0 +1,172 @@
+//! The files of fio's file-operation engines, whose measured operation is on the file's name:
+//! `filecreate` needs names that are free (it creates each file itself, during the run, and the
+//! run then owns it as it owns a file it laid out), `filedelete` deletes only files this run
+//! created for it, and `filestat` stats existing files as they are (never opened to write) or
+//! files the run creates. What each engine gets is a name in a directory held open, so a
+//! delete reaches the directory the file was created in.
+
+use std::collections::BTreeMap;
+use std::ffi::CString;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rustix::fs::{Mode, OFlags};
+
+use super::check::{check_creatable, check_directory, existing, option_of};
+use super::{Kind, Need, OpenedFile, TargetError, Targets, io_err, lock_for_writing, usage};
+use crate::engine::Files;
+use crate::engine::fileops::Name;
+use crate::files::ownership::{self, Identity, MarkState};
+use crate::plan::{EngineKind, JobSpec};
+
+/// Checks a file-operation job's paths and records what the run must do with them.
+pub(super) fn check_job(t: &mut Targets, gi: usize, job: &JobSpec) -> Result<(), TargetError> {
+    let opt = option_of(job);
+    check_directory(job)?;
+    let engine = job.label_with("ioengine", job.engine.as_str());
+    for (i, p) in job.paths().iter().enumerate() {
+        let used_before = t.needs.contains_key(p);
+        let found = existing(t, p, &opt)?;
+        let new_only = match job.engine {
+            EngineKind::Filecreate => Some("creating it is the measured operation"),
+            EngineKind::Filedelete => Some("it deletes only files this run creates for it"),
+            _ => None,
+        };
+        if let Some(why) = new_only.filter(|_| found.is_some() || used_before) {
+            let what = match found.is_some() {
+                true => "exists",
+                false => "is another job's file in this run",
+            };
+            return Err(usage(format!(
+                "{}: {what}; {engine}: {why}, so it needs names that are free (remove the \
+                 files, or name another directory)",
+                opt(p)
+            )));
+        }
+        if found.is_none() && !used_before {
+            check_creatable(p, &opt)?;
+        }
+        let by_job = job.engine == EngineKind::Filecreate;
+        let entry = t.needs.entry(p.clone()).or_insert(Need {
+            kind: found.as_ref().map_or(Kind::Regular, |e| e.kind),
+            exists: found.is_some(),
+            extent: 0,
+            layout_from: None,
+            first_group: gi,
+            written: found.is_none(),
+            identity: found.as_ref().map(|e| e.identity),
+            follow: found.as_ref().is_some_and(|e| e.follow),
+            ours: false,
+            fallocate: job.fallocate,
+            writers: Vec::new(),
+            by_job,
+        });
+        if !entry.exists && !by_job {
+            // Created and laid out with data before the job, as fio lays its files out.
+            entry.extent = entry.extent.max(job.extent(i));
+            entry.layout_from.get_or_insert(gi);
+        }
+    }
+    Ok(())
+}
+
+impl Targets {
+    /// A file-operation job's files: filecreate's names only (its files do not exist yet);
+    /// filestat's and filedelete's also open read-only, holding their inodes for the run.
+    pub(super) fn open_names(
+        &self,
+        job: &JobSpec,
+    ) -> Result<(Files, Vec<OpenedFile>), TargetError> {
+        let mut dirs: BTreeMap<PathBuf, Arc<OwnedFd>> = BTreeMap::new();
+        let mut files = Files::default();
+        let mut opened = Vec::new();
+        for p in job.paths() {
+            let dir = match self.places.get(&p) {
+                // Where the run created it: the directory held since.
+                Some(place) => place.dir(),
+                None => {
+                    let parent = crate::files::fsinfo::parent_dir(&p).to_path_buf();
+                    match dirs.get(&parent) {
+                        Some(d) => Arc::clone(d),
+                        None => {
+                            let d = rustix::fs::open(
+                                &parent,
+                                OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                                Mode::empty(),
+                            )
+                            .map_err(|e| io_err(&parent, "cannot open the directory", e.into()))?;
+                            dirs.entry(parent).or_insert(Arc::new(d)).clone()
+                        }
+                    }
+                }
+            };
+            let c = |b: &[u8]| {
+                CString::new(b)
+                    .map_err(|_| io_err(&p, "names a NUL byte", std::io::Error::other("")))
+            };
+            files.names.push(Name {
+                dir,
+                name: c(p.file_name().unwrap_or_default().as_bytes())?,
+                path: c(p.as_os_str().as_bytes())?,
+            });
+            let (flags, layout) = match job.engine {
+                EngineKind::Filecreate => (
+                    vec!["O_RDWR".into(), "O_CREAT".into(), "O_EXCL".into()],
+                    "created by the job itself (its measured operation), empty".to_string(),
+                ),
+                _ => {
+                    files.fds.push(self.reopen(&p, OFlags::RDONLY, "direct")?);
+                    let layout = self.layout(&p).unwrap_or("existing, used as it is");
+                    (Vec::new(), layout.to_string())
+                }
+            };
+            opened.push(OpenedFile {
+                path: p,
+                open_flags: flags,
+                layout: Some(layout),
+            });
+        }
+        Ok((files, opened))
+    }
+
+    /// Takes over the files a job's engine created as its measured operation (filecreate):
+    /// from now on the run holds, marks and removes them as the files it laid out. `paths` are
+    /// the job's, `made` their indexes and descriptors. Returns what it could not do.
+    pub fn adopt(&mut self, paths: &[PathBuf], made: Vec<(usize, OwnedFd)>) -> Vec<String> {
+        let mut notes = Vec::new();
+        for (i, fd) in made {
+            let Some(p) = paths.get(i) else { continue };
+            let Ok(st) = rustix::fs::fstat(&fd) else {
+                continue;
+            };
+            let id = Identity::of(&st);
+            let place = match ownership::Place::of(p) {
+                Ok(pl) => Some(pl.sharing(&mut self.dirs)),
+                Err(e) => {
+                    notes.push(format!("{}: created, but its directory: {e}", p.display()));
+                    None
+                }
+            };
+            let _ = ownership::set_mark(fd.as_fd(), MarkState::New);
+            if let Err(e) = lock_for_writing(&fd, p) {
+                notes.push(e.to_string());
+            }
+            // On the emergency list since its creation; now with its directory.
+            ownership::unwatch(p);
+            ownership::watch(p, id, place.as_ref());
+            if let Some(place) = place {
+                self.places.insert(p.clone(), place);
+            }
+            self.created.push(p.clone());
+            self.held.insert(p.clone(), fd);
+            self.layouts
+                .insert(p.clone(), "created by a filecreate job".into());
+            if let Some(n) = self.needs.get_mut(p) {
+                (n.exists, n.identity, n.ours, n.written) = (true, Some(id), true, true);
+            }
+        }
+        notes
+    }
+}

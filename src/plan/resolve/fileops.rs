@@ -1,0 +1,92 @@
+//! fio's file-operation engines as a job sets them: `stat_type` (filestat's own option), the
+//! patterns they take (an operation per file, read or write only saying which side of the
+//! report counts it, in file order or random), one block per file when no size is given, and
+//! filedelete's single pass (a file is deleted once).
+
+use super::values::Values;
+use crate::engine::fileops::StatCall;
+use crate::plan::SpecError;
+use crate::plan::job::*;
+
+/// `stat_type`: the call filestat measures; an error with any other engine.
+pub(super) fn stat_call(v: &Values<'_>, engine: EngineKind) -> Result<StatCall, SpecError> {
+    let call = match v.choice("stat_type")?.as_str() {
+        "lstat" => StatCall::Lstat,
+        "statx" => StatCall::Statx,
+        _ => StatCall::Stat,
+    };
+    if v.given("stat_type") && engine != EngineKind::Filestat {
+        return Err(v.error(
+            "stat_type",
+            format!("applies only to ioengine=filestat, not {}", engine.as_str()),
+        ));
+    }
+    Ok(call)
+}
+
+/// The rules of the file-operation engines, on a job already resolved.
+pub(super) fn file_ops(
+    v: &Values<'_>,
+    spec: &mut JobSpec,
+    warnings: &mut Vec<String>,
+) -> Result<(), SpecError> {
+    if !spec.engine.file_op() {
+        return Ok(());
+    }
+    let engine = spec.engine.as_str();
+    if !matches!(
+        spec.rw,
+        RwMode::Read | RwMode::Write | RwMode::RandRead | RwMode::RandWrite
+    ) {
+        return Err(v.error(
+            "rw",
+            format!(
+                "ioengine={engine} does one operation per file: rw=read or write (in file \
+                 order) or randread or randwrite (in random order) says which side of the \
+                 report counts it, as fio counts it"
+            ),
+        ));
+    }
+    if spec.gap != 0 || spec.zones.is_some() {
+        let option = if spec.gap != 0 { "rw" } else { "zonemode" };
+        return Err(v.error(
+            option,
+            format!("ioengine={engine} does one operation per file: no offsets to skip"),
+        ));
+    }
+    if spec.engine == EngineKind::Filedelete && (spec.timing.time_based || spec.timing.loops > 1) {
+        let option = if spec.timing.time_based {
+            "time_based"
+        } else {
+            "loops"
+        };
+        return Err(v.error(
+            option,
+            "ioengine=filedelete deletes each file once: a second pass would find them gone \
+             (fio's ends with ENOENT); nrfiles sets the number of deletes"
+                .into(),
+        ));
+    }
+    if spec.engine == EngineKind::Filecreate && (spec.timing.time_based || spec.timing.loops > 1) {
+        warnings.push(
+            "ioengine=filecreate creates each file in its first pass; later passes open the \
+             files that pass made (as fio's open with O_CREAT finds them), so their operations \
+             are opens, not creates"
+                .into(),
+        );
+    }
+    if spec.direct {
+        warnings.push(format!(
+            "direct=1 has no effect with ioengine={engine}: it moves no data"
+        ));
+    }
+    // One operation per file per pass, whatever `size` says of bytes (fio opens each file
+    // once, however many blocks it counts in it).
+    spec.io_bytes = None;
+    if spec.size.is_none() && spec.size_pct.is_none() {
+        // One block per file, as fio's filecreate sizes its files.
+        let nfiles = spec.paths().len() as u64;
+        spec.size = Some(nfiles * spec.xfer());
+    }
+    Ok(())
+}
