@@ -523,8 +523,9 @@ pub struct JobSpec {
     pub number_ios: Option<u64>,
     /// Remove the job's files when its group ends.
     pub unlink: bool,
-    /// When this job ends, the rest of its group stops.
+    /// When this job ends, the jobs `exit_what` names stop.
     pub exitall: bool,
+    pub exit_what: ExitWhat,
     /// `exitall_on_error`: a failure of this job ends the run, whatever `Plan::on_failure`.
     pub exitall_on_error: bool,
     /// A failure of this job stops the other jobs of its group (iogauge's rule; fio's only
@@ -586,6 +587,15 @@ pub struct JobSpec {
     pub read_from: Option<ReadFrom>,
     /// `read_iolog`: the job replays a log instead of generating its I/O.
     pub replay: Option<super::replay::ReplaySpec>,
+}
+
+/// Which jobs a job with `exitall` stops when it ends (fio's `exit_what`): its reporting group
+/// (`new_group` starts one), every job running, or those and the rest of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitWhat {
+    Group,
+    Stonewall,
+    All,
 }
 
 /// The job thread's CPUs (empty: any; `split` until each job is given its one) and NUMA

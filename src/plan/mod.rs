@@ -17,8 +17,8 @@ pub mod value;
 pub mod workload;
 
 pub use job::{
-    DataMode, DataShape, EngineKind, Fadvise, FlowSpec, Group, JobSpec, LogSpec, OnFailure, Plan,
-    ReadFrom, RwMode, SteadyCriterion, SteadyState, SyncMode, TargetSpec, Verify,
+    DataMode, DataShape, EngineKind, ExitWhat, Fadvise, FlowSpec, Group, JobSpec, LogSpec,
+    OnFailure, Plan, ReadFrom, RwMode, SteadyCriterion, SteadyState, SyncMode, TargetSpec, Verify,
 };
 pub use resolve::resolve;
 

@@ -292,8 +292,16 @@ pub static OPTIONS: &[OptionDef] = &[
         aliases: &[],
         kind: Kind::Bool,
         default: Some("0"),
-        help: "When this job finishes, stop every other job of its group (they finish \
-               normally, counting what they did).",
+        help: "When this job finishes, stop the jobs exit_what names (they finish normally, \
+               counting what they did).",
+    },
+    OptionDef {
+        name: "exit_what",
+        aliases: &[],
+        kind: Kind::Choice(&["group", "stonewall", "all"]),
+        default: Some("group"),
+        help: "With exitall: group stops the jobs of this job's reporting group (new_group \
+               starts one), stonewall every job running, all those and every later job.",
     },
     OptionDef {
         name: "exitall_on_error",
@@ -1370,10 +1378,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
              a submitting thread is not reproduced: the I/O is the same, its latency lacks \
              the hand-off)",
         ),
-    ),
-    (
-        &["exit_what"],
-        FioOnly::DefaultOnly("group", "exitall stops the jobs of the exiting job's group"),
     ),
     (
         &["file_service_type"],

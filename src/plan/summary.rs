@@ -137,6 +137,12 @@ impl JobSpec {
                 *o += &format!(" {name}");
             }
         }
+        match self.exit_what {
+            _ if !self.exitall => {}
+            super::ExitWhat::Group => {}
+            super::ExitWhat::Stonewall => *o += " exit_what=stonewall",
+            super::ExitWhat::All => *o += " exit_what=all",
+        }
         for (name, every) in [
             ("fsync", self.sync.fsync_every),
             ("fdatasync", self.sync.fdatasync_every),

@@ -306,7 +306,10 @@ pub fn run(
         // A failed job ends the run, or (fio's way) only its group unless it says otherwise.
         let ends_run = results.iter().zip(&group.jobs).any(|(r, j)| {
             r.error.is_some() && (plan.on_failure == OnFailure::EndRun || j.exitall_on_error)
-        });
+        }) || group
+            .jobs
+            .iter()
+            .any(|j| j.exitall && j.exit_what == crate::plan::ExitWhat::All);
         outcome.groups.push(results);
         on_event(&Event::GroupDone { group: gi });
         if ends_run {
@@ -419,7 +422,7 @@ fn run_group(
     let stop = AtomicBool::new(false);
     STOP_GROUP.store(false, Ordering::Relaxed);
     let finished: Vec<AtomicBool> = jobs.iter().map(|_| AtomicBool::new(false)).collect();
-    let exit_all = AtomicBool::new(false);
+    let (segments, exits) = exit_flags(jobs);
     let progress: Vec<JobProgress> = jobs.iter().map(|_| JobProgress::default()).collect();
     let planned: Option<u64> = jobs.iter().map(worker::planned_bytes).sum::<Option<u64>>();
     let planned_time = jobs
@@ -459,7 +462,8 @@ fn run_group(
                 finished: &finished,
                 index,
                 wait_on,
-                exit_all: &exit_all,
+                exits: &exits,
+                segment: segments[index],
                 run_id,
                 job_id: ((gi as u32) << 16) | index as u32,
                 shared: shared[index].clone(),
@@ -500,6 +504,22 @@ fn run_group(
         .collect();
     let (outcomes, handed) = outcomes(jobs, results, file_lists, &steady);
     (outcomes, handed, made)
+}
+
+/// Each job's reporting group (fio's: a job with new_group starts one, its clones stay in
+/// it), and a flag per group that a job with `exitall` sets (see `Worker::exits`).
+fn exit_flags(jobs: &[JobSpec]) -> (Vec<usize>, Vec<AtomicBool>) {
+    let segments: Vec<usize> = jobs
+        .iter()
+        .scan(0, |seg, j| {
+            *seg += usize::from(j.new_group && j.clone == 0);
+            Some(*seg)
+        })
+        .collect();
+    let exits = (0..=segments.last().copied().unwrap_or(0))
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    (segments, exits)
 }
 
 /// fio's steady state per job: a group_reporting group is judged as one, any other job alone.

@@ -232,7 +232,7 @@ fn fios_examples_parse_or_are_refused_with_a_reason_and_plain_file_ones_run() {
     assert_eq!(parsed + refused, files.len());
     assert!(ran >= 10, "only {ran} examples ran");
     // What parses only grows (fio 3.33 parses 67).
-    assert!(parsed >= 33, "only {parsed} examples parse");
+    assert!(parsed >= 34, "only {parsed} examples parse");
 }
 
 #[test]
@@ -486,6 +486,45 @@ fn pacing_and_ordering_options_shape_the_run() {
     assert_eq!((ios(0), ios(1), ios(2)), (20, 1, 1));
     assert!(ios(3) > 100, "d ran until c ended: {}", ios(3));
     assert!(jobs[3]["elapsed_ns"].as_f64().unwrap() < 5e9);
+}
+
+/// fio's exit_what, as exitwhat.fio uses it: a job with exitall stops its reporting group
+/// (new_group starts one; the default), every job running (stonewall), or those and the rest
+/// of the run (all).
+#[test]
+fn exit_what_says_which_jobs_an_exitall_job_stops() {
+    let d = tmp();
+    let run = |what: &str| {
+        let text = format!(
+            "[global]\nioengine=null\nsize=1g\n\
+             [short]\nnew_group=1\nnumber_ios=1\nstartdelay=300ms\nexitall=1\nexit_what={what}\n\
+             [long]\nnew_group=1\ntime_based\nruntime=3\nrate_iops=1000\n\
+             [later]\nstonewall\nnumber_ios=5\n"
+        );
+        let f = write(d.path(), "exit.fio", &text);
+        let (r, _) = run_job(d.path(), &[f.to_str().unwrap()], 0);
+        let secs = r["groups"][0]["jobs"][1]["elapsed_ns"].as_f64().unwrap() / 1e9;
+        (secs, r["groups"].as_array().unwrap().len())
+    };
+    // group: long is in another reporting group, so it runs its 3 s; the next group runs.
+    let (secs, groups) = run("group");
+    assert!(secs > 2.5, "long ran {secs:.2} s");
+    assert_eq!(groups, 2);
+    // stonewall: every job running stops when short ends (~0.3 s); the next group runs.
+    let (secs, groups) = run("stonewall");
+    assert!(secs < 1.5, "long ran {secs:.2} s");
+    assert_eq!(groups, 2);
+    // all: the same, and the run ends there.
+    let (secs, groups) = run("all");
+    assert!(secs < 1.5, "long ran {secs:.2} s");
+    assert_eq!(groups, 1);
+    // The fio example itself parses.
+    let ex = Path::new("/usr/share/doc/fio/examples/exitwhat.fio");
+    if ex.exists() {
+        let o = run_in(d.path(), &["job", ex.to_str().unwrap(), "--parse-only"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(stdout(&o).contains("exit_what=stonewall") && stdout(&o).contains("exit_what=all"));
+    }
 }
 
 /// The job files README names ship in examples/ and run, scaled down, as README shows.

@@ -179,6 +179,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         number_ios: v.int("number_ios")?,
         unlink: v.bool("unlink")?,
         exitall: v.bool("exitall")?,
+        exit_what: exit_what(&v)?,
         exitall_on_error: v.bool("exitall_on_error")?,
         failure_stops_group: true,
         new_group: v.bool("new_group")?,
@@ -193,13 +194,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         cache: cache(&v, rw)?,
         sync: sync(&v, w)?,
         overwrite: v.bool("overwrite")?,
-        fallocate: match v.choice("fallocate")?.as_str() {
-            "native" => Fallocate::Native,
-            "posix" | "1" => Fallocate::Posix,
-            "keep" => Fallocate::Keep,
-            "truncate" => Fallocate::Truncate,
-            _ => Fallocate::None,
-        },
+        fallocate: fallocate(&v)?,
         stonewall: v.bool("stonewall")?,
         group_reporting: v.bool("group_reporting")?,
         logs,
@@ -230,6 +225,24 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         replay::per_clone(&mut jobs, logs);
     }
     Ok((jobs, warnings, ignored))
+}
+
+fn exit_what(v: &Values<'_>) -> Result<ExitWhat, SpecError> {
+    Ok(match v.choice("exit_what")?.as_str() {
+        "stonewall" => ExitWhat::Stonewall,
+        "all" => ExitWhat::All,
+        _ => ExitWhat::Group,
+    })
+}
+
+fn fallocate(v: &Values<'_>) -> Result<Fallocate, SpecError> {
+    Ok(match v.choice("fallocate")?.as_str() {
+        "native" => Fallocate::Native,
+        "posix" | "1" => Fallocate::Posix,
+        "keep" => Fallocate::Keep,
+        "truncate" => Fallocate::Truncate,
+        _ => Fallocate::None,
+    })
 }
 
 /// Every option given was read by a resolution step.

@@ -87,8 +87,12 @@ pub struct Worker<'a> {
     pub index: usize,
     /// The jobs this one waits for (`wait_for`).
     pub wait_on: Vec<usize>,
-    /// Set by a job with `exitall` when it ends: the others finish as if done.
-    pub exit_all: &'a AtomicBool,
+    /// Per reporting group of the run group (`new_group` starts one): set by a job with
+    /// `exitall` when it ends (its own with exit_what=group, all with stonewall or all), and
+    /// the jobs of a group set finish as if done.
+    pub exits: &'a [AtomicBool],
+    /// This job's reporting group, in `exits`.
+    pub segment: usize,
     /// This run's identity, in every verify header it writes.
     pub run_id: u64,
     /// This job's number in the run (group and index), in its verify headers.
@@ -127,7 +131,15 @@ impl Worker<'_> {
         }
         self.finished[self.index].store(true, Ordering::Release);
         if self.job.exitall {
-            self.exit_all.store(true, Ordering::Release);
+            match self.job.exit_what {
+                crate::plan::ExitWhat::Group => {
+                    self.exits[self.segment].store(true, Ordering::Release)
+                }
+                _ => self
+                    .exits
+                    .iter()
+                    .for_each(|e| e.store(true, Ordering::Release)),
+            }
         }
     }
 
@@ -140,7 +152,7 @@ impl Worker<'_> {
         }
         let until = std::time::Instant::now() + job.pacing.startdelay;
         loop {
-            if self.stop.load(Ordering::Relaxed) || self.exit_all.load(Ordering::Acquire) {
+            if self.stop.load(Ordering::Relaxed) || self.exited() {
                 return false;
             }
             let now = std::time::Instant::now();
@@ -158,6 +170,14 @@ impl Worker<'_> {
                 WAIT_STEP
             });
         }
+    }
+}
+
+impl Worker<'_> {
+    /// A job with `exitall` ended in this job's reach (see `exits`).
+    #[inline]
+    fn exited(&self) -> bool {
+        self.exits[self.segment].load(Ordering::Acquire)
     }
 }
 

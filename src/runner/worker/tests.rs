@@ -92,7 +92,7 @@ fn run<E: Engine>(job: &JobSpec, engine: E) -> JobResult {
     let stop = AtomicBool::new(false);
     let progress = JobProgress::default();
     let finished = [AtomicBool::new(false)];
-    let exit_all = AtomicBool::new(false);
+    let exits = [AtomicBool::new(false)];
     let w = Worker {
         handed: Vec::new(),
         job,
@@ -104,7 +104,8 @@ fn run<E: Engine>(job: &JobSpec, engine: E) -> JobResult {
         finished: &finished,
         index: 0,
         wait_on: Vec::new(),
-        exit_all: &exit_all,
+        exits: &exits,
+        segment: 0,
         run_id: 1,
         job_id: 0,
         shared: Vec::new(),

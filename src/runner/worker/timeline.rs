@@ -1,7 +1,6 @@
 //! The loop's clock events, all in clock ticks: the end of the ramp, the deadline, the
 //! series' intervals and progress publishing, checked together at most a few times a second.
 
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::{Halt, Loop, workload};
@@ -137,9 +136,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.check_min_rate(now);
         }
         let attained = self.w.steady.is_some_and(|g| g.attained());
-        let ended = self.tl.deadline.is_some_and(|d| now >= d)
-            || self.w.exit_all.load(Ordering::Relaxed)
-            || attained;
+        let ended = self.tl.deadline.is_some_and(|d| now >= d) || self.w.exited() || attained;
         if ended && self.halt == Halt::No {
             self.halt = Halt::Done;
         }
