@@ -37,6 +37,8 @@ mod fio_verify;
 mod help;
 #[path = "cli/jobfiles.rs"]
 mod jobfiles;
+#[path = "cli/latency.rs"]
+mod latency;
 #[path = "cli/layout.rs"]
 mod layout;
 #[path = "cli/outputs.rs"]

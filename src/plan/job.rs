@@ -250,7 +250,7 @@ pub enum TargetSpec {
     Directory(PathBuf),
 }
 
-pub use super::pacing::{FlowSpec, Pacing};
+pub use super::pacing::{FlowSpec, LatencyTarget, Pacing};
 
 /// How random offsets are drawn.
 #[derive(Debug, Clone, PartialEq)]

@@ -483,6 +483,46 @@ pub static OPTIONS: &[OptionDef] = &[
                cmdprio_percentage.",
     },
     OptionDef {
+        name: "latency_target",
+        aliases: &[],
+        kind: Kind::Micros,
+        default: Some("0"),
+        help: "Search for the deepest queue (up to iodepth) at which latency_percentile % of \
+               each latency_window's I/Os complete within this (bare number: microseconds), \
+               as fio does; the report's latency_depth is the depth found.",
+    },
+    OptionDef {
+        name: "latency_window",
+        aliases: &[],
+        kind: Kind::Micros,
+        default: Some("0"),
+        help: "With latency_target: how long each queue depth is tried (bare number: \
+               microseconds; 0: judged after every I/O).",
+    },
+    OptionDef {
+        name: "latency_percentile",
+        aliases: &[],
+        kind: Kind::Spec("a percentage from 0 to 100"),
+        default: Some("100"),
+        help: "With latency_target: the share of a window's I/Os that must meet the target.",
+    },
+    OptionDef {
+        name: "latency_run",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "With latency_target: keep adjusting the depth for the whole job instead of \
+               measuring one last window at the depth found.",
+    },
+    OptionDef {
+        name: "max_latency",
+        aliases: &[],
+        kind: Kind::Spec("a time per direction (read,write,trim; bare number: microseconds)"),
+        default: None,
+        help: "An I/O slower than this from submission to completion fails the job with \
+               ETIMEDOUT, as fio's (read,write,trim values).",
+    },
+    OptionDef {
         name: "thinktime",
         aliases: &[],
         kind: Kind::Micros,
@@ -1439,16 +1479,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     (
         &["flow_watermark"],
         FioOnly::Ignored("deprecated in fio, which ignores it too"),
-    ),
-    (
-        &[
-            "latency_target",
-            "latency_window",
-            "latency_percentile",
-            "latency_run",
-            "max_latency",
-        ],
-        FioOnly::Rejected("latency targets (searching the queue depth) are not supported"),
     ),
     (
         &["rate_ignore_thinktime"],

@@ -25,6 +25,24 @@ pub struct Pacing {
     pub thinktime_blocks: u32,
     /// fio's flow control (`flow`, `flow_id`, `flow_sleep`); `None` without a weight.
     pub flow: Option<FlowSpec>,
+    /// fio's latency target: the queue depth is searched for (see [`LatencyTarget`]).
+    pub latency: Option<LatencyTarget>,
+    /// `max_latency` per direction (zero: none): an I/O slower than this, from its
+    /// submission to its completion, fails the job (ETIMEDOUT, as fio's).
+    pub max_latency: [Duration; 3],
+}
+
+/// fio's `latency_target` with `latency_window`, `latency_percentile` and `latency_run`: the
+/// job runs at the deepest queue (up to `iodepth`) at which `percentile` % of the I/Os of each
+/// `window` complete within `target`, searched for as fio searches (from depth 1, doubling,
+/// then bisecting), then measured over one more window at that depth (or, with `run`, the
+/// search goes on for the whole job).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencyTarget {
+    pub target: Duration,
+    pub window: Duration,
+    pub percentile: f64,
+    pub run: bool,
 }
 
 /// A job's place in a flow: jobs of one `id` keep their I/O counts in the ratio of their

@@ -137,6 +137,15 @@ impl JobSpec {
                 *o += &format!(" {name}");
             }
         }
+        if let Some(l) = self.pacing.latency {
+            *o += &format!(
+                " latency_target={}us latency_window={}us latency_percentile={}{}",
+                l.target.as_micros(),
+                l.window.as_micros(),
+                l.percentile,
+                if l.run { " latency_run" } else { "" }
+            );
+        }
         match self.exit_what {
             _ if !self.exitall => {}
             super::ExitWhat::Group => {}

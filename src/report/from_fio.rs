@@ -71,6 +71,15 @@ struct Job {
     /// fio's steady-state block, kept as fio gave it (a malformed one is left out).
     #[serde(default, deserialize_with = "lenient")]
     steadystate: Option<crate::stats::steady::SteadyReport>,
+    /// fio's latency target: the depth found (fio writes it for every job; 0 or absent: none).
+    #[serde(default)]
+    latency_depth: u32,
+    #[serde(default)]
+    latency_target: u64,
+    #[serde(default)]
+    latency_percentile: f64,
+    #[serde(default)]
+    latency_window: u64,
 }
 
 /// An optional block read if it parses, else left out.
@@ -403,6 +412,14 @@ fn measurement(j: &Job) -> Measurement {
         verify: None,
         steadystate: j.steadystate.clone(),
         replay: None,
+        // Only a job that searched (fio writes the job's iodepth and target 0 otherwise).
+        latency_target: (j.latency_target > 0).then_some(crate::stats::LatencyFound {
+            depth: j.latency_depth,
+            target_ns: j.latency_target,
+            window_us: j.latency_window,
+            percentile: j.latency_percentile,
+            settled: None,
+        }),
     }
 }
 

@@ -471,6 +471,26 @@ fn measurement(o: &mut String, m: &Measurement, depth: u32) {
         };
         let _ = writeln!(o, "  depth  {mean}  {}", cells.join("  "));
     }
+    if let Some(l) = &m.latency_target {
+        let window = match l.window_us {
+            0 => "of the I/Os".to_string(),
+            us if us % 1_000_000 == 0 => format!("of each {} s window", us / 1_000_000),
+            us if us % 1000 == 0 => format!("of each {} ms window", us / 1000),
+            us => format!("of each {us} µs window"),
+        };
+        let figures = match l.settled {
+            Some(true) => "; the figures are the last window's, at that depth",
+            Some(false) => "; still searching when the job ended: the figures span the search",
+            None => "",
+        };
+        let _ = writeln!(
+            o,
+            "  latency target {} µs for {}% {window}: queue depth {}{figures}",
+            l.target_ns / 1000,
+            l.percentile,
+            l.depth
+        );
+    }
     let c = &m.cpu;
     let _ = writeln!(
         o,

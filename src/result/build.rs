@@ -138,6 +138,7 @@ pub fn measurement(s: &JobStats) -> Measurement {
         verify: s.verify.as_ref().map(verify_report),
         steadystate: s.steady.clone(),
         replay: s.replay.as_ref().map(replay_report),
+        latency_target: s.latency,
     }
 }
 

@@ -79,6 +79,18 @@ pub struct FioJob {
     /// fio's steady state (`ss_dur`): the check, its window and whether it was attained.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steadystate: Option<crate::stats::steady::SteadyReport>,
+    /// fio's latency target: `latency_depth` (the depth found), `latency_target` (ns),
+    /// `latency_percentile`, `latency_window` (µs); only for a job that set one.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<FioLatencyTarget>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FioLatencyTarget {
+    pub latency_depth: u32,
+    pub latency_target: u64,
+    pub latency_percentile: f64,
+    pub latency_window: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -392,6 +404,12 @@ fn job(
         latency_us: lat_us,
         latency_ms: lat_ms,
         steadystate: m.steadystate.clone(),
+        latency: m.latency_target.map(|l| FioLatencyTarget {
+            latency_depth: l.depth,
+            latency_target: l.target_ns,
+            latency_percentile: l.percentile,
+            latency_window: l.window_us,
+        }),
     }
 }
 

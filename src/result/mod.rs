@@ -228,6 +228,9 @@ pub struct Measurement {
     /// A replay (`read_iolog`, the log's times kept): how closely it kept them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<ReplayReport>,
+    /// fio's latency target (`latency_target`): the queue depth the search ended at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<crate::stats::LatencyFound>,
 }
 
 /// How closely a replay kept its log's schedule: each I/O's issue against its time.

@@ -67,6 +67,7 @@ impl Measurement {
             steadystate: parts.iter().find_map(|m| m.steadystate.clone()),
             // Several replays' timings cannot be summed from their percentiles.
             replay: None,
+            latency_target: parts.iter().find_map(|m| m.latency_target),
         }
     }
 }

@@ -306,6 +306,23 @@ pub struct JobStats {
     pub steady: Option<steady::SteadyReport>,
     /// A replay's timing against its log (`read_iolog` with the log's times kept).
     pub replay: Option<ReplayStats>,
+    /// fio's latency target: the depth the search ended at, and what it searched for.
+    pub latency: Option<LatencyFound>,
+}
+
+/// fio's latency target as a job ended it (fio's `latency_depth` and the options).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LatencyFound {
+    /// The queue depth the search ended at.
+    pub depth: u32,
+    pub target_ns: u64,
+    pub window_us: u64,
+    pub percentile: f64,
+    /// The depth settled and the statistics are the last window's at it (fio's final run);
+    /// false: the job ended while still searching (or `latency_run` kept it searching);
+    /// unknown for a fio report read back.
+    #[serde(default)]
+    pub settled: Option<bool>,
 }
 
 /// How closely a replay kept its log's schedule.

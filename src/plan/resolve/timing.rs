@@ -204,8 +204,53 @@ pub(super) fn pacing(
         thinktime,
         thinktime_blocks: v.int("thinktime_blocks")?.unwrap_or(1) as u32,
         flow: flow(v)?,
+        latency: latency_target(v)?,
+        max_latency: v
+            .parsed("max_latency", |t| {
+                value::per_direction(t, Duration::ZERO, |p| {
+                    value::parse_duration(p, Duration::from_micros(1))
+                })
+            })?
+            .unwrap_or_default(),
     };
     Ok((pacing, startdelay))
+}
+
+/// fio's latency target and its window, percentile and `latency_run`; the others are refused
+/// without a target (they would do nothing).
+fn latency_target(v: &Values<'_>) -> Result<Option<LatencyTarget>, SpecError> {
+    let micros = |name| {
+        v.parsed(name, |t| value::parse_duration(t, Duration::from_micros(1)))
+            .map(Option::unwrap_or_default)
+    };
+    let target = micros("latency_target")?;
+    let window = micros("latency_window")?;
+    let percentile = v
+        .parsed("latency_percentile", |t| {
+            t.trim()
+                .trim_end_matches('%')
+                .parse::<f64>()
+                .ok()
+                .filter(|p| (0.0..=100.0).contains(p))
+                .ok_or(value::ValueError::Syntax("a percentage from 0 to 100"))
+        })?
+        .unwrap_or(100.0);
+    let run = v.bool("latency_run")?;
+    if target.is_zero() {
+        let given = ["latency_window", "latency_percentile", "latency_run"]
+            .into_iter()
+            .find(|o| v.given(o));
+        if let Some(o) = given {
+            return Err(v.error(o, "needs latency_target (the latency searched for)".into()));
+        }
+        return Ok(None);
+    }
+    Ok(Some(LatencyTarget {
+        target,
+        window,
+        percentile,
+        run,
+    }))
 }
 
 /// fio's flow control: a weight above 0 puts the job in flow `flow_id`.

@@ -79,6 +79,15 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.end_flush();
         }
         self.close_measurement();
+        if let (Some(s), Some(t)) = (&self.lat, self.w.job.pacing.latency) {
+            self.stats.latency = Some(crate::stats::LatencyFound {
+                depth: s.qd,
+                target_ns: t.target.as_nanos() as u64,
+                window_us: t.window.as_micros() as u64,
+                percentile: t.percentile,
+                settled: Some(s.settled()),
+            });
+        }
         // Its I/Os no longer hold the flow's other jobs back.
         if let (Some(flow), Some(spec)) = (self.w.flow, self.w.job.pacing.flow) {
             flow.leave(self.pace.flow_ios, spec.weight);

@@ -21,6 +21,7 @@ mod data;
 mod end;
 mod flush;
 mod iolog;
+mod latency;
 mod pacing;
 mod prio;
 mod queue;
@@ -339,6 +340,10 @@ struct Loop<'w, 'a, E: Engine> {
     prio: prio::Draw,
     /// `read_iolog`: the log's actions instead of the workload's.
     replay: Option<replay::Replayer>,
+    /// fio's latency target: the queue depth searched for.
+    lat: Option<latency::Search>,
+    /// Each completion's latency is checked (a latency target or `max_latency`).
+    lat_checks: bool,
 }
 
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
@@ -405,6 +410,9 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         iolog: iolog::Recorder::for_job(job, &clock),
         prio: prio::Draw::new(job),
         replay: replay::Replayer::for_job(job),
+        lat: (job.pacing.latency).map(|t| latency::Search::new(&t, &clock, depth as u32)),
+        lat_checks: job.pacing.latency.is_some()
+            || job.pacing.max_latency.iter().any(|m| !m.is_zero()),
         slab: &mut slab,
     };
     prio::track(&mut l.stats, job);
@@ -489,6 +497,11 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             if self.free.is_empty() {
                 return;
+            }
+            if let Some(s) = self.lat.as_mut() {
+                if s.full(self.slab.len() - self.free.len()) {
+                    return;
+                }
             }
             let Some(io) = self.next_io() else {
                 // Unless a replayed sync is due: the queue drains, it runs, the replay goes on.
@@ -656,22 +669,23 @@ impl<E: Engine> Loop<'_, '_, E> {
                 let ns = if self.w.job.prio.by_total { lat } else { clat };
                 self.stats.prios[dir as usize].record(prio, ns);
             }
-            if let Some((log, dropped)) = self.io_log.as_mut() {
-                if log.len() < self.w.io_log_cap {
-                    log.push(IoSample {
-                        t_ns: self.clock.ns(now.saturating_sub(self.tl.measure_start)),
-                        lat_ns: lat,
-                        clat_ns: clat,
-                        slat_ns: slat,
-                        offset,
-                        bs: len as u32,
-                        dir: dir as u8,
-                        prio: self.slab[i].prio,
-                    });
-                } else {
-                    *dropped += 1;
-                }
+            if self.io_log.is_some() {
+                let prio = self.slab[i].prio;
+                self.log_io(IoSample {
+                    t_ns: self.clock.ns(now.saturating_sub(self.tl.measure_start)),
+                    lat_ns: lat,
+                    clat_ns: clat,
+                    slat_ns: slat,
+                    offset,
+                    bs: len as u32,
+                    dir: dir as u8,
+                    prio,
+                });
             }
+        }
+        if self.lat_checks {
+            let lat = self.clock.ns(now.saturating_sub(s.t_prep));
+            self.latency_seen((dir, file, offset), lat, now);
         }
         if dir == Dir::Write {
             self.data.wrote[file] = true;
@@ -710,6 +724,17 @@ impl<E: Engine> Loop<'_, '_, E> {
     fn made(&mut self, (file, (dev, ino)): crate::engine::fileops::Made) {
         use crate::files::ownership;
         ownership::watch(&self.w.paths[file], ownership::Identity { dev, ino }, None);
+    }
+
+    /// Keeps one measured I/O in the per-I/O log, or counts it past the log's cap.
+    fn log_io(&mut self, sample: IoSample) {
+        if let Some((log, dropped)) = self.io_log.as_mut() {
+            if log.len() < self.w.io_log_cap {
+                log.push(sample);
+            } else {
+                *dropped += 1;
+            }
+        }
     }
 
     /// In the verify phase.

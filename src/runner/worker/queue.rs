@@ -98,12 +98,14 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.tl.depth_since = now;
     }
 
-    /// Reaps completions as fio does: only when no more can be queued (queue full, work done,
-    /// stopping, or a flush due), at least one then, and on until `iodepth_low` is reached.
+    /// Reaps completions as fio does: only when no more can be queued (queue full, or as full
+    /// as the latency target's depth allows, work done, stopping, or a flush due), at least one then, and on until `iodepth_low` is reached.
     pub(super) fn reap(&mut self) {
         let job = self.w.job;
         let mut cq = std::mem::take(&mut self.cq);
+        let in_flight = self.slab.len() - self.free.len();
         let full = self.free.is_empty()
+            || self.lat.as_ref().is_some_and(|s| s.holds(in_flight))
             || self.exhausted
             || self.halt != Halt::No
             || self.flush.due.is_some()

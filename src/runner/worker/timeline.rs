@@ -87,6 +87,25 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.set_next_event();
     }
 
+    /// Starts the measured time again at `now` (fio's reset of a job's statistics, as its
+    /// latency target does once the depth is found): what was counted is dropped; the
+    /// deadline stays.
+    pub(super) fn restart_measurement(&mut self, now: u64) {
+        let job = self.w.job;
+        let series_ms = job.series_ms;
+        self.stats = crate::stats::JobStats::with_series_ms(series_ms);
+        super::prio::track(&mut self.stats, job);
+        self.tl.measuring = true;
+        self.tl.measure_start = now;
+        self.tl.depth_since = now;
+        self.tl.cpu_start = CpuUsage::thread();
+        self.tl.next_tick = now + self.tl.tick;
+        self.tl.tick_index = 0;
+        self.tl.last = [Sample::default(); 3];
+        self.arm_min_rate(now);
+        self.set_next_event();
+    }
+
     pub(super) fn set_next_event(&mut self) {
         let mut e = self
             .tl
