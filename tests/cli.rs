@@ -25,6 +25,8 @@ mod assess;
 mod compat;
 #[path = "cli/engines.rs"]
 mod engines;
+#[path = "cli/errors.rs"]
+mod errors;
 #[path = "cli/faultfs.rs"]
 mod faultfs;
 #[path = "cli/fileops.rs"]

@@ -526,6 +526,8 @@ pub struct JobSpec {
     /// When this job ends, the jobs `exit_what` names stop.
     pub exitall: bool,
     pub exit_what: ExitWhat,
+    /// The failed I/Os the job counts and goes past (`continue_on_error`, `ignore_error`).
+    pub on_error: super::errors::ContinueOn,
     /// `exitall_on_error`: a failure of this job ends the run, whatever `Plan::on_failure`.
     pub exitall_on_error: bool,
     /// A failure of this job stops the other jobs of its group (iogauge's rule; fio's only

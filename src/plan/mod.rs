@@ -4,6 +4,7 @@
 
 pub mod absent;
 mod blockmap;
+pub mod errors;
 pub mod job;
 mod logs;
 pub mod options;

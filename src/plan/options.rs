@@ -304,6 +304,22 @@ pub static OPTIONS: &[OptionDef] = &[
                starts one), stonewall every job running, all those and every later job.",
     },
     OptionDef {
+        name: "continue_on_error",
+        aliases: &[],
+        kind: Kind::Choice(&["none", "read", "write", "io", "verify", "all", "0", "1"]),
+        default: Some("none"),
+        help: "Count and go past failed I/Os of these classes instead of stopping the job (by \
+               default only EIO and EILSEQ, as fio's; ignore_error lists others).",
+    },
+    OptionDef {
+        name: "ignore_error",
+        aliases: &[],
+        kind: Kind::Spec("READ,WRITE,VERIFY lists of errno names or numbers, ':' between them"),
+        default: None,
+        help: "The errors continue_on_error goes past, per class (read,write,verify): \
+               ignore_error=,ENOSPC goes past full file systems on writes.",
+    },
+    OptionDef {
         name: "exitall_on_error",
         aliases: &[],
         kind: Kind::Bool,
@@ -1459,8 +1475,11 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
         FioOnly::Rejected("iogauge does not run commands or change system settings"),
     ),
     (
-        &["continue_on_error", "ignore_error", "error_dump"],
-        FioOnly::Rejected("iogauge stops a job at its first I/O error and reports it"),
+        &["error_dump"],
+        FioOnly::Ignored(
+            "iogauge reports a job's first error and, with continue_on_error, how many it went \
+             past",
+        ),
     ),
     (
         &["lockmem"],

@@ -80,6 +80,11 @@ struct Job {
     latency_percentile: f64,
     #[serde(default)]
     latency_window: u64,
+    /// With continue_on_error: the errors gone past and the first one's errno.
+    #[serde(default)]
+    total_err: u64,
+    #[serde(default)]
+    first_error: i32,
 }
 
 /// An optional block read if it parses, else left out.
@@ -419,6 +424,12 @@ fn measurement(j: &Job) -> Measurement {
             window_us: j.latency_window,
             percentile: j.latency_percentile,
             settled: None,
+        }),
+        errors_continued: (j.total_err > 0).then(|| crate::stats::Continued {
+            total: j.total_err,
+            per_dir: [0; 3],
+            first_errno: j.first_error,
+            first: std::io::Error::from_raw_os_error(j.first_error).to_string(),
         }),
     }
 }

@@ -471,26 +471,7 @@ fn measurement(o: &mut String, m: &Measurement, depth: u32) {
         };
         let _ = writeln!(o, "  depth  {mean}  {}", cells.join("  "));
     }
-    if let Some(l) = &m.latency_target {
-        let window = match l.window_us {
-            0 => "of the I/Os".to_string(),
-            us if us % 1_000_000 == 0 => format!("of each {} s window", us / 1_000_000),
-            us if us % 1000 == 0 => format!("of each {} ms window", us / 1000),
-            us => format!("of each {us} µs window"),
-        };
-        let figures = match l.settled {
-            Some(true) => "; the figures are the last window's, at that depth",
-            Some(false) => "; still searching when the job ended: the figures span the search",
-            None => "",
-        };
-        let _ = writeln!(
-            o,
-            "  latency target {} µs for {}% {window}: queue depth {}{figures}",
-            l.target_ns / 1000,
-            l.percentile,
-            l.depth
-        );
-    }
+    latency_target_line(o, m);
     let c = &m.cpu;
     let _ = writeln!(
         o,
@@ -498,6 +479,7 @@ fn measurement(o: &mut String, m: &Measurement, depth: u32) {
          page faults {} major / {} minor",
         c.usr_pct, c.sys_pct, c.user_s, c.system_s, c.ctx_switches, c.major_faults, c.minor_faults
     );
+    errors_line(o, m);
     if let Some(v) = &m.verify {
         verify_lines(o, v);
     }
@@ -708,5 +690,39 @@ fn size_word(b: &str) -> String {
     match b.split_once('-') {
         Some((lo, hi)) => format!("{}-{}", size_word(lo), size_word(hi)),
         None => b.parse().map(human_bytes).unwrap_or_else(|_| b.to_string()),
+    }
+}
+/// fio's latency target: the depth found, and what the figures are.
+fn latency_target_line(o: &mut String, m: &Measurement) {
+    if let Some(l) = &m.latency_target {
+        let window = match l.window_us {
+            0 => "of the I/Os".to_string(),
+            us if us % 1_000_000 == 0 => format!("of each {} s window", us / 1_000_000),
+            us if us % 1000 == 0 => format!("of each {} ms window", us / 1000),
+            us => format!("of each {us} µs window"),
+        };
+        let figures = match l.settled {
+            Some(true) => "; the figures are the last window's, at that depth",
+            Some(false) => "; still searching when the job ended: the figures span the search",
+            None => "",
+        };
+        let _ = writeln!(
+            o,
+            "  latency target {} µs for {}% {window}: queue depth {}{figures}",
+            l.target_ns / 1000,
+            l.percentile,
+            l.depth
+        );
+    }
+}
+
+/// The failed I/Os continue_on_error went past.
+fn errors_line(o: &mut String, m: &Measurement) {
+    if let Some(c) = &m.errors_continued {
+        let _ = writeln!(
+            o,
+            "  errors {} failed I/O(s) counted and gone past (continue_on_error); the first: {}",
+            c.total, c.first
+        );
     }
 }

@@ -139,6 +139,7 @@ pub fn measurement(s: &JobStats) -> Measurement {
         steadystate: s.steady.clone(),
         replay: s.replay.as_ref().map(replay_report),
         latency_target: s.latency,
+        errors_continued: s.continued.clone(),
     }
 }
 

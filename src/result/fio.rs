@@ -83,6 +83,15 @@ pub struct FioJob {
     /// `latency_percentile`, `latency_window` (µs); only for a job that set one.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub latency: Option<FioLatencyTarget>,
+    /// With continue_on_error (or ignore_error): fio's `total_err` and `first_error`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<FioErrors>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FioErrors {
+    pub total_err: u64,
+    pub first_error: i32,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -357,6 +366,7 @@ fn job(
     for d in [&mut read, &mut write, &mut trim] {
         pct.apply(d);
     }
+    counted_past(m, [&mut read, &mut write, &mut trim]);
     let (with_mixed, folded) = unified(&job_options);
     let mixed = with_mixed.then(|| {
         let mut d = dir(&DirReport::sum(&m.dirs()), m.elapsed_ns);
@@ -375,6 +385,9 @@ fn job(
         sync.lat_ns.percentile = None;
     }
     let (lat_ns, lat_us, lat_ms) = latency_tables(m);
+    let errors = fio_errors(&job_options, m);
+    // The first error gone past is the job's error when nothing stopped it.
+    let error = error.or(errors.as_ref().map(|e| e.first_error).filter(|&e| e != 0));
     // fio echoes every option of the job as given, its name among them.
     let mut job_options = job_options;
     job_options
@@ -410,7 +423,31 @@ fn job(
             latency_percentile: l.percentile,
             latency_window: l.window_us,
         }),
+        errors,
     }
+}
+
+/// fio's total_ios counts the I/Os issued, the failed ones it went past among them.
+fn counted_past(m: &Measurement, dirs: [&mut FioDir; 3]) {
+    if let Some(c) = &m.errors_continued {
+        for (d, n) in dirs.into_iter().zip(c.per_dir) {
+            d.total_ios += n;
+        }
+    }
+}
+
+/// fio's total_err and first_error, written for a job with continue_on_error (or
+/// ignore_error) set, even when nothing failed.
+fn fio_errors(job_options: &BTreeMap<String, String>, m: &Measurement) -> Option<FioErrors> {
+    let continues = ["continue_on_error", "ignore_error"].iter().any(|o| {
+        job_options
+            .get(*o)
+            .is_some_and(|v| !matches!(v.as_str(), "" | "none" | "0"))
+    });
+    continues.then(|| FioErrors {
+        total_err: m.errors_continued.as_ref().map_or(0, |c| c.total),
+        first_error: m.errors_continued.as_ref().map_or(0, |c| c.first_errno),
+    })
 }
 
 /// fio counts the reads that check written data (the verify phase after the writes, and

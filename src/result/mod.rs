@@ -231,6 +231,9 @@ pub struct Measurement {
     /// fio's latency target (`latency_target`): the queue depth the search ended at.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_target: Option<crate::stats::LatencyFound>,
+    /// Failed I/Os the job went past (`continue_on_error`): how many, and the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors_continued: Option<crate::stats::Continued>,
 }
 
 /// How closely a replay kept its log's schedule: each I/O's issue against its time.

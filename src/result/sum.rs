@@ -68,6 +68,21 @@ impl Measurement {
             // Several replays' timings cannot be summed from their percentiles.
             replay: None,
             latency_target: parts.iter().find_map(|m| m.latency_target),
+            errors_continued: parts
+                .iter()
+                .filter_map(|m| m.errors_continued.as_ref())
+                .fold(None, |acc: Option<crate::stats::Continued>, c| {
+                    Some(match acc {
+                        Some(mut a) => {
+                            a.total += c.total;
+                            for (x, y) in a.per_dir.iter_mut().zip(c.per_dir) {
+                                *x += y;
+                            }
+                            a
+                        }
+                        None => c.clone(),
+                    })
+                }),
         }
     }
 }

@@ -308,6 +308,20 @@ pub struct JobStats {
     pub replay: Option<ReplayStats>,
     /// fio's latency target: the depth the search ended at, and what it searched for.
     pub latency: Option<LatencyFound>,
+    /// Failed I/Os the job went past (`continue_on_error`), if any.
+    pub continued: Option<Continued>,
+}
+
+/// Failed I/Os a job counted and went past (`continue_on_error`): how many, and the first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Continued {
+    pub total: u64,
+    /// Of those, per direction (read, write, trim): fio counts them in `total_ios`.
+    #[serde(default)]
+    pub per_dir: [u64; 3],
+    pub first_errno: i32,
+    /// The first one: what failed, where, and the error.
+    pub first: String,
 }
 
 /// fio's latency target as a job ended it (fio's `latency_depth` and the options).

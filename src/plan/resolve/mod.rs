@@ -181,6 +181,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         exitall: v.bool("exitall")?,
         exit_what: exit_what(&v)?,
         exitall_on_error: v.bool("exitall_on_error")?,
+        on_error: verify::continue_on(&v, verify.is_some())?,
         failure_stops_group: true,
         new_group: v.bool("new_group")?,
         pacing,

@@ -4,6 +4,7 @@
 
 use super::values::Values;
 use crate::plan::SpecError;
+use crate::plan::errors::ContinueOn;
 use crate::plan::job::*;
 use crate::plan::value;
 
@@ -361,4 +362,32 @@ fn check_modes(
         ));
     }
     Ok(())
+}
+
+/// `continue_on_error` and `ignore_error`. Going past verify failures is refused on a job that
+/// verifies: iogauge stops at the first block that does not check and keeps the file as the
+/// evidence.
+pub(super) fn continue_on(v: &Values<'_>, verifies: bool) -> Result<ContinueOn, SpecError> {
+    let on = ContinueOn {
+        classes: ContinueOn::classes_of(&v.choice("continue_on_error")?),
+        ..ContinueOn::default()
+    };
+    let on = match v.parsed("ignore_error", |t| on.clone().with_ignored(t))? {
+        Some(with) => with,
+        None => on,
+    };
+    if verifies && on.classes & crate::plan::errors::VERIFY != 0 {
+        let option = match v.given("ignore_error") && !v.given("continue_on_error") {
+            true => "ignore_error",
+            false => "continue_on_error",
+        };
+        return Err(v.error(
+            option,
+            "going past verify failures is not done: iogauge stops the job at the first block \
+             that does not check and keeps its file as the evidence; continue_on_error=io goes \
+             past read and write errors"
+                .into(),
+        ));
+    }
+    Ok(on)
 }

@@ -57,6 +57,35 @@ impl<E: Engine> Loop<'_, '_, E> {
         self.w.stop_others();
     }
 
+    /// A failed I/O the job's `continue_on_error` goes past: counted (the first kept), and
+    /// true; false when it must stop the job.
+    #[cold]
+    pub(super) fn went_past(
+        &mut self,
+        (dir, file, offset): (Dir, usize, u64),
+        e: &io::Error,
+    ) -> bool {
+        let Some(errno) = e.raw_os_error() else {
+            return false;
+        };
+        if !self.w.job.on_error.continues(dir == Dir::Read, errno) {
+            return false;
+        }
+        let c = self.stats.continued.get_or_insert_with(Default::default);
+        c.total += 1;
+        c.per_dir[dir as usize] += 1;
+        if c.total == 1 {
+            c.first_errno = errno;
+            let path = self.w.paths.get(file).map(|p| p.display().to_string());
+            c.first = format!(
+                "{} of {} at offset {offset}: {e}",
+                dir_name(dir),
+                path.as_deref().unwrap_or("?")
+            );
+        }
+        true
+    }
+
     /// The ring itself failed (submit or wait): nothing in flight can be trusted to finish.
     pub(super) fn fail_ring(&mut self, e: io::Error) {
         if self.error.is_none() {

@@ -640,7 +640,9 @@ impl<E: Engine> Loop<'_, '_, E> {
                     self.acknowledge(i, false);
                 }
                 self.free.push(slot);
-                self.io_error(dir, file, offset, e);
+                if self.w.job.on_error.classes == 0 || !self.went_past((dir, file, offset), &e) {
+                    self.io_error(dir, file, offset, e);
+                }
                 return Next::Free;
             }
         };
