@@ -261,6 +261,8 @@ pub struct Randomness {
     pub pct_random: [u8; 3],
     /// Every block once per pass (fio's random map; `norandommap` turns it off).
     pub randommap: bool,
+    /// Random offsets on multiples of this (`blockalign`); 0: of the smallest block.
+    pub align: u64,
 }
 
 /// fio's strided zones: `size` bytes of I/O in a zone of `range` bytes, then on to the next

@@ -742,6 +742,14 @@ pub static OPTIONS: &[OptionDef] = &[
                statx(2) with STATX_ALL.",
     },
     OptionDef {
+        name: "blockalign",
+        aliases: &["ba"],
+        kind: Kind::Spec("a size, a multiple of the smallest block size"),
+        default: None,
+        help: "Random offsets on multiples of this (fio's; by default the smallest block \
+               size), as JESD219's 4 KiB alignment of 512 B-64 KiB I/Os; needs norandommap.",
+    },
+    OptionDef {
         name: "direct",
         aliases: &[],
         kind: Kind::Bool,
@@ -1512,8 +1520,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "filename_format",
             "unique_filename",
             "file_append",
-            "blockalign",
-            "ba",
             "bs_unaligned",
             "bs_is_seq_rand",
             "rw_sequencer",

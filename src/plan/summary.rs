@@ -117,6 +117,9 @@ impl JobSpec {
             if !self.random.randommap {
                 *o += " norandommap";
             }
+            if self.random.align != 0 {
+                *o += &format!(" blockalign={}", self.random.align);
+            }
         }
     }
 

@@ -232,7 +232,7 @@ fn fios_examples_parse_or_are_refused_with_a_reason_and_plain_file_ones_run() {
     assert_eq!(parsed + refused, files.len());
     assert!(ran >= 10, "only {ran} examples ran");
     // What parses only grows (fio 3.33 parses 67).
-    assert!(parsed >= 36, "only {parsed} examples parse");
+    assert!(parsed >= 37, "only {parsed} examples parse");
 }
 
 #[test]
@@ -681,4 +681,56 @@ fn a_rate_floor_not_met_fails_the_job_after_fios_settle() {
     let (o, took) = job("--ratemin=200k");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(took >= std::time::Duration::from_secs(6));
+}
+
+/// blockalign, as JESD219 uses it: I/Os of 512 B to 64 KiB at random offsets on 4 KiB
+/// boundaries (checked in the I/O log iogauge writes, fio's format); refused with the random
+/// map, which would repeat blocks.
+#[test]
+fn blockalign_puts_every_random_offset_on_its_boundary() {
+    let d = tmp();
+    let f = d.path().join("f");
+    let log = d.path().join("log");
+    let args = [
+        "fio".to_string(),
+        "--name=j".into(),
+        format!("--filename={}", f.display()),
+        "--size=4m".into(),
+        "--rw=randrw".into(),
+        "--bssplit=512/50:4k/30:64k/20".into(),
+        "--blockalign=4k".into(),
+        "--norandommap".into(),
+        "--number_ios=2000".into(),
+        format!("--write_iolog={}", log.display()),
+    ];
+    let o = iogauge(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let ios: Vec<(u64, u64)> = text
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.len() == 5 && (w[2] == "read" || w[2] == "write"))
+                .then(|| (w[3].parse().unwrap(), w[4].parse().unwrap()))
+        })
+        .collect();
+    assert!(ios.len() > 200, "{} I/Os", ios.len());
+    assert!(
+        ios.iter().all(|(off, _)| off % 4096 == 0),
+        "unaligned offsets"
+    );
+    assert!(
+        ios.iter().any(|&(_, len)| len == 512),
+        "small I/Os kept their size"
+    );
+    let o = iogauge(&[
+        "run",
+        &args[2],
+        "--size=4m",
+        "--rw=randread",
+        "--bs=512",
+        "--blockalign=4k",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("needs norandommap"), "{}", stderr(&o));
 }

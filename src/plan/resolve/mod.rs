@@ -22,6 +22,7 @@ mod engine;
 mod fileops;
 mod numa;
 mod prio;
+mod random;
 mod replay;
 mod sizes;
 mod timing;
@@ -151,7 +152,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     let numpages = numpages(&v, engine, bs, max_bs, &region)?;
     let flags = engine_flags(&v, engine, direct, numpages)?;
     let (pacing, startdelay) = pacing(&v, &name, earlier)?;
-    let random = randomness(&v, rw, w)?;
+    let random = random::randomness(&v, rw, (bs, max_bs), w)?;
     let (logs, series_ms) = logs(&v, &name)?;
     let steady = steady_state(&v, &timing, w)?;
     notes(&v, w)?;
@@ -708,51 +709,6 @@ fn report_layout(v: &Values<'_>) -> Result<(), SpecError> {
     }
     v.choice("unified_rw_reporting")?;
     Ok(())
-}
-
-/// The seed, the random distribution, the share of random I/O and the random map.
-fn randomness(
-    v: &Values<'_>,
-    rw: RwMode,
-    warnings: &mut Vec<String>,
-) -> Result<Randomness, SpecError> {
-    let seed = match v.int("randseed")? {
-        Some(s) => s,
-        None if v.bool("randrepeat")? => DEFAULT_SEED,
-        None => {
-            // randrepeat=0: a new seed each run, kept in the report's options.
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default();
-            now.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
-        }
-    };
-    let distribution = {
-        let (t, _) = v.text("random_distribution").expect("has a default");
-        value::parse_distribution(&t, v.kb_base)
-            .map_err(|acc| v.error("random_distribution", format!("expected {acc}")))?
-    };
-    if !distribution.is_uniform() && !rw.is_random() {
-        warnings.push(format!(
-            "random_distribution applies to random patterns; rw={} ignores it",
-            rw.as_str()
-        ));
-    }
-    let pct_random = match v.text("percentage_random") {
-        Some((t, _)) => {
-            value::per_direction(&t, 100u8, |p| value::parse_int(p, 0, 100).map(|n| n as u8))
-                .map_err(|acc| v.error("percentage_random", format!("expected {acc}")))?
-        }
-        None => [100; 3],
-    };
-    // lfsr visits every block once per pass, map or no map (fio's).
-    let lfsr = v.choice("random_generator")? == "lfsr";
-    Ok(Randomness {
-        seed,
-        distribution,
-        pct_random,
-        randommap: !v.bool("norandommap")? || lfsr,
-    })
 }
 
 /// Options accepted with a difference from fio, said once.

@@ -339,6 +339,9 @@ pub struct Workload {
     /// `None`: every I/O is one block of `region.bs`.
     var: Option<Variable>,
     zone: Option<Zone>,
+    /// Random offsets on multiples of this (`blockalign`, without the random map); 0: of
+    /// `region.bs`.
+    align: u64,
 }
 
 impl Workload {
@@ -373,6 +376,7 @@ impl Workload {
             pct_random: [100; 3],
             var: None,
             zone: None,
+            align: 0,
         }
     }
 
@@ -496,6 +500,24 @@ impl Workload {
 
     /// For random patterns, the share of I/Os (per direction, percent) at random offsets; the
     /// rest continue sequentially.
+    /// `blockalign`: random offsets (relative to the region's start) on multiples of `align`
+    /// bytes, a multiple of `region.bs`; 0 or `region.bs`: unchanged. Only without the
+    /// random map (resolution sees to it).
+    pub fn with_align(mut self, align: u64) -> Self {
+        if align > self.region.bs {
+            debug_assert!(!self.randommap && align % self.region.bs == 0);
+            self.align = align;
+        }
+        self
+    }
+
+    /// `offset` (in a file) moved down to the alignment.
+    #[inline]
+    fn aligned(&self, offset: u64) -> u64 {
+        let rel = offset - self.region.base;
+        self.region.base + rel / self.align * self.align
+    }
+
     pub fn with_pct_random(mut self, pct: [u8; 3]) -> Self {
         self.pct_random = pct.map(u64::from);
         self
@@ -625,7 +647,11 @@ impl Workload {
             let (file, off) = self.region.locate(b);
             let rel =
                 (off - self.region.base).min((file_bytes - len) / self.region.bs * self.region.bs);
-            return (file, self.region.base + rel, len);
+            let off = self.region.base + rel;
+            return match self.align {
+                0 => (file, off, len),
+                _ => (file, self.aligned(off), len),
+            };
         }
         let var = self.var.as_mut().expect("variable sizes");
         let d = dir as usize;
@@ -696,7 +722,11 @@ impl Iterator for Workload {
                         self.sequential_block(dir)
                     };
                     let (file, offset) = self.region.locate(block);
-                    (file, offset, self.region.bs)
+                    if random && self.align != 0 {
+                        (file, self.aligned(offset), self.region.bs)
+                    } else {
+                        (file, offset, self.region.bs)
+                    }
                 };
                 let io = IoReq {
                     dir,

@@ -250,3 +250,41 @@ fn norandommap_repeats_blocks() {
     // Drawing 1000 of 1000 with replacement leaves about 1/e of blocks untouched.
     assert!((560..720).contains(&distinct.len()), "{}", distinct.len());
 }
+
+#[test]
+fn blockalign_puts_random_offsets_on_its_multiples_of_the_region() {
+    // JESD219's shape: 512 B to 64 KiB I/Os, random offsets 4 KiB aligned, no random map.
+    let r = Region {
+        nfiles: 1,
+        blocks_per_file: 2048,
+        bs: 512,
+        base: 1024,
+    };
+    let sizes = [
+        BlockSizes::Split(vec![(512, 50), (4096, 30), (65536, 20)]),
+        BlockSizes::Split(vec![(512, 50), (4096, 30), (65536, 20)]),
+        BlockSizes::Fixed(512),
+    ];
+    let mut offsets = std::collections::BTreeSet::new();
+    let w = Workload::new(RwMode::RandRw, r, 40, false, 3, None)
+        .with_sizes(&sizes)
+        .with_align(4096);
+    for io in w.take(5000) {
+        assert_eq!((io.offset - 1024) % 4096, 0, "{io:?}");
+        assert!(io.offset + io.len <= 1024 + 2048 * 512, "{io:?}");
+        offsets.insert(io.offset);
+    }
+    // Spread over the aligned positions (256 of them), not piled on a few.
+    assert!(offsets.len() > 200, "{}", offsets.len());
+    // Fixed sizes too; and the smallest block as the alignment changes nothing.
+    let w = Workload::new(RwMode::RandRead, r, 100, false, 3, None).with_align(8192);
+    assert!(w.take(1000).all(|io| (io.offset - 1024) % 8192 == 0));
+    let a: Vec<_> = Workload::new(RwMode::RandRead, r, 100, false, 3, None)
+        .take(100)
+        .collect();
+    let b: Vec<_> = Workload::new(RwMode::RandRead, r, 100, false, 3, None)
+        .with_align(512)
+        .take(100)
+        .collect();
+    assert_eq!(a, b);
+}

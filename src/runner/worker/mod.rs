@@ -248,6 +248,7 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
     wl = wl
         .with_distribution(&job.random.distribution)
         .with_pct_random(job.random.pct_random)
+        .with_align(job.random.align)
         .with_number_ios(job.number_ios);
     if job.io_bytes.is_some() {
         if let Some(total) = planned_bytes(job) {
