@@ -23,6 +23,8 @@ macro_rules! skip {
 mod assess;
 #[path = "cli/compat.rs"]
 mod compat;
+#[path = "cli/cpuio.rs"]
+mod cpuio;
 #[path = "cli/engines.rs"]
 mod engines;
 #[path = "cli/errors.rs"]

@@ -426,6 +426,7 @@ fn enghelp(engine: Option<&str>) -> String {
             "libaio" => format!("userspace_reap nowait {CMDPRIO}"),
             "pvsync2" => "hipri nowait".to_string(),
             "filestat" => "stat_type".to_string(),
+            "cpuio" => "cpuload cpuchunks cpumode".to_string(),
             "psync" | "sync" | "vsync" | "pvsync" | "falloc" | "ftruncate" | "filecreate"
             | "filedelete" | "null" => String::new(),
             _ => return None,

@@ -5,6 +5,7 @@
 //! engine's queue/commit/reap collapse to one inlined call.
 
 pub mod buf;
+pub mod cpu;
 pub mod fileops;
 pub mod libaio;
 pub mod null;
@@ -39,6 +40,7 @@ pub enum Kind {
     Filecreate,
     Filestat,
     Filedelete,
+    Cpuio,
     Null,
 }
 
@@ -57,6 +59,7 @@ impl Kind {
             Kind::Filecreate => "filecreate",
             Kind::Filestat => "filestat",
             Kind::Filedelete => "filedelete",
+            Kind::Cpuio => "cpuio",
             Kind::Null => "null",
         }
     }
@@ -68,7 +71,14 @@ impl Kind {
     /// Whether the engine moves no data (its I/Os are allocation calls or nothing): nothing to
     /// verify, and no buffer contents that matter.
     pub fn moves_no_data(self) -> bool {
-        matches!(self, Kind::Falloc | Kind::Ftruncate | Kind::Null) || self.file_op()
+        matches!(
+            self,
+            Kind::Falloc | Kind::Ftruncate | Kind::Null | Kind::Cpuio
+        ) || self.file_op()
+    }
+    /// Whether the engine has no file at all (null, cpuio): nothing is checked, made or opened.
+    pub fn fileless(self) -> bool {
+        matches!(self, Kind::Null | Kind::Cpuio)
     }
     /// Whether I/Os are queued, `iodepth` of them in flight (the others do one at a time).
     pub fn queued(self) -> bool {
@@ -179,6 +189,8 @@ pub struct Flags {
     pub userspace_reap: bool,
     /// filestat: the stat call measured (`stat_type`).
     pub stat_call: fileops::StatCall,
+    /// cpuio: the CPU it burns (`cpuload`, `cpuchunks`, `cpumode`).
+    pub cpu: cpu::CpuLoad,
 }
 
 /// How an engine issues each I/O, in words, for the report.
@@ -229,6 +241,14 @@ pub fn describe(cfg: &Config) -> Description {
         Kind::Filedelete => "one unlink per file, timed alone (the check that the name still \
                              holds the file this run created is not)"
             .to_string(),
+        Kind::Cpuio => format!(
+            "no I/O: each cycle {} then sleeps so the thread is {}% busy",
+            match cfg.flags.cpu.mode {
+                cpu::CpuMode::Noop => format!("spins {} µs", cfg.flags.cpu.chunk_us),
+                cpu::CpuMode::Qsort => "sorts 256 Ki integers four ways".to_string(),
+            },
+            cfg.flags.cpu.load
+        ),
         Kind::Null => "none (null engine)".to_string(),
     };
 
@@ -487,6 +507,7 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
         Kind::Filecreate | Kind::Filestat | Kind::Filedelete => {
             unreachable!("file operations are built above")
         }
+        Kind::Cpuio => f.run(cpu::Cpu::new(cfg.flags.cpu)),
         Kind::Null => f.run(null::Null::new(files)),
     }
 }

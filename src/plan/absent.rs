@@ -69,7 +69,6 @@ const LOCAL: &[&str] = &[
     "dircreate",
     "dirstat",
     "dirdelete",
-    "cpuio",
     "exec",
     "net",
     "netsplice",

@@ -70,6 +70,7 @@ pub const ENGINES: &[&str] = &[
     "filecreate",
     "filestat",
     "filedelete",
+    "cpuio",
     "null",
 ];
 
@@ -748,6 +749,40 @@ pub static OPTIONS: &[OptionDef] = &[
         default: None,
         help: "Random offsets on multiples of this (fio's; by default the smallest block \
                size), as JESD219's 4 KiB alignment of 512 B-64 KiB I/Os; needs norandommap.",
+    },
+    OptionDef {
+        name: "cpuload",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 0,
+            max: u32::MAX as u64,
+        },
+        default: None,
+        help: "cpuio: the share of a CPU each job burns, in percent (above 100: 100).",
+    },
+    OptionDef {
+        name: "cpuchunks",
+        aliases: &["cpucycle"],
+        kind: Kind::Int {
+            min: 1,
+            max: u32::MAX as u64,
+        },
+        default: Some("50000"),
+        help: "cpuio: microseconds of spinning per cycle (cpumode=noop).",
+    },
+    OptionDef {
+        name: "cpumode",
+        aliases: &[],
+        kind: Kind::Choice(&["noop", "qsort"]),
+        default: Some("noop"),
+        help: "cpuio: spin (noop), or sort 256 Ki integers each cycle (qsort, fio's stress).",
+    },
+    OptionDef {
+        name: "exit_on_io_done",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "cpuio: end when the group's I/O jobs have ended (fio's).",
     },
     OptionDef {
         name: "direct",

@@ -457,7 +457,10 @@ fn job_report(j: &JobOutcome, clones: usize) -> JobReport {
         options,
         files: j.files.clone(),
         engine: engine_report(&j.spec),
-        data: if j.spec.engine.file_op() {
+        data: if j.spec.engine == crate::plan::EngineKind::Cpuio {
+            "none: ioengine=cpuio does no I/O; each I/O is one cycle of CPU burned and slept"
+                .to_string()
+        } else if j.spec.engine.file_op() {
             format!(
                 "none: ioengine={} moves no data; each I/O is one file's {}, and its bytes are \
                  the one block per file fio counts (read the IOPS as operations per second)",

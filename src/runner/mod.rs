@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 
 use crate::engine;
 use crate::files::targets::{OpenedFile, TargetError, Targets};
-use crate::plan::EngineKind;
 use crate::plan::{JobSpec, OnFailure, Plan};
 use crate::stats::diskstats::{self, DiskCounters};
 use crate::stats::steady::SteadyGroup;
@@ -373,7 +372,7 @@ fn devices_of(jobs: &[JobSpec]) -> (Vec<diskstats::DiskId>, Vec<std::path::PathB
     let mut ids = Vec::new();
     let mut without_device = Vec::new();
     // The null engine does no I/O: its files' devices have nothing to say about it.
-    let doing_io = jobs.iter().filter(|j| j.engine != EngineKind::Null);
+    let doing_io = jobs.iter().filter(|j| !j.engine.fileless());
     for p in doing_io.flat_map(|j| j.io_paths()) {
         match diskstats::device_of(&p) {
             Some(id) if !ids.contains(&id) => ids.push(id),

@@ -370,6 +370,9 @@ fn check_engine(job: &JobSpec) -> Result<bool, TargetError> {
             usage(format!("{named}: {}", e.message))
         })?;
     }
+    if job.engine == EngineKind::Cpuio {
+        return Ok(false);
+    }
     if job.engine == EngineKind::Null {
         if job.size.is_none() {
             return Err(usage(format!(

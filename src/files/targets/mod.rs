@@ -26,7 +26,7 @@ use rustix::fs::{Advice, OFlags};
 
 use crate::engine::AlignedBuf;
 use crate::files::ownership::{self, Identity, MarkState, ReopenError, Verdict};
-use crate::plan::{EngineKind, Fadvise, JobSpec, SyncMode};
+use crate::plan::{Fadvise, JobSpec, SyncMode};
 
 mod check;
 mod names;
@@ -499,7 +499,7 @@ impl Targets {
         &self,
         job: &JobSpec,
     ) -> Result<(crate::engine::Files, Vec<OpenedFile>), TargetError> {
-        if job.engine == EngineKind::Null {
+        if job.engine.fileless() {
             return Ok(Default::default());
         }
         if job.engine.file_op() {

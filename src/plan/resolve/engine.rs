@@ -75,6 +75,7 @@ pub(super) fn engine_flags(
         nowait: v.bool("nowait")?,
         userspace_reap: v.bool("userspace_reap")?,
         stat_call: super::fileops::stat_call(v, engine)?,
+        cpu: cpu_load(v, engine)?,
     };
     let uring_only = [
         ("fixedbufs", f.fixedbufs),
@@ -166,6 +167,61 @@ pub(super) fn null_verify(
                 engine.as_str()
             ),
         ));
+    }
+    Ok(())
+}
+
+/// cpuio's options: the share of a CPU to burn (required), the spin per cycle and the mode;
+/// an error with any other engine.
+fn cpu_load(v: &Values<'_>, engine: EngineKind) -> Result<crate::engine::cpu::CpuLoad, SpecError> {
+    use crate::engine::cpu::{CpuLoad, CpuMode};
+    let own = ["cpuload", "cpuchunks", "cpumode", "exit_on_io_done"];
+    if engine != EngineKind::Cpuio {
+        if let Some(o) = own.into_iter().find(|o| v.given(o)) {
+            return Err(v.error(
+                o,
+                format!("applies only to ioengine=cpuio, not {}", engine.as_str()),
+            ));
+        }
+        return Ok(CpuLoad::default());
+    }
+    let load = v.int("cpuload")?.unwrap_or(0);
+    if load == 0 {
+        return Err(v.error(
+            "ioengine",
+            "ioengine=cpuio needs cpuload (the share of a CPU each job burns, 1 to 100)".into(),
+        ));
+    }
+    if v.bool("exit_on_io_done")? {
+        return Err(v.error(
+            "exit_on_io_done",
+            "not done yet: give the cpuio job the I/O jobs' runtime instead".into(),
+        ));
+    }
+    Ok(CpuLoad {
+        load: load.min(100) as u32,
+        chunk_us: v.int("cpuchunks")?.unwrap_or(50_000) as u32,
+        mode: match v.choice("cpumode")?.as_str() {
+            "qsort" => CpuMode::Qsort,
+            _ => CpuMode::Noop,
+        },
+    })
+}
+
+/// cpuio runs for a time (it has no size to reach): `time_based` with a `runtime`. Its one
+/// block of region is nominal.
+pub(super) fn cpuio_rules(v: &Values<'_>, spec: &mut JobSpec) -> Result<(), SpecError> {
+    if spec.engine != EngineKind::Cpuio {
+        return Ok(());
+    }
+    if !spec.timing.time_based || spec.timing.runtime.is_none() {
+        return Err(v.error(
+            "ioengine",
+            "ioengine=cpuio burns CPU for a time: give time_based and runtime".into(),
+        ));
+    }
+    if spec.size.is_none() {
+        spec.size = Some(spec.xfer());
     }
     Ok(())
 }

@@ -218,6 +218,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     };
     spec.zones = zones::zones(&v, &spec, w)?;
     fileops::file_ops(&v, &mut spec, w)?;
+    engine::cpuio_rules(&v, &mut spec)?;
     let replay = replay::replay(&v, &spec)?;
     spec.replay = replay.as_ref().map(|r| r.0.clone());
     all_applied(&v)?;
@@ -556,6 +557,7 @@ fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind,
         "filecreate" => EngineKind::Filecreate,
         "filestat" => EngineKind::Filestat,
         "filedelete" => EngineKind::Filedelete,
+        "cpuio" => EngineKind::Cpuio,
         "null" => EngineKind::Null,
         other => unreachable!("engine {other} not handled"),
     })
