@@ -181,7 +181,10 @@ fn fios_examples_parse_or_are_refused_with_a_reason_and_plain_file_ones_run() {
         let text = std::fs::read_to_string(f).unwrap();
         // Absolute file names move into the temp dir as one file; relative ones follow the
         // directory there, each job keeping its own.
-        if text.lines().any(|l| l.trim_start().starts_with("filename=/")) {
+        if text
+            .lines()
+            .any(|l| l.trim_start().starts_with("filename=/"))
+        {
             args.extend(["--set".into(), "filename=data".into()]);
         }
         if plan.contains("filesize") || text.contains("filesize") {

@@ -511,13 +511,6 @@ impl Workload {
         self
     }
 
-    /// `offset` (in a file) moved down to the alignment.
-    #[inline]
-    fn aligned(&self, offset: u64) -> u64 {
-        let rel = offset - self.region.base;
-        self.region.base + rel / self.align * self.align
-    }
-
     pub fn with_pct_random(mut self, pct: [u8; 3]) -> Self {
         self.pct_random = pct.map(u64::from);
         self
@@ -563,9 +556,13 @@ impl Workload {
         let n = self.region.total_blocks();
         if !self.randommap {
             let r = self.sampler.draw(&mut self.rng, n);
-            return match &self.scatter {
+            let b = match &self.scatter {
                 Some(p) => p.get(r),
                 None => r,
+            };
+            return match self.align {
+                0 => b,
+                _ => self.aligned_block(b),
             };
         }
         if self.cursor[0] == n {
@@ -581,6 +578,14 @@ impl Workload {
             .as_ref()
             .expect("random with map has a permutation")
             .get(i)
+    }
+
+    /// blockalign (only without the map): block `b` down to the aligned block of its file.
+    #[inline(never)]
+    fn aligned_block(&self, b: u64) -> u64 {
+        let per = self.align / self.region.bs;
+        let (f, i) = (b % self.region.nfiles, b / self.region.nfiles);
+        i / per * per * self.region.nfiles + f
     }
 
     #[inline]
@@ -645,13 +650,10 @@ impl Workload {
         if random {
             let b = self.random_block();
             let (file, off) = self.region.locate(b);
-            let rel =
-                (off - self.region.base).min((file_bytes - len) / self.region.bs * self.region.bs);
-            let off = self.region.base + rel;
-            return match self.align {
-                0 => (file, off, len),
-                _ => (file, self.aligned(off), len),
-            };
+            // Cut back to fit, on the alignment's grid (blockalign, else the smallest block).
+            let step = self.align.max(self.region.bs);
+            let rel = (off - self.region.base).min((file_bytes - len) / step * step);
+            return (file, self.region.base + rel, len);
         }
         let var = self.var.as_mut().expect("variable sizes");
         let d = dir as usize;
@@ -722,11 +724,7 @@ impl Iterator for Workload {
                         self.sequential_block(dir)
                     };
                     let (file, offset) = self.region.locate(block);
-                    if random && self.align != 0 {
-                        (file, self.aligned(offset), self.region.bs)
-                    } else {
-                        (file, offset, self.region.bs)
-                    }
+                    (file, offset, self.region.bs)
                 };
                 let io = IoReq {
                     dir,

@@ -341,8 +341,9 @@ struct Loop<'w, 'a, E: Engine> {
     prio: prio::Draw,
     /// `read_iolog`: the log's actions instead of the workload's.
     replay: Option<replay::Replayer>,
-    /// fio's latency target: the queue depth searched for.
-    lat: Option<latency::Search>,
+    /// fio's latency target: the queue depth searched for (boxed: the loop's hot fields stay
+    /// together).
+    lat: Option<Box<latency::Search>>,
     /// Each completion's latency is checked (a latency target or `max_latency`).
     lat_checks: bool,
 }
@@ -411,7 +412,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         iolog: iolog::Recorder::for_job(job, &clock),
         prio: prio::Draw::new(job),
         replay: replay::Replayer::for_job(job),
-        lat: (job.pacing.latency).map(|t| latency::Search::new(&t, &clock, depth as u32)),
+        lat: (job.pacing.latency).map(|t| Box::new(latency::Search::new(&t, &clock, depth as u32))),
         lat_checks: job.pacing.latency.is_some()
             || job.pacing.max_latency.iter().any(|m| !m.is_zero()),
         slab: &mut slab,
@@ -499,9 +500,12 @@ impl<E: Engine> Loop<'_, '_, E> {
             if self.free.is_empty() {
                 return;
             }
-            if let Some(s) = self.lat.as_mut() {
-                if s.full(self.slab.len() - self.free.len()) {
-                    return;
+            // One at a time (the synchronous engines) is never above the target's depth.
+            if E::QUEUED {
+                if let Some(s) = self.lat.as_mut() {
+                    if s.full(self.slab.len() - self.free.len()) {
+                        return;
+                    }
                 }
             }
             let Some(io) = self.next_io() else {
