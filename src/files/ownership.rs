@@ -373,10 +373,14 @@ pub fn watch(path: &Path, id: Identity, place: Option<&Place>) {
     w.push((path.to_path_buf(), id, place));
 }
 
-/// Takes `path` off the emergency list (removed, or kept on purpose).
+/// Takes `path` off the emergency list (removed, or kept on purpose). A path is on it once;
+/// the search starts from the end, where the run's removal (newest first) finds it at once, so
+/// a run of many files does not spend the square of their number here.
 pub fn unwatch(path: &Path) {
     let mut w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-    w.retain(|(p, ..)| p != path);
+    if let Some(i) = w.iter().rposition(|(p, ..)| p == path) {
+        w.remove(i);
+    }
 }
 
 /// Removes every file on the emergency list whose path still names the inode created there,

@@ -371,13 +371,16 @@ fn prepare(
 fn devices_of(jobs: &[JobSpec]) -> (Vec<diskstats::DiskId>, Vec<std::path::PathBuf>) {
     let mut ids = Vec::new();
     let mut without_device = Vec::new();
+    // A set beside the list: thousands of files (nrfiles) must not cost the square of their
+    // number here.
+    let mut seen = std::collections::HashSet::new();
     // The null engine does no I/O: its files' devices have nothing to say about it.
     let doing_io = jobs.iter().filter(|j| !j.engine.fileless());
     for p in doing_io.flat_map(|j| j.io_paths()) {
         match diskstats::device_of(&p) {
             Some(id) if !ids.contains(&id) => ids.push(id),
             Some(_) => {}
-            None if !without_device.contains(&p) => without_device.push(p),
+            None if seen.insert(p.clone()) => without_device.push(p),
             None => {}
         }
     }

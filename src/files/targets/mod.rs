@@ -375,8 +375,8 @@ impl Targets {
                 }
             }
         }
-        // What is left was kept on purpose.
-        for p in self.created.drain(..) {
+        // What is left was kept on purpose (newest first: see `ownership::unwatch`).
+        for p in self.created.drain(..).rev() {
             ownership::unwatch(&p);
         }
         self.places.clear();

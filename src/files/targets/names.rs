@@ -153,9 +153,7 @@ impl Targets {
             if let Err(e) = lock_for_writing(&fd, p) {
                 notes.push(e.to_string());
             }
-            // On the emergency list since its creation; now with its directory.
-            ownership::unwatch(p);
-            ownership::watch(p, id, place.as_ref());
+            // On the emergency list since its creation (found by its path there).
             if let Some(place) = place {
                 self.places.insert(p.clone(), place);
             }
