@@ -293,6 +293,11 @@ impl Place {
         std::sync::Arc::clone(&self.dir)
     }
 
+    /// The file's name in the directory.
+    pub fn name(&self) -> &std::ffi::OsStr {
+        &self.name
+    }
+
     /// This place, holding the descriptor of an equal directory among `dirs` instead of its
     /// own when there is one (else its own joins `dirs`).
     pub fn sharing(mut self, dirs: &mut Vec<(Identity, std::sync::Arc<OwnedFd>)>) -> Place {

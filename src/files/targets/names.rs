@@ -5,14 +5,12 @@
 //! files the run creates. What each engine gets is a name in a directory held open, so a
 //! delete reaches the directory the file was created in.
 
-use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use rustix::fs::{Mode, OFlags};
+use rustix::fs::OFlags;
 
 use super::check::{check_creatable, check_directory, existing, option_of};
 use super::{Kind, Need, OpenedFile, TargetError, Targets, io_err, lock_for_writing, usage};
@@ -79,36 +77,25 @@ impl Targets {
         &self,
         job: &JobSpec,
     ) -> Result<(Files, Vec<OpenedFile>), TargetError> {
-        let mut dirs: BTreeMap<PathBuf, Arc<OwnedFd>> = BTreeMap::new();
+        // One descriptor per directory, shared by its files' places (as the run's own are).
+        let mut dirs = Vec::new();
         let mut files = Files::default();
         let mut opened = Vec::new();
         for p in job.paths() {
-            let dir = match self.places.get(&p) {
+            let place = match self.places.get(&p) {
                 // Where the run created it: the directory held since.
-                Some(place) => place.dir(),
-                None => {
-                    let parent = crate::files::fsinfo::parent_dir(&p).to_path_buf();
-                    match dirs.get(&parent) {
-                        Some(d) => Arc::clone(d),
-                        None => {
-                            let d = rustix::fs::open(
-                                &parent,
-                                OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-                                Mode::empty(),
-                            )
-                            .map_err(|e| io_err(&parent, "cannot open the directory", e.into()))?;
-                            dirs.entry(parent).or_insert(Arc::new(d)).clone()
-                        }
-                    }
-                }
+                Some(place) => place.clone(),
+                None => ownership::Place::of(&p)
+                    .map_err(|e| io_err(&p, "cannot open its directory", e))?
+                    .sharing(&mut dirs),
             };
             let c = |b: &[u8]| {
                 CString::new(b)
-                    .map_err(|_| io_err(&p, "names a NUL byte", std::io::Error::other("")))
+                    .map_err(|_| usage(format!("{}: the name holds a NUL byte", p.display())))
             };
             files.names.push(Name {
-                dir,
-                name: c(p.file_name().unwrap_or_default().as_bytes())?,
+                dir: place.dir(),
+                name: c(place.name().as_bytes())?,
                 path: c(p.as_os_str().as_bytes())?,
             });
             let (flags, layout) = match job.engine {

@@ -92,18 +92,23 @@ impl<E: Engine> Loop<'_, '_, E> {
     /// deadline stays.
     pub(super) fn restart_measurement(&mut self, now: u64) {
         let job = self.w.job;
-        let series_ms = job.series_ms;
-        self.stats = crate::stats::JobStats::with_series_ms(series_ms);
+        self.stats = crate::stats::JobStats::with_series_ms(job.series_ms);
         super::prio::track(&mut self.stats, job);
+        self.tl.tick_index = 0;
+        self.tl.last = [Sample::default(); 3];
+        self.begin_measuring(now);
+        self.set_next_event();
+    }
+
+    /// The measured time starts at `now` (the ramp's end, or a restart): its clock, CPU,
+    /// depth and series intervals, and the rate floors' checks.
+    fn begin_measuring(&mut self, now: u64) {
         self.tl.measuring = true;
         self.tl.measure_start = now;
         self.tl.depth_since = now;
         self.tl.cpu_start = CpuUsage::thread();
         self.tl.next_tick = now + self.tl.tick;
-        self.tl.tick_index = 0;
-        self.tl.last = [Sample::default(); 3];
         self.arm_min_rate(now);
-        self.set_next_event();
     }
 
     pub(super) fn set_next_event(&mut self) {
@@ -123,17 +128,12 @@ impl<E: Engine> Loop<'_, '_, E> {
     pub(super) fn housekeeping(&mut self, now: u64) {
         let job = self.w.job;
         if !self.tl.measuring && now >= self.tl.ramp_end {
-            self.tl.measuring = true;
-            self.tl.measure_start = now;
-            self.tl.depth_since = now;
-            self.tl.cpu_start = CpuUsage::thread();
             self.tl.deadline = job.timing.runtime.map(|r| now + self.clock.ticks(r));
-            self.tl.next_tick = now + self.tl.tick;
             // The measured part covers the full size, whatever the ramp did; I/O still in
             // flight from the ramp is not counted.
             self.wl = workload(job, job.random.seed.wrapping_add(1));
             self.exhausted = false;
-            self.arm_min_rate(now);
+            self.begin_measuring(now);
         }
         if self.tl.measuring {
             while now >= self.tl.next_tick {
