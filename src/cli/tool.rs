@@ -35,6 +35,9 @@ pub struct ToolOptions {
     pub rank_timeout: Option<std::time::Duration>,
     /// `--rank-mixed`: under mpirun, ranks may run other options than rank 0.
     pub rank_mixed: bool,
+    /// `--rank-jobs`: under mpirun, a row per rank's job or per host and job (None: not
+    /// given, auto).
+    pub rank_jobs: Option<crate::studies::scaleout::RankJobs>,
 }
 
 impl ToolOptions {
@@ -58,6 +61,7 @@ impl ToolOptions {
             rank_read_shift: None,
             rank_timeout: None,
             rank_mixed: false,
+            rank_jobs: None,
             rounds: crate::studies::rounds::RoundsSpec::default(),
         })
     }
@@ -81,6 +85,7 @@ impl ToolOptions {
             rank_read_shift: None,
             rank_timeout: None,
             rank_mixed: false,
+            rank_jobs: None,
         }
     }
 
@@ -218,7 +223,7 @@ pub(super) fn repeat_arg() -> Arg {
 }
 
 /// The scale-out flags (under mpirun or srun).
-fn rank_args() -> [Arg; 4] {
+fn rank_args() -> [Arg; 5] {
     [
         Arg::new("rank-stonewall")
             .long("rank-stonewall")
@@ -269,6 +274,17 @@ fn rank_args() -> [Arg; 4] {
              MPMD launch, a job file that differs between hosts) instead of refusing them; \
              the report names them",
             ),
+        Arg::new("rank-jobs")
+            .long("rank-jobs")
+            .help_heading("Rounds and scale-out")
+            .value_name("each|host|auto")
+            .value_parser(|v: &str| v.parse::<crate::studies::scaleout::RankJobs>())
+            .help(
+                "Under mpirun/srun: the merged report's job rows: each rank's (NAME@HOST#RANK), \
+             or one per host and job (NAME@HOST, its ranks added up), so the report and rank \
+             0's memory grow with the hosts, not the ranks [default: auto, host above 256 \
+             ranks]",
+            ),
     ]
 }
 
@@ -289,6 +305,7 @@ pub(super) fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
         rank_read_shift: m.get_one("rank-read-shift").copied(),
         rank_timeout: m.get_one("rank-timeout").copied(),
         rank_mixed: m.get_flag("rank-mixed"),
+        rank_jobs: m.get_one("rank-jobs").copied(),
         rounds: crate::studies::rounds::RoundsSpec {
             max: if m.get_flag("until-steady") {
                 *m.get_one::<u32>("max-rounds").expect("has default") as usize

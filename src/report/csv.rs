@@ -260,6 +260,7 @@ mod tests {
             stonewall: false,
             read_shift: None,
             max_clock_offset_ms: 0.0,
+            jobs_per_host: false,
             hosts: vec![HostRow {
                 host: "n1".into(),
                 ranks: vec![0, 2],

@@ -314,6 +314,7 @@ fn add_job(d: &Doc, j: &Job, groups: &mut Vec<GroupReport>, errors: &mut Vec<Str
         options: essentials(options),
         files: Vec::new(),
         error,
+        ranks: Vec::new(),
         measurement: measurement(j),
     });
 }

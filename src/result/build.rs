@@ -479,6 +479,7 @@ fn job_report(j: &JobOutcome, clones: usize) -> JobReport {
             String::new()
         },
         error: j.error.clone(),
+        ranks: Vec::new(),
         measurement: measurement(&j.stats),
     }
 }

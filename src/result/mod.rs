@@ -185,6 +185,10 @@ pub struct JobReport {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub data: String,
     pub error: Option<JobError>,
+    /// Scale-out with a row per host (`--rank-rows=host`): the ranks whose jobs of this name
+    /// this row adds up (its files and options are the lowest rank's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<usize>,
     #[serde(flatten)]
     pub measurement: Measurement,
 }

@@ -10,9 +10,22 @@ impl Measurement {
     /// longest, latency moments pooled. Percentiles cannot be pooled from percentiles: a total of
     /// several jobs keeps them only where every job's histogram came with the JSON (json+).
     pub fn sum(parts: &[&Measurement]) -> Measurement {
-        if let [one] = parts {
+        let weighted: Vec<(&Measurement, f64)> =
+            parts.iter().map(|m| (*m, m.elapsed_ns as f64)).collect();
+        Measurement::sum_weighted(&weighted)
+    }
+
+    /// [`Measurement::sum`] with each part's weight in the depth shares given (its elapsed
+    /// time, or, for a running sum folded one part at a time, the elapsed times it already
+    /// holds added up), so that folding parts in one by one gives what summing them at once
+    /// gives.
+    pub fn sum_weighted(parts: &[(&Measurement, f64)]) -> Measurement {
+        if let [(one, _)] = parts {
             return (*one).clone();
         }
+        let weights: Vec<f64> = parts.iter().map(|(_, w)| *w).collect();
+        let parts: Vec<&Measurement> = parts.iter().map(|(m, _)| *m).collect();
+        let parts = parts.as_slice();
         let elapsed_ns = parts.iter().map(|m| m.elapsed_ns).max().unwrap_or(0);
         let dirs = |f: fn(&Measurement) -> &DirReport| -> DirReport {
             let ds: Vec<&DirReport> = parts.iter().map(|m| f(m)).collect();
@@ -29,15 +42,15 @@ impl Measurement {
         };
         // Each level's share, weighted by how long each job ran (equally when none ran: a report
         // must never carry NaN, which JSON cannot hold).
-        let weight: f64 = parts.iter().map(|m| m.elapsed_ns as f64).sum();
-        let share = |m: &Measurement| match weight {
+        let weight: f64 = weights.iter().sum();
+        let share = |i: usize| match weight {
             0.0 => 1.0 / parts.len().max(1) as f64,
-            w => m.elapsed_ns as f64 / w,
+            w => weights[i] / w,
         };
         let mut pct_time = BTreeMap::new();
-        for m in parts {
+        for (i, m) in parts.iter().enumerate() {
             for (k, v) in &m.iodepth.pct_time {
-                *pct_time.entry(k.clone()).or_insert(0.0) += v * share(m);
+                *pct_time.entry(k.clone()).or_insert(0.0) += v * share(i);
             }
         }
         Measurement {

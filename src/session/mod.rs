@@ -433,8 +433,8 @@ fn exit_code(outcome: &runner::RunOutcome) -> u8 {
     }
 }
 
-/// `--rank-stonewall`, `--rank-timeout`, `--rank-mixed` and `--rank-read-shift` need a
-/// launch of several ranks.
+/// `--rank-stonewall`, `--rank-timeout`, `--rank-mixed`, `--rank-jobs` and
+/// `--rank-read-shift` need a launch of several ranks.
 fn ranks_allow(tool: &ToolOptions) -> Result<(), ExitCode> {
     let launch =
         iogauge::studies::scaleout::launched(&|k| std::env::var(k).ok()).filter(|l| l.size > 1);
@@ -456,6 +456,12 @@ fn ranks_allow(tool: &ToolOptions) -> Result<(), ExitCode> {
             "--rank-mixed: runs ranks given other options than rank 0; it needs a launch of \
              several ranks (mpirun or srun, with iogauge built with --features mpi)",
         ));
+    }
+    if let Some(jobs) = tool.rank_jobs.filter(|_| launch.is_none()) {
+        return Err(usage_exit(&format!(
+            "--rank-jobs={jobs}: how the ranks' job rows are merged; it needs a launch of \
+             several ranks (mpirun or srun, with iogauge built with --features mpi)"
+        )));
     }
     if let Some(shift) = tool.rank_read_shift.filter(|_| launch.is_none()) {
         return Err(usage_exit(&format!(

@@ -658,6 +658,68 @@ fn rank_timeout_needs_a_launch_and_a_time() {
     }
 }
 
+/// `--rank-jobs` likewise; a value it does not take is refused naming what it takes.
+#[test]
+fn rank_jobs_needs_a_launch_and_a_known_value() {
+    let d = tmp();
+    refused_alone(
+        d.path(),
+        &["--size=1m", "--rw=write", "--rank-jobs=host"],
+        "--rank-jobs=host",
+    );
+    for bad in ["hosts", "", "1"] {
+        let flag = format!("--rank-jobs={bad}");
+        refused_alone(d.path(), &["--size=1m", "--rw=write", &flag], "each");
+    }
+}
+
+/// `--rank-jobs=host`: the four ranks' jobs are one row per host and job (`NAME@HOST`, its
+/// ranks named, their bytes and I/Os added up), the group's total and the host's row are
+/// what they are with a row per rank, one target per file system of the host, and the merge
+/// says what it cost rank 0.
+#[cfg(feature = "mpi")]
+#[test]
+fn rank_jobs_host_folds_a_hosts_ranks_into_one_row() {
+    let d = super::shm_tmp();
+    let Some(o) = launch(&[
+        "run",
+        &format!("--filename={}", d.path().join("data").display()),
+        "--size=2m",
+        "--bs=64k",
+        "--rw=write",
+        "--name=w",
+        "--output-format=json",
+        "--rank-jobs=host",
+    ]) else {
+        return;
+    };
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .to_string();
+    let s = &r["scaleout"];
+    assert_eq!(s["jobs_per_host"], true);
+    assert!(s["merge"]["received_bytes"].as_u64().unwrap() > 0);
+    assert_eq!(s["groups"][0]["ranks"].as_array().unwrap().len(), 4);
+    let g = &r["groups"][0];
+    let jobs = g["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "{jobs:?}");
+    assert_eq!(jobs[0]["name"], format!("w@{host}"));
+    assert_eq!(jobs[0]["ranks"], serde_json::json!([0, 1, 2, 3]));
+    assert_eq!(jobs[0]["write"]["bytes"], 4 * 2 * 1048576);
+    assert_eq!(jobs[0]["write"]["ios"], 4 * 32);
+    assert_eq!(g["total"]["write"]["bytes"], 4 * 2 * 1048576);
+    assert_eq!(r["targets"].as_array().unwrap().len(), 1, "one tmpfs");
+    assert_eq!(
+        r["jobs"].as_array().unwrap().len(),
+        1,
+        "fio's one aggregate row"
+    );
+    assert!(entries(d.path()).is_empty(), "every rank removed its file");
+}
+
 #[test]
 fn rank_read_shift_needs_a_launch() {
     let d = tmp();
@@ -920,11 +982,12 @@ fn host_rows_are_bytes_over_the_hosts_span_and_other_plans_are_named() {
         rounds: None,
     };
     let t0 = 1_000_000_000_000;
-    let (merged, code) = aggregate(vec![
+    let parts = vec![
         part(0, "a", t0),
         part(1, "a", t0 + elapsed),
         part(2, "b", t0),
-    ]);
+    ];
+    let (merged, code) = aggregate(parts.clone(), false);
     assert_eq!(code, 0);
     let s = merged.scaleout.clone().unwrap();
     let a = &s.hosts.iter().find(|h| h.host == "a").unwrap().groups[0];
@@ -952,13 +1015,67 @@ fn host_rows_are_bytes_over_the_hosts_span_and_other_plans_are_named() {
     assert_eq!(spans[1].end_ms, 2.0 * elapsed as f64 / 1e6);
 
     assert!(!merged.warnings.iter().any(|w| w.contains("other options")));
+    let names: Vec<&str> = merged.groups[0]
+        .jobs
+        .iter()
+        .map(|j| j.name.as_str())
+        .collect();
+    let job = &report.groups[0].jobs[0].name;
+    assert_eq!(
+        names,
+        [
+            format!("{job}@a#0"),
+            format!("{job}@a#1"),
+            format!("{job}@b#2")
+        ]
+    );
+
+    // A row per host and job (--rank-jobs=host), the results taken in any order: the same
+    // total, host rows and windows; host a's two ranks are one row with both their bytes.
+    let mut shuffled = parts.clone();
+    shuffled.swap(1, 2);
+    let mut m = iogauge::studies::scaleout::Merger::new(true);
+    for p in shuffled {
+        m.add(p);
+    }
+    let (folded, _) = m.finish().unwrap();
+    let f = folded.scaleout.clone().unwrap();
+    assert!(f.jobs_per_host && !s.jobs_per_host);
+    assert_eq!(f.hosts, s.hosts, "the same host rows");
+    assert_eq!(f.groups, s.groups, "the same windows and spans");
+    let (t, ft) = (&merged.groups[0].total, &folded.groups[0].total);
+    assert_eq!((ft.read.bytes, ft.read.ios), (t.read.bytes, t.read.ios));
+    assert_eq!(ft.read.mb_per_s, t.read.mb_per_s);
+    let lat = |d: &iogauge::result::DirReport| d.clat_ns.clone().or(d.lat_ns.clone()).unwrap();
+    let (l, fl) = (lat(&t.read), lat(&ft.read));
+    assert!(!l.histogram_ns.is_empty());
+    assert_eq!(fl.histogram_ns, l.histogram_ns, "the same pooled histogram");
+    assert_eq!(fl.percentiles, l.percentiles);
+    let rows: Vec<(&str, &[usize], u64)> = folded.groups[0]
+        .jobs
+        .iter()
+        .map(|j| {
+            (
+                j.name.as_str(),
+                j.ranks.as_slice(),
+                j.measurement.read.bytes,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (format!("{job}@a").as_str(), &[0, 1][..], 2 * bytes),
+            (format!("{job}@b").as_str(), &[2][..], bytes)
+        ]
+    );
 
     // Ranks given other options (an MPMD launch): said, with the first difference.
     let mut other = part(2, "b", t0);
     other.report.groups[0].jobs[0]
         .options
         .insert("bs".into(), "8192".into());
-    let (merged, _) = aggregate(vec![part(0, "a", t0), part(1, "a", t0), other]);
+    let (merged, _) = aggregate(vec![part(0, "a", t0), part(1, "a", t0), other], false);
     let w = merged
         .warnings
         .iter()

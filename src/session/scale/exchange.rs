@@ -2,21 +2,23 @@
 //! point to point and polled, so rank 0 takes what comes within the rank's patience and
 //! names the ranks that did not answer, instead of waiting in a gather for ever.
 
-use iogauge::studies::scaleout::RankResult;
+use iogauge::studies::scaleout::{Merger, RankResult};
 use mpi::traits::*;
 
 use super::wait::{AFTER_SIGNAL, Patience};
 use super::{CODE, RESULT, Ranks};
 
-/// What rank 0 collected: the reports, the ranks that answered (itself included), the ranks
-/// with no report and why, the worst of their codes, and what taking them cost.
+/// What rank 0 collected (the reports went into the merge as they came): the ranks that
+/// answered (itself included), the ranks with no report and why, the worst of their codes,
+/// and what taking them cost.
 pub(super) struct Collected {
-    pub(super) parts: Vec<RankResult>,
     pub(super) answered: Vec<usize>,
     pub(super) failed: Vec<(usize, String)>,
     pub(super) failed_code: u8,
     pub(super) received_bytes: u64,
     pub(super) receive_ms: f64,
+    /// Of that time, the part spent folding the reports into the merge.
+    pub(super) merge_ms: f64,
 }
 
 /// The process's peak resident memory, KiB (`VmHWM` in /proc/self/status).
@@ -26,17 +28,44 @@ pub(super) fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// What became of one rank's result.
+enum Got {
+    Waiting,
+    Merged,
+    Failed(u8, String),
+}
+
 impl Ranks {
     /// Rank 0: every other rank's result, as each sends it, until all have or the wait runs
-    /// out: the reports, the ranks with none (and why: their own reason, or that they did
-    /// not answer), and the worst of their codes. Polled, never blocking on one rank.
-    pub(super) fn collect(&self, own: Vec<u8>) -> Collected {
+    /// out, each folded into `merger` as it comes (rank 0's own first) and dropped: the ranks
+    /// with none (and why: their own reason, or that they did not answer), and the worst of
+    /// their codes. Polled, never blocking on one rank.
+    pub(super) fn collect(&self, own: Vec<u8>, merger: &mut Merger) -> Collected {
         let n = self.world.size() as usize;
-        let mut got: Vec<Option<Vec<u8>>> = vec![None; n];
-        got[0] = Some(own);
+        let mut got: Vec<Got> = (0..n).map(|_| Got::Waiting).collect();
         let start = std::time::Instant::now();
+        let mut merging = std::time::Duration::ZERO;
+        let mut received_bytes = own.len() as u64;
+        let mut take = |bytes: &[u8]| {
+            let at = std::time::Instant::now();
+            let g = match bytes {
+                [b'!', code, why @ ..] => Got::Failed(*code, String::from_utf8_lossy(why).into()),
+                b => match serde_json::from_slice::<RankResult>(b) {
+                    Ok(mut p) => {
+                        p.clock_offset_ns = self.offsets.get(p.rank).copied().unwrap_or(0);
+                        merger.add(p);
+                        Got::Merged
+                    }
+                    Err(e) => Got::Failed(0, format!("its result cannot be read: {e}")),
+                },
+            };
+            merging += at.elapsed();
+            g
+        };
+        got[0] = take(&own);
+        drop(own);
         let limit = self.exchange_limit();
-        while got.iter().any(Option::is_none) && start.elapsed() < limit {
+        while got.iter().any(|g| matches!(g, Got::Waiting)) && start.elapsed() < limit {
             match self
                 .world
                 .any_process()
@@ -45,8 +74,10 @@ impl Ranks {
                 Some(probed) => {
                     use mpi::point_to_point::MatchedReceiveVec as _;
                     let (bytes, status) = probed.matched_receive_vec::<u8>();
-                    if let Some(slot) = got.get_mut(status.source_rank() as usize) {
-                        *slot = Some(bytes);
+                    let r = status.source_rank() as usize;
+                    if matches!(got.get(r), Some(Got::Waiting)) {
+                        received_bytes += bytes.len() as u64;
+                        got[r] = take(&bytes);
                     }
                 }
                 None => std::thread::sleep(std::time::Duration::from_millis(
@@ -58,14 +89,15 @@ impl Ranks {
                 )),
             }
         }
-        let received_bytes = got.iter().flatten().map(|b| b.len() as u64).sum();
-        let answered = (0..n).filter(|&r| got[r].is_some()).collect();
-        let mut parts: Vec<RankResult> = Vec::new();
+        let answered = (0..n)
+            .filter(|&r| !matches!(got[r], Got::Waiting))
+            .collect();
         let mut failed: Vec<(usize, String)> = Vec::new();
         let mut failed_code = 0u8;
-        for (r, b) in got.into_iter().enumerate() {
-            match b.as_deref() {
-                None => {
+        for (r, g) in got.into_iter().enumerate() {
+            match g {
+                Got::Merged => {}
+                Got::Waiting => {
                     failed.push((
                         r,
                         format!(
@@ -77,23 +109,19 @@ impl Ranks {
                     ));
                     failed_code = failed_code.max(1);
                 }
-                Some([b'!', code, why @ ..]) => {
-                    failed.push((r, String::from_utf8_lossy(why).into_owned()));
-                    failed_code = failed_code.max(*code);
+                Got::Failed(code, why) => {
+                    failed.push((r, why));
+                    failed_code = failed_code.max(code);
                 }
-                Some(b) => match serde_json::from_slice(b) {
-                    Ok(p) => parts.push(p),
-                    Err(e) => failed.push((r, format!("its result cannot be read: {e}"))),
-                },
             }
         }
         Collected {
-            parts,
             answered,
             failed,
             failed_code,
             received_bytes,
             receive_ms: start.elapsed().as_secs_f64() * 1e3,
+            merge_ms: merging.as_secs_f64() * 1e3,
         }
     }
 

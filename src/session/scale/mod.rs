@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use iogauge::plan::Section;
 use iogauge::studies::scaleout::{
-    RankResult, ReadShift, aggregate, borrow, fingerprint, launched, mixed_error, plan_text,
+    Merger, RankJobs, RankResult, ReadShift, borrow, fingerprint, launched, mixed_error, plan_text,
     rank_sections,
 };
 use iogauge::units::unix_ns;
@@ -90,6 +90,8 @@ pub struct Ranks {
     hosts: Vec<String>,
     /// Rank 0: each rank's clock offset.
     offsets: Vec<i64>,
+    /// Rank 0: a row per host and job in the merged report, not one per rank's job.
+    jobs_per_host: bool,
     /// How long it waits for the others, and whether a wait ran out.
     patience: Rc<Patience>,
     /// Rank 0: the ranks that sent their result in the last exchange.
@@ -130,6 +132,7 @@ pub struct Asked {
     pub read_shift: Option<ReadShift>,
     pub timeout: Option<std::time::Duration>,
     pub mixed: bool,
+    pub jobs: RankJobs,
     pub shared_flags: Vec<String>,
 }
 
@@ -141,6 +144,7 @@ impl From<&iogauge::cli::ToolOptions> for Asked {
             read_shift: t.rank_read_shift,
             timeout: t.rank_timeout,
             mixed: t.rank_mixed,
+            jobs: t.rank_jobs.unwrap_or_default(),
             shared_flags: vec![
                 format!("repeat={}", t.repeat),
                 format!("max-rounds={}", t.rounds.max),
@@ -162,6 +166,7 @@ pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8
         read_shift,
         timeout,
         mixed,
+        jobs,
         shared_flags,
     } = asked;
     let Some(launch) = launched(&|k| std::env::var(k).ok()) else {
@@ -216,6 +221,7 @@ pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8
         stonewall,
         stonewalled,
         read_shift: shift_ranks,
+        jobs_per_host: jobs.per_host(hosts.len()),
         hosts,
         offsets,
         patience,
@@ -730,14 +736,15 @@ impl Ranks {
             };
         }
         let n = self.world.size() as usize;
+        let mut merger = Merger::new(self.jobs_per_host);
         let exchange::Collected {
-            mut parts,
             answered,
             failed,
             failed_code,
             received_bytes,
             receive_ms,
-        } = self.collect(bytes);
+            merge_ms,
+        } = self.collect(bytes, &mut merger);
         if answered.len() < n {
             self.patience
                 .give_up("the end of the run", self.exchange_limit());
@@ -748,27 +755,28 @@ impl Ranks {
             n,
             super::OTHER_RANK_FAILED,
         );
-        if let Err(f) = measured {
+        let finishing = std::time::Instant::now();
+        let merged = match measured {
+            Ok(_) => merger.finish(),
+            Err(_) => None,
+        };
+        let merge_ms = merge_ms + finishing.elapsed().as_secs_f64() * 1e3;
+        let Some((mut report, mut code)) = merged else {
             // Every rank's reason, each said once.
             for l in &lines {
                 iogauge::out::stderr(&format!("iogauge: {}\n", super::cli::for_terminal(l)));
             }
-            let code = f.code().max(failed_code);
+            let code = measured.err().map_or(1, |f| f.code()).max(failed_code);
             self.answer(code, answered.iter().copied());
             *self.answered.borrow_mut() = answered;
             self.drain();
             return Err(Failure::Said(code));
-        }
-        for p in &mut parts {
-            p.clock_offset_ns = self.offsets.get(p.rank).copied().unwrap_or(0);
-        }
-        let merging = std::time::Instant::now();
-        let (mut report, mut code) = aggregate(parts);
+        };
         if let Some(s) = report.scaleout.as_mut() {
             s.merge = Some(iogauge::studies::scaleout::MergeCost {
                 received_bytes,
                 receive_ms,
-                merge_ms: merging.elapsed().as_secs_f64() * 1e3,
+                merge_ms,
                 peak_rss_kib: exchange::peak_rss_kib(),
             });
         }

@@ -9,10 +9,12 @@
 //! that every rank was given the same plan; `merge.rs` the merge.
 
 mod merge;
+mod merger;
 mod same;
 mod shift;
 
 pub use merge::*;
+pub use merger::*;
 pub use same::*;
 pub use shift::*;
 

@@ -1,0 +1,97 @@
+//! Rank 0's merge at scales this machine cannot launch, simulated: one real report (a rank's,
+//! with its latency histograms) becomes the result of each of N ranks on H hosts, sent as
+//! the bytes rank 0 would receive; each is parsed and folded into the merge as it comes and
+//! dropped, as `iogauge` under mpirun does. Measured: the time to parse them and to fold them, the
+//! finish, rank 0's peak memory over the merge (VmHWM, reset first) and the merged report's
+//! size, with a row per rank's job (`each`) and per host and job (`host`).
+//!
+//! Usage: cargo run --release --example merge_model -- REPORT.json RANKS PER_HOST each|host
+//! (bench/mpi_merge.py --simulate runs it over a range of ranks.)
+
+use iogauge::studies::scaleout::{Merger, RankResult};
+
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() != 5 {
+        eprintln!("usage: merge_model REPORT.json RANKS PER_HOST each|host");
+        std::process::exit(2);
+    }
+    let report: iogauge::result::RunReport =
+        serde_json::from_slice(&std::fs::read(&args[1]).expect("the report")).expect("a report");
+    let ranks: usize = args[2].parse().expect("RANKS");
+    let per_host: usize = args[3].parse().expect("PER_HOST");
+    let by_host = args[4] == "host";
+    let start_ns = 1_000_000_000_000_000u64;
+    let bytes_of = |rank: usize| {
+        let mut r = report.clone();
+        let host = format!("node{:05}", rank / per_host.max(1));
+        for g in &mut r.groups {
+            for j in &mut g.jobs {
+                j.name = format!("{}.r{rank}", j.name);
+            }
+        }
+        serde_json::to_vec(&RankResult {
+            rank,
+            host,
+            exit_code: 0,
+            group_start_unix_ns: vec![start_ns + (rank as u64 % 97) * 1000; r.groups.len()],
+            clock_offset_ns: 0,
+            stonewall: false,
+            stonewalled_by: Vec::new(),
+            read_shift: None,
+            report: r,
+            rounds: None,
+        })
+        .expect("serialises")
+    };
+    // The first result made before the peak is reset: what every process holds anyway.
+    let first = bytes_of(0);
+    let per_rank = first.len();
+    // Linux: writing 5 to clear_refs resets the peak resident memory.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let base_kib = peak_rss_kib();
+    let mut merger = Merger::new(by_host);
+    let (mut parsing, mut folding) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+    let mut received = 0usize;
+    for rank in 0..ranks {
+        let b = if rank == 0 {
+            first.clone()
+        } else {
+            bytes_of(rank)
+        };
+        received += b.len();
+        let t = std::time::Instant::now();
+        let p: RankResult = serde_json::from_slice(&b).expect("parses");
+        drop(b);
+        parsing += t.elapsed();
+        let t = std::time::Instant::now();
+        merger.add(p);
+        folding += t.elapsed();
+    }
+    let t = std::time::Instant::now();
+    let (merged, _) = merger.finish().expect("a result");
+    let finish = t.elapsed();
+    let out = serde_json::to_vec(&merged).expect("serialises");
+    let rows: usize = merged.groups.iter().map(|g| g.jobs.len()).sum();
+    println!(
+        "{{\"ranks\": {ranks}, \"per_host\": {per_host}, \"jobs\": \"{}\", \"result_bytes\": \
+         {per_rank}, \"received_bytes\": {received}, \"parse_ms\": {:.3}, \"fold_ms\": {:.3}, \
+         \"finish_ms\": {:.3}, \
+         \"peak_rss_growth_kib\": {}, \"report_bytes\": {}, \"job_rows\": {rows}}}",
+        args[4],
+        parsing.as_secs_f64() * 1e3,
+        folding.as_secs_f64() * 1e3,
+        finish.as_secs_f64() * 1e3,
+        peak_rss_kib().saturating_sub(base_kib),
+        out.len()
+    );
+}
