@@ -197,28 +197,43 @@ fn pool<'a>(parts: impl Iterator<Item = Option<&'a LatReport>>) -> Option<LatRep
         ls.iter().map(|l| l.min).min().unwrap_or(0),
         ls.iter().map(|l| l.max).max().unwrap_or(0),
     );
-    let mut histogram_ns = Vec::new();
+    let mut histogram_ns: Vec<[u64; 3]> = Vec::new();
     let mut percentiles = BTreeMap::new();
     if ls.iter().all(|l| !l.histogram_ns.is_empty()) {
-        let mut buckets: BTreeMap<(u64, u64), u64> = BTreeMap::new();
-        for l in &ls {
-            for &[lo, hi, c] in &l.histogram_ns {
-                *buckets.entry((lo, hi)).or_insert(0) += c;
+        // Each part's buckets ascend: sorted together (runs the sort merges) and each
+        // bucket's counts added.
+        let mut all: Vec<[u64; 3]> = ls
+            .iter()
+            .flat_map(|l| l.histogram_ns.iter().copied())
+            .collect();
+        all.sort_by_key(|b| (b[0], b[1]));
+        for b in all {
+            match histogram_ns.last_mut() {
+                Some(last @ &mut [lo, hi, _]) if (lo, hi) == (b[0], b[1]) => last[2] += b[2],
+                _ => histogram_ns.push(b),
             }
         }
-        histogram_ns = buckets
-            .into_iter()
-            .map(|((lo, hi), c)| [lo, hi, c])
-            .collect();
         let total: u64 = histogram_ns.iter().map(|b| b[2]).sum();
+        // One pass for every percentile (they ascend): the bucket holding the
+        // ⌈p% × total⌉-th I/O, at its midpoint.
+        let mut buckets = histogram_ns.iter();
+        let mut seen = 0;
+        let mut at: Option<&[u64; 3]> = None;
         for &p in crate::result::PERCENTILES {
-            // The bucket holding the ⌈p% × total⌉-th I/O, at its midpoint.
             let rank = ((p / 100.0 * total as f64).ceil() as u64).max(1);
-            let mut seen = 0;
-            if let Some(b) = histogram_ns.iter().find(|b| {
-                seen += b[2];
-                seen >= rank
-            }) {
+            while seen < rank {
+                match buckets.next() {
+                    Some(b) => {
+                        seen += b[2];
+                        at = Some(b);
+                    }
+                    None => {
+                        at = None;
+                        break;
+                    }
+                }
+            }
+            if let Some(b) = at {
                 let mid = b[0] + (b[1] - b[0]) / 2;
                 percentiles.insert(crate::result::percentile_key(p), mid.clamp(min, max));
             }

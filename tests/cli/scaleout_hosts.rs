@@ -283,6 +283,99 @@ fn two_hosts_each_with_its_own_rows_device_and_files() {
     }
 }
 
+/// Three hosts, two ranks each, with a row per host and job (`--rank-jobs=host`, as above
+/// 256 ranks): each host's two ranks are one job row `w@HOST` naming them, with both ranks'
+/// bytes; the host rows are still each host's bytes over its own span (from the per-rank
+/// windows, which stay); one device line per host; every file removed on every host.
+#[test]
+fn three_hosts_with_a_row_per_host_and_job() {
+    let Some(hosts) = Hosts::new(&["hA", "hB", "hC"]) else {
+        return;
+    };
+    let dir = format!("--directory={}", hosts.shared_path().display());
+    let o = hosts
+        .mpirun(
+            6,
+            &[
+                "run",
+                &dir,
+                "--size=4m",
+                "--bs=1m",
+                "--rw=write",
+                "--name=w",
+                "--rank-jobs=host",
+                "--output-format=json",
+            ],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = report(&o);
+    let s = &r["scaleout"];
+    assert_eq!(s["ranks"], 6);
+    assert_eq!(s["jobs_per_host"], true);
+    let jobs = r["groups"][0]["jobs"].as_array().unwrap();
+    let rows: Vec<(String, Value, u64)> = jobs
+        .iter()
+        .map(|j| {
+            (
+                j["name"].as_str().unwrap().to_string(),
+                j["ranks"].clone(),
+                j["write"]["bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, Value, u64)> = ["hA", "hB", "hC"]
+        .iter()
+        .enumerate()
+        .map(|(k, h)| {
+            (
+                format!("w@{h}"),
+                serde_json::json!([2 * k, 2 * k + 1]),
+                8 << 20,
+            )
+        })
+        .collect();
+    assert_eq!(rows, want);
+    let spans = s["groups"][0]["ranks"].as_array().unwrap();
+    assert_eq!(spans.len(), 6, "every rank's window stays");
+    for (k, h) in ["hA", "hB", "hC"].iter().enumerate() {
+        let mine: Vec<&Value> = spans.iter().filter(|x| x["host"] == *h).collect();
+        let from = mine
+            .iter()
+            .map(|x| x["start_ms"].as_f64().unwrap())
+            .fold(f64::MAX, f64::min);
+        let to = mine
+            .iter()
+            .map(|x| x["end_ms"].as_f64().unwrap())
+            .fold(0.0, f64::max);
+        let want = (8u64 << 20) as f64 / ((to - from) / 1e3) / 1e6;
+        assert_eq!(s["hosts"][k]["host"], *h);
+        let row = s["hosts"][k]["groups"][0]["mb_per_s"].as_f64().unwrap();
+        assert!(
+            (row - want).abs() <= want * 0.01,
+            "{h}: row {row} MB/s, bytes over the host's span {want}"
+        );
+    }
+    let devices = r["groups"][0]["devices"].as_array().unwrap();
+    if devices.is_empty() {
+        skip!("no block device below the temp dir: the device lines are not checked");
+    } else {
+        let on: Vec<&str> = devices
+            .iter()
+            .map(|d| d["host"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            on,
+            ["hA", "hB", "hC"],
+            "one line per host's device: {devices:?}"
+        );
+    }
+    for h in ["hA", "hB", "hC"] {
+        assert!(entries(&hosts.disk(h)).is_empty(), "{h}'s files removed");
+    }
+}
+
 /// What a run under a cut came to: mpirun's exit code (None: still waiting on the host it
 /// lost, when the test gave up on it), its stdout and stderr so far, the partial reports
 /// rank 0 wrote beside it, and how long from the cut until `done` held.

@@ -392,6 +392,8 @@ impl Merger {
             for d in &mut devices {
                 d.ranks.sort_unstable();
             }
+            // In the order of their ranks, not of the results' arrival.
+            devices.sort_by_key(|d| d.ranks.first().copied());
             g.devices = devices;
             spans.push(span);
         }
