@@ -6,7 +6,9 @@
 //! latency percentiles from the merged histograms (exact, never averaged), and a row per
 //! host. The transport (gathering the reports) is the binary's, behind `--features mpi`.
 //! Here: the launch and each rank's names; `shift.rs` the read shift; `same.rs` the check
-//! that every rank was given the same plan; `merge.rs` the merge.
+//! that every rank was given the same plan; `merge.rs` what the merged report holds of the
+//! ranks and its text; `merger.rs` rank 0's merge, folding each rank's result in as it
+//! arrives (a row per rank's job, or per host and job).
 
 mod merge;
 mod merger;
