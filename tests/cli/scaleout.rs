@@ -1162,9 +1162,11 @@ pub(super) fn rank_pid(marker: &str, rank: usize) -> Option<i32> {
 fn with_rank_3_signalled(
     dir: &std::path::Path,
     signal: &str,
+    mpirun_args: &[&str],
 ) -> Option<(std::process::Output, std::time::Duration)> {
     use std::time::{Duration, Instant};
     let mut mpi = mpirun()?;
+    mpi.args(mpirun_args);
     // Where a partial report would go after a signal: never the checkout.
     let cwd = tmp();
     let child = mpi
@@ -1214,7 +1216,7 @@ fn with_rank_3_signalled(
 fn a_stalled_rank_is_given_up_and_named() {
     use serde_json::Value;
     let d = super::shm_tmp();
-    let Some((o, took)) = with_rank_3_signalled(d.path(), "STOP") else {
+    let Some((o, took)) = with_rank_3_signalled(d.path(), "STOP", &[]) else {
         return;
     };
     assert!(
@@ -1250,7 +1252,7 @@ fn a_stalled_rank_is_given_up_and_named() {
 #[test]
 fn a_killed_rank_leaves_no_file_of_the_others() {
     let d = super::shm_tmp();
-    let Some((o, took)) = with_rank_3_signalled(d.path(), "KILL") else {
+    let Some((o, took)) = with_rank_3_signalled(d.path(), "KILL", &[]) else {
         return;
     };
     assert!(
@@ -1258,6 +1260,39 @@ fn a_killed_rank_leaves_no_file_of_the_others() {
         "ended within the deadline: {took:?}"
     );
     assert_ne!(o.status.code(), Some(0), "{}", stderr(&o));
+    for k in 0..3 {
+        assert!(
+            !d.path().join(format!("f{k}")).exists(),
+            "rank {k}'s file removed"
+        );
+    }
+}
+
+/// The same kill under `mpirun --enable-recovery` (OpenMPI keeps the job when a process
+/// dies): rank 0 lives to report. Its report (on stdout, and in its partial file) holds the
+/// three ranks that answered and names rank 3 as the one that did not, within the deadline;
+/// the three ranks' files are removed (rank 3's own stays: it was killed). mpirun's own exit
+/// status under recovery is OpenMPI's (0 here, whatever rank 0 exits with), so it is not
+/// checked: the report says what happened.
+#[cfg(feature = "mpi")]
+#[test]
+fn a_killed_rank_under_enable_recovery_is_named_in_rank_0s_report() {
+    let d = super::shm_tmp();
+    let Some((o, took)) = with_rank_3_signalled(d.path(), "KILL", &["--enable-recovery"]) else {
+        return;
+    };
+    assert!(
+        took < std::time::Duration::from_secs(40),
+        "ended within the deadline: {took:?}"
+    );
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: no report on stdout: {}", stderr(&o)));
+    let errors = r["errors"].to_string();
+    assert!(
+        errors.contains("rank 3 (") && errors.contains("did not answer"),
+        "{errors}"
+    );
+    assert_eq!(r["scaleout"]["ranks"], 3, "the three that answered");
     for k in 0..3 {
         assert!(
             !d.path().join(format!("f{k}")).exists(),

@@ -102,8 +102,8 @@ impl Ranks {
                         r,
                         format!(
                             "no result: it did not answer within {:.0} s (--rank-timeout): it \
-                             stalled, was killed, or its host was cut off; the report is \
-                             partial",
+                             stalled, was killed (its own files then stay where it made them), \
+                             or its host was cut off; the report is partial",
                             limit.as_secs_f64()
                         ),
                     ));
