@@ -1431,6 +1431,10 @@ fn an_interrupted_check_never_says_every_block_was_as_written() {
     write.extend(["--do_verify=0", "--keep"]);
     let o = super::run_in(d.path(), &write);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // On the device before the check starts: else the signal can land while the check
+    // first flushes the written pages (a slow disk takes over a second for 256 MiB), before
+    // any block is read.
+    std::fs::File::open(&f).unwrap().sync_all().unwrap();
     // Read back 4 KiB at a time from the device: seconds, long enough to be stopped.
     let mut check = vec!["run", "--output-format=json"];
     check.extend_from_slice(&common);

@@ -37,12 +37,22 @@ const CODE: mpi::Tag = 11;
 const BYE: mpi::Tag = 12;
 
 /// Rank 0's estimate of each rank's clock offset (its clock minus rank 0's): the best of
-/// 5 round trips each, the reply taken as read halfway (Cristian's method). Empty on the
-/// other ranks.
-fn clock_offsets(world: &mpi::topology::SimpleCommunicator) -> Vec<i64> {
+/// 5 round trips, the reply taken as read halfway (Cristian's method), with the first rank
+/// of each host; the other ranks of a host share its clock and its offset (rank 0's host:
+/// none), so the round trips grow with the hosts, not the ranks. `hosts`: every rank's host,
+/// indexed by rank. Empty on the other ranks.
+fn clock_offsets(world: &mpi::topology::SimpleCommunicator, hosts: &[String]) -> Vec<i64> {
     let (me, n) = (world.rank(), world.size());
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let first: Vec<usize> = (0..hosts.len())
+        .map(|r| *seen.entry(hosts[r].as_str()).or_insert(r))
+        .collect();
+    let first_of = |r: usize| first.get(r).copied().unwrap_or(r);
     let mut offsets = vec![0i64; n as usize];
     for r in 1..n {
+        if first_of(r as usize) != r as usize {
+            continue;
+        }
         let mut best: Option<(u64, i64)> = None;
         for _ in 0..5 {
             if me == 0 {
@@ -65,6 +75,9 @@ fn clock_offsets(world: &mpi::topology::SimpleCommunicator) -> Vec<i64> {
         if let Some((_, o)) = best {
             offsets[r as usize] = o;
         }
+    }
+    for r in 0..n as usize {
+        offsets[r] = offsets[first_of(r)];
     }
     if me == 0 { offsets } else { Vec::new() }
 }
@@ -180,9 +193,9 @@ pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8
     debug_assert_eq!(rank, launch.rank);
     same_plans(&world, &plan_text(sections, &shared_flags), mixed)?;
     let host = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
-    let offsets = clock_offsets(&world);
     let shared = std::env::var("IOGAUGE_MPI_SHARED_FILES").is_ok_and(|v| v == "1");
     let hosts = all_hosts(&world, &host);
+    let offsets = clock_offsets(&world, &hosts);
     let shift = read_partner(&world, read_shift, &hosts, shared)?;
     let borrowing = shift.is_some();
     let shift_ranks = shift.as_ref().map(|(_, n, _)| *n);
