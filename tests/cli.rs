@@ -47,6 +47,8 @@ mod latency;
 mod layout;
 #[path = "cli/outputs.rs"]
 mod outputs;
+#[path = "cli/preread.rs"]
+mod preread;
 #[path = "cli/prio.rs"]
 mod prio;
 #[path = "cli/replay.rs"]

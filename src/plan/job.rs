@@ -288,6 +288,8 @@ pub struct Timing {
 pub struct Cache {
     /// Drop the file's cached pages before the job starts.
     pub invalidate: bool,
+    /// Read the job's files once before it starts, untimed (fio's `pre_read`).
+    pub pre_read: bool,
     pub fadvise: Fadvise,
 }
 

@@ -815,6 +815,14 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Drop the file's pages from the page cache before the job starts.",
     },
     OptionDef {
+        name: "pre_read",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Read the job's files once before it starts, untimed, so its reads find them in \
+               the page cache (fio's pre_read; it turns invalidate off).",
+    },
+    OptionDef {
         name: "fadvise_hint",
         aliases: &[],
         kind: Kind::Choice(&["1", "0", "none", "sequential", "random"]),
@@ -1514,7 +1522,7 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
         FioOnly::Rejected(NO_DATA_PATTERN),
     ),
     (
-        &["exec_prerun", "exec_postrun", "ioscheduler", "pre_read"],
+        &["exec_prerun", "exec_postrun", "ioscheduler"],
         FioOnly::Rejected("iogauge does not run commands or change system settings"),
     ),
     (

@@ -355,8 +355,18 @@ fn prepare(
     }
     let mut opened = Vec::new();
     for job in &group.jobs {
-        match targets.open_job(job) {
+        let pre_read = |(files, mut names): Opened| {
+            if job.cache.pre_read {
+                crate::files::targets::pre_read(&files.fds, &mut names, job, interrupt)?;
+            }
+            Ok((files, names))
+        };
+        match targets.open_job(job).and_then(pre_read) {
             Ok(o) => opened.push(o),
+            Err(TargetError::Interrupted) => {
+                not_ready(on_event);
+                return None;
+            }
             Err(e) => {
                 not_ready(on_event);
                 outcome.setup_error = Some(e);

@@ -30,8 +30,10 @@ use crate::plan::{Fadvise, JobSpec, SyncMode};
 
 mod check;
 mod names;
+mod preread;
 use check::Probe;
 pub use check::check;
+pub use preread::pre_read;
 
 /// What the user allowed.
 #[derive(Debug, Clone, Copy, Default)]

@@ -193,7 +193,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         numpages,
         flags,
         direct,
-        cache: cache(&v, rw)?,
+        cache: cache(&v, (rw, engine, direct), w)?,
         sync: sync(&v, w)?,
         overwrite: v.bool("overwrite")?,
         fallocate: fallocate(&v)?,
@@ -611,8 +611,13 @@ fn numpages(
     Ok(numpages)
 }
 
-/// What the job tells the page cache.
-fn cache(v: &Values<'_>, rw: RwMode) -> Result<Cache, SpecError> {
+/// What the job tells the page cache. `pre_read` turns `invalidate` off, as fio's does
+/// (dropping the pages just read would undo it).
+fn cache(
+    v: &Values<'_>,
+    (rw, engine, direct): (RwMode, crate::plan::EngineKind, bool),
+    w: &mut Vec<String>,
+) -> Result<Cache, SpecError> {
     let fadvise = match v.choice("fadvise_hint")?.as_str() {
         "0" | "none" => Fadvise::None,
         "sequential" => Fadvise::Sequential,
@@ -620,8 +625,18 @@ fn cache(v: &Values<'_>, rw: RwMode) -> Result<Cache, SpecError> {
         _ if rw.is_random() => Fadvise::Random,
         _ => Fadvise::Sequential,
     };
+    let pre_read = v.bool("pre_read")? && !engine.fileless() && !engine.file_op();
+    if pre_read && direct {
+        w.push(format!(
+            "{} with {}: the pre-read goes around the page cache as the job's own reads do, so \
+             it leaves nothing cached for them",
+            v.named("pre_read"),
+            v.named("direct")
+        ));
+    }
     Ok(Cache {
-        invalidate: v.bool("invalidate")?,
+        invalidate: v.bool("invalidate")? && !pre_read,
+        pre_read,
         fadvise,
     })
 }
