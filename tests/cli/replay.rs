@@ -182,10 +182,12 @@ fn the_logs_times_are_kept_scaled_or_dropped() {
         let t = io_times(&d.path().join("out.log"));
         t.iter().map(|x| x - t[0]).collect::<Vec<u64>>()
     };
+    // Times are from the first I/O, which may itself be issued a little late (CI saw the
+    // third at 299.94 ms after a first 60 µs late): up to 1 ms early counts as on time.
     let on_time = |got: &[u64], want: &[u64]| {
         got.iter()
             .zip(want)
-            .all(|(g, w)| *g >= *w && *g < *w + 100_000)
+            .all(|(g, w)| *g + 1_000 >= *w && *g < *w + 100_000)
     };
     let t = replay(&[]);
     assert!(on_time(&t, &[0, 150_000, 300_000]), "{t:?}");

@@ -198,6 +198,45 @@ fn report(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(o)))
 }
 
+/// Host `k`'s row (`h`) in the first group is `bytes` over the host's span: its ranks' first
+/// start to last end, from the report's per-rank windows.
+fn host_row_is_bytes_over_its_span(r: &Value, k: usize, h: &str, bytes: u64) {
+    let spans = r["scaleout"]["groups"][0]["ranks"].as_array().unwrap();
+    let mine: Vec<&Value> = spans.iter().filter(|x| x["host"] == h).collect();
+    let from = mine
+        .iter()
+        .map(|x| x["start_ms"].as_f64().unwrap())
+        .fold(f64::MAX, f64::min);
+    let to = mine
+        .iter()
+        .map(|x| x["end_ms"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    let want = bytes as f64 / ((to - from) / 1e3) / 1e6;
+    let row = r["scaleout"]["hosts"][k]["groups"][0]["mb_per_s"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (row - want).abs() <= want * 0.01,
+        "{h}: row {row} MB/s, bytes over the host's span {want}"
+    );
+}
+
+/// The first group's device lines are one per host, in `hosts`' order (None, after saying
+/// so, where the temp dir has no block device below it).
+fn one_device_line_per_host<'a>(r: &'a Value, hosts: &[&str]) -> Option<&'a Vec<Value>> {
+    let devices = r["groups"][0]["devices"].as_array().unwrap();
+    if devices.is_empty() {
+        skip!("no block device below the temp dir: the device lines are not checked");
+        return None;
+    }
+    let on: Vec<&str> = devices
+        .iter()
+        .map(|d| d["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(on, hosts, "one line per host's device: {devices:?}");
+    Some(devices)
+}
+
 /// Two hosts, two ranks each, writing into "the" disk: every rank's file lands on its own
 /// host's disk and is removed; the host rows carry the hostnames, and each is its ranks'
 /// bytes over its own span (recomputed here from the JSON's per-rank times); each host's
@@ -239,7 +278,6 @@ fn two_hosts_each_with_its_own_rows_device_and_files() {
     assert_eq!(s["hosts"][1]["ranks"], serde_json::json!([2, 3]));
     // A host's row: its jobs' bytes over its own span, from the per-rank windows.
     let jobs = r["groups"][0]["jobs"].as_array().unwrap();
-    let spans = s["groups"][0]["ranks"].as_array().unwrap();
     for (k, h) in ["hA", "hB"].iter().enumerate() {
         let bytes: u64 = jobs
             .iter()
@@ -247,31 +285,9 @@ fn two_hosts_each_with_its_own_rows_device_and_files() {
             .map(|j| j["write"]["bytes"].as_u64().unwrap())
             .sum();
         assert_eq!(bytes, 16 << 20, "{h}: two ranks of 8 MiB");
-        let mine: Vec<&Value> = spans.iter().filter(|x| x["host"] == *h).collect();
-        let from = mine
-            .iter()
-            .map(|x| x["start_ms"].as_f64().unwrap())
-            .fold(f64::MAX, f64::min);
-        let to = mine
-            .iter()
-            .map(|x| x["end_ms"].as_f64().unwrap())
-            .fold(0.0, f64::max);
-        let want = bytes as f64 / ((to - from) / 1e3) / 1e6;
-        let row = s["hosts"][k]["groups"][0]["mb_per_s"].as_f64().unwrap();
-        assert!(
-            (row - want).abs() <= want * 0.01,
-            "{h}: row {row} MB/s, bytes over the host's span {want}"
-        );
+        host_row_is_bytes_over_its_span(&r, k, h, bytes);
     }
-    let devices = r["groups"][0]["devices"].as_array().unwrap();
-    if devices.is_empty() {
-        skip!("no block device below the temp dir: the device lines are not checked");
-    } else {
-        let on: Vec<&str> = devices
-            .iter()
-            .map(|d| d["host"].as_str().unwrap())
-            .collect();
-        assert_eq!(on, ["hA", "hB"], "one line per host's device: {devices:?}");
+    if let Some(devices) = one_device_line_per_host(&r, &["hA", "hB"]) {
         assert_eq!(devices[1]["ranks"], serde_json::json!([2, 3]));
         let disk = r["disk_util"].as_array().unwrap();
         assert_eq!(disk.len(), 2, "one disk_util row per host: {disk:?}");
@@ -340,37 +356,10 @@ fn three_hosts_with_a_row_per_host_and_job() {
     let spans = s["groups"][0]["ranks"].as_array().unwrap();
     assert_eq!(spans.len(), 6, "every rank's window stays");
     for (k, h) in ["hA", "hB", "hC"].iter().enumerate() {
-        let mine: Vec<&Value> = spans.iter().filter(|x| x["host"] == *h).collect();
-        let from = mine
-            .iter()
-            .map(|x| x["start_ms"].as_f64().unwrap())
-            .fold(f64::MAX, f64::min);
-        let to = mine
-            .iter()
-            .map(|x| x["end_ms"].as_f64().unwrap())
-            .fold(0.0, f64::max);
-        let want = (8u64 << 20) as f64 / ((to - from) / 1e3) / 1e6;
         assert_eq!(s["hosts"][k]["host"], *h);
-        let row = s["hosts"][k]["groups"][0]["mb_per_s"].as_f64().unwrap();
-        assert!(
-            (row - want).abs() <= want * 0.01,
-            "{h}: row {row} MB/s, bytes over the host's span {want}"
-        );
+        host_row_is_bytes_over_its_span(&r, k, h, 8 << 20);
     }
-    let devices = r["groups"][0]["devices"].as_array().unwrap();
-    if devices.is_empty() {
-        skip!("no block device below the temp dir: the device lines are not checked");
-    } else {
-        let on: Vec<&str> = devices
-            .iter()
-            .map(|d| d["host"].as_str().unwrap())
-            .collect();
-        assert_eq!(
-            on,
-            ["hA", "hB", "hC"],
-            "one line per host's device: {devices:?}"
-        );
-    }
+    one_device_line_per_host(&r, &["hA", "hB", "hC"]);
     for h in ["hA", "hB", "hC"] {
         assert!(entries(&hosts.disk(h)).is_empty(), "{h}'s files removed");
     }
