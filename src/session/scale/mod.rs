@@ -77,8 +77,9 @@ pub struct Ranks {
 }
 
 /// What the command line asks of the ranks: `--rank-stonewall`, `--rank-read-shift`,
-/// `--rank-timeout`, `--rank-mixed` (none of them: the legacy tools), and the tool's flags
-/// every rank must share (`repeat=2`: a rank repeating less would leave the others waiting).
+/// `--rank-timeout`, `--rank-mixed`, `--rank-jobs` (none of them: the legacy tools), and the
+/// tool's flags every rank must share (`repeat=2`: a rank repeating less would leave the
+/// others waiting).
 #[derive(Default)]
 pub struct Asked {
     pub stonewall: bool,
