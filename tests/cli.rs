@@ -502,6 +502,10 @@ fn bad_input_is_one_line_exit_2_and_creates_nothing() {
     let dir = format!("--directory={}", d.path().display());
     let cases: &[(&[&str], &str)] = &[
         (&["--sizee=4k"], "--sizee: unknown option"),
+        (
+            &["--size=1m", "--randrepeat", "0"],
+            "0: unexpected word (a workload option's value goes after '=', as in --randrepeat=0)",
+        ),
         (&["--size=4q"], "--size=4q: expected a whole number"),
         (
             &["--size=1m", "--runtime=ten"],
@@ -572,6 +576,31 @@ fn bad_input_is_one_line_exit_2_and_creates_nothing() {
             "{args:?} created {:?}",
             entries(d.path())
         );
+    }
+}
+
+/// An unknown option's message points at the help of the command it was given to.
+#[test]
+fn an_unknown_option_points_at_its_commands_help() {
+    for (args, want) in [
+        (
+            &["quick", "--x"][..],
+            "'iogauge options' lists workload options, 'iogauge quick --help' all of them",
+        ),
+        (
+            &["report", "r.json", "--metric"][..],
+            "--metric: unknown option; 'iogauge report --help' lists its options",
+        ),
+        (
+            &["compare", "a.json", "b.json", "--x"][..],
+            "'iogauge compare --help' lists its options",
+        ),
+    ] {
+        let o = iogauge(args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert_eq!(e.trim_end().lines().count(), 1, "{args:?}: {e}");
+        assert!(e.contains(want), "{args:?}: want {want:?} in {e:?}");
     }
 }
 

@@ -241,17 +241,49 @@ fn accepted_words(why: &str) -> String {
     why.to_string()
 }
 
+/// The command an error is about, from clap's usage line (`Usage: iogauge report [OPTIONS]
+/// <RUN.json>`): None for the top level.
+fn command_of(e: &clap::Error) -> Option<String> {
+    let usage = e.get(ContextKind::Usage)?.to_string();
+    let mut words = usage
+        .split_whitespace()
+        .skip_while(|w| !w.ends_with("iogauge"))
+        .skip(1);
+    words
+        .next()
+        .filter(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+        .map(str::to_string)
+}
+
+/// Where an unknown option's command lists what it takes.
+fn advice(command: Option<&str>) -> String {
+    match command {
+        Some(c @ ("run" | "job" | "quick" | "assess" | "sweep")) => {
+            format!("; 'iogauge options' lists workload options, 'iogauge {c} --help' all of them")
+        }
+        Some(c) => format!("; 'iogauge {c} --help' lists its options"),
+        None => "; 'iogauge --help' lists the commands and their options".to_string(),
+    }
+}
+
 fn one_line(e: &clap::Error) -> String {
     let arg = e.get(ContextKind::InvalidArg).map(|v| v.to_string());
     let value = e.get(ContextKind::InvalidValue).map(|v| v.to_string());
     let suggested = e.get(ContextKind::SuggestedArg).map(|v| v.to_string());
     match (e.kind(), arg) {
         (ErrorKind::UnknownArgument, Some(a)) => {
-            let mut s = format!("{a}: unknown option");
+            let mut s = match a.starts_with('-') {
+                true => format!("{a}: unknown option"),
+                // `--randrepeat 0`: a workload option's value given as the next word.
+                false => format!(
+                    "{a}: unexpected word (a workload option's value goes after '=', as in \
+                     --randrepeat=0)"
+                ),
+            };
             if let Some(sug) = suggested {
                 s += &format!(" (did you mean {sug}?)");
             }
-            s + "; 'iogauge options' lists workload options, 'iogauge run --help' all of them"
+            s + &advice(command_of(e).as_deref())
         }
         (_, Some(a)) => {
             let first = e.render().to_string();
