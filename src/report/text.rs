@@ -475,8 +475,8 @@ fn measurement(o: &mut String, m: &Measurement, depth: u32) {
     let c = &m.cpu;
     let _ = writeln!(
         o,
-        "  cpu    usr {:.1}%  sys {:.1}%  ({:.2} s user, {:.2} s system)  ctx switches {}  \
-         page faults {} major / {} minor",
+        "  cpu    usr {:.1}%  sys {:.1}% of one CPU  ({:.2} s user, {:.2} s system)  ctx switches \
+         {}  page faults {} major / {} minor",
         c.usr_pct, c.sys_pct, c.user_s, c.system_s, c.ctx_switches, c.major_faults, c.minor_faults
     );
     errors_line(o, m);
