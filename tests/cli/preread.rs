@@ -103,3 +103,23 @@ fn pre_read_with_direct_is_said_to_cache_nothing() {
         "{warnings}"
     );
 }
+
+/// A job that only writes opens its files write-only: it is not pre-read, and a warning says
+/// so (the run goes on, and writes what it was asked to).
+#[test]
+fn pre_read_of_a_job_that_only_writes_is_said_and_skipped() {
+    let (_d, _f, fname) = tmp_file();
+    let r = run_json(
+        &[
+            &fname,
+            "--rw=write",
+            "--bs=64k",
+            "--size=1m",
+            "--pre_read=1",
+        ],
+        0,
+    );
+    assert_eq!(job(&r)["write"]["bytes"], 1 << 20);
+    let warnings = r["warnings"].to_string();
+    assert!(warnings.contains("nothing is pre-read"), "{warnings}");
+}

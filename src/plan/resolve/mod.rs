@@ -193,7 +193,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         numpages,
         flags,
         direct,
-        cache: cache(&v, (rw, engine, direct), w)?,
+        cache: cache(&v, (rw, engine, direct, verify.is_some()), w)?,
         sync: sync(&v, w)?,
         overwrite: v.bool("overwrite")?,
         fallocate: fallocate(&v)?,
@@ -612,10 +612,11 @@ fn numpages(
 }
 
 /// What the job tells the page cache. `pre_read` turns `invalidate` off, as fio's does
-/// (dropping the pages just read would undo it).
+/// (dropping the pages just read would undo it). It reads through the job's own descriptors,
+/// so a job that neither reads nor verifies (opened write-only) is not pre-read, and says so.
 fn cache(
     v: &Values<'_>,
-    (rw, engine, direct): (RwMode, crate::plan::EngineKind, bool),
+    (rw, engine, direct, verifies): (RwMode, crate::plan::EngineKind, bool, bool),
     w: &mut Vec<String>,
 ) -> Result<Cache, SpecError> {
     let fadvise = match v.choice("fadvise_hint")?.as_str() {
@@ -625,7 +626,15 @@ fn cache(
         _ if rw.is_random() => Fadvise::Random,
         _ => Fadvise::Sequential,
     };
-    let pre_read = v.bool("pre_read")? && !engine.fileless() && !engine.file_op();
+    let mut pre_read = v.bool("pre_read")? && !engine.fileless() && !engine.file_op();
+    if pre_read && !rw.reads() && !verifies {
+        w.push(format!(
+            "{}: the job only writes or trims (its files are opened write-only), so nothing is \
+             pre-read",
+            v.named("pre_read")
+        ));
+        pre_read = false;
+    }
     if pre_read && direct {
         w.push(format!(
             "{} with {}: the pre-read goes around the page cache as the job's own reads do, so \
