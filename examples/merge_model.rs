@@ -11,12 +11,7 @@
 use iogauge::studies::scaleout::{Merger, RankResult};
 
 fn peak_rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        .unwrap_or(0)
+    iogauge::runner::limits::peak_rss_kib().unwrap_or(0)
 }
 
 fn main() {

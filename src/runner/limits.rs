@@ -179,6 +179,13 @@ fn cgroup_room() -> Option<u64> {
     Some(max.saturating_sub(current))
 }
 
+/// The process's peak resident memory, KiB (`VmHWM` in /proc/self/status): what scale-out's
+/// rank 0 reports its merge cost it, and what the merge model measures.
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    kib_field(&status, "VmHWM:").map(|b| b / 1024)
+}
+
 fn address_space_room() -> Option<u64> {
     let lim = rustix::process::getrlimit(rustix::process::Resource::As);
     let max = lim.current?;

@@ -21,13 +21,6 @@ pub(super) struct Collected {
     pub(super) merge_ms: f64,
 }
 
-/// The process's peak resident memory, KiB (`VmHWM` in /proc/self/status).
-pub(super) fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 /// What became of one rank's result.
 enum Got {
     Waiting,

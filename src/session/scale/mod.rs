@@ -731,7 +731,7 @@ impl Ranks {
                 received_bytes,
                 receive_ms,
                 merge_ms,
-                peak_rss_kib: exchange::peak_rss_kib(),
+                peak_rss_kib: iogauge::runner::limits::peak_rss_kib(),
             });
         }
         for l in lines {
