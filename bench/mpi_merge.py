@@ -11,7 +11,10 @@ per rank's job (`--rank-jobs=each`) and per host and job (`--rank-jobs=host`), a
 
 Then the scales this host cannot launch, simulated (`examples/merge_model.rs`): one real rank's
 report becomes the result of each of N ranks, 20 to a host, parsed and folded into the merge
-one at a time as rank 0 does under mpirun, up to 10,000 ranks, in both modes.
+one at a time as rank 0 does under mpirun, up to 10,000 ranks, in both modes, and with a row
+per host and job through a tree of host leaders (`tree`: what iogauge does on more than one
+host with --rank-jobs=host; each host's leader folds its host's results and sends rank 0 one
+merge — the launched runs here are on one host, where there is no tree).
 
 Usage: python3 bench/mpi_merge.py [--ranks 4,8,16,32,64] [--repeat 3] [--simulate 256,1000,4000,10000] [--no-save]
 Needs OpenMPI (scripts/test-deps.sh installs it).
@@ -57,9 +60,9 @@ def simulated(ranks):
     lines = ["", "Simulated (examples/merge_model.rs: one real rank's report, 1 s of 4 KiB random "
              "reads, as the result of each of N ranks, 20 to a host, each parsed and folded as it "
              "comes, as rank 0 does):", "",
-             "| ranks | hosts | --rank-jobs | received (MiB) | parse (ms) | fold (ms) | finish (ms) "
-             "| rank 0 memory growth (MiB) | report (MiB) | job rows |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| ranks | hosts | results via | received (MiB) | parse (ms) | fold (ms) | finish (ms) "
+             "| a host leader (ms) | rank 0 memory growth (MiB) | report (MiB) | job rows |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory(dir="/dev/shm") as d:
         rep = os.path.join(d, "rank.json")
         with open(rep, "wb") as f:
@@ -68,12 +71,15 @@ def simulated(ranks):
                           "--time_based", "--runtime=1", "--output-format=json"],
                          capture_output=True, check=True).stdout)
         for n in ranks:
-            for jobs in ("each", "host"):
+            for jobs in ("each", "host", "tree"):
                 out = subprocess.run([model, rep, str(n), "20", jobs], capture_output=True,
                                      check=True, text=True).stdout
                 r = json.loads(out)
-                lines.append(f"| {n} | {-(-n // 20)} | {jobs} | {r['received_bytes'] / 1048576:.1f} | "
-                             f"{r['parse_ms']:.0f} | {r['fold_ms']:.0f} | {r['finish_ms']:.1f} | "
+                via = {"each": "rank 0 (each)", "host": "rank 0 (host)",
+                       "tree": "host leaders (host)"}[jobs]
+                leader = f"{r['leader_ms_max']:.0f}" if jobs == "tree" else "–"
+                lines.append(f"| {n} | {-(-n // 20)} | {via} | {r['received_bytes'] / 1048576:.1f} | "
+                             f"{r['parse_ms']:.0f} | {r['fold_ms']:.0f} | {r['finish_ms']:.1f} | {leader} | "
                              f"{r['peak_rss_growth_kib'] / 1024:.1f} | "
                              f"{r['report_bytes'] / 1048576:.2f} | {r['job_rows']} |")
                 print(lines[-1], flush=True)

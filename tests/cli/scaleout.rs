@@ -951,9 +951,8 @@ fn iotest_runs_across_ranks() {
 /// ranks of one host that did not overlap do not add up to more than the host moved in any
 /// second. Each rank's start and end are in the report, to compute any span again. Ranks
 /// that ran other options than rank 0 are named in a warning, with the first difference.
-#[test]
-fn host_rows_are_bytes_over_the_hosts_span_and_other_plans_are_named() {
-    use iogauge::studies::scaleout::{RankResult, aggregate};
+/// A real report of one rank (64 MiB read from the null engine, with its histograms).
+fn null_report() -> iogauge::result::RunReport {
     let d = tmp();
     let o = super::run_in(
         d.path(),
@@ -965,11 +964,17 @@ fn host_rows_are_bytes_over_the_hosts_span_and_other_plans_are_named() {
         ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let report: iogauge::result::RunReport = serde_json::from_slice(&o.stdout).unwrap();
-    let elapsed = report.groups[0].total.elapsed_ns;
-    let bytes = report.groups[0].total.read.bytes;
-    // Ranks 0 and 1 on host a, one after the other; rank 2 on b, with rank 0.
-    let part = |rank: usize, host: &str, start: u64| RankResult {
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// `report` as the result of `rank` on `host`, its group started at `start` (its own clock).
+fn rank_part(
+    report: &iogauge::result::RunReport,
+    rank: usize,
+    host: &str,
+    start: u64,
+) -> iogauge::studies::scaleout::RankResult {
+    iogauge::studies::scaleout::RankResult {
         rank,
         host: host.into(),
         exit_code: 0,
@@ -980,7 +985,17 @@ fn host_rows_are_bytes_over_the_hosts_span_and_other_plans_are_named() {
         read_shift: None,
         report: report.clone(),
         rounds: None,
-    };
+    }
+}
+
+#[test]
+fn host_rows_are_bytes_over_the_hosts_span_and_other_plans_are_named() {
+    use iogauge::studies::scaleout::aggregate;
+    let report = null_report();
+    let elapsed = report.groups[0].total.elapsed_ns;
+    let bytes = report.groups[0].total.read.bytes;
+    // Ranks 0 and 1 on host a, one after the other; rank 2 on b, with rank 0.
+    let part = |rank: usize, host: &str, start: u64| rank_part(&report, rank, host, start);
     let t0 = 1_000_000_000_000;
     let parts = vec![
         part(0, "a", t0),
@@ -1087,6 +1102,113 @@ fn host_rows_are_bytes_over_the_hosts_span_and_other_plans_are_named() {
              bs=4096)"
         ),
         "{w}"
+    );
+}
+
+/// A tree of host leaders (a row per host and job): each host's leader folds its host's
+/// results, its merge goes to rank 0 as JSON (its windows on its own host's clock), and rank
+/// 0 takes it in. The report is rank 0's merge of every result itself: the same host rows,
+/// windows (shifted by the host's clock offset), totals, pooled histograms, job rows, warnings
+/// and the ranks that ran other options.
+#[test]
+fn a_tree_of_host_leaders_merges_what_rank_0_alone_would() {
+    use iogauge::studies::scaleout::{HostPart, Merger};
+    let report = null_report();
+    let elapsed = report.groups[0].total.elapsed_ns;
+    let t0 = 1_000_000_000_000;
+    // Host b's clock runs 3 s ahead of rank 0's.
+    let ahead: i64 = 3_000_000_000;
+    let part = |rank: usize, host: &str, start: u64| rank_part(&report, rank, host, start);
+    let mut odd = part(5, "c", t0);
+    odd.report.groups[0].jobs[0]
+        .options
+        .insert("bs".into(), "8192".into());
+    odd.report.warnings.push("c's own warning".into());
+    let on_rank_0_clock = vec![
+        part(0, "a", t0),
+        part(1, "a", t0 + elapsed),
+        part(2, "b", t0),
+        part(3, "b", t0 + elapsed / 2),
+        part(4, "c", t0 + 2 * elapsed),
+        odd,
+    ];
+    let mut flat = Merger::new(true);
+    for p in on_rank_0_clock.clone() {
+        flat.add(p);
+    }
+    let (flat, _) = flat.finish().unwrap();
+
+    // Rank 0 adds its host's results; b's and c's leaders fold theirs (b's on its clock).
+    let mut tree = Merger::new(true);
+    let mut leaders = [Merger::new(true), Merger::new(true)];
+    for mut p in on_rank_0_clock {
+        match p.host.as_str() {
+            "a" => tree.add(p),
+            "b" => {
+                p.group_start_unix_ns[0] += ahead as u64;
+                leaders[0].add(p)
+            }
+            _ => leaders[1].add(p),
+        }
+    }
+    for (m, (leader, offset)) in leaders.into_iter().zip([(2, ahead), (4, 0)]) {
+        let wire = serde_json::to_vec(&HostPart {
+            leader,
+            merger: m,
+            failed: Vec::new(),
+            silent: Vec::new(),
+            received_bytes: 0,
+            receive_ms: 0.0,
+        })
+        .unwrap();
+        let got: HostPart = serde_json::from_slice(&wire).unwrap();
+        tree.absorb(got.merger, offset);
+    }
+    let (tree, _) = tree.finish().unwrap();
+    let (f, t) = (
+        flat.scaleout.clone().unwrap(),
+        tree.scaleout.clone().unwrap(),
+    );
+    assert_eq!(t.hosts, f.hosts, "the same host rows");
+    assert_eq!(t.groups, f.groups, "the same windows and spans");
+    assert_eq!(t.ranks, 6);
+    assert_eq!(t.max_clock_offset_ms, 3000.0);
+    let (ft, tt) = (&flat.groups[0].total, &tree.groups[0].total);
+    assert_eq!((tt.read.bytes, tt.read.ios), (ft.read.bytes, ft.read.ios));
+    assert_eq!(tt.elapsed_ns, ft.elapsed_ns);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs();
+    assert!(close(tt.read.mb_per_s, ft.read.mb_per_s));
+    let lat = |d: &iogauge::result::DirReport| d.clat_ns.clone().or(d.lat_ns.clone()).unwrap();
+    let (fl, tl) = (lat(&ft.read), lat(&tt.read));
+    assert_eq!(
+        tl.histogram_ns, fl.histogram_ns,
+        "the same pooled histogram"
+    );
+    assert_eq!(tl.percentiles, fl.percentiles);
+    let rows = |r: &iogauge::studies::Report| {
+        r.groups[0]
+            .jobs
+            .iter()
+            .map(|j| (j.name.clone(), j.ranks.clone(), j.measurement.read.bytes))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rows(&tree), rows(&flat));
+    assert_eq!(rows(&tree).len(), 3, "{:?}", rows(&tree));
+    assert_eq!(tree.warnings, flat.warnings);
+    assert!(
+        tree.warnings
+            .iter()
+            .any(|w| w.starts_with("rank 5 (c): c's own warning")),
+        "{:?}",
+        tree.warnings
+    );
+    assert!(
+        tree.warnings.iter().any(|w| w.starts_with(
+            "rank(s) 5 ran other options than rank 0 (rank 5 ran bs=8192 where rank 0 ran \
+             bs=4096)"
+        )),
+        "{:?}",
+        tree.warnings
     );
 }
 

@@ -300,8 +300,8 @@ fn two_hosts_each_with_its_own_rows_device_and_files() {
 }
 
 /// Three hosts, two ranks each, with a row per host and job (`--rank-jobs=host`, as above
-/// 256 ranks): each host's two ranks are one job row `w@HOST` naming them, with both ranks'
-/// bytes; the host rows are still each host's bytes over its own span (from the per-rank
+/// 256 ranks), the results going through each host's leader: each host's two ranks are one
+/// job row `w@HOST` naming them, with both ranks' bytes; the host rows are still each host's bytes over its own span (from the per-rank
 /// windows, which stay); one device line per host; every file removed on every host.
 #[test]
 fn three_hosts_with_a_row_per_host_and_job() {
@@ -330,6 +330,8 @@ fn three_hosts_with_a_row_per_host_and_job() {
     let s = &r["scaleout"];
     assert_eq!(s["ranks"], 6);
     assert_eq!(s["jobs_per_host"], true);
+    // Through a tree: hB's and hC's leaders sent rank 0 their hosts' merges.
+    assert_eq!(s["merge"]["host_leaders"]["merges"], 2, "{s}");
     let jobs = r["groups"][0]["jobs"].as_array().unwrap();
     let rows: Vec<(String, Value, u64)> = jobs
         .iter()
@@ -398,13 +400,15 @@ impl Cut {
     }
 }
 
-/// Starts 4 ranks of a `secs` timed write on the two hosts with `--rank-timeout=5s`, and
+/// Starts 4 ranks of a `secs` timed write on the two hosts with `--rank-timeout=5s` (and
+/// `extra`), and
 /// once every rank's file is there, does `cut` to host hB; then waits (at most 60 s) until
 /// `done` holds for the disks and the partial reports, and stops mpirun if it still waits on
 /// hB (OpenMPI's launcher, not iogauge, waits on a daemon it cannot reach).
 fn with_hb_cut(
     hosts: &Hosts,
     secs: u32,
+    extra: &[&str],
     cut: &dyn Fn(&Hosts),
     done: &dyn Fn(&Hosts, &[Value]) -> bool,
 ) -> Cut {
@@ -412,22 +416,21 @@ fn with_hb_cut(
     let runtime = format!("--runtime={secs}");
     let out = hosts.root.path().join("stdout");
     let err = hosts.root.path().join("stderr");
+    let mut args = vec![
+        "run",
+        &dir,
+        "--size=4m",
+        "--bs=64k",
+        "--rw=randwrite",
+        "--name=w",
+        "--time_based",
+        &runtime,
+        "--rank-timeout=5s",
+        "--output-format=json",
+    ];
+    args.extend_from_slice(extra);
     let mut child = hosts
-        .mpirun(
-            4,
-            &[
-                "run",
-                &dir,
-                "--size=4m",
-                "--bs=64k",
-                "--rw=randwrite",
-                "--name=w",
-                "--time_based",
-                &runtime,
-                "--rank-timeout=5s",
-                "--output-format=json",
-            ],
-        )
+        .mpirun(4, &args)
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(std::fs::File::create(&err).unwrap())
         .spawn()
@@ -494,6 +497,7 @@ fn a_host_cut_off_mid_run_is_named_and_nothing_hangs() {
     let c = with_hb_cut(
         &hosts,
         4,
+        &[],
         &|h| assert!(ip(&["link", "set", &h.link("hB"), "down"])),
         &|h, partial| {
             !partial.is_empty()
@@ -526,7 +530,7 @@ fn a_hosts_ranks_killed_leave_no_file_on_the_others() {
     let Some(hosts) = Hosts::new(&["hA", "hB"]) else {
         return;
     };
-    let c = with_hb_cut(&hosts, 4, &|h| h.kill_all("hB"), &|h, _| {
+    let c = with_hb_cut(&hosts, 4, &[], &|h| h.kill_all("hB"), &|h, _| {
         names(&h.disk("hA")).is_empty()
     });
     c.ended_in_time_and_failed();
@@ -546,25 +550,9 @@ fn a_stalled_rank_on_another_host_is_named() {
     let Some(hosts) = Hosts::new(&["hA", "hB"]) else {
         return;
     };
-    let c = with_hb_cut(
-        &hosts,
-        4,
-        &|h| {
-            // Rank 3's command line names the hosts' disk, which is this test's own.
-            let marker = h.shared_path().display().to_string();
-            let rank3 = super::scaleout::rank_pid(&marker, 3).expect("rank 3's process on hB");
-            let stopped = Command::new("kill")
-                .args(["-STOP", &rank3.to_string()])
-                .status()
-                .unwrap();
-            assert!(stopped.success());
-        },
-        &|h, partial| {
-            !partial.is_empty()
-                && names(&h.disk("hA")).is_empty()
-                && names(&h.disk("hB")).len() <= 1
-        },
-    );
+    let c = with_hb_cut(&hosts, 4, &[], &|h| stop_rank(h, 3), &|h, partial| {
+        !partial.is_empty() && names(&h.disk("hA")).is_empty() && names(&h.disk("hB")).len() <= 1
+    });
     c.ended_in_time_and_failed();
     let (r, errors) = c.partial_errors();
     assert!(
@@ -577,6 +565,92 @@ fn a_stalled_rank_on_another_host_is_named() {
     // job, continues and terminates it, and it removes its file then.
     let left = names(&hosts.disk("hB"));
     assert!(left.iter().all(|f| f == "w.r3.0.0"), "{left:?}");
+}
+
+/// SIGSTOP to rank `k` (found by its command line, which names this test's own disk).
+fn stop_rank(h: &Hosts, k: usize) {
+    let marker = h.shared_path().display().to_string();
+    let pid = super::scaleout::rank_pid(&marker, k).expect("the rank's process");
+    let stopped = Command::new("kill")
+        .args(["-STOP", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+}
+
+/// With a row per host and job the results go through each host's leader (its lowest rank,
+/// here 2 on hB), which sends rank 0 its host's merge: rank 3 stalled, hB's leader gives it
+/// up within --rank-timeout and passes rank 2's result on; rank 0's partial report holds
+/// hA's row and hB's (rank 2 alone), names rank 3 as not answering its leader, and says it
+/// took one host's merge.
+#[test]
+fn a_stalled_rank_behind_its_host_leader_is_named() {
+    let Some(hosts) = Hosts::new(&["hA", "hB"]) else {
+        return;
+    };
+    let c = with_hb_cut(
+        &hosts,
+        4,
+        &["--rank-jobs=host"],
+        &|h| stop_rank(h, 3),
+        &|h, partial| {
+            !partial.is_empty()
+                && names(&h.disk("hA")).is_empty()
+                && names(&h.disk("hB")).len() <= 1
+        },
+    );
+    c.ended_in_time_and_failed();
+    let (r, errors) = c.partial_errors();
+    assert!(
+        errors.contains("rank 3 (hB): no result: it did not answer its host's leader (rank 2)"),
+        "{errors}"
+    );
+    let rows: Vec<(&str, &Value)> = r["groups"][0]["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["name"].as_str().unwrap(), &j["ranks"]))
+        .collect();
+    let (a, b) = (serde_json::json!([0, 1]), serde_json::json!([2]));
+    assert_eq!(rows, [("w@hA", &a), ("w@hB", &b)]);
+    assert_eq!(r["scaleout"]["merge"]["host_leaders"]["merges"], 1, "{r}");
+    assert!(names(&hosts.disk("hA")).is_empty(), "hA's files removed");
+    let left = names(&hosts.disk("hB"));
+    assert!(left.iter().all(|f| f == "w.r3.0.0"), "{left:?}");
+}
+
+/// hB's leader (rank 2) stalled: its host's results never reach rank 0, which waits a little
+/// longer than a leader would and then names both of hB's ranks as lost with their leader;
+/// the report holds hA's row; rank 3, whose leader never took its result, has removed its
+/// own file and gives up within twice --rank-timeout.
+#[test]
+fn a_stalled_host_leader_costs_its_host_and_is_named() {
+    let Some(hosts) = Hosts::new(&["hA", "hB"]) else {
+        return;
+    };
+    let c = with_hb_cut(
+        &hosts,
+        4,
+        &["--rank-jobs=host"],
+        &|h| stop_rank(h, 2),
+        &|h, partial| {
+            !partial.is_empty()
+                && names(&h.disk("hA")).is_empty()
+                && names(&h.disk("hB")).len() <= 1
+        },
+    );
+    c.ended_in_time_and_failed();
+    let (r, errors) = c.partial_errors();
+    assert!(
+        errors.contains("ranks 2,3 (hB): no result: its host's leader (rank 2) did not answer"),
+        "{errors}"
+    );
+    let jobs = r["groups"][0]["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "{jobs:?}");
+    assert_eq!(jobs[0]["name"], "w@hA");
+    assert!(names(&hosts.disk("hA")).is_empty(), "hA's files removed");
+    let left = names(&hosts.disk("hB"));
+    assert!(left.iter().all(|f| f == "w.r2.0.0"), "{left:?}");
 }
 
 /// An MPMD launch across the hosts, writing on hA and reading on hB (appfile style), is

@@ -16,6 +16,7 @@ use super::{AGREE, Failure, GROUP_READY, Measured, RUN_TICK, Tick, Told};
 
 mod exchange;
 mod start;
+mod tree;
 mod wait;
 
 use start::{all_hosts, clock_offsets};
@@ -38,6 +39,8 @@ const CODE: mpi::Tag = 11;
 /// were given up (no meeting can be had then: a rank that left early would end the job,
 /// and the launcher rank 0 with it, before the report is written).
 const BYE: mpi::Tag = 12;
+/// The tag of a host leader's merge of its host's results, to rank 0.
+const PARTIAL: mpi::Tag = 13;
 
 pub struct Ranks {
     // Dropped last, after the report is out: MPI_Finalize meets the launcher, which after a
@@ -105,6 +108,8 @@ impl From<&iogauge::cli::ToolOptions> for Asked {
                 format!("precondition={}", t.rounds.precondition),
                 format!("rank-stonewall={}", t.rank_stonewall),
                 format!("rank-read-shift={shift}"),
+                // Whether results go through the hosts' leaders: every rank must agree.
+                format!("rank-jobs={}", t.rank_jobs.unwrap_or_default()),
             ],
         }
     }
@@ -667,7 +672,7 @@ impl Ranks {
         // for it.
         let bytes = self.result_bytes(&measured);
         if self.rank != 0 {
-            let Some(code) = self.exchange(bytes) else {
+            let Some(code) = self.pass_on(bytes) else {
                 iogauge::out::stderr(&format!(
                     "iogauge: rank {} ({}): rank 0 did not take this rank's result or answer \
                      within {:.0} s (twice --rank-timeout): no merged report; this rank's files \
@@ -691,14 +696,17 @@ impl Ranks {
         }
         let n = self.world.size() as usize;
         let mut merger = Merger::new(self.jobs_per_host);
+        let collected = self.collect(bytes, &mut merger);
+        let (failed, failed_code) = self.reasons(&collected);
         let exchange::Collected {
             answered,
-            failed,
-            failed_code,
             received_bytes,
             receive_ms,
             merge_ms,
-        } = self.collect(bytes, &mut merger);
+            host_parts,
+            leader_receive_ms_max,
+            ..
+        } = collected;
         if answered.len() < n {
             self.patience
                 .give_up("the end of the run", self.exchange_limit());
@@ -732,6 +740,10 @@ impl Ranks {
                 receive_ms,
                 merge_ms,
                 peak_rss_kib: iogauge::runner::limits::peak_rss_kib(),
+                host_leaders: (host_parts > 0).then_some(iogauge::studies::scaleout::LeadersCost {
+                    merges: host_parts,
+                    longest_receive_ms: leader_receive_ms_max,
+                }),
             });
         }
         for l in lines {

@@ -126,6 +126,17 @@ pub struct MergeCost {
     pub merge_ms: f64,
     /// The process's peak resident memory (`VmHWM`), KiB, after the merge.
     pub peak_rss_kib: Option<u64>,
+    /// With a tree of host leaders: what rank 0 received is their merges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_leaders: Option<LeadersCost>,
+}
+
+/// The host leaders' share of a merge: how many hosts' merges rank 0 took in, and the
+/// longest any leader took to take its host's results (they do so at once, each on its host).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LeadersCost {
+    pub merges: usize,
+    pub longest_receive_ms: f64,
 }
 
 pub(super) fn p99_us(d: &DirReport) -> Option<f64> {

@@ -7,6 +7,8 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use super::merge::{
     HostGroup, HostRow, RankResult, RankSpan, ScaleOut, add_verify, first_difference, job_options,
     over_span, p99_us, rank_neutral, ranks_text,
@@ -80,57 +82,68 @@ impl RankJobs {
 
 /// Measurements added up one at a time, and the elapsed times they hold (the weight of the
 /// whole in the next addition, so that adding one by one gives what adding all at once does).
-struct Running {
-    m: Measurement,
-    weight: f64,
+#[derive(Serialize, Deserialize)]
+pub(super) struct Running {
+    pub(super) m: Measurement,
+    pub(super) weight: f64,
 }
 
 fn add_to(sum: &mut Option<Running>, m: &Measurement) {
-    let w = m.elapsed_ns as f64;
+    add_weighted(sum, m, m.elapsed_ns as f64);
+}
+
+/// `m`, standing for `weight` of elapsed time (a host leader's sum of several), added to `sum`.
+pub(super) fn add_weighted(sum: &mut Option<Running>, m: &Measurement, weight: f64) {
     *sum = Some(match sum.take() {
         None => Running {
             m: m.clone(),
-            weight: w,
+            weight,
         },
         Some(r) => Running {
-            m: Measurement::sum_weighted(&[(&r.m, r.weight), (m, w)]),
-            weight: r.weight + w,
+            m: Measurement::sum_weighted(&[(&r.m, r.weight), (m, weight)]),
+            weight: r.weight + weight,
         },
     });
 }
 
-/// One rank's window in one group, on rank 0's clock (ns since the Unix epoch), and whether
-/// another rank's finish stopped it (stonewalling).
-struct Window {
-    rank: usize,
-    host: String,
-    start: u64,
-    end: u64,
-    stopped: bool,
+/// One rank's window in one group, on rank 0's clock (ns since the Unix epoch; a host
+/// leader's own clock until rank 0 takes its sums), and whether another rank's finish
+/// stopped it (stonewalling).
+#[derive(Serialize, Deserialize)]
+pub(super) struct Window {
+    pub(super) rank: usize,
+    pub(super) host: String,
+    pub(super) start: u64,
+    pub(super) end: u64,
+    pub(super) stopped: bool,
 }
 
 /// A row per host and job: the host's ranks' jobs of one name and clone added up.
-struct HostJob {
-    host: String,
-    name: String,
-    clone: u32,
+#[derive(Serialize, Deserialize)]
+pub(super) struct HostJob {
+    pub(super) host: String,
+    pub(super) name: String,
+    pub(super) clone: u32,
     /// The lowest rank's row (its options and files are the row's), the sum in `sum`.
-    first: (usize, JobReport),
-    sum: Option<Running>,
-    ranks: Vec<usize>,
+    pub(super) first: (usize, JobReport),
+    pub(super) sum: Option<Running>,
+    pub(super) ranks: Vec<usize>,
 }
 
 /// One group's running sums.
-#[derive(Default)]
-struct GroupSums {
-    total: Option<Running>,
-    verify: Option<VerifyReport>,
-    windows: Vec<Window>,
-    by_host: BTreeMap<String, Option<Running>>,
-    devices: Vec<DeviceIo>,
-    rank_jobs: Vec<(usize, JobReport)>,
-    host_jobs: Vec<HostJob>,
+#[derive(Default, Serialize, Deserialize)]
+pub(super) struct GroupSums {
+    pub(super) total: Option<Running>,
+    pub(super) verify: Option<VerifyReport>,
+    pub(super) windows: Vec<Window>,
+    pub(super) by_host: BTreeMap<String, Option<Running>>,
+    pub(super) devices: Vec<DeviceIo>,
+    pub(super) rank_jobs: Vec<(usize, JobReport)>,
+    pub(super) host_jobs: Vec<HostJob>,
 }
+
+/// A rank's jobs' options, as compared between ranks ([`job_options`]).
+type JobOptions = Vec<BTreeMap<String, String>>;
 
 /// A line, the ranks (and their hosts) that gave it, and where it comes first: the lowest
 /// rank that gave it and its place in that rank's list.
@@ -138,8 +151,8 @@ type Line = (String, Vec<(usize, String)>, (usize, usize));
 
 /// Lines several ranks gave, each once with its ranks and hosts, in the order of where each
 /// comes first.
-#[derive(Default)]
-struct Said(Vec<Line>);
+#[derive(Default, Serialize, Deserialize)]
+pub(super) struct Said(pub(super) Vec<Line>);
 
 impl Said {
     fn add(&mut self, p: &RankResult, lines: &[String]) {
@@ -179,23 +192,27 @@ impl Said {
 
 /// Rank 0's merge in progress. [`Merger::add`] takes rank 0's result first (the merged
 /// report's provenance: its command line, host and options), then the others' in any order.
+/// A host's leader folds its host's results into one of its own and sends it (serialized,
+/// without its first rank's whole report) to rank 0, which takes it in with
+/// [`Merger::absorb`]: the same sums as if rank 0 had added each result itself.
+#[derive(Serialize, Deserialize)]
 pub struct Merger {
-    per_host: bool,
-    base: Option<(usize, crate::studies::Report)>,
-    base_options: Vec<BTreeMap<String, String>>,
-    read_shift: Option<usize>,
-    code: u8,
-    ranks: usize,
-    interrupted: bool,
-    stonewall: bool,
-    max_offset_ns: u64,
-    groups: Vec<GroupSums>,
-    hosts: BTreeMap<String, (Vec<usize>, usize)>,
-    warnings: Said,
-    errors: Said,
-    targets: Vec<(usize, String, crate::host::TargetInfo)>,
-    /// Ranks that ran other options than the first, and the lowest one's first difference.
-    differ: (Vec<usize>, Option<(usize, String)>),
+    pub(super) per_host: bool,
+    #[serde(skip)]
+    pub(super) base: Option<(usize, crate::studies::Report)>,
+    pub(super) read_shift: Option<usize>,
+    pub(super) code: u8,
+    pub(super) ranks: usize,
+    pub(super) interrupted: bool,
+    pub(super) stonewall: bool,
+    pub(super) max_offset_ns: u64,
+    pub(super) groups: Vec<GroupSums>,
+    pub(super) hosts: BTreeMap<String, (Vec<usize>, usize)>,
+    pub(super) warnings: Said,
+    pub(super) errors: Said,
+    pub(super) targets: Vec<(usize, String, crate::host::TargetInfo)>,
+    /// Each distinct set of the ranks' job options, with the ranks that ran it.
+    pub(super) options: Vec<(JobOptions, Vec<usize>)>,
 }
 
 impl Merger {
@@ -204,7 +221,6 @@ impl Merger {
         Merger {
             per_host,
             base: None,
-            base_options: Vec::new(),
             read_shift: None,
             code: 0,
             ranks: 0,
@@ -216,7 +232,7 @@ impl Merger {
             warnings: Said::default(),
             errors: Said::default(),
             targets: Vec::new(),
-            differ: (Vec::new(), None),
+            options: Vec::new(),
         }
     }
 
@@ -235,7 +251,7 @@ impl Merger {
         row.1 = row.1.max(p.report.host.cpus);
         self.warnings.add(&p, &p.report.warnings);
         self.errors.add(&p, &p.report.errors);
-        self.compare_options(&p);
+        self.add_options(p.rank, job_options(&p));
         self.add_targets(&p);
         let ngroups = match &self.base {
             Some((_, b)) => b.groups.len(),
@@ -253,40 +269,54 @@ impl Merger {
         }
     }
 
-    fn compare_options(&mut self, p: &RankResult) {
-        let mine = job_options(p);
-        let Some((first, _)) = &self.base else {
-            self.base_options = mine;
-            return;
+    pub(super) fn add_options(&mut self, rank: usize, mine: JobOptions) {
+        match self.options.iter_mut().find(|(o, _)| *o == mine) {
+            Some((_, ranks)) => ranks.push(rank),
+            None => self.options.push((mine, vec![rank])),
+        }
+    }
+
+    /// The ranks that ran other options than `base_rank`, and the lowest one's first
+    /// difference.
+    fn differ(&self, base_rank: usize) -> (Vec<usize>, Option<String>) {
+        let Some((base, _)) = self.options.iter().find(|(_, r)| r.contains(&base_rank)) else {
+            return (Vec::new(), None);
         };
-        if mine == self.base_options {
-            return;
-        }
-        self.differ.0.push(p.rank);
-        if self.differ.1.as_ref().is_none_or(|(r, _)| p.rank < *r) {
-            let d = first_difference((*first, &self.base_options), (p.rank, &mine));
-            self.differ.1 = Some((p.rank, d));
-        }
+        let mut odd: Vec<(usize, &[BTreeMap<String, String>])> = self
+            .options
+            .iter()
+            .filter(|(o, _)| o != base)
+            .flat_map(|(o, ranks)| ranks.iter().map(move |&r| (r, o.as_slice())))
+            .collect();
+        odd.sort_by_key(|(r, _)| *r);
+        let example = odd
+            .first()
+            .map(|&(r, mine)| first_difference((base_rank, base), (r, mine)));
+        (odd.into_iter().map(|(r, _)| r).collect(), example)
     }
 
     /// Every rank's targets; with a row per host, each host's file systems once (the lowest
     /// rank's file on each).
     fn add_targets(&mut self, p: &RankResult) {
         for t in &p.report.targets {
-            if self.per_host {
-                let same = self
-                    .targets
-                    .iter_mut()
-                    .find(|(_, h, x)| *h == p.host && x.mount_point == t.mount_point);
-                if let Some(s) = same {
-                    if p.rank < s.0 {
-                        *s = (p.rank, p.host.clone(), t.clone());
-                    }
-                    continue;
-                }
-            }
-            self.targets.push((p.rank, p.host.clone(), t.clone()));
+            self.add_target(p.rank, &p.host, t);
         }
+    }
+
+    pub(super) fn add_target(&mut self, rank: usize, host: &str, t: &crate::host::TargetInfo) {
+        if self.per_host {
+            let same = self
+                .targets
+                .iter_mut()
+                .find(|(_, h, x)| *h == host && x.mount_point == t.mount_point);
+            if let Some(s) = same {
+                if rank < s.0 {
+                    *s = (rank, host.to_string(), t.clone());
+                }
+                return;
+            }
+        }
+        self.targets.push((rank, host.to_string(), t.clone()));
     }
 
     fn add_group(&mut self, gi: usize, p: &RankResult) {
@@ -348,6 +378,7 @@ impl Merger {
 
     /// The merged report and the worst rank's exit code; None when no result was added.
     pub fn finish(self) -> Option<(crate::studies::Report, u8)> {
+        let (odd, example) = self.base.as_ref().map(|(r, _)| self.differ(*r))?;
         let (base_rank, mut out) = self.base?;
         let mut hosts: Vec<HostRow> = self
             .hosts
@@ -402,9 +433,7 @@ impl Merger {
         out.targets = targets.into_iter().map(|(_, _, t)| t).collect();
         out.interrupted = self.interrupted;
         out.warnings = self.warnings.lines();
-        let (mut odd, example) = self.differ;
         if !odd.is_empty() {
-            odd.sort_unstable();
             out.warnings.push(format!(
                 "rank(s) {} ran other options than rank {base_rank} ({}): each group's total, its \
                  fio-format row and the host rows add different workloads together; each \
@@ -413,7 +442,7 @@ impl Merger {
                     .map(|r| r.to_string())
                     .collect::<Vec<_>>()
                     .join(", "),
-                example.map(|(_, e)| e).unwrap_or_default()
+                example.unwrap_or_default()
             ));
         }
         out.errors = self.errors.lines();
@@ -543,29 +572,30 @@ fn host_group(host: &str, m: Option<&Running>, windows: &[Window]) -> HostGroup 
 /// the rank whose window saw the most (the fullest view of it; the device's own traffic from
 /// other ranks and processes is in it as it always is).
 fn add_devices(out: &mut Vec<DeviceIo>, p: &RankResult, devices: &[DeviceIo]) {
-    let moved = |d: &DeviceIo| (d.read_bytes + d.write_bytes, d.wall_ms);
     for d in devices {
-        let same = out.iter_mut().find(|o| {
-            o.host.as_deref() == Some(p.host.as_str())
-                && o.name == d.name
-                && o.major_minor == d.major_minor
-        });
-        match same {
-            Some(o) => {
-                let mut ranks = std::mem::take(&mut o.ranks);
-                ranks.push(p.rank);
-                if moved(d) > moved(o) {
-                    *o = d.clone();
-                    o.host = Some(p.host.clone());
-                }
-                o.ranks = ranks;
+        let mut d = d.clone();
+        d.host = Some(p.host.clone());
+        d.ranks = vec![p.rank];
+        fold_device(out, d);
+    }
+}
+
+/// One device (its host and the ranks that saw it set) into a group's list: the same host's
+/// device once, its ranks together, the counts of the fullest view of it.
+pub(super) fn fold_device(out: &mut Vec<DeviceIo>, d: DeviceIo) {
+    let moved = |d: &DeviceIo| (d.read_bytes + d.write_bytes, d.wall_ms);
+    let same = out
+        .iter_mut()
+        .find(|o| o.host == d.host && o.name == d.name && o.major_minor == d.major_minor);
+    match same {
+        Some(o) => {
+            let mut ranks = std::mem::take(&mut o.ranks);
+            ranks.extend_from_slice(&d.ranks);
+            if moved(&d) > moved(o) {
+                *o = d;
             }
-            None => {
-                let mut d = d.clone();
-                d.host = Some(p.host.clone());
-                d.ranks = vec![p.rank];
-                out.push(d);
-            }
+            o.ranks = ranks;
         }
+        None => out.push(d),
     }
 }

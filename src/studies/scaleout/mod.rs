@@ -8,13 +8,16 @@
 //! Here: the launch and each rank's names; `shift.rs` the read shift; `same.rs` the check
 //! that every rank was given the same plan; `merge.rs` what the merged report holds of the
 //! ranks and its text; `merger.rs` rank 0's merge, folding each rank's result in as it
-//! arrives (a row per rank's job, or per host and job).
+//! arrives (a row per rank's job, or per host and job); `absorb.rs` a host leader's merge of
+//! its host's results taken into rank 0's.
 
+mod absorb;
 mod merge;
 mod merger;
 mod same;
 mod shift;
 
+pub use absorb::*;
 pub use merge::*;
 pub use merger::*;
 pub use same::*;
