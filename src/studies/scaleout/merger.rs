@@ -398,9 +398,16 @@ impl Merger {
             let g = &mut out.groups[gi];
             let mut windows = sums.windows;
             windows.sort_by_key(|w| w.rank);
+            // Each host's first start and last end, in one pass over the windows.
+            let mut host_spans: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+            for w in &windows {
+                let s = host_spans.entry(&w.host).or_insert((w.start, w.end));
+                *s = (s.0.min(w.start), s.1.max(w.end));
+            }
             for row in &mut hosts {
                 let m = sums.by_host.get(&row.host).and_then(Option::as_ref);
-                row.groups.push(host_group(&row.host, m, &windows));
+                let span = host_spans.get(row.host.as_str()).copied();
+                row.groups.push(host_group(m, span.unwrap_or((0, 0))));
             }
             let span = group_span(&windows);
             if let Some(total) = sums.total {
@@ -549,11 +556,8 @@ fn group_span(windows: &[Window]) -> super::merge::GroupSpan {
 /// A host's row for one group: the host's bytes over the host's span (its first rank's start
 /// to its last rank's end), computed as the group's total is, never the sum of its ranks' own
 /// rates (ranks that did not overlap would add up to more than the host moved in any second).
-fn host_group(host: &str, m: Option<&Running>, windows: &[Window]) -> HostGroup {
+fn host_group(m: Option<&Running>, (from, to): (u64, u64)) -> HostGroup {
     let mut m = m.map_or_else(|| Measurement::sum(&[]), |r| r.m.clone());
-    let mine = windows.iter().filter(|w| w.host == host);
-    let from = mine.clone().map(|w| w.start).min().unwrap_or(0);
-    let to = mine.map(|w| w.end).max().unwrap_or(0);
     let host_span = to.saturating_sub(from);
     over_span(&mut m.read, host_span);
     over_span(&mut m.write, host_span);
