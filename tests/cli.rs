@@ -29,6 +29,8 @@ mod cpuio;
 mod engines;
 #[path = "cli/errors.rs"]
 mod errors;
+#[path = "cli/exec.rs"]
+mod exec;
 #[path = "cli/faultfs.rs"]
 mod faultfs;
 #[path = "cli/fileops.rs"]

@@ -427,6 +427,7 @@ fn enghelp(engine: Option<&str>) -> String {
             "pvsync2" => "hipri nowait".to_string(),
             "filestat" => "stat_type".to_string(),
             "cpuio" => "cpuload cpuchunks cpumode".to_string(),
+            "exec" => "program arguments grace_time std_redirect".to_string(),
             "psync" | "sync" | "vsync" | "pvsync" | "falloc" | "ftruncate" | "filecreate"
             | "filedelete" | "null" => String::new(),
             _ => return None,

@@ -6,6 +6,7 @@
 
 pub mod buf;
 pub mod cpu;
+pub mod exec;
 pub mod fileops;
 pub mod libaio;
 pub mod null;
@@ -41,6 +42,7 @@ pub enum Kind {
     Filestat,
     Filedelete,
     Cpuio,
+    Exec,
     Null,
 }
 
@@ -60,6 +62,7 @@ impl Kind {
             Kind::Filestat => "filestat",
             Kind::Filedelete => "filedelete",
             Kind::Cpuio => "cpuio",
+            Kind::Exec => "exec",
             Kind::Null => "null",
         }
     }
@@ -73,12 +76,18 @@ impl Kind {
     pub fn moves_no_data(self) -> bool {
         matches!(
             self,
-            Kind::Falloc | Kind::Ftruncate | Kind::Null | Kind::Cpuio
+            Kind::Falloc | Kind::Ftruncate | Kind::Null | Kind::Cpuio | Kind::Exec
         ) || self.file_op()
     }
-    /// Whether the engine has no file at all (null, cpuio): nothing is checked, made or opened.
+    /// Whether the engine has no file at all (null, cpuio, exec): nothing is checked, made or
+    /// opened.
     pub fn fileless(self) -> bool {
-        matches!(self, Kind::Null | Kind::Cpuio)
+        matches!(self, Kind::Null | Kind::Cpuio | Kind::Exec)
+    }
+    /// Whether the engine does no I/O at all (cpuio burns CPU, exec runs a program): its
+    /// cycles count as I/Os of its own job, never in a group's total beside I/O jobs.
+    pub fn no_io(self) -> bool {
+        matches!(self, Kind::Cpuio | Kind::Exec)
     }
     /// Whether I/Os are queued, `iodepth` of them in flight (the others do one at a time).
     pub fn queued(self) -> bool {
@@ -249,6 +258,9 @@ pub fn describe(cfg: &Config) -> Description {
             },
             cfg.flags.cpu.load
         ),
+        Kind::Exec => "no I/O: runs the job's program, checked on every 50 ms; at the job's \
+                       end SIGTERM, then SIGKILL after grace_time"
+            .to_string(),
         Kind::Null => "none (null engine)".to_string(),
     };
 
@@ -464,18 +476,23 @@ pub fn set_thread_mempolicy(p: &MemPolicy) -> io::Result<()> {
     Ok(())
 }
 
-/// A job's files as `files::targets` opened them for the engine: a descriptor per file, and
-/// for the file-operation engines each file's name in its directory (filecreate's files do not
-/// exist yet, so it has names and no descriptors).
+/// What a job's engine works on: the files as `files::targets` opened them, a descriptor per
+/// file, and for the file-operation engines each file's name in its directory (filecreate's
+/// files do not exist yet, so it has names and no descriptors); for exec, the program.
 #[derive(Debug, Default)]
 pub struct Files {
     pub fds: Vec<OwnedFd>,
     pub names: Vec<fileops::Name>,
+    pub program: Option<exec::Program>,
 }
 
 /// Builds the engine `cfg` names over `files` and hands it to `f`.
 pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
-    let Files { fds: files, names } = files;
+    let Files {
+        fds: files,
+        names,
+        program,
+    } = files;
     if cfg.kind.file_op() {
         let op = match cfg.kind {
             Kind::Filecreate => fileops::Op::Create,
@@ -508,6 +525,10 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
             unreachable!("file operations are built above")
         }
         Kind::Cpuio => f.run(cpu::Cpu::new(cfg.flags.cpu)),
+        Kind::Exec => match program {
+            Some(p) => f.run(exec::Exec::new(p)),
+            None => f.setup_failed(io::Error::other("ioengine=exec: no program")),
+        },
         Kind::Null => f.run(null::Null::new(files)),
     }
 }

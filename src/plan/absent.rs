@@ -69,7 +69,6 @@ const LOCAL: &[&str] = &[
     "dircreate",
     "dirstat",
     "dirdelete",
-    "exec",
     "net",
     "netsplice",
     "guasi",

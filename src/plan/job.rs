@@ -587,12 +587,13 @@ pub struct JobSpec {
     /// Where each given option came from, so errors found later (the file system, the
     /// engine) name it as the user wrote it.
     pub origins: BTreeMap<String, super::Origin>,
-    /// Another rank's files this job reads instead of its own (a scale-out run's
-    /// `--rank-read-shift`, IOR's `-C`). Its own files are still checked, created and laid
-    /// out here, for the rank that reads them in turn.
+    /// Another rank's files this job reads instead of its own (`--rank-read-shift`, IOR's
+    /// `-C`); its own are still checked, created and laid out here, for the rank reading them.
     pub read_from: Option<ReadFrom>,
     /// `read_iolog`: the job replays a log instead of generating its I/O.
     pub replay: Option<super::replay::ReplaySpec>,
+    /// ioengine=exec: the program it runs.
+    pub program: Option<crate::engine::exec::Program>,
 }
 
 /// Which jobs a job with `exitall` stops when it ends (fio's `exit_what`): its reporting group

@@ -71,6 +71,7 @@ pub const ENGINES: &[&str] = &[
     "filestat",
     "filedelete",
     "cpuio",
+    "exec",
     "null",
 ];
 
@@ -626,7 +627,8 @@ pub static OPTIONS: &[OptionDef] = &[
                in flight), libaio (Linux native AIO: io_submit/io_getevents, iodepth in \
                flight; buffered I/O completes inside io_submit, as the kernel does it), falloc \
                (each I/O a fallocate of its range), ftruncate (each write an ftruncate to its \
-               offset), null \
+               offset), filecreate/filestat/filedelete (metadata operations), cpuio (burns \
+               CPU), exec (runs a program beside the other jobs), null \
                (no I/O: measures iogauge's own overhead). posixaio runs as io_uring, with a \
                note.",
     },
@@ -776,6 +778,40 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: Kind::Choice(&["noop", "qsort"]),
         default: Some("noop"),
         help: "cpuio: spin (noop), or sort 256 Ki integers each cycle (qsort, fio's stress).",
+    },
+    OptionDef {
+        name: "program",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "exec: the program the job runs for its runtime (found on PATH).",
+    },
+    OptionDef {
+        name: "arguments",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "exec: the program's arguments, split on spaces; %r is the job's runtime in \
+               seconds, %n its name.",
+    },
+    OptionDef {
+        name: "grace_time",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 0,
+            max: u32::MAX as u64,
+        },
+        default: Some("1"),
+        help: "exec: seconds the program has to exit after SIGTERM at the job's end, before \
+               SIGKILL.",
+    },
+    OptionDef {
+        name: "std_redirect",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("1"),
+        help: "exec: the program's stdout and stderr to NAME.stdout and NAME.stderr (new \
+               files; one that exists is refused), else iogauge's own.",
     },
     OptionDef {
         name: "exit_on_io_done",

@@ -350,10 +350,15 @@ fn group_report(
     said_without_device: &mut std::collections::BTreeSet<std::path::PathBuf>,
 ) -> GroupReport {
     let mut total = JobStats::default();
+    // Jobs that do no I/O (cpuio, exec) run beside the I/O jobs: their cycles are not the
+    // group's I/O.
+    let some_io = jobs.iter().any(|j| !j.spec.engine.no_io());
     let jobs = jobs
         .iter()
         .map(|j| {
-            total += &j.stats;
+            if !(some_io && j.spec.engine.no_io()) {
+                total += &j.stats;
+            }
             if let Some(e) = &j.error {
                 errors.push(job_error_line(&j.spec.name, j.spec.clone, e));
             }
@@ -460,6 +465,8 @@ fn job_report(j: &JobOutcome, clones: usize) -> JobReport {
         data: if j.spec.engine == crate::plan::EngineKind::Cpuio {
             "none: ioengine=cpuio does no I/O; each I/O is one cycle of CPU burned and slept"
                 .to_string()
+        } else if let Some(p) = &j.spec.program {
+            p.data_line()
         } else if j.spec.engine.file_op() {
             format!(
                 "none: ioengine={} moves no data; each I/O is one file's {}, and its bytes are \

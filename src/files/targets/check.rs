@@ -370,7 +370,11 @@ fn check_engine(job: &JobSpec) -> Result<bool, TargetError> {
             usage(format!("{named}: {}", e.message))
         })?;
     }
-    if job.engine == EngineKind::Cpuio {
+    if let Some(p) = &job.program {
+        p.check_outputs()
+            .map_err(|e| usage(format!("{}: {e}", job.label("std_redirect"))))?;
+    }
+    if matches!(job.engine, EngineKind::Cpuio | EngineKind::Exec) {
         return Ok(false);
     }
     if job.engine == EngineKind::Null {

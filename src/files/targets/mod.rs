@@ -502,7 +502,12 @@ impl Targets {
         job: &JobSpec,
     ) -> Result<(crate::engine::Files, Vec<OpenedFile>), TargetError> {
         if job.engine.fileless() {
-            return Ok(Default::default());
+            let program = job.program.clone();
+            let files = crate::engine::Files {
+                program,
+                ..Default::default()
+            };
+            return Ok((files, Vec::new()));
         }
         if job.engine.file_op() {
             return self.open_names(job);
@@ -573,7 +578,7 @@ impl Targets {
         }
         let files = crate::engine::Files {
             fds,
-            names: Vec::new(),
+            ..Default::default()
         };
         Ok((files, opened))
     }

@@ -208,16 +208,21 @@ fn cpu_load(v: &Values<'_>, engine: EngineKind) -> Result<crate::engine::cpu::Cp
     })
 }
 
-/// cpuio runs for a time (it has no size to reach): `time_based` with a `runtime`. Its one
-/// block of region is nominal.
+/// cpuio and exec run for a time (they have no size to reach): `time_based` with a
+/// `runtime`. Their one block of region is nominal.
 pub(super) fn cpuio_rules(v: &Values<'_>, spec: &mut JobSpec) -> Result<(), SpecError> {
-    if spec.engine != EngineKind::Cpuio {
-        return Ok(());
-    }
+    let what = match spec.engine {
+        EngineKind::Cpuio => "burns CPU",
+        EngineKind::Exec => "runs its program",
+        _ => return Ok(()),
+    };
     if !spec.timing.time_based || spec.timing.runtime.is_none() {
         return Err(v.error(
             "ioengine",
-            "ioengine=cpuio burns CPU for a time: give time_based and runtime".into(),
+            format!(
+                "ioengine={} {what} for a time: give time_based and runtime",
+                spec.engine.as_str()
+            ),
         ));
     }
     if spec.size.is_none() {

@@ -19,6 +19,7 @@ use crate::rawpath;
 
 mod cpus;
 mod engine;
+mod exec;
 mod fileops;
 mod numa;
 mod prio;
@@ -215,10 +216,12 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         origins,
         read_from: None,
         replay: None,
+        program: None,
     };
     spec.zones = zones::zones(&v, &spec, w)?;
     fileops::file_ops(&v, &mut spec, w)?;
     engine::cpuio_rules(&v, &mut spec)?;
+    spec.program = exec::program(&v, &spec)?;
     let replay = replay::replay(&v, &spec)?;
     spec.replay = replay.as_ref().map(|r| r.0.clone());
     all_applied(&v)?;
@@ -558,6 +561,7 @@ fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind,
         "filestat" => EngineKind::Filestat,
         "filedelete" => EngineKind::Filedelete,
         "cpuio" => EngineKind::Cpuio,
+        "exec" => EngineKind::Exec,
         "null" => EngineKind::Null,
         other => unreachable!("engine {other} not handled"),
     })
