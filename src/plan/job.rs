@@ -11,6 +11,7 @@ use std::time::Duration;
 pub use crate::engine::Kind as EngineKind;
 use crate::rawpath;
 
+pub use super::data::{DataMode, DataShape};
 pub use super::rw::RwMode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -27,136 +28,6 @@ pub enum Fadvise {
     None,
     Sequential,
     Random,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DataMode {
-    /// Random, incompressible bytes, each written block stamped unique.
-    Random,
-    /// Fresh random bytes before every write.
-    Refill,
-    Zero,
-    /// `buffer_pattern`'s bytes, repeated, in every write.
-    Pattern,
-}
-
-/// What the bytes written look like beyond their mode: how compressible and how dedupable
-/// (fio's buffer_compress_percentage, buffer_compress_chunk, dedupe_percentage,
-/// scramble_buffers, buffer_pattern).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DataShape {
-    /// Of each `compress_chunk` bytes, this share is zeros (the rest random).
-    pub compress_pct: u8,
-    pub compress_chunk: u64,
-    /// Share of writes whose data repeats an earlier write's (their stamps are the same).
-    pub dedupe_pct: u8,
-    /// Stamp every write unique (the first 8 bytes of each 512-byte sector).
-    pub scramble: bool,
-    /// The pattern of `DataMode::Pattern`.
-    pub pattern: Vec<u8>,
-    /// Where in `pattern` each write pastes its own offset (fio's `%o`, 8 bytes).
-    pub pattern_offsets: Vec<usize>,
-    /// The pattern restarts every this many bytes of a write, its `%o` pieces holding where
-    /// (`verify_pattern_interval`; 0: once per write).
-    pub pattern_segment: u64,
-}
-
-impl DataShape {
-    /// Each write's bytes depend on where it goes (`%o`, or a pattern restarted within it):
-    /// it is filled as it is prepared, not copied from the slot's template.
-    pub fn pattern_per_write(&self) -> bool {
-        !self.pattern_offsets.is_empty() || self.pattern_segment > 0
-    }
-}
-
-impl Default for DataShape {
-    fn default() -> Self {
-        DataShape {
-            compress_pct: 0,
-            compress_chunk: 512,
-            dedupe_pct: 0,
-            scramble: true,
-            pattern: Vec::new(),
-            pattern_offsets: Vec::new(),
-            pattern_segment: 0,
-        }
-    }
-}
-
-impl DataShape {
-    /// The stamp write `seq` carries, if any: dedupe_percentage of writes share stamp 0, so
-    /// their data repeats (chosen by the write's number, so the same writes each run).
-    pub fn stamp_of(&self, mode: DataMode, seq: u64) -> Option<u64> {
-        if mode != DataMode::Random || !self.scramble {
-            return None;
-        }
-        let pick = seq.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
-        if pick % 100 < u64::from(self.dedupe_pct) {
-            Some(0)
-        } else {
-            Some(seq)
-        }
-    }
-
-    /// Whether the sector at byte `at` of a page carries the write's stamp: not where it
-    /// would land in a chunk's zeros (the data stays exactly as compressible as asked).
-    pub fn stamps_sector(&self, at: usize) -> bool {
-        if self.compress_pct == 0 {
-            return true;
-        }
-        let chunk = self.compress_chunk.max(1) as usize;
-        let keep = chunk * (100 - usize::from(self.compress_pct)) / 100;
-        at % chunk + 8 <= keep
-    }
-
-    /// Zeros the compressible share of each chunk of `buf` (a page, or its start).
-    pub fn shape(&self, buf: &mut [u8]) {
-        if self.compress_pct == 0 {
-            return;
-        }
-        let chunk = self.compress_chunk.max(1) as usize;
-        let keep = chunk * (100 - usize::from(self.compress_pct)) / 100;
-        for c in buf.chunks_mut(chunk) {
-            let from = keep.min(c.len());
-            c[from..].fill(0);
-        }
-    }
-
-    /// The data in words, for the report.
-    pub fn describe(&self, mode: DataMode) -> String {
-        let mut s = match mode {
-            DataMode::Random => "random bytes (one pattern per job)".to_string(),
-            DataMode::Refill => "fresh random bytes each write".to_string(),
-            DataMode::Zero => "zeros: compressible and dedupable".to_string(),
-            DataMode::Pattern => format!(
-                "the pattern 0x{} repeated: compressible and dedupable",
-                self.pattern
-                    .iter()
-                    .take(16)
-                    .map(|b| format!("{b:02x}"))
-                    .collect::<String>()
-            ),
-        };
-        if matches!(mode, DataMode::Random | DataMode::Refill) {
-            if self.compress_pct > 0 {
-                s += &format!(
-                    ", {}% compressible (zeros at the end of each {}-byte chunk)",
-                    self.compress_pct, self.compress_chunk
-                );
-            } else {
-                s += ", incompressible";
-            }
-        }
-        if mode == DataMode::Random {
-            s += &match (self.scramble, self.dedupe_pct) {
-                (false, _) => ", every write alike (scramble_buffers=0): dedupable".to_string(),
-                (true, 0) => ", every write stamped unique".to_string(),
-                (true, d) => format!(", {d}% of writes repeating earlier data (dedupable)"),
-            };
-        }
-        s
-    }
 }
 
 /// How each I/O's size is chosen, for one direction.

@@ -4,6 +4,7 @@
 
 pub mod absent;
 mod blockmap;
+mod data;
 pub mod errors;
 pub mod job;
 mod logs;

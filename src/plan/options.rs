@@ -1288,6 +1288,30 @@ pub static OPTIONS: &[OptionDef] = &[
                for deduplicating storage; the report warns.",
     },
     OptionDef {
+        name: "dedupe_mode",
+        aliases: &[],
+        kind: Kind::Choice(&["repeat", "working_set"]),
+        default: Some("repeat"),
+        help: "Which data a repeating write (dedupe_percentage) repeats: the first write's \
+               (repeat), or one of a working set of unique writes (working_set), as a real \
+               data set's duplicates spread.",
+    },
+    OptionDef {
+        name: "dedupe_working_set_percentage",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 100 },
+        default: Some("5"),
+        help: "dedupe_mode=working_set: the working set's share of the job's size.",
+    },
+    OptionDef {
+        name: "dedupe_global",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "dedupe_mode=working_set: the jobs with this set share their working sets, so \
+               one job's writes repeat others' data (across files).",
+    },
+    OptionDef {
         name: "scramble_buffers",
         aliases: &[],
         kind: Kind::Bool,
@@ -1457,9 +1481,6 @@ pub enum FioOnly {
 
 const NOT_MEASURED: &str = "changes only fio's own latency/bandwidth bookkeeping";
 const REPORT_ONLY: &str = "changes only the layout of fio's report";
-const NO_DATA_PATTERN: &str = "iogauge has buffer_pattern, buffer_compress_percentage, \
-                               buffer_compress_chunk, dedupe_percentage and \
-                               scramble_buffers, not the dedupe working-set options";
 
 /// fio options iogauge knows of but does not take as workload options.
 pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
@@ -1548,14 +1569,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "verify's trims (trimming some verified blocks and checking they read back \
              zeroed) are not done; rw=trim, randtrim and the trimwrites issue trims",
         ),
-    ),
-    (
-        &[
-            "dedupe_mode",
-            "dedupe_working_set_percentage",
-            "dedupe_global",
-        ],
-        FioOnly::Rejected(NO_DATA_PATTERN),
     ),
     (
         &["exec_prerun", "exec_postrun", "ioscheduler"],

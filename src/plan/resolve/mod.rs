@@ -18,6 +18,7 @@ use super::{Section, SpecError};
 use crate::rawpath;
 
 mod cpus;
+mod dedupe;
 mod engine;
 mod exec;
 mod fileops;
@@ -90,6 +91,7 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
         }
         plan.groups[gi].jobs.extend(jobs);
     }
+    dedupe::share(&mut plan)?;
     for g in &plan.groups {
         // fio: a reporting group judges steady state as one, so its jobs must agree.
         let pooled = g.jobs.iter().any(|j| j.group_reporting);
@@ -222,6 +224,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     fileops::file_ops(&v, &mut spec, w)?;
     engine::cpuio_rules(&v, &mut spec)?;
     spec.program = exec::program(&v, &spec)?;
+    dedupe::working_set(&v, &mut spec, w)?;
     let replay = replay::replay(&v, &spec)?;
     spec.replay = replay.as_ref().map(|r| r.0.clone());
     all_applied(&v)?;

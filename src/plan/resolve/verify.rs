@@ -196,6 +196,15 @@ fn ignored_backlog(backlog: u64, w: &mut Vec<String>) -> u64 {
     0
 }
 
+/// The warning that the data written may be stored in less than it takes.
+pub(super) fn flattering(shape: &DataShape, mode: DataMode) -> String {
+    format!(
+        "the data written is {}: a device or file system that compresses or deduplicates \
+         (ZFS, btrfs, VDO, many SSDs and arrays) may store less than the figures say",
+        shape.describe(mode)
+    )
+}
+
 /// What the written bytes are, and a warning when a device could compress or deduplicate
 /// them.
 pub(super) fn data(
@@ -232,6 +241,9 @@ pub(super) fn data(
         compress_pct: v.int("buffer_compress_percentage")?.unwrap_or(0) as u8,
         compress_chunk: v.size("buffer_compress_chunk", w)?.unwrap_or(512).max(1),
         dedupe_pct: v.int("dedupe_percentage")?.unwrap_or(0) as u8,
+        // dedupe_mode=working_set: set with the job's size (resolve's dedupe.rs).
+        dedupe_set: 0,
+        dedupe_share: None,
         scramble: v.bool("scramble_buffers")?,
         pattern: Vec::new(),
         pattern_offsets: Vec::new(),
@@ -281,11 +293,7 @@ pub(super) fn data(
         DataMode::Refill => shape.compress_pct > 0,
     };
     if flatters {
-        w.push(format!(
-            "the data written is {}: a device or file system that compresses or deduplicates \
-             (ZFS, btrfs, VDO, many SSDs and arrays) may store less than the figures say",
-            shape.describe(mode)
-        ));
+        w.push(flattering(&shape, mode));
     }
     Ok((mode, shape))
 }

@@ -116,6 +116,9 @@ impl<E: Engine> Loop<'_, '_, E> {
     }
 }
 
+/// The template's seed for jobs sharing a dedupe working set (`dedupe_global`).
+const SHARED_TEMPLATE_SEED: u64 = 0xDEDE_0F10_5EED_0001;
+
 /// The pattern every slot starts from (`bs` × `npages` bytes), so what is written does not
 /// depend on which slot carried it: the same workload writes the same bytes at any depth, on
 /// any engine.
@@ -123,7 +126,13 @@ pub(super) fn template(job: &JobSpec, bs: usize, npages: usize) -> AlignedBuf {
     let mut template = AlignedBuf::zeroed(bs * npages);
     match job.data {
         DataMode::Random | DataMode::Refill => {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(job.random.seed ^ 0xDA7A);
+            // Jobs sharing a dedupe working set write from one template, so that a write of
+            // one repeating another's carries the same bytes.
+            let seed = match job.data_shape.dedupe_share {
+                Some(_) => SHARED_TEMPLATE_SEED,
+                None => job.random.seed ^ 0xDA7A,
+            };
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
             rng.fill_bytes(&mut template);
             for page in template.chunks_mut(bs) {
                 job.data_shape.shape(page);
