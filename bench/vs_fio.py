@@ -123,6 +123,11 @@ def cases(d, secs, disk_secs):
         # falloc (each write a fallocate of its range) and ftruncate (each write an ftruncate).
         ("vsync-4k-read-tmpfs", "ratio>=0.95+cpu", (shm, 1024),
          [f"--filename={shm}", "--size=1g", "--bs=4k", "--rw=read", "--ioengine=vsync"] + t),
+        # mmap: a copy from a shared mapping per I/O (page faults, no system call).
+        ("mmap-4k-randread-tmpfs", "ratio>=0.95+cpu", (shm, 1024),
+         [f"--filename={shm}", "--size=1g", "--bs=4k", "--rw=randread", "--ioengine=mmap"] + t),
+        ("mmap-128k-read-tmpfs", "ratio>=0.95+cpu", (shm, 1024),
+         [f"--filename={shm}", "--size=1g", "--bs=128k", "--rw=read", "--ioengine=mmap"] + t),
         # Each tool makes (and fio keeps) its own file: fio lays it out, iogauge is allowed
         # to use fio's.
         ("falloc-4k-randwrite-tmpfs", "ratio>=0.95", None,

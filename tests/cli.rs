@@ -47,6 +47,8 @@ mod jobfiles;
 mod latency;
 #[path = "cli/layout.rs"]
 mod layout;
+#[path = "cli/mmap.rs"]
+mod mmap;
 #[path = "cli/outputs.rs"]
 mod outputs;
 #[path = "cli/preread.rs"]

@@ -428,8 +428,8 @@ fn enghelp(engine: Option<&str>) -> String {
             "filestat" => "stat_type".to_string(),
             "cpuio" => "cpuload cpuchunks cpumode".to_string(),
             "exec" => "program arguments grace_time std_redirect".to_string(),
-            "psync" | "sync" | "vsync" | "pvsync" | "falloc" | "ftruncate" | "filecreate"
-            | "filedelete" | "null" => String::new(),
+            "psync" | "sync" | "vsync" | "pvsync" | "mmap" | "falloc" | "ftruncate"
+            | "filecreate" | "filedelete" | "null" => String::new(),
             _ => return None,
         })
     };

@@ -9,8 +9,10 @@ pub mod cpu;
 pub mod exec;
 pub mod fileops;
 pub mod libaio;
+pub mod mmap;
 pub mod null;
 pub mod psync;
+mod sigbus;
 pub mod space;
 pub mod sync;
 pub mod trim;
@@ -36,6 +38,7 @@ pub enum Kind {
     #[serde(rename = "io_uring")]
     IoUring,
     Libaio,
+    Mmap,
     Falloc,
     Ftruncate,
     Filecreate,
@@ -56,6 +59,7 @@ impl Kind {
             Kind::Pvsync2 => "pvsync2",
             Kind::IoUring => "io_uring",
             Kind::Libaio => "libaio",
+            Kind::Mmap => "mmap",
             Kind::Falloc => "falloc",
             Kind::Ftruncate => "ftruncate",
             Kind::Filecreate => "filecreate",
@@ -235,6 +239,11 @@ pub fn describe(cfg: &Config) -> Description {
             format!("io_submit/io_getevents (native AIO), IOCB_CMD_PREADV/PWRITEV over {buffers}")
         }
         Kind::Libaio => "io_submit/io_getevents (native AIO), IOCB_CMD_PREAD/PWRITE".to_string(),
+        Kind::Mmap => "a copy from or into a shared mapping of the whole file (mmap(2), \
+                       MAP_SHARED): pages fault in as they are read, writes dirty them for \
+                       write-back (msync at each flush); a page that cannot be read (SIGBUS) is \
+                       the I/O's error"
+            .to_string(),
         Kind::Falloc => {
             "fallocate (a read: KEEP_SIZE; a write: extending; a trim: PUNCH_HOLE), no data"
                 .to_string()
@@ -519,6 +528,7 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
             Ok(e) => f.run(e),
             Err(e) => f.setup_failed(e),
         },
+        Kind::Mmap => f.run(mmap::Mmap::new(files)),
         Kind::Falloc => f.run(space::Space::<false>::new(files)),
         Kind::Ftruncate => f.run(space::Space::<true>::new(files)),
         Kind::Filecreate | Kind::Filestat | Kind::Filedelete => {

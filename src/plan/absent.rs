@@ -63,7 +63,6 @@ const NEEDS: &[(&[&str], &str)] = &[
 
 /// fio's engines on the kernel's own calls that iogauge has not built yet.
 const LOCAL: &[&str] = &[
-    "mmap",
     "splice",
     "e4defrag",
     "dircreate",

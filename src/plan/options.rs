@@ -64,6 +64,7 @@ pub const ENGINES: &[&str] = &[
     "pvsync2",
     "io_uring",
     "libaio",
+    "mmap",
     "posixaio",
     "falloc",
     "ftruncate",
@@ -625,7 +626,8 @@ pub static OPTIONS: &[OptionDef] = &[
                pvsync (preadv/pwritev over numpages buffers), pvsync2 (preadv2/pwritev2 with \
                per-call flags: hipri, nowait, sync=dsync as RWF_DSYNC), io_uring (iodepth I/Os \
                in flight), libaio (Linux native AIO: io_submit/io_getevents, iodepth in \
-               flight; buffered I/O completes inside io_submit, as the kernel does it), falloc \
+               flight; buffered I/O completes inside io_submit, as the kernel does it), mmap (a \
+               copy through a shared mapping of the file), falloc \
                (each I/O a fallocate of its range), ftruncate (each write an ftruncate to its \
                offset), filecreate/filestat/filedelete (metadata operations), cpuio (burns \
                CPU), exec (runs a program beside the other jobs), null \

@@ -512,8 +512,10 @@ impl Targets {
         if job.engine.file_op() {
             return self.open_names(job);
         }
-        // A verifying writer reads its blocks back through the same descriptors.
-        let reads = job.rw.reads() || job.verify.is_some();
+        // A verifying writer reads its blocks back through the same descriptors; a shared
+        // writable mapping (mmap) needs the file open for reading too.
+        let reads =
+            job.rw.reads() || job.verify.is_some() || job.engine == crate::plan::EngineKind::Mmap;
         let mut flags = match (reads, job.rw.modifies()) {
             (true, true) => OFlags::RDWR,
             (false, true) => OFlags::WRONLY,

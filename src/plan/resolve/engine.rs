@@ -230,3 +230,26 @@ pub(super) fn cpuio_rules(v: &Values<'_>, spec: &mut JobSpec) -> Result<(), Spec
     }
     Ok(())
 }
+
+/// mmap reads and writes through the page cache (a mapping has no O_DIRECT; fio's only
+/// msyncs each I/O) and has no trim: both refused rather than measured as something else.
+pub(super) fn mmap_rules(v: &Values<'_>, spec: &JobSpec) -> Result<(), SpecError> {
+    if spec.engine != EngineKind::Mmap {
+        return Ok(());
+    }
+    if spec.direct {
+        return Err(v.error(
+            "direct",
+            "ioengine=mmap copies through the page cache (a mapping cannot bypass it; fio's \
+             mmap only msyncs each I/O): use psync, libaio or io_uring for direct I/O"
+                .into(),
+        ));
+    }
+    if spec.rw.trims() {
+        return Err(v.error(
+            "rw",
+            "ioengine=mmap has no trim: use psync, libaio or io_uring to trim".into(),
+        ));
+    }
+    Ok(())
+}

@@ -223,6 +223,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     spec.zones = zones::zones(&v, &spec, w)?;
     fileops::file_ops(&v, &mut spec, w)?;
     engine::cpuio_rules(&v, &mut spec)?;
+    engine::mmap_rules(&v, &spec)?;
     spec.program = exec::program(&v, &spec)?;
     dedupe::working_set(&v, &mut spec, w)?;
     let replay = replay::replay(&v, &spec)?;
@@ -564,6 +565,7 @@ fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind,
         "filestat" => EngineKind::Filestat,
         "filedelete" => EngineKind::Filedelete,
         "cpuio" => EngineKind::Cpuio,
+        "mmap" => EngineKind::Mmap,
         "exec" => EngineKind::Exec,
         "null" => EngineKind::Null,
         other => unreachable!("engine {other} not handled"),
