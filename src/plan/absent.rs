@@ -101,7 +101,7 @@ mod tests {
     fn each_refusal_says_why_in_one_line() {
         let rdma = why("rdma");
         assert!(rdma.contains("needs an RDMA network card") && rdma.contains("fio runs it"));
-        assert!(why("mmap").starts_with("not supported yet: fio's mmap engine"));
+        assert!(why("splice").starts_with("not supported yet: fio's splice engine"));
         assert!(why("ioengine-typo").contains("no such engine"));
         for (names, _) in NEEDS {
             for n in *names {
