@@ -421,7 +421,8 @@ fn enghelp(engine: Option<&str>) -> String {
     let own = |e: &str| -> Option<String> {
         Some(match e {
             "io_uring" => format!(
-                "fixedbufs registerfiles sqthread_poll sqthread_poll_cpu hipri nowait {CMDPRIO}"
+                "fixedbufs registerfiles sqthread_poll sqthread_poll_cpu hipri nowait force_async \
+                 {CMDPRIO}"
             ),
             "libaio" => format!("userspace_reap nowait {CMDPRIO}"),
             "pvsync2" => "hipri nowait".to_string(),

@@ -200,6 +200,8 @@ pub struct Flags {
     pub nowait: bool,
     /// libaio: reap from the completion ring in user space when not waiting.
     pub userspace_reap: bool,
+    /// io_uring: every this many submissions asks for async execution (IOSQE_ASYNC; 0: none).
+    pub force_async: u32,
     /// filestat: the stat call measured (`stat_type`).
     pub stat_call: fileops::StatCall,
     /// cpuio: the CPU it burns (`cpuload`, `cpuchunks`, `cpumode`).

@@ -25,6 +25,10 @@ pub struct Uring {
     /// Completions appear only when we enter the kernel (IOPOLL, or deferred task work).
     must_enter: bool,
     rw_flags: i32,
+    /// `force_async`: every this many submissions goes straight to io_uring's workers
+    /// (IOSQE_ASYNC) instead of being tried inline first (0: none).
+    force_async: u32,
+    submitted: u32,
 }
 
 /// Ring setup for `cfg`: the same in [`probe`] and [`Uring::new`]. Returns the ring and
@@ -165,6 +169,8 @@ impl Uring {
             } else {
                 0
             },
+            force_async: cfg.flags.force_async,
+            submitted: 0,
             files,
         })
     }
@@ -235,7 +241,14 @@ impl Engine for Uring {
             // As fio's io_uring engine: a trim is done here, synchronously.
             return self.trims.unit(&self.files, u);
         }
-        let e = self.entry(slot, u);
+        let mut e = self.entry(slot, u);
+        if self.force_async > 0 {
+            self.submitted += 1;
+            if self.submitted >= self.force_async {
+                self.submitted = 0;
+                e = e.flags(io_uring::squeue::Flags::ASYNC);
+            }
+        }
         // The ring has at least iodepth entries and at most iodepth units exist, so the
         // submission queue cannot be full; commit and retry if a kernel ever disagrees.
         // SAFETY: the SQE points into `u`'s buffers and iovecs, which the slab keeps alive

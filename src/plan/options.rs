@@ -731,6 +731,17 @@ pub static OPTIONS: &[OptionDef] = &[
                instead of waiting, which stops the job (as in fio).",
     },
     OptionDef {
+        name: "force_async",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 0,
+            max: u32::MAX as u64,
+        },
+        default: Some("0"),
+        help: "io_uring: every this many I/Os is handed to io_uring's worker threads \
+               (IOSQE_ASYNC) instead of being tried inline first (fio's; 0: none).",
+    },
+    OptionDef {
         name: "userspace_reap",
         aliases: &[],
         kind: Kind::Bool,
@@ -1493,6 +1504,25 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     (
         &["description"],
         FioOnly::Ignored("a comment for fio's output"),
+    ),
+    (
+        &["rwmixcycle"],
+        FioOnly::Ignored("deprecated in fio, which ignores it too"),
+    ),
+    (
+        &["disk_util"],
+        FioOnly::Ignored(
+            "iogauge always reads the devices' counters below the files (the report's device \
+             lines and fio's disk_util)",
+        ),
+    ),
+    (
+        &["bwavgtime", "iopsavgtime"],
+        FioOnly::DefaultOnly(
+            "500",
+            "the bandwidth and IOPS samples of the report are over log_avg_msec windows, \
+             500 ms unless given",
+        ),
     ),
     (
         &[

@@ -74,10 +74,12 @@ pub(super) fn engine_flags(
         hipri: v.bool("hipri")?,
         nowait: v.bool("nowait")?,
         userspace_reap: v.bool("userspace_reap")?,
+        force_async: v.int("force_async")?.unwrap_or(0) as u32,
         stat_call: super::fileops::stat_call(v, engine)?,
         cpu: cpu_load(v, engine)?,
     };
     let uring_only = [
+        ("force_async", f.force_async > 0),
         ("fixedbufs", f.fixedbufs),
         ("registerfiles", f.registerfiles),
         ("sqthread_poll", f.sqthread_poll),
