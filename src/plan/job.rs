@@ -465,6 +465,8 @@ pub struct JobSpec {
     pub replay: Option<super::replay::ReplaySpec>,
     /// ioengine=exec: the program it runs.
     pub program: Option<crate::engine::exec::Program>,
+    /// `write_hint`: the write lifetime hint put on the files' inodes (RWH_WRITE_LIFE_*).
+    pub write_hint: Option<u64>,
 }
 
 /// Which jobs a job with `exitall` stops when it ends (fio's `exit_what`): its reporting group

@@ -731,6 +731,14 @@ pub static OPTIONS: &[OptionDef] = &[
                instead of waiting, which stops the job (as in fio).",
     },
     OptionDef {
+        name: "write_hint",
+        aliases: &[],
+        kind: Kind::Choice(&["none", "short", "medium", "long", "extreme"]),
+        default: None,
+        help: "The write lifetime hint a writing job puts on its files (fcntl F_SET_RW_HINT), \
+               which their writes carry to a device that places data by lifetime (fio's).",
+    },
+    OptionDef {
         name: "force_async",
         aliases: &[],
         kind: Kind::Int {

@@ -863,3 +863,34 @@ fn io_uring_force_async_hands_io_to_the_kernels_workers() {
         stderr(&o)
     );
 }
+
+/// fio's `write_hint`: a writing job's files carry the write lifetime hint on their inode
+/// (read back with fcntl F_GET_RW_HINT); without it they carry none; a value it does not take
+/// is refused naming the accepted ones.
+#[test]
+fn write_hint_reaches_the_files_inode() {
+    const F_GET_RW_HINT: libc::c_int = 1035;
+    let d = tmp();
+    let hint_of = |extra: &[&str]| -> u64 {
+        let f = d.path().join("h");
+        let name = format!("--filename={}", f.display());
+        let mut args = vec!["run", &name, "--size=1m", "--rw=write", "--keep"];
+        args.extend_from_slice(extra);
+        let o = super::run_in(d.path(), &args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let file = std::fs::File::open(&f).unwrap();
+        let mut hint = u64::MAX;
+        use std::os::fd::AsRawFd as _;
+        // SAFETY: fcntl writes one u64 to the pointer, which outlives the call.
+        let r = unsafe { libc::fcntl(file.as_raw_fd(), F_GET_RW_HINT, &mut hint as *mut u64) };
+        assert_eq!(r, 0, "{}", std::io::Error::last_os_error());
+        std::fs::remove_file(&f).unwrap();
+        hint
+    };
+    assert_eq!(hint_of(&[]), 0, "RWH_WRITE_LIFE_NOT_SET");
+    assert_eq!(hint_of(&["--write_hint=short"]), 2);
+    assert_eq!(hint_of(&["--write_hint=extreme"]), 5);
+    let o = iogauge(&["run", "--size=1m", "--rw=write", "--write_hint=forever"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("extreme"), "{}", stderr(&o));
+}

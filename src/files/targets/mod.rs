@@ -387,6 +387,20 @@ impl Targets {
     }
 }
 
+/// `write_hint` on a writing job's regular file; a device's inode is every writer's, so a
+/// hint there is refused.
+fn write_hint(fd: &OwnedFd, p: &Path, hint: u64) -> Result<(), TargetError> {
+    let st = rustix::fs::fstat(fd).map_err(|e| io_err(p, "fstat", e.into()))?;
+    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+        return Err(TargetError::Usage(format!(
+            "{}: write_hint: not a regular file: a device's hint would be every writer's",
+            p.display()
+        )));
+    }
+    crate::engine::set_write_hint(fd.as_fd(), hint)
+        .map_err(|e| io_err(p, "cannot set the write hint (write_hint)", e))
+}
+
 fn io_err(p: &Path, what: &str, e: io::Error) -> TargetError {
     TargetError::Io(format!("{}: {what}: {e}", p.display()))
 }
@@ -569,6 +583,9 @@ impl Targets {
             if let Some(a) = advice {
                 rustix::fs::fadvise(&fd, job.offset, region, a)
                     .map_err(|e| io_err(&p, "fadvise failed", e.into()))?;
+            }
+            if let Some(hint) = job.write_hint.filter(|_| job.rw.modifies()) {
+                write_hint(&fd, &p, hint)?;
             }
             let got = rustix::fs::fcntl_getfl(&fd).map_err(|e| io_err(&p, "fcntl", e.into()))?;
             opened.push(OpenedFile {

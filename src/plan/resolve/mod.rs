@@ -22,6 +22,7 @@ mod dedupe;
 mod engine;
 mod exec;
 mod fileops;
+mod hints;
 mod numa;
 mod prio;
 mod random;
@@ -219,6 +220,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         read_from: None,
         replay: None,
         program: None,
+        write_hint: hints::write_hint(&v)?,
     };
     spec.zones = zones::zones(&v, &spec, w)?;
     fileops::file_ops(&v, &mut spec, w)?;
