@@ -210,9 +210,18 @@ fn cpu_load(v: &Values<'_>, engine: EngineKind) -> Result<crate::engine::cpu::Cp
     })
 }
 
+/// The rules of the engines with options or limits of their own (cpuio, exec, mmap), once the
+/// job is resolved; exec's program set.
+pub(super) fn rules(v: &Values<'_>, spec: &mut JobSpec) -> Result<(), SpecError> {
+    cpuio_rules(v, spec)?;
+    mmap_rules(v, spec)?;
+    spec.program = super::exec::program(v, spec)?;
+    Ok(())
+}
+
 /// cpuio and exec run for a time (they have no size to reach): `time_based` with a
 /// `runtime`. Their one block of region is nominal.
-pub(super) fn cpuio_rules(v: &Values<'_>, spec: &mut JobSpec) -> Result<(), SpecError> {
+fn cpuio_rules(v: &Values<'_>, spec: &mut JobSpec) -> Result<(), SpecError> {
     let what = match spec.engine {
         EngineKind::Cpuio => "burns CPU",
         EngineKind::Exec => "runs its program",
@@ -235,7 +244,7 @@ pub(super) fn cpuio_rules(v: &Values<'_>, spec: &mut JobSpec) -> Result<(), Spec
 
 /// mmap reads and writes through the page cache (a mapping has no O_DIRECT; fio's only
 /// msyncs each I/O) and has no trim: both refused rather than measured as something else.
-pub(super) fn mmap_rules(v: &Values<'_>, spec: &JobSpec) -> Result<(), SpecError> {
+fn mmap_rules(v: &Values<'_>, spec: &JobSpec) -> Result<(), SpecError> {
     if spec.engine != EngineKind::Mmap {
         return Ok(());
     }

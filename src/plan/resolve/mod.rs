@@ -224,9 +224,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     };
     spec.zones = zones::zones(&v, &spec, w)?;
     fileops::file_ops(&v, &mut spec, w)?;
-    engine::cpuio_rules(&v, &mut spec)?;
-    engine::mmap_rules(&v, &spec)?;
-    spec.program = exec::program(&v, &spec)?;
+    engine::rules(&v, &mut spec)?;
     dedupe::working_set(&v, &mut spec, w)?;
     let replay = replay::replay(&v, &spec)?;
     spec.replay = replay.as_ref().map(|r| r.0.clone());
