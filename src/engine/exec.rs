@@ -111,8 +111,30 @@ impl Exec {
     }
 }
 
-/// A new file for the program's output (never one that is there).
-fn create_new(p: &Path) -> io::Result<std::fs::File> {
+/// The output files a job would write (`(option, path)`: exec's std_redirect, exec_prerun's,
+/// exec_postrun's) are free to create; else the option and why (iogauge writes over no file
+/// it did not create).
+pub fn outputs_free(outputs: &[(&'static str, PathBuf)]) -> Result<(), (&'static str, io::Error)> {
+    for (option, p) in outputs {
+        if p.symlink_metadata().is_ok() {
+            let why = format!(
+                "{}: exists: iogauge writes a command's output only to files it creates \
+                 (remove it{})",
+                p.display(),
+                if *option == "std_redirect" {
+                    ", or set std_redirect=0"
+                } else {
+                    ""
+                }
+            );
+            return Err((option, io::Error::new(io::ErrorKind::AlreadyExists, why)));
+        }
+    }
+    Ok(())
+}
+
+/// A new file for a command's output (never one that is there).
+pub fn create_new(p: &Path) -> io::Result<std::fs::File> {
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

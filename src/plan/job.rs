@@ -467,6 +467,9 @@ pub struct JobSpec {
     pub program: Option<crate::engine::exec::Program>,
     /// `write_hint`: the write lifetime hint put on the files' inodes (RWH_WRITE_LIFE_*).
     pub write_hint: Option<u64>,
+    /// fio's `exec_prerun` and `exec_postrun`: shell commands before the job's I/O and after
+    /// its group, their output in `NAME.prerun.txt` and `NAME.postrun.txt`.
+    pub exec_hooks: [Option<String>; 2],
 }
 
 /// Which jobs a job with `exitall` stops when it ends (fio's `exit_what`): its reporting group
@@ -508,6 +511,25 @@ impl JobSpec {
 
     /// `option` as the user named it (see `Origin::label`); an option not given is named as
     /// the job's front end names options.
+    /// The files the job writes that are not its data (`(option, path)`): exec's program
+    /// output, and the prerun and postrun commands' output.
+    pub fn output_files(&self) -> Vec<(&'static str, PathBuf)> {
+        let mut out = Vec::new();
+        if let Some((o, e)) = self.program.as_ref().and_then(|p| p.redirect.clone()) {
+            out.extend([("std_redirect", o), ("std_redirect", e)]);
+        }
+        let [pre, post] = &self.exec_hooks;
+        for (option, cmd, mode) in [
+            ("exec_prerun", pre, "prerun"),
+            ("exec_postrun", post, "postrun"),
+        ] {
+            if cmd.is_some() {
+                out.push((option, PathBuf::from(format!("{}.{mode}.txt", self.name))));
+            }
+        }
+        out
+    }
+
     pub fn label(&self, option: &str) -> String {
         use super::Origin;
         if let Some(o) = self.origins.get(option) {

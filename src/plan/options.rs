@@ -731,6 +731,22 @@ pub static OPTIONS: &[OptionDef] = &[
                instead of waiting, which stops the job (as in fio).",
     },
     OptionDef {
+        name: "exec_prerun",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "A shell command run before the job's I/O starts (fio's), its output in \
+               NAME.prerun.txt (a new file); if it fails, the job does not run.",
+    },
+    OptionDef {
+        name: "exec_postrun",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "A shell command run after the job's group ends (fio's), its output in \
+               NAME.postrun.txt (a new file); a failure is a warning.",
+    },
+    OptionDef {
         name: "write_hint",
         aliases: &[],
         kind: Kind::Choice(&["none", "short", "medium", "long", "extreme"]),
@@ -1611,7 +1627,7 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
         ),
     ),
     (
-        &["exec_prerun", "exec_postrun", "ioscheduler"],
+        &["ioscheduler"],
         FioOnly::Rejected("iogauge does not run commands or change system settings"),
     ),
     (

@@ -289,7 +289,7 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
     }
     // A file `unlink` left (not iogauge's to remove, or the removal failed) is said, but the
     // measurement stands: a warning, not an error that the exit code would not match.
-    let unlink_notes = outcome.unlink_errors.iter().cloned();
+    let unlink_notes = outcome.unlink_errors.iter().chain(&outcome.notes).cloned();
     // The files with no device below them said so far.
     let mut said = std::collections::BTreeSet::new();
     let groups = outcome

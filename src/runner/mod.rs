@@ -4,6 +4,7 @@
 //! calling thread watches: it forwards an interrupt to the jobs' stop flag, and reports
 //! progress through events. The runner never prints; the CLI decides what to show.
 
+mod hooks;
 pub mod limits;
 pub mod worker;
 
@@ -111,6 +112,8 @@ pub struct RunOutcome {
     pub setup_error: Option<TargetError>,
     /// Files a job's `unlink` could not remove.
     pub unlink_errors: Vec<String>,
+    /// Other things the report says (a failed `exec_postrun`).
+    pub notes: Vec<String>,
     /// This run's identity, written into every verify header (random per run).
     pub run_id: u64,
 }
@@ -302,6 +305,11 @@ pub fn run(
         for job in group.jobs.iter().filter(|j| j.unlink) {
             outcome.unlink_errors.extend(targets.unlink(&job.paths()));
         }
+        for job in &group.jobs {
+            if let Err(e) = hooks::run(job, true) {
+                outcome.notes.push(e.to_string());
+            }
+        }
         // A failed job ends the run, or (fio's way) only its group unless it says otherwise.
         let ends_run = results.iter().zip(&group.jobs).any(|(r, j)| {
             r.error.is_some() && (plan.on_failure == OnFailure::EndRun || j.exitall_on_error)
@@ -356,6 +364,7 @@ fn prepare(
     let mut opened = Vec::new();
     for job in &group.jobs {
         let pre_read = |(files, mut names): Opened| {
+            hooks::run(job, false).map_err(|e| TargetError::Io(e.to_string()))?;
             if job.cache.pre_read {
                 crate::files::targets::pre_read(&files.fds, &mut names, job, interrupt)?;
             }

@@ -198,3 +198,61 @@ fn exec_options_are_refused_where_they_cannot_apply() {
     );
     assert!(entries(d.path()).is_empty(), "{:?}", entries(d.path()));
 }
+
+/// fio's exec_prerun and exec_postrun: a shell command before the job's I/O (its files laid
+/// out by then) and after its group (its file still there), their output in NAME.prerun.txt
+/// and NAME.postrun.txt; a failing prerun stops the job before its I/O, a failing postrun is
+/// a warning; an output file that exists is refused before anything runs.
+#[test]
+fn exec_prerun_and_postrun_run_around_the_job() {
+    let d = tmp();
+    let p = d.path();
+    let write = |pre: &str, post: &str| {
+        let text = format!(
+            "[j]\nrw=write\nsize=1m\nfilename=data\nexec_prerun={pre}\nexec_postrun={post}\n"
+        );
+        std::fs::write(p.join("j.fio"), text).unwrap();
+        run_in(p, &["job", "j.fio", "--output-format=json"])
+    };
+    let o = write("test -f data && echo laid-out", "ls data && echo after");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let read = |f: &str| std::fs::read_to_string(p.join(f)).unwrap();
+    assert_eq!(read("j.prerun.txt"), "laid-out\n");
+    assert_eq!(read("j.postrun.txt"), "data\nafter\n");
+    assert!(
+        !p.join("data").exists(),
+        "the data file is removed at the end"
+    );
+    // An output file that exists: refused, nothing run or made.
+    let o = write("echo again", "true");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("exec_prerun") && stderr(&o).contains("j.prerun.txt: exists"));
+    assert_eq!(read("j.prerun.txt"), "laid-out\n", "untouched");
+    for f in ["j.prerun.txt", "j.postrun.txt"] {
+        std::fs::remove_file(p.join(f)).unwrap();
+    }
+    // A failing prerun: the job's I/O does not start; the run says why and fails.
+    let o = write("echo no-go && exit 3", "true");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        r["errors"]
+            .to_string()
+            .contains("exec_prerun `echo no-go && exit 3` exited with status 3"),
+        "{}",
+        r["errors"]
+    );
+    assert_eq!(read("j.prerun.txt"), "no-go\n");
+    assert!(!p.join("data").exists());
+    std::fs::remove_file(p.join("j.prerun.txt")).unwrap();
+    // A failing postrun: the measurement stands, with a warning.
+    let o = write("true", "false");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        r["warnings"]
+            .to_string()
+            .contains("exec_postrun `false` exited with status 1")
+    );
+    assert_eq!(job(&r)["write"]["bytes"], 1 << 20);
+}

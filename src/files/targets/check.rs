@@ -370,9 +370,8 @@ fn check_engine(job: &JobSpec) -> Result<bool, TargetError> {
             usage(format!("{named}: {}", e.message))
         })?;
     }
-    if let Some(p) = &job.program {
-        p.check_outputs()
-            .map_err(|e| usage(format!("{}: {e}", job.label("std_redirect"))))?;
+    if let Err((option, e)) = crate::engine::exec::outputs_free(&job.output_files()) {
+        return Err(usage(format!("{}: {e}", job.label(option))));
     }
     if matches!(job.engine, EngineKind::Cpuio | EngineKind::Exec) {
         return Ok(false);

@@ -1,6 +1,7 @@
 //! fio's `write_hint`: the write lifetime hint a writing job puts on its files' inodes
 //! (fcntl F_SET_RW_HINT), which the kernel passes with their writes to a device that places
-//! data by expected lifetime (NVMe streams, flexible data placement).
+//! data by expected lifetime (NVMe streams, flexible data placement); and fio's
+//! `exec_prerun` / `exec_postrun` commands around the job.
 
 use super::values::Values;
 use crate::plan::SpecError;
@@ -17,4 +18,9 @@ pub(super) fn write_hint(v: &Values<'_>) -> Result<Option<u64>, SpecError> {
         "long" => 4,
         _ => 5,
     }))
+}
+
+/// `exec_prerun` and `exec_postrun`, as given.
+pub(super) fn exec_hooks(v: &Values<'_>) -> [Option<String>; 2] {
+    ["exec_prerun", "exec_postrun"].map(|o| v.text(o).map(|(c, _)| c))
 }

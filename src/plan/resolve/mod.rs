@@ -221,6 +221,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         replay: None,
         program: None,
         write_hint: hints::write_hint(&v)?,
+        exec_hooks: hints::exec_hooks(&v),
     };
     spec.zones = zones::zones(&v, &spec, w)?;
     fileops::file_ops(&v, &mut spec, w)?;
