@@ -1422,3 +1422,34 @@ fn a_killed_rank_under_enable_recovery_is_named_in_rank_0s_report() {
         );
     }
 }
+
+/// The commands a job runs (exec_prerun, exec_postrun, ioengine=exec) write their output
+/// after the job's name in the working directory the ranks share: refused under a launch,
+/// before any file is made, with one line from rank 0.
+#[cfg(feature = "mpi")]
+#[test]
+fn commands_a_job_runs_are_refused_under_a_launch() {
+    let d = tmp();
+    let dir = format!("--directory={}", d.path().display());
+    for extra in [
+        &["--exec_prerun=sync"][..],
+        &[
+            "--ioengine=exec",
+            "--program=true",
+            "--time_based",
+            "--runtime=1",
+        ],
+    ] {
+        let mut args = vec!["run", dir.as_str(), "--size=1m", "--name=j"];
+        args.extend_from_slice(extra);
+        let Some(o) = launch(&args) else {
+            return;
+        };
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        let said: Vec<&str> = e.lines().filter(|l| l.starts_with("iogauge:")).collect();
+        assert_eq!(said.len(), 1, "{e}");
+        assert!(said[0].contains("not supported under mpirun/srun"), "{e}");
+        assert!(entries(d.path()).is_empty());
+    }
+}

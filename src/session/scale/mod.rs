@@ -142,6 +142,7 @@ pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8
     let shared = std::env::var("IOGAUGE_MPI_SHARED_FILES").is_ok_and(|v| v == "1");
     let hosts = all_hosts(&world, &host);
     let offsets = clock_offsets(&world, &hosts);
+    refuse(&world, iogauge::studies::scaleout::commands_error(sections))?;
     let shift = read_partner(&world, read_shift, &hosts, shared)?;
     let borrowing = shift.is_some();
     let shift_ranks = shift.as_ref().map(|(_, n, _)| *n);
@@ -221,6 +222,19 @@ fn same_plans(
     }
     world.barrier();
     Err(if me == 0 { 2 } else { 0 })
+}
+
+/// A plan no launch can run (the same on every rank): rank 0 says why, and no rank leaves
+/// before it is said.
+fn refuse(world: &mpi::topology::SimpleCommunicator, why: Option<String>) -> Result<(), u8> {
+    let Some(why) = why else {
+        return Ok(());
+    };
+    if world.rank() == 0 {
+        let _ = super::usage_exit(&why);
+    }
+    world.barrier();
+    Err(if world.rank() == 0 { 2 } else { 0 })
 }
 
 /// `--rank-read-shift`: the shift, how many ranks on the partner is, and a warning for the

@@ -103,6 +103,26 @@ pub fn rank_sections(sections: &mut [Section], rank: usize, host: &str, shared: 
     }
 }
 
+/// Why a plan cannot run under a launch of several ranks, if it cannot: the commands a job
+/// runs (`exec_prerun`, `exec_postrun`, `ioengine=exec`) write their output after the job's
+/// name in the working directory, which every rank shares (each rank would write the same
+/// file, or run its own copy of a monitor).
+pub fn commands_error(sections: &[Section]) -> Option<String> {
+    sections.iter().flat_map(|s| &s.entries).find_map(|e| {
+        let v = e.value.as_deref().unwrap_or("");
+        let runs = matches!(e.key.as_str(), "exec_prerun" | "exec_postrun")
+            || (e.key == "ioengine" && v == "exec");
+        runs.then(|| {
+            format!(
+                "{}={v}: not supported under mpirun/srun: every rank would run it and write its \
+                 output to the same file (named after the job, in the working directory the \
+                 ranks share); run the command outside the launch",
+                e.key
+            )
+        })
+    })
+}
+
 /// Rank 0's lines for the ranks that ended without a result (`(rank, why)`, of `n` ranks on
 /// `hosts`): each distinct reason once, naming its ranks unless every rank gave it, and the
 /// reasons that only say another rank failed (`echo`) after the others.
