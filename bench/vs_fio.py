@@ -128,6 +128,9 @@ def cases(d, secs, disk_secs):
          [f"--filename={shm}", "--size=1g", "--bs=4k", "--rw=randread", "--ioengine=mmap"] + t),
         ("mmap-128k-read-tmpfs", "ratio>=0.95+cpu", (shm, 1024),
          [f"--filename={shm}", "--size=1g", "--bs=128k", "--rw=read", "--ioengine=mmap"] + t),
+        # splice: file -> pipe -> buffer (splice, then vmsplice), 64 KiB a step.
+        ("splice-64k-read-tmpfs", "ratio>=0.95+cpu", (shm, 1024),
+         [f"--filename={shm}", "--size=1g", "--bs=64k", "--rw=read", "--ioengine=splice"] + t),
         # Each tool makes (and fio keeps) its own file: fio lays it out, iogauge is allowed
         # to use fio's.
         ("falloc-4k-randwrite-tmpfs", "ratio>=0.95", None,

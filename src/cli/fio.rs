@@ -429,7 +429,7 @@ fn enghelp(engine: Option<&str>) -> String {
             "filestat" => "stat_type".to_string(),
             "cpuio" => "cpuload cpuchunks cpumode".to_string(),
             "exec" => "program arguments grace_time std_redirect".to_string(),
-            "psync" | "sync" | "vsync" | "pvsync" | "mmap" | "falloc" | "ftruncate"
+            "psync" | "sync" | "vsync" | "pvsync" | "mmap" | "splice" | "falloc" | "ftruncate"
             | "filecreate" | "filedelete" | "null" => String::new(),
             _ => return None,
         })

@@ -14,6 +14,7 @@ pub mod null;
 pub mod psync;
 mod sigbus;
 pub mod space;
+pub mod splice;
 pub mod sync;
 pub mod trim;
 pub mod unit;
@@ -39,6 +40,7 @@ pub enum Kind {
     IoUring,
     Libaio,
     Mmap,
+    Splice,
     Falloc,
     Ftruncate,
     Filecreate,
@@ -60,6 +62,7 @@ impl Kind {
             Kind::IoUring => "io_uring",
             Kind::Libaio => "libaio",
             Kind::Mmap => "mmap",
+            Kind::Splice => "splice",
             Kind::Falloc => "falloc",
             Kind::Ftruncate => "ftruncate",
             Kind::Filecreate => "filecreate",
@@ -245,6 +248,9 @@ pub fn describe(cfg: &Config) -> Description {
                        MAP_SHARED): pages fault in as they are read, writes dirty them for \
                        write-back (msync at each flush); a page that cannot be read (SIGBUS) is \
                        the I/O's error"
+            .to_string(),
+        Kind::Splice => "splice(2) between the file and a pipe, vmsplice(2) between the pipe \
+                         and the buffer, 64 KiB a step"
             .to_string(),
         Kind::Falloc => {
             "fallocate (a read: KEEP_SIZE; a write: extending; a trim: PUNCH_HOLE), no data"
@@ -531,6 +537,10 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
             Err(e) => f.setup_failed(e),
         },
         Kind::Mmap => f.run(mmap::Mmap::new(files)),
+        Kind::Splice => match splice::Splice::new(files) {
+            Ok(e) => f.run(e),
+            Err(e) => f.setup_failed(e),
+        },
         Kind::Falloc => f.run(space::Space::<false>::new(files)),
         Kind::Ftruncate => f.run(space::Space::<true>::new(files)),
         Kind::Filecreate | Kind::Filestat | Kind::Filedelete => {

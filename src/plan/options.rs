@@ -65,6 +65,7 @@ pub const ENGINES: &[&str] = &[
     "io_uring",
     "libaio",
     "mmap",
+    "splice",
     "posixaio",
     "falloc",
     "ftruncate",
@@ -627,7 +628,8 @@ pub static OPTIONS: &[OptionDef] = &[
                per-call flags: hipri, nowait, sync=dsync as RWF_DSYNC), io_uring (iodepth I/Os \
                in flight), libaio (Linux native AIO: io_submit/io_getevents, iodepth in \
                flight; buffered I/O completes inside io_submit, as the kernel does it), mmap (a \
-               copy through a shared mapping of the file), falloc \
+               copy through a shared mapping of the file), splice (through a pipe with \
+               splice/vmsplice), falloc \
                (each I/O a fallocate of its range), ftruncate (each write an ftruncate to its \
                offset), filecreate/filestat/filedelete (metadata operations), cpuio (burns \
                CPU), exec (runs a program beside the other jobs), null \
