@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 
 use super::{Engine, FlushCall, IoUnit, Queued};
 
+/// What each cycle is, for the report's engine line.
+pub const CALLS: &str = "no I/O: runs the job's program, checked on every 50 ms; at the job's \
+                        end SIGTERM, then SIGKILL after grace_time";
+
 /// The program a job runs: its arguments split on spaces with `%r` (the runtime in seconds)
 /// and `%n` (the job's name) already put in, how long it has after SIGTERM, and where its
 /// output goes.
@@ -34,7 +38,7 @@ impl Program {
                 io::ErrorKind::AlreadyExists,
                 format!(
                     "{}: exists: iogauge writes the program's output only to files it creates \
-                     (remove it, or set std_redirect=0)",
+                                        (remove it, or set std_redirect=0)",
                     t.display()
                 ),
             )),
@@ -49,7 +53,7 @@ impl Program {
         };
         format!(
             "none: ioengine=exec does no I/O; it ran {} {} ({output}); each I/O is one 50 ms \
-             check on it",
+                                check on it",
             self.program,
             self.args.join(" ")
         )
@@ -119,7 +123,7 @@ pub fn outputs_free(outputs: &[(&'static str, PathBuf)]) -> Result<(), (&'static
         if p.symlink_metadata().is_ok() {
             let why = format!(
                 "{}: exists: iogauge writes a command's output only to files it creates \
-                 (remove it{})",
+                                    (remove it{})",
                 p.display(),
                 if *option == "std_redirect" {
                     ", or set std_redirect=0"

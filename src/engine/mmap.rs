@@ -14,6 +14,12 @@ use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use super::sigbus::{self, Registered};
 use super::{Dir, Engine, FlushCall, IoUnit, Queued, flush_fd};
 
+/// What each I/O is, for the report's engine line.
+pub const CALLS: &str = "a copy from or into a shared mapping of the whole file (mmap(2), \
+                        MAP_SHARED): pages fault in as they are read, writes dirty them for \
+                        write-back (msync at each flush); a page that cannot be read (SIGBUS) is \
+                        the I/O's error";
+
 /// One file's mapping.
 struct Mapping {
     ptr: *mut u8,
@@ -58,7 +64,7 @@ impl Mmap {
                 io::ErrorKind::InvalidInput,
                 format!(
                     "the I/O ends at byte {end}, beyond the file's end ({} bytes): a mapping \
-                     cannot reach past it",
+                                        cannot reach past it",
                     m.len
                 ),
             ));

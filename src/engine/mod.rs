@@ -244,14 +244,8 @@ pub fn describe(cfg: &Config) -> Description {
             format!("io_submit/io_getevents (native AIO), IOCB_CMD_PREADV/PWRITEV over {buffers}")
         }
         Kind::Libaio => "io_submit/io_getevents (native AIO), IOCB_CMD_PREAD/PWRITE".to_string(),
-        Kind::Mmap => "a copy from or into a shared mapping of the whole file (mmap(2), \
-                       MAP_SHARED): pages fault in as they are read, writes dirty them for \
-                       write-back (msync at each flush); a page that cannot be read (SIGBUS) is \
-                       the I/O's error"
-            .to_string(),
-        Kind::Splice => "splice(2) between the file and a pipe, vmsplice(2) between the pipe \
-                         and the buffer, 64 KiB a step"
-            .to_string(),
+        Kind::Mmap => mmap::CALLS.to_string(),
+        Kind::Splice => splice::CALLS.to_string(),
         Kind::Falloc => {
             "fallocate (a read: KEEP_SIZE; a write: extending; a trim: PUNCH_HOLE), no data"
                 .to_string()
@@ -275,9 +269,7 @@ pub fn describe(cfg: &Config) -> Description {
             },
             cfg.flags.cpu.load
         ),
-        Kind::Exec => "no I/O: runs the job's program, checked on every 50 ms; at the job's \
-                       end SIGTERM, then SIGKILL after grace_time"
-            .to_string(),
+        Kind::Exec => exec::CALLS.to_string(),
         Kind::Null => "none (null engine)".to_string(),
     };
 

@@ -12,6 +12,10 @@ use rustix::pipe::{IoSliceRaw, SpliceFlags};
 use super::trim::Trimmer;
 use super::{Dir, Engine, FlushCall, IoUnit, Queued, flush_fd};
 
+/// What each I/O is, for the report's engine line.
+pub const CALLS: &str = "splice(2) between the file and a pipe, vmsplice(2) between the pipe and the buffer, 64 KiB \
+     a step";
+
 /// Bytes per splice step (fio's SPLICE_DEF_SIZE, a pipe's default capacity).
 const STEP: usize = 64 << 10;
 
