@@ -168,10 +168,7 @@ mod tests {
     use std::io::{Read, Seek, Write};
 
     fn unit(dir: Dir, offset: u64, len: usize) -> IoUnit {
-        let mut u = IoUnit::new(len, 1);
-        (u.dir, u.file, u.offset, u.done) = (dir, 0, offset, 0);
-        u.set_len(len);
-        u
+        IoUnit::one(dir, offset, len)
     }
 
     fn file(bytes: &[u8]) -> (tempfile::NamedTempFile, OwnedFd) {

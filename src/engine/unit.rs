@@ -148,6 +148,15 @@ impl IoUnit {
         (rest.as_mut_ptr(), rest.len())
     }
 
+    /// A one-page unit of `len` bytes for `dir` at `offset` of file 0 (the engines' tests).
+    #[cfg(test)]
+    pub fn one(dir: Dir, offset: u64, len: usize) -> IoUnit {
+        let mut u = IoUnit::new(len, 1);
+        (u.dir, u.file, u.offset, u.done) = (dir, 0, offset, 0);
+        u.set_len(len);
+        u
+    }
+
     /// The iovec covering the whole of page `i`, for buffer registration.
     pub fn page_iovec(&self, i: usize) -> libc::iovec {
         libc::iovec {

@@ -578,6 +578,23 @@ fn stop_rank(h: &Hosts, k: usize) {
     assert!(stopped.success());
 }
 
+/// Rank `k` stalled (SIGSTOP) on hB mid-run, with a row per host and job (results through
+/// each host's leader); done once rank 0's partial report is out, hA's files are removed
+/// and hB keeps at most the stalled rank's.
+fn stalled_with_host_rows(hosts: &Hosts, k: usize) -> Cut {
+    with_hb_cut(
+        hosts,
+        4,
+        &["--rank-jobs=host"],
+        &|h| stop_rank(h, k),
+        &|h, partial| {
+            !partial.is_empty()
+                && names(&h.disk("hA")).is_empty()
+                && names(&h.disk("hB")).len() <= 1
+        },
+    )
+}
+
 /// With a row per host and job the results go through each host's leader (its lowest rank,
 /// here 2 on hB), which sends rank 0 its host's merge: rank 3 stalled, hB's leader gives it
 /// up within --rank-timeout and passes rank 2's result on; rank 0's partial report holds
@@ -588,17 +605,7 @@ fn a_stalled_rank_behind_its_host_leader_is_named() {
     let Some(hosts) = Hosts::new(&["hA", "hB"]) else {
         return;
     };
-    let c = with_hb_cut(
-        &hosts,
-        4,
-        &["--rank-jobs=host"],
-        &|h| stop_rank(h, 3),
-        &|h, partial| {
-            !partial.is_empty()
-                && names(&h.disk("hA")).is_empty()
-                && names(&h.disk("hB")).len() <= 1
-        },
-    );
+    let c = stalled_with_host_rows(&hosts, 3);
     c.ended_in_time_and_failed();
     let (r, errors) = c.partial_errors();
     assert!(
@@ -628,17 +635,7 @@ fn a_stalled_host_leader_costs_its_host_and_is_named() {
     let Some(hosts) = Hosts::new(&["hA", "hB"]) else {
         return;
     };
-    let c = with_hb_cut(
-        &hosts,
-        4,
-        &["--rank-jobs=host"],
-        &|h| stop_rank(h, 2),
-        &|h, partial| {
-            !partial.is_empty()
-                && names(&h.disk("hA")).is_empty()
-                && names(&h.disk("hB")).len() <= 1
-        },
-    );
+    let c = stalled_with_host_rows(&hosts, 2);
     c.ended_in_time_and_failed();
     let (r, errors) = c.partial_errors();
     assert!(
