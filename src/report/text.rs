@@ -308,7 +308,23 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
         };
         measurement(o, &g.total, deepest);
     } else if g.jobs.len() > 1 {
-        let _ = writeln!(o, "all {} jobs together:", g.jobs.len());
+        // Jobs that do no I/O (cpuio, exec) are not in the total beside I/O jobs.
+        let no_io = |j: &&crate::result::JobReport| matches!(&*j.engine.name, "cpuio" | "exec");
+        let io = g.jobs.iter().filter(|j| !no_io(j)).count();
+        let _ = match g.jobs.len() - io {
+            0 => writeln!(o, "all {} jobs together:", g.jobs.len()),
+            _ if io == 0 => writeln!(o, "all {} jobs together (none does I/O):", g.jobs.len()),
+            n => {
+                let what = if n == 1 { "job does" } else { "jobs do" };
+                match io {
+                    1 => writeln!(o, "the group's I/O job ({n} cpuio/exec {what} no I/O):"),
+                    _ => writeln!(
+                        o,
+                        "all {io} I/O jobs together ({n} cpuio/exec {what} no I/O):"
+                    ),
+                }
+            }
+        };
         measurement(o, &g.total, deepest);
     }
     if folded {

@@ -91,6 +91,12 @@ fn a_program_ignoring_sigterm_gets_its_grace_time_then_sigkill() {
     let o = run_in(d.path(), &["job", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let took = t.elapsed();
+    // The group's total is the I/O job's, and the text says so.
+    assert!(
+        stdout(&o).contains("the group's I/O job (1 cpuio/exec job does no I/O):"),
+        "{}",
+        stdout(&o)
+    );
     assert!(
         took >= std::time::Duration::from_secs(3) && took < std::time::Duration::from_secs(20),
         "runtime and grace, not the program's minute: {took:?}"
