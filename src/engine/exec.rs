@@ -32,17 +32,11 @@ impl Program {
     /// Its output files are free to create: an error naming one that is there (iogauge
     /// writes over no file it did not create).
     pub fn check_outputs(&self) -> io::Result<()> {
-        match self.taken() {
-            None => Ok(()),
-            Some(t) => Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!(
-                    "{}: exists: iogauge writes the program's output only to files it creates \
-                                        (remove it, or set std_redirect=0)",
-                    t.display()
-                ),
-            )),
-        }
+        let Some((out, err)) = &self.redirect else {
+            return Ok(());
+        };
+        outputs_free(&[("std_redirect", out.clone()), ("std_redirect", err.clone())])
+            .map_err(|(_, e)| e)
     }
 
     /// The report's data line of a job that ran it.
@@ -53,19 +47,10 @@ impl Program {
         };
         format!(
             "none: ioengine=exec does no I/O; it ran {} {} ({output}); each I/O is one 50 ms \
-                                check on it",
+             check on it",
             self.program,
             self.args.join(" ")
         )
-    }
-
-    /// The output files it would make, that are already there.
-    pub fn taken(&self) -> Option<&Path> {
-        let (out, err) = self.redirect.as_ref()?;
-        [out, err]
-            .into_iter()
-            .find(|p| p.symlink_metadata().is_ok())
-            .map(PathBuf::as_path)
     }
 }
 
@@ -267,7 +252,8 @@ mod tests {
             grace: Duration::ZERO,
             redirect: Some((out.clone(), d.path().join("j.stderr"))),
         };
-        assert_eq!(p.taken(), Some(out.as_path()));
+        let e = p.check_outputs().unwrap_err();
+        assert!(e.to_string().contains("j.stdout: exists"), "{e}");
         let mut u = IoUnit::new(4096, 1);
         u.set_len(4096);
         match Exec::new(p).queue(0, &mut u) {

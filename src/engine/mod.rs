@@ -94,8 +94,10 @@ impl Kind {
     /// Whether the engine does no I/O at all (cpuio burns CPU, exec runs a program): its
     /// cycles count as I/Os of its own job, never in a group's total beside I/O jobs.
     pub fn no_io(self) -> bool {
-        matches!(self, Kind::Cpuio | Kind::Exec)
+        Kind::NO_IO.contains(&self)
     }
+    /// The engines that do no I/O at all.
+    pub const NO_IO: [Kind; 2] = [Kind::Cpuio, Kind::Exec];
     /// Whether I/Os are queued, `iodepth` of them in flight (the others do one at a time).
     pub fn queued(self) -> bool {
         matches!(self, Kind::IoUring | Kind::Libaio)

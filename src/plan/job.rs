@@ -524,10 +524,16 @@ impl JobSpec {
             ("exec_postrun", post, "postrun"),
         ] {
             if cmd.is_some() {
-                out.push((option, PathBuf::from(format!("{}.{mode}.txt", self.name))));
+                out.push((option, self.hook_output(mode)));
             }
         }
         out
+    }
+
+    /// Where the job's `exec_prerun` or `exec_postrun` (`mode`: prerun, postrun) writes its
+    /// output: `NAME.MODE.txt` in the working directory, as fio's.
+    pub fn hook_output(&self, mode: &str) -> PathBuf {
+        PathBuf::from(format!("{}.{mode}.txt", self.name))
     }
 
     pub fn label(&self, option: &str) -> String {

@@ -309,7 +309,11 @@ fn group(o: &mut String, g: &GroupReport, numbered: bool) {
         measurement(o, &g.total, deepest);
     } else if g.jobs.len() > 1 {
         // Jobs that do no I/O (cpuio, exec) are not in the total beside I/O jobs.
-        let no_io = |j: &&crate::result::JobReport| matches!(&*j.engine.name, "cpuio" | "exec");
+        let no_io = |j: &&crate::result::JobReport| {
+            crate::engine::Kind::NO_IO
+                .iter()
+                .any(|k| k.as_str() == j.engine.name)
+        };
         let io = g.jobs.iter().filter(|j| !no_io(j)).count();
         let _ = match g.jobs.len() - io {
             0 => writeln!(o, "all {} jobs together:", g.jobs.len()),

@@ -6,7 +6,6 @@
 //! postrun that fails is a warning.
 
 use std::io;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use crate::plan::JobSpec;
@@ -21,7 +20,7 @@ pub(super) fn run(job: &JobSpec, post: bool) -> io::Result<()> {
     let Some(cmd) = cmd else {
         return Ok(());
     };
-    let out = PathBuf::from(format!("{}.{mode}.txt", job.name));
+    let out = job.hook_output(mode);
     let file = crate::engine::exec::create_new(&out)?;
     let status = Command::new("sh")
         .arg("-c")

@@ -72,7 +72,7 @@ impl Ranks {
     /// on one of its ranks still passes the others on.
     pub(super) fn collect(&self, own: Vec<u8>, merger: &mut Merger) -> Collected {
         let n = self.world.size() as usize;
-        let leaders = self.leaders();
+        let leaders = &self.leaders;
         let tree = self.tree();
         let mine = |r: usize| r != self.rank && (if tree { leaders[r] == self.rank } else { true });
         let mut got: Vec<Got> = (0..n)
@@ -120,7 +120,7 @@ impl Ranks {
                 if parts_expected && l != 0 && leaders.get(l) == Some(&l) {
                     received_bytes += bytes.len() as u64;
                     let at = std::time::Instant::now();
-                    if let Some(ms) = self.take_part(&bytes, l, (&mut got, &leaders), merger) {
+                    if let Some(ms) = self.take_part(&bytes, l, (&mut got, leaders), merger) {
                         host_parts += 1;
                         leader_ms = leader_ms.max(ms);
                     }

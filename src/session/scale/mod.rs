@@ -19,7 +19,7 @@ mod start;
 mod tree;
 mod wait;
 
-use start::{all_hosts, clock_offsets};
+use start::{all_hosts, clock_offsets, leaders_of};
 
 use wait::{Patience, Sends, flush_pending, meet, tell_all};
 
@@ -61,6 +61,8 @@ pub struct Ranks {
     read_shift: Option<usize>,
     /// Every rank's host, indexed by rank.
     hosts: Vec<String>,
+    /// Each rank's host's first rank (its leader in a tree of host leaders), indexed by rank.
+    leaders: Vec<usize>,
     /// Rank 0: each rank's clock offset.
     offsets: Vec<i64>,
     /// Rank 0: a row per host and job in the merged report, not one per rank's job.
@@ -141,7 +143,8 @@ pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8
     let host = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
     let shared = std::env::var("IOGAUGE_MPI_SHARED_FILES").is_ok_and(|v| v == "1");
     let hosts = all_hosts(&world, &host);
-    let offsets = clock_offsets(&world, &hosts);
+    let leaders = leaders_of(&hosts);
+    let offsets = clock_offsets(&world, &leaders);
     refuse(&world, iogauge::studies::scaleout::commands_error(sections))?;
     let shift = read_partner(&world, read_shift, &hosts, shared)?;
     let borrowing = shift.is_some();
@@ -183,6 +186,7 @@ pub fn begin(sections: &mut [Section], asked: Asked) -> Result<Option<Ranks>, u8
         read_shift: shift_ranks,
         jobs_per_host: jobs.per_host(hosts.len()),
         hosts,
+        leaders,
         offsets,
         patience,
         answered: RefCell::new(Vec::new()),

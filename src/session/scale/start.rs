@@ -9,18 +9,14 @@ use super::CLOCK;
 /// Rank 0's estimate of each rank's clock offset (its clock minus rank 0's): the best of
 /// 5 round trips, the reply taken as read halfway (Cristian's method), with the first rank
 /// of each host; the other ranks of a host share its clock and its offset (rank 0's host:
-/// none), so the round trips grow with the hosts, not the ranks. `hosts`: every rank's host,
-/// indexed by rank. Empty on the other ranks.
+/// none), so the round trips grow with the hosts, not the ranks. `leaders`: each rank's
+/// host's first rank ([`leaders_of`]). Empty on the other ranks.
 pub(super) fn clock_offsets(
     world: &mpi::topology::SimpleCommunicator,
-    hosts: &[String],
+    leaders: &[usize],
 ) -> Vec<i64> {
     let (me, n) = (world.rank(), world.size());
-    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    let first: Vec<usize> = (0..hosts.len())
-        .map(|r| *seen.entry(hosts[r].as_str()).or_insert(r))
-        .collect();
-    let first_of = |r: usize| first.get(r).copied().unwrap_or(r);
+    let first_of = |r: usize| leaders.get(r).copied().unwrap_or(r);
     let mut offsets = vec![0i64; n as usize];
     for r in 1..n {
         if first_of(r as usize) != r as usize {
@@ -53,6 +49,14 @@ pub(super) fn clock_offsets(
         offsets[r] = offsets[first_of(r)];
     }
     if me == 0 { offsets } else { Vec::new() }
+}
+
+/// Each rank's host's first rank (its leader in a tree of host leaders), indexed by rank.
+pub(super) fn leaders_of(hosts: &[String]) -> Vec<usize> {
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    (0..hosts.len())
+        .map(|r| *first.entry(hosts[r].as_str()).or_insert(r))
+        .collect()
 }
 
 /// Every rank's host name, indexed by rank (the same on every rank).

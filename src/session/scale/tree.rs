@@ -10,18 +10,10 @@ use iogauge::studies::scaleout::{HostPart, Merger};
 use super::{PARTIAL, RESULT, Ranks};
 
 impl Ranks {
-    /// Each rank's host's leader, indexed by rank: the lowest rank on that host.
-    pub(super) fn leaders(&self) -> Vec<usize> {
-        let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        (0..self.hosts.len())
-            .map(|r| *first.entry(self.hosts[r].as_str()).or_insert(r))
-            .collect()
-    }
-
     /// Whether the results go through the hosts' leaders: a row per host and job, on more
-    /// than one host.
+    /// than one host (some rank's leader is not rank 0).
     pub(super) fn tree(&self) -> bool {
-        self.jobs_per_host && self.hosts.iter().any(|h| *h != self.hosts[0])
+        self.jobs_per_host && self.leaders.iter().any(|&l| l != 0)
     }
 
     /// A rank other than 0: its result on its way to rank 0 (through its host's leader, or
@@ -31,7 +23,7 @@ impl Ranks {
         if !self.tree() {
             return self.exchange(0, RESULT, bytes);
         }
-        let leader = self.leaders()[self.rank];
+        let leader = self.leaders[self.rank];
         if leader != self.rank {
             return self.exchange(leader, RESULT, bytes);
         }
