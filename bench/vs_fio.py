@@ -139,6 +139,13 @@ def cases(d, secs, disk_secs):
         ("ftruncate-4k-write-tmpfs", "ratio>=0.95", None,
          [f"--filename={space}", "--size=256m", "--bs=4k", "--rw=write",
           "--ioengine=ftruncate"] + t, [], []),
+        # e4defrag on the disk's ext4: each write an EXT4_IOC_MOVE_EXT of 32 KiB to the donor.
+        # iogauge lays the file out with data; fio does with overwrite=1 (else it preallocates
+        # and only swaps unwritten extents), and needs filesize to size its donor.
+        ("e4defrag-32k-write-disk", "ratio>=0.95", None,
+         [f"--directory={os.path.join(d, 'iogauge-bench-defrag')}", "--filename=orig",
+          "--donorname=orig.def", "--size=256m", "--bs=32k", "--rw=write",
+          "--ioengine=e4defrag"] + t, [], ["--overwrite=1", "--filesize=256m"]),
     ] + [
         # fio's file-operation engines on tmpfs: the rate of creates, stats and deletes (what
         # SAS WORK and database temporary areas stress). Each run starts with an empty
@@ -250,6 +257,7 @@ def main():
             if os.path.exists(f):
                 os.remove(f)
         shutil.rmtree(META, ignore_errors=True)
+        shutil.rmtree(os.path.join(a.dir, "iogauge-bench-defrag"), ignore_errors=True)
     text = "\n".join(lines + summary) + "\n"
     print(text)
     if not a.no_save:

@@ -25,6 +25,8 @@ mod assess;
 mod compat;
 #[path = "cli/cpuio.rs"]
 mod cpuio;
+#[path = "cli/defrag.rs"]
+mod defrag;
 #[path = "cli/engines.rs"]
 mod engines;
 #[path = "cli/errors.rs"]
@@ -64,6 +66,8 @@ mod scaleout;
 #[cfg(feature = "mpi")]
 #[path = "cli/scaleout_hosts.rs"]
 mod scaleout_hosts;
+#[path = "cli/service.rs"]
+mod service;
 #[path = "cli/steady.rs"]
 mod steady;
 #[path = "cli/sweep.rs"]

@@ -417,22 +417,10 @@ fn enghelp(engine: Option<&str>) -> String {
         .copied()
         .filter(|e| *e != "posixaio")
         .collect();
-    const CMDPRIO: &str = "cmdprio_percentage cmdprio_class cmdprio cmdprio_bssplit";
     let own = |e: &str| -> Option<String> {
-        Some(match e {
-            "io_uring" => format!(
-                "fixedbufs registerfiles sqthread_poll sqthread_poll_cpu hipri nowait force_async \
-                 {CMDPRIO}"
-            ),
-            "libaio" => format!("userspace_reap nowait {CMDPRIO}"),
-            "pvsync2" => "hipri nowait".to_string(),
-            "filestat" => "stat_type".to_string(),
-            "cpuio" => "cpuload cpuchunks cpumode".to_string(),
-            "exec" => "program arguments grace_time std_redirect".to_string(),
-            "psync" | "sync" | "vsync" | "pvsync" | "mmap" | "splice" | "falloc" | "ftruncate"
-            | "filecreate" | "filedelete" | "null" => String::new(),
-            _ => return None,
-        })
+        engines
+            .contains(&e)
+            .then(|| crate::plan::options::engine_options(e).join(" "))
     };
     match engine {
         Some(e) if !e.is_empty() => match own(e) {

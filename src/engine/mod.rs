@@ -6,6 +6,7 @@
 
 pub mod buf;
 pub mod cpu;
+pub mod defrag;
 pub mod exec;
 pub mod fileops;
 pub mod libaio;
@@ -43,6 +44,7 @@ pub enum Kind {
     Splice,
     Falloc,
     Ftruncate,
+    E4defrag,
     Filecreate,
     Filestat,
     Filedelete,
@@ -65,6 +67,7 @@ impl Kind {
             Kind::Splice => "splice",
             Kind::Falloc => "falloc",
             Kind::Ftruncate => "ftruncate",
+            Kind::E4defrag => "e4defrag",
             Kind::Filecreate => "filecreate",
             Kind::Filestat => "filestat",
             Kind::Filedelete => "filedelete",
@@ -83,7 +86,7 @@ impl Kind {
     pub fn moves_no_data(self) -> bool {
         matches!(
             self,
-            Kind::Falloc | Kind::Ftruncate | Kind::Null | Kind::Cpuio | Kind::Exec
+            Kind::Falloc | Kind::Ftruncate | Kind::E4defrag | Kind::Null | Kind::Cpuio | Kind::Exec
         ) || self.file_op()
     }
     /// Whether the engine has no file at all (null, cpuio, exec): nothing is checked, made or
@@ -211,6 +214,8 @@ pub struct Flags {
     pub stat_call: fileops::StatCall,
     /// cpuio: the CPU it burns (`cpuload`, `cpuchunks`, `cpumode`).
     pub cpu: cpu::CpuLoad,
+    /// e4defrag: the donor's blocks allocated before each move and freed after (`inplace`).
+    pub inplace: bool,
 }
 
 /// How an engine issues each I/O, in words, for the report.
@@ -253,6 +258,7 @@ pub fn describe(cfg: &Config) -> Description {
                 .to_string()
         }
         Kind::Ftruncate => "ftruncate to each write's offset, no data".to_string(),
+        Kind::E4defrag => defrag::CALLS.to_string(),
         Kind::Filecreate => "one open(O_CREAT|O_EXCL) per file per pass, timed alone (its \
                              close is not); a later pass opens the file the first made"
             .to_string(),
@@ -489,12 +495,14 @@ pub fn set_thread_mempolicy(p: &MemPolicy) -> io::Result<()> {
 
 /// What a job's engine works on: the files as `files::targets` opened them, a descriptor per
 /// file, and for the file-operation engines each file's name in its directory (filecreate's
-/// files do not exist yet, so it has names and no descriptors); for exec, the program.
+/// files do not exist yet, so it has names and no descriptors); for exec, the program; for
+/// e4defrag, the donor file.
 #[derive(Debug, Default)]
 pub struct Files {
     pub fds: Vec<OwnedFd>,
     pub names: Vec<fileops::Name>,
     pub program: Option<exec::Program>,
+    pub donor: Option<OwnedFd>,
 }
 
 /// Builds the engine `cfg` names over `files` and hands it to `f`.
@@ -503,6 +511,7 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
         fds: files,
         names,
         program,
+        donor,
     } = files;
     if cfg.kind.file_op() {
         let op = match cfg.kind {
@@ -537,6 +546,11 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
         },
         Kind::Falloc => f.run(space::Space::<false>::new(files)),
         Kind::Ftruncate => f.run(space::Space::<true>::new(files)),
+        Kind::E4defrag => match donor.map(|d| defrag::Defrag::new(files, d, cfg.flags.inplace)) {
+            Some(Ok(e)) => f.run(e),
+            Some(Err(e)) => f.setup_failed(e),
+            None => f.setup_failed(io::Error::other("ioengine=e4defrag: no donor file")),
+        },
         Kind::Filecreate | Kind::Filestat | Kind::Filedelete => {
             unreachable!("file operations are built above")
         }

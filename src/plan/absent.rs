@@ -63,7 +63,6 @@ const NEEDS: &[(&[&str], &str)] = &[
 
 /// fio's engines on the kernel's own calls that iogauge has not built yet.
 const LOCAL: &[&str] = &[
-    "e4defrag",
     "dircreate",
     "dirstat",
     "dirdelete",
@@ -100,7 +99,7 @@ mod tests {
     fn each_refusal_says_why_in_one_line() {
         let rdma = why("rdma");
         assert!(rdma.contains("needs an RDMA network card") && rdma.contains("fio runs it"));
-        assert!(why("e4defrag").starts_with("not supported yet: fio's e4defrag engine"));
+        assert!(why("dircreate").starts_with("not supported yet: fio's dircreate engine"));
         assert!(why("ioengine-typo").contains("no such engine"));
         for (names, _) in NEEDS {
             for n in *names {

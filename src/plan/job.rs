@@ -465,6 +465,10 @@ pub struct JobSpec {
     pub replay: Option<super::replay::ReplaySpec>,
     /// ioengine=exec: the program it runs.
     pub program: Option<crate::engine::exec::Program>,
+    /// `file_service_type`: which file each I/O goes to.
+    pub file_service: crate::plan::workload::FileService,
+    /// ioengine=e4defrag: the donor file (`donorname`), created by the run and removed after.
+    pub donor: Option<PathBuf>,
     /// `write_hint`: the write lifetime hint put on the files' inodes (RWH_WRITE_LIFE_*).
     pub write_hint: Option<u64>,
     /// fio's `exec_prerun` and `exec_postrun`: shell commands before the job's I/O and after
@@ -509,8 +513,6 @@ impl JobSpec {
         }
     }
 
-    /// `option` as the user named it (see `Origin::label`); an option not given is named as
-    /// the job's front end names options.
     /// The files the job writes that are not its data (`(option, path)`): exec's program
     /// output, and the prerun and postrun commands' output.
     pub fn output_files(&self) -> Vec<(&'static str, PathBuf)> {
@@ -536,6 +538,8 @@ impl JobSpec {
         PathBuf::from(format!("{}.{mode}.txt", self.name))
     }
 
+    /// `option` as the user named it (see `Origin::label`); an option not given is named as
+    /// the job's front end names options.
     pub fn label(&self, option: &str) -> String {
         use super::Origin;
         if let Some(o) = self.origins.get(option) {

@@ -55,6 +55,64 @@ pub const RW_MODES: &[&str] = &[
     "randtrimwrite",
 ];
 
+/// Each engine's own options, as fio's engines carry theirs. One given to a job of another
+/// engine is refused, unless it was set while an engine of its own was in force and a later
+/// `ioengine=` (a job's own, under a [global] one) replaced that engine: then it is ignored,
+/// as fio ignores it.
+pub const ENGINE_OPTIONS: &[(&str, &[&str])] = &[
+    (
+        "io_uring",
+        &[
+            "fixedbufs",
+            "registerfiles",
+            "sqthread_poll",
+            "sqthread_poll_cpu",
+            "hipri",
+            "nowait",
+            "force_async",
+            "cmdprio_percentage",
+            "cmdprio_class",
+            "cmdprio",
+            "cmdprio_bssplit",
+        ],
+    ),
+    (
+        "libaio",
+        &[
+            "userspace_reap",
+            "nowait",
+            "cmdprio_percentage",
+            "cmdprio_class",
+            "cmdprio",
+            "cmdprio_bssplit",
+        ],
+    ),
+    ("pvsync2", &["hipri", "nowait"]),
+    ("filestat", &["stat_type"]),
+    (
+        "cpuio",
+        &["cpuload", "cpuchunks", "cpumode", "exit_on_io_done"],
+    ),
+    (
+        "exec",
+        &["program", "arguments", "grace_time", "std_redirect"],
+    ),
+    ("e4defrag", &["donorname", "inplace"]),
+];
+
+/// The options of engine `e` (empty for an engine with none of its own).
+pub fn engine_options(e: &str) -> &'static [&'static str] {
+    ENGINE_OPTIONS
+        .iter()
+        .find(|(name, _)| *name == e)
+        .map_or(&[], |(_, o)| o)
+}
+
+/// Whether `option` is some engine's own.
+pub fn is_engine_option(option: &str) -> bool {
+    ENGINE_OPTIONS.iter().any(|(_, o)| o.contains(&option))
+}
+
 /// The engines `ioengine` accepts.
 pub const ENGINES: &[&str] = &[
     "psync",
@@ -69,6 +127,7 @@ pub const ENGINES: &[&str] = &[
     "posixaio",
     "falloc",
     "ftruncate",
+    "e4defrag",
     "filecreate",
     "filestat",
     "filedelete",
@@ -774,6 +833,32 @@ pub static OPTIONS: &[OptionDef] = &[
         default: Some("0"),
         help: "libaio: when not waiting, take completions from the ring the kernel maps into \
                the process instead of calling io_getevents.",
+    },
+    OptionDef {
+        name: "file_service_type",
+        aliases: &[],
+        kind: Kind::Spec("roundrobin, sequential or random, each with an optional :N"),
+        default: Some("roundrobin"),
+        help: "Which file each I/O of a job with several files goes to: the next after every N \
+               I/Os (roundrobin:N, default N=1), each file to its end before the next \
+               (sequential), or a random one every N I/Os (random:N). Each pass covers every \
+               file once.",
+    },
+    OptionDef {
+        name: "donorname",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "e4defrag: the donor file each write swaps blocks with (in the job's directory; \
+               iogauge creates it, and refuses one it did not create).",
+    },
+    OptionDef {
+        name: "inplace",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "e4defrag: allocate the donor's blocks before each move and free them after (0: \
+               allocate the donor once, over the job's region, before it starts).",
     },
     OptionDef {
         name: "stat_type",
@@ -1587,10 +1672,17 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
         FioOnly::Ignored("iogauge's buffers are always page-aligned heap memory"),
     ),
     (
-        &["create_on_open", "allow_file_create", "openfiles"],
+        &["create_on_open", "openfiles"],
         FioOnly::Ignored(
             "iogauge creates and lays out every file before its group starts, and keeps them \
              open",
+        ),
+    ),
+    (
+        &["allow_file_create"],
+        FioOnly::DefaultOnly(
+            "1",
+            "iogauge creates the files that are missing; name existing ones to use only them",
         ),
     ),
     (
@@ -1599,13 +1691,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "iogauge submits from the job's own thread (io_submit_mode=offload's hand-off to \
              a submitting thread is not reproduced: the I/O is the same, its latency lacks \
              the hand-off)",
-        ),
-    ),
-    (
-        &["file_service_type"],
-        FioOnly::DefaultOnly(
-            "roundrobin",
-            "iogauge moves to the next file after each I/O",
         ),
     ),
     (
@@ -1675,8 +1760,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "rw_sequencer",
             "softrandommap",
             "random_distribution_hash",
-            "inplace",
-            "donorname",
         ],
         FioOnly::Rejected(
             "iogauge names files NAME.CLONE.N, aligns every I/O to the smallest block size and \

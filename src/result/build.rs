@@ -642,7 +642,9 @@ fn device_warnings(
     }
     let unflushed = jobs.iter().any(|j| {
         let s = &j.spec;
+        // The engines that move no data (falloc, e4defrag…) leave nothing in the cache.
         s.rw.writes()
+            && !s.engine.moves_no_data()
             && !s.direct
             && s.sync.mode == crate::plan::SyncMode::None
             && !s.sync.flushes()

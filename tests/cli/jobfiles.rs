@@ -6,6 +6,22 @@ use super::*;
 
 const EXAMPLES: &str = "/usr/share/doc/fio/examples";
 
+/// Examples whose scaled run fails under fio 3.33 on this machine too, with the error iogauge
+/// meets (a race: a run may also pass): the file, the error, and why.
+const FAIL_IN_FIO_TOO: &[(&str, &str, &str)] = &[
+    (
+        "e4defrag.fio",
+        "(os error 16)",
+        "EXT4_IOC_MOVE_EXT is EBUSY while direct I/O jobs use the file (fio: err=16)",
+    ),
+    (
+        "e4defrag2.fio",
+        "(os error 16)",
+        "EXT4_IOC_MOVE_EXT is EBUSY while aio jobs use the file (fio: err=16, and its \
+         verify fails)",
+    ),
+];
+
 /// Bytes a report's groups read and wrote, all together.
 fn bytes_moved(r: &Value) -> u64 {
     r["groups"]
@@ -214,6 +230,17 @@ fn fios_examples_parse_or_are_refused_with_a_reason_and_plain_file_ones_run() {
         let errors = report
             .as_ref()
             .map_or(0, |r| r["errors"].as_array().map_or(0, Vec::len));
+        let as_fio = FAIL_IN_FIO_TOO
+            .iter()
+            .find(|(f, _, _)| *f == name)
+            .filter(|(_, errno, _)| o.status.code() == Some(1) && stderr(&o).contains(errno));
+        if let Some((_, _, why)) = as_fio {
+            rows.push(Row {
+                file: name,
+                outcome: format!("parsed; ran scaled down and failed as fio 3.33 does: {why}"),
+            });
+            continue;
+        }
         if o.status.code() != Some(0) || errors > 0 {
             failures.push(format!(
                 "{name}: the scaled run failed (exit {:?}): {}",
@@ -249,7 +276,7 @@ fn fios_examples_parse_or_are_refused_with_a_reason_and_plain_file_ones_run() {
     assert_eq!(parsed + refused, files.len());
     assert!(ran >= 10, "only {ran} examples ran");
     // What parses only grows (fio 3.33 parses 67).
-    assert!(parsed >= 40, "only {parsed} examples parse");
+    assert!(parsed >= 42, "only {parsed} examples parse");
 }
 
 #[test]

@@ -4,11 +4,10 @@
 //! here creates, writes or removes a file; it only opens, locks and (for a file the run will
 //! write again) marks it as being written.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{FileType, OFlags, Stat};
@@ -92,7 +91,7 @@ pub fn check(plan: &mut Plan, safety: Safety) -> Result<Targets, TargetError> {
             .flat_map(|g| &g.jobs)
             .next()
             .map_or("--size".into(), |j| j.label("size"));
-        check_space(&t, &size)?;
+        super::space::check_space(&t, &size)?;
     }
     // Lock what the run writes; an abandoned file of a killed run is taken over.
     let probes = std::mem::take(&mut t.probes);
@@ -255,9 +254,9 @@ pub(super) struct Existing {
     dev: u64,
     pub(super) identity: Identity,
     pub(super) follow: bool,
-    verdict: Verdict,
+    pub(super) verdict: Verdict,
     /// Another iogauge run is writing it now (it holds the write lock).
-    busy: bool,
+    pub(super) busy: bool,
 }
 
 pub(super) fn existing(
@@ -300,6 +299,7 @@ fn check_job(
         return super::names::check_job(t, gi, job);
     }
     check_directory(job)?;
+    t.check_donor(gi, job, safety)?;
     let paths = job.paths();
     // Existing files first: they may set the size.
     let mut found = Vec::new();
@@ -310,7 +310,9 @@ fn check_job(
     let extent = job.offset.saturating_add(job.per_file_bytes());
     check_journal(job)?;
     check_data_to_verify(t, (gi, &*job), &paths, &found, extent)?;
-    let needs_layout = job.rw != RwMode::Write || job.overwrite;
+    // e4defrag moves blocks that must be there, as fio's layout leaves them.
+    let needs_layout =
+        job.rw != RwMode::Write || job.overwrite || job.engine == EngineKind::E4defrag;
 
     for (i, (p, found)) in paths.iter().zip(&found).enumerate() {
         let extent = job.extent(i);
@@ -332,7 +334,8 @@ fn check_job(
             writers: Vec::new(),
             by_job: false,
         });
-        if job.rw.modifies() {
+        // e4defrag moves blocks and leaves the data: no clash with jobs verifying it.
+        if job.rw.modifies() && job.engine != EngineKind::E4defrag {
             let me = format!("{}.{}", job.name, job.clone);
             // Jobs writing one file at once all seal their blocks alike, or none verifies.
             let clash = writer_clash(&entry.writers, (gi, &me), job, p, extent);
@@ -756,43 +759,4 @@ fn check_alignment(job: &JobSpec, p: &Path, found: Option<&Existing>) -> Result<
 /// A file the run will create: its directory must exist and take new files.
 pub(super) fn check_creatable(p: &Path, opt: &Named<'_>) -> Result<(), TargetError> {
     ownership::check_dir(parent_dir(p)).map_err(|e| usage(format!("{}: {e}", opt(p))))
-}
-
-/// Refuses when the files to be created or extended do not fit in the free space.
-fn check_space(t: &Targets, size: &str) -> Result<(), TargetError> {
-    let mut per_fs: BTreeMap<u64, (u64, PathBuf)> = BTreeMap::new();
-    for (p, n) in &t.needs {
-        if n.kind == Kind::BlockDevice {
-            continue;
-        }
-        let have = fs::metadata(p).map(|m| m.blocks() * 512).unwrap_or(0);
-        let grow = n.extent.saturating_sub(have);
-        let dir = parent_dir(p);
-        let dev = fs::metadata(dir).map(|m| m.dev()).unwrap_or(0);
-        let e = per_fs.entry(dev).or_insert((0, dir.to_path_buf()));
-        e.0 += grow;
-    }
-    for (need, dir) in per_fs.values() {
-        if *need == 0 {
-            continue;
-        }
-        let vfs = rustix::fs::statvfs(dir).map_err(|e| {
-            usage(format!(
-                "{}: statvfs failed: {}",
-                dir.display(),
-                io::Error::from(e)
-            ))
-        })?;
-        let free = vfs.f_bavail * vfs.f_frsize;
-        if *need > free {
-            return Err(usage(format!(
-                "{size}: the test files need {} more on the file system of {}, which has {} free; \
-                 use a smaller size or another directory",
-                crate::units::human_bytes(*need),
-                dir.display(),
-                crate::units::human_bytes(free)
-            )));
-        }
-    }
-    Ok(())
 }

@@ -26,11 +26,13 @@ use rustix::fs::{Advice, OFlags};
 
 use crate::engine::AlignedBuf;
 use crate::files::ownership::{self, Identity, MarkState, ReopenError, Verdict};
-use crate::plan::{Fadvise, JobSpec, SyncMode};
+use crate::plan::{EngineKind, Fadvise, JobSpec, SyncMode};
 
 mod check;
+mod donor;
 mod names;
 mod preread;
+mod space;
 use check::Probe;
 pub use check::check;
 pub use preread::pre_read;
@@ -121,6 +123,8 @@ pub struct Targets {
     places: BTreeMap<PathBuf, ownership::Place>,
     /// The directories `places` hold, one descriptor each.
     dirs: Vec<(Identity, std::sync::Arc<OwnedFd>)>,
+    /// The e4defrag jobs' donor files (each also a need).
+    donors: Vec<PathBuf>,
     pub warnings: Vec<String>,
 }
 
@@ -528,8 +532,10 @@ impl Targets {
         }
         // A verifying writer reads its blocks back through the same descriptors; a shared
         // writable mapping (mmap) needs the file open for reading too.
-        let reads =
-            job.rw.reads() || job.verify.is_some() || job.engine == crate::plan::EngineKind::Mmap;
+        // So does EXT4_IOC_MOVE_EXT (e4defrag).
+        let reads = job.rw.reads()
+            || job.verify.is_some()
+            || matches!(job.engine, EngineKind::Mmap | EngineKind::E4defrag);
         let mut flags = match (reads, job.rw.modifies()) {
             (true, true) => OFlags::RDWR,
             (false, true) => OFlags::WRONLY,
@@ -597,6 +603,7 @@ impl Targets {
         }
         let files = crate::engine::Files {
             fds,
+            donor: self.open_donor(job)?,
             ..Default::default()
         };
         Ok((files, opened))

@@ -77,6 +77,7 @@ pub(super) fn engine_flags(
         force_async: v.int("force_async")?.unwrap_or(0) as u32,
         stat_call: super::fileops::stat_call(v, engine)?,
         cpu: cpu_load(v, engine)?,
+        inplace: v.bool("inplace")?,
     };
     let uring_only = [
         ("force_async", f.force_async > 0),
@@ -210,12 +211,13 @@ fn cpu_load(v: &Values<'_>, engine: EngineKind) -> Result<crate::engine::cpu::Cp
     })
 }
 
-/// The rules of the engines with options or limits of their own (cpuio, exec, mmap), once the
-/// job is resolved; exec's program set.
+/// The rules of the engines with options or limits of their own (cpuio, exec, mmap, e4defrag),
+/// once the job is resolved; exec's program and e4defrag's donor set.
 pub(super) fn rules(v: &Values<'_>, spec: &mut JobSpec) -> Result<(), SpecError> {
     cpuio_rules(v, spec)?;
     mmap_rules(v, spec)?;
     spec.program = super::exec::program(v, spec)?;
+    spec.donor = super::defrag::donor(v, spec)?;
     Ok(())
 }
 

@@ -19,6 +19,7 @@ use crate::rawpath;
 
 mod cpus;
 mod dedupe;
+mod defrag;
 mod engine;
 mod exec;
 mod fileops;
@@ -27,6 +28,7 @@ mod numa;
 mod prio;
 mod random;
 mod replay;
+mod service;
 mod sizes;
 mod timing;
 mod values;
@@ -147,7 +149,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     let (data, data_shape) = data(&v, w)?;
     let (verify, rw) = verification(&v, (rw, gap), (&sizes, bs), &data_shape, w)?;
     let region = region(&v, bs, max_bs, w)?;
-    let (timing, numjobs) = timing(&v)?;
+    let (timing, numjobs) = timing(&v, w)?;
     let engine = engine_kind(&v, w)?;
     engine::null_verify(&v, verify.is_some(), engine)?;
     let direct = v.bool("direct")?;
@@ -162,11 +164,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     notes(&v, w)?;
     report_layout(&v)?;
     let options = options_given(&v, random.seed)?;
-    let origins = v
-        .map
-        .iter()
-        .map(|(name, (_, e))| (name.to_string(), e.origin.clone()))
-        .collect();
+    let origins = v.origins();
     let mut spec = JobSpec {
         name,
         clone: 0,
@@ -220,10 +218,13 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         read_from: None,
         replay: None,
         program: None,
+        donor: None,
+        file_service: crate::plan::workload::FileService::ROUND_ROBIN,
         write_hint: hints::write_hint(&v)?,
         exec_hooks: hints::exec_hooks(&v),
     };
     spec.zones = zones::zones(&v, &spec, w)?;
+    spec.file_service = service::file_service(&v, &spec)?;
     fileops::file_ops(&v, &mut spec, w)?;
     engine::rules(&v, &mut spec)?;
     dedupe::working_set(&v, &mut spec, w)?;
@@ -562,6 +563,7 @@ fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind,
         }
         "falloc" => EngineKind::Falloc,
         "ftruncate" => EngineKind::Ftruncate,
+        "e4defrag" => EngineKind::E4defrag,
         "filecreate" => EngineKind::Filecreate,
         "filestat" => EngineKind::Filestat,
         "filedelete" => EngineKind::Filedelete,

@@ -82,6 +82,7 @@ fn errors_name_option_value_and_what_is_accepted() {
     );
     let e = one(&[("bogus", "1")]).unwrap_err().to_string();
     assert!(e.starts_with("--bogus=1: unknown option"), "{e}");
+    // time_based without runtime: refused here; dropped in a job file, as fio drops it.
     let e = one(&[("time_based", "1")]).unwrap_err().to_string();
     assert!(e.contains("needs --runtime"), "{e}");
     // Any size from one byte, as fio (direct I/O's alignment is the target's check).

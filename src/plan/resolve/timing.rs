@@ -110,12 +110,26 @@ pub(super) fn steady_state(
     }))
 }
 
-/// How long a job runs, and how many copies of it (`numjobs`).
-pub(super) fn timing(v: &Values<'_>) -> Result<(Timing, u32), SpecError> {
+/// How long a job runs, and how many copies of it (`numjobs`). time_based without a runtime
+/// is refused on the command line; in a job file it is dropped with a warning, as fio drops
+/// it (its error message, then the run), so fio's files run as fio runs them.
+pub(super) fn timing(v: &Values<'_>, w: &mut Vec<String>) -> Result<(Timing, u32), SpecError> {
     let runtime = v.seconds("runtime")?;
-    let time_based = v.bool("time_based")?;
-    if time_based && runtime.is_none_or(|r| r.is_zero()) {
+    let mut time_based = v.bool("time_based")?;
+    let from_file = v
+        .map
+        .get("time_based")
+        .is_some_and(|(_, e)| matches!(e.origin, crate::plan::Origin::File { .. }));
+    if time_based && runtime.is_none() && !from_file {
         return Err(v.error("time_based", "needs --runtime (how long to run)".into()));
+    }
+    if time_based && runtime.is_none() {
+        w.push(
+            "time_based is ignored without runtime (as fio ignores it): the job ends when its \
+             size is done"
+                .into(),
+        );
+        time_based = false;
     }
     if runtime.is_some_and(|r| r.is_zero()) {
         return Err(v.error("runtime", "expected a duration above 0".into()));

@@ -46,7 +46,15 @@ impl<'a> Values<'a> {
         }
         let mut map = BTreeMap::new();
         let mut ignored = Vec::new();
-        for entry in &section.entries {
+        let replaced = replaced_engine_options(section);
+        for (i, entry) in section.entries.iter().enumerate() {
+            if replaced.contains(&i) {
+                let norm = entry.key.replace('-', "_");
+                if !ignored.iter().any(|(o, _): &(String, _)| *o == norm) {
+                    ignored.push((norm, "set for an engine a later ioengine= replaced"));
+                }
+                continue;
+            }
             let Some(def) = options::lookup(&entry.key) else {
                 let norm = entry.key.replace('-', "_");
                 let given = entry.value.as_deref().map(str::trim);
@@ -107,6 +115,14 @@ impl<'a> Values<'a> {
         };
         v.kb_base = v.choice("kb_base")?.parse().expect("choices are numbers");
         Ok((v, ignored))
+    }
+
+    /// Where each given option came from, by canonical name.
+    pub(super) fn origins(&self) -> BTreeMap<String, Origin> {
+        let given = self.map.iter();
+        given
+            .map(|(n, (_, e))| (n.to_string(), e.origin.clone()))
+            .collect()
     }
 
     pub(super) fn given(&self, name: &'static str) -> bool {
@@ -233,6 +249,36 @@ impl<'a> Values<'a> {
             },
         }
     }
+}
+
+/// The entries that are an engine's own options, set while that engine was in force, which a
+/// later `ioengine=` replaced with one that does not have them (see `options::ENGINE_OPTIONS`).
+fn replaced_engine_options(section: &Section) -> Vec<usize> {
+    let engine_of = |e: &Entry| {
+        options::lookup(&e.key)
+            .filter(|d| d.name == "ioengine")
+            .map(|_| e.value.as_deref().unwrap_or("").trim().to_ascii_lowercase())
+    };
+    let Some(last) = section.entries.iter().rposition(|e| engine_of(e).is_some()) else {
+        return Vec::new();
+    };
+    let last_engine = engine_of(&section.entries[last]).unwrap_or_default();
+    let mut in_force = String::new();
+    let mut out = Vec::new();
+    for (i, e) in section.entries.iter().enumerate().take(last) {
+        if let Some(eng) = engine_of(e) {
+            in_force = eng;
+            continue;
+        }
+        let Some(d) = options::lookup(&e.key) else {
+            continue;
+        };
+        let mine = |eng: &str| options::engine_options(eng).contains(&d.name);
+        if options::is_engine_option(d.name) && mine(&in_force) && !mine(&last_engine) {
+            out.push(i);
+        }
+    }
+    out
 }
 
 pub(super) fn def(name: &str) -> &'static OptionDef {

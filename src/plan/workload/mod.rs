@@ -17,6 +17,9 @@ use super::blockmap::BlockMap;
 use super::job::{BlockSizes, Distribution};
 
 pub use crate::engine::Dir;
+pub use service::{FileService, ServiceKind};
+
+mod service;
 
 /// One I/O to issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -342,6 +345,8 @@ pub struct Workload {
     /// Random offsets on multiples of this (`blockalign`, without the random map); 0: of
     /// `region.bs`.
     align: u64,
+    /// `file_service_type` other than plain round robin, with several files.
+    service: Option<service::Service>,
 }
 
 impl Workload {
@@ -377,7 +382,23 @@ impl Workload {
             var: None,
             zone: None,
             align: 0,
+            service: None,
         }
+    }
+
+    /// Which file each I/O goes to (`file_service_type`); fixed-size I/O without zones or a
+    /// gap, uniform offsets (resolution sees to it). Plain round robin is the default order.
+    pub fn with_file_service(mut self, svc: FileService) -> Self {
+        let r = self.region;
+        if svc != FileService::ROUND_ROBIN && r.nfiles > 1 {
+            debug_assert!(self.var.is_none() && self.zone.is_none());
+            self.service = Some(service::Service::new(
+                svc,
+                r.nfiles as usize,
+                r.blocks_per_file,
+            ));
+        }
+        self
     }
 
     /// Sequential patterns skip `gap` bytes after each I/O (fio's `rw=read:GAP`, any number of
@@ -713,7 +734,15 @@ impl Iterator for Workload {
                     RwMode::TrimWrite | RwMode::RandTrimWrite => Dir::Trim,
                 };
                 let random = self.is_random(dir);
-                let (file, offset, len) = if self.var.is_some() {
+                let (file, offset, len) = if let Some(s) = &mut self.service {
+                    let map = self.randommap;
+                    let (file, block) = s.next(dir, random, map, &mut self.rng);
+                    (
+                        file,
+                        self.region.base + block * self.region.bs,
+                        self.region.bs,
+                    )
+                } else if self.var.is_some() {
                     self.variable(dir, random)
                 } else {
                     let block = if self.zone.is_some() {

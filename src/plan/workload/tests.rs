@@ -288,3 +288,53 @@ fn blockalign_puts_random_offsets_on_its_multiples_of_the_region() {
         .collect();
     assert_eq!(a, b);
 }
+
+fn service(kind: ServiceKind, per_turn: u64) -> FileService {
+    FileService { kind, per_turn }
+}
+
+/// file_service_type: the files each order visits, and every block of every file once a pass.
+#[test]
+fn file_service_orders_the_files_as_fio_names_them() {
+    let files = |mode, svc, passes| -> Vec<IoReq> {
+        Workload::new(mode, region(3, 4), 50, true, 9, Some(passes))
+            .with_file_service(svc)
+            .collect()
+    };
+    let order = |ios: &[IoReq]| ios.iter().map(|io| io.file).collect::<Vec<_>>();
+    // roundrobin:2 — two I/Os per file, each file's blocks in order.
+    let ios = files(RwMode::Read, service(ServiceKind::RoundRobin, 2), 1);
+    assert_eq!(order(&ios), [0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2]);
+    let offsets: Vec<u64> = ios
+        .iter()
+        .filter(|io| io.file == 1)
+        .map(|io| io.offset)
+        .collect();
+    assert_eq!(offsets, [8192, 12288, 16384, 20480]);
+    // sequential — each file to its end, then the next; the second pass starts over.
+    let ios = files(RwMode::Read, service(ServiceKind::Sequential, 1), 2);
+    let want: Vec<usize> = [0, 1, 2, 0, 1, 2].iter().flat_map(|&f| [f; 4]).collect();
+    assert_eq!(order(&ios), want);
+    // random — any order, but each pass covers each block of each file once; with :3, turns
+    // of three I/Os unless a file runs out.
+    for (mode, per) in [
+        (RwMode::Read, 1),
+        (RwMode::RandRead, 1),
+        (RwMode::RandRead, 3),
+    ] {
+        let ios = files(mode, service(ServiceKind::Random, per), 2);
+        assert_eq!(ios.len(), 24);
+        for pass in ios.chunks(12) {
+            let mut seen: Vec<(usize, u64)> = pass.iter().map(|io| (io.file, io.offset)).collect();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), 12, "{mode:?}:{per}: {pass:?}");
+        }
+        let switches = ios.windows(2).filter(|w| w[0].file != w[1].file).count();
+        assert!(switches > 0 && switches < 24, "{switches}");
+    }
+    // Random order differs from round robin's for one seed; the default is the workload's
+    // own order (file after file each I/O).
+    let rr = files(RwMode::Read, FileService::ROUND_ROBIN, 1);
+    assert_eq!(order(&rr), [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2]);
+}

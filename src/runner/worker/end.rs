@@ -207,6 +207,13 @@ fn explain_errno(job: &JobSpec, errno: i32) -> Option<&'static str> {
         libc::EAGAIN if job.flags.nowait => {
             Some("the I/O would have blocked and nowait (RWF_NOWAIT) asked it to fail instead")
         }
+        libc::EINVAL if job.engine == crate::plan::EngineKind::E4defrag => Some(
+            "EXT4_IOC_MOVE_EXT moved nothing: the range is beyond the end of the file or of \
+             the donor, or the file system refused the move",
+        ),
+        libc::ENOTTY | libc::EOPNOTSUPP if job.engine == crate::plan::EngineKind::E4defrag => {
+            Some("this file cannot have its extents moved (ext4 without extents, or data=journal)")
+        }
         libc::EINVAL if job.direct => Some(
             "the kernel refused the direct I/O: check that bs and offset are multiples of \
              the logical block size",

@@ -245,6 +245,7 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
     if let Some(z) = job.zones {
         wl = wl.with_zones(z.range, z.size, z.skip);
     }
+    wl = wl.with_file_service(job.file_service);
     wl = wl
         .with_distribution(&job.random.distribution)
         .with_pct_random(job.random.pct_random)

@@ -1,0 +1,50 @@
+//! The free-space check: the files a run creates or extends must fit on their file systems
+//! (per file system, what each file still needs to grow), before anything is created.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+
+use super::{Kind, TargetError, Targets, usage};
+use crate::files::fsinfo::parent_dir;
+
+/// Refuses when the files to be created or extended do not fit in the free space.
+pub(super) fn check_space(t: &Targets, size: &str) -> Result<(), TargetError> {
+    let mut per_fs: BTreeMap<u64, (u64, PathBuf)> = BTreeMap::new();
+    for (p, n) in &t.needs {
+        if n.kind == Kind::BlockDevice {
+            continue;
+        }
+        let have = fs::metadata(p).map(|m| m.blocks() * 512).unwrap_or(0);
+        let grow = n.extent.saturating_sub(have);
+        let dir = parent_dir(p);
+        let dev = fs::metadata(dir).map(|m| m.dev()).unwrap_or(0);
+        let e = per_fs.entry(dev).or_insert((0, dir.to_path_buf()));
+        e.0 += grow;
+    }
+    for (need, dir) in per_fs.values() {
+        if *need == 0 {
+            continue;
+        }
+        let vfs = rustix::fs::statvfs(dir).map_err(|e| {
+            usage(format!(
+                "{}: statvfs failed: {}",
+                dir.display(),
+                io::Error::from(e)
+            ))
+        })?;
+        let free = vfs.f_bavail * vfs.f_frsize;
+        if *need > free {
+            return Err(usage(format!(
+                "{size}: the test files need {} more on the file system of {}, which has {} free; \
+                 use a smaller size or another directory",
+                crate::units::human_bytes(*need),
+                dir.display(),
+                crate::units::human_bytes(free)
+            )));
+        }
+    }
+    Ok(())
+}
