@@ -32,6 +32,9 @@ const EXT4_IOC_MOVE_EXT: libc::c_ulong = (3 << 30)
     | ((b'f' as libc::c_ulong) << 8)
     | 15;
 
+/// Calls of one move that may meet EBUSY before it fails (see `move_ext`).
+const EBUSY_TRIES: u32 = 4;
+
 /// ext4's `f_type` in statfs(2).
 pub const EXT4_SUPER_MAGIC: i64 = 0xEF53;
 
@@ -92,19 +95,33 @@ impl Defrag {
             len: (offset + len).div_ceil(self.block) - start,
             ..Default::default()
         };
-        // SAFETY: `me` is the kernel's struct move_extent, alive and exclusively borrowed for
-        // the call; both descriptors are open for as long as `self` is.
-        let r = unsafe {
-            libc::ioctl(
-                self.files[file].as_raw_fd(),
-                EXT4_IOC_MOVE_EXT as _,
-                &mut me as *mut MoveExtent,
-            )
-        };
-        if r != 0 {
-            return Err(io::Error::last_os_error());
+        let mut tries = 0;
+        loop {
+            // SAFETY: `me` is the kernel's struct move_extent, alive and exclusively borrowed
+            // for the call; both descriptors are open for as long as `self` is.
+            let r = unsafe {
+                libc::ioctl(
+                    self.files[file].as_raw_fd(),
+                    EXT4_IOC_MOVE_EXT as _,
+                    &mut me as *mut MoveExtent,
+                )
+            };
+            if r == 0 {
+                return Ok(me.moved_len * self.block);
+            }
+            let e = io::Error::last_os_error();
+            // EBUSY before anything moved: a page of the range cannot be let go, because its
+            // buffers still wait in the journal (blocks this run moved or wrote moments ago:
+            // a second pass of a time_based job over a small file meets it at once, and
+            // fio's run fails there). Both files are made durable, which commits them, and
+            // the move is tried again, all within the I/O's time; the last EBUSY fails it.
+            tries += 1;
+            if e.raw_os_error() != Some(libc::EBUSY) || me.moved_len > 0 || tries >= EBUSY_TRIES {
+                return Err(e);
+            }
+            rustix::fs::fsync(&self.files[file])?;
+            rustix::fs::fsync(&self.donor)?;
         }
-        Ok(me.moved_len * self.block)
     }
 }
 

@@ -552,6 +552,7 @@ impl Targets {
             SyncMode::Sync => flags |= O_SYNC,
         }
         let region = NonZeroU64::new(job.per_file_bytes());
+        let donor = self.open_donor(job)?;
         let mut fds = Vec::new();
         let mut opened = Vec::new();
         let own = job.paths();
@@ -603,7 +604,7 @@ impl Targets {
         }
         let files = crate::engine::Files {
             fds,
-            donor: self.open_donor(job)?,
+            donor,
             ..Default::default()
         };
         Ok((files, opened))
