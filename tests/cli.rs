@@ -408,7 +408,10 @@ fn kernel_sees_o_direct_and_o_dsync() {
     let fds = PathBuf::from(format!("/proc/{}/fd", child.id()));
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut flags = None;
-    while flags.is_none() && Instant::now() < deadline {
+    // Until the job's descriptor is there: the last one opened on the file is, while the file
+    // is laid out, lay-out's own (O_WRONLY, no job flags).
+    let direct = |f: &Option<u32>| f.is_some_and(|f| f & libc::O_DIRECT as u32 != 0);
+    while !direct(&flags) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
         // The job's descriptor is the last one opened on the file (iogauge also holds the
         // one it created the file with, without the job's flags).

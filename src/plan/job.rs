@@ -465,6 +465,8 @@ pub struct JobSpec {
     pub replay: Option<super::replay::ReplaySpec>,
     /// ioengine=exec: the program it runs.
     pub program: Option<crate::engine::exec::Program>,
+    /// `allow_file_create`: missing files may be created (else each must exist).
+    pub allow_create: bool,
     /// `file_service_type`: which file each I/O goes to.
     pub file_service: crate::plan::workload::FileService,
     /// ioengine=e4defrag: the donor file (`donorname`), created by the run and removed after.

@@ -845,6 +845,14 @@ pub static OPTIONS: &[OptionDef] = &[
                file once.",
     },
     OptionDef {
+        name: "allow_file_create",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("1"),
+        help: "Create the files that are missing (0: every file must exist; a missing one is \
+               refused before anything runs).",
+    },
+    OptionDef {
         name: "donorname",
         aliases: &[],
         kind: Kind::Text,
@@ -1676,13 +1684,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
         FioOnly::Ignored(
             "iogauge creates and lays out every file before its group starts, and keeps them \
              open",
-        ),
-    ),
-    (
-        &["allow_file_create"],
-        FioOnly::DefaultOnly(
-            "1",
-            "iogauge creates the files that are missing; name existing ones to use only them",
         ),
     ),
     (

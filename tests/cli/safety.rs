@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{bin, ok_in, run_in, stderr, tmp};
+use super::{bin, counts, iogauge, job, ok_in, run_in, run_json, stderr, tmp};
 
 /// Whether the file system under `dir` keeps user xattrs (iogauge's mark); prints SKIP if not.
 fn has_user_xattrs(dir: &Path) -> bool {
@@ -1197,4 +1197,34 @@ fn links_planted_where_logs_and_dumps_go_are_never_followed() {
             .is_symlink()
     );
     assert!(p.join("lat_lat.1.log").is_file() && p.join("r.json").is_file());
+}
+
+/// allow_file_create=0 (fio's): every file must exist; a missing one is refused before
+/// anything is created, and the existing ones are used as they are.
+#[test]
+fn allow_file_create_0_uses_only_files_that_exist() {
+    let d = tmp();
+    let have = d.path().join("have");
+    std::fs::write(&have, vec![7u8; 1 << 20]).unwrap();
+    let missing = d.path().join("missing");
+    let names = format!("--filename={}:{}", have.display(), missing.display());
+    let o = iogauge(&["run", &names, "--size=2m", "--allow_file_create=0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("forbids creating it"), "{}", stderr(&o));
+    assert!(!missing.exists());
+    let one = format!("--filename={}", have.display());
+    let r = run_json(&[&one, "--allow_file_create=0"], 0);
+    assert_eq!(counts(job(&r)), (256, 1 << 20, 0, 0));
+    let o = iogauge(&[
+        "run",
+        &format!("--directory={}", d.path().display()),
+        "--ioengine=filecreate",
+        "--allow_file_create=0",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("filecreate creates its files"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -724,6 +724,12 @@ fn check_path(
                 e.len
             ));
         }
+    } else if !created_here && !job.allow_create {
+        return Err(usage(format!(
+            "{}: does not exist, and {} forbids creating it",
+            opt(p),
+            job.label_with("allow_file_create", "0")
+        )));
     } else if !created_here {
         check_creatable(p, &opt)?;
     }

@@ -24,12 +24,20 @@ pub(super) fn stat_call(v: &Values<'_>, engine: EngineKind) -> Result<StatCall, 
     Ok(call)
 }
 
-/// The rules of the file-operation engines, on a job already resolved.
+/// The rules of the file-operation engines, on a job already resolved; and for every job,
+/// whether it may create the files that are missing (`allow_file_create`).
 pub(super) fn file_ops(
     v: &Values<'_>,
     spec: &mut JobSpec,
     warnings: &mut Vec<String>,
 ) -> Result<(), SpecError> {
+    spec.allow_create = v.bool("allow_file_create")?;
+    if !spec.allow_create && spec.engine == EngineKind::Filecreate {
+        return Err(v.error(
+            "allow_file_create",
+            "ioengine=filecreate creates its files: it cannot run without creating them".into(),
+        ));
+    }
     if !spec.engine.file_op() {
         return Ok(());
     }

@@ -220,6 +220,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         program: None,
         donor: None,
         file_service: crate::plan::workload::FileService::ROUND_ROBIN,
+        allow_create: true,
         write_hint: hints::write_hint(&v)?,
         exec_hooks: hints::exec_hooks(&v),
     };
