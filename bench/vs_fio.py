@@ -134,6 +134,10 @@ def cases(d, secs, disk_secs):
          [f"--filename={shm}", "--size=1g", "--bs=4k", "--rw=randread", "--ioengine=mmap"] + t),
         ("mmap-128k-read-tmpfs", "ratio>=0.95+cpu", (shm, 1024),
          [f"--filename={shm}", "--size=1g", "--bs=128k", "--rw=read", "--ioengine=mmap"] + t),
+        # posixaio: glibc's POSIX AIO (helper threads doing pread), eight requests in flight.
+        ("posixaio-4k-randread-tmpfs-q8", "ratio>=0.95+cpu", (shm, 1024),
+         [f"--filename={shm}", "--size=1g", "--bs=4k", "--rw=randread", "--ioengine=posixaio",
+          "--iodepth=8"] + t),
         # splice: file -> pipe -> buffer (splice, then vmsplice), 64 KiB a step.
         ("splice-64k-read-tmpfs", "ratio>=0.95+cpu", (shm, 1024),
          [f"--filename={shm}", "--size=1g", "--bs=64k", "--rw=read", "--ioengine=splice"] + t),

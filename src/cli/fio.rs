@@ -411,12 +411,7 @@ fn cmdhelp(option: Option<&str>) -> Result<String, UsageError> {
 
 /// `--enghelp[=engine]`: the engines fio mode runs.
 fn enghelp(engine: Option<&str>) -> String {
-    // posixaio runs as io_uring: not an engine of its own.
-    let engines: Vec<&str> = crate::plan::options::ENGINES
-        .iter()
-        .copied()
-        .filter(|e| *e != "posixaio")
-        .collect();
+    let engines: Vec<&str> = crate::plan::options::ENGINES.to_vec();
     let own = |e: &str| -> Option<String> {
         engines
             .contains(&e)

@@ -12,6 +12,7 @@ pub mod fileops;
 pub mod libaio;
 pub mod mmap;
 pub mod null;
+pub mod posixaio;
 pub mod psync;
 mod sigbus;
 pub mod space;
@@ -40,6 +41,7 @@ pub enum Kind {
     #[serde(rename = "io_uring")]
     IoUring,
     Libaio,
+    Posixaio,
     Mmap,
     Splice,
     Falloc,
@@ -63,6 +65,7 @@ impl Kind {
             Kind::Pvsync2 => "pvsync2",
             Kind::IoUring => "io_uring",
             Kind::Libaio => "libaio",
+            Kind::Posixaio => "posixaio",
             Kind::Mmap => "mmap",
             Kind::Splice => "splice",
             Kind::Falloc => "falloc",
@@ -103,7 +106,7 @@ impl Kind {
     pub const NO_IO: [Kind; 2] = [Kind::Cpuio, Kind::Exec];
     /// Whether I/Os are queued, `iodepth` of them in flight (the others do one at a time).
     pub fn queued(self) -> bool {
-        matches!(self, Kind::IoUring | Kind::Libaio)
+        matches!(self, Kind::IoUring | Kind::Libaio | Kind::Posixaio)
     }
     /// Whether one call can move several page buffers (`numpages`).
     pub fn vectored(self) -> bool {
@@ -251,6 +254,7 @@ pub fn describe(cfg: &Config) -> Description {
             format!("io_submit/io_getevents (native AIO), IOCB_CMD_PREADV/PWRITEV over {buffers}")
         }
         Kind::Libaio => "io_submit/io_getevents (native AIO), IOCB_CMD_PREAD/PWRITE".to_string(),
+        Kind::Posixaio => posixaio::CALLS.to_string(),
         Kind::Mmap => mmap::CALLS.to_string(),
         Kind::Splice => splice::CALLS.to_string(),
         Kind::Falloc => {
@@ -290,7 +294,8 @@ pub fn describe(cfg: &Config) -> Description {
         _ => Vec::new(),
     };
     let mut features = Vec::new();
-    if cfg.kind == Kind::IoUring {
+    // io_uring's switches (posixaio has none) and the batching both apply.
+    if matches!(cfg.kind, Kind::IoUring | Kind::Posixaio) {
         for (on, name) in [
             (cfg.flags.fixedbufs, "fixedbufs"),
             (cfg.flags.registerfiles, "registerfiles"),
@@ -539,6 +544,7 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
             Ok(e) => f.run(e),
             Err(e) => f.setup_failed(e),
         },
+        Kind::Posixaio => f.run(posixaio::Posixaio::new(files, cfg.queue.depth)),
         Kind::Mmap => f.run(mmap::Mmap::new(files)),
         Kind::Splice => match splice::Splice::new(files) {
             Ok(e) => f.run(e),

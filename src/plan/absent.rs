@@ -85,10 +85,10 @@ pub fn why(engine: &str) -> String {
     if LOCAL.contains(&engine) {
         return format!(
             "not supported yet: fio's {engine} engine is not built in iogauge (its engines: \
-             {have}; posixaio runs as io_uring)"
+             {have})"
         );
     }
-    format!("iogauge has no such engine, nor has fio; it has {have} (posixaio runs as io_uring)")
+    format!("iogauge has no such engine, nor has fio; it has {have}")
 }
 
 #[cfg(test)]

@@ -69,7 +69,7 @@ fn outcome(dir: &Path, tag: &str, args: &[String]) -> ((u64, u64, u64, u64), (u6
 fn every_engine_gives_the_same_counts_and_contents() {
     let d = tmp();
     let mut engines = vec![
-        "psync", "sync", "vsync", "pvsync", "pvsync2", "mmap", "splice",
+        "psync", "sync", "vsync", "pvsync", "pvsync2", "mmap", "splice", "posixaio",
     ];
     if uring_available(d.path()) {
         engines.push("io_uring");
@@ -118,10 +118,9 @@ fn every_engine_gives_the_same_counts_and_contents() {
                 // The same workload as numpages=4 of bs/4: one call over 4 buffers moves
                 // exactly what one bs-sized call does.
                 let quarter = bs / 4;
-                for engine in engines
-                    .iter()
-                    .filter(|e| !e.starts_with("psync") && !["sync", "mmap", "splice"].contains(*e))
-                {
+                for engine in engines.iter().filter(|e| {
+                    !e.starts_with("psync") && !["sync", "mmap", "splice", "posixaio"].contains(*e)
+                }) {
                     let args: Vec<String> = vec![
                         format!("--rw={rw}"),
                         format!("--bs={quarter}"),
@@ -895,4 +894,53 @@ fn write_hint_reaches_the_files_inode() {
     let o = iogauge(&["run", "--size=1m", "--rw=write", "--write_hint=forever"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("extreme"), "{}", stderr(&o));
+}
+
+/// posixaio is the C library's POSIX AIO: glibc's helper thread (named after the job's
+/// thread that made it) does the reads, where psync's job does its own. The report names the
+/// calls.
+#[test]
+fn posixaio_runs_on_the_c_librarys_helper_threads() {
+    let d = tmp();
+    let f = d.path().join("data");
+    std::fs::write(&f, vec![5u8; 16 << 20]).unwrap();
+    let helpers = |engine: &str| -> usize {
+        let name = format!("--filename={}", f.display());
+        let e = format!("--ioengine={engine}");
+        let mut child = super::bin()
+            .current_dir(d.path())
+            .args(["run", &name, &e, "--rw=randread", "--bs=4k", "--iodepth=8"])
+            .args(["--time_based", "--runtime=2", "--invalidate=1"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut most = 0;
+        for _ in 0..15 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            // glibc's helpers take the name of the thread that starts them: the job's.
+            let n = std::fs::read_dir(format!("/proc/{}/task", child.id()))
+                .map(|tasks| {
+                    tasks
+                        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                        .filter(|c| c.trim() == "iogauge-job.0")
+                        .count()
+                })
+                .unwrap_or(0);
+            most = most.max(n);
+        }
+        assert!(child.wait().unwrap().success());
+        most
+    };
+    assert_eq!(helpers("psync"), 1, "psync's job issues its own reads");
+    let aio = helpers("posixaio");
+    assert!(aio > 1, "no helper threads: {aio}");
+    let name = format!("--filename={}", f.display());
+    let r = run_json(
+        &[&name, "--ioengine=posixaio", "--iodepth=4", "--size=1m"],
+        0,
+    );
+    let calls = job(&r)["engine"]["calls"].as_str().unwrap();
+    assert!(calls.contains("aio_read/aio_write"), "{calls}");
+    assert_eq!(counts(job(&r)), (256, 1 << 20, 0, 0));
 }

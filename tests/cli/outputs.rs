@@ -814,7 +814,7 @@ fn a_warning_shows_once_where_stdout_and_stderr_are_one_file() {
     let out = std::fs::File::create(&log).unwrap();
     let err = out.try_clone().unwrap();
     let status = Command::new(assert_cmd::cargo::cargo_bin!("iogauge"))
-        .args(["run", "--ioengine=posixaio", "--size=1m"])
+        .args(["run", "--iodepth=4", "--size=1m"])
         .arg(format!("--filename={}", d.path().join("f").display()))
         .stdout(out)
         .stderr(err)
@@ -823,19 +823,19 @@ fn a_warning_shows_once_where_stdout_and_stderr_are_one_file() {
     assert!(status.success());
     let text = std::fs::read_to_string(&log).unwrap();
     assert_eq!(
-        text.matches("ioengine=posixaio runs as io_uring").count(),
+        text.matches("has no effect with ioengine=psync").count(),
         1,
         "{text}"
     );
     // Apart, each stream is whole: the report keeps its warnings.
     let o = iogauge(&[
         "run",
-        "--ioengine=posixaio",
+        "--iodepth=4",
         "--size=1m",
         &format!("--filename={}", d.path().join("g").display()),
     ]);
-    assert!(stdout(&o).contains("warning: ioengine=posixaio runs as io_uring"));
-    assert!(stderr(&o).contains("warning: ioengine=posixaio runs as io_uring"));
+    assert!(stdout(&o).contains("warning: iodepth=4 has no effect with ioengine=psync"));
+    assert!(stderr(&o).contains("warning: iodepth=4 has no effect with ioengine=psync"));
 }
 
 #[test]

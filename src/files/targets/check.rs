@@ -357,7 +357,7 @@ fn check_job(
 /// ioengine=null,
 /// which has no file to check (its size given).
 fn check_engine(job: &JobSpec) -> Result<bool, TargetError> {
-    if job.engine.queued() {
+    if matches!(job.engine, EngineKind::IoUring | EngineKind::Libaio) {
         let cfg = job.engine_config();
         let probed = if job.engine == EngineKind::IoUring {
             crate::engine::uring::probe(&cfg)

@@ -44,9 +44,14 @@ pub(super) fn queue_options(
         n => n.min(depth),
     };
     let complete_min = (v.int("iodepth_batch_complete_min")?.unwrap_or(1) as u32).min(depth);
+    // fio's posixaio takes every finished request at each reap, whatever the maximum.
+    let default_max = match engine {
+        EngineKind::Posixaio => depth,
+        _ => complete_min,
+    };
     let complete_max = v
         .int("iodepth_batch_complete_max")?
-        .map_or(complete_min, |m| m as u32)
+        .map_or(default_max, |m| m as u32)
         .max(complete_min)
         .clamp(1, depth);
     let low = v.int("iodepth_low")?.map_or(depth, |l| l as u32).min(depth);

@@ -150,7 +150,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     let (verify, rw) = verification(&v, (rw, gap), (&sizes, bs), &data_shape, w)?;
     let region = region(&v, bs, max_bs, w)?;
     let (timing, numjobs) = timing(&v, w)?;
-    let engine = engine_kind(&v, w)?;
+    let engine = engine_kind(&v)?;
     engine::null_verify(&v, verify.is_some(), engine)?;
     let direct = v.bool("direct")?;
     let queue = queue_options(&v, engine, w)?;
@@ -543,8 +543,8 @@ fn target(v: &Values<'_>) -> Result<TargetSpec, SpecError> {
     )
 }
 
-/// The engine `ioengine` names (posixaio runs as io_uring, with a note).
-fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind, SpecError> {
+/// The engine `ioengine` names.
+fn engine_kind(v: &Values<'_>) -> Result<EngineKind, SpecError> {
     Ok(match v.choice("ioengine")?.as_str() {
         "psync" => EngineKind::Psync,
         "sync" => EngineKind::Sync,
@@ -553,15 +553,7 @@ fn engine_kind(v: &Values<'_>, warnings: &mut Vec<String>) -> Result<EngineKind,
         "pvsync2" => EngineKind::Pvsync2,
         "io_uring" => EngineKind::IoUring,
         "libaio" => EngineKind::Libaio,
-        "posixaio" => {
-            warnings.push(
-                "ioengine=posixaio runs as io_uring: the same queued, asynchronous submission \
-                 at iodepth (iogauge has no POSIX aio engine; glibc's aio_read/aio_write hand \
-                 each I/O to a helper thread, io_uring to the kernel)"
-                    .into(),
-            );
-            EngineKind::IoUring
-        }
+        "posixaio" => EngineKind::Posixaio,
         "falloc" => EngineKind::Falloc,
         "ftruncate" => EngineKind::Ftruncate,
         "e4defrag" => EngineKind::E4defrag,
