@@ -148,19 +148,6 @@ mod tests {
     use std::io::{Read, Seek, Write};
     use std::os::unix::fs::MetadataExt as _;
 
-    fn unit(dir: Dir, offset: u64, len: usize) -> IoUnit {
-        let mut u = IoUnit::new(len, 1);
-        (u.dir, u.offset) = (dir, offset);
-        u
-    }
-
-    fn done(q: Queued) -> io::Result<usize> {
-        match q {
-            Queued::Done(r) => r,
-            Queued::Queued => panic!("queued"),
-        }
-    }
-
     /// A write swaps the file's blocks with the donor's: the file reads the same, its blocks
     /// moved (FIEMAP would show new extents; the donor now holds the old ones, so its
     /// allocation is unchanged and the file's data is intact); inplace frees the donor
@@ -196,21 +183,31 @@ mod tests {
         rustix::fs::fallocate(&donor, rustix::fs::FallocateFlags::empty(), 0, 131072).unwrap();
         let mut e = Defrag::new(vec![orig], OwnedFd::from(donor), false).unwrap();
         assert_eq!(
-            done(e.queue(0, &mut unit(Dir::Write, 0, 65536))).unwrap(),
+            e.queue(0, &mut IoUnit::one(Dir::Write, 0, 65536))
+                .result()
+                .unwrap(),
             65536
         );
         assert_eq!(
-            done(e.queue(0, &mut unit(Dir::Write, 65536, 65536))).unwrap(),
+            e.queue(0, &mut IoUnit::one(Dir::Write, 65536, 65536))
+                .result()
+                .unwrap(),
             65536
         );
         let mut back = Vec::new();
         f.seek(std::io::SeekFrom::Start(0)).unwrap();
         f.read_to_end(&mut back).unwrap();
         assert!(back == data, "moving extents changed the file's data");
-        let err = done(e.queue(0, &mut unit(Dir::Read, 0, 4096))).unwrap_err();
+        let err = e
+            .queue(0, &mut IoUnit::one(Dir::Read, 0, 4096))
+            .result()
+            .unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::EINVAL));
         // Beyond the file's end nothing moves: EINVAL, as fio's.
-        let err = done(e.queue(0, &mut unit(Dir::Write, 1 << 20, 4096))).unwrap_err();
+        let err = e
+            .queue(0, &mut IoUnit::one(Dir::Write, 1 << 20, 4096))
+            .result()
+            .unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::EINVAL));
 
         // inplace: the donor is allocated for each move and emptied after it. The moves
@@ -225,7 +222,9 @@ mod tests {
         let orig = OwnedFd::from(f.try_clone().unwrap());
         let mut e = Defrag::new(vec![orig], OwnedFd::from(donor), true).unwrap();
         assert_eq!(
-            done(e.queue(0, &mut unit(Dir::Write, 4096, 4096))).unwrap(),
+            e.queue(0, &mut IoUnit::one(Dir::Write, 4096, 4096))
+                .result()
+                .unwrap(),
             4096
         );
         let m = std::fs::metadata(&donor_path).unwrap();

@@ -346,6 +346,17 @@ pub enum Queued {
     Queued,
 }
 
+impl Queued {
+    /// The result of an I/O done inside `queue` (the engines' tests).
+    #[cfg(test)]
+    pub fn result(self) -> io::Result<usize> {
+        match self {
+            Queued::Done(r) => r,
+            Queued::Queued => panic!("queued, not done"),
+        }
+    }
+}
+
 /// A finished queued I/O: the slab slot it was queued with and the kernel's result (bytes
 /// moved, or a negated errno).
 #[derive(Debug, Clone, Copy)]

@@ -57,19 +57,6 @@ mod tests {
     use super::*;
     use std::os::unix::fs::MetadataExt as _;
 
-    fn unit(dir: Dir, offset: u64, len: usize) -> IoUnit {
-        let mut u = IoUnit::new(len, 1);
-        (u.dir, u.offset) = (dir, offset);
-        u
-    }
-
-    fn done(q: Queued) -> io::Result<usize> {
-        match q {
-            Queued::Done(r) => r,
-            Queued::Queued => panic!("queued"),
-        }
-    }
-
     /// falloc: a write allocates and extends, a read allocates without extending, a trim
     /// punches the hole; ftruncate: a write sets the size to its offset, a read is EINVAL.
     #[test]
@@ -80,7 +67,9 @@ mod tests {
         let mut e = Space::<false>::new(vec![OwnedFd::from(f)]);
         let meta = || std::fs::metadata(&p).unwrap();
         assert_eq!(
-            done(e.queue(0, &mut unit(Dir::Write, 0, 65536))).unwrap(),
+            e.queue(0, &mut IoUnit::one(Dir::Write, 0, 65536))
+                .result()
+                .unwrap(),
             65536
         );
         assert_eq!(meta().len(), 65536);
@@ -90,22 +79,31 @@ mod tests {
         }
         assert!(meta().blocks() * 512 >= 65536);
         assert_eq!(
-            done(e.queue(0, &mut unit(Dir::Read, 1 << 20, 65536))).unwrap(),
+            e.queue(0, &mut IoUnit::one(Dir::Read, 1 << 20, 65536))
+                .result()
+                .unwrap(),
             65536
         );
         assert_eq!(meta().len(), 65536, "KEEP_SIZE");
         let before = meta().blocks();
-        done(e.queue(0, &mut unit(Dir::Trim, 0, 65536))).unwrap();
+        e.queue(0, &mut IoUnit::one(Dir::Trim, 0, 65536))
+            .result()
+            .unwrap();
         assert!(meta().blocks() < before, "hole punched");
 
         let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
         let mut t = Space::<true>::new(vec![OwnedFd::from(f)]);
         assert_eq!(
-            done(t.queue(0, &mut unit(Dir::Write, 12288, 4096))).unwrap(),
+            t.queue(0, &mut IoUnit::one(Dir::Write, 12288, 4096))
+                .result()
+                .unwrap(),
             4096
         );
         assert_eq!(meta().len(), 12288);
-        let err = done(t.queue(0, &mut unit(Dir::Read, 0, 4096))).unwrap_err();
+        let err = t
+            .queue(0, &mut IoUnit::one(Dir::Read, 0, 4096))
+            .result()
+            .unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::EINVAL));
     }
 }

@@ -829,19 +829,7 @@ fn io_uring_force_async_hands_io_to_the_kernels_workers() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let mut most = 0;
-        for _ in 0..15 {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            let n = std::fs::read_dir(format!("/proc/{}/task", child.id()))
-                .map(|tasks| {
-                    tasks
-                        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
-                        .filter(|c| c.starts_with("iou-wrk"))
-                        .count()
-                })
-                .unwrap_or(0);
-            most = most.max(n);
-        }
+        let most = most_threads(&child, |c| c.starts_with("iou-wrk"));
         assert!(child.wait().unwrap().success());
         most
     };
@@ -896,6 +884,24 @@ fn write_hint_reaches_the_files_inode() {
     assert!(stderr(&o).contains("extreme"), "{}", stderr(&o));
 }
 
+/// The most threads of `child` whose name `named` takes, seen in 1.5 s of looking.
+fn most_threads(child: &std::process::Child, named: impl Fn(&str) -> bool) -> usize {
+    let mut most = 0;
+    for _ in 0..15 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let n = std::fs::read_dir(format!("/proc/{}/task", child.id()))
+            .map(|tasks| {
+                tasks
+                    .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                    .filter(|c| named(c))
+                    .count()
+            })
+            .unwrap_or(0);
+        most = most.max(n);
+    }
+    most
+}
+
 /// posixaio is the C library's POSIX AIO: glibc's helper thread (named after the job's
 /// thread that made it) does the reads, where psync's job does its own. The report names the
 /// calls.
@@ -915,20 +921,8 @@ fn posixaio_runs_on_the_c_librarys_helper_threads() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let mut most = 0;
-        for _ in 0..15 {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            // glibc's helpers take the name of the thread that starts them: the job's.
-            let n = std::fs::read_dir(format!("/proc/{}/task", child.id()))
-                .map(|tasks| {
-                    tasks
-                        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
-                        .filter(|c| c.trim() == "iogauge-job.0")
-                        .count()
-                })
-                .unwrap_or(0);
-            most = most.max(n);
-        }
+        // glibc's helpers take the name of the thread that starts them: the job's.
+        let most = most_threads(&child, |c| c.trim() == "iogauge-job.0");
         assert!(child.wait().unwrap().success());
         most
     };
