@@ -25,12 +25,13 @@ impl Targets {
         job: &JobSpec,
         safety: Safety,
     ) -> Result<(), TargetError> {
-        for p in job.paths() {
-            if let Some(d) = self.donors.iter().find(|d| **d == p) {
+        let paths = job.paths();
+        for p in &paths {
+            if let Some(d) = self.donors.iter().find(|d| *d == p) {
                 return Err(usage(format!(
                     "{}: the donor file of an e4defrag job ({}); give the donor a name of \
                      its own",
-                    option_of(job)(&p),
+                    option_of(job)(p),
                     d.display()
                 )));
             }
@@ -39,14 +40,14 @@ impl Targets {
             return Ok(());
         };
         let label = || job.label_with("donorname", &crate::rawpath::display(&donor));
-        let data = job.paths().contains(&donor) || self.needs.contains_key(&donor);
+        let data = paths.contains(&donor) || self.needs.contains_key(&donor);
         if data && !self.donors.contains(&donor) {
             return Err(usage(format!(
                 "{}: a file a job of this run does I/O on; the donor must be a file of its own",
                 label()
             )));
         }
-        for p in job.paths().iter().chain([&donor]) {
+        for p in paths.iter().chain([&donor]) {
             ext4_only(job, p)?;
         }
         let named = |_: &Path| label();

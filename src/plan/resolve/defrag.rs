@@ -12,16 +12,8 @@ pub(super) fn donor(
     v: &Values<'_>,
     spec: &JobSpec,
 ) -> Result<Option<std::path::PathBuf>, SpecError> {
+    super::engine::own_options_only(v, spec.engine, EngineKind::E4defrag)?;
     if spec.engine != EngineKind::E4defrag {
-        if let Some(o) = ["donorname", "inplace"].into_iter().find(|o| v.given(o)) {
-            return Err(v.error(
-                o,
-                format!(
-                    "applies only to ioengine=e4defrag, not {}",
-                    spec.engine.as_str()
-                ),
-            ));
-        }
         return Ok(None);
     }
     let name = v.text("donorname").map(|(n, _)| n).unwrap_or_default();

@@ -161,6 +161,30 @@ pub(super) fn serialize_overlap(v: &Values<'_>, depth: u32) -> Result<(), SpecEr
     Ok(())
 }
 
+/// An option of `owner`'s own (`options::ENGINE_OPTIONS`) given to a job of another engine:
+/// refused, naming the first one given.
+pub(super) fn own_options_only(
+    v: &Values<'_>,
+    engine: EngineKind,
+    owner: EngineKind,
+) -> Result<(), SpecError> {
+    if engine == owner {
+        return Ok(());
+    }
+    let own = crate::plan::options::engine_options(owner.as_str());
+    match own.iter().find(|o| v.given(o)) {
+        Some(o) => Err(v.error(
+            o,
+            format!(
+                "applies only to ioengine={}, not {}",
+                owner.as_str(),
+                engine.as_str()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// verify with an engine that moves no data (null, falloc, ftruncate): refused.
 pub(super) fn null_verify(
     v: &Values<'_>,
@@ -183,14 +207,8 @@ pub(super) fn null_verify(
 /// an error with any other engine.
 fn cpu_load(v: &Values<'_>, engine: EngineKind) -> Result<crate::engine::cpu::CpuLoad, SpecError> {
     use crate::engine::cpu::{CpuLoad, CpuMode};
-    let own = ["cpuload", "cpuchunks", "cpumode", "exit_on_io_done"];
+    own_options_only(v, engine, EngineKind::Cpuio)?;
     if engine != EngineKind::Cpuio {
-        if let Some(o) = own.into_iter().find(|o| v.given(o)) {
-            return Err(v.error(
-                o,
-                format!("applies only to ioengine=cpuio, not {}", engine.as_str()),
-            ));
-        }
         return Ok(CpuLoad::default());
     }
     let load = v.int("cpuload")?.unwrap_or(0);

@@ -9,20 +9,10 @@ use crate::engine::exec::Program;
 use crate::plan::SpecError;
 use crate::plan::job::*;
 
-const OWN: [&str; 4] = ["program", "arguments", "grace_time", "std_redirect"];
-
 /// The job's program; None for any other engine (an error if one of exec's options is given).
 pub(super) fn program(v: &Values<'_>, spec: &JobSpec) -> Result<Option<Program>, SpecError> {
+    super::engine::own_options_only(v, spec.engine, EngineKind::Exec)?;
     if spec.engine != EngineKind::Exec {
-        if let Some(o) = OWN.into_iter().find(|o| v.given(o)) {
-            return Err(v.error(
-                o,
-                format!(
-                    "applies only to ioengine=exec, not {}",
-                    spec.engine.as_str()
-                ),
-            ));
-        }
         return Ok(None);
     }
     let program = v.text("program").map(|(p, _)| p).unwrap_or_default();

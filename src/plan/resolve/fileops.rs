@@ -15,12 +15,7 @@ pub(super) fn stat_call(v: &Values<'_>, engine: EngineKind) -> Result<StatCall, 
         "statx" => StatCall::Statx,
         _ => StatCall::Stat,
     };
-    if v.given("stat_type") && engine != EngineKind::Filestat {
-        return Err(v.error(
-            "stat_type",
-            format!("applies only to ioengine=filestat, not {}", engine.as_str()),
-        ));
-    }
+    super::engine::own_options_only(v, engine, EngineKind::Filestat)?;
     Ok(call)
 }
 
