@@ -179,7 +179,37 @@ def cases(d, secs, disk_secs):
         ("pvsync-64kx16-read-disk", "within3%", (disk, 2048),
          [f"--filename={disk}", "--size=2g", "--rw=read", "--ioengine=pvsync", "--direct=1"] + td,
          ["--bs=64k", "--numpages=16"], ["--bs=1m"]),
+    ] + [
+        # fio's net engine over loopback: a receiver and its sender, one job file run by each
+        # tool in fio mode (the receiver's rate is the case's; both jobs' CPU counts). The
+        # sender starts 1 s after the receiver listens, as fio's netio.fio does.
+        (f"net-{proto}-{bs}-loopback", "ratio>=0.95", None, {"jobfile": net_job(proto, bs, secs)})
+        for proto, bs in (("tcp", "64k"), ("tcp", "4k"), ("udp", "1k"))
     ]
+
+
+def net_job(proto, bs, secs):
+    """A receiver and a sender of fio's net engine, as a job file's text."""
+    listen = "listen\n" if proto == "tcp" else ""
+    return (f"[global]\nioengine=net\nprotocol={proto}\nport=18800\nbs={bs}\nsize=100g\n"
+            f"time_based\nruntime={secs}\n[receiver]\n{listen}rw=read\n"
+            f"[sender]\nhostname=127.0.0.1\nstartdelay=1\nrw=write\n")
+
+
+def run_job_file(tool, text):
+    """Runs a job file with fio or `iogauge fio` (fio's JSON either way): the first job's
+    reads, and the CPU time of all its jobs."""
+    path = "/dev/shm/iogauge-bench-net.fio"
+    with open(path, "w") as f:
+        f.write(text)
+    cmd = ["fio"] if tool == "fio" else [IOGAUGE, "fio"]
+    out = sh(cmd + ["--output-format=json", path])
+    os.remove(path)
+    jobs = json.loads(out[out.index("{"):])["jobs"]
+    d = jobs[0]["read"]
+    cpu_s = sum((j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] / 1000.0 for j in jobs)
+    return {"iops": d["iops"], "mibs": d["bw_bytes"] / 1048576.0, "ios": d["total_ios"],
+            "cpu_s": cpu_s}
 
 
 def run_iogauge(opts):
@@ -309,6 +339,12 @@ def run_cases(a, only, made, lines, summary):
     for case in cases(a.dir, a.seconds, a.disk_seconds):
         name, target, file, opts = case[:4]
         own, fios = (case[4], case[5]) if len(case) > 4 else ([], [])
+        if isinstance(opts, dict):
+            # A job file each tool runs as it is.
+            text = opts["jobfile"]
+            tools = (lambda _: run_job_file("iogauge", text), lambda _: run_job_file("fio", text))
+        else:
+            tools = (run_iogauge, run_fio)
         if only and name not in only:
             continue
         if file:
@@ -319,11 +355,14 @@ def run_cases(a, only, made, lines, summary):
         ratios, mratios, cratios = [], [], []
         rounds = a.disk_rounds if target.startswith("within3%") else a.rounds
         for r in range(rounds):
-            order = [("iogauge", run_iogauge, own), ("fio", run_fio, fios)]
+            order = [("iogauge", tools[0], own), ("fio", tools[1], fios)]
             if r % 2:
                 order.reverse()
             res = {}
             for tool, fn, extra in order:
+                if isinstance(opts, dict):
+                    res[tool] = fn(None)
+                    continue
                 fresh(opts)
                 if name.startswith("e4defrag"):
                     relay(file, opts)

@@ -51,6 +51,8 @@ mod latency;
 mod layout;
 #[path = "cli/mmap.rs"]
 mod mmap;
+#[path = "cli/net.rs"]
+mod net;
 #[path = "cli/outputs.rs"]
 mod outputs;
 #[path = "cli/preread.rs"]

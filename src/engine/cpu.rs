@@ -133,8 +133,10 @@ mod tests {
         let cpu = crate::stats::CpuUsage::thread().since(&cpu0);
         let busy = cpu.user + cpu.system;
         assert!(wall >= Duration::from_millis(39), "{wall:?}");
+        // The spin is 20 ms of wall time, as fio's: on a machine the other tests load, the
+        // thread gets less CPU than that in it, never more.
         assert!(
-            busy >= Duration::from_millis(15) && busy < Duration::from_millis(30),
+            busy >= Duration::from_millis(5) && busy < Duration::from_millis(30),
             "{busy:?}"
         );
     }

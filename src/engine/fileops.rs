@@ -246,10 +246,7 @@ mod tests {
     fn run(e: &mut FileOps, file: usize) -> io::Result<usize> {
         let mut u = unit(file);
         e.prep(&u);
-        match e.queue(0, &mut u) {
-            Queued::Done(r) => r,
-            Queued::Queued => panic!("file operations complete in the call"),
-        }
+        e.queue(0, &mut u).result()
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod exec;
 pub mod fileops;
 pub mod libaio;
 pub mod mmap;
+pub mod net;
 pub mod null;
 pub mod posixaio;
 pub mod psync;
@@ -52,6 +53,8 @@ pub enum Kind {
     Filedelete,
     Cpuio,
     Exec,
+    Net,
+    Netsplice,
     Null,
 }
 
@@ -76,6 +79,8 @@ impl Kind {
             Kind::Filedelete => "filedelete",
             Kind::Cpuio => "cpuio",
             Kind::Exec => "exec",
+            Kind::Net => "net",
+            Kind::Netsplice => "netsplice",
             Kind::Null => "null",
         }
     }
@@ -92,10 +97,14 @@ impl Kind {
             Kind::Falloc | Kind::Ftruncate | Kind::E4defrag | Kind::Null | Kind::Cpuio | Kind::Exec
         ) || self.file_op()
     }
-    /// Whether the engine has no file at all (null, cpuio, exec): nothing is checked, made or
-    /// opened.
+    /// Whether the engine has no file at all (null, cpuio, exec, net's sockets): nothing is
+    /// checked, made or opened.
     pub fn fileless(self) -> bool {
-        matches!(self, Kind::Null | Kind::Cpuio | Kind::Exec)
+        matches!(self, Kind::Null | Kind::Cpuio | Kind::Exec) || self.network()
+    }
+    /// Whether the engine's I/O goes over a socket (net, netsplice).
+    pub fn network(self) -> bool {
+        matches!(self, Kind::Net | Kind::Netsplice)
     }
     /// Whether the engine does no I/O at all (cpuio burns CPU, exec runs a program): its
     /// cycles count as I/Os of its own job, never in a group's total beside I/O jobs.
@@ -282,6 +291,7 @@ pub fn describe(cfg: &Config) -> Description {
             cfg.flags.cpu.load
         ),
         Kind::Exec => exec::CALLS.to_string(),
+        Kind::Net | Kind::Netsplice => net::calls(cfg.kind == Kind::Netsplice).to_string(),
         Kind::Null => "none (null engine)".to_string(),
     };
 
@@ -344,6 +354,12 @@ pub enum Queued {
     /// Queued: it reaches the kernel at the next [`Engine::commit`], and its result comes from
     /// [`Engine::reap`].
     Queued,
+    /// Nothing moved within the engine's wait step (a socket with no data or no room yet): the
+    /// caller looks at its clock and stop flag, then queues the same unit again.
+    Waiting,
+    /// The peer ended the stream (end of a connection, a datagram sender's close): nothing
+    /// moved, and the job's work is over.
+    End,
 }
 
 impl Queued {
@@ -352,7 +368,7 @@ impl Queued {
     pub fn result(self) -> io::Result<usize> {
         match self {
             Queued::Done(r) => r,
-            Queued::Queued => panic!("queued, not done"),
+            other => panic!("{other:?}, not done"),
         }
     }
 }
@@ -405,6 +421,20 @@ pub trait Engine: Send {
     /// The files the engine created and holds (filecreate), handed over when the job ends.
     fn take_made(&mut self) -> Vec<(usize, OwnedFd)> {
         Vec::new()
+    }
+
+    /// Called once after the job's start (its barrier, `startdelay`, `wait_for`) and before
+    /// its clock starts: net connects or accepts its peer here. `keep_waiting` says, between
+    /// waits of at most a tenth of a second, whether to go on waiting; Ok(false) when it said
+    /// no (the job ends without I/O).
+    fn start(&mut self, _keep_waiting: &mut dyn FnMut() -> bool) -> io::Result<bool> {
+        Ok(true)
+    }
+
+    /// I/Os the peer sent that never arrived (net's datagrams, by their sequence numbers),
+    /// read when the job ends.
+    fn dropped(&self) -> u64 {
+        0
     }
 
     /// Called once with the whole slab before the first I/O (registered buffers).
@@ -512,13 +542,35 @@ pub fn set_thread_mempolicy(p: &MemPolicy) -> io::Result<()> {
 /// What a job's engine works on: the files as `files::targets` opened them, a descriptor per
 /// file, and for the file-operation engines each file's name in its directory (filecreate's
 /// files do not exist yet, so it has names and no descriptors); for exec, the program; for
-/// e4defrag, the donor file.
-#[derive(Debug, Default)]
+/// e4defrag, the donor file; for net, the job's socket as made before its group started.
+#[derive(Default)]
 pub struct Files {
     pub fds: Vec<OwnedFd>,
     pub names: Vec<fileops::Name>,
     pub program: Option<exec::Program>,
     pub donor: Option<OwnedFd>,
+    pub net: Option<NetSocket>,
+}
+
+/// A net job's socket: its end of the connection, the socket made for it, and what the files
+/// layer hands along to be dropped with the engine (a unix listener's socket file, removed
+/// then).
+pub struct NetSocket {
+    pub endpoint: net::Endpoint,
+    pub prepared: net::Prepared,
+    pub guard: Option<Box<dyn Send>>,
+}
+
+impl std::fmt::Debug for Files {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Files")
+            .field("fds", &self.fds)
+            .field("names", &self.names)
+            .field("program", &self.program)
+            .field("donor", &self.donor)
+            .field("net", &self.net.as_ref().map(|n| &n.prepared))
+            .finish()
+    }
 }
 
 /// Builds the engine `cfg` names over `files` and hands it to `f`.
@@ -528,6 +580,7 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
         names,
         program,
         donor,
+        net,
     } = files;
     if cfg.kind.file_op() {
         let op = match cfg.kind {
@@ -575,6 +628,13 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
         Kind::Exec => match program {
             Some(p) => f.run(exec::Exec::new(p)),
             None => f.setup_failed(io::Error::other("ioengine=exec: no program")),
+        },
+        Kind::Net | Kind::Netsplice => match net {
+            Some(n) => match net::Net::new(n.endpoint, n.prepared, n.guard) {
+                Ok(e) => f.run(e),
+                Err(e) => f.setup_failed(e),
+            },
+            None => f.setup_failed(io::Error::other("ioengine=net: no socket")),
         },
         Kind::Null => f.run(null::Null::new(files)),
     }

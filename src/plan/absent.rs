@@ -62,15 +62,7 @@ const NEEDS: &[(&[&str], &str)] = &[
 ];
 
 /// fio's engines on the kernel's own calls that iogauge has not built yet.
-const LOCAL: &[&str] = &[
-    "dircreate",
-    "dirstat",
-    "dirdelete",
-    "net",
-    "netsplice",
-    "guasi",
-    "binject",
-];
+const LOCAL: &[&str] = &["dircreate", "dirstat", "dirdelete", "guasi", "binject"];
 
 /// Why `engine` (not one of iogauge's) is refused: what it needs, or that iogauge has not
 /// built it, and the engines iogauge has.

@@ -465,6 +465,8 @@ pub struct JobSpec {
     pub replay: Option<super::replay::ReplaySpec>,
     /// ioengine=exec: the program it runs.
     pub program: Option<crate::engine::exec::Program>,
+    /// ioengine=net, netsplice: the job's end of its connection.
+    pub net: Option<crate::engine::net::Endpoint>,
     /// `allow_file_create`: missing files may be created (else each must exist).
     pub allow_create: bool,
     /// `file_service_type`: which file each I/O goes to.

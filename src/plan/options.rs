@@ -98,6 +98,22 @@ pub const ENGINE_OPTIONS: &[(&str, &[&str])] = &[
         &["program", "arguments", "grace_time", "std_redirect"],
     ),
     ("e4defrag", &["donorname", "inplace"]),
+    ("net", NET_OPTIONS),
+    ("netsplice", NET_OPTIONS),
+];
+
+/// The net engines' own options.
+const NET_OPTIONS: &[&str] = &[
+    "hostname",
+    "port",
+    "protocol",
+    "listen",
+    "pingpong",
+    "nodelay",
+    "interface",
+    "ttl",
+    "window_size",
+    "mss",
 ];
 
 /// The options of engine `e` (empty for an engine with none of its own).
@@ -133,6 +149,8 @@ pub const ENGINES: &[&str] = &[
     "filedelete",
     "cpuio",
     "exec",
+    "net",
+    "netsplice",
     "null",
 ];
 
@@ -867,6 +885,83 @@ pub static OPTIONS: &[OptionDef] = &[
         default: Some("0"),
         help: "e4defrag: allocate the donor's blocks before each move and free them after (0: \
                allocate the donor once, over the job's region, before it starts).",
+    },
+    OptionDef {
+        name: "hostname",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "net: the host a sender connects or sends to (a name or an address); for a udp \
+               receiver, only a multicast group to join. unix sockets use filename.",
+    },
+    OptionDef {
+        name: "port",
+        aliases: &[],
+        kind: Kind::Int { min: 1, max: 65535 },
+        default: None,
+        help: "net: the tcp or udp port (required for them; none for unix). Each clone of a \
+               job (numjobs) uses the next port up, as fio's.",
+    },
+    OptionDef {
+        name: "protocol",
+        aliases: &["proto"],
+        kind: Kind::Choice(&["tcp", "tcpv6", "udp", "udpv6", "unix", "vsock"]),
+        default: Some("tcp"),
+        help: "net: tcp, tcpv6, udp, udpv6 or unix (a local socket at filename); vsock (VM \
+               sockets) is fio's only.",
+    },
+    OptionDef {
+        name: "listen",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "net: wait for the peer's connection (tcp, unix) rather than connect to \
+               hostname; a udp reader always waits for its sender.",
+    },
+    OptionDef {
+        name: "pingpong",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "net: each block is sent back by the receiver, so each I/O's latency is a round \
+               trip (with several udp multicast readers, give it to one).",
+    },
+    OptionDef {
+        name: "nodelay",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "net: TCP_NODELAY on tcp connections (each block sent at once).",
+    },
+    OptionDef {
+        name: "interface",
+        aliases: &[],
+        kind: Kind::Text,
+        default: None,
+        help: "net: the IPv4 address of the interface udp multicast goes out of or is \
+               received on.",
+    },
+    OptionDef {
+        name: "ttl",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 255 },
+        default: Some("1"),
+        help: "net: the time-to-live of a udp multicast sender's datagrams.",
+    },
+    OptionDef {
+        name: "window_size",
+        aliases: &[],
+        kind: Kind::Size,
+        default: None,
+        help: "net: the socket's send and receive buffer size (SO_SNDBUF, SO_RCVBUF; the \
+               kernel doubles what it is given).",
+    },
+    OptionDef {
+        name: "mss",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 65535 },
+        default: None,
+        help: "net: the tcp maximum segment size (TCP_MAXSEG).",
     },
     OptionDef {
         name: "stat_type",

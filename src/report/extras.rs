@@ -40,13 +40,14 @@ pub fn extras(r: &RunReport, tool: &str) -> String {
         let Some(first) = g.jobs.first() else {
             continue;
         };
+        // Open flags, where the jobs have files.
         let flags = first
             .files
             .first()
-            .map_or(String::new(), |f| f.open_flags.join("|"));
+            .map_or(String::new(), |f| format!(" · {}", f.open_flags.join("|")));
         let _ = writeln!(
             o,
-            "{}{} job(s): {} · {} · iodepth {}",
+            "{}{} job(s): {}{} · iodepth {}",
             if r.groups.len() > 1 {
                 format!("group {}: ", g.id + 1)
             } else {

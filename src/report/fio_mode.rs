@@ -353,8 +353,13 @@ fn depth_lines(o: &mut String, j: &FioJob) {
     }
     let _ = writeln!(
         o,
-        "     issued rwts: total={},{},{},0 short=0,0,0,0 dropped=0,0,0,0\n",
-        j.read.total_ios, j.write.total_ios, j.trim.total_ios
+        "     issued rwts: total={},{},{},0 short=0,0,0,0 dropped={},{},{},0\n",
+        j.read.total_ios,
+        j.write.total_ios,
+        j.trim.total_ios,
+        j.read.drop_ios,
+        j.write.drop_ios,
+        j.trim.drop_ios
     );
 }
 

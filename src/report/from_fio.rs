@@ -110,6 +110,9 @@ struct Dir {
     runtime: u64,
     #[serde(default)]
     total_ios: u64,
+    /// I/Os the peer sent that never arrived (fio's net engine over UDP).
+    #[serde(default)]
+    drop_ios: u64,
     #[serde(default)]
     slat_ns: Option<Lat>,
     #[serde(default)]
@@ -465,6 +468,7 @@ fn dir(d: &Dir) -> DirReport {
             })
             .collect(),
         series: SeriesReport::none(),
+        dropped: d.drop_ios,
     }
 }
 

@@ -103,6 +103,7 @@ fn dir_report(d: &DirStats, prios: &PrioStats, elapsed: Duration) -> DirReport {
             })
             .collect(),
         series,
+        dropped: d.dropped,
     }
 }
 
@@ -260,6 +261,10 @@ pub fn engine_report(job: &crate::plan::JobSpec) -> EngineReport {
         (true, false) => TRIM_CALLS.to_string(),
         (true, true) => format!("{} and {TRIM_CALLS}", d.calls),
     };
+    let mut features = d.features;
+    if let Some(ep) = &job.net {
+        features.push(ep.for_clone(job.clone).describe());
+    }
     EngineReport {
         name: job.engine.as_str().into(),
         calls,
@@ -267,7 +272,7 @@ pub fn engine_report(job: &crate::plan::JobSpec) -> EngineReport {
         numpages: job.numpages,
         bytes_per_io: job.xfer(),
         per_call_flags: d.per_call_flags.into_iter().map(Cow::Borrowed).collect(),
-        features: d.features,
+        features,
     }
 }
 

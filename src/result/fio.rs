@@ -485,7 +485,7 @@ fn dir(d: &DirReport, elapsed_ns: u64) -> FioDir {
         runtime: if d.ios > 0 { elapsed_ns / 1_000_000 } else { 0 },
         total_ios: d.ios,
         short_ios: 0,
-        drop_ios: 0,
+        drop_ios: d.dropped,
         slat_ns: lat(d.slat_ns.as_ref()),
         clat_ns: lat(clat),
         lat_ns: lat(d.lat_ns.as_ref()),

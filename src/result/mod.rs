@@ -339,6 +339,10 @@ pub struct DirReport {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prios: Vec<PrioReport>,
     pub series: SeriesReport,
+    /// I/Os the peer sent that never arrived (net's UDP receivers, counted by the datagrams'
+    /// sequence numbers; fio's `drop_ios`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dropped: u64,
 }
 
 /// The I/Os of one priority (fio's `prios` entries).
@@ -448,6 +452,10 @@ pub fn json_start(text: &str) -> &str {
         at += line.len();
     }
     text
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

@@ -132,6 +132,7 @@ impl DirReport {
             clat_ns: pool(ds.iter().map(|d| d.clat_ns.as_ref())),
             prios: pool_prios(ds),
             series: SeriesReport::none(),
+            dropped: ds.iter().map(|d| d.dropped).sum(),
         }
     }
 }

@@ -483,6 +483,7 @@ fn run_group(
                 finished: &finished,
                 index,
                 wait_on,
+                peers: peers_of(jobs, index),
                 exits: &exits,
                 segment: segments[index],
                 run_id,
@@ -525,6 +526,16 @@ fn run_group(
         .collect();
     let (outcomes, handed) = outcomes(jobs, results, file_lists, &steady);
     (outcomes, handed, made)
+}
+
+/// A net job's possible peers: the group's other net jobs (none for any other job).
+fn peers_of(jobs: &[JobSpec], index: usize) -> Vec<usize> {
+    if !jobs[index].engine.network() {
+        return Vec::new();
+    }
+    (0..jobs.len())
+        .filter(|&i| i != index && jobs[i].engine.network())
+        .collect()
 }
 
 /// Each job's reporting group (fio's: a job with new_group starts one, its clones stay in

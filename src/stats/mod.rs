@@ -141,6 +141,8 @@ pub struct DirStats {
     /// Queued engines only: handed to the kernel → completion seen (completion latency).
     pub clat: LatStats,
     pub series: Series,
+    /// I/Os the peer sent that never arrived (net's datagrams; fio's `drop_ios`).
+    pub dropped: u64,
 }
 
 /// One direction's latencies per I/O priority (class << 13 | level), where per-command
@@ -190,6 +192,7 @@ impl std::ops::AddAssign<&DirStats> for DirStats {
         self.slat += &o.slat;
         self.clat += &o.clat;
         self.series += &o.series;
+        self.dropped += o.dropped;
     }
 }
 

@@ -31,6 +31,7 @@ use crate::plan::{EngineKind, Fadvise, JobSpec, SyncMode};
 mod check;
 mod donor;
 mod names;
+mod net;
 mod preread;
 mod space;
 use check::Probe;
@@ -520,9 +521,12 @@ impl Targets {
         job: &JobSpec,
     ) -> Result<(crate::engine::Files, Vec<OpenedFile>), TargetError> {
         if job.engine.fileless() {
-            let program = job.program.clone();
             let files = crate::engine::Files {
-                program,
+                program: job.program.clone(),
+                net: match job.engine.network() {
+                    true => Some(net::open(job)?),
+                    false => None,
+                },
                 ..Default::default()
             };
             return Ok((files, Vec::new()));

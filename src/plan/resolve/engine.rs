@@ -234,13 +234,19 @@ fn cpu_load(v: &Values<'_>, engine: EngineKind) -> Result<crate::engine::cpu::Cp
     })
 }
 
-/// The rules of the engines with options or limits of their own (cpuio, exec, mmap, e4defrag),
-/// once the job is resolved; exec's program and e4defrag's donor set.
-pub(super) fn rules(v: &Values<'_>, spec: &mut JobSpec) -> Result<(), SpecError> {
+/// The rules of the engines with options or limits of their own (cpuio, exec, mmap, e4defrag,
+/// net), once the job is resolved; exec's program, e4defrag's donor and net's endpoint set.
+pub(super) fn rules(
+    v: &Values<'_>,
+    spec: &mut JobSpec,
+    numjobs: u32,
+    w: &mut Vec<String>,
+) -> Result<(), SpecError> {
     cpuio_rules(v, spec)?;
     mmap_rules(v, spec)?;
     spec.program = super::exec::program(v, spec)?;
     spec.donor = super::defrag::donor(v, spec)?;
+    spec.net = super::net::endpoint(v, spec, u64::from(numjobs), w)?;
     Ok(())
 }
 

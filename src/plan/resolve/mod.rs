@@ -24,6 +24,7 @@ mod engine;
 mod exec;
 mod fileops;
 mod hints;
+mod net;
 mod numa;
 mod prio;
 mod random;
@@ -164,7 +165,6 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     notes(&v, w)?;
     report_layout(&v)?;
     let options = options_given(&v, random.seed)?;
-    let origins = v.origins();
     let mut spec = JobSpec {
         name,
         clone: 0,
@@ -214,11 +214,12 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         verify,
         steady,
         options,
-        origins,
+        origins: v.origins(),
         read_from: None,
         replay: None,
         program: None,
         donor: None,
+        net: None,
         file_service: crate::plan::workload::FileService::ROUND_ROBIN,
         allow_create: true,
         write_hint: hints::write_hint(&v)?,
@@ -227,7 +228,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
     spec.zones = zones::zones(&v, &spec, w)?;
     spec.file_service = service::file_service(&v, &spec)?;
     fileops::file_ops(&v, &mut spec, w)?;
-    engine::rules(&v, &mut spec)?;
+    engine::rules(&v, &mut spec, numjobs, w)?;
     dedupe::working_set(&v, &mut spec, w)?;
     let replay = replay::replay(&v, &spec)?;
     spec.replay = replay.as_ref().map(|r| r.0.clone());
@@ -564,6 +565,8 @@ fn engine_kind(v: &Values<'_>) -> Result<EngineKind, SpecError> {
         "mmap" => EngineKind::Mmap,
         "splice" => EngineKind::Splice,
         "exec" => EngineKind::Exec,
+        "net" => EngineKind::Net,
+        "netsplice" => EngineKind::Netsplice,
         "null" => EngineKind::Null,
         other => unreachable!("engine {other} not handled"),
     })

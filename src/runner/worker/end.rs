@@ -38,6 +38,64 @@ pub(super) fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
 }
 
 impl<E: Engine> Loop<'_, '_, E> {
+    /// The engine's own start (net's connection), once the job may start: false when the job
+    /// must do no I/O (the wait was given up, or the start failed: its error kept). The wait
+    /// ends when the job is stopped or its group exits, or after the job's own time (ramp and
+    /// runtime) where it has one: a peer that never comes does not hold the run.
+    pub(super) fn engine_start(&mut self) -> bool {
+        let w = self.w;
+        let job = w.job;
+        let bound = job
+            .timing
+            .runtime
+            .map(|r| std::time::Instant::now() + r + job.timing.ramp);
+        let mut timed_out = false;
+        let peers_gone = || {
+            !w.peers.is_empty()
+                && w.peers
+                    .iter()
+                    .all(|&i| w.finished[i].load(std::sync::atomic::Ordering::Acquire))
+        };
+        let mut keep_waiting = || {
+            if w.stop.load(std::sync::atomic::Ordering::Relaxed) || w.exited() || peers_gone() {
+                return false;
+            }
+            timed_out = bound.is_some_and(|b| std::time::Instant::now() >= b);
+            !timed_out
+        };
+        match self.engine.start(&mut keep_waiting) {
+            Ok(true) => true,
+            Ok(false) if timed_out => {
+                self.fail_start(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "{}: no peer within the job's time ({} s)",
+                        job.engine.as_str(),
+                        job.timing.runtime.unwrap_or_default().as_secs_f64()
+                    ),
+                ));
+                false
+            }
+            Ok(false) => false,
+            Err(e) => {
+                self.fail_start(e);
+                false
+            }
+        }
+    }
+
+    fn fail_start(&mut self, e: io::Error) {
+        self.error = Some(JobError {
+            file: None,
+            offset: None,
+            direction: None,
+            errno: e.raw_os_error(),
+            message: e.to_string(),
+        });
+        self.halt = Halt::Abort;
+        self.w.stop_others();
+    }
+
     pub(super) fn io_error(&mut self, dir: Dir, file: usize, offset: u64, e: io::Error) {
         if self.error.is_none() {
             let errno = e.raw_os_error();
@@ -108,6 +166,8 @@ impl<E: Engine> Loop<'_, '_, E> {
             self.end_flush();
         }
         self.close_measurement();
+        // A datagram receiver's losses are its reads'.
+        self.stats.dirs[Dir::Read as usize].dropped = self.engine.dropped();
         if let (Some(s), Some(t)) = (&self.lat, self.w.job.pacing.latency) {
             self.stats.latency = Some(crate::stats::LatencyFound {
                 depth: s.qd,

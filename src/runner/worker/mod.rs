@@ -88,6 +88,9 @@ pub struct Worker<'a> {
     pub index: usize,
     /// The jobs this one waits for (`wait_for`).
     pub wait_on: Vec<usize>,
+    /// A net job's possible peers: the group's other net jobs. Once all have finished, no
+    /// peer of this run is coming, and a receiver stops waiting for one.
+    pub peers: Vec<usize>,
     /// Per reporting group of the run group (`new_group` starts one): set by a job with
     /// `exitall` when it ends (its own with exit_what=group, all with stonewall or all), and
     /// the jobs of a group set finish as if done.
@@ -423,7 +426,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         flow.join(spec.weight);
     }
     w.barrier.wait();
-    let go = w.wait_to_start();
+    let go = w.wait_to_start() && l.engine_start();
     l.start(clock.now());
     // verify_only writes nothing: the job is its verify phase.
     if go && !job.verify.is_some_and(|v| v.only) {
@@ -619,7 +622,42 @@ impl<E: Engine> Loop<'_, '_, E> {
                     }
                     return;
                 }
+                Queued::Waiting => {
+                    if self.still_waiting(slot) {
+                        continue;
+                    }
+                    return;
+                }
+                Queued::End => {
+                    self.peer_ended(slot);
+                    return;
+                }
             }
+        }
+    }
+
+    /// The engine waited a step with nothing moved: true to queue the unit again; false when
+    /// the job must stop (its time is up, or it was stopped), the unit dropped uncounted.
+    #[cold]
+    fn still_waiting(&mut self, slot: u32) -> bool {
+        let now = self.clock.now();
+        if now >= self.tl.event {
+            self.housekeeping(now);
+        }
+        if self.check_stop() {
+            self.free.push(slot);
+            return false;
+        }
+        true
+    }
+
+    /// The peer ended the stream: the unit is dropped uncounted and the job's work is over.
+    #[cold]
+    fn peer_ended(&mut self, slot: u32) {
+        self.free.push(slot);
+        self.exhausted = true;
+        if self.halt == Halt::No {
+            self.halt = Halt::Done;
         }
     }
 

@@ -104,6 +104,7 @@ fn run<E: Engine>(job: &JobSpec, engine: E) -> JobResult {
         finished: &finished,
         index: 0,
         wait_on: Vec::new(),
+        peers: Vec::new(),
         exits: &exits,
         segment: 0,
         run_id: 1,
