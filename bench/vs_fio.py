@@ -198,7 +198,7 @@ def net_job(proto, bs, secs):
 
 def run_job_file(tool, text):
     """Runs a job file with fio or `iogauge fio` (fio's JSON either way): the first job's
-    reads, and the CPU time of all its jobs."""
+    reads in blocks of the file's bs, and the CPU time of all its jobs."""
     path = "/dev/shm/iogauge-bench-net.fio"
     with open(path, "w") as f:
         f.write(text)
@@ -208,8 +208,13 @@ def run_job_file(tool, text):
     jobs = json.loads(out[out.index("{"):])["jobs"]
     d = jobs[0]["read"]
     cpu_s = sum((j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] / 1000.0 for j in jobs)
-    return {"iops": d["iops"], "mibs": d["bw_bytes"] / 1048576.0, "ios": d["total_ios"],
-            "cpu_s": cpu_s}
+    # Blocks, not fio's I/O count: fio's tcp receiver counts each partial recv as an I/O (at
+    # 64 KiB most are), so its IOPS would count calls, not blocks.
+    bs = jobs[0]["job options"].get("bs") or next(
+        l.split("=", 1)[1] for l in text.splitlines() if l.startswith("bs="))
+    bs = int(bs[:-1]) << 10 if bs.endswith("k") else int(bs)
+    return {"iops": d["bw_bytes"] / bs, "mibs": d["bw_bytes"] / 1048576.0,
+            "ios": d["io_bytes"] // bs, "cpu_s": cpu_s}
 
 
 def run_iogauge(opts):
