@@ -855,12 +855,16 @@ pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "file_service_type",
         aliases: &[],
-        kind: Kind::Spec("roundrobin, sequential or random, each with an optional :N"),
+        kind: Kind::Spec(
+            "roundrobin, sequential or random, each with an optional :N; zipf, pareto or \
+             normal, each with an optional :VALUE",
+        ),
         default: Some("roundrobin"),
         help: "Which file each I/O of a job with several files goes to: the next after every N \
                I/Os (roundrobin:N, default N=1), each file to its end before the next \
-               (sequential), or a random one every N I/Os (random:N). Each pass covers every \
-               file once.",
+               (sequential), a random one every N I/Os (random:N), or one drawn per I/O from \
+               zipf:THETA (1.1), pareto:H (0.2) or normal:DEV (gauss) over the files, its hot \
+               files anywhere in the list. Each pass covers every file once.",
     },
     OptionDef {
         name: "allow_file_create",

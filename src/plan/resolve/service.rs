@@ -1,8 +1,9 @@
 //! `file_service_type` as a job sets it: `roundrobin`, `sequential` or `random`, each with
-//! an optional `:N` (I/Os before moving to another file; fio's default 1). fio's
-//! distributions over the files (zipf, pareto, normal, gauss) are refused by name, as are
-//! the combinations whose order the workload keeps another way (several block sizes, a
-//! sequential gap, zones, a skewed random_distribution).
+//! an optional `:N` (I/Os before moving to another file; fio's default 1), or a distribution
+//! over the files, `zipf`, `pareto` or `normal` (`gauss`), with fio's optional parameter and
+//! its defaults and ranges (zipf 1.1, not 1; pareto 0.2, between 0 and 1; normal 0, below
+//! 100). The combinations whose order the workload keeps another way (several block sizes,
+//! a sequential gap, zones, a skewed random_distribution) are refused.
 
 use super::values::Values;
 use crate::plan::SpecError;
@@ -11,7 +12,7 @@ use crate::plan::value::ValueError;
 use crate::plan::workload::{FileService, ServiceKind};
 
 const TAKES: &str = "roundrobin, sequential or random, each with an optional :N (I/Os per \
-                     turn, at least 1)";
+                     turn, at least 1), or zipf[:THETA], pareto[:H], normal[:DEV] (gauss)";
 
 /// `file_service_type=KIND[:N]`.
 pub(crate) fn parse(text: &str) -> Result<FileService, ValueError> {
@@ -23,6 +24,7 @@ pub(crate) fn parse(text: &str) -> Result<FileService, ValueError> {
         "roundrobin" => ServiceKind::RoundRobin,
         "sequential" => ServiceKind::Sequential,
         "random" => ServiceKind::Random,
+        k @ ("zipf" | "pareto" | "normal" | "gauss") => return distribution(k, n),
         _ => return Err(ValueError::Syntax(TAKES)),
     };
     let per_turn = match n {
@@ -35,24 +37,35 @@ pub(crate) fn parse(text: &str) -> Result<FileService, ValueError> {
     Ok(FileService { kind, per_turn })
 }
 
+/// A distribution over the files with fio's parameter (its default where none is given).
+fn distribution(kind: &str, param: Option<&str>) -> Result<FileService, ValueError> {
+    let (default, valid): (f64, fn(f64) -> bool) = match kind {
+        "zipf" => (1.1, |t| t > 0.0 && t != 1.0),
+        "pareto" => (0.2, |h| h > 0.0 && h < 1.0),
+        _ => (0.0, |d| (0.0..100.0).contains(&d)),
+    };
+    let x = match param {
+        None => default,
+        Some(p) => match p.trim().parse::<f64>() {
+            Ok(x) if valid(x) => x,
+            _ => {
+                return Err(ValueError::Syntax(
+                    "zipf:THETA (above 0, not 1), pareto:H (between 0 and 1) or normal:DEV \
+                     (0 to below 100); fio's :VALUE,CENTER is not taken",
+                ));
+            }
+        },
+    };
+    let kind = match kind {
+        "zipf" => ServiceKind::Zipf(x),
+        "pareto" => ServiceKind::Pareto(x),
+        _ => ServiceKind::Normal(x),
+    };
+    Ok(FileService { kind, per_turn: 1 })
+}
+
 /// The job's file service, checked against what the workload can order that way.
 pub(super) fn file_service(v: &Values<'_>, spec: &JobSpec) -> Result<FileService, SpecError> {
-    let given = v
-        .text("file_service_type")
-        .map(|(t, _)| t)
-        .unwrap_or_default();
-    let kind = given
-        .split(':')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    if ["zipf", "pareto", "normal", "gauss"].contains(&kind.as_str()) {
-        return Err(v.error(
-            "file_service_type",
-            format!("not supported yet: {kind} (a distribution over the files); {TAKES} are"),
-        ));
-    }
     let svc = v
         .parsed("file_service_type", parse)?
         .unwrap_or(FileService::ROUND_ROBIN);

@@ -5,7 +5,12 @@
 //! once per pass with the random map, as fio's per-file map). A file whose blocks of this
 //! pass are all issued is left out until every file's are, so a size-bounded pass covers
 //! each file once, as fio's does, whatever the order. Plain `roundrobin` (N = 1) is not
-//! built here: the workload's own block order is that already.
+//! built here: the workload's own block order is that already. `zipf`, `pareto` and `normal`
+//! draw each I/O's file as fio's do: a rank over 1,024 per file from the distribution
+//! (zipf's exact, fio's pareto and twelve-draw normal formulas), moved by an offset drawn
+//! from the seed (zipf, pareto; normal is centred), divided by 1,024. As in fio, no file is
+//! ever done: a hot file's blocks come round again (its random order starts over when used
+//! up), and a pass is the job's I/O count, not every block of every file.
 
 use rand_core::RngCore;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -14,15 +19,31 @@ use super::Permutation;
 use crate::engine::Dir;
 
 /// The kinds, as fio names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ServiceKind {
     RoundRobin,
     Sequential,
     Random,
+    /// Zipf over the files with exponent theta (not 1).
+    Zipf(f64),
+    /// Pareto over the files with parameter h (0 < h < 1).
+    Pareto(f64),
+    /// Gaussian around the middle of the ranked files, deviation in percent of them.
+    Normal(f64),
 }
 
-/// `file_service_type`: the kind and the I/Os per turn (`:N`; 1 by default).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+impl ServiceKind {
+    fn skewed(self) -> bool {
+        matches!(
+            self,
+            ServiceKind::Zipf(_) | ServiceKind::Pareto(_) | ServiceKind::Normal(_)
+        )
+    }
+}
+
+/// `file_service_type`: the kind and the I/Os per turn (`:N`; 1 by default, and always 1 for
+/// the distributions).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FileService {
     pub kind: ServiceKind,
     pub per_turn: u64,
@@ -55,7 +76,13 @@ pub(super) struct Service {
     seq: [Vec<u64>; 3],
     /// Random I/O with the map: per file, its pass's order and how far it is.
     perms: Vec<Option<(Permutation, u64)>>,
+    /// The distributions: zipf's sampler over the ranks, and the offset of rank 0 (drawn at
+    /// the first pick).
+    skew: Option<(Option<super::Sampler>, Option<u64>)>,
 }
+
+/// Ranks per file (fio's FIO_FSERVICE_SHIFT of 10).
+const RANKS_SHIFT: u32 = 10;
 
 impl Service {
     pub(super) fn new(svc: FileService, nfiles: usize, blocks: u64) -> Service {
@@ -70,6 +97,17 @@ impl Service {
             slot: (0..nfiles).collect(),
             seq: [(); 3].map(|_| vec![0; nfiles]),
             perms: vec![None; nfiles],
+            skew: svc.kind.skewed().then(|| {
+                let zipf = match svc.kind {
+                    ServiceKind::Zipf(t) => Some(super::Sampler::new(
+                        &super::Distribution::Zipf(t),
+                        (nfiles as u64) << RANKS_SHIFT,
+                        1,
+                    )),
+                    _ => None,
+                };
+                (zipf, None)
+            }),
         }
     }
 
@@ -83,6 +121,7 @@ impl Service {
     ) -> (usize, u64) {
         let file = self.pick(rng);
         let n = self.blocks;
+        let counted = self.skew.is_none();
         let block = if !random {
             let c = &mut self.seq[dir as usize][file];
             let b = *c;
@@ -99,12 +138,51 @@ impl Service {
         } else {
             ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64
         };
-        self.issued(file);
+        // A distribution's files are never done (fio's): no pass bookkeeping.
+        if counted {
+            self.issued(file);
+        }
         (file, block)
+    }
+
+    /// A file drawn from the distribution, as fio draws it.
+    fn skewed(&mut self, rng: &mut Xoshiro256PlusPlus) -> usize {
+        let n = (self.issued.len() as u64) << RANKS_SHIFT;
+        let (zipf, off) = self.skew.as_mut().expect("a distribution");
+        let unit = super::unit(rng);
+        let rank = match self.svc.kind {
+            ServiceKind::Zipf(_) => zipf.as_ref().expect("zipf's sampler").draw(rng, n),
+            ServiceKind::Pareto(h) => ((n - 1) as f64 * unit.powf(h.ln() / (1.0 - h).ln())) as u64,
+            ServiceKind::Normal(dev) => {
+                // Twelve uniform draws in [0, n], averaged, then up to half of DEV percent
+                // either way.
+                let sum: u64 = (0..12).map(|_| rng.next_u64() % (n + 1)).sum();
+                let mut at = sum.div_ceil(12) as i64;
+                let spread = ((n as f64 * dev / 100.0).ceil() as i64).min(n as i64 / 2);
+                if spread > 0 {
+                    let mut d = (spread as f64 * super::unit(rng)) as i64 - spread / 2;
+                    while d + at >= n as i64 {
+                        d /= 2;
+                    }
+                    at += d;
+                }
+                at.max(0) as u64
+            }
+            _ => unreachable!("a distribution"),
+        };
+        let off = match self.svc.kind {
+            ServiceKind::Normal(_) => 0,
+            _ => *off.get_or_insert_with(|| rng.next_u64() % n),
+        };
+        (((rank + off) % n) >> RANKS_SHIFT) as usize
     }
 
     /// The file whose turn it is.
     fn pick(&mut self, rng: &mut Xoshiro256PlusPlus) -> usize {
+        if self.skew.is_some() {
+            self.file = self.skewed(rng);
+            return self.file;
+        }
         let turn_over = self.svc.kind != ServiceKind::Sequential && self.used >= self.svc.per_turn;
         if turn_over || self.switch {
             self.switch = false;

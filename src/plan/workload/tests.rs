@@ -338,3 +338,31 @@ fn file_service_orders_the_files_as_fio_names_them() {
     let rr = files(RwMode::Read, FileService::ROUND_ROBIN, 1);
     assert_eq!(order(&rr), [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2]);
 }
+
+/// file_service_type=zipf, pareto, normal: each I/O's file drawn as fio draws it (ranks of
+/// 1,024 per file; zipf and pareto from an offset drawn from the seed, normal centred), no
+/// file ever done: a pass is the job's I/O count, the hot file's blocks coming round again.
+#[test]
+fn skewed_file_service_draws_the_files_as_fio_does() {
+    for (kind, hottest) in [
+        (ServiceKind::Zipf(1.2), 0.85..0.93),
+        (ServiceKind::Pareto(0.2), 0.62..0.74),
+        (ServiceKind::Normal(0.0), 0.20..0.36),
+    ] {
+        // 16 files of 256 blocks, one pass: 4,096 I/Os.
+        let ios: Vec<IoReq> =
+            Workload::new(RwMode::RandRead, region(16, 256), 100, true, 5, Some(1))
+                .with_file_service(service(kind, 1))
+                .collect();
+        assert_eq!(ios.len(), 4096, "{kind:?}");
+        let mut per_file = vec![0usize; 16];
+        ios.iter().for_each(|io| per_file[io.file] += 1);
+        let top = *per_file.iter().max().unwrap() as f64 / 4096.0;
+        assert!(hottest.contains(&top), "{kind:?}: {per_file:?}");
+        if let ServiceKind::Normal(_) = kind {
+            // Centred: the middle six files take nearly all.
+            let middle: usize = per_file[5..11].iter().sum();
+            assert!(middle > 4096 * 9 / 10, "{per_file:?}");
+        }
+    }
+}
