@@ -647,6 +647,38 @@ pub trait EngineUser<R> {
     fn setup_failed(self, error: io::Error) -> R;
 }
 
+/// `e` with what was being done said first (`connecting to 127.0.0.1:8888: Connection
+/// refused`), its errno kept for [`errno`].
+pub fn with_context(e: io::Error, what: String) -> io::Error {
+    io::Error::new(e.kind(), Context { what, source: e })
+}
+
+/// The errno of `e`, or of the error it gives context to.
+pub fn errno(e: &io::Error) -> Option<i32> {
+    e.raw_os_error().or_else(|| {
+        let c = e.get_ref()?.downcast_ref::<Context>()?;
+        errno(&c.source)
+    })
+}
+
+#[derive(Debug)]
+struct Context {
+    what: String,
+    source: io::Error,
+}
+
+impl std::fmt::Display for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.what, self.source)
+    }
+}
+
+impl std::error::Error for Context {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
 /// Converts a syscall's result into bytes moved.
 #[inline]
 pub(crate) fn done(r: rustix::io::Result<usize>) -> Queued {

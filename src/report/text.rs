@@ -612,6 +612,15 @@ fn direction(o: &mut String, name: &str, d: &DirReport, elapsed: f64, unit: LatU
         human_bytes(d.bytes),
         d.ios
     );
+    if d.dropped > 0 {
+        let _ = writeln!(
+            o,
+            "         {} more sent and never received (datagrams lost on the way: {:.2}% of {})",
+            d.dropped,
+            100.0 * d.dropped as f64 / (d.dropped + d.ios) as f64,
+            d.dropped + d.ios
+        );
+    }
     if let Some(l) = &d.lat_ns {
         lat_lines(o, "", l, unit);
     }

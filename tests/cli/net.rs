@@ -224,7 +224,7 @@ fn a_receiver_never_waits_past_its_time_or_its_peers() {
     );
     assert!(t0.elapsed() < Duration::from_secs(10));
     assert_eq!(code, Some(1));
-    assert_ne!(jobs[0].1["error"], 0);
+    assert_eq!(jobs[0].1["error"], libc::ETIMEDOUT);
     // Its sender fails (nobody at the port it names): the receiver ends too, no hang.
     let (p1, p2) = (free_port(), free_port());
     let t0 = Instant::now();
@@ -239,6 +239,7 @@ fn a_receiver_never_waits_past_its_time_or_its_peers() {
     assert_eq!(code, Some(1));
     assert!(err.contains("Connection refused"), "{err}");
     assert_eq!(jobs[0].1["error"], 0, "the receiver did nothing wrong");
+    assert_eq!(jobs[1].1["error"], libc::ECONNREFUSED, "fio's err is the errno");
 }
 
 #[test]

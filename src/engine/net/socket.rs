@@ -291,9 +291,9 @@ pub fn connect(
         Peer::Unix(p) => p.display().to_string(),
     };
     let failed = |e: io::Error| {
-        io::Error::new(
-            e.kind(),
-            format!("connecting to {what}: {e} (is the receiver listening there?)"),
+        super::super::with_context(
+            e,
+            format!("connecting to {what} (is the receiver listening there?)"),
         )
     };
     match started {

@@ -31,7 +31,7 @@ pub(super) fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
             file: None,
             offset: None,
             direction: None,
-            errno: e.raw_os_error(),
+            errno: crate::engine::errno(&e),
             message: e.to_string(),
         }),
     }
@@ -66,8 +66,8 @@ impl<E: Engine> Loop<'_, '_, E> {
         match self.engine.start(&mut keep_waiting) {
             Ok(true) => true,
             Ok(false) if timed_out => {
-                self.fail_start(io::Error::new(
-                    io::ErrorKind::TimedOut,
+                self.fail_start(crate::engine::with_context(
+                    io::Error::from_raw_os_error(libc::ETIMEDOUT),
                     format!(
                         "{}: no peer within the job's time ({} s)",
                         job.engine.as_str(),
@@ -89,7 +89,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             file: None,
             offset: None,
             direction: None,
-            errno: e.raw_os_error(),
+            errno: crate::engine::errno(&e),
             message: e.to_string(),
         });
         self.halt = Halt::Abort;
@@ -151,7 +151,7 @@ impl<E: Engine> Loop<'_, '_, E> {
                 file: None,
                 offset: None,
                 direction: None,
-                errno: e.raw_os_error(),
+                errno: crate::engine::errno(&e),
                 message: format!("{}: {e}", self.w.job.engine.as_str()),
             });
         }
