@@ -139,35 +139,23 @@ fn iogauge_and_fio_talk_to_each_other_both_ways() {
             let tx = format!("[sender]\n{common}rw=write\nhostname=127.0.0.1\n");
             std::fs::write(d.path().join("rx.fio"), rx).unwrap();
             std::fs::write(d.path().join("tx.fio"), tx).unwrap();
-            let json = ["--output-format=json"];
-            let (rx_cmd, tx_cmd) = if fio_receives {
-                (Command::new("fio"), bin())
-            } else {
-                (bin(), Command::new("fio"))
+            // One side's command: fio, or iogauge in fio mode, on its job file.
+            let side = |fio: bool, job: &str, out: &str| {
+                let mut c = if fio { Command::new("fio") } else { bin() };
+                if !fio {
+                    c.arg("fio");
+                }
+                c.current_dir(d.path())
+                    .args(["--output-format=json", out, job]);
+                c
             };
-            let mut rx_cmd = rx_cmd;
-            if !fio_receives {
-                rx_cmd.arg("fio");
-            }
-            let receiver = rx_cmd
-                .current_dir(d.path())
-                .args(json)
-                .arg("--output=rx.json")
-                .arg("rx.fio")
+            let receiver = side(fio_receives, "rx.fio", "--output=rx.json")
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
                 .unwrap();
             std::thread::sleep(Duration::from_millis(500));
-            let mut tx_cmd = tx_cmd;
-            if fio_receives {
-                tx_cmd.arg("fio");
-            }
-            let sent = tx_cmd
-                .current_dir(d.path())
-                .args(json)
-                .arg("--output=tx.json")
-                .arg("tx.fio")
+            let sent = side(!fio_receives, "tx.fio", "--output=tx.json")
                 .output()
                 .unwrap();
             let rx_out = wait_or_kill(receiver, Duration::from_secs(20));
@@ -239,7 +227,11 @@ fn a_receiver_never_waits_past_its_time_or_its_peers() {
     assert_eq!(code, Some(1));
     assert!(err.contains("Connection refused"), "{err}");
     assert_eq!(jobs[0].1["error"], 0, "the receiver did nothing wrong");
-    assert_eq!(jobs[1].1["error"], libc::ECONNREFUSED, "fio's err is the errno");
+    assert_eq!(
+        jobs[1].1["error"],
+        libc::ECONNREFUSED,
+        "fio's err is the errno"
+    );
 }
 
 #[test]
