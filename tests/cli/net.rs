@@ -273,6 +273,15 @@ fn what_a_socket_cannot_do_is_refused_with_the_option_named() {
             "rw=read\nioengine=psync\nport=9",
             "applies only to ioengine=net",
         ),
+        // Found when the sockets are made, still before anything runs.
+        (
+            "rw=write\nport=9\nhostname=no.such.host.invalid",
+            "no.such.host.invalid: failed to lookup",
+        ),
+        (
+            "rw=read\nprotocol=udp\nport=9\nhostname=127.0.0.1",
+            "only a multicast group",
+        ),
     ] {
         let text = format!("[j]\nioengine=net\nsize=1m\n{job}\n");
         let (_, code, err) = fio_mode(d.path(), &text);

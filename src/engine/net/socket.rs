@@ -68,12 +68,12 @@ pub fn inet_address(ep: &Endpoint) -> io::Result<SocketAddr> {
     let v6 = ep.proto.v6();
     let found = (host, ep.port)
         .to_socket_addrs()
-        .map_err(|e| io::Error::new(e.kind(), format!("hostname={host}: {e}")))?
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{host}: {e}")))?
         .find(|a| a.is_ipv6() == v6);
     found.ok_or_else(|| {
         io::Error::new(
-            io::ErrorKind::NotFound,
-            format!("hostname={host}: no IPv{} address", if v6 { 6 } else { 4 }),
+            io::ErrorKind::InvalidInput,
+            format!("{host}: no IPv{} address", if v6 { 6 } else { 4 }),
         )
     })
 }
@@ -135,8 +135,13 @@ pub fn prepare(ep: &Endpoint) -> io::Result<Prepared> {
     }
     // A listener, or a datagram receiver: every address of the port (or its multicast group).
     let fd = new_socket(family(ep), kind)?;
+    // Several receivers of one multicast group share its port (fio's netio_multicast.fio);
+    // a tcp listener takes its port alone (REUSEADDR only lets it past connections still
+    // in TIME_WAIT).
     sockopt::set_socket_reuseaddr(&fd, true)?;
-    sockopt::set_socket_reuseport(&fd, true)?;
+    if ep.proto.datagram() {
+        sockopt::set_socket_reuseport(&fd, true)?;
+    }
     set_buffers(fd.as_fd(), ep)?;
     let group = match (&ep.host, ep.proto.datagram()) {
         (Some(h), true) => match inet_address(ep)? {
@@ -145,7 +150,7 @@ pub fn prepare(ep: &Endpoint) -> io::Result<Prepared> {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
                     format!(
-                        "hostname={h}: a receiver takes only a multicast group (224.0.0.0 to 239.255.255.255)"
+                        "{h}: a receiver takes only a multicast group (224.0.0.0 to 239.255.255.255)"
                     ),
                 ));
             }

@@ -376,7 +376,7 @@ fn check_engine(job: &JobSpec) -> Result<bool, TargetError> {
     if let Err((option, e)) = crate::engine::exec::outputs_free(&job.output_files()) {
         return Err(usage(format!("{}: {e}", job.label(option))));
     }
-    super::net::check_free(job)?;
+    super::net::check(job)?;
     if matches!(job.engine, EngineKind::Cpuio | EngineKind::Exec) || job.engine.network() {
         return Ok(false);
     }

@@ -12,12 +12,19 @@ use crate::plan::JobSpec;
 
 use super::{TargetError, usage};
 
-/// A unix listener's path is free: bind makes the socket file there and replaces nothing.
-pub(super) fn check_free(job: &JobSpec) -> Result<(), TargetError> {
+/// Before anything runs: a unix listener's path is free (bind makes the socket file there
+/// and replaces nothing); a tcp or udp job's host is found and its port can be bound now (the
+/// socket made and closed at once). A job of the run that takes a port another takes first
+/// is found when its group's sockets are made.
+pub(super) fn check(job: &JobSpec) -> Result<(), TargetError> {
     let Some(ep) = job.net.as_ref() else {
         return Ok(());
     };
-    if ep.proto != Proto::Unix || !ep.listen {
+    let ep = ep.for_clone(job.clone);
+    if ep.proto != Proto::Unix {
+        return prepare(job, &ep).map(drop);
+    }
+    if !ep.listen {
         return Ok(());
     }
     let p = Path::new(ep.host.as_deref().unwrap_or_default());
@@ -32,6 +39,41 @@ pub(super) fn check_free(job: &JobSpec) -> Result<(), TargetError> {
     Ok(())
 }
 
+/// The socket of `ep` made, or why not, naming the option at fault.
+fn prepare(job: &JobSpec, ep: &net::Endpoint) -> Result<net::Prepared, TargetError> {
+    net::socket::prepare(ep).map_err(|e| {
+        let unix = ep.proto == Proto::Unix;
+        let (option, bad_input) = match e.raw_os_error() {
+            Some(libc::EADDRINUSE | libc::EACCES | libc::EADDRNOTAVAIL) if unix => {
+                ("filename", true)
+            }
+            Some(libc::EADDRINUSE | libc::EACCES | libc::EADDRNOTAVAIL) => ("port", true),
+            // A host that is not found, a receiver's host that is not a multicast group.
+            _ if e.kind() == std::io::ErrorKind::InvalidInput => ("hostname", true),
+            _ => ("ioengine", false),
+        };
+        let msg = match (option, unix) {
+            ("hostname", _) => format!("{}: {e}", job.label(option)),
+            (_, true) => format!(
+                "{}: {}: {e}",
+                job.label(option),
+                ep.host.as_deref().unwrap_or("")
+            ),
+            _ => format!(
+                "{}: {} port {}: {e}",
+                job.label(option),
+                ep.proto.as_str(),
+                ep.port
+            ),
+        };
+        if bad_input {
+            usage(msg)
+        } else {
+            TargetError::Io(msg)
+        }
+    })
+}
+
 /// The job's socket, bound (and listening) or its peer found.
 pub(super) fn open(job: &JobSpec) -> Result<NetSocket, TargetError> {
     // Each clone its own port (resolution checked they fit).
@@ -40,19 +82,7 @@ pub(super) fn open(job: &JobSpec) -> Result<NetSocket, TargetError> {
         .as_ref()
         .expect("a net job has its endpoint")
         .for_clone(job.clone);
-    let what = match ep.proto {
-        Proto::Unix => ep.host.clone().unwrap_or_default(),
-        _ => format!("{} port {}", ep.proto.as_str(), ep.port),
-    };
-    let prepared = net::socket::prepare(&ep).map_err(|e| {
-        let msg = format!("{}: {what}: {e}", job.label("ioengine"));
-        match e.raw_os_error() {
-            Some(libc::EADDRINUSE | libc::EACCES | libc::EADDRNOTAVAIL) => usage(msg),
-            _ if e.kind() == std::io::ErrorKind::NotFound => usage(msg),
-            _ if e.kind() == std::io::ErrorKind::InvalidInput => usage(msg),
-            _ => TargetError::Io(msg),
-        }
-    })?;
+    let prepared = prepare(job, &ep)?;
     let guard: Option<Box<dyn Send>> = match (&prepared, ep.proto) {
         (net::Prepared::Listener(_), Proto::Unix) => {
             let path = PathBuf::from(ep.host.clone().unwrap_or_default());
