@@ -235,6 +235,15 @@ fn fios_examples_parse_or_are_refused_with_a_reason_and_plain_file_ones_run() {
         let errors = report
             .as_ref()
             .map_or(0, |r| r["errors"].as_array().map_or(0, Vec::len));
+        // Multicast needs a route for its group (a default route does): a machine without
+        // one cannot run netio_multicast.fio, which says so.
+        let unroutable = ["Network is unreachable", "No such device"]
+            .iter()
+            .any(|m| stderr(&o).contains(m) || stdout(&o).contains(m));
+        if name.starts_with("netio") && unroutable {
+            skip!("{name}: no route for its multicast group here");
+            continue;
+        }
         if o.status.code() != Some(0) || errors > 0 {
             failures.push(format!(
                 "{name}: the scaled run failed (exit {:?}): {}",
