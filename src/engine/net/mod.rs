@@ -212,7 +212,7 @@ impl Net {
         match Step::of(r, stream) {
             // A datagram larger than the path takes: the job's error, said plainly.
             Step::Failed(e) if e.raw_os_error() == Some(libc::EMSGSIZE) => Step::Failed(
-                io::Error::new(e.kind(), format!("{e}: bs is larger than one datagram")),
+                super::with_context(e, "bs is larger than one datagram".into()),
             ),
             s => s,
         }

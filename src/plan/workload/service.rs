@@ -121,7 +121,6 @@ impl Service {
     ) -> (usize, u64) {
         let file = self.pick(rng);
         let n = self.blocks;
-        let counted = self.skew.is_none();
         let block = if !random {
             let c = &mut self.seq[dir as usize][file];
             let b = *c;
@@ -139,7 +138,7 @@ impl Service {
             ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64
         };
         // A distribution's files are never done (fio's): no pass bookkeeping.
-        if counted {
+        if self.skew.is_none() {
             self.issued(file);
         }
         (file, block)
@@ -149,10 +148,11 @@ impl Service {
     fn skewed(&mut self, rng: &mut Xoshiro256PlusPlus) -> usize {
         let n = (self.issued.len() as u64) << RANKS_SHIFT;
         let (zipf, off) = self.skew.as_mut().expect("a distribution");
-        let unit = super::unit(rng);
         let rank = match self.svc.kind {
             ServiceKind::Zipf(_) => zipf.as_ref().expect("zipf's sampler").draw(rng, n),
-            ServiceKind::Pareto(h) => ((n - 1) as f64 * unit.powf(h.ln() / (1.0 - h).ln())) as u64,
+            ServiceKind::Pareto(h) => {
+                ((n - 1) as f64 * super::unit(rng).powf(h.ln() / (1.0 - h).ln())) as u64
+            }
             ServiceKind::Normal(dev) => {
                 // Twelve uniform draws in [0, n], averaged, then up to half of DEV percent
                 // either way.

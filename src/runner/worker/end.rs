@@ -27,13 +27,19 @@ pub(super) fn setup_error(w: &Worker<'_>, e: io::Error) -> JobResult {
         handed: Vec::new(),
         made: Vec::new(),
         stats: JobStats::default(),
-        error: Some(JobError {
-            file: None,
-            offset: None,
-            direction: None,
-            errno: crate::engine::errno(&e),
-            message: e.to_string(),
-        }),
+        error: Some(job_error(&e, e.to_string())),
+    }
+}
+
+/// An error of the whole job, at no file or offset: its errno (through any context added to
+/// it) and `message`.
+fn job_error(e: &io::Error, message: String) -> JobError {
+    JobError {
+        file: None,
+        offset: None,
+        direction: None,
+        errno: crate::engine::errno(e),
+        message,
     }
 }
 
@@ -85,20 +91,14 @@ impl<E: Engine> Loop<'_, '_, E> {
     }
 
     fn fail_start(&mut self, e: io::Error) {
-        self.error = Some(JobError {
-            file: None,
-            offset: None,
-            direction: None,
-            errno: crate::engine::errno(&e),
-            message: e.to_string(),
-        });
+        self.error = Some(job_error(&e, e.to_string()));
         self.halt = Halt::Abort;
         self.w.stop_others();
     }
 
     pub(super) fn io_error(&mut self, dir: Dir, file: usize, offset: u64, e: io::Error) {
         if self.error.is_none() {
-            let errno = e.raw_os_error();
+            let errno = crate::engine::errno(&e);
             let hint = errno.and_then(|n| explain_errno(self.w.job, n));
             self.error = Some(JobError {
                 file: self.w.paths.get(file).cloned(),
@@ -123,7 +123,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         (dir, file, offset): (Dir, usize, u64),
         e: &io::Error,
     ) -> bool {
-        let Some(errno) = e.raw_os_error() else {
+        let Some(errno) = crate::engine::errno(e) else {
             return false;
         };
         if !self.w.job.on_error.continues(dir == Dir::Read, errno) {
@@ -147,13 +147,8 @@ impl<E: Engine> Loop<'_, '_, E> {
     /// The ring itself failed (submit or wait): nothing in flight can be trusted to finish.
     pub(super) fn fail_ring(&mut self, e: io::Error) {
         if self.error.is_none() {
-            self.error = Some(JobError {
-                file: None,
-                offset: None,
-                direction: None,
-                errno: crate::engine::errno(&e),
-                message: format!("{}: {e}", self.w.job.engine.as_str()),
-            });
+            let message = format!("{}: {e}", self.w.job.engine.as_str());
+            self.error = Some(job_error(&e, message));
         }
         self.ring_broken = true;
         self.halt = Halt::Abort;

@@ -147,7 +147,7 @@ fn flush_error(w: &Worker<'_>, file: usize, call: FlushCall, e: io::Error) -> Jo
         file: w.paths.get(file).cloned(),
         offset: None,
         direction: Some(call.name().into()),
-        errno: e.raw_os_error(),
+        errno: crate::engine::errno(&e),
         message: e.to_string(),
     }
 }
