@@ -37,6 +37,8 @@ mod exec;
 mod faultfs;
 #[path = "cli/fileops.rs"]
 mod fileops;
+#[path = "cli/fill.rs"]
+mod fill;
 #[path = "cli/fio.rs"]
 mod fio;
 #[path = "cli/fio_verify.rs"]

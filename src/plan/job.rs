@@ -398,6 +398,11 @@ pub struct JobSpec {
     pub number_ios: Option<u64>,
     /// Remove the job's files when its group ends.
     pub unlink: bool,
+    /// Write until the file system is full (`fill_device`): ENOSPC or EDQUOT ends the job.
+    pub fill_device: bool,
+    /// Its size is what a fill_device job leaves in its files, measured when its group starts
+    /// (set by `files::targets`).
+    pub size_from_fill: bool,
     /// When this job ends, the jobs `exit_what` names stop.
     pub exitall: bool,
     pub exit_what: ExitWhat,

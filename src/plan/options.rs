@@ -301,6 +301,17 @@ pub static OPTIONS: &[OptionDef] = &[
                iogauge created are removed at the end of the run anyway, unless --keep).",
     },
     OptionDef {
+        name: "fill_device",
+        aliases: &["fill_fs"],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Write until the file system is full (ENOSPC or EDQUOT ends the job, as fio's \
+               fill_device): without a size, a file's region is the free space of its file \
+               system; a reading job lays its file out that way first. A later job that reads \
+               the file without a size reads what was written. On a block device \
+               (--allow-overwrite) the region is the device.",
+    },
+    OptionDef {
         name: "create_serialize",
         aliases: &[],
         kind: Kind::Bool,
@@ -1827,10 +1838,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
     (
         &["lockmem"],
         FioOnly::Rejected("iogauge does not lock memory away from the page cache"),
-    ),
-    (
-        &["fill_device", "fill_fs"],
-        FioOnly::Rejected("iogauge writes only its own files, never until the device is full"),
     ),
     (
         &["zonecapacity", "max_open_zones", "read_beyond_wp"],

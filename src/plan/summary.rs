@@ -39,6 +39,7 @@ impl JobSpec {
         match (self.size, self.size_pct) {
             (Some(s), _) => o += &format!(" size={s}"),
             (None, Some(p)) => o += &format!(" size={p}%"),
+            (None, None) if self.fill_device => o += " size=(until the file system is full)",
             (None, None) => o += " size=(the existing file's)",
         }
         if let Some(b) = self.io_bytes {
@@ -132,6 +133,7 @@ impl JobSpec {
             (self.exitall, "exitall"),
             (self.new_group, "new_group"),
             (self.unlink, "unlink"),
+            (self.fill_device, "fill_device"),
             (self.sync.at_end == EndFlush::Fsync, "end_fsync"),
             (self.sync.at_end == EndFlush::Syncfs, "end_syncfs"),
             (self.group_reporting, "group_reporting"),

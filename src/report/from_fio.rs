@@ -435,6 +435,7 @@ fn measurement(j: &Job) -> Measurement {
             first_errno: j.first_error,
             first: std::io::Error::from_raw_os_error(j.first_error).to_string(),
         }),
+        filled: None,
     }
 }
 

@@ -745,8 +745,12 @@ fn latency_target_line(o: &mut String, m: &Measurement) {
     }
 }
 
-/// The failed I/Os continue_on_error went past.
+/// The failed I/Os continue_on_error went past, and where fill_device found the file system
+/// full.
 fn errors_line(o: &mut String, m: &Measurement) {
+    if let Some(f) = &m.filled {
+        let _ = writeln!(o, "  filled  {f}: the job ended there (fill_device)");
+    }
     if let Some(c) = &m.errors_continued {
         let _ = writeln!(
             o,

@@ -141,6 +141,7 @@ pub fn measurement(s: &JobStats) -> Measurement {
         replay: s.replay.as_ref().map(replay_report),
         latency_target: s.latency,
         errors_continued: s.continued.clone(),
+        filled: s.filled.clone(),
     }
 }
 

@@ -238,6 +238,9 @@ pub struct Measurement {
     /// Failed I/Os the job went past (`continue_on_error`): how many, and the first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors_continued: Option<crate::stats::Continued>,
+    /// fill_device: where the job found its file system full, which ended it (not an error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filled: Option<String>,
 }
 
 /// How closely a replay kept its log's schedule: each I/O's issue against its time.

@@ -96,6 +96,7 @@ impl Measurement {
                         None => c.clone(),
                     })
                 }),
+            filled: parts.iter().find_map(|m| m.filled.clone()),
         }
     }
 }

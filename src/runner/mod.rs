@@ -259,10 +259,11 @@ pub fn run(
         if interrupt.load(Ordering::Relaxed) {
             break;
         }
-        let Some(opened) = prepare(targets, (gi, group), interrupt, on_event, &mut outcome) else {
+        let Some((opened, jobs)) = prepare(targets, (gi, group), interrupt, on_event, &mut outcome)
+        else {
             break;
         };
-        let (ids, without_device) = devices_of(&group.jobs);
+        let (ids, without_device) = devices_of(&jobs);
         on_event(&Event::Ready {
             group: gi,
             ok: true,
@@ -277,9 +278,9 @@ pub fn run(
         let (results, handed, made) = run_group(
             gi,
             ngroups,
-            &group.jobs,
+            &jobs,
             {
-                let handed = handed_on.for_group(&group.jobs, &opened);
+                let handed = handed_on.for_group(&jobs, &opened);
                 (opened, handed)
             },
             (clock, outcome.run_id),
@@ -328,14 +329,15 @@ pub fn run(
 
 /// Lays out a group's files and opens its jobs' files: `None` (the run ends) when it was
 /// interrupted, or (scale-out) another rank could not lay out its files, or a file could not
-/// be made or opened (`outcome.setup_error` says why).
-fn prepare(
+/// be made or opened (`outcome.setup_error` says why). Returns the jobs as they run: a job
+/// sized by what a fill_device job left is sized now.
+fn prepare<'g>(
     targets: &mut Targets,
-    (gi, group): (usize, &crate::plan::Group),
+    (gi, group): (usize, &'g crate::plan::Group),
     interrupt: &AtomicBool,
     on_event: &mut dyn FnMut(&Event),
     outcome: &mut RunOutcome,
-) -> Option<Vec<Opened>> {
+) -> Option<(Vec<Opened>, std::borrow::Cow<'g, [JobSpec]>)> {
     on_event(&Event::Preparing { group: gi });
     let not_ready = |on_event: &mut dyn FnMut(&Event)| {
         on_event(&Event::Ready {
@@ -361,8 +363,16 @@ fn prepare(
         // Interrupted, or (scale-out) another rank could not lay out its files.
         return None;
     }
+    let jobs = match targets.sized_after_fill(&group.jobs) {
+        Ok(jobs) => jobs,
+        Err(e) => {
+            not_ready(on_event);
+            outcome.setup_error = Some(e);
+            return None;
+        }
+    };
     let mut opened = Vec::new();
-    for job in &group.jobs {
+    for job in jobs.iter() {
         let pre_read = |(files, mut names): Opened| {
             hooks::run(job, false).map_err(|e| TargetError::Io(e.to_string()))?;
             if job.cache.pre_read {
@@ -383,7 +393,7 @@ fn prepare(
             }
         }
     }
-    Some(opened)
+    Some((opened, jobs))
 }
 
 /// The devices a group's files are on, and the files on none the kernel counts for.

@@ -313,6 +313,8 @@ pub struct JobStats {
     pub latency: Option<LatencyFound>,
     /// Failed I/Os the job went past (`continue_on_error`), if any.
     pub continued: Option<Continued>,
+    /// fill_device: where the job found its file system full, ending it.
+    pub filled: Option<String>,
 }
 
 /// Failed I/Os a job counted and went past (`continue_on_error`): how many, and the first.

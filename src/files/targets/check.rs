@@ -249,7 +249,7 @@ fn probed_len(p: &Path, pr: &Probe) -> Result<u64, TargetError> {
 #[derive(Debug, Clone)]
 pub(super) struct Existing {
     pub(super) kind: Kind,
-    len: u64,
+    pub(super) len: u64,
     allocated: u64,
     dev: u64,
     pub(super) identity: Identity,
@@ -306,6 +306,7 @@ fn check_job(
     for p in &paths {
         found.push(existing(t, p, opt)?);
     }
+    super::fill::size_to_fill(job, &paths, &found)?;
     size_from_existing(t, job, &paths, &found)?;
     let extent = job.offset.saturating_add(job.per_file_bytes());
     check_journal(job)?;
@@ -313,6 +314,10 @@ fn check_job(
     // e4defrag moves blocks that must be there, as fio's layout leaves them.
     let needs_layout =
         job.rw != RwMode::Write || job.overwrite || job.engine == EngineKind::E4defrag;
+    // A filling job that lays its files out first reads what the lay-out could write.
+    if job.fill_device && needs_layout {
+        job.size_from_fill = true;
+    }
 
     for (i, (p, found)) in paths.iter().zip(&found).enumerate() {
         let extent = job.extent(i);
@@ -333,6 +338,8 @@ fn check_job(
             fallocate: job.fallocate,
             writers: Vec::new(),
             by_job: false,
+            fill_from: None,
+            after_fill: 0,
         });
         // e4defrag moves blocks and leaves the data: no clash with jobs verifying it.
         if job.rw.modifies() && job.engine != EngineKind::E4defrag {
@@ -343,6 +350,12 @@ fn check_job(
                 return Err(usage(format!("{}: {why}", job.label("verify"))));
             }
             entry.writers.push((gi, me, job.verify, job.offset, extent));
+        }
+        if job.fill_device {
+            entry.fill_from.get_or_insert(gi);
+        }
+        if entry.fill_from.is_some_and(|g| g < gi) && !job.size_from_fill {
+            entry.after_fill = entry.after_fill.max(extent);
         }
         entry.extent = entry.extent.max(extent);
         entry.written |= job.rw.modifies() || (extends && needs_layout);
@@ -597,14 +610,28 @@ fn size_from_existing(
     if job.size.is_none() {
         let mut smallest: Option<u64> = None;
         for (p, e) in paths.iter().zip(found) {
-            let Some(e) = e else {
-                return Err(usage(format!(
-                    "{}: required, because {} does not exist yet",
-                    job.label("size"),
-                    p.display()
-                )));
+            // A file an earlier job writes holds what that job leaves, as fio finds it when
+            // this job starts: the earlier jobs' extent, or (fill_device) what the filling
+            // leaves, measured when this job's group starts.
+            let earlier = t
+                .needs
+                .get(p)
+                .filter(|n| n.extent > 0 || n.fill_from.is_some());
+            if earlier.is_some_and(|n| n.fill_from.is_some()) {
+                job.size_from_fill = true;
+            }
+            let len = match (e, earlier) {
+                (_, Some(n)) => n.extent.max(e.as_ref().map_or(0, |e| e.len)),
+                (Some(e), None) => e.len,
+                (None, None) => {
+                    return Err(usage(format!(
+                        "{}: required, because {} does not exist yet",
+                        job.label("size"),
+                        p.display()
+                    )));
+                }
             };
-            let avail = e.len.saturating_sub(job.offset);
+            let avail = len.saturating_sub(job.offset);
             smallest = Some(smallest.map_or(avail, |s| s.min(avail)));
         }
         let size = smallest.unwrap_or(0) * nfiles;

@@ -94,6 +94,8 @@ impl Targets {
             fallocate: Fallocate::None,
             writers: Vec::new(),
             by_job: false,
+            fill_from: None,
+            after_fill: 0,
         });
         entry.extent = entry.extent.max(extent);
         entry.first_group = entry.first_group.min(gi);

@@ -30,6 +30,7 @@ use crate::plan::{EngineKind, Fadvise, JobSpec, SyncMode};
 
 mod check;
 mod donor;
+mod fill;
 mod names;
 mod net;
 mod preread;
@@ -98,6 +99,12 @@ struct Need {
     writers: Vec<Writer>,
     /// Its job creates it as its measured operation (filecreate): not created before.
     by_job: bool,
+    /// The first group with a fill_device job on it: that group writes it (or lays it out)
+    /// until the file system is full; later groups find it as that left it.
+    fill_from: Option<usize>,
+    /// The largest extent that jobs after the filling ask for with sizes of their own (laid
+    /// out then, if the filling left less).
+    after_fill: u64,
 }
 
 /// A job that writes a file: its group, name, the verification it seals with, and the region
@@ -169,10 +176,14 @@ impl Targets {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
         let paths: Vec<PathBuf> = self.needs.keys().cloned().collect();
         for p in paths {
-            let n = self.needs[&p].clone();
+            let mut n = self.needs[&p].clone();
             if n.kind == Kind::BlockDevice || n.first_group > gi || (n.by_job && !n.exists) {
                 continue;
             }
+            if n.fill_from.is_some_and(|g| g < gi) && n.exists {
+                n.extent = self.after_filling(&p, n.after_fill)?;
+            }
+            let filling = n.fill_from == Some(gi);
             let created_now = !n.exists;
             if created_now {
                 let (fd, id, place) = ownership::create_new(&p).map_err(|e| {
@@ -188,7 +199,11 @@ impl Targets {
                 lock_for_writing(fd, &p)?;
                 // A file a later group reads is laid out then, from what the writers before
                 // it left: allocated-but-unwritten blocks would read as zeros, not data.
-                let layout = if n.layout_from.is_some_and(|g| g > gi) {
+                let layout = if filling && n.layout_from == Some(gi) {
+                    "created".into()
+                } else if filling {
+                    "created empty; fill_device writes it until the file system is full".into()
+                } else if n.layout_from.is_some_and(|g| g > gi) {
                     "created; not preallocated, because a later group reads it and iogauge \
                      lays out whatever the writers before it leave"
                         .to_string()
@@ -214,11 +229,19 @@ impl Targets {
                     }
                 };
                 if len < n.extent {
-                    lay_out(&fd, &p, len, n.extent, &mut rng, interrupt)?;
-                    let what = format!(
-                        "laid out with random data from byte {len} to {}",
-                        human_bytes(n.extent)
-                    );
+                    let end = lay_out(&fd, &p, (len, n.extent, filling), &mut rng, interrupt)?;
+                    let what = match end < n.extent {
+                        true => format!(
+                            "laid out with random data from byte {len} until the file system \
+                             was full, at {} (fill_device)",
+                            human_bytes(end)
+                        ),
+                        false => format!(
+                            "laid out with random data from byte {len} to {}",
+                            human_bytes(n.extent)
+                        ),
+                    };
+                    self.needs.get_mut(&p).expect("known path").extent = end;
                     let before = match created_now {
                         true => self.layouts[&p].clone(),
                         false => "existing".into(),
@@ -472,14 +495,15 @@ const LAYOUT_FLUSH_EVERY: u64 = 64 << 20;
 
 /// Writes random bytes from `from` to `to` through `fd`, then flushes: the file is fully
 /// allocated and its pages clean, so invalidation can really drop them.
+/// Writes `p` from byte `from` to `to`; with `fill`, a full file system (ENOSPC, EDQUOT) ends
+/// it early (fill_device). Returns where the data ends.
 fn lay_out(
     fd: &OwnedFd,
     p: &Path,
-    from: u64,
-    to: u64,
+    (from, to, fill): (u64, u64, bool),
     rng: &mut impl RngCore,
     interrupt: &AtomicBool,
-) -> Result<(), TargetError> {
+) -> Result<u64, TargetError> {
     let mut buf = AlignedBuf::zeroed(LAYOUT_CHUNK);
     rng.fill_bytes(&mut buf);
     let mut off = from;
@@ -490,14 +514,18 @@ fn lay_out(
         let n = ((to - off) as usize).min(buf.len());
         // Vary each chunk so the file does not deduplicate.
         buf[..8].copy_from_slice(&off.to_le_bytes());
-        let w = rustix::io::pwrite(fd, &buf[..n], off)
-            .map_err(|e| io_err(p, &format!("laying out at offset {off}"), e.into()))?;
+        let w = match rustix::io::pwrite(fd, &buf[..n], off) {
+            Ok(w) => w,
+            Err(rustix::io::Errno::NOSPC | rustix::io::Errno::DQUOT) if fill => break,
+            Err(e) => return Err(io_err(p, &format!("laying out at offset {off}"), e.into())),
+        };
         off += w as u64;
         if (off - from) % LAYOUT_FLUSH_EVERY < w as u64 && off < to {
             rustix::fs::fdatasync(fd).map_err(|e| io_err(p, "flush during lay-out", e.into()))?;
         }
     }
-    rustix::fs::fsync(fd).map_err(|e| io_err(p, "fsync after lay-out", e.into()))
+    rustix::fs::fsync(fd).map_err(|e| io_err(p, "fsync after lay-out", e.into()))?;
+    Ok(off)
 }
 
 /// A file opened for a job, with the flags the kernel reports it really has.

@@ -60,6 +60,8 @@ pub(super) fn check_job(t: &mut Targets, gi: usize, job: &JobSpec) -> Result<(),
             fallocate: job.fallocate,
             writers: Vec::new(),
             by_job,
+            fill_from: None,
+            after_fill: 0,
         });
         if !entry.exists && !by_job {
             // Created and laid out with data before the job, as fio lays its files out.

@@ -14,7 +14,8 @@ use crate::files::fsinfo::parent_dir;
 pub(super) fn check_space(t: &Targets, size: &str) -> Result<(), TargetError> {
     let mut per_fs: BTreeMap<u64, (u64, PathBuf)> = BTreeMap::new();
     for (p, n) in &t.needs {
-        if n.kind == Kind::BlockDevice {
+        // A file filled until its file system is full (fill_device) takes what there is.
+        if n.kind == Kind::BlockDevice || n.fill_from.is_some() {
             continue;
         }
         let have = fs::metadata(p).map(|m| m.blocks() * 512).unwrap_or(0);

@@ -181,6 +181,8 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         io_bytes: region.io_bytes,
         number_ios: v.int("number_ios")?,
         unlink: v.bool("unlink")?,
+        fill_device: v.bool("fill_device")?,
+        size_from_fill: false,
         exitall: v.bool("exitall")?,
         exit_what: exit_what(&v)?,
         exitall_on_error: v.bool("exitall_on_error")?,
@@ -225,11 +227,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         write_hint: hints::write_hint(&v)?,
         exec_hooks: hints::exec_hooks(&v),
     };
-    spec.zones = zones::zones(&v, &spec, w)?;
-    spec.file_service = service::file_service(&v, &spec)?;
-    fileops::file_ops(&v, &mut spec, w)?;
-    engine::rules(&v, &mut spec, numjobs, w)?;
-    dedupe::working_set(&v, &mut spec, w)?;
+    refine(&v, &mut spec, numjobs, w)?;
     let replay = replay::replay(&v, &spec)?;
     spec.replay = replay.as_ref().map(|r| r.0.clone());
     all_applied(&v)?;
@@ -239,6 +237,21 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         replay::per_clone(&mut jobs, logs);
     }
     Ok((jobs, warnings, ignored))
+}
+
+/// The steps that read the job as built so far: zones, file service, the file-operation
+/// engines, the engine's rules, the dedupe working set.
+fn refine(
+    v: &Values<'_>,
+    spec: &mut JobSpec,
+    numjobs: u32,
+    w: &mut Vec<String>,
+) -> Result<(), SpecError> {
+    spec.zones = zones::zones(v, spec, w)?;
+    spec.file_service = service::file_service(v, spec)?;
+    fileops::file_ops(v, spec, w)?;
+    engine::rules(v, spec, numjobs, w)?;
+    dedupe::working_set(v, spec, w)
 }
 
 fn exit_what(v: &Values<'_>) -> Result<ExitWhat, SpecError> {

@@ -144,6 +144,52 @@ impl<E: Engine> Loop<'_, '_, E> {
         true
     }
 
+    /// A transfer of slot `slot` failed: a full file system ends a fill_device job, an
+    /// error continue_on_error allows is counted and gone past, any other stops the job.
+    #[cold]
+    pub(super) fn failed(&mut self, slot: u32, e: io::Error) -> super::Next {
+        let u = &self.slab[slot as usize];
+        let at = (u.dir, u.file, u.next_offset());
+        if at.0 == Dir::Write {
+            self.acknowledge(slot as usize, false);
+        }
+        self.free.push(slot);
+        if self.w.job.fill_device && self.filled(at, &e) {
+            return super::Next::Free;
+        }
+        if self.w.job.on_error.classes == 0 || !self.went_past(at, &e) {
+            self.io_error(at.0, at.1, at.2, e);
+        }
+        super::Next::Free
+    }
+
+    /// fill_device: a write that found the file system full (ENOSPC, EDQUOT) ends the job
+    /// as its work done, not as an error (fio's way); true when it did.
+    #[cold]
+    pub(super) fn filled(&mut self, (dir, file, offset): (Dir, usize, u64), e: &io::Error) -> bool {
+        let errno = crate::engine::errno(e);
+        if dir != Dir::Write || !matches!(errno, Some(libc::ENOSPC | libc::EDQUOT)) {
+            return false;
+        }
+        if self.stats.filled.is_none() {
+            let path = self.w.paths.get(file).map(|p| p.display().to_string());
+            let name = if errno == Some(libc::ENOSPC) {
+                "ENOSPC"
+            } else {
+                "EDQUOT"
+            };
+            self.stats.filled = Some(format!(
+                "{} full at offset {offset} ({name})",
+                path.as_deref().unwrap_or("?")
+            ));
+        }
+        self.exhausted = true;
+        if self.halt == Halt::No {
+            self.halt = Halt::Done;
+        }
+        true
+    }
+
     /// The ring itself failed (submit or wait): nothing in flight can be trusted to finish.
     pub(super) fn fail_ring(&mut self, e: io::Error) {
         if self.error.is_none() {

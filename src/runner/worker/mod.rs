@@ -678,18 +678,9 @@ impl<E: Engine> Loop<'_, '_, E> {
         };
         let n = match n {
             Ok(n) => n,
-            Err(e) => {
-                let (dir, file, offset) = (u.dir, u.file, u.next_offset());
-                if dir == Dir::Write {
-                    self.acknowledge(i, false);
-                }
-                self.free.push(slot);
-                if self.w.job.on_error.classes == 0 || !self.went_past((dir, file, offset), &e) {
-                    self.io_error(dir, file, offset, e);
-                }
-                return Next::Free;
-            }
+            Err(e) => return self.failed(slot, e),
         };
+        let u = &mut self.slab[i];
         u.done += n;
         if u.done < u.len() {
             // A short transfer: the rest goes again, timed as the same I/O.
