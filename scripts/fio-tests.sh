@@ -10,6 +10,8 @@
 #   --check      fail (exit 1) when iogauge passes fewer than scripts/fio-tests-floor says
 #                for a suite, or (with --with-fio) fewer than the real fio
 #   --only SUITE one of: jobs, steadystate, readonly, scripts
+#   --source     print the directory of fio's source (fetching it if needed) and exit;
+#                bench/ceiling.py builds fio's t/io_uring from a copy of it
 #
 # The suites: `jobs`, t/run-fio-tests.py's job-file tests t0001-t0026 (t0009 needs 4 CPUs
 # and is skipped with fio's own reason on fewer); `steadystate`, t/steadystate_tests.py;
@@ -26,16 +28,18 @@ CACHE=${FIO_SRC_CACHE:-$HOME/.cache/iogauge/fio-src}
 WITH_FIO=0
 CHECK=0
 ONLY=""
+SOURCE_ONLY=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --with-fio) WITH_FIO=1 ;;
     --check) CHECK=1 ;;
+    --source) SOURCE_ONLY=1 ;;
     --only)
         ONLY=$2
         shift
         ;;
     *)
-        echo "fio-tests.sh: $1: unknown argument (--with-fio, --check, --only SUITE)" >&2
+        echo "fio-tests.sh: $1: unknown argument (--with-fio, --check, --only SUITE, --source)" >&2
         exit 2
         ;;
     esac
@@ -81,6 +85,10 @@ EOF
 
 SRC=$(fio_source) || exit 1
 [ -f "$SRC/t/run-fio-tests.py" ] || { echo "fio-tests.sh: no fio source" >&2; exit 1; }
+if [ "$SOURCE_ONLY" = 1 ]; then
+    echo "$SRC"
+    exit 0
+fi
 # fio's scripts run under the python that scripts/test-deps.sh gave scipy.
 TESTS_VENV=${IOGAUGE_FIO_TESTS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/iogauge/fio-tests-venv}
 if [ -x "$TESTS_VENV/bin/python3" ]; then

@@ -21,6 +21,8 @@ macro_rules! skip {
 
 #[path = "cli/assess.rs"]
 mod assess;
+#[path = "cli/clock.rs"]
+mod clock;
 #[path = "cli/compat.rs"]
 mod compat;
 #[path = "cli/cpuio.rs"]

@@ -152,6 +152,20 @@ pub struct Timing {
     pub time_based: bool,
     pub ramp: Duration,
     pub loops: u32,
+    /// The clock asked for (`clocksource`); one for the whole run.
+    pub clock: ClockSource,
+}
+
+/// Which clock times the I/O (fio's `clocksource`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClockSource {
+    /// The TSC where the kernel trusts it, else CLOCK_MONOTONIC.
+    #[default]
+    Auto,
+    /// `clocksource=cpu`: the TSC (CLOCK_MONOTONIC, with a warning, where it is not trusted).
+    Cpu,
+    /// `clocksource=clock_gettime` (or gettimeofday): CLOCK_MONOTONIC.
+    Monotonic,
 }
 
 /// The page cache: what the job tells the kernel about it.
@@ -690,6 +704,17 @@ impl Plan {
         for job in self.groups.iter_mut().flat_map(|g| &mut g.jobs) {
             job.failure_stops_group = on_failure == OnFailure::EndRun || job.exitall_on_error;
         }
+    }
+
+    /// The clock the run asks for: the first job's that names one (resolution sees that
+    /// they agree).
+    pub fn clock_source(&self) -> ClockSource {
+        self.groups
+            .iter()
+            .flat_map(|g| &g.jobs)
+            .map(|j| j.timing.clock)
+            .find(|c| *c != ClockSource::Auto)
+            .unwrap_or_default()
     }
 
     /// One line naming the ignored fio options, if any.

@@ -19,8 +19,9 @@ pub mod value;
 pub mod workload;
 
 pub use job::{
-    DataMode, DataShape, EngineKind, ExitWhat, Fadvise, FlowSpec, Group, JobSpec, LogSpec,
-    OnFailure, Plan, ReadFrom, RwMode, SteadyCriterion, SteadyState, SyncMode, TargetSpec, Verify,
+    ClockSource, DataMode, DataShape, EngineKind, ExitWhat, Fadvise, FlowSpec, Group, JobSpec,
+    LogSpec, OnFailure, Plan, ReadFrom, RwMode, SteadyCriterion, SteadyState, SyncMode, TargetSpec,
+    Verify,
 };
 pub use resolve::resolve;
 

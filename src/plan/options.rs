@@ -341,6 +341,19 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Run this long before measuring; I/O during the ramp is not counted.",
     },
     OptionDef {
+        name: "clocksource",
+        aliases: &[],
+        kind: Kind::Choice(&["cpu", "clock_gettime", "gettimeofday"]),
+        default: None,
+        help: "The clock that times each I/O, as fio names them: cpu is the CPU's time-stamp \
+               counter (calibrated against CLOCK_MONOTONIC at the start and checked at the \
+               end; where the kernel does not trust it, CLOCK_MONOTONIC with a warning), \
+               clock_gettime is CLOCK_MONOTONIC, gettimeofday is taken as CLOCK_MONOTONIC \
+               too (a wall clock can step mid-run). Default: the TSC where the kernel uses it \
+               as its own clock source, else CLOCK_MONOTONIC. One clock for the whole run; \
+               the report names it.",
+    },
+    OptionDef {
         name: "steadystate",
         aliases: &["ss"],
         kind: Kind::Spec("criterion:limit[%]"),
@@ -1761,7 +1774,6 @@ pub static FIO_ONLY: &[(&[&str], FioOnly)] = &[
             "disable_slat",
             "disable_bw_measurement",
             "disable_bw",
-            "clocksource",
             "gtod_cpu",
         ],
         FioOnly::Ignored(NOT_MEASURED),

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use crate::engine;
 use crate::files::targets::{OpenedFile, TargetError, Targets};
-use crate::plan::{JobSpec, OnFailure, Plan};
+use crate::plan::{ClockSource, JobSpec, OnFailure, Plan};
 use crate::stats::diskstats::{self, DiskCounters};
 use crate::stats::steady::SteadyGroup;
 use crate::stats::{Clock, JobStats};
@@ -247,10 +247,15 @@ pub fn run(
     interrupt: &AtomicBool,
     on_event: &mut dyn FnMut(&Event),
 ) -> RunOutcome {
-    let clock = Clock::new();
+    let (clock, clock_note) = match plan.clock_source() {
+        ClockSource::Auto => (Clock::new(), None),
+        ClockSource::Cpu => Clock::tsc_asked(),
+        ClockSource::Monotonic => (Clock::monotonic(), None),
+    };
     let mut outcome = RunOutcome {
         clock: clock.describe(),
         run_id: new_run_id(),
+        notes: clock_note.into_iter().collect(),
         ..RunOutcome::default()
     };
     let ngroups = plan.groups.len();
@@ -324,6 +329,9 @@ pub fn run(
             break;
         }
     }
+    let (described, drifted) = clock.describe_checked();
+    outcome.clock = described;
+    outcome.notes.extend(drifted);
     finish(outcome, interrupt)
 }
 

@@ -13,6 +13,8 @@ pub struct Clock {
     ns_per_tick_q32: u64,
     tsc: bool,
     origin: Instant,
+    /// The tick count at `origin` (TSC only), for the check against CLOCK_MONOTONIC.
+    origin_tick: u64,
 }
 
 fn kernel_trusts_tsc() -> bool {
@@ -52,7 +54,21 @@ impl Clock {
             ns_per_tick_q32: 1 << 32,
             tsc: false,
             origin: Instant::now(),
+            origin_tick: 0,
         }
+    }
+
+    /// fio's `clocksource=cpu`: the TSC, calibrated, where the kernel trusts it; elsewhere
+    /// CLOCK_MONOTONIC and why (fio warns and uses the TSC anyway; a TSC that stops or drifts
+    /// would time I/O wrongly).
+    pub fn tsc_asked() -> (Self, Option<String>) {
+        if cfg!(target_arch = "x86_64") && kernel_trusts_tsc() {
+            return (Self::calibrated_tsc(Duration::from_millis(20)), None);
+        }
+        let why = "clocksource=cpu: the kernel does not use this CPU's time-stamp counter as \
+                   its clock (not invariant, not synced across CPUs, or not x86_64), so the \
+                   run is timed with CLOCK_MONOTONIC";
+        (Self::monotonic(), Some(why.into()))
     }
 
     fn calibrated_tsc(span: Duration) -> Self {
@@ -67,11 +83,29 @@ impl Clock {
             return Self::monotonic();
         }
         let q = (ns / ticks * (1u64 << 32) as f64) as u64;
+        let (origin, origin_tick) = (Instant::now(), rdtsc());
         Clock {
             ns_per_tick_q32: q,
             tsc: true,
-            origin: Instant::now(),
+            origin,
+            origin_tick,
         }
+    }
+
+    /// The TSC checked against CLOCK_MONOTONIC over the time since calibration: how far the
+    /// two disagree, as a fraction of the elapsed time (`None` for the monotonic clock, or
+    /// before 100 ms have passed, when the comparison says little).
+    pub fn drift(&self) -> Option<f64> {
+        if !self.tsc {
+            return None;
+        }
+        let (tick, mono) = (rdtsc(), self.origin.elapsed());
+        if mono < Duration::from_millis(100) {
+            return None;
+        }
+        let by_tsc = self.ns(tick.wrapping_sub(self.origin_tick)) as f64;
+        let by_mono = mono.as_nanos() as f64;
+        Some((by_tsc - by_mono) / by_mono)
     }
 
     /// The current time in ticks.
@@ -103,6 +137,27 @@ impl Clock {
         } else {
             "CLOCK_MONOTONIC".into()
         }
+    }
+
+    /// What the report says at the end: the clock, and for the TSC how it compared with
+    /// CLOCK_MONOTONIC over the run; a warning when they disagree by more than 0.1%.
+    pub fn describe_checked(&self) -> (String, Option<String>) {
+        let Some(d) = self.drift() else {
+            return (self.describe(), None);
+        };
+        let pct = d * 100.0;
+        let text = format!(
+            "{}; at the end within {:.3}% of CLOCK_MONOTONIC",
+            self.describe().trim_end_matches(')'),
+            pct.abs()
+        ) + ")";
+        let warn = (pct.abs() > 0.1).then(|| {
+            format!(
+                "the TSC ran {pct:+.3}% against CLOCK_MONOTONIC over the run: latencies and \
+                 times are off by about that much (clocksource=clock_gettime avoids it)"
+            )
+        });
+        (text, warn)
     }
 }
 

@@ -135,6 +135,7 @@ pub fn precondition_plan(plan: &Plan, passes: u32) -> Result<Plan, ReadOnlyJob> 
                 time_based: false,
                 ramp: std::time::Duration::ZERO,
                 loops: passes,
+                clock: j.timing.clock,
             };
             p.io_bytes = None;
             p.number_ios = None;

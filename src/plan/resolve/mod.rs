@@ -96,6 +96,7 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
         plan.groups[gi].jobs.extend(jobs);
     }
     dedupe::share(&mut plan)?;
+    timing::one_clock(&plan)?;
     for g in &plan.groups {
         // fio: a reporting group judges steady state as one, so its jobs must agree.
         let pooled = g.jobs.iter().any(|j| j.group_reporting);

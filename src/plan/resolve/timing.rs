@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use super::Earlier;
 use super::values::Values;
-use crate::plan::SpecError;
 use crate::plan::job::*;
 use crate::plan::value;
+use crate::plan::{Plan, SpecError};
 
 /// fio's steady state: `ss_dur` above 0 turns it on.
 pub(super) fn steady_state(
@@ -139,9 +139,42 @@ pub(super) fn timing(v: &Values<'_>, w: &mut Vec<String>) -> Result<(Timing, u32
         time_based,
         ramp: v.seconds("ramp_time")?.unwrap_or_default(),
         loops: v.int("loops")?.unwrap_or(1) as u32,
+        clock: match v.choice_opt("clocksource")?.as_deref() {
+            Some("cpu") => ClockSource::Cpu,
+            Some(_) => ClockSource::Monotonic,
+            None => ClockSource::Auto,
+        },
     };
     // The option table caps numjobs at MAX_JOBS.
     Ok((timing, v.int("numjobs")?.unwrap_or(1) as u32))
+}
+
+/// One clock times the whole run: jobs that name different clocks are refused.
+pub(super) fn one_clock(plan: &Plan) -> Result<(), SpecError> {
+    let mut jobs = plan.groups.iter().flat_map(|g| &g.jobs);
+    let asked = |j: &&JobSpec| j.timing.clock != ClockSource::Auto;
+    let Some(first) = jobs.clone().find(asked) else {
+        return Ok(());
+    };
+    match jobs.find(|j| asked(j) && j.timing.clock != first.timing.clock) {
+        None => Ok(()),
+        Some(other) => Err(SpecError {
+            option: "clocksource".into(),
+            value: other.options.get("clocksource").cloned(),
+            message: format!(
+                "job {} asks for another clock than job {} ({}): one clock times the whole \
+                 run, so every job that names one must name the same",
+                other.name,
+                first.name,
+                first.options.get("clocksource").map_or("?", String::as_str)
+            ),
+            origin: other
+                .origins
+                .get("clocksource")
+                .cloned()
+                .unwrap_or(crate::plan::Origin::Cli),
+        }),
+    }
 }
 
 /// When a job starts and how fast it may go: start delay (the range each clone draws from,

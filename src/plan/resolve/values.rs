@@ -224,18 +224,22 @@ impl<'a> Values<'a> {
     }
 
     pub(super) fn choice(&self, name: &'static str) -> Result<String, SpecError> {
+        Ok(self.choice_opt(name)?.expect("choices have defaults"))
+    }
+
+    /// A choice without a default: `None` when not given.
+    pub(super) fn choice_opt(&self, name: &'static str) -> Result<Option<String>, SpecError> {
         let Kind::Choice(words) = def(name).kind else {
             panic!("{name} is not a choice")
         };
-        let text = self.parsed(name, |t| {
+        self.parsed(name, |t| {
             let t = t.trim().to_ascii_lowercase();
             if words.contains(&t.as_str()) {
                 Ok(t)
             } else {
                 Err(value::ValueError::OneOf(words))
             }
-        })?;
-        Ok(text.expect("choices have defaults"))
+        })
     }
 
     pub(super) fn error(&self, name: &'static str, message: String) -> SpecError {
