@@ -225,12 +225,39 @@ fn target_description(t: &crate::host::TargetInfo) -> String {
 }
 
 pub(super) fn footer(o: &mut String, r: &RunReport) {
+    process_line(o, r);
     for w in &r.warnings {
         let _ = writeln!(o, "warning: {w}");
     }
     for e in &r.errors {
         let _ = writeln!(o, "error: {e}");
     }
+}
+
+/// The whole process's CPU, when it spent much more than its jobs' threads: the jobs' `cpu`
+/// lines count their own threads only, and the kernel's io_uring workers (iou-wrk, which do
+/// buffered I/O the ring cannot do inline) or an SQPOLL thread can double the real cost.
+fn process_line(o: &mut String, r: &RunReport) {
+    let p = &r.process_cpu;
+    let jobs: f64 = r
+        .groups
+        .iter()
+        .flat_map(|g| &g.jobs)
+        .map(|j| j.measurement.cpu.user_s + j.measurement.cpu.system_s)
+        .sum();
+    let all = p.user_s + p.system_s;
+    let more = all - jobs;
+    if jobs <= 0.0 || more < 0.2_f64.max(0.25 * jobs) {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\nprocess cpu {:.2} s ({:.2} s user, {:.2} s system), {more:.2} s more than the jobs' \
+         threads ({jobs:.2} s): the kernel's I/O workers for io_uring (iou-wrk, SQPOLL), \
+         iogauge's own threads (verify), laying out files and start-up; the jobs' cpu lines \
+         leave it out",
+        all, p.user_s, p.system_s
+    );
 }
 
 /// Above this many jobs (without group_reporting) a group's text shows the jobs' spread, not

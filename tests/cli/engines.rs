@@ -853,6 +853,46 @@ fn io_uring_force_async_hands_io_to_the_kernels_workers() {
     );
 }
 
+/// The jobs' cpu lines count their own threads; when the kernel's io_uring workers do the I/O
+/// (force_async), the text report says how much more the whole process spent, and the JSON's
+/// process_cpu holds it. A job whose thread does its own I/O gets no such line.
+#[test]
+fn the_kernels_io_workers_cpu_is_reported_beside_the_jobs() {
+    let d = tmp();
+    if !uring_available(d.path()) {
+        return;
+    }
+    let f = d.path().join("data");
+    std::fs::write(&f, vec![3u8; 16 << 20]).unwrap();
+    let _ = std::fs::read(&f).unwrap();
+    let name = format!("--filename={}", f.display());
+    let run = |extra: &str| {
+        let o = iogauge(&[
+            "run",
+            &name,
+            "--ioengine=io_uring",
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=8",
+            "--time_based",
+            "--runtime=2",
+            "--invalidate=0",
+            extra,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        super::stdout(&o)
+    };
+    let text = run("--force_async=1");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("process cpu"))
+        .unwrap_or_else(|| panic!("no process line:\n{text}"));
+    assert!(line.contains("more than the jobs' threads"), "{line}");
+    assert!(line.contains("iou-wrk"), "{line}");
+    let text = run("--force_async=0");
+    assert!(!text.contains("process cpu"), "{text}");
+}
+
 /// fio's `write_hint`: a writing job's files carry the write lifetime hint on their inode
 /// (read back with fcntl F_GET_RW_HINT); without it they carry none; a value it does not take
 /// is refused naming the accepted ones.
