@@ -66,9 +66,19 @@ impl Targets {
     /// A file a fill_device job of an earlier group filled: its extent is now its length (or
     /// what a later job with a size of its own asks for, laid out if more).
     pub(super) fn after_filling(&mut self, p: &Path, asked: u64) -> Result<u64, TargetError> {
-        let fd = self.held.get(p).ok_or_else(|| {
+        let len = self.held_len(p)?.ok_or_else(|| {
             TargetError::Io(format!("{}: not held after the filling", p.display()))
         })?;
+        let extent = len.max(asked);
+        self.needs.get_mut(p).expect("known path").extent = extent;
+        Ok(extent)
+    }
+
+    /// The length of `p` now, through the descriptor the run holds (`None`: not held).
+    fn held_len(&self, p: &Path) -> Result<Option<u64>, TargetError> {
+        let Some(fd) = self.held.get(p) else {
+            return Ok(None);
+        };
         let st = rustix::fs::fstat(fd).map_err(|e| {
             TargetError::Io(format!(
                 "{}: cannot stat: {}",
@@ -76,9 +86,7 @@ impl Targets {
                 std::io::Error::from(e)
             ))
         })?;
-        let extent = (st.st_size as u64).max(asked);
-        self.needs.get_mut(p).expect("known path").extent = extent;
-        Ok(extent)
+        Ok(Some(st.st_size as u64))
     }
 
     /// The group's jobs as they run: a job sized from a file that a fill_device job filled
@@ -96,15 +104,10 @@ impl Targets {
             let paths = job.paths();
             let mut smallest: Option<(u64, &PathBuf)> = None;
             for p in &paths {
-                let Some(fd) = self.held.get(p) else { continue };
-                let st = rustix::fs::fstat(fd).map_err(|e| {
-                    TargetError::Io(format!(
-                        "{}: cannot stat: {}",
-                        p.display(),
-                        std::io::Error::from(e)
-                    ))
-                })?;
-                let len = (st.st_size as u64).saturating_sub(job.offset);
+                let Some(len) = self.held_len(p)? else {
+                    continue;
+                };
+                let len = len.saturating_sub(job.offset);
                 if smallest.is_none_or(|(s, _)| len < s) {
                     smallest = Some((len, p));
                 }

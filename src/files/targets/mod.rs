@@ -494,9 +494,8 @@ const LAYOUT_CHUNK: usize = 1 << 20;
 const LAYOUT_FLUSH_EVERY: u64 = 64 << 20;
 
 /// Writes random bytes from `from` to `to` through `fd`, then flushes: the file is fully
-/// allocated and its pages clean, so invalidation can really drop them.
-/// Writes `p` from byte `from` to `to`; with `fill`, a full file system (ENOSPC, EDQUOT) ends
-/// it early (fill_device). Returns where the data ends.
+/// allocated and its pages clean, so invalidation can really drop them. With `fill`, a full
+/// file system (ENOSPC, EDQUOT) ends it early (fill_device). Returns where the data ends.
 fn lay_out(
     fd: &OwnedFd,
     p: &Path,
