@@ -73,9 +73,9 @@ impl Clock {
 
     fn calibrated_tsc(span: Duration) -> Self {
         let (i0, c0) = (Instant::now(), rdtsc());
-        while i0.elapsed() < span {
-            std::hint::spin_loop();
-        }
+        // Asleep in between: only the two pairs of reads need to be close, and a spin would
+        // cost every run 20 ms of CPU (its process_cpu, a bench's CPU per I/O).
+        std::thread::sleep(span);
         let (c1, i1) = (rdtsc(), Instant::now());
         let ns = (i1 - i0).as_nanos() as f64;
         let ticks = c1.wrapping_sub(c0) as f64;

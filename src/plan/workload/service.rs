@@ -151,7 +151,7 @@ impl Service {
         let rank = match self.svc.kind {
             ServiceKind::Zipf(_) => zipf.as_ref().expect("zipf's sampler").draw(rng, n),
             ServiceKind::Pareto(h) => {
-                ((n - 1) as f64 * super::unit(rng).powf(h.ln() / (1.0 - h).ln())) as u64
+                ((n - 1) as f64 * super::draw::unit(rng).powf(h.ln() / (1.0 - h).ln())) as u64
             }
             ServiceKind::Normal(dev) => {
                 // Twelve uniform draws in [0, n], averaged, then up to half of DEV percent
@@ -160,7 +160,7 @@ impl Service {
                 let mut at = sum.div_ceil(12) as i64;
                 let spread = ((n as f64 * dev / 100.0).ceil() as i64).min(n as i64 / 2);
                 if spread > 0 {
-                    let mut d = (spread as f64 * super::unit(rng)) as i64 - spread / 2;
+                    let mut d = (spread as f64 * super::draw::unit(rng)) as i64 - spread / 2;
                     while d + at >= n as i64 {
                         d /= 2;
                     }

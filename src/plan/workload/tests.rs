@@ -366,3 +366,39 @@ fn skewed_file_service_draws_the_files_as_fio_does() {
         }
     }
 }
+
+#[test]
+fn the_short_path_gives_the_general_paths_ios() {
+    let cases = [
+        (RwMode::Read, 1, true, None),
+        (RwMode::RandRead, 1, true, None),
+        (RwMode::RandRead, 3, true, None),
+        (RwMode::RandWrite, 1, false, None),
+        (RwMode::RandRead, 2, false, Some(7)),
+        (RwMode::Trim, 2, true, None),
+    ];
+    for (mode, nfiles, map, ios) in cases {
+        let make = || {
+            Workload::new(mode, region(nfiles, 37), 50, map, 11, Some(3))
+                .with_number_ios(ios)
+                .with_total_bytes(nfiles * 37 * 4096 * 2 + 1000)
+        };
+        let fast: Vec<IoReq> = make().collect();
+        let mut general = make();
+        general.fast = Fast::No;
+        let general: Vec<IoReq> = general.collect();
+        assert_eq!(fast, general, "{mode:?} nfiles={nfiles} map={map}");
+        assert!(
+            make().decide_fast() != Fast::No,
+            "{mode:?} takes the short path"
+        );
+        assert_eq!(fast.len() as u64, ios.unwrap_or(nfiles * 37 * 2 + 1));
+    }
+    // Mixed directions and read-then-write pairs keep the general path.
+    for mode in [RwMode::RandRw, RwMode::Update, RwMode::TrimWrite] {
+        assert_eq!(
+            Workload::new(mode, region(1, 8), 50, true, 1, Some(1)).decide_fast(),
+            Fast::No
+        );
+    }
+}
