@@ -46,6 +46,10 @@ fn fios_surface_scan_fills_the_file_system_then_verifies_what_it_wrote() {
         fs.path(),
         &["job", "surface-scan.fio", "--output-format=json"],
     );
+    if o.status.code() == Some(2) && stderr(&o).contains("does not support O_DIRECT") {
+        skip!("this kernel's tmpfs has no O_DIRECT, which surface-scan.fio asks for");
+        return;
+    }
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     let ours = fio_bytes(&r);
