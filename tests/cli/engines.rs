@@ -798,6 +798,24 @@ fn falloc_and_ftruncate_do_what_fio_does_per_io() {
     }
 }
 
+/// Two seconds of io_uring random reads at depth 8 of the file `name` names, its cached pages
+/// kept, with `extra`.
+fn cached_uring_reads<'a>(name: &'a str, extra: &'a str) -> [&'a str; 11] {
+    [
+        "run",
+        name,
+        "--ioengine=io_uring",
+        "--rw=randread",
+        "--bs=4k",
+        "--iodepth=8",
+        "--time_based",
+        "--runtime=2",
+        "--invalidate=0",
+        extra,
+        "--output-format=text",
+    ]
+}
+
 /// io_uring's `force_async=N`: every Nth I/O goes to io_uring's worker threads (IOSQE_ASYNC)
 /// instead of being tried inline: buffered reads of a cached file, which complete inline
 /// without it, then run on `iou-wrk` threads, seen in the process while it runs.
@@ -813,18 +831,7 @@ fn io_uring_force_async_hands_io_to_the_kernels_workers() {
         let name = format!("--filename={}", f.display());
         let mut child = super::bin()
             .current_dir(d.path())
-            .args([
-                "run",
-                &name,
-                "--ioengine=io_uring",
-                "--rw=randread",
-                "--bs=4k",
-                "--iodepth=8",
-                "--time_based",
-                "--runtime=2",
-                "--invalidate=0",
-                extra,
-            ])
+            .args(cached_uring_reads(&name, extra))
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -867,18 +874,7 @@ fn the_kernels_io_workers_cpu_is_reported_beside_the_jobs() {
     let _ = std::fs::read(&f).unwrap();
     let name = format!("--filename={}", f.display());
     let run = |extra: &str| {
-        let o = iogauge(&[
-            "run",
-            &name,
-            "--ioengine=io_uring",
-            "--rw=randread",
-            "--bs=4k",
-            "--iodepth=8",
-            "--time_based",
-            "--runtime=2",
-            "--invalidate=0",
-            extra,
-        ]);
+        let o = iogauge(&cached_uring_reads(&name, extra));
         assert!(o.status.success(), "{}", stderr(&o));
         super::stdout(&o)
     };
