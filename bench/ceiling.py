@@ -26,14 +26,13 @@ Usage: python3 bench/ceiling.py [--rounds N] [--seconds S] [--only CASES] [--no-
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_fio import IOGAUGE, ROOT, save, start  # noqa: E402
+from vs_fio import IOGAUGE, ROOT, children_cpu, save, start  # noqa: E402
 
 CEILING_DIR = os.path.join(ROOT, "bench", "ceiling")
 CEILING = os.path.join(CEILING_DIR, "target", "release", "iogauge-ceiling")
@@ -93,11 +92,6 @@ CASES = {
                                     "iops", 0.97, "O_DIRECT io_uring loop, depth 32",
                                     DISK_CASE),
 }
-
-
-def children_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def build_references():

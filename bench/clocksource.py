@@ -16,13 +16,12 @@ Usage: python3 bench/clocksource.py [--rounds N] [--seconds S] [--no-save]
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_fio import IOGAUGE, save, start  # noqa: E402
+from vs_fio import IOGAUGE, children_cpu, save, start  # noqa: E402
 
 FILE = "/dev/shm/iogauge-clock.dat"
 SIZE = 256 << 20
@@ -37,10 +36,9 @@ CLOCKS = ("cpu", "clock_gettime")
 def run(opts, clock, seconds):
     cmd = [IOGAUGE, "run", "--name=c", f"--filename={FILE}", f"--size={SIZE}", "--time_based",
            f"--runtime={seconds}", f"--clocksource={clock}", "--output-format=json"] + opts
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu0 = children_cpu()
     doc = json.loads(subprocess.run(cmd, check=True, text=True, capture_output=True).stdout)
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    cpu = children_cpu() - cpu0
     j = doc["jobs"][0]["read"]
     pct = j["clat_ns"]["percentile"]
     return {"iops": j["iops"], "cpu_ns": cpu * 1e9 / max(1, j["total_ios"]),

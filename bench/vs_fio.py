@@ -19,6 +19,7 @@ import datetime
 import json
 import os
 import platform
+import resource
 import shutil
 import socket
 import statistics
@@ -36,6 +37,14 @@ def sh(cmd, **kw):
         sys.stderr.write(r.stderr[-2000:])
     r.check_returncode()
     return r.stdout
+
+
+def children_cpu():
+    """CPU seconds (user + system) of this script's finished children so far: taken before
+    and after a run, the difference is that run's whole process, its threads and the kernel
+    workers it started included."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def ensure_fio():

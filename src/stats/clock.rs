@@ -42,11 +42,7 @@ impl Clock {
     /// The best clock here: a calibrated TSC (about 20 ms of calibration) or the monotonic
     /// clock.
     pub fn new() -> Self {
-        if cfg!(target_arch = "x86_64") && kernel_trusts_tsc() {
-            Self::calibrated_tsc(Duration::from_millis(20))
-        } else {
-            Self::monotonic()
-        }
+        Self::tsc_asked().0
     }
 
     pub fn monotonic() -> Self {
@@ -131,9 +127,14 @@ impl Clock {
 
     /// What the report says about this clock.
     pub fn describe(&self) -> String {
+        self.described("")
+    }
+
+    /// The clock's name; for the TSC its rate and how it was calibrated, then `checked`.
+    fn described(&self, checked: &str) -> String {
         if self.tsc {
             let ghz = (1u64 << 32) as f64 / self.ns_per_tick_q32 as f64;
-            format!("tsc ({ghz:.3} GHz, calibrated against CLOCK_MONOTONIC)")
+            format!("tsc ({ghz:.3} GHz, calibrated against CLOCK_MONOTONIC{checked})")
         } else {
             "CLOCK_MONOTONIC".into()
         }
@@ -146,11 +147,10 @@ impl Clock {
             return (self.describe(), None);
         };
         let pct = d * 100.0;
-        let text = format!(
-            "{}; at the end within {:.3}% of CLOCK_MONOTONIC",
-            self.describe().trim_end_matches(')'),
+        let text = self.described(&format!(
+            "; at the end within {:.3}% of CLOCK_MONOTONIC",
             pct.abs()
-        ) + ")";
+        ));
         let warn = (pct.abs() > 0.1).then(|| {
             format!(
                 "the TSC ran {pct:+.3}% against CLOCK_MONOTONIC over the run: latencies and \

@@ -229,7 +229,7 @@ impl Workload {
     /// The short path of `next`: the same I/Os the general path gives for such a workload.
     #[inline]
     fn next_fast(&mut self, dir: Dir, random: bool) -> Option<IoReq> {
-        if self.remaining == Some(0) || self.ios_left == Some(0) {
+        if self.done() {
             return None;
         }
         let block = match random {
@@ -237,7 +237,25 @@ impl Workload {
             false => self.sequential_block(dir),
         };
         let (file, offset) = self.region.locate(block);
-        let mut len = self.region.bs;
+        let len = self.count(self.region.bs);
+        Some(IoReq {
+            dir,
+            file,
+            offset,
+            len,
+        })
+    }
+
+    /// The job's bytes or I/Os (`number_ios`) are all given out.
+    #[inline]
+    fn done(&self) -> bool {
+        self.remaining == Some(0) || self.ios_left == Some(0)
+    }
+
+    /// Counts an I/O of `len` bytes against what is left; its length, cut to the bytes left.
+    #[inline]
+    fn count(&mut self, len: u64) -> u64 {
+        let mut len = len;
         if let Some(r) = &mut self.remaining {
             len = len.min(*r);
             *r -= len;
@@ -245,12 +263,7 @@ impl Workload {
         if let Some(n) = &mut self.ios_left {
             *n -= 1;
         }
-        Some(IoReq {
-            dir,
-            file,
-            offset,
-            len,
-        })
+        len
     }
 
     /// Which file each I/O goes to (`file_service_type`); fixed-size I/O without zones or a
@@ -595,7 +608,7 @@ impl Iterator for Workload {
                 return self.next();
             }
         }
-        if self.remaining == Some(0) || self.ios_left == Some(0) {
+        if self.done() {
             return None;
         }
         let io = match self.pending_write.take() {
@@ -645,21 +658,12 @@ impl Iterator for Workload {
                 io
             }
         };
-        let io = match &mut self.remaining {
-            Some(r) => {
-                let len = io.len.min(*r);
-                *r -= len;
-                if let Some(w) = &mut self.pending_write {
-                    w.len = len;
-                }
-                IoReq { len, ..io }
-            }
-            None => io,
-        };
-        if let Some(n) = &mut self.ios_left {
-            *n -= 1;
+        let len = self.count(io.len);
+        // The write that follows its read moves the same bytes.
+        if let Some(w) = &mut self.pending_write {
+            w.len = len;
         }
-        Some(io)
+        Some(IoReq { len, ..io })
     }
 }
 
