@@ -29,6 +29,8 @@ mod compat;
 mod cpuio;
 #[path = "cli/defrag.rs"]
 mod defrag;
+#[path = "cli/dirops.rs"]
+mod dirops;
 #[path = "cli/engines.rs"]
 mod engines;
 #[path = "cli/errors.rs"]

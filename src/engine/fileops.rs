@@ -1,13 +1,14 @@
 //! fio's file-operation engines, whose measured operation is on a file's name, not its data:
 //! `filecreate` creates each file (open with O_CREAT), `filestat` stats it (stat, lstat or
-//! statx: fio's `stat_type`), `filedelete` unlinks it. Each I/O unit is one operation on the
-//! unit's file, and counts its bytes as fio counts its one block per file. The rate of these
-//! calls is what SAS WORK libraries and database temporary areas stress.
+//! statx: fio's `stat_type`), `filedelete` unlinks it; `dircreate`, `dirstat` and
+//! `dirdelete` do the same to directories (mkdir, stat, rmdir). Each I/O unit is one
+//! operation on the unit's file, and counts its bytes as fio counts its one block per file.
+//! The rate of these calls is what SAS WORK libraries and database temporary areas stress.
 //!
 //! What is not the operation is kept out of its time: [`Engine::prep`] checks, before the
 //! clock starts, that a file about to be deleted is still the one the run created, and
-//! [`Engine::settle`] takes the identity of a file just created after the clock stops (and
-//! closes a file a later pass reopened).
+//! [`Engine::settle`] takes the identity of a file just created after the clock stops
+//! (opening a directory just made to hold it), and closes a file a later pass reopened.
 
 use std::ffi::CString;
 use std::io;
@@ -38,6 +39,35 @@ impl StatCall {
     }
 }
 
+/// What the engine `kind` calls per I/O (`stat`: filestat's and dirstat's call), for the
+/// report's engine line.
+pub fn calls(kind: super::Kind, stat: StatCall) -> String {
+    use super::Kind as K;
+    match kind {
+        K::Filecreate => "one open(O_CREAT|O_EXCL) per file per pass, timed alone (its close is \
+                          not); a later pass opens the file the first made"
+            .to_string(),
+        K::Filestat | K::Dirstat => format!(
+            "one {}(2) of each {}'s whole path per pass, no data",
+            stat.as_str(),
+            if kind == K::Filestat {
+                "file"
+            } else {
+                "directory"
+            }
+        ),
+        K::Filedelete => "one unlink per file, timed alone (the check that the name still holds \
+                          the file this run created is not)"
+            .to_string(),
+        K::Dircreate => "one mkdir (mode 0700) per directory, timed alone (opening it to hold \
+                         it afterwards is not)"
+            .to_string(),
+        _ => "one rmdir per directory, timed alone (the check that the name still holds the \
+              directory this run created is not)"
+            .to_string(),
+    }
+}
+
 /// A file as these engines reach it: its directory (held open since the run checked it) and
 /// its name there, and its whole path, which stat is given as fio gives it.
 #[derive(Debug, Clone)]
@@ -60,6 +90,8 @@ pub type Made = (usize, (u64, u64));
 
 pub struct FileOps {
     op: Op,
+    /// The names are directories (dircreate, dirstat, dirdelete).
+    dirs: bool,
     names: Vec<Name>,
     /// Per file, held open: filestat's and filedelete's from before the run (the inode cannot
     /// be freed and its number reused meanwhile), filecreate's from its creation on.
@@ -75,8 +107,9 @@ pub struct FileOps {
 }
 
 impl FileOps {
-    /// `held`: one entry per name (`None` for filecreate, whose files do not exist yet).
-    pub fn new(op: Op, names: Vec<Name>, held: Vec<Option<OwnedFd>>) -> Self {
+    /// `held`: one entry per name (`None` for filecreate and dircreate, whose files do not
+    /// exist yet). `dirs`: the names are directories.
+    pub fn new(op: Op, dirs: bool, names: Vec<Name>, held: Vec<Option<OwnedFd>>) -> Self {
         debug_assert_eq!(names.len(), held.len());
         let ids = held
             .iter()
@@ -90,6 +123,7 @@ impl FileOps {
         }
         FileOps {
             op,
+            dirs,
             names,
             held,
             ids,
@@ -102,6 +136,11 @@ impl FileOps {
     fn call(&mut self, file: usize) -> io::Result<()> {
         let n = &self.names[file];
         match self.op {
+            Op::Create if self.dirs => {
+                // Never through a link: mkdir fails on any name that is taken.
+                rustix::fs::mkdirat(&*n.dir, n.name.as_c_str(), Mode::from_raw_mode(0o700))?;
+                self.created = Some(file);
+            }
             Op::Create if self.held[file].is_none() => {
                 // New, never through a link: a file that appeared meanwhile is an error.
                 let fd = rustix::fs::openat(
@@ -141,7 +180,11 @@ impl FileOps {
                 if let Some(e) = self.refused.take() {
                     return Err(e);
                 }
-                rustix::fs::unlinkat(&*n.dir, n.name.as_c_str(), AtFlags::empty())?;
+                let how = match self.dirs {
+                    true => AtFlags::REMOVEDIR,
+                    false => AtFlags::empty(),
+                };
+                rustix::fs::unlinkat(&*n.dir, n.name.as_c_str(), how)?;
             }
         }
         Ok(())
@@ -196,6 +239,14 @@ impl Engine for FileOps {
     fn settle(&mut self) -> Option<Made> {
         self.reopened = None;
         let file = self.created.take()?;
+        if self.dirs {
+            // Held from now on, as filecreate holds the files it opens: the run marks it and
+            // removes only this inode, and only while it is empty.
+            let n = &self.names[file];
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let fd = rustix::fs::openat(&*n.dir, n.name.as_c_str(), flags, Mode::empty()).ok()?;
+            self.held[file] = Some(fd);
+        }
         let st = rustix::fs::fstat(self.held[file].as_ref()?).ok()?;
         Some((file, (st.st_dev, st.st_ino)))
     }
@@ -253,7 +304,7 @@ mod tests {
     fn filecreate_creates_each_file_once_and_a_later_pass_reopens_it() {
         let dir = tempfile::tempdir().unwrap();
         let names = vec![name(dir.path(), "a"), name(dir.path(), "b")];
-        let mut e = FileOps::new(Op::Create, names, vec![None, None]);
+        let mut e = FileOps::new(Op::Create, false, names, vec![None, None]);
         assert_eq!(run(&mut e, 1).unwrap(), 4096);
         let made = e.settle().expect("b was created");
         let st = std::fs::metadata(dir.path().join("b")).unwrap();
@@ -275,7 +326,7 @@ mod tests {
         std::fs::write(dir.path().join("x"), b"user data").unwrap();
         std::os::unix::fs::symlink(dir.path().join("x"), dir.path().join("l")).unwrap();
         let names = vec![name(dir.path(), "x"), name(dir.path(), "l")];
-        let mut e = FileOps::new(Op::Create, names, vec![None, None]);
+        let mut e = FileOps::new(Op::Create, false, names, vec![None, None]);
         let err = run(&mut e, 0).unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::EEXIST));
         assert_eq!(
@@ -292,7 +343,7 @@ mod tests {
         std::fs::write(dir.path().join("f"), b"x").unwrap();
         for call in [StatCall::Stat, StatCall::Lstat, StatCall::Statx] {
             let names = vec![name(dir.path(), "f"), name(dir.path(), "missing")];
-            let mut e = FileOps::new(Op::Stat(call), names, vec![None, None]);
+            let mut e = FileOps::new(Op::Stat(call), false, names, vec![None, None]);
             assert_eq!(run(&mut e, 0).unwrap(), 4096, "{call:?}");
             let err = run(&mut e, 1).unwrap_err();
             assert_eq!(err.raw_os_error(), Some(libc::ENOENT), "{call:?}");
@@ -308,7 +359,7 @@ mod tests {
         };
         let held = vec![Some(open("a")), Some(open("b"))];
         let names = vec![name(dir.path(), "a"), name(dir.path(), "b")];
-        let mut e = FileOps::new(Op::Delete, names, held);
+        let mut e = FileOps::new(Op::Delete, false, names, held);
         run(&mut e, 0).unwrap();
         assert!(!dir.path().join("a").exists());
         // b replaced by another file of the same name: left alone.
@@ -322,5 +373,52 @@ mod tests {
             run(&mut e, 0).unwrap_err().raw_os_error(),
             Some(libc::ENOENT)
         );
+    }
+
+    #[test]
+    fn dircreate_dirstat_dirdelete_make_stat_and_remove_only_their_directories() {
+        use std::os::unix::fs::MetadataExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let names = || vec![name(dir.path(), "d0"), name(dir.path(), "d1")];
+        let mut e = FileOps::new(Op::Create, true, names(), vec![None, None]);
+        assert_eq!(run(&mut e, 0).unwrap(), 4096);
+        let made = e.settle().expect("d0 was made");
+        let st = std::fs::symlink_metadata(dir.path().join("d0")).unwrap();
+        assert!(st.is_dir());
+        assert_eq!(st.mode() & 0o777, 0o700, "fio's mode");
+        assert_eq!(made, (0, (st.dev(), st.ino())));
+        // A taken name fails as mkdir fails, whatever is there (a link is never followed).
+        std::os::unix::fs::symlink("/nonexistent", dir.path().join("d1")).unwrap();
+        assert_eq!(
+            run(&mut e, 1).unwrap_err().raw_os_error(),
+            Some(libc::EEXIST)
+        );
+        assert_eq!(e.settle(), None);
+        std::fs::remove_file(dir.path().join("d1")).unwrap();
+        let held = e.take_made();
+        assert_eq!(held.len(), 1);
+        for call in [StatCall::Stat, StatCall::Lstat, StatCall::Statx] {
+            let mut s = FileOps::new(Op::Stat(call), true, names(), vec![None, None]);
+            assert_eq!(run(&mut s, 0).unwrap(), 4096, "{call:?}");
+            assert_eq!(
+                run(&mut s, 1).unwrap_err().raw_os_error(),
+                Some(libc::ENOENT)
+            );
+        }
+        // rmdir of the held directory; a non-empty one (someone's files put there) stays.
+        std::fs::create_dir(dir.path().join("d1")).unwrap();
+        std::fs::write(dir.path().join("d1/theirs"), b"x").unwrap();
+        let d1 = OwnedFd::from(std::fs::File::open(dir.path().join("d1")).unwrap());
+        let mut d = FileOps::new(
+            Op::Delete,
+            true,
+            names(),
+            vec![Some(held.into_iter().next().unwrap().1), Some(d1)],
+        );
+        run(&mut d, 0).unwrap();
+        assert!(!dir.path().join("d0").exists());
+        let err = run(&mut d, 1).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::ENOTEMPTY));
+        assert_eq!(std::fs::read(dir.path().join("d1/theirs")).unwrap(), b"x");
     }
 }

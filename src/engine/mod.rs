@@ -51,6 +51,9 @@ pub enum Kind {
     Filecreate,
     Filestat,
     Filedelete,
+    Dircreate,
+    Dirstat,
+    Dirdelete,
     Cpuio,
     Exec,
     Net,
@@ -77,6 +80,9 @@ impl Kind {
             Kind::Filecreate => "filecreate",
             Kind::Filestat => "filestat",
             Kind::Filedelete => "filedelete",
+            Kind::Dircreate => "dircreate",
+            Kind::Dirstat => "dirstat",
+            Kind::Dirdelete => "dirdelete",
             Kind::Cpuio => "cpuio",
             Kind::Exec => "exec",
             Kind::Net => "net",
@@ -85,9 +91,22 @@ impl Kind {
         }
     }
     /// Whether each I/O is an operation on a file's name (create, stat, delete), one per file
-    /// per pass, rather than a transfer at an offset.
+    /// per pass, rather than a transfer at an offset; the files are directories for the
+    /// `dir…` engines ([`Kind::dir_op`]).
     pub fn file_op(self) -> bool {
-        matches!(self, Kind::Filecreate | Kind::Filestat | Kind::Filedelete)
+        matches!(self, Kind::Filecreate | Kind::Filestat | Kind::Filedelete) || self.dir_op()
+    }
+    /// Whether each I/O is an operation on a directory's name (mkdir, stat, rmdir).
+    pub fn dir_op(self) -> bool {
+        matches!(self, Kind::Dircreate | Kind::Dirstat | Kind::Dirdelete)
+    }
+    /// Whether the engine creates its files (or directories) as its measured operation.
+    pub fn creates(self) -> bool {
+        matches!(self, Kind::Filecreate | Kind::Dircreate)
+    }
+    /// Whether the engine deletes its files (or directories) as its measured operation.
+    pub fn deletes(self) -> bool {
+        matches!(self, Kind::Filedelete | Kind::Dirdelete)
     }
     /// Whether the engine moves no data (its I/Os are allocation calls or nothing): nothing to
     /// verify, and no buffer contents that matter.
@@ -272,16 +291,12 @@ pub fn describe(cfg: &Config) -> Description {
         }
         Kind::Ftruncate => "ftruncate to each write's offset, no data".to_string(),
         Kind::E4defrag => defrag::CALLS.to_string(),
-        Kind::Filecreate => "one open(O_CREAT|O_EXCL) per file per pass, timed alone (its \
-                             close is not); a later pass opens the file the first made"
-            .to_string(),
-        Kind::Filestat => format!(
-            "one {}(2) of each file's whole path per pass, no data",
-            cfg.flags.stat_call.as_str()
-        ),
-        Kind::Filedelete => "one unlink per file, timed alone (the check that the name still \
-                             holds the file this run created is not)"
-            .to_string(),
+        Kind::Filecreate
+        | Kind::Filestat
+        | Kind::Filedelete
+        | Kind::Dircreate
+        | Kind::Dirstat
+        | Kind::Dirdelete => fileops::calls(cfg.kind, cfg.flags.stat_call),
         Kind::Cpuio => format!(
             "no I/O: each cycle {} then sleeps so the thread is {}% busy",
             match cfg.flags.cpu.mode {
@@ -584,15 +599,15 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
     } = files;
     if cfg.kind.file_op() {
         let op = match cfg.kind {
-            Kind::Filecreate => fileops::Op::Create,
-            Kind::Filestat => fileops::Op::Stat(cfg.flags.stat_call),
+            Kind::Filecreate | Kind::Dircreate => fileops::Op::Create,
+            Kind::Filestat | Kind::Dirstat => fileops::Op::Stat(cfg.flags.stat_call),
             _ => fileops::Op::Delete,
         };
         let held = match files.is_empty() {
             true => names.iter().map(|_| None).collect(),
             false => files.into_iter().map(Some).collect(),
         };
-        return f.run(fileops::FileOps::new(op, names, held));
+        return f.run(fileops::FileOps::new(op, cfg.kind.dir_op(), names, held));
     }
     match cfg.kind {
         Kind::Psync => f.run(psync::Psync::new(files)),
@@ -621,9 +636,12 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
             Some(Err(e)) => f.setup_failed(e),
             None => f.setup_failed(io::Error::other("ioengine=e4defrag: no donor file")),
         },
-        Kind::Filecreate | Kind::Filestat | Kind::Filedelete => {
-            unreachable!("file operations are built above")
-        }
+        Kind::Filecreate
+        | Kind::Filestat
+        | Kind::Filedelete
+        | Kind::Dircreate
+        | Kind::Dirstat
+        | Kind::Dirdelete => unreachable!("file operations are built above"),
         Kind::Cpuio => f.run(cpu::Cpu::new(cfg.flags.cpu)),
         Kind::Exec => match program {
             Some(p) => f.run(exec::Exec::new(p)),

@@ -269,6 +269,27 @@ pub fn create_new(path: &Path) -> io::Result<(OwnedFd, Identity, Place)> {
     Ok((fd, Identity::of(&st), place))
 }
 
+/// Makes the directory `path` (mode 0700, as fio's directory engines make theirs), which must
+/// not exist, marks it new and returns it open (read-only) with its identity and its place.
+pub fn create_dir_new(path: &Path) -> io::Result<(OwnedFd, Identity, Place)> {
+    let place = Place::of(path)?;
+    rustix::fs::mkdirat(&*place.dir, &place.name, Mode::from_raw_mode(0o700))?;
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(&*place.dir, &place.name, flags, Mode::empty())?;
+    let st = rustix::fs::fstat(&fd)?;
+    let _ = set_mark(fd.as_fd(), MarkState::New);
+    Ok((fd, Identity::of(&st), place))
+}
+
+/// How a file of mode `mode` is removed: rmdir for a directory (which fails while anything is
+/// in it, so nothing put there is lost), unlink for anything else.
+fn removal(mode: u32) -> AtFlags {
+    match FileType::from_raw_mode(mode) {
+        FileType::Directory => AtFlags::REMOVEDIR,
+        _ => AtFlags::empty(),
+    }
+}
+
 /// Where a file is: its directory, held open, and its name there. Removal through it follows
 /// the directory if it is renamed while the run goes on. Places in one directory share one
 /// descriptor ([`Place::sharing`]): a run of many files holds one per directory, not per file.
@@ -362,7 +383,7 @@ pub fn remove_in_place(place: &Place, held: BorrowedFd<'_>) -> io::Result<()> {
              in place",
         ));
     }
-    rustix::fs::unlinkat(&*place.dir, &place.name, AtFlags::empty())?;
+    rustix::fs::unlinkat(&*place.dir, &place.name, removal(st.st_mode))?;
     Ok(())
 }
 
@@ -411,10 +432,10 @@ fn remove_listed(list: &[Watched]) {
                 Err(_) => continue,
             },
         };
-        if rustix::fs::statat(dfd, name, AtFlags::SYMLINK_NOFOLLOW)
-            .is_ok_and(|st| Identity::of(&st) == *id)
+        if let Ok(st) = rustix::fs::statat(dfd, name, AtFlags::SYMLINK_NOFOLLOW)
+            && Identity::of(&st) == *id
         {
-            let _ = rustix::fs::unlinkat(dfd, name, AtFlags::empty());
+            let _ = rustix::fs::unlinkat(dfd, name, removal(st.st_mode));
         }
     }
 }

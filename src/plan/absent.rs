@@ -62,7 +62,7 @@ const NEEDS: &[(&[&str], &str)] = &[
 ];
 
 /// fio's engines on the kernel's own calls that iogauge has not built yet.
-const LOCAL: &[&str] = &["dircreate", "dirstat", "dirdelete", "guasi", "binject"];
+const LOCAL: &[&str] = &["guasi", "binject"];
 
 /// Why `engine` (not one of iogauge's) is refused: what it needs, or that iogauge has not
 /// built it, and the engines iogauge has.
@@ -91,7 +91,7 @@ mod tests {
     fn each_refusal_says_why_in_one_line() {
         let rdma = why("rdma");
         assert!(rdma.contains("needs an RDMA network card") && rdma.contains("fio runs it"));
-        assert!(why("dircreate").starts_with("not supported yet: fio's dircreate engine"));
+        assert!(why("guasi").starts_with("not supported yet: fio's guasi engine"));
         assert!(why("ioengine-typo").contains("no such engine"));
         for (names, _) in NEEDS {
             for n in *names {

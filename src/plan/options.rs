@@ -89,6 +89,7 @@ pub const ENGINE_OPTIONS: &[(&str, &[&str])] = &[
     ),
     ("pvsync2", &["hipri", "nowait"]),
     ("filestat", &["stat_type"]),
+    ("dirstat", &["stat_type"]),
     (
         "cpuio",
         &["cpuload", "cpuchunks", "cpumode", "exit_on_io_done"],
@@ -147,6 +148,9 @@ pub const ENGINES: &[&str] = &[
     "filecreate",
     "filestat",
     "filedelete",
+    "dircreate",
+    "dirstat",
+    "dirdelete",
     "cpuio",
     "exec",
     "net",
@@ -732,10 +736,11 @@ pub static OPTIONS: &[OptionDef] = &[
                copy through a shared mapping of the file), splice (through a pipe with \
                splice/vmsplice), falloc \
                (each I/O a fallocate of its range), ftruncate (each write an ftruncate to its \
-               offset), filecreate/filestat/filedelete (metadata operations), cpuio (burns \
-               CPU), exec (runs a program beside the other jobs), null \
-               (no I/O: measures iogauge's own overhead). posixaio runs as io_uring, with a \
-               note.",
+               offset), filecreate/filestat/filedelete and dircreate/dirstat/dirdelete \
+               (metadata operations on files and directories), posixaio (glibc's aio_read/\
+               aio_write, iodepth in flight), cpuio (burns CPU), exec (runs a program beside \
+               the other jobs), net/netsplice (sockets), null (no I/O: measures iogauge's own \
+               overhead).",
     },
     OptionDef {
         name: "iodepth",
@@ -996,8 +1001,8 @@ pub static OPTIONS: &[OptionDef] = &[
         aliases: &[],
         kind: Kind::Choice(&["stat", "lstat", "statx"]),
         default: Some("stat"),
-        help: "filestat: the call measured on each file's path: stat(2), lstat(2), or \
-               statx(2) with STATX_ALL.",
+        help: "filestat and dirstat: the call measured on each file's (or directory's) \
+               path: stat(2), lstat(2), or statx(2) with STATX_ALL.",
     },
     OptionDef {
         name: "blockalign",

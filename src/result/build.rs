@@ -474,15 +474,20 @@ fn job_report(j: &JobOutcome, clones: usize) -> JobReport {
         } else if let Some(p) = &j.spec.program {
             p.data_line()
         } else if j.spec.engine.file_op() {
+            use crate::plan::EngineKind as K;
+            let (what, op) = match j.spec.engine {
+                K::Filecreate => ("file", "create"),
+                K::Filestat => ("file", "stat"),
+                K::Filedelete => ("file", "delete"),
+                K::Dircreate => ("directory", "mkdir"),
+                K::Dirstat => ("directory", "stat"),
+                _ => ("directory", "rmdir"),
+            };
             format!(
-                "none: ioengine={} moves no data; each I/O is one file's {}, and its bytes are \
-                 the one block per file fio counts (read the IOPS as operations per second)",
+                "none: ioengine={} moves no data; each I/O is one {what}'s {op}, and its bytes \
+                 are the one block per {what} fio counts (read the IOPS as operations per \
+                 second)",
                 j.spec.engine.as_str(),
-                match j.spec.engine {
-                    crate::plan::EngineKind::Filecreate => "create",
-                    crate::plan::EngineKind::Filestat => "stat",
-                    _ => "delete",
-                }
             )
         } else if j.spec.rw.writes() && j.spec.engine.moves_no_data() {
             format!("none: ioengine={} moves no data", j.spec.engine.as_str())

@@ -70,6 +70,8 @@ pub enum TargetError {
 pub enum Kind {
     Regular,
     BlockDevice,
+    /// A directory a dir… engine (dircreate, dirstat, dirdelete) works on.
+    Directory,
 }
 
 /// What the plan needs of one path.
@@ -182,6 +184,12 @@ impl Targets {
             }
             if n.fill_from.is_some_and(|g| g < gi) && n.exists {
                 n.extent = self.after_filling(&p, n.after_fill)?;
+            }
+            if n.kind == Kind::Directory {
+                if !n.exists {
+                    self.make_dir(&p)?;
+                }
+                continue;
             }
             let filling = n.fill_from == Some(gi);
             let created_now = !n.exists;
@@ -304,7 +312,7 @@ impl Targets {
             let Some(n) = self.needs.get(p).cloned() else {
                 continue;
             };
-            if !n.exists || n.kind != Kind::Regular {
+            if !n.exists || n.kind == Kind::BlockDevice {
                 continue;
             }
             let Some(fd) = self.held.get(p) else {

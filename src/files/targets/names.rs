@@ -8,12 +8,14 @@
 use std::ffi::CString;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use rustix::fs::OFlags;
+use rustix::fs::{FileType, OFlags};
 
 use super::check::{check_creatable, check_directory, existing, option_of};
-use super::{Kind, Need, OpenedFile, TargetError, Targets, io_err, lock_for_writing, usage};
+use super::{
+    Kind, Need, OpenedFile, TargetError, Targets, io_err, lock_for_writing, setup_err, usage,
+};
 use crate::engine::Files;
 use crate::engine::fileops::Name;
 use crate::files::ownership::{self, Identity, MarkState};
@@ -26,6 +28,10 @@ pub(super) fn check_job(t: &mut Targets, gi: usize, job: &JobSpec) -> Result<(),
     let engine = job.label_with("ioengine", job.engine.as_str());
     for (i, p) in job.paths().iter().enumerate() {
         let used_before = t.needs.contains_key(p);
+        if job.engine.dir_op() {
+            dir_need(t, gi, job, p)?;
+            continue;
+        }
         let found = existing(t, p, &opt)?;
         let new_only = match job.engine {
             EngineKind::Filecreate => Some("creating it is the measured operation"),
@@ -72,6 +78,103 @@ pub(super) fn check_job(t: &mut Targets, gi: usize, job: &JobSpec) -> Result<(),
     Ok(())
 }
 
+/// A directory engine's path: dircreate's and dirdelete's must be free (dircreate makes the
+/// directory as its measured operation; dirdelete removes only directories the run made for
+/// it, before the job), dirstat's an existing directory, used as it is, or one the run makes.
+fn dir_need(t: &mut Targets, gi: usize, job: &JobSpec, p: &Path) -> Result<(), TargetError> {
+    let opt = option_of(job);
+    let engine = job.label_with("ioengine", job.engine.as_str());
+    if let Some(n) = t.needs.get(p) {
+        // Another job's directory (a dirstat after a dircreate): as that job leaves it.
+        if n.kind != Kind::Directory || job.engine != EngineKind::Dirstat {
+            let what = match n.kind {
+                Kind::Directory => "directory",
+                _ => "file",
+            };
+            return Err(usage(format!(
+                "{}: is another job's {what} in this run; {engine} needs a name of its own",
+                opt(p)
+            )));
+        }
+        return Ok(());
+    }
+    let meta = std::fs::symlink_metadata(p);
+    let link = meta.as_ref().is_ok_and(|m| m.file_type().is_symlink());
+    let found = match meta {
+        Ok(_) if job.engine != EngineKind::Dirstat => {
+            let why = match job.engine {
+                EngineKind::Dircreate => "makes each directory as its measured operation",
+                _ => "removes only directories this run makes for it",
+            };
+            return Err(usage(format!(
+                "{}: exists; {engine} {why}, so it needs names that are free (remove them, or \
+                 name another directory)",
+                opt(p)
+            )));
+        }
+        Ok(_) => {
+            // Stat'ed as it is, through the link the user named if it is one.
+            let d = std::fs::File::open(p).map_err(|e| usage(format!("{}: {e}", opt(p))))?;
+            let st = rustix::fs::fstat(&d).map_err(|e| io_err(p, "cannot stat", e.into()))?;
+            if FileType::from_raw_mode(st.st_mode) != FileType::Directory {
+                return Err(usage(format!(
+                    "{}: not a directory; {engine} stats directories",
+                    opt(p)
+                )));
+            }
+            t.held.insert(p.to_path_buf(), OwnedFd::from(d));
+            Some(Identity::of(&st))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            check_creatable(p, &opt)?;
+            None
+        }
+        Err(e) => return Err(usage(format!("{}: {e}", opt(p)))),
+    };
+    let need = Need {
+        kind: Kind::Directory,
+        exists: found.is_some(),
+        extent: 0,
+        layout_from: None,
+        first_group: gi,
+        written: found.is_none(),
+        identity: found,
+        follow: link,
+        ours: false,
+        fallocate: job.fallocate,
+        writers: Vec::new(),
+        by_job: job.engine == EngineKind::Dircreate,
+        fill_from: None,
+        after_fill: 0,
+    };
+    t.needs.insert(p.to_path_buf(), need);
+    Ok(())
+}
+
+impl Targets {
+    /// Makes the directory `p` a dirstat or dirdelete job works on (just before its group).
+    pub(super) fn make_dir(&mut self, p: &Path) -> Result<(), TargetError> {
+        let (fd, id, place) = ownership::create_dir_new(p).map_err(|e| {
+            setup_err(
+                p,
+                "cannot make the directory",
+                e,
+                "it appeared after the check",
+            )
+        })?;
+        let place = place.sharing(&mut self.dirs);
+        self.created.push(p.to_path_buf());
+        ownership::watch(p, id, Some(&place));
+        self.places.insert(p.to_path_buf(), place);
+        self.held.insert(p.to_path_buf(), fd);
+        let made = "a directory made for the job, empty".to_string();
+        self.layouts.insert(p.to_path_buf(), made);
+        let need = self.needs.get_mut(p).expect("known path");
+        (need.exists, need.identity, need.ours) = (true, Some(id), true);
+        Ok(())
+    }
+}
+
 impl Targets {
     /// A file-operation job's files: filecreate's names only (its files do not exist yet);
     /// filestat's and filedelete's also open read-only, holding their inodes for the run.
@@ -104,6 +207,12 @@ impl Targets {
                 EngineKind::Filecreate => (
                     vec!["O_RDWR".into(), "O_CREAT".into(), "O_EXCL".into()],
                     "created by the job itself (its measured operation), empty".to_string(),
+                ),
+                EngineKind::Dircreate => (
+                    Vec::new(),
+                    "a directory made by the job itself (its measured operation, mkdir with \
+                     mode 0700)"
+                        .to_string(),
                 ),
                 _ => {
                     files.fds.push(self.reopen(&p, OFlags::RDONLY, "direct")?);
@@ -148,8 +257,11 @@ impl Targets {
             }
             self.created.push(p.clone());
             self.held.insert(p.clone(), fd);
-            self.layouts
-                .insert(p.clone(), "created by a filecreate job".into());
+            let what = match st.st_mode & libc::S_IFMT {
+                libc::S_IFDIR => "made by a dircreate job",
+                _ => "created by a filecreate job",
+            };
+            self.layouts.insert(p.clone(), what.into());
             if let Some(n) = self.needs.get_mut(p) {
                 (n.exists, n.identity, n.ours, n.written) = (true, Some(id), true, true);
             }

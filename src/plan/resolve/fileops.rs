@@ -1,21 +1,26 @@
-//! fio's file-operation engines as a job sets them: `stat_type` (filestat's own option), the
-//! patterns they take (an operation per file, read or write only saying which side of the
-//! report counts it, in file order or random), one block per file when no size is given, and
-//! filedelete's single pass (a file is deleted once).
+//! fio's file-operation engines (files and directories) as a job sets them: `stat_type`
+//! (filestat's and dirstat's own option), the patterns they take (an operation per file, read
+//! or write only saying which side of the report counts it, in file order or random), one
+//! block per file when no size is given, and the single pass of filedelete, dircreate and
+//! dirdelete (a file is deleted, a directory made or removed, once).
 
 use super::values::Values;
 use crate::engine::fileops::StatCall;
 use crate::plan::SpecError;
 use crate::plan::job::*;
 
-/// `stat_type`: the call filestat measures; an error with any other engine.
+/// `stat_type`: the call filestat (or dirstat) measures; an error with any other engine.
 pub(super) fn stat_call(v: &Values<'_>, engine: EngineKind) -> Result<StatCall, SpecError> {
     let call = match v.choice("stat_type")?.as_str() {
         "lstat" => StatCall::Lstat,
         "statx" => StatCall::Statx,
         _ => StatCall::Stat,
     };
-    super::engine::own_options_only(v, engine, EngineKind::Filestat)?;
+    let owner = match engine {
+        EngineKind::Dirstat => EngineKind::Dirstat,
+        _ => EngineKind::Filestat,
+    };
+    super::engine::own_options_only(v, engine, owner)?;
     Ok(call)
 }
 
@@ -27,10 +32,13 @@ pub(super) fn file_ops(
     warnings: &mut Vec<String>,
 ) -> Result<(), SpecError> {
     spec.allow_create = v.bool("allow_file_create")?;
-    if !spec.allow_create && spec.engine == EngineKind::Filecreate {
+    if !spec.allow_create && spec.engine.creates() {
         return Err(v.error(
             "allow_file_create",
-            "ioengine=filecreate creates its files: it cannot run without creating them".into(),
+            format!(
+                "ioengine={} creates its files: it cannot run without creating them",
+                spec.engine.as_str()
+            ),
         ));
     }
     if !spec.engine.file_op() {
@@ -57,18 +65,31 @@ pub(super) fn file_ops(
             format!("ioengine={engine} does one operation per file: no offsets to skip"),
         ));
     }
-    if spec.engine == EngineKind::Filedelete && (spec.timing.time_based || spec.timing.loops > 1) {
+    let once = match spec.engine {
+        EngineKind::Filedelete => Some(
+            "deletes each file once: a second pass would find them \
+                                        gone (fio's ends with ENOENT); nrfiles sets the number \
+                                        of deletes",
+        ),
+        EngineKind::Dirdelete => Some(
+            "removes each directory once: a second pass would find \
+                                       them gone (fio's ends with ENOENT); nrfiles sets the \
+                                       number of removals",
+        ),
+        EngineKind::Dircreate => Some(
+            "makes each directory once: a second pass would find \
+                                       them there (fio's ends with EEXIST); nrfiles sets the \
+                                       number of mkdirs",
+        ),
+        _ => None,
+    };
+    if let Some(why) = once.filter(|_| spec.timing.time_based || spec.timing.loops > 1) {
         let option = if spec.timing.time_based {
             "time_based"
         } else {
             "loops"
         };
-        return Err(v.error(
-            option,
-            "ioengine=filedelete deletes each file once: a second pass would find them gone \
-             (fio's ends with ENOENT); nrfiles sets the number of deletes"
-                .into(),
-        ));
+        return Err(v.error(option, format!("ioengine={} {why}", spec.engine.as_str())));
     }
     if spec.engine == EngineKind::Filecreate && (spec.timing.time_based || spec.timing.loops > 1) {
         warnings.push(
