@@ -3,7 +3,8 @@
 # source of fio-format JSON to compare with), fio-examples (fio's job files: the job-file
 # compatibility corpus, read where Debian puts it and never copied here), Chromium (renders
 # the HTML report headless), strace (the system calls the sync tests expect), fuse3
-# (fusermount3, to mount the tests' fault-injecting file system), OpenMPI and libclang (the
+# (fusermount3, to mount the tests' fault-injecting file system), xfsprogs (mkfs.xfs: XFS
+# offers atomic writes in software, which the atomic=1 tests need), OpenMPI and libclang (the
 # mpi feature's build and its mpirun tests), fio-plot (draws graphs from iogauge's JSON and logs) and
 # cargo-fuzz (the job-file parser's fuzz target, scripts/fuzz.sh; needs a nightly toolchain) and
 # scipy for fio's own test scripts (scripts/fio-tests.sh). Safe to run again: it installs only
@@ -17,6 +18,7 @@ missing=()
 command -v fio >/dev/null || missing+=(fio)
 command -v strace >/dev/null || missing+=(strace)
 command -v fusermount3 >/dev/null || missing+=(fuse3)
+command -v mkfs.xfs >/dev/null || missing+=(xfsprogs)
 [ -d /usr/share/doc/fio/examples ] || missing+=(fio-examples)
 command -v chromium >/dev/null || missing+=(chromium)
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)

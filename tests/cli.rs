@@ -67,6 +67,8 @@ mod preread;
 mod prio;
 #[path = "cli/replay.rs"]
 mod replay;
+#[path = "cli/rwf.rs"]
+mod rwf;
 #[path = "cli/safety.rs"]
 mod safety;
 #[path = "cli/scaleout.rs"]
@@ -203,17 +205,24 @@ struct LoopFs {
 impl LoopFs {
     /// None (after printing why) when the machine cannot make one.
     fn new(mib: u64) -> Option<LoopFs> {
+        LoopFs::made_by(mib, &["mkfs.ext4", "-q", "-F"])
+    }
+
+    /// The same with another file system, made by `mkfs` (program and options; the device
+    /// is the last argument).
+    fn made_by(mib: u64, mkfs: &[&str]) -> Option<LoopFs> {
         let img_dir = tmp();
         let img = img_dir.path().join("fs.img");
         std::fs::File::create(&img)
             .and_then(|f| f.set_len(mib << 20))
             .ok()?;
         let dev = LoopDev::attach(&img)?;
-        let mkfs = Command::new("mkfs.ext4")
-            .args(["-q", "-F", &dev.0])
-            .output();
-        if !mkfs.is_ok_and(|o| o.status.success()) {
-            skip!("mkfs.ext4 failed or is missing");
+        let made = Command::new(mkfs[0]).args(&mkfs[1..]).arg(&dev.0).output();
+        if !made.is_ok_and(|o| o.status.success()) {
+            skip!(
+                "{} failed or is missing (scripts/test-deps.sh installs it)",
+                mkfs[0]
+            );
             return None;
         }
         let mnt = tmp();

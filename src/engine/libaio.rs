@@ -122,7 +122,8 @@ pub struct Libaio {
     batch: Vec<*mut Iocb>,
     events: Vec<IoEvent>,
     userspace_reap: bool,
-    rw_flags: i32,
+    /// The RWF_* flags of reads and of writes ([`super::Flags::rwf`]).
+    rw_flags: (i32, i32),
     /// The files are buffered (no O_DIRECT): io_submit does each transfer before it
     /// returns, so what is in the ring then was done inside it.
     buffered: bool,
@@ -155,11 +156,7 @@ impl Libaio {
             batch: Vec::with_capacity(depth as usize),
             events: vec![IoEvent::default(); depth as usize],
             userspace_reap: cfg.flags.userspace_reap,
-            rw_flags: if cfg.flags.nowait {
-                libc::RWF_NOWAIT
-            } else {
-                0
-            },
+            rw_flags: cfg.flags.rwf(),
         })
     }
 
@@ -242,7 +239,10 @@ impl Engine for Libaio {
         };
         self.iocbs[i] = Iocb {
             data: u64::from(slot),
-            rw_flags: self.rw_flags,
+            rw_flags: match write {
+                true => self.rw_flags.1,
+                false => self.rw_flags.0,
+            },
             opcode,
             reqprio: u.prio as i16,
             fildes: self.files[u.file].as_raw_fd() as u32,
@@ -456,5 +456,31 @@ mod tests {
         let mut out = Vec::new();
         e.reap(1, 1, &mut out).unwrap();
         assert_eq!(out[0].res, 0);
+    }
+
+    /// The per-call flags reach the kernel, per direction: RWF_ATOMIC on a buffered write is
+    /// refused by io_submit (the kernel takes it on direct writes only), while a read of the
+    /// same engine, which does not carry it, goes through.
+    #[test]
+    fn atomic_goes_on_writes_only_and_the_kernel_sees_it() {
+        let (_keep, fd) = file(4096);
+        let mut cfg = config(1, false);
+        cfg.flags.atomic = true;
+        if probe(&cfg).is_err() {
+            return;
+        }
+        let mut e = Libaio::new(vec![fd], &cfg).unwrap();
+        let mut u = IoUnit::new(4096, 1);
+        u.dir = Dir::Read;
+        e.queue(0, &mut u);
+        e.commit().unwrap();
+        let mut out = Vec::new();
+        e.reap(1, 1, &mut out).unwrap();
+        assert_eq!(out[0].res, 4096);
+        u.dir = Dir::Write;
+        e.queue(0, &mut u);
+        let err = e.commit().unwrap_err();
+        assert_eq!(err.raw_os_error(), None, "{err}");
+        assert!(err.to_string().contains("not supported"), "{err}");
     }
 }

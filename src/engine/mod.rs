@@ -237,6 +237,12 @@ pub struct Flags {
     pub hipri: bool,
     /// RWF_NOWAIT.
     pub nowait: bool,
+    /// RWF_DONTCACHE on buffered reads and writes (`uncached`; io_uring, pvsync2): the pages
+    /// leave the page cache once the I/O is done (Linux 6.14+).
+    pub uncached: bool,
+    /// RWF_ATOMIC on writes (`atomic`; io_uring, libaio, pvsync2): torn-write protection,
+    /// direct I/O only (Linux 6.11+).
+    pub atomic: bool,
     /// libaio: reap from the completion ring in user space when not waiting.
     pub userspace_reap: bool,
     /// io_uring: every this many submissions asks for async execution (IOSQE_ASYNC; 0: none).
@@ -247,6 +253,22 @@ pub struct Flags {
     pub cpu: cpu::CpuLoad,
     /// e4defrag: the donor's blocks allocated before each move and freed after (`inplace`).
     pub inplace: bool,
+}
+
+impl Flags {
+    /// The RWF_* flags of the engines that take them per call (io_uring, libaio, pvsync2):
+    /// (reads', writes'). Polling (pvsync2's RWF_HIPRI) and write-through are the engine's.
+    pub fn rwf(&self) -> (libc::c_int, libc::c_int) {
+        let mut common = 0;
+        if self.nowait {
+            common |= libc::RWF_NOWAIT;
+        }
+        if self.uncached {
+            common |= libc::RWF_DONTCACHE;
+        }
+        let write = if self.atomic { libc::RWF_ATOMIC } else { 0 };
+        (common, common | write)
+    }
 }
 
 /// How an engine issues each I/O, in words, for the report.
@@ -315,7 +337,10 @@ pub fn describe(cfg: &Config) -> Description {
             let (r, w) = vectored::rw_flags(cfg);
             vectored::flag_names(r | w)
         }
-        Kind::IoUring | Kind::Libaio if cfg.flags.nowait => vec!["RWF_NOWAIT"],
+        Kind::IoUring | Kind::Libaio => {
+            let (r, w) = cfg.flags.rwf();
+            vectored::flag_names(r | w)
+        }
         _ => Vec::new(),
     };
     let mut features = Vec::new();

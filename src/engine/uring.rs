@@ -24,7 +24,8 @@ pub struct Uring {
     fixed_bufs: bool,
     /// Completions appear only when we enter the kernel (IOPOLL, or deferred task work).
     must_enter: bool,
-    rw_flags: i32,
+    /// The RWF_* flags of reads and of writes ([`super::Flags::rwf`]).
+    rw_flags: (i32, i32),
     /// `force_async`: every this many submissions goes straight to io_uring's workers
     /// (IOSQE_ASYNC) instead of being tried inline first (0: none).
     force_async: u32,
@@ -164,11 +165,7 @@ impl Uring {
             fixed_files: cfg.flags.registerfiles,
             fixed_bufs: cfg.flags.fixedbufs,
             must_enter: cfg.flags.hipri || deferred,
-            rw_flags: if cfg.flags.nowait {
-                libc::RWF_NOWAIT
-            } else {
-                0
-            },
+            rw_flags: cfg.flags.rwf(),
             force_async: cfg.flags.force_async,
             submitted: 0,
             files,
@@ -178,7 +175,10 @@ impl Uring {
     /// Builds the SQE for `u`'s remainder; `user_data` is the slab slot.
     fn entry(&self, slot: u32, u: &mut IoUnit) -> squeue::Entry {
         let (dir, offset, file, prio) = (u.dir, u.next_offset(), u.file, u.prio);
-        let flags = self.rw_flags;
+        let flags = match dir {
+            Dir::Read => self.rw_flags.0,
+            _ => self.rw_flags.1,
+        };
         macro_rules! sqe {
             ($op:ident, $fd:expr, $($arg:expr),*) => {
                 opcode::$op::new($fd, $($arg),*)
@@ -314,5 +314,82 @@ impl Engine for Uring {
 
     fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()> {
         flush_fd(self.files[file].as_fd(), call)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Flags, Kind, Queue, WriteThrough};
+    use std::os::unix::fs::FileExt as _;
+
+    fn config(flags: Flags) -> Config {
+        let queue = Queue {
+            depth: 1,
+            batch_submit: 1,
+            complete_min: 1,
+            complete_max: 1,
+            low: 1,
+        };
+        let write_through = WriteThrough::None;
+        let (kind, numpages) = (Kind::IoUring, 1);
+        Config {
+            kind,
+            numpages,
+            queue,
+            flags,
+            write_through,
+        }
+    }
+
+    /// One I/O of `dir` at offset 0 through a ring with `flags`: the completion's result.
+    fn one(dir: Dir, flags: Flags, f: &std::fs::File) -> Option<i32> {
+        let cfg = config(flags);
+        if let Err(e) = probe(&cfg) {
+            eprintln!("skipped: {}", e.message);
+            return None;
+        }
+        let fd = OwnedFd::from(f.try_clone().unwrap());
+        let mut e = Uring::new(vec![fd], &cfg).unwrap();
+        let mut u = IoUnit::new(4096, 1);
+        u.dir = dir;
+        assert!(matches!(e.queue(0, &mut u), Queued::Queued));
+        e.commit().unwrap();
+        let mut out = Vec::new();
+        while out.is_empty() {
+            e.reap(1, 1, &mut out).unwrap();
+        }
+        Some(out[0].res)
+    }
+
+    /// The per-call flags reach the kernel in each SQE, per direction: RWF_ATOMIC goes on
+    /// writes only (the kernel refuses it on a buffered write, and would on any read), and
+    /// RWF_DONTCACHE on both, which tmpfs refuses.
+    #[test]
+    fn rw_flags_reach_the_kernel_per_direction() {
+        let f = tempfile::tempfile().unwrap();
+        f.write_all_at(&[7u8; 4096], 0).unwrap();
+        let atomic = Flags {
+            atomic: true,
+            ..Flags::default()
+        };
+        let Some(read) = one(Dir::Read, atomic, &f) else {
+            return;
+        };
+        assert_eq!(read, 4096);
+        assert_eq!(one(Dir::Write, atomic, &f), Some(-libc::EOPNOTSUPP));
+        assert_eq!(one(Dir::Write, Flags::default(), &f), Some(4096));
+        let Ok(shm) = tempfile::tempfile_in("/dev/shm") else {
+            eprintln!("skipped: no tmpfs at /dev/shm");
+            return;
+        };
+        shm.write_all_at(&[7u8; 4096], 0).unwrap();
+        let uncached = Flags {
+            uncached: true,
+            ..Flags::default()
+        };
+        assert_eq!(one(Dir::Read, uncached, &shm), Some(-libc::EOPNOTSUPP));
+        assert_eq!(one(Dir::Write, uncached, &shm), Some(-libc::EOPNOTSUPP));
+        assert_eq!(one(Dir::Read, Flags::default(), &shm), Some(4096));
     }
 }

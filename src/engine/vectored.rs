@@ -74,19 +74,16 @@ pub struct Pvsync2 {
 
 /// The RWF_* flags the engine's options ask for, per direction (read, write).
 pub fn rw_flags(cfg: &Config) -> (libc::c_int, libc::c_int) {
-    let mut common = 0;
+    let (mut read, mut write) = cfg.flags.rwf();
     if cfg.flags.hipri {
-        common |= libc::RWF_HIPRI;
+        (read, write) = (read | libc::RWF_HIPRI, write | libc::RWF_HIPRI);
     }
-    if cfg.flags.nowait {
-        common |= libc::RWF_NOWAIT;
-    }
-    let write = match cfg.write_through {
+    let through = match cfg.write_through {
         WriteThrough::None => 0,
         WriteThrough::Dsync => libc::RWF_DSYNC,
         WriteThrough::Sync => libc::RWF_SYNC,
     };
-    (common, common | write)
+    (read, write | through)
 }
 
 /// Names of the RWF_* flags in `f`, for reports.
@@ -96,6 +93,8 @@ pub fn flag_names(f: libc::c_int) -> Vec<&'static str> {
         (libc::RWF_NOWAIT, "RWF_NOWAIT"),
         (libc::RWF_DSYNC, "RWF_DSYNC"),
         (libc::RWF_SYNC, "RWF_SYNC"),
+        (libc::RWF_DONTCACHE, "RWF_DONTCACHE"),
+        (libc::RWF_ATOMIC, "RWF_ATOMIC"),
     ]
     .into_iter()
     .filter(|(bit, _)| f & bit != 0)

@@ -69,6 +69,7 @@ pub const ENGINE_OPTIONS: &[(&str, &[&str])] = &[
             "sqthread_poll_cpu",
             "hipri",
             "nowait",
+            "uncached",
             "force_async",
             "cmdprio_percentage",
             "cmdprio_class",
@@ -87,7 +88,7 @@ pub const ENGINE_OPTIONS: &[(&str, &[&str])] = &[
             "cmdprio_bssplit",
         ],
     ),
-    ("pvsync2", &["hipri", "nowait"]),
+    ("pvsync2", &["hipri", "nowait", "uncached"]),
     ("filestat", &["stat_type"]),
     ("dirstat", &["stat_type"]),
     (
@@ -837,6 +838,32 @@ pub static OPTIONS: &[OptionDef] = &[
         default: Some("0"),
         help: "io_uring, libaio, pvsync2: RWF_NOWAIT: an I/O that would block fails with EAGAIN \
                instead of waiting, which stops the job (as in fio).",
+    },
+    OptionDef {
+        name: "uncached",
+        aliases: &[],
+        kind: Kind::Int {
+            min: 0,
+            max: 4_294_967_295,
+        },
+        default: Some("0"),
+        help: "io_uring, pvsync2: RWF_DONTCACHE on each buffered read and write: the data \
+               goes through the page cache but leaves it once the I/O is done (a write starts \
+               its writeback before the call returns). Linux 6.14+ on a file system that has \
+               it (ext4, xfs, btrfs; not tmpfs): checked when the files are opened. No effect \
+               with direct=1.",
+    },
+    OptionDef {
+        name: "atomic",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "io_uring, libaio, pvsync2: RWF_ATOMIC on each write: torn-write protection (after \
+               a power failure the write is all there or not at all), what lets a database \
+               drop its double-write buffer. Needs direct=1, one power-of-two write size at \
+               offsets that are multiples of it, and a file whose file system and device \
+               take atomic writes of that size (statx STATX_WRITE_ATOMIC, checked when the \
+               files are opened; Linux 6.11+).",
     },
     OptionDef {
         name: "exec_prerun",

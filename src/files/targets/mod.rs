@@ -34,6 +34,7 @@ mod fill;
 mod names;
 mod net;
 mod preread;
+mod rwf;
 mod space;
 use check::Probe;
 pub use check::check;
@@ -611,6 +612,9 @@ impl Targets {
                 }
                 None => {
                     let fd = self.reopen(&own_path, flags, &job.label("direct"))?;
+                    rwf::check(job, &own_path, &fd, || {
+                        self.reopen(&own_path, OFlags::RDONLY, &job.label("direct"))
+                    })?;
                     let layout = self.layout(&own_path).map(str::to_string);
                     (own_path, fd, layout)
                 }

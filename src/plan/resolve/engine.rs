@@ -64,6 +64,43 @@ pub(super) fn queue_options(
     })
 }
 
+/// The engines that have each switch: a switch turned on for another engine is refused,
+/// naming them.
+fn owners(v: &Values<'_>, engine: EngineKind, f: &Flags) -> Result<(), SpecError> {
+    use EngineKind::{IoUring, Libaio, Pvsync2};
+    const URING: &[EngineKind] = &[IoUring];
+    const AIO: &[EngineKind] = &[Libaio];
+    const POLLED: &[EngineKind] = &[IoUring, Pvsync2];
+    const PER_CALL: &[EngineKind] = &[IoUring, Libaio, Pvsync2];
+    let switches: [(&str, bool, &[EngineKind]); 10] = [
+        ("force_async", f.force_async > 0, URING),
+        ("fixedbufs", f.fixedbufs, URING),
+        ("registerfiles", f.registerfiles, URING),
+        ("sqthread_poll", f.sqthread_poll, URING),
+        ("sqthread_poll_cpu", f.sqthread_poll_cpu.is_some(), URING),
+        ("userspace_reap", f.userspace_reap, AIO),
+        ("hipri", f.hipri, POLLED),
+        ("nowait", f.nowait, PER_CALL),
+        ("uncached", f.uncached, POLLED),
+        ("atomic", f.atomic, PER_CALL),
+    ];
+    for (name, on, owners) in switches {
+        if on && !owners.contains(&engine) {
+            let names: Vec<&str> = owners.iter().map(|e| e.as_str()).collect();
+            let list = match names.split_last() {
+                Some((last, [])) => last.to_string(),
+                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                None => String::new(),
+            };
+            return Err(v.error(
+                name,
+                format!("applies only to ioengine={list}, not {}", engine.as_str()),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Engine-specific switches: each is an error with an engine that has no such thing.
 pub(super) fn engine_flags(
     v: &Values<'_>,
@@ -78,54 +115,21 @@ pub(super) fn engine_flags(
         sqthread_poll_cpu: v.int("sqthread_poll_cpu")?.map(|c| c as u32),
         hipri: v.bool("hipri")?,
         nowait: v.bool("nowait")?,
+        uncached: v.int("uncached")?.unwrap_or(0) != 0,
+        atomic: v.bool("atomic")?,
         userspace_reap: v.bool("userspace_reap")?,
         force_async: v.int("force_async")?.unwrap_or(0) as u32,
         stat_call: super::fileops::stat_call(v, engine)?,
         cpu: cpu_load(v, engine)?,
         inplace: v.bool("inplace")?,
     };
-    let uring_only = [
-        ("force_async", f.force_async > 0),
-        ("fixedbufs", f.fixedbufs),
-        ("registerfiles", f.registerfiles),
-        ("sqthread_poll", f.sqthread_poll),
-        ("sqthread_poll_cpu", f.sqthread_poll_cpu.is_some()),
-    ];
-    for (name, on) in uring_only {
-        if on && engine != EngineKind::IoUring {
-            return Err(v.error(
-                name,
-                format!("applies only to ioengine=io_uring, not {}", engine.as_str()),
-            ));
-        }
-    }
-    if f.userspace_reap && engine != EngineKind::Libaio {
+    owners(v, engine, &f)?;
+    if f.atomic && !direct {
         return Err(v.error(
-            "userspace_reap",
-            format!("applies only to ioengine=libaio, not {}", engine.as_str()),
-        ));
-    }
-    if f.hipri && !matches!(engine, EngineKind::IoUring | EngineKind::Pvsync2) {
-        return Err(v.error(
-            "hipri",
-            format!(
-                "applies only to ioengine=io_uring or pvsync2, not {}",
-                engine.as_str()
-            ),
-        ));
-    }
-    if f.nowait
-        && !matches!(
-            engine,
-            EngineKind::IoUring | EngineKind::Libaio | EngineKind::Pvsync2
-        )
-    {
-        return Err(v.error(
-            "nowait",
-            format!(
-                "applies only to ioengine=io_uring, libaio or pvsync2, not {}",
-                engine.as_str()
-            ),
+            "atomic",
+            "needs direct=1: the kernel takes RWF_ATOMIC (torn-write protection) on direct \
+             writes only"
+                .into(),
         ));
     }
     if f.hipri && !direct {
@@ -244,9 +248,67 @@ pub(super) fn rules(
 ) -> Result<(), SpecError> {
     cpuio_rules(v, spec)?;
     mmap_rules(v, spec)?;
+    per_call_rules(v, spec, w)?;
     spec.program = super::exec::program(v, spec)?;
     spec.donor = super::defrag::donor(v, spec)?;
     spec.net = super::net::endpoint(v, spec, u64::from(numjobs), w)?;
+    Ok(())
+}
+
+/// `uncached` and `atomic` on the job as resolved: uncached does nothing to direct I/O (fio
+/// ignores it there; iogauge says so), atomic nothing to a job that does not write (fio drops
+/// it; iogauge says so), and an atomic write must be one power-of-two size at offsets that are
+/// multiples of it, or the kernel refuses each one with EINVAL: refused here instead.
+fn per_call_rules(
+    v: &Values<'_>,
+    spec: &mut JobSpec,
+    w: &mut Vec<String>,
+) -> Result<(), SpecError> {
+    if spec.flags.uncached && spec.direct {
+        spec.flags.uncached = false;
+        w.push(
+            "uncached=1 has no effect with direct=1: direct I/O does not use the page cache \
+             (RWF_DONTCACHE is for buffered I/O)"
+                .into(),
+        );
+    }
+    if !spec.flags.atomic {
+        return Ok(());
+    }
+    if !spec.rw.writes() {
+        spec.flags.atomic = false;
+        w.push("atomic=1 has no effect: the job does not write".into());
+        return Ok(());
+    }
+    let refuse = |why: String| Err(v.error("atomic", why));
+    let BlockSizes::Fixed(size) = spec.sizes[1] else {
+        return refuse(format!(
+            "writes of sizes {}: an atomic write must be one power-of-two size at offsets that \
+             are multiples of it (the kernel refuses any other with EINVAL); give one write bs",
+            spec.sizes[1].describe()
+        ));
+    };
+    let align = spec.random.align.max(spec.bs);
+    let misaligned = [
+        ("bs", spec.bs),
+        ("blockalign", align),
+        ("offset", spec.offset),
+        ("rw", spec.gap.unsigned_abs()),
+    ]
+    .into_iter()
+    .find(|(_, at)| at % size != 0);
+    if !size.is_power_of_two() {
+        return refuse(format!(
+            "write bs={size} is not a power of two: the kernel takes atomic writes of \
+             power-of-two sizes only"
+        ));
+    }
+    if let Some((what, at)) = misaligned {
+        return refuse(format!(
+            "{what} puts writes at multiples of {at} bytes, but an atomic write of {size} bytes \
+             must start at a multiple of {size} (the kernel refuses it with EINVAL otherwise)"
+        ));
+    }
     Ok(())
 }
 
