@@ -166,6 +166,12 @@ pub(crate) fn fio(args: &[String], r: FioRequest) -> ExitCode {
         out!("{}", showcmd(&jobs));
         return ExitCode::SUCCESS;
     }
+    // fio's --parse-only checks the options of a job whose engine needs hardware, not the
+    // hardware: so does iogauge's, and says nothing (as fio) of the jobs it set aside.
+    let jobs = match r.parse_only {
+        true => plan::absent::set_aside(&jobs).0,
+        false => jobs,
+    };
     let plan = match plan::resolve(&jobs, false) {
         Ok(p) => p,
         Err(e) => return usage_exit(&e.to_string()),

@@ -56,7 +56,9 @@ pub(crate) fn print_plan(sections: &[Section], notes: &[String]) -> ExitCode {
     for n in notes {
         errln!("iogauge: warning: {}", cli::for_terminal(n));
     }
-    let plan = match plan::resolve(sections, false) {
+    // Jobs on fio's hardware engines: their options checked, then listed as not run here.
+    let (sections, aside) = plan::absent::set_aside(sections);
+    let plan = match plan::resolve(&sections, false) {
         Ok(p) => p,
         Err(e) => return usage_exit(&e.to_string()),
     };
@@ -85,7 +87,10 @@ pub(crate) fn print_plan(sections: &[Section], notes: &[String]) -> ExitCode {
             } else {
                 String::new()
             };
-            out += &format!("  {}{n}: {}\n", j.name, j.summary());
+            match aside.iter().find(|a| a.job == j.name) {
+                Some(a) => out += &format!("  {}\n", a.line(&n)),
+                None => out += &format!("  {}{n}: {}\n", j.name, j.summary()),
+            }
         }
     }
     out!("{out}");
