@@ -31,6 +31,8 @@ mod cpuio;
 mod defrag;
 #[path = "cli/dirops.rs"]
 mod dirops;
+#[path = "cli/distributions.rs"]
+mod distributions;
 #[path = "cli/engines.rs"]
 mod engines;
 #[path = "cli/errors.rs"]

@@ -96,7 +96,8 @@ pub enum Distribution {
     Zipf(f64),
     /// Pareto with parameter h (0 < h < 1): a share h of I/Os go to a share 1 - h of blocks.
     Pareto(f64),
-    /// Gaussian around the middle, deviation in percent of the region.
+    /// fio's bell: the mean of 12 uniform draws, plus a jitter of up to this many percent of
+    /// the blocks (half either way).
     Normal(f64),
     /// Zones in order from the start: (share of I/Os in percent, zone length in
     /// hundredths of a percent of the region, or in bytes when `abs`).
@@ -134,6 +135,12 @@ pub struct Randomness {
     pub randommap: bool,
     /// Random offsets on multiples of this (`blockalign`); 0: of the smallest block.
     pub align: u64,
+    /// fio's `randrepeat`: a skewed distribution's generators are seeded from the files'
+    /// names, as fio's are, so both tools pick the same blocks.
+    pub repeatable: bool,
+    /// fio's number for the job (1 for the first job of the plan, clones counted), part of
+    /// those seeds. Set when the plan is assembled.
+    pub job_number: u32,
 }
 
 /// fio's strided zones: `size` bytes of I/O in a zone of `range` bytes, then on to the next
@@ -656,6 +663,38 @@ impl JobSpec {
 
     /// The job's own files: checked, created and laid out for it (and where its I/O goes,
     /// unless it reads another rank's).
+    /// The seed of each file's skewed generator (zipf, pareto, normal), as fio 3.33 seeds it:
+    /// with `randrepeat`, the hash of the file's name as fio spells it (`DIR/NAME.CLONE.N`
+    /// when `directory` is given, `NAME.CLONE.N` when not, a `filename` as given) times the
+    /// job's number; without, from the job's seed.
+    pub fn skew_seeds(&self) -> Vec<u32> {
+        use std::os::unix::ffi::OsStrExt as _;
+        let names: Vec<Vec<u8>> = match &self.target {
+            TargetSpec::Files(files) => files
+                .iter()
+                .map(|f| f.as_os_str().as_bytes().to_vec())
+                .collect(),
+            TargetSpec::Directory(dir) => (0..self.nrfiles)
+                .map(|i| {
+                    let name = format!("{}.{}.{i}", self.name, self.clone);
+                    match self.origins.contains_key("directory") {
+                        true => [dir.as_os_str().as_bytes(), b"/", name.as_bytes()].concat(),
+                        false => name.into_bytes(),
+                    }
+                })
+                .collect(),
+        };
+        let r = &self.random;
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| match r.repeatable {
+                true => super::workload::fiorand::file_seed(n, r.job_number),
+                false => (r.seed ^ (r.seed >> 32)) as u32 ^ i as u32,
+            })
+            .collect()
+    }
+
     pub fn paths(&self) -> Vec<PathBuf> {
         match &self.target {
             TargetSpec::Files(files) => files.clone(),

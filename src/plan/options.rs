@@ -1487,11 +1487,15 @@ pub static OPTIONS: &[OptionDef] = &[
             "random|zipf:THETA|pareto:H|normal:DEV|zoned:ACC/SIZE[:...]|zoned_abs:ACC/BYTES[:...]",
         ),
         default: Some("random"),
-        help: "How random offsets are spread: random (uniform), zipf:THETA (theta > 0, not 1) \
-               and pareto:H (0 < h < 1) concentrate on hot blocks scattered over the region, \
-               normal:DEV is a bell around the middle with a deviation of DEV% of the region, \
-               zoned:60/10:30/20:10/70 sends 60% of I/Os to the first 10% of the region and so \
-               on (zoned_abs: zone sizes in bytes). Any but random lets offsets repeat.",
+        help: "How random offsets are spread: random (uniform), zipf:THETA (theta > 0, not 1; \
+               default 1.1) and pareto:H (0 < h < 1; default 0.2) concentrate on hot blocks \
+               scattered over each file, normal:DEV (0 to below 100; default 0) is fio's bell: \
+               the mean of 12 uniform draws plus a jitter of up to DEV/2 % either way, \
+               scattered the same way. These three are fio's own generators, seeded as fio \
+               seeds them (the file's name and the job's number), so they pick the same blocks \
+               in the same order as fio. zoned:60/10:30/20:10/70 sends 60% of I/Os to the \
+               first 10% of the region and so on (zoned_abs: zone sizes in bytes). Any but \
+               random lets offsets repeat.",
     },
     OptionDef {
         name: "percentage_random",

@@ -287,11 +287,18 @@ pub fn parse_distribution(text: &str, kb: u64) -> Result<Distribution, ValueErro
         Some((k, a)) => (k, Some(a)),
         None => (t.as_str(), None),
     };
+    // Without a parameter, fio's defaults: zipf 1.1, pareto 0.2, normal 0 (no deviation).
     let float = |a: Option<&str>,
                  ok: &dyn Fn(f64) -> bool,
                  takes: &'static str|
      -> Result<f64, ValueError> {
-        a.and_then(|a| a.trim().parse::<f64>().ok())
+        let default = match kind {
+            "zipf" => "1.1",
+            "pareto" => "0.2",
+            _ => "0",
+        };
+        a.or(Some(default))
+            .and_then(|a| a.trim().parse::<f64>().ok())
             .filter(|x| x.is_finite() && ok(*x))
             .ok_or_else(|| ValueError::Parameter {
                 kind: kind.to_string(),
@@ -308,8 +315,8 @@ pub fn parse_distribution(text: &str, kb: u64) -> Result<Distribution, ValueErro
         "pareto" => Distribution::Pareto(float(arg, &|x| x > 0.0 && x < 1.0, "H with 0 < H < 1")?),
         "normal" | "gauss" => Distribution::Normal(float(
             arg,
-            &|x| x > 0.0 && x <= 100.0,
-            "DEV, a percentage above 0",
+            &|x| (0.0..100.0).contains(&x),
+            "DEV, a percentage from 0 to below 100",
         )?),
         "zoned" | "zoned_abs" => {
             let abs = kind == "zoned_abs";

@@ -357,3 +357,34 @@ fn mmap_rules(v: &Values<'_>, spec: &JobSpec) -> Result<(), SpecError> {
     }
     Ok(())
 }
+
+/// The engine `ioengine` names.
+pub(super) fn engine_kind(v: &Values<'_>) -> Result<EngineKind, SpecError> {
+    Ok(match v.choice("ioengine")?.as_str() {
+        "psync" => EngineKind::Psync,
+        "sync" => EngineKind::Sync,
+        "vsync" => EngineKind::Vsync,
+        "pvsync" => EngineKind::Pvsync,
+        "pvsync2" => EngineKind::Pvsync2,
+        "io_uring" => EngineKind::IoUring,
+        "libaio" => EngineKind::Libaio,
+        "posixaio" => EngineKind::Posixaio,
+        "falloc" => EngineKind::Falloc,
+        "ftruncate" => EngineKind::Ftruncate,
+        "e4defrag" => EngineKind::E4defrag,
+        "filecreate" => EngineKind::Filecreate,
+        "filestat" => EngineKind::Filestat,
+        "filedelete" => EngineKind::Filedelete,
+        "dircreate" => EngineKind::Dircreate,
+        "dirstat" => EngineKind::Dirstat,
+        "dirdelete" => EngineKind::Dirdelete,
+        "cpuio" => EngineKind::Cpuio,
+        "mmap" => EngineKind::Mmap,
+        "splice" => EngineKind::Splice,
+        "exec" => EngineKind::Exec,
+        "net" => EngineKind::Net,
+        "netsplice" => EngineKind::Netsplice,
+        "null" => EngineKind::Null,
+        other => unreachable!("engine {other} not handled"),
+    })
+}

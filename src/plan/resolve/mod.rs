@@ -36,7 +36,7 @@ mod values;
 mod verify;
 mod zones;
 
-use engine::{engine_flags, queue_options};
+use engine::{engine_flags, engine_kind, queue_options};
 use sizes::{block_sizes, rw_and_gap, sequential_gap, size_option, size_or_pct};
 use timing::{pacing, steady_state, timing};
 use values::{Ignored, Values};
@@ -54,6 +54,8 @@ pub fn resolve(sections: &[Section], separate_groups: bool) -> Result<Plan, Spec
         let (mut jobs, warnings, ignored) = resolve_section(section, &names)?;
         for (k, j) in jobs.iter_mut().enumerate() {
             cpus::split(j, jobs_so_far + k);
+            // fio's thread_number: 1-based, clones counted, in the order of the sections.
+            j.random.job_number = (jobs_so_far + k + 1) as u32;
         }
         jobs_so_far += jobs.len();
         if jobs_so_far > MAX_JOBS {
@@ -556,37 +558,6 @@ fn target(v: &Values<'_>) -> Result<TargetSpec, SpecError> {
             (None, None) => TargetSpec::Directory(PathBuf::from(".")),
         },
     )
-}
-
-/// The engine `ioengine` names.
-fn engine_kind(v: &Values<'_>) -> Result<EngineKind, SpecError> {
-    Ok(match v.choice("ioengine")?.as_str() {
-        "psync" => EngineKind::Psync,
-        "sync" => EngineKind::Sync,
-        "vsync" => EngineKind::Vsync,
-        "pvsync" => EngineKind::Pvsync,
-        "pvsync2" => EngineKind::Pvsync2,
-        "io_uring" => EngineKind::IoUring,
-        "libaio" => EngineKind::Libaio,
-        "posixaio" => EngineKind::Posixaio,
-        "falloc" => EngineKind::Falloc,
-        "ftruncate" => EngineKind::Ftruncate,
-        "e4defrag" => EngineKind::E4defrag,
-        "filecreate" => EngineKind::Filecreate,
-        "filestat" => EngineKind::Filestat,
-        "filedelete" => EngineKind::Filedelete,
-        "dircreate" => EngineKind::Dircreate,
-        "dirstat" => EngineKind::Dirstat,
-        "dirdelete" => EngineKind::Dirdelete,
-        "cpuio" => EngineKind::Cpuio,
-        "mmap" => EngineKind::Mmap,
-        "splice" => EngineKind::Splice,
-        "exec" => EngineKind::Exec,
-        "net" => EngineKind::Net,
-        "netsplice" => EngineKind::Netsplice,
-        "null" => EngineKind::Null,
-        other => unreachable!("engine {other} not handled"),
-    })
 }
 
 /// `numpages`: page buffers per call, which needs a vectored engine, one I/O size, and a size

@@ -52,6 +52,8 @@ pub(super) fn randomness(
         distribution,
         pct_random,
         randommap,
+        repeatable: v.bool("randrepeat")?,
+        job_number: 0,
         align: blockalign(v, rw, (bs, max_bs), randommap)?,
     })
 }

@@ -20,6 +20,7 @@ pub use crate::engine::Dir;
 pub use service::{FileService, ServiceKind};
 
 mod draw;
+pub mod fiorand;
 mod service;
 use draw::{Permutation, Sampler};
 
@@ -148,6 +149,9 @@ pub struct Workload {
     sampler: Sampler,
     /// Scatters skewed ranks over the region.
     scatter: Option<Permutation>,
+    /// zipf, pareto, normal: fio's own generator per file, and the draws so far (which
+    /// rotate over the files, as fio's round-robin file service does).
+    skew: Option<(Vec<fiorand::Skew>, u64)>,
     /// Share of random offsets per direction, in percent.
     pct_random: [u64; 3],
     /// `None`: every I/O is one block of `region.bs`.
@@ -201,6 +205,7 @@ impl Workload {
             passes,
             sampler: Sampler::Uniform,
             scatter: None,
+            skew: None,
             pct_random: [100; 3],
             var: None,
             zone: None,
@@ -385,15 +390,31 @@ impl Workload {
         self
     }
 
-    /// How random offsets are spread; anything but uniform lets blocks repeat.
-    pub fn with_distribution(mut self, d: &Distribution) -> Self {
-        if !d.is_uniform() {
-            let n = self.region.total_blocks();
-            self.sampler = Sampler::new(d, n, self.region.bs);
-            self.perm = None;
-            self.randommap = false;
-            if !matches!(d, Distribution::Zoned { .. }) {
-                self.scatter = Some(Permutation::new(n, &mut self.rng));
+    /// How random offsets are spread; anything but uniform lets blocks repeat. zipf,
+    /// pareto and normal draw each file's blocks with fio's own generator, seeded with
+    /// `seeds` (one per file: see `JobSpec::skew_seeds`), so they pick fio's blocks.
+    pub fn with_distribution(mut self, d: &Distribution, seeds: &[u32]) -> Self {
+        if d.is_uniform() {
+            return self;
+        }
+        self.perm = None;
+        self.randommap = false;
+        let n = self.region.blocks_per_file;
+        let per_file = |seed: u32| match d {
+            Distribution::Zipf(theta) => Some(fiorand::Skew::zipf(n, *theta, seed)),
+            Distribution::Pareto(h) => Some(fiorand::Skew::pareto(n, *h, seed)),
+            Distribution::Normal(dev) => Some(fiorand::Skew::gauss(n, *dev, seed)),
+            _ => None,
+        };
+        let skews: Option<Vec<fiorand::Skew>> = seeds.iter().map(|&s| per_file(s)).collect();
+        match skews {
+            Some(s) if s.len() as u64 == self.region.nfiles && n > 0 => self.skew = Some((s, 0)),
+            _ => {
+                let total = self.region.total_blocks();
+                self.sampler = Sampler::new(d, total, self.region.bs);
+                if !matches!(d, Distribution::Zoned { .. }) {
+                    self.scatter = Some(Permutation::new(total, &mut self.rng));
+                }
             }
         }
         self
@@ -456,10 +477,16 @@ impl Workload {
     fn random_block(&mut self) -> u64 {
         let n = self.region.total_blocks();
         if !self.randommap {
-            let r = self.sampler.draw(&mut self.rng, n);
-            let b = match &self.scatter {
-                Some(p) => p.get(r),
-                None => r,
+            let b = match (&mut self.skew, &self.scatter) {
+                (Some((skews, turn)), _) => {
+                    // fio's generator of the file whose turn it is.
+                    let nfiles = skews.len() as u64;
+                    let file = *turn % nfiles;
+                    *turn += 1;
+                    skews[file as usize].next() * nfiles + file
+                }
+                (None, Some(p)) => p.get(self.sampler.draw(&mut self.rng, n)),
+                (None, None) => self.sampler.draw(&mut self.rng, n),
             };
             return match self.align {
                 0 => b,

@@ -151,7 +151,7 @@ fn skewed_distributions_concentrate_and_zones_follow_their_shares() {
     let r = region(1, 10_000);
     let draws = Some(5); // 50,000 I/Os
     let top_share = |d: Distribution| {
-        let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(&d);
+        let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(&d, &[7]);
         let mut h = hits(w, 10_000);
         h.sort_unstable_by(|a, b| b.cmp(a));
         let top: u32 = h[..1000].iter().sum();
@@ -162,13 +162,15 @@ fn skewed_distributions_concentrate_and_zones_follow_their_shares() {
     assert!(top_share(Distribution::Zipf(1.2)) > 0.6);
     // pareto:0.8 sends ~80% of I/Os to 20% of the blocks, so over half to the top 10%.
     assert!(top_share(Distribution::Pareto(0.8)) > 0.5);
-    // normal:5 keeps ~95% within two deviations: a tenth of the region holds >= 68%.
-    assert!(top_share(Distribution::Normal(5.0)) > 0.6);
+    // fio's normal:5 is the mean of 12 uniform draws (a deviation of about 8% of the
+    // region) plus a jitter of up to 2.5% either way: the densest tenth holds about 45%.
+    let normal = top_share(Distribution::Normal(5.0));
+    assert!((0.35..0.55).contains(&normal), "{normal}");
     let zoned = Distribution::Zoned {
         abs: false,
         zones: vec![(60, 1000), (40, 9000)],
     };
-    let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(&zoned);
+    let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(&zoned, &[7]);
     let h = hits(w, 10_000);
     let first: u32 = h[..1000].iter().sum();
     assert!(

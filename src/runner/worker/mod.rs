@@ -250,7 +250,7 @@ fn workload(job: &JobSpec, seed: u64) -> Workload {
     }
     wl = wl.with_file_service(job.file_service);
     wl = wl
-        .with_distribution(&job.random.distribution)
+        .with_distribution(&job.random.distribution, &job.skew_seeds())
         .with_pct_random(job.random.pct_random)
         .with_align(job.random.align)
         .with_number_ios(job.number_ios);
