@@ -695,6 +695,16 @@ impl JobSpec {
             .collect()
     }
 
+    /// The seed of the job's uniform random offsets as fio 3.33 seeds them with `randrepeat`
+    /// (its constant times the job's number); without, from the job's seed.
+    pub fn offset_seed(&self) -> u32 {
+        let r = &self.random;
+        match r.repeatable {
+            true => super::workload::fiorand::offset_seed(r.job_number),
+            false => (r.seed ^ (r.seed >> 32)) as u32,
+        }
+    }
+
     pub fn paths(&self) -> Vec<PathBuf> {
         match &self.target {
             TargetSpec::Files(files) => files.clone(),

@@ -261,11 +261,12 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "number_ios",
         aliases: &[],
         kind: Kind::Int {
-            min: 1,
+            min: 0,
             max: u64::MAX,
         },
         default: None,
-        help: "Stop after this many I/Os, even if size is not done.",
+        help: "Stop after this many I/Os, even if size is not done (0: no limit, as fio's \
+               default).",
     },
     OptionDef {
         name: "filename",
@@ -1493,7 +1494,7 @@ pub static OPTIONS: &[OptionDef] = &[
                the mean of 12 uniform draws plus a jitter of up to DEV/2 % either way, \
                scattered the same way. These three are fio's own generators, seeded as fio \
                seeds them (the file's name and the job's number), so they pick the same blocks \
-               in the same order as fio. zoned:60/10:30/20:10/70 sends 60% of I/Os to the \
+               in the same order as fio; so does random, with fio's random map. zoned:60/10:30/20:10/70 sends 60% of I/Os to the \
                first 10% of the region and so on (zoned_abs: zone sizes in bytes). Any but \
                random lets offsets repeat.",
     },

@@ -1,7 +1,8 @@
-//! fio's skewed random distributions, I/O for I/O: a job file with zipf, pareto and normal
-//! jobs (several sections, one file and two, with and without a directory) run by the real
-//! fio and by iogauge writes the same `write_iolog`: the same files, offsets and sizes in the
-//! same order, because iogauge draws them with fio's own generators, seeded as fio seeds them.
+//! fio's random offsets, I/O for I/O: a job file with zipf, pareto and normal jobs and uniform
+//! ones (with fio's random map, without it, over several loops, over three files), in
+//! several sections, with and without a directory, run by the real fio and by iogauge writes
+//! the same `write_iolog`: the same files, offsets and sizes in the same order, because
+//! iogauge draws them with fio 3.33's own generators, seeded as fio seeds them.
 
 use super::*;
 
@@ -33,10 +34,17 @@ fn zipf_pareto_and_normal_pick_fios_blocks_in_fios_order() {
          [pareto]\n{dir}\nrandom_distribution=pareto:0.7\nrw=randwrite\nwrite_iolog=pareto.log\n\
          [normal]\n{dir}\nrandom_distribution=normal:5\nnrfiles=2\nsize=4m\nbs=8k\n\
          write_iolog=normal.log\n\
-         [here]\nrandom_distribution=zipf\nwrite_iolog=here.log\n"
+         [here]\nrandom_distribution=zipf\nwrite_iolog=here.log\n\
+         [uniform]\n{dir}\nnumber_ios=512\nwrite_iolog=uniform.log\n\
+         [nomap]\n{dir}\nnorandommap\nwrite_iolog=nomap.log\n\
+         [loops]\n{dir}\nsize=256k\nloops=3\nnumber_ios=0\nwrite_iolog=loops.log\n\
+         [files]\n{dir}\nnrfiles=3\nsize=3m\nrw=randwrite\nnumber_ios=0\n\
+         write_iolog=files.log\n"
     );
     std::fs::write(d.path().join("dist.fio"), job).unwrap();
-    let logs = ["zipf", "zipf2", "pareto", "normal", "here"];
+    let logs = [
+        "zipf", "zipf2", "pareto", "normal", "here", "uniform", "nomap", "loops", "files",
+    ];
     let Ok(fio) = Command::new("fio")
         .current_dir(d.path())
         .args(["dist.fio", "--output=/dev/null"])
@@ -59,7 +67,13 @@ fn zipf_pareto_and_normal_pick_fios_blocks_in_fios_order() {
     for l in logs {
         let theirs = ios(&d.path().join(format!("{l}.fio")));
         let ours = ios(&d.path().join(format!("{l}.log")));
-        assert_eq!(theirs.len(), 300, "{l}");
+        let want = match l {
+            "uniform" => 512,
+            "loops" => 3 * 64,
+            "files" => 768,
+            _ => 300,
+        };
+        assert_eq!(theirs.len(), want, "{l}");
         assert_eq!(ours, theirs, "{l}: iogauge's I/Os differ from fio's");
     }
     // The hot blocks repeat, as they must: zipf:1.3's 300 reads touch far fewer blocks.

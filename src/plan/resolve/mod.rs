@@ -182,7 +182,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         target: region.target,
         nrfiles: region.nrfiles,
         io_bytes: region.io_bytes,
-        number_ios: v.int("number_ios")?,
+        number_ios: v.int("number_ios")?.filter(|&n| n > 0),
         unlink: v.bool("unlink")?,
         fill_device: v.bool("fill_device")?,
         size_from_fill: false,

@@ -256,6 +256,185 @@ impl Skew {
     }
 }
 
+/// fio 3.33's seed of a job's offset generator with `randrepeat` (its `FIO_RANDSEED` times
+/// the job's number, cut to the 32 bits its generator takes). fio 3.35 and later seed it
+/// from `randseed` instead, so they pick other blocks than 3.33 for the same job.
+pub fn offset_seed(job_number: u32) -> u32 {
+    0xb189_9bed_u32.wrapping_mul(job_number)
+}
+
+/// One file's random map as fio keeps it (its axmap): a bit per block, set when an I/O is
+/// given the block, and a summary bit per word of 64 that is full, so finding the next free
+/// block near the end of a pass skips full stretches 4,096 blocks at a time.
+#[derive(Debug, Clone)]
+struct FreeMap {
+    words: Vec<u64>,
+    full: Vec<u64>,
+    bits: u64,
+}
+
+impl FreeMap {
+    fn new(bits: u64) -> FreeMap {
+        let nwords = bits.div_ceil(64) as usize;
+        let mut m = FreeMap {
+            words: vec![0; nwords],
+            full: vec![0; nwords.div_ceil(64)],
+            bits,
+        };
+        m.clear();
+        m
+    }
+
+    /// Every block free again; the last word's bits past the end stay set.
+    fn clear(&mut self) {
+        self.words.fill(0);
+        self.full.fill(0);
+        let tail = self.bits % 64;
+        if tail != 0 {
+            let last = self.words.len() - 1;
+            self.words[last] = !0u64 << tail;
+        }
+    }
+
+    #[inline]
+    fn is_set(&self, b: u64) -> bool {
+        self.words[(b / 64) as usize] & (1 << (b % 64)) != 0
+    }
+
+    #[inline]
+    fn set(&mut self, b: u64) {
+        let w = (b / 64) as usize;
+        self.words[w] |= 1 << (b % 64);
+        if self.words[w] == !0 {
+            self.full[w / 64] |= 1 << (w % 64);
+        }
+    }
+
+    /// The first free block at or after `from`: in `from`'s own word (most calls, inlined),
+    /// else through the summary.
+    #[inline]
+    fn first_free(&self, from: u64) -> Option<u64> {
+        if from >= self.bits {
+            return None;
+        }
+        let w = (from / 64) as usize;
+        let here = !self.words[w] & (!0u64 << (from % 64));
+        if here != 0 {
+            return Some(w as u64 * 64 + u64::from(here.trailing_zeros()));
+        }
+        self.first_free_after_word(w)
+    }
+
+    /// The first free block in a word after word `w`, found through the summary.
+    #[cold]
+    fn first_free_after_word(&self, w: usize) -> Option<u64> {
+        let mut s = (w + 1) / 64;
+        let mut mask = !0u64 << ((w + 1) % 64);
+        while s < self.full.len() {
+            let open = !self.full[s] & mask;
+            if open != 0 {
+                let word = s * 64 + open.trailing_zeros() as usize;
+                if word >= self.words.len() {
+                    return None;
+                }
+                let bit = (!self.words[word]).trailing_zeros();
+                return Some(word as u64 * 64 + u64::from(bit));
+            }
+            s += 1;
+            mask = !0;
+        }
+        None
+    }
+
+    /// fio's `axmap_next_free`: the first free block after `b`, else from the start.
+    #[inline]
+    fn next_free(&self, b: u64) -> Option<u64> {
+        let next = if b + 1 == self.bits { 0 } else { b + 1 };
+        self.first_free(next).or_else(|| match next {
+            0 => None,
+            _ => self.first_free(0),
+        })
+    }
+}
+
+/// fio's uniform random offsets (`__get_next_rand_offset` with its Tausworthe generator):
+/// a block drawn as `blocks × r / 2^32`, and with the random map, the next free block after
+/// it when it is taken. The files take turns, as fio's round robin gives each I/O the next.
+#[derive(Debug, Clone)]
+pub(super) struct Uniform {
+    seed: u32,
+    rand: Taus88,
+    blocks: u64,
+    maps: Option<Vec<FreeMap>>,
+    turn: u64,
+}
+
+impl Uniform {
+    /// `None` when a file has more blocks than fio's 32-bit generator reaches (fio switches
+    /// to its 64-bit one there).
+    pub(super) fn new(seed: u32, nfiles: u64, blocks: u64, map: bool) -> Option<Uniform> {
+        if blocks == 0 || blocks > u64::from(u32::MAX) {
+            return None;
+        }
+        Some(Uniform {
+            seed,
+            rand: Taus88::new(seed),
+            blocks,
+            maps: map.then(|| (0..nfiles).map(|_| FreeMap::new(blocks)).collect()),
+            turn: 0,
+        })
+    }
+
+    /// The next I/O's (file, block in the file) among `nfiles`. A file whose map is full
+    /// (a time-based job going round) starts a new pass as fio's does: the draw that found it
+    /// full is spent, the map cleared, and a block drawn again.
+    #[inline]
+    pub(super) fn next(&mut self, nfiles: u64) -> (u64, u64) {
+        let file = match nfiles {
+            1 => 0,
+            _ => self.turn % nfiles,
+        };
+        self.turn += 1;
+        let blocks = self.blocks;
+        let draw = |rand: &mut Taus88| {
+            let r = rand.next_u32();
+            // fio's blocks × (r / 2^32) in doubles is exact below 2^21 blocks, where the
+            // integer form gives the same block for two instructions.
+            match blocks < 1 << 21 {
+                true => (blocks * u64::from(r)) >> 32,
+                false => (blocks as f64 * (f64::from(r) / 4_294_967_296.0)) as u64,
+            }
+        };
+        let b = draw(&mut self.rand);
+        let Some(maps) = &mut self.maps else {
+            return (file, b);
+        };
+        let m = &mut maps[file as usize];
+        let b = match m.is_set(b) {
+            false => b,
+            true => match m.next_free(b) {
+                Some(free) => free,
+                None => {
+                    m.clear();
+                    draw(&mut self.rand)
+                }
+            },
+        };
+        m.set(b);
+        (file, b)
+    }
+
+    /// A new loop: every map cleared and the generator started again from its seed, as fio
+    /// reseeds each loop.
+    pub(super) fn new_loop(&mut self) {
+        for m in self.maps.iter_mut().flatten() {
+            m.clear();
+        }
+        self.rand = Taus88::new(self.seed);
+        self.turn = 0;
+    }
+}
+
 /// fio's last step: the rank hashed (`__hash_u64`), shifted by the offset, wrapped.
 #[inline]
 fn scatter(rank: u64, off: u64, n: u64) -> u64 {
@@ -323,6 +502,46 @@ mod tests {
             // The hottest 10% of blocks take far more than 10% of the draws.
             let hot: u32 = hits[900..].iter().sum();
             assert!(hot > 20_000, "{hot}: {s:?}");
+        }
+    }
+
+    #[test]
+    fn the_random_map_gives_each_block_once_a_pass_and_finds_the_next_free_one() {
+        let mut m = FreeMap::new(200);
+        for b in [5, 6, 7, 199] {
+            m.set(b);
+        }
+        assert_eq!(m.next_free(4), Some(8));
+        assert_eq!(m.next_free(198), Some(0), "past the end wraps");
+        for b in 0..200 {
+            if !m.is_set(b) {
+                m.set(b);
+            }
+        }
+        assert_eq!(m.next_free(3), None);
+        // Full stretches are skipped through the summary.
+        let mut big = FreeMap::new(10_000);
+        for b in 0..9_000 {
+            big.set(b);
+        }
+        assert_eq!(big.next_free(10), Some(9_000));
+        let mut u = Uniform::new(offset_seed(1), 2, 500, true).unwrap();
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..1000 {
+            assert!(seen.insert(u.next(2)), "a block twice in one pass");
+        }
+        assert_eq!(seen.len(), 1000);
+    }
+
+    /// Below 2^21 blocks, fio's draw in doubles and the integer one agree for every r.
+    #[test]
+    fn the_integer_draw_is_fios_double_draw_below_two_to_the_21() {
+        let mut t = Taus88::new(3);
+        for blocks in [1u64, 2, 3, 1000, 65_536, 1_000_003, (1 << 21) - 1] {
+            for r in (0..200_000).map(|_| t.next_u32()).chain([0, u32::MAX]) {
+                let double = (blocks as f64 * (f64::from(r) / 4_294_967_296.0)) as u64;
+                assert_eq!((blocks * u64::from(r)) >> 32, double, "{blocks} {r}");
+            }
         }
     }
 }

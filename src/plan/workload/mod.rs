@@ -152,6 +152,8 @@ pub struct Workload {
     /// zipf, pareto, normal: fio's own generator per file, and the draws so far (which
     /// rotate over the files, as fio's round-robin file service does).
     skew: Option<(Vec<fiorand::Skew>, u64)>,
+    /// Uniform random offsets as fio 3.33 draws them (one block size, round-robin files).
+    uniform: Option<fiorand::Uniform>,
     /// Share of random offsets per direction, in percent.
     pct_random: [u64; 3],
     /// `None`: every I/O is one block of `region.bs`.
@@ -206,6 +208,7 @@ impl Workload {
             sampler: Sampler::Uniform,
             scatter: None,
             skew: None,
+            uniform: None,
             pct_random: [100; 3],
             var: None,
             zone: None,
@@ -420,6 +423,24 @@ impl Workload {
         self
     }
 
+    /// Uniform random offsets drawn as fio 3.33 draws them, from its generator seeded with
+    /// `seed` (see `JobSpec::offset_seed`), with its random map: the same blocks in the same
+    /// order as fio. Only where fio's way applies as it is: one block size, the files in
+    /// turn, no zones; called after the other builders (anything else keeps iogauge's
+    /// permutation).
+    pub fn with_fio_offsets(mut self, seed: u32) -> Self {
+        let plain = self.var.is_none() && self.zone.is_none() && self.service.is_none();
+        if self.mode.is_random() && plain && self.skew.is_none() && self.scatter.is_none() {
+            let r = &self.region;
+            let uniform = matches!(self.sampler, Sampler::Uniform);
+            if uniform {
+                self.uniform =
+                    fiorand::Uniform::new(seed, r.nfiles, r.blocks_per_file, self.randommap);
+            }
+        }
+        self
+    }
+
     /// For random patterns, the share of I/Os (per direction, percent) at random offsets; the
     /// rest continue sequentially.
     /// `blockalign`: random offsets (relative to the region's start) on multiples of `align`
@@ -476,6 +497,24 @@ impl Workload {
     #[inline]
     fn random_block(&mut self) -> u64 {
         let n = self.region.total_blocks();
+        if let Some(u) = &mut self.uniform {
+            // A loop gives every block once and starts fio's generator again; a time-based
+            // job's files start their passes over as they fill (`Uniform::next`).
+            if self.randommap && self.passes.is_some() {
+                if self.cursor[0] == n {
+                    self.cursor[0] = 0;
+                    u.new_loop();
+                }
+                self.cursor[0] += 1;
+            }
+            let nfiles = self.region.nfiles;
+            let (file, b) = u.next(nfiles);
+            let b = b * nfiles + file;
+            return match self.align {
+                0 => b,
+                _ => self.aligned_block(b),
+            };
+        }
         if !self.randommap {
             let b = match (&mut self.skew, &self.scatter) {
                 (Some((skews, turn)), _) => {

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::engine::{Completion, Engine, EngineUser, IoUnit, Queued};
 use crate::plan::JobSpec;
-use crate::plan::workload::{Dir, Region, Workload};
+use crate::plan::workload::{Dir, Workload};
 use crate::stats::{Clock, IoSample, JobStats};
 
 mod data;
@@ -28,12 +28,14 @@ mod queue;
 mod replay;
 mod timeline;
 mod verify;
+mod workload;
 
 pub use pacing::Flow;
 pub use verify::SharedFile;
 
 use data::copy_template;
 use end::{dir_name, setup_error};
+use workload::workload;
 
 /// How often progress counters are published.
 const PUBLISH_EVERY: Duration = Duration::from_millis(250);
@@ -221,45 +223,6 @@ pub fn planned_bytes(job: &JobSpec) -> Option<u64> {
         per_loop
     };
     Some(per_loop.saturating_mul(u64::from(job.timing.loops)))
-}
-
-fn workload(job: &JobSpec, seed: u64) -> Workload {
-    let nfiles = job.paths().len() as u64;
-    let region = Region {
-        nfiles,
-        blocks_per_file: job.blocks_per_file(),
-        bs: job.xfer(),
-        base: job.offset,
-    };
-    let passes = (!job.timing.time_based).then_some(u64::from(job.timing.loops));
-    let mut wl = Workload::new(
-        job.rw,
-        region,
-        job.read_pct,
-        job.random.randommap,
-        seed,
-        passes,
-    )
-    .with_gap(job.gap);
-    if !job.fixed_size() {
-        // Variable sizes come with numpages = 1 (resolve checks), so sizes are bytes per I/O.
-        wl = wl.with_sizes(&job.sizes);
-    }
-    if let Some(z) = job.zones {
-        wl = wl.with_zones(z.range, z.size, z.skip);
-    }
-    wl = wl.with_file_service(job.file_service);
-    wl = wl
-        .with_distribution(&job.random.distribution, &job.skew_seeds())
-        .with_pct_random(job.random.pct_random)
-        .with_align(job.random.align)
-        .with_number_ios(job.number_ios);
-    if job.io_bytes.is_some() {
-        if let Some(total) = planned_bytes(job) {
-            wl = wl.with_total_bytes(total);
-        }
-    }
-    wl
 }
 
 /// Per-slot bookkeeping the engine does not need.
