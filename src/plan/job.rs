@@ -663,48 +663,6 @@ impl JobSpec {
 
     /// The job's own files: checked, created and laid out for it (and where its I/O goes,
     /// unless it reads another rank's).
-    /// The seed of each file's skewed generator (zipf, pareto, normal), as fio 3.33 seeds it:
-    /// with `randrepeat`, the hash of the file's name as fio spells it (`DIR/NAME.CLONE.N`
-    /// when `directory` is given, `NAME.CLONE.N` when not, a `filename` as given) times the
-    /// job's number; without, from the job's seed.
-    pub fn skew_seeds(&self) -> Vec<u32> {
-        use std::os::unix::ffi::OsStrExt as _;
-        let names: Vec<Vec<u8>> = match &self.target {
-            TargetSpec::Files(files) => files
-                .iter()
-                .map(|f| f.as_os_str().as_bytes().to_vec())
-                .collect(),
-            TargetSpec::Directory(dir) => (0..self.nrfiles)
-                .map(|i| {
-                    let name = format!("{}.{}.{i}", self.name, self.clone);
-                    match self.origins.contains_key("directory") {
-                        true => [dir.as_os_str().as_bytes(), b"/", name.as_bytes()].concat(),
-                        false => name.into_bytes(),
-                    }
-                })
-                .collect(),
-        };
-        let r = &self.random;
-        names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| match r.repeatable {
-                true => super::workload::fiorand::file_seed(n, r.job_number),
-                false => (r.seed ^ (r.seed >> 32)) as u32 ^ i as u32,
-            })
-            .collect()
-    }
-
-    /// The seed of the job's uniform random offsets as fio 3.33 seeds them with `randrepeat`
-    /// (its constant times the job's number); without, from the job's seed.
-    pub fn offset_seed(&self) -> u32 {
-        let r = &self.random;
-        match r.repeatable {
-            true => super::workload::fiorand::offset_seed(r.job_number),
-            false => (r.seed ^ (r.seed >> 32)) as u32,
-        }
-    }
-
     pub fn paths(&self) -> Vec<PathBuf> {
         match &self.target {
             TargetSpec::Files(files) => files.clone(),

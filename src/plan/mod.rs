@@ -14,6 +14,7 @@ pub mod prio;
 pub mod replay;
 pub mod resolve;
 mod rw;
+mod seeds;
 pub(crate) mod summary;
 pub mod value;
 pub mod workload;

@@ -1,5 +1,7 @@
-//! fio's random offsets, I/O for I/O: a job file with zipf, pareto and normal jobs and uniform
-//! ones (with fio's random map, without it, over several loops, over three files), in
+//! fio's random offsets and mixes, I/O for I/O: a job file with zipf, pareto and normal jobs,
+//! uniform ones (with fio's random map, without it, over several loops, over three files) and
+//! mixed ones (random and sequential, over loops, with a seed of their own) and zoned ones
+//! (in percent over two files, in bytes over loops), in
 //! several sections, with and without a directory, run by the real fio and by iogauge writes
 //! the same `write_iolog`: the same files, offsets and sizes in the same order, because
 //! iogauge draws them with fio 3.33's own generators, seeded as fio seeds them.
@@ -39,11 +41,19 @@ fn zipf_pareto_and_normal_pick_fios_blocks_in_fios_order() {
          [nomap]\n{dir}\nnorandommap\nwrite_iolog=nomap.log\n\
          [loops]\n{dir}\nsize=256k\nloops=3\nnumber_ios=0\nwrite_iolog=loops.log\n\
          [files]\n{dir}\nnrfiles=3\nsize=3m\nrw=randwrite\nnumber_ios=0\n\
-         write_iolog=files.log\n"
+         write_iolog=files.log\n\
+         [mix]\n{dir}\nrw=randrw\nrwmixread=70\nsize=1m\nloops=2\nnumber_ios=0\n\
+         write_iolog=mix.log\n\
+         [seqmix]\n{dir}\nrw=rw\nrwmixwrite=20\nrandseed=1234\nwrite_iolog=seqmix.log\n\
+         [zoned]\n{dir}\nrandom_distribution=zoned:60/10:30/20:10/70\nnrfiles=2\nsize=4m\n\
+         write_iolog=zoned.log\n\
+         [zabs]\n{dir}\nrw=randwrite\nrandom_distribution=zoned_abs:60/512k:40/512k\nsize=1m\n\
+         loops=2\nnumber_ios=0\nwrite_iolog=zabs.log\n"
     );
     std::fs::write(d.path().join("dist.fio"), job).unwrap();
     let logs = [
-        "zipf", "zipf2", "pareto", "normal", "here", "uniform", "nomap", "loops", "files",
+        "zipf", "zipf2", "pareto", "normal", "here", "uniform", "nomap", "loops", "files", "mix",
+        "seqmix", "zoned", "zabs",
     ];
     let Ok(fio) = Command::new("fio")
         .current_dir(d.path())
@@ -71,6 +81,8 @@ fn zipf_pareto_and_normal_pick_fios_blocks_in_fios_order() {
             "uniform" => 512,
             "loops" => 3 * 64,
             "files" => 768,
+            "mix" => 512,
+            "zabs" => 512,
             _ => 300,
         };
         assert_eq!(theirs.len(), want, "{l}");

@@ -469,7 +469,8 @@ fn block_size_mixes_files_and_percent_sizes_move_exact_bytes() {
     let (r, _) = run_job(d.path(), &[g.to_str().unwrap(), "--keep"], 0);
     let (_, rb, _, _) = counts(job(&r));
     assert_eq!(rb, 3 * (128 << 10));
-    // Per-direction sizes: 4k reads, 64k writes; io_size caps the bytes.
+    // Per-direction sizes: 4k reads, 64k writes; io_size ends the job once reached, its
+    // last I/O whole (fio 3.33 moves 57,344 + 1,048,576 bytes here, and so does iogauge).
     let h = write(
         d.path(),
         "m.fio",
@@ -477,7 +478,10 @@ fn block_size_mixes_files_and_percent_sizes_move_exact_bytes() {
     );
     let (r, _) = run_job(d.path(), &[h.to_str().unwrap(), "--keep"], 0);
     let (ri, rb, wi, wb) = counts(job(&r));
-    assert_eq!(rb + wb, 1 << 20);
+    assert!(
+        (1 << 20..(1 << 20) + 65536).contains(&(rb + wb)),
+        "{rb} + {wb}"
+    );
     assert_eq!((rb, wb), (ri * 4096, wi * 65536));
     // unlink=1 removed the files even with --keep.
     let left: Vec<_> = entries(d.path())

@@ -263,6 +263,137 @@ pub fn offset_seed(job_number: u32) -> u32 {
     0xb189_9bed_u32.wrapping_mul(job_number)
 }
 
+/// The seeds of a job's generators as fio 3.33 makes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FioSeeds {
+    /// Offsets (`FIO_RAND_BLOCK_OFF`; with `randrepeat`, fio's constant times the job number).
+    pub offset: u32,
+    /// A mix's directions (`FIO_RAND_MIX_OFF`).
+    pub mix: u32,
+    /// zoned distributions' choice of zone (`FIO_RAND_ZONE_OFF`).
+    pub zone: u32,
+}
+
+/// fio 3.33's `rand_seeds[index]`: from `randseed` (fio's default 0x89), multiplied through
+/// its seed chain, times the job's number, plus the index, cut to the 32 bits its
+/// generators take.
+pub fn chain_seed(rand_seed: u64, job_number: u32, index: u64) -> u32 {
+    const K: u64 = 0x9e37_0001;
+    let mut s = rand_seed;
+    for _ in 0..4 + index {
+        s = s.wrapping_mul(K);
+    }
+    s.wrapping_mul(u64::from(job_number)).wrapping_add(index) as u32
+}
+
+/// fio's `FIO_RAND_MIX_OFF` and `FIO_RAND_ZONE_OFF`.
+pub const MIX_OFF: u64 = 4;
+pub const ZONE_OFF: u64 = 16;
+
+/// fio's zoned and zoned_abs distributions (`__get_next_rand_offset_zoned[_abs]`): a draw of
+/// 1 to 100 from the zone generator picks the zone that holds that percent of the accesses,
+/// then the offset generator a block within it. Per percent: the zone's first block and its
+/// length, in blocks of a file of `blocks`.
+#[derive(Debug, Clone)]
+struct Zones {
+    seed: u32,
+    rand: Taus88,
+    table: Vec<(u64, u64)>,
+}
+
+impl Zones {
+    /// `zones`: (share of accesses in percent, size) in zoned's hundredths of a percent or
+    /// zoned_abs's bytes. `None` where fio's table would differ (a size in fractions of a
+    /// percent, accesses not adding up to 100, an absolute zone past the file's end).
+    fn new(abs: bool, zones: &[(u32, u64)], blocks: u64, bs: u64, seed: u32) -> Option<Zones> {
+        let mut table = Vec::with_capacity(100);
+        let mut prev = 0u64;
+        for &(access, size) in zones {
+            let (start, end) = match abs {
+                // fio's size_prev / ba and size / ba.
+                true => (prev / bs, (prev + size) / bs),
+                false if size % 100 != 0 => return None,
+                // fio's percent of the file's blocks: stotal * lastb / 100 and the length
+                // lastb * (send - stotal) / 100.
+                false => {
+                    let (p, s) = (prev / 100, (prev + size) / 100);
+                    (p * blocks / 100, p * blocks / 100 + blocks * (s - p) / 100)
+                }
+            };
+            if abs && end > blocks {
+                return None;
+            }
+            for _ in 0..access {
+                table.push((start, end - start));
+            }
+            prev += size;
+        }
+        (table.len() == 100).then(|| Zones {
+            seed,
+            rand: Taus88::new(seed),
+            table,
+        })
+    }
+}
+
+/// fio's choice of each I/O's direction in a mixed job (`get_rw_ddir`): a new direction is
+/// drawn (1 to 100 against `rwmixread`) only once the current one has caught up with the
+/// issues it owes; on a switch, what the new one owes is the old one's issues times the new
+/// one's share. The issue counts run over the whole job; each loop reseeds the generator and
+/// clears what is owed, as fio's does.
+#[derive(Debug, Clone)]
+pub(super) struct Mix {
+    seed: u32,
+    rand: Taus88,
+    read_pct: u64,
+    read: bool,
+    owed: u64,
+    issues: [u64; 2],
+    /// I/Os per loop, where loops reseed (a size-bounded job of one block size).
+    loop_len: Option<u64>,
+    in_loop: u64,
+}
+
+impl Mix {
+    pub(super) fn new(seed: u32, read_pct: u64, loop_len: Option<u64>) -> Mix {
+        Mix {
+            seed,
+            rand: Taus88::new(seed),
+            read_pct,
+            read: true,
+            owed: 0,
+            issues: [0; 2],
+            loop_len,
+            in_loop: 0,
+        }
+    }
+
+    /// Whether the next I/O reads.
+    pub(super) fn next(&mut self) -> bool {
+        if self.loop_len == Some(self.in_loop) {
+            self.rand = Taus88::new(self.seed);
+            (self.owed, self.in_loop) = (0, 0);
+        }
+        self.in_loop += 1;
+        let cur = usize::from(!self.read);
+        if self.issues[cur] >= self.owed {
+            let v = 1 + ((100 * u64::from(self.rand.next_u32())) >> 32);
+            let read = v <= self.read_pct;
+            if read != self.read {
+                let other = if self.read {
+                    100 - self.read_pct
+                } else {
+                    self.read_pct
+                };
+                self.owed = self.issues[cur] * other / 100;
+            }
+            self.read = read;
+        }
+        self.issues[usize::from(!self.read)] += 1;
+        self.read
+    }
+}
+
 /// One file's random map as fio keeps it (its axmap): a bit per block, set when an I/O is
 /// given the block, and a summary bit per word of 64 that is full, so finding the next free
 /// block near the end of a pass skips full stretches 4,096 blocks at a time.
@@ -367,6 +498,7 @@ pub(super) struct Uniform {
     blocks: u64,
     maps: Option<Vec<FreeMap>>,
     turn: u64,
+    zones: Option<Zones>,
 }
 
 impl Uniform {
@@ -382,7 +514,32 @@ impl Uniform {
             blocks,
             maps: map.then(|| (0..nfiles).map(|_| FreeMap::new(blocks)).collect()),
             turn: 0,
+            zones: None,
         })
+    }
+
+    /// fio's zoned (`abs`: zoned_abs) distribution over each file, its zones drawn from a
+    /// generator seeded with `seed`; `bs` the block size. `None` where fio's would differ.
+    pub(super) fn zoned(
+        mut self,
+        abs: bool,
+        zones: &[(u32, u64)],
+        bs: u64,
+        seed: u32,
+    ) -> Option<Uniform> {
+        self.zones = Some(Zones::new(abs, zones, self.blocks, bs, seed)?);
+        Some(self)
+    }
+
+    /// fio's `__get_next_rand_offset` over `blocks`: `blocks × r / 2^32` (the integer form
+    /// below 2^21 blocks, where it is exactly fio's double arithmetic).
+    #[inline]
+    fn draw(rand: &mut Taus88, blocks: u64) -> u64 {
+        let r = rand.next_u32();
+        match blocks < 1 << 21 {
+            true => (blocks * u64::from(r)) >> 32,
+            false => (blocks as f64 * (f64::from(r) / 4_294_967_296.0)) as u64,
+        }
     }
 
     /// The next I/O's (file, block in the file) among `nfiles`. A file whose map is full
@@ -395,17 +552,13 @@ impl Uniform {
             _ => self.turn % nfiles,
         };
         self.turn += 1;
+        if let Some(z) = &mut self.zones {
+            let v = (100 * u64::from(z.rand.next_u32())) >> 32;
+            let (start, len) = z.table[v as usize];
+            return (file, start + Self::draw(&mut self.rand, len));
+        }
         let blocks = self.blocks;
-        let draw = |rand: &mut Taus88| {
-            let r = rand.next_u32();
-            // fio's blocks × (r / 2^32) in doubles is exact below 2^21 blocks, where the
-            // integer form gives the same block for two instructions.
-            match blocks < 1 << 21 {
-                true => (blocks * u64::from(r)) >> 32,
-                false => (blocks as f64 * (f64::from(r) / 4_294_967_296.0)) as u64,
-            }
-        };
-        let b = draw(&mut self.rand);
+        let b = Self::draw(&mut self.rand, blocks);
         let Some(maps) = &mut self.maps else {
             return (file, b);
         };
@@ -416,7 +569,7 @@ impl Uniform {
                 Some(free) => free,
                 None => {
                     m.clear();
-                    draw(&mut self.rand)
+                    Self::draw(&mut self.rand, blocks)
                 }
             },
         };
@@ -432,6 +585,9 @@ impl Uniform {
         }
         self.rand = Taus88::new(self.seed);
         self.turn = 0;
+        if let Some(z) = &mut self.zones {
+            z.rand = Taus88::new(z.seed);
+        }
     }
 }
 

@@ -154,6 +154,8 @@ pub struct Workload {
     skew: Option<(Vec<fiorand::Skew>, u64)>,
     /// Uniform random offsets as fio 3.33 draws them (one block size, round-robin files).
     uniform: Option<fiorand::Uniform>,
+    /// A mixed job's directions as fio 3.33 chooses them.
+    mix: Option<fiorand::Mix>,
     /// Share of random offsets per direction, in percent.
     pct_random: [u64; 3],
     /// `None`: every I/O is one block of `region.bs`.
@@ -209,6 +211,7 @@ impl Workload {
             scatter: None,
             skew: None,
             uniform: None,
+            mix: None,
             pct_random: [100; 3],
             var: None,
             zone: None,
@@ -260,13 +263,14 @@ impl Workload {
         self.remaining == Some(0) || self.ios_left == Some(0)
     }
 
-    /// Counts an I/O of `len` bytes against what is left; its length, cut to the bytes left.
+    /// Counts an I/O of `len` bytes against what is left; its length. As fio's, the last I/O
+    /// is not cut to the bytes left: a job whose directions have sizes of their own ends past
+    /// its `io_size` by less than one I/O (where one block size divides the budget, exactly
+    /// on it).
     #[inline]
     fn count(&mut self, len: u64) -> u64 {
-        let mut len = len;
         if let Some(r) = &mut self.remaining {
-            len = len.min(*r);
-            *r -= len;
+            *r = r.saturating_sub(len);
         }
         if let Some(n) = &mut self.ios_left {
             *n -= 1;
@@ -427,16 +431,25 @@ impl Workload {
     /// `seed` (see `JobSpec::offset_seed`), with its random map: the same blocks in the same
     /// order as fio. Only where fio's way applies as it is: one block size, the files in
     /// turn, no zones; called after the other builders (anything else keeps iogauge's
-    /// permutation).
-    pub fn with_fio_offsets(mut self, seed: u32) -> Self {
+    /// permutation). A mixed job's directions are fio's too, from `mix_seed`.
+    pub fn with_fio_offsets(mut self, seeds: fiorand::FioSeeds, d: &Distribution) -> Self {
+        if matches!(self.mode, RwMode::ReadWrite | RwMode::RandRw) {
+            let loop_len =
+                (self.passes.is_some() && self.var.is_none()).then(|| self.region.total_blocks());
+            self.mix = Some(fiorand::Mix::new(seeds.mix, self.read_pct, loop_len));
+        }
         let plain = self.var.is_none() && self.zone.is_none() && self.service.is_none();
         if self.mode.is_random() && plain && self.skew.is_none() && self.scatter.is_none() {
-            let r = &self.region;
-            let uniform = matches!(self.sampler, Sampler::Uniform);
-            if uniform {
-                self.uniform =
-                    fiorand::Uniform::new(seed, r.nfiles, r.blocks_per_file, self.randommap);
-            }
+            let r = self.region;
+            let u =
+                fiorand::Uniform::new(seeds.offset, r.nfiles, r.blocks_per_file, self.randommap);
+            self.uniform = match d {
+                Distribution::Uniform => u,
+                Distribution::Zoned { abs, zones } => {
+                    u.and_then(|u| u.zoned(*abs, zones, r.bs, seeds.zone))
+                }
+                _ => None,
+            };
         }
         self
     }
@@ -498,7 +511,8 @@ impl Workload {
     fn random_block(&mut self) -> u64 {
         let n = self.region.total_blocks();
         if let Some(u) = &mut self.uniform {
-            // A loop gives every block once and starts fio's generator again; a time-based
+            // A loop with the random map (every block once) starts fio's generators again,
+            // as fio's does; without the map fio's stream goes on across loops. A time-based
             // job's files start their passes over as they fill (`Uniform::next`).
             if self.randommap && self.passes.is_some() {
                 if self.cursor[0] == n {
@@ -570,6 +584,9 @@ impl Workload {
 
     #[inline]
     fn mixed_dir(&mut self) -> Dir {
+        if let Some(m) = &mut self.mix {
+            return if m.next() { Dir::Read } else { Dir::Write };
+        }
         if self.rng.next_u64() % 100 < self.read_pct {
             Dir::Read
         } else {

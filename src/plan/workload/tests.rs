@@ -216,7 +216,13 @@ fn variable_sizes_move_exact_bytes_and_stay_inside_the_files() {
             bytes += io.len;
             lens.insert(io.len);
         }
-        assert_eq!(bytes, 3 * 2 * 64 * 4096, "{mode:?}");
+        let want = 3 * 2 * 64 * 4096;
+        match mode {
+            // Sizes of their own per direction: as fio's, the last I/O is whole, so the job
+            // ends past its bytes by less than one I/O.
+            RwMode::RandRw => assert!((want..want + 65536).contains(&bytes), "{bytes}"),
+            _ => assert_eq!(bytes, want, "{mode:?}"),
+        }
         assert!(lens.len() >= 3, "{mode:?}: {lens:?}");
     }
     // Sequential variable sizes tile the files: every byte once per pass.

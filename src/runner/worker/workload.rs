@@ -41,7 +41,7 @@ pub(super) fn workload(job: &JobSpec, seed: u64) -> Workload {
         .with_align(job.random.align)
         .with_number_ios(job.number_ios);
     if fio {
-        wl = wl.with_fio_offsets(job.offset_seed());
+        wl = wl.with_fio_offsets(job.fio_seeds(), &job.random.distribution);
     }
     if job.io_bytes.is_some() {
         if let Some(total) = planned_bytes(job) {
