@@ -7,12 +7,7 @@
 use super::*;
 use std::os::unix::fs::MetadataExt as _;
 
-fn names(dir: &Path) -> Vec<String> {
-    entries(dir)
-        .iter()
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-        .collect()
-}
+use super::fileops::names;
 
 /// The calls `calls` that the run of `args` made, as strace shows them (None, printing why,
 /// when strace is missing).
@@ -194,53 +189,10 @@ fn dirdelete_removes_the_directories_it_made_and_nothing_else() {
 
 #[test]
 fn a_dircreate_that_runs_out_of_inodes_stops_reports_and_removes_what_it_made() {
-    let Some(fs) = SmallFs::mount("64k,nr_inodes=40") else {
-        return;
-    };
-    let dir = format!("--directory={}", fs.path().display());
-    let r = run_json(&[&dir, "--ioengine=dircreate", "--nrfiles=100"], 1);
-    let j = job(&r);
-    let made = j["read"]["ios"].as_u64().unwrap();
-    assert!((10..100).contains(&made), "{made} mkdirs before the error");
-    let err = j["error"]["message"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    assert!(err.contains("No space left"), "{j}");
-    assert!(entries(fs.path()).is_empty(), "{:?}", names(fs.path()));
+    super::fileops::out_of_inodes_stops_reports_and_removes_what_it_made("dircreate");
 }
 
 #[test]
 fn ctrl_c_during_dircreate_removes_every_directory_it_made() {
-    let d = shm_tmp();
-    let child = bin()
-        .args([
-            "run",
-            &format!("--directory={}", d.path().display()),
-            "--ioengine=dircreate",
-            "--nrfiles=8000",
-            "--rate_iops=2000",
-            "--output-format=json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The run makes 2,000 a second: it is stopped part way, with about 1,000 made.
-    let t0 = std::time::Instant::now();
-    while entries(d.path()).len() < 1000 && t0.elapsed() < Duration::from_secs(30) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    // SAFETY: signalling the child this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
-    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(r["interrupted"], true);
-    assert!(counts(job(&r)).0 >= 1000, "what was measured is reported");
-    assert!(
-        entries(d.path()).is_empty(),
-        "{} left",
-        entries(d.path()).len()
-    );
+    super::fileops::ctrl_c_removes_everything_it_made("dircreate");
 }
