@@ -138,6 +138,8 @@ pub(super) enum Skew {
         zeta2: f64,
         zetan: f64,
         off: u64,
+        /// alpha, eta and 0.5^theta, made with the normalising sum at the first draw.
+        consts: Option<(f64, f64, f64)>,
     },
     Pareto {
         rand: Taus88,
@@ -160,14 +162,14 @@ impl Skew {
         let mut rand = Taus88::new(seed);
         let off = u64::from(rand.next_u32());
         let zeta2 = 1.0f64.powf(theta) + 0.5f64.powf(theta);
-        let zetan = 0.0;
         Skew::Zipf {
             rand,
             n,
             theta,
             zeta2,
-            zetan,
+            zetan: 0.0,
             off,
+            consts: None,
         }
     }
 
@@ -209,20 +211,24 @@ impl Skew {
                 zeta2,
                 zetan,
                 off,
+                consts,
             } => {
-                if *zetan == 0.0 {
+                let (alpha, eta, half) = *consts.get_or_insert_with(|| {
                     for i in 0..(*n).min(ZIPF_MAX_GEN) {
                         *zetan += (1.0 / (i + 1) as f64).powf(*theta);
                     }
-                }
+                    // What fio's zipf_next computes on every call, from the same numbers.
+                    let alpha = 1.0 / (1.0 - *theta);
+                    let eta =
+                        (1.0 - (2.0 / *n as f64).powf(1.0 - *theta)) / (1.0 - *zeta2 / *zetan);
+                    (alpha, eta, 0.5f64.powf(*theta))
+                });
                 let nf = *n as f64;
-                let alpha = 1.0 / (1.0 - *theta);
-                let eta = (1.0 - (2.0 / nf).powf(1.0 - *theta)) / (1.0 - *zeta2 / *zetan);
                 let uni = f64::from(rand.next_u32()) / FRAND32_MAX;
                 let z = uni * *zetan;
                 let val: u64 = if z < 1.0 {
                     1
-                } else if z < 1.0 + 0.5f64.powf(*theta) {
+                } else if z < 1.0 + half {
                     2
                 } else {
                     1 + (nf * (eta * uni - eta + 1.0).powf(alpha)) as u64
