@@ -104,10 +104,6 @@ impl Kind {
     pub fn creates(self) -> bool {
         matches!(self, Kind::Filecreate | Kind::Dircreate)
     }
-    /// Whether the engine deletes its files (or directories) as its measured operation.
-    pub fn deletes(self) -> bool {
-        matches!(self, Kind::Filedelete | Kind::Dirdelete)
-    }
     /// Whether the engine moves no data (its I/Os are allocation calls or nothing): nothing to
     /// verify, and no buffer contents that matter.
     pub fn moves_no_data(self) -> bool {

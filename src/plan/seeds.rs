@@ -34,7 +34,7 @@ impl JobSpec {
             .enumerate()
             .map(|(i, n)| match r.repeatable {
                 true => fiorand::file_seed(n, r.job_number),
-                false => (r.seed ^ (r.seed >> 32)) as u32 ^ i as u32,
+                false => fiorand::fold(r.seed) ^ i as u32,
             })
             .collect()
     }
@@ -45,7 +45,7 @@ impl JobSpec {
         let r = &self.random;
         match r.repeatable {
             true => fiorand::offset_seed(r.job_number),
-            false => (r.seed ^ (r.seed >> 32)) as u32,
+            false => fiorand::fold(r.seed),
         }
     }
 

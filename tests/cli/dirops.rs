@@ -138,7 +138,7 @@ fn dirstat_stats_the_users_directories_as_they_are_and_makes_the_missing_ones() 
     let o = iogauge(&["run", &dir, "--ioengine=dircreate", "--stat_type=lstat"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("applies only to ioengine=filestat"),
+        stderr(&o).contains("applies only to ioengine=filestat or dirstat, not dircreate"),
         "{}",
         stderr(&o)
     );

@@ -16,11 +16,15 @@ pub(super) fn stat_call(v: &Values<'_>, engine: EngineKind) -> Result<StatCall, 
         "statx" => StatCall::Statx,
         _ => StatCall::Stat,
     };
-    let owner = match engine {
-        EngineKind::Dirstat => EngineKind::Dirstat,
-        _ => EngineKind::Filestat,
-    };
-    super::engine::own_options_only(v, engine, owner)?;
+    if v.given("stat_type") && !matches!(engine, EngineKind::Filestat | EngineKind::Dirstat) {
+        return Err(v.error(
+            "stat_type",
+            format!(
+                "applies only to ioengine=filestat or dirstat, not {}",
+                engine.as_str()
+            ),
+        ));
+    }
     Ok(call)
 }
 

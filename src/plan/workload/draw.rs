@@ -1,6 +1,6 @@
-//! Drawing positions: the keyed permutation that gives each block once per pass (and scatters
-//! skewed ranks over the region), and the samplers of skewed distributions (zipf, pareto,
-//! normal, zoned).
+//! Drawing positions where fio's own generators (`fiorand`) do not apply: the keyed
+//! permutation that gives each block once per pass, and iogauge's samplers of zipf ranks (the
+//! files of `file_service_type=zipf`) and zoned blocks (zone sizes in fractions of a percent).
 
 use rand_core::RngCore;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -73,13 +73,6 @@ pub(super) enum Sampler {
         h_n: f64,
         cut: f64,
     },
-    /// rank = n * u^pow, with pow = ln(h) / ln(1 - h).
-    Pareto {
-        pow: f64,
-    },
-    Normal {
-        dev: f64,
-    },
     /// (cumulative share of I/Os in percent, first block, blocks).
     Zoned(Vec<(u64, u64, u64)>),
 }
@@ -132,12 +125,9 @@ impl Sampler {
                 h_n: zipf_hi(*s, nf + 0.5),
                 cut: 2.0 - zipf_hi_inv(*s, zipf_hi(*s, 2.5) - zipf_h(*s, 2.0)),
             },
-            Distribution::Pareto(h) => Sampler::Pareto {
-                pow: h.ln() / (1.0 - h).ln(),
-            },
-            Distribution::Normal(dev) => Sampler::Normal {
-                dev: (dev / 100.0 * nf).max(1.0),
-            },
+            Distribution::Pareto(_) | Distribution::Normal(_) => {
+                unreachable!("pareto and normal offsets are fio's generators' (fiorand)")
+            }
             Distribution::Zoned { abs, zones } => {
                 let mut out = Vec::new();
                 let (mut cum, mut start) = (0u64, 0u64);
@@ -177,16 +167,6 @@ impl Sampler {
                 let k = (x + 0.5).floor().clamp(1.0, *nf);
                 if k - x <= *cut || u >= zipf_hi(*s, k + 0.5) - zipf_h(*s, k) {
                     return clamp(k - 1.0);
-                }
-            },
-            Sampler::Pareto { pow } => clamp((n as f64) * (1.0 - unit(rng).powf(*pow))),
-            Sampler::Normal { dev } => loop {
-                // Box-Muller: one normal deviate from two uniforms.
-                let (u1, u2) = (1.0 - unit(rng), unit(rng));
-                let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-                let x = n as f64 / 2.0 + z * dev;
-                if x >= 0.0 && x < n as f64 {
-                    return x as u64;
                 }
             },
             Sampler::Zoned(zones) => {

@@ -262,6 +262,12 @@ impl Skew {
     }
 }
 
+/// A 64-bit seed folded into the 32 bits fio's generators take (where fio's own seed does
+/// not apply: `randrepeat=0`, a workload started afresh).
+pub fn fold(seed: u64) -> u32 {
+    (seed ^ (seed >> 32)) as u32
+}
+
 /// fio 3.33's seed of a job's offset generator with `randrepeat` (its `FIO_RANDSEED` times
 /// the job's number, cut to the 32 bits its generator takes). fio 3.35 and later seed it
 /// from `randseed` instead, so they pick other blocks than 3.33 for the same job.

@@ -1,9 +1,10 @@
 //! The offset/direction generator: given a job's pattern, block sizes and region, yields the
 //! next I/O (direction, file index, byte offset, length). Sequential and random, reproducible
-//! from a seed. "Each block once per pass" uses a keyed pseudo-random permutation (a Feistel
-//! network with cycle walking) instead of a bitmap, so memory stays constant however large the
-//! region; the same permutation scatters the hot blocks of skewed distributions (zipf, pareto,
-//! normal) over the region, as fio's hashing does. Fixed-size I/O takes a short path; variable
+//! from a seed. Where fio's own way applies, random offsets, skewed distributions (zipf,
+//! pareto, normal, zoned) and a mix's directions are fio 3.33's, from its generators
+//! (`fiorand`); elsewhere "each block once per pass" uses a keyed pseudo-random permutation (a
+//! Feistel network with cycle walking), so memory stays constant however large the region.
+//! Fixed-size I/O takes a short path; variable
 //! sizes (bsrange, bssplit, per-direction bs) and sequential gaps keep byte positions per file,
 //! and random variable sizes keep fio's random map, one bit per smallest block
 //! (`BlockMap`), so a pass still covers each byte once. Strided zones (`with_zones`) place
@@ -147,8 +148,6 @@ pub struct Workload {
     /// Passes over the region when size-bounded.
     passes: Option<u64>,
     sampler: Sampler,
-    /// Scatters skewed ranks over the region.
-    scatter: Option<Permutation>,
     /// zipf, pareto, normal: fio's own generator per file, and the draws so far (which
     /// rotate over the files, as fio's round-robin file service does).
     skew: Option<(Vec<fiorand::Skew>, u64)>,
@@ -208,7 +207,6 @@ impl Workload {
             gap: 0,
             passes,
             sampler: Sampler::Uniform,
-            scatter: None,
             skew: None,
             uniform: None,
             mix: None,
@@ -407,23 +405,19 @@ impl Workload {
         self.perm = None;
         self.randommap = false;
         let n = self.region.blocks_per_file;
-        let per_file = |seed: u32| match d {
-            Distribution::Zipf(theta) => Some(fiorand::Skew::zipf(n, *theta, seed)),
-            Distribution::Pareto(h) => Some(fiorand::Skew::pareto(n, *h, seed)),
-            Distribution::Normal(dev) => Some(fiorand::Skew::gauss(n, *dev, seed)),
-            _ => None,
+        debug_assert_eq!(seeds.len() as u64, self.region.nfiles, "one seed per file");
+        let per_file = |make: &dyn Fn(u32) -> fiorand::Skew| {
+            Some((seeds.iter().map(|&s| make(s)).collect(), 0))
         };
-        let skews: Option<Vec<fiorand::Skew>> = seeds.iter().map(|&s| per_file(s)).collect();
-        match skews {
-            Some(s) if s.len() as u64 == self.region.nfiles && n > 0 => self.skew = Some((s, 0)),
-            _ => {
-                let total = self.region.total_blocks();
-                self.sampler = Sampler::new(d, total, self.region.bs);
-                if !matches!(d, Distribution::Zoned { .. }) {
-                    self.scatter = Some(Permutation::new(total, &mut self.rng));
-                }
+        self.skew = match d {
+            Distribution::Zipf(theta) => per_file(&|s| fiorand::Skew::zipf(n, *theta, s)),
+            Distribution::Pareto(h) => per_file(&|s| fiorand::Skew::pareto(n, *h, s)),
+            Distribution::Normal(dev) => per_file(&|s| fiorand::Skew::gauss(n, *dev, s)),
+            Distribution::Zoned { .. } | Distribution::Uniform => {
+                self.sampler = Sampler::new(d, self.region.total_blocks(), self.region.bs);
+                None
             }
-        }
+        };
         self
     }
 
@@ -439,7 +433,7 @@ impl Workload {
             self.mix = Some(fiorand::Mix::new(seeds.mix, self.read_pct, loop_len));
         }
         let plain = self.var.is_none() && self.zone.is_none() && self.service.is_none();
-        if self.mode.is_random() && plain && self.skew.is_none() && self.scatter.is_none() {
+        if self.mode.is_random() && plain && self.skew.is_none() {
             let r = self.region;
             let u =
                 fiorand::Uniform::new(seeds.offset, r.nfiles, r.blocks_per_file, self.randommap);
@@ -530,16 +524,15 @@ impl Workload {
             };
         }
         if !self.randommap {
-            let b = match (&mut self.skew, &self.scatter) {
-                (Some((skews, turn)), _) => {
+            let b = match &mut self.skew {
+                Some((skews, turn)) => {
                     // fio's generator of the file whose turn it is.
                     let nfiles = skews.len() as u64;
                     let file = *turn % nfiles;
                     *turn += 1;
                     skews[file as usize].next() * nfiles + file
                 }
-                (None, Some(p)) => p.get(self.sampler.draw(&mut self.rng, n)),
-                (None, None) => self.sampler.draw(&mut self.rng, n),
+                None => self.sampler.draw(&mut self.rng, n),
             };
             return match self.align {
                 0 => b,

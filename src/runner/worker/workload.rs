@@ -3,7 +3,7 @@
 
 use super::planned_bytes;
 use crate::plan::JobSpec;
-use crate::plan::workload::{Region, Workload};
+use crate::plan::workload::{Region, Workload, fiorand};
 
 /// The job's workload from `seed`. With the job's own seed, its random offsets are fio's (the
 /// generators seeded as fio seeds them); with another (the measured part after a ramp, which
@@ -57,7 +57,7 @@ fn skew_seeds(job: &JobSpec, fio: bool, seed: u64) -> Vec<u32> {
     match fio {
         true => job.skew_seeds(),
         false => (0..job.paths().len() as u64)
-            .map(|i| (seed ^ (seed >> 32) ^ i.wrapping_mul(0x9E37_79B9)) as u32)
+            .map(|i| fiorand::fold(seed) ^ i.wrapping_mul(0x9E37_79B9) as u32)
             .collect(),
     }
 }
