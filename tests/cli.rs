@@ -57,6 +57,8 @@ mod jobfiles;
 mod latency;
 #[path = "cli/layout.rs"]
 mod layout;
+#[path = "cli/loops.rs"]
+mod loops;
 #[path = "cli/mmap.rs"]
 mod mmap;
 #[path = "cli/net.rs"]

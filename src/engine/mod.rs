@@ -478,6 +478,14 @@ pub trait Engine: Send {
         Ok(())
     }
 
+    /// File `file`'s descriptor, where the engine does all its I/O on the file through that
+    /// one number, so that it may be pointed at another file between I/Os (unlink_each_loop
+    /// renews a job's files that way: the same number, a new file behind it); None where the
+    /// engine holds the file otherwise (mapped, registered with the kernel) or holds none.
+    fn descriptor(&self, _file: usize) -> Option<BorrowedFd<'_>> {
+        None
+    }
+
     /// Makes writes durable (or starts their write-back) on file `file`, synchronously:
     /// the caller has nothing in flight.
     fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()>;

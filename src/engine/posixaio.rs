@@ -163,6 +163,10 @@ impl Engine for Posixaio {
         Ok(())
     }
 
+    fn descriptor(&self, file: usize) -> Option<std::os::fd::BorrowedFd<'_>> {
+        self.files.get(file).map(|f| f.as_fd())
+    }
+
     fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()> {
         flush_fd(self.files[file].as_fd(), call)
     }

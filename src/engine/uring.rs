@@ -312,6 +312,14 @@ impl Engine for Uring {
         })
     }
 
+    fn descriptor(&self, file: usize) -> Option<std::os::fd::BorrowedFd<'_>> {
+        // Registered files are the kernel's table, not the descriptors.
+        self.files
+            .get(file)
+            .filter(|_| !self.fixed_files)
+            .map(|f| f.as_fd())
+    }
+
     fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()> {
         flush_fd(self.files[file].as_fd(), call)
     }

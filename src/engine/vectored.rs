@@ -60,6 +60,10 @@ impl Engine for Pvsync {
         })
     }
 
+    fn descriptor(&self, file: usize) -> Option<std::os::fd::BorrowedFd<'_>> {
+        self.files.get(file).map(|f| f.as_fd())
+    }
+
     fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()> {
         flush_fd(self.files[file].as_fd(), call)
     }
@@ -128,6 +132,10 @@ impl Engine for Pvsync2 {
                 _ => libc::pwritev2(fd, iov, n, off, wf),
             }
         })
+    }
+
+    fn descriptor(&self, file: usize) -> Option<std::os::fd::BorrowedFd<'_>> {
+        self.files.get(file).map(|f| f.as_fd())
     }
 
     fn flush(&mut self, file: usize, call: FlushCall) -> io::Result<()> {

@@ -5,6 +5,7 @@
 
 pub mod fsinfo;
 pub mod ownership;
+pub mod renew;
 pub mod replay;
 pub mod targets;
 pub mod writer;

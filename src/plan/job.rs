@@ -419,6 +419,9 @@ pub struct JobSpec {
     pub number_ios: Option<u64>,
     /// Remove the job's files when its group ends.
     pub unlink: bool,
+    /// Remove and create afresh the job's files before each loop after the first
+    /// (`unlink_each_loop`; a writing, size-bounded job with loops > 1 only).
+    pub unlink_each_loop: bool,
     /// Write until the file system is full (`fill_device`): ENOSPC or EDQUOT ends the job.
     pub fill_device: bool,
     /// Its size is what a fill_device job leaves in its files, measured when its group starts

@@ -307,6 +307,15 @@ pub static OPTIONS: &[OptionDef] = &[
                iogauge created are removed at the end of the run anyway, unless --keep).",
     },
     OptionDef {
+        name: "unlink_each_loop",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "Remove the job's files before each loop after the first and write them \
+               afresh, as new files (loops > 1; a job that only writes, on an engine doing \
+               its I/O through a descriptor). Only files iogauge created are removed.",
+    },
+    OptionDef {
         name: "fill_device",
         aliases: &["fill_fs"],
         kind: Kind::Bool,

@@ -133,6 +133,7 @@ impl JobSpec {
             (self.exitall, "exitall"),
             (self.new_group, "new_group"),
             (self.unlink, "unlink"),
+            (self.unlink_each_loop, "unlink_each_loop"),
             (self.fill_device, "fill_device"),
             (self.sync.at_end == EndFlush::Fsync, "end_fsync"),
             (self.sync.at_end == EndFlush::Syncfs, "end_syncfs"),

@@ -34,6 +34,7 @@ mod fill;
 mod names;
 mod net;
 mod preread;
+mod renew;
 mod rwf;
 mod space;
 use check::Probe;
@@ -611,6 +612,9 @@ impl Targets {
                     (p, fd, Some(layout))
                 }
                 None => {
+                    if job.unlink_each_loop {
+                        self.renewable(&own_path)?;
+                    }
                     let fd = self.reopen(&own_path, flags, &job.label("direct"))?;
                     rwf::check(job, &own_path, &fd, || {
                         self.reopen(&own_path, OFlags::RDONLY, &job.label("direct"))
@@ -619,24 +623,7 @@ impl Targets {
                     (own_path, fd, layout)
                 }
             };
-            if job.cache.invalidate {
-                // Flush first: fadvise only drops clean pages.
-                let _ = rustix::fs::fdatasync(&fd);
-                rustix::fs::fadvise(&fd, job.offset, region, Advice::DontNeed)
-                    .map_err(|e| io_err(&p, "cannot drop cached pages", e.into()))?;
-            }
-            let advice = match job.cache.fadvise {
-                Fadvise::None => None,
-                Fadvise::Sequential => Some(Advice::Sequential),
-                Fadvise::Random => Some(Advice::Random),
-            };
-            if let Some(a) = advice {
-                rustix::fs::fadvise(&fd, job.offset, region, a)
-                    .map_err(|e| io_err(&p, "fadvise failed", e.into()))?;
-            }
-            if let Some(hint) = job.write_hint.filter(|_| job.rw.modifies()) {
-                write_hint(&fd, &p, hint)?;
-            }
+            advise(job, &fd, &p, region)?;
             let got = rustix::fs::fcntl_getfl(&fd).map_err(|e| io_err(&p, "fcntl", e.into()))?;
             opened.push(OpenedFile {
                 layout,
@@ -652,6 +639,35 @@ impl Targets {
         };
         Ok((files, opened))
     }
+}
+
+/// The job's cache hints on one opened file: its cached pages dropped (`invalidate`), the
+/// fadvise hint, and a writer's `write_hint`.
+fn advise(
+    job: &JobSpec,
+    fd: &OwnedFd,
+    p: &Path,
+    region: Option<NonZeroU64>,
+) -> Result<(), TargetError> {
+    if job.cache.invalidate {
+        // Flush first: fadvise only drops clean pages.
+        let _ = rustix::fs::fdatasync(fd);
+        rustix::fs::fadvise(fd, job.offset, region, Advice::DontNeed)
+            .map_err(|e| io_err(p, "cannot drop cached pages", e.into()))?;
+    }
+    let advice = match job.cache.fadvise {
+        Fadvise::None => None,
+        Fadvise::Sequential => Some(Advice::Sequential),
+        Fadvise::Random => Some(Advice::Random),
+    };
+    if let Some(a) = advice {
+        rustix::fs::fadvise(fd, job.offset, region, a)
+            .map_err(|e| io_err(p, "fadvise failed", e.into()))?;
+    }
+    if let Some(hint) = job.write_hint.filter(|_| job.rw.modifies()) {
+        write_hint(fd, p, hint)?;
+    }
+    Ok(())
 }
 
 /// Opens another rank's file for a job that reads it (`--rank-read-shift`): read-only, as that

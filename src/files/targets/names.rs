@@ -255,10 +255,15 @@ impl Targets {
             if let Some(place) = place {
                 self.places.insert(p.clone(), place);
             }
-            self.created.push(p.clone());
+            // A file renewed each loop (unlink_each_loop) replaces the one the run held.
+            let renewed = self.held.contains_key(p);
+            if !self.created.contains(p) {
+                self.created.push(p.clone());
+            }
             self.held.insert(p.clone(), fd);
             let what = match st.st_mode & libc::S_IFMT {
                 libc::S_IFDIR => "made by a dircreate job",
+                _ if renewed => "created afresh each loop by its job (unlink_each_loop)",
                 _ => "created by a filecreate job",
             };
             self.layouts.insert(p.clone(), what.into());

@@ -28,6 +28,7 @@ mod net;
 mod numa;
 mod prio;
 mod random;
+mod renew;
 mod replay;
 mod service;
 mod sizes;
@@ -184,6 +185,7 @@ fn resolve_section(section: &Section, earlier: &Earlier) -> Result<Resolved, Spe
         io_bytes: region.io_bytes,
         number_ios: v.int("number_ios")?.filter(|&n| n > 0),
         unlink: v.bool("unlink")?,
+        unlink_each_loop: false,
         fill_device: v.bool("fill_device")?,
         size_from_fill: false,
         exitall: v.bool("exitall")?,
@@ -254,6 +256,7 @@ fn refine(
     spec.file_service = service::file_service(v, spec)?;
     fileops::file_ops(v, spec, w)?;
     engine::rules(v, spec, numjobs, w)?;
+    spec.unlink_each_loop = renew::unlink_each_loop(v, spec)?;
     dedupe::working_set(v, spec, w)
 }
 

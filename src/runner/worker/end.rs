@@ -258,7 +258,11 @@ impl<E: Engine> Loop<'_, '_, E> {
             stats: self.stats,
             error: self.error,
             handed,
-            made: self.engine.take_made(),
+            made: {
+                let mut made = self.engine.take_made();
+                made.extend(self.renew.take().map(|r| r.made).unwrap_or_default());
+                made
+            },
         }
     }
 

@@ -25,6 +25,7 @@ mod latency;
 mod pacing;
 mod prio;
 mod queue;
+mod renew;
 mod replay;
 mod timeline;
 mod verify;
@@ -313,6 +314,10 @@ struct Loop<'w, 'a, E: Engine> {
     lat: Option<Box<latency::Search>>,
     /// Each completion's latency is checked (a latency target or `max_latency`).
     lat_checks: bool,
+    /// unlink_each_loop: where loops start, and the files made so far.
+    renew: Option<Box<renew::Renew>>,
+    /// A new loop starts: its files are renewed once nothing is in flight.
+    renew_due: bool,
 }
 
 fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
@@ -351,6 +356,8 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
         ring_broken: false,
         cq: Vec::with_capacity(depth),
         wl: workload(job, job.random.seed),
+        renew: None,
+        renew_due: false,
         exhausted: false,
         halt: Halt::No,
         stats: JobStats::with_series_ms(job.series_ms),
@@ -384,6 +391,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
             || job.pacing.max_latency.iter().any(|m| !m.is_zero()),
         slab: &mut slab,
     };
+    l.renew = renew::Renew::for_job(job, &l.wl);
     prio::track(&mut l.stats, job);
     if let (Some(flow), Some(spec)) = (w.flow, job.pacing.flow) {
         flow.join(spec.weight);
@@ -416,9 +424,12 @@ impl<E: Engine> Loop<'_, '_, E> {
             if self.backlog_due && self.in_kernel == 0 && self.pending.is_empty() {
                 self.backlog_pause();
             }
+            if self.renew_due && self.in_kernel == 0 && self.pending.is_empty() {
+                self.renew_files();
+            }
             self.fill();
             if !E::QUEUED {
-                let waiting = self.flush.due.is_some() || self.backlog_due;
+                let waiting = self.flush.due.is_some() || self.backlog_due || self.renew_due;
                 if self.halt != Halt::No || (self.exhausted && !waiting) {
                     return;
                 }
@@ -429,8 +440,8 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             if self.in_kernel == 0 {
                 let idle = self.halt != Halt::No || self.exhausted;
-                if self.pending.is_empty() && idle && self.flush.due.is_none() && !self.backlog_due
-                {
+                let paused = self.flush.due.is_some() || self.backlog_due || self.renew_due;
+                if self.pending.is_empty() && idle && !paused {
                     return;
                 }
                 if self.error.is_some() {
@@ -460,6 +471,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             && self.flush.due.is_none()
             && !self.exhausted
             && !self.backlog_due
+            && !self.renew_due
         {
             if self.check_stop() {
                 return;
@@ -476,8 +488,9 @@ impl<E: Engine> Loop<'_, '_, E> {
                 }
             }
             let Some(io) = self.next_io() else {
-                // Unless a replayed sync is due: the queue drains, it runs, the replay goes on.
-                if self.flush.due.is_none() {
+                // Unless a replayed sync is due or a loop's files are to be renewed: the queue
+                // drains, that runs, the job goes on.
+                if self.flush.due.is_none() && !self.renew_due {
                     self.exhausted = true;
                 }
                 return;
@@ -546,6 +559,12 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
         if self.replay.is_some() {
             return self.next_replayed();
+        }
+        if let Some(r) = self.renew.as_deref_mut() {
+            if r.crossed(self.wl.remaining()) {
+                self.renew_due = true;
+                return None;
+            }
         }
         match self.wl.next() {
             Some(io) => Some(io),

@@ -99,7 +99,8 @@ impl<E: Engine> Loop<'_, '_, E> {
     }
 
     /// Reaps completions as fio does: only when no more can be queued (queue full, or as full
-    /// as the latency target's depth allows, work done, stopping, or a flush due), at least one then, and on until `iodepth_low` is reached.
+    /// as the latency target's depth allows, work done, stopping, a flush or a renewal due),
+    /// at least one then, and on until `iodepth_low` is reached.
     pub(super) fn reap(&mut self) {
         let job = self.w.job;
         let mut cq = std::mem::take(&mut self.cq);
@@ -109,7 +110,8 @@ impl<E: Engine> Loop<'_, '_, E> {
             || self.exhausted
             || self.halt != Halt::No
             || self.flush.due.is_some()
-            || self.backlog_due;
+            || self.backlog_due
+            || self.renew_due;
         if !full {
             self.cq = cq;
             return;

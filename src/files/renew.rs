@@ -1,0 +1,83 @@
+//! unlink_each_loop's renewal of one file: the file a job holds open is removed (only while
+//! its path still names that file: the same proof every removal here takes) and created anew
+//! at the same path with the same open flags, and the job's descriptor number is pointed at
+//! the new file, so the engine goes on with the number it has. The new file is marked and
+//! watched as every file iogauge creates; the run takes it over when the job ends
+//! (`Targets::adopt`). Which files may be renewed at all (ones iogauge created or keeps as its
+//! own) is checked when the job's files are opened.
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::path::Path;
+
+use rustix::fs::{FlockOperation, Mode, OFlags};
+
+use super::ownership::{self, Identity, MarkState, Place};
+
+/// Removes the file `path` names, which must be the one open as `held`, creates a new empty
+/// one there with `held`'s flags, and makes `held`'s number refer to it. Returns the new
+/// file's own descriptor (for the run to hold, mark and remove) and its identity.
+pub fn recreate(path: &Path, held: BorrowedFd<'_>) -> io::Result<(OwnedFd, Identity)> {
+    let place = Place::of(path)?;
+    let flags = rustix::fs::fcntl_getfl(held)?;
+    ownership::remove_in_place(&place, held)?;
+    // Gone: off the emergency list (its newest entry for this path is the removed file).
+    ownership::unwatch(path);
+    let new = rustix::fs::openat(
+        &*place.dir(),
+        place.name(),
+        flags | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o644),
+    )?;
+    let id = Identity::of(&rustix::fs::fstat(&new)?);
+    ownership::watch(path, id, Some(&place));
+    // Best effort, as for every file iogauge creates: without user xattrs it stays unmarked.
+    let _ = ownership::set_mark(new.as_fd(), MarkState::New);
+    // A new inode: no one else can hold its write lock yet.
+    let _ = rustix::fs::flock(&new, FlockOperation::NonBlockingLockExclusive);
+    // SAFETY: both numbers are open descriptors; dup3 atomically makes `held`'s number refer
+    // to the new file (the old one is closed through it), which the caller's engine owns.
+    let r = unsafe { libc::dup3(new.as_raw_fd(), held.as_raw_fd(), libc::O_CLOEXEC) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((new, id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    #[test]
+    fn the_held_number_writes_the_new_file_and_the_old_one_is_gone() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        let (fd, first, _) = ownership::create_new(&p).unwrap();
+        rustix::io::write(&fd, b"first loop").unwrap();
+        let (new, id) = recreate(&p, fd.as_fd()).unwrap();
+        assert_ne!(id, first, "a new inode");
+        // The path names the new, empty file, marked as iogauge's; the held number is it.
+        let meta = std::fs::metadata(&p).unwrap();
+        assert_eq!((meta.ino(), meta.len()), (id.ino, 0));
+        assert_eq!(Identity::of(&rustix::fs::fstat(&fd).unwrap()), id);
+        let st = rustix::fs::fstat(&new).unwrap();
+        assert!(ownership::verdict(new.as_fd(), &st).is_ours());
+        rustix::io::write(&fd, b"second").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"second");
+        ownership::unwatch(&p);
+    }
+
+    #[test]
+    fn a_path_that_names_another_file_now_is_left_alone() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        let (fd, _, _) = ownership::create_new(&p).unwrap();
+        // Replaced meanwhile by someone else's file: never removed, nothing created.
+        std::fs::remove_file(&p).unwrap();
+        std::fs::write(&p, b"someone else's").unwrap();
+        assert!(recreate(&p, fd.as_fd()).is_err());
+        assert_eq!(std::fs::read(&p).unwrap(), b"someone else's");
+        ownership::unwatch(&p);
+    }
+}
