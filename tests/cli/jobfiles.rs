@@ -749,6 +749,23 @@ fn a_rate_floor_not_met_fails_the_job_after_fios_settle() {
     let (o, took) = job("--ratemin=200k");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(took >= std::time::Duration::from_secs(6));
+    // fio looks at its floors as an I/O completes (1mbs_clients.fio: 4 KiB at 1,250 B/s, one
+    // I/O every 3.3 s, floor 1,024 B/s): the wait between two I/Os is not a second of 0 B/s.
+    let o = run_in(
+        d.path(),
+        &[
+            "run",
+            "--ioengine=null",
+            "--size=1m",
+            "--bs=4k",
+            "--rw=read",
+            "--time_based",
+            "--runtime=4",
+            "--rate=1250",
+            "--ratemin=1024",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 /// blockalign, as JESD219 uses it: I/Os of 512 B to 64 KiB at random offsets on 4 KiB

@@ -67,9 +67,14 @@ pub(super) fn refill_page(rng: &mut Xoshiro256PlusPlus, page: &mut [u8], shape: 
 }
 
 pub(super) fn copy_template(u: &mut IoUnit, template: &[u8]) {
+    copy_template_prefix(u, template, u.page_len());
+}
+
+/// Puts the template back into the first `n` bytes of each page: what a read left there.
+fn copy_template_prefix(u: &mut IoUnit, template: &[u8], n: usize) {
     let page_len = u.page_len();
     for (page, src) in u.buffers_mut().zip(template.chunks(page_len)) {
-        page.copy_from_slice(src);
+        page[..n].copy_from_slice(&src[..n]);
     }
 }
 
@@ -81,11 +86,13 @@ impl<E: Engine> Loop<'_, '_, E> {
         if !write_back {
             s.write_seq = self.data.write_seq;
             self.data.write_seq += 1;
-            if s.dirty {
-                copy_template(u, &self.data.template);
+            if s.dirty > 0 {
+                // Only what reads overwrote: a 4 KiB read in a slot sized for 64 KiB I/Os
+                // costs a 4 KiB copy, not 64.
+                copy_template_prefix(u, &self.data.template, s.dirty as usize);
             }
         }
-        s.dirty = false;
+        s.dirty = 0;
         let job = self.w.job;
         match job.data {
             DataMode::Random => {

@@ -234,8 +234,9 @@ struct SlotState {
     t_sub: u64,
     /// Issued while measuring (I/O from the ramp is not counted).
     measured: bool,
-    /// The buffers hold data read from the file, not the write pattern.
-    dirty: bool,
+    /// Bytes from the start of each page holding data read from the file, not the write
+    /// pattern (0: all the pattern).
+    dirty: u32,
     /// update: write this block back once its read completes.
     write_back: bool,
     /// The write's sequence number (its stamp), taken in workload order when the I/O is
@@ -533,7 +534,9 @@ impl<E: Engine> Loop<'_, '_, E> {
             if io.dir == Dir::Write {
                 self.prepare_write(i, false);
             } else if io.dir == Dir::Read {
-                self.st[i].dirty = true;
+                // The bytes of each page this read overwrites.
+                let n = (io.len as usize).min(self.slab[i].page_len()) as u32;
+                self.st[i].dirty = self.st[i].dirty.max(n);
                 if self
                     .verify
                     .as_ref()

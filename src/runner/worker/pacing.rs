@@ -190,6 +190,7 @@ impl<E: Engine> Loop<'_, '_, E> {
         if p.rate_min_bps != [0; 3] || p.rate_min_iops != [0; 3] {
             self.tl.next_rate = measure_start + self.clock.ticks(MIN_RATE_SETTLE);
             self.tl.rate_last = None;
+            self.tl.rate_ios = 0;
         }
     }
 
@@ -199,6 +200,13 @@ impl<E: Engine> Loop<'_, '_, E> {
         let p = &self.w.job.pacing;
         let moved: [(u64, u64); 3] =
             std::array::from_fn(|d| (self.stats.dirs[d].bytes, self.stats.dirs[d].ios));
+        // fio checks its floors as an I/O completes: with none since the last look (a paced
+        // job waiting seconds for its next I/O), the check stays due until one does, and its
+        // window then spans the wait, as fio's does.
+        let ios = moved.iter().map(|m| m.1).sum();
+        if std::mem::replace(&mut self.tl.rate_ios, ios) == ios {
+            return;
+        }
         self.tl.next_rate = now + self.clock.ticks(p.rate_cycle);
         let Some((then, before)) = self.tl.rate_last.replace((now, moved)) else {
             return;

@@ -34,6 +34,9 @@ pub(super) struct Timeline {
     /// was (time; bytes and I/Os per direction; none yet: the first check only records).
     pub(super) next_rate: u64,
     pub(super) rate_last: Option<(u64, [(u64, u64); 3])>,
+    /// The job's I/Os at the last look at the floors (a look without a completion since
+    /// waits for one).
+    pub(super) rate_ios: u64,
 }
 
 impl Timeline {
@@ -58,6 +61,7 @@ impl Timeline {
             ss_last: (0, 0, 0, 0, 0),
             next_rate: u64::MAX,
             rate_last: None,
+            rate_ios: 0,
         }
     }
 }
