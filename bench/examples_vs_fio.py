@@ -24,6 +24,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -109,12 +110,16 @@ def run(tool, path, scratch, seconds):
     shutil.rmtree(scratch, ignore_errors=True)
     os.makedirs(scratch)
     cmd = ["fio"] if tool == "fio" else [IOGAUGE, "fio"]
+    # In a session of its own, so that a tool that does not finish goes with all it forked.
+    p = subprocess.Popen(cmd + ["--output-format=json", path], text=True, cwd=scratch,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
-        r = subprocess.run(cmd + ["--output-format=json", path], text=True, capture_output=True,
-                           cwd=scratch, timeout=seconds * 10 + 60)
+        out, err = p.communicate(timeout=seconds * 4 + 30)
     except subprocess.TimeoutExpired:
-        return None, "did not finish"
-    out = r.stdout
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return None, f"did not finish in {seconds * 4 + 30} s"
+    r = subprocess.CompletedProcess(p.args, p.returncode, out, err)
     try:
         doc = json.loads(out[out.index("{"):])
     except ValueError:

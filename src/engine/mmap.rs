@@ -20,6 +20,12 @@ pub const CALLS: &str = "a copy from or into a shared mapping of the whole file 
                         write-back (msync at each flush); a page that cannot be read (SIGBUS) is \
                         the I/O's error";
 
+/// With `thp`.
+pub const CALLS_THP: &str = "a copy from a private mapping of the whole file (mmap(2), \
+                            MAP_PRIVATE) with transparent huge pages asked for (madvise \
+                            MADV_HUGEPAGE, fio's thp): pages fault in as they are read; a page \
+                            that cannot be read (SIGBUS) is the I/O's error";
+
 /// One file's mapping.
 struct Mapping {
     ptr: *mut u8,
@@ -39,15 +45,17 @@ impl Drop for Mapping {
 pub struct Mmap {
     files: Vec<OwnedFd>,
     maps: Vec<Option<Mapping>>,
+    /// fio's `thp`: private mappings, transparent huge pages asked for (reads only).
+    thp: bool,
 }
 
 // SAFETY: the mappings are this engine's alone, used from the thread that owns it.
 unsafe impl Send for Mmap {}
 
 impl Mmap {
-    pub fn new(files: Vec<OwnedFd>) -> Self {
+    pub fn new(files: Vec<OwnedFd>, thp: bool) -> Self {
         let maps = files.iter().map(|_| None).collect();
-        Mmap { files, maps }
+        Mmap { files, maps, thp }
     }
 
     /// File `i`'s mapping, made when there is none or the I/O ends beyond it (the file grew).
@@ -56,7 +64,7 @@ impl Mmap {
             self.maps[i] = None;
         }
         if self.maps[i].is_none() {
-            self.maps[i] = Some(map(&self.files[i])?);
+            self.maps[i] = Some(map(&self.files[i], self.thp)?);
         }
         let m = self.maps[i].as_ref().expect("just made");
         if end > m.len as u64 {
@@ -96,8 +104,10 @@ impl Mmap {
     }
 }
 
-/// The whole of `fd` mapped shared, readable, and writable where the descriptor is.
-fn map(fd: &OwnedFd) -> io::Result<Mapping> {
+/// The whole of `fd` mapped shared, readable, and writable where the descriptor is; with
+/// `thp`, privately with MADV_HUGEPAGE, as fio's thp maps it (advice whose failure fio
+/// ignores, as here: a kernel without THP maps normal pages).
+fn map(fd: &OwnedFd, thp: bool) -> io::Result<Mapping> {
     let len = rustix::fs::fstat(fd)?.st_size as usize;
     if len == 0 {
         return Err(io::Error::new(
@@ -123,13 +133,21 @@ fn map(fd: &OwnedFd) -> io::Result<Mapping> {
             std::ptr::null_mut(),
             len,
             prot,
-            libc::MAP_SHARED,
+            if thp {
+                libc::MAP_PRIVATE
+            } else {
+                libc::MAP_SHARED
+            },
             fd.as_raw_fd(),
             0,
         )
     };
     if ptr == libc::MAP_FAILED {
         return Err(io::Error::last_os_error());
+    }
+    if thp {
+        // SAFETY: advice on the mapping just made, whole.
+        unsafe { libc::madvise(ptr, len, libc::MADV_HUGEPAGE) };
     }
     let mut m = Mapping {
         ptr: ptr.cast(),
@@ -186,7 +204,7 @@ mod tests {
     fn reads_and_writes_go_through_the_mapping() {
         let data: Vec<u8> = (0..65536u32).map(|i| (i % 251) as u8).collect();
         let (mut f, fd) = file(&data);
-        let mut e = Mmap::new(vec![fd]);
+        let mut e = Mmap::new(vec![fd], false);
         let mut u = unit(Dir::Read, 8192, 4096);
         assert!(matches!(e.queue(0, &mut u), Queued::Done(Ok(4096))));
         assert_eq!(u.rest_mut(), &data[8192..12288]);
@@ -214,7 +232,7 @@ mod tests {
     #[test]
     fn a_page_that_cannot_be_read_is_an_error_not_a_crash() {
         let (f, fd) = file(&vec![7u8; 65536]);
-        let mut e = Mmap::new(vec![fd]);
+        let mut e = Mmap::new(vec![fd], false);
         let mut u = unit(Dir::Read, 0, 4096);
         assert!(matches!(e.queue(0, &mut u), Queued::Done(Ok(4096))));
         // The file cut under the mapping: its pages are gone, a touch raises SIGBUS.
@@ -241,11 +259,35 @@ mod tests {
             .open(f.path())
             .unwrap()
             .into();
-        let mut e = Mmap::new(vec![fd]);
+        let mut e = Mmap::new(vec![fd], false);
         let mut u = unit(Dir::Write, 0, 4096);
         match e.queue(0, &mut u) {
             Queued::Done(Err(e)) => assert!(e.to_string().contains("reading and writing")),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn thp_maps_privately_with_huge_pages_asked_for() {
+        let data: Vec<u8> = (0..(4u32 << 20)).map(|i| (i % 251) as u8).collect();
+        let (_f, fd) = file(&data);
+        let mut e = Mmap::new(vec![fd], true);
+        let mut u = unit(Dir::Read, 1 << 20, 4096);
+        assert!(matches!(e.queue(0, &mut u), Queued::Done(Ok(4096))));
+        assert_eq!(u.rest_mut(), &data[1 << 20..(1 << 20) + 4096]);
+        // The mapping's flags as the kernel lists them: advised huge (hg), not shared (sh).
+        let start = e.maps[0].as_ref().unwrap().ptr as usize;
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut lines = smaps.lines();
+        let head = format!("{start:x}-");
+        lines
+            .find(|l| l.starts_with(&head))
+            .expect("the mapping in smaps");
+        let flags = lines
+            .find(|l| l.starts_with("VmFlags:"))
+            .expect("its VmFlags");
+        let flags: Vec<&str> = flags.split_whitespace().skip(1).collect();
+        assert!(flags.contains(&"hg"), "{flags:?}");
+        assert!(!flags.contains(&"sh"), "{flags:?}");
     }
 }

@@ -249,6 +249,8 @@ pub struct Flags {
     pub cpu: cpu::CpuLoad,
     /// e4defrag: the donor's blocks allocated before each move and freed after (`inplace`).
     pub inplace: bool,
+    /// mmap: private mappings with transparent huge pages asked for (`thp`; reads only).
+    pub thp: bool,
 }
 
 impl Flags {
@@ -301,6 +303,7 @@ pub fn describe(cfg: &Config) -> Description {
         }
         Kind::Libaio => "io_submit/io_getevents (native AIO), IOCB_CMD_PREAD/PWRITE".to_string(),
         Kind::Posixaio => posixaio::CALLS.to_string(),
+        Kind::Mmap if cfg.flags.thp => mmap::CALLS_THP.to_string(),
         Kind::Mmap => mmap::CALLS.to_string(),
         Kind::Splice => splice::CALLS.to_string(),
         Kind::Falloc => {
@@ -653,7 +656,7 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
             Err(e) => f.setup_failed(e),
         },
         Kind::Posixaio => f.run(posixaio::Posixaio::new(files, cfg.queue.depth)),
-        Kind::Mmap => f.run(mmap::Mmap::new(files)),
+        Kind::Mmap => f.run(mmap::Mmap::new(files, cfg.flags.thp)),
         Kind::Splice => match splice::Splice::new(files) {
             Ok(e) => f.run(e),
             Err(e) => f.setup_failed(e),

@@ -100,6 +100,7 @@ pub const ENGINE_OPTIONS: &[(&str, &[&str])] = &[
         &["program", "arguments", "grace_time", "std_redirect"],
     ),
     ("e4defrag", &["donorname", "inplace"]),
+    ("mmap", &["thp"]),
     ("net", NET_OPTIONS),
     ("netsplice", NET_OPTIONS),
 ];
@@ -947,6 +948,15 @@ pub static OPTIONS: &[OptionDef] = &[
         default: None,
         help: "e4defrag: the donor file each write swaps blocks with (in the job's directory; \
                iogauge creates it, and refuses one it did not create).",
+    },
+    OptionDef {
+        name: "thp",
+        aliases: &[],
+        kind: Kind::Bool,
+        default: Some("0"),
+        help: "mmap: map each file privately (MAP_PRIVATE) with transparent huge pages asked \
+               for (madvise MADV_HUGEPAGE), as fio's thp does; reads only, since writes to a \
+               private mapping never reach the file.",
     },
     OptionDef {
         name: "inplace",

@@ -92,6 +92,64 @@ fn direct_io_and_trims_are_refused_with_mmap() {
     }
 }
 
+/// fio's `thp`: reads through a private mapping with huge pages asked for (the mapping's
+/// flags are checked in the engine's unit test); writes, which a private mapping keeps from
+/// the file, and thp on another engine are refused.
+#[test]
+fn thp_reads_through_a_private_mapping_and_refuses_writes() {
+    let d = tmp();
+    let f = d.path().join("m");
+    let name = format!("--filename={}", f.display());
+    let o = run_in(
+        d.path(),
+        &[
+            "run",
+            &name,
+            "--ioengine=mmap",
+            "--thp=1",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=2m",
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let j = job(&r);
+    assert_eq!(counts(j), (512, 2 << 20, 0, 0));
+    let calls = j["engine"]["calls"].as_str().unwrap();
+    assert!(
+        calls.contains("MAP_PRIVATE") && calls.contains("MADV_HUGEPAGE"),
+        "{calls}"
+    );
+    for (engine, extra, want) in [
+        (
+            "--ioengine=mmap",
+            "--rw=randwrite",
+            "thp=1 with rw=randwrite: fio's thp maps the file privately",
+        ),
+        (
+            "--ioengine=mmap",
+            "--rw=randrw",
+            "writes would never reach the file",
+        ),
+        (
+            "--ioengine=psync",
+            "--rw=read",
+            "applies only to ioengine=mmap, not psync",
+        ),
+    ] {
+        let o = run_in(
+            d.path(),
+            &["run", engine, "--thp=1", "--size=1m", "--name=t", extra],
+        );
+        assert_eq!(o.status.code(), Some(2), "{extra}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{extra}: {}", stderr(&o));
+        assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+        assert!(entries(d.path()).is_empty());
+    }
+}
+
 /// The file cut under the mapping mid-run (another program truncating it): the next page
 /// the job touches raises SIGBUS, which becomes the I/O's error (EIO); the run reports what
 /// it measured and exits 1, not killed by the signal.

@@ -72,7 +72,7 @@ fn owners(v: &Values<'_>, engine: EngineKind, f: &Flags) -> Result<(), SpecError
     const AIO: &[EngineKind] = &[Libaio];
     const POLLED: &[EngineKind] = &[IoUring, Pvsync2];
     const PER_CALL: &[EngineKind] = &[IoUring, Libaio, Pvsync2];
-    let switches: [(&str, bool, &[EngineKind]); 10] = [
+    let switches: [(&str, bool, &[EngineKind]); 11] = [
         ("force_async", f.force_async > 0, URING),
         ("fixedbufs", f.fixedbufs, URING),
         ("registerfiles", f.registerfiles, URING),
@@ -83,6 +83,7 @@ fn owners(v: &Values<'_>, engine: EngineKind, f: &Flags) -> Result<(), SpecError
         ("nowait", f.nowait, PER_CALL),
         ("uncached", f.uncached, POLLED),
         ("atomic", f.atomic, PER_CALL),
+        ("thp", f.thp, &[EngineKind::Mmap]),
     ];
     for (name, on, owners) in switches {
         if on && !owners.contains(&engine) {
@@ -122,6 +123,7 @@ pub(super) fn engine_flags(
         stat_call: super::fileops::stat_call(v, engine)?,
         cpu: cpu_load(v, engine)?,
         inplace: v.bool("inplace")?,
+        thp: v.bool("thp")?,
     };
     owners(v, engine, &f)?;
     if f.atomic && !direct {
@@ -353,6 +355,16 @@ fn mmap_rules(v: &Values<'_>, spec: &JobSpec) -> Result<(), SpecError> {
         return Err(v.error(
             "rw",
             "ioengine=mmap has no trim: use psync, libaio or io_uring to trim".into(),
+        ));
+    }
+    if spec.flags.thp && (spec.rw.writes() || spec.verify.is_some()) {
+        return Err(v.error(
+            "thp",
+            format!(
+                "thp=1 with rw={}: fio's thp maps the file privately (MAP_PRIVATE), so writes \
+                 would never reach the file; iogauge takes thp for jobs that only read",
+                spec.rw.as_str()
+            ),
         ));
     }
     Ok(())
