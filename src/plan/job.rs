@@ -129,6 +129,9 @@ pub use super::pacing::{FlowSpec, LatencyTarget, Pacing};
 pub struct Randomness {
     pub seed: u64,
     pub distribution: Distribution,
+    /// Where a zipf, pareto or normal skew sits in the region (fio's `KIND:VALUE:CENTER`,
+    /// 0 to 1); None: fio's default (zipf and pareto a drawn offset, normal the middle).
+    pub center: Option<f64>,
     /// Share of random offsets per direction for random patterns.
     pub pct_random: [u8; 3],
     /// Every block once per pass (fio's random map; `norandommap` turns it off).

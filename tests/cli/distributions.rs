@@ -48,12 +48,16 @@ fn zipf_pareto_and_normal_pick_fios_blocks_in_fios_order() {
          [zoned]\n{dir}\nrandom_distribution=zoned:60/10:30/20:10/70\nnrfiles=2\nsize=4m\n\
          write_iolog=zoned.log\n\
          [zabs]\n{dir}\nrw=randwrite\nrandom_distribution=zoned_abs:60/512k:40/512k\nsize=1m\n\
-         loops=2\nnumber_ios=0\nwrite_iolog=zabs.log\n"
+         loops=2\nnumber_ios=0\nwrite_iolog=zabs.log\n\
+         [zcenter]\n{dir}\nrandom_distribution=zipf:1.2:0.3\nwrite_iolog=zcenter.log\n\
+         [pcenter]\n{dir}\nrandom_distribution=pareto:0.8:0.75\nwrite_iolog=pcenter.log\n\
+         [ncenter]\n{dir}\nrandom_distribution=normal:10:0.1\nnrfiles=2\n\
+         write_iolog=ncenter.log\n"
     );
     std::fs::write(d.path().join("dist.fio"), job).unwrap();
     let logs = [
         "zipf", "zipf2", "pareto", "normal", "here", "uniform", "nomap", "loops", "files", "mix",
-        "seqmix", "zoned", "zabs",
+        "seqmix", "zoned", "zabs", "zcenter", "pcenter", "ncenter",
     ];
     let Ok(fio) = Command::new("fio")
         .current_dir(d.path())
@@ -92,4 +96,26 @@ fn zipf_pareto_and_normal_pick_fios_blocks_in_fios_order() {
     let zipf = ios(&d.path().join("zipf.log"));
     let distinct: std::collections::HashSet<&String> = zipf.iter().collect();
     assert!(distinct.len() < 150, "{}", distinct.len());
+}
+
+/// A center outside 0..1 is refused with one line naming the option and what it takes, and
+/// nothing is created.
+#[test]
+fn a_center_out_of_range_is_refused() {
+    let d = tmp();
+    for bad in ["zipf:1.2:2", "pareto:0.5:-0.1", "normal:10:x"] {
+        let opt = format!("--random_distribution={bad}");
+        let o = run_in(
+            d.path(),
+            &["run", "--rw=randread", "--size=1m", "--name=c", &opt],
+        );
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let err = stderr(&o);
+        assert!(
+            err.contains(&opt) && err.contains("CENTER from 0 to 1"),
+            "{err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(entries(d.path()).is_empty());
+    }
 }

@@ -26,10 +26,12 @@ pub(super) fn randomness(
             now.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
         }
     };
-    let distribution = {
+    let (distribution, center) = {
         let (t, _) = v.text("random_distribution").expect("has a default");
-        value::parse_distribution(&t, v.kb_base)
-            .map_err(|acc| v.error("random_distribution", format!("expected {acc}")))?
+        let (t, center) = split_center(v, &t)?;
+        let d = value::parse_distribution(&t, v.kb_base)
+            .map_err(|acc| v.error("random_distribution", format!("expected {acc}")))?;
+        (d, center)
     };
     if !distribution.is_uniform() && !rw.is_random() {
         warnings.push(format!(
@@ -50,12 +52,37 @@ pub(super) fn randomness(
     Ok(Randomness {
         seed,
         distribution,
+        center,
         pct_random,
         randommap,
         repeatable: v.bool("randrepeat")?,
         job_number: 0,
         align: blockalign(v, rw, (bs, max_bs), randommap)?,
     })
+}
+
+/// fio's center of a skewed distribution (`zipf:1.2:0.3`, `pareto:0.9:0.7`, `normal:10:0.2`):
+/// the text without it, and the center (0 to 1).
+fn split_center(v: &Values<'_>, text: &str) -> Result<(String, Option<f64>), SpecError> {
+    let t = text.trim();
+    let kind = t.split(':').next().unwrap_or("").to_ascii_lowercase();
+    let mut parts = t.splitn(3, ':');
+    let (Some(k), Some(val), Some(c)) = (parts.next(), parts.next(), parts.next()) else {
+        return Ok((t.to_string(), None));
+    };
+    if !matches!(kind.as_str(), "zipf" | "pareto" | "normal" | "gauss") {
+        return Ok((t.to_string(), None));
+    }
+    match c.trim().parse::<f64>() {
+        Ok(c) if (0.0..=1.0).contains(&c) => Ok((format!("{k}:{val}"), Some(c))),
+        _ => Err(v.error(
+            "random_distribution",
+            format!(
+                "expected {k}:VALUE:CENTER with CENTER from 0 to 1 (where in the region the \
+                 skew sits), not {c}"
+            ),
+        )),
+    }
 }
 
 /// `blockalign`: random offsets on multiples of it (fio's; by default the smallest block).

@@ -151,6 +151,8 @@ pub(super) enum Skew {
         rand: Taus88,
         n: u64,
         stddev: u32,
+        /// Added to each hashed draw (fio's `rand_off`): 0 without a center.
+        off: u64,
     },
 }
 
@@ -158,9 +160,9 @@ impl Skew {
     /// fio's `zipf_init` (no center: the first draw is the offset). Its normalising sum (up
     /// to 10 million powers: a fraction of a second) is made at the first draw, so a workload
     /// built only to count its bytes does not pay for it.
-    pub(super) fn zipf(n: u64, theta: f64, seed: u32) -> Skew {
+    pub(super) fn zipf(n: u64, theta: f64, center: Option<f64>, seed: u32) -> Skew {
         let mut rand = Taus88::new(seed);
-        let off = u64::from(rand.next_u32());
+        let off = centred(n, center, u64::from(rand.next_u32()));
         let zeta2 = 1.0f64.powf(theta) + 0.5f64.powf(theta);
         Skew::Zipf {
             rand,
@@ -174,9 +176,9 @@ impl Skew {
     }
 
     /// fio's `pareto_init`.
-    pub(super) fn pareto(n: u64, h: f64, seed: u32) -> Skew {
+    pub(super) fn pareto(n: u64, h: f64, center: Option<f64>, seed: u32) -> Skew {
         let mut rand = Taus88::new(seed);
-        let off = u64::from(rand.next_u32());
+        let off = centred(n, center, u64::from(rand.next_u32()));
         Skew::Pareto {
             rand,
             n,
@@ -185,8 +187,10 @@ impl Skew {
         }
     }
 
-    /// fio's `gauss_init`: `dev` in percent of the blocks.
-    pub(super) fn gauss(n: u64, dev: f64, seed: u32) -> Skew {
+    /// fio's `gauss_init`: `dev` in percent of the blocks; a center moves the bell's
+    /// offset by `n × (center − 0.5)` blocks, kept in 32 bits as fio keeps it (a negative
+    /// one wraps, as x86 converts it).
+    pub(super) fn gauss(n: u64, dev: f64, center: Option<f64>, seed: u32) -> Skew {
         let mut stddev = 0u32;
         if dev != 0.0 {
             stddev = ((n as f64 * dev) / 100.0).ceil() as u32;
@@ -198,6 +202,7 @@ impl Skew {
             rand: Taus88::new(seed),
             n,
             stddev,
+            off: center.map_or(0, |c| u64::from((n as f64 * (c - 0.5)) as i64 as u32)),
         }
     }
 
@@ -240,7 +245,12 @@ impl Skew {
                 let k = ((*n - 1) as f64 * r.powf(*pow)) as u64;
                 scatter(k, *off, *n)
             }
-            Skew::Gauss { rand, n, stddev } => {
+            Skew::Gauss {
+                rand,
+                n,
+                stddev,
+                off,
+            } => {
                 let mut sum = 0u64;
                 for _ in 0..12 {
                     sum += u64::from(rand.next_u32()) % (*n + 1);
@@ -256,10 +266,16 @@ impl Skew {
                     }
                     sum = sum.wrapping_add(dev as i64 as u64);
                 }
-                scatter(sum, 0, *n)
+                scatter(sum, *off, *n)
             }
         }
     }
+}
+
+/// zipf's and pareto's offset: with a center (`random_distribution=zipf:THETA:CENTER`),
+/// `n × center` blocks in place of the generator's first draw, which fio still takes.
+fn centred(n: u64, center: Option<f64>, drawn: u64) -> u64 {
+    center.map_or(drawn, |c| (n as f64 * c) as u64)
 }
 
 /// A 64-bit seed folded into the 32 bits fio's generators take (where fio's own seed does
@@ -634,20 +650,37 @@ mod tests {
         );
         let ten = |mut s: Skew| (0..10).map(|_| s.next()).collect::<Vec<u64>>();
         assert_eq!(
-            ten(Skew::zipf(1000, 1.2, 12345)),
+            ten(Skew::zipf(1000, 1.2, None, 12345)),
             [146, 385, 969, 15, 808, 277, 146, 969, 277, 923]
         );
         assert_eq!(
-            ten(Skew::pareto(1000, 0.9, 12345)),
+            ten(Skew::pareto(1000, 0.9, None, 12345)),
             [827, 496, 788, 988, 142, 850, 204, 273, 204, 96]
         );
         assert_eq!(
-            ten(Skew::gauss(1000, 10.0, 12345)),
+            ten(Skew::gauss(1000, 10.0, None, 12345)),
             [182, 260, 237, 653, 44, 667, 591, 853, 175, 437]
         );
         assert_eq!(
-            ten(Skew::gauss(1000, 0.0, 12345)),
+            ten(Skew::gauss(1000, 0.0, None, 12345)),
             [982, 260, 460, 653, 152, 67, 237, 929, 345, 660]
+        );
+        // With a center (fio's random_distribution=KIND:VALUE:CENTER), the same program.
+        assert_eq!(
+            ten(Skew::zipf(1000, 1.2, Some(0.3), 12345)),
+            [300, 539, 123, 169, 962, 431, 300, 123, 431, 77]
+        );
+        assert_eq!(
+            ten(Skew::pareto(1000, 0.9, Some(0.7), 12345)),
+            [381, 50, 342, 542, 696, 404, 758, 827, 758, 650]
+        );
+        assert_eq!(
+            ten(Skew::gauss(1000, 10.0, Some(0.2), 12345)),
+            [178, 256, 233, 649, 40, 663, 587, 849, 171, 433]
+        );
+        assert_eq!(
+            ten(Skew::gauss(1000, 10.0, Some(0.8), 12345)),
+            [482, 560, 537, 953, 344, 967, 891, 153, 475, 737]
         );
     }
 
@@ -655,10 +688,10 @@ mod tests {
     fn draws_stay_in_range_and_skew_as_asked() {
         let n = 1000;
         for mut s in [
-            Skew::zipf(n, 1.2, 7),
-            Skew::pareto(n, 0.9, 7),
-            Skew::gauss(n, 10.0, 7),
-            Skew::gauss(n, 0.0, 7),
+            Skew::zipf(n, 1.2, None, 7),
+            Skew::pareto(n, 0.9, None, 7),
+            Skew::gauss(n, 10.0, None, 7),
+            Skew::gauss(n, 0.0, None, 7),
         ] {
             let mut hits = vec![0u32; n as usize];
             for _ in 0..100_000 {

@@ -398,7 +398,13 @@ impl Workload {
     /// How random offsets are spread; anything but uniform lets blocks repeat. zipf,
     /// pareto and normal draw each file's blocks with fio's own generator, seeded with
     /// `seeds` (one per file: see `JobSpec::skew_seeds`), so they pick fio's blocks.
-    pub fn with_distribution(mut self, d: &Distribution, seeds: &[u32]) -> Self {
+    /// `center`: fio's `KIND:VALUE:CENTER`, where in the region the skew sits (0 to 1).
+    pub fn with_distribution(
+        mut self,
+        d: &Distribution,
+        center: Option<f64>,
+        seeds: &[u32],
+    ) -> Self {
         if d.is_uniform() {
             return self;
         }
@@ -410,9 +416,9 @@ impl Workload {
             Some((seeds.iter().map(|&s| make(s)).collect(), 0))
         };
         self.skew = match d {
-            Distribution::Zipf(theta) => per_file(&|s| fiorand::Skew::zipf(n, *theta, s)),
-            Distribution::Pareto(h) => per_file(&|s| fiorand::Skew::pareto(n, *h, s)),
-            Distribution::Normal(dev) => per_file(&|s| fiorand::Skew::gauss(n, *dev, s)),
+            Distribution::Zipf(theta) => per_file(&|s| fiorand::Skew::zipf(n, *theta, center, s)),
+            Distribution::Pareto(h) => per_file(&|s| fiorand::Skew::pareto(n, *h, center, s)),
+            Distribution::Normal(dev) => per_file(&|s| fiorand::Skew::gauss(n, *dev, center, s)),
             Distribution::Zoned { .. } | Distribution::Uniform => {
                 self.sampler = Sampler::new(d, self.region.total_blocks(), self.region.bs);
                 None

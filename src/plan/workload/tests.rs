@@ -151,7 +151,11 @@ fn skewed_distributions_concentrate_and_zones_follow_their_shares() {
     let r = region(1, 10_000);
     let draws = Some(5); // 50,000 I/Os
     let top_share = |d: Distribution| {
-        let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(&d, &[7]);
+        let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(
+            &d,
+            None,
+            &[7],
+        );
         let mut h = hits(w, 10_000);
         h.sort_unstable_by(|a, b| b.cmp(a));
         let top: u32 = h[..1000].iter().sum();
@@ -170,7 +174,11 @@ fn skewed_distributions_concentrate_and_zones_follow_their_shares() {
         abs: false,
         zones: vec![(60, 1000), (40, 9000)],
     };
-    let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(&zoned, &[7]);
+    let w = Workload::new(RwMode::RandRead, r, 50, true, 3, draws).with_distribution(
+        &zoned,
+        None,
+        &[7],
+    );
     let h = hits(w, 10_000);
     let first: u32 = h[..1000].iter().sum();
     assert!(

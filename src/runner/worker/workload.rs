@@ -36,7 +36,11 @@ pub(super) fn workload(job: &JobSpec, seed: u64) -> Workload {
     }
     wl = wl.with_file_service(job.file_service);
     wl = wl
-        .with_distribution(&job.random.distribution, &skew_seeds(job, fio, seed))
+        .with_distribution(
+            &job.random.distribution,
+            job.random.center,
+            &skew_seeds(job, fio, seed),
+        )
         .with_pct_random(job.random.pct_random)
         .with_align(job.random.align)
         .with_number_ios(job.number_ios);
