@@ -12,7 +12,8 @@ use crate::plan::value::ValueError;
 use crate::plan::workload::{FileService, ServiceKind};
 
 const TAKES: &str = "roundrobin, sequential or random, each with an optional :N (I/Os per \
-                     turn, at least 1), or zipf[:THETA], pareto[:H], normal[:DEV] (gauss)";
+                     turn, at least 1), or zipf[:THETA[:CENTER]], pareto[:H[:CENTER]], \
+                     normal[:DEV[:CENTER]] (gauss)";
 
 /// `file_service_type=KIND[:N]`.
 pub(crate) fn parse(text: &str) -> Result<FileService, ValueError> {
@@ -34,7 +35,11 @@ pub(crate) fn parse(text: &str) -> Result<FileService, ValueError> {
             _ => return Err(ValueError::Syntax(TAKES)),
         },
     };
-    Ok(FileService { kind, per_turn })
+    Ok(FileService {
+        kind,
+        per_turn,
+        center: None,
+    })
 }
 
 /// A distribution over the files with fio's parameter (its default where none is given).
@@ -44,24 +49,35 @@ fn distribution(kind: &str, param: Option<&str>) -> Result<FileService, ValueErr
         "pareto" => (0.2, |h| h > 0.0 && h < 1.0),
         _ => (0.0, |d| (0.0..100.0).contains(&d)),
     };
-    let x = match param {
+    const TAKES: &str = "zipf:THETA (above 0, not 1), pareto:H (between 0 and 1) or \
+                         normal:DEV (0 to below 100), each with an optional :CENTER (0 to 1)";
+    // fio's VALUE[:CENTER].
+    let (value, center) = match param.map(|p| p.split_once(':')) {
+        Some(Some((v, c))) => (Some(v), Some(c)),
+        _ => (param, None),
+    };
+    let x = match value {
         None => default,
         Some(p) => match p.trim().parse::<f64>() {
             Ok(x) if valid(x) => x,
-            _ => {
-                return Err(ValueError::Syntax(
-                    "zipf:THETA (above 0, not 1), pareto:H (between 0 and 1) or normal:DEV \
-                     (0 to below 100); fio's :VALUE,CENTER is not taken",
-                ));
-            }
+            _ => return Err(ValueError::Syntax(TAKES)),
         },
+    };
+    let center = match center.map(|c| c.trim().parse::<f64>()) {
+        None => None,
+        Some(Ok(c)) if (0.0..=1.0).contains(&c) => Some(c),
+        Some(_) => return Err(ValueError::Syntax(TAKES)),
     };
     let kind = match kind {
         "zipf" => ServiceKind::Zipf(x),
         "pareto" => ServiceKind::Pareto(x),
         _ => ServiceKind::Normal(x),
     };
-    Ok(FileService { kind, per_turn: 1 })
+    Ok(FileService {
+        kind,
+        per_turn: 1,
+        center,
+    })
 }
 
 /// The job's file service, checked against what the workload can order that way.

@@ -47,6 +47,9 @@ impl ServiceKind {
 pub struct FileService {
     pub kind: ServiceKind,
     pub per_turn: u64,
+    /// A distribution's center (fio's `zipf:THETA:CENTER`, 0 to 1): where its hottest rank
+    /// sits among the files, instead of an offset drawn from the seed.
+    pub center: Option<f64>,
 }
 
 impl FileService {
@@ -54,6 +57,7 @@ impl FileService {
     pub const ROUND_ROBIN: FileService = FileService {
         kind: ServiceKind::RoundRobin,
         per_turn: 1,
+        center: None,
     };
 }
 
@@ -170,8 +174,12 @@ impl Service {
             }
             _ => unreachable!("a distribution"),
         };
-        let off = match self.svc.kind {
-            ServiceKind::Normal(_) => 0,
+        // fio's rand_off: zipf's and pareto's drawn, or n × center; normal's 0, or
+        // n × (center − 0.5) kept in 32 bits (wrapping below 0.5, as fio's conversion does).
+        let off = match (self.svc.kind, self.svc.center) {
+            (ServiceKind::Normal(_), None) => 0,
+            (ServiceKind::Normal(_), Some(c)) => u64::from((n as f64 * (c - 0.5)) as i64 as u32),
+            (_, Some(c)) => (n as f64 * c) as u64,
             _ => *off.get_or_insert_with(|| rng.next_u64() % n),
         };
         (((rank + off) % n) >> RANKS_SHIFT) as usize

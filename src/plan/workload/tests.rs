@@ -306,7 +306,11 @@ fn blockalign_puts_random_offsets_on_its_multiples_of_the_region() {
 }
 
 fn service(kind: ServiceKind, per_turn: u64) -> FileService {
-    FileService { kind, per_turn }
+    FileService {
+        kind,
+        per_turn,
+        center: None,
+    }
 }
 
 /// file_service_type: the files each order visits, and every block of every file once a pass.

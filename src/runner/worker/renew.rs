@@ -59,7 +59,8 @@ impl<E: Engine> Loop<'_, '_, E> {
     #[cold]
     pub(super) fn renew_files(&mut self) {
         self.renew_due = false;
-        if self.halt == Halt::Abort {
+        // Stopping (its time is up, or the run's): no loop follows to write new files.
+        if self.halt != Halt::No {
             return;
         }
         let Some(r) = self.renew.as_deref_mut() else {
