@@ -117,6 +117,8 @@ def run(tool, path, scratch, seconds):
         out, err = p.communicate(timeout=seconds * 4 + 30)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
+        # fio's job processes may sit in sessions of their own, holding the pipes: by name.
+        subprocess.run(["pkill", "-9", "-f", path], check=False)
         p.communicate()
         return None, f"did not finish in {seconds * 4 + 30} s"
     r = subprocess.CompletedProcess(p.args, p.returncode, out, err)
