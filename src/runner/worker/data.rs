@@ -89,7 +89,8 @@ impl<E: Engine> Loop<'_, '_, E> {
             if s.dirty > 0 {
                 // Only what reads overwrote: a 4 KiB read in a slot sized for 64 KiB I/Os
                 // costs a 4 KiB copy, not 64.
-                copy_template_prefix(u, &self.data.template, s.dirty as usize);
+                let n = (s.dirty as usize).min(u.page_len());
+                copy_template_prefix(u, &self.data.template, n);
             }
         }
         s.dirty = 0;

@@ -234,8 +234,8 @@ struct SlotState {
     t_sub: u64,
     /// Issued while measuring (I/O from the ramp is not counted).
     measured: bool,
-    /// Bytes from the start of each page holding data read from the file, not the write
-    /// pattern (0: all the pattern).
+    /// Bytes from the start of each page (at most a page) holding data read from the file,
+    /// not the write pattern (0: all the pattern).
     dirty: u32,
     /// update: write this block back once its read completes.
     write_back: bool,
@@ -534,9 +534,8 @@ impl<E: Engine> Loop<'_, '_, E> {
             if io.dir == Dir::Write {
                 self.prepare_write(i, false);
             } else if io.dir == Dir::Read {
-                // The bytes of each page this read overwrites.
-                let n = (io.len as usize).min(self.slab[i].page_len()) as u32;
-                self.st[i].dirty = self.st[i].dirty.max(n);
+                // The bytes this read overwrites (capped at a page where they are used).
+                self.st[i].dirty = self.st[i].dirty.max(io.len as u32);
                 if self
                     .verify
                     .as_ref()
