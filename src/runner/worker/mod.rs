@@ -535,7 +535,8 @@ impl<E: Engine> Loop<'_, '_, E> {
                 self.prepare_write(i, false);
             } else if io.dir == Dir::Read {
                 // The bytes this read overwrites (capped at a page where they are used).
-                self.st[i].dirty = self.st[i].dirty.max(io.len as u32);
+                let len = io.len.min(u64::from(u32::MAX)) as u32;
+                self.st[i].dirty = self.st[i].dirty.max(len);
                 if self
                     .verify
                     .as_ref()
