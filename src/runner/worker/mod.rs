@@ -430,8 +430,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             self.fill();
             if !E::QUEUED {
-                let waiting = self.flush.due.is_some() || self.backlog_due || self.renew_due;
-                if self.halt != Halt::No || (self.exhausted && !waiting) {
+                if self.halt != Halt::No || (self.exhausted && !self.paused()) {
                     return;
                 }
                 continue;
@@ -441,8 +440,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             }
             if self.in_kernel == 0 {
                 let idle = self.halt != Halt::No || self.exhausted;
-                let paused = self.flush.due.is_some() || self.backlog_due || self.renew_due;
-                if self.pending.is_empty() && idle && !paused {
+                if self.pending.is_empty() && idle && !self.paused() {
                     return;
                 }
                 if self.error.is_some() {
@@ -457,6 +455,13 @@ impl<E: Engine> Loop<'_, '_, E> {
         }
     }
 
+    /// Issuing waits for something due once nothing is in flight: a flush, a verify
+    /// backlog's pause, a loop's renewal of its files.
+    #[inline]
+    fn paused(&self) -> bool {
+        self.flush.due.is_some() || self.backlog_due || self.renew_due
+    }
+
     /// Reads the stop flag (one relaxed load per I/O); true when the loop must stop issuing.
     #[inline]
     fn check_stop(&mut self) -> bool {
@@ -468,12 +473,7 @@ impl<E: Engine> Loop<'_, '_, E> {
 
     /// Queues new I/O while there are free slots and work left.
     fn fill(&mut self) {
-        while self.halt == Halt::No
-            && self.flush.due.is_none()
-            && !self.exhausted
-            && !self.backlog_due
-            && !self.renew_due
-        {
+        while self.halt == Halt::No && !self.exhausted && !self.paused() {
             if self.check_stop() {
                 return;
             }

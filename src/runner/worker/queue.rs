@@ -109,9 +109,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             || self.lat.as_ref().is_some_and(|s| s.holds(in_flight))
             || self.exhausted
             || self.halt != Halt::No
-            || self.flush.due.is_some()
-            || self.backlog_due
-            || self.renew_due;
+            || self.paused();
         if !full {
             self.cq = cq;
             return;
