@@ -17,8 +17,10 @@ use commands::fio::fio;
 use commands::job::job;
 use commands::legacy::legacy;
 use commands::quick::quick;
+use commands::record::record;
 use commands::report::{compare_files, report_file};
 use commands::sweep::sweep;
+use commands::trace::trace;
 use session::{Reporting, execute, signals, usage_exit};
 
 fn main() -> ExitCode {
@@ -32,6 +34,11 @@ fn main() -> ExitCode {
 }
 
 fn dispatch() -> ExitCode {
+    if std::env::args_os().nth(1).as_deref()
+        == Some(iogauge::trace::capture::CALIBRATE_ARG.as_ref())
+    {
+        return iogauge::trace::capture::calibrate_child();
+    }
     let args = match cli::text_args(std::env::args_os()) {
         Ok(a) => a,
         Err(e) => return usage_exit(&e.0),
@@ -87,6 +94,8 @@ fn dispatch() -> ExitCode {
         Ok(Request::Legacy(inv)) => legacy(&args, inv),
         Ok(Request::Fio(r)) => fio(&args, r),
         Ok(Request::Sweep(req)) => sweep(&args, req),
+        Ok(Request::Record(req)) => record(req),
+        Ok(Request::Trace(req)) => trace(req),
         Ok(Request::Quick {
             directory,
             size,

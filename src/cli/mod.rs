@@ -16,6 +16,7 @@ mod fio;
 mod job;
 mod sweep;
 mod tool;
+mod trace;
 
 pub use fio::{FioOutputs, FioRequest};
 
@@ -25,6 +26,7 @@ use job::{
 };
 pub use tool::ToolOptions;
 use tool::{check_output, overwrite_output_arg, repeat_arg, safety_args, tool_args, tool_options};
+pub use trace::{RecordRequest, TraceRequest};
 
 use sweep::{sweep_command, sweep_request};
 
@@ -85,6 +87,10 @@ pub enum Request {
     Legacy(crate::compat::Invocation),
     /// fio's command line (`iogauge fio ...`, or iogauge run under the name `fio`).
     Fio(FioRequest),
+    /// `iogauge record -- COMMAND…`.
+    Record(RecordRequest),
+    /// `iogauge trace show|stats TRACE`.
+    Trace(TraceRequest),
     /// Help or version text to print; exit 0.
     Print(String),
 }
@@ -212,6 +218,8 @@ pub fn command() -> Command {
                 .arg(Arg::new("threshold").long("threshold").value_name("PCT").default_value("5%").help("Changes beyond this are marked (5%, 2.5)"))
                 .arg(Arg::new("fail-on-regression").long("fail-on-regression").action(ArgAction::SetTrue).help("Exit 1 when a change beyond the threshold is worse, or a job is missing")),
         )
+        .subcommand(trace::record_command())
+        .subcommand(trace::trace_command())
         .subcommand(legacy("sasiotest", "SAS's SASIOTEST: iogauge sasiotest FILE [-r|-w|-rw] [-seq|-ran] [-filesize N] [-pagesize N] [-sgio -numpages M] [-unbuffered] [-writethru]"))
         .subcommand(legacy("sqlio", "Microsoft's sqlio: iogauge sqlio [-kR|-kW] [-s<secs>] [-f<pattern>] [-o<n>] [-b<KB>] [-t<n>] [-B<N|Y|H|S>] [-L<S|P>] [-F<param file>] [file]; --batch FILE"))
         .subcommand(legacy("iotest", "SAS's iotest.sh: iogauge iotest -i N -t DIR -b BLOCKS -s KB"))
@@ -422,6 +430,8 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             })
         }
         Some(("compare", sm)) => compare_request(sm),
+        Some(("record", sm)) => trace::record_request(sm),
+        Some(("trace", sm)) => trace::trace_request(sm),
         Some(("sweep", sm)) => sweep_request(&args, sm),
         Some(("assess", sm)) => {
             let mut tool = tool_options(sm)?;

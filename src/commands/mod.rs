@@ -9,8 +9,10 @@ pub(crate) mod fio;
 pub(crate) mod job;
 pub(crate) mod legacy;
 pub(crate) mod quick;
+pub(crate) mod record;
 pub(crate) mod report;
 pub(crate) mod sweep;
+pub(crate) mod trace;
 
 /// `--directory` (which must exist) and `--size` (a size, when given) of `quick` and `assess`;
 /// `Err`: said, with the exit code.

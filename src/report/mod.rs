@@ -12,6 +12,7 @@ pub mod log;
 pub mod summary;
 pub mod sweep_html;
 pub mod text;
+pub mod trace;
 
 pub use fio_mode::FioFormat;
 

@@ -18,7 +18,7 @@ use iogauge::studies::rounds::RoundsSpec;
 use iogauge::{err, errln, out};
 use iogauge::{files::ownership, result, stats::CpuUsage};
 
-mod outputs;
+pub(crate) mod outputs;
 mod rounds;
 #[cfg(feature = "mpi")]
 pub(crate) mod scale;

@@ -1,0 +1,199 @@
+//! A trace as text: `iogauge trace show` (one recorded call per line) and `trace stats` (the
+//! figures of `trace::stats`). Pure functions returning text.
+
+use std::fmt::Write;
+
+use crate::trace::recording::{Event, NO_FILE, Op, Recording, flag};
+use crate::trace::stats::{Direction, Stats};
+use crate::units::human_bytes;
+
+/// The header line of `show`.
+pub const SHOW_HEADER: &str =
+    "# time_ms tid call file offset length result duration_us flags  (file: index; names below)";
+
+/// One recorded call as a line: issue time (ms), thread, call, file index, offset, length,
+/// result, duration (µs) and flags.
+pub fn show_line(e: &Event) -> String {
+    let file = if e.file == NO_FILE {
+        "-".to_string()
+    } else {
+        e.file.to_string()
+    };
+    let offset = if e.flags & flag::OFFSET_UNKNOWN != 0 {
+        "?".to_string()
+    } else {
+        e.offset.to_string()
+    };
+    let (len, arg) = match e.op {
+        Op::Open => ("-".to_string(), format!(" oflags={:#o}", e.arg)),
+        _ => (e.len.to_string(), String::new()),
+    };
+    format!(
+        "{:.6} {} {} {file} {offset} {len} {} {:.3} {}{arg}",
+        e.t as f64 / 1e6,
+        e.tid,
+        e.op.word(),
+        e.result,
+        e.dur as f64 / 1e3,
+        flag_words(e.flags)
+    )
+}
+
+/// The files of a trace, one per line after the events: index and path.
+pub fn show_files(r: &Recording) -> String {
+    let mut s = String::new();
+    for (i, f) in r.footer.files.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "# file {i}: {} ({})",
+            crate::rawpath::shown(&f.path),
+            f.kind
+        );
+    }
+    s
+}
+
+fn flag_words(f: u16) -> String {
+    let names = [
+        (flag::DIRECT, "direct"),
+        (flag::DSYNC, "dsync"),
+        (flag::SYNC, "sync"),
+        (flag::APPEND, "append"),
+        (flag::VECTORED, "vectored"),
+        (flag::POSITIONAL, "positional"),
+        (flag::OFFSET_UNKNOWN, "offset-unknown"),
+        (flag::CREATED, "created"),
+    ];
+    let words: Vec<&str> = names
+        .iter()
+        .filter(|(b, _)| f & b != 0)
+        .map(|(_, n)| *n)
+        .collect();
+    if words.is_empty() {
+        "-".into()
+    } else {
+        words.join(",")
+    }
+}
+
+fn ms(ns: u64) -> String {
+    format!("{:.3} ms", ns as f64 / 1e6)
+}
+
+fn direction(name: &str, d: &Direction) -> String {
+    if d.calls == 0 {
+        return format!("    {name}: none\n");
+    }
+    let sizes: Vec<String> = d
+        .sizes
+        .iter()
+        .map(|(s, n)| format!("{} ×{n}", human_bytes(*s)))
+        .collect();
+    format!(
+        "    {name}: {} calls, {} ({} B), {:.1}% sequential, {} in calls; sizes: {}\n",
+        d.calls,
+        human_bytes(d.bytes),
+        d.bytes,
+        d.sequential_pct,
+        ms(d.busy_ns),
+        sizes.join(", ")
+    )
+}
+
+/// `trace stats` as text.
+pub fn stats_text(s: &Stats) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "command: {}",
+        crate::rawpath::shown(&s.command.join(" "))
+    );
+    let exit = match (s.exit_code, s.exit_signal) {
+        (Some(c), _) => format!("exit code {c}"),
+        (_, Some(sig)) => format!("killed by signal {sig}"),
+        _ => "exit unknown".into(),
+    };
+    let _ = writeln!(
+        o,
+        "recorded: {} ({exit}); capture: {}",
+        ms(s.duration_ns),
+        s.method
+    );
+    if let Some(p) = s.overhead_pct {
+        let _ = writeln!(
+            o,
+            "capture overhead: {p:.1}% of the run time (measured per call at record time)"
+        );
+    }
+    let calls: Vec<String> = s.calls.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let _ = writeln!(
+        o,
+        "calls: {}",
+        if calls.is_empty() {
+            "none".into()
+        } else {
+            calls.join(", ")
+        }
+    );
+    if s.lost + s.unmatched > 0 {
+        let _ = writeln!(
+            o,
+            "INCOMPLETE: {} calls dropped by perf, {} seen only half: the trace misses them",
+            s.lost, s.unmatched
+        );
+    }
+    let _ = writeln!(
+        o,
+        "not storage: {} calls on pipes, sockets, terminals, directories or pseudo files; {} on descriptors of unknown origin",
+        s.other_calls, s.unknown_fd_calls
+    );
+    if s.async_calls > 0 {
+        let _ = writeln!(
+            o,
+            "{} io_uring_enter/io_submit calls: the I/O they carry is not in this trace",
+            s.async_calls
+        );
+    }
+    for (i, f) in s.files.iter().enumerate() {
+        let size = match f.size_at_open {
+            Some(b) => format!("{} at first open", human_bytes(b)),
+            None => "created by the program".into(),
+        };
+        let _ = writeln!(
+            o,
+            "file {i}: {} ({}, {size}, reach {}{})",
+            crate::rawpath::shown(&f.path),
+            f.kind,
+            human_bytes(f.extent),
+            if f.removed {
+                ", removed by the program"
+            } else {
+                ""
+            }
+        );
+        o += &direction("reads", &f.reads);
+        o += &direction("writes", &f.writes);
+        let _ = writeln!(
+            o,
+            "    opens {}, syncs {} ({} in them), O_DIRECT {:.0}% of I/O, write-through {:.0}% of writes, errors {}",
+            f.opens,
+            f.syncs,
+            ms(f.sync_ns),
+            f.direct_pct,
+            f.sync_write_pct,
+            f.errors
+        );
+    }
+    for t in &s.threads {
+        let _ = writeln!(
+            o,
+            "thread {} (process {}): {} calls, busy {}, think {}",
+            t.tid,
+            t.pid,
+            t.calls,
+            ms(t.busy_ns),
+            ms(t.think_ns)
+        );
+    }
+    o
+}

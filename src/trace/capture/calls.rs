@@ -1,0 +1,189 @@
+//! The system calls the recorder watches, by this architecture's numbers: what each is (for
+//! the decoder) and which carry a path (those stop under ptrace, so the path is read while it
+//! is still in the program's memory).
+
+/// A watched system call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Call {
+    Open,
+    Creat,
+    Openat,
+    Openat2,
+    Close,
+    CloseRange,
+    Dup,
+    Dup2,
+    Dup3,
+    Fcntl,
+    Read,
+    Write,
+    Pread,
+    Pwrite,
+    Readv,
+    Writev,
+    Preadv,
+    Pwritev,
+    Preadv2,
+    Pwritev2,
+    Lseek,
+    Fsync,
+    Fdatasync,
+    SyncFileRange,
+    Fallocate,
+    Ftruncate,
+    Truncate,
+    Mmap,
+    Unlink,
+    Unlinkat,
+    Rename,
+    Renameat,
+    Renameat2,
+    Sendfile,
+    CopyFileRange,
+    IoSubmit,
+    IoGetevents,
+    IoUringEnter,
+}
+
+macro_rules! table {
+    ($($call:ident = $nr:ident),* $(,)?) => {
+        const TABLE: &[(Call, libc::c_long)] = &[$((Call::$call, libc::$nr)),*];
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+table!(
+    Open = SYS_open,
+    Creat = SYS_creat,
+    Openat = SYS_openat,
+    Openat2 = SYS_openat2,
+    Close = SYS_close,
+    CloseRange = SYS_close_range,
+    Dup = SYS_dup,
+    Dup2 = SYS_dup2,
+    Dup3 = SYS_dup3,
+    Fcntl = SYS_fcntl,
+    Read = SYS_read,
+    Write = SYS_write,
+    Pread = SYS_pread64,
+    Pwrite = SYS_pwrite64,
+    Readv = SYS_readv,
+    Writev = SYS_writev,
+    Preadv = SYS_preadv,
+    Pwritev = SYS_pwritev,
+    Preadv2 = SYS_preadv2,
+    Pwritev2 = SYS_pwritev2,
+    Lseek = SYS_lseek,
+    Fsync = SYS_fsync,
+    Fdatasync = SYS_fdatasync,
+    SyncFileRange = SYS_sync_file_range,
+    Fallocate = SYS_fallocate,
+    Ftruncate = SYS_ftruncate,
+    Truncate = SYS_truncate,
+    Mmap = SYS_mmap,
+    Unlink = SYS_unlink,
+    Unlinkat = SYS_unlinkat,
+    Rename = SYS_rename,
+    Renameat = SYS_renameat,
+    Renameat2 = SYS_renameat2,
+    Sendfile = SYS_sendfile,
+    CopyFileRange = SYS_copy_file_range,
+    IoSubmit = SYS_io_submit,
+    IoGetevents = SYS_io_getevents,
+    IoUringEnter = SYS_io_uring_enter,
+);
+
+#[cfg(target_arch = "aarch64")]
+table!(
+    Openat = SYS_openat,
+    Openat2 = SYS_openat2,
+    Close = SYS_close,
+    CloseRange = SYS_close_range,
+    Dup = SYS_dup,
+    Dup3 = SYS_dup3,
+    Fcntl = SYS_fcntl,
+    Read = SYS_read,
+    Write = SYS_write,
+    Pread = SYS_pread64,
+    Pwrite = SYS_pwrite64,
+    Readv = SYS_readv,
+    Writev = SYS_writev,
+    Preadv = SYS_preadv,
+    Pwritev = SYS_pwritev,
+    Preadv2 = SYS_preadv2,
+    Pwritev2 = SYS_pwritev2,
+    Lseek = SYS_lseek,
+    Fsync = SYS_fsync,
+    Fdatasync = SYS_fdatasync,
+    SyncFileRange = SYS_sync_file_range,
+    Fallocate = SYS_fallocate,
+    Ftruncate = SYS_ftruncate,
+    Truncate = SYS_truncate,
+    Mmap = SYS_mmap,
+    Unlinkat = SYS_unlinkat,
+    Renameat = SYS_renameat,
+    Renameat2 = SYS_renameat2,
+    Sendfile = SYS_sendfile,
+    CopyFileRange = SYS_copy_file_range,
+    IoSubmit = SYS_io_submit,
+    IoGetevents = SYS_io_getevents,
+    IoUringEnter = SYS_io_uring_enter,
+);
+
+/// The seccomp audit architecture of this build (`AUDIT_ARCH_*`).
+#[cfg(target_arch = "x86_64")]
+pub const AUDIT_ARCH: u32 = 0xC000_003E;
+#[cfg(target_arch = "aarch64")]
+pub const AUDIT_ARCH: u32 = 0xC000_00B7;
+
+impl Call {
+    /// The call a system call number is, if watched.
+    pub fn of(nr: i64) -> Option<Call> {
+        TABLE.iter().find(|(_, n)| *n == nr).map(|(c, _)| *c)
+    }
+
+    /// Every watched call's number.
+    pub fn numbers() -> impl Iterator<Item = i64> {
+        TABLE.iter().map(|(_, n)| *n)
+    }
+
+    /// This call's number.
+    pub fn number(self) -> Option<i64> {
+        TABLE.iter().find(|(c, _)| *c == self).map(|(_, n)| *n)
+    }
+
+    /// Calls that name a file by path: they stop the program under ptrace so the path is read
+    /// exactly when the call is made.
+    pub fn has_path(self) -> bool {
+        matches!(
+            self,
+            Call::Open
+                | Call::Creat
+                | Call::Openat
+                | Call::Openat2
+                | Call::Truncate
+                | Call::Unlink
+                | Call::Unlinkat
+                | Call::Rename
+                | Call::Renameat
+                | Call::Renameat2
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_round_trip_and_are_distinct() {
+        let mut seen = std::collections::HashSet::new();
+        for n in Call::numbers() {
+            assert!(seen.insert(n), "{n} twice");
+            let c = Call::of(n).unwrap();
+            assert_eq!(c.number(), Some(n));
+        }
+        assert_eq!(Call::of(libc::SYS_pread64), Some(Call::Pread));
+        assert_eq!(Call::of(libc::SYS_getpid), None);
+    }
+}

@@ -1,0 +1,644 @@
+//! From what the kernel and the tracer saw to a trace: system calls paired (entry with exit,
+//! per thread), descriptors followed through open, dup, fcntl, fork, exec and close (per
+//! process, sharing open file descriptions as the kernel does), positions followed through
+//! read, write and lseek so that every read and write has its offset, and calls on anything
+//! but a regular file or block device counted and left out.
+
+use std::collections::{HashMap, VecDeque};
+use std::os::unix::ffi::OsStrExt;
+
+use super::calls::Call;
+use super::perf::Raw;
+use super::ptrace::{FileKind, PathNote};
+use crate::trace::recording::{Event, FileInfo, NO_FILE, Op, ThreadInfo, flag};
+
+/// A descriptor the program had before it started (its standard streams, a redirect).
+#[derive(Debug, Clone)]
+pub struct Inherited {
+    pub fd: i32,
+    pub path: Vec<u8>,
+    pub kind: FileKind,
+    pub size: u64,
+    /// Its open flags and position, from /proc's fdinfo.
+    pub flags: u64,
+    pub pos: u64,
+}
+
+/// What decoding produced.
+#[derive(Debug, Default)]
+pub struct Decoded {
+    pub events: Vec<Event>,
+    pub files: Vec<FileInfo>,
+    pub threads: Vec<ThreadInfo>,
+    pub unmatched: u64,
+    pub other_calls: u64,
+    pub unknown_fd_calls: u64,
+}
+
+/// An open file description: what it refers to, its position and its status flags.
+#[derive(Debug, Clone)]
+struct Desc {
+    /// None: not storage (pipe, socket, pseudo file…).
+    file: Option<u32>,
+    pos: Option<u64>,
+    flags: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    desc: usize,
+    cloexec: bool,
+}
+
+struct Entered {
+    t: u64,
+    pid: u32,
+    nr: i64,
+    args: [u64; 6],
+}
+
+/// A finished call, as `handle` sees it.
+struct Done {
+    call: Call,
+    t: u64,
+    dur: u64,
+    pid: u32,
+    tid: u32,
+    a: [u64; 6],
+    ret: i64,
+}
+
+#[derive(Default)]
+struct State {
+    procs: HashMap<u32, HashMap<i32, Slot>>,
+    descs: Vec<Desc>,
+    live: HashMap<Vec<u8>, u32>,
+    sizes: Vec<u64>,
+    notes: HashMap<u32, VecDeque<PathNote>>,
+    out: Decoded,
+    t0: u64,
+}
+
+/// Decodes a capture: `raw` in any order (they are sorted by time here), `notes` the paths
+/// the tracer read, `inherited` the root process's descriptors at its start, `t0` the start.
+pub fn decode(
+    mut raw: Vec<Raw>,
+    notes: Vec<PathNote>,
+    root: u32,
+    inherited: &[Inherited],
+    t0: u64,
+) -> Decoded {
+    raw.sort_by_key(Raw::time);
+    let mut s = State {
+        t0,
+        ..Default::default()
+    };
+    for n in notes {
+        s.notes.entry(n.tid).or_default().push_back(n);
+    }
+    for q in s.notes.values_mut() {
+        q.make_contiguous().sort_by_key(|n| n.t);
+    }
+    let mut table = HashMap::new();
+    for i in inherited {
+        let file = matches!(i.kind, FileKind::Regular | FileKind::Block)
+            .then(|| s.file(&i.path, i.kind, Some(i.size)));
+        table.insert(
+            i.fd,
+            Slot {
+                desc: s.desc(file, Some(i.pos), i.flags),
+                cloexec: false,
+            },
+        );
+    }
+    s.procs.insert(root, table);
+    let mut pending: HashMap<u32, Entered> = HashMap::new();
+    let mut threads: HashMap<u32, ThreadInfo> = HashMap::new();
+    for r in raw {
+        match r {
+            Raw::Enter {
+                t,
+                pid,
+                tid,
+                nr,
+                args,
+            } => {
+                if pending.insert(tid, Entered { t, pid, nr, args }).is_some() {
+                    s.out.unmatched += 1;
+                }
+            }
+            Raw::Exit { t, tid, nr, ret } => {
+                let Some(e) = pending.remove(&tid).filter(|e| e.nr == nr) else {
+                    s.out.unmatched += 1;
+                    continue;
+                };
+                let Some(call) = Call::of(nr) else { continue };
+                let rel = e.t.saturating_sub(s.t0);
+                let th = threads.entry(tid).or_insert(ThreadInfo {
+                    tid,
+                    pid: e.pid,
+                    first_ns: rel,
+                    last_ns: rel,
+                });
+                th.last_ns = rel;
+                s.handle(Done {
+                    call,
+                    t: e.t,
+                    dur: t.saturating_sub(e.t),
+                    pid: e.pid,
+                    tid,
+                    a: e.args,
+                    ret,
+                });
+            }
+            Raw::Fork { pid, ppid, .. } => {
+                if pid != ppid {
+                    let table = s.procs.get(&ppid).cloned().unwrap_or_default();
+                    s.procs.insert(pid, table);
+                }
+            }
+            Raw::Exec { pid, .. } => {
+                if let Some(t) = s.procs.get_mut(&pid) {
+                    t.retain(|_, slot| !slot.cloexec);
+                }
+            }
+        }
+    }
+    s.out.unmatched += pending.len() as u64;
+    s.out.events.sort_by_key(|e| e.t);
+    let mut threads: Vec<ThreadInfo> = threads.into_values().collect();
+    threads.sort_by_key(|t| (t.first_ns, t.tid));
+    s.out.threads = threads;
+    s.out
+}
+
+const O_ACCMODE_CREAT: u64 = libc::O_CREAT as u64;
+/// The status flags fcntl(F_SETFL) may change.
+const SETTABLE: u64 = (libc::O_APPEND | libc::O_DIRECT | libc::O_NONBLOCK | libc::O_NOATIME) as u64;
+
+impl State {
+    fn file(&mut self, path: &[u8], kind: FileKind, size: Option<u64>) -> u32 {
+        if let Some(&id) = self.live.get(path) {
+            return id;
+        }
+        let id = self.out.files.len() as u32;
+        self.out.files.push(FileInfo {
+            path: crate::rawpath::text(std::path::Path::new(std::ffi::OsStr::from_bytes(path))),
+            kind: if kind == FileKind::Block {
+                "block"
+            } else {
+                "regular"
+            }
+            .into(),
+            size_at_open: size,
+            extent: 0,
+            removed: false,
+        });
+        self.sizes.push(size.unwrap_or(0));
+        self.live.insert(path.to_vec(), id);
+        id
+    }
+
+    fn desc(&mut self, file: Option<u32>, pos: Option<u64>, flags: u64) -> usize {
+        self.descs.push(Desc { file, pos, flags });
+        self.descs.len() - 1
+    }
+
+    fn slot(&self, pid: u32, fd: i32) -> Option<Slot> {
+        self.procs.get(&pid)?.get(&fd).copied()
+    }
+
+    fn set_fd(&mut self, pid: u32, fd: i32, slot: Slot) {
+        self.procs.entry(pid).or_default().insert(fd, slot);
+    }
+
+    /// The note of `tid`'s call made at `t`: the last one read before it.
+    fn note(&mut self, tid: u32, t: u64) -> Option<PathNote> {
+        let q = self.notes.get_mut(&tid)?;
+        let mut found = None;
+        while q.front().is_some_and(|n| n.t <= t) {
+            found = q.pop_front();
+        }
+        found
+    }
+
+    fn emit(
+        &mut self,
+        d: &Done,
+        op: Op,
+        file: u32,
+        (offset, len): (u64, u64),
+        arg: u32,
+        flags: u16,
+    ) {
+        self.out.events.push(Event {
+            t: d.t.saturating_sub(self.t0),
+            dur: d.dur,
+            offset,
+            len,
+            result: d.ret,
+            tid: d.tid,
+            file,
+            arg,
+            op,
+            flags,
+        });
+    }
+
+    /// Grows what the trace knows of a file's size and reach.
+    fn reach(&mut self, file: u32, end: u64, grows: bool) {
+        let f = &mut self.out.files[file as usize];
+        f.extent = f.extent.max(end);
+        if grows {
+            let s = &mut self.sizes[file as usize];
+            *s = (*s).max(end);
+        }
+    }
+
+    fn handle(&mut self, d: Done) {
+        match d.call {
+            Call::Open | Call::Creat | Call::Openat | Call::Openat2 => self.open(&d),
+            Call::Close => self.close(&d),
+            Call::CloseRange => self.close_range(&d),
+            Call::Dup | Call::Dup2 | Call::Dup3 | Call::Fcntl => self.dup_or_fcntl(&d),
+            Call::Read | Call::Write | Call::Pread | Call::Pwrite => self.io(&d),
+            Call::Readv | Call::Writev | Call::Preadv | Call::Pwritev => self.io(&d),
+            Call::Preadv2 | Call::Pwritev2 => self.io(&d),
+            Call::Sendfile | Call::CopyFileRange => self.copy(&d),
+            Call::Truncate | Call::Unlink | Call::Unlinkat => self.by_path(&d),
+            Call::Rename | Call::Renameat | Call::Renameat2 => self.rename(&d),
+            Call::IoSubmit | Call::IoGetevents | Call::IoUringEnter => {
+                let op = match d.call {
+                    Call::IoSubmit => Op::AioSubmit,
+                    Call::IoGetevents => Op::AioGetevents,
+                    _ => Op::UringEnter,
+                };
+                self.emit(&d, op, NO_FILE, (0, 0), d.a[1] as u32, 0);
+            }
+            _ => self.on_fd(&d),
+        }
+    }
+
+    fn open(&mut self, d: &Done) {
+        let note = self.note(d.tid, d.t);
+        let flags = match d.call {
+            Call::Open => d.a[1],
+            Call::Creat => (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64,
+            Call::Openat => d.a[2],
+            _ => note.as_ref().and_then(|n| n.flags).unwrap_or(0),
+        };
+        if d.ret < 0 {
+            self.out.other_calls += 1;
+            return;
+        }
+        let created =
+            note.as_ref().is_some_and(|n| n.before.is_none()) && flags & O_ACCMODE_CREAT != 0;
+        let kind = match (&note, created) {
+            (Some(n), false) => n.before.map(|b| b.kind).unwrap_or(FileKind::Other),
+            (Some(n), true) => match super::ptrace::existing(parent(&n.path)) {
+                Some(p) if p.kind == FileKind::Directory => FileKind::Regular,
+                _ => FileKind::Other,
+            },
+            (None, _) => FileKind::Other,
+        };
+        let file = match (&note, kind) {
+            (Some(n), FileKind::Regular | FileKind::Block) => {
+                let size = (!created).then(|| n.before.map_or(0, |b| b.size));
+                let id = self.file(&n.path, kind, size);
+                if flags & libc::O_TRUNC as u64 != 0 && kind == FileKind::Regular {
+                    self.sizes[id as usize] = 0;
+                }
+                Some(id)
+            }
+            _ => None,
+        };
+        let desc = self.desc(file, Some(0), flags);
+        let cloexec = flags & libc::O_CLOEXEC as u64 != 0;
+        self.set_fd(d.pid, d.ret as i32, Slot { desc, cloexec });
+        match file {
+            Some(f) => {
+                let fl = if created { flag::CREATED } else { 0 } | io_flags(flags);
+                self.emit(d, Op::Open, f, (0, 0), flags as u32, fl);
+            }
+            None => self.out.other_calls += 1,
+        }
+    }
+
+    fn close(&mut self, d: &Done) {
+        let fd = d.a[0] as i32;
+        if let Some(slot) = self.slot(d.pid, fd) {
+            match self.descs[slot.desc].file {
+                Some(f) => self.emit(d, Op::Close, f, (0, 0), 0, 0),
+                None => self.out.other_calls += 1,
+            }
+        }
+        if d.ret != -(libc::EBADF as i64) {
+            if let Some(t) = self.procs.get_mut(&d.pid) {
+                t.remove(&fd);
+            }
+        }
+    }
+
+    fn close_range(&mut self, d: &Done) {
+        if d.ret < 0 {
+            return;
+        }
+        let (lo, hi) = (d.a[0] as u32 as i64, d.a[1] as u32 as i64);
+        let cloexec_only = d.a[2] & 4 != 0;
+        if let Some(t) = self.procs.get_mut(&d.pid) {
+            if cloexec_only {
+                for (fd, slot) in t.iter_mut() {
+                    if (lo..=hi).contains(&(*fd as i64)) {
+                        slot.cloexec = true;
+                    }
+                }
+            } else {
+                t.retain(|fd, _| !(lo..=hi).contains(&(*fd as i64)));
+            }
+        }
+    }
+
+    fn dup_or_fcntl(&mut self, d: &Done) {
+        if d.ret < 0 {
+            return;
+        }
+        let Some(slot) = self.slot(d.pid, d.a[0] as i32) else {
+            return;
+        };
+        let (new, cloexec) = match d.call {
+            Call::Dup => (d.ret as i32, false),
+            Call::Dup2 => (d.a[1] as i32, false),
+            Call::Dup3 => (d.a[1] as i32, d.a[2] & libc::O_CLOEXEC as u64 != 0),
+            _ => match d.a[1] as i32 {
+                libc::F_DUPFD => (d.ret as i32, false),
+                libc::F_DUPFD_CLOEXEC => (d.ret as i32, true),
+                libc::F_SETFD => {
+                    let c = d.a[2] & libc::FD_CLOEXEC as u64 != 0;
+                    if let Some(s) = self
+                        .procs
+                        .get_mut(&d.pid)
+                        .and_then(|t| t.get_mut(&(d.a[0] as i32)))
+                    {
+                        s.cloexec = c;
+                    }
+                    return;
+                }
+                libc::F_SETFL => {
+                    let desc = &mut self.descs[slot.desc];
+                    desc.flags = (desc.flags & !SETTABLE) | (d.a[2] & SETTABLE);
+                    return;
+                }
+                _ => return,
+            },
+        };
+        self.set_fd(
+            d.pid,
+            new,
+            Slot {
+                desc: slot.desc,
+                cloexec,
+            },
+        );
+    }
+
+    /// The descriptor's file, or a count of the call where it is not storage.
+    fn storage(&mut self, pid: u32, fd: i32) -> Option<(usize, u32)> {
+        match self.slot(pid, fd) {
+            None => {
+                self.out.unknown_fd_calls += 1;
+                None
+            }
+            Some(slot) => match self.descs[slot.desc].file {
+                Some(f) => Some((slot.desc, f)),
+                None => {
+                    self.out.other_calls += 1;
+                    None
+                }
+            },
+        }
+    }
+
+    fn io(&mut self, d: &Done) {
+        let Some((desc, file)) = self.storage(d.pid, d.a[0] as i32) else {
+            return;
+        };
+        let write = matches!(
+            d.call,
+            Call::Write | Call::Pwrite | Call::Writev | Call::Pwritev | Call::Pwritev2
+        );
+        let vectored = matches!(
+            d.call,
+            Call::Readv
+                | Call::Writev
+                | Call::Preadv
+                | Call::Pwritev
+                | Call::Preadv2
+                | Call::Pwritev2
+        );
+        let mut fl = io_flags(self.descs[desc].flags);
+        let explicit = match d.call {
+            Call::Pread | Call::Pwrite | Call::Preadv | Call::Pwritev => Some(d.a[3]),
+            Call::Preadv2 | Call::Pwritev2 if d.a[3] as i64 != -1 => Some(d.a[3]),
+            _ => None,
+        };
+        if matches!(d.call, Call::Preadv2 | Call::Pwritev2) {
+            fl |= rwf_flags(d.a[5]);
+        }
+        let moved = d.ret.max(0) as u64;
+        let len = if vectored { moved } else { d.a[2] };
+        let offset = match explicit {
+            Some(o) => {
+                fl |= flag::POSITIONAL;
+                Some(o)
+            }
+            None if write && fl & flag::APPEND != 0 => Some(self.sizes[file as usize]),
+            None => self.descs[desc].pos,
+        };
+        if vectored {
+            fl |= flag::VECTORED;
+        }
+        if offset.is_none() {
+            fl |= flag::OFFSET_UNKNOWN;
+        }
+        let op = if write { Op::Write } else { Op::Read };
+        self.emit(d, op, file, (offset.unwrap_or(0), len), 0, fl);
+        if let Some(o) = offset {
+            self.reach(file, o + moved, write);
+            if explicit.is_none() {
+                self.descs[desc].pos = Some(o + moved);
+            }
+        }
+    }
+
+    fn copy(&mut self, d: &Done) {
+        // sendfile(out, in, off*, n); copy_file_range(in, off_in*, out, off_out*, n).
+        let (fin, fout, in_ptr, out_ptr) = match d.call {
+            Call::Sendfile => (d.a[1], d.a[0], d.a[2], 0),
+            _ => (d.a[0], d.a[2], d.a[1], d.a[3]),
+        };
+        let moved = d.ret.max(0) as u64;
+        for (fd, ptr, op) in [(fin, in_ptr, Op::Read), (fout, out_ptr, Op::Write)] {
+            let Some((desc, file)) = self.storage(d.pid, fd as i32) else {
+                continue;
+            };
+            let mut fl = io_flags(self.descs[desc].flags);
+            let offset = if ptr == 0 { self.descs[desc].pos } else { None };
+            if offset.is_none() {
+                fl |= flag::OFFSET_UNKNOWN;
+            }
+            self.emit(d, op, file, (offset.unwrap_or(0), moved), 0, fl);
+            if let Some(o) = offset {
+                self.descs[desc].pos = Some(o + moved);
+                self.reach(file, o + moved, op == Op::Write);
+            }
+        }
+    }
+
+    /// Calls on a descriptor that are not reads or writes.
+    fn on_fd(&mut self, d: &Done) {
+        let fd = if d.call == Call::Mmap {
+            d.a[4] as i32
+        } else {
+            d.a[0] as i32
+        };
+        if d.call == Call::Mmap && (fd < 0 || d.a[3] & libc::MAP_ANONYMOUS as u64 != 0) {
+            return;
+        }
+        let Some((desc, file)) = self.storage(d.pid, fd) else {
+            return;
+        };
+        let fl = io_flags(self.descs[desc].flags);
+        match d.call {
+            Call::Lseek => {
+                if d.ret >= 0 {
+                    self.descs[desc].pos = Some(d.ret as u64);
+                }
+                self.emit(
+                    d,
+                    Op::Seek,
+                    file,
+                    (d.ret.max(0) as u64, 0),
+                    d.a[2] as u32,
+                    fl,
+                );
+            }
+            Call::Fsync => self.emit(d, Op::Fsync, file, (0, 0), 0, fl),
+            Call::Fdatasync => self.emit(d, Op::Fdatasync, file, (0, 0), 0, fl),
+            Call::SyncFileRange => self.emit(
+                d,
+                Op::SyncFileRange,
+                file,
+                (d.a[1], d.a[2]),
+                d.a[3] as u32,
+                fl,
+            ),
+            Call::Fallocate => {
+                let (mode, off, len) = (d.a[1], d.a[2], d.a[3]);
+                self.emit(d, Op::Fallocate, file, (off, len), mode as u32, fl);
+                if d.ret == 0 {
+                    self.reach(file, off + len, mode & 1 == 0);
+                }
+            }
+            Call::Ftruncate => {
+                self.emit(d, Op::Truncate, file, (0, d.a[1]), 0, fl);
+                if d.ret == 0 {
+                    self.sizes[file as usize] = d.a[1];
+                    self.reach(file, d.a[1], false);
+                }
+            }
+            Call::Mmap => {
+                let arg = (d.a[2] as u32 & 0xff) | ((d.a[3] as u32 & 0xff_ffff) << 8);
+                self.emit(d, Op::Mmap, file, (d.a[5], d.a[1]), arg, fl);
+            }
+            _ => {}
+        }
+    }
+
+    /// truncate, unlink and unlinkat: by path.
+    fn by_path(&mut self, d: &Done) {
+        let Some(n) = self.note(d.tid, d.t) else {
+            self.out.other_calls += 1;
+            return;
+        };
+        let Some(&file) = self.live.get(&n.path) else {
+            self.out.other_calls += 1;
+            return;
+        };
+        if d.call == Call::Truncate {
+            self.emit(d, Op::Truncate, file, (0, d.a[1]), 0, 0);
+            if d.ret == 0 {
+                self.sizes[file as usize] = d.a[1];
+            }
+            return;
+        }
+        if d.call == Call::Unlinkat && d.a[2] & libc::AT_REMOVEDIR as u64 != 0 {
+            return;
+        }
+        self.emit(d, Op::Unlink, file, (0, 0), 0, 0);
+        if d.ret == 0 {
+            self.live.remove(&n.path);
+            self.out.files[file as usize].removed = true;
+        }
+    }
+
+    fn rename(&mut self, d: &Done) {
+        let Some(n) = self.note(d.tid, d.t) else {
+            self.out.other_calls += 1;
+            return;
+        };
+        let Some(&file) = self.live.get(&n.path) else {
+            self.out.other_calls += 1;
+            return;
+        };
+        self.emit(d, Op::Rename, file, (0, 0), 0, 0);
+        if d.ret == 0 {
+            if let Some(to) = n.path2 {
+                self.live.remove(&n.path);
+                if let Some(old) = self.live.insert(to, file) {
+                    self.out.files[old as usize].removed = true;
+                }
+            }
+        }
+    }
+}
+
+/// The event flags an open's status flags give.
+fn io_flags(flags: u64) -> u16 {
+    let mut f = 0;
+    if flags & libc::O_DIRECT as u64 != 0 {
+        f |= flag::DIRECT;
+    }
+    if flags & libc::O_SYNC as u64 == libc::O_SYNC as u64 {
+        f |= flag::SYNC;
+    } else if flags & libc::O_DSYNC as u64 != 0 {
+        f |= flag::DSYNC;
+    }
+    if flags & libc::O_APPEND as u64 != 0 {
+        f |= flag::APPEND;
+    }
+    f
+}
+
+/// preadv2/pwritev2's RWF_* flags as event flags.
+fn rwf_flags(rwf: u64) -> u16 {
+    let mut f = 0;
+    if rwf & 2 != 0 {
+        f |= flag::DSYNC;
+    }
+    if rwf & 4 != 0 {
+        f |= flag::SYNC;
+    }
+    if rwf & 16 != 0 {
+        f |= flag::APPEND;
+    }
+    f
+}
+
+/// The directory part of a path (bytes).
+fn parent(path: &[u8]) -> &[u8] {
+    match path.iter().rposition(|&b| b == b'/') {
+        Some(0) => b"/",
+        Some(i) => &path[..i],
+        None => b".",
+    }
+}

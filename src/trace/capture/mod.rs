@@ -1,0 +1,480 @@
+//! `iogauge record`'s capture: runs a program and records every file I/O call it and its
+//! threads and children make. The calls come from the kernel's syscall tracepoints through
+//! perf (`perf`: about 3 µs a call, measured), or, where perf is not allowed, from ptrace
+//! stops at each call (`ptrace`: slower, the same trace). Either way the paths of the calls
+//! that name one are read under ptrace, at a seccomp stop made only for those calls. The
+//! capture's own cost is measured before each recording with a calibration run of iogauge's
+//! own (see [`calibrate_child`]) and written into the trace.
+
+use std::ffi::{CString, OsString};
+use std::io::Read;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub mod calls;
+pub mod decode;
+pub mod perf;
+pub mod ptrace;
+mod sys;
+
+use crate::trace::recording::{Footer, Header, Overhead, Recording, VERSION};
+use ptrace::FileKind;
+
+/// How calls are captured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// perf where it is allowed, ptrace otherwise.
+    Auto,
+    Perf,
+    Ptrace,
+}
+
+/// A method name that is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("--method={0}: expected auto, perf or ptrace")]
+pub struct UnknownMethod(pub String);
+
+impl std::str::FromStr for Method {
+    type Err = UnknownMethod;
+    fn from_str(s: &str) -> Result<Method, UnknownMethod> {
+        match s {
+            "auto" => Ok(Method::Auto),
+            "perf" => Ok(Method::Perf),
+            "ptrace" => Ok(Method::Ptrace),
+            _ => Err(UnknownMethod(s.into())),
+        }
+    }
+}
+
+/// Why a recording could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    /// The command line is wrong (a program not found): the user's to fix.
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// What a capture gives back besides the trace: the program's wait status.
+pub struct Captured {
+    pub recording: Recording,
+    /// Why perf was not used, when `Auto` fell back to ptrace.
+    pub fallback_reason: Option<String>,
+}
+
+/// The hidden first argument that makes iogauge the calibration program.
+pub const CALIBRATE_ARG: &str = "__iogauge_calibrate";
+
+/// Records `argv` (program and arguments). `stop` turns true when iogauge is asked to stop:
+/// the program is sent SIGTERM and what was recorded until its end is kept.
+pub fn record(
+    argv: &[OsString],
+    method: Method,
+    stop: Arc<AtomicBool>,
+) -> Result<Captured, CaptureError> {
+    let exec = prepare(argv)?;
+    let (ids, fallback_reason) = choose(method)?;
+    let overhead = calibrate(ids);
+    let started_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let run = run_traced(&exec, ids, Some(stop))?;
+    let Run {
+        decoded,
+        status,
+        lost,
+        t0,
+        end,
+        calls,
+        path_calls,
+    } = run;
+    let duration_ns = end.saturating_sub(t0);
+    let overhead = overhead.map(|(per_call, per_path)| {
+        let added = per_call * calls as f64 + per_path * path_calls as f64;
+        Overhead {
+            per_call_ns: per_call,
+            per_path_call_ns: per_path,
+            added_ns: added as u64,
+            added_pct: if duration_ns > 0 {
+                100.0 * added / duration_ns as f64
+            } else {
+                0.0
+            },
+        }
+    });
+    let method = match ids {
+        Some(_) => {
+            "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every CPU, inherited by \
+                    every task; paths read at ptrace stops made by a seccomp filter for the \
+                    calls that name one"
+        }
+        None => "ptrace: a seccomp filter stops each watched call at entry, PTRACE_SYSCALL at exit",
+    };
+    let recording = Recording {
+        header: Header {
+            format: "iogauge-trace".into(),
+            version: VERSION,
+            iogauge: env!("CARGO_PKG_VERSION").into(),
+            command: argv
+                .iter()
+                .map(|a| crate::rawpath::text(Path::new(a)))
+                .collect(),
+            started_unix_ms,
+            host: rustix::system::uname()
+                .nodename()
+                .to_string_lossy()
+                .into_owned(),
+            method: method.into(),
+        },
+        events: decoded.events,
+        footer: Footer {
+            duration_ns,
+            exit_code: status
+                .filter(|s| libc::WIFEXITED(*s))
+                .map(|s| libc::WEXITSTATUS(s)),
+            exit_signal: status
+                .filter(|s| libc::WIFSIGNALED(*s))
+                .map(|s| libc::WTERMSIG(s)),
+            files: decoded.files,
+            threads: decoded.threads,
+            lost,
+            unmatched: decoded.unmatched,
+            other_calls: decoded.other_calls,
+            unknown_fd_calls: decoded.unknown_fd_calls,
+            overhead,
+        },
+    };
+    Ok(Captured {
+        recording,
+        fallback_reason,
+    })
+}
+
+/// perf's tracepoints when the method allows and perf works here (None: ptrace), and why
+/// `Auto` fell back.
+fn choose(method: Method) -> Result<(Option<perf::Tracepoints>, Option<String>), CaptureError> {
+    match method {
+        Method::Ptrace => Ok((None, None)),
+        Method::Perf => perf::available()
+            .map(|ids| (Some(ids), None))
+            .map_err(|e| CaptureError::Failed(format!("--method=perf: {e}"))),
+        Method::Auto => Ok(match perf::available() {
+            Ok(ids) => (Some(ids), None),
+            Err(e) => (None, Some(e.to_string())),
+        }),
+    }
+}
+
+/// The program found (PATH searched as a shell would) and its arguments and environment as
+/// C strings.
+fn prepare(argv: &[OsString]) -> Result<sys::Exec, CaptureError> {
+    let Some(program) = argv.first() else {
+        return Err(CaptureError::Usage(
+            "record: no command given (iogauge record [--output TRACE] -- COMMAND ARGS…)".into(),
+        ));
+    };
+    let path = find_program(program).ok_or_else(|| {
+        CaptureError::Usage(format!(
+            "record: {}: no such program (not a path to an executable, nor in PATH)",
+            Path::new(program).display()
+        ))
+    })?;
+    let c = |b: Vec<u8>| {
+        CString::new(b)
+            .map_err(|_| CaptureError::Usage("record: an argument holds a NUL byte".into()))
+    };
+    Ok(sys::Exec {
+        path: c(path.into_os_string().into_vec())?,
+        argv: argv
+            .iter()
+            .map(|a| c(a.as_bytes().to_vec()))
+            .collect::<Result<_, _>>()?,
+        envp: std::env::vars_os()
+            .map(|(k, v)| {
+                let mut b = k.into_vec();
+                b.push(b'=');
+                b.extend_from_slice(v.as_bytes());
+                c(b)
+            })
+            .collect::<Result<_, _>>()?,
+        stdout: None,
+    })
+}
+
+fn find_program(program: &std::ffi::OsStr) -> Option<PathBuf> {
+    let executable =
+        |p: &Path| rustix::fs::access(p, rustix::fs::Access::EXEC_OK).is_ok() && p.is_file();
+    if program.as_bytes().contains(&b'/') {
+        let p = PathBuf::from(program);
+        return executable(&p).then_some(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| executable(p))
+}
+
+/// One traced run's raw results.
+struct Run {
+    decoded: decode::Decoded,
+    status: Option<i32>,
+    lost: u64,
+    t0: u64,
+    end: u64,
+    /// Watched calls seen (storage or not) and calls that stopped for their path.
+    calls: u64,
+    path_calls: u64,
+}
+
+/// Starts the program under the tracer (and perf, when `ids`), follows it to its end, and
+/// decodes what was seen.
+fn run_traced(
+    exec: &sys::Exec,
+    ids: Option<perf::Tracepoints>,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<Run, CaptureError> {
+    let fallback = ids.is_none();
+    let filter = ptrace::filter(|c| fallback || c.has_path());
+    let failed =
+        |what: &str, e: std::io::Error| CaptureError::Failed(format!("record: {what}: {e}"));
+    let (pid, exec_errors) = sys::spawn_traced(exec, &filter).map_err(|e| failed("fork", e))?;
+    let kill = || {
+        sys::kill(pid, libc::SIGKILL);
+        while let Ok(Some(_)) = sys::wait_any() {}
+    };
+    if let Err(e) = ptrace::attach(pid) {
+        kill();
+        return Err(failed("ptrace", e));
+    }
+    let inherited = inherited(pid);
+    let done = Arc::new(AtomicBool::new(false));
+    let reader = match ids.map(|ids| perf::Session::open(pid, ids)) {
+        Some(Ok(s)) => Some(s.read_until(Arc::clone(&done))),
+        Some(Err(e)) => {
+            kill();
+            return Err(failed("perf_event_open", e));
+        }
+        None => None,
+    };
+    let t_start = sys::monotonic_ns();
+    let finish_reader = |reader: Option<std::thread::JoinHandle<(Vec<perf::Raw>, u64)>>| {
+        done.store(true, Ordering::Release);
+        reader.map(|r| r.join().unwrap_or_default())
+    };
+    if let Err(e) = ptrace::resume(pid) {
+        kill();
+        finish_reader(reader);
+        return Err(failed("ptrace", e));
+    }
+    let watcher = stop.map(|stop| forward_stop(stop, Arc::clone(&done), pid));
+    let traced = ptrace::trace(pid, fallback);
+    let traced = traced.map_err(|e| failed("ptrace", e));
+    let end = sys::monotonic_ns();
+    let finished = finish_reader(reader);
+    if let Some(w) = watcher {
+        let _ = w.join();
+    }
+    let traced = traced?;
+    // The child's exec error, if any: the pipe is closed by now (exec or exit).
+    let mut errno = [0u8; 4];
+    if matches!(std::fs::File::from(exec_errors).read(&mut errno), Ok(4)) {
+        let e = std::io::Error::from_raw_os_error(i32::from_ne_bytes(errno));
+        return Err(CaptureError::Usage(format!(
+            "record: cannot run {}: {e}",
+            String::from_utf8_lossy(exec.path.as_bytes())
+        )));
+    }
+    let (raw, lost) = finished.unwrap_or((traced.raw, 0));
+    let t0 = traced.exec_t.unwrap_or(t_start);
+    let calls = raw
+        .iter()
+        .filter(|r| matches!(r, perf::Raw::Enter { .. }))
+        .count() as u64;
+    let path_calls = traced.notes.len() as u64;
+    let decoded = decode::decode(raw, traced.notes, pid as u32, &inherited, t0);
+    Ok(Run {
+        decoded,
+        status: traced.status,
+        lost,
+        t0,
+        end,
+        calls,
+        path_calls,
+    })
+}
+
+/// A thread that sends the program SIGTERM once `stop` turns true (iogauge was asked to
+/// stop), until `done`.
+fn forward_stop(
+    stop: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+    pid: i32,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        while !done.load(Ordering::Acquire) {
+            if stop.load(Ordering::Acquire) {
+                sys::kill(pid, libc::SIGTERM);
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    })
+}
+
+/// The stopped child's descriptors (inherited from iogauge): path, kind, size, flags and
+/// position.
+fn inherited(pid: i32) -> Vec<decode::Inherited> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Some(fd) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(target) = std::fs::read_link(entry.path()) else {
+            continue;
+        };
+        let path = target.into_os_string().into_vec();
+        let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).unwrap_or_default();
+        let field = |name: &str, radix: u32| {
+            info.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| u64::from_str_radix(v.trim(), radix).ok())
+                .unwrap_or(0)
+        };
+        let found = if path.first() == Some(&b'/') {
+            ptrace::existing(&path)
+        } else {
+            None
+        };
+        out.push(decode::Inherited {
+            fd,
+            kind: found.map_or(FileKind::Other, |f| f.kind),
+            size: found.map_or(0, |f| f.size),
+            path,
+            flags: field("flags:", 8),
+            pos: field("pos:", 10),
+        });
+    }
+    out
+}
+
+/// Calls per calibration run: positioned one-byte reads of a memfd, and opens of /dev/null.
+const CAL_READS: u32 = 20_000;
+const CAL_OPENS: u32 = 400;
+
+/// iogauge as the calibration program (`iogauge __iogauge_calibrate`): times CAL_READS
+/// one-byte preads and CAL_OPENS open+close pairs and prints the two totals in ns.
+pub fn calibrate_child() -> std::process::ExitCode {
+    let Ok(fd) = rustix::fs::memfd_create("iogauge-calibrate", rustix::fs::MemfdFlags::CLOEXEC)
+    else {
+        return std::process::ExitCode::from(1);
+    };
+    let _ = rustix::io::write(&fd, b"x");
+    let mut b = [0u8; 1];
+    let t = sys::monotonic_ns();
+    for _ in 0..CAL_READS {
+        let _ = rustix::io::pread(&fd, &mut b, 0);
+    }
+    let reads = sys::monotonic_ns() - t;
+    let t = sys::monotonic_ns();
+    for _ in 0..CAL_OPENS {
+        if let Ok(f) = rustix::fs::open(
+            "/dev/null",
+            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        ) {
+            drop(f);
+        }
+    }
+    let opens = sys::monotonic_ns() - t;
+    println!("{reads} {opens}");
+    std::process::ExitCode::SUCCESS
+}
+
+/// The capture's added cost per watched call and per call that names a path, ns: the
+/// calibration program run plain and under the capture, alternately, three times each, the
+/// fastest of each kept. None when it cannot be run.
+fn calibrate(ids: Option<perf::Tracepoints>) -> Option<(f64, f64)> {
+    let me = std::env::current_exe().ok()?;
+    let argv = [me.clone().into_os_string(), OsString::from(CALIBRATE_ARG)];
+    let exec = prepare(&argv).ok()?;
+    let parse = |s: &str| -> Option<(u64, u64)> {
+        let mut w = s.split_whitespace().map(|x| x.parse::<u64>().ok());
+        Some((w.next()??, w.next()??))
+    };
+    let (mut plain, mut traced) = ((u64::MAX, u64::MAX), (u64::MAX, u64::MAX));
+    for _ in 0..3 {
+        let out = std::process::Command::new(&me)
+            .arg(CALIBRATE_ARG)
+            .output()
+            .ok()?;
+        let p = parse(&String::from_utf8_lossy(&out.stdout))?;
+        plain = (plain.0.min(p.0), plain.1.min(p.1));
+        let t = traced_calibration(&exec, ids)?;
+        traced = (traced.0.min(t.0), traced.1.min(t.1));
+    }
+    let per = |a: u64, b: u64, n: u32| (b.saturating_sub(a)) as f64 / f64::from(n);
+    // An open+close pair is two watched calls, one of which stops for its path.
+    let per_call = per(plain.0, traced.0, CAL_READS);
+    let per_path = (per(plain.1, traced.1, CAL_OPENS) - 2.0 * per_call).max(0.0);
+    Some((per_call, per_path))
+}
+
+/// The calibration program's two totals under the capture (its output read from a pipe).
+fn traced_calibration(exec: &sys::Exec, ids: Option<perf::Tracepoints>) -> Option<(u64, u64)> {
+    let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
+    let exec = sys::Exec {
+        stdout: Some(std::os::fd::AsRawFd::as_raw_fd(&w)),
+        ..exec.clone()
+    };
+    let run = run_traced(&exec, ids, None);
+    drop(w);
+    run.ok()?;
+    let mut text = String::new();
+    std::fs::File::from(r).read_to_string(&mut text).ok()?;
+    let mut w = text.split_whitespace().map(|x| x.parse::<u64>().ok());
+    Some((w.next()??, w.next()??))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_program_is_the_users_error() {
+        let e = prepare(&[OsString::from("no-such-program-iogauge")])
+            .err()
+            .unwrap();
+        assert!(
+            matches!(e, CaptureError::Usage(ref m) if m.contains("no such program")),
+            "{e}"
+        );
+        assert!(prepare(&[]).is_err());
+        assert_eq!(
+            find_program("sh".as_ref()).is_some(),
+            Path::new("/bin/sh").exists() || Path::new("/usr/bin/sh").exists()
+        );
+    }
+
+    #[test]
+    fn kind_of_file_is_not_storage_for_pseudo_files() {
+        assert_eq!(
+            ptrace::existing(b"/proc/self/status").unwrap().kind,
+            FileKind::Other
+        );
+        assert_eq!(
+            ptrace::existing(b"/dev/null").unwrap().kind,
+            FileKind::Other
+        );
+        assert_eq!(ptrace::existing(b"/").unwrap().kind, FileKind::Directory);
+    }
+}

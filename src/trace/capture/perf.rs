@@ -1,0 +1,352 @@
+//! The main capture path: the kernel's `raw_syscalls:sys_enter` and `sys_exit` tracepoints
+//! through perf_event_open, on every CPU, following the recorded program and every task it
+//! starts (`inherit`), filtered in the kernel to the watched calls. Each CPU's two events
+//! share one ring buffer, which a reader thread drains into [`Raw`] records; the kernel also
+//! reports the tasks' forks, exits and execs there, time-stamped on the same clock
+//! (CLOCK_MONOTONIC) as everything else the recorder notes.
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::calls::Call;
+use super::sys::{self, PerfAttr, Ring};
+
+/// One thing the kernel reported, in its CPU's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Raw {
+    Enter {
+        t: u64,
+        pid: u32,
+        tid: u32,
+        nr: i64,
+        args: [u64; 6],
+    },
+    Exit {
+        t: u64,
+        tid: u32,
+        nr: i64,
+        ret: i64,
+    },
+    /// A new task: `tid` in process `pid`, started by `ptid` of `ppid`.
+    Fork {
+        t: u64,
+        pid: u32,
+        ppid: u32,
+        tid: u32,
+    },
+    /// A process replaced its program (close-on-exec descriptors are gone).
+    Exec {
+        t: u64,
+        pid: u32,
+    },
+}
+
+impl Raw {
+    pub fn time(&self) -> u64 {
+        match *self {
+            Raw::Enter { t, .. }
+            | Raw::Exit { t, .. }
+            | Raw::Fork { t, .. }
+            | Raw::Exec { t, .. } => t,
+        }
+    }
+}
+
+/// The two tracepoints' ids.
+#[derive(Debug, Clone, Copy)]
+pub struct Tracepoints {
+    pub enter: u64,
+    pub exit: u64,
+}
+
+/// Reads the tracepoints' ids from tracefs: where it is mounted, or from a private mount in a
+/// temporary directory that is unmounted and removed at once (nothing is left mounted).
+pub fn tracepoints() -> io::Result<Tracepoints> {
+    for root in ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"] {
+        if let Ok(t) = read_ids(Path::new(root)) {
+            return Ok(t);
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("iogauge-tracefs-{}", std::process::id()));
+    std::fs::create_dir(&dir)?;
+    let mounted = rustix::mount::mount(
+        "nodev",
+        &dir,
+        "tracefs",
+        rustix::mount::MountFlags::empty(),
+        None,
+    );
+    let ids = match mounted {
+        Ok(()) => {
+            let ids = read_ids(&dir);
+            let _ = rustix::mount::unmount(&dir, rustix::mount::UnmountFlags::DETACH);
+            ids
+        }
+        Err(e) => Err(io::Error::other(format!(
+            "tracefs is not mounted and cannot be mounted ({e})"
+        ))),
+    };
+    let _ = std::fs::remove_dir(&dir);
+    ids
+}
+
+fn read_ids(root: &Path) -> io::Result<Tracepoints> {
+    let id = |name: &str| -> io::Result<u64> {
+        let p: PathBuf = root.join("events/raw_syscalls").join(name).join("id");
+        std::fs::read_to_string(&p)?
+            .trim()
+            .parse()
+            .map_err(io::Error::other)
+    };
+    Ok(Tracepoints {
+        enter: id("sys_enter")?,
+        exit: id("sys_exit")?,
+    })
+}
+
+const PERF_TYPE_TRACEPOINT: u32 = 2;
+const SAMPLE_TID: u64 = 1 << 1;
+const SAMPLE_TIME: u64 = 1 << 2;
+const SAMPLE_RAW: u64 = 1 << 10;
+const DISABLED: u64 = 1 << 0;
+const INHERIT: u64 = 1 << 1;
+const COMM: u64 = 1 << 9;
+const ENABLE_ON_EXEC: u64 = 1 << 12;
+const TASK: u64 = 1 << 13;
+const WATERMARK: u64 = 1 << 14;
+const SAMPLE_ID_ALL: u64 = 1 << 18;
+const COMM_EXEC: u64 = 1 << 24;
+const USE_CLOCKID: u64 = 1 << 25;
+
+/// Data pages per CPU's ring buffer (16 MiB of 4 KiB pages): about 100,000 calls before the
+/// reader must have drained it.
+const RING_PAGES: usize = 4096;
+
+/// The events of one CPU: enter (owns the buffer) and exit.
+struct CpuEvents {
+    enter: OwnedFd,
+    _exit: OwnedFd,
+    ring: Ring,
+}
+
+/// The recorder's perf events on `pid`, not yet counting: they start when the program is
+/// executed (`enable_on_exec`).
+pub struct Session {
+    cpus: Vec<CpuEvents>,
+    ids: Tracepoints,
+}
+
+impl Session {
+    /// Opens the events for `pid` on every online CPU, filtered to the watched calls.
+    pub fn open(pid: i32, ids: Tracepoints) -> io::Result<Session> {
+        let filter = Call::numbers()
+            .map(|n| format!("id == {n}"))
+            .collect::<Vec<_>>()
+            .join(" || ");
+        let mut cpus = Vec::new();
+        for cpu in online_cpus()? {
+            let attr = |config: u64, extra: u64| {
+                let mut a = PerfAttr {
+                    type_: PERF_TYPE_TRACEPOINT,
+                    size: std::mem::size_of::<PerfAttr>() as u32,
+                    config,
+                    sample_period: 1,
+                    sample_type: SAMPLE_TID | SAMPLE_TIME | SAMPLE_RAW,
+                    flags: DISABLED
+                        | INHERIT
+                        | ENABLE_ON_EXEC
+                        | WATERMARK
+                        | SAMPLE_ID_ALL
+                        | USE_CLOCKID
+                        | extra,
+                    clockid: libc::CLOCK_MONOTONIC,
+                    ..Default::default()
+                };
+                a.wakeup = (RING_PAGES * rustix::param::page_size() / 8) as u32;
+                a
+            };
+            let enter = sys::perf_event_open(&attr(ids.enter, TASK | COMM | COMM_EXEC), pid, cpu)?;
+            let exit = sys::perf_event_open(&attr(ids.exit, 0), pid, cpu)?;
+            sys::set_filter(&enter, &filter)?;
+            sys::set_filter(&exit, &filter)?;
+            let ring = map_ring(&enter)?;
+            sys::set_output(&exit, &enter)?;
+            cpus.push(CpuEvents {
+                enter,
+                _exit: exit,
+                ring,
+            });
+        }
+        Ok(Session { cpus, ids })
+    }
+
+    /// Drains every CPU's buffer until `done` is set and a last drain finds nothing, on a
+    /// thread of its own; the records come back, each CPU's in its order, and the count of
+    /// records the kernel had to drop (a buffer full before it was drained).
+    pub fn read_until(self, done: Arc<AtomicBool>) -> std::thread::JoinHandle<(Vec<Raw>, u64)> {
+        std::thread::spawn(move || {
+            let Session { mut cpus, ids } = self;
+            let mut out = Vec::new();
+            let mut lost = 0u64;
+            let mut bytes = Vec::with_capacity(1 << 20);
+            loop {
+                let finishing = done.load(Ordering::Acquire);
+                let mut took = 0;
+                for c in &mut cpus {
+                    bytes.clear();
+                    took += c.ring.drain(&mut bytes);
+                    lost += parse(&bytes, ids, &mut out);
+                }
+                if finishing && took == 0 {
+                    break;
+                }
+                if took == 0 {
+                    wait_readable(&cpus);
+                }
+            }
+            for c in &cpus {
+                let _ = sys::enable(&c.enter, false);
+            }
+            (out, lost)
+        })
+    }
+}
+
+/// A ring as large as allowed: RING_PAGES, halved while the locked-memory limit refuses.
+fn map_ring(event: &OwnedFd) -> io::Result<Ring> {
+    let mut pages = RING_PAGES;
+    loop {
+        match Ring::map(event, pages) {
+            Ok(r) => return Ok(r),
+            Err(e) if e.raw_os_error() == Some(libc::EPERM) && pages > 8 => pages /= 2,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Waits up to 50 ms for any buffer to pass its watermark.
+fn wait_readable(cpus: &[CpuEvents]) {
+    let mut fds: Vec<rustix::event::PollFd> = cpus
+        .iter()
+        .map(|c| rustix::event::PollFd::new(&c.enter, rustix::event::PollFlags::IN))
+        .collect();
+    let _ = rustix::event::poll(
+        &mut fds,
+        Some(&rustix::event::Timespec {
+            tv_sec: 0,
+            tv_nsec: 50_000_000,
+        }),
+    );
+}
+
+fn online_cpus() -> io::Result<Vec<i32>> {
+    let text = std::fs::read_to_string("/sys/devices/system/cpu/online")?;
+    let mut cpus = Vec::new();
+    for part in text.trim().split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (i32, i32) = (
+            a.parse().map_err(io::Error::other)?,
+            b.parse().map_err(io::Error::other)?,
+        );
+        cpus.extend(a..=b);
+    }
+    Ok(cpus)
+}
+
+const RECORD_LOST: u32 = 2;
+const RECORD_COMM: u32 = 3;
+const RECORD_FORK: u32 = 7;
+const RECORD_SAMPLE: u32 = 9;
+const MISC_COMM_EXEC: u16 = 1 << 13;
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_ne_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_ne_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Parses whole perf records into `out`; returns the count of records the kernel lost.
+fn parse(bytes: &[u8], ids: Tracepoints, out: &mut Vec<Raw>) -> u64 {
+    let mut lost = 0;
+    let mut at = 0;
+    while at + 8 <= bytes.len() {
+        let kind = u32_at(bytes, at);
+        let misc = u16::from_ne_bytes([bytes[at + 4], bytes[at + 5]]);
+        let size = u16::from_ne_bytes([bytes[at + 6], bytes[at + 7]]) as usize;
+        if size < 8 || at + size > bytes.len() {
+            break;
+        }
+        let r = &bytes[at..at + size];
+        match kind {
+            RECORD_SAMPLE if size >= 32 => {
+                let (pid, tid, t) = (u32_at(r, 8), u32_at(r, 12), u64_at(r, 16));
+                let raw_len = u32_at(r, 24) as usize;
+                let raw = &r[28..(28 + raw_len).min(size)];
+                if raw.len() >= 24 {
+                    let tp = u16::from_ne_bytes([raw[0], raw[1]]) as u64;
+                    let nr = u64_at(raw, 8) as i64;
+                    if tp == ids.enter && raw.len() >= 64 {
+                        let mut args = [0u64; 6];
+                        for (i, a) in args.iter_mut().enumerate() {
+                            *a = u64_at(raw, 16 + 8 * i);
+                        }
+                        out.push(Raw::Enter {
+                            t,
+                            pid,
+                            tid,
+                            nr,
+                            args,
+                        });
+                    } else if tp == ids.exit {
+                        let ret = u64_at(raw, 16) as i64;
+                        out.push(Raw::Exit { t, tid, nr, ret });
+                    }
+                }
+            }
+            RECORD_FORK if size >= 8 + 16 + 8 => out.push(Raw::Fork {
+                t: u64_at(r, 24),
+                pid: u32_at(r, 8),
+                ppid: u32_at(r, 12),
+                tid: u32_at(r, 16),
+            }),
+            RECORD_COMM if misc & MISC_COMM_EXEC != 0 && size >= 32 => out.push(Raw::Exec {
+                // sample_id_all: the record ends with pid, tid and time.
+                t: u64_at(r, size - 8),
+                pid: u32_at(r, 8),
+            }),
+            RECORD_LOST if size >= 24 => lost += u64_at(r, 16),
+            _ => {}
+        }
+        at += size;
+    }
+    lost
+}
+
+/// Whether perf can trace system calls here: the tracepoints are known and an event can be
+/// opened on this process (root, or perf_event_paranoid low enough).
+pub fn available() -> io::Result<Tracepoints> {
+    let ids = tracepoints()
+        .map_err(|e| io::Error::other(format!("the raw_syscalls tracepoints: {e}")))?;
+    let attr = PerfAttr {
+        type_: PERF_TYPE_TRACEPOINT,
+        size: std::mem::size_of::<PerfAttr>() as u32,
+        config: ids.enter,
+        sample_period: 1,
+        flags: DISABLED,
+        ..Default::default()
+    };
+    match sys::perf_event_open(&attr, 0, -1) {
+        Ok(fd) => {
+            drop(fd);
+            Ok(ids)
+        }
+        Err(e) => Err(io::Error::other(format!(
+            "perf_event_open on a tracepoint: {e}"
+        ))),
+    }
+}

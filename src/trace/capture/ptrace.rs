@@ -1,0 +1,415 @@
+//! The tracer: starts the program under ptrace with a seccomp filter, so it stops only at the
+//! calls the filter names, and follows every thread and child it starts. With perf recording
+//! the calls, only calls that name a path stop (the path is read from the program's memory
+//! while it is stopped, and resolved against its working directory or directory descriptor);
+//! without perf (the fallback) every watched call stops twice, at entry and at exit, and the
+//! tracer records the call itself.
+
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+use super::calls::{AUDIT_ARCH, Call};
+use super::perf::Raw;
+use super::sys::{self, Insn, Regs};
+
+/// A path a call named, read while the program was stopped at it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathNote {
+    /// When the tracer read it (before the call ran).
+    pub t: u64,
+    pub tid: u32,
+    pub call: Call,
+    /// The path made absolute (not resolved through links), as bytes.
+    pub path: Vec<u8>,
+    /// rename's second path.
+    pub path2: Option<Vec<u8>>,
+    /// openat2's flags (read from its `open_how`); other calls' flags are in their arguments.
+    pub flags: Option<u64>,
+    /// What was at the path before the call: its kind and size (None: nothing there).
+    pub before: Option<Existing>,
+}
+
+/// A file found at a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Existing {
+    pub kind: FileKind,
+    pub size: u64,
+}
+
+/// What kind of file a descriptor or path is; only regular files and block devices are
+/// storage I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Regular,
+    Block,
+    Directory,
+    /// Pipes, sockets, terminals, character devices, and files of pseudo file systems
+    /// (/proc, /sys, cgroup, tracefs…): their calls are counted, not recorded.
+    Other,
+}
+
+/// What the tracer saw.
+#[derive(Debug, Default)]
+pub struct Traced {
+    pub notes: Vec<PathNote>,
+    /// Fallback only: the calls and tasks, as perf would have reported them.
+    pub raw: Vec<Raw>,
+    /// The root program's wait status.
+    pub status: Option<i32>,
+    /// When the root program's exec completed: the trace's start.
+    pub exec_t: Option<u64>,
+}
+
+const BPF_LD_W_ABS: u16 = 0x20;
+const BPF_JEQ_K: u16 = 0x15;
+const BPF_RET_K: u16 = 0x06;
+const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
+const SECCOMP_RET_TRACE: u32 = 0x7ff0_0000;
+
+/// The seccomp program: RET_TRACE for the calls `stops` says, ALLOW for the rest (and for
+/// any other architecture's calls).
+pub fn filter(stops: impl Fn(Call) -> bool) -> Vec<Insn> {
+    let nrs: Vec<u32> = Call::numbers()
+        .filter(|&n| Call::of(n).is_some_and(&stops))
+        .map(|n| n as u32)
+        .collect();
+    let n = nrs.len();
+    let mut p = vec![
+        // seccomp_data.arch
+        Insn {
+            code: BPF_LD_W_ABS,
+            jt: 0,
+            jf: 0,
+            k: 4,
+        },
+        Insn {
+            code: BPF_JEQ_K,
+            jt: 0,
+            jf: (n + 2) as u8,
+            k: AUDIT_ARCH,
+        },
+        // seccomp_data.nr
+        Insn {
+            code: BPF_LD_W_ABS,
+            jt: 0,
+            jf: 0,
+            k: 0,
+        },
+    ];
+    for (i, nr) in nrs.iter().enumerate() {
+        // Equal: jump past the remaining tests and the ALLOW, to TRACE.
+        p.push(Insn {
+            code: BPF_JEQ_K,
+            jt: (n - i) as u8,
+            jf: 0,
+            k: *nr,
+        });
+    }
+    p.push(Insn {
+        code: BPF_RET_K,
+        jt: 0,
+        jf: 0,
+        k: SECCOMP_RET_ALLOW,
+    });
+    p.push(Insn {
+        code: BPF_RET_K,
+        jt: 0,
+        jf: 0,
+        k: SECCOMP_RET_TRACE,
+    });
+    p
+}
+
+const OPTIONS: usize = (libc::PTRACE_O_TRACESECCOMP
+    | libc::PTRACE_O_TRACECLONE
+    | libc::PTRACE_O_TRACEFORK
+    | libc::PTRACE_O_TRACEVFORK
+    | libc::PTRACE_O_TRACEEXEC
+    | libc::PTRACE_O_TRACESYSGOOD
+    | libc::PTRACE_O_EXITKILL) as usize;
+
+/// Waits for the freshly forked child's self-stop and sets the tracing options; the child
+/// is left stopped for the caller to finish its setup and [`resume`].
+pub fn attach(pid: i32) -> io::Result<()> {
+    match sys::wait_any()? {
+        Some((p, st)) if p == pid && libc::WIFSTOPPED(st) => {}
+        Some((_, st)) => {
+            return Err(io::Error::other(format!(
+                "the program's process did not stop for the tracer (status {st:#x})"
+            )));
+        }
+        None => return Err(io::Error::other("the program's process is gone")),
+    }
+    sys::ptrace(libc::PTRACE_SETOPTIONS, pid, OPTIONS)
+}
+
+/// Lets a stopped tracee go on.
+pub fn resume(pid: i32) -> io::Result<()> {
+    sys::ptrace(libc::PTRACE_CONT, pid, 0)
+}
+
+/// Follows the program until its last task has ended. `fallback`: record every watched call
+/// (no perf).
+pub fn trace(root: i32, fallback: bool) -> io::Result<Traced> {
+    let mut t = Tracer {
+        root,
+        fallback,
+        out: Traced::default(),
+        known: HashSet::from([root]),
+        inside: HashMap::new(),
+        tgid: HashMap::from([(root, root as u32)]),
+        expect_stop: HashSet::new(),
+        early: HashSet::new(),
+    };
+    while let Some((pid, st)) = sys::wait_any()? {
+        if libc::WIFEXITED(st) || libc::WIFSIGNALED(st) {
+            if pid == root {
+                t.out.status = Some(st);
+            }
+            t.known.remove(&pid);
+            t.inside.remove(&pid);
+            continue;
+        }
+        if !libc::WIFSTOPPED(st) {
+            continue;
+        }
+        let deliver = t.stopped(pid, st)?;
+        let req = if t.inside.contains_key(&pid) {
+            libc::PTRACE_SYSCALL
+        } else {
+            libc::PTRACE_CONT
+        };
+        // ESRCH: killed meanwhile; its end comes through wait.
+        let _ = sys::ptrace(req, pid, deliver as usize);
+    }
+    Ok(t.out)
+}
+
+/// The tracer's state between stops.
+struct Tracer {
+    root: i32,
+    fallback: bool,
+    out: Traced,
+    known: HashSet<i32>,
+    /// Fallback: each task's call in progress (entered, exit not yet seen).
+    inside: HashMap<i32, Regs>,
+    tgid: HashMap<i32, u32>,
+    /// New tasks start with a SIGSTOP of the kernel's, which is not delivered: those whose
+    /// stop is still to come, and those whose stop came before their parent's fork event.
+    expect_stop: HashSet<i32>,
+    early: HashSet<i32>,
+}
+
+impl Tracer {
+    fn tgid(&mut self, pid: i32) -> u32 {
+        *self.tgid.entry(pid).or_insert_with(|| tgid_of(pid))
+    }
+
+    /// Handles one stop; returns the signal to deliver as the task goes on (0: none).
+    fn stopped(&mut self, pid: i32, st: i32) -> io::Result<i32> {
+        let t = sys::monotonic_ns();
+        let sig = libc::WSTOPSIG(st);
+        let event = st >> 16;
+        if sig == libc::SIGTRAP && event == libc::PTRACE_EVENT_SECCOMP {
+            let regs = sys::regs(pid)?;
+            if let Some(call) = Call::of(regs.nr) {
+                if call.has_path() {
+                    self.out.notes.push(note(pid, t, call, &regs));
+                }
+                if self.fallback {
+                    let pid_of = self.tgid(pid);
+                    self.out.raw.push(Raw::Enter {
+                        t,
+                        pid: pid_of,
+                        tid: pid as u32,
+                        nr: regs.nr,
+                        args: regs.args,
+                    });
+                    self.inside.insert(pid, regs);
+                }
+            }
+        } else if sig == (libc::SIGTRAP | 0x80) {
+            // Fallback: the exit of a call entered at its seccomp stop.
+            if let Some(entered) = self.inside.remove(&pid) {
+                let regs = sys::regs(pid)?;
+                self.out.raw.push(Raw::Exit {
+                    t,
+                    tid: pid as u32,
+                    nr: entered.nr,
+                    ret: regs.ret,
+                });
+            }
+        } else if sig == libc::SIGTRAP
+            && matches!(
+                event,
+                libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK | libc::PTRACE_EVENT_CLONE
+            )
+        {
+            self.forked(pid, t, event)?;
+        } else if sig == libc::SIGTRAP && event == libc::PTRACE_EVENT_EXEC {
+            if pid == self.root && self.out.exec_t.is_none() {
+                self.out.exec_t = Some(t);
+            }
+            if self.fallback {
+                let pid_of = self.tgid(pid);
+                self.out.raw.push(Raw::Exec { t, pid: pid_of });
+            }
+        } else if sig == libc::SIGSTOP && self.expect_stop.remove(&pid) {
+            // A new task's first stop, after its parent's fork event.
+        } else if sig == libc::SIGSTOP && !self.known.contains(&pid) {
+            // A new task's first stop, before its parent's fork event.
+            self.known.insert(pid);
+            self.early.insert(pid);
+        } else if !sys::in_group_stop(pid) {
+            return Ok(sig);
+        }
+        Ok(0)
+    }
+
+    fn forked(&mut self, pid: i32, t: u64, event: i32) -> io::Result<()> {
+        let new = sys::event_msg(pid)? as i32;
+        self.known.insert(new);
+        if !self.early.remove(&new) {
+            self.expect_stop.insert(new);
+        }
+        if self.fallback {
+            let parent = self.tgid(pid);
+            let pid_of = if event == libc::PTRACE_EVENT_CLONE {
+                tgid_of(new)
+            } else {
+                new as u32
+            };
+            self.tgid.insert(new, pid_of);
+            self.out.raw.push(Raw::Fork {
+                t,
+                pid: pid_of,
+                ppid: parent,
+                tid: new as u32,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A task's process id, from /proc (the task itself when it cannot be read).
+fn tgid_of(tid: i32) -> u32 {
+    std::fs::read_to_string(format!("/proc/{tid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Tgid:"))
+                .and_then(|v| v.trim().parse().ok())
+        })
+        .unwrap_or(tid as u32)
+}
+
+/// The path (and for renames, both paths) of a stopped call.
+fn note(pid: i32, t: u64, call: Call, r: &Regs) -> PathNote {
+    let a = r.args;
+    const CWD: i64 = libc::AT_FDCWD as i64;
+    let (first, second): ((i64, u64), Option<(i64, u64)>) = match call {
+        Call::Open | Call::Creat | Call::Truncate | Call::Unlink => ((CWD, a[0]), None),
+        Call::Rename => ((CWD, a[0]), Some((CWD, a[1]))),
+        Call::Openat | Call::Openat2 | Call::Unlinkat => ((a[0] as i32 as i64, a[1]), None),
+        Call::Renameat | Call::Renameat2 => {
+            ((a[0] as i32 as i64, a[1]), Some((a[2] as i32 as i64, a[3])))
+        }
+        _ => ((CWD, 0), None),
+    };
+    let path = absolute(pid, first.0, &read_string(pid, first.1));
+    let path2 = second.map(|(d, p)| absolute(pid, d, &read_string(pid, p)));
+    let flags = (call == Call::Openat2).then(|| {
+        let mut b = [0u8; 8];
+        let _ = sys::read_mem(pid, a[2], &mut b);
+        u64::from_ne_bytes(b)
+    });
+    let before = existing(&path);
+    PathNote {
+        t,
+        tid: pid as u32,
+        call,
+        path,
+        path2,
+        flags,
+        before,
+    }
+}
+
+/// A NUL-terminated string of the tracee's, read page by page (at most 4096 bytes).
+fn read_string(pid: i32, addr: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut at = addr;
+    while out.len() < 4096 && addr != 0 {
+        let to_page_end = 4096 - (at % 4096) as usize;
+        let mut buf = vec![0u8; to_page_end];
+        let n = match sys::read_mem(pid, at, &mut buf) {
+            Ok(n) if n > 0 => n,
+            _ => break,
+        };
+        if let Some(end) = buf[..n].iter().position(|&b| b == 0) {
+            out.extend_from_slice(&buf[..end]);
+            return out;
+        }
+        out.extend_from_slice(&buf[..n]);
+        at += n as u64;
+    }
+    out
+}
+
+/// `path` made absolute against the task's working directory or directory descriptor.
+fn absolute(pid: i32, dirfd: i64, path: &[u8]) -> Vec<u8> {
+    if path.first() == Some(&b'/') {
+        return path.to_vec();
+    }
+    let base = if dirfd == libc::AT_FDCWD as i64 {
+        format!("/proc/{pid}/cwd")
+    } else {
+        format!("/proc/{pid}/fd/{dirfd}")
+    };
+    let mut dir = std::fs::read_link(base)
+        .map(|p| p.as_os_str().as_bytes().to_vec())
+        .unwrap_or_default();
+    if path.is_empty() {
+        return dir;
+    }
+    if dir.last() != Some(&b'/') {
+        dir.push(b'/');
+    }
+    dir.extend_from_slice(path);
+    dir
+}
+
+/// What is at `path` now (following links, as open does).
+pub fn existing(path: &[u8]) -> Option<Existing> {
+    let p = PathBuf::from(std::ffi::OsStr::from_bytes(path));
+    let st = rustix::fs::stat(&p).ok()?;
+    let kind = match rustix::fs::FileType::from_raw_mode(st.st_mode) {
+        rustix::fs::FileType::RegularFile if !pseudo(&p) => FileKind::Regular,
+        rustix::fs::FileType::BlockDevice => FileKind::Block,
+        rustix::fs::FileType::Directory => FileKind::Directory,
+        _ => FileKind::Other,
+    };
+    Some(Existing {
+        kind,
+        size: st.st_size as u64,
+    })
+}
+
+/// On a pseudo file system (proc, sysfs, cgroup, tracefs, debugfs, securityfs, bpf, configfs):
+/// its files are the kernel's, not storage.
+fn pseudo(path: &std::path::Path) -> bool {
+    const PSEUDO: [i64; 9] = [
+        0x9fa0,      // proc
+        0x6265_6572, // sysfs
+        0x6367_7270, // cgroup2
+        0x0027_e0eb, // cgroup
+        0x7472_6163, // tracefs
+        0x6462_6720, // debugfs
+        0x7363_6673, // securityfs
+        0xcafe_4a11, // bpf
+        0x6265_6570, // configfs
+    ];
+    rustix::fs::statfs(path).is_ok_and(|s| PSEUDO.contains(&{ s.f_type }))
+}

@@ -1,0 +1,440 @@
+//! iogauge's trace format, version 1: what `iogauge record` writes and `trace`, `replay` and
+//! `predict` read. A file is the magic `IOGTRACE`, the version (u32, little-endian), then one
+//! zlib stream holding: the header (u32 length + JSON), the event count (u64), the events (56
+//! bytes each, little-endian, in issue order), and the footer (u32 length + JSON: the files,
+//! threads and what the capture saw). The layout of an event is in [`Event`]; docs/trace.md
+//! describes all of it for readers in other languages.
+
+use std::io::{self, Read, Write};
+
+use serde::{Deserialize, Serialize};
+
+pub const MAGIC: &[u8; 8] = b"IOGTRACE";
+pub const VERSION: u32 = 1;
+/// Bytes of one encoded event.
+pub const EVENT_BYTES: usize = 56;
+
+/// What a recorded call did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum Op {
+    /// open/openat/openat2/creat: `arg` the open flags, `result` the descriptor.
+    Open = 1,
+    Close = 2,
+    /// read/pread/readv/preadv(2): `offset`, `len` asked (readv: moved), `result` moved.
+    Read = 3,
+    Write = 4,
+    Fsync = 5,
+    Fdatasync = 6,
+    /// `offset`, `len` (0: to the end), `arg` its flags.
+    SyncFileRange = 7,
+    /// `offset`, `len`, `arg` the mode.
+    Fallocate = 8,
+    /// ftruncate/truncate: `len` the new size.
+    Truncate = 9,
+    /// lseek: `offset` the new position, `arg` whence.
+    Seek = 10,
+    /// A file mapped: `offset`, `len`, `arg` prot | flags << 8.
+    Mmap = 11,
+    Unlink = 12,
+    /// The file renamed away (its new name is not a file of the trace).
+    Rename = 13,
+    /// libaio's io_submit: `result` the count submitted (the I/Os themselves are not seen).
+    AioSubmit = 14,
+    /// io_getevents: `result` the count completed.
+    AioGetevents = 15,
+    /// io_uring_enter: `arg` to_submit, `result` consumed.
+    UringEnter = 16,
+}
+
+impl Op {
+    pub fn from_u8(v: u8) -> Option<Op> {
+        use Op::*;
+        Some(match v {
+            1 => Open,
+            2 => Close,
+            3 => Read,
+            4 => Write,
+            5 => Fsync,
+            6 => Fdatasync,
+            7 => SyncFileRange,
+            8 => Fallocate,
+            9 => Truncate,
+            10 => Seek,
+            11 => Mmap,
+            12 => Unlink,
+            13 => Rename,
+            14 => AioSubmit,
+            15 => AioGetevents,
+            16 => UringEnter,
+            _ => return None,
+        })
+    }
+
+    pub fn word(self) -> &'static str {
+        use Op::*;
+        match self {
+            Open => "open",
+            Close => "close",
+            Read => "read",
+            Write => "write",
+            Fsync => "fsync",
+            Fdatasync => "fdatasync",
+            SyncFileRange => "sync_file_range",
+            Fallocate => "fallocate",
+            Truncate => "truncate",
+            Seek => "seek",
+            Mmap => "mmap",
+            Unlink => "unlink",
+            Rename => "rename",
+            AioSubmit => "io_submit",
+            AioGetevents => "io_getevents",
+            UringEnter => "io_uring_enter",
+        }
+    }
+
+    /// fsync, fdatasync and sync_file_range: the calls that wait for the device.
+    pub fn is_sync(self) -> bool {
+        matches!(self, Op::Fsync | Op::Fdatasync | Op::SyncFileRange)
+    }
+}
+
+/// Event flags.
+pub mod flag {
+    /// The descriptor was opened (or set by fcntl) with O_DIRECT.
+    pub const DIRECT: u16 = 1;
+    /// O_DSYNC on the descriptor, or RWF_DSYNC on the call.
+    pub const DSYNC: u16 = 2;
+    /// O_SYNC on the descriptor, or RWF_SYNC on the call.
+    pub const SYNC: u16 = 4;
+    /// O_APPEND (the offset is the file's end as the trace knows it).
+    pub const APPEND: u16 = 8;
+    /// readv/writev/preadv/pwritev: `len` is what moved (the vectors' total is not seen).
+    pub const VECTORED: u16 = 16;
+    /// The call named its offset (pread, pwrite, preadv…); without it, the descriptor's
+    /// position, which the trace follows.
+    pub const POSITIONAL: u16 = 32;
+    /// The offset could not be known (a position the trace did not follow): `offset` is 0.
+    pub const OFFSET_UNKNOWN: u16 = 64;
+    /// open: the call created the file.
+    pub const CREATED: u16 = 128;
+}
+
+/// One recorded call. Encoded as t, dur, offset, len (u64), result (i64), tid, file, arg
+/// (u32), op (u8), one zero byte, flags (u16): 56 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    /// Issue time: nanoseconds from the trace's start (the program's exec).
+    pub t: u64,
+    /// Nanoseconds from issue to completion (the call's return).
+    pub dur: u64,
+    pub offset: u64,
+    pub len: u64,
+    /// The call's result: bytes moved, a descriptor, 0, or a negative errno.
+    pub result: i64,
+    pub tid: u32,
+    /// Index into the footer's files.
+    pub file: u32,
+    pub arg: u32,
+    pub op: Op,
+    pub flags: u16,
+}
+
+impl Event {
+    fn encode(&self, out: &mut Vec<u8>) {
+        for v in [self.t, self.dur, self.offset, self.len] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&self.result.to_le_bytes());
+        for v in [self.tid, self.file, self.arg] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.push(self.op as u8);
+        out.push(0);
+        out.extend_from_slice(&self.flags.to_le_bytes());
+    }
+
+    fn decode(b: &[u8; EVENT_BYTES]) -> Result<Event, BadTrace> {
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8"));
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4"));
+        Ok(Event {
+            t: u64_at(0),
+            dur: u64_at(8),
+            offset: u64_at(16),
+            len: u64_at(24),
+            result: u64_at(32) as i64,
+            tid: u32_at(40),
+            file: u32_at(44),
+            arg: u32_at(48),
+            op: Op::from_u8(b[52])
+                .ok_or_else(|| BadTrace(format!("unknown operation {}", b[52])))?,
+            flags: u16::from_le_bytes([b[54], b[55]]),
+        })
+    }
+
+    /// Moved bytes, for reads and writes that succeeded.
+    pub fn bytes(&self) -> u64 {
+        match self.op {
+            Op::Read | Op::Write if self.result > 0 => self.result as u64,
+            _ => 0,
+        }
+    }
+}
+
+/// How the trace was made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub format: String,
+    pub version: u32,
+    pub iogauge: String,
+    /// The recorded command line.
+    pub command: Vec<String>,
+    /// Wall-clock start, Unix milliseconds.
+    pub started_unix_ms: u64,
+    pub host: String,
+    /// How the calls were captured, in words.
+    pub method: String,
+}
+
+/// A file the recorded program touched (regular files and block devices only).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileInfo {
+    /// The path at first open, absolute (lossless: see `rawpath`).
+    pub path: String,
+    /// "regular" or "block".
+    pub kind: String,
+    /// Its size when first opened; None when that open created it.
+    pub size_at_open: Option<u64>,
+    /// One past the highest byte any call read, wrote, allocated or truncated to.
+    pub extent: u64,
+    /// Unlinked or renamed away by the program.
+    pub removed: bool,
+}
+
+/// A thread of the recorded program.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadInfo {
+    pub tid: u32,
+    pub pid: u32,
+    /// Its first and last recorded event's issue time (ns from the start).
+    pub first_ns: u64,
+    pub last_ns: u64,
+}
+
+/// The capture's own cost, measured on this machine at record time: a calibration loop timed
+/// with and without the same capture, and that difference times the calls recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Overhead {
+    /// Added time per watched call, ns.
+    pub per_call_ns: f64,
+    /// Added time per call that names a path (they stop the program under ptrace), ns.
+    pub per_path_call_ns: f64,
+    /// Estimated time the capture added to the run, ns, and as a share of its run time.
+    pub added_ns: u64,
+    pub added_pct: f64,
+}
+
+/// What the capture saw, after the events.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Footer {
+    /// From the program's exec to its last task's end, ns.
+    pub duration_ns: u64,
+    /// The program's exit code, or the signal that ended it.
+    pub exit_code: Option<i32>,
+    pub exit_signal: Option<i32>,
+    pub files: Vec<FileInfo>,
+    pub threads: Vec<ThreadInfo>,
+    /// Calls perf had to drop (its buffer full): the trace is incomplete when not 0.
+    pub lost: u64,
+    /// Calls seen only half (entry without exit or the reverse), left out.
+    pub unmatched: u64,
+    /// Watched calls on pipes, sockets, terminals, directories and pseudo files: counted only.
+    pub other_calls: u64,
+    /// Calls on descriptors the trace could not tie to a file.
+    pub unknown_fd_calls: u64,
+    pub overhead: Option<Overhead>,
+}
+
+/// A trace in memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recording {
+    pub header: Header,
+    pub events: Vec<Event>,
+    pub footer: Footer,
+}
+
+impl Recording {
+    /// The trace as its file's bytes.
+    pub fn encode(&self) -> io::Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(64 + self.events.len() * 20);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::fast());
+        let header = serde_json::to_vec(&self.header).map_err(io::Error::other)?;
+        z.write_all(&(header.len() as u32).to_le_bytes())?;
+        z.write_all(&header)?;
+        z.write_all(&(self.events.len() as u64).to_le_bytes())?;
+        let mut buf = Vec::with_capacity(EVENT_BYTES * 4096);
+        for chunk in self.events.chunks(4096) {
+            buf.clear();
+            for e in chunk {
+                e.encode(&mut buf);
+            }
+            z.write_all(&buf)?;
+        }
+        let footer = serde_json::to_vec(&self.footer).map_err(io::Error::other)?;
+        z.write_all(&(footer.len() as u32).to_le_bytes())?;
+        z.write_all(&footer)?;
+        z.finish()
+    }
+
+    /// Reads a trace file's bytes; the error says what is wrong with it.
+    pub fn decode(mut r: impl Read) -> Result<Recording, BadTrace> {
+        let bad = |s: String| BadTrace(s);
+        let mut magic = [0u8; 12];
+        r.read_exact(&mut magic)
+            .map_err(|_| bad("too short to be an iogauge trace".into()))?;
+        if &magic[..8] != MAGIC {
+            return Err(bad("not an iogauge trace (no IOGTRACE magic)".into()));
+        }
+        let version = u32::from_le_bytes(magic[8..].try_into().expect("4"));
+        if version != VERSION {
+            return Err(bad(format!(
+                "trace format version {version}; this iogauge reads version {VERSION}"
+            )));
+        }
+        let mut z = io::BufReader::new(flate2::read::ZlibDecoder::new(r));
+        let cut = |what: &str| bad(format!("the trace is cut short or damaged (in its {what})"));
+        let header: Header = read_json(&mut z).map_err(|_| cut("header"))?;
+        let mut n = [0u8; 8];
+        z.read_exact(&mut n).map_err(|_| cut("event count"))?;
+        let n = u64::from_le_bytes(n);
+        let mut events = Vec::with_capacity(n.min(1 << 24) as usize);
+        let mut b = [0u8; EVENT_BYTES];
+        for i in 0..n {
+            z.read_exact(&mut b)
+                .map_err(|_| cut(&format!("event {i} of {n}")))?;
+            events.push(Event::decode(&b).map_err(|e| bad(format!("event {i}: {}", e.0)))?);
+        }
+        let footer: Footer = read_json(&mut z).map_err(|_| cut("footer"))?;
+        if let Some(e) = events
+            .iter()
+            .find(|e| e.file as usize >= footer.files.len() && e.file != NO_FILE)
+        {
+            return Err(bad(format!(
+                "an event names file {} of {}",
+                e.file,
+                footer.files.len()
+            )));
+        }
+        Ok(Recording {
+            header,
+            events,
+            footer,
+        })
+    }
+}
+
+/// Why a file is not a readable trace, said for the user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadTrace(pub String);
+
+/// The file index of events that touch no file of the trace (io_uring_enter, io_submit).
+pub const NO_FILE: u32 = u32::MAX;
+
+fn read_json<T: serde::de::DeserializeOwned>(r: &mut impl Read) -> io::Result<T> {
+    let mut n = [0u8; 4];
+    r.read_exact(&mut n)?;
+    let n = u32::from_le_bytes(n) as usize;
+    if n > 1 << 30 {
+        return Err(io::Error::other("too long"));
+    }
+    let mut b = vec![0u8; n];
+    r.read_exact(&mut b)?;
+    serde_json::from_slice(&b).map_err(io::Error::other)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Recording {
+        Recording {
+            header: Header {
+                format: "iogauge-trace".into(),
+                version: VERSION,
+                iogauge: "0.1.0".into(),
+                command: vec!["dd".into(), "if=x".into()],
+                started_unix_ms: 1,
+                host: "h".into(),
+                method: "m".into(),
+            },
+            events: (0..10_000u64)
+                .map(|i| Event {
+                    t: i * 1000,
+                    dur: 500 + i,
+                    offset: i * 4096,
+                    len: 4096,
+                    result: if i % 7 == 0 { -5 } else { 4096 },
+                    tid: 42,
+                    file: 0,
+                    arg: i as u32,
+                    op: if i % 2 == 0 { Op::Read } else { Op::Write },
+                    flags: flag::DIRECT | flag::POSITIONAL,
+                })
+                .collect(),
+            footer: Footer {
+                duration_ns: 10_000_000,
+                exit_code: Some(0),
+                exit_signal: None,
+                files: vec![FileInfo {
+                    path: "/tmp/x".into(),
+                    kind: "regular".into(),
+                    size_at_open: None,
+                    extent: 40_960_000,
+                    removed: false,
+                }],
+                threads: vec![],
+                lost: 0,
+                unmatched: 0,
+                other_calls: 3,
+                unknown_fd_calls: 0,
+                overhead: None,
+            },
+        }
+    }
+
+    #[test]
+    fn round_trips_and_is_compact() {
+        let r = sample();
+        let bytes = r.encode().unwrap();
+        assert!(
+            bytes.len() < r.events.len() * EVENT_BYTES / 4,
+            "{} bytes",
+            bytes.len()
+        );
+        assert_eq!(Recording::decode(&bytes[..]).unwrap(), r);
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_whole_trace() {
+        let bytes = sample().encode().unwrap();
+        assert!(
+            Recording::decode(&b"hello world!"[..])
+                .unwrap_err()
+                .0
+                .contains("magic")
+        );
+        let cut = Recording::decode(&bytes[..bytes.len() / 2]).unwrap_err().0;
+        assert!(cut.contains("cut short"), "{cut}");
+        let mut v2 = bytes.clone();
+        v2[8] = 2;
+        assert!(
+            Recording::decode(&v2[..])
+                .unwrap_err()
+                .0
+                .contains("version 2")
+        );
+    }
+}

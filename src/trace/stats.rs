@@ -1,0 +1,218 @@
+//! What a trace says about its program's I/O (`iogauge trace stats`): per file, the calls,
+//! bytes, I/O sizes, how sequential each direction is, the sync calls and how the file was
+//! opened; per thread, the time spent in recorded calls (busy) and between them (think).
+//! Pure: a function of a [`Recording`].
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use super::recording::{NO_FILE, Op, Recording, flag};
+
+/// A trace's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stats {
+    pub command: Vec<String>,
+    pub method: String,
+    pub duration_ns: u64,
+    pub exit_code: Option<i32>,
+    pub exit_signal: Option<i32>,
+    /// Calls by operation (fio-like words: read, write, fsync…).
+    pub calls: BTreeMap<String, u64>,
+    pub files: Vec<FileStats>,
+    pub threads: Vec<ThreadStats>,
+    /// Completeness: calls perf dropped, half-seen calls, calls not on storage, calls on
+    /// descriptors the trace could not tie to a file.
+    pub lost: u64,
+    pub unmatched: u64,
+    pub other_calls: u64,
+    pub unknown_fd_calls: u64,
+    /// io_uring_enter and io_submit calls: their I/O is not in the trace.
+    pub async_calls: u64,
+    pub overhead_pct: Option<f64>,
+}
+
+/// One file's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileStats {
+    pub path: String,
+    pub kind: String,
+    pub size_at_open: Option<u64>,
+    pub extent: u64,
+    pub removed: bool,
+    pub opens: u64,
+    pub reads: Direction,
+    pub writes: Direction,
+    /// fsync, fdatasync and sync_file_range calls.
+    pub syncs: u64,
+    pub sync_ns: u64,
+    /// Share of reads and writes made through O_DIRECT, and through O_DSYNC/O_SYNC (the
+    /// descriptor's or the call's), percent.
+    pub direct_pct: f64,
+    pub sync_write_pct: f64,
+    /// Calls that returned an error.
+    pub errors: u64,
+}
+
+/// Reads or writes of one file.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Direction {
+    pub calls: u64,
+    pub bytes: u64,
+    /// Time in these calls, ns.
+    pub busy_ns: u64,
+    /// Percent of calls that began where the previous one of this direction ended.
+    pub sequential_pct: f64,
+    /// The most common sizes asked for: (bytes, calls), largest count first, at most 5.
+    pub sizes: Vec<(u64, u64)>,
+}
+
+/// One thread's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadStats {
+    pub tid: u32,
+    pub pid: u32,
+    pub calls: u64,
+    /// Time inside recorded calls, and the rest of its recorded span (first call's issue to
+    /// last call's completion), ns.
+    pub busy_ns: u64,
+    pub think_ns: u64,
+}
+
+#[derive(Default)]
+struct Acc {
+    dir: [Direction; 2],
+    sizes: [HashMap<u64, u64>; 2],
+    seq: [u64; 2],
+    next: [Option<u64>; 2],
+    opens: u64,
+    syncs: u64,
+    sync_ns: u64,
+    direct: u64,
+    dsync_writes: u64,
+    errors: u64,
+}
+
+pub fn stats(r: &Recording) -> Stats {
+    let mut calls: BTreeMap<String, u64> = BTreeMap::new();
+    let mut acc: Vec<Acc> = r.footer.files.iter().map(|_| Acc::default()).collect();
+    let mut threads: BTreeMap<u32, (u32, u64, u64, u64, u64)> = BTreeMap::new();
+    let pid_of: HashMap<u32, u32> = r.footer.threads.iter().map(|t| (t.tid, t.pid)).collect();
+    let mut async_calls = 0;
+    for e in &r.events {
+        *calls.entry(e.op.word().to_string()).or_default() += 1;
+        let th = threads.entry(e.tid).or_insert((
+            pid_of.get(&e.tid).copied().unwrap_or(e.tid),
+            0,
+            0,
+            e.t,
+            e.t,
+        ));
+        th.1 += 1;
+        th.2 += e.dur;
+        th.4 = th.4.max(e.t + e.dur);
+        if e.file == NO_FILE {
+            async_calls += u64::from(matches!(e.op, Op::AioSubmit | Op::UringEnter));
+            continue;
+        }
+        let a = &mut acc[e.file as usize];
+        if e.result < 0 {
+            a.errors += 1;
+        }
+        match e.op {
+            Op::Open => a.opens += 1,
+            op if op.is_sync() => {
+                a.syncs += 1;
+                a.sync_ns += e.dur;
+            }
+            Op::Read | Op::Write => {
+                let w = usize::from(e.op == Op::Write);
+                let d = &mut a.dir[w];
+                d.calls += 1;
+                d.bytes += e.bytes();
+                d.busy_ns += e.dur;
+                *a.sizes[w].entry(e.len).or_default() += 1;
+                if e.flags & flag::OFFSET_UNKNOWN == 0 {
+                    if a.next[w] == Some(e.offset) {
+                        a.seq[w] += 1;
+                    }
+                    a.next[w] = Some(e.offset + e.bytes());
+                }
+                if e.flags & flag::DIRECT != 0 {
+                    a.direct += 1;
+                }
+                if w == 1 && e.flags & (flag::DSYNC | flag::SYNC) != 0 {
+                    a.dsync_writes += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    let files = r
+        .footer
+        .files
+        .iter()
+        .zip(acc)
+        .map(|(f, a)| file_stats(f, a))
+        .collect();
+    Stats {
+        command: r.header.command.clone(),
+        method: r.header.method.clone(),
+        duration_ns: r.footer.duration_ns,
+        exit_code: r.footer.exit_code,
+        exit_signal: r.footer.exit_signal,
+        calls,
+        files,
+        threads: threads
+            .into_iter()
+            .map(|(tid, (pid, n, busy, first, last))| ThreadStats {
+                tid,
+                pid,
+                calls: n,
+                busy_ns: busy,
+                think_ns: (last - first).saturating_sub(busy),
+            })
+            .collect(),
+        lost: r.footer.lost,
+        unmatched: r.footer.unmatched,
+        other_calls: r.footer.other_calls,
+        unknown_fd_calls: r.footer.unknown_fd_calls,
+        async_calls,
+        overhead_pct: r.footer.overhead.as_ref().map(|o| o.added_pct),
+    }
+}
+
+fn file_stats(f: &super::recording::FileInfo, mut a: Acc) -> FileStats {
+    for w in 0..2 {
+        let d = &mut a.dir[w];
+        d.sequential_pct = pct(a.seq[w], d.calls.saturating_sub(1));
+        let mut sizes: Vec<(u64, u64)> = a.sizes[w].drain().collect();
+        sizes.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+        sizes.truncate(5);
+        d.sizes = sizes;
+    }
+    let [reads, writes] = a.dir;
+    FileStats {
+        path: f.path.clone(),
+        kind: f.kind.clone(),
+        size_at_open: f.size_at_open,
+        extent: f.extent,
+        removed: f.removed,
+        opens: a.opens,
+        direct_pct: pct(a.direct, reads.calls + writes.calls),
+        sync_write_pct: pct(a.dsync_writes, writes.calls),
+        reads,
+        writes,
+        syncs: a.syncs,
+        sync_ns: a.sync_ns,
+        errors: a.errors,
+    }
+}
+
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
