@@ -2,7 +2,8 @@
 # Installs what the acceptance tests drive besides iogauge itself: fio (the yardstick and the
 # source of fio-format JSON to compare with), fio-examples (fio's job files: the job-file
 # compatibility corpus, read where Debian puts it and never copied here), Chromium (renders
-# the HTML report headless), strace (the system calls the sync tests expect), fuse3
+# the HTML report headless), strace (the system calls the sync and record tests expect),
+# sqlite3 (a program the record tests capture), fuse3
 # (fusermount3, to mount the tests' fault-injecting file system), xfsprogs (mkfs.xfs: XFS
 # offers atomic writes in software, which the atomic=1 tests need), OpenMPI and libclang (the
 # mpi feature's build and its mpirun tests), fio-plot (draws graphs from iogauge's JSON and logs) and
@@ -17,6 +18,8 @@ venv="${IOGAUGE_FIO_PLOT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/iogauge/fio-plot-
 missing=()
 command -v fio >/dev/null || missing+=(fio)
 command -v strace >/dev/null || missing+=(strace)
+# sqlite3: a real program whose I/O the record tests capture and compare with strace's view.
+command -v sqlite3 >/dev/null || missing+=(sqlite3)
 command -v fusermount3 >/dev/null || missing+=(fuse3)
 command -v mkfs.xfs >/dev/null || missing+=(xfsprogs)
 [ -d /usr/share/doc/fio/examples ] || missing+=(fio-examples)

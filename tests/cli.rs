@@ -69,6 +69,8 @@ mod outputs;
 mod preread;
 #[path = "cli/prio.rs"]
 mod prio;
+#[path = "cli/record.rs"]
+mod record;
 #[path = "cli/replay.rs"]
 mod replay;
 #[path = "cli/rwf.rs"]

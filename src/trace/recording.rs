@@ -293,7 +293,7 @@ impl Recording {
         let bad = |s: String| BadTrace(s);
         let mut magic = [0u8; 12];
         r.read_exact(&mut magic)
-            .map_err(|_| bad("too short to be an iogauge trace".into()))?;
+            .map_err(|_| bad("not an iogauge trace (too short)".into()))?;
         if &magic[..8] != MAGIC {
             return Err(bad("not an iogauge trace (no IOGTRACE magic)".into()));
         }

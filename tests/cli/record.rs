@@ -1,0 +1,455 @@
+//! `iogauge record` checked against strace on programs no one here wrote (dd, GNU sort with
+//! temporary spills, sqlite3 with synchronous=FULL, fio): for every file of the program's, the
+//! reads, writes, fsyncs and fdatasyncs strace sees are in the trace, with the same bytes, and
+//! the positioned calls (pread, pwrite…) at the same offsets. Each program runs twice, once
+//! under each tool; the workloads are deterministic. And the command's own promises: bad
+//! input refused with nothing created, the program's exit code passed on, an existing file
+//! left alone.
+
+use std::collections::BTreeMap;
+
+use super::*;
+
+/// What a file (or a group of files) saw.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Seen {
+    reads: u64,
+    writes: u64,
+    read_bytes: u64,
+    write_bytes: u64,
+    fsyncs: u64,
+    fdatasyncs: u64,
+    /// Positioned calls: (call, offset, result), sorted.
+    positioned: Vec<(String, u64, i64)>,
+}
+
+impl Seen {
+    fn add(&mut self, call: &str, ret: i64, offset: Option<u64>) {
+        let moved = ret.max(0) as u64;
+        match call {
+            "read" => {
+                self.reads += 1;
+                self.read_bytes += moved;
+            }
+            "write" => {
+                self.writes += 1;
+                self.write_bytes += moved;
+            }
+            "fsync" => self.fsyncs += 1,
+            "fdatasync" => self.fdatasyncs += 1,
+            _ => return,
+        }
+        if let Some(o) = offset {
+            self.positioned.push((call.to_string(), o, ret));
+        }
+    }
+}
+
+const STRACED: &str =
+    "read,write,pread64,pwrite64,readv,writev,preadv,pwritev,preadv2,pwritev2,fsync,fdatasync";
+
+/// The calls strace sees, grouped by `group(path)` (None: not a file of the test's). None
+/// (after SKIP) when strace cannot run.
+fn by_strace(
+    dir: &Path,
+    cmd: &[&str],
+    group: &dyn Fn(&str) -> Option<String>,
+) -> Option<BTreeMap<String, Seen>> {
+    let out = tmp();
+    let prefix = out.path().join("s");
+    let r = Command::new("strace")
+        .current_dir(dir)
+        .args([
+            "-f",
+            "-ff",
+            "-y",
+            "-qq",
+            "-s",
+            "0",
+            "-e",
+            &format!("trace={STRACED}"),
+        ])
+        .arg("-o")
+        .arg(&prefix)
+        .arg("--")
+        .args(cmd)
+        .output();
+    match r {
+        Err(e) => {
+            skip!("strace cannot run ({e}); scripts/test-deps.sh installs it");
+            return None;
+        }
+        Ok(o) => assert!(o.status.success(), "{cmd:?} under strace: {}", stderr(&o)),
+    }
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    for f in entries(out.path()) {
+        for line in std::fs::read_to_string(&f).unwrap().lines() {
+            let Some((name, rest)) = line.split_once('(') else {
+                continue;
+            };
+            let Some((_, rest)) = rest.split_once('<') else {
+                continue;
+            };
+            // `read(3</p>, ""..., 4096)    = 4096`: strace pads before the result.
+            let Some((call, ret)) = rest.rsplit_once(" = ") else {
+                continue;
+            };
+            let call = call.trim_end();
+            let call = call.strip_suffix(')').unwrap_or(call);
+            let Some((path, args)) = call.split_once('>') else {
+                continue;
+            };
+            let args = args.trim_start_matches(", ");
+            let path = path.trim_end_matches(" (deleted)");
+            let Some(g) = group(path) else { continue };
+            let ret: i64 = ret.split_whitespace().next().unwrap().parse().unwrap();
+            let ret = if ret < 0 { -1 } else { ret };
+            let nums: Vec<&str> = args.rsplit(", ").collect();
+            let (call, offset) = match name {
+                "pread64" | "preadv" => ("read", nums[0].parse().ok()),
+                "pwrite64" | "pwritev" => ("write", nums[0].parse().ok()),
+                "preadv2" => (
+                    "read",
+                    nums[1]
+                        .parse::<i64>()
+                        .ok()
+                        .filter(|o| *o >= 0)
+                        .map(|o| o as u64),
+                ),
+                "pwritev2" => (
+                    "write",
+                    nums[1]
+                        .parse::<i64>()
+                        .ok()
+                        .filter(|o| *o >= 0)
+                        .map(|o| o as u64),
+                ),
+                "read" | "readv" => ("read", None),
+                "write" | "writev" => ("write", None),
+                other => (other, None),
+            };
+            seen.entry(g).or_default().add(call, ret, offset);
+        }
+    }
+    Some(seen)
+}
+
+/// The same, from `iogauge record`'s trace (`trace show`): and the trace's show output.
+fn by_record(
+    dir: &Path,
+    cmd: &[&str],
+    group: &dyn Fn(&str) -> Option<String>,
+    extra: &[&str],
+) -> (BTreeMap<String, Seen>, String) {
+    let out = tmp();
+    let trace = out.path().join("t.iogtrace");
+    let mut args = vec!["record", "-o", trace.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args.push("--");
+    args.extend_from_slice(cmd);
+    let o = run_in(dir, &args);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    assert!(stderr(&o).contains("iogauge: recorded "), "{}", stderr(&o));
+    let shown = ok_in(dir, &["trace", "show", trace.to_str().unwrap()]);
+    let mut files: BTreeMap<u64, String> = BTreeMap::new();
+    for l in shown.lines() {
+        if let Some(rest) = l.strip_prefix("# file ") {
+            let (i, p) = rest.split_once(": ").unwrap();
+            let p = p.rsplit_once(" (").unwrap().0;
+            files.insert(i.parse().unwrap(), p.to_string());
+        }
+    }
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    for l in shown.lines().filter(|l| !l.starts_with('#')) {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let (call, file, offset, ret, flags) = (w[2], w[3], w[4], w[6], w[8]);
+        let Ok(file) = file.parse::<u64>() else {
+            continue;
+        };
+        let Some(g) = group(&files[&file]) else {
+            continue;
+        };
+        let ret: i64 = ret.parse().unwrap();
+        let ret = if ret < 0 { -1 } else { ret };
+        let offset = flags
+            .contains("positional")
+            .then(|| offset.parse().unwrap());
+        seen.entry(g).or_default().add(call, ret, offset);
+    }
+    (seen, shown)
+}
+
+/// Records `cmd` both ways in `dir` and asserts the files under it saw the same calls;
+/// `made` are the files the program makes, removed before each run so both start alike.
+fn same_as_strace(
+    dir: &Path,
+    cmd: &[&str],
+    group: &dyn Fn(&str) -> Option<String>,
+    extra: &[&str],
+    made: &[&str],
+) -> Option<String> {
+    let reset = || {
+        for m in made {
+            let _ = std::fs::remove_file(dir.join(m));
+        }
+    };
+    reset();
+    let mut want = by_strace(dir, cmd, group)?;
+    reset();
+    let (mut got, shown) = by_record(dir, cmd, group, extra);
+    for s in want.values_mut().chain(got.values_mut()) {
+        s.positioned.sort();
+    }
+    assert!(!want.is_empty(), "strace saw no calls on the test's files");
+    assert_eq!(
+        got, want,
+        "{cmd:?}: the trace (left) against strace (right)"
+    );
+    Some(shown)
+}
+
+fn under(dir: &Path) -> impl Fn(&str) -> Option<String> + '_ {
+    move |p: &str| p.strip_prefix(dir.to_str().unwrap()).map(str::to_string)
+}
+
+#[test]
+fn dd_with_direct_io_is_recorded_call_for_call_with_offsets() {
+    let d = tmp();
+    std::fs::write(d.path().join("in"), vec![7u8; 4 << 20]).unwrap();
+    let cmd = [
+        "dd",
+        "if=in",
+        "of=out",
+        "bs=64k",
+        "oflag=direct",
+        "conv=fsync",
+        "status=none",
+    ];
+    let Some(shown) = same_as_strace(d.path(), &cmd, &under(d.path()), &[], &["out"]) else {
+        return;
+    };
+    // dd's writes are plain write(2)s: the trace follows the position, 64 KiB a step.
+    let writes: Vec<Vec<&str>> = shown
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() > 8 && w[2] == "write" && w[8].contains("direct"))
+        .collect();
+    assert_eq!(writes.len(), 64);
+    for (i, w) in writes.iter().enumerate() {
+        assert_eq!(w[4], (i * 65536).to_string(), "write {i}");
+        assert_eq!(w[6], "65536");
+    }
+}
+
+#[test]
+fn the_ptrace_fallback_records_the_same_calls() {
+    let d = tmp();
+    std::fs::write(d.path().join("in"), vec![1u8; 1 << 20]).unwrap();
+    let cmd = [
+        "dd",
+        "if=in",
+        "of=out",
+        "bs=16k",
+        "conv=fdatasync",
+        "status=none",
+    ];
+    same_as_strace(
+        d.path(),
+        &cmd,
+        &under(d.path()),
+        &["--method=ptrace"],
+        &["out"],
+    );
+}
+
+#[test]
+fn gnu_sort_with_temporary_spills_is_recorded_whole() {
+    let d = tmp();
+    std::fs::create_dir(d.path().join("spill")).unwrap();
+    // 8 MiB of lines in a scrambled order, sorted with a 1 MiB buffer: sort spills runs to
+    // temporary files (random names, removed at its end) and merges them.
+    let mut text = String::with_capacity(9 << 20);
+    let mut x: u64 = 12345;
+    while text.len() < 8 << 20 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        text += &format!("{:016x} some payload to make the line longer\n", x >> 8);
+    }
+    std::fs::write(d.path().join("input"), text).unwrap();
+    let spill = d.path().join("spill");
+    let group = |p: &str| {
+        let rel = p.strip_prefix(d.path().to_str().unwrap())?;
+        // The spill files' names differ run to run: one group for all.
+        Some(if p.starts_with(spill.to_str().unwrap()) {
+            "/spill/*".to_string()
+        } else {
+            rel.to_string()
+        })
+    };
+    let cmd = [
+        "sort",
+        "-S",
+        "1M",
+        "--parallel=1",
+        "-T",
+        "spill",
+        "-o",
+        "sorted",
+        "input",
+    ];
+    let Some(shown) = same_as_strace(d.path(), &cmd, &group, &[], &["sorted"]) else {
+        return;
+    };
+    assert!(
+        shown.contains("/spill/"),
+        "sort spilled nothing:\n{}",
+        &shown[shown.len().saturating_sub(2000)..]
+    );
+    assert!(
+        shown.lines().any(|l| l.contains(" unlink ")),
+        "the spills' removal is in the trace"
+    );
+}
+
+#[test]
+fn sqlite_with_synchronous_full_is_recorded_with_every_sync() {
+    if Command::new("sqlite3").arg("-version").output().is_err() {
+        skip!("sqlite3 is not installed; scripts/test-deps.sh installs it");
+        return;
+    }
+    let d = tmp();
+    let mut sql = String::from("PRAGMA synchronous=FULL;\nCREATE TABLE t(a INTEGER, b TEXT);\n");
+    for i in 0..150 {
+        sql += &format!("INSERT INTO t VALUES({i}, '{}');\n", "x".repeat(100 + i));
+    }
+    std::fs::write(d.path().join("load.sql"), sql).unwrap();
+    let cmd = ["sqlite3", "db.sqlite", ".read load.sql"];
+    let group = |p: &str| {
+        p.strip_prefix(d.path().to_str().unwrap())
+            .filter(|r| r.starts_with("/db"))
+            .map(str::to_string)
+    };
+    let made = ["db.sqlite", "db.sqlite-journal"];
+    let Some(_) = same_as_strace(d.path(), &cmd, &group, &[], &made) else {
+        return;
+    };
+    std::fs::remove_file(d.path().join("db.sqlite")).unwrap();
+    let (seen, _) = by_record(d.path(), &cmd, &group, &[]);
+    let syncs: u64 = seen.values().map(|s| s.fsyncs + s.fdatasyncs).sum();
+    assert!(
+        syncs >= 150,
+        "each autocommitted insert syncs: {syncs} syncs"
+    );
+}
+
+#[test]
+fn fio_as_the_recorded_program_is_followed_into_its_job_process() {
+    if Command::new("fio").arg("--version").output().is_err() {
+        skip!("fio is not installed; scripts/test-deps.sh installs it");
+        return;
+    }
+    let d = tmp();
+    let cmd = [
+        "fio",
+        "--name=rec",
+        "--filename=f",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=2m",
+        "--ioengine=psync",
+        "--randrepeat=1",
+        "--fsync=16",
+        "--output=/dev/null",
+    ];
+    let group = |p: &str| {
+        p.strip_prefix(d.path().to_str().unwrap())
+            .filter(|r| *r == "/f")
+            .map(str::to_string)
+    };
+    let Some(shown) = same_as_strace(d.path(), &cmd, &group, &[], &["f"]) else {
+        return;
+    };
+    let threads: std::collections::HashSet<&str> = shown
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .collect();
+    assert!(
+        threads.len() >= 2,
+        "fio's job runs in a process of its own: {threads:?}"
+    );
+}
+
+#[test]
+fn bad_input_is_refused_and_nothing_is_created() {
+    let d = tmp();
+    let trace = d.path().join("t.iogtrace");
+    let t = trace.to_str().unwrap();
+    let o = run_in(d.path(), &["record", "-o", t, "--", "no-such-program-here"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no-such-program-here: no such program"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_in(
+        d.path(),
+        &["record", "-o", t, "--method=ebpf", "--", "true"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--method=ebpf"), "{}", stderr(&o));
+    let o = run_in(d.path(), &["record", "-o", t]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(entries(d.path()).is_empty(), "{:?}", entries(d.path()));
+    // A file that is there is not iogauge's to replace.
+    std::fs::write(&trace, "precious").unwrap();
+    let o = run_in(d.path(), &["record", "-o", t, "--", "true"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&trace).unwrap(), "precious");
+    // Not a trace: said, exit 2.
+    let o = run_in(d.path(), &["trace", "stats", t]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("not an iogauge trace"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn the_programs_exit_code_is_passed_on_and_its_trace_kept() {
+    let d = tmp();
+    let trace = d.path().join("t.iogtrace");
+    let o = run_in(
+        d.path(),
+        &[
+            "record",
+            "-o",
+            trace.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            "echo hi > x; exit 3",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let stats = ok_in(
+        d.path(),
+        &["trace", "stats", "--json", trace.to_str().unwrap()],
+    );
+    let v: Value = serde_json::from_str(&stats).unwrap();
+    assert_eq!(v["exit_code"], 3);
+    let x = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("/x"))
+        .expect("x in the trace");
+    assert_eq!(x["writes"]["bytes"], 3);
+    assert_eq!(x["size_at_open"], Value::Null, "created by the program");
+    assert!(
+        v["overhead_pct"].as_f64().is_some(),
+        "the capture's cost is measured: {v}"
+    );
+}
