@@ -18,6 +18,7 @@ use commands::job::job;
 use commands::legacy::legacy;
 use commands::quick::quick;
 use commands::record::record;
+use commands::replay::replay;
 use commands::report::{compare_files, report_file};
 use commands::sweep::sweep;
 use commands::trace::trace;
@@ -96,6 +97,7 @@ fn dispatch() -> ExitCode {
         Ok(Request::Sweep(req)) => sweep(&args, req),
         Ok(Request::Record(req)) => record(req),
         Ok(Request::Trace(req)) => trace(req),
+        Ok(Request::Replay(req)) => replay(req),
         Ok(Request::Quick {
             directory,
             size,

@@ -90,6 +90,8 @@ mod steady;
 mod sweep;
 #[path = "cli/sync.rs"]
 mod sync;
+#[path = "cli/trace_replay.rs"]
+mod trace_replay;
 #[path = "cli/trim.rs"]
 mod trim;
 #[path = "cli/verify.rs"]

@@ -26,7 +26,7 @@ use job::{
 };
 pub use tool::ToolOptions;
 use tool::{check_output, overwrite_output_arg, repeat_arg, safety_args, tool_args, tool_options};
-pub use trace::{RecordRequest, TraceRequest};
+pub use trace::{RecordRequest, ReplayRequest, TraceRequest};
 
 use sweep::{sweep_command, sweep_request};
 
@@ -91,6 +91,8 @@ pub enum Request {
     Record(RecordRequest),
     /// `iogauge trace show|stats TRACE`.
     Trace(TraceRequest),
+    /// `iogauge replay TRACE`.
+    Replay(ReplayRequest),
     /// Help or version text to print; exit 0.
     Print(String),
 }
@@ -220,6 +222,7 @@ pub fn command() -> Command {
         )
         .subcommand(trace::record_command())
         .subcommand(trace::trace_command())
+        .subcommand(trace::replay_command())
         .subcommand(legacy("sasiotest", "SAS's SASIOTEST: iogauge sasiotest FILE [-r|-w|-rw] [-seq|-ran] [-filesize N] [-pagesize N] [-sgio -numpages M] [-unbuffered] [-writethru]"))
         .subcommand(legacy("sqlio", "Microsoft's sqlio: iogauge sqlio [-kR|-kW] [-s<secs>] [-f<pattern>] [-o<n>] [-b<KB>] [-t<n>] [-B<N|Y|H|S>] [-L<S|P>] [-F<param file>] [file]; --batch FILE"))
         .subcommand(legacy("iotest", "SAS's iotest.sh: iogauge iotest -i N -t DIR -b BLOCKS -s KB"))
@@ -432,6 +435,7 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
         Some(("compare", sm)) => compare_request(sm),
         Some(("record", sm)) => trace::record_request(sm),
         Some(("trace", sm)) => trace::trace_request(sm),
+        Some(("replay", sm)) => trace::replay_request(sm),
         Some(("sweep", sm)) => sweep_request(&args, sm),
         Some(("assess", sm)) => {
             let mut tool = tool_options(sm)?;

@@ -22,6 +22,16 @@ pub struct RecordRequest {
     pub overwrite_output: bool,
 }
 
+/// `iogauge replay TRACE`.
+#[derive(Debug)]
+pub struct ReplayRequest {
+    pub trace: PathBuf,
+    pub mode: crate::trace::replayed::Mode,
+    pub speed: f64,
+    pub directory: PathBuf,
+    pub json: bool,
+}
+
 /// `iogauge trace show|stats`.
 #[derive(Debug)]
 pub enum TraceRequest {
@@ -102,6 +112,72 @@ pub fn trace_command() -> Command {
                         .help("As JSON"),
                 ),
         )
+}
+
+pub fn replay_command() -> Command {
+    Command::new("replay")
+        .about("Replay a recorded trace's I/O on copies of its files, call for call, and report it with the replay's timing fidelity")
+        .arg(Arg::new("trace").value_name("TRACE").required(true))
+        .arg(
+            Arg::new("mode")
+                .long("mode")
+                .value_name("MODE")
+                .default_value("closed")
+                .help("closed: each call when the thread's previous one completed plus the recorded think time; open: at the recorded times; afap: no think time"),
+        )
+        .arg(
+            Arg::new("directory")
+                .long("directory")
+                .value_name("DIR")
+                .default_value(".")
+                .help("Where the replay makes its own directory for the files (removed at the end)"),
+        )
+        .arg(
+            Arg::new("speed")
+                .long("speed")
+                .value_name("X")
+                .default_value("1")
+                .help("Think and issue times divided by X (2: twice as fast)"),
+        )
+        .arg(
+            Arg::new("output-format")
+                .long("output-format")
+                .value_name("FORMAT")
+                .default_value("text")
+                .value_parser(["text", "json"])
+                .help("text or json"),
+        )
+        .after_help(
+            "The recorded paths are never touched: each file of the trace is a file in a new \
+             directory under --directory, laid out at its recorded size before the replay \
+             (or created by the replay where the program created it). mmap, io_uring and \
+             libaio calls are counted, not replayed.",
+        )
+}
+
+pub fn replay_request(sm: &ArgMatches) -> Result<Request, UsageError> {
+    let mode = sm
+        .get_one::<String>("mode")
+        .expect("default")
+        .parse()
+        .map_err(UsageError::of)?;
+    let speed_text = sm.get_one::<String>("speed").expect("default");
+    let speed = speed_text
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0 && *v <= 1e6)
+        .ok_or_else(|| {
+            UsageError(format!(
+                "--speed={speed_text}: expected a number above 0 (0.5: half as fast, 2: twice as fast)"
+            ))
+        })?;
+    Ok(Request::Replay(ReplayRequest {
+        trace: rawpath::path(sm.get_one::<String>("trace").expect("required")),
+        mode,
+        speed,
+        directory: rawpath::path(sm.get_one::<String>("directory").expect("default")),
+        json: sm.get_one::<String>("output-format").map(String::as_str) == Some("json"),
+    }))
 }
 
 pub fn record_request(sm: &ArgMatches) -> Result<Request, UsageError> {

@@ -10,6 +10,7 @@ pub(crate) mod job;
 pub(crate) mod legacy;
 pub(crate) mod quick;
 pub(crate) mod record;
+pub(crate) mod replay;
 pub(crate) mod report;
 pub(crate) mod sweep;
 pub(crate) mod trace;

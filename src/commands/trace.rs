@@ -55,7 +55,7 @@ pub(crate) fn trace(req: TraceRequest) -> ExitCode {
 }
 
 /// A trace file: a regular file, opened once and read whole.
-fn read(path: &Path) -> Result<Recording, BadTrace> {
+pub(crate) fn read(path: &Path) -> Result<Recording, BadTrace> {
     let f = std::fs::File::open(path).map_err(|e| BadTrace(e.to_string()))?;
     let meta = f.metadata().map_err(|e| BadTrace(e.to_string()))?;
     if !meta.is_file() {

@@ -197,3 +197,103 @@ pub fn stats_text(s: &Stats) -> String {
     }
     o
 }
+
+fn us(ns: u64) -> String {
+    format!("{:.1} µs", ns as f64 / 1e3)
+}
+
+/// `replay`'s report as text.
+pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
+    let mut o = String::new();
+    let mode = match r.mode {
+        crate::trace::replayed::Mode::Closed => {
+            "closed (each call after the previous one's completion plus the recorded think time)"
+        }
+        crate::trace::replayed::Mode::Open => "open (at the recorded times)",
+        crate::trace::replayed::Mode::Afap => "afap (no think time)",
+    };
+    let _ = writeln!(
+        o,
+        "replay of {} ({})",
+        crate::rawpath::shown(&r.trace),
+        crate::rawpath::shown(&r.command.join(" "))
+    );
+    let _ = writeln!(
+        o,
+        "mode: {mode}, speed ×{}; files in {} ({} laid out, removed at the end)",
+        r.speed,
+        r.directory,
+        human_bytes(r.laid_out_bytes)
+    );
+    if r.stopped {
+        let _ = writeln!(
+            o,
+            "STOPPED before the end: the figures cover what was replayed"
+        );
+    }
+    let ratio = |a: u64, b: u64| {
+        if b == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.3}", a as f64 / b as f64)
+        }
+    };
+    let _ = writeln!(
+        o,
+        "span: replayed {} against recorded {} (×{}); time in calls: replayed {} against recorded {} (×{})",
+        ms(r.replayed_span_ns),
+        ms(r.recorded_span_ns),
+        ratio(r.replayed_span_ns, r.recorded_span_ns),
+        ms(r.replayed_io_ns),
+        ms(r.recorded_io_ns),
+        ratio(r.replayed_io_ns, r.recorded_io_ns)
+    );
+    let _ = writeln!(
+        o,
+        "issue-time error against the schedule: p50 {}, p99 {}, max {}",
+        us(r.issue_error_p50_ns),
+        us(r.issue_error_p99_ns),
+        us(r.issue_error_max_ns)
+    );
+    for f in &r.ops {
+        let bw = if f.bytes > 0 {
+            format!(", {} ({:.2} MiB/s)", human_bytes(f.bytes), f.mib_per_s)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            o,
+            "  {:<16} {:>8} calls{bw}, latency mean {} (recorded {}), p50 {}, p99 {}, max {}{}",
+            f.op,
+            f.calls,
+            us(f.lat_mean_ns as u64),
+            us(f.recorded_lat_mean_ns as u64),
+            us(f.lat_p50_ns),
+            us(f.lat_p99_ns),
+            us(f.lat_max_ns),
+            if f.errors > 0 {
+                format!(", {} errors", f.errors)
+            } else {
+                String::new()
+            }
+        );
+    }
+    for t in &r.threads {
+        let _ = writeln!(
+            o,
+            "  thread {}: {} calls, busy {} (recorded {}), issue error p50 {}, p99 {}",
+            t.tid,
+            t.calls,
+            ms(t.busy_ns),
+            ms(t.recorded_busy_ns),
+            us(t.issue_error_p50_ns),
+            us(t.issue_error_p99_ns)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "not replayed: {} calls (mmap, seek, rename, io_uring/libaio); results unlike the recording's: {}",
+        r.skipped, r.results_differ
+    );
+    o
+}

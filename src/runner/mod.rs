@@ -6,6 +6,7 @@
 
 mod hooks;
 pub mod limits;
+pub mod replay;
 pub mod worker;
 
 use std::path::PathBuf;

@@ -1,0 +1,54 @@
+//! `iogauge replay TRACE [--mode closed|open|afap] [--directory DIR] [--speed X]`: a recorded
+//! program's I/O issued again on copies of its files, and what it measured.
+
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+
+use iogauge::cli::ReplayRequest;
+use iogauge::runner::replay::{self, Options, ReplayError};
+use iogauge::{errln, out, outln, rawpath};
+
+use crate::session::outputs::default_stem;
+use crate::session::{signals, usage_exit};
+
+pub(crate) fn replay(req: ReplayRequest) -> ExitCode {
+    let r = match super::trace::read(&req.trace) {
+        Ok(r) => r,
+        Err(m) => return usage_exit(&format!("{}: {m}", rawpath::display(&req.trace))),
+    };
+    let opts = Options {
+        mode: req.mode,
+        speed: req.speed,
+        directory: req.directory.clone(),
+        name: format!(
+            "{}.replay",
+            default_stem(iogauge::units::unix_ns() / 1_000_000_000)
+        ),
+    };
+    // From here files exist: the first signal stops the replay cleanly, a second removes them
+    // and exits.
+    let s = signals();
+    s.idle.store(false, Ordering::SeqCst);
+    let name = rawpath::display(&req.trace).to_string();
+    let report = match replay::replay(&r, &name, &opts, std::sync::Arc::clone(&s.interrupt)) {
+        Ok(rep) => rep,
+        Err(ReplayError::Usage(m)) => return usage_exit(&m),
+        Err(ReplayError::Failed(m)) => {
+            errln!("iogauge: replay: {m}");
+            return ExitCode::from(1);
+        }
+    };
+    if req.json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("plain data")
+        );
+    } else {
+        out!("{}", iogauge::report::trace::replay_text(&report));
+    }
+    if report.stopped {
+        let sig = s.which.load(Ordering::SeqCst);
+        return ExitCode::from(128u8.saturating_add(sig as u8));
+    }
+    ExitCode::SUCCESS
+}

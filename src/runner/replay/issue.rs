@@ -1,0 +1,246 @@
+//! One replay thread: the recorded thread's calls, in its order, each issued when the mode
+//! says (closed: the previous call's completion plus the recorded think time; open: the
+//! recorded issue time; afap: at once) and after the other thread's call it depends on, as
+//! the same system call on the replay's copy of the file, at the recorded offset and length.
+
+use std::collections::HashMap;
+use std::os::fd::{AsFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rustix::fs::OFlags;
+
+use super::layout::Layout;
+use super::{Mode, ThreadResult};
+use crate::engine::buf::AlignedBuf;
+use crate::trace::recording::{Event, Op, flag};
+
+/// What all replay threads share.
+pub struct Shared<'a> {
+    pub events: &'a [Event],
+    pub deps: &'a [Option<usize>],
+    /// Per event: its replay completion, ns after the start, + 1 (0: not yet).
+    pub done: &'a [AtomicU64],
+    pub layout: &'a Layout,
+    pub mode: Mode,
+    pub speed: f64,
+    /// Set once every thread is ready (buffers made): the replay's time zero.
+    pub start: &'a std::sync::OnceLock<Instant>,
+    pub ready: &'a std::sync::Barrier,
+    pub stop: &'a AtomicBool,
+}
+
+/// Whether a call is replayed (the rest are counted: mappings, seeks, renames, and the
+/// io_uring and libaio calls whose I/O the trace does not hold).
+pub fn replayed(op: Op) -> bool {
+    !matches!(
+        op,
+        Op::Seek | Op::Mmap | Op::Rename | Op::AioSubmit | Op::AioGetevents | Op::UringEnter
+    )
+}
+
+/// The flags a descriptor for this call needs (the recorded descriptor's, as far as they
+/// change the I/O).
+fn open_flags(e: &Event) -> OFlags {
+    let mut f = OFlags::RDWR;
+    if e.flags & flag::DIRECT != 0 {
+        f |= OFlags::DIRECT;
+    }
+    if e.flags & flag::SYNC != 0 {
+        f |= OFlags::SYNC;
+    } else if e.flags & flag::DSYNC != 0 {
+        f |= OFlags::DSYNC;
+    }
+    f
+}
+
+/// Replays the calls `mine` (indices into the events, in order).
+pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
+    let mut r = ThreadResult::default();
+    let biggest = mine
+        .iter()
+        .map(|&i| &s.events[i])
+        .filter(|e| matches!(e.op, Op::Read | Op::Write))
+        .map(|e| e.len)
+        .max()
+        .unwrap_or(0);
+    let mut buf = AlignedBuf::zeroed(biggest.min(1 << 30) as usize);
+    fill(&mut buf);
+    // Twice: once all are ready, and once the start is set.
+    s.ready.wait();
+    s.ready.wait();
+    let start = *s.start.get().expect("set between the barriers");
+    let mut fds: HashMap<(u32, u32), OwnedFd> = HashMap::new();
+    let mut opened: HashMap<(u32, i64), OwnedFd> = HashMap::new();
+    let mut prev: Option<(&Event, Instant)> = None;
+    for &i in mine {
+        let e = &s.events[i];
+        if s.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        if !replayed(e.op) {
+            r.skipped += 1;
+            mark(s, start, i);
+            continue;
+        }
+        let due = due(s, start, e, prev);
+        wait_until(due);
+        if let Some(d) = s.deps[i] {
+            wait_for(s, d);
+        }
+        let issued = Instant::now();
+        let result = issue(s, e, &mut buf, &mut fds, &mut opened);
+        let completed = Instant::now();
+        mark(s, start, i);
+        r.record(
+            e,
+            result,
+            completed - issued,
+            issued.saturating_duration_since(due),
+        );
+        prev = Some((e, completed));
+    }
+    r
+}
+
+/// When the call is due.
+fn due(s: &Shared<'_>, start: Instant, e: &Event, prev: Option<(&Event, Instant)>) -> Instant {
+    let scaled = |ns: u64| Duration::from_nanos((ns as f64 / s.speed) as u64);
+    match (s.mode, prev) {
+        (Mode::Afap, _) => Instant::now(),
+        (Mode::Open, _) | (Mode::Closed, None) => start + scaled(e.t),
+        (Mode::Closed, Some((p, done))) => done + scaled(e.t.saturating_sub(p.t + p.dur)),
+    }
+}
+
+fn mark(s: &Shared<'_>, start: Instant, i: usize) {
+    let ns = start.elapsed().as_nanos() as u64;
+    s.done[i].store(ns + 1, Ordering::Release);
+}
+
+/// Sleeps until shortly before `t`, then yields until it.
+fn wait_until(t: Instant) {
+    loop {
+        let now = Instant::now();
+        if now >= t {
+            return;
+        }
+        let left = t - now;
+        if left > Duration::from_micros(200) {
+            std::thread::sleep(left - Duration::from_micros(100));
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// Waits for another thread's call to complete.
+fn wait_for(s: &Shared<'_>, j: usize) {
+    let mut spins = 0u32;
+    while s.done[j].load(Ordering::Acquire) == 0 && !s.stop.load(Ordering::Relaxed) {
+        spins += 1;
+        if spins < 100 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_micros(20));
+        }
+    }
+}
+
+/// Non-zero data for writes (no file system or device may shortcut zeroes).
+fn fill(buf: &mut [u8]) {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for c in buf.chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let b = x.to_le_bytes();
+        c.copy_from_slice(&b[..c.len()]);
+    }
+}
+
+/// Issues one call; its result as the recording holds one (bytes, 0, or -errno).
+fn issue(
+    s: &Shared<'_>,
+    e: &Event,
+    buf: &mut AlignedBuf,
+    fds: &mut HashMap<(u32, u32), OwnedFd>,
+    opened: &mut HashMap<(u32, i64), OwnedFd>,
+) -> i64 {
+    let file = e.file as usize;
+    let errno = |r: rustix::io::Errno| -(r.raw_os_error() as i64);
+    match e.op {
+        Op::Open => {
+            let mut f =
+                OFlags::from_bits_retain(e.arg) & (OFlags::RWMODE | OFlags::TRUNC | OFlags::DIRECT);
+            if e.flags & flag::DSYNC != 0 {
+                f |= OFlags::DSYNC;
+            }
+            match s.layout.open(file, f, e.flags & flag::CREATED != 0) {
+                Ok(fd) => {
+                    opened.insert((e.file, e.result), fd);
+                    e.result
+                }
+                Err(err) => -(err.raw_os_error().unwrap_or(libc::EIO) as i64),
+            }
+        }
+        Op::Close => {
+            opened.remove(&(e.file, e.result.max(0)));
+            0
+        }
+        Op::Unlink => {
+            fds.retain(|(f, _), _| *f != e.file);
+            match s.layout.unlink(file) {
+                Ok(()) => 0,
+                Err(err) => -(err.raw_os_error().unwrap_or(libc::EIO) as i64),
+            }
+        }
+        _ => {
+            let key = (e.file, open_flags(e).bits());
+            if let std::collections::hash_map::Entry::Vacant(slot) = fds.entry(key) {
+                match s.layout.open(file, open_flags(e), true) {
+                    Ok(fd) => {
+                        slot.insert(fd);
+                    }
+                    Err(err) => return -(err.raw_os_error().unwrap_or(libc::EIO) as i64),
+                }
+            }
+            let fd = fds[&key].as_fd();
+            let len = (e.len as usize).min(buf.len());
+            let r = match e.op {
+                Op::Read => rustix::io::pread(fd, &mut buf[..len], e.offset).map(|n| n as i64),
+                Op::Write => rustix::io::pwrite(fd, &buf[..len], e.offset).map(|n| n as i64),
+                Op::Fsync => rustix::fs::fsync(fd).map(|_| 0),
+                Op::Fdatasync => rustix::fs::fdatasync(fd).map(|_| 0),
+                Op::SyncFileRange => sync_file_range(fd, e.offset, e.len, e.arg),
+                Op::Fallocate => rustix::fs::fallocate(
+                    fd,
+                    rustix::fs::FallocateFlags::from_bits_retain(e.arg),
+                    e.offset,
+                    e.len,
+                )
+                .map(|_| 0),
+                Op::Truncate => rustix::fs::ftruncate(fd, e.len).map(|_| 0),
+                _ => Ok(0),
+            };
+            r.unwrap_or_else(errno)
+        }
+    }
+}
+
+/// sync_file_range(2) as recorded: a length of 0 means "to the end of the file" there.
+fn sync_file_range(
+    fd: std::os::fd::BorrowedFd<'_>,
+    offset: u64,
+    len: u64,
+    flags: u32,
+) -> rustix::io::Result<i64> {
+    let len = if len == 0 {
+        i64::MAX as u64 - offset
+    } else {
+        len
+    };
+    crate::engine::flush_fd(fd, crate::engine::FlushCall::Range { offset, len, flags })
+        .map(|_| 0)
+        .map_err(|e| rustix::io::Errno::from_raw_os_error(e.raw_os_error().unwrap_or(libc::EIO)))
+}

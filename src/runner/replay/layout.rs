@@ -1,0 +1,134 @@
+//! Where a replay's files live: a directory of its own, made new under the user's
+//! `--directory` (never the recorded paths), holding one file per file of the trace. Files
+//! that existed when the program first opened them are laid out before the replay: data
+//! written up to the furthest byte the trace touches, then the file extended (sparse) to its
+//! recorded size, then its cached pages dropped so the replay starts cold. Files the program
+//! created are created by the replay, at the call that created them. Everything in the
+//! directory, and the directory, is removed at the end (and by a second Ctrl-C).
+
+use std::ffi::OsString;
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+
+use rustix::fs::{AtFlags, Mode, OFlags};
+
+use crate::files::ownership;
+use crate::trace::recording::Recording;
+
+/// The replay's directory, held open, and its files' names there.
+pub struct Layout {
+    pub path: PathBuf,
+    pub dir: OwnedFd,
+    /// Per file of the trace: its name in the directory.
+    pub names: Vec<OsString>,
+    /// Bytes written to lay the files out.
+    pub laid_out: u64,
+}
+
+/// How much a layout writes, and the free space it needs.
+pub fn bytes_needed(r: &Recording) -> u64 {
+    r.footer
+        .files
+        .iter()
+        .filter_map(|f| f.size_at_open.map(|s| data_end(s, f.extent)))
+        .sum()
+}
+
+/// Data is written up to the furthest byte touched (rounded up to 1 MiB), never past the size.
+fn data_end(size: u64, extent: u64) -> u64 {
+    size.min(extent.div_ceil(1 << 20) << 20)
+}
+
+/// A file's name in the replay directory: its index and its recorded base name (printable
+/// characters only), so a listing reads like the program's.
+fn name_of(i: usize, recorded: &str) -> OsString {
+    let base = recorded.rsplit('/').next().unwrap_or("");
+    let clean: String = base
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+        .take(48)
+        .collect();
+    OsString::from(format!("f{i}-{clean}"))
+}
+
+/// Makes the directory `parent/name` (which must not exist) and lays out the trace's files
+/// there. On an error, what was made is removed.
+pub fn make(parent: &Path, name: &str, r: &Recording) -> io::Result<Layout> {
+    let path = parent.join(name);
+    let (dir, id, place) = ownership::create_dir_new(&path)?;
+    ownership::watch(&path, id, Some(&place));
+    let names: Vec<OsString> = r
+        .footer
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| name_of(i, &f.path))
+        .collect();
+    let mut layout = Layout {
+        path,
+        dir,
+        names,
+        laid_out: 0,
+    };
+    let chunk = vec![0x5au8; 1 << 20];
+    for (i, f) in r.footer.files.iter().enumerate() {
+        let Some(size) = f.size_at_open else { continue };
+        if let Err(e) = lay_out(&layout, i, size, data_end(size, f.extent), &chunk) {
+            layout.remove();
+            return Err(e);
+        }
+        layout.laid_out += data_end(size, f.extent);
+    }
+    Ok(layout)
+}
+
+fn lay_out(l: &Layout, i: usize, size: u64, data: u64, chunk: &[u8]) -> io::Result<()> {
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(&l.dir, &l.names[i], flags, Mode::from_raw_mode(0o644))?;
+    let _ = ownership::set_mark(fd.as_fd(), ownership::MarkState::New);
+    let mut at = 0;
+    while at < data {
+        let n = (data - at).min(chunk.len() as u64) as usize;
+        let w = rustix::io::pwrite(&fd, &chunk[..n], at)?;
+        at += w as u64;
+    }
+    rustix::fs::ftruncate(&fd, size)?;
+    rustix::fs::fdatasync(&fd)?;
+    let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
+    Ok(())
+}
+
+impl Layout {
+    /// Opens file `i` of the trace here (`O_CREAT` when `create`), never through a link.
+    pub fn open(&self, i: usize, flags: OFlags, create: bool) -> io::Result<OwnedFd> {
+        let mut f = flags | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        if create {
+            f |= OFlags::CREATE;
+        }
+        Ok(rustix::fs::openat(
+            &self.dir,
+            &self.names[i],
+            f,
+            Mode::from_raw_mode(0o644),
+        )?)
+    }
+
+    /// Removes file `i` (the program's unlink, replayed).
+    pub fn unlink(&self, i: usize) -> io::Result<()> {
+        Ok(rustix::fs::unlinkat(
+            &self.dir,
+            &self.names[i],
+            AtFlags::empty(),
+        )?)
+    }
+
+    /// Removes every file of the directory this replay made, then the directory.
+    pub fn remove(&self) {
+        for n in &self.names {
+            let _ = rustix::fs::unlinkat(&self.dir, n, AtFlags::empty());
+        }
+        let _ = ownership::remove_if_same(&self.path, self.dir.as_fd());
+        ownership::unwatch(&self.path);
+    }
+}

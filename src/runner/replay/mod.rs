@@ -1,0 +1,295 @@
+//! `iogauge replay TRACE`: the recorded program's I/O issued again, call for call, on copies
+//! of its files in a directory of the replay's own: one thread per recorded thread, each
+//! call at its recorded offset and length with its descriptor's O_DIRECT/O_DSYNC/O_SYNC, in
+//! its thread's order and after the other threads' calls it depended on
+//! (`trace::order`). Timing
+//! per mode: closed (each call when the previous one completed plus the recorded think
+//! time), open (at the recorded issue times), afap (no think time). The report holds what a
+//! run's does (per call type: count, bytes, latency percentiles; per file; per thread) and
+//! the replay's timing fidelity: each call's issue-time error against its schedule, and the
+//! replayed span next to the recorded one.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::time::{Duration, Instant};
+
+mod issue;
+pub mod layout;
+
+use crate::stats::histogram::Histogram;
+use crate::trace::recording::{Event, Op, Recording};
+pub use crate::trace::replayed::{Mode, OpFigures, ReplayReport, ThreadFigures};
+
+/// What a replay is asked to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub mode: Mode,
+    /// Think times and issue times divided by this (2: twice as fast).
+    pub speed: f64,
+    /// Where the replay's own directory is made.
+    pub directory: PathBuf,
+    /// That directory's name.
+    pub name: String,
+}
+
+const OPS: usize = 17;
+
+/// One call type's accumulation.
+#[derive(Default, Clone)]
+struct OpAcc {
+    calls: u64,
+    bytes: u64,
+    errors: u64,
+    lat: Histogram,
+    lat_sum: u64,
+    lat_max: u64,
+    recorded_sum: u64,
+}
+
+/// What one replay thread measured.
+#[derive(Default)]
+pub struct ThreadResult {
+    ops: Vec<OpAcc>,
+    issue_error: Histogram,
+    issue_error_max: u64,
+    calls: u64,
+    busy_ns: u64,
+    recorded_busy_ns: u64,
+    skipped: u64,
+    differ: u64,
+}
+
+impl ThreadResult {
+    fn record(&mut self, e: &Event, result: i64, took: Duration, late: Duration) {
+        if self.ops.is_empty() {
+            self.ops = vec![OpAcc::default(); OPS];
+        }
+        let ns = took.as_nanos() as u64;
+        let a = &mut self.ops[e.op as usize];
+        a.calls += 1;
+        a.bytes += result.max(0) as u64 * u64::from(matches!(e.op, Op::Read | Op::Write));
+        a.errors += u64::from(result < 0);
+        a.lat.record(ns);
+        a.lat_sum += ns;
+        a.lat_max = a.lat_max.max(ns);
+        a.recorded_sum += e.dur;
+        let late = late.as_nanos() as u64;
+        self.issue_error.record(late);
+        self.issue_error_max = self.issue_error_max.max(late);
+        self.calls += 1;
+        self.busy_ns += ns;
+        self.recorded_busy_ns += e.dur;
+        let differs = (result < 0) != (e.result < 0)
+            || (matches!(e.op, Op::Read | Op::Write) && result >= 0 && result != e.result);
+        self.differ += u64::from(differs);
+    }
+}
+
+/// Why a replay could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The user's to fix (a directory that is missing, too little space).
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Replays `r`; `stop` ends it early (what was replayed is reported).
+pub fn replay(
+    r: &Recording,
+    trace_name: &str,
+    opts: &Options,
+    stop: Arc<AtomicBool>,
+) -> Result<ReplayReport, ReplayError> {
+    check_space(r, &opts.directory)?;
+    let layout = layout::make(&opts.directory, &opts.name, r).map_err(|e| {
+        ReplayError::Failed(format!(
+            "cannot lay out the trace's files in {}: {e}",
+            opts.directory.join(&opts.name).display()
+        ))
+    })?;
+    let deps = crate::trace::order::dependencies(&r.events);
+    let done: Vec<AtomicU64> = r.events.iter().map(|_| AtomicU64::new(0)).collect();
+    let mut tids: Vec<u32> = Vec::new();
+    let mut mine: std::collections::HashMap<u32, Vec<usize>> = Default::default();
+    for (i, e) in r.events.iter().enumerate() {
+        mine.entry(e.tid).or_insert_with(|| {
+            tids.push(e.tid);
+            Vec::new()
+        });
+        mine.get_mut(&e.tid).expect("inserted").push(i);
+    }
+    let start = std::sync::OnceLock::new();
+    let ready = std::sync::Barrier::new(tids.len() + 1);
+    let shared = issue::Shared {
+        events: &r.events,
+        deps: &deps,
+        done: &done,
+        layout: &layout,
+        mode: opts.mode,
+        speed: opts.speed,
+        start: &start,
+        ready: &ready,
+        stop: &stop,
+    };
+    let results: Vec<ThreadResult> = std::thread::scope(|sc| {
+        let handles: Vec<_> = tids
+            .iter()
+            .map(|t| {
+                let (shared, list) = (&shared, &mine[t]);
+                sc.spawn(move || issue::run_thread(shared, list))
+            })
+            .collect();
+        ready.wait();
+        let _ = start.set(Instant::now());
+        ready.wait();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let replayed_span = done
+        .iter()
+        .map(|d| d.load(std::sync::atomic::Ordering::Acquire))
+        .max()
+        .unwrap_or(1)
+        .saturating_sub(1);
+    let first = r
+        .events
+        .iter()
+        .filter(|e| issue::replayed(e.op))
+        .map(|e| e.t)
+        .min();
+    let replayed_span = replayed_span.saturating_sub(first.map_or(0, |t| match opts.mode {
+        Mode::Afap => 0,
+        _ => (t as f64 / opts.speed) as u64,
+    }));
+    layout.remove();
+    Ok(report(
+        r,
+        trace_name,
+        opts,
+        &layout,
+        results,
+        &tids,
+        replayed_span,
+        stop.load(std::sync::atomic::Ordering::Relaxed),
+    ))
+}
+
+/// Refuses a layout the directory has no room for.
+fn check_space(r: &Recording, dir: &std::path::Path) -> Result<(), ReplayError> {
+    if !dir.is_dir() {
+        return Err(ReplayError::Usage(format!(
+            "--directory={}: no such directory",
+            dir.display()
+        )));
+    }
+    let need = layout::bytes_needed(r);
+    let st = rustix::fs::statvfs(dir)
+        .map_err(|e| ReplayError::Failed(format!("{}: {e}", dir.display())))?;
+    let free = st.f_bavail * st.f_frsize;
+    // The program's own writes grow files too: ask for the layout plus what it wrote.
+    let written: u64 = r
+        .events
+        .iter()
+        .filter(|e| e.op == Op::Write)
+        .map(|e| e.bytes())
+        .sum();
+    if need + written / 2 > free {
+        return Err(ReplayError::Usage(format!(
+            "--directory={}: the replay needs about {} ({} laid out before it starts) and {} is free",
+            dir.display(),
+            crate::units::human_bytes(need + written / 2),
+            crate::units::human_bytes(need),
+            crate::units::human_bytes(free)
+        )));
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    r: &Recording,
+    trace_name: &str,
+    opts: &Options,
+    layout: &layout::Layout,
+    results: Vec<ThreadResult>,
+    tids: &[u32],
+    replayed_span_ns: u64,
+    stopped: bool,
+) -> ReplayReport {
+    let mut ops = vec![OpAcc::default(); OPS];
+    let mut err = Histogram::default();
+    let mut err_max = 0;
+    let mut threads = Vec::new();
+    let (mut skipped, mut differ, mut io) = (0, 0, 0);
+    for (t, res) in tids.iter().zip(&results) {
+        for (a, b) in ops.iter_mut().zip(&res.ops) {
+            a.calls += b.calls;
+            a.bytes += b.bytes;
+            a.errors += b.errors;
+            a.lat += &b.lat;
+            a.lat_sum += b.lat_sum;
+            a.lat_max = a.lat_max.max(b.lat_max);
+            a.recorded_sum += b.recorded_sum;
+        }
+        err += &res.issue_error;
+        err_max = err_max.max(res.issue_error_max);
+        skipped += res.skipped;
+        differ += res.differ;
+        io += res.busy_ns;
+        threads.push(ThreadFigures {
+            tid: *t,
+            calls: res.calls,
+            busy_ns: res.busy_ns,
+            recorded_busy_ns: res.recorded_busy_ns,
+            issue_error_p50_ns: res.issue_error.percentile(50.0).unwrap_or(0),
+            issue_error_p99_ns: res.issue_error.percentile(99.0).unwrap_or(0),
+        });
+    }
+    let span_s = replayed_span_ns.max(1) as f64 / 1e9;
+    let replayed: Vec<&Event> = r.events.iter().filter(|e| issue::replayed(e.op)).collect();
+    let recorded_span_ns = match (replayed.first(), replayed.iter().map(|e| e.t + e.dur).max()) {
+        (Some(f), Some(l)) => l - f.t,
+        _ => 0,
+    };
+    ReplayReport {
+        trace: trace_name.to_string(),
+        command: r.header.command.clone(),
+        mode: opts.mode,
+        speed: opts.speed,
+        directory: layout.path.display().to_string(),
+        laid_out_bytes: layout.laid_out,
+        recorded_span_ns,
+        replayed_span_ns,
+        recorded_io_ns: replayed.iter().map(|e| e.dur).sum(),
+        replayed_io_ns: io,
+        issue_error_p50_ns: err.percentile(50.0).unwrap_or(0),
+        issue_error_p99_ns: err.percentile(99.0).unwrap_or(0),
+        issue_error_max_ns: err_max,
+        ops: ops
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.calls > 0)
+            .map(|(i, a)| OpFigures {
+                op: Op::from_u8(i as u8).map_or("?", Op::word).to_string(),
+                calls: a.calls,
+                bytes: a.bytes,
+                errors: a.errors,
+                mib_per_s: a.bytes as f64 / (1 << 20) as f64 / span_s,
+                lat_mean_ns: a.lat_sum as f64 / a.calls as f64,
+                lat_p50_ns: a.lat.percentile(50.0).unwrap_or(0).min(a.lat_max),
+                lat_p99_ns: a.lat.percentile(99.0).unwrap_or(0).min(a.lat_max),
+                lat_max_ns: a.lat_max,
+                recorded_lat_mean_ns: a.recorded_sum as f64 / a.calls as f64,
+            })
+            .collect(),
+        threads,
+        skipped,
+        results_differ: differ,
+        stopped,
+    }
+}

@@ -1,0 +1,89 @@
+//! What a replay of a trace measured (`iogauge replay`, run by `runner::replay`): pure data,
+//! serialised as the replay's JSON report and rendered by `report::trace`.
+
+use serde::Serialize;
+
+/// When calls are issued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Closed,
+    Open,
+    Afap,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = BadMode;
+    fn from_str(s: &str) -> Result<Mode, BadMode> {
+        match s {
+            "closed" => Ok(Mode::Closed),
+            "open" => Ok(Mode::Open),
+            "afap" => Ok(Mode::Afap),
+            _ => Err(BadMode(s.into())),
+        }
+    }
+}
+
+/// A mode name that is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("--mode={0}: expected closed, open or afap")]
+pub struct BadMode(pub String);
+
+/// One call type's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpFigures {
+    pub op: String,
+    pub calls: u64,
+    pub bytes: u64,
+    pub errors: u64,
+    /// MiB/s over the replay's span (reads and writes).
+    pub mib_per_s: f64,
+    pub lat_mean_ns: f64,
+    pub lat_p50_ns: u64,
+    pub lat_p99_ns: u64,
+    pub lat_max_ns: u64,
+    /// The recorded calls' mean latency, for comparison.
+    pub recorded_lat_mean_ns: f64,
+}
+
+/// One replay thread's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadFigures {
+    pub tid: u32,
+    pub calls: u64,
+    pub busy_ns: u64,
+    pub recorded_busy_ns: u64,
+    pub issue_error_p50_ns: u64,
+    pub issue_error_p99_ns: u64,
+}
+
+/// What a replay measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReplayReport {
+    pub trace: String,
+    pub command: Vec<String>,
+    pub mode: Mode,
+    pub speed: f64,
+    /// The replay's directory (removed at its end).
+    pub directory: String,
+    pub laid_out_bytes: u64,
+    /// First issue to last completion of the replayed calls: recorded, and replayed.
+    pub recorded_span_ns: u64,
+    pub replayed_span_ns: u64,
+    /// Time inside the replayed calls, summed over threads: recorded and replayed.
+    pub recorded_io_ns: u64,
+    pub replayed_io_ns: u64,
+    /// Issue time against schedule, over every replayed call.
+    pub issue_error_p50_ns: u64,
+    pub issue_error_p99_ns: u64,
+    pub issue_error_max_ns: u64,
+    pub ops: Vec<OpFigures>,
+    pub threads: Vec<ThreadFigures>,
+    /// Calls not replayed (mappings, seeks, renames, io_uring/libaio calls).
+    pub skipped: u64,
+    /// Calls whose result differs from the recorded one (an error where it succeeded, or
+    /// the reverse, or another byte count).
+    pub results_differ: u64,
+    /// Stopped before the end (a signal).
+    pub stopped: bool,
+}

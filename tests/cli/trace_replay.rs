@@ -1,0 +1,242 @@
+//! `iogauge replay TRACE` checked by recording the replay itself: the replay of a trace of a
+//! real program (sqlite3 with synchronous=FULL, dd with O_DIRECT, a multi-threaded fio job)
+//! issues the same calls as the program did — same call types, offsets, lengths, sync points,
+//! O_DIRECT — on copies of its files in a directory of its own, which it removes; the
+//! recorded paths are not touched. And its bad input.
+
+use std::collections::BTreeMap;
+
+use super::*;
+
+/// One call as `trace show` prints it: (call, offset, length, direct).
+type Call = (String, String, String, bool);
+
+/// The trace's I/O calls per file, in order: files named by `name(path)` (None: left out),
+/// threads for which `keep(tid)` holds.
+fn calls_by_file(
+    shown: &str,
+    name: &dyn Fn(&str) -> Option<String>,
+    keep: &dyn Fn(&str) -> bool,
+) -> BTreeMap<String, Vec<Call>> {
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
+    for l in shown.lines() {
+        if let Some(rest) = l.strip_prefix("# file ") {
+            let (i, p) = rest.split_once(": ").unwrap();
+            if let Some(n) = name(p.rsplit_once(" (").unwrap().0) {
+                files.insert(i.to_string(), n);
+            }
+        }
+    }
+    let mut out: BTreeMap<String, Vec<Call>> = BTreeMap::new();
+    for l in shown.lines().filter(|l| !l.starts_with('#')) {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let Some(f) = files.get(w[3]) else { continue };
+        if !keep(w[1]) {
+            continue;
+        }
+        let io = [
+            "read",
+            "write",
+            "fsync",
+            "fdatasync",
+            "sync_file_range",
+            "fallocate",
+            "truncate",
+        ];
+        if !io.contains(&w[2]) {
+            continue;
+        }
+        let (offset, len) = match w[2] {
+            "fsync" | "fdatasync" => ("-", "-"),
+            _ => (w[4], w[5]),
+        };
+        out.entry(f.clone()).or_default().push((
+            w[2].to_string(),
+            offset.to_string(),
+            len.to_string(),
+            w[8].contains("direct"),
+        ));
+    }
+    out
+}
+
+fn record(dir: &Path, trace: &Path, cmd: &[&str]) -> String {
+    let mut args = vec!["record", "-o", trace.to_str().unwrap(), "--"];
+    args.extend_from_slice(cmd);
+    let o = run_in(dir, &args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    ok_in(dir, &["trace", "show", trace.to_str().unwrap()])
+}
+
+/// Records `cmd` in `work`, then records the replay of that trace in a fresh directory, and
+/// asserts each of the program's files under `work` saw the same calls, per thread count.
+fn replay_matches(work: &Path, cmd: &[&str], threads_sorted: bool) {
+    let t = tmp();
+    let original = record(work, &t.path().join("a.iogtrace"), cmd);
+    let place = tmp();
+    let trace = t.path().join("a.iogtrace");
+    let me = assert_cmd::cargo::cargo_bin!("iogauge");
+    let replayed = record(
+        place.path(),
+        &t.path().join("b.iogtrace"),
+        &[
+            me.to_str().unwrap(),
+            "replay",
+            trace.to_str().unwrap(),
+            "--directory",
+            place.path().to_str().unwrap(),
+            "--mode=afap",
+        ],
+    );
+    assert!(
+        entries(place.path()).is_empty(),
+        "the replay removed its files: {:?}",
+        entries(place.path())
+    );
+    let work_s = work.to_str().unwrap().to_string();
+    // The original's files by name; the replay's by the trace file index in their names
+    // (`f<i>-<name>`), which the original's show output gives.
+    let mut index: BTreeMap<String, String> = BTreeMap::new();
+    for l in original.lines() {
+        if let Some(rest) = l.strip_prefix("# file ") {
+            let (i, p) = rest.split_once(": ").unwrap();
+            index.insert(format!("f{i}"), p.rsplit_once(" (").unwrap().0.to_string());
+        }
+    }
+    let want = calls_by_file(
+        &original,
+        &|p| p.starts_with(&work_s).then(|| p.to_string()),
+        &|_| true,
+    );
+    // The replay's main thread lays the files out; its other threads replay.
+    let main_tid = replayed
+        .lines()
+        .find(|l| !l.starts_with('#'))
+        .map(|l| l.split_whitespace().nth(1).unwrap().to_string())
+        .unwrap();
+    let place_s = place.path().to_str().unwrap().to_string();
+    let mut got = calls_by_file(
+        &replayed,
+        &|p| {
+            let rest = p.strip_prefix(&place_s)?;
+            let name = rest.rsplit('/').next()?;
+            let (i, _) = name.split_once('-')?;
+            index.get(i).filter(|o| o.starts_with(&work_s)).cloned()
+        },
+        &|tid| tid != main_tid,
+    );
+    let mut want = want;
+    if threads_sorted {
+        for v in want.values_mut().chain(got.values_mut()) {
+            v.sort();
+        }
+    }
+    assert!(!want.is_empty());
+    assert_eq!(
+        got, want,
+        "the replay's calls (left) against the program's (right)"
+    );
+}
+
+#[test]
+fn a_replay_of_sqlite_issues_its_calls_and_syncs_again() {
+    if Command::new("sqlite3").arg("-version").output().is_err() {
+        skip!("sqlite3 is not installed; scripts/test-deps.sh installs it");
+        return;
+    }
+    let d = tmp();
+    let mut sql = String::from("PRAGMA synchronous=FULL;\nCREATE TABLE t(a INTEGER, b TEXT);\n");
+    for i in 0..60 {
+        sql += &format!("INSERT INTO t VALUES({i}, '{}');\n", "y".repeat(300 + i));
+    }
+    std::fs::write(d.path().join("load.sql"), sql).unwrap();
+    replay_matches(d.path(), &["sqlite3", "db.sqlite", ".read load.sql"], false);
+}
+
+#[test]
+fn a_replay_of_dd_keeps_o_direct_and_the_offsets() {
+    let d = tmp();
+    std::fs::write(d.path().join("in"), vec![3u8; 2 << 20]).unwrap();
+    let cmd = [
+        "dd",
+        "if=in",
+        "of=out",
+        "bs=64k",
+        "iflag=direct",
+        "oflag=direct",
+        "conv=fsync",
+        "status=none",
+    ];
+    replay_matches(d.path(), &cmd, false);
+}
+
+#[test]
+fn a_replay_of_a_multi_threaded_fio_job_issues_every_threads_calls() {
+    if Command::new("fio").arg("--version").output().is_err() {
+        skip!("fio is not installed; scripts/test-deps.sh installs it");
+        return;
+    }
+    let d = tmp();
+    let cmd = [
+        "fio",
+        "--name=t",
+        "--thread",
+        "--numjobs=2",
+        "--filename=f",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--size=1m",
+        "--ioengine=psync",
+        "--randrepeat=1",
+        "--fdatasync=8",
+        "--output=/dev/null",
+    ];
+    replay_matches(d.path(), &cmd, true);
+}
+
+#[test]
+fn replay_refuses_bad_input_and_touches_nothing() {
+    let d = tmp();
+    let t = d.path().join("t.iogtrace");
+    record(d.path(), &t, &["sh", "-c", "echo x > y"]);
+    let ts = t.to_str().unwrap();
+    for (args, says) in [
+        (vec!["replay", ts, "--speed=0"], "--speed=0"),
+        (vec!["replay", ts, "--speed=fast"], "--speed=fast"),
+        (vec!["replay", ts, "--mode=burst"], "--mode=burst"),
+        (
+            vec!["replay", ts, "--directory=/no/such/dir"],
+            "no such directory",
+        ),
+        (vec!["replay", "/etc/hostname"], "not an iogauge trace"),
+    ] {
+        let before = entries(d.path());
+        let o = run_in(d.path(), &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        assert_eq!(entries(d.path()), before);
+    }
+    // The recorded path is not the replay's: y stays as the program left it.
+    std::fs::write(d.path().join("y"), "mine").unwrap();
+    let o = run_in(
+        d.path(),
+        &[
+            "replay",
+            ts,
+            "--directory",
+            d.path().to_str().unwrap(),
+            "--output-format=json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["results_differ"], 0, "{v}");
+    assert!(
+        v["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|op| op["op"] == "write" && op["bytes"] == 2)
+    );
+    assert_eq!(std::fs::read_to_string(d.path().join("y")).unwrap(), "mine");
+}
