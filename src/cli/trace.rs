@@ -44,6 +44,13 @@ pub enum TraceRequest {
         trace: PathBuf,
         json: bool,
     },
+    /// `trace export TRACE --iolog FILE [--thread TID]`.
+    Export {
+        trace: PathBuf,
+        iolog: PathBuf,
+        thread: Option<u32>,
+        overwrite_output: bool,
+    },
 }
 
 pub fn record_command() -> Command {
@@ -111,6 +118,26 @@ pub fn trace_command() -> Command {
                         .action(ArgAction::SetTrue)
                         .help("As JSON"),
                 ),
+        )
+        .subcommand(
+            Command::new("export")
+                .about("The trace's reads, writes and syncs as fio's I/O log (version 3), for read_iolog")
+                .arg(trace_arg())
+                .arg(
+                    Arg::new("iolog")
+                        .long("iolog")
+                        .value_name("FILE")
+                        .required(true)
+                        .help("Write the I/O log here (files named f<index>-<name>, relative: replay it with --directory)"),
+                )
+                .arg(
+                    Arg::new("thread")
+                        .long("thread")
+                        .value_name("TID")
+                        .value_parser(clap::value_parser!(u32))
+                        .help("Only this thread's calls [default: every thread's, in issue order]"),
+                )
+                .arg(overwrite_output_arg()),
         )
 }
 
@@ -214,6 +241,17 @@ pub fn trace_request(sm: &ArgMatches) -> Result<Request, UsageError> {
             trace: path(m),
             json: m.get_flag("json"),
         },
+        Some(("export", m)) => {
+            let iolog = rawpath::path(m.get_one::<String>("iolog").expect("required"));
+            let overwrite_output = m.get_flag("overwrite-output");
+            check_output("--iolog", &iolog, overwrite_output)?;
+            TraceRequest::Export {
+                trace: path(m),
+                iolog,
+                thread: m.get_one::<u32>("thread").copied(),
+                overwrite_output,
+            }
+        }
         _ => unreachable!("clap requires a subcommand"),
     }))
 }

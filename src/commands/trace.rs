@@ -4,6 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use iogauge::cli::TraceRequest;
+use iogauge::files::ownership;
 use iogauge::report::trace as text;
 use iogauge::trace::recording::{BadTrace, Recording};
 use iogauge::trace::stats;
@@ -13,7 +14,9 @@ use crate::session::usage_exit;
 
 pub(crate) fn trace(req: TraceRequest) -> ExitCode {
     let path = match &req {
-        TraceRequest::Show { trace, .. } | TraceRequest::Stats { trace, .. } => trace.clone(),
+        TraceRequest::Show { trace, .. }
+        | TraceRequest::Stats { trace, .. }
+        | TraceRequest::Export { trace, .. } => trace.clone(),
     };
     let r = match read(&path) {
         Ok(r) => r,
@@ -41,6 +44,40 @@ pub(crate) fn trace(req: TraceRequest) -> ExitCode {
             }
             out!("{chunk}");
             out!("{}", text::show_files(&r));
+        }
+        TraceRequest::Export {
+            iolog,
+            thread,
+            overwrite_output,
+            ..
+        } => {
+            let x = iogauge::trace::export::iolog(&r, thread);
+            if x.entries.is_empty() {
+                return usage_exit(&format!(
+                    "{}: no reads, writes or syncs of files to export{}",
+                    rawpath::display(&path),
+                    thread.map_or(String::new(), |t| format!(" for thread {t}"))
+                ));
+            }
+            let text = iogauge::report::log::iolog(&x.files, &x.entries, x.end_us);
+            if let Err(e) = ownership::write_output(&iolog, text.as_bytes(), overwrite_output) {
+                iogauge::errln!("iogauge: cannot write {}: {e}", rawpath::display(&iolog));
+                return ExitCode::from(1);
+            }
+            iogauge::errln!(
+                "iogauge: {} I/Os on {} files written to {}{}",
+                x.entries.len(),
+                x.files.len(),
+                rawpath::display(&iolog),
+                if x.left_out > 0 {
+                    format!(
+                        "; {} calls left out (failed, moved nothing, or at an unknown offset)",
+                        x.left_out
+                    )
+                } else {
+                    String::new()
+                }
+            );
         }
         TraceRequest::Stats { json, .. } => {
             let s = stats::stats(&r);

@@ -100,6 +100,67 @@ fn direction(name: &str, d: &Direction) -> String {
     )
 }
 
+/// `trace stats`' files: the ones with the most I/O, the rest summed up.
+fn files_text(s: &Stats) -> String {
+    let mut o = String::new();
+    // The files with the most I/O first; a program that made thousands (a journal per
+    // transaction) is summed up past the first SHOWN.
+    const SHOWN: usize = 25;
+    let mut order: Vec<usize> = (0..s.files.len()).collect();
+    let weight = |f: &crate::trace::stats::FileStats| {
+        (
+            f.reads.bytes + f.writes.bytes,
+            f.reads.calls + f.writes.calls + f.syncs,
+        )
+    };
+    order.sort_by_key(|&i| std::cmp::Reverse(weight(&s.files[i])));
+    if order.len() > SHOWN {
+        let rest = &order[SHOWN..];
+        let bytes: u64 = rest.iter().map(|&i| weight(&s.files[i]).0).sum();
+        let calls: u64 = rest.iter().map(|&i| weight(&s.files[i]).1).sum();
+        let _ = writeln!(
+            o,
+            "{} files; the {SHOWN} with the most I/O below, the other {} together: {calls} reads, writes and syncs, {} (--json lists every file)",
+            order.len(),
+            rest.len(),
+            human_bytes(bytes)
+        );
+        order.truncate(SHOWN);
+    }
+    for i in order {
+        let f = &s.files[i];
+        let size = match f.size_at_open {
+            Some(b) => format!("{} at first open", human_bytes(b)),
+            None => "created by the program".into(),
+        };
+        let _ = writeln!(
+            o,
+            "file {i}: {} ({}, {size}, reach {}{})",
+            crate::rawpath::shown(&f.path),
+            f.kind,
+            human_bytes(f.extent),
+            if f.removed {
+                ", removed by the program"
+            } else {
+                ""
+            }
+        );
+        o += &direction("reads", &f.reads);
+        o += &direction("writes", &f.writes);
+        let _ = writeln!(
+            o,
+            "    opens {}, syncs {} ({} in them), O_DIRECT {:.0}% of I/O, write-through {:.0}% of writes, errors {}",
+            f.opens,
+            f.syncs,
+            ms(f.sync_ns),
+            f.direct_pct,
+            f.sync_write_pct,
+            f.errors
+        );
+    }
+    o
+}
+
 /// `trace stats` as text.
 pub fn stats_text(s: &Stats) -> String {
     let mut o = String::new();
@@ -154,36 +215,7 @@ pub fn stats_text(s: &Stats) -> String {
             s.async_calls
         );
     }
-    for (i, f) in s.files.iter().enumerate() {
-        let size = match f.size_at_open {
-            Some(b) => format!("{} at first open", human_bytes(b)),
-            None => "created by the program".into(),
-        };
-        let _ = writeln!(
-            o,
-            "file {i}: {} ({}, {size}, reach {}{})",
-            crate::rawpath::shown(&f.path),
-            f.kind,
-            human_bytes(f.extent),
-            if f.removed {
-                ", removed by the program"
-            } else {
-                ""
-            }
-        );
-        o += &direction("reads", &f.reads);
-        o += &direction("writes", &f.writes);
-        let _ = writeln!(
-            o,
-            "    opens {}, syncs {} ({} in them), O_DIRECT {:.0}% of I/O, write-through {:.0}% of writes, errors {}",
-            f.opens,
-            f.syncs,
-            ms(f.sync_ns),
-            f.direct_pct,
-            f.sync_write_pct,
-            f.errors
-        );
-    }
+    o += &files_text(s);
     for t in &s.threads {
         let _ = writeln!(
             o,
@@ -200,6 +232,35 @@ pub fn stats_text(s: &Stats) -> String {
 
 fn us(ns: u64) -> String {
     format!("{:.1} µs", ns as f64 / 1e3)
+}
+
+/// `replay`'s lines per call type.
+fn replay_ops(r: &crate::trace::replayed::ReplayReport) -> String {
+    let mut o = String::new();
+    for f in &r.ops {
+        let bw = if f.bytes > 0 {
+            format!(", {} ({:.2} MiB/s)", human_bytes(f.bytes), f.mib_per_s)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            o,
+            "  {:<16} {:>8} calls{bw}, latency mean {} (recorded {}), p50 {}, p99 {}, max {}{}",
+            f.op,
+            f.calls,
+            us(f.lat_mean_ns as u64),
+            us(f.recorded_lat_mean_ns as u64),
+            us(f.lat_p50_ns),
+            us(f.lat_p99_ns),
+            us(f.lat_max_ns),
+            if f.errors > 0 {
+                format!(", {} errors", f.errors)
+            } else {
+                String::new()
+            }
+        );
+    }
+    o
 }
 
 /// `replay`'s report as text.
@@ -238,12 +299,24 @@ pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
             format!("{:.3}", a as f64 / b as f64)
         }
     };
+    let untraced = match r.recorded_span_untraced_ns {
+        Some(u) => format!(
+            ", {} without the capture's measured cost (×{})",
+            ms(u),
+            ratio(r.replayed_span_ns, u)
+        ),
+        None => String::new(),
+    };
     let _ = writeln!(
         o,
-        "span: replayed {} against recorded {} (×{}); time in calls: replayed {} against recorded {} (×{})",
+        "span: replayed {} against recorded {} (×{}){untraced}",
         ms(r.replayed_span_ns),
         ms(r.recorded_span_ns),
-        ratio(r.replayed_span_ns, r.recorded_span_ns),
+        ratio(r.replayed_span_ns, r.recorded_span_ns)
+    );
+    let _ = writeln!(
+        o,
+        "time in calls: replayed {} against recorded {} (×{}; recorded calls carry the capture's cost)",
         ms(r.replayed_io_ns),
         ms(r.recorded_io_ns),
         ratio(r.replayed_io_ns, r.recorded_io_ns)
@@ -255,29 +328,7 @@ pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
         us(r.issue_error_p99_ns),
         us(r.issue_error_max_ns)
     );
-    for f in &r.ops {
-        let bw = if f.bytes > 0 {
-            format!(", {} ({:.2} MiB/s)", human_bytes(f.bytes), f.mib_per_s)
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            o,
-            "  {:<16} {:>8} calls{bw}, latency mean {} (recorded {}), p50 {}, p99 {}, max {}{}",
-            f.op,
-            f.calls,
-            us(f.lat_mean_ns as u64),
-            us(f.recorded_lat_mean_ns as u64),
-            us(f.lat_p50_ns),
-            us(f.lat_p99_ns),
-            us(f.lat_max_ns),
-            if f.errors > 0 {
-                format!(", {} errors", f.errors)
-            } else {
-                String::new()
-            }
-        );
-    }
+    o += &replay_ops(r);
     for t in &r.threads {
         let _ = writeln!(
             o,

@@ -69,6 +69,10 @@ pub struct ReplayReport {
     pub laid_out_bytes: u64,
     /// First issue to last completion of the replayed calls: recorded, and replayed.
     pub recorded_span_ns: u64,
+    /// The recorded span less what the capture measured it added over that span (its cost per
+    /// call, spread over the recording): about what the program took untraced. None when the
+    /// trace holds no overhead measurement.
+    pub recorded_span_untraced_ns: Option<u64>,
     pub replayed_span_ns: u64,
     /// Time inside the replayed calls, summed over threads: recorded and replayed.
     pub recorded_io_ns: u64,

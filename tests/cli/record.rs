@@ -312,18 +312,27 @@ fn gnu_sort_with_temporary_spills_is_recorded_whole() {
     );
 }
 
-#[test]
-fn sqlite_with_synchronous_full_is_recorded_with_every_sync() {
+/// Writes `dir/load.sql`: synchronous=FULL, a table, and `rows` inserts of growing rows, each
+/// its own transaction. False (after SKIP) when sqlite3 is not installed.
+pub(super) fn sqlite_load(dir: &Path, rows: usize, width: usize) -> bool {
     if Command::new("sqlite3").arg("-version").output().is_err() {
         skip!("sqlite3 is not installed; scripts/test-deps.sh installs it");
+        return false;
+    }
+    let mut sql = String::from("PRAGMA synchronous=FULL;\nCREATE TABLE t(a INTEGER, b TEXT);\n");
+    for i in 0..rows {
+        sql += &format!("INSERT INTO t VALUES({i}, '{}');\n", "x".repeat(width + i));
+    }
+    std::fs::write(dir.join("load.sql"), sql).unwrap();
+    true
+}
+
+#[test]
+fn sqlite_with_synchronous_full_is_recorded_with_every_sync() {
+    let d = tmp();
+    if !sqlite_load(d.path(), 150, 100) {
         return;
     }
-    let d = tmp();
-    let mut sql = String::from("PRAGMA synchronous=FULL;\nCREATE TABLE t(a INTEGER, b TEXT);\n");
-    for i in 0..150 {
-        sql += &format!("INSERT INTO t VALUES({i}, '{}');\n", "x".repeat(100 + i));
-    }
-    std::fs::write(d.path().join("load.sql"), sql).unwrap();
     let cmd = ["sqlite3", "db.sqlite", ".read load.sql"];
     let group = |p: &str| {
         p.strip_prefix(d.path().to_str().unwrap())

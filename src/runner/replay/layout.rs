@@ -40,18 +40,6 @@ fn data_end(size: u64, extent: u64) -> u64 {
     size.min(extent.div_ceil(1 << 20) << 20)
 }
 
-/// A file's name in the replay directory: its index and its recorded base name (printable
-/// characters only), so a listing reads like the program's.
-fn name_of(i: usize, recorded: &str) -> OsString {
-    let base = recorded.rsplit('/').next().unwrap_or("");
-    let clean: String = base
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
-        .take(48)
-        .collect();
-    OsString::from(format!("f{i}-{clean}"))
-}
-
 /// Makes the directory `parent/name` (which must not exist) and lays out the trace's files
 /// there. On an error, what was made is removed.
 pub fn make(parent: &Path, name: &str, r: &Recording) -> io::Result<Layout> {
@@ -63,7 +51,7 @@ pub fn make(parent: &Path, name: &str, r: &Recording) -> io::Result<Layout> {
         .files
         .iter()
         .enumerate()
-        .map(|(i, f)| name_of(i, &f.path))
+        .map(|(i, f)| OsString::from(crate::trace::export::replay_name(i, &f.path)))
         .collect();
     let mut layout = Layout {
         path,

@@ -264,6 +264,10 @@ fn report(
         directory: layout.path.display().to_string(),
         laid_out_bytes: layout.laid_out,
         recorded_span_ns,
+        recorded_span_untraced_ns: r.footer.overhead.as_ref().map(|o| {
+            let share = recorded_span_ns as f64 / r.footer.duration_ns.max(1) as f64;
+            recorded_span_ns.saturating_sub((o.added_ns as f64 * share.min(1.0)) as u64)
+        }),
         replayed_span_ns,
         recorded_io_ns: replayed.iter().map(|e| e.dur).sum(),
         replayed_io_ns: io,

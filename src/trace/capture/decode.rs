@@ -554,14 +554,20 @@ impl State {
         }
     }
 
+    /// The path a call named and the file of the trace it is, or a count of the call.
+    fn noted_file(&mut self, d: &Done) -> Option<(PathNote, u32)> {
+        let found = self
+            .note(d.tid, d.t)
+            .and_then(|n| self.live.get(&n.path).map(|&f| (n, f)));
+        if found.is_none() {
+            self.out.other_calls += 1;
+        }
+        found
+    }
+
     /// truncate, unlink and unlinkat: by path.
     fn by_path(&mut self, d: &Done) {
-        let Some(n) = self.note(d.tid, d.t) else {
-            self.out.other_calls += 1;
-            return;
-        };
-        let Some(&file) = self.live.get(&n.path) else {
-            self.out.other_calls += 1;
+        let Some((n, file)) = self.noted_file(d) else {
             return;
         };
         if d.call == Call::Truncate {
@@ -582,12 +588,7 @@ impl State {
     }
 
     fn rename(&mut self, d: &Done) {
-        let Some(n) = self.note(d.tid, d.t) else {
-            self.out.other_calls += 1;
-            return;
-        };
-        let Some(&file) = self.live.get(&n.path) else {
-            self.out.other_calls += 1;
+        let Some((n, file)) = self.noted_file(d) else {
             return;
         };
         self.emit(d, Op::Rename, file, (0, 0), 0, 0);

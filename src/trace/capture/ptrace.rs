@@ -386,7 +386,7 @@ pub fn existing(path: &[u8]) -> Option<Existing> {
     let p = PathBuf::from(std::ffi::OsStr::from_bytes(path));
     let st = rustix::fs::stat(&p).ok()?;
     let kind = match rustix::fs::FileType::from_raw_mode(st.st_mode) {
-        rustix::fs::FileType::RegularFile if !pseudo(&p) => FileKind::Regular,
+        rustix::fs::FileType::RegularFile if !pseudo(&p, st.st_dev) => FileKind::Regular,
         rustix::fs::FileType::BlockDevice => FileKind::Block,
         rustix::fs::FileType::Directory => FileKind::Directory,
         _ => FileKind::Other,
@@ -398,8 +398,18 @@ pub fn existing(path: &[u8]) -> Option<Existing> {
 }
 
 /// On a pseudo file system (proc, sysfs, cgroup, tracefs, debugfs, securityfs, bpf, configfs):
-/// its files are the kernel's, not storage.
-fn pseudo(path: &std::path::Path) -> bool {
+/// its files are the kernel's, not storage. Known per device after the first file, so the
+/// program stopped at an open waits for one stat, not a statfs too.
+fn pseudo(path: &std::path::Path, dev: u64) -> bool {
+    static SEEN: std::sync::Mutex<Option<HashMap<u64, bool>>> = std::sync::Mutex::new(None);
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    *seen
+        .get_or_insert_with(HashMap::new)
+        .entry(dev)
+        .or_insert_with(|| on_pseudo_fs(path))
+}
+
+fn on_pseudo_fs(path: &std::path::Path) -> bool {
     const PSEUDO: [i64; 9] = [
         0x9fa0,      // proc
         0x6265_6572, // sysfs

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""What `iogauge record` costs the recorded program, and how faithfully `iogauge replay`
+reproduces its timing.
+
+Capture overhead: sqlite3 inserting 100,000 rows with synchronous=FULL (in transactions of 100
+rows: 1,000 commits, each synced), run plain, under `iogauge record` (perf) and under
+`strace -f` (the usual way to see a program's calls), alternating, each round in a fresh
+directory; the ratio of each traced run's wall time to the plain runs' median. Also the
+`--method=ptrace` fallback. The disk's speed drifts over minutes, so the database lives on
+tmpfs by default (the capture's cost per call is what is measured; --dir puts it elsewhere).
+
+Replay fidelity: programs recorded on tmpfs (dd copying 64 MiB in 64 KiB calls; the sqlite
+load; GNU sort of 32 MiB with a 2 MiB buffer) replayed in closed mode on tmpfs: the replayed
+span against the recorded span, and the time inside the replayed calls against the recorded
+time inside them, and the issue-time error.
+
+Usage: python3 bench/record_replay.py [--rounds N] [--dir DIR] [--no-save]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vs_fio import IOGAUGE, save, start  # noqa: E402
+
+ROWS = 100_000
+PER_TXN = 100
+
+
+def sql_file(d):
+    path = os.path.join(d, "load.sql")
+    with open(path, "w") as f:
+        f.write("PRAGMA synchronous=FULL;\nCREATE TABLE t(a INTEGER, b TEXT);\n")
+        for txn in range(ROWS // PER_TXN):
+            f.write("BEGIN;\n")
+            for i in range(PER_TXN):
+                n = txn * PER_TXN + i
+                f.write(f"INSERT INTO t VALUES({n}, 'row {n} with some text to store');\n")
+            f.write("COMMIT;\n")
+    return path
+
+
+def timed(cmd, cwd):
+    t = time.perf_counter()
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr[-600:]}")
+    return time.perf_counter() - t, r.stderr
+
+
+def overhead(rounds, base, sql):
+    ways = {
+        "plain": lambda d: ["sqlite3", "db", f".read {sql}"],
+        "iogauge record": lambda d: [IOGAUGE, "record", "-o", os.path.join(d, "..", "t.iogtrace"),
+                                     "--overwrite-output", "--", "sqlite3", "db", f".read {sql}"],
+        "iogauge record --method=ptrace": lambda d: [
+            IOGAUGE, "record", "--method=ptrace", "-o", os.path.join(d, "..", "t.iogtrace"),
+            "--overwrite-output", "--", "sqlite3", "db", f".read {sql}"],
+        "strace -f": lambda d: ["strace", "-f", "-qq", "-o", "/dev/null", "sqlite3", "db",
+                                f".read {sql}"],
+    }
+    times = {k: [] for k in ways}
+    # Under record: the program's own time (exec to its end, from the trace), besides the wall
+    # time of the whole command (which adds the calibration and writing the trace).
+    program = {k: [] for k in ways if k.startswith("iogauge")}
+    claimed = []
+    for r in range(rounds):
+        for name, cmd in ways.items():
+            d = tempfile.mkdtemp(dir=base)
+            w = os.path.join(d, "w")
+            os.mkdir(w)
+            secs, err = timed(cmd(w), w)
+            times[name].append(secs)
+            if name in program:
+                trace = os.path.join(w, "..", "t.iogtrace")
+                st = json.loads(subprocess.run([IOGAUGE, "trace", "stats", "--json", trace],
+                                               capture_output=True, text=True,
+                                               check=True).stdout)
+                program[name].append(st["duration_ns"] / 1e9)
+            if name == "iogauge record":
+                for line in err.splitlines():
+                    if "capture overhead" in line:
+                        claimed.append(line.split("capture overhead ≈ ")[1].split("%")[0])
+            shutil.rmtree(d)
+        print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times.items()),
+              flush=True)
+    plain = statistics.median(times["plain"])
+    rows = ["| run | median s | runs (s) | × plain |", "|---|---|---|---|"]
+    for k, v in times.items():
+        rows.append(f"| {k}: whole command | {statistics.median(v):.3f} | "
+                    f"{', '.join(f'{x:.2f}' for x in v)} | {statistics.median(v) / plain:.3f} |")
+        if k in program:
+            p = program[k]
+            rows.append(f"| {k}: the program (exec to end) | {statistics.median(p):.3f} | "
+                        f"{', '.join(f'{x:.2f}' for x in p)} | {statistics.median(p) / plain:.3f} |")
+    rows.append("")
+    rows.append(f"The overhead `iogauge record` measured for itself (calibration × calls), per "
+                f"round: {', '.join(c + '%' for c in claimed)}.")
+    return rows
+
+
+def fidelity(base, sql):
+    d = tempfile.mkdtemp(dir=base)
+    w = os.path.join(d, "w")
+    os.mkdir(w)
+    with open(os.path.join(w, "in"), "wb") as f:
+        f.write(os.urandom(64 << 20))
+    lines = []
+    x = 1
+    with open(os.path.join(w, "words"), "w") as f:
+        while f.tell() < 32 << 20:
+            x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+            f.write(f"{x:016x} a line of text for sort to order\n")
+    os.mkdir(os.path.join(w, "spill"))
+    programs = {
+        "dd 64 MiB, 64 KiB calls": ["dd", "if=in", "of=out", "bs=64k", "status=none"],
+        "sqlite3 100k rows, synchronous=FULL": ["sqlite3", "db", f".read {sql}"],
+        "sort 32 MiB, 2 MiB buffer": ["sort", "-S", "2M", "--parallel=1", "-T", "spill", "-o",
+                                      "sorted", "words"],
+    }
+    rows = ["Recorded span in brackets: less the capture's own cost as it measured it.", "",
+            "| program | recorded span ms | replayed span ms | span × | recorded time in calls ms "
+            "| replayed ms | × | issue error p50 / p99 µs | calls differing |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for name, cmd in programs.items():
+        trace = os.path.join(d, "p.iogtrace")
+        timed([IOGAUGE, "record", "-o", trace, "--overwrite-output", "--"] + cmd, w)
+        place = os.path.join(d, "replay")
+        os.makedirs(place, exist_ok=True)
+        out = subprocess.run([IOGAUGE, "replay", trace, "--directory", place,
+                              "--output-format=json"], capture_output=True, text=True, check=True)
+        r = json.loads(out.stdout)
+        untraced = r.get("recorded_span_untraced_ns") or r["recorded_span_ns"]
+        rows.append(
+            f"| {name} | {r['recorded_span_ns'] / 1e6:.1f} ({untraced / 1e6:.1f}) | "
+            f"{r['replayed_span_ns'] / 1e6:.1f} | "
+            f"{r['replayed_span_ns'] / max(r['recorded_span_ns'], 1):.3f} "
+            f"({r['replayed_span_ns'] / max(untraced, 1):.3f}) | "
+            f"{r['recorded_io_ns'] / 1e6:.1f} | {r['replayed_io_ns'] / 1e6:.1f} | "
+            f"{r['replayed_io_ns'] / max(r['recorded_io_ns'], 1):.3f} | "
+            f"{r['issue_error_p50_ns'] / 1e3:.1f} / {r['issue_error_p99_ns'] / 1e3:.1f} | "
+            f"{r['results_differ']} |")
+        print(rows[-1], flush=True)
+        for f in ("out", "sorted", "db"):
+            p = os.path.join(w, f)
+            if os.path.exists(p):
+                os.remove(p)
+    shutil.rmtree(d)
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--dir", default="/dev/shm")
+    ap.add_argument("--disk-dir", default="/var/tmp",
+                    help="a directory on the disk: the overhead again where fsync waits for it")
+    ap.add_argument("--no-save", action="store_true")
+    a = ap.parse_args()
+    m, lines = start("iogauge record's overhead and replay's fidelity")
+    base = tempfile.mkdtemp(dir=a.dir, prefix="iogauge-rr-")
+    try:
+        sql = sql_file(base)
+        lines += [f"- files on {a.dir}; {a.rounds} alternating rounds", "",
+                  f"## Capture overhead: sqlite3, {ROWS} rows in transactions of {PER_TXN}, "
+                  "synchronous=FULL", ""]
+        lines += overhead(a.rounds, base, sql)
+        disk = tempfile.mkdtemp(dir=a.disk_dir, prefix="iogauge-rr-")
+        try:
+            lines += ["", f"Again on the disk ({a.disk_dir}), where each commit waits for fsync:", ""]
+            lines += overhead(a.rounds, disk, sql)
+        finally:
+            shutil.rmtree(disk, ignore_errors=True)
+        lines += ["", "## Replay fidelity: closed mode, same storage (recorded and replayed on "
+                  f"{a.dir})", ""]
+        lines += fidelity(base, sql)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not a.no_save:
+        save(text, m, "-record-replay")
+
+
+if __name__ == "__main__":
+    main()
