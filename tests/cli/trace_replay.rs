@@ -335,3 +335,56 @@ fn an_exported_iolog_replays_the_programs_io_under_iogauge_and_fio() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(std::fs::read_to_string(d.path().join("mine")).unwrap(), "x");
 }
+
+#[test]
+fn ctrl_c_stops_a_replay_cleanly_and_removes_its_files() {
+    let d = tmp();
+    let t = d.path().join("t.iogtrace");
+    record(
+        d.path(),
+        &t,
+        &["sh", "-c", "echo a > x; sleep 3; echo b >> x"],
+    );
+    let place = tmp();
+    let mut child = bin()
+        .args([
+            "replay",
+            t.to_str().unwrap(),
+            "--mode=open",
+            "--directory",
+            place.path().to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The replay waits for the second write's recorded time, 3 s in.
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(
+        entries(place.path()).len(),
+        1,
+        "its directory, while it runs"
+    );
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let started = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "stopped at once, not after the wait"
+    );
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("STOPPED before the end"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        entries(place.path()).is_empty(),
+        "{:?}",
+        entries(place.path())
+    );
+}

@@ -84,7 +84,10 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             continue;
         }
         let due = due(s, start, e, prev);
-        wait_until(due);
+        wait_until(due, s.stop);
+        if s.stop.load(Ordering::Relaxed) {
+            break;
+        }
         if let Some(d) = s.deps[i] {
             wait_for(s, d);
         }
@@ -118,16 +121,16 @@ fn mark(s: &Shared<'_>, start: Instant, i: usize) {
     s.done[i].store(ns + 1, Ordering::Release);
 }
 
-/// Sleeps until shortly before `t`, then yields until it.
-fn wait_until(t: Instant) {
+/// Sleeps until shortly before `t` (waking every 50 ms to see a stop), then yields until it.
+fn wait_until(t: Instant, stop: &AtomicBool) {
     loop {
         let now = Instant::now();
-        if now >= t {
+        if now >= t || stop.load(Ordering::Relaxed) {
             return;
         }
         let left = t - now;
         if left > Duration::from_micros(200) {
-            std::thread::sleep(left - Duration::from_micros(100));
+            std::thread::sleep((left - Duration::from_micros(100)).min(Duration::from_millis(50)));
         } else {
             std::thread::yield_now();
         }
@@ -178,6 +181,7 @@ fn issue(
             }
             match s.layout.open(file, f, e.flags & flag::CREATED != 0) {
                 Ok(fd) => {
+                    s.layout.watch(file, &fd);
                     opened.insert((e.file, e.result), fd);
                     e.result
                 }
@@ -200,6 +204,7 @@ fn issue(
             if let std::collections::hash_map::Entry::Vacant(slot) = fds.entry(key) {
                 match s.layout.open(file, open_flags(e), true) {
                     Ok(fd) => {
+                        s.layout.watch(file, &fd);
                         slot.insert(fd);
                     }
                     Err(err) => return -(err.raw_os_error().unwrap_or(libc::EIO) as i64),

@@ -24,6 +24,8 @@ pub struct Layout {
     pub names: Vec<OsString>,
     /// Bytes written to lay the files out.
     pub laid_out: u64,
+    /// Per file: on the emergency removal list.
+    watched: std::sync::Mutex<Vec<bool>>,
 }
 
 /// How much a layout writes, and the free space it needs.
@@ -56,6 +58,7 @@ pub fn make(parent: &Path, name: &str, r: &Recording) -> io::Result<Layout> {
     let mut layout = Layout {
         path,
         dir,
+        watched: std::sync::Mutex::new(vec![false; names.len()]),
         names,
         laid_out: 0,
     };
@@ -75,6 +78,7 @@ fn lay_out(l: &Layout, i: usize, size: u64, data: u64, chunk: &[u8]) -> io::Resu
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let fd = rustix::fs::openat(&l.dir, &l.names[i], flags, Mode::from_raw_mode(0o644))?;
     let _ = ownership::set_mark(fd.as_fd(), ownership::MarkState::New);
+    l.watch(i, &fd);
     let mut at = 0;
     while at < data {
         let n = (data - at).min(chunk.len() as u64) as usize;
@@ -102,6 +106,22 @@ impl Layout {
         )?)
     }
 
+    /// Puts file `i`, open as `fd`, on the list a second Ctrl-C removes from (once).
+    pub fn watch(&self, i: usize, fd: &OwnedFd) {
+        let mut w = self.watched.lock().unwrap_or_else(|e| e.into_inner());
+        if w[i] {
+            return;
+        }
+        if let Ok(st) = rustix::fs::fstat(fd) {
+            ownership::watch(
+                &self.path.join(&self.names[i]),
+                ownership::Identity::of(&st),
+                None,
+            );
+            w[i] = true;
+        }
+    }
+
     /// Removes file `i` (the program's unlink, replayed).
     pub fn unlink(&self, i: usize) -> io::Result<()> {
         Ok(rustix::fs::unlinkat(
@@ -115,6 +135,7 @@ impl Layout {
     pub fn remove(&self) {
         for n in &self.names {
             let _ = rustix::fs::unlinkat(&self.dir, n, AtFlags::empty());
+            ownership::unwatch(&self.path.join(n));
         }
         let _ = ownership::remove_if_same(&self.path, self.dir.as_fd());
         ownership::unwatch(&self.path);
