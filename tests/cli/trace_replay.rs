@@ -346,7 +346,7 @@ fn ctrl_c_stops_a_replay_cleanly_and_removes_its_files() {
         &["sh", "-c", "echo a > x; sleep 3; echo b >> x"],
     );
     let place = tmp();
-    let mut child = bin()
+    let child = bin()
         .args([
             "replay",
             t.to_str().unwrap(),
