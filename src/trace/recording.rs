@@ -20,6 +20,7 @@ pub const EVENT_BYTES: usize = 56;
 pub enum Op {
     /// open/openat/openat2/creat: `arg` the open flags, `result` the descriptor.
     Open = 1,
+    /// `arg` the descriptor closed.
     Close = 2,
     /// read/pread/readv/preadv(2): `offset`, `len` asked (readv: moved), `result` moved.
     Read = 3,

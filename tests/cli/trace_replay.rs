@@ -70,7 +70,7 @@ fn record(dir: &Path, trace: &Path, cmd: &[&str]) -> String {
 
 /// Records `cmd` in `work`, then records the replay of that trace in a fresh directory, and
 /// asserts each of the program's files under `work` saw the same calls, per thread count.
-fn replay_matches(work: &Path, cmd: &[&str], threads_sorted: bool) {
+fn replay_matches(work: &Path, cmd: &[&str], threads_sorted: bool) -> String {
     let t = tmp();
     let original = record(work, &t.path().join("a.iogtrace"), cmd);
     let place = tmp();
@@ -136,6 +136,7 @@ fn replay_matches(work: &Path, cmd: &[&str], threads_sorted: bool) {
         got, want,
         "the replay's calls (left) against the program's (right)"
     );
+    replayed
 }
 
 #[test]
@@ -144,7 +145,17 @@ fn a_replay_of_sqlite_issues_its_calls_and_syncs_again() {
     if !super::record::sqlite_load(d.path(), 60, 300) {
         return;
     }
-    replay_matches(d.path(), &["sqlite3", "db.sqlite", ".read load.sql"], false);
+    let replayed = replay_matches(d.path(), &["sqlite3", "db.sqlite", ".read load.sql"], false);
+    // Each of the 60 journals is opened and closed in turn: the replay closes what it opened,
+    // so the descriptor numbers its opens get stay low (a leak would climb past 60).
+    let fds: Vec<i64> = replayed
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() > 6 && w[2] == "open" && w[3] != "-")
+        .filter_map(|w| w[6].parse().ok())
+        .collect();
+    assert!(fds.len() >= 60, "{fds:?}");
+    assert!(fds.iter().all(|&fd| fd < 30), "descriptors leak: {fds:?}");
 }
 
 #[test]
@@ -161,7 +172,7 @@ fn a_replay_of_dd_keeps_o_direct_and_the_offsets() {
         "conv=fsync",
         "status=none",
     ];
-    replay_matches(d.path(), &cmd, false);
+    let _ = replay_matches(d.path(), &cmd, false);
 }
 
 #[test]
@@ -185,7 +196,7 @@ fn a_replay_of_a_multi_threaded_fio_job_issues_every_threads_calls() {
         "--fdatasync=8",
         "--output=/dev/null",
     ];
-    replay_matches(d.path(), &cmd, true);
+    let _ = replay_matches(d.path(), &cmd, true);
 }
 
 #[test]

@@ -27,6 +27,9 @@ pub struct Shared<'a> {
     /// Set once every thread is ready (buffers made): the replay's time zero.
     pub start: &'a std::sync::OnceLock<Instant>,
     pub ready: &'a std::sync::Barrier,
+    /// The descriptors the replayed opens made, by (file, recorded descriptor), until their
+    /// close (which may come from another thread).
+    pub opened: &'a std::sync::Mutex<HashMap<(u32, i64), OwnedFd>>,
     pub stop: &'a AtomicBool,
 }
 
@@ -71,7 +74,6 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     s.ready.wait();
     let start = *s.start.get().expect("set between the barriers");
     let mut fds: HashMap<(u32, u32), OwnedFd> = HashMap::new();
-    let mut opened: HashMap<(u32, i64), OwnedFd> = HashMap::new();
     let mut prev: Option<(&Event, Instant)> = None;
     for &i in mine {
         let e = &s.events[i];
@@ -92,7 +94,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             wait_for(s, d);
         }
         let issued = Instant::now();
-        let result = issue(s, e, &mut buf, &mut fds, &mut opened);
+        let result = issue(s, e, &mut buf, &mut fds);
         let completed = Instant::now();
         mark(s, start, i);
         r.record(
@@ -168,7 +170,6 @@ fn issue(
     e: &Event,
     buf: &mut AlignedBuf,
     fds: &mut HashMap<(u32, u32), OwnedFd>,
-    opened: &mut HashMap<(u32, i64), OwnedFd>,
 ) -> i64 {
     let file = e.file as usize;
     let errno = |r: rustix::io::Errno| -(r.raw_os_error() as i64);
@@ -182,6 +183,7 @@ fn issue(
             match s.layout.open(file, f, e.flags & flag::CREATED != 0) {
                 Ok(fd) => {
                     s.layout.watch(file, &fd);
+                    let mut opened = s.opened.lock().unwrap_or_else(|p| p.into_inner());
                     opened.insert((e.file, e.result), fd);
                     e.result
                 }
@@ -189,7 +191,13 @@ fn issue(
             }
         }
         Op::Close => {
-            opened.remove(&(e.file, e.result.max(0)));
+            // Another thread's open may be the one closed: the table is shared.
+            let fd = s
+                .opened
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&(e.file, i64::from(e.arg)));
+            drop(fd);
             0
         }
         Op::Unlink => {

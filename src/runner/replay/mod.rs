@@ -132,6 +132,7 @@ pub fn replay(
         speed: opts.speed,
         start: &start,
         ready: &ready,
+        opened: &std::sync::Mutex::new(std::collections::HashMap::new()),
         stop: &stop,
     };
     let results: Vec<ThreadResult> = std::thread::scope(|sc| {
@@ -191,18 +192,19 @@ fn check_space(r: &Recording, dir: &std::path::Path) -> Result<(), ReplayError> 
     let st = rustix::fs::statvfs(dir)
         .map_err(|e| ReplayError::Failed(format!("{}: {e}", dir.display())))?;
     let free = st.f_bavail * st.f_frsize;
-    // The program's own writes grow files too: ask for the layout plus what it wrote.
-    let written: u64 = r
-        .events
+    // The program's writes grow files too: the files it created up to how far it wrote, and
+    // the others past their size.
+    let grown: u64 = r
+        .footer
+        .files
         .iter()
-        .filter(|e| e.op == Op::Write)
-        .map(|e| e.bytes())
+        .map(|f| f.extent.saturating_sub(f.size_at_open.unwrap_or(0)))
         .sum();
-    if need + written / 2 > free {
+    if need + grown > free {
         return Err(ReplayError::Usage(format!(
             "--directory={}: the replay needs about {} ({} laid out before it starts) and {} is free",
             dir.display(),
-            crate::units::human_bytes(need + written / 2),
+            crate::units::human_bytes(need + grown),
             crate::units::human_bytes(need),
             crate::units::human_bytes(free)
         )));

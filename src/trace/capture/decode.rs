@@ -328,7 +328,7 @@ impl State {
         let fd = d.a[0] as i32;
         if let Some(slot) = self.slot(d.pid, fd) {
             match self.descs[slot.desc].file {
-                Some(f) => self.emit(d, Op::Close, f, (0, 0), 0, 0),
+                Some(f) => self.emit(d, Op::Close, f, (0, 0), fd as u32, 0),
                 None => self.out.other_calls += 1,
             }
         }

@@ -58,7 +58,7 @@ pub enum CaptureError {
     Failed(String),
 }
 
-/// What a capture gives back besides the trace: the program's wait status.
+/// What a capture gives back: the trace, and why perf was not used.
 pub struct Captured {
     pub recording: Recording,
     /// Why perf was not used, when `Auto` fell back to ptrace.

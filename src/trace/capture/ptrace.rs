@@ -175,7 +175,12 @@ pub fn trace(root: i32, fallback: bool) -> io::Result<Traced> {
         if !libc::WIFSTOPPED(st) {
             continue;
         }
-        let deliver = t.stopped(pid, st)?;
+        let deliver = match t.stopped(pid, st) {
+            Ok(sig) => sig,
+            // Killed while stopped (SIGKILL from elsewhere): its end comes through wait.
+            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => continue,
+            Err(e) => return Err(e),
+        };
         let req = if t.inside.contains_key(&pid) {
             libc::PTRACE_SYSCALL
         } else {
