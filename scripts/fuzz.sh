@@ -16,7 +16,7 @@ if ! cargo +nightly --version >/dev/null 2>&1; then
     echo "SKIP fuzz: no nightly toolchain (cargo-fuzz needs one: rustup toolchain install nightly)"
     exit 0
 fi
-for target in jobfile cli sweep state; do
+for target in jobfile cli sweep state trace; do
     echo "fuzz $target: ${secs} s"
     cargo +nightly fuzz run "$target" -- -max_total_time="$secs" -print_final_stats=1 2>&1 |
         tail -n 5

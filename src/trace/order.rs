@@ -38,7 +38,7 @@ pub fn dependencies(events: &[Event]) -> Vec<Option<usize>> {
                 insert(
                     ranges.entry(w.file).or_default(),
                     w.offset,
-                    w.offset + w.len,
+                    w.offset.saturating_add(w.len),
                     j,
                 );
             }
@@ -50,7 +50,7 @@ pub fn dependencies(events: &[Event]) -> Vec<Option<usize>> {
         deps[i] = match e.op {
             Op::Read | Op::Write if e.len > 0 => ranges
                 .get(&e.file)
-                .and_then(|m| latest_overlap(m, e.offset, e.offset + e.len, &other))
+                .and_then(|m| latest_overlap(m, e.offset, e.offset.saturating_add(e.len), &other))
                 .or_else(|| created_by_other(&last_change, events, e)),
             Op::Seek | Op::Mmap | Op::Close | Op::Rename => None,
             _ => last_change.get(&e.file).copied().filter(|j| other(j)),
@@ -58,7 +58,7 @@ pub fn dependencies(events: &[Event]) -> Vec<Option<usize>> {
         let changes = matches!(e.op, Op::Write | Op::Truncate | Op::Fallocate | Op::Unlink)
             || (e.op == Op::Open && e.flags & flag::CREATED != 0);
         if changes && e.result >= 0 {
-            pending.push(Reverse((e.t + e.dur, i)));
+            pending.push(Reverse((e.t.saturating_add(e.dur), i)));
         }
     }
     deps

@@ -109,8 +109,8 @@ pub fn stats(r: &Recording) -> Stats {
             e.t,
         ));
         th.1 += 1;
-        th.2 += e.dur;
-        th.4 = th.4.max(e.t + e.dur);
+        th.2 = th.2.saturating_add(e.dur);
+        th.4 = th.4.max(e.t.saturating_add(e.dur));
         if e.file == NO_FILE {
             async_calls += u64::from(matches!(e.op, Op::AioSubmit | Op::UringEnter));
             continue;
@@ -123,20 +123,20 @@ pub fn stats(r: &Recording) -> Stats {
             Op::Open => a.opens += 1,
             op if op.is_sync() => {
                 a.syncs += 1;
-                a.sync_ns += e.dur;
+                a.sync_ns = a.sync_ns.saturating_add(e.dur);
             }
             Op::Read | Op::Write => {
                 let w = usize::from(e.op == Op::Write);
                 let d = &mut a.dir[w];
                 d.calls += 1;
-                d.bytes += e.bytes();
-                d.busy_ns += e.dur;
+                d.bytes = d.bytes.saturating_add(e.bytes());
+                d.busy_ns = d.busy_ns.saturating_add(e.dur);
                 *a.sizes[w].entry(e.len).or_default() += 1;
                 if e.flags & flag::OFFSET_UNKNOWN == 0 {
                     if a.next[w] == Some(e.offset) {
                         a.seq[w] += 1;
                     }
-                    a.next[w] = Some(e.offset + e.bytes());
+                    a.next[w] = Some(e.offset.saturating_add(e.bytes()));
                 }
                 if e.flags & flag::DIRECT != 0 {
                     a.direct += 1;

@@ -114,7 +114,9 @@ fn due(s: &Shared<'_>, start: Instant, e: &Event, prev: Option<(&Event, Instant)
     match (s.mode, prev) {
         (Mode::Afap, _) => Instant::now(),
         (Mode::Open, _) | (Mode::Closed, None) => start + scaled(e.t),
-        (Mode::Closed, Some((p, done))) => done + scaled(e.t.saturating_sub(p.t + p.dur)),
+        (Mode::Closed, Some((p, done))) => {
+            done + scaled(e.t.saturating_sub(p.t.saturating_add(p.dur)))
+        }
     }
 }
 

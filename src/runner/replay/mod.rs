@@ -73,13 +73,13 @@ impl ThreadResult {
         a.lat.record(ns);
         a.lat_sum += ns;
         a.lat_max = a.lat_max.max(ns);
-        a.recorded_sum += e.dur;
+        a.recorded_sum = a.recorded_sum.saturating_add(e.dur);
         let late = late.as_nanos() as u64;
         self.issue_error.record(late);
         self.issue_error_max = self.issue_error_max.max(late);
         self.calls += 1;
         self.busy_ns += ns;
-        self.recorded_busy_ns += e.dur;
+        self.recorded_busy_ns = self.recorded_busy_ns.saturating_add(e.dur);
         let differs = (result < 0) != (e.result < 0)
             || (matches!(e.op, Op::Read | Op::Write) && result >= 0 && result != e.result);
         self.differ += u64::from(differs);
@@ -104,6 +104,7 @@ pub fn replay(
     stop: Arc<AtomicBool>,
 ) -> Result<ReplayReport, ReplayError> {
     check_space(r, &opts.directory)?;
+    check_buffers(r)?;
     let layout = layout::make(&opts.directory, &opts.name, r).map_err(|e| {
         ReplayError::Failed(format!(
             "cannot lay out the trace's files in {}: {e}",
@@ -180,6 +181,34 @@ pub fn replay(
     ))
 }
 
+/// The most memory the replay threads' buffers may take together (each thread holds one as
+/// large as its largest read or write).
+const BUFFERS_MAX: u64 = 4 << 30;
+
+/// Refuses a trace whose threads' buffers would not fit in BUFFERS_MAX.
+fn check_buffers(r: &Recording) -> Result<(), ReplayError> {
+    let mut largest: std::collections::HashMap<u32, u64> = Default::default();
+    for e in r
+        .events
+        .iter()
+        .filter(|e| matches!(e.op, Op::Read | Op::Write))
+    {
+        let l = largest.entry(e.tid).or_default();
+        *l = (*l).max(e.len);
+    }
+    let total = largest.values().fold(0u64, |a, l| a.saturating_add(*l));
+    if total > BUFFERS_MAX {
+        return Err(ReplayError::Usage(format!(
+            "the trace's {} threads would need {} of I/O buffers (each its largest call); \
+             iogauge replays up to {}",
+            largest.len(),
+            crate::units::human_bytes(total),
+            crate::units::human_bytes(BUFFERS_MAX)
+        )));
+    }
+    Ok(())
+}
+
 /// Refuses a layout the directory has no room for.
 fn check_space(r: &Recording, dir: &std::path::Path) -> Result<(), ReplayError> {
     if !dir.is_dir() {
@@ -254,7 +283,10 @@ fn report(
     }
     let span_s = replayed_span_ns.max(1) as f64 / 1e9;
     let replayed: Vec<&Event> = r.events.iter().filter(|e| issue::replayed(e.op)).collect();
-    let recorded_span_ns = match (replayed.first(), replayed.iter().map(|e| e.t + e.dur).max()) {
+    let recorded_span_ns = match (
+        replayed.first(),
+        replayed.iter().map(|e| e.t.saturating_add(e.dur)).max(),
+    ) {
         (Some(f), Some(l)) => l - f.t,
         _ => 0,
     };
@@ -271,7 +303,7 @@ fn report(
             recorded_span_ns.saturating_sub((o.added_ns as f64 * share.min(1.0)) as u64)
         }),
         replayed_span_ns,
-        recorded_io_ns: replayed.iter().map(|e| e.dur).sum(),
+        recorded_io_ns: replayed.iter().fold(0u64, |a, e| a.saturating_add(e.dur)),
         replayed_io_ns: io,
         issue_error_p50_ns: err.percentile(50.0).unwrap_or(0),
         issue_error_p99_ns: err.percentile(99.0).unwrap_or(0),
