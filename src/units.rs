@@ -2,7 +2,6 @@
 //! GiB"), and times in C's ctime() form and as calendar dates, in UTC, without a time-zone
 //! database. Pure functions; used by reports, messages and file names alike.
 
-/// `n` bytes in binary units, labelled ("1.50 GiB").
 /// Now, in ns since the Unix epoch (0 if the clock is before it).
 pub fn unix_ns() -> u64 {
     std::time::SystemTime::now()
@@ -10,6 +9,7 @@ pub fn unix_ns() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
+/// `n` bytes in binary units, labelled ("1.50 GiB").
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut v = n as f64;
