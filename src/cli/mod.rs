@@ -282,6 +282,17 @@ fn one_line(e: &clap::Error) -> String {
     let value = e.get(ContextKind::InvalidValue).map(|v| v.to_string());
     let suggested = e.get(ContextKind::SuggestedArg).map(|v| v.to_string());
     match (e.kind(), arg) {
+        (ErrorKind::MissingRequiredArgument, Some(a)) => {
+            // clap's "the following required arguments were not provided:" and a list on the
+            // next lines: the missing one, named, in one line.
+            let a = a.trim_end_matches("...");
+            let cmd = command_of(e);
+            let help = match &cmd {
+                Some(c) => format!("; 'iogauge {c} --help' says what it takes"),
+                None => String::new(),
+            };
+            format!("{a} is required{help}")
+        }
         (ErrorKind::UnknownArgument, Some(a)) => {
             let mut s = match a.starts_with('-') {
                 true => format!("{a}: unknown option"),

@@ -410,6 +410,12 @@ fn bad_input_is_refused_and_nothing_is_created() {
     assert!(stderr(&o).contains("--method=ebpf"), "{}", stderr(&o));
     let o = run_in(d.path(), &["record", "-o", t]);
     assert_eq!(o.status.code(), Some(2));
+    let said = stderr(&o);
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(
+        said.contains("<COMMAND> is required; 'iogauge record --help'"),
+        "{said}"
+    );
     assert!(entries(d.path()).is_empty(), "{:?}", entries(d.path()));
     // A file that is there is not iogauge's to replace.
     std::fs::write(&trace, "precious").unwrap();
