@@ -166,6 +166,11 @@ fn fill(buf: &mut [u8]) {
     }
 }
 
+/// An error as the recording holds one: the negated errno (EIO when it has none).
+fn neg_errno(e: &std::io::Error) -> i64 {
+    -i64::from(e.raw_os_error().unwrap_or(libc::EIO))
+}
+
 /// Issues one call; its result as the recording holds one (bytes, 0, or -errno).
 fn issue(
     s: &Shared<'_>,
@@ -189,7 +194,7 @@ fn issue(
                     opened.insert((e.file, e.result), fd);
                     e.result
                 }
-                Err(err) => -(err.raw_os_error().unwrap_or(libc::EIO) as i64),
+                Err(err) => neg_errno(&err),
             }
         }
         Op::Close => {
@@ -206,7 +211,7 @@ fn issue(
             fds.retain(|(f, _), _| *f != e.file);
             match s.layout.unlink(file) {
                 Ok(()) => 0,
-                Err(err) => -(err.raw_os_error().unwrap_or(libc::EIO) as i64),
+                Err(err) => neg_errno(&err),
             }
         }
         _ => {
@@ -217,7 +222,7 @@ fn issue(
                         s.layout.watch(file, &fd);
                         slot.insert(fd);
                     }
-                    Err(err) => return -(err.raw_os_error().unwrap_or(libc::EIO) as i64),
+                    Err(err) => return neg_errno(&err),
                 }
             }
             let fd = fds[&key].as_fd();
