@@ -468,3 +468,89 @@ fn the_programs_exit_code_is_passed_on_and_its_trace_kept() {
         "the capture's cost is measured: {v}"
     );
 }
+
+/// The files under `dir` a trace names, with what it says of each (path made relative).
+fn files_under(dir: &Path, trace: &Path) -> (Vec<Value>, String) {
+    let v: Value = serde_json::from_str(&ok_in(
+        dir,
+        &["trace", "stats", "--json", trace.to_str().unwrap()],
+    ))
+    .unwrap();
+    let root = dir.to_str().unwrap();
+    let mut files: Vec<Value> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| {
+            let p = f["path"].as_str()?.strip_prefix(root)?;
+            Some(serde_json::json!({
+                "path": p, "kind": f["kind"], "size_at_open": f["size_at_open"],
+                "extent": f["extent"], "removed": f["removed"], "opens": f["opens"],
+                "reads": [f["reads"]["calls"], f["reads"]["bytes"]],
+                "writes": [f["writes"]["calls"], f["writes"]["bytes"]],
+            }))
+        })
+        .collect();
+    files.sort_by_key(|f| f["path"].as_str().unwrap().to_string());
+    (files, v["method"].as_str().unwrap().to_string())
+}
+
+#[test]
+fn paths_read_in_the_kernel_are_those_read_at_ptrace_stops() {
+    // Relative paths after a chdir, a rename, a directory removed through descriptors of
+    // its own (rm -r: unlinkat relative to an open directory), an existing file appended to:
+    // the paths the eBPF probes read, made absolute when decoding, and what each open found,
+    // must be what the ptrace stops read from /proc while the program waited.
+    let d = tmp();
+    let script = "mkdir sub && cd sub && dd if=/dev/zero of=a bs=4k count=2 status=none \
+                  && dd if=a of=b bs=4k status=none && mv b c && cat c > /dev/null \
+                  && cd .. && echo more >> kept && rm -r sub";
+    let mut got = Vec::new();
+    for method in ["perf", "ptrace"] {
+        std::fs::write(d.path().join("kept"), vec![b'k'; 1000]).unwrap();
+        let trace = d.path().join(format!("{method}.iogtrace"));
+        let o = run_in(
+            d.path(),
+            &[
+                "record",
+                "-o",
+                trace.to_str().unwrap(),
+                &format!("--method={method}"),
+                "--",
+                "sh",
+                "-c",
+                script,
+            ],
+        );
+        if method == "perf" && !o.status.success() {
+            skip!("perf cannot record here: {}", stderr(&o));
+            return;
+        }
+        assert_eq!(o.status.code(), Some(0), "{method}: {}", stderr(&o));
+        got.push(files_under(d.path(), &trace));
+    }
+    let (kernel, method) = &got[0];
+    if let Some(why) = method.split("eBPF not used: ").nth(1) {
+        skip!("paths were read at ptrace stops here, eBPF not used: {why}");
+        return;
+    }
+    assert!(method.contains("eBPF"), "{method}");
+    assert_eq!(kernel, &got[1].0, "eBPF (left) against ptrace (right)");
+    let by = |p: &str| kernel.iter().find(|f| f["path"] == p).cloned();
+    let a = by("/sub/a").expect("sub/a, opened relative to the directory cd made");
+    assert_eq!(
+        a["size_at_open"],
+        Value::Null,
+        "created by the program: {a}"
+    );
+    assert_eq!(a["writes"], serde_json::json!([2, 8192]));
+    assert_eq!(
+        a["removed"], true,
+        "rm -r removed it through its directory: {a}"
+    );
+    let b = by("/sub/b").expect("sub/b");
+    assert_eq!(b["removed"], true, "renamed to c, which rm -r removed: {b}");
+    let kept = by("/kept").expect("kept");
+    assert_eq!(kept["size_at_open"], 1000, "existing, appended to: {kept}");
+    assert_eq!(kept["removed"], false);
+}

@@ -38,6 +38,8 @@ pub enum Call {
     Rename,
     Renameat,
     Renameat2,
+    Chdir,
+    Fchdir,
     Sendfile,
     CopyFileRange,
     IoSubmit,
@@ -86,6 +88,8 @@ table!(
     Rename = SYS_rename,
     Renameat = SYS_renameat,
     Renameat2 = SYS_renameat2,
+    Chdir = SYS_chdir,
+    Fchdir = SYS_fchdir,
     Sendfile = SYS_sendfile,
     CopyFileRange = SYS_copy_file_range,
     IoSubmit = SYS_io_submit,
@@ -123,6 +127,8 @@ table!(
     Unlinkat = SYS_unlinkat,
     Renameat = SYS_renameat,
     Renameat2 = SYS_renameat2,
+    Chdir = SYS_chdir,
+    Fchdir = SYS_fchdir,
     Sendfile = SYS_sendfile,
     CopyFileRange = SYS_copy_file_range,
     IoSubmit = SYS_io_submit,
@@ -152,8 +158,8 @@ impl Call {
         TABLE.iter().find(|(c, _)| *c == self).map(|(_, n)| *n)
     }
 
-    /// Calls that name a file by path: they stop the program under ptrace so the path is read
-    /// exactly when the call is made.
+    /// Calls that name a file by path: the path is read as the call is made (in the kernel, or
+    /// at a ptrace stop).
     pub fn has_path(self) -> bool {
         matches!(
             self,
@@ -167,6 +173,7 @@ impl Call {
                 | Call::Rename
                 | Call::Renameat
                 | Call::Renameat2
+                | Call::Chdir
         )
     }
 }

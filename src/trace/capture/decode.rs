@@ -42,6 +42,8 @@ struct Desc {
     file: Option<u32>,
     pos: Option<u64>,
     flags: u64,
+    /// A directory's path (for calls relative to it, and fchdir).
+    dir: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -75,18 +77,22 @@ struct State {
     live: HashMap<Vec<u8>, u32>,
     sizes: Vec<u64>,
     notes: HashMap<u32, VecDeque<PathNote>>,
+    /// Each process's working directory, followed through chdir, fchdir and fork.
+    cwd: HashMap<u32, Vec<u8>>,
     out: Decoded,
     t0: u64,
 }
 
 /// Decodes a capture: `raw` in any order (they are sorted by time here), `notes` the paths
-/// the tracer read, `inherited` the root process's descriptors at its start, `t0` the start.
+/// the tracer or the kernel read, `inherited` the root process's descriptors at its start,
+/// `t0` the start, `cwd` its working directory then.
 pub fn decode(
     mut raw: Vec<Raw>,
     notes: Vec<PathNote>,
     root: u32,
     inherited: &[Inherited],
     t0: u64,
+    cwd: Vec<u8>,
 ) -> Decoded {
     raw.sort_by_key(Raw::time);
     let mut s = State {
@@ -103,15 +109,20 @@ pub fn decode(
     for i in inherited {
         let file = matches!(i.kind, FileKind::Regular | FileKind::Block)
             .then(|| s.file(&i.path, i.kind, Some(i.size)));
+        let desc = s.desc(file, Some(i.pos), i.flags);
+        if i.kind == FileKind::Directory {
+            s.descs[desc].dir = Some(i.path.clone());
+        }
         table.insert(
             i.fd,
             Slot {
-                desc: s.desc(file, Some(i.pos), i.flags),
+                desc,
                 cloexec: false,
             },
         );
     }
     s.procs.insert(root, table);
+    s.cwd.insert(root, cwd);
     let mut pending: HashMap<u32, Entered> = HashMap::new();
     let mut threads: HashMap<u32, ThreadInfo> = HashMap::new();
     for r in raw {
@@ -155,6 +166,9 @@ pub fn decode(
                 if pid != ppid {
                     let table = s.procs.get(&ppid).cloned().unwrap_or_default();
                     s.procs.insert(pid, table);
+                    if let Some(dir) = s.cwd.get(&ppid).cloned() {
+                        s.cwd.insert(pid, dir);
+                    }
                 }
             }
             Raw::Exec { pid, .. } => {
@@ -200,7 +214,12 @@ impl State {
     }
 
     fn desc(&mut self, file: Option<u32>, pos: Option<u64>, flags: u64) -> usize {
-        self.descs.push(Desc { file, pos, flags });
+        self.descs.push(Desc {
+            file,
+            pos,
+            flags,
+            dir: None,
+        });
         self.descs.len() - 1
     }
 
@@ -212,14 +231,66 @@ impl State {
         self.procs.entry(pid).or_default().insert(fd, slot);
     }
 
-    /// The note of `tid`'s call made at `t`: the last one read before it.
-    fn note(&mut self, tid: u32, t: u64) -> Option<PathNote> {
-        let q = self.notes.get_mut(&tid)?;
+    /// The note of a call: the last one of its thread read before it, with paths read in
+    /// the kernel made absolute here (and, where the kernel could not say what an open
+    /// opened, what is at the path now).
+    fn note(&mut self, d: &Done) -> Option<PathNote> {
+        let q = self.notes.get_mut(&d.tid)?;
         let mut found = None;
-        while q.front().is_some_and(|n| n.t <= t) {
+        while q.front().is_some_and(|n| n.t <= d.t) {
             found = q.pop_front();
         }
-        found
+        let mut n = found?;
+        if let Some(at) = n.at.take() {
+            n.path = self.absolute(d.pid, at, std::mem::take(&mut n.path));
+            let unknown = n.opened.is_none() && n.before.is_none();
+            if unknown && matches!(d.call, Call::Open | Call::Openat | Call::Openat2) {
+                n.before = super::ptrace::existing(&n.path);
+            }
+        }
+        if let Some(at) = n.at2.take() {
+            n.path2 = n.path2.take().map(|p| self.absolute(d.pid, at, p));
+        }
+        n.path = lexical(n.path);
+        n.path2 = n.path2.map(lexical);
+        Some(n)
+    }
+
+    /// `path` made absolute against the process's working directory (`at` AT_FDCWD) or the
+    /// directory descriptor `at` (left as it is when neither is known).
+    fn absolute(&self, pid: u32, at: i32, path: Vec<u8>) -> Vec<u8> {
+        if path.first() == Some(&b'/') {
+            return path;
+        }
+        let base = if at == libc::AT_FDCWD {
+            self.cwd.get(&pid).cloned()
+        } else {
+            self.slot(pid, at)
+                .and_then(|s| self.descs[s.desc].dir.clone())
+        };
+        let Some(mut dir) = base else { return path };
+        if path.is_empty() {
+            return dir;
+        }
+        if dir.last() != Some(&b'/') {
+            dir.push(b'/');
+        }
+        dir.extend_from_slice(&path);
+        dir
+    }
+
+    /// chdir and fchdir: the process's working directory changes.
+    fn chdir(&mut self, d: &Done) {
+        self.out.other_calls += 1;
+        let dir = match d.call {
+            Call::Chdir => self.note(d).map(|n| n.path),
+            _ => self
+                .slot(d.pid, d.a[0] as i32)
+                .and_then(|s| self.descs[s.desc].dir.clone()),
+        };
+        if let (0, Some(dir)) = (d.ret, dir) {
+            self.cwd.insert(d.pid, dir);
+        }
     }
 
     fn emit(
@@ -267,6 +338,7 @@ impl State {
             Call::Sendfile | Call::CopyFileRange => self.copy(&d),
             Call::Truncate | Call::Unlink | Call::Unlinkat => self.by_path(&d),
             Call::Rename | Call::Renameat | Call::Renameat2 => self.rename(&d),
+            Call::Chdir | Call::Fchdir => self.chdir(&d),
             Call::IoSubmit | Call::IoGetevents | Call::IoUringEnter => {
                 let op = match d.call {
                     Call::IoSubmit => Op::AioSubmit,
@@ -280,7 +352,7 @@ impl State {
     }
 
     fn open(&mut self, d: &Done) {
-        let note = self.note(d.tid, d.t);
+        let note = self.note(d);
         let flags = match d.call {
             Call::Open => d.a[1],
             Call::Creat => (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64,
@@ -293,14 +365,12 @@ impl State {
         }
         let created =
             note.as_ref().is_some_and(|n| n.before.is_none()) && flags & O_ACCMODE_CREAT != 0;
-        let kind = match (&note, created) {
-            (Some(n), false) => n.before.map(|b| b.kind).unwrap_or(FileKind::Other),
-            (Some(n), true) => match super::ptrace::existing(parent(&n.path)) {
-                Some(p) if p.kind == FileKind::Directory => FileKind::Regular,
-                _ => FileKind::Other,
-            },
-            (None, _) => FileKind::Other,
-        };
+        // What the open opened where it is known (read in the kernel, or for a create,
+        // judged at the stop), else what was there before.
+        let kind = note
+            .as_ref()
+            .and_then(|n| n.opened.or(n.before))
+            .map_or(FileKind::Other, |o| o.kind);
         let file = match (&note, kind) {
             (Some(n), FileKind::Regular | FileKind::Block) => {
                 let size = (!created).then(|| n.before.map_or(0, |b| b.size));
@@ -313,6 +383,9 @@ impl State {
             _ => None,
         };
         let desc = self.desc(file, Some(0), flags);
+        if let (FileKind::Directory, Some(n)) = (kind, &note) {
+            self.descs[desc].dir = Some(n.path.clone());
+        }
         let cloexec = flags & libc::O_CLOEXEC as u64 != 0;
         self.set_fd(d.pid, d.ret as i32, Slot { desc, cloexec });
         match file {
@@ -557,7 +630,7 @@ impl State {
     /// The path a call named and the file of the trace it is, or a count of the call.
     fn noted_file(&mut self, d: &Done) -> Option<(PathNote, u32)> {
         let found = self
-            .note(d.tid, d.t)
+            .note(d)
             .and_then(|n| self.live.get(&n.path).map(|&f| (n, f)));
         if found.is_none() {
             self.out.other_calls += 1;
@@ -635,11 +708,45 @@ fn rwf_flags(rwf: u64) -> u16 {
     f
 }
 
-/// The directory part of a path (bytes).
-fn parent(path: &[u8]) -> &[u8] {
-    match path.iter().rposition(|&b| b == b'/') {
-        Some(0) => b"/",
-        Some(i) => &path[..i],
-        None => b".",
+/// An absolute path without its `.` and `..` components and repeated slashes, read as written
+/// (a `..` after a symbolic link is taken lexically, as a shell's `cd` does); a relative path
+/// (its directory unknown) is left as it is.
+fn lexical(path: Vec<u8>) -> Vec<u8> {
+    if path.first() != Some(&b'/') {
+        return path;
+    }
+    let mut parts: Vec<&[u8]> = Vec::new();
+    for part in path.split(|&b| b == b'/') {
+        match part {
+            b"" | b"." => {}
+            b".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    let mut out = Vec::with_capacity(path.len());
+    for p in parts {
+        out.push(b'/');
+        out.extend_from_slice(p);
+    }
+    if out.is_empty() {
+        out.push(b'/');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lexical;
+
+    #[test]
+    fn paths_lose_dots_and_doubled_slashes() {
+        let l = |p: &str| String::from_utf8(lexical(p.as_bytes().to_vec())).unwrap();
+        assert_eq!(l("/tmp/./f"), "/tmp/f");
+        assert_eq!(l("/tmp/a/../b//c/."), "/tmp/b/c");
+        assert_eq!(l("/.."), "/");
+        assert_eq!(l("/"), "/");
+        assert_eq!(l("rel/./x"), "rel/./x");
     }
 }

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+pub mod bpf;
+mod btf;
 pub mod calls;
 pub mod decode;
 pub mod perf;
@@ -90,6 +92,7 @@ pub fn record(
         end,
         calls,
         path_calls,
+        paths,
     } = run;
     let duration_ns = end.saturating_sub(t0);
     let overhead = overhead.map(|(per_call, per_path)| {
@@ -105,13 +108,20 @@ pub fn record(
             },
         }
     });
-    let method = match ids {
-        Some(_) => {
+    let method = match (ids, paths) {
+        (Some(_), Paths::Kernel) => "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every \
+            CPU, inherited by every task; paths read in the kernel by eBPF programs on the \
+            syscalls' enter tracepoints, and what each open opened at its exit"
+            .to_string(),
+        (Some(_), Paths::Stops(why)) => format!(
             "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every CPU, inherited by \
-                    every task; paths read at ptrace stops made by a seccomp filter for the \
-                    calls that name one"
+             every task; paths read at ptrace stops made by a seccomp filter for the calls \
+             that name one (eBPF not used: {why})"
+        ),
+        (None, _) => {
+            "ptrace: a seccomp filter stops each watched call at entry, PTRACE_SYSCALL at exit"
+                .to_string()
         }
-        None => "ptrace: a seccomp filter stops each watched call at entry, PTRACE_SYSCALL at exit",
     };
     let recording = Recording {
         header: Header {
@@ -127,7 +137,7 @@ pub fn record(
                 .nodename()
                 .to_string_lossy()
                 .into_owned(),
-            method: method.into(),
+            method,
         },
         events: decoded.events,
         footer: Footer {
@@ -227,6 +237,16 @@ struct Run {
     /// Watched calls seen (storage or not) and calls that stopped for their path.
     calls: u64,
     path_calls: u64,
+    paths: Paths,
+}
+
+/// How the paths of a traced run were read.
+#[derive(Debug, Clone)]
+enum Paths {
+    /// By the eBPF probes.
+    Kernel,
+    /// At ptrace stops, and why not in the kernel.
+    Stops(String),
 }
 
 /// Starts the program under the tracer (and perf, when `ids`), follows it to its end, and
@@ -237,7 +257,16 @@ fn run_traced(
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<Run, CaptureError> {
     let fallback = ids.is_none();
-    let filter = ptrace::filter(|c| fallback || c.has_path());
+    let (probes, paths) = match ids.map(|_| perf::online_cpus()) {
+        None => (None, Paths::Stops("no perf".into())),
+        Some(Err(e)) => (None, Paths::Stops(format!("the online CPUs: {e}"))),
+        Some(Ok(cpus)) => match bpf::PathProbes::open(&cpus) {
+            Ok(p) => (Some(p), Paths::Kernel),
+            Err(why) => (None, Paths::Stops(why.0)),
+        },
+    };
+    let stops = !matches!(paths, Paths::Kernel);
+    let filter = ptrace::filter(|c| fallback || (stops && c.has_path()));
     let failed =
         |what: &str, e: std::io::Error| CaptureError::Failed(format!("record: {what}: {e}"));
     let (pid, exec_errors) = sys::spawn_traced(exec, &filter).map_err(|e| failed("fork", e))?;
@@ -251,7 +280,7 @@ fn run_traced(
     }
     let inherited = inherited(pid);
     let done = Arc::new(AtomicBool::new(false));
-    let reader = match ids.map(|ids| perf::Session::open(pid, ids)) {
+    let reader = match ids.map(|ids| perf::Session::open(pid, ids, probes)) {
         Some(Ok(s)) => Some(s.read_until(Arc::clone(&done))),
         Some(Err(e)) => {
             kill();
@@ -260,7 +289,7 @@ fn run_traced(
         None => None,
     };
     let t_start = sys::monotonic_ns();
-    let finish_reader = |reader: Option<std::thread::JoinHandle<(Vec<perf::Raw>, u64)>>| {
+    let finish_reader = |reader: Option<std::thread::JoinHandle<perf::Drained>>| {
         done.store(true, Ordering::Release);
         reader.map(|r| r.join().unwrap_or_default())
     };
@@ -287,14 +316,21 @@ fn run_traced(
             String::from_utf8_lossy(exec.path.as_bytes())
         )));
     }
-    let (raw, lost) = finished.unwrap_or((traced.raw, 0));
+    let (raw, seen, lost) = finished.unwrap_or((traced.raw, Vec::new(), 0));
     let t0 = traced.exec_t.unwrap_or(t_start);
     let calls = raw
         .iter()
         .filter(|r| matches!(r, perf::Raw::Enter { .. }))
         .count() as u64;
-    let path_calls = traced.notes.len() as u64;
-    let decoded = decode::decode(raw, traced.notes, pid as u32, &inherited, t0);
+    let notes = match paths {
+        Paths::Kernel => bpf::notes(&raw, seen),
+        Paths::Stops(_) => traced.notes,
+    };
+    let path_calls = notes.len() as u64;
+    let cwd = std::env::current_dir()
+        .map(|d| d.into_os_string().into_vec())
+        .unwrap_or_default();
+    let decoded = decode::decode(raw, notes, pid as u32, &inherited, t0, cwd);
     Ok(Run {
         decoded,
         status: traced.status,
@@ -303,6 +339,7 @@ fn run_traced(
         end,
         calls,
         path_calls,
+        paths,
     })
 }
 

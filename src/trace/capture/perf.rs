@@ -62,12 +62,19 @@ pub struct Tracepoints {
     pub exit: u64,
 }
 
-/// Reads the tracepoints' ids from tracefs: where it is mounted, or from a private mount in a
-/// temporary directory that is unmounted and removed at once (nothing is left mounted).
+/// Reads the tracepoints' ids from tracefs.
 pub fn tracepoints() -> io::Result<Tracepoints> {
+    in_tracefs(read_ids)
+}
+
+/// Runs `read` on tracefs: where it is mounted, or on a private mount in a temporary
+/// directory that is unmounted and removed at once (nothing is left mounted).
+pub fn in_tracefs<T>(read: impl Fn(&Path) -> io::Result<T>) -> io::Result<T> {
     for root in ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"] {
-        if let Ok(t) = read_ids(Path::new(root)) {
-            return Ok(t);
+        if root_has_events(Path::new(root)) {
+            if let Ok(t) = read(Path::new(root)) {
+                return Ok(t);
+            }
         }
     }
     let dir = std::env::temp_dir().join(format!("iogauge-tracefs-{}", std::process::id()));
@@ -79,18 +86,22 @@ pub fn tracepoints() -> io::Result<Tracepoints> {
         rustix::mount::MountFlags::empty(),
         None,
     );
-    let ids = match mounted {
+    let found = match mounted {
         Ok(()) => {
-            let ids = read_ids(&dir);
+            let found = read(&dir);
             let _ = rustix::mount::unmount(&dir, rustix::mount::UnmountFlags::DETACH);
-            ids
+            found
         }
         Err(e) => Err(io::Error::other(format!(
             "tracefs is not mounted and cannot be mounted ({e})"
         ))),
     };
     let _ = std::fs::remove_dir(&dir);
-    ids
+    found
+}
+
+fn root_has_events(root: &Path) -> bool {
+    root.join("events").is_dir()
 }
 
 fn read_ids(root: &Path) -> io::Result<Tracepoints> {
@@ -108,18 +119,18 @@ fn read_ids(root: &Path) -> io::Result<Tracepoints> {
 }
 
 const PERF_TYPE_TRACEPOINT: u32 = 2;
-const SAMPLE_TID: u64 = 1 << 1;
-const SAMPLE_TIME: u64 = 1 << 2;
-const SAMPLE_RAW: u64 = 1 << 10;
+pub const SAMPLE_TID: u64 = 1 << 1;
+pub const SAMPLE_TIME: u64 = 1 << 2;
+pub const SAMPLE_RAW: u64 = 1 << 10;
 const DISABLED: u64 = 1 << 0;
 const INHERIT: u64 = 1 << 1;
 const COMM: u64 = 1 << 9;
 const ENABLE_ON_EXEC: u64 = 1 << 12;
 const TASK: u64 = 1 << 13;
 const WATERMARK: u64 = 1 << 14;
-const SAMPLE_ID_ALL: u64 = 1 << 18;
+pub const SAMPLE_ID_ALL: u64 = 1 << 18;
 const COMM_EXEC: u64 = 1 << 24;
-const USE_CLOCKID: u64 = 1 << 25;
+pub const USE_CLOCKID: u64 = 1 << 25;
 
 /// Data pages per CPU's ring buffer (16 MiB of 4 KiB pages): about 100,000 calls before the
 /// reader must have drained it.
@@ -127,6 +138,7 @@ const RING_PAGES: usize = 4096;
 
 /// The events of one CPU: enter (owns the buffer) and exit.
 struct CpuEvents {
+    cpu: i32,
     enter: OwnedFd,
     _exit: OwnedFd,
     ring: Ring,
@@ -137,11 +149,23 @@ struct CpuEvents {
 pub struct Session {
     cpus: Vec<CpuEvents>,
     ids: Tracepoints,
+    /// The eBPF path probes whose records come through these rings, when paths are read in
+    /// the kernel.
+    probes: Option<super::bpf::PathProbes>,
 }
 
+/// What the reader gives back: the calls and tasks, the path probes' records, and the count
+/// of records the kernel had to drop (a buffer full before it was drained).
+pub type Drained = (Vec<Raw>, Vec<super::bpf::Seen>, u64);
+
 impl Session {
-    /// Opens the events for `pid` on every online CPU, filtered to the watched calls.
-    pub fn open(pid: i32, ids: Tracepoints) -> io::Result<Session> {
+    /// Opens the events for `pid` on every online CPU, filtered to the watched calls; the
+    /// path probes' records, when given, are sent into the same rings.
+    pub fn open(
+        pid: i32,
+        ids: Tracepoints,
+        probes: Option<super::bpf::PathProbes>,
+    ) -> io::Result<Session> {
         let filter = Call::numbers()
             .map(|n| format!("id == {n}"))
             .collect::<Vec<_>>()
@@ -175,21 +199,30 @@ impl Session {
             let ring = map_ring(&enter)?;
             sys::set_output(&exit, &enter)?;
             cpus.push(CpuEvents {
+                cpu,
                 enter,
                 _exit: exit,
                 ring,
             });
         }
-        Ok(Session { cpus, ids })
+        if let Some(p) = &probes {
+            let rings: Vec<(i32, &OwnedFd)> = cpus.iter().map(|c| (c.cpu, &c.enter)).collect();
+            p.output_to(&rings)?;
+        }
+        Ok(Session { cpus, ids, probes })
     }
 
     /// Drains every CPU's buffer until `done` is set and a last drain finds nothing, on a
-    /// thread of its own; the records come back, each CPU's in its order, and the count of
-    /// records the kernel had to drop (a buffer full before it was drained).
-    pub fn read_until(self, done: Arc<AtomicBool>) -> std::thread::JoinHandle<(Vec<Raw>, u64)> {
+    /// thread of its own; the records come back, each CPU's in its order.
+    pub fn read_until(self, done: Arc<AtomicBool>) -> std::thread::JoinHandle<Drained> {
         std::thread::spawn(move || {
-            let Session { mut cpus, ids } = self;
+            let Session {
+                mut cpus,
+                ids,
+                probes,
+            } = self;
             let mut out = Vec::new();
+            let mut seen = Vec::new();
             let mut lost = 0u64;
             let mut bytes = Vec::with_capacity(1 << 20);
             loop {
@@ -198,7 +231,7 @@ impl Session {
                 for c in &mut cpus {
                     bytes.clear();
                     took += c.ring.drain(&mut bytes);
-                    lost += parse(&bytes, ids, &mut out);
+                    lost += parse(&bytes, ids, &mut out, &mut seen);
                 }
                 if finishing && took == 0 {
                     break;
@@ -210,7 +243,8 @@ impl Session {
             for c in &cpus {
                 let _ = sys::enable(&c.enter, false);
             }
-            (out, lost)
+            drop(probes);
+            (out, seen, lost)
         })
     }
 }
@@ -242,7 +276,7 @@ fn wait_readable(cpus: &[CpuEvents]) {
     );
 }
 
-fn online_cpus() -> io::Result<Vec<i32>> {
+pub fn online_cpus() -> io::Result<Vec<i32>> {
     let text = std::fs::read_to_string("/sys/devices/system/cpu/online")?;
     let mut cpus = Vec::new();
     for part in text.trim().split(',') {
@@ -270,8 +304,14 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_ne_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-/// Parses whole perf records into `out`; returns the count of records the kernel lost.
-fn parse(bytes: &[u8], ids: Tracepoints, out: &mut Vec<Raw>) -> u64 {
+/// Parses whole perf records into `out` (and the path probes' into `seen`); returns the count
+/// of records the kernel lost.
+fn parse(
+    bytes: &[u8],
+    ids: Tracepoints,
+    out: &mut Vec<Raw>,
+    seen: &mut Vec<super::bpf::Seen>,
+) -> u64 {
     let mut lost = 0;
     let mut at = 0;
     while at + 8 <= bytes.len() {
@@ -287,7 +327,9 @@ fn parse(bytes: &[u8], ids: Tracepoints, out: &mut Vec<Raw>) -> u64 {
                 let (pid, tid, t) = (u32_at(r, 8), u32_at(r, 12), u64_at(r, 16));
                 let raw_len = u32_at(r, 24) as usize;
                 let raw = &r[28..(28 + raw_len).min(size)];
-                if raw.len() >= 24 {
+                if let Some(s) = super::bpf::parse(t, tid, raw) {
+                    seen.push(s);
+                } else if raw.len() >= 24 {
                     let tp = u16::from_ne_bytes([raw[0], raw[1]]) as u64;
                     let nr = u64_at(raw, 8) as i64;
                     if tp == ids.enter && raw.len() >= 64 {

@@ -25,10 +25,17 @@ pub struct PathNote {
     pub path: Vec<u8>,
     /// rename's second path.
     pub path2: Option<Vec<u8>>,
+    /// Read in the kernel (eBPF): the directory descriptor `path` is relative to (AT_FDCWD:
+    /// the working directory), resolved when decoding. None: read under ptrace, where
+    /// `path` is already absolute.
+    pub at: Option<i32>,
+    pub at2: Option<i32>,
     /// openat2's flags (read from its `open_how`); other calls' flags are in their arguments.
     pub flags: Option<u64>,
     /// What was at the path before the call: its kind and size (None: nothing there).
     pub before: Option<Existing>,
+    /// Read in the kernel at an open's exit: what it opened (its size after the open).
+    pub opened: Option<Existing>,
 }
 
 /// A file found at a path.
@@ -315,7 +322,9 @@ fn note(pid: i32, t: u64, call: Call, r: &Regs) -> PathNote {
     let a = r.args;
     const CWD: i64 = libc::AT_FDCWD as i64;
     let (first, second): ((i64, u64), Option<(i64, u64)>) = match call {
-        Call::Open | Call::Creat | Call::Truncate | Call::Unlink => ((CWD, a[0]), None),
+        Call::Open | Call::Creat | Call::Truncate | Call::Unlink | Call::Chdir => {
+            ((CWD, a[0]), None)
+        }
         Call::Rename => ((CWD, a[0]), Some((CWD, a[1]))),
         Call::Openat | Call::Openat2 | Call::Unlinkat => ((a[0] as i32 as i64, a[1]), None),
         Call::Renameat | Call::Renameat2 => {
@@ -331,14 +340,44 @@ fn note(pid: i32, t: u64, call: Call, r: &Regs) -> PathNote {
         u64::from_ne_bytes(b)
     });
     let before = existing(&path);
+    // Nothing there yet: what an open that creates it will make, judged now, while the
+    // directory is sure to exist (the program may remove it before the trace is decoded).
+    let opened = match before {
+        None if matches!(
+            call,
+            Call::Open | Call::Creat | Call::Openat | Call::Openat2
+        ) =>
+        {
+            match existing(parent_of(&path)) {
+                Some(p) if p.kind == FileKind::Directory => Some(Existing {
+                    kind: FileKind::Regular,
+                    size: 0,
+                }),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
     PathNote {
         t,
         tid: pid as u32,
         call,
         path,
         path2,
+        at: None,
+        at2: None,
         flags,
         before,
+        opened,
+    }
+}
+
+/// The directory part of a path (bytes).
+pub fn parent_of(path: &[u8]) -> &[u8] {
+    match path.iter().rposition(|&b| b == b'/') {
+        Some(0) => b"/",
+        Some(i) => &path[..i],
+        None => b".",
     }
 }
 
@@ -414,17 +453,19 @@ fn pseudo(path: &std::path::Path, dev: u64) -> bool {
         .or_insert_with(|| on_pseudo_fs(path))
 }
 
+/// The magic numbers of the pseudo file systems.
+pub const PSEUDO_FS: [i64; 9] = [
+    0x9fa0,      // proc
+    0x6265_6572, // sysfs
+    0x6367_7270, // cgroup2
+    0x0027_e0eb, // cgroup
+    0x7472_6163, // tracefs
+    0x6462_6720, // debugfs
+    0x7363_6673, // securityfs
+    0xcafe_4a11, // bpf
+    0x6265_6570, // configfs
+];
+
 fn on_pseudo_fs(path: &std::path::Path) -> bool {
-    const PSEUDO: [i64; 9] = [
-        0x9fa0,      // proc
-        0x6265_6572, // sysfs
-        0x6367_7270, // cgroup2
-        0x0027_e0eb, // cgroup
-        0x7472_6163, // tracefs
-        0x6462_6720, // debugfs
-        0x7363_6673, // securityfs
-        0xcafe_4a11, // bpf
-        0x6265_6570, // configfs
-    ];
-    rustix::fs::statfs(path).is_ok_and(|s| PSEUDO.contains(&{ s.f_type }))
+    rustix::fs::statfs(path).is_ok_and(|s| PSEUDO_FS.contains(&{ s.f_type }))
 }

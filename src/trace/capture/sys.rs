@@ -62,22 +62,27 @@ const PERF_EVENT_IOC_ENABLE: libc::c_ulong = 0x2400;
 const PERF_EVENT_IOC_DISABLE: libc::c_ulong = 0x2401;
 const PERF_EVENT_IOC_SET_OUTPUT: libc::c_ulong = 0x2405;
 const PERF_EVENT_IOC_SET_FILTER: libc::c_ulong = 0x4008_2406;
+const PERF_EVENT_IOC_SET_BPF: libc::c_ulong = 0x4004_2408;
 
-/// Sends `event`'s records into `target`'s ring buffer.
-pub fn set_output(event: &OwnedFd, target: &OwnedFd) -> io::Result<()> {
-    // SAFETY: both are perf event descriptors we own; the argument is a descriptor number.
-    let r = unsafe {
-        libc::ioctl(
-            event.as_raw_fd(),
-            PERF_EVENT_IOC_SET_OUTPUT as _,
-            target.as_raw_fd(),
-        )
-    };
+/// An ioctl on a perf event whose argument is a number (a descriptor, or unused).
+fn perf_ioctl(event: &OwnedFd, req: libc::c_ulong, arg: libc::c_int) -> io::Result<()> {
+    // SAFETY: a perf event descriptor we own; the requests used take an integer argument.
+    let r = unsafe { libc::ioctl(event.as_raw_fd(), req as _, arg) };
     if r < 0 {
         Err(io::Error::last_os_error())
     } else {
         Ok(())
     }
+}
+
+/// Sends `event`'s records into `target`'s ring buffer.
+pub fn set_output(event: &OwnedFd, target: &OwnedFd) -> io::Result<()> {
+    perf_ioctl(event, PERF_EVENT_IOC_SET_OUTPUT, target.as_raw_fd())
+}
+
+/// Runs the eBPF program `prog` at each hit of the tracepoint `event` is on.
+pub fn set_bpf(event: &OwnedFd, prog: &OwnedFd) -> io::Result<()> {
+    perf_ioctl(event, PERF_EVENT_IOC_SET_BPF, prog.as_raw_fd())
 }
 
 /// A tracepoint filter (`id == 0 || id == 17`), evaluated in the kernel.
@@ -105,12 +110,148 @@ pub fn enable(event: &OwnedFd, on: bool) -> io::Result<()> {
     } else {
         PERF_EVENT_IOC_DISABLE
     };
-    // SAFETY: a perf event descriptor we own; the argument is unused.
-    let r = unsafe { libc::ioctl(event.as_raw_fd(), req as _, 0) };
+    perf_ioctl(event, req, 0)
+}
+
+/// bpf(2) with a `union bpf_attr` prefix of the command's (`A` is one of the `Bpf*` structs
+/// below); returns the call's non-negative result.
+fn bpf<A>(cmd: libc::c_long, attr: &A) -> io::Result<libc::c_long> {
+    // SAFETY: attr is a live repr(C) prefix of union bpf_attr for this command, sized by
+    // size_of; the kernel reads at most that many bytes and writes nothing back into it.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_bpf,
+            cmd,
+            attr as *const A,
+            std::mem::size_of::<A>() as libc::c_uint,
+        )
+    };
     if r < 0 {
         Err(io::Error::last_os_error())
     } else {
-        Ok(())
+        Ok(r)
+    }
+}
+
+/// bpf(2) for a command that returns a new descriptor.
+fn bpf_fd<A>(cmd: libc::c_long, attr: &A) -> io::Result<OwnedFd> {
+    let fd = bpf(cmd, attr)?;
+    // SAFETY: the kernel just returned this descriptor to us and nothing else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// BPF_MAP_CREATE's attributes.
+#[repr(C)]
+struct BpfMapCreate {
+    map_type: u32,
+    key_size: u32,
+    value_size: u32,
+    max_entries: u32,
+    map_flags: u32,
+}
+
+/// BPF_MAP_UPDATE_ELEM's attributes.
+#[repr(C)]
+struct BpfMapUpdate {
+    map_fd: u32,
+    _pad: u32,
+    key: u64,
+    value: u64,
+    flags: u64,
+}
+
+/// BPF_PROG_LOAD's attributes, up to `prog_flags`.
+#[repr(C)]
+struct BpfProgLoad {
+    prog_type: u32,
+    insn_cnt: u32,
+    insns: u64,
+    license: u64,
+    log_level: u32,
+    log_size: u32,
+    log_buf: u64,
+    kern_version: u32,
+    prog_flags: u32,
+}
+
+/// A new eBPF map with 4-byte keys.
+pub fn bpf_map(map_type: u32, value_size: u32, max_entries: u32) -> io::Result<OwnedFd> {
+    bpf_fd(
+        0,
+        &BpfMapCreate {
+            map_type,
+            key_size: 4,
+            value_size,
+            max_entries,
+            map_flags: 0,
+        },
+    )
+}
+
+/// Sets the 4-byte value at a 4-byte key of a map.
+pub fn bpf_map_set(map: &OwnedFd, key: u32, value: u32) -> io::Result<()> {
+    bpf(
+        2,
+        &BpfMapUpdate {
+            map_fd: map.as_raw_fd() as u32,
+            _pad: 0,
+            key: &key as *const u32 as u64,
+            value: &value as *const u32 as u64,
+            flags: 0,
+        },
+    )
+    .map(drop)
+}
+
+/// One eBPF instruction, as the kernel reads it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BpfInsn {
+    pub code: u8,
+    /// dst in the low nibble, src in the high.
+    pub regs: u8,
+    pub off: i16,
+    pub imm: i32,
+}
+
+/// Loads an eBPF program of `prog_type` under the GPL (the helpers that read memory need
+/// it); a refusal comes back with the verifier's last lines.
+pub fn bpf_load(prog_type: u32, insns: &[BpfInsn]) -> io::Result<OwnedFd> {
+    let license = c"GPL";
+    let mut log = vec![0u8; 64 * 1024];
+    let attr = |level: u32, log: &mut [u8]| BpfProgLoad {
+        prog_type,
+        insn_cnt: insns.len() as u32,
+        insns: insns.as_ptr() as u64,
+        license: license.as_ptr() as u64,
+        log_level: level,
+        log_size: if level > 0 { log.len() as u32 } else { 0 },
+        log_buf: if level > 0 {
+            log.as_mut_ptr() as u64
+        } else {
+            0
+        },
+        kern_version: 0,
+        prog_flags: 0,
+    };
+    match bpf_fd(5, &attr(0, &mut log)) {
+        Ok(fd) => Ok(fd),
+        Err(e)
+            if e.raw_os_error() == Some(libc::EACCES) || e.raw_os_error() == Some(libc::EINVAL) =>
+        {
+            // Again with the verifier's log, to say why.
+            let _ = bpf_fd(5, &attr(1, &mut log));
+            let text =
+                String::from_utf8_lossy(&log[..log.iter().position(|&b| b == 0).unwrap_or(0)])
+                    .trim()
+                    .lines()
+                    .rev()
+                    .take(3)
+                    .collect::<Vec<_>>()
+                    .join(" / ");
+            Err(io::Error::new(e.kind(), format!("{e}: {text}")))
+        }
+        Err(e) => Err(e),
     }
 }
 

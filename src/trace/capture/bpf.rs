@@ -1,0 +1,841 @@
+//! Paths read in the kernel: small eBPF programs on the syscall tracepoints of the calls that
+//! name a file (`syscalls:sys_enter_openat` and the rest) copy the path from the caller's
+//! memory as the call starts, and one on the opens' exits reports what was opened (its type,
+//! size and file system, following task → files → fd table → file → inode with offsets from
+//! the kernel's BTF). Their records go out through one `BPF_OUTPUT` perf event per CPU into
+//! that CPU's ring of the perf capture, time-stamped on its clock, so the program never stops
+//! for its paths. The programs see every process's calls; the records of tasks that are not
+//! the program's are dropped when the trace is decoded.
+
+use std::collections::HashMap;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::OnceLock;
+
+use super::btf::Btf;
+use super::calls::Call;
+use super::perf::Raw;
+use super::ptrace::{Existing, FileKind, PSEUDO_FS, PathNote};
+use super::sys::{self, BpfInsn, PerfAttr};
+
+/// The longest path a record carries (PATH_MAX); a longer one is cut there.
+const PATH_MAX: i32 = 4096;
+/// A path record's fixed part: tag, kind, which path, call number, directory fd, openat2 flags.
+const PATH_HEAD: i32 = 24;
+/// The first two bytes of every record of these programs: no tracepoint has this id.
+pub const TAG: u16 = 0xffff;
+const KIND_PATH: u8 = 1;
+const KIND_OPENED: u8 = 2;
+
+/// What a program reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    /// A path a call named (`which`: 0, or 1 for a rename's second), relative to `dirfd`.
+    Path {
+        t: u64,
+        tid: u32,
+        nr: i64,
+        which: u8,
+        dirfd: i32,
+        /// openat2's `open_how.flags`.
+        how_flags: u64,
+        path: Vec<u8>,
+    },
+    /// What an open that returned `fd` opened (mode 0: could not be read).
+    Opened {
+        t: u64,
+        tid: u32,
+        nr: i64,
+        size: u64,
+        mode: u32,
+        magic: u64,
+    },
+}
+
+impl Seen {
+    fn time(&self) -> u64 {
+        match self {
+            Seen::Path { t, .. } | Seen::Opened { t, .. } => *t,
+        }
+    }
+    fn tid(&self) -> u32 {
+        match self {
+            Seen::Path { tid, .. } | Seen::Opened { tid, .. } => *tid,
+        }
+    }
+}
+
+/// A record of these programs, from a perf sample's raw data (None: not one of ours).
+pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<Seen> {
+    let u64_at = |at: usize| {
+        raw.get(at..at + 8)
+            .map(|b| u64::from_ne_bytes(b.try_into().expect("8")))
+    };
+    let u32_at = |at: usize| {
+        raw.get(at..at + 4)
+            .map(|b| u32::from_ne_bytes(b.try_into().expect("4")))
+    };
+    if raw.len() < 8 || u16::from_ne_bytes([raw[0], raw[1]]) != TAG {
+        return None;
+    }
+    let nr = i64::from(u32_at(4)? as i32);
+    match raw[2] {
+        KIND_PATH => {
+            let body = raw.get(PATH_HEAD as usize..)?;
+            let end = body.iter().position(|&b| b == 0).unwrap_or(body.len());
+            Some(Seen::Path {
+                t,
+                tid,
+                nr,
+                which: raw[3],
+                dirfd: u64_at(8)? as i32,
+                how_flags: u64_at(16)?,
+                path: body[..end].to_vec(),
+            })
+        }
+        KIND_OPENED => Some(Seen::Opened {
+            t,
+            tid,
+            nr,
+            size: u64_at(16)?,
+            mode: u32::from(u16::from_ne_bytes(raw.get(24..26)?.try_into().ok()?)),
+            magic: u64_at(32)?,
+        }),
+        _ => None,
+    }
+}
+
+/// Where each path-naming call's path argument is (argument indices).
+struct Probe {
+    call: Call,
+    name: &'static str,
+    which: u8,
+    path: u8,
+    dirfd: Option<u8>,
+    how: Option<u8>,
+}
+
+const fn probe(call: Call, name: &'static str, which: u8, path: u8, dirfd: Option<u8>) -> Probe {
+    Probe {
+        call,
+        name,
+        which,
+        path,
+        dirfd,
+        how: None,
+    }
+}
+
+const PROBES: &[Probe] = &[
+    probe(Call::Open, "open", 0, 0, None),
+    probe(Call::Creat, "creat", 0, 0, None),
+    probe(Call::Openat, "openat", 0, 1, Some(0)),
+    Probe {
+        how: Some(2),
+        ..probe(Call::Openat2, "openat2", 0, 1, Some(0))
+    },
+    probe(Call::Truncate, "truncate", 0, 0, None),
+    probe(Call::Unlink, "unlink", 0, 0, None),
+    probe(Call::Unlinkat, "unlinkat", 0, 1, Some(0)),
+    probe(Call::Rename, "rename", 0, 0, None),
+    probe(Call::Rename, "rename", 1, 1, None),
+    probe(Call::Renameat, "renameat", 0, 1, Some(0)),
+    probe(Call::Renameat, "renameat", 1, 3, Some(2)),
+    probe(Call::Renameat2, "renameat2", 0, 1, Some(0)),
+    probe(Call::Renameat2, "renameat2", 1, 3, Some(2)),
+    probe(Call::Chdir, "chdir", 0, 0, None),
+];
+
+/// The opens whose exits report what they opened.
+const OPENS: &[(Call, &str)] = &[
+    (Call::Open, "open"),
+    (Call::Creat, "creat"),
+    (Call::Openat, "openat"),
+    (Call::Openat2, "openat2"),
+];
+
+/// Why the paths cannot be read in the kernel here.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct NoProbes(pub String);
+
+impl From<String> for NoProbes {
+    fn from(s: String) -> NoProbes {
+        NoProbes(s)
+    }
+}
+
+/// The kernel fields the exit program follows, as byte offsets.
+#[derive(Debug, Clone, Copy)]
+struct Offsets {
+    files: i32,
+    fdt: i32,
+    fd: i32,
+    max_fds: i32,
+    f_inode: i32,
+    i_mode: i32,
+    i_size: i32,
+    i_sb: i32,
+    s_magic: i32,
+}
+
+fn offsets() -> Result<Offsets, NoProbes> {
+    static CACHE: OnceLock<Result<Offsets, NoProbes>> = OnceLock::new();
+    CACHE
+        .get_or_init(|| {
+            let btf = Btf::kernel().map_err(|e| e.to_string())?;
+            let o = |s: &str, f: &str| {
+                btf.offset(s, f)
+                    .map(|v| v as i32)
+                    .map_err(|e| e.to_string())
+            };
+            Ok(Offsets {
+                files: o("task_struct", "files")?,
+                fdt: o("files_struct", "fdt")?,
+                fd: o("fdtable", "fd")?,
+                max_fds: o("fdtable", "max_fds")?,
+                f_inode: o("file", "f_inode")?,
+                i_mode: o("inode", "i_mode")?,
+                i_size: o("inode", "i_size")?,
+                i_sb: o("inode", "i_sb")?,
+                s_magic: o("super_block", "s_magic")?,
+            })
+        })
+        .clone()
+}
+
+/// The programs, loaded and attached, and the per-CPU events their records leave through.
+/// Dropping it detaches everything.
+pub struct PathProbes {
+    _maps: [OwnedFd; 2],
+    _progs: Vec<OwnedFd>,
+    _attached: Vec<OwnedFd>,
+    /// (CPU, its BPF_OUTPUT event).
+    outputs: Vec<(i32, OwnedFd)>,
+}
+
+const MAP_PERF_EVENT_ARRAY: u32 = 4;
+const MAP_PERCPU_ARRAY: u32 = 6;
+const PROG_TRACEPOINT: u32 = 5;
+const PERF_TYPE_SOFTWARE: u32 = 1;
+const PERF_TYPE_TRACEPOINT: u32 = 2;
+const SW_BPF_OUTPUT: u64 = 10;
+
+impl PathProbes {
+    /// Loads and attaches the programs for the watched calls this kernel has; any failure
+    /// (no BTF, no eBPF rights, a refused program) is the reason paths are read some other
+    /// way.
+    pub fn open(cpus: &[i32]) -> Result<PathProbes, NoProbes> {
+        let off = offsets()?;
+        let ids = super::perf::in_tracefs(|root| {
+            let mut ids = HashMap::new();
+            for dir in ["sys_enter", "sys_exit"] {
+                for p in PROBES
+                    .iter()
+                    .map(|p| p.name)
+                    .chain(OPENS.iter().map(|o| o.1))
+                {
+                    let file = root.join(format!("events/syscalls/{dir}_{p}/id"));
+                    if let Ok(s) = std::fs::read_to_string(&file) {
+                        if let Ok(id) = s.trim().parse::<u64>() {
+                            ids.insert(format!("{dir}_{p}"), id);
+                        }
+                    }
+                }
+            }
+            Ok(ids)
+        })
+        .map_err(|e| format!("the syscalls tracepoints: {e}"))?;
+        fn e(what: &'static str) -> impl Fn(io::Error) -> String {
+            move |err| format!("{what}: {err}")
+        }
+        let scratch = sys::bpf_map(MAP_PERCPU_ARRAY, (PATH_HEAD + PATH_MAX) as u32, 1)
+            .map_err(e("an eBPF map"))?;
+        let slots = cpus.iter().max().map_or(1, |m| m + 1) as u32;
+        let out_map = sys::bpf_map(MAP_PERF_EVENT_ARRAY, 4, slots).map_err(e("an eBPF map"))?;
+        let mut outputs = Vec::new();
+        for &cpu in cpus {
+            let attr = PerfAttr {
+                type_: PERF_TYPE_SOFTWARE,
+                size: std::mem::size_of::<PerfAttr>() as u32,
+                config: SW_BPF_OUTPUT,
+                sample_period: 1,
+                sample_type: super::perf::SAMPLE_TID
+                    | super::perf::SAMPLE_TIME
+                    | super::perf::SAMPLE_RAW,
+                flags: super::perf::SAMPLE_ID_ALL | super::perf::USE_CLOCKID,
+                clockid: libc::CLOCK_MONOTONIC,
+                ..Default::default()
+            };
+            let ev = sys::perf_event_open(&attr, -1, cpu).map_err(e("a BPF_OUTPUT perf event"))?;
+            sys::bpf_map_set(&out_map, cpu as u32, ev.as_raw_fd() as u32)
+                .map_err(e("an eBPF map entry"))?;
+            outputs.push((cpu, ev));
+        }
+        let (mut progs, mut attached) = (Vec::new(), Vec::new());
+        let mut attach = |tp: &str, insns: Vec<BpfInsn>| -> Result<(), String> {
+            let Some(&id) = ids.get(tp) else {
+                return Err(format!("no tracepoint syscalls:{tp}"));
+            };
+            let prog =
+                sys::bpf_load(PROG_TRACEPOINT, &insns).map_err(e("loading an eBPF program"))?;
+            let attr = PerfAttr {
+                type_: PERF_TYPE_TRACEPOINT,
+                size: std::mem::size_of::<PerfAttr>() as u32,
+                config: id,
+                sample_period: 1,
+                ..Default::default()
+            };
+            let ev = sys::perf_event_open(&attr, 0, -1).map_err(e("a tracepoint perf event"))?;
+            sys::set_bpf(&ev, &prog).map_err(e("attaching an eBPF program"))?;
+            progs.push(prog);
+            attached.push(ev);
+            Ok(())
+        };
+        for p in PROBES.iter().filter(|p| p.call.number().is_some()) {
+            attach(
+                &format!("sys_enter_{}", p.name),
+                enter_program(p, &scratch, &out_map),
+            )?;
+        }
+        for (_, name) in OPENS.iter().filter(|o| o.0.number().is_some()) {
+            attach(&format!("sys_exit_{name}"), exit_program(off, &out_map))?;
+        }
+        Ok(PathProbes {
+            _maps: [scratch, out_map],
+            _progs: progs,
+            _attached: attached,
+            outputs,
+        })
+    }
+
+    /// Sends each CPU's records into that CPU's ring (the perf capture's event `rings` gives
+    /// for it).
+    pub fn output_to(&self, rings: &[(i32, &OwnedFd)]) -> io::Result<()> {
+        for (cpu, ev) in &self.outputs {
+            if let Some((_, ring)) = rings.iter().find(|(c, _)| c == cpu) {
+                sys::set_output(ev, ring)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A small eBPF assembler: instructions, and jumps to labels patched at the end.
+#[derive(Default)]
+struct Asm {
+    code: Vec<BpfInsn>,
+    jumps: Vec<(usize, &'static str)>,
+    labels: HashMap<&'static str, usize>,
+}
+
+const R0: u8 = 0;
+const R1: u8 = 1;
+const R2: u8 = 2;
+const R3: u8 = 3;
+const R4: u8 = 4;
+const R5: u8 = 5;
+const R6: u8 = 6;
+const R7: u8 = 7;
+const R8: u8 = 8;
+const R9: u8 = 9;
+const FP: u8 = 10;
+
+const HELPER_MAP_LOOKUP: i32 = 1;
+const HELPER_PERF_EVENT_OUTPUT: i32 = 25;
+const HELPER_GET_CURRENT_TASK: i32 = 35;
+const HELPER_PROBE_READ_USER: i32 = 112;
+const HELPER_PROBE_READ_KERNEL: i32 = 113;
+const HELPER_PROBE_READ_USER_STR: i32 = 114;
+
+/// Memory access widths: (load, store register, store immediate) opcodes.
+#[derive(Clone, Copy)]
+enum W {
+    B,
+    H,
+    Wd,
+    Dw,
+}
+
+impl W {
+    fn ops(self) -> (u8, u8, u8) {
+        match self {
+            W::B => (0x71, 0x73, 0x72),
+            W::H => (0x69, 0x6b, 0x6a),
+            W::Wd => (0x61, 0x63, 0x62),
+            W::Dw => (0x79, 0x7b, 0x7a),
+        }
+    }
+}
+
+impl Asm {
+    fn op(&mut self, code: u8, dst: u8, src: u8, off: i16, imm: i32) -> &mut Self {
+        self.code.push(BpfInsn {
+            code,
+            regs: dst | (src << 4),
+            off,
+            imm,
+        });
+        self
+    }
+    fn mov(&mut self, dst: u8, src: u8) -> &mut Self {
+        self.op(0xbf, dst, src, 0, 0)
+    }
+    fn movi(&mut self, dst: u8, imm: i32) -> &mut Self {
+        self.op(0xb7, dst, 0, 0, imm)
+    }
+    /// A 32-bit move: the upper half is zero (BPF_F_CURRENT_CPU must not be sign-extended).
+    fn movi32(&mut self, dst: u8, imm: i32) -> &mut Self {
+        self.op(0xb4, dst, 0, 0, imm)
+    }
+    fn addi(&mut self, dst: u8, imm: i32) -> &mut Self {
+        self.op(0x07, dst, 0, 0, imm)
+    }
+    fn add(&mut self, dst: u8, src: u8) -> &mut Self {
+        self.op(0x0f, dst, src, 0, 0)
+    }
+    fn lshi(&mut self, dst: u8, imm: i32) -> &mut Self {
+        self.op(0x67, dst, 0, 0, imm)
+    }
+    fn ld(&mut self, w: W, dst: u8, src: u8, off: i32) -> &mut Self {
+        self.op(w.ops().0, dst, src, off as i16, 0)
+    }
+    fn st(&mut self, w: W, dst: u8, off: i32, src: u8) -> &mut Self {
+        self.op(w.ops().1, dst, src, off as i16, 0)
+    }
+    fn sti(&mut self, w: W, dst: u8, off: i32, imm: i32) -> &mut Self {
+        self.op(w.ops().2, dst, 0, off as i16, imm)
+    }
+    fn call(&mut self, helper: i32) -> &mut Self {
+        self.op(0x85, 0, 0, 0, helper)
+    }
+    fn map(&mut self, dst: u8, map: &OwnedFd) -> &mut Self {
+        // ld_imm64 with src = BPF_PSEUDO_MAP_FD: two instructions.
+        self.op(0x18, dst, 1, 0, map.as_raw_fd());
+        self.op(0, 0, 0, 0, 0)
+    }
+    /// A conditional jump (`code`: the BPF_JMP|op|BPF_K opcode) on `dst` against `imm`.
+    fn jump_if(&mut self, code: u8, dst: u8, imm: i32, to: &'static str) -> &mut Self {
+        self.jumps.push((self.code.len(), to));
+        self.op(code, dst, 0, 0, imm)
+    }
+    /// A conditional jump on `dst` against register `src`.
+    fn jump_if_reg(&mut self, code: u8, dst: u8, src: u8, to: &'static str) -> &mut Self {
+        self.jumps.push((self.code.len(), to));
+        self.op(code, dst, src, 0, 0)
+    }
+    fn label(&mut self, name: &'static str) -> &mut Self {
+        self.labels.insert(name, self.code.len());
+        self
+    }
+    fn exit(&mut self) -> &mut Self {
+        self.op(0x95, 0, 0, 0, 0)
+    }
+    fn finish(mut self) -> Vec<BpfInsn> {
+        for (at, to) in std::mem::take(&mut self.jumps) {
+            let target = self.labels[to];
+            self.code[at].off = (target as i64 - at as i64 - 1) as i16;
+        }
+        self.code
+    }
+}
+
+const JEQ: u8 = 0x15;
+const JNE: u8 = 0x55;
+const JSGT: u8 = 0x65;
+const JSLE: u8 = 0xd5;
+const JSLT: u8 = 0xc5;
+const JGE_REG: u8 = 0x3d;
+
+/// A syscall tracepoint's argument `i`, as an offset in its context.
+fn arg(i: u8) -> i32 {
+    16 + 8 * i32::from(i)
+}
+
+/// The enter program of one probe: copies the path (and the directory fd, and openat2's
+/// flags) into the CPU's scratch value and sends it out. Returns 0: the tracepoint's own
+/// event records nothing.
+fn enter_program(p: &Probe, scratch: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
+    let mut a = Asm::default();
+    a.mov(R6, R1).sti(W::Wd, FP, -4, 0).mov(R2, FP).addi(R2, -4);
+    a.map(R1, scratch)
+        .call(HELPER_MAP_LOOKUP)
+        .jump_if(JEQ, R0, 0, "out");
+    a.mov(R7, R0)
+        .sti(W::H, R7, 0, i32::from(TAG))
+        .sti(W::B, R7, 2, i32::from(KIND_PATH))
+        .sti(W::B, R7, 3, i32::from(p.which))
+        .ld(W::Wd, R1, R6, 8)
+        .st(W::Wd, R7, 4, R1);
+    match p.dirfd {
+        Some(i) => a.ld(W::Dw, R1, R6, arg(i)),
+        None => a.movi(R1, libc::AT_FDCWD),
+    };
+    a.st(W::Dw, R7, 8, R1).sti(W::Dw, R7, 16, 0);
+    if let Some(i) = p.how {
+        a.mov(R1, R7)
+            .addi(R1, 16)
+            .movi(R2, 8)
+            .ld(W::Dw, R3, R6, arg(i));
+        a.call(HELPER_PROBE_READ_USER);
+    }
+    a.mov(R1, R7)
+        .addi(R1, PATH_HEAD)
+        .movi(R2, PATH_MAX)
+        .ld(W::Dw, R3, R6, arg(p.path));
+    a.call(HELPER_PROBE_READ_USER_STR)
+        .jump_if(JSGT, R0, 0, "read")
+        .movi(R0, 0)
+        .label("read")
+        .jump_if(JSLE, R0, PATH_MAX, "sized")
+        .movi(R0, PATH_MAX)
+        .label("sized")
+        .mov(R5, R0)
+        .addi(R5, PATH_HEAD);
+    a.mov(R1, R6).map(R2, out).movi32(R3, -1).mov(R4, R7);
+    a.call(HELPER_PERF_EVENT_OUTPUT);
+    a.label("out").movi(R0, 0).exit();
+    a.finish()
+}
+
+/// Reads `len` bytes at kernel address `R3` into the stack at `to`; on failure jumps to
+/// "emit".
+fn read_kernel(a: &mut Asm, to: i32, len: i32) {
+    a.mov(R1, FP).addi(R1, to).movi(R2, len);
+    a.call(HELPER_PROBE_READ_KERNEL).jump_if(JNE, R0, 0, "emit");
+}
+
+/// The exit program of the opens: for a descriptor returned, the opened inode's size and
+/// mode and its file system's magic (zeros where a read fails).
+fn exit_program(o: Offsets, out: &OwnedFd) -> Vec<BpfInsn> {
+    // The record at fp-48 (40 bytes): tag/kind, nr, fd, size, mode, magic; fp-56: scratch.
+    let mut a = Asm::default();
+    a.mov(R6, R1)
+        .ld(W::Dw, R8, R6, 16)
+        .jump_if(JSLT, R8, 0, "out");
+    a.sti(W::H, FP, -48, i32::from(TAG))
+        .sti(W::H, FP, -46, i32::from(KIND_OPENED))
+        .ld(W::Wd, R1, R6, 8)
+        .st(W::Wd, FP, -44, R1)
+        .st(W::Dw, FP, -40, R8);
+    for at in [-32, -24, -16, -56] {
+        a.sti(W::Dw, FP, at, 0);
+    }
+    a.call(HELPER_GET_CURRENT_TASK).mov(R9, R0);
+    // r9 = *(r9 + off), through the scratch slot.
+    let follow = |a: &mut Asm, off: i32| {
+        a.mov(R3, R9).addi(R3, off);
+        read_kernel(a, -56, 8);
+        a.ld(W::Dw, R9, FP, -56);
+    };
+    follow(&mut a, o.files);
+    follow(&mut a, o.fdt);
+    // The descriptor must be inside the table.
+    a.mov(R3, R9).addi(R3, o.max_fds);
+    read_kernel(&mut a, -56, 4);
+    a.ld(W::Wd, R1, FP, -56)
+        .jump_if_reg(JGE_REG, R8, R1, "emit");
+    follow(&mut a, o.fd);
+    a.mov(R3, R8).lshi(R3, 3).add(R3, R9);
+    read_kernel(&mut a, -56, 8);
+    a.ld(W::Dw, R9, FP, -56);
+    follow(&mut a, o.f_inode);
+    a.mov(R3, R9).addi(R3, o.i_size);
+    read_kernel(&mut a, -32, 8);
+    a.mov(R3, R9).addi(R3, o.i_mode);
+    read_kernel(&mut a, -24, 2);
+    follow(&mut a, o.i_sb);
+    a.mov(R3, R9).addi(R3, o.s_magic);
+    read_kernel(&mut a, -16, 8);
+    a.label("emit")
+        .mov(R1, R6)
+        .map(R2, out)
+        .movi32(R3, -1)
+        .mov(R4, FP)
+        .addi(R4, -48)
+        .movi(R5, 40)
+        .call(HELPER_PERF_EVENT_OUTPUT);
+    a.label("out").movi(R0, 0).exit();
+    a.finish()
+}
+
+/// One call of a task, as perf saw it.
+struct Seq {
+    enter: u64,
+    exit: u64,
+    nr: i64,
+    args: [u64; 6],
+    path: [Option<(i32, Vec<u8>)>; 2],
+    how_flags: u64,
+    opened: Option<(u64, u32, u64)>,
+}
+
+/// The path notes of the calls perf saw, from the programs' records: each path record goes
+/// to its task's first call that had not ended when it was made, each open's record to the
+/// last call that had started, when their numbers agree. Records of other processes' tasks
+/// find no call and are dropped.
+pub fn notes(raw: &[Raw], seen: Vec<Seen>) -> Vec<PathNote> {
+    let mut calls: HashMap<u32, Vec<Seq>> = HashMap::new();
+    let mut open: HashMap<u32, usize> = HashMap::new();
+    let mut order: Vec<&Raw> = raw.iter().collect();
+    order.sort_by_key(|r| r.time());
+    for r in order {
+        match *r {
+            Raw::Enter {
+                t, tid, nr, args, ..
+            } => {
+                let list = calls.entry(tid).or_default();
+                open.insert(tid, list.len());
+                list.push(Seq {
+                    enter: t,
+                    exit: u64::MAX,
+                    nr,
+                    args,
+                    path: [None, None],
+                    how_flags: 0,
+                    opened: None,
+                });
+            }
+            Raw::Exit { t, tid, .. } => {
+                if let Some(i) = open.remove(&tid) {
+                    calls.get_mut(&tid).expect("entered")[i].exit = t;
+                }
+            }
+            _ => {}
+        }
+    }
+    for s in seen {
+        let (t, tid) = (s.time(), s.tid());
+        let Some(list) = calls.get_mut(&tid) else {
+            continue;
+        };
+        match s {
+            Seen::Path {
+                nr,
+                which,
+                dirfd,
+                how_flags,
+                path,
+                ..
+            } => {
+                let i = list.partition_point(|c| c.exit < t);
+                if let Some(c) = list.get_mut(i).filter(|c| c.nr == nr) {
+                    if which == 0 {
+                        c.how_flags = how_flags;
+                    }
+                    c.path[usize::from(which.min(1))] = Some((dirfd, path));
+                }
+            }
+            Seen::Opened {
+                nr,
+                size,
+                mode,
+                magic,
+                ..
+            } => {
+                let i = list.partition_point(|c| c.enter <= t);
+                if let Some(c) = i
+                    .checked_sub(1)
+                    .and_then(|i| list.get_mut(i))
+                    .filter(|c| c.nr == nr)
+                {
+                    c.opened = Some((size, mode, magic));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (tid, list) in calls {
+        for c in list {
+            let Some(call) = Call::of(c.nr) else { continue };
+            let [first, second] = c.path;
+            let Some((at, path)) = first else { continue };
+            out.push(note(
+                tid,
+                call,
+                &c.args,
+                c.enter,
+                (at, path),
+                second,
+                c.how_flags,
+                c.opened,
+            ));
+        }
+    }
+    out
+}
+
+/// A note from the records of one call. Whether an open created its file is judged from
+/// what it opened: O_EXCL, or O_CREAT and an empty file (an existing empty file is the same
+/// for a replay); an open of an existing non-empty file was not a create.
+#[allow(clippy::too_many_arguments)]
+fn note(
+    tid: u32,
+    call: Call,
+    a: &[u64; 6],
+    t: u64,
+    (at, path): (i32, Vec<u8>),
+    second: Option<(i32, Vec<u8>)>,
+    how_flags: u64,
+    opened: Option<(u64, u32, u64)>,
+) -> PathNote {
+    let flags = match call {
+        Call::Open => a[1],
+        Call::Openat => a[2],
+        Call::Openat2 => how_flags,
+        Call::Creat => (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64,
+        _ => 0,
+    };
+    let opened = opened
+        .filter(|o| o.1 != 0)
+        .map(|(size, mode, magic)| Existing {
+            kind: kind_of(mode, magic),
+            size,
+        });
+    let creating = flags & libc::O_CREAT as u64 != 0;
+    let created = opened.is_some_and(|o| {
+        creating && o.kind == FileKind::Regular && (flags & libc::O_EXCL as u64 != 0 || o.size == 0)
+    });
+    let (at2, path2) = second.map_or((None, None), |(d, p)| (Some(d), Some(p)));
+    PathNote {
+        t,
+        tid,
+        call,
+        path,
+        path2,
+        at: Some(at),
+        at2,
+        flags: (call == Call::Openat2).then_some(how_flags),
+        before: if created { None } else { opened },
+        opened,
+    }
+}
+
+/// The kind of file an inode's mode and its file system's magic say.
+fn kind_of(mode: u32, magic: u64) -> FileKind {
+    match mode & libc::S_IFMT {
+        libc::S_IFREG if !PSEUDO_FS.contains(&(magic as i64)) => FileKind::Regular,
+        libc::S_IFBLK => FileKind::Block,
+        libc::S_IFDIR => FileKind::Directory,
+        _ => FileKind::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enter(t: u64, tid: u32, call: Call, args: [u64; 6]) -> Raw {
+        Raw::Enter {
+            t,
+            pid: tid,
+            tid,
+            nr: call.number().unwrap(),
+            args,
+        }
+    }
+
+    fn exit(t: u64, tid: u32, call: Call, ret: i64) -> Raw {
+        Raw::Exit {
+            t,
+            tid,
+            nr: call.number().unwrap(),
+            ret,
+        }
+    }
+
+    fn path(t: u64, tid: u32, call: Call, which: u8, p: &str) -> Seen {
+        Seen::Path {
+            t,
+            tid,
+            nr: call.number().unwrap(),
+            which,
+            dirfd: libc::AT_FDCWD,
+            how_flags: 0,
+            path: p.as_bytes().to_vec(),
+        }
+    }
+
+    fn opened(t: u64, tid: u32, size: u64, mode: u32) -> Seen {
+        Seen::Opened {
+            t,
+            tid,
+            nr: Call::Openat.number().unwrap(),
+            size,
+            mode,
+            magic: 0xef53,
+        }
+    }
+
+    #[test]
+    fn records_go_to_their_threads_calls_whichever_came_first() {
+        let creat = (libc::O_CREAT | libc::O_WRONLY) as u64;
+        let raw = vec![
+            enter(100, 7, Call::Openat, [0, 0, creat, 0, 0, 0]),
+            exit(110, 7, Call::Openat, 3),
+            enter(120, 8, Call::Openat, [0, 0, 0, 0, 0, 0]),
+            exit(130, 8, Call::Openat, 4),
+            enter(140, 7, Call::Renameat2, [0; 6]),
+            exit(150, 7, Call::Renameat2, 0),
+        ];
+        let seen = vec![
+            // Thread 7's path recorded a moment before perf's enter record.
+            path(99, 7, Call::Openat, 0, "new"),
+            opened(111, 7, 0, libc::S_IFREG | 0o644),
+            path(121, 8, Call::Openat, 0, "/old"),
+            opened(129, 8, 5000, libc::S_IFREG | 0o644),
+            path(141, 7, Call::Renameat2, 0, "a"),
+            path(142, 7, Call::Renameat2, 1, "b"),
+            // Another process's open: no call of the program's.
+            path(125, 99, Call::Openat, 0, "/elsewhere"),
+            // A record whose call number does not match the call: dropped.
+            path(135, 7, Call::Unlink, 0, "x"),
+        ];
+        let mut n = notes(&raw, seen);
+        n.sort_by_key(|n| n.t);
+        assert_eq!(n.len(), 3, "{n:?}");
+        assert_eq!((n[0].tid, &n[0].path[..]), (7, &b"new"[..]));
+        assert_eq!(n[0].before, None, "O_CREAT and empty: created");
+        assert_eq!(n[0].opened.unwrap().kind, FileKind::Regular);
+        assert_eq!(n[0].at, Some(libc::AT_FDCWD));
+        assert_eq!((n[1].tid, &n[1].path[..]), (8, &b"/old"[..]));
+        assert_eq!(n[1].before.unwrap().size, 5000, "existing");
+        assert_eq!(n[2].path, b"a");
+        assert_eq!(n[2].path2.as_deref(), Some(&b"b"[..]));
+        assert_eq!(n[2].t, 140, "a note is dated at its call's entry");
+    }
+
+    #[test]
+    fn kinds_follow_the_inode_and_its_file_system() {
+        assert_eq!(kind_of(libc::S_IFREG, 0xef53), FileKind::Regular);
+        assert_eq!(kind_of(libc::S_IFREG, 0x9fa0), FileKind::Other, "proc");
+        assert_eq!(kind_of(libc::S_IFBLK, 0x6264_6576), FileKind::Block);
+        assert_eq!(kind_of(libc::S_IFDIR, 0xef53), FileKind::Directory);
+        assert_eq!(kind_of(libc::S_IFIFO, 0), FileKind::Other);
+    }
+
+    #[test]
+    fn parses_its_own_records_and_nothing_else() {
+        let mut r = vec![0xff, 0xff, KIND_PATH, 1];
+        r.extend_from_slice(&(Call::Rename.number().unwrap() as u32).to_ne_bytes());
+        r.extend_from_slice(&(-100i64).to_ne_bytes());
+        r.extend_from_slice(&0u64.to_ne_bytes());
+        r.extend_from_slice(b"/x/y\0junk");
+        assert_eq!(
+            parse(5, 6, &r),
+            Some(Seen::Path {
+                t: 5,
+                tid: 6,
+                nr: Call::Rename.number().unwrap(),
+                which: 1,
+                dirfd: -100,
+                how_flags: 0,
+                path: b"/x/y".to_vec(),
+            })
+        );
+        // A tracepoint's record starts with its id; short or unknown records are not ours.
+        assert_eq!(parse(5, 6, &[0x10, 0x03, 0, 0, 0, 0, 0, 0, 0]), None);
+        assert_eq!(parse(5, 6, &[0xff, 0xff, KIND_OPENED, 0, 0, 0, 0, 0]), None);
+        assert_eq!(parse(5, 6, &[0xff, 0xff, 9, 0, 0, 0, 0, 0]), None);
+    }
+}
