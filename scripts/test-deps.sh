@@ -3,7 +3,8 @@
 # source of fio-format JSON to compare with), fio-examples (fio's job files: the job-file
 # compatibility corpus, read where Debian puts it and never copied here), Chromium (renders
 # the HTML report headless), strace (the system calls the sync and record tests expect),
-# sqlite3 (a program the record tests capture), fuse3
+# sqlite3 (a program the record tests capture), blktrace (a block trace the import test
+# captures from a loop device), fuse3
 # (fusermount3, to mount the tests' fault-injecting file system), xfsprogs (mkfs.xfs: XFS
 # offers atomic writes in software, which the atomic=1 tests need), OpenMPI and libclang (the
 # mpi feature's build and its mpirun tests), fio-plot (draws graphs from iogauge's JSON and logs) and
@@ -20,6 +21,8 @@ command -v fio >/dev/null || missing+=(fio)
 command -v strace >/dev/null || missing+=(strace)
 # sqlite3: a real program whose I/O the record tests capture and compare with strace's view.
 command -v sqlite3 >/dev/null || missing+=(sqlite3)
+# blktrace: the block layer's trace of a loop device, which `trace import --blktrace` reads.
+command -v blktrace >/dev/null || missing+=(blktrace)
 command -v fusermount3 >/dev/null || missing+=(fuse3)
 command -v mkfs.xfs >/dev/null || missing+=(xfsprogs)
 [ -d /usr/share/doc/fio/examples ] || missing+=(fio-examples)

@@ -44,6 +44,13 @@ pub enum TraceRequest {
         trace: PathBuf,
         json: bool,
     },
+    /// `trace import (--iolog FILE | --blktrace FILE) -o TRACE`.
+    Import {
+        source: PathBuf,
+        blktrace: bool,
+        output: PathBuf,
+        overwrite_output: bool,
+    },
     /// `trace export TRACE --iolog FILE [--thread TID]`.
     Export {
         trace: PathBuf,
@@ -136,6 +143,33 @@ pub fn trace_command() -> Command {
                         .value_name("TID")
                         .value_parser(clap::value_parser!(u32))
                         .help("Only this thread's calls [default: every thread's, in issue order]"),
+                )
+                .arg(overwrite_output_arg()),
+        )
+        .subcommand(
+            Command::new("import")
+                .about("Make a trace of fio's I/O log (version 2 or 3) or of a blktrace binary, for trace stats and replay")
+                .arg(
+                    Arg::new("iolog")
+                        .long("iolog")
+                        .value_name("FILE")
+                        .conflicts_with("blktrace")
+                        .required_unless_present("blktrace")
+                        .help("fio's I/O log (write_iolog's, or any read_iolog reads)"),
+                )
+                .arg(
+                    Arg::new("blktrace")
+                        .long("blktrace")
+                        .value_name("FILE")
+                        .help("A blktrace binary (blktrace -o FILE, or its per-CPU files concatenated): requests from issue (D) to completion (C)"),
+                )
+                .arg(
+                    Arg::new("output")
+                        .short('o')
+                        .long("output")
+                        .value_name("TRACE")
+                        .required(true)
+                        .help("Write the trace here"),
                 )
                 .arg(overwrite_output_arg()),
         )
@@ -249,6 +283,24 @@ pub fn trace_request(sm: &ArgMatches) -> Result<Request, UsageError> {
                 trace: path(m),
                 iolog,
                 thread: m.get_one::<u32>("thread").copied(),
+                overwrite_output,
+            }
+        }
+        Some(("import", m)) => {
+            let output = rawpath::path(m.get_one::<String>("output").expect("required"));
+            let overwrite_output = m.get_flag("overwrite-output");
+            check_output("--output", &output, overwrite_output)?;
+            let (source, blktrace) = match m.get_one::<String>("blktrace") {
+                Some(b) => (rawpath::path(b), true),
+                None => (
+                    rawpath::path(m.get_one::<String>("iolog").expect("one is required")),
+                    false,
+                ),
+            };
+            TraceRequest::Import {
+                source,
+                blktrace,
+                output,
                 overwrite_output,
             }
         }

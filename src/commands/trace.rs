@@ -17,6 +17,12 @@ pub(crate) fn trace(req: TraceRequest) -> ExitCode {
         TraceRequest::Show { trace, .. }
         | TraceRequest::Stats { trace, .. }
         | TraceRequest::Export { trace, .. } => trace.clone(),
+        TraceRequest::Import {
+            source,
+            blktrace,
+            output,
+            overwrite_output,
+        } => return import(source, *blktrace, output, *overwrite_output),
     };
     let r = match read(&path) {
         Ok(r) => r,
@@ -45,6 +51,7 @@ pub(crate) fn trace(req: TraceRequest) -> ExitCode {
             out!("{chunk}");
             out!("{}", text::show_files(&r));
         }
+        TraceRequest::Import { .. } => unreachable!("handled above"),
         TraceRequest::Export {
             iolog,
             thread,
@@ -99,4 +106,42 @@ pub(crate) fn read(path: &Path) -> Result<Recording, BadTrace> {
         return Err(BadTrace("not a regular file".into()));
     }
     Recording::decode(std::io::BufReader::new(f))
+}
+
+/// `trace import`: another tool's log read, made a trace, written through the one output
+/// writer.
+fn import(source: &Path, blktrace: bool, output: &Path, overwrite: bool) -> ExitCode {
+    let shown = rawpath::display(source);
+    let bytes = match std::fs::read(source) {
+        Ok(b) => b,
+        Err(e) => return usage_exit(&format!("{shown}: {e}")),
+    };
+    let name = rawpath::text(source);
+    let made = if blktrace {
+        iogauge::trace::import::from_blktrace(&bytes, &name)
+    } else {
+        iogauge::trace::import::from_iolog(&bytes, &name)
+    };
+    let r = match made {
+        Ok(r) => r,
+        Err(e) => return usage_exit(&format!("{shown}: {e}")),
+    };
+    let encoded = match r.encode() {
+        Ok(b) => b,
+        Err(e) => {
+            iogauge::errln!("iogauge: trace import: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if let Err(e) = ownership::write_output(output, &encoded, overwrite) {
+        iogauge::errln!("iogauge: cannot write {}: {e}", rawpath::display(output));
+        return ExitCode::from(1);
+    }
+    iogauge::errln!(
+        "iogauge: {} calls on {} files imported from {shown} into {}",
+        r.events.len(),
+        r.footer.files.len(),
+        rawpath::display(output)
+    );
+    ExitCode::SUCCESS
 }

@@ -106,12 +106,14 @@ impl std::error::Error for ParseError {}
 const VERSION_2: &str = "fio version 2 iolog";
 const VERSION_3: &str = "fio version 3 iolog";
 
-/// The first bytes of a blktrace binary (`BLK_IO_TRACE_MAGIC` in either byte order).
+/// The first bytes of a blktrace binary (`BLK_IO_TRACE_MAGIC | version` in either byte
+/// order).
 fn is_blktrace(bytes: &[u8]) -> bool {
+    // 0x656174 then the version byte, in the recording machine's order.
     matches!(
         bytes.get(..4),
-        Some([0x00, 0x74, 0x61, 0x65]) | Some([0x65, 0x61, 0x74, 0x00])
-    ) || matches!(bytes.get(..3), Some([0x74, 0x61, 0x65]))
+        Some([_, 0x74, 0x61, 0x65]) | Some([0x65, 0x61, 0x74, _])
+    )
 }
 
 fn err(line: usize, message: impl Into<String>) -> ParseError {
@@ -126,8 +128,8 @@ pub fn parse(bytes: &[u8]) -> Result<Trace, ParseError> {
     if is_blktrace(bytes) {
         return Err(err(
             1,
-            "this is a blktrace binary trace; iogauge replays fio's I/O logs (versions 2 and \
-             3), not blktrace yet",
+            "this is a blktrace binary trace, not fio's I/O log: 'iogauge trace import \
+             --blktrace FILE -o TRACE' makes it a trace that 'iogauge replay' replays",
         ));
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {

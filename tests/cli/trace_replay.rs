@@ -399,3 +399,123 @@ fn ctrl_c_stops_a_replay_cleanly_and_removes_its_files() {
         entries(place.path())
     );
 }
+
+#[test]
+fn fios_own_iolog_imported_is_a_trace_that_replays_its_io() {
+    if Command::new("fio").arg("--version").output().is_err() {
+        skip!("fio is not installed; scripts/test-deps.sh installs it");
+        return;
+    }
+    let d = tmp();
+    let o = Command::new("fio")
+        .current_dir(d.path())
+        .args([
+            "--name=j",
+            "--filename=data",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=1m",
+            "--ioengine=psync",
+            "--randrepeat=1",
+            "--fsync=8",
+            "--write_iolog=job.log",
+            "--output=/dev/null",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let log = std::fs::read_to_string(d.path().join("job.log")).unwrap();
+    let count = |word: &str| {
+        log.lines()
+            .filter(|l| l.split_whitespace().nth(2) == Some(word))
+            .count() as u64
+    };
+    let (reads, writes, syncs) = (count("read"), count("write"), count("sync"));
+    assert!(reads > 0 && writes > 0 && syncs > 0, "{log}");
+    let o = run_in(
+        d.path(),
+        &["trace", "import", "--iolog", "job.log", "-o", "j.iogtrace"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&ok_in(
+        d.path(),
+        &["trace", "stats", "--json", "j.iogtrace"],
+    ))
+    .unwrap();
+    let f = &v["files"][0];
+    assert!(f["path"].as_str().unwrap().ends_with("data"), "{f}");
+    assert_eq!(f["reads"]["calls"], reads);
+    assert_eq!(f["writes"]["calls"], writes);
+    assert_eq!(f["reads"]["bytes"], reads * 4096);
+    assert_eq!(f["syncs"], syncs);
+    assert!(
+        v["method"]
+            .as_str()
+            .unwrap()
+            .contains("fio's I/O log version 3")
+    );
+    // Replayed elsewhere, call for call.
+    let place = tmp();
+    let o = run_in(
+        d.path(),
+        &[
+            "replay",
+            "j.iogtrace",
+            "--directory",
+            place.path().to_str().unwrap(),
+            "--output-format=json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["results_differ"], 0, "{r}");
+    let op = |name: &str| {
+        r["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["op"] == name)
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(op("read")["bytes"], reads * 4096, "{r}");
+    assert_eq!(op("write")["bytes"], writes * 4096, "{r}");
+    assert!(
+        entries(place.path()).is_empty(),
+        "the replay removed its files"
+    );
+    // Bad input: refused, nothing written; an existing output is kept.
+    let before = entries(d.path());
+    for (args, text) in [
+        (
+            &["trace", "import", "--iolog", "data", "-o", "x.iogtrace"][..],
+            "not fio's I/O log",
+        ),
+        (
+            &[
+                "trace",
+                "import",
+                "--blktrace",
+                "job.log",
+                "-o",
+                "x.iogtrace",
+            ][..],
+            "not a blktrace",
+        ),
+        (
+            &["trace", "import", "--iolog", "job.log", "-o", "job.log"][..],
+            "job.log",
+        ),
+        (&["trace", "import", "-o", "x.iogtrace"][..], "--iolog"),
+    ] {
+        let o = run_in(d.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(text), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+    }
+    assert_eq!(entries(d.path()), before);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("job.log")).unwrap(),
+        log
+    );
+}
