@@ -20,6 +20,8 @@ pub struct RecordRequest {
     pub output: Option<PathBuf>,
     pub method: Method,
     pub overwrite_output: bool,
+    /// `--block DEVICE`: the block layer's requests to it instead of the program's calls.
+    pub block: Option<PathBuf>,
 }
 
 /// `iogauge replay TRACE`.
@@ -77,6 +79,12 @@ pub fn record_command() -> Command {
                 .default_value("auto")
                 .value_parser(["auto", "perf", "ptrace"])
                 .help("perf: the kernel's syscall tracepoints (root or perf_event_paranoid ≤ 1); ptrace: stops at each call, slower; auto: perf where allowed"),
+        )
+        .arg(
+            Arg::new("block")
+                .long("block")
+                .value_name("DEVICE")
+                .help("Record the block layer's requests to DEVICE (every process's, from issue to completion) while the command runs, instead of its calls"),
         )
         .arg(overwrite_output_arg())
         .arg(
@@ -261,6 +269,7 @@ pub fn record_request(sm: &ArgMatches) -> Result<Request, UsageError> {
         output,
         method,
         overwrite_output,
+        block: sm.get_one::<String>("block").map(|s| rawpath::path(s)),
     }))
 }
 

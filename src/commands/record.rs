@@ -33,11 +33,12 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
     // (a second signal ends iogauge at once, and the program with it).
     let s = signals();
     s.idle.store(false, Ordering::SeqCst);
-    let captured = match capture::record(
-        &req.command,
-        req.method,
-        std::sync::Arc::clone(&s.interrupt),
-    ) {
+    let stop = std::sync::Arc::clone(&s.interrupt);
+    let captured = match &req.block {
+        Some(device) => capture::block::record(&req.command, device, stop),
+        None => capture::record(&req.command, req.method, stop),
+    };
+    let captured = match captured {
         Ok(c) => c,
         Err(CaptureError::Usage(m)) => return usage_exit(&m),
         Err(CaptureError::Failed(m)) => {

@@ -26,7 +26,7 @@ pub enum ImportError {
 /// fallocate's mode for a trim: punch the range out, keep the size.
 const PUNCH_HOLE: u32 = (libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE) as u32;
 
-fn header(what: &str, source: &str, method: String) -> Header {
+pub fn header(what: &str, source: &str, method: String) -> Header {
     Header {
         format: "iogauge-trace".into(),
         version: VERSION,
@@ -155,25 +155,26 @@ pub fn from_iolog(bytes: &[u8], source: &str) -> Result<Recording, ImportError> 
 /// blktrace's `struct blk_io_trace`: 48 bytes, then `pdu_len` bytes.
 const BLK_RECORD: usize = 48;
 const BLK_MAGIC: u32 = 0x6561_7400;
-const TA_ISSUE: u32 = 7;
-const TA_COMPLETE: u32 = 8;
-const TC_READ: u32 = 1 << 16;
-const TC_WRITE: u32 = 1 << 17;
-const TC_FLUSH: u32 = 1 << 18;
-const TC_NOTIFY: u32 = 1 << 26;
-const TC_DISCARD: u32 = 1 << 29;
-const TC_FUA: u32 = 1 << 31;
+pub const TA_ISSUE: u32 = 7;
+pub const TA_COMPLETE: u32 = 8;
+pub const TC_READ: u32 = 1 << 16;
+pub const TC_WRITE: u32 = 1 << 17;
+pub const TC_FLUSH: u32 = 1 << 18;
+pub const TC_NOTIFY: u32 = 1 << 26;
+pub const TC_DISCARD: u32 = 1 << 29;
+pub const TC_FUA: u32 = 1 << 31;
 
-/// One blktrace record's fields that matter here.
+/// One block-layer record's fields that matter here (blktrace's, or the block tracepoints'
+/// made into blktrace's terms): `action` is blktrace's (TA_* | TC_* categories).
 #[derive(Debug, Clone, Copy)]
-struct Blk {
-    time: u64,
-    sector: u64,
-    bytes: u32,
-    action: u32,
-    pid: u32,
-    device: u32,
-    error: u16,
+pub struct Blk {
+    pub time: u64,
+    pub sector: u64,
+    pub bytes: u32,
+    pub action: u32,
+    pub pid: u32,
+    pub device: u32,
+    pub error: u16,
 }
 
 /// The records of a blktrace binary (either byte order, told by the magic).
@@ -240,16 +241,39 @@ fn blk_records(b: &[u8]) -> Result<Vec<Blk>, ImportError> {
     Ok(out)
 }
 
-/// A blktrace binary (one device's, or several concatenated) as a trace: each request from
-/// its issue to the driver (`D`) to its completion (`C`), paired by device and sector, a
-/// positioned read, write (FUA: write-through), trim (discard: a hole punched) or fsync (an
-/// empty flush) of the device, by the process that issued it. Each device is a file of the
-/// trace; a replay makes it a file of the size the requests reach. Requests still in flight
-/// at the end are left out and counted.
+/// A blktrace binary (one device's, or several concatenated) as a trace (see
+/// [`requests`]).
 pub fn from_blktrace(bytes: &[u8], source: &str) -> Result<Recording, ImportError> {
-    let mut recs = blk_records(bytes)?;
+    let method = "imported from a blktrace binary: block requests from issue to the driver (D) \
+                  to completion (C), per issuing process; no files (each device is one)";
+    let r = requests(
+        blk_records(bytes)?,
+        None,
+        &|d| format!("blktrace-dev-{}-{}", d >> 20, d & 0xfffff),
+        header("blktrace", source, method.into()),
+    );
+    if r.events.is_empty() {
+        return Err(ImportError::Empty(
+            "the trace has no request both issued (D) and completed (C)",
+        ));
+    }
+    Ok(r)
+}
+
+/// Block requests as a trace: each from its issue to the driver (`D`) to its completion
+/// (`C`), paired by device and sector, a positioned read, write (FUA: write-through), trim
+/// (discard: a hole punched) or fsync (an empty flush) of the device, by the process that
+/// issued it, timed from `t0` (None: the first record). Each device is a file of the trace
+/// (named by `name`); a replay makes it a file of the size the requests reach. Requests
+/// still in flight at the end are left out and counted as unmatched.
+pub fn requests(
+    mut recs: Vec<Blk>,
+    t0: Option<u64>,
+    name: &dyn Fn(u32) -> String,
+    header: Header,
+) -> Recording {
     recs.sort_by_key(|r| r.time);
-    let t0 = recs.iter().map(|r| r.time).min().unwrap_or(0);
+    let t0 = t0.unwrap_or_else(|| recs.iter().map(|r| r.time).min().unwrap_or(0));
     let mut devices: Vec<u32> = Vec::new();
     let mut issued: HashMap<(u32, u64), Blk> = HashMap::new();
     let mut events = Vec::new();
@@ -273,63 +297,61 @@ pub fn from_blktrace(bytes: &[u8], source: &str) -> Result<Recording, ImportErro
                         devices.len() - 1
                     }
                 } as u32;
-                let (op, arg, mut flags) = if d.action & TC_DISCARD != 0 {
-                    (Op::Fallocate, PUNCH_HOLE, 0)
-                } else if d.action & TC_WRITE != 0 && d.bytes > 0 {
-                    (Op::Write, 0, 0)
-                } else if d.action & TC_FLUSH != 0 && d.bytes == 0 {
-                    (Op::Fsync, 0, 0)
-                } else if d.action & TC_READ != 0 || d.bytes > 0 {
-                    (Op::Read, 0, 0)
-                } else {
-                    continue;
-                };
-                if d.action & TC_FUA != 0 {
-                    flags |= flag::DSYNC;
+                if let Some(e) = request(&d, &r, file, t0) {
+                    events.push(e);
                 }
-                let moves = matches!(op, Op::Read | Op::Write);
-                events.push(Event {
-                    t: d.time - t0,
-                    dur: r.time.saturating_sub(d.time),
-                    offset: d.sector.saturating_mul(512),
-                    len: u64::from(d.bytes),
-                    result: if r.error != 0 {
-                        -i64::from(r.error)
-                    } else if moves {
-                        i64::from(d.bytes)
-                    } else {
-                        0
-                    },
-                    tid: d.pid,
-                    file,
-                    arg,
-                    op,
-                    flags: flags | flag::POSITIONAL,
-                });
             }
             _ => {}
         }
     }
     unmatched += issued.len() as u64;
-    if events.is_empty() {
-        return Err(ImportError::Empty(
-            "the trace has no request both issued (D) and completed (C)",
-        ));
-    }
     events.sort_by_key(|e| e.t);
-    let files = devices
-        .iter()
-        .map(|d| file(format!("blktrace-dev-{}-{}", d >> 20, d & 0xfffff), "block"))
-        .collect();
-    let method = "imported from a blktrace binary: block requests from issue to the driver (D) \
-                  to completion (C), per issuing process; no files (each device is one)"
-        .to_string();
+    let files = devices.iter().map(|&d| file(name(d), "block")).collect();
     let mut footer = footer(files, &events);
     footer.unmatched = unmatched;
-    Ok(Recording {
-        header: header("blktrace", source, method),
+    Recording {
+        header,
         footer,
         events,
+    }
+}
+
+/// One request, issued `d` and completed `c`, as a call.
+fn request(d: &Blk, c: &Blk, file: u32, t0: u64) -> Option<Event> {
+    let (op, arg) = if d.action & TC_DISCARD != 0 {
+        (Op::Fallocate, PUNCH_HOLE)
+    } else if d.action & TC_WRITE != 0 && d.bytes > 0 {
+        (Op::Write, 0)
+    } else if d.action & TC_FLUSH != 0 && d.bytes == 0 {
+        (Op::Fsync, 0)
+    } else if d.action & TC_READ != 0 || d.bytes > 0 {
+        (Op::Read, 0)
+    } else {
+        return None;
+    };
+    let fua = if d.action & TC_FUA != 0 {
+        flag::DSYNC
+    } else {
+        0
+    };
+    let moves = matches!(op, Op::Read | Op::Write);
+    Some(Event {
+        t: d.time.saturating_sub(t0),
+        dur: c.time.saturating_sub(d.time),
+        offset: d.sector.saturating_mul(512),
+        len: u64::from(d.bytes),
+        result: if c.error != 0 {
+            -i64::from(c.error)
+        } else if moves {
+            i64::from(d.bytes)
+        } else {
+            0
+        },
+        tid: d.pid,
+        file,
+        arg,
+        op,
+        flags: fua | flag::POSITIONAL,
     })
 }
 

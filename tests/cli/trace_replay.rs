@@ -519,3 +519,139 @@ fn fios_own_iolog_imported_is_a_trace_that_replays_its_io() {
         log
     );
 }
+
+/// A loop device over a file of `size` bytes in `dir`, detached when dropped.
+struct Loop(String);
+
+impl Loop {
+    fn new(dir: &Path, size: u64) -> Option<Loop> {
+        let back = dir.join("back");
+        std::fs::File::create(&back).ok()?.set_len(size).ok()?;
+        let o = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(&back)
+            .output()
+            .ok()?;
+        o.status
+            .success()
+            .then(|| Loop(stdout(&o).trim().to_string()))
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.0]).status();
+    }
+}
+
+#[test]
+fn a_devices_block_requests_are_recorded_and_replay() {
+    let d = tmp();
+    let Some(dev) = Loop::new(d.path(), 16 << 20) else {
+        skip!("no loop device here (losetup needs root)");
+        return;
+    };
+    let dev = dev.0.clone();
+    let stats = |trace: &str| -> Value {
+        serde_json::from_str(&ok_in(d.path(), &["trace", "stats", "--json", trace])).unwrap()
+    };
+    let o = run_in(
+        d.path(),
+        &[
+            "record",
+            "--block",
+            &dev,
+            "-o",
+            "w.iogtrace",
+            "--",
+            "dd",
+            "if=/dev/zero",
+            &format!("of={dev}"),
+            "bs=64k",
+            "count=32",
+            "oflag=direct",
+            "status=none",
+        ],
+    );
+    if !o.status.success() && stderr(&o).contains("perf_event_open") {
+        skip!("perf cannot trace the block layer here: {}", stderr(&o));
+        return;
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = stats("w.iogtrace");
+    assert!(
+        v["method"].as_str().unwrap().contains("block_rq_issue"),
+        "{v}"
+    );
+    let f = &v["files"][0];
+    assert_eq!(f["path"], dev.as_str());
+    assert_eq!(f["kind"], "block");
+    // However the block layer split or merged them, what dd wrote reached the device.
+    assert_eq!(f["writes"]["bytes"], 2 << 20, "{v}");
+    assert_eq!(f["reads"]["bytes"], 0);
+    let o = run_in(
+        d.path(),
+        &[
+            "record",
+            "--block",
+            &dev,
+            "-o",
+            "r.iogtrace",
+            "--",
+            "dd",
+            &format!("if={dev}"),
+            "of=/dev/null",
+            "bs=4k",
+            "count=128",
+            "iflag=direct",
+            "status=none",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = stats("r.iogtrace");
+    assert_eq!(v["files"][0]["reads"]["bytes"], 128 * 4096, "{v}");
+    assert_eq!(v["files"][0]["reads"]["calls"], 128, "{v}");
+    // The write trace replays, in open mode, on a file in a directory of its own.
+    let place = tmp();
+    let o = run_in(
+        d.path(),
+        &[
+            "replay",
+            "w.iogtrace",
+            "--mode=open",
+            "--directory",
+            place.path().to_str().unwrap(),
+            "--output-format=json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["results_differ"], 0, "{r}");
+    let w = r["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["op"] == "write")
+        .cloned()
+        .unwrap();
+    assert_eq!(w["bytes"], 2 << 20, "{r}");
+    assert!(entries(place.path()).is_empty());
+    // Not a block device: refused in one line, nothing run, nothing written.
+    let before = entries(d.path());
+    let o = run_in(
+        d.path(),
+        &[
+            "record",
+            "--block",
+            "/dev/null",
+            "-o",
+            "n.iogtrace",
+            "--",
+            "touch",
+            "ran",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a block device"), "{}", stderr(&o));
+    assert_eq!(entries(d.path()), before);
+}

@@ -1,6 +1,6 @@
-//! Paths read in the kernel: small eBPF programs on the syscall tracepoints of the calls that
-//! name a file (`syscalls:sys_enter_openat` and the rest) copy the path from the caller's
-//! memory as the call starts, and one on the opens' exits reports what was opened (its type,
+//! Paths read in the kernel: an eBPF program on `raw_syscalls:sys_enter` copies the path of
+//! each call that names a file (openat and the rest) from the caller's memory as the call
+//! starts, and one on `raw_syscalls:sys_exit` reports what each open opened (its type,
 //! size and file system, following task → files → fd table → file → inode with offsets from
 //! the kernel's BTF). Their records go out through one `BPF_OUTPUT` perf event per CPU into
 //! that CPU's ring of the perf capture, time-stamped on its clock, so the program never stops
@@ -108,17 +108,15 @@ pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<Seen> {
 /// Where each path-naming call's path argument is (argument indices).
 struct Probe {
     call: Call,
-    name: &'static str,
     which: u8,
     path: u8,
     dirfd: Option<u8>,
     how: Option<u8>,
 }
 
-const fn probe(call: Call, name: &'static str, which: u8, path: u8, dirfd: Option<u8>) -> Probe {
+const fn probe(call: Call, which: u8, path: u8, dirfd: Option<u8>) -> Probe {
     Probe {
         call,
-        name,
         which,
         path,
         dirfd,
@@ -127,32 +125,27 @@ const fn probe(call: Call, name: &'static str, which: u8, path: u8, dirfd: Optio
 }
 
 const PROBES: &[Probe] = &[
-    probe(Call::Open, "open", 0, 0, None),
-    probe(Call::Creat, "creat", 0, 0, None),
-    probe(Call::Openat, "openat", 0, 1, Some(0)),
+    probe(Call::Open, 0, 0, None),
+    probe(Call::Creat, 0, 0, None),
+    probe(Call::Openat, 0, 1, Some(0)),
     Probe {
         how: Some(2),
-        ..probe(Call::Openat2, "openat2", 0, 1, Some(0))
+        ..probe(Call::Openat2, 0, 1, Some(0))
     },
-    probe(Call::Truncate, "truncate", 0, 0, None),
-    probe(Call::Unlink, "unlink", 0, 0, None),
-    probe(Call::Unlinkat, "unlinkat", 0, 1, Some(0)),
-    probe(Call::Rename, "rename", 0, 0, None),
-    probe(Call::Rename, "rename", 1, 1, None),
-    probe(Call::Renameat, "renameat", 0, 1, Some(0)),
-    probe(Call::Renameat, "renameat", 1, 3, Some(2)),
-    probe(Call::Renameat2, "renameat2", 0, 1, Some(0)),
-    probe(Call::Renameat2, "renameat2", 1, 3, Some(2)),
-    probe(Call::Chdir, "chdir", 0, 0, None),
+    probe(Call::Truncate, 0, 0, None),
+    probe(Call::Unlink, 0, 0, None),
+    probe(Call::Unlinkat, 0, 1, Some(0)),
+    probe(Call::Rename, 0, 0, None),
+    probe(Call::Rename, 1, 1, None),
+    probe(Call::Renameat, 0, 1, Some(0)),
+    probe(Call::Renameat, 1, 3, Some(2)),
+    probe(Call::Renameat2, 0, 1, Some(0)),
+    probe(Call::Renameat2, 1, 3, Some(2)),
+    probe(Call::Chdir, 0, 0, None),
 ];
 
 /// The opens whose exits report what they opened.
-const OPENS: &[(Call, &str)] = &[
-    (Call::Open, "open"),
-    (Call::Creat, "creat"),
-    (Call::Openat, "openat"),
-    (Call::Openat2, "openat2"),
-];
+const OPENS: &[Call] = &[Call::Open, Call::Creat, Call::Openat, Call::Openat2];
 
 /// Why the paths cannot be read in the kernel here.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -225,27 +218,8 @@ impl PathProbes {
     /// Loads and attaches the programs for the watched calls this kernel has; any failure
     /// (no BTF, no eBPF rights, a refused program) is the reason paths are read some other
     /// way.
-    pub fn open(cpus: &[i32]) -> Result<PathProbes, NoProbes> {
+    pub fn open(cpus: &[i32], ids: super::perf::Tracepoints) -> Result<PathProbes, NoProbes> {
         let off = offsets()?;
-        let ids = super::perf::in_tracefs(|root| {
-            let mut ids = HashMap::new();
-            for dir in ["sys_enter", "sys_exit"] {
-                for p in PROBES
-                    .iter()
-                    .map(|p| p.name)
-                    .chain(OPENS.iter().map(|o| o.1))
-                {
-                    let file = root.join(format!("events/syscalls/{dir}_{p}/id"));
-                    if let Ok(s) = std::fs::read_to_string(&file) {
-                        if let Ok(id) = s.trim().parse::<u64>() {
-                            ids.insert(format!("{dir}_{p}"), id);
-                        }
-                    }
-                }
-            }
-            Ok(ids)
-        })
-        .map_err(|e| format!("the syscalls tracepoints: {e}"))?;
         fn e(what: &'static str) -> impl Fn(io::Error) -> String {
             move |err| format!("{what}: {err}")
         }
@@ -273,10 +247,7 @@ impl PathProbes {
             outputs.push((cpu, ev));
         }
         let (mut progs, mut attached) = (Vec::new(), Vec::new());
-        let mut attach = |tp: &str, insns: Vec<BpfInsn>| -> Result<(), String> {
-            let Some(&id) = ids.get(tp) else {
-                return Err(format!("no tracepoint syscalls:{tp}"));
-            };
+        let mut attach = |id: u64, insns: Vec<BpfInsn>| -> Result<(), String> {
             let prog =
                 sys::bpf_load(PROG_TRACEPOINT, &insns).map_err(e("loading an eBPF program"))?;
             let attr = PerfAttr {
@@ -292,15 +263,13 @@ impl PathProbes {
             attached.push(ev);
             Ok(())
         };
-        for p in PROBES.iter().filter(|p| p.call.number().is_some()) {
-            attach(
-                &format!("sys_enter_{}", p.name),
-                enter_program(p, &scratch, &out_map),
-            )?;
-        }
-        for (_, name) in OPENS.iter().filter(|o| o.0.number().is_some()) {
-            attach(&format!("sys_exit_{name}"), exit_program(off, &out_map))?;
-        }
+        let probes: Vec<&Probe> = PROBES
+            .iter()
+            .filter(|p| p.call.number().is_some())
+            .collect();
+        attach(ids.enter, enter_program(&probes, &scratch, &out_map))?;
+        let opens: Vec<i64> = OPENS.iter().filter_map(|c| c.number()).collect();
+        attach(ids.exit, exit_program(off, &opens, &out_map))?;
         Ok(PathProbes {
             _maps: [scratch, out_map],
             _progs: progs,
@@ -325,8 +294,8 @@ impl PathProbes {
 #[derive(Default)]
 struct Asm {
     code: Vec<BpfInsn>,
-    jumps: Vec<(usize, &'static str)>,
-    labels: HashMap<&'static str, usize>,
+    jumps: Vec<(usize, String)>,
+    labels: HashMap<String, usize>,
 }
 
 const R0: u8 = 0;
@@ -415,25 +384,30 @@ impl Asm {
         self.op(0, 0, 0, 0, 0)
     }
     /// A conditional jump (`code`: the BPF_JMP|op|BPF_K opcode) on `dst` against `imm`.
-    fn jump_if(&mut self, code: u8, dst: u8, imm: i32, to: &'static str) -> &mut Self {
-        self.jumps.push((self.code.len(), to));
+    fn jump_if(&mut self, code: u8, dst: u8, imm: i32, to: &str) -> &mut Self {
+        self.jumps.push((self.code.len(), to.to_string()));
         self.op(code, dst, 0, 0, imm)
     }
     /// A conditional jump on `dst` against register `src`.
-    fn jump_if_reg(&mut self, code: u8, dst: u8, src: u8, to: &'static str) -> &mut Self {
-        self.jumps.push((self.code.len(), to));
+    fn jump_if_reg(&mut self, code: u8, dst: u8, src: u8, to: &str) -> &mut Self {
+        self.jumps.push((self.code.len(), to.to_string()));
         self.op(code, dst, src, 0, 0)
     }
-    fn label(&mut self, name: &'static str) -> &mut Self {
-        self.labels.insert(name, self.code.len());
+    fn label(&mut self, name: &str) -> &mut Self {
+        self.labels.insert(name.to_string(), self.code.len());
         self
+    }
+    /// An unconditional jump.
+    fn goto(&mut self, to: &str) -> &mut Self {
+        self.jumps.push((self.code.len(), to.to_string()));
+        self.op(0x05, 0, 0, 0, 0)
     }
     fn exit(&mut self) -> &mut Self {
         self.op(0x95, 0, 0, 0, 0)
     }
     fn finish(mut self) -> Vec<BpfInsn> {
         for (at, to) in std::mem::take(&mut self.jumps) {
-            let target = self.labels[to];
+            let target = self.labels[&to];
             self.code[at].off = (target as i64 - at as i64 - 1) as i16;
         }
         self.code
@@ -452,49 +426,57 @@ fn arg(i: u8) -> i32 {
     16 + 8 * i32::from(i)
 }
 
-/// The enter program of one probe: copies the path (and the directory fd, and openat2's
-/// flags) into the CPU's scratch value and sends it out. Returns 0: the tracepoint's own
-/// event records nothing.
-fn enter_program(p: &Probe, scratch: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
+/// The enter program, on `raw_syscalls:sys_enter` (every call of every task): for each probe
+/// whose call this is, copies the path (and the directory fd, and openat2's flags) into the
+/// CPU's scratch value and sends it out. Returns 1: the tracepoint's perf events (the
+/// capture's own) keep their records.
+fn enter_program(probes: &[&Probe], scratch: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
     let mut a = Asm::default();
-    a.mov(R6, R1).sti(W::Wd, FP, -4, 0).mov(R2, FP).addi(R2, -4);
-    a.map(R1, scratch)
-        .call(HELPER_MAP_LOOKUP)
-        .jump_if(JEQ, R0, 0, "out");
-    a.mov(R7, R0)
-        .sti(W::H, R7, 0, i32::from(TAG))
-        .sti(W::B, R7, 2, i32::from(KIND_PATH))
-        .sti(W::B, R7, 3, i32::from(p.which))
-        .ld(W::Wd, R1, R6, 8)
-        .st(W::Wd, R7, 4, R1);
-    match p.dirfd {
-        Some(i) => a.ld(W::Dw, R1, R6, arg(i)),
-        None => a.movi(R1, libc::AT_FDCWD),
-    };
-    a.st(W::Dw, R7, 8, R1).sti(W::Dw, R7, 16, 0);
-    if let Some(i) = p.how {
+    a.mov(R6, R1).ld(W::Dw, R8, R6, 8);
+    for (i, p) in probes.iter().enumerate() {
+        let next = format!("next{i}");
+        let nr = p.call.number().unwrap_or(-1) as i32;
+        a.jump_if(JNE, R8, nr, &next);
+        a.sti(W::Wd, FP, -4, 0).mov(R2, FP).addi(R2, -4);
+        a.map(R1, scratch)
+            .call(HELPER_MAP_LOOKUP)
+            .jump_if(JEQ, R0, 0, &next);
+        a.mov(R7, R0)
+            .sti(W::H, R7, 0, i32::from(TAG))
+            .sti(W::B, R7, 2, i32::from(KIND_PATH))
+            .sti(W::B, R7, 3, i32::from(p.which))
+            .st(W::Wd, R7, 4, R8);
+        match p.dirfd {
+            Some(i) => a.ld(W::Dw, R1, R6, arg(i)),
+            None => a.movi(R1, libc::AT_FDCWD),
+        };
+        a.st(W::Dw, R7, 8, R1).sti(W::Dw, R7, 16, 0);
+        if let Some(i) = p.how {
+            a.mov(R1, R7)
+                .addi(R1, 16)
+                .movi(R2, 8)
+                .ld(W::Dw, R3, R6, arg(i));
+            a.call(HELPER_PROBE_READ_USER);
+        }
         a.mov(R1, R7)
-            .addi(R1, 16)
-            .movi(R2, 8)
-            .ld(W::Dw, R3, R6, arg(i));
-        a.call(HELPER_PROBE_READ_USER);
+            .addi(R1, PATH_HEAD)
+            .movi(R2, PATH_MAX)
+            .ld(W::Dw, R3, R6, arg(p.path));
+        let (read, sized) = (format!("read{i}"), format!("sized{i}"));
+        a.call(HELPER_PROBE_READ_USER_STR)
+            .jump_if(JSGT, R0, 0, &read)
+            .movi(R0, 0)
+            .label(&read)
+            .jump_if(JSLE, R0, PATH_MAX, &sized)
+            .movi(R0, PATH_MAX)
+            .label(&sized)
+            .mov(R5, R0)
+            .addi(R5, PATH_HEAD);
+        a.mov(R1, R6).map(R2, out).movi32(R3, -1).mov(R4, R7);
+        a.call(HELPER_PERF_EVENT_OUTPUT);
+        a.label(&next);
     }
-    a.mov(R1, R7)
-        .addi(R1, PATH_HEAD)
-        .movi(R2, PATH_MAX)
-        .ld(W::Dw, R3, R6, arg(p.path));
-    a.call(HELPER_PROBE_READ_USER_STR)
-        .jump_if(JSGT, R0, 0, "read")
-        .movi(R0, 0)
-        .label("read")
-        .jump_if(JSLE, R0, PATH_MAX, "sized")
-        .movi(R0, PATH_MAX)
-        .label("sized")
-        .mov(R5, R0)
-        .addi(R5, PATH_HEAD);
-    a.mov(R1, R6).map(R2, out).movi32(R3, -1).mov(R4, R7);
-    a.call(HELPER_PERF_EVENT_OUTPUT);
-    a.label("out").movi(R0, 0).exit();
+    a.movi(R0, 1).exit();
     a.finish()
 }
 
@@ -505,18 +487,21 @@ fn read_kernel(a: &mut Asm, to: i32, len: i32) {
     a.call(HELPER_PROBE_READ_KERNEL).jump_if(JNE, R0, 0, "emit");
 }
 
-/// The exit program of the opens: for a descriptor returned, the opened inode's size and
-/// mode and its file system's magic (zeros where a read fails).
-fn exit_program(o: Offsets, out: &OwnedFd) -> Vec<BpfInsn> {
+/// The exit program, on `raw_syscalls:sys_exit`: for an open of `opens` that returned a
+/// descriptor, the opened inode's size and mode and its file system's magic (zeros where a
+/// read fails). Returns 1, as the enter program does.
+fn exit_program(o: Offsets, opens: &[i64], out: &OwnedFd) -> Vec<BpfInsn> {
     // The record at fp-48 (40 bytes): tag/kind, nr, fd, size, mode, magic; fp-56: scratch.
     let mut a = Asm::default();
-    a.mov(R6, R1)
-        .ld(W::Dw, R8, R6, 16)
-        .jump_if(JSLT, R8, 0, "out");
+    a.mov(R6, R1).ld(W::Dw, R7, R6, 8);
+    for nr in opens {
+        a.jump_if(JEQ, R7, *nr as i32, "open");
+    }
+    a.goto("out").label("open");
+    a.ld(W::Dw, R8, R6, 16).jump_if(JSLT, R8, 0, "out");
     a.sti(W::H, FP, -48, i32::from(TAG))
         .sti(W::H, FP, -46, i32::from(KIND_OPENED))
-        .ld(W::Wd, R1, R6, 8)
-        .st(W::Wd, FP, -44, R1)
+        .st(W::Wd, FP, -44, R7)
         .st(W::Dw, FP, -40, R8);
     for at in [-32, -24, -16, -56] {
         a.sti(W::Dw, FP, at, 0);
@@ -555,7 +540,7 @@ fn exit_program(o: Offsets, out: &OwnedFd) -> Vec<BpfInsn> {
         .addi(R4, -48)
         .movi(R5, 40)
         .call(HELPER_PERF_EVENT_OUTPUT);
-    a.label("out").movi(R0, 0).exit();
+    a.label("out").movi(R0, 1).exit();
     a.finish()
 }
 

@@ -1,10 +1,11 @@
 //! `iogauge record`'s capture: runs a program and records every file I/O call it and its
 //! threads and children make. The calls come from the kernel's syscall tracepoints through
-//! perf (`perf`: about 3 µs a call, measured), or, where perf is not allowed, from ptrace
-//! stops at each call (`ptrace`: slower, the same trace). Either way the paths of the calls
-//! that name one are read under ptrace, at a seccomp stop made only for those calls. The
-//! capture's own cost is measured before each recording with a calibration run of iogauge's
-//! own (see [`calibrate_child`]) and written into the trace.
+//! perf (`perf`: about 1–3 µs a call, measured), or, where perf is not allowed, from ptrace
+//! stops at each call (`ptrace`: slower, the same trace). With perf, the paths of the calls
+//! that name one are read in the kernel by eBPF programs (`bpf`), and where those are
+//! refused, under ptrace at a seccomp stop made only for those calls. The capture's own cost
+//! is measured before each recording with a calibration run of iogauge's own (see
+//! [`calibrate_child`]) and written into the trace.
 
 use std::ffi::{CString, OsString};
 use std::io::Read;
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+pub mod block;
 pub mod bpf;
 mod btf;
 pub mod calls;
@@ -79,11 +81,14 @@ pub fn record(
 ) -> Result<Captured, CaptureError> {
     let exec = prepare(argv)?;
     let (ids, fallback_reason) = choose(method)?;
-    let overhead = calibrate(ids);
+    // The path probes are loaded once, for the calibration and the recording: attaching and
+    // detaching them costs the kernel a grace period each time.
+    let paths = paths(ids);
+    let overhead = calibrate(ids, &paths);
     let started_unix_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
-    let run = run_traced(&exec, ids, Some(stop))?;
+    let run = run_traced(&exec, ids, &paths, Some(stop))?;
     let Run {
         decoded,
         status,
@@ -92,7 +97,6 @@ pub fn record(
         end,
         calls,
         path_calls,
-        paths,
     } = run;
     let duration_ns = end.saturating_sub(t0);
     let overhead = overhead.map(|(per_call, per_path)| {
@@ -109,10 +113,12 @@ pub fn record(
         }
     });
     let method = match (ids, paths) {
-        (Some(_), Paths::Kernel) => "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every \
-            CPU, inherited by every task; paths read in the kernel by eBPF programs on the \
-            syscalls' enter tracepoints, and what each open opened at its exit"
-            .to_string(),
+        (Some(_), Paths::Kernel(_)) => {
+            "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every \
+            CPU, inherited by every task; paths read in the kernel by eBPF programs on the same \
+            tracepoints, and what each open opened at its exit"
+                .to_string()
+        }
         (Some(_), Paths::Stops(why)) => format!(
             "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every CPU, inherited by \
              every task; paths read at ptrace stops made by a seccomp filter for the calls \
@@ -237,16 +243,28 @@ struct Run {
     /// Watched calls seen (storage or not) and calls that stopped for their path.
     calls: u64,
     path_calls: u64,
-    paths: Paths,
 }
 
-/// How the paths of a traced run were read.
-#[derive(Debug, Clone)]
+/// How the paths of a traced run are read.
 enum Paths {
     /// By the eBPF probes.
-    Kernel,
+    Kernel(bpf::PathProbes),
     /// At ptrace stops, and why not in the kernel.
     Stops(String),
+}
+
+/// The eBPF path probes where perf is used and they load; else why not.
+fn paths(ids: Option<perf::Tracepoints>) -> Paths {
+    let Some(ids) = ids else {
+        return Paths::Stops("no perf".into());
+    };
+    match perf::online_cpus() {
+        Err(e) => Paths::Stops(format!("the online CPUs: {e}")),
+        Ok(cpus) => match bpf::PathProbes::open(&cpus, ids) {
+            Ok(p) => Paths::Kernel(p),
+            Err(why) => Paths::Stops(why.0),
+        },
+    }
 }
 
 /// Starts the program under the tracer (and perf, when `ids`), follows it to its end, and
@@ -254,18 +272,15 @@ enum Paths {
 fn run_traced(
     exec: &sys::Exec,
     ids: Option<perf::Tracepoints>,
+    paths: &Paths,
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<Run, CaptureError> {
     let fallback = ids.is_none();
-    let (probes, paths) = match ids.map(|_| perf::online_cpus()) {
-        None => (None, Paths::Stops("no perf".into())),
-        Some(Err(e)) => (None, Paths::Stops(format!("the online CPUs: {e}"))),
-        Some(Ok(cpus)) => match bpf::PathProbes::open(&cpus) {
-            Ok(p) => (Some(p), Paths::Kernel),
-            Err(why) => (None, Paths::Stops(why.0)),
-        },
+    let probes = match paths {
+        Paths::Kernel(p) => Some(p),
+        Paths::Stops(_) => None,
     };
-    let stops = !matches!(paths, Paths::Kernel);
+    let stops = probes.is_none();
     let filter = ptrace::filter(|c| fallback || (stops && c.has_path()));
     let failed =
         |what: &str, e: std::io::Error| CaptureError::Failed(format!("record: {what}: {e}"));
@@ -322,9 +337,9 @@ fn run_traced(
         .iter()
         .filter(|r| matches!(r, perf::Raw::Enter { .. }))
         .count() as u64;
-    let notes = match paths {
-        Paths::Kernel => bpf::notes(&raw, seen),
-        Paths::Stops(_) => traced.notes,
+    let notes = match probes {
+        Some(_) => bpf::notes(&raw, seen),
+        None => traced.notes,
     };
     let path_calls = notes.len() as u64;
     let cwd = std::env::current_dir()
@@ -339,7 +354,6 @@ fn run_traced(
         end,
         calls,
         path_calls,
-        paths,
     })
 }
 
@@ -449,7 +463,7 @@ pub fn calibrate_child() -> std::process::ExitCode {
 /// The capture's added cost per watched call and per call that names a path, ns: the
 /// calibration program run plain and under the capture, alternately, three times each, the
 /// fastest of each kept. None when it cannot be run.
-fn calibrate(ids: Option<perf::Tracepoints>) -> Option<(f64, f64)> {
+fn calibrate(ids: Option<perf::Tracepoints>, paths: &Paths) -> Option<(f64, f64)> {
     let me = std::env::current_exe().ok()?;
     let argv = [me.clone().into_os_string(), OsString::from(CALIBRATE_ARG)];
     let exec = prepare(&argv).ok()?;
@@ -465,7 +479,7 @@ fn calibrate(ids: Option<perf::Tracepoints>) -> Option<(f64, f64)> {
             .ok()?;
         let p = parse(&String::from_utf8_lossy(&out.stdout))?;
         plain = (plain.0.min(p.0), plain.1.min(p.1));
-        let t = traced_calibration(&exec, ids)?;
+        let t = traced_calibration(&exec, ids, paths)?;
         traced = (traced.0.min(t.0), traced.1.min(t.1));
     }
     let per = |a: u64, b: u64, n: u32| (b.saturating_sub(a)) as f64 / f64::from(n);
@@ -476,13 +490,17 @@ fn calibrate(ids: Option<perf::Tracepoints>) -> Option<(f64, f64)> {
 }
 
 /// The calibration program's two totals under the capture (its output read from a pipe).
-fn traced_calibration(exec: &sys::Exec, ids: Option<perf::Tracepoints>) -> Option<(u64, u64)> {
+fn traced_calibration(
+    exec: &sys::Exec,
+    ids: Option<perf::Tracepoints>,
+    paths: &Paths,
+) -> Option<(u64, u64)> {
     let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
     let exec = sys::Exec {
         stdout: Some(std::os::fd::AsRawFd::as_raw_fd(&w)),
         ..exec.clone()
     };
-    let run = run_traced(&exec, ids, None);
+    let run = run_traced(&exec, ids, paths, None);
     drop(w);
     run.ok()?;
     let mut text = String::new();

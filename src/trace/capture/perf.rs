@@ -118,16 +118,16 @@ fn read_ids(root: &Path) -> io::Result<Tracepoints> {
     })
 }
 
-const PERF_TYPE_TRACEPOINT: u32 = 2;
+pub const PERF_TYPE_TRACEPOINT: u32 = 2;
 pub const SAMPLE_TID: u64 = 1 << 1;
 pub const SAMPLE_TIME: u64 = 1 << 2;
 pub const SAMPLE_RAW: u64 = 1 << 10;
-const DISABLED: u64 = 1 << 0;
+pub const DISABLED: u64 = 1 << 0;
 const INHERIT: u64 = 1 << 1;
 const COMM: u64 = 1 << 9;
 const ENABLE_ON_EXEC: u64 = 1 << 12;
 const TASK: u64 = 1 << 13;
-const WATERMARK: u64 = 1 << 14;
+pub const WATERMARK: u64 = 1 << 14;
 pub const SAMPLE_ID_ALL: u64 = 1 << 18;
 const COMM_EXEC: u64 = 1 << 24;
 pub const USE_CLOCKID: u64 = 1 << 25;
@@ -136,12 +136,13 @@ pub const USE_CLOCKID: u64 = 1 << 25;
 /// reader must have drained it.
 const RING_PAGES: usize = 4096;
 
-/// The events of one CPU: enter (owns the buffer) and exit.
-struct CpuEvents {
-    cpu: i32,
-    enter: OwnedFd,
-    _exit: OwnedFd,
-    ring: Ring,
+/// The events of one CPU: enter (owns the buffer) and exit (writes into it); for the block
+/// capture, issue and complete.
+pub struct CpuEvents {
+    pub cpu: i32,
+    pub enter: OwnedFd,
+    pub _exit: OwnedFd,
+    pub ring: Ring,
 }
 
 /// The recorder's perf events on `pid`, not yet counting: they start when the program is
@@ -149,9 +150,6 @@ struct CpuEvents {
 pub struct Session {
     cpus: Vec<CpuEvents>,
     ids: Tracepoints,
-    /// The eBPF path probes whose records come through these rings, when paths are read in
-    /// the kernel.
-    probes: Option<super::bpf::PathProbes>,
 }
 
 /// What the reader gives back: the calls and tasks, the path probes' records, and the count
@@ -164,7 +162,7 @@ impl Session {
     pub fn open(
         pid: i32,
         ids: Tracepoints,
-        probes: Option<super::bpf::PathProbes>,
+        probes: Option<&super::bpf::PathProbes>,
     ) -> io::Result<Session> {
         let filter = Call::numbers()
             .map(|n| format!("id == {n}"))
@@ -205,52 +203,58 @@ impl Session {
                 ring,
             });
         }
-        if let Some(p) = &probes {
+        if let Some(p) = probes {
             let rings: Vec<(i32, &OwnedFd)> = cpus.iter().map(|c| (c.cpu, &c.enter)).collect();
             p.output_to(&rings)?;
         }
-        Ok(Session { cpus, ids, probes })
+        Ok(Session { cpus, ids })
     }
 
     /// Drains every CPU's buffer until `done` is set and a last drain finds nothing, on a
     /// thread of its own; the records come back, each CPU's in its order.
     pub fn read_until(self, done: Arc<AtomicBool>) -> std::thread::JoinHandle<Drained> {
         std::thread::spawn(move || {
-            let Session {
-                mut cpus,
-                ids,
-                probes,
-            } = self;
+            let Session { mut cpus, ids } = self;
             let mut out = Vec::new();
             let mut seen = Vec::new();
-            let mut lost = 0u64;
-            let mut bytes = Vec::with_capacity(1 << 20);
-            loop {
-                let finishing = done.load(Ordering::Acquire);
-                let mut took = 0;
-                for c in &mut cpus {
-                    bytes.clear();
-                    took += c.ring.drain(&mut bytes);
-                    lost += parse(&bytes, ids, &mut out, &mut seen);
-                }
-                if finishing && took == 0 {
-                    break;
-                }
-                if took == 0 {
-                    wait_readable(&cpus);
-                }
-            }
-            for c in &cpus {
-                let _ = sys::enable(&c.enter, false);
-            }
-            drop(probes);
+            let lost = pump(&mut cpus, &done, |bytes| {
+                parse(bytes, ids, &mut out, &mut seen)
+            });
             (out, seen, lost)
         })
     }
 }
 
+/// Drains every CPU's buffer into `parse` (which returns the records the kernel lost) until
+/// `done` is set and a last drain finds nothing; then stops the events. Returns the count of
+/// lost records.
+pub fn pump(cpus: &mut [CpuEvents], done: &AtomicBool, mut parse: impl FnMut(&[u8]) -> u64) -> u64 {
+    let mut lost = 0u64;
+    let mut bytes = Vec::with_capacity(1 << 20);
+    loop {
+        let finishing = done.load(Ordering::Acquire);
+        let mut took = 0;
+        for c in cpus.iter_mut() {
+            bytes.clear();
+            took += c.ring.drain(&mut bytes);
+            lost += parse(&bytes);
+        }
+        if finishing && took == 0 {
+            break;
+        }
+        if took == 0 {
+            wait_readable(cpus);
+        }
+    }
+    for c in cpus.iter() {
+        let _ = sys::enable(&c.enter, false);
+        let _ = sys::enable(&c._exit, false);
+    }
+    lost
+}
+
 /// A ring as large as allowed: RING_PAGES, halved while the locked-memory limit refuses.
-fn map_ring(event: &OwnedFd) -> io::Result<Ring> {
+pub fn map_ring(event: &OwnedFd) -> io::Result<Ring> {
     let mut pages = RING_PAGES;
     loop {
         match Ring::map(event, pages) {
@@ -290,17 +294,17 @@ pub fn online_cpus() -> io::Result<Vec<i32>> {
     Ok(cpus)
 }
 
-const RECORD_LOST: u32 = 2;
+pub const RECORD_LOST: u32 = 2;
 const RECORD_COMM: u32 = 3;
 const RECORD_FORK: u32 = 7;
-const RECORD_SAMPLE: u32 = 9;
+pub const RECORD_SAMPLE: u32 = 9;
 const MISC_COMM_EXEC: u16 = 1 << 13;
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
+pub fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_ne_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
 
-fn u64_at(b: &[u8], at: usize) -> u64 {
+pub fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_ne_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
