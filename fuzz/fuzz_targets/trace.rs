@@ -3,7 +3,9 @@
 //! order and its export as fio's I/O log, none of which may panic on any recording (offsets,
 //! lengths and times at the ends of their ranges included). Each input is tried twice: as it
 //! is, and as the compressed body of a trace of the current version, so the fuzzer reaches
-//! the header, the events and the footer behind the magic and the zlib stream.
+//! the header, the events and the footer behind the magic and the zlib stream. And as the
+//! logs `trace import` reads (a blktrace binary, fio's I/O log): an error or a trace that
+//! passes the same checks.
 #![no_main]
 
 use iogauge::trace::recording::{MAGIC, Recording, VERSION};
@@ -30,6 +32,15 @@ fn check(data: &[u8]) {
 
 fuzz_target!(|data: &[u8]| {
     check(data);
+    for imported in [
+        iogauge::trace::import::from_blktrace(data, "fuzz"),
+        iogauge::trace::import::from_iolog(data, "fuzz"),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        check(&imported.encode().expect("encodes"));
+    }
     let mut framed = MAGIC.to_vec();
     framed.extend_from_slice(&VERSION.to_le_bytes());
     let mut z = flate2::write::ZlibEncoder::new(framed, flate2::Compression::fast());
