@@ -45,6 +45,9 @@ pub enum TraceRequest {
     Stats {
         trace: PathBuf,
         json: bool,
+        /// Also the page with each file's access pattern, here.
+        html: Option<PathBuf>,
+        overwrite_output: bool,
     },
     /// `trace import (--iolog FILE | --blktrace FILE) -o TRACE`.
     Import {
@@ -132,7 +135,14 @@ pub fn trace_command() -> Command {
                         .long("json")
                         .action(ArgAction::SetTrue)
                         .help("As JSON"),
-                ),
+                )
+                .arg(
+                    Arg::new("html")
+                        .long("html")
+                        .value_name("FILE")
+                        .help("Also write an HTML page with each file's access pattern (offset against time) and these figures"),
+                )
+                .arg(overwrite_output_arg()),
         )
         .subcommand(
             Command::new("export")
@@ -280,10 +290,19 @@ pub fn trace_request(sm: &ArgMatches) -> Result<Request, UsageError> {
             trace: path(m),
             limit: *m.get_one::<u64>("limit").expect("default") as usize,
         },
-        Some(("stats", m)) => TraceRequest::Stats {
-            trace: path(m),
-            json: m.get_flag("json"),
-        },
+        Some(("stats", m)) => {
+            let html = m.get_one::<String>("html").map(|s| rawpath::path(s));
+            let overwrite_output = m.get_flag("overwrite-output");
+            if let Some(p) = &html {
+                check_output("--html", p, overwrite_output)?;
+            }
+            TraceRequest::Stats {
+                trace: path(m),
+                json: m.get_flag("json"),
+                html,
+                overwrite_output,
+            }
+        }
         Some(("export", m)) => {
             let iolog = rawpath::path(m.get_one::<String>("iolog").expect("required"));
             let overwrite_output = m.get_flag("overwrite-output");

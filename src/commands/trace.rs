@@ -86,12 +86,25 @@ pub(crate) fn trace(req: TraceRequest) -> ExitCode {
                 }
             );
         }
-        TraceRequest::Stats { json, .. } => {
+        TraceRequest::Stats {
+            json,
+            html,
+            overwrite_output,
+            ..
+        } => {
             let s = stats::stats(&r);
+            let figures = text::stats_text(&s);
+            if let Some(page) = html {
+                let body = iogauge::report::trace_html::render(&r, &s, &figures);
+                if let Err(e) = ownership::write_output(&page, body.as_bytes(), overwrite_output) {
+                    iogauge::errln!("iogauge: cannot write {}: {e}", rawpath::display(&page));
+                    return ExitCode::from(1);
+                }
+            }
             if json {
                 outln!("{}", serde_json::to_string_pretty(&s).expect("plain data"));
             } else {
-                out!("{}", text::stats_text(&s));
+                out!("{figures}");
             }
         }
     }

@@ -13,6 +13,7 @@ pub mod summary;
 pub mod sweep_html;
 pub mod text;
 pub mod trace;
+pub mod trace_html;
 
 pub use fio_mode::FioFormat;
 

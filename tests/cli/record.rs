@@ -554,3 +554,76 @@ fn paths_read_in_the_kernel_are_those_read_at_ptrace_stops() {
     assert_eq!(kept["size_at_open"], 1000, "existing, appended to: {kept}");
     assert_eq!(kept["removed"], false);
 }
+
+#[test]
+fn the_trace_page_draws_each_files_access_pattern() {
+    let d = tmp();
+    std::fs::write(d.path().join("in"), vec![3u8; 1 << 20]).unwrap();
+    let o = run_in(
+        d.path(),
+        &[
+            "record",
+            "-o",
+            "t.iogtrace",
+            "--",
+            "dd",
+            "if=in",
+            "of=out",
+            "bs=64k",
+            "conv=fsync",
+            "status=none",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = ok_in(
+        d.path(),
+        &["trace", "stats", "t.iogtrace", "--html", "t.html"],
+    );
+    let page = std::fs::read_to_string(d.path().join("t.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    // dd's two files drawn (its input the first: as many bytes, and read before written),
+    // 16 reads of 64 KiB and the one that found the end, 16 writes, as marks; the fsync as a
+    // line; the figures as printed.
+    let svgs: Vec<&str> = page.split("<svg").skip(1).collect();
+    assert!(svgs.len() >= 2, "{page}");
+    let of = |name: &str| {
+        svgs.iter()
+            .find(|s| s.contains(&format!("access pattern of {}/{name}", d.path().display())))
+            .unwrap_or_else(|| panic!("{name} drawn"))
+    };
+    assert_eq!(of("in").matches("fill=\"#1f77b4\"").count(), 17);
+    assert_eq!(of("out").matches("fill=\"#d62728\"").count(), 16);
+    assert_eq!(of("out").matches("stroke=\"#7f7f7f\"").count(), 1);
+    let first_line = text.lines().next().unwrap();
+    assert!(page.contains(first_line), "the page holds the figures");
+    // The page is an output like any other: not over a file iogauge did not write.
+    let o = run_in(d.path(), &["trace", "stats", "t.iogtrace", "--html", "in"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read(d.path().join("in")).unwrap().len(), 1 << 20);
+    // Its own page, unchanged since, it replaces; one somebody edited needs the user's word.
+    ok_in(
+        d.path(),
+        &["trace", "stats", "t.iogtrace", "--html", "t.html"],
+    );
+    std::fs::write(d.path().join("t.html"), "my notes").unwrap();
+    let o = run_in(
+        d.path(),
+        &["trace", "stats", "t.iogtrace", "--html", "t.html"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("t.html")).unwrap(),
+        "my notes"
+    );
+    ok_in(
+        d.path(),
+        &[
+            "trace",
+            "stats",
+            "t.iogtrace",
+            "--html",
+            "t.html",
+            "--overwrite-output",
+        ],
+    );
+}
