@@ -83,10 +83,11 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
         r.footer.duration_ns as f64 / 1e9,
         rawpath::display(&output)
     );
-    if r.footer.lost + r.footer.unmatched > 0 {
+    if r.footer.lost + r.footer.unmatched + r.footer.capped > 0 {
         errln!(
-            "iogauge: record: INCOMPLETE: {} calls dropped by perf, {} seen only half",
+            "iogauge: record: INCOMPLETE: {} records dropped by perf, {} past the memory cap, {} calls seen only half",
             r.footer.lost,
+            r.footer.capped,
             r.footer.unmatched
         );
     }

@@ -196,11 +196,11 @@ pub fn stats_text(s: &Stats) -> String {
             calls.join(", ")
         }
     );
-    if s.lost + s.unmatched > 0 {
+    if s.lost + s.unmatched + s.capped > 0 {
         let _ = writeln!(
             o,
-            "INCOMPLETE: {} calls dropped by perf, {} seen only half: the trace misses them",
-            s.lost, s.unmatched
+            "INCOMPLETE: {} records dropped by perf, {} past the recorder's memory cap, {} calls seen only half: the trace misses them",
+            s.lost, s.capped, s.unmatched
         );
     }
     let _ = writeln!(

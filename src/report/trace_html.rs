@@ -215,6 +215,7 @@ mod tests {
                 unmatched: 0,
                 other_calls: 0,
                 unknown_fd_calls: 0,
+                capped: 0,
                 overhead: None,
             },
         };

@@ -247,6 +247,10 @@ pub struct Footer {
     pub threads: Vec<ThreadInfo>,
     /// Calls perf had to drop (its buffer full): the trace is incomplete when not 0.
     pub lost: u64,
+    /// Records left out past the recorder's memory cap (the calls after it): the trace is
+    /// incomplete when not 0. Absent in traces written before it existed.
+    #[serde(default)]
+    pub capped: u64,
     /// Calls seen only half (entry without exit or the reverse), left out.
     pub unmatched: u64,
     /// Watched calls on pipes, sockets, terminals, directories and pseudo files: counted only.
@@ -401,6 +405,7 @@ mod tests {
                 unmatched: 0,
                 other_calls: 3,
                 unknown_fd_calls: 0,
+                capped: 0,
                 overhead: None,
             },
         }

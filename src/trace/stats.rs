@@ -24,6 +24,8 @@ pub struct Stats {
     /// Completeness: calls perf dropped, half-seen calls, calls not on storage, calls on
     /// descriptors the trace could not tie to a file.
     pub lost: u64,
+    /// Records past the recorder's memory cap.
+    pub capped: u64,
     pub unmatched: u64,
     pub other_calls: u64,
     pub unknown_fd_calls: u64,
@@ -177,6 +179,7 @@ pub fn stats(r: &Recording) -> Stats {
         unmatched: r.footer.unmatched,
         other_calls: r.footer.other_calls,
         unknown_fd_calls: r.footer.unknown_fd_calls,
+        capped: r.footer.capped,
         async_calls,
         overhead_pct: r.footer.overhead.as_ref().map(|o| o.added_pct),
     }

@@ -627,3 +627,51 @@ fn the_trace_page_draws_each_files_access_pattern() {
         ],
     );
 }
+
+#[test]
+fn a_recording_past_its_memory_cap_keeps_what_came_first_and_says_so() {
+    // The cap (a quarter of the memory available, or IOGAUGE_RECORD_MAX_CALLS) keeps a long
+    // program from exhausting memory: the calls after it are left out and counted, the
+    // program runs to its end, and the trace says INCOMPLETE.
+    let d = tmp();
+    let o = bin()
+        .current_dir(d.path())
+        .env("IOGAUGE_RECORD_MAX_CALLS", "300")
+        .args([
+            "record",
+            "-o",
+            "t.iogtrace",
+            "--",
+            "dd",
+            "if=/dev/zero",
+            "of=out",
+            "bs=4k",
+            "count=3000",
+            "status=none",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("past the memory cap"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::metadata(d.path().join("out")).unwrap().len(),
+        3000 * 4096,
+        "the program ran to its end"
+    );
+    let v: Value = serde_json::from_str(&ok_in(
+        d.path(),
+        &["trace", "stats", "--json", "t.iogtrace"],
+    ))
+    .unwrap();
+    assert!(v["capped"].as_u64().unwrap() > 0, "{v}");
+    let out = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("/out"))
+        .expect("out, opened before the cap");
+    let writes = out["writes"]["calls"].as_u64().unwrap();
+    assert!(writes > 0 && writes < 300, "{out}");
+    let text = ok_in(d.path(), &["trace", "stats", "t.iogtrace"]);
+    assert!(text.contains("INCOMPLETE"), "{text}");
+}

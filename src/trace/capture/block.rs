@@ -195,6 +195,32 @@ fn open(p: &Points, dev: u32) -> io::Result<Vec<CpuEvents>> {
     Ok(cpus)
 }
 
+/// The trace's header for a block recording of `device` (number `dev`) while `argv` ran.
+fn header(argv: &[OsString], dev: u32, device: &Path, started_unix_ms: u64) -> Header {
+    Header {
+        format: "iogauge-trace".into(),
+        version: VERSION,
+        iogauge: env!("CARGO_PKG_VERSION").into(),
+        command: argv
+            .iter()
+            .map(|a| crate::rawpath::text(Path::new(a)))
+            .collect(),
+        started_unix_ms,
+        host: rustix::system::uname()
+            .nodename()
+            .to_string_lossy()
+            .into_owned(),
+        method: format!(
+            "perf: block:block_rq_issue/block_rq_complete tracepoints on every CPU, filtered \
+             to device {}:{} ({}): every process's requests to it while the command ran, \
+             from issue to the driver to completion",
+            dev >> 20,
+            dev & 0xfffff,
+            crate::rawpath::display(device)
+        ),
+    }
+}
+
 /// Records the requests to `device` while `argv` runs.
 pub fn record(
     argv: &[OsString],
@@ -227,9 +253,15 @@ pub fn record(
     let reader = {
         let done = Arc::clone(&done);
         std::thread::spawn(move || {
-            let mut out = Vec::new();
-            let lost = perf::pump(&mut cpus, &done, |b| parse(b, &points, &mut out));
-            (out, lost)
+            let cap = perf::max_records();
+            let (mut out, mut capped) = (Vec::new(), 0u64);
+            let lost = perf::pump(&mut cpus, &done, |b| {
+                let lost = parse(b, &points, &mut out);
+                capped += out.len().saturating_sub(cap) as u64;
+                out.truncate(cap);
+                lost
+            });
+            (out, lost, capped)
         })
     };
     let started_unix_ms = crate::units::unix_ns() / 1_000_000;
@@ -256,33 +288,13 @@ pub fn record(
     };
     let end = sys::monotonic_ns();
     done.store(true, Ordering::Release);
-    let (recs, lost) = reader.join().unwrap_or_default();
-    let header = Header {
-        format: "iogauge-trace".into(),
-        version: VERSION,
-        iogauge: env!("CARGO_PKG_VERSION").into(),
-        command: argv
-            .iter()
-            .map(|a| crate::rawpath::text(Path::new(a)))
-            .collect(),
-        started_unix_ms,
-        host: rustix::system::uname()
-            .nodename()
-            .to_string_lossy()
-            .into_owned(),
-        method: format!(
-            "perf: block:block_rq_issue/block_rq_complete tracepoints on every CPU, filtered \
-             to device {}:{} ({}): every process's requests to it while the command ran, \
-             from issue to the driver to completion",
-            dev >> 20,
-            dev & 0xfffff,
-            crate::rawpath::display(device)
-        ),
-    };
+    let (recs, lost, capped) = reader.join().unwrap_or_default();
+    let header = header(argv, dev, device, started_unix_ms);
     let name = crate::rawpath::text(device);
     let mut recording = import::requests(recs, Some(t0), &|_| name.clone(), header);
     recording.footer.duration_ns = end.saturating_sub(t0);
     recording.footer.lost = lost;
+    recording.footer.capped = capped;
     use std::os::unix::process::ExitStatusExt;
     recording.footer.exit_code = status.and_then(|s| s.code());
     recording.footer.exit_signal = status.and_then(|s| s.signal());

@@ -97,6 +97,7 @@ pub fn record(
         end,
         calls,
         path_calls,
+        capped,
     } = run;
     let duration_ns = end.saturating_sub(t0);
     let overhead = overhead.map(|(per_call, per_path)| {
@@ -160,6 +161,7 @@ pub fn record(
             unmatched: decoded.unmatched,
             other_calls: decoded.other_calls,
             unknown_fd_calls: decoded.unknown_fd_calls,
+            capped,
             overhead,
         },
     };
@@ -243,6 +245,8 @@ struct Run {
     /// Watched calls seen (storage or not) and calls that stopped for their path.
     calls: u64,
     path_calls: u64,
+    /// Records left out past the memory cap: the calls after it are not in the trace.
+    capped: u64,
 }
 
 /// How the paths of a traced run are read.
@@ -331,7 +335,15 @@ fn run_traced(
             String::from_utf8_lossy(exec.path.as_bytes())
         )));
     }
-    let (raw, seen, lost) = finished.unwrap_or((traced.raw, Vec::new(), 0));
+    let perf::Drained {
+        raw,
+        seen,
+        lost,
+        capped,
+    } = finished.unwrap_or(perf::Drained {
+        raw: traced.raw,
+        ..Default::default()
+    });
     let t0 = traced.exec_t.unwrap_or(t_start);
     let calls = raw
         .iter()
@@ -354,6 +366,7 @@ fn run_traced(
         end,
         calls,
         path_calls,
+        capped,
     })
 }
 

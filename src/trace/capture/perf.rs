@@ -152,9 +152,38 @@ pub struct Session {
     ids: Tracepoints,
 }
 
-/// What the reader gives back: the calls and tasks, the path probes' records, and the count
-/// of records the kernel had to drop (a buffer full before it was drained).
-pub type Drained = (Vec<Raw>, Vec<super::bpf::Seen>, u64);
+/// What the reader gives back.
+#[derive(Debug, Default)]
+pub struct Drained {
+    /// The calls and tasks.
+    pub raw: Vec<Raw>,
+    /// The path probes' records.
+    pub seen: Vec<super::bpf::Seen>,
+    /// Records the kernel had to drop (a buffer full before it was drained).
+    pub lost: u64,
+    /// Records dropped here past the memory cap: the calls after it are not in the trace.
+    pub capped: u64,
+}
+
+/// The most records a recording keeps in memory: `IOGAUGE_RECORD_MAX_CALLS` calls (two
+/// records each), or as many as a quarter of the memory available at the start holds.
+pub fn max_records() -> usize {
+    if let Some(n) = std::env::var("IOGAUGE_RECORD_MAX_CALLS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+    {
+        return n.saturating_mul(2).max(2);
+    }
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("MemAvailable:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(1 << 30, |kib| kib.saturating_mul(1024));
+    ((available / 4) as usize / std::mem::size_of::<Raw>()).max(1 << 16)
+}
 
 impl Session {
     /// Opens the events for `pid` on every online CPU, filtered to the watched calls; the
@@ -215,12 +244,17 @@ impl Session {
     pub fn read_until(self, done: Arc<AtomicBool>) -> std::thread::JoinHandle<Drained> {
         std::thread::spawn(move || {
             let Session { mut cpus, ids } = self;
-            let mut out = Vec::new();
-            let mut seen = Vec::new();
-            let lost = pump(&mut cpus, &done, |bytes| {
-                parse(bytes, ids, &mut out, &mut seen)
+            let cap = max_records();
+            let mut d = Drained::default();
+            d.lost = pump(&mut cpus, &done, |bytes| {
+                let lost = parse(bytes, ids, &mut d.raw, &mut d.seen);
+                let over = d.raw.len().saturating_sub(cap) + d.seen.len().saturating_sub(cap);
+                d.raw.truncate(cap);
+                d.seen.truncate(cap);
+                d.capped += over as u64;
+                lost
             });
-            (out, seen, lost)
+            d
         })
     }
 }
