@@ -632,7 +632,13 @@ fn the_trace_page_draws_each_files_access_pattern() {
 fn a_recording_past_its_memory_cap_keeps_what_came_first_and_says_so() {
     // The cap (a quarter of the memory available, or IOGAUGE_RECORD_MAX_CALLS) keeps a long
     // program from exhausting memory: the calls after it are left out and counted, the
-    // program runs to its end, and the trace says INCOMPLETE.
+    // program runs to its end, and the trace says INCOMPLETE. With perf and with ptrace.
+    for method in ["auto", "ptrace"] {
+        capped_recording(method);
+    }
+}
+
+fn capped_recording(method: &str) {
     let d = tmp();
     let o = bin()
         .current_dir(d.path())
@@ -641,6 +647,8 @@ fn a_recording_past_its_memory_cap_keeps_what_came_first_and_says_so() {
             "record",
             "-o",
             "t.iogtrace",
+            "--method",
+            method,
             "--",
             "dd",
             "if=/dev/zero",
@@ -663,7 +671,7 @@ fn a_recording_past_its_memory_cap_keeps_what_came_first_and_says_so() {
         &["trace", "stats", "--json", "t.iogtrace"],
     ))
     .unwrap();
-    assert!(v["capped"].as_u64().unwrap() > 0, "{v}");
+    assert!(v["capped"].as_u64().unwrap() > 0, "{method}: {v}");
     let out = v["files"]
         .as_array()
         .unwrap()
@@ -671,7 +679,7 @@ fn a_recording_past_its_memory_cap_keeps_what_came_first_and_says_so() {
         .find(|f| f["path"].as_str().unwrap().ends_with("/out"))
         .expect("out, opened before the cap");
     let writes = out["writes"]["calls"].as_u64().unwrap();
-    assert!(writes > 0 && writes < 300, "{out}");
+    assert!(writes > 0 && writes < 300, "{method}: {out}");
     let text = ok_in(d.path(), &["trace", "stats", "t.iogtrace"]);
     assert!(text.contains("INCOMPLETE"), "{text}");
 }

@@ -335,6 +335,7 @@ fn run_traced(
             String::from_utf8_lossy(exec.path.as_bytes())
         )));
     }
+    let stops_capped = traced.capped;
     let perf::Drained {
         raw,
         seen,
@@ -342,8 +343,15 @@ fn run_traced(
         capped,
     } = finished.unwrap_or(perf::Drained {
         raw: traced.raw,
+        capped: traced.capped,
         ..Default::default()
     });
+    // With perf, what the tracer left out past the cap is path notes.
+    let capped = if fallback {
+        capped
+    } else {
+        capped + stops_capped
+    };
     let t0 = traced.exec_t.unwrap_or(t_start);
     let calls = raw
         .iter()

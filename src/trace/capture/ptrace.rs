@@ -67,6 +67,8 @@ pub struct Traced {
     pub status: Option<i32>,
     /// When the root program's exec completed: the trace's start.
     pub exec_t: Option<u64>,
+    /// Records (or path notes) left out past the memory cap.
+    pub capped: u64,
 }
 
 const BPF_LD_W_ABS: u16 = 0x20;
@@ -163,6 +165,7 @@ pub fn trace(root: i32, fallback: bool) -> io::Result<Traced> {
     let mut t = Tracer {
         root,
         fallback,
+        cap: super::perf::max_records(),
         out: Traced::default(),
         known: HashSet::from([root]),
         inside: HashMap::new(),
@@ -203,6 +206,8 @@ pub fn trace(root: i32, fallback: bool) -> io::Result<Traced> {
 struct Tracer {
     root: i32,
     fallback: bool,
+    /// The most records (and notes) kept in memory.
+    cap: usize,
     out: Traced,
     known: HashSet<i32>,
     /// Fallback: each task's call in progress (entered, exit not yet seen).
@@ -227,6 +232,11 @@ impl Tracer {
         if sig == libc::SIGTRAP && event == libc::PTRACE_EVENT_SECCOMP {
             let regs = sys::regs(pid)?;
             if let Some(call) = Call::of(regs.nr) {
+                // Past the memory cap, calls are counted, not kept (nor their exits).
+                if self.out.raw.len() + self.out.notes.len() >= self.cap {
+                    self.out.capped += if self.fallback { 2 } else { 1 };
+                    return Ok(0);
+                }
                 if call.has_path() {
                     self.out.notes.push(note(pid, t, call, &regs));
                 }
