@@ -335,6 +335,28 @@ fn run_traced(
             String::from_utf8_lossy(exec.path.as_bytes())
         )));
     }
+    let t0 = traced.exec_t.unwrap_or(t_start);
+    Ok(decoded(
+        traced,
+        finished,
+        probes.is_some(),
+        pid,
+        &inherited,
+        (t0, end),
+    ))
+}
+
+/// A traced run's records (perf's, when `finished`; else the tracer's) decoded, the path
+/// notes from the kernel's probes (`kernel`) or the tracer's stops.
+fn decoded(
+    traced: ptrace::Traced,
+    finished: Option<perf::Drained>,
+    kernel: bool,
+    pid: i32,
+    inherited: &[decode::Inherited],
+    (t0, end): (u64, u64),
+) -> Run {
+    let fallback = finished.is_none();
     let stops_capped = traced.capped;
     let perf::Drained {
         raw,
@@ -352,21 +374,21 @@ fn run_traced(
     } else {
         capped + stops_capped
     };
-    let t0 = traced.exec_t.unwrap_or(t_start);
     let calls = raw
         .iter()
         .filter(|r| matches!(r, perf::Raw::Enter { .. }))
         .count() as u64;
-    let notes = match probes {
-        Some(_) => bpf::notes(&raw, seen),
-        None => traced.notes,
+    let notes = if kernel {
+        bpf::notes(&raw, seen)
+    } else {
+        traced.notes
     };
     let path_calls = notes.len() as u64;
     let cwd = std::env::current_dir()
         .map(|d| d.into_os_string().into_vec())
         .unwrap_or_default();
-    let decoded = decode::decode(raw, notes, pid as u32, &inherited, t0, cwd);
-    Ok(Run {
+    let decoded = decode::decode(raw, notes, pid as u32, inherited, t0, cwd);
+    Run {
         decoded,
         status: traced.status,
         lost,
@@ -375,7 +397,7 @@ fn run_traced(
         calls,
         path_calls,
         capped,
-    })
+    }
 }
 
 /// A thread that sends the program SIGTERM once `stop` turns true (iogauge was asked to
