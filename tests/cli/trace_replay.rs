@@ -455,35 +455,9 @@ fn fios_own_iolog_imported_is_a_trace_that_replays_its_io() {
             .contains("fio's I/O log version 3")
     );
     // Replayed elsewhere, call for call.
-    let place = tmp();
-    let o = run_in(
-        d.path(),
-        &[
-            "replay",
-            "j.iogtrace",
-            "--directory",
-            place.path().to_str().unwrap(),
-            "--output-format=json",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(r["results_differ"], 0, "{r}");
-    let op = |name: &str| {
-        r["ops"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|o| o["op"] == name)
-            .cloned()
-            .unwrap_or_default()
-    };
-    assert_eq!(op("read")["bytes"], reads * 4096, "{r}");
-    assert_eq!(op("write")["bytes"], writes * 4096, "{r}");
-    assert!(
-        entries(place.path()).is_empty(),
-        "the replay removed its files"
-    );
+    let r = replayed(d.path(), "j.iogtrace", &[]);
+    assert_eq!(op_bytes(&r, "read"), reads * 4096, "{r}");
+    assert_eq!(op_bytes(&r, "write"), writes * 4096, "{r}");
     // Bad input: refused, nothing written; an existing output is kept.
     let before = entries(d.path());
     for (args, text) in [
@@ -518,6 +492,39 @@ fn fios_own_iolog_imported_is_a_trace_that_replays_its_io() {
         std::fs::read_to_string(d.path().join("job.log")).unwrap(),
         log
     );
+}
+
+/// `trace` (in `dir`) replayed in a directory of its own with `extra` options: its JSON
+/// report, checked to have done what the trace did and removed its files.
+fn replayed(dir: &Path, trace: &str, extra: &[&str]) -> Value {
+    let place = tmp();
+    let mut args = vec![
+        "replay",
+        trace,
+        "--directory",
+        place.path().to_str().unwrap(),
+        "--output-format=json",
+    ];
+    args.extend_from_slice(extra);
+    let o = run_in(dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["results_differ"], 0, "{r}");
+    assert!(
+        entries(place.path()).is_empty(),
+        "the replay removed its files"
+    );
+    r
+}
+
+/// The bytes a replay report's calls of one kind moved.
+fn op_bytes(r: &Value, name: &str) -> u64 {
+    r["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["op"] == name)
+        .map_or(0, |o| o["bytes"].as_u64().unwrap())
 }
 
 /// A loop device over a file of `size` bytes in `dir`, detached when dropped.
@@ -612,30 +619,8 @@ fn a_devices_block_requests_are_recorded_and_replay() {
     assert_eq!(v["files"][0]["reads"]["bytes"], 128 * 4096, "{v}");
     assert_eq!(v["files"][0]["reads"]["calls"], 128, "{v}");
     // The write trace replays, in open mode, on a file in a directory of its own.
-    let place = tmp();
-    let o = run_in(
-        d.path(),
-        &[
-            "replay",
-            "w.iogtrace",
-            "--mode=open",
-            "--directory",
-            place.path().to_str().unwrap(),
-            "--output-format=json",
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(r["results_differ"], 0, "{r}");
-    let w = r["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["op"] == "write")
-        .cloned()
-        .unwrap();
-    assert_eq!(w["bytes"], 2 << 20, "{r}");
-    assert!(entries(place.path()).is_empty());
+    let r = replayed(d.path(), "w.iogtrace", &["--mode=open"]);
+    assert_eq!(op_bytes(&r, "write"), 2 << 20, "{r}");
     // Not a block device: refused in one line, nothing run, nothing written.
     let before = entries(d.path());
     let o = run_in(

@@ -18,7 +18,7 @@ use super::perf::{self, CpuEvents};
 use super::sys::{self, PerfAttr};
 use super::{CaptureError, Captured};
 use crate::trace::import::{self, Blk};
-use crate::trace::recording::{Header, VERSION};
+use crate::trace::recording::Header;
 
 /// Where the fields of one tracepoint's record are: name → (offset, size).
 type Fields = HashMap<String, (usize, usize)>;
@@ -197,20 +197,10 @@ fn open(p: &Points, dev: u32) -> io::Result<Vec<CpuEvents>> {
 
 /// The trace's header for a block recording of `device` (number `dev`) while `argv` ran.
 fn header(argv: &[OsString], dev: u32, device: &Path, started_unix_ms: u64) -> Header {
-    Header {
-        format: "iogauge-trace".into(),
-        version: VERSION,
-        iogauge: env!("CARGO_PKG_VERSION").into(),
-        command: argv
-            .iter()
-            .map(|a| crate::rawpath::text(Path::new(a)))
-            .collect(),
+    super::header(
+        argv,
         started_unix_ms,
-        host: rustix::system::uname()
-            .nodename()
-            .to_string_lossy()
-            .into_owned(),
-        method: format!(
+        format!(
             "perf: block:block_rq_issue/block_rq_complete tracepoints on every CPU, filtered \
              to device {}:{} ({}): every process's requests to it while the command ran, \
              from issue to the driver to completion",
@@ -218,7 +208,7 @@ fn header(argv: &[OsString], dev: u32, device: &Path, started_unix_ms: u64) -> H
             dev & 0xfffff,
             crate::rawpath::display(device)
         ),
-    }
+    )
 }
 
 /// Records the requests to `device` while `argv` runs.

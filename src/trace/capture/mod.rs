@@ -131,21 +131,7 @@ pub fn record(
         }
     };
     let recording = Recording {
-        header: Header {
-            format: "iogauge-trace".into(),
-            version: VERSION,
-            iogauge: env!("CARGO_PKG_VERSION").into(),
-            command: argv
-                .iter()
-                .map(|a| crate::rawpath::text(Path::new(a)))
-                .collect(),
-            started_unix_ms,
-            host: rustix::system::uname()
-                .nodename()
-                .to_string_lossy()
-                .into_owned(),
-            method,
-        },
+        header: header(argv, started_unix_ms, method),
         events: decoded.events,
         footer: Footer {
             duration_ns,
@@ -169,6 +155,26 @@ pub fn record(
         recording,
         fallback_reason,
     })
+}
+
+/// The header of a trace of `argv` recorded here from `started_unix_ms`, captured as `method`
+/// says.
+fn header(argv: &[OsString], started_unix_ms: u64, method: String) -> Header {
+    Header {
+        format: "iogauge-trace".into(),
+        version: VERSION,
+        iogauge: env!("CARGO_PKG_VERSION").into(),
+        command: argv
+            .iter()
+            .map(|a| crate::rawpath::text(Path::new(a)))
+            .collect(),
+        started_unix_ms,
+        host: rustix::system::uname()
+            .nodename()
+            .to_string_lossy()
+            .into_owned(),
+        method,
+    }
 }
 
 /// perf's tracepoints when the method allows and perf works here (None: ptrace), and why
