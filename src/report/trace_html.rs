@@ -14,6 +14,8 @@ use crate::units::human_bytes;
 
 /// Files drawn, busiest (bytes moved) first; the rest are named as left out.
 const MAX_FILES: usize = 8;
+/// Files not drawn that are named.
+const MAX_NAMED: usize = 20;
 /// Marks drawn per file; a file with more calls has every n-th drawn, which the page says.
 const MAX_MARKS: usize = 20_000;
 const W: f64 = 860.0;
@@ -63,15 +65,24 @@ pub fn render(r: &Recording, s: &Stats, text: &str) -> String {
         file_chart(&mut o, r, i, s.duration_ns);
     }
     if order.len() > MAX_FILES {
-        let rest: Vec<String> = order[MAX_FILES..]
+        // Named up to a point: a program that makes a journal per transaction has thousands.
+        let rest = &order[MAX_FILES..];
+        let named: Vec<String> = rest
             .iter()
+            .take(MAX_NAMED)
             .map(|&i| esc(&s.files[i].path))
             .collect();
+        let more = rest.len() - named.len();
         let _ = writeln!(
             o,
-            "<p>Not drawn ({} files that moved less): {}</p>",
+            "<p>Not drawn ({} files that moved less): {}{}</p>",
             rest.len(),
-            rest.join(", ")
+            named.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
         );
     }
     let _ = writeln!(o, "<h2>Figures</h2>\n<pre>{}</pre>", esc(text));
@@ -233,5 +244,27 @@ mod tests {
             .find(|r| r.contains(&format!("fill=\"{READ}\"")))
             .unwrap();
         assert!(read.contains("y=\"10.0\""), "{read}");
+        // Thousands of small files (a journal per transaction): eight drawn, twenty named.
+        let mut many = r.clone();
+        many.footer.files = (0..1000)
+            .map(|i| FileInfo {
+                path: format!("/j{i}"),
+                ..r.footer.files[0].clone()
+            })
+            .collect();
+        many.events = (0..1000)
+            .map(|i| Event {
+                file: i,
+                ..event(u64::from(i), Op::Write, 0, 512 + u64::from(i))
+            })
+            .collect();
+        let s = crate::trace::stats::stats(&many);
+        let page = render(&many, &s, "");
+        assert_eq!(page.matches("<svg").count(), MAX_FILES);
+        assert!(
+            page.contains("Not drawn (992 files that moved less)"),
+            "{page}"
+        );
+        assert!(page.contains(" and 972 more</p>"));
     }
 }
