@@ -12,6 +12,7 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::OnceLock;
 
+use super::bpf_asm::*;
 use super::btf::Btf;
 use super::calls::Call;
 use super::perf::Raw;
@@ -289,137 +290,6 @@ impl PathProbes {
         Ok(())
     }
 }
-
-/// A small eBPF assembler: instructions, and jumps to labels patched at the end.
-#[derive(Default)]
-struct Asm {
-    code: Vec<BpfInsn>,
-    jumps: Vec<(usize, String)>,
-    labels: HashMap<String, usize>,
-}
-
-const R0: u8 = 0;
-const R1: u8 = 1;
-const R2: u8 = 2;
-const R3: u8 = 3;
-const R4: u8 = 4;
-const R5: u8 = 5;
-const R6: u8 = 6;
-const R7: u8 = 7;
-const R8: u8 = 8;
-const R9: u8 = 9;
-const FP: u8 = 10;
-
-const HELPER_MAP_LOOKUP: i32 = 1;
-const HELPER_PERF_EVENT_OUTPUT: i32 = 25;
-const HELPER_GET_CURRENT_TASK: i32 = 35;
-const HELPER_PROBE_READ_USER: i32 = 112;
-const HELPER_PROBE_READ_KERNEL: i32 = 113;
-const HELPER_PROBE_READ_USER_STR: i32 = 114;
-
-/// Memory access widths: (load, store register, store immediate) opcodes.
-#[derive(Clone, Copy)]
-enum W {
-    B,
-    H,
-    Wd,
-    Dw,
-}
-
-impl W {
-    fn ops(self) -> (u8, u8, u8) {
-        match self {
-            W::B => (0x71, 0x73, 0x72),
-            W::H => (0x69, 0x6b, 0x6a),
-            W::Wd => (0x61, 0x63, 0x62),
-            W::Dw => (0x79, 0x7b, 0x7a),
-        }
-    }
-}
-
-impl Asm {
-    fn op(&mut self, code: u8, dst: u8, src: u8, off: i16, imm: i32) -> &mut Self {
-        self.code.push(BpfInsn {
-            code,
-            regs: dst | (src << 4),
-            off,
-            imm,
-        });
-        self
-    }
-    fn mov(&mut self, dst: u8, src: u8) -> &mut Self {
-        self.op(0xbf, dst, src, 0, 0)
-    }
-    fn movi(&mut self, dst: u8, imm: i32) -> &mut Self {
-        self.op(0xb7, dst, 0, 0, imm)
-    }
-    /// A 32-bit move: the upper half is zero (BPF_F_CURRENT_CPU must not be sign-extended).
-    fn movi32(&mut self, dst: u8, imm: i32) -> &mut Self {
-        self.op(0xb4, dst, 0, 0, imm)
-    }
-    fn addi(&mut self, dst: u8, imm: i32) -> &mut Self {
-        self.op(0x07, dst, 0, 0, imm)
-    }
-    fn add(&mut self, dst: u8, src: u8) -> &mut Self {
-        self.op(0x0f, dst, src, 0, 0)
-    }
-    fn lshi(&mut self, dst: u8, imm: i32) -> &mut Self {
-        self.op(0x67, dst, 0, 0, imm)
-    }
-    fn ld(&mut self, w: W, dst: u8, src: u8, off: i32) -> &mut Self {
-        self.op(w.ops().0, dst, src, off as i16, 0)
-    }
-    fn st(&mut self, w: W, dst: u8, off: i32, src: u8) -> &mut Self {
-        self.op(w.ops().1, dst, src, off as i16, 0)
-    }
-    fn sti(&mut self, w: W, dst: u8, off: i32, imm: i32) -> &mut Self {
-        self.op(w.ops().2, dst, 0, off as i16, imm)
-    }
-    fn call(&mut self, helper: i32) -> &mut Self {
-        self.op(0x85, 0, 0, 0, helper)
-    }
-    fn map(&mut self, dst: u8, map: &OwnedFd) -> &mut Self {
-        // ld_imm64 with src = BPF_PSEUDO_MAP_FD: two instructions.
-        self.op(0x18, dst, 1, 0, map.as_raw_fd());
-        self.op(0, 0, 0, 0, 0)
-    }
-    /// A conditional jump (`code`: the BPF_JMP|op|BPF_K opcode) on `dst` against `imm`.
-    fn jump_if(&mut self, code: u8, dst: u8, imm: i32, to: &str) -> &mut Self {
-        self.jumps.push((self.code.len(), to.to_string()));
-        self.op(code, dst, 0, 0, imm)
-    }
-    /// A conditional jump on `dst` against register `src`.
-    fn jump_if_reg(&mut self, code: u8, dst: u8, src: u8, to: &str) -> &mut Self {
-        self.jumps.push((self.code.len(), to.to_string()));
-        self.op(code, dst, src, 0, 0)
-    }
-    fn label(&mut self, name: &str) -> &mut Self {
-        self.labels.insert(name.to_string(), self.code.len());
-        self
-    }
-    /// An unconditional jump.
-    fn goto(&mut self, to: &str) -> &mut Self {
-        self.jumps.push((self.code.len(), to.to_string()));
-        self.op(0x05, 0, 0, 0, 0)
-    }
-    fn exit(&mut self) -> &mut Self {
-        self.op(0x95, 0, 0, 0, 0)
-    }
-    fn finish(mut self) -> Vec<BpfInsn> {
-        for (at, to) in std::mem::take(&mut self.jumps) {
-            let target = self.labels[&to];
-            self.code[at].off = (target as i64 - at as i64 - 1) as i16;
-        }
-        self.code
-    }
-}
-
-const JEQ: u8 = 0x15;
-const JNE: u8 = 0x55;
-const JSGT: u8 = 0x65;
-const JSLE: u8 = 0xd5;
-const JSLT: u8 = 0xc5;
-const JGE_REG: u8 = 0x3d;
 
 /// A syscall tracepoint's argument `i`, as an offset in its context.
 fn arg(i: u8) -> i32 {

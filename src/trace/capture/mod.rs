@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub mod block;
 pub mod bpf;
+mod bpf_asm;
 mod btf;
 pub mod calls;
 pub mod decode;
