@@ -189,20 +189,14 @@ fn blk_records(b: &[u8]) -> Result<Vec<Blk>, ImportError> {
             ));
         }
     };
-    let u32_at = |r: &[u8], at: usize| {
-        let v: [u8; 4] = r[at..at + 4].try_into().expect("4");
+    // An unsigned field of `n` bytes at `at`, in the trace's byte order.
+    let num = |r: &[u8], at: usize, n: usize| {
+        let fold = |acc: u64, b: &u8| (acc << 8) | u64::from(*b);
+        let bytes = &r[at..at + n];
         if big {
-            u32::from_be_bytes(v)
+            bytes.iter().fold(0, fold)
         } else {
-            u32::from_le_bytes(v)
-        }
-    };
-    let u64_at = |r: &[u8], at: usize| {
-        let v: [u8; 8] = r[at..at + 8].try_into().expect("8");
-        if big {
-            u64::from_be_bytes(v)
-        } else {
-            u64::from_le_bytes(v)
+            bytes.iter().rev().fold(0, fold)
         }
     };
     let mut out = Vec::new();
@@ -214,30 +208,22 @@ fn blk_records(b: &[u8]) -> Result<Vec<Blk>, ImportError> {
                 b.len() - at
             )));
         };
-        if u32_at(r, 0) & 0xffff_ff00 != BLK_MAGIC {
+        if num(r, 0, 4) as u32 & 0xffff_ff00 != BLK_MAGIC {
             return Err(ImportError::Blktrace(format!(
                 "no record magic at byte {at}"
             )));
         }
-        let pdu = if big {
-            u16::from_be_bytes([r[46], r[47]])
-        } else {
-            u16::from_le_bytes([r[46], r[47]])
-        };
         out.push(Blk {
-            time: u64_at(r, 8),
-            sector: u64_at(r, 16),
-            bytes: u32_at(r, 24),
-            action: u32_at(r, 28),
-            pid: u32_at(r, 32),
-            device: u32_at(r, 36),
-            error: if big {
-                u16::from_be_bytes([r[44], r[45]])
-            } else {
-                u16::from_le_bytes([r[44], r[45]])
-            },
+            time: num(r, 8, 8),
+            sector: num(r, 16, 8),
+            bytes: num(r, 24, 4) as u32,
+            action: num(r, 28, 4) as u32,
+            pid: num(r, 32, 4) as u32,
+            device: num(r, 36, 4) as u32,
+            error: num(r, 44, 2) as u16,
         });
-        at += BLK_RECORD + usize::from(pdu);
+        let pdu = num(r, 46, 2) as usize;
+        at += BLK_RECORD + pdu;
     }
     Ok(out)
 }
