@@ -16,6 +16,7 @@ use commands::assess::assess;
 use commands::fio::fio;
 use commands::job::job;
 use commands::legacy::legacy;
+use commands::predict::predict;
 use commands::quick::quick;
 use commands::record::record;
 use commands::replay::replay;
@@ -98,6 +99,7 @@ fn dispatch() -> ExitCode {
         Ok(Request::Record(req)) => record(req),
         Ok(Request::Trace(req)) => trace(req),
         Ok(Request::Replay(req)) => replay(req),
+        Ok(Request::Predict(req)) => predict(req),
         Ok(Request::Quick {
             directory,
             size,

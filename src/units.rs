@@ -25,6 +25,17 @@ pub fn human_bytes(n: u64) -> String {
     }
 }
 
+/// `n` bytes in the largest binary unit that divides them exactly ("128 KiB", "1 MiB",
+/// "1536 B"): a size as programs ask for it.
+pub fn exact_bytes(n: u64) -> String {
+    for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] {
+        if n >= 1 << shift && n % (1 << shift) == 0 {
+            return format!("{} {unit}", n >> shift);
+        }
+    }
+    format!("{n} B")
+}
+
 /// `unix_s` as C's ctime() prints it, in UTC: "Sat Nov 21 12:18:58 2026".
 pub fn ctime_utc(unix_s: u64) -> String {
     let days = unix_s / 86_400;

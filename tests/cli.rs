@@ -65,6 +65,8 @@ mod mmap;
 mod net;
 #[path = "cli/outputs.rs"]
 mod outputs;
+#[path = "cli/predict.rs"]
+mod predict;
 #[path = "cli/preread.rs"]
 mod preread;
 #[path = "cli/prio.rs"]

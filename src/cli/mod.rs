@@ -14,6 +14,7 @@ use crate::report::Format;
 
 mod fio;
 mod job;
+mod predict;
 mod sweep;
 mod tool;
 mod trace;
@@ -24,6 +25,7 @@ use job::{
     job_command, job_request, run_command, run_sections, set_overrides, workload_args,
     workload_entries,
 };
+pub use predict::PredictRequest;
 pub use tool::ToolOptions;
 use tool::{check_output, overwrite_output_arg, repeat_arg, safety_args, tool_args, tool_options};
 pub use trace::{RecordRequest, ReplayRequest, TraceRequest};
@@ -93,6 +95,8 @@ pub enum Request {
     Trace(TraceRequest),
     /// `iogauge replay TRACE`.
     Replay(ReplayRequest),
+    /// `iogauge predict TRACE|JOBFILE`.
+    Predict(PredictRequest),
     /// Help or version text to print; exit 0.
     Print(String),
 }
@@ -223,6 +227,7 @@ pub fn command() -> Command {
         .subcommand(trace::record_command())
         .subcommand(trace::trace_command())
         .subcommand(trace::replay_command())
+        .subcommand(predict::predict_command())
         .subcommand(legacy("sasiotest", "SAS's SASIOTEST: iogauge sasiotest FILE [-r|-w|-rw] [-seq|-ran] [-filesize N] [-pagesize N] [-sgio -numpages M] [-unbuffered] [-writethru]"))
         .subcommand(legacy("sqlio", "Microsoft's sqlio: iogauge sqlio [-kR|-kW] [-s<secs>] [-f<pattern>] [-o<n>] [-b<KB>] [-t<n>] [-B<N|Y|H|S>] [-L<S|P>] [-F<param file>] [file]; --batch FILE"))
         .subcommand(legacy("iotest", "SAS's iotest.sh: iogauge iotest -i N -t DIR -b BLOCKS -s KB"))
@@ -426,27 +431,12 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             Some(names) => options_named(names).map(Request::Print),
             None => Ok(Request::Options),
         },
-        Some(("report", sm)) => {
-            let text = sm.get_one::<String>("output-format").expect("has default");
-            let format: Format = text
-                .parse()
-                .map_err(|e: crate::report::UnknownFormat| UsageError(e.to_string()))?;
-            let output = sm.get_one::<String>("output").map(|s| rawpath::path(s));
-            let overwrite_output = sm.get_flag("overwrite-output");
-            if let Some(p) = &output {
-                check_output("--output", p, overwrite_output)?;
-            }
-            Ok(Request::Report {
-                input: rawpath::path(sm.get_one::<String>("input").expect("required")),
-                output,
-                format,
-                overwrite_output,
-            })
-        }
+        Some(("report", sm)) => report_request(sm),
         Some(("compare", sm)) => compare_request(sm),
         Some(("record", sm)) => trace::record_request(sm),
         Some(("trace", sm)) => trace::trace_request(sm),
         Some(("replay", sm)) => trace::replay_request(sm),
+        Some(("predict", sm)) => predict::predict_request(sm),
         Some(("sweep", sm)) => sweep_request(&args, sm),
         Some(("assess", sm)) => {
             let mut tool = tool_options(sm)?;
@@ -483,6 +473,25 @@ pub fn parse(args: &[String]) -> Result<Request, UsageError> {
             })
         }
     }
+}
+
+/// `iogauge report INPUT.json [--output-format F] [--output FILE]`.
+fn report_request(sm: &ArgMatches) -> Result<Request, UsageError> {
+    let text = sm.get_one::<String>("output-format").expect("has default");
+    let format: Format = text
+        .parse()
+        .map_err(|e: crate::report::UnknownFormat| UsageError(e.to_string()))?;
+    let output = sm.get_one::<String>("output").map(|s| rawpath::path(s));
+    let overwrite_output = sm.get_flag("overwrite-output");
+    if let Some(p) = &output {
+        check_output("--output", p, overwrite_output)?;
+    }
+    Ok(Request::Report {
+        input: rawpath::path(sm.get_one::<String>("input").expect("required")),
+        output,
+        format,
+        overwrite_output,
+    })
 }
 
 /// The command line with the subcommand the user left out, as fio users type it:

@@ -8,6 +8,7 @@ pub(crate) mod assess;
 pub(crate) mod fio;
 pub(crate) mod job;
 pub(crate) mod legacy;
+pub(crate) mod predict;
 pub(crate) mod quick;
 pub(crate) mod record;
 pub(crate) mod replay;

@@ -9,6 +9,7 @@ pub mod from_fio;
 pub mod html;
 pub mod json;
 pub mod log;
+pub mod predict;
 pub mod summary;
 pub mod sweep_html;
 pub mod text;

@@ -63,6 +63,7 @@ fn flag_words(f: u16) -> String {
         (flag::POSITIONAL, "positional"),
         (flag::OFFSET_UNKNOWN, "offset-unknown"),
         (flag::CREATED, "created"),
+        (flag::DIR, "directory"),
     ];
     let words: Vec<&str> = names
         .iter()

@@ -220,6 +220,7 @@ mod tests {
                     size_at_open: None,
                     extent: 8192,
                     removed: false,
+                    in_memory: false,
                 }],
                 threads: vec![],
                 lost: 0,

@@ -5,6 +5,7 @@
 
 pub mod assess;
 pub mod compare;
+pub mod predict;
 pub mod repeat;
 pub mod rounds;
 pub mod scaleout;

@@ -6,7 +6,7 @@
 //! (an I/O log has no way to say them), and counted. Pure: the caller renders and writes it.
 
 use super::iolog::{Action, Op as LogOp};
-use super::recording::{Op, Recording, flag};
+use super::recording::{NO_FILE, Op, Recording, flag};
 
 /// The log's parts: file names, entries, the end time (µs), and the calls left out.
 pub struct Exported {
@@ -44,7 +44,11 @@ pub fn iolog(r: &Recording, tid: Option<u32>) -> Exported {
             _ => continue,
         };
         let io = action.is_io();
-        if e.result < 0 || (io && (e.result == 0 || e.flags & flag::OFFSET_UNKNOWN != 0)) {
+        // A directory's sync is on no file of the log.
+        if e.file == NO_FILE
+            || e.result < 0
+            || (io && (e.result == 0 || e.flags & flag::OFFSET_UNKNOWN != 0))
+        {
             left_out += 1;
             continue;
         }

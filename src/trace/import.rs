@@ -49,6 +49,9 @@ fn footer(mut files: Vec<FileInfo>, events: &[Event]) -> Footer {
             pid: e.tid,
             first_ns: e.t,
             last_ns: e.t,
+            parent: None,
+            born_ns: None,
+            ended_ns: None,
         });
         th.last_ns = th.last_ns.max(e.t);
     }
@@ -84,6 +87,7 @@ fn file(path: String, kind: &str) -> FileInfo {
         size_at_open: None,
         extent: 0,
         removed: false,
+        in_memory: false,
     }
 }
 

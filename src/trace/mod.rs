@@ -7,6 +7,7 @@
 //! runs in `runner::replay`). Pure data and text except `capture`, which runs the recorded
 //! program; nothing here touches the plan, the files or the runner.
 
+pub mod anchor;
 pub mod capture;
 pub mod export;
 pub mod import;

@@ -46,6 +46,8 @@ pub enum Op {
     AioGetevents = 15,
     /// io_uring_enter: `arg` to_submit, `result` consumed.
     UringEnter = 16,
+    /// posix_fadvise: `offset`, `len`, `arg` the advice (4: DONTNEED drops cached pages).
+    Fadvise = 17,
 }
 
 impl Op {
@@ -68,6 +70,7 @@ impl Op {
             14 => AioSubmit,
             15 => AioGetevents,
             16 => UringEnter,
+            17 => Fadvise,
             _ => return None,
         })
     }
@@ -91,6 +94,7 @@ impl Op {
             AioSubmit => "io_submit",
             AioGetevents => "io_getevents",
             UringEnter => "io_uring_enter",
+            Fadvise => "fadvise",
         }
     }
 
@@ -119,6 +123,8 @@ pub mod flag {
     pub const OFFSET_UNKNOWN: u16 = 64;
     /// open: the call created the file.
     pub const CREATED: u16 = 128;
+    /// fsync/fdatasync of a directory (`file` is NO_FILE): a replay syncs its own directory.
+    pub const DIR: u16 = 256;
 }
 
 /// One recorded call. Encoded as t, dur, offset, len (u64), result (i64), tid, file, arg
@@ -210,6 +216,10 @@ pub struct FileInfo {
     pub extent: u64,
     /// Unlinked or renamed away by the program.
     pub removed: bool,
+    /// On a file system held in memory (tmpfs, ramfs) when recorded: its reads say nothing of
+    /// the page cache. Absent in older traces.
+    #[serde(default)]
+    pub in_memory: bool,
 }
 
 /// A thread of the recorded program.
@@ -220,6 +230,15 @@ pub struct ThreadInfo {
     /// Its first and last recorded event's issue time (ns from the start).
     pub first_ns: u64,
     pub last_ns: u64,
+    /// The recorded thread that created it (directly, or through tasks that made no recorded
+    /// call); None for the program's first thread. Absent in traces before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<u32>,
+    /// When it was created and when it ended, ns from the start, where the capture saw it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub born_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_ns: Option<u64>,
 }
 
 /// The capture's own cost, measured on this machine at record time: a calibration loop timed
@@ -230,6 +249,13 @@ pub struct Overhead {
     pub per_call_ns: f64,
     /// Added time per call that names a path (they stop the program under ptrace), ns.
     pub per_path_call_ns: f64,
+    /// Added time per system call the capture does not watch (under perf each still passes
+    /// the tracepoints and their probes), ns, and how many the program made (counted by perf;
+    /// 0 under ptrace, where they cost nothing). Absent in older traces.
+    #[serde(default)]
+    pub per_unwatched_call_ns: f64,
+    #[serde(default)]
+    pub unwatched_calls: u64,
     /// Estimated time the capture added to the run, ns, and as a share of its run time.
     pub added_ns: u64,
     pub added_pct: f64,
@@ -399,6 +425,7 @@ mod tests {
                     size_at_open: None,
                     extent: 40_960_000,
                     removed: false,
+                    in_memory: false,
                 }],
                 threads: vec![],
                 lost: 0,

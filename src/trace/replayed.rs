@@ -91,3 +91,16 @@ pub struct ReplayReport {
     /// Stopped before the end (a signal).
     pub stopped: bool,
 }
+
+/// What a replay measured of each call of the trace (indexed as its events), for a
+/// prediction: when it completed, how long it took, and along the chain of calls that decided
+/// its issue (see `runner::replay`) the replay's own delays and the recorded calls on it.
+/// None for a call not replayed (or not reached).
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    /// Completion, ns after the replay's start (the recorded program's exec).
+    pub done_ns: Vec<Option<u64>>,
+    pub took_ns: Vec<u64>,
+    pub chain_late_ns: Vec<u64>,
+    pub chain_calls: Vec<u64>,
+}

@@ -13,14 +13,18 @@ use rustix::fs::OFlags;
 use super::layout::Layout;
 use super::{Mode, ThreadResult};
 use crate::engine::buf::AlignedBuf;
-use crate::trace::recording::{Event, Op, flag};
+use crate::trace::recording::{Event, NO_FILE, Op, flag};
 
 /// What all replay threads share.
 pub struct Shared<'a> {
     pub events: &'a [Event],
     pub deps: &'a [Option<usize>],
+    /// Closed mode: the other threads' calls a call starts from (`trace::anchor`).
+    pub anchors: &'a crate::trace::anchor::Anchors,
     /// Per event: its replay completion, ns after the start, + 1 (0: not yet).
     pub done: &'a [AtomicU64],
+    /// Per event, what the replay measured of it, set before `done`.
+    pub timing: &'a [Timing],
     pub layout: &'a Layout,
     pub mode: Mode,
     pub speed: f64,
@@ -31,6 +35,17 @@ pub struct Shared<'a> {
     /// close (which may come from another thread).
     pub opened: &'a std::sync::Mutex<HashMap<(u32, i64), OwnedFd>>,
     pub stop: &'a AtomicBool,
+}
+
+/// What the replay measured of one call: its time inside the call, and along the chain of
+/// calls that decided when it was issued (its own thread's previous call, the call it
+/// depended on or started from, whichever came last, and so back to the start), the replay's
+/// own delays (issue later than the call could go) and the recorded calls on it.
+#[derive(Default)]
+pub struct Timing {
+    pub took_ns: AtomicU64,
+    pub chain_late_ns: AtomicU64,
+    pub chain_calls: AtomicU64,
 }
 
 /// Whether a call is replayed (the rest are counted: mappings, seeks, renames, and the
@@ -74,7 +89,8 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     s.ready.wait();
     let start = *s.start.get().expect("set between the barriers");
     let mut fds: HashMap<(u32, u32), OwnedFd> = HashMap::new();
-    let mut prev: Option<(&Event, Instant)> = None;
+    let mut prev: Option<(usize, Instant)> = None;
+    let mut skipped_since = 0u64;
     for &i in mine {
         let e = &s.events[i];
         if s.stop.load(Ordering::Relaxed) {
@@ -82,20 +98,42 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         }
         if !replayed(e.op) {
             r.skipped += 1;
+            skipped_since += 1;
             mark(s, start, i);
             continue;
         }
-        let due = due(s, start, e, prev);
+        let (due, mut binding) = due(s, start, i, prev);
         wait_until(due, s.stop);
         if s.stop.load(Ordering::Relaxed) {
             break;
         }
+        let mut ready = due;
         if let Some(d) = s.deps[i] {
             wait_for(s, d);
+            let dep_done = completed_at(s, start, d);
+            if dep_done > ready {
+                (ready, binding) = (dep_done, Some(d));
+            }
         }
         let issued = Instant::now();
         let result = issue(s, e, &mut buf, &mut fds);
         let completed = Instant::now();
+        let late = issued.saturating_duration_since(ready);
+        let t = &s.timing[i];
+        t.took_ns
+            .store((completed - issued).as_nanos() as u64, Ordering::Relaxed);
+        let (chain_late, chain_calls) = binding.map_or((0, 0), |b| {
+            let bt = &s.timing[b];
+            (
+                bt.chain_late_ns.load(Ordering::Relaxed),
+                bt.chain_calls.load(Ordering::Relaxed),
+            )
+        });
+        t.chain_late_ns
+            .store(chain_late + late.as_nanos() as u64, Ordering::Relaxed);
+        t.chain_calls
+            .store(chain_calls + 1 + skipped_since, Ordering::Relaxed);
+        skipped_since = 0;
         mark(s, start, i);
         r.record(
             e,
@@ -103,21 +141,50 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             completed - issued,
             issued.saturating_duration_since(due),
         );
-        prev = Some((e, completed));
+        prev = Some((i, completed));
     }
     r
 }
 
-/// When the call is due.
-fn due(s: &Shared<'_>, start: Instant, e: &Event, prev: Option<(&Event, Instant)>) -> Instant {
+/// When the call is due, and the call that decided it (None: the recorded start).
+fn due(
+    s: &Shared<'_>,
+    start: Instant,
+    i: usize,
+    prev: Option<(usize, Instant)>,
+) -> (Instant, Option<usize>) {
+    let e = &s.events[i];
     let scaled = |ns: u64| Duration::from_nanos((ns as f64 / s.speed) as u64);
+    let think = |p: &Event| scaled(e.t.saturating_sub(p.t.saturating_add(p.dur)));
     match (s.mode, prev) {
-        (Mode::Afap, _) => Instant::now(),
-        (Mode::Open, _) | (Mode::Closed, None) => start + scaled(e.t),
-        (Mode::Closed, Some((p, done))) => {
-            done + scaled(e.t.saturating_sub(p.t.saturating_add(p.dur)))
+        (Mode::Afap, _) => (Instant::now(), prev.map(|p| p.0)),
+        (Mode::Open, _) => (start + scaled(e.t), None),
+        (Mode::Closed, _) => {
+            // A call that starts from another thread's (it waited for it) is due the recorded
+            // time after that one completed, and not before its own thread's previous call
+            // completed; the others the recorded think time after their previous call.
+            let from = s.anchors.get(&i).and_then(|list| {
+                list.iter()
+                    .map(|a| {
+                        wait_for(s, a.event);
+                        let at = completed_at(s, start, a.event) + scaled(a.after_ns);
+                        (at, Some(a.event))
+                    })
+                    .max_by_key(|x| x.0)
+            });
+            match (prev, from) {
+                (Some((p, done)), Some(f)) if done > f.0 => (done, Some(p)),
+                (_, Some(f)) => f,
+                (Some((p, done)), None) => (done + think(&s.events[p]), Some(p)),
+                (None, None) => (start + scaled(e.t), None),
+            }
         }
     }
+}
+
+/// When another call completed in the replay (it has).
+fn completed_at(s: &Shared<'_>, start: Instant, j: usize) -> Instant {
+    start + Duration::from_nanos(s.done[j].load(Ordering::Acquire).saturating_sub(1))
 }
 
 fn mark(s: &Shared<'_>, start: Instant, i: usize) {
@@ -180,6 +247,14 @@ fn issue(
 ) -> i64 {
     let file = e.file as usize;
     let errno = |r: rustix::io::Errno| -(r.raw_os_error() as i64);
+    if e.file == NO_FILE {
+        // A directory's sync: the replay's own directory (its files' entries live there).
+        return match (e.op, e.flags & flag::DIR != 0) {
+            (Op::Fsync, true) => rustix::fs::fsync(&s.layout.dir).map_or_else(errno, |_| 0),
+            (Op::Fdatasync, true) => rustix::fs::fdatasync(&s.layout.dir).map_or_else(errno, |_| 0),
+            _ => 0,
+        };
+    }
     match e.op {
         Op::Open => {
             let mut f =
@@ -241,6 +316,7 @@ fn issue(
                 )
                 .map(|_| 0),
                 Op::Truncate => rustix::fs::ftruncate(fd, e.len).map(|_| 0),
+                Op::Fadvise => fadvise(fd, e.offset, e.len, e.arg),
                 _ => Ok(0),
             };
             r.unwrap_or_else(errno)
@@ -263,4 +339,24 @@ fn sync_file_range(
     crate::engine::flush_fd(fd, crate::engine::FlushCall::Range { offset, len, flags })
         .map(|_| 0)
         .map_err(|e| rustix::io::Errno::from_raw_os_error(e.raw_os_error().unwrap_or(libc::EIO)))
+}
+
+/// posix_fadvise(2) as recorded (advice by its number: DONTNEED drops the cached pages a
+/// program, fio among them, drops before it reads).
+fn fadvise(
+    fd: std::os::fd::BorrowedFd<'_>,
+    offset: u64,
+    len: u64,
+    advice: u32,
+) -> rustix::io::Result<i64> {
+    use rustix::fs::Advice;
+    let advice = match advice {
+        1 => Advice::Random,
+        2 => Advice::Sequential,
+        3 => Advice::WillNeed,
+        4 => Advice::DontNeed,
+        5 => Advice::NoReuse,
+        _ => Advice::Normal,
+    };
+    rustix::fs::fadvise(fd, offset, std::num::NonZeroU64::new(len), advice).map(|_| 0)
 }

@@ -2,7 +2,9 @@
 //! `--directory` (never the recorded paths), holding one file per file of the trace. Files
 //! that existed when the program first opened them are laid out before the replay: data
 //! written up to the furthest byte the trace touches, then the file extended (sparse) to its
-//! recorded size, then its cached pages dropped so the replay starts cold. Files the program
+//! recorded size, then its cached pages dropped so the replay starts cold — unless the
+//! program's reads of it looked served from memory (`trace::stats::read_from_memory`: a
+//! library, a file it had just written), which stays cached as it was. Files the program
 //! created are created by the replay, at the call that created them. Everything in the
 //! directory, and the directory, is removed at the end (and by a second Ctrl-C).
 
@@ -63,9 +65,11 @@ pub fn make(parent: &Path, name: &str, r: &Recording) -> io::Result<Layout> {
         laid_out: 0,
     };
     let chunk = vec![0x5au8; 1 << 20];
+    let warm = crate::trace::stats::read_from_memory(r);
     for (i, f) in r.footer.files.iter().enumerate() {
         let Some(size) = f.size_at_open else { continue };
-        if let Err(e) = lay_out(&layout, i, size, data_end(size, f.extent), &chunk) {
+        let data = data_end(size, f.extent);
+        if let Err(e) = lay_out(&layout, i, (size, data), warm[i], &chunk) {
             layout.remove();
             return Err(e);
         }
@@ -74,7 +78,15 @@ pub fn make(parent: &Path, name: &str, r: &Recording) -> io::Result<Layout> {
     Ok(layout)
 }
 
-fn lay_out(l: &Layout, i: usize, size: u64, data: u64, chunk: &[u8]) -> io::Result<()> {
+/// Lays file `i` out: `data` bytes written, extended to `size`, synced; its pages dropped
+/// from the cache unless `warm` (the program read it from memory).
+fn lay_out(
+    l: &Layout,
+    i: usize,
+    (size, data): (u64, u64),
+    warm: bool,
+    chunk: &[u8],
+) -> io::Result<()> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let fd = rustix::fs::openat(&l.dir, &l.names[i], flags, Mode::from_raw_mode(0o644))?;
     let _ = ownership::set_mark(fd.as_fd(), ownership::MarkState::New);
@@ -87,7 +99,9 @@ fn lay_out(l: &Layout, i: usize, size: u64, data: u64, chunk: &[u8]) -> io::Resu
     }
     rustix::fs::ftruncate(&fd, size)?;
     rustix::fs::fdatasync(&fd)?;
-    let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
+    if !warm {
+        let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
+    }
     Ok(())
 }
 

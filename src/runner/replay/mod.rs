@@ -19,7 +19,7 @@ pub mod layout;
 
 use crate::stats::histogram::Histogram;
 use crate::trace::recording::{Event, Op, Recording};
-pub use crate::trace::replayed::{Mode, OpFigures, ReplayReport, ThreadFigures};
+pub use crate::trace::replayed::{Mode, OpFigures, ReplayReport, ThreadFigures, Timeline};
 
 /// What a replay is asked to do.
 #[derive(Debug, Clone)]
@@ -33,7 +33,8 @@ pub struct Options {
     pub name: String,
 }
 
-const OPS: usize = 17;
+/// One past the largest `Op` number (the last one added).
+const OPS: usize = Op::Fadvise as usize + 1;
 
 /// One call type's accumulation.
 #[derive(Default, Clone)]
@@ -103,6 +104,16 @@ pub fn replay(
     opts: &Options,
     stop: Arc<AtomicBool>,
 ) -> Result<ReplayReport, ReplayError> {
+    replay_timed(r, trace_name, opts, stop).map(|(report, _)| report)
+}
+
+/// Replays `r`, and gives what it measured of each call too.
+pub fn replay_timed(
+    r: &Recording,
+    trace_name: &str,
+    opts: &Options,
+    stop: Arc<AtomicBool>,
+) -> Result<(ReplayReport, Timeline), ReplayError> {
     check_space(r, &opts.directory)?;
     check_buffers(r)?;
     let layout = layout::make(&opts.directory, &opts.name, r).map_err(|e| {
@@ -112,7 +123,14 @@ pub fn replay(
         ))
     })?;
     let deps = crate::trace::order::dependencies(&r.events);
+    let anchors = match opts.mode {
+        Mode::Closed => {
+            crate::trace::anchor::anchors(&r.events, &r.footer.threads, issue::replayed)
+        }
+        _ => Default::default(),
+    };
     let done: Vec<AtomicU64> = r.events.iter().map(|_| AtomicU64::new(0)).collect();
+    let timing: Vec<issue::Timing> = r.events.iter().map(|_| Default::default()).collect();
     let mut tids: Vec<u32> = Vec::new();
     let mut mine: std::collections::HashMap<u32, Vec<usize>> = Default::default();
     for (i, e) in r.events.iter().enumerate() {
@@ -127,7 +145,9 @@ pub fn replay(
     let shared = issue::Shared {
         events: &r.events,
         deps: &deps,
+        anchors: &anchors,
         done: &done,
+        timing: &timing,
         layout: &layout,
         mode: opts.mode,
         speed: opts.speed,
@@ -169,7 +189,8 @@ pub fn replay(
         _ => (t as f64 / opts.speed) as u64,
     }));
     layout.remove();
-    Ok(report(
+    let timeline = timeline(r, &done, &timing);
+    let report = report(
         r,
         trace_name,
         opts,
@@ -178,7 +199,28 @@ pub fn replay(
         &tids,
         replayed_span,
         stop.load(std::sync::atomic::Ordering::Relaxed),
-    ))
+    );
+    Ok((report, timeline))
+}
+
+/// What the replay measured of each call, read once its threads have ended.
+fn timeline(r: &Recording, done: &[AtomicU64], timing: &[issue::Timing]) -> Timeline {
+    let load = |a: &AtomicU64| a.load(std::sync::atomic::Ordering::Acquire);
+    Timeline {
+        done_ns: r
+            .events
+            .iter()
+            .zip(done)
+            .map(|(e, d)| {
+                Some(load(d))
+                    .filter(|&d| d > 0 && issue::replayed(e.op))
+                    .map(|d| d - 1)
+            })
+            .collect(),
+        took_ns: timing.iter().map(|t| load(&t.took_ns)).collect(),
+        chain_late_ns: timing.iter().map(|t| load(&t.chain_late_ns)).collect(),
+        chain_calls: timing.iter().map(|t| load(&t.chain_calls)).collect(),
+    }
 }
 
 /// The most memory the replay threads' buffers may take together (each thread holds one as

@@ -125,6 +125,8 @@ pub fn decode(
     s.cwd.insert(root, cwd);
     let mut pending: HashMap<u32, Entered> = HashMap::new();
     let mut threads: HashMap<u32, ThreadInfo> = HashMap::new();
+    // Each task's creator, creation and end (ns from the start).
+    let mut kin: HashMap<u32, super::family::Kin> = HashMap::new();
     for r in raw {
         match r {
             Raw::Enter {
@@ -150,6 +152,9 @@ pub fn decode(
                     pid: e.pid,
                     first_ns: rel,
                     last_ns: rel,
+                    parent: None,
+                    born_ns: None,
+                    ended_ns: None,
                 });
                 th.last_ns = rel;
                 s.handle(Done {
@@ -162,26 +167,14 @@ pub fn decode(
                     ret,
                 });
             }
-            Raw::Fork { pid, ppid, .. } => {
-                if pid != ppid {
-                    let table = s.procs.get(&ppid).cloned().unwrap_or_default();
-                    s.procs.insert(pid, table);
-                    if let Some(dir) = s.cwd.get(&ppid).cloned() {
-                        s.cwd.insert(pid, dir);
-                    }
-                }
-            }
-            Raw::Exec { pid, .. } => {
-                if let Some(t) = s.procs.get_mut(&pid) {
-                    t.retain(|_, slot| !slot.cloexec);
-                }
-            }
+            task => s.task(task, &mut kin),
         }
     }
     s.out.unmatched += pending.len() as u64;
     s.out.events.sort_by_key(|e| e.t);
     let mut threads: Vec<ThreadInfo> = threads.into_values().collect();
     threads.sort_by_key(|t| (t.first_ns, t.tid));
+    super::family::relate(&mut threads, &kin);
     s.out.threads = threads;
     s.out
 }
@@ -191,6 +184,38 @@ const O_ACCMODE_CREAT: u64 = libc::O_CREAT as u64;
 const SETTABLE: u64 = (libc::O_APPEND | libc::O_DIRECT | libc::O_NONBLOCK | libc::O_NOATIME) as u64;
 
 impl State {
+    /// A task record: a new task (its creator's descriptors and directory are its own), an
+    /// end, or a new program (its close-on-exec descriptors are gone).
+    fn task(&mut self, r: Raw, kin: &mut HashMap<u32, super::family::Kin>) {
+        match r {
+            Raw::Fork {
+                t,
+                pid,
+                ppid,
+                tid,
+                ptid,
+            } => {
+                kin.insert(tid, (Some(ptid), t.saturating_sub(self.t0), None));
+                if pid != ppid {
+                    let table = self.procs.get(&ppid).cloned().unwrap_or_default();
+                    self.procs.insert(pid, table);
+                    if let Some(dir) = self.cwd.get(&ppid).cloned() {
+                        self.cwd.insert(pid, dir);
+                    }
+                }
+            }
+            Raw::End { t, tid } => {
+                kin.entry(tid).or_insert((None, 0, None)).2 = Some(t.saturating_sub(self.t0));
+            }
+            Raw::Exec { pid, .. } => {
+                if let Some(t) = self.procs.get_mut(&pid) {
+                    t.retain(|_, slot| !slot.cloexec);
+                }
+            }
+            Raw::Enter { .. } | Raw::Exit { .. } => {}
+        }
+    }
+
     fn file(&mut self, path: &[u8], kind: FileKind, size: Option<u64>) -> u32 {
         if let Some(&id) = self.live.get(path) {
             return id;
@@ -207,6 +232,7 @@ impl State {
             size_at_open: size,
             extent: 0,
             removed: false,
+            in_memory: false,
         });
         self.sizes.push(size.unwrap_or(0));
         self.live.insert(path.to_vec(), id);
@@ -577,6 +603,19 @@ impl State {
         if d.call == Call::Mmap && (fd < 0 || d.a[3] & libc::MAP_ANONYMOUS as u64 != 0) {
             return;
         }
+        // A directory's sync (making a file's creation or removal durable) costs the storage
+        // what a file's does: recorded, on no file.
+        if let (Call::Fsync | Call::Fdatasync, Some(slot)) = (d.call, self.slot(d.pid, fd)) {
+            if self.descs[slot.desc].dir.is_some() {
+                let op = if d.call == Call::Fsync {
+                    Op::Fsync
+                } else {
+                    Op::Fdatasync
+                };
+                self.emit(d, op, NO_FILE, (0, 0), 0, flag::DIR);
+                return;
+            }
+        }
         let Some((desc, file)) = self.storage(d.pid, fd) else {
             return;
         };
@@ -605,6 +644,7 @@ impl State {
                 d.a[3] as u32,
                 fl,
             ),
+            Call::Fadvise => self.emit(d, Op::Fadvise, file, (d.a[1], d.a[2]), d.a[3] as u32, fl),
             Call::Fallocate => {
                 let (mode, off, len) = (d.a[1], d.a[2], d.a[3]);
                 self.emit(d, Op::Fallocate, file, (off, len), mode as u32, fl);

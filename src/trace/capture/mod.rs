@@ -20,6 +20,7 @@ mod bpf_asm;
 mod btf;
 pub mod calls;
 pub mod decode;
+pub mod family;
 pub mod perf;
 pub mod ptrace;
 mod sys;
@@ -80,7 +81,18 @@ pub fn record(
     method: Method,
     stop: Arc<AtomicBool>,
 ) -> Result<Captured, CaptureError> {
-    let exec = prepare(argv)?;
+    record_with(argv, method, stop, None)
+}
+
+/// `record`, the program's standard output made `stdout` where given (close-on-exec here).
+pub fn record_with(
+    argv: &[OsString],
+    method: Method,
+    stop: Arc<AtomicBool>,
+    stdout: Option<std::os::fd::BorrowedFd<'_>>,
+) -> Result<Captured, CaptureError> {
+    let mut exec = prepare(argv)?;
+    exec.stdout = stdout.map(|fd| std::os::fd::AsRawFd::as_raw_fd(&fd));
     let (ids, fallback_reason) = choose(method)?;
     // The path probes are loaded once, for the calibration and the recording: attaching and
     // detaching them costs the kernel a grace period each time.
@@ -99,21 +111,11 @@ pub fn record(
         calls,
         path_calls,
         capped,
+        syscalls,
     } = run;
     let duration_ns = end.saturating_sub(t0);
-    let overhead = overhead.map(|(per_call, per_path)| {
-        let added = per_call * calls as f64 + per_path * path_calls as f64;
-        Overhead {
-            per_call_ns: per_call,
-            per_path_call_ns: per_path,
-            added_ns: added as u64,
-            added_pct: if duration_ns > 0 {
-                100.0 * added / duration_ns as f64
-            } else {
-                0.0
-            },
-        }
-    });
+    let unwatched = syscalls.map_or(0, |n| n.saturating_sub(calls));
+    let overhead = overhead.map(|c| c.applied((calls, path_calls, unwatched), duration_ns));
     let method = match (ids, paths) {
         (Some(_), Paths::Kernel(_)) => {
             "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every \
@@ -142,7 +144,7 @@ pub fn record(
             exit_signal: status
                 .filter(|s| libc::WIFSIGNALED(*s))
                 .map(|s| libc::WTERMSIG(s)),
-            files: decoded.files,
+            files: in_memory(decoded.files),
             threads: decoded.threads,
             lost,
             unmatched: decoded.unmatched,
@@ -254,6 +256,8 @@ struct Run {
     path_calls: u64,
     /// Records left out past the memory cap: the calls after it are not in the trace.
     capped: u64,
+    /// Every system call the program made (perf's counter; None under ptrace alone).
+    syscalls: Option<u64>,
 }
 
 /// How the paths of a traced run are read.
@@ -370,6 +374,7 @@ fn decoded(
         seen,
         lost,
         capped,
+        syscalls,
     } = finished.unwrap_or(perf::Drained {
         raw: traced.raw,
         capped: traced.capped,
@@ -404,6 +409,7 @@ fn decoded(
         calls,
         path_calls,
         capped,
+        syscalls,
     }
 }
 
@@ -468,9 +474,69 @@ fn inherited(pid: i32) -> Vec<decode::Inherited> {
     out
 }
 
+/// The files, each marked where the file system holding it (its directory's, asked after the
+/// program ended) keeps its files in memory: tmpfs, ramfs.
+fn in_memory(
+    mut files: Vec<crate::trace::recording::FileInfo>,
+) -> Vec<crate::trace::recording::FileInfo> {
+    const TMPFS: i64 = 0x0102_1994;
+    const RAMFS: i64 = 0x8584_58f6;
+    for f in &mut files {
+        let path = crate::rawpath::path(&f.path);
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        if let Ok(st) = rustix::fs::statfs(dir) {
+            // f_type is an i32 on 32-bit targets.
+            #[allow(clippy::unnecessary_cast)]
+            let magic = st.f_type as i64;
+            f.in_memory = matches!(magic, TMPFS | RAMFS);
+        }
+    }
+    files
+}
+
+/// What the calibration measured: the capture's added cost per watched call, per call that
+/// names a path, and per call it does not watch (each passes the tracepoints and the probes),
+/// ns.
+#[derive(Debug, Clone, Copy)]
+struct Calibration {
+    per_call: f64,
+    per_path: f64,
+    per_other: f64,
+}
+
+impl Calibration {
+    /// The cost to a run of `calls` watched calls, `path_calls` of them naming a path, and
+    /// `unwatched` other system calls, lasting `duration_ns`.
+    fn applied(
+        self,
+        (calls, path_calls, unwatched): (u64, u64, u64),
+        duration_ns: u64,
+    ) -> Overhead {
+        let added = self.per_call * calls as f64
+            + self.per_path * path_calls as f64
+            + self.per_other * unwatched as f64;
+        Overhead {
+            per_call_ns: self.per_call,
+            per_path_call_ns: self.per_path,
+            per_unwatched_call_ns: self.per_other,
+            unwatched_calls: unwatched,
+            added_ns: added as u64,
+            added_pct: if duration_ns > 0 {
+                100.0 * added / duration_ns as f64
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
 /// Calls per calibration run: positioned one-byte reads of a memfd, and opens of /dev/null.
 const CAL_READS: u32 = 20_000;
 const CAL_OPENS: u32 = 200;
+/// getppid() calls per calibration run: a call the capture does not watch.
+const CAL_OTHER: u32 = 20_000;
+/// Calibration rounds (each a plain and a traced run); odd, for a median.
+const CAL_ROUNDS: usize = 5;
 /// Work without system calls between two calibration opens: a real program's opens are
 /// spread out, and a stop that finds the tracer asleep costs its wake-up (on this project's
 /// VM about 80 µs, against 12 µs for opens back to back).
@@ -486,8 +552,10 @@ pub fn calibrate_child() -> std::process::ExitCode {
     };
     let _ = rustix::io::write(&fd, b"x");
     let mut b = [0u8; 1];
+    let buf: Vec<u8> = (0..WORK_BYTES).map(|i| i as u8).collect();
     let t = sys::monotonic_ns();
-    for _ in 0..CAL_READS {
+    for i in 0..CAL_READS {
+        std::hint::black_box(work(&buf, i));
         let _ = rustix::io::pread(&fd, &mut b, 0);
     }
     let reads = sys::monotonic_ns() - t;
@@ -506,45 +574,77 @@ pub fn calibrate_child() -> std::process::ExitCode {
         }
     }
     let opens = sys::monotonic_ns() - t;
-    println!("{reads} {opens}");
+    let t = sys::monotonic_ns();
+    for i in 0..CAL_OTHER {
+        std::hint::black_box(work(&buf, i));
+        std::hint::black_box(rustix::process::getppid());
+    }
+    let other = sys::monotonic_ns() - t;
+    println!("{reads} {opens} {other}");
     std::process::ExitCode::SUCCESS
 }
 
-/// The capture's added cost per watched call and per call that names a path, ns: the
-/// calibration program run plain and under the capture, alternately, three times each, the
-/// fastest of each kept. None when it cannot be run.
-fn calibrate(ids: Option<perf::Tracepoints>, paths: &Paths) -> Option<(f64, f64)> {
+/// The calibration's work between two calls: 64 cache lines of a 1 MiB buffer, a different
+/// stretch each time, as a program's work between its calls leaves the caches the capture's
+/// code shares with it (in a tight loop of calls the capture's code stays cached, and costs
+/// a third of what it costs a real program).
+const WORK_BYTES: usize = 1 << 20;
+
+fn work(buf: &[u8], i: u32) -> u64 {
+    let base = (i as usize).wrapping_mul(4096 + 64);
+    (0..64)
+        .map(|j| u64::from(buf[(base + j * 64 * 17) % buf.len()]))
+        .sum()
+}
+
+/// The capture's added cost per watched call, per call that names a path and per call it
+/// does not watch: the calibration program run plain and under the capture, alternately,
+/// CAL_ROUNDS times each; per round the traced run's time less the plain one's, and the median
+/// of those (a machine's drift and a neighbour's burst move one round, not the median). None
+/// when it cannot be run.
+fn calibrate(ids: Option<perf::Tracepoints>, paths: &Paths) -> Option<Calibration> {
     let me = std::env::current_exe().ok()?;
     let argv = [me.clone().into_os_string(), OsString::from(CALIBRATE_ARG)];
     let exec = prepare(&argv).ok()?;
-    let parse = |s: &str| -> Option<(u64, u64)> {
-        let mut w = s.split_whitespace().map(|x| x.parse::<u64>().ok());
-        Some((w.next()??, w.next()??))
-    };
-    let (mut plain, mut traced) = ((u64::MAX, u64::MAX), (u64::MAX, u64::MAX));
-    for _ in 0..3 {
+    // Per component (reads, opens, others): each round's traced time less its plain time.
+    let mut diffs: [Vec<i64>; 3] = Default::default();
+    for _ in 0..CAL_ROUNDS {
         let out = std::process::Command::new(&me)
             .arg(CALIBRATE_ARG)
             .output()
             .ok()?;
-        let p = parse(&String::from_utf8_lossy(&out.stdout))?;
-        plain = (plain.0.min(p.0), plain.1.min(p.1));
-        let t = traced_calibration(&exec, ids, paths)?;
-        traced = (traced.0.min(t.0), traced.1.min(t.1));
+        let plain = totals(&String::from_utf8_lossy(&out.stdout))?;
+        let traced = traced_calibration(&exec, ids, paths)?;
+        for (d, (t, p)) in diffs.iter_mut().zip(traced.iter().zip(plain)) {
+            d.push(*t as i64 - p as i64);
+        }
     }
-    let per = |a: u64, b: u64, n: u32| (b.saturating_sub(a)) as f64 / f64::from(n);
+    let per = |k: usize, n: u32| {
+        let mut d = diffs[k].clone();
+        d.sort_unstable();
+        (d[CAL_ROUNDS / 2].max(0)) as f64 / f64::from(n)
+    };
     // An open+close pair is two watched calls, one of which stops for its path.
-    let per_call = per(plain.0, traced.0, CAL_READS);
-    let per_path = (per(plain.1, traced.1, CAL_OPENS) - 2.0 * per_call).max(0.0);
-    Some((per_call, per_path))
+    let per_call = per(0, CAL_READS);
+    Some(Calibration {
+        per_call,
+        per_path: (per(1, CAL_OPENS) - 2.0 * per_call).max(0.0),
+        per_other: per(2, CAL_OTHER),
+    })
 }
 
-/// The calibration program's two totals under the capture (its output read from a pipe).
+/// The calibration program's three totals, ns, as it prints them.
+fn totals(text: &str) -> Option<[u64; 3]> {
+    let mut w = text.split_whitespace().map(|x| x.parse::<u64>().ok());
+    Some([w.next()??, w.next()??, w.next()??])
+}
+
+/// The calibration program's totals under the capture (its output read from a pipe).
 fn traced_calibration(
     exec: &sys::Exec,
     ids: Option<perf::Tracepoints>,
     paths: &Paths,
-) -> Option<(u64, u64)> {
+) -> Option<[u64; 3]> {
     let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
     let exec = sys::Exec {
         stdout: Some(std::os::fd::AsRawFd::as_raw_fd(&w)),
@@ -555,8 +655,7 @@ fn traced_calibration(
     run.ok()?;
     let mut text = String::new();
     std::fs::File::from(r).read_to_string(&mut text).ok()?;
-    let mut w = text.split_whitespace().map(|x| x.parse::<u64>().ok());
-    Some((w.next()??, w.next()??))
+    totals(&text)
 }
 
 #[cfg(test)]

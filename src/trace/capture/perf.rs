@@ -36,6 +36,12 @@ pub enum Raw {
         pid: u32,
         ppid: u32,
         tid: u32,
+        ptid: u32,
+    },
+    /// A task ended.
+    End {
+        t: u64,
+        tid: u32,
     },
     /// A process replaced its program (close-on-exec descriptors are gone).
     Exec {
@@ -50,6 +56,7 @@ impl Raw {
             Raw::Enter { t, .. }
             | Raw::Exit { t, .. }
             | Raw::Fork { t, .. }
+            | Raw::End { t, .. }
             | Raw::Exec { t, .. } => t,
         }
     }
@@ -150,6 +157,9 @@ pub struct CpuEvents {
 pub struct Session {
     cpus: Vec<CpuEvents>,
     ids: Tracepoints,
+    /// A counter of every system call the program and its tasks make (watched or not: each
+    /// passes the tracepoint and its probes, and costs the program that).
+    all: Option<OwnedFd>,
 }
 
 /// What the reader gives back.
@@ -163,6 +173,8 @@ pub struct Drained {
     pub lost: u64,
     /// Records dropped here past the memory cap: the calls after it are not in the trace.
     pub capped: u64,
+    /// Every system call the program and its tasks made (None: not counted).
+    pub syscalls: Option<u64>,
 }
 
 /// The most records a recording keeps in memory: `IOGAUGE_RECORD_MAX_CALLS` calls (two
@@ -236,14 +248,24 @@ impl Session {
             let rings: Vec<(i32, &OwnedFd)> = cpus.iter().map(|c| (c.cpu, &c.enter)).collect();
             p.output_to(&rings)?;
         }
-        Ok(Session { cpus, ids })
+        // Counting, not sampling: no records, a number read at the end (the tasks' counts
+        // are added to it as they end).
+        let count = PerfAttr {
+            type_: PERF_TYPE_TRACEPOINT,
+            size: std::mem::size_of::<PerfAttr>() as u32,
+            config: ids.enter,
+            flags: DISABLED | INHERIT | ENABLE_ON_EXEC,
+            ..Default::default()
+        };
+        let all = sys::perf_event_open(&count, pid, -1).ok();
+        Ok(Session { cpus, ids, all })
     }
 
     /// Drains every CPU's buffer until `done` is set and a last drain finds nothing, on a
     /// thread of its own; the records come back, each CPU's in its order.
     pub fn read_until(self, done: Arc<AtomicBool>) -> std::thread::JoinHandle<Drained> {
         std::thread::spawn(move || {
-            let Session { mut cpus, ids } = self;
+            let Session { mut cpus, ids, all } = self;
             let cap = max_records();
             let mut d = Drained::default();
             d.lost = pump(&mut cpus, &done, |bytes| {
@@ -253,6 +275,10 @@ impl Session {
                 d.seen.truncate(cap);
                 d.capped += over as u64;
                 lost
+            });
+            d.syscalls = all.and_then(|fd| {
+                let mut b = [0u8; 8];
+                matches!(rustix::io::read(&fd, &mut b), Ok(8)).then(|| u64::from_ne_bytes(b))
             });
             d
         })
@@ -330,6 +356,7 @@ pub fn online_cpus() -> io::Result<Vec<i32>> {
 
 pub const RECORD_LOST: u32 = 2;
 const RECORD_COMM: u32 = 3;
+const RECORD_EXIT: u32 = 4;
 const RECORD_FORK: u32 = 7;
 pub const RECORD_SAMPLE: u32 = 9;
 const MISC_COMM_EXEC: u16 = 1 << 13;
@@ -392,6 +419,11 @@ fn parse(
                 t: u64_at(r, 24),
                 pid: u32_at(r, 8),
                 ppid: u32_at(r, 12),
+                tid: u32_at(r, 16),
+                ptid: u32_at(r, 20),
+            }),
+            RECORD_EXIT if size >= 8 + 16 + 8 => out.push(Raw::End {
+                t: u64_at(r, 24),
                 tid: u32_at(r, 16),
             }),
             RECORD_COMM if misc & MISC_COMM_EXEC != 0 && size >= 32 => out.push(Raw::Exec {

@@ -178,6 +178,12 @@ pub fn trace(root: i32, fallback: bool) -> io::Result<Traced> {
             if pid == root {
                 t.out.status = Some(st);
             }
+            if t.fallback {
+                t.out.raw.push(Raw::End {
+                    t: sys::monotonic_ns(),
+                    tid: pid as u32,
+                });
+            }
             t.known.remove(&pid);
             t.inside.remove(&pid);
             continue;
@@ -309,6 +315,7 @@ impl Tracer {
                 pid: pid_of,
                 ppid: parent,
                 tid: new as u32,
+                ptid: pid as u32,
             });
         }
         Ok(())

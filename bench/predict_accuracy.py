@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""How right `iogauge predict` is: real programs no one here wrote, each recorded on one
+storage, predicted on another, then run there for real; the table of recorded, predicted and
+actual run times, the error, and whether the stated bound held.
+
+Storages:
+- disk: ext4 on the VM's virtio disk, buffered (the program's own flags decide O_DIRECT);
+- tmpfs: /dev/shm;
+- throttled: the same disk with the program (and the replays) in a blkio cgroup throttled to
+  THROTTLE_MIB MiB/s and THROTTLE_IOPS IOPS each way (cgroup v1's blkio.throttle: v2's io
+  controller is not free on this VM; v1 throttles reads, direct writes and the writes a
+  program's own fsync issues, not background writeback).
+
+Programs (none written with iogauge):
+- sas-like: 4 concurrent processes (Python), each reading its 96 MiB input and writing its
+  output 128 KiB at a time, a read then a write (seed 001's pattern), then fsync;
+- dd-direct: dd copying 512 MiB in 1 MiB calls, iflag=direct oflag=direct;
+- sort: GNU sort of 24 MiB of lines with a 1 MiB buffer (temp files spilled, merged);
+- sqlite: sqlite3 inserting 3,000 rows in 1,500 transactions, synchronous=FULL;
+- tar: tar of a copy of /usr/include;
+- fio-job: a fio job file (iogauge fio runs it), given to `predict` as the program.
+
+Each case: inputs made in the from-storage and evicted from the page cache, the program
+recorded there; then `iogauge predict --repeat 3` on the to-storage; then inputs made there and
+evicted, the program run there RUNS times (the median is the actual). The system's files (the
+programs, their libraries) stay cached throughout, as on a server that runs them daily. The wall time of a program includes
+its fork and exec (about a millisecond) which the trace does not.
+
+Usage: python3 bench/predict_accuracy.py [--only PROG,...] [--pairs disk:tmpfs,...] [--no-save]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vs_fio import IOGAUGE, save, start  # noqa: E402
+
+DISK = "/var/tmp/iogauge-predict"
+TMPFS = "/dev/shm/iogauge-predict"
+CGROUP = "/sys/fs/cgroup/blkio/iogauge-predict"
+THROTTLE_MIB = 50
+THROTTLE_IOPS = 2000
+RUNS = 3
+
+SAS_LIKE = r"""
+import os, sys
+def worker(k):
+    src = os.open(f"in{k}", os.O_RDONLY)
+    dst = os.open(f"out{k}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    while True:
+        b = os.read(src, 131072)
+        if not b:
+            break
+        os.write(dst, b)
+    os.fsync(dst)
+    os._exit(0)
+kids = []
+for k in range(4):
+    pid = os.fork()
+    if pid == 0:
+        worker(k)
+    kids.append(pid)
+for pid in kids:
+    os.waitpid(pid, 0)
+"""
+
+FIO_JOB = """[global]
+bs=128k
+size=256m
+[write]
+rw=write
+fsync=16
+[mixed]
+stonewall
+rw=randrw
+bs=16k
+size=32m
+[read]
+stonewall
+rw=read
+"""
+
+
+def write_random(path, mib):
+    with open(path, "wb") as f:
+        for _ in range(mib):
+            f.write(os.urandom(1 << 20))
+
+
+def setup_sas(d):
+    with open(os.path.join(d, "sas.py"), "w") as f:
+        f.write(SAS_LIKE)
+    for k in range(4):
+        write_random(os.path.join(d, f"in{k}"), 96)
+
+
+def setup_dd(d):
+    write_random(os.path.join(d, "in"), 512)
+
+
+def setup_sort(d):
+    import random
+    rnd = random.Random(7)
+    with open(os.path.join(d, "in.txt"), "w") as f:
+        n = 0
+        while n < 24 << 20:
+            line = f"{rnd.getrandbits(64):020d} {rnd.getrandbits(32):010d} some text\n"
+            f.write(line)
+            n += len(line)
+
+
+def setup_sqlite(d):
+    with open(os.path.join(d, "load.sql"), "w") as f:
+        f.write("PRAGMA synchronous=FULL;\nCREATE TABLE t(a INTEGER, b TEXT);\n")
+        for txn in range(1500):
+            f.write("BEGIN;\n")
+            for i in range(2):
+                f.write(f"INSERT INTO t VALUES({txn * 2 + i}, 'row {txn} {i} with text');\n")
+            f.write("COMMIT;\n")
+
+
+def setup_tar(d):
+    shutil.copytree("/usr/include", os.path.join(d, "tree"), symlinks=True)
+
+
+def setup_fio(d):
+    with open(os.path.join(d, "job.fio"), "w") as f:
+        f.write(FIO_JOB)
+
+
+PROGRAMS = {
+    "sas-like": (setup_sas, ["python3", "sas.py"]),
+    "dd-direct": (setup_dd, ["dd", "if=in", "of=out", "bs=1M", "iflag=direct", "oflag=direct",
+                             "status=none"]),
+    "sort": (setup_sort, ["sort", "-S", "1M", "-T", ".", "in.txt", "-o", "out.txt"]),
+    "sqlite": (setup_sqlite, ["sqlite3", "db", ".read load.sql"]),
+    "tar": (setup_tar, ["tar", "cf", "out.tar", "tree"]),
+    "fio-job": (setup_fio, [IOGAUGE, "fio", "--output-format=terse", "job.fio"]),
+}
+
+STORAGES = {"disk": DISK, "tmpfs": TMPFS, "throttled": DISK}
+
+
+def evict(d):
+    """The program's inputs out of the page cache (synced first); the system's files (the
+    programs, their libraries) stay cached, as on a server that runs them daily."""
+    subprocess.run(["sync"], check=True)
+    for root, _, files in os.walk(d):
+        for name in files:
+            p = os.path.join(root, name)
+            if os.path.islink(p):
+                continue
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+
+
+def disk_device():
+    st = os.stat("/var/tmp")
+    major, minor = os.major(st.st_dev), os.minor(st.st_dev)
+    # The whole disk (the cgroup throttles disks, not partitions).
+    part = f"/sys/dev/block/{major}:{minor}/partition"
+    if os.path.exists(part):
+        parent = os.path.realpath(f"/sys/dev/block/{major}:{minor}/..")
+        with open(os.path.join(parent, "dev")) as f:
+            return f.read().strip()
+    return f"{major}:{minor}"
+
+
+def make_cgroup():
+    os.makedirs(CGROUP, exist_ok=True)
+    dev = disk_device()
+    bps = THROTTLE_MIB << 20
+    for name, v in [("read_bps_device", bps), ("write_bps_device", bps),
+                    ("read_iops_device", THROTTLE_IOPS), ("write_iops_device", THROTTLE_IOPS)]:
+        with open(os.path.join(CGROUP, f"blkio.throttle.{name}"), "w") as f:
+            f.write(f"{dev} {v}\n")
+    return dev
+
+
+def wrap(storage, cmd):
+    """The command, in the throttled cgroup where the storage is the throttled one."""
+    if storage != "throttled":
+        return cmd
+    return ["sh", "-c", f'echo $$ > {CGROUP}/cgroup.procs && exec "$@"', "sh"] + cmd
+
+
+def fresh(storage, prog):
+    d = os.path.join(STORAGES[storage], prog)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    PROGRAMS[prog][0](d)
+    evict(d)
+    return d
+
+
+def run(cmd, cwd):
+    t = time.perf_counter()
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr[-800:]}")
+    return time.perf_counter() - t, r.stdout
+
+
+def case(prog, src, dst):
+    d = fresh(src, prog)
+    trace = os.path.join(STORAGES["tmpfs"], f"{prog}.iogtrace")
+    if os.path.exists(trace):
+        os.remove(trace)
+    cmd = PROGRAMS[prog][1]
+    if prog == "fio-job":
+        # The job file is the program: predict records it itself, in the from-storage.
+        pred_cmd = [IOGAUGE, "predict", os.path.join(d, "job.fio"), "--record-directory", d]
+        recorded = None
+    else:
+        run(wrap(src, [IOGAUGE, "record", "-o", trace, "--"] + cmd), d)
+        pred_cmd = [IOGAUGE, "predict", trace]
+        recorded = True
+    target = os.path.join(STORAGES[dst], "replays")
+    shutil.rmtree(target, ignore_errors=True)
+    os.makedirs(target)
+    _, out = run(wrap(dst, pred_cmd + ["--directory", target, "--repeat", "3", "--json"]), d)
+    p = json.loads(out)
+    shutil.rmtree(d, ignore_errors=True)
+    actual = []
+    for _ in range(RUNS):
+        d = fresh(dst, prog)
+        secs, _ = run(wrap(dst, cmd), d)
+        actual.append(secs)
+        shutil.rmtree(d, ignore_errors=True)
+    a = statistics.median(actual)
+    pred = p["predicted_ns"] / 1e9
+    bound = p["bound_ns"] / 1e9
+    err = (pred - a) / a * 100
+    held = abs(pred - a) <= bound
+    if recorded and os.path.exists(trace):
+        os.remove(trace)
+    return {
+        "program": prog, "from": src, "to": dst,
+        "recorded": p["recorded_ns"] / 1e9, "predicted": pred, "bound": bound,
+        "actual": a, "actual_runs": actual, "error_pct": err, "held": held,
+        "warnings": p["warnings"],
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="", help="comma-separated programs")
+    ap.add_argument("--pairs", default="disk:tmpfs,tmpfs:disk,disk:throttled",
+                    help="comma-separated from:to storages")
+    ap.add_argument("--no-save", action="store_true")
+    a = ap.parse_args()
+    progs = [p for p in PROGRAMS if not a.only or p in a.only.split(",")]
+    pairs = [tuple(x.split(":")) for x in a.pairs.split(",")]
+    m, lines = start("iogauge predict: accuracy")
+    dev = make_cgroup()
+    for s in (DISK, TMPFS):
+        os.makedirs(s, exist_ok=True)
+    lines += [f"- storages: disk = ext4 on the virtio disk ({DISK}); tmpfs = {TMPFS}; throttled ="
+              f" the disk, program and replays in a blkio cgroup throttled to {THROTTLE_MIB} "
+              f"MiB/s and {THROTTLE_IOPS} IOPS each way on {dev}",
+              f"- per case: record on the from-storage (its inputs out of the page cache), `iogauge predict --repeat 3`"
+              f" on the to-storage, then {RUNS} real runs there (inputs out of the page cache each; "
+              "actual = median wall time, fork and exec included)", "",
+              "| program | from → to | recorded s | predicted s | ± bound s | actual s (runs) | "
+              "error % | within bound |", "|---|---|---|---|---|---|---|---|"]
+    rows = []
+    for prog in progs:
+        for src, dst in pairs:
+            r = case(prog, src, dst)
+            rows.append(r)
+            runs = ", ".join(f"{x:.3f}" for x in r["actual_runs"])
+            line = (f"| {prog} | {src} → {dst} | {r['recorded']:.3f} | {r['predicted']:.3f} | "
+                    f"{r['bound']:.3f} | {r['actual']:.3f} ({runs}) | {r['error_pct']:+.1f} | "
+                    f"{'yes' if r['held'] else 'NO'} |")
+            print(line, flush=True)
+            for w in r["warnings"]:
+                print("    warning:", w[:200], flush=True)
+            lines.append(line)
+    errs = [abs(r["error_pct"]) for r in rows]
+    summary = (f"median |error| {statistics.median(errs):.1f}%, max {max(errs):.1f}%, "
+               f"{sum(r['held'] for r in rows)} of {len(rows)} within their bound")
+    print(summary)
+    lines += ["", summary, "", "Warnings the predictions carried:", ""]
+    for r in rows:
+        for w in r["warnings"]:
+            lines.append(f"- {r['program']} {r['from']} → {r['to']}: {w}")
+    if not a.no_save:
+        save("\n".join(lines) + "\n", m, "-predict-accuracy")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,293 @@
+//! Where a predicted run's time goes — per thread, per file, per I/O pattern, recorded next to
+//! replayed — and what makes a prediction weaker than its bound says.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::{Prediction, ProgramEnd};
+use crate::trace::recording::{NO_FILE, Op, Recording};
+use crate::trace::replayed::Timeline;
+use crate::units::exact_bytes;
+
+/// One thread: its calls, when it ended as recorded and as predicted, and its time in
+/// replayed calls both ways.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadFigures {
+    pub tid: u32,
+    pub pid: u32,
+    pub calls: u64,
+    pub recorded_end_ns: u64,
+    /// None for a thread that made no replayed call (its end follows the others').
+    pub predicted_end_ns: Option<u64>,
+    pub recorded_io_ns: u64,
+    pub replayed_io_ns: u64,
+}
+
+/// One file (or, last, the files not listed together: `file` None).
+#[derive(Debug, Clone, Serialize)]
+pub struct FileFigures {
+    pub file: Option<u32>,
+    pub path: String,
+    pub calls: u64,
+    pub bytes: u64,
+    pub recorded_io_ns: u64,
+    pub replayed_io_ns: u64,
+}
+
+/// One I/O pattern: a call type, its size and whether it began where the file's previous
+/// call of that type ended (reads and writes), or a sync call.
+#[derive(Debug, Clone, Serialize)]
+pub struct PatternFigures {
+    pub pattern: String,
+    pub calls: u64,
+    pub bytes: u64,
+    pub recorded_io_ns: u64,
+    pub replayed_io_ns: u64,
+    /// Share of all replayed I/O time, percent.
+    pub share_pct: f64,
+}
+
+/// Files listed one by one; the rest are summed.
+const FILES_SHOWN: usize = 10;
+/// Patterns listed.
+const PATTERNS_SHOWN: usize = 8;
+
+pub struct Figures {
+    pub threads: Vec<ThreadFigures>,
+    pub files: Vec<FileFigures>,
+    pub patterns: Vec<PatternFigures>,
+}
+
+#[derive(Default, Clone)]
+struct Acc {
+    calls: u64,
+    bytes: u64,
+    recorded: u64,
+    replayed: u64,
+}
+
+impl Acc {
+    fn add(&mut self, bytes: u64, recorded: u64, replayed: u64) {
+        self.calls += 1;
+        self.bytes += bytes;
+        self.recorded = self.recorded.saturating_add(recorded);
+        self.replayed = self.replayed.saturating_add(replayed);
+    }
+}
+
+/// The figures of one replay.
+pub fn figures(r: &Recording, tl: &Timeline, pe: &ProgramEnd) -> Figures {
+    let mut threads: HashMap<u32, Acc> = HashMap::new();
+    let mut files: HashMap<u32, Acc> = HashMap::new();
+    let mut patterns: HashMap<(Op, u64, bool), Acc> = HashMap::new();
+    let mut next: HashMap<(u32, Op), u64> = HashMap::new();
+    for (i, e) in r.events.iter().enumerate() {
+        let Some(_) = tl.done_ns.get(i).copied().flatten() else {
+            continue;
+        };
+        let (took, bytes) = (tl.took_ns[i], e.bytes());
+        threads.entry(e.tid).or_default().add(bytes, e.dur, took);
+        if e.file != NO_FILE {
+            files.entry(e.file).or_default().add(bytes, e.dur, took);
+        }
+        let key = match e.op {
+            Op::Read | Op::Write => {
+                let seq = next.insert((e.file, e.op), e.offset + e.len) == Some(e.offset);
+                (e.op, e.len, seq)
+            }
+            op if op.is_sync() => (op, 0, false),
+            _ => continue,
+        };
+        patterns.entry(key).or_default().add(bytes, e.dur, took);
+    }
+    let io_total: u64 = patterns.values().map(|a| a.replayed).sum();
+    let mut t: Vec<ThreadFigures> = r
+        .footer
+        .threads
+        .iter()
+        .map(|th| {
+            let a = threads.remove(&th.tid).unwrap_or_default();
+            ThreadFigures {
+                tid: th.tid,
+                pid: th.pid,
+                calls: a.calls,
+                recorded_end_ns: th.ended_ns.unwrap_or(th.last_ns),
+                predicted_end_ns: pe.threads.get(&th.tid).map(|e| e.ns),
+                recorded_io_ns: a.recorded,
+                replayed_io_ns: a.replayed,
+            }
+        })
+        .collect();
+    t.sort_by_key(|x| std::cmp::Reverse(x.predicted_end_ns));
+    let mut p: Vec<PatternFigures> = patterns
+        .into_iter()
+        .map(|((op, len, seq), a)| PatternFigures {
+            pattern: match op {
+                Op::Read | Op::Write => format!(
+                    "{} {}s, {}",
+                    exact_bytes(len),
+                    op.word(),
+                    if seq { "sequential" } else { "not sequential" }
+                ),
+                _ => format!("{}s", op.word()),
+            },
+            calls: a.calls,
+            bytes: a.bytes,
+            recorded_io_ns: a.recorded,
+            replayed_io_ns: a.replayed,
+            share_pct: 100.0 * a.replayed as f64 / io_total.max(1) as f64,
+        })
+        .collect();
+    p.sort_by(|a, b| {
+        b.replayed_io_ns
+            .cmp(&a.replayed_io_ns)
+            .then(a.pattern.cmp(&b.pattern))
+    });
+    p.truncate(PATTERNS_SHOWN);
+    Figures {
+        threads: t,
+        files: file_figures(r, files),
+        patterns: p,
+    }
+}
+
+/// The files by replayed time, the first FILES_SHOWN one by one and the rest summed.
+fn file_figures(r: &Recording, files: HashMap<u32, Acc>) -> Vec<FileFigures> {
+    let mut f: Vec<(u32, Acc)> = files.into_iter().collect();
+    f.sort_by_key(|(i, a)| (std::cmp::Reverse(a.replayed), *i));
+    let rest = f.split_off(f.len().min(FILES_SHOWN));
+    let mut out: Vec<FileFigures> = f
+        .into_iter()
+        .map(|(i, a)| FileFigures {
+            file: Some(i),
+            path: r.footer.files[i as usize].path.clone(),
+            calls: a.calls,
+            bytes: a.bytes,
+            recorded_io_ns: a.recorded,
+            replayed_io_ns: a.replayed,
+        })
+        .collect();
+    if !rest.is_empty() {
+        let mut sum = Acc::default();
+        for (_, a) in &rest {
+            sum.calls += a.calls;
+            sum.bytes += a.bytes;
+            sum.recorded += a.recorded;
+            sum.replayed += a.replayed;
+        }
+        out.push(FileFigures {
+            file: None,
+            path: format!("{} other files", rest.len()),
+            calls: sum.calls,
+            bytes: sum.bytes,
+            recorded_io_ns: sum.recorded,
+            replayed_io_ns: sum.replayed,
+        });
+    }
+    out
+}
+
+/// What makes this prediction weaker than its bound says, in words.
+pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
+    let mut w = Vec::new();
+    let f = &r.footer;
+    if f.lost + f.capped + f.unmatched > 0 {
+        w.push(format!(
+            "the trace is incomplete ({} calls dropped, {} past the recorder's cap, {} seen \
+             half): the calls it lacks are not in the prediction",
+            f.lost, f.capped, f.unmatched
+        ));
+    }
+    let count = |pred: &dyn Fn(Op) -> bool| r.events.iter().filter(|e| pred(e.op)).count();
+    let unseen = count(&|op| matches!(op, Op::AioSubmit | Op::AioGetevents | Op::UringEnter));
+    if unseen > 0 {
+        w.push(format!(
+            "{unseen} io_uring/libaio calls: the I/O they carry is not in the trace; their \
+             recorded time ({:.1} ms) is kept as it was and is in the bound",
+            p.bound.unseen_io_ns as f64 / 1e6
+        ));
+    }
+    let maps = data_mappings(r);
+    if maps > 0 {
+        w.push(format!(
+            "mappings of data files ({maps}): I/O through them (page faults) is not in the \
+             trace and counts as computation at its recorded time"
+        ));
+    }
+    if let Some(c) = cached_reads(r) {
+        w.push(c);
+    }
+    if p.replays.len() == 1 {
+        w.push(
+            "one replay: the bound lacks the target's spread from run to run (--repeat 3 or \
+             more measures it)"
+                .to_string(),
+        );
+    }
+    let differ: u64 = p
+        .replays
+        .iter()
+        .map(|x| x.results_differ)
+        .max()
+        .unwrap_or(0);
+    if differ > 0 {
+        w.push(format!(
+            "{differ} replayed calls did not do what the program's did (an error, or another \
+             byte count): the replay's I/O is not the program's there"
+        ));
+    }
+    w
+}
+
+const PROT_EXEC: u32 = 4;
+const MAP_SHARED: u32 = 1;
+
+/// The mappings of files the program works on: not of code (a file ever mapped PROT_EXEC is a
+/// library, all of whose mappings are the loader's), and shared, or of a file outside the
+/// system's directories (locales and caches are mapped by every program, from memory).
+fn data_mappings(r: &Recording) -> usize {
+    const SYSTEM: [&str; 5] = ["/usr/", "/lib/", "/lib64/", "/lib32/", "/etc/"];
+    let maps = || r.events.iter().filter(|e| e.op == Op::Mmap);
+    let code: std::collections::HashSet<u32> = maps()
+        .filter(|e| e.arg & 0xff & PROT_EXEC != 0)
+        .map(|e| e.file)
+        .collect();
+    maps()
+        .filter(|e| !code.contains(&e.file))
+        .filter(|e| {
+            let system = r
+                .footer
+                .files
+                .get(e.file as usize)
+                .is_none_or(|f| SYSTEM.iter().any(|d| f.path.starts_with(d)));
+            (e.arg >> 8) & MAP_SHARED != 0 || !system
+        })
+        .count()
+}
+
+/// Files the program read from memory (the replays keep them cached, as they were): the
+/// prediction assumes the target has them cached too.
+fn cached_reads(r: &Recording) -> Option<String> {
+    let warm = crate::trace::stats::read_from_memory(r);
+    let (mut files, mut bytes) = (0u64, 0u64);
+    for (i, _) in warm.iter().enumerate().filter(|(_, w)| **w) {
+        files += 1;
+        bytes += r
+            .events
+            .iter()
+            .filter(|e| e.file as usize == i && e.op == Op::Read)
+            .map(|e| e.bytes())
+            .sum::<u64>();
+    }
+    let big = bytes >= 1 << 20;
+    (files > 0 && big).then(|| {
+        format!(
+            "files that existed and were read from memory when recorded: {files} ({} read); the \
+             replays keep them cached as they were; where the target has them out of memory \
+             (a first run, a smaller page cache) the program reads them from its storage and \
+             runs longer than predicted",
+            crate::units::human_bytes(bytes)
+        )
+    })
+}

@@ -1,0 +1,254 @@
+//! `iogauge predict`: how long a recorded program would run on other storage, from closed-loop
+//! replays of its trace there, and how far to trust the answer.
+//!
+//! Each replay issues the program's calls on the target, each its recorded think time after
+//! the call before it (and after the other threads' calls it waited for: `trace::order`,
+//! `trace::anchor`), so its timeline is the program's with the target's I/O times. The
+//! program's predicted end is read off it (`end`): the thread that finishes last, the
+//! recorded time after its last call. From that the replay's own delays on the chain of
+//! calls that decided the end are taken away (it issues late by a wake-up, which the program
+//! did not), and the part of the capture's measured cost that the recorded think times still
+//! hold. The prediction is the median over the replays; its bound is the sum of what is
+//! uncertain, each part shown: the replays' spread, the capture's cost (its cost per call is
+//! measured, not how it splits between the call and the think time around it), and the time
+//! the program waited on I/O the trace cannot see (io_uring, libaio), which the replay keeps
+//! at its recorded length.
+//!
+//! Pure: a function of the recording and what the replays measured.
+
+mod end;
+mod figures;
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+pub use end::{End, ProgramEnd, program_end};
+pub use figures::{FileFigures, PatternFigures, ThreadFigures};
+
+use crate::trace::recording::{Op, Recording};
+use crate::trace::replayed::{ReplayReport, Timeline};
+
+/// What one replay predicted.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReplayPrediction {
+    pub predicted_ns: u64,
+    /// The program's end read off the replay, before the corrections below.
+    pub replayed_end_ns: u64,
+    /// The replay's own delays on the chain of calls that decided the end (taken away).
+    pub replay_delay_ns: u64,
+    /// The capture's cost still in the recorded think times on that chain (taken away:
+    /// the middle of what it can be).
+    pub capture_left_ns: u64,
+    /// Recorded calls on that chain.
+    pub chain_calls: u64,
+    /// Time in the replayed calls, all threads.
+    pub replayed_io_ns: u64,
+    /// Calls whose result differed from the recorded one.
+    pub results_differ: u64,
+}
+
+/// The parts of the bound, ns.
+#[derive(Debug, Clone, Serialize)]
+pub struct Bound {
+    /// The replays' spread: the half-width of the 95% prediction interval of one more run,
+    /// t(0.975, n-1) · s · √(1 + 1/n) over the n replays' predictions (0 for one replay).
+    pub noise_ns: u64,
+    /// Half the range the capture's cost left in the think times can take.
+    pub capture_ns: u64,
+    /// The recorded time of io_uring/libaio calls whose I/O the trace cannot see.
+    pub unseen_io_ns: u64,
+}
+
+/// The prediction.
+#[derive(Debug, Clone, Serialize)]
+pub struct Prediction {
+    pub trace: String,
+    pub command: Vec<String>,
+    /// The storage predicted for: the directory the replays ran in.
+    pub directory: String,
+    /// The program's run time as recorded, and less the capture's measured cost.
+    pub recorded_ns: u64,
+    pub recorded_untraced_ns: Option<u64>,
+    pub predicted_ns: u64,
+    /// predicted_ns ± bound_ns.
+    pub bound_ns: u64,
+    pub bound_pct: f64,
+    pub bound: Bound,
+    /// The thread whose end decides the program's.
+    pub critical_tid: Option<u32>,
+    /// Share of the run the critical thread spent in replayed calls: as recorded, as predicted.
+    pub io_share_recorded_pct: f64,
+    pub io_share_predicted_pct: f64,
+    pub replays: Vec<ReplayPrediction>,
+    pub threads: Vec<ThreadFigures>,
+    pub files: Vec<FileFigures>,
+    /// The I/O patterns by replayed time, largest first.
+    pub patterns: Vec<PatternFigures>,
+    /// Why the prediction may be weaker than its bound says.
+    pub warnings: Vec<String>,
+}
+
+/// One replay's report and timeline.
+pub struct Replayed<'a> {
+    pub report: &'a ReplayReport,
+    pub timeline: &'a Timeline,
+}
+
+/// How far one more run on the target may fall from the replays' predictions: the half-width
+/// of the 95% prediction interval of a normal sample, t(0.975, n-1) · s · √(1 + 1/n); 0 for a
+/// single replay (no spread to go by: a warning says so).
+fn spread(values: &[u64]) -> u64 {
+    let n = values.len();
+    if n < 2 {
+        return 0;
+    }
+    let mean = values.iter().map(|&v| v as f64).sum::<f64>() / n as f64;
+    let var = values
+        .iter()
+        .map(|&v| (v as f64 - mean).powi(2))
+        .sum::<f64>()
+        / (n - 1) as f64;
+    (t975(n - 1) * var.sqrt() * (1.0 + 1.0 / n as f64).sqrt()) as u64
+}
+
+/// Student's t, 97.5th percentile, for `df` degrees of freedom (at least 1).
+fn t975(df: usize) -> f64 {
+    const T: [f64; 10] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=10 => T[df - 1],
+        11..=20 => 2.228 - (df - 10) as f64 * 0.0142,
+        21..=30 => 2.086 - (df - 20) as f64 * 0.0044,
+        _ => 1.96 + 0.082 * 30.0 / df as f64,
+    }
+}
+
+/// The capture's cost per watched call, and the part of its cost that lies outside the
+/// recorded calls for certain (the stops for paths, the calls it does not watch), ns; zero
+/// without a measurement.
+fn capture_costs(r: &Recording) -> (f64, f64) {
+    let Some(o) = &r.footer.overhead else {
+        return (0.0, 0.0);
+    };
+    let calls = r.events.len() as f64 + r.footer.other_calls as f64;
+    let outside = (o.added_ns as f64 - o.per_call_ns * calls).max(0.0);
+    (o.per_call_ns, outside)
+}
+
+/// What one replay predicts.
+fn one(r: &Recording, run: &Replayed<'_>) -> (ReplayPrediction, ProgramEnd, u64) {
+    let pe = program_end(r, run.timeline);
+    let (delay, chain) = pe.end.hinge.map_or((0, 0), |h| {
+        (run.timeline.chain_late_ns[h], run.timeline.chain_calls[h])
+    });
+    // The chain's share of the trace's calls carries that share of the calls not in it (on
+    // pipes and sockets, and those not watched) and of the capture's stops.
+    let share = chain as f64 / r.events.len().max(1) as f64;
+    let (per_call, outside) = capture_costs(r);
+    let watched = chain as f64 + r.footer.other_calls as f64 * share;
+    // Each call's cost lies between the call's two timestamps (replaced by the replay's own
+    // time) and around them (left in the think times): between none and all of it is left.
+    let half = per_call * watched / 2.0;
+    // The cost left lies in the think time around the calls: never more than the deciding
+    // thread's (a calibration on a loaded machine can measure more).
+    let think = pe.critical_tid.map_or(0, |t| outside_calls(r, t));
+    let left = ((half + outside * share) as u64).min(think);
+    let half = (half as u64).min(think);
+    let predicted = pe.end.ns.saturating_sub(delay).saturating_sub(left);
+    let p = ReplayPrediction {
+        predicted_ns: predicted,
+        replayed_end_ns: pe.end.ns,
+        replay_delay_ns: delay,
+        capture_left_ns: left,
+        chain_calls: chain,
+        replayed_io_ns: run.report.replayed_io_ns,
+        results_differ: run.report.results_differ,
+    };
+    (p, pe, half)
+}
+
+/// A thread's recorded time outside its calls: from its creation (or the start) to its end
+/// (or its last call's), less the time in its calls.
+fn outside_calls(r: &Recording, tid: u32) -> u64 {
+    let Some(th) = r.footer.threads.iter().find(|t| t.tid == tid) else {
+        return 0;
+    };
+    let mine = r.events.iter().filter(|e| e.tid == tid);
+    let (busy, last) = mine.fold((0u64, 0u64), |(b, l), e| {
+        (b.saturating_add(e.dur), l.max(e.t.saturating_add(e.dur)))
+    });
+    th.ended_ns
+        .unwrap_or(last)
+        .max(last)
+        .saturating_sub(th.born_ns.unwrap_or(0))
+        .saturating_sub(busy)
+}
+
+/// The prediction from `runs` (at least one).
+pub fn predict(r: &Recording, trace: &str, directory: &str, runs: &[Replayed<'_>]) -> Prediction {
+    assert!(!runs.is_empty(), "a prediction needs a replay");
+    let each: Vec<_> = runs.iter().map(|run| one(r, run)).collect();
+    let mut sorted: Vec<usize> = (0..each.len()).collect();
+    sorted.sort_by_key(|&k| each[k].0.predicted_ns);
+    // The median replay (the lower of two middles) stands for all in the figures.
+    let mid = sorted[(sorted.len() - 1) / 2];
+    let predicted = each[mid].0.predicted_ns;
+    let noise = spread(&each.iter().map(|e| e.0.predicted_ns).collect::<Vec<_>>());
+    let unseen: u64 = r
+        .events
+        .iter()
+        .filter(|e| matches!(e.op, Op::AioGetevents | Op::UringEnter | Op::AioSubmit))
+        .map(|e| e.dur)
+        .sum();
+    let bound = Bound {
+        noise_ns: noise,
+        capture_ns: each[mid].2,
+        unseen_io_ns: unseen,
+    };
+    let bound_ns = bound.noise_ns + bound.capture_ns + bound.unseen_io_ns;
+    let (pe, tl) = (&each[mid].1, runs[mid].timeline);
+    let f = figures::figures(r, tl, pe);
+    let critical_io = |recorded: bool| {
+        f.threads
+            .iter()
+            .find(|t| Some(t.tid) == pe.critical_tid)
+            .map_or(0, |t| {
+                if recorded {
+                    t.recorded_io_ns
+                } else {
+                    t.replayed_io_ns
+                }
+            })
+    };
+    let untraced = r
+        .footer
+        .overhead
+        .as_ref()
+        .map(|o| r.footer.duration_ns.saturating_sub(o.added_ns));
+    let pct = |a: u64, b: u64| 100.0 * a as f64 / b.max(1) as f64;
+    let mut p = Prediction {
+        trace: trace.to_string(),
+        command: r.header.command.clone(),
+        directory: directory.to_string(),
+        recorded_ns: r.footer.duration_ns,
+        recorded_untraced_ns: untraced,
+        predicted_ns: predicted,
+        bound_ns,
+        bound_pct: pct(bound_ns, predicted),
+        bound,
+        critical_tid: pe.critical_tid,
+        io_share_recorded_pct: pct(critical_io(true), untraced.unwrap_or(r.footer.duration_ns))
+            .min(100.0),
+        io_share_predicted_pct: pct(critical_io(false), predicted).min(100.0),
+        replays: each.into_iter().map(|e| e.0).collect(),
+        threads: f.threads,
+        files: f.files,
+        patterns: f.patterns,
+        warnings: Vec::new(),
+    };
+    p.warnings = figures::warnings(r, &p);
+    p
+}

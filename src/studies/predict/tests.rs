@@ -1,0 +1,420 @@
+//! The prediction's arithmetic on traces and timelines made by hand, where the answer is known.
+
+use super::*;
+use crate::trace::recording::{Event, FileInfo, Footer, Header, Overhead, ThreadInfo};
+use crate::trace::replayed::{Mode, ReplayReport};
+
+fn ev(t: u64, dur: u64, tid: u32, op: Op) -> Event {
+    Event {
+        t,
+        dur,
+        offset: 0,
+        len: 4096,
+        result: 4096,
+        tid,
+        file: 0,
+        arg: 0,
+        op,
+        flags: 0,
+    }
+}
+
+fn thread(tid: u32, parent: Option<u32>, born: u64, ended: u64) -> ThreadInfo {
+    ThreadInfo {
+        tid,
+        pid: tid,
+        first_ns: born,
+        last_ns: ended,
+        parent,
+        born_ns: parent.map(|_| born),
+        ended_ns: Some(ended),
+    }
+}
+
+fn recording(events: Vec<Event>, threads: Vec<ThreadInfo>, duration: u64) -> Recording {
+    Recording {
+        header: Header {
+            format: "iogauge-trace".into(),
+            version: 1,
+            iogauge: "test".into(),
+            command: vec!["prog".into()],
+            started_unix_ms: 0,
+            host: "h".into(),
+            method: "test".into(),
+        },
+        events,
+        footer: Footer {
+            duration_ns: duration,
+            exit_code: Some(0),
+            exit_signal: None,
+            files: vec![FileInfo {
+                path: "/data/f".into(),
+                kind: "regular".into(),
+                size_at_open: None,
+                extent: 1 << 20,
+                removed: false,
+                in_memory: false,
+            }],
+            threads,
+            lost: 0,
+            capped: 0,
+            unmatched: 0,
+            other_calls: 0,
+            unknown_fd_calls: 0,
+            overhead: None,
+        },
+    }
+}
+
+/// A timeline: each event's replayed completion and duration; no replay delays; every
+/// event one call on its chain per call before it in its thread.
+fn timeline(done: &[u64], took: &[u64]) -> Timeline {
+    Timeline {
+        done_ns: done.iter().map(|&d| Some(d)).collect(),
+        took_ns: took.to_vec(),
+        chain_late_ns: vec![0; done.len()],
+        chain_calls: (1..=done.len() as u64).collect(),
+    }
+}
+
+fn report() -> ReplayReport {
+    ReplayReport {
+        trace: "t".into(),
+        command: vec![],
+        mode: Mode::Closed,
+        speed: 1.0,
+        directory: "d".into(),
+        laid_out_bytes: 0,
+        recorded_span_ns: 0,
+        recorded_span_untraced_ns: None,
+        replayed_span_ns: 0,
+        recorded_io_ns: 0,
+        replayed_io_ns: 0,
+        issue_error_p50_ns: 0,
+        issue_error_p99_ns: 0,
+        issue_error_max_ns: 0,
+        ops: vec![],
+        threads: vec![],
+        skipped: 0,
+        results_differ: 0,
+        stopped: false,
+    }
+}
+
+fn predict_with(r: &Recording, tls: &[Timeline]) -> Prediction {
+    let rep = report();
+    let runs: Vec<Replayed<'_>> = tls
+        .iter()
+        .map(|t| Replayed {
+            report: &rep,
+            timeline: t,
+        })
+        .collect();
+    predict(r, "t", "d", &runs)
+}
+
+/// One thread: calls done at 150, 300, 500; it ends at 990, the recording at 1000. Replayed
+/// twice as slow: the last call completes at 700 instead of 500.
+fn one_thread() -> (Recording, Timeline) {
+    let r = recording(
+        vec![
+            ev(100, 50, 1, Op::Write),
+            ev(200, 100, 1, Op::Write),
+            ev(400, 100, 1, Op::Fsync),
+        ],
+        vec![thread(1, None, 0, 990)],
+        1000,
+    );
+    (r, timeline(&[200, 400, 700], &[100, 200, 200]))
+}
+
+#[test]
+fn one_thread_ends_its_recorded_tail_after_its_last_replayed_call() {
+    let (r, tl) = one_thread();
+    let p = predict_with(&r, &[tl]);
+    // 700 + (990 - 500) + (1000 - 990).
+    assert_eq!(p.predicted_ns, 1200);
+    assert_eq!(p.critical_tid, Some(1));
+    assert_eq!(p.bound_ns, 0);
+    assert_eq!(p.threads[0].recorded_io_ns, 250);
+    assert_eq!(p.threads[0].replayed_io_ns, 500);
+    assert_eq!(p.threads[0].predicted_end_ns, Some(1190));
+    // The critical thread was in I/O 250 of 1000 ns recorded, 500 of 1200 predicted.
+    assert!((p.io_share_recorded_pct - 25.0).abs() < 1e-9);
+    assert!((p.io_share_predicted_pct - 500.0 / 12.0).abs() < 1e-9);
+}
+
+#[test]
+fn the_replays_delays_and_the_captures_cost_left_are_taken_away_and_bounded() {
+    let (mut r, mut tl) = one_thread();
+    // The replay issued 30 ns late along the chain; the capture costs 10 ns a call, and the
+    // recording's 3 calls + 1 other call; 8 ns of stops on top.
+    tl.chain_late_ns[2] = 30;
+    r.footer.other_calls = 1;
+    r.footer.overhead = Some(Overhead {
+        per_call_ns: 10.0,
+        per_path_call_ns: 0.0,
+        per_unwatched_call_ns: 0.0,
+        unwatched_calls: 0,
+        added_ns: 48,
+        added_pct: 4.8,
+    });
+    let p = predict_with(&r, &[tl]);
+    // Chain: 3 calls of 3 (share 1), + 1 other call: 4 watched calls, half of their 40 ns
+    // left on average (20 ± 20) and the 8 ns of stops all left.
+    assert_eq!(p.replays[0].replay_delay_ns, 30);
+    assert_eq!(p.replays[0].capture_left_ns, 28);
+    assert_eq!(p.predicted_ns, 1200 - 30 - 28);
+    assert_eq!(p.bound.capture_ns, 20);
+    assert_eq!(p.recorded_untraced_ns, Some(1000 - 48));
+}
+
+#[test]
+fn the_median_replay_is_the_prediction_and_their_spread_a_prediction_interval() {
+    let (r, tl) = one_thread();
+    let mut slow = tl.clone();
+    slow.done_ns[2] = Some(800);
+    let mut fast = tl.clone();
+    fast.done_ns[2] = Some(650);
+    let p = predict_with(&r, &[slow, tl, fast]);
+    assert_eq!(p.predicted_ns, 1200);
+    // s = √(((1300-1216.7)² + (1200-1216.7)² + (1150-1216.7)²) / 2) = 76.38; × t(0.975, 2)
+    // 4.303 × √(4/3): 379.5.
+    assert_eq!(p.bound.noise_ns, 379);
+    assert_eq!(
+        p.replays.iter().map(|x| x.predicted_ns).collect::<Vec<_>>(),
+        vec![1300, 1200, 1150]
+    );
+    assert!((p.bound_pct - 379.0 / 12.0).abs() < 1e-9);
+}
+
+#[test]
+fn the_thread_that_finishes_last_on_the_target_decides_the_end() {
+    // Main (1) writes, starts workers 2 and 3, waits for both, ends 20 ns after the last.
+    // Recorded, 2 ended last (at 900, 3 at 600); replayed, 3's I/O is much slower.
+    let r = recording(
+        vec![
+            ev(0, 10, 1, Op::Write),
+            ev(100, 700, 2, Op::Write),
+            ev(100, 400, 3, Op::Write),
+        ],
+        vec![
+            thread(1, None, 0, 920),
+            thread(2, Some(1), 50, 900),
+            thread(3, Some(1), 50, 600),
+        ],
+        930,
+    );
+    let tl = timeline(&[10, 800, 1500], &[10, 700, 1400]);
+    let p = predict_with(&r, &[tl]);
+    // 3 ends 100 after its last call: 1600; 2 at 800 + 100 = 900. Main ends 20 after the
+    // last of them: 1620, and the recording 10 after main.
+    assert_eq!(p.critical_tid, Some(3));
+    assert_eq!(p.predicted_ns, 1630);
+    let end = |tid| {
+        p.threads
+            .iter()
+            .find(|t| t.tid == tid)
+            .unwrap()
+            .predicted_end_ns
+            .unwrap()
+    };
+    assert_eq!((end(1), end(2), end(3)), (1620, 900, 1600));
+}
+
+#[test]
+fn a_shell_that_ran_its_commands_one_after_the_other_ends_after_the_last() {
+    // The shell (1) reads its script, runs `a` (2) then `b` (3); on the target `a` is faster.
+    let r = recording(
+        vec![
+            ev(0, 10, 1, Op::Read),
+            ev(100, 400, 2, Op::Write),
+            ev(700, 100, 3, Op::Write),
+        ],
+        vec![
+            thread(1, None, 0, 1000),
+            thread(2, Some(1), 50, 550),
+            thread(3, Some(1), 600, 900),
+        ],
+        1000,
+    );
+    // The replay's anchors start `b` 200 after `a`'s last call (the recorded gap): a's call
+    // completes at 300, b's at 300 + 200 + 100.
+    let tl = timeline(&[10, 300, 600], &[10, 200, 100]);
+    let p = predict_with(&r, &[tl]);
+    // b ends 100 after its call (700), the shell 100 after b (800) — not at its recorded
+    // 1000, which held a's slower run.
+    assert_eq!(p.predicted_ns, 800);
+    assert_eq!(p.critical_tid, Some(3));
+}
+
+#[test]
+fn io_the_trace_cannot_see_is_in_the_bound_and_said() {
+    let (mut r, mut tl) = one_thread();
+    r.events.push(ev(600, 200, 1, Op::UringEnter));
+    tl.done_ns.push(None);
+    tl.took_ns.push(0);
+    tl.chain_late_ns.push(0);
+    tl.chain_calls.push(0);
+    let p = predict_with(&r, &[tl]);
+    assert_eq!(p.bound.unseen_io_ns, 200);
+    assert_eq!(p.predicted_ns, 1200);
+    assert!(
+        p.warnings.iter().any(|w| w.contains("io_uring/libaio")),
+        "{:?}",
+        p.warnings
+    );
+}
+
+#[test]
+fn files_read_from_memory_when_recorded_are_said() {
+    let mut big = ev(0, 2_000, 1, Op::Read);
+    big.len = 1 << 20;
+    big.result = 1 << 20;
+    let mut r = recording(
+        vec![big, Event { t: 10_000, ..big }],
+        vec![thread(1, None, 0, 20_000)],
+        20_000,
+    );
+    let tl = timeline(&[2_000, 12_000], &[2_000, 2_000]);
+    // A file the program created: nothing to say.
+    let p = predict_with(&r, std::slice::from_ref(&tl));
+    assert!(
+        !p.warnings.iter().any(|w| w.contains("from memory")),
+        "{:?}",
+        p.warnings
+    );
+    // One that existed, read at 2 µs a MiB: it was cached.
+    r.footer.files[0].size_at_open = Some(1 << 20);
+    let p = predict_with(&r, &[tl]);
+    assert!(
+        p.warnings.iter().any(|w| w.starts_with(
+            "files that existed and were read from memory when recorded: 1 (2.00 MiB read)"
+        )),
+        "{:?}",
+        p.warnings
+    );
+    assert_eq!(p.patterns[0].pattern, "1 MiB reads, not sequential");
+    assert_eq!(p.patterns[0].calls, 2);
+}
+
+#[test]
+fn mappings_of_libraries_are_not_data_and_mappings_of_data_files_are_said() {
+    let (mut r, mut tl) = one_thread();
+    r.footer.files.push(FileInfo {
+        path: "/opt/app/lib/libc.so.6".into(),
+        kind: "regular".into(),
+        size_at_open: Some(2 << 20),
+        extent: 0,
+        removed: false,
+        in_memory: false,
+    });
+    // libc mapped read-only private, then read-execute (a library, wherever it lives); the
+    // data file mapped shared.
+    let mut lib = ev(10, 1, 1, Op::Mmap);
+    lib.file = 1;
+    lib.arg = 1 | (2 << 8);
+    let mut code = lib;
+    code.arg = 5 | (2 << 8);
+    for e in [lib, code] {
+        r.events.insert(0, e);
+        tl.done_ns.insert(0, None);
+        tl.took_ns.insert(0, 0);
+        tl.chain_late_ns.insert(0, 0);
+        tl.chain_calls.insert(0, 0);
+    }
+    let p = predict_with(&r, std::slice::from_ref(&tl));
+    assert!(
+        !p.warnings.iter().any(|w| w.contains("mappings")),
+        "{:?}",
+        p.warnings
+    );
+    let mut data = ev(20, 1, 1, Op::Mmap);
+    data.arg = 3 | (1 << 8);
+    r.events.insert(2, data);
+    tl.done_ns.insert(2, None);
+    tl.took_ns.insert(2, 0);
+    tl.chain_late_ns.insert(2, 0);
+    tl.chain_calls.insert(2, 0);
+    let p = predict_with(&r, &[tl]);
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.starts_with("mappings of data files (1)")),
+        "{:?}",
+        p.warnings
+    );
+}
+
+#[test]
+fn the_captures_cost_left_is_never_more_than_the_think_time_it_lies_in() {
+    // A calibration on a loaded machine measured 1 ms a call: far more than the thread's
+    // 990 - 250 = 740 ns outside its calls.
+    let (mut r, tl) = one_thread();
+    r.footer.overhead = Some(Overhead {
+        per_call_ns: 1e6,
+        per_path_call_ns: 0.0,
+        per_unwatched_call_ns: 0.0,
+        unwatched_calls: 0,
+        added_ns: 3_000_000,
+        added_pct: 300_000.0,
+    });
+    let p = predict_with(&r, &[tl]);
+    assert_eq!(p.replays[0].capture_left_ns, 740);
+    assert_eq!(p.bound.capture_ns, 740);
+    assert_eq!(p.predicted_ns, 1200 - 740);
+}
+
+#[test]
+fn a_thread_that_made_no_replayed_call_does_not_decide_the_end() {
+    // Main (1) runs worker 2 and a helper 3 that only seeks (no replayed call) and ends last,
+    // when main tells it to: on faster storage it would end earlier too.
+    let r = recording(
+        vec![
+            ev(0, 10, 1, Op::Write),
+            ev(100, 500, 2, Op::Write),
+            ev(150, 1, 3, Op::Seek),
+        ],
+        vec![
+            thread(1, None, 0, 1000),
+            thread(2, Some(1), 50, 700),
+            thread(3, Some(1), 60, 990),
+        ],
+        1000,
+    );
+    let mut tl = timeline(&[10, 400, 0], &[10, 300, 0]);
+    tl.done_ns[2] = None;
+    let p = predict_with(&r, &[tl]);
+    // 2 ends 100 after its call: 500; main 300 after 2's end (its recorded wait for the
+    // helper is taken as its own time after the last thread that says anything).
+    assert_eq!(p.critical_tid, Some(2));
+    assert_eq!(p.predicted_ns, 800);
+    let helper = p.threads.iter().find(|t| t.tid == 3).unwrap();
+    assert_eq!(helper.predicted_end_ns, None);
+}
+
+#[test]
+fn a_file_read_ahead_from_a_device_is_cold_though_most_reads_were_fast() {
+    // 64 reads of 4 KiB, every 32nd waiting 120 µs for the device (read-ahead served the
+    // rest in 1 µs): cold. All fast: cached. On tmpfs: its reads say nothing.
+    let reads = |slow_every: usize| {
+        (0..64)
+            .map(|i| {
+                let slow = slow_every > 0 && i % slow_every == 0;
+                ev(
+                    i as u64 * 200_000,
+                    if slow { 120_000 } else { 1_000 },
+                    1,
+                    Op::Read,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut r = recording(reads(32), vec![thread(1, None, 0, 20_000_000)], 20_000_000);
+    r.footer.files[0].size_at_open = Some(1 << 20);
+    assert_eq!(crate::trace::stats::read_from_memory(&r), vec![false]);
+    r.events = reads(0);
+    assert_eq!(crate::trace::stats::read_from_memory(&r), vec![true]);
+    r.footer.files[0].in_memory = true;
+    assert_eq!(crate::trace::stats::read_from_memory(&r), vec![false]);
+}

@@ -1,0 +1,192 @@
+//! `iogauge predict`: a recorded real program (dd) and a fio job file predicted on another
+//! directory — the replays' count, the figures' exact call counts, the bound made of its
+//! parts, nothing left behind and the recorded files untouched — and its bad input.
+
+use super::*;
+
+fn predicted(dir: &Path, args: &[&str]) -> Value {
+    let o = run_in(dir, args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stdout(&o)))
+}
+
+fn pattern_calls(p: &Value, prefix: &str) -> u64 {
+    p["patterns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["pattern"].as_str().unwrap().starts_with(prefix))
+        .map(|x| x["calls"].as_u64().unwrap())
+        .sum()
+}
+
+#[test]
+fn a_recorded_dd_is_replayed_on_the_target_and_predicted_with_its_bound() {
+    let (work, target) = (tmp(), tmp());
+    let w = work.path();
+    std::fs::write(w.join("in"), vec![7u8; 64 * 65536]).unwrap();
+    let o = run_in(
+        w,
+        &[
+            "record",
+            "-o",
+            "dd.iogtrace",
+            "--",
+            "dd",
+            "if=in",
+            "of=out",
+            "bs=64k",
+            "conv=fsync",
+            "status=none",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = std::fs::metadata(w.join("out"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let p = predicted(
+        w,
+        &[
+            "predict",
+            "dd.iogtrace",
+            "--directory",
+            target.path().to_str().unwrap(),
+            "--repeat",
+            "2",
+            "--json",
+        ],
+    );
+    assert_eq!(p["replays"].as_array().unwrap().len(), 2);
+    let predicted_ns = p["predicted_ns"].as_u64().unwrap();
+    assert!(predicted_ns > 0, "{p}");
+    // The prediction is one of the replays' (the lower middle of two).
+    let each: Vec<u64> = p["replays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["predicted_ns"].as_u64().unwrap())
+        .collect();
+    assert_eq!(predicted_ns, *each.iter().min().unwrap());
+    let b = &p["bound"];
+    let parts = ["noise_ns", "capture_ns", "unseen_io_ns"].map(|k| b[k].as_u64().unwrap());
+    assert_eq!(p["bound_ns"].as_u64().unwrap(), parts.iter().sum::<u64>());
+    assert_eq!(
+        parts[0],
+        each.iter().max().unwrap() - each.iter().min().unwrap()
+    );
+    // dd's 64 reads and 64 writes of 64 KiB (the last read finds the end: 0 bytes), one
+    // fsync; the thread that decides the end is dd's.
+    assert_eq!(pattern_calls(&p, "64 KiB reads"), 65);
+    assert_eq!(pattern_calls(&p, "64 KiB writes"), 64);
+    assert_eq!(pattern_calls(&p, "fsyncs"), 1);
+    let crit = p["critical_tid"].as_u64().unwrap();
+    let t = p["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["tid"].as_u64() == Some(crit))
+        .unwrap();
+    assert!(t["calls"].as_u64().unwrap() >= 130, "{t}");
+    let out = p["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("/out"))
+        .unwrap();
+    assert_eq!(out["bytes"].as_u64().unwrap(), 64 * 65536);
+    // The replays' directories are gone; the program's files were not touched.
+    assert!(
+        entries(target.path()).is_empty(),
+        "{:?}",
+        entries(target.path())
+    );
+    assert_eq!(
+        std::fs::metadata(w.join("out"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        before
+    );
+    let text = ok_in(
+        w,
+        &[
+            "predict",
+            "dd.iogtrace",
+            "--directory",
+            target.path().to_str().unwrap(),
+            "--repeat",
+            "1",
+        ],
+    );
+    for want in [
+        "recorded",
+        "predicted",
+        "± ",
+        "bound:",
+        "decides the end",
+        "64 KiB writes, sequential",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+}
+
+#[test]
+fn a_fio_job_file_is_recorded_as_iogauge_runs_it_and_predicted() {
+    let (work, target, rec) = (tmp(), tmp(), tmp());
+    let w = work.path();
+    std::fs::write(w.join("j.fio"), "[w]\nrw=write\nbs=64k\nsize=4m\n").unwrap();
+    let p = predicted(
+        w,
+        &[
+            "predict",
+            "j.fio",
+            "--directory",
+            target.path().to_str().unwrap(),
+            "--record-directory",
+            rec.path().to_str().unwrap(),
+            "--repeat",
+            "1",
+            "--json",
+        ],
+    );
+    // The job's 64 writes of 64 KiB, as the replay issued them.
+    assert_eq!(pattern_calls(&p, "64 KiB writes"), 64);
+    assert!(p["command"].as_array().unwrap().iter().any(|a| a == "fio"));
+    assert!(p["trace"].as_str().unwrap().contains("j.fio"));
+    assert!(
+        entries(target.path()).is_empty(),
+        "{:?}",
+        entries(target.path())
+    );
+    assert!(entries(rec.path()).is_empty(), "{:?}", entries(rec.path()));
+    assert_eq!(entries(w), vec![w.join("j.fio")]);
+}
+
+#[test]
+fn predict_refuses_bad_input_and_creates_nothing() {
+    let work = tmp();
+    let w = work.path();
+    std::fs::write(w.join("notes.txt"), "just some words\n").unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (&["predict", "missing.iogtrace"], "missing.iogtrace"),
+        (&["predict", "notes.txt"], "neither a trace"),
+        (&["predict", "notes.txt", "--repeat", "0"], "--repeat=0"),
+        (
+            &["predict", "notes.txt", "--directory", "nowhere"],
+            "--directory=nowhere",
+        ),
+        (
+            &["predict", "notes.txt", "--record-directory", "nowhere"],
+            "--record-directory=nowhere",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = run_in(w, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    assert_eq!(entries(w), vec![w.join("notes.txt")]);
+}
