@@ -21,8 +21,10 @@ Programs (none written with iogauge):
 - fio-job: a fio job file (iogauge fio runs it), given to `predict` as the program.
 
 Each case: inputs made in the from-storage and evicted from the page cache, the program
-recorded there; then `iogauge predict --repeat 3` on the to-storage; then inputs made there and
-evicted, the program run there RUNS times (the median is the actual). The system's files (the
+recorded there; then, alternating (ABBA, as the disk's speed drifts over minutes), RUNS real
+runs on the to-storage (inputs made there and evicted each time; the median is the actual) and
+RUNS `iogauge predict --repeat 1` there, combined as `--repeat` combines its replays (median;
+95% prediction interval of their spread plus the capture's and unseen I/O's parts). The system's files (the
 programs, their libraries) stay cached throughout, as on a server that runs them daily. The wall time of a program includes
 its fork and exec (about a millisecond) which the trace does not.
 
@@ -193,8 +195,10 @@ def wrap(storage, cmd):
     return ["sh", "-c", f'echo $$ > {CGROUP}/cgroup.procs && exec "$@"', "sh"] + cmd
 
 
-def fresh(storage, prog):
-    d = os.path.join(STORAGES[storage], prog)
+def fresh(storage, prog, what="recorded"):
+    """A new directory for the program's inputs: one for the recording, one for the real runs
+    (the throttled storage is the disk's directory too)."""
+    d = os.path.join(STORAGES[storage], f"{prog}-{what}")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     PROGRAMS[prog][0](d)
@@ -210,6 +214,22 @@ def run(cmd, cwd):
     return time.perf_counter() - t, r.stdout
 
 
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
+
+
+def combined(preds):
+    """Single-replay predictions combined as `predict --repeat N` combines its replays: the
+    median; the bound the 95% prediction interval of their spread plus the median of the
+    capture's and the unseen I/O's parts."""
+    ns = [p["predicted_ns"] for p in preds]
+    n = len(ns)
+    mean = sum(ns) / n
+    s = (sum((x - mean) ** 2 for x in ns) / (n - 1)) ** 0.5
+    noise = T975[n - 1] * s * (1 + 1 / n) ** 0.5
+    med = lambda k: statistics.median(p["bound"][k] for p in preds)  # noqa: E731
+    return statistics.median_low(ns), noise + med("capture_ns") + med("unseen_io_ns")
+
+
 def case(prog, src, dst):
     d = fresh(src, prog)
     trace = os.path.join(STORAGES["tmpfs"], f"{prog}.iogtrace")
@@ -219,35 +239,43 @@ def case(prog, src, dst):
     if prog == "fio-job":
         # The job file is the program: predict records it itself, in the from-storage.
         pred_cmd = [IOGAUGE, "predict", os.path.join(d, "job.fio"), "--record-directory", d]
-        recorded = None
     else:
         run(wrap(src, [IOGAUGE, "record", "-o", trace, "--"] + cmd), d)
         pred_cmd = [IOGAUGE, "predict", trace]
-        recorded = True
     target = os.path.join(STORAGES[dst], "replays")
     shutil.rmtree(target, ignore_errors=True)
     os.makedirs(target)
-    _, out = run(wrap(dst, pred_cmd + ["--directory", target, "--repeat", "3", "--json"]), d)
-    p = json.loads(out)
-    shutil.rmtree(d, ignore_errors=True)
-    actual = []
-    for _ in range(RUNS):
-        d = fresh(dst, prog)
-        secs, _ = run(wrap(dst, cmd), d)
+    # The disk's speed drifts over minutes: the real runs and the predictions alternate
+    # (ABBA), each prediction one replay.
+    actual, preds = [], []
+
+    def real():
+        w = fresh(dst, prog, "run")
+        secs, _ = run(wrap(dst, cmd), w)
         actual.append(secs)
-        shutil.rmtree(d, ignore_errors=True)
+        shutil.rmtree(w, ignore_errors=True)
+
+    def predicted():
+        _, out = run(wrap(dst, pred_cmd + ["--directory", target, "--repeat", "1", "--json"]), d)
+        preds.append(json.loads(out))
+
+    for k in range(RUNS):
+        for step in ((real, predicted) if k % 2 == 0 else (predicted, real)):
+            step()
+    shutil.rmtree(d, ignore_errors=True)
     a = statistics.median(actual)
-    pred = p["predicted_ns"] / 1e9
-    bound = p["bound_ns"] / 1e9
+    pred_ns, bound_ns = combined(preds)
+    pred, bound = pred_ns / 1e9, bound_ns / 1e9
     err = (pred - a) / a * 100
-    held = abs(pred - a) <= bound
-    if recorded and os.path.exists(trace):
+    if os.path.exists(trace):
         os.remove(trace)
+    warnings = sorted({w for p in preds for w in p["warnings"] if not w.startswith("one replay")})
     return {
         "program": prog, "from": src, "to": dst,
-        "recorded": p["recorded_ns"] / 1e9, "predicted": pred, "bound": bound,
-        "actual": a, "actual_runs": actual, "error_pct": err, "held": held,
-        "warnings": p["warnings"],
+        "recorded": preds[0]["recorded_ns"] / 1e9, "predicted": pred, "bound": bound,
+        "predictions": [p["predicted_ns"] / 1e9 for p in preds],
+        "actual": a, "actual_runs": actual, "error_pct": err, "held": abs(pred - a) <= bound,
+        "warnings": warnings,
     }
 
 
@@ -267,10 +295,14 @@ def main():
     lines += [f"- storages: disk = ext4 on the virtio disk ({DISK}); tmpfs = {TMPFS}; throttled ="
               f" the disk, program and replays in a blkio cgroup throttled to {THROTTLE_MIB} "
               f"MiB/s and {THROTTLE_IOPS} IOPS each way on {dev}",
-              f"- per case: record on the from-storage (its inputs out of the page cache), `iogauge predict --repeat 3`"
-              f" on the to-storage, then {RUNS} real runs there (inputs out of the page cache each; "
-              "actual = median wall time, fork and exec included)", "",
-              "| program | from → to | recorded s | predicted s | ± bound s | actual s (runs) | "
+              "- per case: the program recorded on the from-storage (its inputs out of the page "
+              f"cache); then, alternating (ABBA), {RUNS} real runs on the to-storage (inputs made "
+              f"there and out of the page cache each; wall time, fork and exec included) and {RUNS}"
+              " `iogauge predict --repeat 1` there (a fio job recorded anew by each); the prediction"
+              " is their median and the bound their 95% prediction interval plus the median "
+              "capture and unseen-I/O parts — what `--repeat 3` computes from its replays, with "
+              "the disk's drift over minutes kept out", "",
+              "| program | from → to | recorded s | predicted s (each) | ± bound s | actual s (runs) | "
               "error % | within bound |", "|---|---|---|---|---|---|---|---|"]
     rows = []
     for prog in progs:
@@ -278,9 +310,10 @@ def main():
             r = case(prog, src, dst)
             rows.append(r)
             runs = ", ".join(f"{x:.3f}" for x in r["actual_runs"])
-            line = (f"| {prog} | {src} → {dst} | {r['recorded']:.3f} | {r['predicted']:.3f} | "
-                    f"{r['bound']:.3f} | {r['actual']:.3f} ({runs}) | {r['error_pct']:+.1f} | "
-                    f"{'yes' if r['held'] else 'NO'} |")
+            each = ", ".join(f"{x:.3f}" for x in r["predictions"])
+            line = (f"| {prog} | {src} → {dst} | {r['recorded']:.3f} | {r['predicted']:.3f} "
+                    f"({each}) | {r['bound']:.3f} | {r['actual']:.3f} ({runs}) | "
+                    f"{r['error_pct']:+.1f} | {'yes' if r['held'] else 'NO'} |")
             print(line, flush=True)
             for w in r["warnings"]:
                 print("    warning:", w[:200], flush=True)

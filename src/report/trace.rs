@@ -184,7 +184,8 @@ pub fn stats_text(s: &Stats) -> String {
     if let Some(p) = s.overhead_pct {
         let _ = writeln!(
             o,
-            "capture overhead: {p:.1}% of the run time (measured per call at record time)"
+            "capture overhead: {p:.1}% of the run time (measured per call at record time; {} calls it does not watch counted in)",
+            s.unwatched_calls
         );
     }
     let calls: Vec<String> = s.calls.iter().map(|(k, v)| format!("{k} {v}")).collect();

@@ -32,6 +32,8 @@ pub struct Stats {
     /// io_uring_enter and io_submit calls: their I/O is not in the trace.
     pub async_calls: u64,
     pub overhead_pct: Option<f64>,
+    /// System calls the capture does not watch, counted (they cost the program too).
+    pub unwatched_calls: u64,
 }
 
 /// One file's figures.
@@ -79,6 +81,9 @@ pub struct ThreadStats {
     /// last call's completion), ns.
     pub busy_ns: u64,
     pub think_ns: u64,
+    /// The recorded thread that created it (through tasks that made no recorded call), where
+    /// the capture saw it.
+    pub parent: Option<u32>,
 }
 
 #[derive(Default)]
@@ -173,6 +178,12 @@ pub fn stats(r: &Recording) -> Stats {
                 calls: n,
                 busy_ns: busy,
                 think_ns: (last - first).saturating_sub(busy),
+                parent: r
+                    .footer
+                    .threads
+                    .iter()
+                    .find(|t| t.tid == tid)
+                    .and_then(|t| t.parent),
             })
             .collect(),
         lost: r.footer.lost,
@@ -182,6 +193,7 @@ pub fn stats(r: &Recording) -> Stats {
         capped: r.footer.capped,
         async_calls,
         overhead_pct: r.footer.overhead.as_ref().map(|o| o.added_pct),
+        unwatched_calls: r.footer.overhead.as_ref().map_or(0, |o| o.unwatched_calls),
     }
 }
 

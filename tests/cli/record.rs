@@ -683,3 +683,49 @@ fn capped_recording(method: &str) {
     let text = ok_in(d.path(), &["trace", "stats", "t.iogtrace"]);
     assert!(text.contains("INCOMPLETE"), "{text}");
 }
+
+#[test]
+fn the_calls_it_does_not_watch_are_counted_and_each_task_knows_its_parent() {
+    // perl makes 100,000 getppid()s (not watched, but each passes the tracepoints: a cost the
+    // trace must count); sh runs two cats one after the other, each its child.
+    let d = tmp();
+    std::fs::write(d.path().join("in"), b"some bytes\n").unwrap();
+    let trace = d.path().join("t.iogtrace");
+    let t = trace.to_str().unwrap();
+    let o = run_in(
+        d.path(),
+        &[
+            "record",
+            "-o",
+            t,
+            "--",
+            "sh",
+            "-c",
+            "perl -e 'getppid() for 1..100000'; cat in > a; cat a > b",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value =
+        serde_json::from_str(&ok_in(d.path(), &["trace", "stats", "--json", t])).unwrap();
+    if !v["method"].as_str().unwrap().starts_with("perf") {
+        skip!("recorded without perf (no counter of the calls it does not watch)");
+        return;
+    }
+    let unwatched = v["unwatched_calls"].as_u64().unwrap();
+    assert!(
+        (100_000..110_000).contains(&unwatched),
+        "perl's getppid()s and the programs' start-up: {unwatched}"
+    );
+    // Every thread but the shell's has the shell (or, for perl's, its process) above it.
+    let threads = v["threads"].as_array().unwrap();
+    let root = threads
+        .iter()
+        .find(|t| t["parent"].is_null())
+        .expect("the shell");
+    let children: Vec<&Value> = threads.iter().filter(|t| !t["parent"].is_null()).collect();
+    assert!(children.len() >= 3, "perl and two cats: {threads:?}");
+    assert!(
+        children.iter().all(|t| t["parent"] == root["tid"]),
+        "{threads:?}"
+    );
+}
