@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
+use super::tool::{text_or_json_arg, wants_json};
 use super::{Request, UsageError};
 use crate::rawpath;
 use crate::trace::capture::Method;
@@ -49,14 +50,7 @@ pub fn predict_command() -> Command {
                 .default_value("3")
                 .help("Replays to run (1-100); the prediction is their median and their spread is in the bound"),
         )
-        .arg(
-            Arg::new("output-format")
-                .long("output-format")
-                .value_name("FORMAT")
-                .default_value("text")
-                .value_parser(["text", "json"])
-                .help("text or json"),
-        )
+        .arg(text_or_json_arg())
         .arg(
             Arg::new("json")
                 .long("json")
@@ -118,8 +112,7 @@ pub fn predict_request(sm: &ArgMatches) -> Result<Request, UsageError> {
         source: path("source"),
         directory,
         repeat,
-        json: sm.get_flag("json")
-            || sm.get_one::<String>("output-format").map(String::as_str) == Some("json"),
+        json: sm.get_flag("json") || wants_json(sm),
         record_directory,
         method: sm
             .get_one::<String>("method")

@@ -296,6 +296,21 @@ pub(super) fn overwrite_output_arg() -> Arg {
         .help("Replace report and log files iogauge did not write (never through a link)")
 }
 
+/// `--output-format text|json` of the commands that print one report (replay, predict).
+pub(super) fn text_or_json_arg() -> Arg {
+    Arg::new("output-format")
+        .long("output-format")
+        .value_name("FORMAT")
+        .default_value("text")
+        .value_parser(["text", "json"])
+        .help("text or json")
+}
+
+/// Whether `text_or_json_arg` asked for JSON.
+pub(super) fn wants_json(m: &ArgMatches) -> bool {
+    m.get_one::<String>("output-format").map(String::as_str) == Some("json")
+}
+
 pub(super) fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
     let formats = Format::parse_list(m.get_one::<String>("output-format").expect("has default"))
         .map_err(UsageError::of)?;

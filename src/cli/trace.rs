@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
-use super::tool::{check_output, overwrite_output_arg};
+use super::tool::{check_output, overwrite_output_arg, text_or_json_arg, wants_json};
 use super::{Request, UsageError};
 use crate::rawpath;
 use crate::trace::capture::Method;
@@ -218,14 +218,7 @@ pub fn replay_command() -> Command {
                 .default_value("1")
                 .help("Think and issue times divided by X (2: twice as fast)"),
         )
-        .arg(
-            Arg::new("output-format")
-                .long("output-format")
-                .value_name("FORMAT")
-                .default_value("text")
-                .value_parser(["text", "json"])
-                .help("text or json"),
-        )
+        .arg(text_or_json_arg())
         .after_help(
             "The recorded paths are never touched: each file of the trace is a file in a new \
              directory under --directory, laid out at its recorded size before the replay \
@@ -255,7 +248,7 @@ pub fn replay_request(sm: &ArgMatches) -> Result<Request, UsageError> {
         mode,
         speed,
         directory: rawpath::path(sm.get_one::<String>("directory").expect("default")),
-        json: sm.get_one::<String>("output-format").map(String::as_str) == Some("json"),
+        json: wants_json(sm),
     }))
 }
 

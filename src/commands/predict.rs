@@ -55,6 +55,8 @@ pub(crate) fn predict(req: PredictRequest) -> ExitCode {
             Ok((rep, _)) if rep.stopped => break,
             Ok(run) => runs.push(run),
             Err(ReplayError::Usage(m)) => return usage_exit(&m),
+            // Stopped while its files were laid out (and removed): the replays before count.
+            Err(ReplayError::Stopped) => break,
             Err(ReplayError::Failed(m)) => {
                 errln!("iogauge: predict: {m}");
                 return ExitCode::from(1);

@@ -33,6 +33,10 @@ pub(crate) fn replay(req: ReplayRequest) -> ExitCode {
     let report = match replay::replay(&r, &name, &opts, std::sync::Arc::clone(&s.interrupt)) {
         Ok(rep) => rep,
         Err(ReplayError::Usage(m)) => return usage_exit(&m),
+        Err(ReplayError::Stopped) => {
+            errln!("iogauge: replay: {}", ReplayError::Stopped);
+            return ExitCode::from(128u8.saturating_add(s.which.load(Ordering::SeqCst) as u8));
+        }
         Err(ReplayError::Failed(m)) => {
             errln!("iogauge: replay: {m}");
             return ExitCode::from(1);

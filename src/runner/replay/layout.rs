@@ -46,7 +46,13 @@ fn data_end(size: u64, extent: u64) -> u64 {
 
 /// Makes the directory `parent/name` (which must not exist) and lays out the trace's files
 /// there. On an error, what was made is removed.
-pub fn make(parent: &Path, name: &str, r: &Recording) -> io::Result<Layout> {
+/// `stop` turning true ends the layout (Interrupted), what was made removed.
+pub fn make(
+    parent: &Path,
+    name: &str,
+    r: &Recording,
+    stop: &std::sync::atomic::AtomicBool,
+) -> io::Result<Layout> {
     let path = parent.join(name);
     let (dir, id, place) = ownership::create_dir_new(&path)?;
     ownership::watch(&path, id, Some(&place));
@@ -69,7 +75,7 @@ pub fn make(parent: &Path, name: &str, r: &Recording) -> io::Result<Layout> {
     for (i, f) in r.footer.files.iter().enumerate() {
         let Some(size) = f.size_at_open else { continue };
         let data = data_end(size, f.extent);
-        if let Err(e) = lay_out(&layout, i, (size, data), warm[i], &chunk) {
+        if let Err(e) = lay_out(&layout, i, (size, data), warm[i], (&chunk, stop)) {
             layout.remove();
             return Err(e);
         }
@@ -85,7 +91,7 @@ fn lay_out(
     i: usize,
     (size, data): (u64, u64),
     warm: bool,
-    chunk: &[u8],
+    (chunk, stop): (&[u8], &std::sync::atomic::AtomicBool),
 ) -> io::Result<()> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let fd = rustix::fs::openat(&l.dir, &l.names[i], flags, Mode::from_raw_mode(0o644))?;
@@ -93,6 +99,9 @@ fn lay_out(
     l.watch(i, &fd);
     let mut at = 0;
     while at < data {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(io::ErrorKind::Interrupted.into());
+        }
         let n = (data - at).min(chunk.len() as u64) as usize;
         let w = rustix::io::pwrite(&fd, &chunk[..n], at)?;
         at += w as u64;

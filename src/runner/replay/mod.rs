@@ -95,6 +95,9 @@ pub enum ReplayError {
     Usage(String),
     #[error("{0}")]
     Failed(String),
+    /// Asked to stop while the files were laid out (what was made is removed).
+    #[error("stopped while the trace's files were laid out (removed)")]
+    Stopped,
 }
 
 /// Replays `r`; `stop` ends it early (what was replayed is reported).
@@ -116,7 +119,12 @@ pub fn replay_timed(
 ) -> Result<(ReplayReport, Timeline), ReplayError> {
     check_space(r, &opts.directory)?;
     check_buffers(r)?;
-    let layout = layout::make(&opts.directory, &opts.name, r).map_err(|e| {
+    let layout = layout::make(&opts.directory, &opts.name, r, &stop).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::Interrupted
+            && stop.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return ReplayError::Stopped;
+        }
         ReplayError::Failed(format!(
             "cannot lay out the trace's files in {}: {e}",
             opts.directory.join(&opts.name).display()
