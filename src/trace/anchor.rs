@@ -121,18 +121,7 @@ mod tests {
     use super::*;
 
     fn ev(t: u64, dur: u64, tid: u32) -> Event {
-        Event {
-            t,
-            dur,
-            offset: 0,
-            len: 4096,
-            result: 4096,
-            tid,
-            file: 0,
-            arg: 0,
-            op: Op::Write,
-            flags: 0,
-        }
+        Event::test(t, dur, tid, Op::Write)
     }
 
     fn at(event: usize, after_ns: u64) -> Anchor {

@@ -148,6 +148,23 @@ pub struct Event {
 }
 
 impl Event {
+    /// A 4 KiB call of `op` on file 0 that moved its bytes, at `t` for `dur` ns (tests).
+    #[cfg(test)]
+    pub fn test(t: u64, dur: u64, tid: u32, op: Op) -> Event {
+        Event {
+            t,
+            dur,
+            offset: 0,
+            len: 4096,
+            result: 4096,
+            tid,
+            file: 0,
+            arg: 0,
+            op,
+            flags: 0,
+        }
+    }
+
     fn encode(&self, out: &mut Vec<u8>) {
         for v in [self.t, self.dur, self.offset, self.len] {
             out.extend_from_slice(&v.to_le_bytes());

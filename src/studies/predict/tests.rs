@@ -5,18 +5,7 @@ use crate::trace::recording::{Event, FileInfo, Footer, Header, Overhead, ThreadI
 use crate::trace::replayed::{Mode, ReplayReport};
 
 fn ev(t: u64, dur: u64, tid: u32, op: Op) -> Event {
-    Event {
-        t,
-        dur,
-        offset: 0,
-        len: 4096,
-        result: 4096,
-        tid,
-        file: 0,
-        arg: 0,
-        op,
-        flags: 0,
-    }
+    Event::test(t, dur, tid, op)
 }
 
 fn thread(tid: u32, parent: Option<u32>, born: u64, ended: u64) -> ThreadInfo {
