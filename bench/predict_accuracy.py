@@ -305,19 +305,37 @@ def main():
               "| program | from → to | recorded s | predicted s (each) | ± bound s | actual s (runs) | "
               "error % | within bound |", "|---|---|---|---|---|---|---|---|"]
     rows = []
-    for prog in progs:
-        for src, dst in pairs:
-            r = case(prog, src, dst)
-            rows.append(r)
-            runs = ", ".join(f"{x:.3f}" for x in r["actual_runs"])
-            each = ", ".join(f"{x:.3f}" for x in r["predictions"])
-            line = (f"| {prog} | {src} → {dst} | {r['recorded']:.3f} | {r['predicted']:.3f} "
-                    f"({each}) | {r['bound']:.3f} | {r['actual']:.3f} ({runs}) | "
-                    f"{r['error_pct']:+.1f} | {'yes' if r['held'] else 'NO'} |")
-            print(line, flush=True)
-            for w in r["warnings"]:
-                print("    warning:", w[:200], flush=True)
-            lines.append(line)
+    try:
+        for prog in progs:
+            for src, dst in pairs:
+                rows.append(case(prog, src, dst))
+                report_row(rows[-1], lines)
+    finally:
+        # The bench's directories and its cgroup (empty once its programs have ended).
+        for d in (DISK, TMPFS):
+            shutil.rmtree(d, ignore_errors=True)
+        try:
+            os.rmdir(CGROUP)
+        except OSError as e:
+            print(f"cannot remove {CGROUP}: {e}", file=sys.stderr)
+    summarise(rows, lines, m, a.no_save)
+
+
+def report_row(r, lines):
+    """Prints a case's row (and its warnings) and keeps the row for the result."""
+    runs = ", ".join(f"{x:.3f}" for x in r["actual_runs"])
+    each = ", ".join(f"{x:.3f}" for x in r["predictions"])
+    line = (f"| {r['program']} | {r['from']} → {r['to']} | {r['recorded']:.3f} | "
+            f"{r['predicted']:.3f} ({each}) | {r['bound']:.3f} | {r['actual']:.3f} ({runs}) | "
+            f"{r['error_pct']:+.1f} | {'yes' if r['held'] else 'NO'} |")
+    print(line, flush=True)
+    for w in r["warnings"]:
+        print("    warning:", w[:200], flush=True)
+    lines.append(line)
+
+
+def summarise(rows, lines, m, no_save):
+    """The summary line, the warnings, and the result saved."""
     errs = [abs(r["error_pct"]) for r in rows]
     summary = (f"median |error| {statistics.median(errs):.1f}%, max {max(errs):.1f}%, "
                f"{sum(r['held'] for r in rows)} of {len(rows)} within their bound")
@@ -326,7 +344,7 @@ def main():
     for r in rows:
         for w in r["warnings"]:
             lines.append(f"- {r['program']} {r['from']} → {r['to']}: {w}")
-    if not a.no_save:
+    if not no_save:
         save("\n".join(lines) + "\n", m, "-predict-accuracy")
 
 

@@ -241,11 +241,10 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
 }
 
 const PROT_EXEC: u32 = 4;
-const MAP_SHARED: u32 = 1;
 
 /// The mappings of files the program works on: not of code (a file ever mapped PROT_EXEC is a
-/// library, all of whose mappings are the loader's), and shared, or of a file outside the
-/// system's directories (locales and caches are mapped by every program, from memory).
+/// library, all of whose mappings are the loader's) and outside the system's directories
+/// (locales, caches and their like are mapped by every program, shared or not, from memory).
 fn data_mappings(r: &Recording) -> usize {
     const SYSTEM: [&str; 5] = ["/usr/", "/lib/", "/lib64/", "/lib32/", "/etc/"];
     let maps = || r.events.iter().filter(|e| e.op == Op::Mmap);
@@ -256,12 +255,10 @@ fn data_mappings(r: &Recording) -> usize {
     maps()
         .filter(|e| !code.contains(&e.file))
         .filter(|e| {
-            let system = r
-                .footer
+            r.footer
                 .files
                 .get(e.file as usize)
-                .is_none_or(|f| SYSTEM.iter().any(|d| f.path.starts_with(d)));
-            (e.arg >> 8) & MAP_SHARED != 0 || !system
+                .is_some_and(|f| !SYSTEM.iter().any(|d| f.path.starts_with(d)))
         })
         .count()
 }

@@ -298,14 +298,22 @@ fn mappings_of_libraries_are_not_data_and_mappings_of_data_files_are_said() {
         removed: false,
         in_memory: false,
     });
-    // libc mapped read-only private, then read-execute (a library, wherever it lives); the
-    // data file mapped shared.
+    // libc mapped read-only private, then read-execute (a library, wherever it lives); then
+    // the data file mapped shared.
     let mut lib = ev(10, 1, 1, Op::Mmap);
     lib.file = 1;
     lib.arg = 1 | (2 << 8);
     let mut code = lib;
     code.arg = 5 | (2 << 8);
-    for e in [lib, code] {
+    // And a locale file mapped shared: the system's, not the program's data.
+    r.footer.files.push(FileInfo {
+        path: "/usr/lib/locale/C.utf8/LC_CTYPE".into(),
+        ..r.footer.files[1].clone()
+    });
+    let mut locale = ev(15, 1, 1, Op::Mmap);
+    locale.file = 2;
+    locale.arg = 1 | (1 << 8);
+    for e in [locale, lib, code] {
         r.events.insert(0, e);
         tl.done_ns.insert(0, None);
         tl.took_ns.insert(0, 0);
