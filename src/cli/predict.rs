@@ -62,16 +62,10 @@ pub fn predict_command() -> Command {
                 .long("record-directory")
                 .value_name("DIR")
                 .default_value(".")
+                .help_heading("A job file's recording")
                 .help("A job file is recorded running here, in a directory of its own (removed at the end)"),
         )
-        .arg(
-            Arg::new("method")
-                .long("method")
-                .value_name("HOW")
-                .default_value("auto")
-                .value_parser(["auto", "perf", "ptrace"])
-                .help("How a job file is recorded (as 'iogauge record --method')"),
-        )
+        .arg(super::trace::method_arg().help_heading("A job file's recording"))
         .after_help(
             "Each replay issues the program's calls on copies of its files under --directory, \
              in closed loop: each call its recorded think time after the one before, after the \

@@ -75,14 +75,7 @@ pub fn record_command() -> Command {
                 .value_name("TRACE")
                 .help("Write the trace here [default: iogauge-DATE-TIME.iogtrace]"),
         )
-        .arg(
-            Arg::new("method")
-                .long("method")
-                .value_name("HOW")
-                .default_value("auto")
-                .value_parser(["auto", "perf", "ptrace"])
-                .help("perf: the kernel's syscall tracepoints (root or perf_event_paranoid ≤ 1); ptrace: stops at each call, slower; auto: perf where allowed"),
-        )
+        .arg(method_arg())
         .arg(
             Arg::new("block")
                 .long("block")
@@ -106,6 +99,16 @@ pub fn record_command() -> Command {
              capture's own cost is measured before each recording and kept in the trace. \
              iogauge record exits with the program's exit code.",
         )
+}
+
+/// `--method auto|perf|ptrace`: how a program is recorded (record, and predict's job files).
+pub(super) fn method_arg() -> Arg {
+    Arg::new("method")
+        .long("method")
+        .value_name("HOW")
+        .default_value("auto")
+        .value_parser(["auto", "perf", "ptrace"])
+        .help("perf: the kernel's syscall tracepoints (root or perf_event_paranoid ≤ 1); ptrace: stops at each call, slower; auto: perf where allowed")
 }
 
 pub fn trace_command() -> Command {
