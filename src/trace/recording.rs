@@ -102,6 +102,12 @@ impl Op {
     pub fn is_sync(self) -> bool {
         matches!(self, Op::Fsync | Op::Fdatasync | Op::SyncFileRange)
     }
+
+    /// io_submit, io_getevents and io_uring_enter: the calls whose I/Os the trace does not
+    /// hold (a system call trace sees the submission and the wait, not the I/O).
+    pub fn is_async(self) -> bool {
+        matches!(self, Op::AioSubmit | Op::AioGetevents | Op::UringEnter)
+    }
 }
 
 /// Event flags.

@@ -51,10 +51,7 @@ pub struct Timing {
 /// Whether a call is replayed (the rest are counted: mappings, seeks, renames, and the
 /// io_uring and libaio calls whose I/O the trace does not hold).
 pub fn replayed(op: Op) -> bool {
-    !matches!(
-        op,
-        Op::Seek | Op::Mmap | Op::Rename | Op::AioSubmit | Op::AioGetevents | Op::UringEnter
-    )
+    !(op.is_async() || matches!(op, Op::Seek | Op::Mmap | Op::Rename))
 }
 
 /// The flags a descriptor for this call needs (the recorded descriptor's, as far as they

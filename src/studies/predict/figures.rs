@@ -199,8 +199,7 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
             f.lost, f.capped, f.unmatched
         ));
     }
-    let count = |pred: &dyn Fn(Op) -> bool| r.events.iter().filter(|e| pred(e.op)).count();
-    let unseen = count(&|op| matches!(op, Op::AioSubmit | Op::AioGetevents | Op::UringEnter));
+    let unseen = r.events.iter().filter(|e| e.op.is_async()).count();
     if unseen > 0 {
         w.push(format!(
             "{unseen} io_uring/libaio calls: the I/O they carry is not in the trace; their \
@@ -267,16 +266,14 @@ fn data_mappings(r: &Recording) -> usize {
 /// prediction assumes the target has them cached too.
 fn cached_reads(r: &Recording) -> Option<String> {
     let warm = crate::trace::stats::read_from_memory(r);
-    let (mut files, mut bytes) = (0u64, 0u64);
-    for (i, _) in warm.iter().enumerate().filter(|(_, w)| **w) {
-        files += 1;
-        bytes += r
-            .events
-            .iter()
-            .filter(|e| e.file as usize == i && e.op == Op::Read)
-            .map(|e| e.bytes())
-            .sum::<u64>();
-    }
+    let files = warm.iter().filter(|w| **w).count();
+    // One pass over the calls, not one per file (sqlite makes a file per transaction).
+    let bytes: u64 = r
+        .events
+        .iter()
+        .filter(|e| e.op == Op::Read && warm.get(e.file as usize) == Some(&true))
+        .map(|e| e.bytes())
+        .sum();
     let big = bytes >= 1 << 20;
     (files > 0 && big).then(|| {
         format!(

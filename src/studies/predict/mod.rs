@@ -26,7 +26,7 @@ use serde::Serialize;
 pub use end::{End, ProgramEnd, program_end};
 pub use figures::{FileFigures, PatternFigures, ThreadFigures};
 
-use crate::trace::recording::{Op, Recording};
+use crate::trace::recording::Recording;
 use crate::trace::replayed::{ReplayReport, Timeline};
 
 /// What one replay predicted.
@@ -200,7 +200,7 @@ pub fn predict(r: &Recording, trace: &str, directory: &str, runs: &[Replayed<'_>
     let unseen: u64 = r
         .events
         .iter()
-        .filter(|e| matches!(e.op, Op::AioGetevents | Op::UringEnter | Op::AioSubmit))
+        .filter(|e| e.op.is_async())
         .map(|e| e.dur)
         .sum();
     let bound = Bound {

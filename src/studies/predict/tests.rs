@@ -1,7 +1,7 @@
 //! The prediction's arithmetic on traces and timelines made by hand, where the answer is known.
 
 use super::*;
-use crate::trace::recording::{Event, FileInfo, Footer, Header, Overhead, ThreadInfo};
+use crate::trace::recording::{Event, FileInfo, Footer, Header, Op, Overhead, ThreadInfo};
 use crate::trace::replayed::{Mode, ReplayReport};
 
 fn ev(t: u64, dur: u64, tid: u32, op: Op) -> Event {
