@@ -73,7 +73,11 @@ pub(crate) fn predict(req: PredictRequest) -> ExitCode {
         .map(|(report, timeline)| Replayed { report, timeline })
         .collect();
     let dir = rawpath::display(&req.directory).to_string();
-    let p = model::predict(&r, &name, &dir, &replayed);
+    let to = model::Target {
+        directory: &dir,
+        cold: iogauge::stats::cold::measure(),
+    };
+    let p = model::predict(&r, &name, &to, &replayed);
     if req.json {
         outln!("{}", serde_json::to_string_pretty(&p).expect("plain data"));
     } else {

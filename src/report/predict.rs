@@ -39,10 +39,12 @@ pub fn predict_text(p: &Prediction) -> String {
     );
     let _ = writeln!(
         o,
-        "  bound: the replays' spread {} + the capture's uncertain share {} + I/O the trace cannot see {}",
+        "  bound: the replays' spread {} + the capture's uncertain share {} + I/O the trace cannot see {} + waits for a CPU when recorded {} + wake-ups that differ here {}",
         s(p.bound.noise_ns),
         s(p.bound.capture_ns),
-        s(p.bound.unseen_io_ns)
+        s(p.bound.unseen_io_ns),
+        s(p.bound.preempted_ns),
+        s(p.bound.wake_ns)
     );
     let each: Vec<String> = p.replays.iter().map(|r| s(r.predicted_ns)).collect();
     let _ = writeln!(o, "  replays: {}", each.join(", "));
@@ -55,6 +57,27 @@ pub fn predict_text(p: &Prediction) -> String {
             s(r.replay_delay_ns),
             s(r.capture_left_ns),
             r.chain_calls
+        );
+        let w = &r.wakes;
+        if r.preempted_left_ns > 0 || w.fewer + w.more > 0 {
+            let shift = w.shift_ns();
+            let _ = writeln!(
+                o,
+                "       less half its recorded waits for a CPU {}; {} calls on the chain slept when recorded and not here, {} sleep only here: wake-ups {} {}",
+                s(r.preempted_left_ns),
+                w.fewer,
+                w.more,
+                if shift < 0 { "take away" } else { "add" },
+                s(shift.unsigned_abs())
+            );
+        }
+    }
+    if p.bound.wake_ns > 0 {
+        let _ = writeln!(
+            o,
+            "  waking up cold costs this machine up to {:.2}x the work's warm time, at most {:.1} µs a wake-up (measured)",
+            p.cold.factor,
+            p.cold.penalty_ns as f64 / 1e3
         );
     }
     if let Some(t) = p.critical_tid {

@@ -64,6 +64,7 @@ fn flag_words(f: u16) -> String {
         (flag::OFFSET_UNKNOWN, "offset-unknown"),
         (flag::CREATED, "created"),
         (flag::DIR, "directory"),
+        (flag::SLEPT, "slept"),
     ];
     let words: Vec<&str> = names
         .iter()
@@ -228,6 +229,17 @@ pub fn stats_text(s: &Stats) -> String {
             ms(t.busy_ns),
             ms(t.think_ns)
         );
+        if let Some(c) = t.off_cpu {
+            let _ = writeln!(
+                o,
+                "    off the CPU: {} calls slept; outside calls asleep {} ({} times), waiting \
+                 for a CPU {}",
+                c.calls_slept,
+                ms(c.think_asleep_ns),
+                c.think_sleeps,
+                ms(c.think_preempted_ns)
+            );
+        }
     }
     o
 }
@@ -329,6 +341,14 @@ pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
         us(r.issue_error_p50_ns),
         us(r.issue_error_p99_ns),
         us(r.issue_error_max_ns)
+    );
+    let recorded = r
+        .recorded_calls_slept
+        .map_or("not in the trace".to_string(), |n| n.to_string());
+    let _ = writeln!(
+        o,
+        "calls that slept (gave up the CPU to wait): replayed {}, recorded {recorded}",
+        r.replayed_calls_slept
     );
     o += &replay_ops(r);
     for t in &r.threads {

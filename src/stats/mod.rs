@@ -3,6 +3,7 @@
 //! into them and `result` turns them into a report.
 
 pub mod clock;
+pub mod cold;
 pub mod cpu;
 pub mod diskstats;
 pub mod histogram;

@@ -137,6 +137,7 @@ mod tests {
             parent,
             born_ns: born,
             ended_ns: Some(ended),
+            off_cpu: None,
         }
     }
 

@@ -52,6 +52,7 @@ fn footer(mut files: Vec<FileInfo>, events: &[Event]) -> Footer {
             parent: None,
             born_ns: None,
             ended_ns: None,
+            off_cpu: None,
         });
         th.last_ns = th.last_ns.max(e.t);
     }

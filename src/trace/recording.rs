@@ -131,6 +131,9 @@ pub mod flag {
     pub const CREATED: u16 = 128;
     /// fsync/fdatasync of a directory (`file` is NO_FILE): a replay syncs its own directory.
     pub const DIR: u16 = 256;
+    /// The call slept: its thread gave up the CPU to wait (for the device, a lock, a page).
+    /// Set where the capture saw the scheduler (perf); never under ptrace or in older traces.
+    pub const SLEPT: u16 = 512;
 }
 
 /// One recorded call. Encoded as t, dur, offset, len (u64), result (i64), tid, file, arg
@@ -262,6 +265,23 @@ pub struct ThreadInfo {
     pub born_ns: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_ns: Option<u64>,
+    /// Its time off the CPU, from the scheduler's switch records (perf captures; None under
+    /// ptrace and in older traces).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_cpu: Option<OffCpu>,
+}
+
+/// A thread's time off its CPU, as the scheduler's switch records tell it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OffCpu {
+    /// Its watched calls that slept (each also flagged `SLEPT` where it is a trace event).
+    pub calls_slept: u64,
+    /// Outside its watched calls: time asleep (page faults, calls not watched, waits for
+    /// other threads) and how many times it fell asleep.
+    pub think_asleep_ns: u64,
+    pub think_sleeps: u64,
+    /// Outside its watched calls: time it was ready to run but waited for a CPU.
+    pub think_preempted_ns: u64,
 }
 
 /// The capture's own cost, measured on this machine at record time: a calibration loop timed

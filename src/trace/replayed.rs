@@ -88,6 +88,10 @@ pub struct ReplayReport {
     /// Calls whose result differs from the recorded one (an error where it succeeded, or
     /// the reverse, or another byte count).
     pub results_differ: u64,
+    /// Replayed calls that slept (their thread gave up the CPU to wait for the device or a
+    /// lock): as recorded (None: the trace does not say) and in the replay.
+    pub recorded_calls_slept: Option<u64>,
+    pub replayed_calls_slept: u64,
     /// Stopped before the end (a signal).
     pub stopped: bool,
 }
@@ -103,4 +107,9 @@ pub struct Timeline {
     pub took_ns: Vec<u64>,
     pub chain_late_ns: Vec<u64>,
     pub chain_calls: Vec<u64>,
+    /// The call slept in the replay (its thread gave up the CPU to wait).
+    pub slept: Vec<bool>,
+    /// The call that decided its issue (its thread's previous call, or the call it waited
+    /// for or started from): following it back from a call walks that call's chain.
+    pub after: Vec<Option<usize>>,
 }

@@ -84,6 +84,9 @@ pub struct ThreadStats {
     /// The recorded thread that created it (through tasks that made no recorded call), where
     /// the capture saw it.
     pub parent: Option<u32>,
+    /// Its time off the CPU (perf captures): how much of the think time it slept or waited
+    /// for a CPU, and how many of its calls slept.
+    pub off_cpu: Option<crate::trace::recording::OffCpu>,
 }
 
 #[derive(Default)]
@@ -172,18 +175,17 @@ pub fn stats(r: &Recording) -> Stats {
         files,
         threads: threads
             .into_iter()
-            .map(|(tid, (pid, n, busy, first, last))| ThreadStats {
-                tid,
-                pid,
-                calls: n,
-                busy_ns: busy,
-                think_ns: (last - first).saturating_sub(busy),
-                parent: r
-                    .footer
-                    .threads
-                    .iter()
-                    .find(|t| t.tid == tid)
-                    .and_then(|t| t.parent),
+            .map(|(tid, (pid, n, busy, first, last))| {
+                let info = r.footer.threads.iter().find(|t| t.tid == tid);
+                ThreadStats {
+                    tid,
+                    pid,
+                    calls: n,
+                    busy_ns: busy,
+                    think_ns: (last - first).saturating_sub(busy),
+                    parent: info.and_then(|t| t.parent),
+                    off_cpu: info.and_then(|t| t.off_cpu),
+                }
             })
             .collect(),
         lost: r.footer.lost,

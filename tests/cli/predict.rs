@@ -69,7 +69,14 @@ fn a_recorded_dd_is_replayed_on_the_target_and_predicted_with_its_bound() {
         .collect();
     assert_eq!(predicted_ns, *each.iter().min().unwrap());
     let b = &p["bound"];
-    let parts = ["noise_ns", "capture_ns", "unseen_io_ns"].map(|k| b[k].as_u64().unwrap());
+    let parts = [
+        "noise_ns",
+        "capture_ns",
+        "unseen_io_ns",
+        "preempted_ns",
+        "wake_ns",
+    ]
+    .map(|k| b[k].as_u64().unwrap());
     assert_eq!(p["bound_ns"].as_u64().unwrap(), parts.iter().sum::<u64>());
     // Two replays: t(0.975, 1) · s · √(3/2), s = |a - b| / √2.
     let d = (each[0] as f64 - each[1] as f64).abs();
@@ -193,4 +200,96 @@ fn predict_refuses_bad_input_and_creates_nothing() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
     assert_eq!(entries(w), vec![w.join("notes.txt")]);
+}
+
+#[test]
+fn calls_that_slept_when_recorded_are_known_and_a_target_where_they_do_not_moves_the_prediction() {
+    // dd reads 16 blocks of a file on the disk with O_DIRECT: each read waits for the device
+    // and its thread sleeps; then `sleep 0.2` sleeps outside any watched call.
+    let work = tmp();
+    let w = work.path();
+    if std::fs::read_to_string("/proc/self/mounts")
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.split_whitespace().nth(1) == Some("/tmp") && l.contains(" tmpfs "))
+    {
+        skip!("/tmp is tmpfs: direct reads there wait for no device");
+        return;
+    }
+    std::fs::write(w.join("in"), vec![7u8; 16 * 4096]).unwrap();
+    std::fs::File::open(w.join("in"))
+        .unwrap()
+        .sync_all()
+        .unwrap();
+    let script = "dd if=in of=/dev/null bs=4k count=16 iflag=direct status=none; sleep 0.2";
+    let o = run_in(w, &["record", "-o", "t.iogtrace", "--", "sh", "-c", script]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stats: Value =
+        serde_json::from_str(&ok_in(w, &["trace", "stats", "--json", "t.iogtrace"])).unwrap();
+    if !stats["method"].as_str().unwrap().starts_with("perf") {
+        skip!("recorded without perf: the scheduler's switches are not seen under ptrace");
+        return;
+    }
+    let shown = ok_in(w, &["trace", "show", "t.iogtrace"]);
+    let direct: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.split_whitespace().nth(2) == Some("read") && l.contains("direct"))
+        .collect();
+    assert_eq!(direct.len(), 16, "{shown}");
+    assert!(direct.iter().all(|l| l.contains("slept")), "{direct:?}");
+    // The thread of `sleep` slept 0.2 s between its calls, outside any watched one.
+    let threads = stats["threads"].as_array().unwrap();
+    assert!(
+        threads.iter().any(|t| {
+            let off = &t["off_cpu"];
+            off["think_asleep_ns"].as_u64().unwrap_or(0) >= 190_000_000
+                && off["think_sleeps"].as_u64().unwrap_or(0) >= 1
+        }),
+        "{threads:?}"
+    );
+    // On tmpfs the direct reads do not sleep: the replay says so, and the prediction takes
+    // part of the recorded wake-ups' cost away, half its range in the bound.
+    let Some(shm) = shm_tmpfs() else {
+        skip!("no tmpfs at /dev/shm to predict for");
+        return;
+    };
+    let target = tempfile::tempdir_in(shm).unwrap();
+    let p = predicted(
+        w,
+        &[
+            "predict",
+            "t.iogtrace",
+            "--directory",
+            target.path().to_str().unwrap(),
+            "--repeat",
+            "1",
+            "--json",
+        ],
+    );
+    let r = &p["replays"][0];
+    assert!(r["wakes"]["fewer"].as_u64().unwrap() >= 16, "{r}");
+    assert_eq!(r["wakes"]["more"].as_u64().unwrap(), 0, "{r}");
+    let shrink = r["wakes"]["shrink_ns"].as_u64().unwrap();
+    assert_eq!(p["bound"]["wake_ns"].as_u64().unwrap(), shrink / 2, "{p}");
+    let replay = ok_in(
+        w,
+        &[
+            "replay",
+            "t.iogtrace",
+            "--directory",
+            target.path().to_str().unwrap(),
+            "--output-format=json",
+        ],
+    );
+    let replay: Value = serde_json::from_str(&replay).unwrap();
+    assert!(
+        replay["recorded_calls_slept"].as_u64().unwrap() >= 16,
+        "{replay}"
+    );
+    assert_eq!(
+        replay["replayed_calls_slept"].as_u64().unwrap(),
+        0,
+        "{replay}"
+    );
+    assert!(entries(target.path()).is_empty());
 }

@@ -46,6 +46,41 @@ pub struct Timing {
     pub took_ns: AtomicU64,
     pub chain_late_ns: AtomicU64,
     pub chain_calls: AtomicU64,
+    /// The call slept (its thread gave up the CPU to wait), as the thread's voluntary
+    /// context switches tell.
+    pub slept: AtomicBool,
+    /// The call that decided its issue time, + 1 (0: the recorded start).
+    pub after: AtomicU64,
+}
+
+/// The shortest call that can have slept: falling asleep and being woken takes longer.
+const SHORTEST_SLEEP: Duration = Duration::from_micros(2);
+
+/// Whether the replay's calls sleep, from the thread's count of voluntary context switches
+/// (getrusage), read only where it can tell: after a call that took long enough to have
+/// slept, and before a call when the replay itself may have slept since the last reading
+/// (waiting out a think time or another thread's call).
+#[derive(Default)]
+struct Sleeps {
+    known: Option<u64>,
+}
+
+impl Sleeps {
+    fn before(&mut self, waited: Duration) {
+        if self.known.is_none() || waited >= SHORTEST_SLEEP {
+            self.known = Some(crate::stats::cpu::CpuUsage::thread().voluntary_ctx);
+        }
+    }
+
+    fn after(&mut self, took: Duration) -> bool {
+        if took < SHORTEST_SLEEP {
+            return false;
+        }
+        let now = crate::stats::cpu::CpuUsage::thread().voluntary_ctx;
+        let slept = self.known.is_some_and(|k| now > k);
+        self.known = Some(now);
+        slept
+    }
 }
 
 /// Whether a call is replayed (the rest are counted: mappings, seeks, renames, and the
@@ -88,6 +123,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     let mut fds: HashMap<(u32, u32), OwnedFd> = HashMap::new();
     let mut prev: Option<(usize, Instant)> = None;
     let mut skipped_since = 0u64;
+    let mut sleeps = Sleeps::default();
     for &i in mine {
         let e = &s.events[i];
         if s.stop.load(Ordering::Relaxed) {
@@ -112,6 +148,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
                 (ready, binding) = (dep_done, Some(d));
             }
         }
+        sleeps.before(prev.map_or(Duration::MAX, |(_, done)| done.elapsed()));
         let issued = Instant::now();
         let result = issue(s, e, &mut buf, &mut fds);
         let completed = Instant::now();
@@ -119,6 +156,8 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         let t = &s.timing[i];
         t.took_ns
             .store((completed - issued).as_nanos() as u64, Ordering::Relaxed);
+        t.slept
+            .store(sleeps.after(completed - issued), Ordering::Relaxed);
         let (chain_late, chain_calls) = binding.map_or((0, 0), |b| {
             let bt = &s.timing[b];
             (
@@ -130,6 +169,8 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             .store(chain_late + late.as_nanos() as u64, Ordering::Relaxed);
         t.chain_calls
             .store(chain_calls + 1 + skipped_since, Ordering::Relaxed);
+        t.after
+            .store(binding.map_or(0, |b| b as u64 + 1), Ordering::Relaxed);
         skipped_since = 0;
         mark(s, start, i);
         r.record(

@@ -205,7 +205,7 @@ pub fn replay_timed(
         &layout,
         results,
         &tids,
-        replayed_span,
+        (replayed_span, &timeline.slept),
         stop.load(std::sync::atomic::Ordering::Relaxed),
     );
     Ok((report, timeline))
@@ -228,6 +228,14 @@ fn timeline(r: &Recording, done: &[AtomicU64], timing: &[issue::Timing]) -> Time
         took_ns: timing.iter().map(|t| load(&t.took_ns)).collect(),
         chain_late_ns: timing.iter().map(|t| load(&t.chain_late_ns)).collect(),
         chain_calls: timing.iter().map(|t| load(&t.chain_calls)).collect(),
+        slept: timing
+            .iter()
+            .map(|t| t.slept.load(std::sync::atomic::Ordering::Acquire))
+            .collect(),
+        after: timing
+            .iter()
+            .map(|t| (load(&t.after) as usize).checked_sub(1))
+            .collect(),
     }
 }
 
@@ -299,7 +307,7 @@ fn report(
     layout: &layout::Layout,
     results: Vec<ThreadResult>,
     tids: &[u32],
-    replayed_span_ns: u64,
+    (replayed_span_ns, slept): (u64, &[bool]),
     stopped: bool,
 ) -> ReplayReport {
     let mut ops = vec![OpAcc::default(); OPS];
@@ -378,6 +386,19 @@ fn report(
         threads,
         skipped,
         results_differ: differ,
+        recorded_calls_slept: recorded_sleeps(r, &replayed),
+        replayed_calls_slept: slept.iter().filter(|&&s| s).count() as u64,
         stopped,
     }
+}
+
+/// How many of the replayed calls slept when recorded (None: the trace does not say).
+fn recorded_sleeps(r: &Recording, replayed: &[&Event]) -> Option<u64> {
+    let known = r.footer.threads.iter().any(|t| t.off_cpu.is_some());
+    known.then(|| {
+        replayed
+            .iter()
+            .filter(|e| e.flags & crate::trace::recording::flag::SLEPT != 0)
+            .count() as u64
+    })
 }

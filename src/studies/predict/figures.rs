@@ -217,6 +217,29 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
     if let Some(c) = cached_reads(r) {
         w.push(c);
     }
+    if !super::wake::known(r) {
+        w.push(
+            "the trace does not say which calls slept (recorded under ptrace, or by an older \
+             iogauge): wake-ups on cold caches that differ on this storage are not in the bound"
+                .into(),
+        );
+    }
+    let wk = p
+        .replays
+        .iter()
+        .map(|x| x.wakes)
+        .max_by_key(|x| x.half_ns());
+    if let Some(x) = wk.filter(|x| x.half_ns() * 10 > p.predicted_ns) {
+        w.push(format!(
+            "{} calls on the deciding chain slept when recorded and not here ({} the reverse): \
+             the work after each ran on cold caches; how much faster it runs warm depends on \
+             the program's working set, which a trace does not show (the prediction takes the \
+             middle of what it can be, ±{:.1} ms)",
+            x.fewer,
+            x.more,
+            x.half_ns() as f64 / 1e6
+        ));
+    }
     if p.replays.len() == 1 {
         w.push(
             "one replay: the bound lacks the target's spread from run to run (--repeat 3 or \

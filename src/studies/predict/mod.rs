@@ -12,7 +12,11 @@
 //! uncertain, each part shown: the replays' spread, the capture's cost (its cost per call is
 //! measured, not how it splits between the call and the think time around it), and the time
 //! the program waited on I/O the trace cannot see (io_uring, libaio), which the replay keeps
-//! at its recorded length.
+//! at its recorded length. Two more come from the scheduler's view of the recording: the
+//! time the deciding thread waited for a CPU between its calls (the recording machine's
+//! load, the recorder's own threads among it: half taken away, half in the bound), and the
+//! calls that sleep on one storage and not the other, whose wake-ups cost the work after them
+//! cold caches (`wake`).
 //!
 //! Pure: a function of the recording and what the replays measured.
 
@@ -20,11 +24,15 @@ mod end;
 mod figures;
 #[cfg(test)]
 mod tests;
+mod wake;
 
 use serde::Serialize;
 
 pub use end::{End, ProgramEnd, program_end};
 pub use figures::{FileFigures, PatternFigures, ThreadFigures};
+pub use wake::Wakes;
+
+use crate::stats::cold::ColdStart;
 
 use crate::trace::recording::Recording;
 use crate::trace::replayed::{ReplayReport, Timeline};
@@ -42,6 +50,11 @@ pub struct ReplayPrediction {
     pub capture_left_ns: u64,
     /// Recorded calls on that chain.
     pub chain_calls: u64,
+    /// Half the time the deciding thread waited for a CPU between its calls when recorded
+    /// (taken away; the other half is in the bound).
+    pub preempted_left_ns: u64,
+    /// Calls on that chain that sleep differently here, and what their wake-ups may move.
+    pub wakes: Wakes,
     /// Time in the replayed calls, all threads.
     pub replayed_io_ns: u64,
     /// Calls whose result differed from the recorded one.
@@ -58,6 +71,10 @@ pub struct Bound {
     pub capture_ns: u64,
     /// The recorded time of io_uring/libaio calls whose I/O the trace cannot see.
     pub unseen_io_ns: u64,
+    /// Half the time the deciding thread waited for a CPU between its calls when recorded.
+    pub preempted_ns: u64,
+    /// Half the range the wake-ups of calls that sleep differently here can move the run.
+    pub wake_ns: u64,
 }
 
 /// The prediction.
@@ -75,6 +92,8 @@ pub struct Prediction {
     pub bound_ns: u64,
     pub bound_pct: f64,
     pub bound: Bound,
+    /// This machine's cost of waking up cold (`stats::cold`), which the wake-ups' part uses.
+    pub cold: ColdStart,
     /// The thread whose end decides the program's.
     pub critical_tid: Option<u32>,
     /// Share of the run the critical thread spent in replayed calls: as recorded, as predicted.
@@ -139,7 +158,7 @@ fn capture_costs(r: &Recording) -> (f64, f64) {
 }
 
 /// What one replay predicts.
-fn one(r: &Recording, run: &Replayed<'_>) -> (ReplayPrediction, ProgramEnd, u64) {
+fn one(r: &Recording, run: &Replayed<'_>, cold: &ColdStart) -> (ReplayPrediction, ProgramEnd, u64) {
     let pe = program_end(r, run.timeline);
     let (delay, chain) = pe.end.hinge.map_or((0, 0), |h| {
         (run.timeline.chain_late_ns[h], run.timeline.chain_calls[h])
@@ -157,13 +176,27 @@ fn one(r: &Recording, run: &Replayed<'_>) -> (ReplayPrediction, ProgramEnd, u64)
     let think = pe.critical_tid.map_or(0, |t| outside_calls(r, t));
     let left = ((half + outside * share) as u64).min(think);
     let half = (half as u64).min(think);
-    let predicted = pe.end.ns.saturating_sub(delay).saturating_sub(left);
+    let preempted = pe
+        .critical_tid
+        .and_then(|t| r.footer.threads.iter().find(|th| th.tid == t))
+        .and_then(|th| th.off_cpu)
+        .map_or(0, |o| o.think_preempted_ns / 2);
+    let wakes = wake::wakes(r, run.timeline, pe.end.hinge, cold);
+    let predicted = pe
+        .end
+        .ns
+        .saturating_sub(delay)
+        .saturating_sub(left)
+        .saturating_sub(preempted)
+        .saturating_add_signed(wakes.shift_ns());
     let p = ReplayPrediction {
         predicted_ns: predicted,
         replayed_end_ns: pe.end.ns,
         replay_delay_ns: delay,
         capture_left_ns: left,
         chain_calls: chain,
+        preempted_left_ns: preempted,
+        wakes,
         replayed_io_ns: run.report.replayed_io_ns,
         results_differ: run.report.results_differ,
     };
@@ -187,10 +220,17 @@ fn outside_calls(r: &Recording, tid: u32) -> u64 {
         .saturating_sub(busy)
 }
 
+/// Where the prediction is for: the directory the replays ran in, and the machine's cost of
+/// waking up cold.
+pub struct Target<'a> {
+    pub directory: &'a str,
+    pub cold: ColdStart,
+}
+
 /// The prediction from `runs` (at least one).
-pub fn predict(r: &Recording, trace: &str, directory: &str, runs: &[Replayed<'_>]) -> Prediction {
+pub fn predict(r: &Recording, trace: &str, to: &Target<'_>, runs: &[Replayed<'_>]) -> Prediction {
     assert!(!runs.is_empty(), "a prediction needs a replay");
-    let each: Vec<_> = runs.iter().map(|run| one(r, run)).collect();
+    let each: Vec<_> = runs.iter().map(|run| one(r, run, &to.cold)).collect();
     let mut sorted: Vec<usize> = (0..each.len()).collect();
     sorted.sort_by_key(|&k| each[k].0.predicted_ns);
     // The median replay (the lower of two middles) stands for all in the figures.
@@ -207,8 +247,11 @@ pub fn predict(r: &Recording, trace: &str, directory: &str, runs: &[Replayed<'_>
         noise_ns: noise,
         capture_ns: each[mid].2,
         unseen_io_ns: unseen,
+        preempted_ns: each[mid].0.preempted_left_ns,
+        wake_ns: each[mid].0.wakes.half_ns(),
     };
-    let bound_ns = bound.noise_ns + bound.capture_ns + bound.unseen_io_ns;
+    let bound_ns =
+        bound.noise_ns + bound.capture_ns + bound.unseen_io_ns + bound.preempted_ns + bound.wake_ns;
     let (pe, tl) = (&each[mid].1, runs[mid].timeline);
     let f = figures::figures(r, tl, pe);
     let critical_io = |recorded: bool| {
@@ -232,13 +275,14 @@ pub fn predict(r: &Recording, trace: &str, directory: &str, runs: &[Replayed<'_>
     let mut p = Prediction {
         trace: trace.to_string(),
         command: r.header.command.clone(),
-        directory: directory.to_string(),
+        directory: to.directory.to_string(),
         recorded_ns: r.footer.duration_ns,
         recorded_untraced_ns: untraced,
         predicted_ns: predicted,
         bound_ns,
         bound_pct: pct(bound_ns, predicted),
         bound,
+        cold: to.cold,
         critical_tid: pe.critical_tid,
         io_share_recorded_pct: pct(critical_io(true), untraced.unwrap_or(r.footer.duration_ns))
             .min(100.0),

@@ -17,6 +17,7 @@ fn thread(tid: u32, parent: Option<u32>, born: u64, ended: u64) -> ThreadInfo {
         parent,
         born_ns: parent.map(|_| born),
         ended_ns: Some(ended),
+        off_cpu: None,
     }
 }
 
@@ -63,6 +64,8 @@ fn timeline(done: &[u64], took: &[u64]) -> Timeline {
         took_ns: took.to_vec(),
         chain_late_ns: vec![0; done.len()],
         chain_calls: (1..=done.len() as u64).collect(),
+        slept: vec![false; done.len()],
+        after: (0..done.len()).map(|i| i.checked_sub(1)).collect(),
     }
 }
 
@@ -86,6 +89,8 @@ fn report() -> ReplayReport {
         threads: vec![],
         skipped: 0,
         results_differ: 0,
+        recorded_calls_slept: None,
+        replayed_calls_slept: 0,
         stopped: false,
     }
 }
@@ -99,7 +104,11 @@ fn predict_with(r: &Recording, tls: &[Timeline]) -> Prediction {
             timeline: t,
         })
         .collect();
-    predict(r, "t", "d", &runs)
+    let to = Target {
+        directory: "d",
+        cold: ColdStart::NONE,
+    };
+    predict(r, "t", &to, &runs)
 }
 
 /// One thread: calls done at 150, 300, 500; it ends at 990, the recording at 1000. Replayed
@@ -414,4 +423,89 @@ fn a_file_read_ahead_from_a_device_is_cold_though_most_reads_were_fast() {
     assert_eq!(crate::trace::stats::read_from_memory(&r), vec![true]);
     r.footer.files[0].in_memory = true;
     assert_eq!(crate::trace::stats::read_from_memory(&r), vec![false]);
+}
+
+#[test]
+fn calls_that_sleep_differently_move_the_prediction_by_the_middle_of_their_cold_share() {
+    // Reads at 0 (slept when recorded: 100 ns), 150, 200 (slept: 100), 400; the thread ends
+    // at 470. In the replay the first does not sleep and the last newly does.
+    let slept = |mut e: Event| {
+        e.flags |= crate::trace::recording::flag::SLEPT;
+        e
+    };
+    let mut th = thread(1, None, 0, 470);
+    th.off_cpu = Some(Default::default());
+    let r = recording(
+        vec![
+            slept(ev(0, 100, 1, Op::Read)),
+            ev(150, 10, 1, Op::Read),
+            slept(ev(200, 100, 1, Op::Read)),
+            ev(400, 10, 1, Op::Read),
+        ],
+        vec![th],
+        500,
+    );
+    let mut tl = timeline(&[100, 160, 300, 410], &[100, 10, 100, 10]);
+    tl.slept = vec![false, false, true, true];
+    let cold = ColdStart {
+        factor: 2.0,
+        penalty_ns: 40,
+    };
+    // Think up to the next call that sleeps in either run: after the first 50 + 40 = 90 (the
+    // second does not sleep), after the last 60 (to the thread's end). Half of each, capped at
+    // 40: the first may take 40 away, the last add 30.
+    let w = super::wake::wakes(&r, &tl, Some(3), &cold);
+    assert_eq!(
+        w,
+        Wakes {
+            fewer: 1,
+            shrink_ns: 40,
+            more: 1,
+            grow_ns: 30,
+        }
+    );
+    assert_eq!((w.shift_ns(), w.half_ns()), (-5, 35));
+    let rep = report();
+    let runs = [Replayed {
+        report: &rep,
+        timeline: &tl,
+    }];
+    let at = |cold| {
+        predict(
+            &r,
+            "t",
+            &Target {
+                directory: "d",
+                cold,
+            },
+            &runs,
+        )
+    };
+    let (plain, moved) = (at(ColdStart::NONE), at(cold));
+    assert_eq!(moved.predicted_ns + 5, plain.predicted_ns);
+    assert_eq!(moved.bound.wake_ns, 35);
+    assert_eq!(moved.bound_ns, plain.bound_ns + 35);
+    // A trace that does not say which calls slept moves nothing, and says so.
+    let mut unknown = r.clone();
+    unknown.footer.threads[0].off_cpu = None;
+    assert_eq!(
+        super::wake::wakes(&unknown, &tl, Some(3), &cold),
+        Wakes::default()
+    );
+    let p = predict(
+        &unknown,
+        "t",
+        &Target {
+            directory: "d",
+            cold,
+        },
+        &runs,
+    );
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.contains("does not say which calls slept")),
+        "{:?}",
+        p.warnings
+    );
 }

@@ -68,6 +68,8 @@ struct Done {
     tid: u32,
     a: [u64; 6],
     ret: i64,
+    /// It gave up its CPU to wait (from the switch records).
+    slept: bool,
 }
 
 #[derive(Default)]
@@ -85,14 +87,15 @@ struct State {
 
 /// Decodes a capture: `raw` in any order (they are sorted by time here), `notes` the paths
 /// the tracer or the kernel read, `inherited` the root process's descriptors at its start,
-/// `t0` the start, `cwd` its working directory then.
+/// `t0` the start, `cwd` its working directory then; `switches`: the capture asked for the
+/// scheduler's switch records.
 pub fn decode(
     mut raw: Vec<Raw>,
     notes: Vec<PathNote>,
     root: u32,
     inherited: &[Inherited],
-    t0: u64,
-    cwd: Vec<u8>,
+    (t0, cwd): (u64, Vec<u8>),
+    switches: bool,
 ) -> Decoded {
     raw.sort_by_key(Raw::time);
     let mut s = State {
@@ -105,28 +108,12 @@ pub fn decode(
     for q in s.notes.values_mut() {
         q.make_contiguous().sort_by_key(|n| n.t);
     }
-    let mut table = HashMap::new();
-    for i in inherited {
-        let file = matches!(i.kind, FileKind::Regular | FileKind::Block)
-            .then(|| s.file(&i.path, i.kind, Some(i.size)));
-        let desc = s.desc(file, Some(i.pos), i.flags);
-        if i.kind == FileKind::Directory {
-            s.descs[desc].dir = Some(i.path.clone());
-        }
-        table.insert(
-            i.fd,
-            Slot {
-                desc,
-                cloexec: false,
-            },
-        );
-    }
-    s.procs.insert(root, table);
-    s.cwd.insert(root, cwd);
+    s.inherit(root, inherited, cwd);
     let mut pending: HashMap<u32, Entered> = HashMap::new();
     let mut threads: HashMap<u32, ThreadInfo> = HashMap::new();
     // Each task's creator, creation and end (ns from the start).
     let mut kin: HashMap<u32, super::family::Kin> = HashMap::new();
+    let mut sched = super::sched::Sched::new(switches);
     for r in raw {
         match r {
             Raw::Enter {
@@ -139,8 +126,10 @@ pub fn decode(
                 if pending.insert(tid, Entered { t, pid, nr, args }).is_some() {
                     s.out.unmatched += 1;
                 }
+                sched.enter(tid);
             }
             Raw::Exit { t, tid, nr, ret } => {
+                let slept = sched.exit(tid);
                 let Some(e) = pending.remove(&tid).filter(|e| e.nr == nr) else {
                     s.out.unmatched += 1;
                     continue;
@@ -155,6 +144,7 @@ pub fn decode(
                     parent: None,
                     born_ns: None,
                     ended_ns: None,
+                    off_cpu: None,
                 });
                 th.last_ns = rel;
                 s.handle(Done {
@@ -165,14 +155,24 @@ pub fn decode(
                     tid,
                     a: e.args,
                     ret,
+                    slept,
                 });
             }
+            Raw::Switch {
+                t,
+                tid,
+                out,
+                preempted,
+            } => sched.switch(t, tid, out, preempted),
             task => s.task(task, &mut kin),
         }
     }
     s.out.unmatched += pending.len() as u64;
     s.out.events.sort_by_key(|e| e.t);
     let mut threads: Vec<ThreadInfo> = threads.into_values().collect();
+    for t in &mut threads {
+        t.off_cpu = sched.off_cpu(t.tid);
+    }
     threads.sort_by_key(|t| (t.first_ns, t.tid));
     super::family::relate(&mut threads, &kin);
     s.out.threads = threads;
@@ -212,8 +212,30 @@ impl State {
                     t.retain(|_, slot| !slot.cloexec);
                 }
             }
-            Raw::Enter { .. } | Raw::Exit { .. } => {}
+            Raw::Enter { .. } | Raw::Exit { .. } | Raw::Switch { .. } => {}
         }
+    }
+
+    /// The root process's descriptors and working directory at its start.
+    fn inherit(&mut self, root: u32, inherited: &[Inherited], cwd: Vec<u8>) {
+        let mut table = HashMap::new();
+        for i in inherited {
+            let file = matches!(i.kind, FileKind::Regular | FileKind::Block)
+                .then(|| self.file(&i.path, i.kind, Some(i.size)));
+            let desc = self.desc(file, Some(i.pos), i.flags);
+            if i.kind == FileKind::Directory {
+                self.descs[desc].dir = Some(i.path.clone());
+            }
+            table.insert(
+                i.fd,
+                Slot {
+                    desc,
+                    cloexec: false,
+                },
+            );
+        }
+        self.procs.insert(root, table);
+        self.cwd.insert(root, cwd);
     }
 
     fn file(&mut self, path: &[u8], kind: FileKind, size: Option<u64>) -> u32 {
@@ -338,7 +360,7 @@ impl State {
             file,
             arg,
             op,
-            flags,
+            flags: flags | if d.slept { flag::SLEPT } else { 0 },
         });
     }
 

@@ -46,6 +46,7 @@ mod tests {
             parent: None,
             born_ns: None,
             ended_ns: None,
+            off_cpu: None,
         }
     }
 

@@ -23,6 +23,7 @@ pub mod decode;
 pub mod family;
 pub mod perf;
 pub mod ptrace;
+mod sched;
 mod sys;
 
 use crate::trace::recording::{Footer, Header, Overhead, Recording, VERSION};
@@ -399,7 +400,8 @@ fn decoded(
     let cwd = std::env::current_dir()
         .map(|d| d.into_os_string().into_vec())
         .unwrap_or_default();
-    let decoded = decode::decode(raw, notes, pid as u32, inherited, t0, cwd);
+    let switches = !fallback;
+    let decoded = decode::decode(raw, notes, pid as u32, inherited, (t0, cwd), switches);
     Run {
         decoded,
         status: traced.status,

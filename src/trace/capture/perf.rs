@@ -48,6 +48,14 @@ pub enum Raw {
         t: u64,
         pid: u32,
     },
+    /// A task left its CPU (`out`: asleep, or `preempted` while it could still run) or came
+    /// back to one.
+    Switch {
+        t: u64,
+        tid: u32,
+        out: bool,
+        preempted: bool,
+    },
 }
 
 impl Raw {
@@ -57,7 +65,8 @@ impl Raw {
             | Raw::Exit { t, .. }
             | Raw::Fork { t, .. }
             | Raw::End { t, .. }
-            | Raw::Exec { t, .. } => t,
+            | Raw::Exec { t, .. }
+            | Raw::Switch { t, .. } => t,
         }
     }
 }
@@ -138,6 +147,8 @@ pub const WATERMARK: u64 = 1 << 14;
 pub const SAMPLE_ID_ALL: u64 = 1 << 18;
 const COMM_EXEC: u64 = 1 << 24;
 pub const USE_CLOCKID: u64 = 1 << 25;
+/// A record each time a task of the event leaves or regains a CPU.
+const CONTEXT_SWITCH: u64 = 1 << 26;
 
 /// Data pages per CPU's ring buffer (16 MiB of 4 KiB pages): about 100,000 calls before the
 /// reader must have drained it.
@@ -231,7 +242,8 @@ impl Session {
                 a.wakeup = (RING_PAGES * rustix::param::page_size() / 8) as u32;
                 a
             };
-            let enter = sys::perf_event_open(&attr(ids.enter, TASK | COMM | COMM_EXEC), pid, cpu)?;
+            let tasks = TASK | COMM | COMM_EXEC | CONTEXT_SWITCH;
+            let enter = sys::perf_event_open(&attr(ids.enter, tasks), pid, cpu)?;
             let exit = sys::perf_event_open(&attr(ids.exit, 0), pid, cpu)?;
             sys::set_filter(&enter, &filter)?;
             sys::set_filter(&exit, &filter)?;
@@ -360,6 +372,10 @@ const RECORD_EXIT: u32 = 4;
 const RECORD_FORK: u32 = 7;
 pub const RECORD_SAMPLE: u32 = 9;
 const MISC_COMM_EXEC: u16 = 1 << 13;
+const RECORD_SWITCH: u32 = 14;
+const MISC_SWITCH_OUT: u16 = 1 << 13;
+/// Out while still runnable (since Linux 4.17; before, every switch out reads as asleep).
+const MISC_SWITCH_OUT_PREEMPT: u16 = 1 << 14;
 
 pub fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_ne_bytes(b[at..at + 4].try_into().expect("4 bytes"))
@@ -430,6 +446,13 @@ fn parse(
                 // sample_id_all: the record ends with pid, tid and time.
                 t: u64_at(r, size - 8),
                 pid: u32_at(r, 8),
+            }),
+            // sample_id_all: pid, tid, time.
+            RECORD_SWITCH if size >= 24 => out.push(Raw::Switch {
+                t: u64_at(r, 16),
+                tid: u32_at(r, 12),
+                out: misc & MISC_SWITCH_OUT != 0,
+                preempted: misc & MISC_SWITCH_OUT_PREEMPT != 0,
             }),
             RECORD_LOST if size >= 24 => lost += u64_at(r, 16),
             _ => {}

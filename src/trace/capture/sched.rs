@@ -1,0 +1,116 @@
+//! The scheduler's view of the recorded threads, from perf's context-switch records: which
+//! recorded calls slept (gave up their CPU to wait for the device, a lock, a page) and, outside
+//! the calls, how long each thread was asleep (page faults, calls not watched, waits for other
+//! threads) or ready to run but waiting for a CPU. It only keeps counts; the decoder asks it
+//! at each call's entry and exit.
+
+use std::collections::HashMap;
+
+use crate::trace::recording::OffCpu;
+
+#[derive(Default)]
+struct Task {
+    /// When it left its CPU, and whether it was preempted (still runnable).
+    left: Option<(u64, bool)>,
+    in_call: bool,
+    call_slept: bool,
+    off: OffCpu,
+}
+
+/// Per thread, what the switch records said (`measured`: the capture asked for them).
+#[derive(Default)]
+pub struct Sched {
+    measured: bool,
+    tasks: HashMap<u32, Task>,
+}
+
+impl Sched {
+    pub fn new(measured: bool) -> Sched {
+        Sched {
+            measured,
+            tasks: HashMap::new(),
+        }
+    }
+
+    /// A switch record: `tid` left its CPU (`out`) or came back to one.
+    pub fn switch(&mut self, t: u64, tid: u32, out: bool, preempted: bool) {
+        let k = self.tasks.entry(tid).or_default();
+        if out {
+            k.left = Some((t, preempted));
+            return;
+        }
+        let Some((left, preempted)) = k.left.take() else {
+            return;
+        };
+        if k.in_call {
+            k.call_slept |= !preempted;
+        } else if preempted {
+            k.off.think_preempted_ns += t.saturating_sub(left);
+        } else {
+            k.off.think_asleep_ns += t.saturating_sub(left);
+            k.off.think_sleeps += 1;
+        }
+    }
+
+    /// A watched call's entry.
+    pub fn enter(&mut self, tid: u32) {
+        if self.measured {
+            let k = self.tasks.entry(tid).or_default();
+            k.in_call = true;
+            k.call_slept = false;
+        }
+    }
+
+    /// A watched call's exit: whether it slept.
+    pub fn exit(&mut self, tid: u32) -> bool {
+        let Some(k) = self.tasks.get_mut(&tid) else {
+            return false;
+        };
+        k.in_call = false;
+        if k.call_slept {
+            k.off.calls_slept += 1;
+        }
+        std::mem::take(&mut k.call_slept)
+    }
+
+    /// A thread's time off its CPU (None: not measured).
+    pub fn off_cpu(&self, tid: u32) -> Option<OffCpu> {
+        self.measured
+            .then(|| self.tasks.get(&tid).map(|k| k.off).unwrap_or_default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sleeps_in_calls_mark_the_call_and_the_rest_is_think_asleep_or_preempted() {
+        let mut s = Sched::new(true);
+        s.enter(7);
+        s.switch(100, 7, true, false);
+        s.switch(900, 7, false, false);
+        assert!(s.exit(7));
+        // Preempted in a call: the call did not sleep.
+        s.enter(7);
+        s.switch(1_000, 7, true, true);
+        s.switch(1_300, 7, false, false);
+        assert!(!s.exit(7));
+        // Outside calls: asleep 500 ns once, preempted 200 ns.
+        s.switch(2_000, 7, true, false);
+        s.switch(2_500, 7, false, false);
+        s.switch(3_000, 7, true, true);
+        s.switch(3_200, 7, false, false);
+        assert_eq!(
+            s.off_cpu(7),
+            Some(OffCpu {
+                calls_slept: 1,
+                think_asleep_ns: 500,
+                think_sleeps: 1,
+                think_preempted_ns: 200,
+            })
+        );
+        assert_eq!(s.off_cpu(8), Some(OffCpu::default()));
+        assert_eq!(Sched::new(false).off_cpu(7), None);
+    }
+}
