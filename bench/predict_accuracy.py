@@ -219,15 +219,16 @@ T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
 
 def combined(preds):
     """Single-replay predictions combined as `predict --repeat N` combines its replays: the
-    median; the bound the 95% prediction interval of their spread plus the median of the
-    capture's and the unseen I/O's parts."""
+    median; the bound the 95% prediction interval of their spread plus the median of each
+    other part (the capture's, the unseen I/O's, the recorded waits for a CPU, the wake-ups)."""
     ns = [p["predicted_ns"] for p in preds]
     n = len(ns)
     mean = sum(ns) / n
     s = (sum((x - mean) ** 2 for x in ns) / (n - 1)) ** 0.5
     noise = T975[n - 1] * s * (1 + 1 / n) ** 0.5
     med = lambda k: statistics.median(p["bound"][k] for p in preds)  # noqa: E731
-    return statistics.median_low(ns), noise + med("capture_ns") + med("unseen_io_ns")
+    parts = ("capture_ns", "unseen_io_ns", "preempted_ns", "wake_ns")
+    return statistics.median_low(ns), noise + sum(med(k) for k in parts)
 
 
 def case(prog, src, dst):

@@ -18,6 +18,7 @@ pub mod block;
 pub mod bpf;
 mod bpf_asm;
 mod btf;
+mod calibrate;
 pub mod calls;
 pub mod decode;
 pub mod family;
@@ -26,7 +27,7 @@ pub mod ptrace;
 mod sched;
 mod sys;
 
-use crate::trace::recording::{Footer, Header, Overhead, Recording, VERSION};
+use crate::trace::recording::{Footer, Header, Recording, VERSION};
 use ptrace::FileKind;
 
 /// How calls are captured.
@@ -72,8 +73,8 @@ pub struct Captured {
     pub fallback_reason: Option<String>,
 }
 
-/// The hidden first argument that makes iogauge the calibration program.
-pub const CALIBRATE_ARG: &str = "__iogauge_calibrate";
+/// The hidden first argument that makes iogauge the calibration program, and that program.
+pub use calibrate::{CALIBRATE_ARG, calibrate_child};
 
 /// Records `argv` (program and arguments). `stop` turns true when iogauge is asked to stop:
 /// the program is sent SIGTERM and what was recorded until its end is kept.
@@ -98,7 +99,7 @@ pub fn record_with(
     // The path probes are loaded once, for the calibration and the recording: attaching and
     // detaching them costs the kernel a grace period each time.
     let paths = paths(ids);
-    let overhead = calibrate(ids, &paths);
+    let overhead = calibrate::calibrate(ids, &paths);
     let started_unix_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
@@ -494,170 +495,6 @@ fn in_memory(
         }
     }
     files
-}
-
-/// What the calibration measured: the capture's added cost per watched call, per call that
-/// names a path, and per call it does not watch (each passes the tracepoints and the probes),
-/// ns.
-#[derive(Debug, Clone, Copy)]
-struct Calibration {
-    per_call: f64,
-    per_path: f64,
-    per_other: f64,
-}
-
-impl Calibration {
-    /// The cost to a run of `calls` watched calls, `path_calls` of them naming a path, and
-    /// `unwatched` other system calls, lasting `duration_ns`.
-    fn applied(
-        self,
-        (calls, path_calls, unwatched): (u64, u64, u64),
-        duration_ns: u64,
-    ) -> Overhead {
-        let added = self.per_call * calls as f64
-            + self.per_path * path_calls as f64
-            + self.per_other * unwatched as f64;
-        Overhead {
-            per_call_ns: self.per_call,
-            per_path_call_ns: self.per_path,
-            per_unwatched_call_ns: self.per_other,
-            unwatched_calls: unwatched,
-            added_ns: added as u64,
-            added_pct: if duration_ns > 0 {
-                100.0 * added / duration_ns as f64
-            } else {
-                0.0
-            },
-        }
-    }
-}
-
-/// Calls per calibration run: positioned one-byte reads of a memfd, and opens of /dev/null.
-const CAL_READS: u32 = 20_000;
-const CAL_OPENS: u32 = 200;
-/// getppid() calls per calibration run: a call the capture does not watch.
-const CAL_OTHER: u32 = 20_000;
-/// Calibration rounds (each a plain and a traced run); odd, for a median.
-const CAL_ROUNDS: usize = 5;
-/// Work without system calls between two calibration opens: a real program's opens are
-/// spread out, and a stop that finds the tracer asleep costs its wake-up (on this project's
-/// VM about 80 µs, against 12 µs for opens back to back).
-const CAL_OPEN_GAP_NS: u64 = 250_000;
-
-/// iogauge as the calibration program (`iogauge __iogauge_calibrate`): times CAL_READS
-/// one-byte preads, and CAL_OPENS open+close pairs each after CAL_OPEN_GAP_NS of work, and
-/// prints the two totals in ns.
-pub fn calibrate_child() -> std::process::ExitCode {
-    let Ok(fd) = rustix::fs::memfd_create("iogauge-calibrate", rustix::fs::MemfdFlags::CLOEXEC)
-    else {
-        return std::process::ExitCode::from(1);
-    };
-    let _ = rustix::io::write(&fd, b"x");
-    let mut b = [0u8; 1];
-    let buf: Vec<u8> = (0..WORK_BYTES).map(|i| i as u8).collect();
-    let t = sys::monotonic_ns();
-    for i in 0..CAL_READS {
-        std::hint::black_box(work(&buf, i));
-        let _ = rustix::io::pread(&fd, &mut b, 0);
-    }
-    let reads = sys::monotonic_ns() - t;
-    let t = sys::monotonic_ns();
-    for _ in 0..CAL_OPENS {
-        let until = sys::monotonic_ns() + CAL_OPEN_GAP_NS;
-        while sys::monotonic_ns() < until {
-            std::hint::spin_loop();
-        }
-        if let Ok(f) = rustix::fs::open(
-            "/dev/null",
-            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
-            rustix::fs::Mode::empty(),
-        ) {
-            drop(f);
-        }
-    }
-    let opens = sys::monotonic_ns() - t;
-    let t = sys::monotonic_ns();
-    for i in 0..CAL_OTHER {
-        std::hint::black_box(work(&buf, i));
-        std::hint::black_box(rustix::process::getppid());
-    }
-    let other = sys::monotonic_ns() - t;
-    println!("{reads} {opens} {other}");
-    std::process::ExitCode::SUCCESS
-}
-
-/// The calibration's work between two calls: 64 cache lines of a 1 MiB buffer, a different
-/// stretch each time, as a program's work between its calls leaves the caches the capture's
-/// code shares with it (in a tight loop of calls the capture's code stays cached, and costs
-/// a third of what it costs a real program).
-const WORK_BYTES: usize = 1 << 20;
-
-fn work(buf: &[u8], i: u32) -> u64 {
-    let base = (i as usize).wrapping_mul(4096 + 64);
-    (0..64)
-        .map(|j| u64::from(buf[(base + j * 64 * 17) % buf.len()]))
-        .sum()
-}
-
-/// The capture's added cost per watched call, per call that names a path and per call it
-/// does not watch: the calibration program run plain and under the capture, alternately,
-/// CAL_ROUNDS times each; per round the traced run's time less the plain one's, and the median
-/// of those (a machine's drift and a neighbour's burst move one round, not the median). None
-/// when it cannot be run.
-fn calibrate(ids: Option<perf::Tracepoints>, paths: &Paths) -> Option<Calibration> {
-    let me = std::env::current_exe().ok()?;
-    let argv = [me.clone().into_os_string(), OsString::from(CALIBRATE_ARG)];
-    let exec = prepare(&argv).ok()?;
-    // Per component (reads, opens, others): each round's traced time less its plain time.
-    let mut diffs: [Vec<i64>; 3] = Default::default();
-    for _ in 0..CAL_ROUNDS {
-        let out = std::process::Command::new(&me)
-            .arg(CALIBRATE_ARG)
-            .output()
-            .ok()?;
-        let plain = totals(&String::from_utf8_lossy(&out.stdout))?;
-        let traced = traced_calibration(&exec, ids, paths)?;
-        for (d, (t, p)) in diffs.iter_mut().zip(traced.iter().zip(plain)) {
-            d.push(*t as i64 - p as i64);
-        }
-    }
-    let per = |k: usize, n: u32| {
-        let mut d = diffs[k].clone();
-        d.sort_unstable();
-        (d[CAL_ROUNDS / 2].max(0)) as f64 / f64::from(n)
-    };
-    // An open+close pair is two watched calls, one of which stops for its path.
-    let per_call = per(0, CAL_READS);
-    Some(Calibration {
-        per_call,
-        per_path: (per(1, CAL_OPENS) - 2.0 * per_call).max(0.0),
-        per_other: per(2, CAL_OTHER),
-    })
-}
-
-/// The calibration program's three totals, ns, as it prints them.
-fn totals(text: &str) -> Option<[u64; 3]> {
-    let mut w = text.split_whitespace().map(|x| x.parse::<u64>().ok());
-    Some([w.next()??, w.next()??, w.next()??])
-}
-
-/// The calibration program's totals under the capture (its output read from a pipe).
-fn traced_calibration(
-    exec: &sys::Exec,
-    ids: Option<perf::Tracepoints>,
-    paths: &Paths,
-) -> Option<[u64; 3]> {
-    let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
-    let exec = sys::Exec {
-        stdout: Some(std::os::fd::AsRawFd::as_raw_fd(&w)),
-        ..exec.clone()
-    };
-    let run = run_traced(&exec, ids, paths, None);
-    drop(w);
-    run.ok()?;
-    let mut text = String::new();
-    std::fs::File::from(r).read_to_string(&mut text).ok()?;
-    totals(&text)
 }
 
 #[cfg(test)]
