@@ -300,9 +300,10 @@ def main():
               f"cache); then, alternating (ABBA), {RUNS} real runs on the to-storage (inputs made "
               f"there and out of the page cache each; wall time, fork and exec included) and {RUNS}"
               " `iogauge predict --repeat 1` there (a fio job recorded anew by each); the prediction"
-              " is their median and the bound their 95% prediction interval plus the median "
-              "capture and unseen-I/O parts — what `--repeat 3` computes from its replays, with "
-              "the disk's drift over minutes kept out", "",
+              " is their median and the bound their 95% prediction interval plus the median of "
+              "each other part (capture, unseen I/O, waits for a CPU, wake-ups) — what "
+              "`--repeat 3` computes from its replays, with the disk's drift over minutes kept "
+              "out", "",
               "| program | from → to | recorded s | predicted s (each) | ± bound s | actual s (runs) | "
               "error % | within bound |", "|---|---|---|---|---|---|---|---|"]
     rows = []

@@ -240,6 +240,9 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
             x.half_ns() as f64 / 1e6
         ));
     }
+    if let Some(x) = dense_capture(r, p) {
+        w.push(x);
+    }
     if p.replays.len() == 1 {
         w.push(
             "one replay: the bound lacks the target's spread from run to run (--repeat 3 or \
@@ -305,6 +308,28 @@ fn cached_reads(r: &Recording) -> Option<String> {
              (a first run, a smaller page cache) the program reads them from its storage and \
              runs longer than predicted",
             crate::units::human_bytes(bytes)
+        )
+    })
+}
+
+/// Where the capture's measured cost is a large share of the time between the deciding
+/// chain's calls: a program that dense in system calls loses more of its caches to the
+/// capture's records than the calibration does, and its recorded think times hold more of the
+/// capture than the prediction takes away.
+fn dense_capture(r: &Recording, p: &Prediction) -> Option<String> {
+    let o = r.footer.overhead.as_ref()?;
+    let chain = p.replays.first()?.chain_calls as f64;
+    let cost = o.per_call_ns * chain;
+    let think = p.predicted_ns as f64 * (1.0 - p.io_share_predicted_pct / 100.0);
+    (think > 0.0 && cost > 0.2 * think).then(|| {
+        format!(
+            "the capture's measured cost ({:.1} ms over {} calls) is {:.0}% of the time between \
+             the deciding calls: for programs this dense in system calls the capture has cost \
+             1.5-2.5x what its calibration measures (docs/predict.md), so the recorded think \
+             times, and the prediction, are likely too long",
+            cost / 1e6,
+            chain as u64,
+            100.0 * cost / think
         )
     })
 }

@@ -509,3 +509,26 @@ fn calls_that_sleep_differently_move_the_prediction_by_the_middle_of_their_cold_
         p.warnings
     );
 }
+
+#[test]
+fn a_capture_cost_that_is_much_of_the_think_time_is_warned_of() {
+    let warned = |per_call_ns: f64| {
+        let (mut r, tl) = one_thread();
+        r.footer.overhead = Some(Overhead {
+            per_call_ns,
+            per_path_call_ns: 0.0,
+            per_unwatched_call_ns: 0.0,
+            unwatched_calls: 0,
+            added_ns: (per_call_ns * 3.0) as u64,
+            added_pct: 0.0,
+        });
+        let p = predict_with(&r, &[tl]);
+        p.warnings
+            .iter()
+            .any(|w| w.contains("dense in system calls"))
+    };
+    // Three calls on the chain and about 500 ns between them and after: 3 x 100 ns is more
+    // than a fifth of it, 3 x 1 ns is not.
+    assert!(warned(100.0));
+    assert!(!warned(1.0));
+}
