@@ -60,7 +60,7 @@ pub fn predict_text(p: &Prediction) -> String {
         );
         let w = &r.wakes;
         if r.preempted_left_ns > 0 || w.fewer + w.more > 0 {
-            let shift = w.shift_ns();
+            let shift = r.wake_shift_ns;
             let _ = writeln!(
                 o,
                 "       less half its recorded waits for a CPU {}; {} calls on the chain slept when recorded and not here, {} sleep only here: wake-ups {} {}",

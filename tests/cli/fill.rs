@@ -102,8 +102,11 @@ fn jobs_filling_one_file_system_end_at_enospc_without_failing() {
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     let bytes = fio_bytes(&r);
     let total: u64 = bytes.iter().map(|b| b.1).sum();
-    // Each sized to the whole free space: together they fill it, each stopping at ENOSPC.
+    // Each sized to the whole free space: together they fill it. Each stops at ENOSPC, or —
+    // when the scheduler ran one to its end before the other wrote — wrote the whole space
+    // and the other met ENOSPC at once; neither fails.
     assert!(total > 3 << 20 && total <= 4 << 20, "{bytes:?}");
+    let mut full = 0;
     for (i, j) in r["groups"][0]["jobs"]
         .as_array()
         .unwrap()
@@ -111,10 +114,18 @@ fn jobs_filling_one_file_system_end_at_enospc_without_failing() {
         .enumerate()
     {
         let filled = j["filled"].as_str().unwrap_or("");
-        assert!(filled.contains("ENOSPC"), "job {i}: {j}");
+        if filled.contains("ENOSPC") {
+            full += 1;
+        } else {
+            assert!(
+                bytes[i].1 > 3 << 20,
+                "job {i} neither filled nor wrote it all: {j}"
+            );
+        }
         assert!(j["error"].is_null(), "job {i}: {j}");
         assert_eq!(r["jobs"][i]["error"], 0);
     }
+    assert!(full >= 1, "{r}");
     assert_eq!(entries(fs.path()), vec![job]);
 }
 

@@ -55,6 +55,9 @@ pub struct ReplayPrediction {
     pub preempted_left_ns: u64,
     /// Calls on that chain that sleep differently here, and what their wake-ups may move.
     pub wakes: Wakes,
+    /// What the wake-ups moved the prediction by, ns (the middle of their range, never taking
+    /// away more than the think time left).
+    pub wake_shift_ns: i64,
     /// Time in the replayed calls, all threads.
     pub replayed_io_ns: u64,
     /// Calls whose result differed from the recorded one.
@@ -176,19 +179,25 @@ fn one(r: &Recording, run: &Replayed<'_>, cold: &ColdStart) -> (ReplayPrediction
     let think = pe.critical_tid.map_or(0, |t| outside_calls(r, t));
     let left = ((half + outside * share) as u64).min(think);
     let half = (half as u64).min(think);
+    // What is taken away from the think time never comes to more than the think time.
+    let room = think.saturating_sub(left);
     let preempted = pe
         .critical_tid
         .and_then(|t| r.footer.threads.iter().find(|th| th.tid == t))
         .and_then(|th| th.off_cpu)
-        .map_or(0, |o| o.think_preempted_ns / 2);
+        .map_or(0, |o| o.think_preempted_ns / 2)
+        .min(room);
     let wakes = wake::wakes(r, run.timeline, pe.end.hinge, cold);
+    let shift = wakes
+        .shift_ns()
+        .max(-(room.saturating_sub(preempted) as i64));
     let predicted = pe
         .end
         .ns
         .saturating_sub(delay)
         .saturating_sub(left)
         .saturating_sub(preempted)
-        .saturating_add_signed(wakes.shift_ns());
+        .saturating_add_signed(shift);
     let p = ReplayPrediction {
         predicted_ns: predicted,
         replayed_end_ns: pe.end.ns,
@@ -197,6 +206,7 @@ fn one(r: &Recording, run: &Replayed<'_>, cold: &ColdStart) -> (ReplayPrediction
         chain_calls: chain,
         preempted_left_ns: preempted,
         wakes,
+        wake_shift_ns: shift,
         replayed_io_ns: run.report.replayed_io_ns,
         results_differ: run.report.results_differ,
     };

@@ -483,6 +483,7 @@ fn calls_that_sleep_differently_move_the_prediction_by_the_middle_of_their_cold_
     };
     let (plain, moved) = (at(ColdStart::NONE), at(cold));
     assert_eq!(moved.predicted_ns + 5, plain.predicted_ns);
+    assert_eq!(moved.replays[0].wake_shift_ns, -5);
     assert_eq!(moved.bound.wake_ns, 35);
     assert_eq!(moved.bound_ns, plain.bound_ns + 35);
     // A trace that does not say which calls slept moves nothing, and says so.

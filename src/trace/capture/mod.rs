@@ -377,6 +377,7 @@ fn decoded(
         lost,
         capped,
         syscalls,
+        switches,
     } = finished.unwrap_or(perf::Drained {
         raw: traced.raw,
         capped: traced.capped,
@@ -401,7 +402,6 @@ fn decoded(
     let cwd = std::env::current_dir()
         .map(|d| d.into_os_string().into_vec())
         .unwrap_or_default();
-    let switches = !fallback;
     let decoded = decode::decode(raw, notes, pid as u32, inherited, (t0, cwd), switches);
     Run {
         decoded,

@@ -168,6 +168,8 @@ pub struct CpuEvents {
 pub struct Session {
     cpus: Vec<CpuEvents>,
     ids: Tracepoints,
+    /// The kernel gives the tasks' context switches (Linux 4.3 and later).
+    switches: bool,
     /// A counter of every system call the program and its tasks make (watched or not: each
     /// passes the tracepoint and its probes, and costs the program that).
     all: Option<OwnedFd>,
@@ -186,6 +188,8 @@ pub struct Drained {
     pub capped: u64,
     /// Every system call the program and its tasks made (None: not counted).
     pub syscalls: Option<u64>,
+    /// The records hold the tasks' context switches.
+    pub switches: bool,
 }
 
 /// The most records a recording keeps in memory: `IOGAUGE_RECORD_MAX_CALLS` calls (two
@@ -221,6 +225,7 @@ impl Session {
             .collect::<Vec<_>>()
             .join(" || ");
         let mut cpus = Vec::new();
+        let mut switches = true;
         for cpu in online_cpus()? {
             let attr = |config: u64, extra: u64| {
                 let mut a = PerfAttr {
@@ -242,8 +247,19 @@ impl Session {
                 a.wakeup = (RING_PAGES * rustix::param::page_size() / 8) as u32;
                 a
             };
-            let tasks = TASK | COMM | COMM_EXEC | CONTEXT_SWITCH;
-            let enter = sys::perf_event_open(&attr(ids.enter, tasks), pid, cpu)?;
+            let tasks = TASK | COMM | COMM_EXEC;
+            // Context switches since Linux 4.3: an older kernel refuses the flag (EINVAL),
+            // and the recording goes on without them.
+            let enter = match switches
+                .then(|| sys::perf_event_open(&attr(ids.enter, tasks | CONTEXT_SWITCH), pid, cpu))
+            {
+                Some(Err(e)) if e.raw_os_error() == Some(libc::EINVAL) => {
+                    switches = false;
+                    sys::perf_event_open(&attr(ids.enter, tasks), pid, cpu)?
+                }
+                Some(opened) => opened?,
+                None => sys::perf_event_open(&attr(ids.enter, tasks), pid, cpu)?,
+            };
             let exit = sys::perf_event_open(&attr(ids.exit, 0), pid, cpu)?;
             sys::set_filter(&enter, &filter)?;
             sys::set_filter(&exit, &filter)?;
@@ -270,16 +286,29 @@ impl Session {
             ..Default::default()
         };
         let all = sys::perf_event_open(&count, pid, -1).ok();
-        Ok(Session { cpus, ids, all })
+        Ok(Session {
+            cpus,
+            ids,
+            all,
+            switches,
+        })
     }
 
     /// Drains every CPU's buffer until `done` is set and a last drain finds nothing, on a
     /// thread of its own; the records come back, each CPU's in its order.
     pub fn read_until(self, done: Arc<AtomicBool>) -> std::thread::JoinHandle<Drained> {
         std::thread::spawn(move || {
-            let Session { mut cpus, ids, all } = self;
+            let Session {
+                mut cpus,
+                ids,
+                all,
+                switches,
+            } = self;
             let cap = max_records();
-            let mut d = Drained::default();
+            let mut d = Drained {
+                switches,
+                ..Default::default()
+            };
             d.lost = pump(&mut cpus, &done, |bytes| {
                 let lost = parse(bytes, ids, &mut d.raw, &mut d.seen);
                 let over = d.raw.len().saturating_sub(cap) + d.seen.len().saturating_sub(cap);
