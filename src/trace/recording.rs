@@ -329,6 +329,14 @@ pub struct Footer {
     pub overhead: Option<Overhead>,
 }
 
+impl Footer {
+    /// Whether the capture saw the scheduler: its events' `SLEPT` flags say which calls slept
+    /// (not under ptrace, nor in older traces).
+    pub fn knows_sleeps(&self) -> bool {
+        self.threads.iter().any(|t| t.off_cpu.is_some())
+    }
+}
+
 /// A trace in memory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {

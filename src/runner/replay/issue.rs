@@ -55,6 +55,10 @@ pub struct Timing {
 
 /// The shortest call that can have slept: falling asleep and being woken takes longer.
 const SHORTEST_SLEEP: Duration = Duration::from_micros(2);
+/// The shortest wait in which the replay itself can have slept: `wait_until` sleeps only
+/// with more than 200 µs to go (and then for at least 100 µs), `wait_for` for 20 µs after
+/// its yields. A shorter wait leaves the last reading good.
+const SHORTEST_OWN_SLEEP: Duration = Duration::from_micros(20);
 
 /// Whether the replay's calls sleep, from the thread's count of voluntary context switches
 /// (getrusage), read only where it can tell: after a call that took long enough to have
@@ -67,7 +71,7 @@ struct Sleeps {
 
 impl Sleeps {
     fn before(&mut self, waited: Duration) {
-        if self.known.is_none() || waited >= SHORTEST_SLEEP {
+        if self.known.is_none() || waited >= SHORTEST_OWN_SLEEP {
             self.known = Some(crate::stats::cpu::CpuUsage::thread().voluntary_ctx);
         }
     }

@@ -394,8 +394,7 @@ fn report(
 
 /// How many of the replayed calls slept when recorded (None: the trace does not say).
 fn recorded_sleeps(r: &Recording, replayed: &[&Event]) -> Option<u64> {
-    let known = r.footer.threads.iter().any(|t| t.off_cpu.is_some());
-    known.then(|| {
+    r.footer.knows_sleeps().then(|| {
         replayed
             .iter()
             .filter(|e| e.flags & crate::trace::recording::flag::SLEPT != 0)

@@ -217,7 +217,7 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
     if let Some(c) = cached_reads(r) {
         w.push(c);
     }
-    if !super::wake::known(r) {
+    if !r.footer.knows_sleeps() {
         w.push(
             "the trace does not say which calls slept (recorded under ptrace, or by an older \
              iogauge): wake-ups on cold caches that differ on this storage are not in the bound"

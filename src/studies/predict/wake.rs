@@ -40,15 +40,10 @@ impl Wakes {
     }
 }
 
-/// Whether the trace says which calls slept (its capture saw the scheduler).
-pub fn known(r: &Recording) -> bool {
-    r.footer.threads.iter().any(|t| t.off_cpu.is_some())
-}
-
 /// The change along the chain that ends at `hinge`.
 pub fn wakes(r: &Recording, tl: &Timeline, hinge: Option<usize>, cold: &ColdStart) -> Wakes {
     let mut w = Wakes::default();
-    let Some(h) = hinge.filter(|_| known(r)) else {
+    let Some(h) = hinge.filter(|_| r.footer.knows_sleeps()) else {
         return w;
     };
     let ev = &r.events;

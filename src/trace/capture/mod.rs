@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod args;
 pub mod block;
 pub mod bpf;
 mod bpf_asm;
