@@ -1,271 +1,28 @@
 //! How a run was measured: the host (kernel, CPU, memory) and each target's file system, mount
-//! options and block device, read from uname, /proc and /sys. Read-only, best effort: a field
-//! that cannot be read is left empty rather than failing the run.
+//! options and block device. The types are the report's; the platform reads them (`/proc` and
+//! `/sys` on Linux, the Win32 API on Windows). Read-only, best effort: a field that cannot be
+//! read is left empty rather than failing the run.
 
-use std::fs;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
+pub use crate::platform::{Device, Host, Memory, Space, TargetInfo};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Host {
-    pub hostname: String,
-    pub kernel: String,
-    pub arch: String,
-    pub cpu_model: String,
-    pub cpus: usize,
-    pub memory_bytes: u64,
-}
-
-/// A target's place in the storage stack.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TargetInfo {
-    #[serde(with = "crate::rawpath::serde_path")]
-    pub path: PathBuf,
-    pub kind: Cow<'static, str>,
-    pub fs_type: String,
-    pub mount_point: String,
-    pub mount_options: String,
-    pub mount_source: String,
-    /// The block device under the file system (or the target itself); `None` when there is
-    /// none (tmpfs, network file systems).
-    pub device: Option<Device>,
-    /// The file system's space when the target was described (after the run, before clean-up).
-    pub space: Option<Space>,
-}
-
-/// statvfs of a target's file system.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Space {
-    pub total_bytes: u64,
-    /// Free for unprivileged users (df's "Available").
-    pub avail_bytes: u64,
-    /// Free including the root reserve.
-    pub free_bytes: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Device {
-    pub name: String,
-    pub model: String,
-    pub major_minor: String,
-    pub logical_block_size: Option<u64>,
-    pub rotational: Option<bool>,
-    /// The queue's settings that change what a test measures (`/sys/block/X/queue`): the
-    /// volatile write cache ("write back" or "write through"), the I/O scheduler in use,
-    /// read-ahead, the largest request and the queue's request slots.
-    #[serde(default)]
-    pub write_cache: Option<String>,
-    #[serde(default)]
-    pub scheduler: Option<String>,
-    #[serde(default)]
-    pub read_ahead_kb: Option<u64>,
-    #[serde(default)]
-    pub max_sectors_kb: Option<u64>,
-    #[serde(default)]
-    pub nr_requests: Option<u64>,
-}
-
+/// The machine: its name, kernel, CPU and memory.
 pub fn host() -> Host {
-    let u = rustix::system::uname();
-    let s = |c: &std::ffi::CStr| c.to_string_lossy().into_owned();
-    let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let cpu_model = cpuinfo
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("model name")
-                .and_then(|r| r.split_once(':'))
-                .map(|x| x.1)
-        })
-        .unwrap_or("")
-        .trim()
-        .to_string();
-    let memory_bytes = fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            let line = m.lines().find(|l| l.starts_with("MemTotal:"))?.to_string();
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        })
-        .map_or(0, |kb| kb * 1024);
-    Host {
-        hostname: s(u.nodename()),
-        kernel: format!("{} {} {}", s(u.sysname()), s(u.release()), s(u.version())),
-        arch: s(u.machine()),
-        cpu_model,
-        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        memory_bytes,
-    }
-}
-
-struct Mount {
-    dev: String,
-    point: String,
-    options: String,
-    fs_type: String,
-    source: String,
-}
-
-fn mounts() -> Vec<Mount> {
-    let text = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-    text.lines()
-        .filter_map(|l| {
-            let (pre, post) = l.split_once(" - ")?;
-            let pre: Vec<&str> = pre.split(' ').collect();
-            let post: Vec<&str> = post.split(' ').collect();
-            Some(Mount {
-                dev: pre.get(2)?.to_string(),
-                point: unescape(pre.get(4)?),
-                options: pre.get(5)?.to_string(),
-                fs_type: post.first()?.to_string(),
-                source: post.get(1).unwrap_or(&"").to_string(),
-            })
-        })
-        .collect()
-}
-
-/// mountinfo escapes space, tab, newline and backslash as octal.
-fn unescape(s: &str) -> String {
-    s.replace("\\040", " ")
-        .replace("\\011", "\t")
-        .replace("\\012", "\n")
-        .replace("\\134", "\\")
-}
-
-fn read_trim(p: impl AsRef<Path>) -> Option<String> {
-    Some(fs::read_to_string(p).ok()?.trim().to_string())
-}
-
-fn device(major: u32, minor: u32) -> Option<Device> {
-    let sys = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
-    let real = fs::canonicalize(&sys).ok()?;
-    let name = real.file_name()?.to_string_lossy().into_owned();
-    // A partition's queue and model belong to its disk.
-    let disk = if real.join("partition").exists() {
-        real.parent()?.to_path_buf()
-    } else {
-        real
-    };
-    let model = device_model(&disk);
-    let queue = |f: &str| read_trim(disk.join("queue").join(f));
-    let number = |f: &str| queue(f).and_then(|v| v.parse().ok());
-    Some(Device {
-        name,
-        model,
-        major_minor: format!("{major}:{minor}"),
-        logical_block_size: number("logical_block_size"),
-        rotational: queue("rotational").map(|v| v == "1"),
-        write_cache: queue("write_cache"),
-        // "none [mq-deadline] kyber": the one in brackets is in use.
-        scheduler: queue("scheduler").map(|v| {
-            v.split_whitespace()
-                .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
-                .unwrap_or(v.as_str())
-                .to_string()
-        }),
-        read_ahead_kb: number("read_ahead_kb"),
-        max_sectors_kb: number("max_sectors_kb"),
-        nr_requests: number("nr_requests"),
-    })
-}
-
-/// The disk's vendor and model as the kernel knows them ("ATA Samsung SSD 870", "Dell
-/// PERC H730"); for a virtio disk, which has only a PCI vendor number, what it is.
-fn device_model(disk: &Path) -> String {
-    let read = |f: &str| read_trim(disk.join("device").join(f)).filter(|v| !v.is_empty());
-    let driver = fs::read_link(disk.join("device/driver"))
-        .ok()
-        .and_then(|l| l.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_default();
-    let vendor = read("vendor").filter(|v| !v.starts_with("0x"));
-    match (vendor, read("model")) {
-        (Some(v), Some(m)) if !m.starts_with(&v) => format!("{v} {m}"),
-        (_, Some(m)) => m,
-        (Some(v), None) => v,
-        (None, None) if driver == "virtio_blk" => "virtio block device".into(),
-        (None, None) => {
-            let name = disk.file_name().map(|n| n.to_string_lossy().into_owned());
-            match name.as_deref() {
-                Some(n) if n.starts_with("vd") => "virtio block device".into(),
-                Some(n) if n.starts_with("loop") => "loop device".into(),
-                _ => String::new(),
-            }
-        }
-    }
+    crate::platform::host::host()
 }
 
 /// Describes `path` (or, if it is gone or not yet created, the directory holding it).
 pub fn describe(path: &Path) -> TargetInfo {
-    let meta = fs::metadata(path).ok().or_else(|| {
-        let parent = crate::files::fsinfo::parent_dir(path);
-        fs::metadata(parent).ok()
-    });
-    let is_block = meta
-        .as_ref()
-        .is_some_and(|m| m.file_type().is_block_device());
-    let mut info = TargetInfo {
-        path: fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
-        kind: if is_block { "block device" } else { "file" }.into(),
-        fs_type: String::new(),
-        mount_point: String::new(),
-        mount_options: String::new(),
-        mount_source: String::new(),
-        device: None,
-        space: None,
-    };
-    let Some(meta) = meta else { return info };
-    let dev = if is_block { meta.rdev() } else { meta.dev() };
-    let (major, minor) = (rustix::fs::major(dev), rustix::fs::minor(dev));
-    info.device = device(major, minor);
-    if is_block {
-        info.fs_type = "(raw block device)".into();
-        return info;
-    }
-    let dir = if meta.is_dir() {
-        path
-    } else {
-        crate::files::fsinfo::parent_dir(path)
-    };
-    info.space = rustix::fs::statvfs(dir).ok().map(|v| Space {
-        total_bytes: v.f_blocks * v.f_frsize,
-        avail_bytes: v.f_bavail * v.f_frsize,
-        free_bytes: v.f_bfree * v.f_frsize,
-    });
-    let key = format!("{major}:{minor}");
-    let abs = info.path.to_string_lossy().into_owned();
-    let best = mounts()
-        .into_iter()
-        .filter(|m| m.dev == key)
-        .max_by_key(|m| {
-            if abs.starts_with(&m.point) {
-                m.point.len()
-            } else {
-                0
-            }
-        });
-    if let Some(m) = best {
-        info.fs_type = m.fs_type;
-        info.mount_point = m.point;
-        info.mount_options = m.options;
-        info.mount_source = m.source;
-    }
-    info
+    crate::platform::host::describe(path)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The space of the file system holding `dir`.
+pub fn space(dir: &Path) -> std::io::Result<Space> {
+    crate::platform::host::space(dir)
+}
 
-    #[test]
-    fn describes_this_host_and_a_tmp_dir() {
-        let h = host();
-        assert!(
-            h.kernel.starts_with("Linux") && h.cpus >= 1 && h.memory_bytes > 0,
-            "{h:?}"
-        );
-        let t = describe(Path::new("/proc/self/status"));
-        assert_eq!(t.fs_type, "proc");
-        assert!(t.device.is_none());
-    }
+/// The machine's memory and page size.
+pub fn memory() -> Memory {
+    crate::platform::host::memory()
 }

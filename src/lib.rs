@@ -51,6 +51,7 @@ pub mod host;
 pub mod jobfile;
 pub mod out;
 pub mod plan;
+pub mod platform;
 pub mod profiles;
 pub mod rawpath;
 pub mod report;

@@ -53,10 +53,8 @@ impl Env<'_> {
     pub fn system() -> Env<'static> {
         static VAR: fn(&str) -> Option<String> = |k| std::env::var(k).ok();
         let ncpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
-        let info = rustix::system::sysinfo();
-        let pagesize = rustix::param::page_size() as u64;
-        let mb_memory =
-            (info.totalram as u64).saturating_mul(u64::from(info.mem_unit.max(1))) >> 20;
+        let memory = crate::host::memory();
+        let (mb_memory, pagesize) = (memory.total_bytes >> 20, memory.page_bytes);
         Env {
             var: &VAR,
             ncpus,

@@ -45,9 +45,7 @@ pub fn quick_check(dir: &Path, size: u64, seconds: u64) -> Vec<Section> {
 /// Default quick-check file size: 1 GiB, or a quarter of the free space when that is less
 /// (rounded down to MiB), so the check never fills a disk.
 pub fn quick_size(dir: &Path) -> u64 {
-    let free = rustix::fs::statvfs(dir)
-        .map(|v| v.f_bavail * v.f_frsize)
-        .unwrap_or(u64::MAX);
+    let free = crate::host::space(dir).map_or(u64::MAX, |s| s.avail_bytes);
     ((free / 4).min(1 << 30) >> 20) << 20
 }
 

@@ -1,51 +1,18 @@
-//! CPU cost of a thread or the whole process, from getrusage(2): user and system time and
-//! context switches. A snapshot is taken at the start and end of a measurement and subtracted.
+//! CPU cost of a thread or the whole process: user and system time, context switches and page
+//! faults, as the platform counts them (getrusage on Linux; thread and process times on
+//! Windows, which count no context switches). A snapshot is taken at the start and end of a measurement and subtracted.
 
-use std::time::Duration;
-
-/// Resource usage at one instant.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CpuUsage {
-    pub user: Duration,
-    pub system: Duration,
-    pub voluntary_ctx: u64,
-    pub involuntary_ctx: u64,
-    pub minor_faults: u64,
-    pub major_faults: u64,
-}
-
-fn timeval(tv: libc::timeval) -> Duration {
-    Duration::new(tv.tv_sec as u64, tv.tv_usec as u32 * 1000)
-}
-
-fn usage(who: libc::c_int) -> CpuUsage {
-    let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `ru` is a valid, writable rusage; getrusage only writes into it.
-    let rc = unsafe { libc::getrusage(who, ru.as_mut_ptr()) };
-    if rc != 0 {
-        return CpuUsage::default();
-    }
-    // SAFETY: zero-initialised and filled by a successful getrusage.
-    let ru = unsafe { ru.assume_init() };
-    CpuUsage {
-        user: timeval(ru.ru_utime),
-        system: timeval(ru.ru_stime),
-        voluntary_ctx: ru.ru_nvcsw as u64,
-        involuntary_ctx: ru.ru_nivcsw as u64,
-        minor_faults: ru.ru_minflt as u64,
-        major_faults: ru.ru_majflt as u64,
-    }
-}
+pub use crate::platform::CpuUsage;
 
 impl CpuUsage {
-    /// Usage of the calling thread (RUSAGE_THREAD).
+    /// Usage of the calling thread.
     pub fn thread() -> Self {
-        usage(libc::RUSAGE_THREAD)
+        crate::platform::cpu::thread()
     }
 
     /// Usage of the whole process.
     pub fn process() -> Self {
-        usage(libc::RUSAGE_SELF)
+        crate::platform::cpu::process()
     }
 
     /// What was used between `earlier` and `self`.
@@ -75,6 +42,7 @@ impl std::ops::AddAssign<&CpuUsage> for CpuUsage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn thread_usage_grows_with_work() {

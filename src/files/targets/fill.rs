@@ -52,14 +52,13 @@ pub(super) fn size_to_fill(
 /// Bytes an unprivileged writer may still allocate on the file system holding `p`.
 fn free_bytes(p: &Path) -> Result<u64, TargetError> {
     let dir = parent_dir(p);
-    let vfs = rustix::fs::statvfs(dir).map_err(|e| {
+    let space = crate::host::space(dir).map_err(|e| {
         usage(format!(
-            "{}: statvfs failed: {}",
-            dir.display(),
-            std::io::Error::from(e)
+            "{}: cannot read its free space: {e}",
+            dir.display()
         ))
     })?;
-    Ok(vfs.f_bavail.saturating_mul(vfs.f_frsize))
+    Ok(space.avail_bytes)
 }
 
 impl Targets {

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 
@@ -29,14 +28,14 @@ pub(super) fn check_space(t: &Targets, size: &str) -> Result<(), TargetError> {
         if *need == 0 {
             continue;
         }
-        let vfs = rustix::fs::statvfs(dir).map_err(|e| {
-            usage(format!(
-                "{}: statvfs failed: {}",
-                dir.display(),
-                io::Error::from(e)
-            ))
-        })?;
-        let free = vfs.f_bavail * vfs.f_frsize;
+        let free = crate::host::space(dir)
+            .map_err(|e| {
+                usage(format!(
+                    "{}: cannot read its free space: {e}",
+                    dir.display()
+                ))
+            })?
+            .avail_bytes;
         if *need > free {
             return Err(usage(format!(
                 "{size}: the test files need {} more on the file system of {}, which has {} free; \

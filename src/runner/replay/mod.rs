@@ -276,9 +276,9 @@ fn check_space(r: &Recording, dir: &std::path::Path) -> Result<(), ReplayError> 
         )));
     }
     let need = layout::bytes_needed(r);
-    let st = rustix::fs::statvfs(dir)
-        .map_err(|e| ReplayError::Failed(format!("{}: {e}", dir.display())))?;
-    let free = st.f_bavail * st.f_frsize;
+    let free = crate::host::space(dir)
+        .map_err(|e| ReplayError::Failed(format!("{}: {e}", dir.display())))?
+        .avail_bytes;
     // The program's writes grow files too: the files it created up to how far it wrote, and
     // the others past their size.
     let grown: u64 = r

@@ -1,0 +1,6 @@
+//! Linux's half of the platform: /proc and /sys for the host's facts, getrusage for CPU time,
+//! signal-hook for signals.
+
+pub mod cpu;
+pub mod host;
+pub mod signals;

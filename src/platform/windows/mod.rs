@@ -1,0 +1,7 @@
+//! Windows' half of the platform: the Win32 API (windows-sys) for the host's facts, thread
+//! and process times, and console control events.
+
+pub mod cpu;
+pub mod host;
+pub mod signals;
+mod wide;
