@@ -164,7 +164,7 @@ def cases(d, secs, disk_secs):
         # and moves change both files, so the cost of the next run. fio needs filesize to size
         # its donor, and takes an engine's options only after --ioengine. One pass, not
         # time_based: a second pass moves blocks still in the journal, where fio's run fails
-        # with EBUSY and iogauge's commits them and goes on (see engine/defrag.rs).
+        # with EBUSY and iogauge's commits them and goes on (see engine/platform/linux/defrag.rs).
         ("e4defrag-32k-write-disk", "ratio>=0.95", (defrag, 64),
          [f"--filename={defrag}", "--ioengine=e4defrag", f"--donorname={defrag}.def",
           "--size=64m", "--bs=32k", "--rw=write"], ["--allow-overwrite"],

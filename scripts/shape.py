@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The code's shape, counted: files over 800 lines (the option table aside), functions over
 100 lines, `Result<_, String>` in signatures, import circles between the library's
-top-level modules, and `unsafe` outside the syscall boundary (the engines, the clock and CPU
-counters, the file layer) or without a SAFETY comment in the four lines above it. Prints each count and what makes it; exits 1 when a count is above the
+top-level modules, `unsafe` outside the syscall boundary (the engines, the clock, the file
+layer, the platform's halves) or without a SAFETY comment in the four lines above it, and a
+`cfg` on the operating system outside a `platform/` folder and the door. Prints each count
+and what makes it; exits 1 when a count is above the
 ratchet in scripts/shape-ratchet.json (lower the ratchet as the code improves; never raise it
 to let a regression in). Usage: scripts/shape.py [--update] (--update writes today's counts
 as the ratchet)."""
@@ -148,6 +150,21 @@ def unsafe_uses(files):
     return out
 
 
+OS_CFG = re.compile(r"cfg!?\((.*\b)?(target_os|target_family|windows|unix)\b")
+
+
+def os_cfgs(files):
+    """Each `cfg` on the operating system outside a `platform/` folder and the door (main.rs):
+    the platform's halves are the one place that asks which system it is built for."""
+    return [
+        f"{rel}:{i + 1}"
+        for rel, lines in files
+        if "platform/" not in rel and rel != "main.rs"
+        for i, l in enumerate(lines)
+        if OS_CFG.search(l.split("//", 1)[0])
+    ]
+
+
 def main():
     files = list(rust_files())
     long_files = [
@@ -164,12 +181,14 @@ def main():
     ]
     circle_list = circles(files)
     unsafe_list = unsafe_uses(files)
+    cfg_list = os_cfgs(files)
     counts = {
         "files_over_800_lines": len(long_files),
         "functions_over_100_lines": len(long_fns),
         "result_string_functions": len(string_results),
         "modules_in_import_circles": sum(len(c) for c in circle_list),
         "unsafe_outside_the_boundary_or_without_safety": len(unsafe_list),
+        "os_cfg_outside_platform": len(cfg_list),
     }
     for title, items in [
         ("files over 800 lines", long_files),
@@ -177,6 +196,7 @@ def main():
         ("functions returning Result<_, String>", string_results),
         ("import circles", [" ↔ ".join(c) for c in circle_list]),
         ("unsafe outside the syscall boundary or without a SAFETY line", unsafe_list),
+        ("cfg on the OS outside a platform/ folder and the door", cfg_list),
     ]:
         print(f"{title}: {len(items)}")
         for x in items:

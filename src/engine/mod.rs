@@ -6,22 +6,16 @@
 
 pub mod buf;
 pub mod cpu;
-pub mod defrag;
 pub mod exec;
 pub mod fileops;
-pub mod libaio;
-pub mod mmap;
 pub mod net;
 pub mod null;
-pub mod posixaio;
+pub mod platform;
 pub mod psync;
-mod sigbus;
 pub mod space;
-pub mod splice;
 pub mod sync;
 pub mod trim;
 pub mod unit;
-pub mod uring;
 pub mod vectored;
 
 use std::io;
@@ -302,16 +296,14 @@ pub fn describe(cfg: &Config) -> Description {
             format!("io_submit/io_getevents (native AIO), IOCB_CMD_PREADV/PWRITEV over {buffers}")
         }
         Kind::Libaio => "io_submit/io_getevents (native AIO), IOCB_CMD_PREAD/PWRITE".to_string(),
-        Kind::Posixaio => posixaio::CALLS.to_string(),
-        Kind::Mmap if cfg.flags.thp => mmap::CALLS_THP.to_string(),
-        Kind::Mmap => mmap::CALLS.to_string(),
-        Kind::Splice => splice::CALLS.to_string(),
+        Kind::Posixaio | Kind::Mmap | Kind::Splice | Kind::E4defrag => platform::calls(cfg)
+            .unwrap_or("(not in this build)")
+            .to_string(),
         Kind::Falloc => {
             "fallocate (a read: KEEP_SIZE; a write: extending; a trim: PUNCH_HOLE), no data"
                 .to_string()
         }
         Kind::Ftruncate => "ftruncate to each write's offset, no data".to_string(),
-        Kind::E4defrag => defrag::CALLS.to_string(),
         Kind::Filecreate
         | Kind::Filestat
         | Kind::Filedelete
@@ -647,27 +639,8 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
         Kind::Vsync => f.run(sync::Sync::<true>::new(files)),
         Kind::Pvsync => f.run(vectored::Pvsync::new(files)),
         Kind::Pvsync2 => f.run(vectored::Pvsync2::new(files, cfg)),
-        Kind::IoUring => match uring::Uring::new(files, cfg) {
-            Ok(e) => f.run(e),
-            Err(e) => f.setup_failed(e),
-        },
-        Kind::Libaio => match libaio::Libaio::new(files, cfg) {
-            Ok(e) => f.run(e),
-            Err(e) => f.setup_failed(e),
-        },
-        Kind::Posixaio => f.run(posixaio::Posixaio::new(files, cfg.queue.depth)),
-        Kind::Mmap => f.run(mmap::Mmap::new(files, cfg.flags.thp)),
-        Kind::Splice => match splice::Splice::new(files) {
-            Ok(e) => f.run(e),
-            Err(e) => f.setup_failed(e),
-        },
         Kind::Falloc => f.run(space::Space::<false>::new(files)),
         Kind::Ftruncate => f.run(space::Space::<true>::new(files)),
-        Kind::E4defrag => match donor.map(|d| defrag::Defrag::new(files, d, cfg.flags.inplace)) {
-            Some(Ok(e)) => f.run(e),
-            Some(Err(e)) => f.setup_failed(e),
-            None => f.setup_failed(io::Error::other("ioengine=e4defrag: no donor file")),
-        },
         Kind::Filecreate
         | Kind::Filestat
         | Kind::Filedelete
@@ -687,6 +660,12 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
             None => f.setup_failed(io::Error::other("ioengine=net: no socket")),
         },
         Kind::Null => f.run(null::Null::new(files)),
+        Kind::IoUring
+        | Kind::Libaio
+        | Kind::Posixaio
+        | Kind::Mmap
+        | Kind::Splice
+        | Kind::E4defrag => platform::with_engine(cfg, files, donor, f),
     }
 }
 

@@ -372,12 +372,7 @@ fn check_job(
 fn check_engine(job: &JobSpec) -> Result<bool, TargetError> {
     if matches!(job.engine, EngineKind::IoUring | EngineKind::Libaio) {
         let cfg = job.engine_config();
-        let probed = if job.engine == EngineKind::IoUring {
-            crate::engine::uring::probe(&cfg)
-        } else {
-            crate::engine::libaio::probe(&cfg)
-        };
-        probed.map_err(|e| {
+        crate::engine::platform::probe(&cfg).map_err(|e| {
             let named = if e.option == "ioengine" {
                 job.label_with("ioengine", job.engine.as_str())
             } else {

@@ -125,7 +125,7 @@ impl Targets {
 fn ext4_only(job: &JobSpec, p: &Path) -> Result<(), TargetError> {
     let at = if p.exists() { p } else { parent_dir(p) };
     let fs = rustix::fs::statfs(at).map_err(|e| io_err(at, "statfs failed", e.into()))?;
-    if fs.f_type as i64 != crate::engine::defrag::EXT4_SUPER_MAGIC {
+    if fs.f_type as i64 != crate::engine::platform::defrag::EXT4_SUPER_MAGIC {
         return Err(usage(format!(
             "{}: {} is not on ext4 (file system type {:#x}); EXT4_IOC_MOVE_EXT, which \
              e4defrag issues, exists only there",

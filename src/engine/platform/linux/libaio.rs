@@ -13,8 +13,10 @@ use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::trim::Trimmer;
-use super::{Completion, Config, Dir, Engine, FlushCall, IoUnit, OptionError, Queued, flush_fd};
+use crate::engine::trim::Trimmer;
+use crate::engine::{
+    Completion, Config, Dir, Engine, FlushCall, IoUnit, OptionError, Queued, flush_fd,
+};
 
 /// The kernel's `struct iocb` (linux/aio_abi.h): 64 bytes.
 #[repr(C)]
@@ -122,7 +124,7 @@ pub struct Libaio {
     batch: Vec<*mut Iocb>,
     events: Vec<IoEvent>,
     userspace_reap: bool,
-    /// The RWF_* flags of reads and of writes ([`super::Flags::rwf`]).
+    /// The RWF_* flags of reads and of writes ([`crate::engine::Flags::rwf`]).
     rw_flags: (i32, i32),
     /// The files are buffered (no O_DIRECT): io_submit does each transfer before it
     /// returns, so what is in the ring then was done inside it.
@@ -352,7 +354,7 @@ mod tests {
 
     fn config(depth: u32, userspace_reap: bool) -> Config {
         Config {
-            kind: super::super::Kind::Libaio,
+            kind: crate::engine::Kind::Libaio,
             numpages: 1,
             queue: Queue {
                 depth,
@@ -365,7 +367,7 @@ mod tests {
                 userspace_reap,
                 ..Flags::default()
             },
-            write_through: super::super::WriteThrough::None,
+            write_through: crate::engine::WriteThrough::None,
         }
     }
 

@@ -12,7 +12,7 @@ use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 
 use super::sigbus::{self, Registered};
-use super::{Dir, Engine, FlushCall, IoUnit, Queued, flush_fd};
+use crate::engine::{Dir, Engine, FlushCall, IoUnit, Queued, flush_fd};
 
 /// What each I/O is, for the report's engine line.
 pub const CALLS: &str = "a copy from or into a shared mapping of the whole file (mmap(2), \

@@ -9,8 +9,8 @@ use std::os::fd::{AsFd, OwnedFd};
 
 use rustix::pipe::{IoSliceRaw, SpliceFlags};
 
-use super::trim::Trimmer;
-use super::{Dir, Engine, FlushCall, IoUnit, Queued, flush_fd};
+use crate::engine::trim::Trimmer;
+use crate::engine::{Dir, Engine, FlushCall, IoUnit, Queued, flush_fd};
 
 /// What each I/O is, for the report's engine line.
 pub const CALLS: &str = "splice(2) between the file and a pipe, vmsplice(2) between the pipe and the buffer, 64 KiB \

@@ -10,11 +10,11 @@ use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 
 use io_uring::{IoUring, Probe, opcode, squeue, types};
 
-use super::Config;
-use super::Dir;
-use super::trim::Trimmer;
-use super::{Completion, Engine, IoUnit, OptionError, Queued};
-use super::{FlushCall, flush_fd};
+use crate::engine::Config;
+use crate::engine::Dir;
+use crate::engine::trim::Trimmer;
+use crate::engine::{Completion, Engine, IoUnit, OptionError, Queued};
+use crate::engine::{FlushCall, flush_fd};
 
 pub struct Uring {
     ring: IoUring,
@@ -24,7 +24,7 @@ pub struct Uring {
     fixed_bufs: bool,
     /// Completions appear only when we enter the kernel (IOPOLL, or deferred task work).
     must_enter: bool,
-    /// The RWF_* flags of reads and of writes ([`super::Flags::rwf`]).
+    /// The RWF_* flags of reads and of writes ([`crate::engine::Flags::rwf`]).
     rw_flags: (i32, i32),
     /// `force_async`: every this many submissions goes straight to io_uring's workers
     /// (IOSQE_ASYNC) instead of being tried inline first (0: none).
@@ -131,7 +131,7 @@ pub fn probe(cfg: &Config) -> Result<(), OptionError> {
     if cfg.flags.fixedbufs {
         // One page, registered and released with the ring: proves the feature and the
         // locked-memory accounting work here before any file is created.
-        let mut page = super::AlignedBuf::zeroed(super::buf::ALIGN);
+        let mut page = crate::engine::AlignedBuf::zeroed(crate::engine::buf::ALIGN);
         let iov = [libc::iovec {
             iov_base: page.as_mut_ptr().cast(),
             iov_len: page.len(),

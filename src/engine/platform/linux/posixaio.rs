@@ -10,8 +10,8 @@
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 
-use super::trim::Trimmer;
-use super::{Completion, Dir, Engine, FlushCall, IoUnit, Queued, flush_fd};
+use crate::engine::trim::Trimmer;
+use crate::engine::{Completion, Dir, Engine, FlushCall, IoUnit, Queued, flush_fd};
 
 pub const CALLS: &str = "aio_read/aio_write (the C library's POSIX AIO: helper threads do \
                          them as pread/pwrite, one file's mostly in turn), aio_suspend to wait, \

@@ -9,7 +9,7 @@
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 
-use super::{Dir, Engine, FlushCall, IoUnit, Queued, flush_fd};
+use crate::engine::{Dir, Engine, FlushCall, IoUnit, Queued, flush_fd};
 
 pub const CALLS: &str = "ioctl(EXT4_IOC_MOVE_EXT) swapping each write's blocks with the donor \
                          file's (donorname), no data moved through user space";
