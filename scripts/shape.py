@@ -22,13 +22,13 @@ LONG_FILE_EXEMPT = {"plan/options.rs"}
 MAX_FILE = 800
 MAX_FN = 100
 # Where unsafe may be: the code that makes system calls and CPU instructions directly (the
-# recorder's perf, ptrace and fork calls are all in trace/capture/sys.rs).
+# recorder's perf, ptrace and fork calls are all in trace/capture/platform/linux/sys.rs).
 UNSAFE_BOUNDARY = (
     "engine/",
     "stats/clock.rs",
     "files/",
     "platform/",
-    "trace/capture/sys.rs",
+    "trace/capture/platform/linux/sys.rs",
 )
 
 

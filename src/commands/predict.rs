@@ -162,21 +162,16 @@ fn record_job(
     // The job's own report is not this command's output.
     let null = std::fs::OpenOptions::new()
         .write(true)
-        .open("/dev/null")
+        .open(iogauge::platform::NULL_DEVICE)
         .map_err(|e| {
-            errln!("iogauge: predict: /dev/null: {e}");
+            errln!("iogauge: predict: {}: {e}", iogauge::platform::NULL_DEVICE);
             ExitCode::from(1)
         })?;
     errln!(
         "iogauge: predict: recording {shown} as iogauge fio runs it, in {}",
         made.0.display()
     );
-    let captured = capture::record_with(
-        &argv,
-        req.method,
-        stop,
-        Some(std::os::fd::AsFd::as_fd(&null)),
-    );
+    let captured = capture::record_with(&argv, req.method, stop, Some(&null));
     drop(made);
     let r = match captured {
         Ok(c) => c.recording,

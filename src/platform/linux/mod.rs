@@ -4,3 +4,6 @@
 pub mod cpu;
 pub mod host;
 pub mod signals;
+
+/// The device that discards what is written to it.
+pub const NULL_DEVICE: &str = "/dev/null";

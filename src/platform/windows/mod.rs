@@ -5,3 +5,6 @@ pub mod cpu;
 pub mod host;
 pub mod signals;
 mod wide;
+
+/// The device that discards what is written to it.
+pub const NULL_DEVICE: &str = "NUL";

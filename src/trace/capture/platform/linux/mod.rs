@@ -1,0 +1,490 @@
+//! The capture on Linux: the calls come from the kernel's syscall tracepoints through perf
+//! (`perf`: about 1–3 µs a call, measured), or, where perf is not allowed, from ptrace stops
+//! at each call (`ptrace`: slower, the same trace). With perf, the paths of the calls that
+//! name one are read in the kernel by eBPF programs (`bpf`), and where those are refused,
+//! under ptrace at a seccomp stop made only for those calls. The capture's own cost is
+//! measured before each recording with a calibration run of iogauge's own (see
+//! [`calibrate_child`]) and written into the trace.
+
+use std::ffi::{CString, OsString};
+use std::io::Read;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+mod args;
+pub mod block;
+pub mod bpf;
+mod bpf_asm;
+mod btf;
+mod calibrate;
+pub mod calls;
+pub mod decode;
+pub mod family;
+pub mod perf;
+pub mod ptrace;
+mod sched;
+mod sys;
+
+use crate::trace::capture::{CaptureError, Captured, Method};
+use crate::trace::recording::{Footer, Header, Recording, VERSION};
+use ptrace::FileKind;
+
+/// The hidden first argument that makes iogauge the calibration program, and that program.
+pub use calibrate::{CALIBRATE_ARG, calibrate_child};
+
+/// Records `argv` (program and arguments). `stop` turns true when iogauge is asked to stop:
+/// the program is sent SIGTERM and what was recorded until its end is kept.
+pub fn record(
+    argv: &[OsString],
+    method: Method,
+    stop: Arc<AtomicBool>,
+) -> Result<Captured, CaptureError> {
+    record_with(argv, method, stop, None)
+}
+
+/// `record`, the program's standard output made `stdout` where given (close-on-exec here).
+pub fn record_with(
+    argv: &[OsString],
+    method: Method,
+    stop: Arc<AtomicBool>,
+    stdout: Option<&std::fs::File>,
+) -> Result<Captured, CaptureError> {
+    let mut exec = prepare(argv)?;
+    exec.stdout = stdout.map(std::os::fd::AsRawFd::as_raw_fd);
+    let (ids, fallback_reason) = choose(method)?;
+    // The path probes are loaded once, for the calibration and the recording: attaching and
+    // detaching them costs the kernel a grace period each time.
+    let paths = paths(ids);
+    let overhead = calibrate::calibrate(ids, &paths);
+    let started_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let run = run_traced(&exec, ids, &paths, Some(stop))?;
+    let Run {
+        decoded,
+        status,
+        lost,
+        t0,
+        end,
+        calls,
+        path_calls,
+        capped,
+        syscalls,
+    } = run;
+    let duration_ns = end.saturating_sub(t0);
+    let unwatched = syscalls.map_or(0, |n| n.saturating_sub(calls));
+    let overhead = overhead.map(|c| c.applied((calls, path_calls, unwatched), duration_ns));
+    let method = match (ids, paths) {
+        (Some(_), Paths::Kernel(_)) => {
+            "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every \
+            CPU, inherited by every task; paths read in the kernel by eBPF programs on the same \
+            tracepoints, and what each open opened at its exit"
+                .to_string()
+        }
+        (Some(_), Paths::Stops(why)) => format!(
+            "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every CPU, inherited by \
+             every task; paths read at ptrace stops made by a seccomp filter for the calls \
+             that name one (eBPF not used: {why})"
+        ),
+        (None, _) => {
+            "ptrace: a seccomp filter stops each watched call at entry, PTRACE_SYSCALL at exit"
+                .to_string()
+        }
+    };
+    let recording = Recording {
+        header: header(argv, started_unix_ms, method),
+        events: decoded.events,
+        footer: Footer {
+            duration_ns,
+            exit_code: status
+                .filter(|s| libc::WIFEXITED(*s))
+                .map(|s| libc::WEXITSTATUS(s)),
+            exit_signal: status
+                .filter(|s| libc::WIFSIGNALED(*s))
+                .map(|s| libc::WTERMSIG(s)),
+            files: in_memory(decoded.files),
+            threads: decoded.threads,
+            lost,
+            unmatched: decoded.unmatched,
+            other_calls: decoded.other_calls,
+            unknown_fd_calls: decoded.unknown_fd_calls,
+            capped,
+            overhead,
+        },
+    };
+    Ok(Captured {
+        recording,
+        fallback_reason,
+    })
+}
+
+/// The header of a trace of `argv` recorded here from `started_unix_ms`, captured as `method`
+/// says.
+fn header(argv: &[OsString], started_unix_ms: u64, method: String) -> Header {
+    Header {
+        format: "iogauge-trace".into(),
+        version: VERSION,
+        iogauge: env!("CARGO_PKG_VERSION").into(),
+        command: argv
+            .iter()
+            .map(|a| crate::rawpath::text(Path::new(a)))
+            .collect(),
+        started_unix_ms,
+        host: rustix::system::uname()
+            .nodename()
+            .to_string_lossy()
+            .into_owned(),
+        method,
+    }
+}
+
+/// perf's tracepoints when the method allows and perf works here (None: ptrace), and why
+/// `Auto` fell back.
+fn choose(method: Method) -> Result<(Option<perf::Tracepoints>, Option<String>), CaptureError> {
+    match method {
+        Method::Ptrace => Ok((None, None)),
+        Method::Perf => perf::available()
+            .map(|ids| (Some(ids), None))
+            .map_err(|e| CaptureError::Failed(format!("--method=perf: {e}"))),
+        Method::Auto => Ok(match perf::available() {
+            Ok(ids) => (Some(ids), None),
+            Err(e) => (None, Some(e.to_string())),
+        }),
+    }
+}
+
+/// The program found (PATH searched as a shell would) and its arguments and environment as
+/// C strings.
+fn prepare(argv: &[OsString]) -> Result<sys::Exec, CaptureError> {
+    let Some(program) = argv.first() else {
+        return Err(CaptureError::Usage(
+            "record: no command given (iogauge record [--output TRACE] -- COMMAND ARGS…)".into(),
+        ));
+    };
+    let path = find_program(program).ok_or_else(|| {
+        CaptureError::Usage(format!(
+            "record: {}: no such program (not a path to an executable, nor in PATH)",
+            Path::new(program).display()
+        ))
+    })?;
+    let c = |b: Vec<u8>| {
+        CString::new(b)
+            .map_err(|_| CaptureError::Usage("record: an argument holds a NUL byte".into()))
+    };
+    Ok(sys::Exec {
+        path: c(path.into_os_string().into_vec())?,
+        argv: argv
+            .iter()
+            .map(|a| c(a.as_bytes().to_vec()))
+            .collect::<Result<_, _>>()?,
+        envp: std::env::vars_os()
+            .map(|(k, v)| {
+                let mut b = k.into_vec();
+                b.push(b'=');
+                b.extend_from_slice(v.as_bytes());
+                c(b)
+            })
+            .collect::<Result<_, _>>()?,
+        stdout: None,
+    })
+}
+
+fn find_program(program: &std::ffi::OsStr) -> Option<PathBuf> {
+    let executable =
+        |p: &Path| rustix::fs::access(p, rustix::fs::Access::EXEC_OK).is_ok() && p.is_file();
+    if program.as_bytes().contains(&b'/') {
+        let p = PathBuf::from(program);
+        return executable(&p).then_some(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| executable(p))
+}
+
+/// One traced run's raw results.
+struct Run {
+    decoded: decode::Decoded,
+    status: Option<i32>,
+    lost: u64,
+    t0: u64,
+    end: u64,
+    /// Watched calls seen (storage or not) and calls that stopped for their path.
+    calls: u64,
+    path_calls: u64,
+    /// Records left out past the memory cap: the calls after it are not in the trace.
+    capped: u64,
+    /// Every system call the program made (perf's counter; None under ptrace alone).
+    syscalls: Option<u64>,
+}
+
+/// How the paths of a traced run are read.
+enum Paths {
+    /// By the eBPF probes.
+    Kernel(bpf::PathProbes),
+    /// At ptrace stops, and why not in the kernel.
+    Stops(String),
+}
+
+/// The eBPF path probes where perf is used and they load; else why not.
+fn paths(ids: Option<perf::Tracepoints>) -> Paths {
+    let Some(ids) = ids else {
+        return Paths::Stops("no perf".into());
+    };
+    match perf::online_cpus() {
+        Err(e) => Paths::Stops(format!("the online CPUs: {e}")),
+        Ok(cpus) => match bpf::PathProbes::open(&cpus, ids) {
+            Ok(p) => Paths::Kernel(p),
+            Err(why) => Paths::Stops(why.0),
+        },
+    }
+}
+
+/// Starts the program under the tracer (and perf, when `ids`), follows it to its end, and
+/// decodes what was seen.
+fn run_traced(
+    exec: &sys::Exec,
+    ids: Option<perf::Tracepoints>,
+    paths: &Paths,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<Run, CaptureError> {
+    let fallback = ids.is_none();
+    let probes = match paths {
+        Paths::Kernel(p) => Some(p),
+        Paths::Stops(_) => None,
+    };
+    let stops = probes.is_none();
+    let filter = ptrace::filter(|c| fallback || (stops && c.has_path()));
+    let failed =
+        |what: &str, e: std::io::Error| CaptureError::Failed(format!("record: {what}: {e}"));
+    let (pid, exec_errors) = sys::spawn_traced(exec, &filter).map_err(|e| failed("fork", e))?;
+    let kill = || {
+        sys::kill(pid, libc::SIGKILL);
+        while let Ok(Some(_)) = sys::wait_any() {}
+    };
+    if let Err(e) = ptrace::attach(pid) {
+        kill();
+        return Err(failed("ptrace", e));
+    }
+    let inherited = inherited(pid);
+    let done = Arc::new(AtomicBool::new(false));
+    let reader = match ids.map(|ids| perf::Session::open(pid, ids, probes)) {
+        Some(Ok(s)) => Some(s.read_until(Arc::clone(&done))),
+        Some(Err(e)) => {
+            kill();
+            return Err(failed("perf_event_open", e));
+        }
+        None => None,
+    };
+    let t_start = sys::monotonic_ns();
+    let finish_reader = |reader: Option<std::thread::JoinHandle<perf::Drained>>| {
+        done.store(true, Ordering::Release);
+        reader.map(|r| r.join().unwrap_or_default())
+    };
+    if let Err(e) = ptrace::resume(pid) {
+        kill();
+        finish_reader(reader);
+        return Err(failed("ptrace", e));
+    }
+    let watcher = stop.map(|stop| forward_stop(stop, Arc::clone(&done), pid));
+    let traced = ptrace::trace(pid, fallback);
+    let traced = traced.map_err(|e| failed("ptrace", e));
+    let end = sys::monotonic_ns();
+    let finished = finish_reader(reader);
+    if let Some(w) = watcher {
+        let _ = w.join();
+    }
+    let traced = traced?;
+    // The child's exec error, if any: the pipe is closed by now (exec or exit).
+    let mut errno = [0u8; 4];
+    if matches!(std::fs::File::from(exec_errors).read(&mut errno), Ok(4)) {
+        let e = std::io::Error::from_raw_os_error(i32::from_ne_bytes(errno));
+        return Err(CaptureError::Usage(format!(
+            "record: cannot run {}: {e}",
+            String::from_utf8_lossy(exec.path.as_bytes())
+        )));
+    }
+    let t0 = traced.exec_t.unwrap_or(t_start);
+    Ok(decoded(
+        traced,
+        finished,
+        probes.is_some(),
+        pid,
+        &inherited,
+        (t0, end),
+    ))
+}
+
+/// A traced run's records (perf's, when `finished`; else the tracer's) decoded, the path
+/// notes from the kernel's probes (`kernel`) or the tracer's stops.
+fn decoded(
+    traced: ptrace::Traced,
+    finished: Option<perf::Drained>,
+    kernel: bool,
+    pid: i32,
+    inherited: &[decode::Inherited],
+    (t0, end): (u64, u64),
+) -> Run {
+    let fallback = finished.is_none();
+    let stops_capped = traced.capped;
+    let perf::Drained {
+        raw,
+        seen,
+        lost,
+        capped,
+        syscalls,
+        switches,
+    } = finished.unwrap_or(perf::Drained {
+        raw: traced.raw,
+        capped: traced.capped,
+        ..Default::default()
+    });
+    // With perf, what the tracer left out past the cap is path notes.
+    let capped = if fallback {
+        capped
+    } else {
+        capped + stops_capped
+    };
+    let calls = raw
+        .iter()
+        .filter(|r| matches!(r, perf::Raw::Enter { .. }))
+        .count() as u64;
+    let notes = if kernel {
+        bpf::notes(&raw, seen)
+    } else {
+        traced.notes
+    };
+    let path_calls = notes.len() as u64;
+    let cwd = std::env::current_dir()
+        .map(|d| d.into_os_string().into_vec())
+        .unwrap_or_default();
+    let decoded = decode::decode(raw, notes, pid as u32, inherited, (t0, cwd), switches);
+    Run {
+        decoded,
+        status: traced.status,
+        lost,
+        t0,
+        end,
+        calls,
+        path_calls,
+        capped,
+        syscalls,
+    }
+}
+
+/// A thread that sends the program SIGTERM once `stop` turns true (iogauge was asked to
+/// stop), until `done`.
+fn forward_stop(
+    stop: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+    pid: i32,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        while !done.load(Ordering::Acquire) {
+            if stop.load(Ordering::Acquire) {
+                sys::kill(pid, libc::SIGTERM);
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    })
+}
+
+/// The stopped child's descriptors (inherited from iogauge): path, kind, size, flags and
+/// position.
+fn inherited(pid: i32) -> Vec<decode::Inherited> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Some(fd) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(target) = std::fs::read_link(entry.path()) else {
+            continue;
+        };
+        let path = target.into_os_string().into_vec();
+        let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).unwrap_or_default();
+        let field = |name: &str, radix: u32| {
+            info.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| u64::from_str_radix(v.trim(), radix).ok())
+                .unwrap_or(0)
+        };
+        let found = if path.first() == Some(&b'/') {
+            ptrace::existing(&path)
+        } else {
+            None
+        };
+        out.push(decode::Inherited {
+            fd,
+            kind: found.map_or(FileKind::Other, |f| f.kind),
+            size: found.map_or(0, |f| f.size),
+            path,
+            flags: field("flags:", 8),
+            pos: field("pos:", 10),
+        });
+    }
+    out
+}
+
+/// The files, each marked where the file system holding it (its directory's, asked after the
+/// program ended) keeps its files in memory: tmpfs, ramfs.
+fn in_memory(
+    mut files: Vec<crate::trace::recording::FileInfo>,
+) -> Vec<crate::trace::recording::FileInfo> {
+    const TMPFS: i64 = 0x0102_1994;
+    const RAMFS: i64 = 0x8584_58f6;
+    for f in &mut files {
+        let path = crate::rawpath::path(&f.path);
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        if let Ok(st) = rustix::fs::statfs(dir) {
+            // f_type is an i32 on 32-bit targets.
+            #[allow(clippy::unnecessary_cast)]
+            let magic = st.f_type as i64;
+            f.in_memory = matches!(magic, TMPFS | RAMFS);
+        }
+    }
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_program_is_the_users_error() {
+        let e = prepare(&[OsString::from("no-such-program-iogauge")])
+            .err()
+            .unwrap();
+        assert!(
+            matches!(e, CaptureError::Usage(ref m) if m.contains("no such program")),
+            "{e}"
+        );
+        assert!(prepare(&[]).is_err());
+        assert_eq!(
+            find_program("sh".as_ref()).is_some(),
+            Path::new("/bin/sh").exists() || Path::new("/usr/bin/sh").exists()
+        );
+    }
+
+    #[test]
+    fn kind_of_file_is_not_storage_for_pseudo_files() {
+        assert_eq!(
+            ptrace::existing(b"/proc/self/status").unwrap().kind,
+            FileKind::Other
+        );
+        assert_eq!(
+            ptrace::existing(b"/dev/null").unwrap().kind,
+            FileKind::Other
+        );
+        assert_eq!(ptrace::existing(b"/").unwrap().kind, FileKind::Directory);
+    }
+}
