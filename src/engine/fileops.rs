@@ -12,10 +12,10 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use crate::platform::fd::{AsFd, AsRawFd, OwnedFd};
 use std::sync::Arc;
 
-use rustix::fs::{AtFlags, Mode, OFlags, StatxFlags};
+use crate::platform::sys::fs::{AtFlags, Mode, OFlags, StatxFlags};
 
 use super::{Engine, FlushCall, IoUnit, Queued, flush_fd};
 
@@ -114,7 +114,7 @@ impl FileOps {
         let ids = held
             .iter()
             .map(|h| {
-                let st = rustix::fs::fstat(h.as_ref()?).ok()?;
+                let st = crate::platform::sys::fs::fstat(h.as_ref()?).ok()?;
                 Some((st.st_dev, st.st_ino))
             })
             .collect();
@@ -138,12 +138,12 @@ impl FileOps {
         match self.op {
             Op::Create if self.dirs => {
                 // Never through a link: mkdir fails on any name that is taken.
-                rustix::fs::mkdirat(&*n.dir, n.name.as_c_str(), Mode::from_raw_mode(0o700))?;
+                crate::platform::sys::fs::mkdirat(&*n.dir, n.name.as_c_str(), Mode::from_raw_mode(0o700))?;
                 self.created = Some(file);
             }
             Op::Create if self.held[file].is_none() => {
                 // New, never through a link: a file that appeared meanwhile is an error.
-                let fd = rustix::fs::openat(
+                let fd = crate::platform::sys::fs::openat(
                     &*n.dir,
                     n.name.as_c_str(),
                     OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW,
@@ -154,7 +154,7 @@ impl FileOps {
             }
             Op::Create => {
                 // A later pass: fio's open(O_CREAT) finds the file the first pass made.
-                let fd = rustix::fs::openat(
+                let fd = crate::platform::sys::fs::openat(
                     &*n.dir,
                     n.name.as_c_str(),
                     OFlags::RDWR | OFlags::NOFOLLOW,
@@ -163,14 +163,14 @@ impl FileOps {
                 self.reopened = Some(fd);
             }
             Op::Stat(StatCall::Stat) => {
-                rustix::fs::stat(n.path.as_c_str())?;
+                crate::platform::sys::fs::stat(n.path.as_c_str())?;
             }
             Op::Stat(StatCall::Lstat) => {
-                rustix::fs::lstat(n.path.as_c_str())?;
+                crate::platform::sys::fs::lstat(n.path.as_c_str())?;
             }
             Op::Stat(StatCall::Statx) => {
-                rustix::fs::statx(
-                    rustix::fs::CWD,
+                crate::platform::sys::fs::statx(
+                    crate::platform::sys::fs::CWD,
                     n.path.as_c_str(),
                     AtFlags::empty(),
                     StatxFlags::ALL,
@@ -184,7 +184,7 @@ impl FileOps {
                     true => AtFlags::REMOVEDIR,
                     false => AtFlags::empty(),
                 };
-                rustix::fs::unlinkat(&*n.dir, n.name.as_c_str(), how)?;
+                crate::platform::sys::fs::unlinkat(&*n.dir, n.name.as_c_str(), how)?;
             }
         }
         Ok(())
@@ -196,7 +196,7 @@ impl FileOps {
 /// growth waits for an RCU grace period (milliseconds), which would land in a create's time.
 fn grow_fd_table(names: &[Name]) {
     let Some(first) = names.first() else { return };
-    let Ok(lowest) = rustix::io::fcntl_dupfd_cloexec(&*first.dir, 0) else {
+    let Ok(lowest) = crate::platform::sys::io::fcntl_dupfd_cloexec(&*first.dir, 0) else {
         return;
     };
     let want = lowest.as_raw_fd() as usize + names.len();
@@ -204,12 +204,12 @@ fn grow_fd_table(names: &[Name]) {
         .current
         .unwrap_or(u64::MAX) as usize;
     // Only the growth matters: the descriptor is closed at once, the table stays.
-    let _ = rustix::io::fcntl_dupfd_cloexec(&*first.dir, want.min(most.saturating_sub(1)) as i32);
+    let _ = crate::platform::sys::io::fcntl_dupfd_cloexec(&*first.dir, want.min(most.saturating_sub(1)) as i32);
 }
 
 /// Whether the file named `n` is still the inode `id` (device, inode).
 fn same_file(n: &Name, id: (u64, u64)) -> io::Result<bool> {
-    let now = rustix::fs::statat(&*n.dir, n.name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
+    let now = crate::platform::sys::fs::statat(&*n.dir, n.name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
     Ok((now.st_dev, now.st_ino) == id)
 }
 
@@ -244,10 +244,10 @@ impl Engine for FileOps {
             // removes only this inode, and only while it is empty.
             let n = &self.names[file];
             let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            let fd = rustix::fs::openat(&*n.dir, n.name.as_c_str(), flags, Mode::empty()).ok()?;
+            let fd = crate::platform::sys::fs::openat(&*n.dir, n.name.as_c_str(), flags, Mode::empty()).ok()?;
             self.held[file] = Some(fd);
         }
-        let st = rustix::fs::fstat(self.held[file].as_ref()?).ok()?;
+        let st = crate::platform::sys::fs::fstat(self.held[file].as_ref()?).ok()?;
         Some((file, (st.st_dev, st.st_ino)))
     }
 
@@ -278,7 +278,7 @@ mod tests {
     use std::path::Path;
 
     fn name(dir: &Path, file: &str) -> Name {
-        let d = rustix::fs::open(dir, OFlags::PATH | OFlags::DIRECTORY, Mode::empty()).unwrap();
+        let d = crate::platform::sys::fs::open(dir, OFlags::PATH | OFlags::DIRECTORY, Mode::empty()).unwrap();
         let path = dir.join(file);
         Name {
             dir: Arc::new(d),

@@ -19,7 +19,7 @@ pub mod unit;
 pub mod vectored;
 
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use crate::platform::fd::{AsRawFd, BorrowedFd, OwnedFd};
 
 pub use buf::AlignedBuf;
 pub use unit::IoUnit;
@@ -514,9 +514,9 @@ impl FlushCall {
 /// `call` on `fd`: the one implementation every engine that owns real files uses.
 pub fn flush_fd(fd: BorrowedFd<'_>, call: FlushCall) -> io::Result<()> {
     match call {
-        FlushCall::Fsync => rustix::fs::fsync(fd)?,
-        FlushCall::Fdatasync => rustix::fs::fdatasync(fd)?,
-        FlushCall::Syncfs => rustix::fs::syncfs(fd)?,
+        FlushCall::Fsync => crate::platform::sys::fs::fsync(fd)?,
+        FlushCall::Fdatasync => crate::platform::sys::fs::fdatasync(fd)?,
+        FlushCall::Syncfs => crate::platform::sys::fs::syncfs(fd)?,
         FlushCall::Range { len: 0, .. } => {}
         FlushCall::Range { offset, len, flags } => {
             // SAFETY: a plain system call on a descriptor the caller keeps open.
@@ -710,7 +710,7 @@ impl std::error::Error for Context {
 
 /// Converts a syscall's result into bytes moved.
 #[inline]
-pub(crate) fn done(r: rustix::io::Result<usize>) -> Queued {
+pub(crate) fn done(r: crate::platform::sys::io::Result<usize>) -> Queued {
     Queued::Done(r.map_err(io::Error::from))
 }
 

@@ -2,7 +2,7 @@
 //! (offset generation, timing, statistics), which must stay far below any real device's.
 
 use std::io;
-use std::os::fd::OwnedFd;
+use crate::platform::fd::OwnedFd;
 
 use super::{Engine, FlushCall, IoUnit, Queued};
 

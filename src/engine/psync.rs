@@ -2,7 +2,7 @@
 //! and ours.
 
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use crate::platform::fd::{AsFd, OwnedFd};
 
 use super::Dir;
 use super::trim::Trimmer;
@@ -27,13 +27,13 @@ impl Engine for Psync {
         let fd = &self.files[u.file];
         let offset = u.next_offset();
         done(match u.dir {
-            Dir::Read => rustix::io::pread(fd, u.rest_mut(), offset),
-            Dir::Write => rustix::io::pwrite(fd, u.rest_mut(), offset),
+            Dir::Read => crate::platform::sys::io::pread(fd, u.rest_mut(), offset),
+            Dir::Write => crate::platform::sys::io::pwrite(fd, u.rest_mut(), offset),
             Dir::Trim => return self.trims.unit(&self.files, u),
         })
     }
 
-    fn descriptor(&self, file: usize) -> Option<std::os::fd::BorrowedFd<'_>> {
+    fn descriptor(&self, file: usize) -> Option<crate::platform::fd::BorrowedFd<'_>> {
         self.files.get(file).map(|f| f.as_fd())
     }
 

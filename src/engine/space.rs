@@ -5,9 +5,9 @@
 //! bytes as moved, as fio counts them: what is measured is the allocator, not a transfer.
 
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use crate::platform::fd::{AsFd, OwnedFd};
 
-use rustix::fs::FallocateFlags;
+use crate::platform::sys::fs::FallocateFlags;
 
 use super::{Dir, Engine, FlushCall, IoUnit, Queued, flush_fd};
 
@@ -28,14 +28,14 @@ impl<const TRUNCATE: bool> Space<TRUNCATE> {
             if u.dir != Dir::Write {
                 return Err(io::Error::from_raw_os_error(libc::EINVAL));
             }
-            rustix::fs::ftruncate(fd, offset)?;
+            crate::platform::sys::fs::ftruncate(fd, offset)?;
         } else {
             let flags = match u.dir {
                 Dir::Read => FallocateFlags::KEEP_SIZE,
                 Dir::Write => FallocateFlags::empty(),
                 Dir::Trim => FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE,
             };
-            rustix::fs::fallocate(fd, flags, offset, len)?;
+            crate::platform::sys::fs::fallocate(fd, flags, offset, len)?;
         }
         Ok(len as usize)
     }
@@ -47,7 +47,7 @@ impl<const TRUNCATE: bool> Engine for Space<TRUNCATE> {
         Queued::Done(self.call(u))
     }
 
-    fn descriptor(&self, file: usize) -> Option<std::os::fd::BorrowedFd<'_>> {
+    fn descriptor(&self, file: usize) -> Option<crate::platform::fd::BorrowedFd<'_>> {
         self.files.get(file).map(|f| f.as_fd())
     }
 

@@ -4,7 +4,7 @@
 //! call per I/O: fio's coalescing of adjacent queued I/Os is not done, iodepth being 1).
 
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use crate::platform::fd::{AsFd, OwnedFd};
 
 use super::Dir;
 use super::trim::Trimmer;
@@ -31,11 +31,11 @@ impl<const VECTORED: bool> Sync<VECTORED> {
         let fd = &self.files[file];
         if self.pos[file] != Some(offset) {
             self.pos[file] = None;
-            rustix::fs::seek(fd, rustix::fs::SeekFrom::Start(offset))?;
+            crate::platform::sys::fs::seek(fd, crate::platform::sys::fs::SeekFrom::Start(offset))?;
         }
         let n = match u.dir {
             _ if VECTORED => {
-                let raw = std::os::fd::AsRawFd::as_raw_fd(fd);
+                let raw = crate::platform::fd::AsRawFd::as_raw_fd(fd);
                 let (dir, iov) = (u.dir, u.iovecs());
                 let (p, n) = (iov.as_ptr(), iov.len() as libc::c_int);
                 // SAFETY: the iovecs point into the unit's own page buffers, valid and
@@ -51,8 +51,8 @@ impl<const VECTORED: bool> Sync<VECTORED> {
                 }
                 r as usize
             }
-            Dir::Read => rustix::io::read(fd, u.rest_mut())?,
-            Dir::Write => rustix::io::write(fd, u.rest_mut())?,
+            Dir::Read => crate::platform::sys::io::read(fd, u.rest_mut())?,
+            Dir::Write => crate::platform::sys::io::write(fd, u.rest_mut())?,
             Dir::Trim => unreachable!("trims are issued by queue"),
         };
         self.pos[file] = Some(offset + n as u64);
@@ -70,7 +70,7 @@ impl<const VECTORED: bool> Engine for Sync<VECTORED> {
         Queued::Done(self.io(u))
     }
 
-    fn descriptor(&self, file: usize) -> Option<std::os::fd::BorrowedFd<'_>> {
+    fn descriptor(&self, file: usize) -> Option<crate::platform::fd::BorrowedFd<'_>> {
         self.files.get(file).map(|f| f.as_fd())
     }
 

@@ -4,9 +4,9 @@
 //! which it passes on to the device as discards when mounted to.
 
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use crate::platform::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 
-use rustix::fs::{FallocateFlags, FileType};
+use crate::platform::sys::fs::{FallocateFlags, FileType};
 
 /// `BLKDISCARD`, `_IO(0x12, 119)`: the kernel's ioctl number (the libc crate does not name it).
 const BLKDISCARD: libc::Ioctl = 0x1277;
@@ -43,7 +43,7 @@ impl Trimmer {
         let block = match self.block[file] {
             Some(b) => b,
             None => {
-                let st = rustix::fs::fstat(fd)?;
+                let st = crate::platform::sys::fs::fstat(fd)?;
                 let b = FileType::from_raw_mode(st.st_mode) == FileType::BlockDevice;
                 self.block[file] = Some(b);
                 b
@@ -59,7 +59,7 @@ impl Trimmer {
             }
         } else {
             let flags = FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE;
-            rustix::fs::fallocate(fd, flags, offset, len as u64)?;
+            crate::platform::sys::fs::fallocate(fd, flags, offset, len as u64)?;
         }
         Ok(len)
     }

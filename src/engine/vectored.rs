@@ -5,7 +5,7 @@
 //! call instead of at open).
 
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use crate::platform::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 
 use super::Dir;
 use super::trim::Trimmer;
@@ -60,7 +60,7 @@ impl Engine for Pvsync {
         })
     }
 
-    fn descriptor(&self, file: usize) -> Option<std::os::fd::BorrowedFd<'_>> {
+    fn descriptor(&self, file: usize) -> Option<crate::platform::fd::BorrowedFd<'_>> {
         self.files.get(file).map(|f| f.as_fd())
     }
 
@@ -134,7 +134,7 @@ impl Engine for Pvsync2 {
         })
     }
 
-    fn descriptor(&self, file: usize) -> Option<std::os::fd::BorrowedFd<'_>> {
+    fn descriptor(&self, file: usize) -> Option<crate::platform::fd::BorrowedFd<'_>> {
         self.files.get(file).map(|f| f.as_fd())
     }
 

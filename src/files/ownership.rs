@@ -23,10 +23,10 @@
 
 use std::fmt;
 use std::io::{self, Write};
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use crate::platform::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat, XattrFlags};
+use crate::platform::sys::fs::{AtFlags, FileType, Mode, OFlags, Stat, XattrFlags};
 
 /// The extended attribute that marks a file iogauge created.
 pub const CREATED_MARK: &str = "user.iogauge.created";
@@ -90,9 +90,9 @@ impl Verdict {
 /// Reads the mark of the file open as `fd`, described by `st`, and judges it.
 pub fn verdict(fd: BorrowedFd<'_>, st: &Stat) -> Verdict {
     let mut buf = [0u8; 128];
-    let n = match rustix::fs::fgetxattr(fd, CREATED_MARK, &mut buf[..]) {
+    let n = match crate::platform::sys::fs::fgetxattr(fd, CREATED_MARK, &mut buf[..]) {
         Ok(n) => n,
-        Err(rustix::io::Errno::RANGE) => {
+        Err(crate::platform::sys::io::Errno::RANGE) => {
             return Verdict::Changed("its mark is not one iogauge writes".into());
         }
         Err(_) => return Verdict::Foreign,
@@ -164,7 +164,7 @@ pub enum MarkState {
 /// system without user xattrs leaves the file unmarked (a later run then needs
 /// `--allow-overwrite`); that is the error returned.
 pub fn set_mark(fd: BorrowedFd<'_>, state: MarkState) -> io::Result<()> {
-    let st = rustix::fs::fstat(fd)?;
+    let st = crate::platform::sys::fs::fstat(fd)?;
     let text = match state {
         MarkState::New => format!("iogauge:new ino={}", st.st_ino),
         MarkState::Writing => format!("iogauge:writing ino={}", st.st_ino),
@@ -175,7 +175,7 @@ pub fn set_mark(fd: BorrowedFd<'_>, state: MarkState) -> io::Result<()> {
             mtime_text(&st)
         ),
     };
-    rustix::fs::fsetxattr(fd, CREATED_MARK, text.as_bytes(), XattrFlags::empty())?;
+    crate::platform::sys::fs::fsetxattr(fd, CREATED_MARK, text.as_bytes(), XattrFlags::empty())?;
     Ok(())
 }
 
@@ -200,21 +200,21 @@ pub fn open_existing(path: &Path, flags: OFlags, follow: bool) -> io::Result<(Ow
     if !follow {
         f |= OFlags::NOFOLLOW;
     }
-    let fd = rustix::fs::open(path, f, Mode::empty()).map_err(|e| match e {
-        rustix::io::Errno::LOOP if !follow => io::Error::other(
+    let fd = crate::platform::sys::fs::open(path, f, Mode::empty()).map_err(|e| match e {
+        crate::platform::sys::io::Errno::LOOP if !follow => io::Error::other(
             "is a symbolic link; iogauge does not follow one it did not find when it checked \
              the job",
         ),
         e => e.into(),
     })?;
-    let st = rustix::fs::fstat(&fd)?;
+    let st = crate::platform::sys::fs::fstat(&fd)?;
     if matches!(
         FileType::from_raw_mode(st.st_mode),
         FileType::RegularFile | FileType::BlockDevice
     ) {
         // Blocking again: io_uring must not see O_NONBLOCK on a file it reads.
-        let now = rustix::fs::fcntl_getfl(&fd)?;
-        rustix::fs::fcntl_setfl(&fd, now - OFlags::NONBLOCK)?;
+        let now = crate::platform::sys::fs::fcntl_getfl(&fd)?;
+        crate::platform::sys::fs::fcntl_setfl(&fd, now - OFlags::NONBLOCK)?;
     }
     Ok((fd, st))
 }
@@ -257,13 +257,13 @@ pub fn reopen(
 /// returns it open for writing with its identity and its place (the directory held open).
 pub fn create_new(path: &Path) -> io::Result<(OwnedFd, Identity, Place)> {
     let place = Place::of(path)?;
-    let fd = rustix::fs::openat(
+    let fd = crate::platform::sys::fs::openat(
         &*place.dir,
         &place.name,
         OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o644),
     )?;
-    let st = rustix::fs::fstat(&fd)?;
+    let st = crate::platform::sys::fs::fstat(&fd)?;
     // Best effort: without user xattrs the file stays unmarked.
     let _ = set_mark(fd.as_fd(), MarkState::New);
     Ok((fd, Identity::of(&st), place))
@@ -273,10 +273,10 @@ pub fn create_new(path: &Path) -> io::Result<(OwnedFd, Identity, Place)> {
 /// not exist, marks it new and returns it open (read-only) with its identity and its place.
 pub fn create_dir_new(path: &Path) -> io::Result<(OwnedFd, Identity, Place)> {
     let place = Place::of(path)?;
-    rustix::fs::mkdirat(&*place.dir, &place.name, Mode::from_raw_mode(0o700))?;
+    crate::platform::sys::fs::mkdirat(&*place.dir, &place.name, Mode::from_raw_mode(0o700))?;
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(&*place.dir, &place.name, flags, Mode::empty())?;
-    let st = rustix::fs::fstat(&fd)?;
+    let fd = crate::platform::sys::fs::openat(&*place.dir, &place.name, flags, Mode::empty())?;
+    let st = crate::platform::sys::fs::fstat(&fd)?;
     let _ = set_mark(fd.as_fd(), MarkState::New);
     Ok((fd, Identity::of(&st), place))
 }
@@ -322,7 +322,7 @@ impl Place {
     /// This place, holding the descriptor of an equal directory among `dirs` instead of its
     /// own when there is one (else its own joins `dirs`).
     pub fn sharing(mut self, dirs: &mut Vec<(Identity, std::sync::Arc<OwnedFd>)>) -> Place {
-        if let Ok(st) = rustix::fs::fstat(&*self.dir) {
+        if let Ok(st) = crate::platform::sys::fs::fstat(&*self.dir) {
             let id = Identity::of(&st);
             match dirs.iter().find(|(d, _)| *d == id) {
                 Some((_, fd)) => self.dir = std::sync::Arc::clone(fd),
@@ -341,7 +341,7 @@ fn dir_and_name(path: &Path) -> io::Result<(OwnedFd, &std::ffi::OsStr)> {
         .file_name()
         .ok_or_else(|| io::Error::other("names no file"))?;
     let dir = crate::files::fsinfo::parent_dir(path);
-    let dfd = rustix::fs::open(
+    let dfd = crate::platform::sys::fs::open(
         dir,
         OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
@@ -360,13 +360,13 @@ pub fn remove_if_same(path: &Path, held: BorrowedFd<'_>) -> io::Result<()> {
 /// renamed meanwhile is followed. A file that is no longer in its directory but still linked
 /// somewhere (moved away while the run went on) is an error that says so.
 pub fn remove_in_place(place: &Place, held: BorrowedFd<'_>) -> io::Result<()> {
-    let now = rustix::fs::fstat(held)?;
+    let now = crate::platform::sys::fs::fstat(held)?;
     let id = Identity::of(&now);
-    let st = match rustix::fs::statat(&*place.dir, &place.name, AtFlags::SYMLINK_NOFOLLOW) {
+    let st = match crate::platform::sys::fs::statat(&*place.dir, &place.name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => st,
-        Err(rustix::io::Errno::NOENT) => {
+        Err(crate::platform::sys::io::Errno::NOENT) => {
             // Gone from its directory: removed, or moved away.
-            let links = rustix::fs::fstat(held).map_or(0, |st| st.st_nlink);
+            let links = crate::platform::sys::fs::fstat(held).map_or(0, |st| st.st_nlink);
             if links > 0 {
                 return Err(io::Error::other(format!(
                     "it was moved away while the run went on ({links} link(s) to it remain                      elsewhere, inode {}); left there",
@@ -383,7 +383,7 @@ pub fn remove_in_place(place: &Place, held: BorrowedFd<'_>) -> io::Result<()> {
              in place",
         ));
     }
-    rustix::fs::unlinkat(&*place.dir, &place.name, removal(st.st_mode))?;
+    crate::platform::sys::fs::unlinkat(&*place.dir, &place.name, removal(st.st_mode))?;
     Ok(())
 }
 
@@ -432,10 +432,10 @@ fn remove_listed(list: &[Watched]) {
                 Err(_) => continue,
             },
         };
-        if let Ok(st) = rustix::fs::statat(dfd, name, AtFlags::SYMLINK_NOFOLLOW)
+        if let Ok(st) = crate::platform::sys::fs::statat(dfd, name, AtFlags::SYMLINK_NOFOLLOW)
             && Identity::of(&st) == *id
         {
-            let _ = rustix::fs::unlinkat(dfd, name, removal(st.st_mode));
+            let _ = crate::platform::sys::fs::unlinkat(dfd, name, removal(st.st_mode));
         }
     }
 }
@@ -496,7 +496,7 @@ pub fn check_dir(dir: &Path) -> Result<(), FileError> {
         Ok(_) => return Err(FileError::NotDirectory(dir.into())),
         Err(_) => return Err(FileError::NoDirectory(dir.into())),
     }
-    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).map_err(|e| FileError::NotWritable {
+    crate::platform::sys::fs::access(dir, crate::platform::sys::fs::Access::WRITE_OK).map_err(|e| FileError::NotWritable {
         dir: dir.into(),
         source: e.into(),
     })
@@ -518,8 +518,8 @@ pub fn write_output(path: &Path, bytes: &[u8], replace: bool) -> io::Result<()> 
             ));
         }
         // Blocking again (a pipe may be full), and written whole.
-        let now = rustix::fs::fcntl_getfl(&fd)?;
-        rustix::fs::fcntl_setfl(&fd, now - OFlags::NONBLOCK)?;
+        let now = crate::platform::sys::fs::fcntl_getfl(&fd)?;
+        crate::platform::sys::fs::fcntl_setfl(&fd, now - OFlags::NONBLOCK)?;
         return std::fs::File::from(fd).write_all(bytes);
     }
     crate::files::writer::write_path(path, bytes, replace).map_err(io::Error::from)
@@ -582,15 +582,15 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("f");
         let (fd, _, _) = create_new(&p).unwrap();
-        rustix::io::pwrite(&fd, b"iogauge", 0).unwrap();
-        let st = rustix::fs::fstat(&fd).unwrap();
+        crate::platform::sys::io::pwrite(&fd, b"iogauge", 0).unwrap();
+        let st = crate::platform::sys::fs::fstat(&fd).unwrap();
         if verdict(fd.as_fd(), &st) == Verdict::Foreign {
             skip_test!("{} has no user xattrs", d.path().display());
             return;
         }
         assert_eq!(verdict(fd.as_fd(), &st), Verdict::Unfinished);
         set_mark(fd.as_fd(), MarkState::Kept).unwrap();
-        let st = rustix::fs::fstat(&fd).unwrap();
+        let st = crate::platform::sys::fs::fstat(&fd).unwrap();
         assert_eq!(verdict(fd.as_fd(), &st), Verdict::Kept);
         // Another size with the same time, another time with the same size, another inode.
         let mut other = st;
@@ -619,7 +619,7 @@ mod tests {
             } else {
                 mark.to_string()
             };
-            if rustix::fs::fsetxattr(&fd, CREATED_MARK, text.as_bytes(), XattrFlags::empty())
+            if crate::platform::sys::fs::fsetxattr(&fd, CREATED_MARK, text.as_bytes(), XattrFlags::empty())
                 .is_err()
             {
                 skip_test!("no user xattrs here");

@@ -7,10 +7,10 @@
 //! own) is checked when the job's files are opened.
 
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use crate::platform::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 
-use rustix::fs::{FlockOperation, Mode, OFlags};
+use crate::platform::sys::fs::{FlockOperation, Mode, OFlags};
 
 use super::ownership::{self, Identity, MarkState, Place};
 
@@ -19,22 +19,22 @@ use super::ownership::{self, Identity, MarkState, Place};
 /// file's own descriptor (for the run to hold, mark and remove) and its identity.
 pub fn recreate(path: &Path, held: BorrowedFd<'_>) -> io::Result<(OwnedFd, Identity)> {
     let place = Place::of(path)?;
-    let flags = rustix::fs::fcntl_getfl(held)?;
+    let flags = crate::platform::sys::fs::fcntl_getfl(held)?;
     ownership::remove_in_place(&place, held)?;
     // Gone: off the emergency list (its newest entry for this path is the removed file).
     ownership::unwatch(path);
-    let new = rustix::fs::openat(
+    let new = crate::platform::sys::fs::openat(
         &*place.dir(),
         place.name(),
         flags | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o644),
     )?;
-    let id = Identity::of(&rustix::fs::fstat(&new)?);
+    let id = Identity::of(&crate::platform::sys::fs::fstat(&new)?);
     ownership::watch(path, id, Some(&place));
     // Best effort, as for every file iogauge creates: without user xattrs it stays unmarked.
     let _ = ownership::set_mark(new.as_fd(), MarkState::New);
     // A new inode: no one else can hold its write lock yet.
-    let _ = rustix::fs::flock(&new, FlockOperation::NonBlockingLockExclusive);
+    let _ = crate::platform::sys::fs::flock(&new, FlockOperation::NonBlockingLockExclusive);
     // SAFETY: both numbers are open descriptors; dup3 atomically makes `held`'s number refer
     // to the new file (the old one is closed through it), which the caller's engine owns.
     let r = unsafe { libc::dup3(new.as_raw_fd(), held.as_raw_fd(), libc::O_CLOEXEC) };
@@ -54,16 +54,16 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("f");
         let (fd, first, _) = ownership::create_new(&p).unwrap();
-        rustix::io::write(&fd, b"first loop").unwrap();
+        crate::platform::sys::io::write(&fd, b"first loop").unwrap();
         let (new, id) = recreate(&p, fd.as_fd()).unwrap();
         assert_ne!(id, first, "a new inode");
         // The path names the new, empty file, marked as iogauge's; the held number is it.
         let meta = std::fs::metadata(&p).unwrap();
         assert_eq!((meta.ino(), meta.len()), (id.ino, 0));
-        assert_eq!(Identity::of(&rustix::fs::fstat(&fd).unwrap()), id);
-        let st = rustix::fs::fstat(&new).unwrap();
+        assert_eq!(Identity::of(&crate::platform::sys::fs::fstat(&fd).unwrap()), id);
+        let st = crate::platform::sys::fs::fstat(&new).unwrap();
         assert!(ownership::verdict(new.as_fd(), &st).is_ours());
-        rustix::io::write(&fd, b"second").unwrap();
+        crate::platform::sys::io::write(&fd, b"second").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"second");
         ownership::unwatch(&p);
     }

@@ -21,12 +21,12 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use crate::platform::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags, Stat};
+use crate::platform::sys::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags, Stat};
 
 use crate::files::ownership::{self, Identity, MarkState, Verdict};
 
@@ -91,7 +91,7 @@ impl OutDir {
         } else {
             dir
         };
-        let fd = rustix::fs::open(
+        let fd = crate::platform::sys::fs::open(
             dir,
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
@@ -110,18 +110,18 @@ impl OutDir {
     /// The subdirectory `name`, created if missing; a link there is refused, not followed.
     pub fn sub(&self, name: &str) -> io::Result<OutDir> {
         let name = plain_name(OsStr::new(name))?;
-        match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)) {
-            Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+        match crate::platform::sys::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)) {
+            Ok(()) | Err(crate::platform::sys::io::Errno::EXIST) => {}
             Err(e) => return Err(e.into()),
         }
-        let fd = rustix::fs::openat(
+        let fd = crate::platform::sys::fs::openat(
             &self.fd,
             name,
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::empty(),
         )
         .map_err(|e| match e {
-            rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR => io::Error::other(format!(
+            crate::platform::sys::io::Errno::LOOP | crate::platform::sys::io::Errno::NOTDIR => io::Error::other(format!(
                 "{}: is not a directory (a link or a file is there); iogauge writes only into \
                  a directory of its own",
                 self.shown.join(name).display()
@@ -138,9 +138,9 @@ impl OutDir {
     /// changed since, or (with `replace`) any regular file. `Ok(true)` when it exists.
     pub fn check(&self, name: &OsStr, replace: bool) -> Result<bool, Refusal> {
         let name = plain_name(name)?;
-        let st = match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+        let st = match crate::platform::sys::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => st,
-            Err(rustix::io::Errno::NOENT) => return Ok(false),
+            Err(crate::platform::sys::io::Errno::NOENT) => return Ok(false),
             Err(e) => return Err(Refusal::Io(e.into())),
         };
         match FileType::from_raw_mode(st.st_mode) {
@@ -158,14 +158,14 @@ impl OutDir {
         if replace || written_here(&st) {
             return Ok(true);
         }
-        let fd = rustix::fs::openat(
+        let fd = crate::platform::sys::fs::openat(
             &self.fd,
             name,
             OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
             Mode::empty(),
         )
         .map_err(|e| Refusal::Io(e.into()))?;
-        let now = rustix::fs::fstat(&fd).map_err(|e| Refusal::Io(e.into()))?;
+        let now = crate::platform::sys::fs::fstat(&fd).map_err(|e| Refusal::Io(e.into()))?;
         if Identity::of(&now) != Identity::of(&st) {
             return Err(Refusal::NotOurs(
                 "was replaced while iogauge looked at it".into(),
@@ -198,7 +198,7 @@ impl OutDir {
         let (tmp, fd) = self.create_temp(name)?;
         let done = self.fill_and_rename(&tmp, fd, name, bytes, replace);
         if done.is_err() {
-            let _ = rustix::fs::unlinkat(&self.fd, &tmp, AtFlags::empty());
+            let _ = crate::platform::sys::fs::unlinkat(&self.fd, &tmp, AtFlags::empty());
         }
         done
     }
@@ -211,14 +211,14 @@ impl OutDir {
             let stem = &name.as_bytes()[..name.len().min(200)];
             tmp.push(OsStr::from_bytes(stem));
             tmp.push(format!(".iogauge-{:016x}", random_u64()));
-            match rustix::fs::openat(
+            match crate::platform::sys::fs::openat(
                 &self.fd,
                 &tmp,
                 OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                 Mode::from_raw_mode(0o644),
             ) {
                 Ok(fd) => return Ok((tmp, fd)),
-                Err(rustix::io::Errno::EXIST) => continue,
+                Err(crate::platform::sys::io::Errno::EXIST) => continue,
                 Err(e) => return Err(e.into()),
             }
         }
@@ -237,12 +237,12 @@ impl OutDir {
     ) -> Result<std::fs::File, Refusal> {
         let mut off = 0;
         while off < bytes.len() {
-            off += rustix::io::pwrite(&fd, &bytes[off..], off as u64).map_err(io::Error::from)?;
+            off += crate::platform::sys::io::pwrite(&fd, &bytes[off..], off as u64).map_err(io::Error::from)?;
         }
         // Best effort: without user xattrs the file stays unmarked (this process still knows
         // it wrote it).
         let _ = ownership::set_mark(fd.as_fd(), MarkState::Kept);
-        rustix::fs::fsync(&fd).map_err(io::Error::from)?;
+        crate::platform::sys::fs::fsync(&fd).map_err(io::Error::from)?;
         for _ in 0..4 {
             let exists = self.check(name, replace)?;
             let flags = if exists {
@@ -250,16 +250,16 @@ impl OutDir {
             } else {
                 RenameFlags::NOREPLACE
             };
-            match rustix::fs::renameat_with(&self.fd, tmp, &self.fd, name, flags) {
+            match crate::platform::sys::fs::renameat_with(&self.fd, tmp, &self.fd, name, flags) {
                 Ok(()) => return self.placed(fd),
                 // Created meanwhile: judge what is there now.
-                Err(rustix::io::Errno::EXIST) => continue,
-                Err(rustix::io::Errno::INVAL) if !exists => {
+                Err(crate::platform::sys::io::Errno::EXIST) => continue,
+                Err(crate::platform::sys::io::Errno::INVAL) if !exists => {
                     // No RENAME_NOREPLACE here (an old kernel or file system): link(2) never
                     // replaces, then the temporary name goes.
-                    rustix::fs::linkat(&self.fd, tmp, &self.fd, name, AtFlags::empty())
+                    crate::platform::sys::fs::linkat(&self.fd, tmp, &self.fd, name, AtFlags::empty())
                         .map_err(io::Error::from)?;
-                    let _ = rustix::fs::unlinkat(&self.fd, tmp, AtFlags::empty());
+                    let _ = crate::platform::sys::fs::unlinkat(&self.fd, tmp, AtFlags::empty());
                     return self.placed(fd);
                 }
                 Err(e) => return Err(Refusal::Io(e.into())),
@@ -273,9 +273,9 @@ impl OutDir {
     /// The file now in place: remembered as this process's, its directory flushed, and
     /// returned open at its end for appending.
     fn placed(&self, fd: OwnedFd) -> Result<std::fs::File, Refusal> {
-        let st = rustix::fs::fstat(&fd).map_err(io::Error::from)?;
+        let st = crate::platform::sys::fs::fstat(&fd).map_err(io::Error::from)?;
         remember(&st);
-        let _ = rustix::fs::fsync(&self.fd);
+        let _ = crate::platform::sys::fs::fsync(&self.fd);
         let mut f = std::fs::File::from(fd);
         std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0))?;
         Ok(f)
@@ -285,13 +285,13 @@ impl OutDir {
     pub fn read(&self, name: &OsStr, max: u64) -> io::Result<Vec<u8>> {
         use std::io::Read;
         let name = plain_name(name)?;
-        let fd = rustix::fs::openat(
+        let fd = crate::platform::sys::fs::openat(
             &self.fd,
             name,
             OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
             Mode::empty(),
         )?;
-        let st = rustix::fs::fstat(&fd)?;
+        let st = crate::platform::sys::fs::fstat(&fd)?;
         if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
             return Err(io::Error::other("not a regular file"));
         }
@@ -305,14 +305,14 @@ impl OutDir {
 
     /// The names in this directory (`.` and `..` aside).
     pub fn names(&self) -> io::Result<Vec<OsString>> {
-        let fd = rustix::fs::openat(
+        let fd = crate::platform::sys::fs::openat(
             &self.fd,
             ".",
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
         )?;
         let mut names = Vec::new();
-        for e in rustix::fs::Dir::read_from(&fd)? {
+        for e in crate::platform::sys::fs::Dir::read_from(&fd)? {
             let e = e?;
             let n = e.file_name().to_bytes();
             if n != b"." && n != b".." {

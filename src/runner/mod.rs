@@ -711,7 +711,7 @@ fn outcomes(
 }
 
 /// The files a job's engine created as its measured operation, by index, held open.
-type Made = Vec<(usize, std::os::fd::OwnedFd)>;
+type Made = Vec<(usize, crate::platform::fd::OwnedFd)>;
 /// A job's files, opened: the descriptors and what the report says of each.
 type Opened = (engine::Files, Vec<OpenedFile>);
 /// What a job is handed of one file (see `verify::Handed`).

@@ -180,8 +180,8 @@ pub(crate) fn emit(out: &str, output: Option<&std::path::Path>, replace: bool) -
 /// Whether stdout and stderr are one file (a terminal, or `&>` into one file).
 pub(crate) fn stdout_is_stderr() -> bool {
     let (Ok(a), Ok(b)) = (
-        rustix::fs::fstat(std::io::stdout()),
-        rustix::fs::fstat(std::io::stderr()),
+        iogauge::platform::sys::fs::fstat(std::io::stdout()),
+        iogauge::platform::sys::fs::fstat(std::io::stderr()),
     ) else {
         return false;
     };

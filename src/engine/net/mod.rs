@@ -9,7 +9,7 @@
 
 use std::io;
 use std::net::Ipv4Addr;
-use std::os::fd::{AsFd, OwnedFd};
+use crate::platform::fd::{AsFd, OwnedFd};
 
 use rustix::net::{RecvFlags, SendFlags, SocketAddrAny};
 use rustix::pipe::{IoSliceRaw, SpliceFlags};
@@ -129,8 +129,8 @@ enum Step {
 }
 
 impl Step {
-    fn of(r: rustix::io::Result<usize>, stream: bool) -> Step {
-        use rustix::io::Errno;
+    fn of(r: crate::platform::sys::io::Result<usize>, stream: bool) -> Step {
+        use crate::platform::sys::io::Errno;
         match r {
             Ok(0) if stream => Step::Ended,
             Ok(n) => Step::Moved(n),
@@ -323,13 +323,13 @@ const PIPE_STEP: usize = 64 << 10;
 
 /// The `len` bytes in the pipe into the socket: all of them (a timeout waits again), so
 /// nothing of one I/O is left in the pipe for the next; fewer only when the peer is gone.
-fn drain(r: &OwnedFd, sock: &OwnedFd, len: usize) -> rustix::io::Result<usize> {
+fn drain(r: &OwnedFd, sock: &OwnedFd, len: usize) -> crate::platform::sys::io::Result<usize> {
     let mut done = 0;
     while done < len {
         match rustix::pipe::splice(r, None, sock, None, len - done, SpliceFlags::MOVE) {
             Ok(0) => break,
             Ok(n) => done += n,
-            Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => {}
+            Err(crate::platform::sys::io::Errno::AGAIN | crate::platform::sys::io::Errno::INTR) => {}
             Err(e) if done == 0 => return Err(e),
             Err(_) => break,
         }
@@ -338,14 +338,14 @@ fn drain(r: &OwnedFd, sock: &OwnedFd, len: usize) -> rustix::io::Result<usize> {
 }
 
 /// The buffer into the pipe (vmsplice).
-fn to_pipe(w: &OwnedFd, buf: &[u8]) -> rustix::io::Result<usize> {
+fn to_pipe(w: &OwnedFd, buf: &[u8]) -> crate::platform::sys::io::Result<usize> {
     // SAFETY: vmsplice only reads `buf`, which is not changed until the pipe has been drained
     // into the socket by the splice that follows in the same call.
     unsafe { rustix::pipe::vmsplice(w, &[IoSliceRaw::from_slice(buf)], SpliceFlags::empty()) }
 }
 
 /// The pipe's bytes into the buffer (vmsplice), all `buf.len()` of them.
-fn from_pipe(r: &OwnedFd, buf: &mut [u8]) -> rustix::io::Result<usize> {
+fn from_pipe(r: &OwnedFd, buf: &mut [u8]) -> crate::platform::sys::io::Result<usize> {
     let mut done = 0;
     while done < buf.len() {
         let to = &mut buf[done..];

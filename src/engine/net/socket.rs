@@ -7,7 +7,7 @@
 
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use crate::platform::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -285,8 +285,8 @@ pub fn connect(
     keep_waiting: &mut dyn FnMut() -> bool,
 ) -> io::Result<Option<OwnedFd>> {
     let fd = new_socket(family(ep), SocketType::STREAM)?;
-    let nonblocking = rustix::fs::fcntl_getfl(&fd)? | rustix::fs::OFlags::NONBLOCK;
-    rustix::fs::fcntl_setfl(&fd, nonblocking)?;
+    let nonblocking = crate::platform::sys::fs::fcntl_getfl(&fd)? | crate::platform::sys::fs::OFlags::NONBLOCK;
+    crate::platform::sys::fs::fcntl_setfl(&fd, nonblocking)?;
     let started = match peer {
         Peer::Inet(a) => rustix::net::connect(&fd, a),
         Peer::Unix(p) => rustix::net::connect(&fd, &SocketAddrUnix::new(p.as_path())?),
@@ -303,7 +303,7 @@ pub fn connect(
     };
     match started {
         Ok(()) => {}
-        Err(rustix::io::Errno::INPROGRESS | rustix::io::Errno::AGAIN) => {
+        Err(crate::platform::sys::io::Errno::INPROGRESS | crate::platform::sys::io::Errno::AGAIN) => {
             if !wait_for(fd.as_fd(), libc::POLLOUT, keep_waiting)? {
                 return Ok(None);
             }
@@ -313,8 +313,8 @@ pub fn connect(
         }
         Err(e) => return Err(failed(e.into())),
     }
-    let blocking = rustix::fs::fcntl_getfl(&fd)? - rustix::fs::OFlags::NONBLOCK;
-    rustix::fs::fcntl_setfl(&fd, blocking)?;
+    let blocking = crate::platform::sys::fs::fcntl_getfl(&fd)? - crate::platform::sys::fs::OFlags::NONBLOCK;
+    crate::platform::sys::fs::fcntl_setfl(&fd, blocking)?;
     Ok(Some(fd))
 }
 

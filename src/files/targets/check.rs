@@ -6,11 +6,11 @@
 
 use std::fs;
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use crate::platform::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{FileType, OFlags, Stat};
+use crate::platform::sys::fs::{FileType, OFlags, Stat};
 
 use super::{
     Kind, Need, Safety, TargetError, Targets, Writer, io_err, lock_for_writing, try_lock, usage,
@@ -156,8 +156,8 @@ fn claim_device(p: &Path, probe: &Probe) -> Result<OwnedFd, TargetError> {
     if !probe.follow {
         flags |= OFlags::NOFOLLOW;
     }
-    let claim = rustix::fs::open(p, flags, rustix::fs::Mode::empty()).map_err(|e| match e {
-        rustix::io::Errno::BUSY => usage(format!(
+    let claim = crate::platform::sys::fs::open(p, flags, crate::platform::sys::fs::Mode::empty()).map_err(|e| match e {
+        crate::platform::sys::io::Errno::BUSY => usage(format!(
             "{}: the device is in use (mounted, swap, or part of a RAID or LVM volume); \
              iogauge never writes a device in use",
             p.display()
@@ -168,7 +168,7 @@ fn claim_device(p: &Path, probe: &Probe) -> Result<OwnedFd, TargetError> {
             io::Error::from(e)
         )),
     })?;
-    let st = rustix::fs::fstat(&claim).map_err(|e| io_err(p, "cannot stat", e.into()))?;
+    let st = crate::platform::sys::fs::fstat(&claim).map_err(|e| io_err(p, "cannot stat", e.into()))?;
     if Identity::of(&st) != Identity::of(&probe.st) {
         return Err(TargetError::Io(format!(
             "{}: it is no longer the device iogauge checked; refusing to write it",
@@ -233,7 +233,7 @@ fn probe<'t>(
 /// The size of an existing target: a block device's from the device, a file's from its status.
 fn probed_len(p: &Path, pr: &Probe) -> Result<u64, TargetError> {
     if pr.kind() == Kind::BlockDevice {
-        rustix::fs::seek(&pr.fd, rustix::fs::SeekFrom::End(0)).map_err(|e| {
+        crate::platform::sys::fs::seek(&pr.fd, crate::platform::sys::fs::SeekFrom::End(0)).map_err(|e| {
             usage(format!(
                 "{}: cannot size: {}",
                 p.display(),

@@ -5,10 +5,10 @@
 //! engine does the same at its start); removed at the end with the run's other files.
 //! Jobs may share one donor (numjobs clones do), never a file another job does I/O on.
 
-use std::os::fd::OwnedFd;
+use crate::platform::fd::OwnedFd;
 use std::path::Path;
 
-use rustix::fs::{FallocateFlags, OFlags};
+use crate::platform::sys::fs::{FallocateFlags, OFlags};
 
 use super::check::{existing, option_of};
 use super::{Kind, Need, Safety, TargetError, Targets, io_err, usage};
@@ -114,7 +114,7 @@ impl Targets {
         let fd = self.reopen(donor, OFlags::RDWR, &job.label("direct"))?;
         if !job.flags.inplace {
             let len = job.per_file_bytes();
-            rustix::fs::fallocate(&fd, FallocateFlags::empty(), job.offset, len)
+            crate::platform::sys::fs::fallocate(&fd, FallocateFlags::empty(), job.offset, len)
                 .map_err(|e| io_err(donor, "cannot allocate the donor file", e.into()))?;
         }
         Ok(Some(fd))
@@ -124,7 +124,7 @@ impl Targets {
 /// EXT4_IOC_MOVE_EXT exists only on ext4: a job elsewhere is refused before anything runs.
 fn ext4_only(job: &JobSpec, p: &Path) -> Result<(), TargetError> {
     let at = if p.exists() { p } else { parent_dir(p) };
-    let fs = rustix::fs::statfs(at).map_err(|e| io_err(at, "statfs failed", e.into()))?;
+    let fs = crate::platform::sys::fs::statfs(at).map_err(|e| io_err(at, "statfs failed", e.into()))?;
     if fs.f_type as i64 != crate::engine::platform::defrag::EXT4_SUPER_MAGIC {
         return Err(usage(format!(
             "{}: {} is not on ext4 (file system type {:#x}); EXT4_IOC_MOVE_EXT, which \

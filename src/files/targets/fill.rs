@@ -78,7 +78,7 @@ impl Targets {
         let Some(fd) = self.held.get(p) else {
             return Ok(None);
         };
-        let st = rustix::fs::fstat(fd).map_err(|e| {
+        let st = crate::platform::sys::fs::fstat(fd).map_err(|e| {
             TargetError::Io(format!(
                 "{}: cannot stat: {}",
                 p.display(),

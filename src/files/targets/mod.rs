@@ -17,12 +17,12 @@ use crate::units::human_bytes;
 use std::collections::BTreeMap;
 use std::io;
 use std::num::NonZeroU64;
-use std::os::fd::{AsFd, OwnedFd};
+use crate::platform::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand_core::{RngCore, SeedableRng};
-use rustix::fs::{Advice, OFlags};
+use crate::platform::sys::fs::{Advice, OFlags};
 
 use crate::engine::AlignedBuf;
 use crate::files::ownership::{self, Identity, MarkState, ReopenError, Verdict};
@@ -155,10 +155,10 @@ fn lock_for_writing(fd: &OwnedFd, p: &Path) -> Result<(), TargetError> {
 
 /// Takes the exclusive lock if nobody holds it: `Ok(false)` when another process does.
 fn try_lock(fd: &OwnedFd) -> io::Result<bool> {
-    use rustix::fs::FlockOperation;
-    match rustix::fs::flock(fd, FlockOperation::NonBlockingLockExclusive) {
+    use crate::platform::sys::fs::FlockOperation;
+    match crate::platform::sys::fs::flock(fd, FlockOperation::NonBlockingLockExclusive) {
         Ok(()) => Ok(true),
-        Err(rustix::io::Errno::WOULDBLOCK) => Ok(false),
+        Err(crate::platform::sys::io::Errno::WOULDBLOCK) => Ok(false),
         Err(e) => Err(e.into()),
     }
 }
@@ -233,7 +233,7 @@ impl Targets {
                 let len = match created_now {
                     true => 0,
                     false => {
-                        rustix::fs::fstat(&fd)
+                        crate::platform::sys::fs::fstat(&fd)
                             .map_err(|e| io_err(&p, "cannot stat", e.into()))?
                             .st_size as u64
                     }
@@ -323,7 +323,7 @@ impl Targets {
             let created = self.created.iter().position(|c| c == p);
             if created.is_none() {
                 // Still ours now? Its mark must match what the file is at this moment.
-                let verdict = rustix::fs::fstat(fd)
+                let verdict = crate::platform::sys::fs::fstat(fd)
                     .map(|st| ownership::verdict(fd.as_fd(), &st))
                     .unwrap_or(Verdict::Foreign);
                 if !(n.ours && verdict.is_ours()) {
@@ -360,7 +360,7 @@ impl Targets {
     }
 
     /// Removes `p` (open as `held`) through the directory held since it was created.
-    fn remove(&self, p: &Path, held: std::os::fd::BorrowedFd<'_>) -> io::Result<()> {
+    fn remove(&self, p: &Path, held: crate::platform::fd::BorrowedFd<'_>) -> io::Result<()> {
         match self.places.get(p) {
             Some(place) => ownership::remove_in_place(place, held),
             None => ownership::remove_if_same(p, held),
@@ -428,8 +428,8 @@ impl Targets {
 /// `write_hint` on a writing job's regular file; a device's inode is every writer's, so a
 /// hint there is refused.
 fn write_hint(fd: &OwnedFd, p: &Path, hint: u64) -> Result<(), TargetError> {
-    let st = rustix::fs::fstat(fd).map_err(|e| io_err(p, "fstat", e.into()))?;
-    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+    let st = crate::platform::sys::fs::fstat(fd).map_err(|e| io_err(p, "fstat", e.into()))?;
+    if crate::platform::sys::fs::FileType::from_raw_mode(st.st_mode) != crate::platform::sys::fs::FileType::RegularFile {
         return Err(TargetError::Usage(format!(
             "{}: write_hint: not a regular file: a device's hint would be every writer's",
             p.display()
@@ -458,22 +458,22 @@ fn setup_err(p: &Path, what: &str, e: io::Error, exists: &str) -> TargetError {
 /// Allocates a file this run just created, as fio's `fallocate` says, and says what it did.
 /// fio's `native` falls back to nothing where the file system has no fallocate; so does this.
 fn preallocate(fd: &OwnedFd, p: &Path, how: Fallocate, len: u64) -> Result<String, TargetError> {
-    use rustix::fs::FallocateFlags;
+    use crate::platform::sys::fs::FallocateFlags;
     let size = human_bytes(len);
     let done = match how {
         Fallocate::None => return Ok("created empty; the job's writes extend it".into()),
         _ if len == 0 => return Ok("created empty".into()),
-        Fallocate::Native => rustix::fs::fallocate(fd, FallocateFlags::empty(), 0, len),
-        Fallocate::Keep => rustix::fs::fallocate(fd, FallocateFlags::KEEP_SIZE, 0, len),
-        Fallocate::Truncate => rustix::fs::ftruncate(fd, len),
+        Fallocate::Native => crate::platform::sys::fs::fallocate(fd, FallocateFlags::empty(), 0, len),
+        Fallocate::Keep => crate::platform::sys::fs::fallocate(fd, FallocateFlags::KEEP_SIZE, 0, len),
+        Fallocate::Truncate => crate::platform::sys::fs::ftruncate(fd, len),
         Fallocate::Posix => {
             // SAFETY: a plain library call on a descriptor this function borrows.
             let r = unsafe {
-                libc::posix_fallocate(std::os::fd::AsRawFd::as_raw_fd(fd), 0, len as libc::off_t)
+                libc::posix_fallocate(crate::platform::fd::AsRawFd::as_raw_fd(fd), 0, len as libc::off_t)
             };
             match r {
                 0 => Ok(()),
-                e => Err(rustix::io::Errno::from_raw_os_error(e)),
+                e => Err(crate::platform::sys::io::Errno::from_raw_os_error(e)),
             }
         }
     };
@@ -484,7 +484,7 @@ fn preallocate(fd: &OwnedFd, p: &Path, how: Fallocate, len: u64) -> Result<Strin
             Fallocate::Keep => format!("created; fallocate(2) KEEP_SIZE of {size}, size 0"),
             _ => format!("created; ftruncate(2) to {size}, sparse (fallocate=truncate)"),
         }),
-        Err(rustix::io::Errno::OPNOTSUPP) if how == Fallocate::Native => Ok(
+        Err(crate::platform::sys::io::Errno::OPNOTSUPP) if how == Fallocate::Native => Ok(
             "created empty: this file system has no fallocate, so the job's writes extend it \
              (fio's native falls back the same way)"
                 .into(),
@@ -523,17 +523,17 @@ fn lay_out(
         let n = ((to - off) as usize).min(buf.len());
         // Vary each chunk so the file does not deduplicate.
         buf[..8].copy_from_slice(&off.to_le_bytes());
-        let w = match rustix::io::pwrite(fd, &buf[..n], off) {
+        let w = match crate::platform::sys::io::pwrite(fd, &buf[..n], off) {
             Ok(w) => w,
-            Err(rustix::io::Errno::NOSPC | rustix::io::Errno::DQUOT) if fill => break,
+            Err(crate::platform::sys::io::Errno::NOSPC | crate::platform::sys::io::Errno::DQUOT) if fill => break,
             Err(e) => return Err(io_err(p, &format!("laying out at offset {off}"), e.into())),
         };
         off += w as u64;
         if (off - from) % LAYOUT_FLUSH_EVERY < w as u64 && off < to {
-            rustix::fs::fdatasync(fd).map_err(|e| io_err(p, "flush during lay-out", e.into()))?;
+            crate::platform::sys::fs::fdatasync(fd).map_err(|e| io_err(p, "flush during lay-out", e.into()))?;
         }
     }
-    rustix::fs::fsync(fd).map_err(|e| io_err(p, "fsync after lay-out", e.into()))?;
+    crate::platform::sys::fs::fsync(fd).map_err(|e| io_err(p, "fsync after lay-out", e.into()))?;
     Ok(off)
 }
 
@@ -624,7 +624,7 @@ impl Targets {
                 }
             };
             advise(job, &fd, &p, region)?;
-            let got = rustix::fs::fcntl_getfl(&fd).map_err(|e| io_err(&p, "fcntl", e.into()))?;
+            let got = crate::platform::sys::fs::fcntl_getfl(&fd).map_err(|e| io_err(&p, "fcntl", e.into()))?;
             opened.push(OpenedFile {
                 layout,
                 path: p,
@@ -651,8 +651,8 @@ fn advise(
 ) -> Result<(), TargetError> {
     if job.cache.invalidate {
         // Flush first: fadvise only drops clean pages.
-        let _ = rustix::fs::fdatasync(fd);
-        rustix::fs::fadvise(fd, job.offset, region, Advice::DontNeed)
+        let _ = crate::platform::sys::fs::fdatasync(fd);
+        crate::platform::sys::fs::fadvise(fd, job.offset, region, Advice::DontNeed)
             .map_err(|e| io_err(p, "cannot drop cached pages", e.into()))?;
     }
     let advice = match job.cache.fadvise {
@@ -661,7 +661,7 @@ fn advise(
         Fadvise::Random => Some(Advice::Random),
     };
     if let Some(a) = advice {
-        rustix::fs::fadvise(fd, job.offset, region, a)
+        crate::platform::sys::fs::fadvise(fd, job.offset, region, a)
             .map_err(|e| io_err(p, "fadvise failed", e.into()))?;
     }
     if let Some(hint) = job.write_hint.filter(|_| job.rw.modifies()) {
@@ -694,7 +694,7 @@ fn open_borrowed(
             crate::rawpath::display(p)
         ))
     })?;
-    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+    if crate::platform::sys::fs::FileType::from_raw_mode(st.st_mode) != crate::platform::sys::fs::FileType::RegularFile {
         return Err(TargetError::Io(format!(
             "{}: {whose} is not a regular file; --rank-read-shift reads only files",
             crate::rawpath::display(p)

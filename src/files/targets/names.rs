@@ -6,11 +6,11 @@
 //! delete reaches the directory the file was created in.
 
 use std::ffi::CString;
-use std::os::fd::{AsFd, OwnedFd};
+use crate::platform::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{FileType, OFlags};
+use crate::platform::sys::fs::{FileType, OFlags};
 
 use super::check::{check_creatable, check_directory, existing, option_of};
 use super::{
@@ -115,7 +115,7 @@ fn dir_need(t: &mut Targets, gi: usize, job: &JobSpec, p: &Path) -> Result<(), T
         Ok(_) => {
             // Stat'ed as it is, through the link the user named if it is one.
             let d = std::fs::File::open(p).map_err(|e| usage(format!("{}: {e}", opt(p))))?;
-            let st = rustix::fs::fstat(&d).map_err(|e| io_err(p, "cannot stat", e.into()))?;
+            let st = crate::platform::sys::fs::fstat(&d).map_err(|e| io_err(p, "cannot stat", e.into()))?;
             if FileType::from_raw_mode(st.st_mode) != FileType::Directory {
                 return Err(usage(format!(
                     "{}: not a directory; {engine} stats directories",
@@ -236,7 +236,7 @@ impl Targets {
         let mut notes = Vec::new();
         for (i, fd) in made {
             let Some(p) = paths.get(i) else { continue };
-            let Ok(st) = rustix::fs::fstat(&fd) else {
+            let Ok(st) = crate::platform::sys::fs::fstat(&fd) else {
                 continue;
             };
             let id = Identity::of(&st);

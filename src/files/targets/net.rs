@@ -86,7 +86,7 @@ pub(super) fn open(job: &JobSpec) -> Result<NetSocket, TargetError> {
     let guard: Option<Box<dyn Send>> = match (&prepared, ep.proto) {
         (net::Prepared::Listener(_), Proto::Unix) => {
             let path = PathBuf::from(ep.host.clone().unwrap_or_default());
-            let st = rustix::fs::lstat(&path)
+            let st = crate::platform::sys::fs::lstat(&path)
                 .map_err(|e| TargetError::Io(format!("{}: {e}", path.display())))?;
             let id = Identity::of(&st);
             ownership::watch(&path, id, None);
@@ -109,7 +109,7 @@ struct SocketFile {
 
 impl Drop for SocketFile {
     fn drop(&mut self) {
-        if let Ok(st) = rustix::fs::lstat(&self.path) {
+        if let Ok(st) = crate::platform::sys::fs::lstat(&self.path) {
             if Identity::of(&st) == self.id {
                 let _ = std::fs::remove_file(&self.path);
             }

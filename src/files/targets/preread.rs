@@ -3,7 +3,7 @@
 //! says so beside each file, and the device checks then flag the job's reads as served from
 //! memory, which they are.
 
-use std::os::fd::OwnedFd;
+use crate::platform::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{OpenedFile, TargetError};
@@ -30,10 +30,10 @@ pub fn pre_read(
                 return Err(TargetError::Interrupted);
             }
             let want = buf.len().min((end - at) as usize);
-            match rustix::io::pread(fd, &mut buf[..want], at) {
+            match crate::platform::sys::io::pread(fd, &mut buf[..want], at) {
                 Ok(0) => break,
                 Ok(n) => at += n as u64,
-                Err(rustix::io::Errno::INTR) => {}
+                Err(crate::platform::sys::io::Errno::INTR) => {}
                 Err(e) => {
                     return Err(TargetError::Io(format!(
                         "{}: cannot pre-read {} at byte {at}: {}",

@@ -5,11 +5,11 @@
 //! whether the file system has it. Without this the first I/O would fail with EINVAL or
 //! EOPNOTSUPP and the job would stop with a number that says nothing.
 
-use std::os::fd::{AsFd, OwnedFd};
+use crate::platform::fd::{AsFd, OwnedFd};
 use std::path::Path;
 
-use rustix::fs::{AtFlags, StatxFlags};
-use rustix::io::ReadWriteFlags;
+use crate::platform::sys::fs::{AtFlags, StatxFlags};
+use crate::platform::sys::io::ReadWriteFlags;
 
 use super::{TargetError, io_err, usage};
 use crate::plan::JobSpec;
@@ -33,9 +33,9 @@ pub(super) fn check(
         let mut byte = [0u8; 1];
         let mut iov = [std::io::IoSliceMut::new(&mut byte)];
         let flags = ReadWriteFlags::from_bits_retain(libc::RWF_DONTCACHE as u32);
-        match rustix::io::preadv2(r.as_fd(), &mut iov, 0, flags) {
+        match crate::platform::sys::io::preadv2(r.as_fd(), &mut iov, 0, flags) {
             Ok(_) => {}
-            Err(rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::INVAL) => {
+            Err(crate::platform::sys::io::Errno::OPNOTSUPP | crate::platform::sys::io::Errno::INVAL) => {
                 return Err(usage(format!(
                     "{}: uncached buffered I/O (RWF_DONTCACHE) is not there for {}: its file \
                      system does not have it (Linux 6.14+ with ext4, xfs or btrfs has it; tmpfs \
@@ -52,7 +52,7 @@ pub(super) fn check(
 
 /// The atomic-write limits of `fd` against the job's one write size.
 fn atomic(job: &JobSpec, p: &Path, fd: &OwnedFd) -> Result<(), TargetError> {
-    let st = rustix::fs::statx(
+    let st = crate::platform::sys::fs::statx(
         fd,
         c"",
         AtFlags::EMPTY_PATH,

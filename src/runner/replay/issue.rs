@@ -4,11 +4,11 @@
 //! the same system call on the replay's copy of the file, at the recorded offset and length.
 
 use std::collections::HashMap;
-use std::os::fd::{AsFd, OwnedFd};
+use crate::platform::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rustix::fs::OFlags;
+use crate::platform::sys::fs::OFlags;
 
 use super::layout::Layout;
 use super::{Mode, ThreadResult};
@@ -288,12 +288,12 @@ fn issue(
     fds: &mut HashMap<(u32, u32), OwnedFd>,
 ) -> i64 {
     let file = e.file as usize;
-    let errno = |r: rustix::io::Errno| -(r.raw_os_error() as i64);
+    let errno = |r: crate::platform::sys::io::Errno| -(r.raw_os_error() as i64);
     if e.file == NO_FILE {
         // A directory's sync: the replay's own directory (its files' entries live there).
         return match (e.op, e.flags & flag::DIR != 0) {
-            (Op::Fsync, true) => rustix::fs::fsync(&s.layout.dir).map_or_else(errno, |_| 0),
-            (Op::Fdatasync, true) => rustix::fs::fdatasync(&s.layout.dir).map_or_else(errno, |_| 0),
+            (Op::Fsync, true) => crate::platform::sys::fs::fsync(&s.layout.dir).map_or_else(errno, |_| 0),
+            (Op::Fdatasync, true) => crate::platform::sys::fs::fdatasync(&s.layout.dir).map_or_else(errno, |_| 0),
             _ => 0,
         };
     }
@@ -345,19 +345,19 @@ fn issue(
             let fd = fds[&key].as_fd();
             let len = (e.len as usize).min(buf.len());
             let r = match e.op {
-                Op::Read => rustix::io::pread(fd, &mut buf[..len], e.offset).map(|n| n as i64),
-                Op::Write => rustix::io::pwrite(fd, &buf[..len], e.offset).map(|n| n as i64),
-                Op::Fsync => rustix::fs::fsync(fd).map(|_| 0),
-                Op::Fdatasync => rustix::fs::fdatasync(fd).map(|_| 0),
+                Op::Read => crate::platform::sys::io::pread(fd, &mut buf[..len], e.offset).map(|n| n as i64),
+                Op::Write => crate::platform::sys::io::pwrite(fd, &buf[..len], e.offset).map(|n| n as i64),
+                Op::Fsync => crate::platform::sys::fs::fsync(fd).map(|_| 0),
+                Op::Fdatasync => crate::platform::sys::fs::fdatasync(fd).map(|_| 0),
                 Op::SyncFileRange => sync_file_range(fd, e.offset, e.len, e.arg),
-                Op::Fallocate => rustix::fs::fallocate(
+                Op::Fallocate => crate::platform::sys::fs::fallocate(
                     fd,
-                    rustix::fs::FallocateFlags::from_bits_retain(e.arg),
+                    crate::platform::sys::fs::FallocateFlags::from_bits_retain(e.arg),
                     e.offset,
                     e.len,
                 )
                 .map(|_| 0),
-                Op::Truncate => rustix::fs::ftruncate(fd, e.len).map(|_| 0),
+                Op::Truncate => crate::platform::sys::fs::ftruncate(fd, e.len).map(|_| 0),
                 Op::Fadvise => fadvise(fd, e.offset, e.len, e.arg),
                 _ => Ok(0),
             };
@@ -368,11 +368,11 @@ fn issue(
 
 /// sync_file_range(2) as recorded: a length of 0 means "to the end of the file" there.
 fn sync_file_range(
-    fd: std::os::fd::BorrowedFd<'_>,
+    fd: crate::platform::fd::BorrowedFd<'_>,
     offset: u64,
     len: u64,
     flags: u32,
-) -> rustix::io::Result<i64> {
+) -> crate::platform::sys::io::Result<i64> {
     let len = if len == 0 {
         i64::MAX as u64 - offset
     } else {
@@ -380,18 +380,18 @@ fn sync_file_range(
     };
     crate::engine::flush_fd(fd, crate::engine::FlushCall::Range { offset, len, flags })
         .map(|_| 0)
-        .map_err(|e| rustix::io::Errno::from_raw_os_error(e.raw_os_error().unwrap_or(libc::EIO)))
+        .map_err(|e| crate::platform::sys::io::Errno::from_raw_os_error(e.raw_os_error().unwrap_or(libc::EIO)))
 }
 
 /// posix_fadvise(2) as recorded (advice by its number: DONTNEED drops the cached pages a
 /// program, fio among them, drops before it reads).
 fn fadvise(
-    fd: std::os::fd::BorrowedFd<'_>,
+    fd: crate::platform::fd::BorrowedFd<'_>,
     offset: u64,
     len: u64,
     advice: u32,
-) -> rustix::io::Result<i64> {
-    use rustix::fs::Advice;
+) -> crate::platform::sys::io::Result<i64> {
+    use crate::platform::sys::fs::Advice;
     let advice = match advice {
         1 => Advice::Random,
         2 => Advice::Sequential,
@@ -400,5 +400,5 @@ fn fadvise(
         5 => Advice::NoReuse,
         _ => Advice::Normal,
     };
-    rustix::fs::fadvise(fd, offset, std::num::NonZeroU64::new(len), advice).map(|_| 0)
+    crate::platform::sys::fs::fadvise(fd, offset, std::num::NonZeroU64::new(len), advice).map(|_| 0)
 }

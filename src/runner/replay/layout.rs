@@ -10,10 +10,10 @@
 
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use crate::platform::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{AtFlags, Mode, OFlags};
+use crate::platform::sys::fs::{AtFlags, Mode, OFlags};
 
 use crate::files::ownership;
 use crate::trace::recording::Recording;
@@ -94,7 +94,7 @@ fn lay_out(
     (chunk, stop): (&[u8], &std::sync::atomic::AtomicBool),
 ) -> io::Result<()> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(&l.dir, &l.names[i], flags, Mode::from_raw_mode(0o644))?;
+    let fd = crate::platform::sys::fs::openat(&l.dir, &l.names[i], flags, Mode::from_raw_mode(0o644))?;
     let _ = ownership::set_mark(fd.as_fd(), ownership::MarkState::New);
     l.watch(i, &fd);
     let mut at = 0;
@@ -103,13 +103,13 @@ fn lay_out(
             return Err(io::ErrorKind::Interrupted.into());
         }
         let n = (data - at).min(chunk.len() as u64) as usize;
-        let w = rustix::io::pwrite(&fd, &chunk[..n], at)?;
+        let w = crate::platform::sys::io::pwrite(&fd, &chunk[..n], at)?;
         at += w as u64;
     }
-    rustix::fs::ftruncate(&fd, size)?;
-    rustix::fs::fdatasync(&fd)?;
+    crate::platform::sys::fs::ftruncate(&fd, size)?;
+    crate::platform::sys::fs::fdatasync(&fd)?;
     if !warm {
-        let _ = rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed);
+        let _ = crate::platform::sys::fs::fadvise(&fd, 0, None, crate::platform::sys::fs::Advice::DontNeed);
     }
     Ok(())
 }
@@ -121,7 +121,7 @@ impl Layout {
         if create {
             f |= OFlags::CREATE;
         }
-        Ok(rustix::fs::openat(
+        Ok(crate::platform::sys::fs::openat(
             &self.dir,
             &self.names[i],
             f,
@@ -135,7 +135,7 @@ impl Layout {
         if w[i] {
             return;
         }
-        if let Ok(st) = rustix::fs::fstat(fd) {
+        if let Ok(st) = crate::platform::sys::fs::fstat(fd) {
             ownership::watch(
                 &self.path.join(&self.names[i]),
                 ownership::Identity::of(&st),
@@ -147,7 +147,7 @@ impl Layout {
 
     /// Removes file `i` (the program's unlink, replayed).
     pub fn unlink(&self, i: usize) -> io::Result<()> {
-        Ok(rustix::fs::unlinkat(
+        Ok(crate::platform::sys::fs::unlinkat(
             &self.dir,
             &self.names[i],
             AtFlags::empty(),
@@ -157,7 +157,7 @@ impl Layout {
     /// Removes every file of the directory this replay made, then the directory.
     pub fn remove(&self) {
         for n in &self.names {
-            let _ = rustix::fs::unlinkat(&self.dir, n, AtFlags::empty());
+            let _ = crate::platform::sys::fs::unlinkat(&self.dir, n, AtFlags::empty());
             ownership::unwatch(&self.path.join(n));
         }
         let _ = ownership::remove_if_same(&self.path, self.dir.as_fd());

@@ -74,7 +74,7 @@ pub struct JobResult {
     pub handed: Vec<crate::verify::Handed>,
     /// The files the job's engine created as its measured operation (filecreate), by index,
     /// held open: the run removes them as it removes the files it laid out.
-    pub made: Vec<(usize, std::os::fd::OwnedFd)>,
+    pub made: Vec<(usize, crate::platform::fd::OwnedFd)>,
 }
 
 /// Everything a worker needs besides its engine.

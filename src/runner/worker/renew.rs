@@ -3,7 +3,7 @@
 //! the new files. A loop is the workload's bytes divided by `loops`: the boundary is found
 //! from what the workload has left, one comparison per I/O for such a job only.
 
-use std::os::fd::OwnedFd;
+use crate::platform::fd::OwnedFd;
 
 use super::{Halt, Loop};
 use crate::engine::Engine;

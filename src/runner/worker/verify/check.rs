@@ -538,7 +538,7 @@ impl<E: Engine> Loop<'_, '_, E> {
 /// the device.
 fn drop_cache(path: &std::path::Path) -> std::io::Result<()> {
     let f = std::fs::File::open(path)?;
-    rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed)?;
+    crate::platform::sys::fs::fadvise(&f, 0, None, crate::platform::sys::fs::Advice::DontNeed)?;
     Ok(())
 }
 
