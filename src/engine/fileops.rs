@@ -10,9 +10,9 @@
 //! [`Engine::settle`] takes the identity of a file just created after the clock stops
 //! (opening a directory just made to hold it), and closes a file a later pass reopened.
 
+use crate::platform::fd::{AsFd, AsRawFd, OwnedFd};
 use std::ffi::CString;
 use std::io;
-use crate::platform::fd::{AsFd, AsRawFd, OwnedFd};
 use std::sync::Arc;
 
 use crate::platform::sys::fs::{AtFlags, Mode, OFlags, StatxFlags};
@@ -138,7 +138,11 @@ impl FileOps {
         match self.op {
             Op::Create if self.dirs => {
                 // Never through a link: mkdir fails on any name that is taken.
-                crate::platform::sys::fs::mkdirat(&*n.dir, n.name.as_c_str(), Mode::from_raw_mode(0o700))?;
+                crate::platform::sys::fs::mkdirat(
+                    &*n.dir,
+                    n.name.as_c_str(),
+                    Mode::from_raw_mode(0o700),
+                )?;
                 self.created = Some(file);
             }
             Op::Create if self.held[file].is_none() => {
@@ -204,12 +208,16 @@ fn grow_fd_table(names: &[Name]) {
         .current
         .unwrap_or(u64::MAX) as usize;
     // Only the growth matters: the descriptor is closed at once, the table stays.
-    let _ = crate::platform::sys::io::fcntl_dupfd_cloexec(&*first.dir, want.min(most.saturating_sub(1)) as i32);
+    let _ = crate::platform::sys::io::fcntl_dupfd_cloexec(
+        &*first.dir,
+        want.min(most.saturating_sub(1)) as i32,
+    );
 }
 
 /// Whether the file named `n` is still the inode `id` (device, inode).
 fn same_file(n: &Name, id: (u64, u64)) -> io::Result<bool> {
-    let now = crate::platform::sys::fs::statat(&*n.dir, n.name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
+    let now =
+        crate::platform::sys::fs::statat(&*n.dir, n.name.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
     Ok((now.st_dev, now.st_ino) == id)
 }
 
@@ -244,7 +252,9 @@ impl Engine for FileOps {
             // removes only this inode, and only while it is empty.
             let n = &self.names[file];
             let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            let fd = crate::platform::sys::fs::openat(&*n.dir, n.name.as_c_str(), flags, Mode::empty()).ok()?;
+            let fd =
+                crate::platform::sys::fs::openat(&*n.dir, n.name.as_c_str(), flags, Mode::empty())
+                    .ok()?;
             self.held[file] = Some(fd);
         }
         let st = crate::platform::sys::fs::fstat(self.held[file].as_ref()?).ok()?;
@@ -278,7 +288,9 @@ mod tests {
     use std::path::Path;
 
     fn name(dir: &Path, file: &str) -> Name {
-        let d = crate::platform::sys::fs::open(dir, OFlags::PATH | OFlags::DIRECTORY, Mode::empty()).unwrap();
+        let d =
+            crate::platform::sys::fs::open(dir, OFlags::PATH | OFlags::DIRECTORY, Mode::empty())
+                .unwrap();
         let path = dir.join(file);
         Name {
             dir: Arc::new(d),

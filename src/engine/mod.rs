@@ -18,8 +18,8 @@ pub mod trim;
 pub mod unit;
 pub mod vectored;
 
-use std::io;
 use crate::platform::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::io;
 
 pub use buf::AlignedBuf;
 pub use unit::IoUnit;

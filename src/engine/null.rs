@@ -1,8 +1,8 @@
 //! `null`: completes every I/O at once without a syscall. Measures iogauge's own per-I/O cost
 //! (offset generation, timing, statistics), which must stay far below any real device's.
 
-use std::io;
 use crate::platform::fd::OwnedFd;
+use std::io;
 
 use super::{Engine, FlushCall, IoUnit, Queued};
 

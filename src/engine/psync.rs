@@ -1,8 +1,8 @@
 //! `psync`: one pread(2)/pwrite(2) per I/O, the file position untouched. fio's default engine
 //! and ours.
 
-use std::io;
 use crate::platform::fd::{AsFd, OwnedFd};
+use std::io;
 
 use super::Dir;
 use super::trim::Trimmer;

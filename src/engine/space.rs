@@ -4,8 +4,8 @@
 //! write an ftruncate(2) to its offset (a read is EINVAL, as fio's). Each counts its I/O's
 //! bytes as moved, as fio counts them: what is measured is the allocator, not a transfer.
 
-use std::io;
 use crate::platform::fd::{AsFd, OwnedFd};
+use std::io;
 
 use crate::platform::sys::fs::FallocateFlags;
 

@@ -3,8 +3,8 @@
 //! `vsync`: the same with readv(2)/writev(2) over the unit's page buffers (fio's vsync, one
 //! call per I/O: fio's coalescing of adjacent queued I/Os is not done, iodepth being 1).
 
-use std::io;
 use crate::platform::fd::{AsFd, OwnedFd};
+use std::io;
 
 use super::Dir;
 use super::trim::Trimmer;

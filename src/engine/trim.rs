@@ -3,8 +3,8 @@
 //! (fallocate PUNCH_HOLE|KEEP_SIZE): the file system's own way of giving the blocks back,
 //! which it passes on to the device as discards when mounted to.
 
-use std::io;
 use crate::platform::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::io;
 
 use crate::platform::sys::fs::{FallocateFlags, FileType};
 

@@ -4,8 +4,8 @@
 //! RWF_NOWAIT (fail with EAGAIN instead of blocking) and RWF_DSYNC/RWF_SYNC (write-through per
 //! call instead of at open).
 
-use std::io;
 use crate::platform::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::io;
 
 use super::Dir;
 use super::trim::Trimmer;

@@ -30,7 +30,10 @@ pub fn size_of(p: &Path) -> Option<u64> {
 /// The logical block size of the device `dev` (a block device's rdev, or the device
 /// holding a file), from sysfs.
 pub fn logical_block_size(dev: u64) -> Option<u64> {
-    let (major, minor) = (crate::platform::sys::fs::major(dev), crate::platform::sys::fs::minor(dev));
+    let (major, minor) = (
+        crate::platform::sys::fs::major(dev),
+        crate::platform::sys::fs::minor(dev),
+    );
     let base = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
     // A partition has no queue/ of its own: its parent disk's applies.
     [
@@ -44,7 +47,10 @@ pub fn logical_block_size(dev: u64) -> Option<u64> {
 /// A loop device's backing file and how much of it is allocated, in bytes: `(path, size,
 /// allocated)`. `None` for any other device (or where sysfs does not say).
 pub fn loop_backing(dev: u64) -> Option<(PathBuf, u64, u64)> {
-    let (major, minor) = (crate::platform::sys::fs::major(dev), crate::platform::sys::fs::minor(dev));
+    let (major, minor) = (
+        crate::platform::sys::fs::major(dev),
+        crate::platform::sys::fs::minor(dev),
+    );
     let name =
         fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/loop/backing_file")).ok()?;
     // The kernel appends " (deleted)" to a backing file removed since.

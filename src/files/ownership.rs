@@ -21,9 +21,9 @@
 //! only when the user said so. Input files (job, parameter, batch files, saved reports) are
 //! read only when they are regular files of a bounded size. Nothing here prints or measures.
 
+use crate::platform::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::fmt;
 use std::io::{self, Write};
-use crate::platform::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 
 use crate::platform::sys::fs::{AtFlags, FileType, Mode, OFlags, Stat, XattrFlags};
@@ -362,7 +362,11 @@ pub fn remove_if_same(path: &Path, held: BorrowedFd<'_>) -> io::Result<()> {
 pub fn remove_in_place(place: &Place, held: BorrowedFd<'_>) -> io::Result<()> {
     let now = crate::platform::sys::fs::fstat(held)?;
     let id = Identity::of(&now);
-    let st = match crate::platform::sys::fs::statat(&*place.dir, &place.name, AtFlags::SYMLINK_NOFOLLOW) {
+    let st = match crate::platform::sys::fs::statat(
+        &*place.dir,
+        &place.name,
+        AtFlags::SYMLINK_NOFOLLOW,
+    ) {
         Ok(st) => st,
         Err(crate::platform::sys::io::Errno::NOENT) => {
             // Gone from its directory: removed, or moved away.
@@ -496,9 +500,11 @@ pub fn check_dir(dir: &Path) -> Result<(), FileError> {
         Ok(_) => return Err(FileError::NotDirectory(dir.into())),
         Err(_) => return Err(FileError::NoDirectory(dir.into())),
     }
-    crate::platform::sys::fs::access(dir, crate::platform::sys::fs::Access::WRITE_OK).map_err(|e| FileError::NotWritable {
-        dir: dir.into(),
-        source: e.into(),
+    crate::platform::sys::fs::access(dir, crate::platform::sys::fs::Access::WRITE_OK).map_err(|e| {
+        FileError::NotWritable {
+            dir: dir.into(),
+            source: e.into(),
+        }
     })
 }
 
@@ -619,8 +625,13 @@ mod tests {
             } else {
                 mark.to_string()
             };
-            if crate::platform::sys::fs::fsetxattr(&fd, CREATED_MARK, text.as_bytes(), XattrFlags::empty())
-                .is_err()
+            if crate::platform::sys::fs::fsetxattr(
+                &fd,
+                CREATED_MARK,
+                text.as_bytes(),
+                XattrFlags::empty(),
+            )
+            .is_err()
             {
                 skip_test!("no user xattrs here");
                 return;

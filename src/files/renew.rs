@@ -6,8 +6,8 @@
 //! (`Targets::adopt`). Which files may be renewed at all (ones iogauge created or keeps as its
 //! own) is checked when the job's files are opened.
 
-use std::io;
 use crate::platform::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::io;
 use std::path::Path;
 
 use crate::platform::sys::fs::{FlockOperation, Mode, OFlags};
@@ -60,7 +60,10 @@ mod tests {
         // The path names the new, empty file, marked as iogauge's; the held number is it.
         let meta = std::fs::metadata(&p).unwrap();
         assert_eq!((meta.ino(), meta.len()), (id.ino, 0));
-        assert_eq!(Identity::of(&crate::platform::sys::fs::fstat(&fd).unwrap()), id);
+        assert_eq!(
+            Identity::of(&crate::platform::sys::fs::fstat(&fd).unwrap()),
+            id
+        );
         let st = crate::platform::sys::fs::fstat(&new).unwrap();
         assert!(ownership::verdict(new.as_fd(), &st).is_ours());
         crate::platform::sys::io::write(&fd, b"second").unwrap();

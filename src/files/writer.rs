@@ -19,9 +19,9 @@
 //! index after each point) knows what it wrote even where the file system keeps no marks.
 //! Nothing here prints.
 
+use crate::platform::fd::{AsFd, OwnedFd};
 use std::ffi::{OsStr, OsString};
 use std::io;
-use crate::platform::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -121,11 +121,13 @@ impl OutDir {
             Mode::empty(),
         )
         .map_err(|e| match e {
-            crate::platform::sys::io::Errno::LOOP | crate::platform::sys::io::Errno::NOTDIR => io::Error::other(format!(
-                "{}: is not a directory (a link or a file is there); iogauge writes only into \
+            crate::platform::sys::io::Errno::LOOP | crate::platform::sys::io::Errno::NOTDIR => {
+                io::Error::other(format!(
+                    "{}: is not a directory (a link or a file is there); iogauge writes only into \
                  a directory of its own",
-                self.shown.join(name).display()
-            )),
+                    self.shown.join(name).display()
+                ))
+            }
             e => e.into(),
         })?;
         Ok(OutDir {
@@ -237,7 +239,8 @@ impl OutDir {
     ) -> Result<std::fs::File, Refusal> {
         let mut off = 0;
         while off < bytes.len() {
-            off += crate::platform::sys::io::pwrite(&fd, &bytes[off..], off as u64).map_err(io::Error::from)?;
+            off += crate::platform::sys::io::pwrite(&fd, &bytes[off..], off as u64)
+                .map_err(io::Error::from)?;
         }
         // Best effort: without user xattrs the file stays unmarked (this process still knows
         // it wrote it).
@@ -257,8 +260,14 @@ impl OutDir {
                 Err(crate::platform::sys::io::Errno::INVAL) if !exists => {
                     // No RENAME_NOREPLACE here (an old kernel or file system): link(2) never
                     // replaces, then the temporary name goes.
-                    crate::platform::sys::fs::linkat(&self.fd, tmp, &self.fd, name, AtFlags::empty())
-                        .map_err(io::Error::from)?;
+                    crate::platform::sys::fs::linkat(
+                        &self.fd,
+                        tmp,
+                        &self.fd,
+                        name,
+                        AtFlags::empty(),
+                    )
+                    .map_err(io::Error::from)?;
                     let _ = crate::platform::sys::fs::unlinkat(&self.fd, tmp, AtFlags::empty());
                     return self.placed(fd);
                 }

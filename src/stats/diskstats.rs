@@ -62,7 +62,10 @@ pub fn device_of(path: &Path) -> Option<DiskId> {
     } else {
         meta.dev()
     };
-    let (major, minor) = (crate::platform::sys::fs::major(dev), crate::platform::sys::fs::minor(dev));
+    let (major, minor) = (
+        crate::platform::sys::fs::major(dev),
+        crate::platform::sys::fs::minor(dev),
+    );
     Path::new(&format!("/sys/dev/block/{major}:{minor}"))
         .exists()
         .then_some(DiskId { major, minor })

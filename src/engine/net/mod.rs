@@ -7,9 +7,9 @@
 //! A datagram sender stamps each block's last 24 bytes with fio's sequence trailer, and a
 //! receiver counts the blocks that never came (fio's `drop_ios`).
 
+use crate::platform::fd::{AsFd, OwnedFd};
 use std::io;
 use std::net::Ipv4Addr;
-use crate::platform::fd::{AsFd, OwnedFd};
 
 use rustix::net::{RecvFlags, SendFlags, SocketAddrAny};
 use rustix::pipe::{IoSliceRaw, SpliceFlags};
@@ -329,7 +329,8 @@ fn drain(r: &OwnedFd, sock: &OwnedFd, len: usize) -> crate::platform::sys::io::R
         match rustix::pipe::splice(r, None, sock, None, len - done, SpliceFlags::MOVE) {
             Ok(0) => break,
             Ok(n) => done += n,
-            Err(crate::platform::sys::io::Errno::AGAIN | crate::platform::sys::io::Errno::INTR) => {}
+            Err(crate::platform::sys::io::Errno::AGAIN | crate::platform::sys::io::Errno::INTR) => {
+            }
             Err(e) if done == 0 => return Err(e),
             Err(_) => break,
         }

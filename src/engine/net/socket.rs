@@ -5,9 +5,9 @@
 //! receive timeouts, so no call blocks past the job's end. fio's link messages frame a datagram
 //! stream: the sender's "open" before its first datagram, its "close" after its last.
 
+use crate::platform::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
-use crate::platform::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -285,7 +285,8 @@ pub fn connect(
     keep_waiting: &mut dyn FnMut() -> bool,
 ) -> io::Result<Option<OwnedFd>> {
     let fd = new_socket(family(ep), SocketType::STREAM)?;
-    let nonblocking = crate::platform::sys::fs::fcntl_getfl(&fd)? | crate::platform::sys::fs::OFlags::NONBLOCK;
+    let nonblocking =
+        crate::platform::sys::fs::fcntl_getfl(&fd)? | crate::platform::sys::fs::OFlags::NONBLOCK;
     crate::platform::sys::fs::fcntl_setfl(&fd, nonblocking)?;
     let started = match peer {
         Peer::Inet(a) => rustix::net::connect(&fd, a),
@@ -303,7 +304,9 @@ pub fn connect(
     };
     match started {
         Ok(()) => {}
-        Err(crate::platform::sys::io::Errno::INPROGRESS | crate::platform::sys::io::Errno::AGAIN) => {
+        Err(
+            crate::platform::sys::io::Errno::INPROGRESS | crate::platform::sys::io::Errno::AGAIN,
+        ) => {
             if !wait_for(fd.as_fd(), libc::POLLOUT, keep_waiting)? {
                 return Ok(None);
             }
@@ -313,7 +316,8 @@ pub fn connect(
         }
         Err(e) => return Err(failed(e.into())),
     }
-    let blocking = crate::platform::sys::fs::fcntl_getfl(&fd)? - crate::platform::sys::fs::OFlags::NONBLOCK;
+    let blocking =
+        crate::platform::sys::fs::fcntl_getfl(&fd)? - crate::platform::sys::fs::OFlags::NONBLOCK;
     crate::platform::sys::fs::fcntl_setfl(&fd, blocking)?;
     Ok(Some(fd))
 }

@@ -4,9 +4,9 @@
 //! here creates, writes or removes a file; it only opens, locks and (for a file the run will
 //! write again) marks it as being written.
 
+use crate::platform::fd::{AsFd, OwnedFd};
 use std::fs;
 use std::io;
-use crate::platform::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
@@ -156,7 +156,8 @@ fn claim_device(p: &Path, probe: &Probe) -> Result<OwnedFd, TargetError> {
     if !probe.follow {
         flags |= OFlags::NOFOLLOW;
     }
-    let claim = crate::platform::sys::fs::open(p, flags, crate::platform::sys::fs::Mode::empty()).map_err(|e| match e {
+    let claim = crate::platform::sys::fs::open(p, flags, crate::platform::sys::fs::Mode::empty())
+        .map_err(|e| match e {
         crate::platform::sys::io::Errno::BUSY => usage(format!(
             "{}: the device is in use (mounted, swap, or part of a RAID or LVM volume); \
              iogauge never writes a device in use",
@@ -168,7 +169,8 @@ fn claim_device(p: &Path, probe: &Probe) -> Result<OwnedFd, TargetError> {
             io::Error::from(e)
         )),
     })?;
-    let st = crate::platform::sys::fs::fstat(&claim).map_err(|e| io_err(p, "cannot stat", e.into()))?;
+    let st =
+        crate::platform::sys::fs::fstat(&claim).map_err(|e| io_err(p, "cannot stat", e.into()))?;
     if Identity::of(&st) != Identity::of(&probe.st) {
         return Err(TargetError::Io(format!(
             "{}: it is no longer the device iogauge checked; refusing to write it",
@@ -233,13 +235,15 @@ fn probe<'t>(
 /// The size of an existing target: a block device's from the device, a file's from its status.
 fn probed_len(p: &Path, pr: &Probe) -> Result<u64, TargetError> {
     if pr.kind() == Kind::BlockDevice {
-        crate::platform::sys::fs::seek(&pr.fd, crate::platform::sys::fs::SeekFrom::End(0)).map_err(|e| {
-            usage(format!(
-                "{}: cannot size: {}",
-                p.display(),
-                io::Error::from(e)
-            ))
-        })
+        crate::platform::sys::fs::seek(&pr.fd, crate::platform::sys::fs::SeekFrom::End(0)).map_err(
+            |e| {
+                usage(format!(
+                    "{}: cannot size: {}",
+                    p.display(),
+                    io::Error::from(e)
+                ))
+            },
+        )
     } else {
         Ok(pr.st.st_size as u64)
     }

@@ -124,7 +124,8 @@ impl Targets {
 /// EXT4_IOC_MOVE_EXT exists only on ext4: a job elsewhere is refused before anything runs.
 fn ext4_only(job: &JobSpec, p: &Path) -> Result<(), TargetError> {
     let at = if p.exists() { p } else { parent_dir(p) };
-    let fs = crate::platform::sys::fs::statfs(at).map_err(|e| io_err(at, "statfs failed", e.into()))?;
+    let fs =
+        crate::platform::sys::fs::statfs(at).map_err(|e| io_err(at, "statfs failed", e.into()))?;
     if fs.f_type as i64 != crate::engine::platform::defrag::EXT4_SUPER_MAGIC {
         return Err(usage(format!(
             "{}: {} is not on ext4 (file system type {:#x}); EXT4_IOC_MOVE_EXT, which \

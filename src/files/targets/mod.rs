@@ -13,16 +13,16 @@
 //! what happens to the files while and after the run.
 
 use crate::plan::job::Fallocate;
+use crate::platform::fd::{AsFd, OwnedFd};
 use crate::units::human_bytes;
 use std::collections::BTreeMap;
 use std::io;
 use std::num::NonZeroU64;
-use crate::platform::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rand_core::{RngCore, SeedableRng};
 use crate::platform::sys::fs::{Advice, OFlags};
+use rand_core::{RngCore, SeedableRng};
 
 use crate::engine::AlignedBuf;
 use crate::files::ownership::{self, Identity, MarkState, ReopenError, Verdict};
@@ -429,7 +429,9 @@ impl Targets {
 /// hint there is refused.
 fn write_hint(fd: &OwnedFd, p: &Path, hint: u64) -> Result<(), TargetError> {
     let st = crate::platform::sys::fs::fstat(fd).map_err(|e| io_err(p, "fstat", e.into()))?;
-    if crate::platform::sys::fs::FileType::from_raw_mode(st.st_mode) != crate::platform::sys::fs::FileType::RegularFile {
+    if crate::platform::sys::fs::FileType::from_raw_mode(st.st_mode)
+        != crate::platform::sys::fs::FileType::RegularFile
+    {
         return Err(TargetError::Usage(format!(
             "{}: write_hint: not a regular file: a device's hint would be every writer's",
             p.display()
@@ -463,13 +465,21 @@ fn preallocate(fd: &OwnedFd, p: &Path, how: Fallocate, len: u64) -> Result<Strin
     let done = match how {
         Fallocate::None => return Ok("created empty; the job's writes extend it".into()),
         _ if len == 0 => return Ok("created empty".into()),
-        Fallocate::Native => crate::platform::sys::fs::fallocate(fd, FallocateFlags::empty(), 0, len),
-        Fallocate::Keep => crate::platform::sys::fs::fallocate(fd, FallocateFlags::KEEP_SIZE, 0, len),
+        Fallocate::Native => {
+            crate::platform::sys::fs::fallocate(fd, FallocateFlags::empty(), 0, len)
+        }
+        Fallocate::Keep => {
+            crate::platform::sys::fs::fallocate(fd, FallocateFlags::KEEP_SIZE, 0, len)
+        }
         Fallocate::Truncate => crate::platform::sys::fs::ftruncate(fd, len),
         Fallocate::Posix => {
             // SAFETY: a plain library call on a descriptor this function borrows.
             let r = unsafe {
-                libc::posix_fallocate(crate::platform::fd::AsRawFd::as_raw_fd(fd), 0, len as libc::off_t)
+                libc::posix_fallocate(
+                    crate::platform::fd::AsRawFd::as_raw_fd(fd),
+                    0,
+                    len as libc::off_t,
+                )
             };
             match r {
                 0 => Ok(()),
@@ -525,12 +535,15 @@ fn lay_out(
         buf[..8].copy_from_slice(&off.to_le_bytes());
         let w = match crate::platform::sys::io::pwrite(fd, &buf[..n], off) {
             Ok(w) => w,
-            Err(crate::platform::sys::io::Errno::NOSPC | crate::platform::sys::io::Errno::DQUOT) if fill => break,
+            Err(
+                crate::platform::sys::io::Errno::NOSPC | crate::platform::sys::io::Errno::DQUOT,
+            ) if fill => break,
             Err(e) => return Err(io_err(p, &format!("laying out at offset {off}"), e.into())),
         };
         off += w as u64;
         if (off - from) % LAYOUT_FLUSH_EVERY < w as u64 && off < to {
-            crate::platform::sys::fs::fdatasync(fd).map_err(|e| io_err(p, "flush during lay-out", e.into()))?;
+            crate::platform::sys::fs::fdatasync(fd)
+                .map_err(|e| io_err(p, "flush during lay-out", e.into()))?;
         }
     }
     crate::platform::sys::fs::fsync(fd).map_err(|e| io_err(p, "fsync after lay-out", e.into()))?;
@@ -624,7 +637,8 @@ impl Targets {
                 }
             };
             advise(job, &fd, &p, region)?;
-            let got = crate::platform::sys::fs::fcntl_getfl(&fd).map_err(|e| io_err(&p, "fcntl", e.into()))?;
+            let got = crate::platform::sys::fs::fcntl_getfl(&fd)
+                .map_err(|e| io_err(&p, "fcntl", e.into()))?;
             opened.push(OpenedFile {
                 layout,
                 path: p,
@@ -694,7 +708,9 @@ fn open_borrowed(
             crate::rawpath::display(p)
         ))
     })?;
-    if crate::platform::sys::fs::FileType::from_raw_mode(st.st_mode) != crate::platform::sys::fs::FileType::RegularFile {
+    if crate::platform::sys::fs::FileType::from_raw_mode(st.st_mode)
+        != crate::platform::sys::fs::FileType::RegularFile
+    {
         return Err(TargetError::Io(format!(
             "{}: {whose} is not a regular file; --rank-read-shift reads only files",
             crate::rawpath::display(p)

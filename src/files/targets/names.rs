@@ -5,8 +5,8 @@
 //! files the run creates. What each engine gets is a name in a directory held open, so a
 //! delete reaches the directory the file was created in.
 
-use std::ffi::CString;
 use crate::platform::fd::{AsFd, OwnedFd};
+use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 
@@ -115,7 +115,8 @@ fn dir_need(t: &mut Targets, gi: usize, job: &JobSpec, p: &Path) -> Result<(), T
         Ok(_) => {
             // Stat'ed as it is, through the link the user named if it is one.
             let d = std::fs::File::open(p).map_err(|e| usage(format!("{}: {e}", opt(p))))?;
-            let st = crate::platform::sys::fs::fstat(&d).map_err(|e| io_err(p, "cannot stat", e.into()))?;
+            let st = crate::platform::sys::fs::fstat(&d)
+                .map_err(|e| io_err(p, "cannot stat", e.into()))?;
             if FileType::from_raw_mode(st.st_mode) != FileType::Directory {
                 return Err(usage(format!(
                     "{}: not a directory; {engine} stats directories",

@@ -35,7 +35,9 @@ pub(super) fn check(
         let flags = ReadWriteFlags::from_bits_retain(libc::RWF_DONTCACHE as u32);
         match crate::platform::sys::io::preadv2(r.as_fd(), &mut iov, 0, flags) {
             Ok(_) => {}
-            Err(crate::platform::sys::io::Errno::OPNOTSUPP | crate::platform::sys::io::Errno::INVAL) => {
+            Err(
+                crate::platform::sys::io::Errno::OPNOTSUPP | crate::platform::sys::io::Errno::INVAL,
+            ) => {
                 return Err(usage(format!(
                     "{}: uncached buffered I/O (RWF_DONTCACHE) is not there for {}: its file \
                      system does not have it (Linux 6.14+ with ext4, xfs or btrfs has it; tmpfs \

@@ -3,8 +3,8 @@
 //! recorded issue time; afap: at once) and after the other thread's call it depends on, as
 //! the same system call on the replay's copy of the file, at the recorded offset and length.
 
-use std::collections::HashMap;
 use crate::platform::fd::{AsFd, OwnedFd};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -292,8 +292,12 @@ fn issue(
     if e.file == NO_FILE {
         // A directory's sync: the replay's own directory (its files' entries live there).
         return match (e.op, e.flags & flag::DIR != 0) {
-            (Op::Fsync, true) => crate::platform::sys::fs::fsync(&s.layout.dir).map_or_else(errno, |_| 0),
-            (Op::Fdatasync, true) => crate::platform::sys::fs::fdatasync(&s.layout.dir).map_or_else(errno, |_| 0),
+            (Op::Fsync, true) => {
+                crate::platform::sys::fs::fsync(&s.layout.dir).map_or_else(errno, |_| 0)
+            }
+            (Op::Fdatasync, true) => {
+                crate::platform::sys::fs::fdatasync(&s.layout.dir).map_or_else(errno, |_| 0)
+            }
             _ => 0,
         };
     }
@@ -344,23 +348,26 @@ fn issue(
             }
             let fd = fds[&key].as_fd();
             let len = (e.len as usize).min(buf.len());
-            let r = match e.op {
-                Op::Read => crate::platform::sys::io::pread(fd, &mut buf[..len], e.offset).map(|n| n as i64),
-                Op::Write => crate::platform::sys::io::pwrite(fd, &buf[..len], e.offset).map(|n| n as i64),
-                Op::Fsync => crate::platform::sys::fs::fsync(fd).map(|_| 0),
-                Op::Fdatasync => crate::platform::sys::fs::fdatasync(fd).map(|_| 0),
-                Op::SyncFileRange => sync_file_range(fd, e.offset, e.len, e.arg),
-                Op::Fallocate => crate::platform::sys::fs::fallocate(
-                    fd,
-                    crate::platform::sys::fs::FallocateFlags::from_bits_retain(e.arg),
-                    e.offset,
-                    e.len,
-                )
-                .map(|_| 0),
-                Op::Truncate => crate::platform::sys::fs::ftruncate(fd, e.len).map(|_| 0),
-                Op::Fadvise => fadvise(fd, e.offset, e.len, e.arg),
-                _ => Ok(0),
-            };
+            let r =
+                match e.op {
+                    Op::Read => crate::platform::sys::io::pread(fd, &mut buf[..len], e.offset)
+                        .map(|n| n as i64),
+                    Op::Write => crate::platform::sys::io::pwrite(fd, &buf[..len], e.offset)
+                        .map(|n| n as i64),
+                    Op::Fsync => crate::platform::sys::fs::fsync(fd).map(|_| 0),
+                    Op::Fdatasync => crate::platform::sys::fs::fdatasync(fd).map(|_| 0),
+                    Op::SyncFileRange => sync_file_range(fd, e.offset, e.len, e.arg),
+                    Op::Fallocate => crate::platform::sys::fs::fallocate(
+                        fd,
+                        crate::platform::sys::fs::FallocateFlags::from_bits_retain(e.arg),
+                        e.offset,
+                        e.len,
+                    )
+                    .map(|_| 0),
+                    Op::Truncate => crate::platform::sys::fs::ftruncate(fd, e.len).map(|_| 0),
+                    Op::Fadvise => fadvise(fd, e.offset, e.len, e.arg),
+                    _ => Ok(0),
+                };
             r.unwrap_or_else(errno)
         }
     }
@@ -380,7 +387,11 @@ fn sync_file_range(
     };
     crate::engine::flush_fd(fd, crate::engine::FlushCall::Range { offset, len, flags })
         .map(|_| 0)
-        .map_err(|e| crate::platform::sys::io::Errno::from_raw_os_error(e.raw_os_error().unwrap_or(libc::EIO)))
+        .map_err(|e| {
+            crate::platform::sys::io::Errno::from_raw_os_error(
+                e.raw_os_error().unwrap_or(libc::EIO),
+            )
+        })
 }
 
 /// posix_fadvise(2) as recorded (advice by its number: DONTNEED drops the cached pages a

@@ -8,9 +8,9 @@
 //! created are created by the replay, at the call that created them. Everything in the
 //! directory, and the directory, is removed at the end (and by a second Ctrl-C).
 
+use crate::platform::fd::{AsFd, OwnedFd};
 use std::ffi::OsString;
 use std::io;
-use crate::platform::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use crate::platform::sys::fs::{AtFlags, Mode, OFlags};
@@ -94,7 +94,8 @@ fn lay_out(
     (chunk, stop): (&[u8], &std::sync::atomic::AtomicBool),
 ) -> io::Result<()> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = crate::platform::sys::fs::openat(&l.dir, &l.names[i], flags, Mode::from_raw_mode(0o644))?;
+    let fd =
+        crate::platform::sys::fs::openat(&l.dir, &l.names[i], flags, Mode::from_raw_mode(0o644))?;
     let _ = ownership::set_mark(fd.as_fd(), ownership::MarkState::New);
     l.watch(i, &fd);
     let mut at = 0;
@@ -109,7 +110,12 @@ fn lay_out(
     crate::platform::sys::fs::ftruncate(&fd, size)?;
     crate::platform::sys::fs::fdatasync(&fd)?;
     if !warm {
-        let _ = crate::platform::sys::fs::fadvise(&fd, 0, None, crate::platform::sys::fs::Advice::DontNeed);
+        let _ = crate::platform::sys::fs::fadvise(
+            &fd,
+            0,
+            None,
+            crate::platform::sys::fs::Advice::DontNeed,
+        );
     }
     Ok(())
 }

@@ -221,7 +221,8 @@ impl Verifier {
         j.write_all(&out)?;
         j.sync_data()?;
         // Still iogauge's as it is now: a later run may replace it, a user's edit may not be.
-        let _ = crate::files::ownership::set_mark(crate::platform::fd::AsFd::as_fd(j), MarkState::Kept);
+        let _ =
+            crate::files::ownership::set_mark(crate::platform::fd::AsFd::as_fd(j), MarkState::Kept);
         Ok(())
     }
 
