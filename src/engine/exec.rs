@@ -8,7 +8,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::{Engine, FlushCall, IoUnit, Queued};
 
@@ -75,8 +75,8 @@ impl Exec {
         p.check_outputs()?;
         let mut c = Command::new(&p.program);
         // A process group of its own: its end reaches what it started too.
-        use std::os::unix::process::CommandExt as _;
-        c.args(&p.args).stdin(Stdio::null()).process_group(0);
+        c.args(&p.args).stdin(Stdio::null());
+        crate::platform::process::own_group(&mut c);
         if let Some((out, err)) = &p.redirect {
             c.stdout(create_new(out)?);
             match create_new(err) {
@@ -149,25 +149,12 @@ impl Engine for Exec {
 }
 
 impl Drop for Exec {
-    /// The program's end: SIGTERM to its process group, `grace` for the program to exit,
-    /// then SIGKILL to what is left of the group; the program reaped either way.
+    /// The program's end: on Linux SIGTERM to its process group, `grace` for the program to
+    /// exit, then SIGKILL to what is left of the group; the program reaped either way.
     fn drop(&mut self) {
-        use rustix::process::{Pid, Signal, kill_process_group};
-        let Some(mut child) = self.child.take() else {
-            return;
-        };
-        let group = Pid::from_child(&child);
-        if let Ok(None) = child.try_wait() {
-            let _ = kill_process_group(group, Signal::TERM);
-            let until = Instant::now() + self.program.grace;
-            while Instant::now() < until && matches!(child.try_wait(), Ok(None)) {
-                std::thread::sleep(Duration::from_millis(5));
-            }
+        if let Some(mut child) = self.child.take() {
+            crate::platform::process::end_group(&mut child, self.program.grace);
         }
-        // What it started and left behind goes too (no such group any more: nothing left).
-        let _ = kill_process_group(group, Signal::KILL);
-        let _ = child.kill();
-        let _ = child.wait();
     }
 }
 
@@ -175,6 +162,7 @@ impl Drop for Exec {
 mod tests {
     use super::*;
     use crate::engine::Dir;
+    use std::time::Instant;
 
     fn cycle(e: &mut Exec) {
         let mut u = IoUnit::new(4096, 1);

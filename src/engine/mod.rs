@@ -16,9 +16,8 @@ pub mod space;
 pub mod sync;
 pub mod trim;
 pub mod unit;
-pub mod vectored;
 
-use crate::platform::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use crate::platform::fd::{BorrowedFd, OwnedFd};
 use std::io;
 
 pub use buf::AlignedBuf;
@@ -250,17 +249,54 @@ pub struct Flags {
 impl Flags {
     /// The RWF_* flags of the engines that take them per call (io_uring, libaio, pvsync2):
     /// (reads', writes'). Polling (pvsync2's RWF_HIPRI) and write-through are the engine's.
-    pub fn rwf(&self) -> (libc::c_int, libc::c_int) {
+    pub fn rwf(&self) -> (i32, i32) {
         let mut common = 0;
         if self.nowait {
-            common |= libc::RWF_NOWAIT;
+            common |= crate::platform::abi::RWF_NOWAIT;
         }
         if self.uncached {
-            common |= libc::RWF_DONTCACHE;
+            common |= crate::platform::abi::RWF_DONTCACHE;
         }
-        let write = if self.atomic { libc::RWF_ATOMIC } else { 0 };
+        let write = if self.atomic {
+            crate::platform::abi::RWF_ATOMIC
+        } else {
+            0
+        };
         (common, common | write)
     }
+}
+
+/// The RWF_* flags the engine's options ask for, per direction (read, write).
+pub fn rw_flags(cfg: &Config) -> (i32, i32) {
+    let (mut read, mut write) = cfg.flags.rwf();
+    if cfg.flags.hipri {
+        (read, write) = (
+            read | crate::platform::abi::RWF_HIPRI,
+            write | crate::platform::abi::RWF_HIPRI,
+        );
+    }
+    let through = match cfg.write_through {
+        WriteThrough::None => 0,
+        WriteThrough::Dsync => crate::platform::abi::RWF_DSYNC,
+        WriteThrough::Sync => crate::platform::abi::RWF_SYNC,
+    };
+    (read, write | through)
+}
+
+/// Names of the RWF_* flags in `f`, for reports.
+pub fn rwf_names(f: i32) -> Vec<&'static str> {
+    [
+        (crate::platform::abi::RWF_HIPRI, "RWF_HIPRI"),
+        (crate::platform::abi::RWF_NOWAIT, "RWF_NOWAIT"),
+        (crate::platform::abi::RWF_DSYNC, "RWF_DSYNC"),
+        (crate::platform::abi::RWF_SYNC, "RWF_SYNC"),
+        (crate::platform::abi::RWF_DONTCACHE, "RWF_DONTCACHE"),
+        (crate::platform::abi::RWF_ATOMIC, "RWF_ATOMIC"),
+    ]
+    .into_iter()
+    .filter(|(bit, _)| f & bit != 0)
+    .map(|(_, name)| name)
+    .collect()
 }
 
 /// How an engine issues each I/O, in words, for the report.
@@ -325,12 +361,12 @@ pub fn describe(cfg: &Config) -> Description {
 
     let per_call_flags = match cfg.kind {
         Kind::Pvsync2 => {
-            let (r, w) = vectored::rw_flags(cfg);
-            vectored::flag_names(r | w)
+            let (r, w) = rw_flags(cfg);
+            rwf_names(r | w)
         }
         Kind::IoUring | Kind::Libaio => {
             let (r, w) = cfg.flags.rwf();
-            vectored::flag_names(r | w)
+            rwf_names(r | w)
         }
         _ => Vec::new(),
     };
@@ -518,35 +554,16 @@ pub fn flush_fd(fd: BorrowedFd<'_>, call: FlushCall) -> io::Result<()> {
         FlushCall::Fdatasync => crate::platform::sys::fs::fdatasync(fd)?,
         FlushCall::Syncfs => crate::platform::sys::fs::syncfs(fd)?,
         FlushCall::Range { len: 0, .. } => {}
-        FlushCall::Range { offset, len, flags } => {
-            // SAFETY: a plain system call on a descriptor the caller keeps open.
-            let r =
-                unsafe { libc::sync_file_range(fd.as_raw_fd(), offset as i64, len as i64, flags) };
-            if r != 0 {
-                return Err(io::Error::last_os_error());
-            }
-        }
+        FlushCall::Range { offset, len, flags } => platform::sync_range(fd, offset, len, flags)?,
     }
     Ok(())
 }
 
-/// Gives the calling thread I/O priority `ioprio` (class << 13 | level) with ioprio_set(2),
-/// as fio's `prio`/`prioclass` do: every I/O the thread issues from then on carries it.
+/// Gives the calling thread I/O priority `ioprio` (class << 13 | level), as fio's
+/// `prio`/`prioclass` do: every I/O the thread issues from then on carries it (ioprio_set(2);
+/// Linux only).
 pub fn set_thread_ioprio(ioprio: u16) -> io::Result<()> {
-    const IOPRIO_WHO_PROCESS: libc::c_int = 1;
-    // SAFETY: a plain system call with integer arguments; `who` 0 is the calling thread.
-    let r = unsafe {
-        libc::syscall(
-            libc::SYS_ioprio_set,
-            IOPRIO_WHO_PROCESS,
-            0,
-            libc::c_int::from(ioprio),
-        )
-    };
-    if r != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
+    platform::set_thread_ioprio(ioprio)
 }
 
 /// A NUMA memory policy (set_mempolicy(2)), as fio's `numa_mem_policy` names it.
@@ -558,24 +575,9 @@ pub struct MemPolicy {
 }
 
 /// Gives the calling thread the memory policy `p`: the pages it touches from then on (the
-/// job's buffers) come from its nodes.
+/// job's buffers) come from its nodes (set_mempolicy(2); Linux only).
 pub fn set_thread_mempolicy(p: &MemPolicy) -> io::Result<()> {
-    let mut mask = [0u64; 16];
-    for &n in p.nodes.iter().filter(|&&n| n < 1024) {
-        mask[n / 64] |= 1 << (n % 64);
-    }
-    let maxnode = (mask.len() * 64) as libc::c_ulong;
-    let nodes = if p.nodes.is_empty() {
-        std::ptr::null()
-    } else {
-        mask.as_ptr()
-    };
-    // SAFETY: the mask outlives the call and holds `maxnode` bits.
-    let r = unsafe { libc::syscall(libc::SYS_set_mempolicy, p.mode, nodes, maxnode) };
-    if r != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
+    platform::set_thread_mempolicy(p.mode, &p.nodes)
 }
 
 /// What a job's engine works on: the files as `files::targets` opened them, a descriptor per
@@ -596,7 +598,7 @@ pub struct Files {
 /// then).
 pub struct NetSocket {
     pub endpoint: net::Endpoint,
-    pub prepared: net::Prepared,
+    pub prepared: platform::net::Prepared,
     pub guard: Option<Box<dyn Send>>,
 }
 
@@ -614,12 +616,14 @@ impl std::fmt::Debug for Files {
 
 /// Builds the engine `cfg` names over `files` and hands it to `f`.
 pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
+    if platform::PLATFORM_KINDS.contains(&cfg.kind) {
+        return platform::with_engine(cfg, files, f);
+    }
     let Files {
         fds: files,
         names,
         program,
-        donor,
-        net,
+        ..
     } = files;
     if cfg.kind.file_op() {
         let op = match cfg.kind {
@@ -636,9 +640,6 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
     match cfg.kind {
         Kind::Psync => f.run(psync::Psync::new(files)),
         Kind::Sync => f.run(sync::Sync::<false>::new(files)),
-        Kind::Vsync => f.run(sync::Sync::<true>::new(files)),
-        Kind::Pvsync => f.run(vectored::Pvsync::new(files)),
-        Kind::Pvsync2 => f.run(vectored::Pvsync2::new(files, cfg)),
         Kind::Falloc => f.run(space::Space::<false>::new(files)),
         Kind::Ftruncate => f.run(space::Space::<true>::new(files)),
         Kind::Filecreate
@@ -652,20 +653,18 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
             Some(p) => f.run(exec::Exec::new(p)),
             None => f.setup_failed(io::Error::other("ioengine=exec: no program")),
         },
-        Kind::Net | Kind::Netsplice => match net {
-            Some(n) => match net::Net::new(n.endpoint, n.prepared, n.guard) {
-                Ok(e) => f.run(e),
-                Err(e) => f.setup_failed(e),
-            },
-            None => f.setup_failed(io::Error::other("ioengine=net: no socket")),
-        },
         Kind::Null => f.run(null::Null::new(files)),
-        Kind::IoUring
+        Kind::Vsync
+        | Kind::Pvsync
+        | Kind::Pvsync2
+        | Kind::IoUring
         | Kind::Libaio
         | Kind::Posixaio
         | Kind::Mmap
         | Kind::Splice
-        | Kind::E4defrag => platform::with_engine(cfg, files, donor, f),
+        | Kind::E4defrag
+        | Kind::Net
+        | Kind::Netsplice => unreachable!("the platform's engines are built above"),
     }
 }
 
@@ -715,15 +714,8 @@ pub(crate) fn done(r: crate::platform::sys::io::Result<usize>) -> Queued {
 }
 
 /// A write lifetime hint (fio's `write_hint`: RWH_WRITE_LIFE_NONE 1 to _EXTREME 5) on the inode
-/// of the file `fd` opens, with fcntl(F_SET_RW_HINT): its later writes carry it to a device
-/// that separates data by expected lifetime (NVMe streams, flexible data placement).
+/// of the file `fd` opens: its later writes carry it to a device that separates data by
+/// expected lifetime (NVMe streams, flexible data placement). fcntl(F_SET_RW_HINT); Linux only.
 pub fn set_write_hint(fd: BorrowedFd<'_>, hint: u64) -> io::Result<()> {
-    /// F_LINUX_SPECIFIC_BASE (1024) + 12.
-    const F_SET_RW_HINT: libc::c_int = 1036;
-    // SAFETY: fcntl reads the u64 the pointer names, which lives across the call.
-    let r = unsafe { libc::fcntl(fd.as_raw_fd(), F_SET_RW_HINT, &hint as *const u64) };
-    if r != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
+    platform::set_write_hint(fd, hint)
 }

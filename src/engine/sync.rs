@@ -35,21 +35,8 @@ impl<const VECTORED: bool> Sync<VECTORED> {
         }
         let n = match u.dir {
             _ if VECTORED => {
-                let raw = crate::platform::fd::AsRawFd::as_raw_fd(fd);
-                let (dir, iov) = (u.dir, u.iovecs());
-                let (p, n) = (iov.as_ptr(), iov.len() as libc::c_int);
-                // SAFETY: the iovecs point into the unit's own page buffers, valid and
-                // exclusively ours for the duration of the call; fd is open.
-                let r = unsafe {
-                    match dir {
-                        Dir::Read => libc::readv(raw, p, n),
-                        _ => libc::writev(raw, p, n),
-                    }
-                };
-                if r < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                r as usize
+                let read = u.dir == Dir::Read;
+                super::platform::readv_writev(fd.as_fd(), read, u.iovecs())?
             }
             Dir::Read => crate::platform::sys::io::read(fd, u.rest_mut())?,
             Dir::Write => crate::platform::sys::io::write(fd, u.rest_mut())?,

@@ -3,13 +3,10 @@
 //! (fallocate PUNCH_HOLE|KEEP_SIZE): the file system's own way of giving the blocks back,
 //! which it passes on to the device as discards when mounted to.
 
-use crate::platform::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use crate::platform::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::io;
 
 use crate::platform::sys::fs::{FallocateFlags, FileType};
-
-/// `BLKDISCARD`, `_IO(0x12, 119)`: the kernel's ioctl number (the libc crate does not name it).
-const BLKDISCARD: libc::Ioctl = 0x1277;
 
 /// What each file is, learnt at its first trim (one fstat per file, not per trim).
 #[derive(Debug, Default)]
@@ -50,13 +47,7 @@ impl Trimmer {
             }
         };
         if block {
-            let range: [u64; 2] = [offset, len as u64];
-            // SAFETY: BLKDISCARD reads two u64s (start, length) from the pointer, which points
-            // at `range`, alive for the call; the descriptor is open for the call.
-            let r = unsafe { libc::ioctl(fd.as_raw_fd(), BLKDISCARD, range.as_ptr()) };
-            if r != 0 {
-                return Err(io::Error::last_os_error());
-            }
+            super::platform::discard(fd, offset, len as u64)?;
         } else {
             let flags = FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE;
             crate::platform::sys::fs::fallocate(fd, flags, offset, len as u64)?;

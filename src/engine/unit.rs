@@ -5,6 +5,7 @@
 
 use super::AlignedBuf;
 use super::Dir;
+use super::platform::IoVec;
 
 /// Most iovec entries one preadv/pwritev or READV/WRITEV accepts (Linux's UIO_MAXIOV).
 pub const IOV_MAX: usize = 1024;
@@ -25,9 +26,9 @@ pub struct IoUnit {
     /// Bytes this I/O moves: every page in full, or (one page) a prefix of it.
     len: usize,
     /// One entry per page, for the whole transfer (built once).
-    iov: Vec<libc::iovec>,
+    iov: Vec<IoVec>,
     /// The remainder after a short transfer (rebuilt when needed).
-    iov_rest: Vec<libc::iovec>,
+    iov_rest: Vec<IoVec>,
 }
 
 // SAFETY: the iovecs point into `pages`, which the unit owns; nothing else aliases them.
@@ -41,7 +42,7 @@ impl IoUnit {
             .collect();
         let iov = pages
             .iter_mut()
-            .map(|p| libc::iovec {
+            .map(|p| IoVec {
                 iov_base: p.as_mut_ptr().cast(),
                 iov_len: page_len,
             })
@@ -120,7 +121,7 @@ impl IoUnit {
     /// a unit of more pages takes several calls, each continuing where the last one ended, as
     /// after a short transfer. The pointers stay valid until the next call that takes
     /// `&mut self`.
-    pub fn iovecs(&mut self) -> &[libc::iovec] {
+    pub fn iovecs(&mut self) -> &[IoVec] {
         if self.done == 0 {
             return &self.iov[..self.iov.len().min(IOV_MAX)];
         }
@@ -158,8 +159,8 @@ impl IoUnit {
     }
 
     /// The iovec covering the whole of page `i`, for buffer registration.
-    pub fn page_iovec(&self, i: usize) -> libc::iovec {
-        libc::iovec {
+    pub fn page_iovec(&self, i: usize) -> IoVec {
+        IoVec {
             iov_base: self.iov[i].iov_base,
             iov_len: self.page_len,
         }

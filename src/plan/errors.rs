@@ -4,6 +4,7 @@
 //! errors for it; the errors it continues past are those listed, or else EIO and EILSEQ.
 
 use super::value::ValueError;
+use crate::platform::abi::errno;
 
 /// The classes, as fio's bits.
 pub const READ: u8 = 1;
@@ -20,7 +21,7 @@ pub struct ContinueOn {
 }
 
 /// fio's default non-fatal errors.
-const NON_FATAL: [i32; 2] = [libc::EIO, libc::EILSEQ];
+const NON_FATAL: [i32; 2] = [errno::EIO, errno::EILSEQ];
 
 impl ContinueOn {
     /// Whether a failed I/O (a read when `read`, else a write or trim) with `errno` is
@@ -31,7 +32,7 @@ impl ContinueOn {
             return false;
         }
         let class = match (errno, read) {
-            (libc::EILSEQ, _) => 2,
+            (errno::EILSEQ, _) => 2,
             (_, true) => 0,
             (_, false) => 1,
         };
@@ -92,46 +93,46 @@ pub fn errno_of(name: &str) -> Option<i32> {
 
 /// The errno names an I/O can meet, and a few more.
 const ERRNOS: &[(&str, i32)] = &[
-    ("EPERM", libc::EPERM),
-    ("ENOENT", libc::ENOENT),
-    ("EINTR", libc::EINTR),
-    ("EIO", libc::EIO),
-    ("ENXIO", libc::ENXIO),
-    ("EBADF", libc::EBADF),
-    ("EAGAIN", libc::EAGAIN),
-    ("EWOULDBLOCK", libc::EWOULDBLOCK),
-    ("ENOMEM", libc::ENOMEM),
-    ("EACCES", libc::EACCES),
-    ("EFAULT", libc::EFAULT),
-    ("EBUSY", libc::EBUSY),
-    ("EEXIST", libc::EEXIST),
-    ("ENODEV", libc::ENODEV),
-    ("EINVAL", libc::EINVAL),
-    ("ENFILE", libc::ENFILE),
-    ("EMFILE", libc::EMFILE),
-    ("ENOTTY", libc::ENOTTY),
-    ("EFBIG", libc::EFBIG),
-    ("ENOSPC", libc::ENOSPC),
-    ("ESPIPE", libc::ESPIPE),
-    ("EROFS", libc::EROFS),
-    ("EPIPE", libc::EPIPE),
-    ("ERANGE", libc::ERANGE),
-    ("ENODATA", libc::ENODATA),
-    ("ETIME", libc::ETIME),
-    ("EILSEQ", libc::EILSEQ),
-    ("EOPNOTSUPP", libc::EOPNOTSUPP),
-    ("ENOTSUP", libc::ENOTSUP),
-    ("ETIMEDOUT", libc::ETIMEDOUT),
-    ("ECONNRESET", libc::ECONNRESET),
-    ("ESTALE", libc::ESTALE),
-    ("EREMOTEIO", libc::EREMOTEIO),
-    ("EDQUOT", libc::EDQUOT),
-    ("ECANCELED", libc::ECANCELED),
-    ("EMEDIUMTYPE", libc::EMEDIUMTYPE),
-    ("ENOMEDIUM", libc::ENOMEDIUM),
-    ("EBADMSG", libc::EBADMSG),
-    ("EOVERFLOW", libc::EOVERFLOW),
-    ("ENOLINK", libc::ENOLINK),
+    ("EPERM", errno::EPERM),
+    ("ENOENT", errno::ENOENT),
+    ("EINTR", errno::EINTR),
+    ("EIO", errno::EIO),
+    ("ENXIO", errno::ENXIO),
+    ("EBADF", errno::EBADF),
+    ("EAGAIN", errno::EAGAIN),
+    ("EWOULDBLOCK", errno::EWOULDBLOCK),
+    ("ENOMEM", errno::ENOMEM),
+    ("EACCES", errno::EACCES),
+    ("EFAULT", errno::EFAULT),
+    ("EBUSY", errno::EBUSY),
+    ("EEXIST", errno::EEXIST),
+    ("ENODEV", errno::ENODEV),
+    ("EINVAL", errno::EINVAL),
+    ("ENFILE", errno::ENFILE),
+    ("EMFILE", errno::EMFILE),
+    ("ENOTTY", errno::ENOTTY),
+    ("EFBIG", errno::EFBIG),
+    ("ENOSPC", errno::ENOSPC),
+    ("ESPIPE", errno::ESPIPE),
+    ("EROFS", errno::EROFS),
+    ("EPIPE", errno::EPIPE),
+    ("ERANGE", errno::ERANGE),
+    ("ENODATA", errno::ENODATA),
+    ("ETIME", errno::ETIME),
+    ("EILSEQ", errno::EILSEQ),
+    ("EOPNOTSUPP", errno::EOPNOTSUPP),
+    ("ENOTSUP", errno::ENOTSUP),
+    ("ETIMEDOUT", errno::ETIMEDOUT),
+    ("ECONNRESET", errno::ECONNRESET),
+    ("ESTALE", errno::ESTALE),
+    ("EREMOTEIO", errno::EREMOTEIO),
+    ("EDQUOT", errno::EDQUOT),
+    ("ECANCELED", errno::ECANCELED),
+    ("EMEDIUMTYPE", errno::EMEDIUMTYPE),
+    ("ENOMEDIUM", errno::ENOMEDIUM),
+    ("EBADMSG", errno::EBADMSG),
+    ("EOVERFLOW", errno::EOVERFLOW),
+    ("ENOLINK", errno::ENOLINK),
 ];
 
 #[cfg(test)]
@@ -145,21 +146,21 @@ mod tests {
             classes: ContinueOn::classes_of("write"),
             ..Default::default()
         };
-        assert!(c.continues(false, libc::EIO));
-        assert!(!c.continues(false, libc::ENOSPC));
-        assert!(!c.continues(true, libc::EIO));
+        assert!(c.continues(false, errno::EIO));
+        assert!(!c.continues(false, errno::ENOSPC));
+        assert!(!c.continues(true, errno::EIO));
         // EILSEQ is a verify error whatever the direction.
-        assert!(!c.continues(false, libc::EILSEQ));
+        assert!(!c.continues(false, errno::EILSEQ));
         // enospc-pressure.fio: ignore_error=,ENOSPC replaces write's list.
         let c = c.with_ignored(",ENOSPC").unwrap();
-        assert!(c.continues(false, libc::ENOSPC) && !c.continues(false, libc::EIO));
+        assert!(c.continues(false, errno::ENOSPC) && !c.continues(false, errno::EIO));
         // A list alone turns its class on: EAGAIN from reads, ENOSPC and 122 from writes.
         let c = ContinueOn::default()
             .with_ignored("EAGAIN,ENOSPC:122")
             .unwrap();
         assert_eq!(c.classes, READ | WRITE);
-        assert!(c.continues(true, libc::EAGAIN) && c.continues(false, 122));
+        assert!(c.continues(true, errno::EAGAIN) && c.continues(false, 122));
         assert!(ContinueOn::default().with_ignored("EBOGUS").is_err());
-        assert!(!ContinueOn::default().continues(false, libc::EIO));
+        assert!(!ContinueOn::default().continues(false, errno::EIO));
     }
 }

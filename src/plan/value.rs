@@ -382,9 +382,9 @@ pub fn parse_sync_file_range(text: &str) -> Result<(u32, u32), ValueError> {
     let mut bits = 0;
     for word in flags.split(',') {
         bits |= match word.trim().to_ascii_lowercase().as_str() {
-            "wait_before" => libc::SYNC_FILE_RANGE_WAIT_BEFORE,
-            "write" => libc::SYNC_FILE_RANGE_WRITE,
-            "wait_after" => libc::SYNC_FILE_RANGE_WAIT_AFTER,
+            "wait_before" => crate::platform::abi::SYNC_FILE_RANGE_WAIT_BEFORE,
+            "write" => crate::platform::abi::SYNC_FILE_RANGE_WRITE,
+            "wait_after" => crate::platform::abi::SYNC_FILE_RANGE_WAIT_AFTER,
             _ => return Err(Syntax(ACCEPTED)),
         };
     }

@@ -17,6 +17,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 
+pub mod abi;
 mod facts;
 pub use facts::*;
 

@@ -24,7 +24,8 @@ pub enum ImportError {
 }
 
 /// fallocate's mode for a trim: punch the range out, keep the size.
-const PUNCH_HOLE: u32 = (libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE) as u32;
+const PUNCH_HOLE: u32 =
+    crate::platform::abi::FALLOC_FL_PUNCH_HOLE | crate::platform::abi::FALLOC_FL_KEEP_SIZE;
 
 pub fn header(what: &str, source: &str, method: String) -> Header {
     Header {

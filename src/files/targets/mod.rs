@@ -727,10 +727,7 @@ fn open_borrowed(
     Ok(fd)
 }
 
-// rustix 1.1's linux_raw backend defines `OFlags::DSYNC` as O_SYNC, which would silently turn
-// sync=dsync into full O_SYNC; take both from libc instead.
-const O_DSYNC: OFlags = OFlags::from_bits_retain(libc::O_DSYNC as u32);
-const O_SYNC: OFlags = OFlags::from_bits_retain(libc::O_SYNC as u32);
+use crate::platform::sys::{O_DSYNC, O_SYNC};
 
 /// Names of the access mode and the cache-relevant flags in `f`.
 pub fn flag_names(f: OFlags) -> Vec<&'static str> {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::engine::NetSocket;
 use crate::engine::net::{self, Proto};
+use crate::engine::platform::{self, net::Prepared};
 use crate::files::ownership::{self, Identity};
 use crate::plan::JobSpec;
 
@@ -40,14 +41,13 @@ pub(super) fn check(job: &JobSpec) -> Result<(), TargetError> {
 }
 
 /// The socket of `ep` made, or why not, naming the option at fault.
-fn prepare(job: &JobSpec, ep: &net::Endpoint) -> Result<net::Prepared, TargetError> {
-    net::socket::prepare(ep).map_err(|e| {
+fn prepare(job: &JobSpec, ep: &net::Endpoint) -> Result<Prepared, TargetError> {
+    platform::net::prepare(ep).map_err(|e| {
         let unix = ep.proto == Proto::Unix;
+        let refused = platform::net::refused_address(&e);
         let (option, bad_input) = match e.raw_os_error() {
-            Some(libc::EADDRINUSE | libc::EACCES | libc::EADDRNOTAVAIL) if unix => {
-                ("filename", true)
-            }
-            Some(libc::EADDRINUSE | libc::EACCES | libc::EADDRNOTAVAIL) => ("port", true),
+            _ if refused && unix => ("filename", true),
+            _ if refused => ("port", true),
             // A host that is not found, a receiver's host that is not a multicast group.
             _ if e.kind() == std::io::ErrorKind::InvalidInput => ("hostname", true),
             _ => ("ioengine", false),
@@ -83,8 +83,8 @@ pub(super) fn open(job: &JobSpec) -> Result<NetSocket, TargetError> {
         .expect("a net job has its endpoint")
         .for_clone(job.clone);
     let prepared = prepare(job, &ep)?;
-    let guard: Option<Box<dyn Send>> = match (&prepared, ep.proto) {
-        (net::Prepared::Listener(_), Proto::Unix) => {
+    let guard: Option<Box<dyn Send>> = match (prepared.is_listener(), ep.proto) {
+        (true, Proto::Unix) => {
             let path = PathBuf::from(ep.host.clone().unwrap_or_default());
             let st = crate::platform::sys::fs::lstat(&path)
                 .map_err(|e| TargetError::Io(format!("{}: {e}", path.display())))?;

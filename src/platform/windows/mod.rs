@@ -4,6 +4,7 @@
 
 pub mod cpu;
 pub mod host;
+pub mod process;
 pub mod signals;
 pub mod sys;
 mod wide;
@@ -42,10 +43,12 @@ pub mod fd {
     pub trait FromRawFd {
         /// # Safety
         /// `fd` must be an open handle that nothing else will close.
+        // SAFETY: the contract above is the caller's.
         unsafe fn from_raw_fd(fd: RawFd) -> Self;
     }
 
     impl<T: FromRawHandle> FromRawFd for T {
+        // SAFETY: the trait's contract, the caller's.
         unsafe fn from_raw_fd(fd: RawFd) -> Self {
             // SAFETY: the caller's promise, passed on.
             unsafe { T::from_raw_handle(fd) }

@@ -18,9 +18,9 @@ use crate::trace::iolog::Action;
 /// sync_file_range's flags for a replayed call: start writeback and wait for it, before and
 /// after (the log does not keep the flags; these make the range durable as far as the call
 /// can).
-const RANGE_FLAGS: u32 = libc::SYNC_FILE_RANGE_WAIT_BEFORE
-    | libc::SYNC_FILE_RANGE_WRITE
-    | libc::SYNC_FILE_RANGE_WAIT_AFTER;
+const RANGE_FLAGS: u32 = crate::platform::abi::SYNC_FILE_RANGE_WAIT_BEFORE
+    | crate::platform::abi::SYNC_FILE_RANGE_WRITE
+    | crate::platform::abi::SYNC_FILE_RANGE_WAIT_AFTER;
 
 pub(super) struct Replayer {
     schedule: Arc<Schedule>,

@@ -1,33 +1,84 @@
-//! Linux's own engines: io_uring, libaio, posixaio, mmap (with its SIGBUS handling), splice
-//! and e4defrag.
+//! Linux's own engines: pvsync and pvsync2 (preadv/preadv2), io_uring, libaio, posixaio, mmap
+//! (with its SIGBUS handling), splice and e4defrag; and the vectored calls of vsync.
 
+mod calls;
 pub mod defrag;
 pub mod libaio;
 pub mod mmap;
+pub mod net;
 pub mod posixaio;
 mod sigbus;
 pub mod splice;
 pub mod uring;
+pub mod vectored;
+
+pub use calls::{set_thread_ioprio, set_thread_mempolicy, set_write_hint, sync_range};
 
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, BorrowedFd};
 
-use crate::engine::{Config, EngineUser, Kind, OptionError};
+/// One buffer of a vectored call: Linux's iovec.
+pub use libc::iovec as IoVec;
+
+/// Discards `len` bytes at `offset` of the block device `fd` is open to (BLKDISCARD, as
+/// fio's trims).
+pub fn discard(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<()> {
+    /// `BLKDISCARD`, `_IO(0x12, 119)`: the kernel's ioctl number (libc does not name it).
+    const BLKDISCARD: libc::Ioctl = 0x1277;
+    let range: [u64; 2] = [offset, len];
+    // SAFETY: BLKDISCARD reads two u64s (start, length) from the pointer, which points at
+    // `range`, alive for the call; the descriptor is open for the call.
+    let r = unsafe { libc::ioctl(fd.as_raw_fd(), BLKDISCARD, range.as_ptr()) };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// readv(2) (`read`) or writev(2) over `iov` at the file's position (vsync).
+pub fn readv_writev(fd: BorrowedFd<'_>, read: bool, iov: &[IoVec]) -> io::Result<usize> {
+    let (raw, p, n) = (fd.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int);
+    // SAFETY: the caller's iovecs point into buffers valid and exclusively its own for the
+    // duration of the call; fd is open.
+    let r = unsafe {
+        match read {
+            true => libc::readv(raw, p, n),
+            false => libc::writev(raw, p, n),
+        }
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(r as usize)
+}
+
+use crate::engine::{Config, EngineUser, Files, Kind, OptionError};
 
 /// Whether this build has the engine `kind`: on Linux, all of them.
 pub fn has(_kind: Kind) -> bool {
     true
 }
 
-/// Builds the engine `cfg` names — one of [`super::PLATFORM_KINDS`] — over `files` (and
-/// e4defrag's `donor`) and hands it to `f`.
-pub fn with_engine<R>(
-    cfg: &Config,
-    files: Vec<OwnedFd>,
-    donor: Option<OwnedFd>,
-    f: impl EngineUser<R>,
-) -> R {
+/// Builds the engine `cfg` names — one of [`super::PLATFORM_KINDS`], net or netsplice — over
+/// `files` (e4defrag's donor, net's socket) and hands it to `f`.
+pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
+    let Files {
+        fds: files,
+        donor,
+        net,
+        ..
+    } = files;
     match cfg.kind {
+        Kind::Vsync => f.run(crate::engine::sync::Sync::<true>::new(files)),
+        Kind::Net | Kind::Netsplice => match net {
+            Some(n) => match net::Net::new(n.endpoint, n.prepared, n.guard) {
+                Ok(e) => f.run(e),
+                Err(e) => f.setup_failed(e),
+            },
+            None => f.setup_failed(io::Error::other("ioengine=net: no socket")),
+        },
+        Kind::Pvsync => f.run(vectored::Pvsync::new(files)),
+        Kind::Pvsync2 => f.run(vectored::Pvsync2::new(files, cfg)),
         Kind::IoUring => match uring::Uring::new(files, cfg) {
             Ok(e) => f.run(e),
             Err(e) => f.setup_failed(e),

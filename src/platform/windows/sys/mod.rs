@@ -15,3 +15,14 @@ mod flags;
 pub mod fs;
 pub mod io;
 mod path;
+
+/// open(2)'s O_DSYNC: FILE_FLAG_WRITE_THROUGH.
+pub const O_DSYNC: fs::OFlags = fs::OFlags::DSYNC;
+/// open(2)'s O_SYNC: FILE_FLAG_WRITE_THROUGH too (Windows has one kind).
+pub const O_SYNC: fs::OFlags = fs::OFlags::SYNC;
+
+/// Makes `o` open without the file cache (FILE_FLAG_NO_BUFFERING).
+pub fn direct(o: &mut std::fs::OpenOptions) {
+    use std::os::windows::fs::OpenOptionsExt;
+    o.custom_flags(windows_sys::Win32::Storage::FileSystem::FILE_FLAG_NO_BUFFERING);
+}

@@ -409,7 +409,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             let mut o = std::fs::OpenOptions::new();
             o.read(true);
             if direct {
-                std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, libc::O_DIRECT);
+                crate::platform::sys::direct(&mut o);
             }
             match o.open(path) {
                 Ok(file) => files.push(file),

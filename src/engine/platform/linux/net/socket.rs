@@ -16,7 +16,7 @@ use rustix::net::{
     sockopt,
 };
 
-use super::{Endpoint, Proto};
+use crate::engine::net::{Endpoint, Proto};
 
 /// The longest a blocking call waits before the caller looks at its clock and stop flag.
 pub const STEP: Duration = Duration::from_millis(100);
@@ -297,7 +297,7 @@ pub fn connect(
         Peer::Unix(p) => p.display().to_string(),
     };
     let failed = |e: io::Error| {
-        super::super::with_context(
+        crate::engine::with_context(
             e,
             format!("connecting to {what} (is the receiver listening there?)"),
         )

@@ -7,11 +7,10 @@
 use crate::platform::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::io;
 
-use super::Dir;
-use super::trim::Trimmer;
-use super::{Config, WriteThrough};
-use super::{Engine, IoUnit, Queued};
-use super::{FlushCall, flush_fd};
+use crate::engine::trim::Trimmer;
+use crate::engine::{Config, Dir, rw_flags};
+use crate::engine::{Engine, IoUnit, Queued};
+use crate::engine::{FlushCall, flush_fd};
 
 pub struct Pvsync {
     files: Vec<OwnedFd>,
@@ -74,36 +73,6 @@ pub struct Pvsync2 {
     read_flags: libc::c_int,
     write_flags: libc::c_int,
     trims: Trimmer,
-}
-
-/// The RWF_* flags the engine's options ask for, per direction (read, write).
-pub fn rw_flags(cfg: &Config) -> (libc::c_int, libc::c_int) {
-    let (mut read, mut write) = cfg.flags.rwf();
-    if cfg.flags.hipri {
-        (read, write) = (read | libc::RWF_HIPRI, write | libc::RWF_HIPRI);
-    }
-    let through = match cfg.write_through {
-        WriteThrough::None => 0,
-        WriteThrough::Dsync => libc::RWF_DSYNC,
-        WriteThrough::Sync => libc::RWF_SYNC,
-    };
-    (read, write | through)
-}
-
-/// Names of the RWF_* flags in `f`, for reports.
-pub fn flag_names(f: libc::c_int) -> Vec<&'static str> {
-    [
-        (libc::RWF_HIPRI, "RWF_HIPRI"),
-        (libc::RWF_NOWAIT, "RWF_NOWAIT"),
-        (libc::RWF_DSYNC, "RWF_DSYNC"),
-        (libc::RWF_SYNC, "RWF_SYNC"),
-        (libc::RWF_DONTCACHE, "RWF_DONTCACHE"),
-        (libc::RWF_ATOMIC, "RWF_ATOMIC"),
-    ]
-    .into_iter()
-    .filter(|(bit, _)| f & bit != 0)
-    .map(|(_, name)| name)
-    .collect()
 }
 
 impl Pvsync2 {
