@@ -198,8 +198,8 @@ pub(crate) fn sqlio_batch(
 /// Whether two descriptors are the same open file (device and inode).
 fn same_file(a: &impl iogauge::platform::fd::AsFd, b: &impl iogauge::platform::fd::AsFd) -> bool {
     match (
-        iogauge::platform::sys::fs::fstat(a),
-        iogauge::platform::sys::fs::fstat(b),
+        iogauge::platform::sys::fs::fstat(a.as_fd()),
+        iogauge::platform::sys::fs::fstat(b.as_fd()),
     ) {
         (Ok(x), Ok(y)) => (x.st_dev, x.st_ino) == (y.st_dev, y.st_ino),
         _ => false,

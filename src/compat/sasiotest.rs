@@ -410,7 +410,11 @@ impl Personality for Sasiotest {
             s.set("fadvise_hint", "0", o());
         } else if self.sgio {
             s.set("direct", "1", flag("-sgio"))
-                .set("ioengine", "pvsync", flag("-sgio"))
+                .set(
+                    "ioengine",
+                    crate::engine::platform::SGIO_ENGINE,
+                    flag("-sgio"),
+                )
                 .set("numpages", &self.numpages.to_string(), flag("-numpages"));
         } else if self.unbuffered {
             s.set("direct", "1", flag("-unbuffered"));

@@ -51,6 +51,7 @@ pub enum Kind {
     Exec,
     Net,
     Netsplice,
+    Windowsaio,
     Null,
 }
 
@@ -80,6 +81,7 @@ impl Kind {
             Kind::Exec => "exec",
             Kind::Net => "net",
             Kind::Netsplice => "netsplice",
+            Kind::Windowsaio => "windowsaio",
             Kind::Null => "null",
         }
     }
@@ -123,13 +125,22 @@ impl Kind {
     pub const NO_IO: [Kind; 2] = [Kind::Cpuio, Kind::Exec];
     /// Whether I/Os are queued, `iodepth` of them in flight (the others do one at a time).
     pub fn queued(self) -> bool {
-        matches!(self, Kind::IoUring | Kind::Libaio | Kind::Posixaio)
+        matches!(
+            self,
+            Kind::IoUring | Kind::Libaio | Kind::Posixaio | Kind::Windowsaio
+        )
     }
     /// Whether one call can move several page buffers (`numpages`).
     pub fn vectored(self) -> bool {
         matches!(
             self,
-            Kind::Vsync | Kind::Pvsync | Kind::Pvsync2 | Kind::IoUring | Kind::Libaio | Kind::Null
+            Kind::Vsync
+                | Kind::Pvsync
+                | Kind::Pvsync2
+                | Kind::IoUring
+                | Kind::Libaio
+                | Kind::Windowsaio
+                | Kind::Null
         )
     }
     /// Whether write-through (`sync=dsync|sync`) is applied per call (RWF_DSYNC/RWF_SYNC)
@@ -332,6 +343,8 @@ pub fn describe(cfg: &Config) -> Description {
             format!("io_submit/io_getevents (native AIO), IOCB_CMD_PREADV/PWRITEV over {buffers}")
         }
         Kind::Libaio => "io_submit/io_getevents (native AIO), IOCB_CMD_PREAD/PWRITE".to_string(),
+        Kind::Windowsaio if vectored => format!("{} over {buffers}", platform::WINDOWSAIO_SG),
+        Kind::Windowsaio => platform::WINDOWSAIO.to_string(),
         Kind::Posixaio | Kind::Mmap | Kind::Splice | Kind::E4defrag => platform::calls(cfg)
             .unwrap_or("(not in this build)")
             .to_string(),
@@ -616,7 +629,7 @@ impl std::fmt::Debug for Files {
 
 /// Builds the engine `cfg` names over `files` and hands it to `f`.
 pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
-    if platform::PLATFORM_KINDS.contains(&cfg.kind) {
+    if platform::LINUX_KINDS.contains(&cfg.kind) || platform::WINDOWS_KINDS.contains(&cfg.kind) {
         return platform::with_engine(cfg, files, f);
     }
     let Files {
@@ -664,7 +677,8 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
         | Kind::Splice
         | Kind::E4defrag
         | Kind::Net
-        | Kind::Netsplice => unreachable!("the platform's engines are built above"),
+        | Kind::Netsplice
+        | Kind::Windowsaio => unreachable!("the platform's engines are built above"),
     }
 }
 
@@ -681,9 +695,11 @@ pub fn with_context(e: io::Error, what: String) -> io::Error {
     io::Error::new(e.kind(), Context { what, source: e })
 }
 
-/// The errno of `e`, or of the error it gives context to.
+/// The errno of `e`, or of the error it gives context to, as Linux numbers it on every system
+/// (`platform::abi::errno`).
 pub fn errno(e: &io::Error) -> Option<i32> {
-    e.raw_os_error().or_else(|| {
+    let os = e.raw_os_error().map(crate::platform::errno_from_os);
+    os.or_else(|| {
         let c = e.get_ref()?.downcast_ref::<Context>()?;
         errno(&c.source)
     })

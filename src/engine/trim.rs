@@ -60,7 +60,6 @@ impl Trimmer {
 mod tests {
     use super::*;
     use std::io::Write;
-    use std::os::unix::fs::MetadataExt;
 
     #[test]
     fn a_trim_of_a_file_punches_a_hole_of_exactly_its_bytes() {
@@ -69,11 +68,11 @@ mod tests {
         let mut f = std::fs::File::create(&path).unwrap();
         f.write_all(&vec![0xA5u8; 256 * 1024]).unwrap();
         f.sync_all().unwrap();
-        let before = std::fs::metadata(&path).unwrap().blocks();
+        let before = crate::platform::testing::blocks(&path);
         let mut t = Trimmer::new(1);
         match t.trim(0, f.as_fd(), 64 * 1024, 128 * 1024) {
             Ok(n) => assert_eq!(n, 128 * 1024),
-            Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => {
+            Err(e) if crate::engine::errno(&e) == Some(crate::platform::abi::errno::EOPNOTSUPP) => {
                 eprintln!("skipped: the temp dir's file system cannot punch holes ({e})");
                 return;
             }
@@ -82,7 +81,7 @@ mod tests {
         let meta = std::fs::metadata(&path).unwrap();
         assert_eq!(meta.len(), 256 * 1024, "KEEP_SIZE: the length stays");
         assert_eq!(
-            before - meta.blocks(),
+            before - crate::platform::testing::blocks(&path),
             128 * 1024 / 512,
             "the hole's blocks are freed"
         );

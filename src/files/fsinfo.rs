@@ -4,19 +4,18 @@
 //! counters alike, so none of them reaches into another's module for it.
 
 use std::fs;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use crate::platform::sys::fs::OFlags;
+use crate::platform::sys::fs::{FileType, OFlags, Stat, stat};
 
 pub use crate::rawpath::parent_dir;
 
 /// The size in bytes of the file or block device at `p` (a device's from the device itself,
 /// where a file's status says 0); `None` when it cannot be opened.
 pub fn size_of(p: &Path) -> Option<u64> {
-    let meta = fs::metadata(p).ok()?;
-    if !meta.file_type().is_block_device() {
-        return Some(meta.len());
+    let st = stat(p).ok()?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::BlockDevice {
+        return Some(st.st_size as u64);
     }
     let fd = crate::platform::sys::fs::open(
         p,
@@ -25,6 +24,11 @@ pub fn size_of(p: &Path) -> Option<u64> {
     )
     .ok()?;
     crate::platform::sys::fs::seek(&fd, crate::platform::sys::fs::SeekFrom::End(0)).ok()
+}
+
+/// Whether `p` is a block device (through links).
+pub fn is_block_device(p: &Path) -> bool {
+    stat(p).is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::BlockDevice)
 }
 
 /// The logical block size of the device `dev` (a block device's rdev, or the device
@@ -55,27 +59,25 @@ pub fn loop_backing(dev: u64) -> Option<(PathBuf, u64, u64)> {
         fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/loop/backing_file")).ok()?;
     // The kernel appends " (deleted)" to a backing file removed since.
     let path = PathBuf::from(name.trim_end_matches('\n'));
-    let m = fs::metadata(&path).ok()?;
-    Some((path, m.len(), m.blocks() * 512))
+    let st = stat(&path).ok()?;
+    Some((path, st.st_size as u64, st.st_blocks as u64 * 512))
 }
 
-/// The device whose logical block size applies to `meta`: a block device's own, or the one
-/// holding a file.
-pub fn block_dev_of(meta: &fs::Metadata) -> u64 {
-    if meta.file_type().is_block_device() {
-        meta.rdev()
+/// The device whose logical block size applies to what `st` describes: a block device's own,
+/// or the one holding a file.
+pub fn block_dev_of(st: &Stat) -> u64 {
+    if FileType::from_raw_mode(st.st_mode) == FileType::BlockDevice {
+        st.st_rdev
     } else {
-        meta.dev()
+        st.st_dev
     }
 }
 
 /// The logical block size of the device holding `p` (or, when `p` does not exist, its
 /// directory); `None` where there is no block device (tmpfs).
 pub fn logical_block_size_at(p: &Path) -> Option<u64> {
-    let meta = fs::metadata(p)
-        .or_else(|_| fs::metadata(parent_dir(p)))
-        .ok()?;
-    logical_block_size(block_dev_of(&meta))
+    let st = stat(p).or_else(|_| stat(parent_dir(p))).ok()?;
+    logical_block_size(block_dev_of(&st))
 }
 
 #[cfg(test)]

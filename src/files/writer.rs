@@ -22,7 +22,6 @@
 use crate::platform::fd::{AsFd, OwnedFd};
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -210,8 +209,8 @@ impl OutDir {
         for _ in 0..16 {
             let mut tmp = OsString::from(".");
             // Kept short: a name near NAME_MAX still has room for the suffix.
-            let stem = &name.as_bytes()[..name.len().min(200)];
-            tmp.push(OsStr::from_bytes(stem));
+            let stem = &name.as_encoded_bytes()[..name.len().min(200)];
+            tmp.push(crate::rawpath::os_from_bytes(stem.to_vec()));
             tmp.push(format!(".iogauge-{:016x}", random_u64()));
             match crate::platform::sys::fs::openat(
                 &self.fd,
@@ -322,20 +321,23 @@ impl OutDir {
         )?;
         let mut names = Vec::new();
         for e in crate::platform::sys::fs::Dir::read_from(&fd)? {
-            let e = e?;
-            let n = e.file_name().to_bytes();
-            if n != b"." && n != b".." {
-                names.push(OsStr::from_bytes(n).to_owned());
+            let n = crate::platform::sys::entry_name(&e?);
+            if n != "." && n != ".." {
+                names.push(n);
             }
         }
         Ok(names)
     }
 }
 
-/// A last path component: no `/`, not empty, not `.` or `..`.
+/// A last path component: no separator (`/`; on Windows `\\` and `:` too), not empty, not `.`
+/// or `..`.
 fn plain_name(name: &OsStr) -> io::Result<&OsStr> {
-    let b = name.as_bytes();
-    if b.is_empty() || b == b"." || b == b".." || b.contains(&b'/') || b.contains(&0) {
+    let b = name.as_encoded_bytes();
+    let separator = b
+        .iter()
+        .any(|c| crate::platform::sys::SEPARATORS.contains(c));
+    if b.is_empty() || b == b"." || b == b".." || separator || b.contains(&0) {
         return Err(io::Error::other(format!(
             "{:?} is not a file name",
             name.to_string_lossy()
@@ -344,18 +346,18 @@ fn plain_name(name: &OsStr) -> io::Result<&OsStr> {
     Ok(name)
 }
 
-/// 64 random bits from the kernel (the clock where it will not say).
+/// 64 random bits: the standard library's hash keys (drawn from the system's random source
+/// once per thread, then stepped) over the clock and the process id, so two names drawn in a
+/// row differ and two processes' differ.
 fn random_u64() -> u64 {
-    let mut b = [0u8; 8];
-    match rustix::rand::getrandom(&mut b, rustix::rand::GetRandomFlags::NONBLOCK) {
-        Ok(8) => u64::from_le_bytes(b),
-        _ => {
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64);
-            t ^ (u64::from(std::process::id()) << 32)
-        }
-    }
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    h.write_u128(t);
+    h.write_u32(std::process::id());
+    h.finish()
 }
 
 /// Writes `path` through its directory's [`OutDir`].
@@ -382,7 +384,8 @@ fn split(path: &Path) -> io::Result<(OutDir, &OsStr)> {
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::other("names no file"))?;
-    if path.as_os_str().as_bytes().ends_with(b"/") {
+    let last = path.as_os_str().as_encoded_bytes().last();
+    if last.is_some_and(|c| crate::platform::sys::SEPARATORS.contains(c) && *c != b':') {
         return Err(io::Error::other("names a directory, not a file"));
     }
     Ok((OutDir::open(crate::files::fsinfo::parent_dir(path))?, name))
@@ -391,7 +394,7 @@ fn split(path: &Path) -> io::Result<(OutDir, &OsStr)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::symlink;
+    use crate::platform::testing::symlink;
 
     #[test]
     fn writes_whole_and_replaces_only_its_own() {
@@ -399,6 +402,15 @@ mod tests {
         let out = OutDir::open(d.path()).unwrap();
         out.write(OsStr::new("r.json"), b"one", false).unwrap();
         assert_eq!(std::fs::read(d.path().join("r.json")).unwrap(), b"one");
+        let (fd, st) =
+            crate::files::ownership::open_existing(&d.path().join("r.json"), OFlags::RDONLY, false)
+                .unwrap();
+        if crate::files::ownership::verdict(fd.as_fd(), &st)
+            == crate::files::ownership::Verdict::Foreign
+        {
+            eprintln!("skipped: no user xattrs here, so no output carries iogauge's mark");
+            return;
+        }
         out.write(OsStr::new("r.json"), b"two!", false).unwrap();
         assert_eq!(std::fs::read(d.path().join("r.json")).unwrap(), b"two!");
         // Edited by the user: no longer ours.
@@ -418,7 +430,10 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let victim = d.path().join("victim");
         std::fs::write(&victim, b"precious").unwrap();
-        symlink(&victim, d.path().join("out.txt")).unwrap();
+        if let Err(e) = symlink(&victim, d.path().join("out.txt")) {
+            eprintln!("skipped: {e}");
+            return;
+        }
         let out = OutDir::open(d.path()).unwrap();
         for replace in [false, true] {
             assert!(out.write(OsStr::new("out.txt"), b"x", replace).is_err());
@@ -431,12 +446,19 @@ mod tests {
                 .is_symlink()
         );
         // A link in a subdirectory's place is refused too.
-        symlink(d.path(), d.path().join("points")).unwrap();
+        if let Err(e) = symlink(d.path(), d.path().join("points")) {
+            eprintln!("skipped: {e}");
+            return;
+        }
         assert!(out.sub("points").is_err());
     }
 
     #[test]
     fn the_held_directory_is_followed_when_renamed() {
+        if !crate::platform::testing::renames_followed() {
+            eprintln!("skipped: a held directory is not followed through a rename here (Wine)");
+            return;
+        }
         let d = tempfile::tempdir().unwrap();
         std::fs::create_dir(d.path().join("a")).unwrap();
         let out = OutDir::open(&d.path().join("a")).unwrap();

@@ -197,11 +197,6 @@ const NEEDS: &[Foreign] = &[
         "a fio engine plugin (a shared object built for fio)",
         &[],
     ),
-    foreign(
-        &["windowsaio"],
-        "Windows (iogauge runs on Linux)",
-        &["no_completion_thread"],
-    ),
     foreign(&["solarisaio"], "Solaris", &[]),
 ];
 
@@ -252,6 +247,23 @@ impl Elsewhere {
     }
 }
 
+/// The engine a job set aside is checked as: this build's queued engine.
+const STAND_IN: &str = crate::engine::platform::QUEUED_ENGINE;
+
+/// What an engine of iogauge's that another system's build has needs: that system.
+fn other_system(engine: &str) -> Option<&'static str> {
+    let kind = super::resolve::kind_of(engine)?;
+    if crate::engine::platform::has(kind) {
+        return None;
+    }
+    Some(
+        match crate::engine::platform::WINDOWS_KINDS.contains(&kind) {
+            true => "Windows (iogauge's Windows build runs it; this one is for Linux)",
+            false => "Linux (iogauge's Linux build runs it; this one is for Windows)",
+        },
+    )
+}
+
 /// What zonemode=zbd needs.
 const ZONED: &str = "a zoned block device (SMR or ZNS) with its write pointers";
 
@@ -278,11 +290,17 @@ pub fn set_aside(sections: &[Section]) -> (Vec<Section>, Vec<Elsewhere>) {
     for s in sections {
         let engine = last_value(s, "ioengine").map(|e| e.to_ascii_lowercase());
         let zoned = last_value(s, "zonemode").is_some_and(|z| z.eq_ignore_ascii_case("zbd"));
+        let elsewhere = engine.as_deref().and_then(other_system);
         let (asks, needs, own) = match engine.as_deref().and_then(find) {
             Some(f) => (
                 format!("ioengine={}", engine.unwrap_or_default()),
                 f.needs,
                 f.options,
+            ),
+            None if elsewhere.is_some() => (
+                format!("ioengine={}", engine.unwrap_or_default()),
+                elsewhere.unwrap_or_default(),
+                &[][..],
             ),
             None if zoned => ("zonemode=zbd".to_string(), ZONED, &[][..]),
             None => {
@@ -301,8 +319,8 @@ pub fn set_aside(sections: &[Section]) -> (Vec<Section>, Vec<Elsewhere>) {
         };
         let mut generic = Section::new(s.name.clone());
         generic.entries = s.entries.iter().filter(keep).cloned().collect();
-        // Checked as an io_uring job: like fio's hardware engines, it takes iodepth.
-        generic.set("ioengine", "io_uring", crate::plan::Origin::Cli);
+        // Checked as a queued engine's job: like fio's hardware engines, it takes iodepth.
+        generic.set("ioengine", STAND_IN, crate::plan::Origin::Cli);
         checked.push(generic);
         // Named as the job will be (`name=`, else the section's name).
         let job = last_value(s, "name").unwrap_or_else(|| s.name.clone());

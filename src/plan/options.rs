@@ -157,6 +157,7 @@ pub const ENGINES: &[&str] = &[
     "exec",
     "net",
     "netsplice",
+    "windowsaio",
     "null",
 ];
 

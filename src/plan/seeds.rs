@@ -12,17 +12,18 @@ impl JobSpec {
     /// when `directory` is given, `NAME.CLONE.N` when not, a `filename` as given) times the
     /// job's number; without, from the job's seed.
     pub fn skew_seeds(&self) -> Vec<u32> {
-        use std::os::unix::ffi::OsStrExt as _;
         let names: Vec<Vec<u8>> = match &self.target {
             TargetSpec::Files(files) => files
                 .iter()
-                .map(|f| f.as_os_str().as_bytes().to_vec())
+                .map(|f| f.as_os_str().as_encoded_bytes().to_vec())
                 .collect(),
             TargetSpec::Directory(dir) => (0..self.nrfiles)
                 .map(|i| {
                     let name = format!("{}.{}.{i}", self.name, self.clone);
                     match self.origins.contains_key("directory") {
-                        true => [dir.as_os_str().as_bytes(), b"/", name.as_bytes()].concat(),
+                        true => {
+                            [dir.as_os_str().as_encoded_bytes(), b"/", name.as_bytes()].concat()
+                        }
                         false => name.into_bytes(),
                     }
                 })

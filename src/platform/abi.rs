@@ -19,7 +19,9 @@ pub mod errno {
     pub const EFAULT: i32 = 14;
     pub const EBUSY: i32 = 16;
     pub const EEXIST: i32 = 17;
+    pub const EXDEV: i32 = 18;
     pub const ENODEV: i32 = 19;
+    pub const ENOTDIR: i32 = 20;
     pub const EINVAL: i32 = 22;
     pub const ENFILE: i32 = 23;
     pub const EMFILE: i32 = 24;
@@ -30,6 +32,8 @@ pub mod errno {
     pub const EROFS: i32 = 30;
     pub const EPIPE: i32 = 32;
     pub const ERANGE: i32 = 34;
+    pub const ENOTEMPTY: i32 = 39;
+    pub const ELOOP: i32 = 40;
     pub const ENODATA: i32 = 61;
     pub const ETIME: i32 = 62;
     pub const ENOLINK: i32 = 67;
@@ -64,3 +68,6 @@ pub const RWF_SYNC: i32 = 0x04;
 pub const RWF_NOWAIT: i32 = 0x08;
 pub const RWF_ATOMIC: i32 = 0x40;
 pub const RWF_DONTCACHE: i32 = 0x80;
+
+/// statfs(2)'s f_type of ext4 (e4defrag's ioctl exists only there).
+pub const EXT4_SUPER_MAGIC: i64 = 0xEF53;

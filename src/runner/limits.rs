@@ -187,8 +187,7 @@ pub fn peak_rss_kib() -> Option<u64> {
 }
 
 fn address_space_room() -> Option<u64> {
-    let lim = rustix::process::getrlimit(rustix::process::Resource::As);
-    let max = lim.current?;
+    let max = crate::platform::process::address_space_limit()?;
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let used = kib_field(&status, "VmSize:").unwrap_or(0);
     Some(max.saturating_sub(used))
@@ -248,30 +247,20 @@ pub enum LimitError {
 /// Refuses a plan that needs more open files than this process may have, raising the soft
 /// limit to what the plan needs (up to the hard limit) where it can.
 pub fn check_open_files(plan: &Plan) -> Result<(), LimitError> {
-    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
     let need = open_files(plan);
-    let lim = getrlimit(Resource::Nofile);
-    let soft = lim.current.unwrap_or(u64::MAX);
+    let (soft, hard) = crate::platform::process::open_file_limits();
+    let (maximum, soft) = (hard, soft.unwrap_or(u64::MAX));
     if need <= soft {
         return Ok(());
     }
-    let hard = lim.maximum.unwrap_or(u64::MAX);
-    if need <= hard
-        && setrlimit(
-            Resource::Nofile,
-            Rlimit {
-                current: Some(need),
-                maximum: lim.maximum,
-            },
-        )
-        .is_ok()
-    {
+    let hard = maximum.unwrap_or(u64::MAX);
+    if need <= hard && crate::platform::process::raise_open_files(need) {
         return Ok(());
     }
     Err(LimitError::OpenFiles {
         need,
         may: soft.min(hard),
-        hard: lim.maximum.map_or("none".into(), |h| h.to_string()),
+        hard: maximum.map_or("none".into(), |h| h.to_string()),
     })
 }
 

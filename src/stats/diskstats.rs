@@ -4,7 +4,6 @@
 //! how a report can tell a device's speed from the page cache's. Reads /proc only; decides
 //! nothing (the report does).
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 /// One device's counters (cumulative since boot, or a difference of two snapshots).
@@ -54,14 +53,10 @@ pub struct DiskId {
 /// system's device, or that of its directory while the file does not exist yet). `None` when
 /// the file system has no block device (tmpfs, NFS: st_dev has no /sys/dev/block entry).
 pub fn device_of(path: &Path) -> Option<DiskId> {
-    let meta = std::fs::metadata(path)
-        .or_else(|_| std::fs::metadata(crate::rawpath::parent_dir(path)))
+    let st = crate::platform::sys::fs::stat(path)
+        .or_else(|_| crate::platform::sys::fs::stat(crate::rawpath::parent_dir(path)))
         .ok()?;
-    let dev = if meta.file_type().is_block_device() {
-        meta.rdev()
-    } else {
-        meta.dev()
-    };
+    let dev = crate::files::fsinfo::block_dev_of(&st);
     let (major, minor) = (
         crate::platform::sys::fs::major(dev),
         crate::platform::sys::fs::minor(dev),

@@ -974,3 +974,47 @@ fn posixaio_runs_on_the_c_librarys_helper_threads() {
     assert!(calls.contains("aio_read/aio_write"), "{calls}");
     assert_eq!(counts(job(&r)), (256, 1 << 20, 0, 0));
 }
+
+/// Windows' own engine is not in the Linux build: a job naming it is refused before anything
+/// is created, in one line naming the option, the engine and what this build has; a job file
+/// checked with `--parse-only` sets it aside as fio's hardware engines are.
+#[test]
+fn windowsaio_is_refused_here_and_set_aside_by_parse_only() {
+    let d = tmp();
+    let f = d.path().join("w.dat");
+    let o = iogauge(&[
+        "run",
+        "--name=w",
+        "--ioengine=windowsaio",
+        "--rw=write",
+        "--size=64k",
+        &format!("--filename={}", f.display()),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("--ioengine=windowsaio")
+            && err.contains("one of Windows' own engines")
+            && err.contains("it has psync, sync"),
+        "{err}"
+    );
+    assert!(!f.exists(), "nothing is created");
+    let job = d.path().join("w.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[w]\nioengine=windowsaio\nrw=randread\niodepth=8\nsize=1m\nfilename={}\n",
+            f.display()
+        ),
+    )
+    .unwrap();
+    let o = iogauge(&["job", job.to_str().unwrap(), "--parse-only"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned() + &stderr(&o);
+    assert!(
+        out.contains("ioengine=windowsaio") && out.contains("needs Windows"),
+        "{out}"
+    );
+    assert!(!f.exists(), "parse-only creates nothing");
+}

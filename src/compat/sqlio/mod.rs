@@ -215,14 +215,30 @@ fn option(
             s.latency = true;
         }
         'F' => s.param_file = Some(crate::rawpath::path(v)),
+        'd' if crate::platform::DRIVE_LETTERS && v.bytes().all(|c| c.is_ascii_alphabetic()) => {
+            // sqlio's own form: one letter per drive (-dEFG), the file at each drive's root.
+            for letter in v.chars() {
+                let p = PathBuf::from(format!("{}:\\", letter.to_ascii_uppercase()));
+                if !p.is_dir() {
+                    return Err(err(format!("-d{v}: drive {letter}: is not there")));
+                }
+                dirs.push(p);
+            }
+        }
         'd' => {
             for d in v.split(',') {
                 let p = crate::rawpath::path(d);
                 if !p.is_dir() {
-                    return Err(err(format!(
-                        "-d{v}: '{d}' is not a directory; on Linux -d takes directories \
-                         separated by commas (-d/mnt/e,/mnt/f), not Windows drive letters"
-                    )));
+                    return Err(err(match crate::platform::DRIVE_LETTERS {
+                        true => format!(
+                            "-d{v}: '{d}' is not a directory; -d takes drive letters (-dEF) or \
+                             directories separated by commas"
+                        ),
+                        false => format!(
+                            "-d{v}: '{d}' is not a directory; on Linux -d takes directories \
+                             separated by commas (-d/mnt/e,/mnt/f), not Windows drive letters"
+                        ),
+                    }));
                 }
                 dirs.push(p);
             }
@@ -236,10 +252,13 @@ fn option(
     Ok(())
 }
 
-/// A sqlio path written for Windows (`E:\testfile.dat`, `c:/t.dat`, a backslash): refused with
-/// what it means here, rather than made a file named `E:\testfile.dat` in the current
+/// A sqlio path written for Windows (`E:\testfile.dat`, `c:/t.dat`, a backslash), on Linux:
+/// refused with what it means there, rather than made a file named `E:\testfile.dat` in the current
 /// directory or reported missing.
 fn windows_path(name: &str, what: &str) -> Result<(), LegacyError> {
+    if crate::platform::DRIVE_LETTERS {
+        return Ok(());
+    }
     let b = name.as_bytes();
     let drive = b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
     if !drive && !name.contains('\\') {
@@ -650,7 +669,13 @@ mod tests {
             ("-o0", "-o0"),
             ("-BZ", "-BZ"),
             ("-fbogus", "-fbogus"),
-            ("-dEFG", "not a directory"),
+            (
+                "-dEFG",
+                match crate::platform::DRIVE_LETTERS {
+                    true => "drive E: is not there",
+                    false => "not a directory",
+                },
+            ),
             ("-q1", "unknown"),
         ] {
             let e = parse(&args(&[a])).unwrap_err().to_string();

@@ -1,7 +1,8 @@
 //! The engines only one operating system has. Linux's half: vsync, pvsync and pvsync2
 //! (readv, preadv, preadv2), io_uring, libaio (native AIO), posixaio, mmap, splice, e4defrag,
-//! net and netsplice. Windows' half has none of these: a job that names one
-//! is refused when its plan is made ([`has`]), naming the engines the build has. Both halves
+//! net and netsplice. Windows' half: windowsaio (overlapped ReadFile/WriteFile on an I/O
+//! completion port, ReadFileScatter/WriteFileGather for `numpages`). A job that names another system's engine is
+//! refused when its plan is made ([`has`]), naming the engines the build has. Both halves
 //! offer the same four functions: [`has`], [`with_engine`], [`calls`] and [`probe`]; the
 //! engines both systems have (psync, sync, the file operations, null, …) are the parent
 //! module's.
@@ -18,8 +19,8 @@ pub use windows::*;
 
 use super::Kind;
 
-/// The engines this module decides about: only one operating system has each.
-pub const PLATFORM_KINDS: [Kind; 11] = [
+/// Linux's own engines.
+pub const LINUX_KINDS: [Kind; 11] = [
     Kind::Vsync,
     Kind::Pvsync,
     Kind::Pvsync2,
@@ -32,3 +33,12 @@ pub const PLATFORM_KINDS: [Kind; 11] = [
     Kind::Net,
     Kind::Netsplice,
 ];
+
+/// What windowsaio does per I/O, in words (both builds describe it: a plan names it).
+pub const WINDOWSAIO: &str = "ReadFile/WriteFile (overlapped, on an I/O completion port)";
+/// The same with `numpages` above 1.
+pub const WINDOWSAIO_SG: &str = "ReadFileScatter/WriteFileGather (overlapped, on an I/O \
+                                 completion port), each page cut into whole system pages,";
+
+/// Windows' own engines.
+pub const WINDOWS_KINDS: [Kind; 1] = [Kind::Windowsaio];

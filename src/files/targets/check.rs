@@ -7,7 +7,6 @@
 use crate::platform::fd::{AsFd, OwnedFd};
 use std::fs;
 use std::io;
-use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use crate::platform::sys::fs::{FileType, OFlags, Stat};
@@ -204,7 +203,7 @@ fn probe<'t>(
             Err(e) => return Err(usage(format!("{}: {e}", opt(p)))),
         };
         let not_file = || usage(format!("{}: not a regular file or block device", opt(p)));
-        if !(meta.is_file() || meta.file_type().is_block_device()) {
+        if !(meta.is_file() || crate::files::fsinfo::is_block_device(p)) {
             return Err(not_file());
         }
         let (fd, st) = ownership::open_existing(p, OFlags::RDONLY, link)
@@ -304,6 +303,7 @@ fn check_job(
     }
     check_directory(job)?;
     t.check_donor(gi, job, safety)?;
+    super::advice::check(t, job);
     let paths = job.paths();
     // Existing files first: they may set the size.
     let mut found = Vec::new();
@@ -767,7 +767,9 @@ fn check_path(
 fn check_alignment(job: &JobSpec, p: &Path, found: Option<&Existing>) -> Result<(), TargetError> {
     let dev = match found {
         Some(e) => Some(e.dev),
-        None => fs::metadata(parent_dir(p)).ok().map(|m| block_dev_of(&m)),
+        None => crate::platform::sys::fs::stat(parent_dir(p))
+            .ok()
+            .map(|st| block_dev_of(&st)),
     };
     if let Some(lbs) = dev.and_then(logical_block_size) {
         let sizes: Vec<u64> = job.used_sizes().flat_map(|s| s.alignment_sizes()).collect();

@@ -126,7 +126,7 @@ fn ext4_only(job: &JobSpec, p: &Path) -> Result<(), TargetError> {
     let at = if p.exists() { p } else { parent_dir(p) };
     let fs =
         crate::platform::sys::fs::statfs(at).map_err(|e| io_err(at, "statfs failed", e.into()))?;
-    if fs.f_type as i64 != crate::engine::platform::defrag::EXT4_SUPER_MAGIC {
+    if fs.f_type as i64 != crate::platform::abi::EXT4_SUPER_MAGIC {
         return Err(usage(format!(
             "{}: {} is not on ext4 (file system type {:#x}); EXT4_IOC_MOVE_EXT, which \
              e4defrag issues, exists only there",

@@ -21,21 +21,22 @@ use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::platform::sys::fs::{Advice, OFlags};
+use crate::platform::sys::fs::OFlags;
 use rand_core::{RngCore, SeedableRng};
 
 use crate::engine::AlignedBuf;
 use crate::files::ownership::{self, Identity, MarkState, ReopenError, Verdict};
-use crate::plan::{EngineKind, Fadvise, JobSpec, SyncMode};
+use crate::plan::{EngineKind, JobSpec, SyncMode};
 
+mod advice;
 mod check;
 mod donor;
 mod fill;
 mod names;
 mod net;
+mod platform;
 mod preread;
 mod renew;
-mod rwf;
 mod space;
 use check::Probe;
 pub use check::check;
@@ -288,7 +289,8 @@ impl Targets {
         ownership::reopen(p, flags, n.follow, id).map_err(|e| match e {
             ReopenError::Replaced => TargetError::Io(format!("{}: {e}", p.display())),
             ReopenError::Io(e)
-                if flags.contains(OFlags::DIRECT) && e.raw_os_error() == Some(libc::EINVAL) =>
+                if flags.contains(OFlags::DIRECT)
+                    && crate::engine::errno(&e) == Some(crate::platform::abi::errno::EINVAL) =>
             {
                 usage(format!(
                     "{direct}: the file system holding {} does not support O_DIRECT (direct \
@@ -448,11 +450,10 @@ fn io_err(p: &Path, what: &str, e: io::Error) -> TargetError {
 /// An open or create that failed before any I/O: permissions, a read-only file system or a
 /// path that changed are the user's to fix (exit 2); anything else is the system's (exit 1).
 fn setup_err(p: &Path, what: &str, e: io::Error, exists: &str) -> TargetError {
-    match e.raw_os_error() {
-        Some(libc::EACCES | libc::EPERM | libc::EROFS) => {
-            usage(format!("{}: {what}: {e}", p.display()))
-        }
-        Some(libc::EEXIST) => usage(format!("{}: {what}: {exists}", p.display())),
+    use crate::platform::abi::errno::{EACCES, EEXIST, EPERM, EROFS};
+    match crate::engine::errno(&e) {
+        Some(EACCES | EPERM | EROFS) => usage(format!("{}: {what}: {e}", p.display())),
+        Some(EEXIST) => usage(format!("{}: {what}: {exists}", p.display())),
         _ => io_err(p, what, e),
     }
 }
@@ -472,20 +473,7 @@ fn preallocate(fd: &OwnedFd, p: &Path, how: Fallocate, len: u64) -> Result<Strin
             crate::platform::sys::fs::fallocate(fd, FallocateFlags::KEEP_SIZE, 0, len)
         }
         Fallocate::Truncate => crate::platform::sys::fs::ftruncate(fd, len),
-        Fallocate::Posix => {
-            // SAFETY: a plain library call on a descriptor this function borrows.
-            let r = unsafe {
-                libc::posix_fallocate(
-                    crate::platform::fd::AsRawFd::as_raw_fd(fd),
-                    0,
-                    len as libc::off_t,
-                )
-            };
-            match r {
-                0 => Ok(()),
-                e => Err(crate::platform::sys::io::Errno::from_raw_os_error(e)),
-            }
-        }
+        Fallocate::Posix => crate::platform::sys::posix_fallocate(fd.as_fd(), len),
     };
     match done {
         Ok(()) => Ok(match how {
@@ -629,14 +617,14 @@ impl Targets {
                         self.renewable(&own_path)?;
                     }
                     let fd = self.reopen(&own_path, flags, &job.label("direct"))?;
-                    rwf::check(job, &own_path, &fd, || {
+                    platform::rwf::check(job, &own_path, &fd, || {
                         self.reopen(&own_path, OFlags::RDONLY, &job.label("direct"))
                     })?;
                     let layout = self.layout(&own_path).map(str::to_string);
                     (own_path, fd, layout)
                 }
             };
-            advise(job, &fd, &p, region)?;
+            advice::give(job, &fd, &p, region)?;
             let got = crate::platform::sys::fs::fcntl_getfl(&fd)
                 .map_err(|e| io_err(&p, "fcntl", e.into()))?;
             opened.push(OpenedFile {
@@ -655,35 +643,6 @@ impl Targets {
     }
 }
 
-/// The job's cache hints on one opened file: its cached pages dropped (`invalidate`), the
-/// fadvise hint, and a writer's `write_hint`.
-fn advise(
-    job: &JobSpec,
-    fd: &OwnedFd,
-    p: &Path,
-    region: Option<NonZeroU64>,
-) -> Result<(), TargetError> {
-    if job.cache.invalidate {
-        // Flush first: fadvise only drops clean pages.
-        let _ = crate::platform::sys::fs::fdatasync(fd);
-        crate::platform::sys::fs::fadvise(fd, job.offset, region, Advice::DontNeed)
-            .map_err(|e| io_err(p, "cannot drop cached pages", e.into()))?;
-    }
-    let advice = match job.cache.fadvise {
-        Fadvise::None => None,
-        Fadvise::Sequential => Some(Advice::Sequential),
-        Fadvise::Random => Some(Advice::Random),
-    };
-    if let Some(a) = advice {
-        crate::platform::sys::fs::fadvise(fd, job.offset, region, a)
-            .map_err(|e| io_err(p, "fadvise failed", e.into()))?;
-    }
-    if let Some(hint) = job.write_hint.filter(|_| job.rw.modifies()) {
-        write_hint(fd, p, hint)?;
-    }
-    Ok(())
-}
-
 /// Opens another rank's file for a job that reads it (`--rank-read-shift`): read-only, as that
 /// rank left it, never created, extended or locked here. It must be a regular file holding the
 /// job's whole region.
@@ -696,7 +655,9 @@ fn open_borrowed(
     let whose = format!("rank {}'s file (on {})", from.rank, from.host);
     debug_assert_eq!(flags & OFlags::RWMODE, OFlags::RDONLY);
     let (fd, st) = ownership::open_existing(p, flags, false).map_err(|e| {
-        if flags.contains(OFlags::DIRECT) && e.raw_os_error() == Some(libc::EINVAL) {
+        if flags.contains(OFlags::DIRECT)
+            && crate::engine::errno(&e) == Some(crate::platform::abi::errno::EINVAL)
+        {
             return usage(format!(
                 "{}: the file system holding {} does not support O_DIRECT (direct I/O)",
                 job.label("direct"),
@@ -753,7 +714,6 @@ mod tests {
     use super::*;
     use crate::plan::{Origin, Plan, Section, resolve};
     use std::fs;
-    use std::os::unix::fs::MetadataExt;
 
     fn plan(dir: &Path, groups: &[&str]) -> Plan {
         let f = dir.join("f");
@@ -761,7 +721,9 @@ mod tests {
             .iter()
             .map(|rw| {
                 let mut s = Section::new(*rw);
-                s.set("filename", f.to_str().unwrap(), Origin::Cli)
+                // fio's filename separates names with ':' (a drive's is escaped, `C\:`).
+                let name = f.to_str().unwrap().replace(':', "\\:");
+                s.set("filename", &name, Origin::Cli)
                     .set("rw", rw, Origin::Cli)
                     .set("size", "1m", Origin::Cli);
                 s
@@ -781,7 +743,8 @@ mod tests {
         t.prepare_group(1, 1, &AtomicBool::new(false)).unwrap();
         let m = fs::metadata(d.path().join("f")).unwrap();
         assert_eq!(m.len(), 1 << 20);
-        assert!(m.blocks() * 512 >= 1 << 20, "laid out, not sparse");
+        let blocks = crate::platform::testing::blocks(&d.path().join("f"));
+        assert!(blocks * 512 >= 1 << 20, "laid out, not sparse");
         assert_eq!(t.finish(true, &[]).len(), 0);
         assert!(!d.path().join("f").exists());
     }

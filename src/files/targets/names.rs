@@ -7,7 +7,6 @@
 
 use crate::platform::fd::{AsFd, OwnedFd};
 use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 
 use crate::platform::sys::fs::{FileType, OFlags};
@@ -201,8 +200,8 @@ impl Targets {
             };
             files.names.push(Name {
                 dir: place.dir(),
-                name: c(place.name().as_bytes())?,
-                path: c(p.as_os_str().as_bytes())?,
+                name: c(place.name().as_encoded_bytes())?,
+                path: c(p.as_os_str().as_encoded_bytes())?,
             });
             let (flags, layout) = match job.engine {
                 EngineKind::Filecreate => (
@@ -262,8 +261,9 @@ impl Targets {
                 self.created.push(p.clone());
             }
             self.held.insert(p.clone(), fd);
-            let what = match st.st_mode & libc::S_IFMT {
-                libc::S_IFDIR => "made by a dircreate job",
+            let dir = FileType::from_raw_mode(st.st_mode) == FileType::Directory;
+            let what = match dir {
+                true => "made by a dircreate job",
                 _ if renewed => "created afresh each loop by its job (unlink_each_loop)",
                 _ => "created by a filecreate job",
             };

@@ -1,9 +1,8 @@
 //! The free-space check: the files a run creates or extends must fit on their file systems
 //! (per file system, what each file still needs to grow), before anything is created.
 
+use crate::platform::sys::fs::stat;
 use std::collections::BTreeMap;
-use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 
 use super::{Kind, TargetError, Targets, usage};
@@ -17,10 +16,10 @@ pub(super) fn check_space(t: &Targets, size: &str) -> Result<(), TargetError> {
         if n.kind == Kind::BlockDevice || n.fill_from.is_some() {
             continue;
         }
-        let have = fs::metadata(p).map(|m| m.blocks() * 512).unwrap_or(0);
+        let have = stat(p).map_or(0, |st| st.st_blocks as u64 * 512);
         let grow = n.extent.saturating_sub(have);
         let dir = parent_dir(p);
-        let dev = fs::metadata(dir).map(|m| m.dev()).unwrap_or(0);
+        let dev = stat(dir).map_or(0, |st| st.st_dev);
         let e = per_fs.entry(dev).or_insert((0, dir.to_path_buf()));
         e.0 += grow;
     }

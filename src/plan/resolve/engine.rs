@@ -387,7 +387,11 @@ pub(super) fn engine_kind(v: &Values<'_>) -> Result<EngineKind, SpecError> {
     Err(v.error(
         "ioengine",
         format!(
-            "{name} is one of Linux's own engines, not in this build for {}; it has {}",
+            "{name} is one of {} own engines, not in this build for {}; it has {}",
+            match crate::engine::platform::WINDOWS_KINDS.contains(&kind) {
+                true => "Windows'",
+                false => "Linux's",
+            },
             std::env::consts::OS,
             here.join(", ")
         ),
@@ -395,7 +399,7 @@ pub(super) fn engine_kind(v: &Values<'_>) -> Result<EngineKind, SpecError> {
 }
 
 /// The engine an `ioengine` value names.
-fn kind_of(name: &str) -> Option<EngineKind> {
+pub(crate) fn kind_of(name: &str) -> Option<EngineKind> {
     Some(match name {
         "psync" => EngineKind::Psync,
         "sync" => EngineKind::Sync,
@@ -420,6 +424,7 @@ fn kind_of(name: &str) -> Option<EngineKind> {
         "exec" => EngineKind::Exec,
         "net" => EngineKind::Net,
         "netsplice" => EngineKind::Netsplice,
+        "windowsaio" => EngineKind::Windowsaio,
         "null" => EngineKind::Null,
         _ => return None,
     })

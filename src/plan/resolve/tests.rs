@@ -107,6 +107,10 @@ fn mix_and_flags() {
 
 #[test]
 fn queue_options_follow_fios_defaults_and_clamps() {
+    if !crate::engine::platform::has(crate::engine::Kind::IoUring) {
+        eprintln!("skipped: io_uring is not in this build");
+        return;
+    }
     let j = one(&[("ioengine", "io_uring"), ("iodepth", "32")]).unwrap();
     assert_eq!(
         (

@@ -5,6 +5,8 @@ pub mod cpu;
 pub mod host;
 pub mod process;
 pub mod signals;
+#[cfg(test)]
+pub mod testing;
 
 /// The file and I/O calls the file layer and the shared engines make: rustix's, as they are.
 pub mod sys {
@@ -17,16 +19,67 @@ pub mod sys {
     /// open(2)'s O_SYNC.
     pub const O_SYNC: fs::OFlags = fs::OFlags::from_bits_retain(libc::O_SYNC as u32);
 
+    /// Whether a file's cache takes advice (posix_fadvise: `invalidate`, `fadvise_hint`).
+    pub const CACHE_ADVICE: bool = true;
+
+    /// The bytes that separate a path's components.
+    pub const SEPARATORS: &[u8] = b"/";
+
+    /// The name of a directory entry.
+    pub fn entry_name(e: &fs::DirEntry) -> std::ffi::OsString {
+        use std::os::unix::ffi::OsStrExt;
+        std::ffi::OsStr::from_bytes(e.file_name().to_bytes()).to_owned()
+    }
+
+    /// Makes `held`'s descriptor number refer to the file `new` is open to (dup3): the engine
+    /// holding that number goes on with it (unlink_each_loop's renewal).
+    pub fn redirect(
+        new: std::os::fd::BorrowedFd<'_>,
+        held: std::os::fd::BorrowedFd<'_>,
+    ) -> std::io::Result<()> {
+        use std::os::fd::AsRawFd;
+        // SAFETY: both numbers are open descriptors; dup3 atomically makes `held`'s number
+        // refer to the new file (the old one is closed through it), which the caller owns.
+        let r = unsafe { libc::dup3(new.as_raw_fd(), held.as_raw_fd(), libc::O_CLOEXEC) };
+        if r < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// posix_fallocate(3) of the first `len` bytes.
+    pub fn posix_fallocate(fd: std::os::fd::BorrowedFd<'_>, len: u64) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a plain library call on a descriptor the caller keeps open.
+        match unsafe { libc::posix_fallocate(fd.as_raw_fd(), 0, len as libc::off_t) } {
+            0 => Ok(()),
+            e => Err(io::Errno::from_raw_os_error(e)),
+        }
+    }
+
     /// Makes `o` open without the page cache (O_DIRECT).
     pub fn direct(o: &mut std::fs::OpenOptions) {
         std::os::unix::fs::OpenOptionsExt::custom_flags(o, libc::O_DIRECT);
     }
 }
 
+/// The errno an OS error code stands for: on Linux, itself.
+pub fn errno_from_os(code: i32) -> i32 {
+    code
+}
+
+/// An OS error that stands for `errno` (Linux's numbering): on Linux, that errno itself.
+pub fn os_error(errno: i32) -> std::io::Error {
+    std::io::Error::from_raw_os_error(errno)
+}
+
 /// Descriptors: a file descriptor on Linux.
 pub mod fd {
     pub use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 }
+
+/// Whether paths start with drive letters (`C:\`), as the Windows tools' command lines name them.
+pub const DRIVE_LETTERS: bool = false;
 
 /// The device that discards what is written to it.
 pub const NULL_DEVICE: &str = "/dev/null";
@@ -51,6 +104,10 @@ mod tests {
             (errno::EFAULT, libc::EFAULT),
             (errno::EBUSY, libc::EBUSY),
             (errno::EEXIST, libc::EEXIST),
+            (errno::EXDEV, libc::EXDEV),
+            (errno::ENOTDIR, libc::ENOTDIR),
+            (errno::ENOTEMPTY, libc::ENOTEMPTY),
+            (errno::ELOOP, libc::ELOOP),
             (errno::ENODEV, libc::ENODEV),
             (errno::EINVAL, libc::EINVAL),
             (errno::ENFILE, libc::ENFILE),

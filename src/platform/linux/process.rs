@@ -28,3 +28,39 @@ pub fn end_group(child: &mut Child, grace: Duration) {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// The soft and hard limits on open files (`None`: unlimited).
+pub fn open_file_limits() -> (Option<u64>, Option<u64>) {
+    let lim = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    (lim.current, lim.maximum)
+}
+
+/// Raises the soft limit on open files to `need` (up to the hard limit); whether it could.
+pub fn raise_open_files(need: u64) -> bool {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let lim = getrlimit(Resource::Nofile);
+    let rl = Rlimit {
+        current: Some(need),
+        maximum: lim.maximum,
+    };
+    setrlimit(Resource::Nofile, rl).is_ok()
+}
+
+/// The limit on the process's address space, bytes (`None`: unlimited).
+pub fn address_space_limit() -> Option<u64> {
+    rustix::process::getrlimit(rustix::process::Resource::As).current
+}
+
+/// Lets the calling thread run on `cpus` only (sched_setaffinity).
+pub fn pin_thread(cpus: &[usize]) -> std::io::Result<()> {
+    let mut set = rustix::thread::CpuSet::new();
+    for &c in cpus {
+        set.set(c);
+    }
+    rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
+}
+
+/// The calling thread's nice value (Linux keeps one per thread).
+pub fn set_thread_nice(n: i32) -> std::io::Result<()> {
+    rustix::process::setpriority_process(None, n).map_err(std::io::Error::from)
+}

@@ -7,7 +7,63 @@ pub mod host;
 pub mod process;
 pub mod signals;
 pub mod sys;
+#[cfg(test)]
+pub mod testing;
 mod wide;
+
+/// The errno (Linux's numbering, `platform::abi::errno`) a Win32 error code stands for, so
+/// fio's error names (`ignore_error`, `continue_on_error`) and iogauge's own handling of
+/// ENOSPC, EINVAL and the like mean the same on both systems; a code with no counterpart is
+/// kept as it is.
+pub fn errno_from_os(code: i32) -> i32 {
+    use crate::platform::abi::errno::*;
+    match code as u32 {
+        1 | 50 => EOPNOTSUPP,
+        2 | 3 | 15 | 161 => ENOENT,
+        5 | 32 | 33 | 1224 => EACCES,
+        6 => EBADF,
+        8 | 14 => ENOMEM,
+        17 => EXDEV,
+        19 => EROFS,
+        23 | 1117 | 483 => EIO,
+        38 | 1129 => ENXIO,
+        80 | 183 => EEXIST,
+        87 | 1784 => EINVAL,
+        109 | 232 => EPIPE,
+        112 | 39 => ENOSPC,
+        121 | 1460 => ETIMEDOUT,
+        170 => EBUSY,
+        267 => ENOTDIR,
+        145 => ENOTEMPTY,
+        995 => ECANCELED,
+        1295 => EDQUOT,
+        1921 => ELOOP,
+        c => c as i32,
+    }
+}
+
+/// An OS error that stands for `errno` (Linux's numbering): the Win32 code
+/// [`errno_from_os`] takes back to it, so the message is Windows' own and the errno is kept.
+pub fn os_error(errno: i32) -> std::io::Error {
+    use crate::platform::abi::errno::*;
+    let code = match errno {
+        ENOENT => 2,
+        EACCES | EPERM => 5,
+        EBADF => 6,
+        ENOMEM => 8,
+        EIO => 1117,
+        EEXIST => 80,
+        EINVAL => 87,
+        ENOSPC => 112,
+        EBUSY => 170,
+        ETIMEDOUT => 1460,
+        ECANCELED => 995,
+        EDQUOT => 1295,
+        EOPNOTSUPP => 50,
+        e => return std::io::Error::other(format!("errno {e}")),
+    };
+    std::io::Error::from_raw_os_error(code)
+}
 
 /// Descriptors: a HANDLE on Windows, under the names Linux's half gives its file descriptors,
 /// so the file layer and the engines name one type on both.
@@ -66,6 +122,9 @@ pub mod fd {
         }
     }
 }
+
+/// Whether paths start with drive letters (`C:\`), as the Windows tools' command lines name them.
+pub const DRIVE_LETTERS: bool = true;
 
 /// The device that discards what is written to it.
 pub const NULL_DEVICE: &str = "NUL";

@@ -2,6 +2,7 @@
 //! of the series, what its writes hand on), or with an error (the engine could not start, an
 //! I/O failed, the ring broke), which stops the other jobs too.
 
+use crate::platform::abi;
 use std::io;
 use std::time::Duration;
 
@@ -73,7 +74,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             Ok(true) => true,
             Ok(false) if timed_out => {
                 self.fail_start(crate::engine::with_context(
-                    io::Error::from_raw_os_error(libc::ETIMEDOUT),
+                    crate::platform::os_error(abi::errno::ETIMEDOUT),
                     format!(
                         "{}: no peer within the job's time ({} s)",
                         job.engine.as_str(),
@@ -168,12 +169,12 @@ impl<E: Engine> Loop<'_, '_, E> {
     #[cold]
     pub(super) fn filled(&mut self, (dir, file, offset): (Dir, usize, u64), e: &io::Error) -> bool {
         let errno = crate::engine::errno(e);
-        if dir != Dir::Write || !matches!(errno, Some(libc::ENOSPC | libc::EDQUOT)) {
+        if dir != Dir::Write || !matches!(errno, Some(abi::errno::ENOSPC | abi::errno::EDQUOT)) {
             return false;
         }
         if self.stats.filled.is_none() {
             let path = self.w.paths.get(file).map(|p| p.display().to_string());
-            let name = if errno == Some(libc::ENOSPC) {
+            let name = if errno == Some(abi::errno::ENOSPC) {
                 "ENOSPC"
             } else {
                 "EDQUOT"
@@ -301,25 +302,27 @@ pub(super) fn dir_name(d: Dir) -> &'static str {
 /// What an errno means for this job's options, where the bare message would mislead.
 fn explain_errno(job: &JobSpec, errno: i32) -> Option<&'static str> {
     match errno {
-        libc::EOPNOTSUPP if job.flags.hipri => Some(
+        abi::errno::EOPNOTSUPP if job.flags.hipri => Some(
             "polled I/O (hipri) is not supported for this file: it needs a block device \
              with poll queues (NVMe: the nvme.poll_queues module parameter)",
         ),
-        libc::EOPNOTSUPP if job.flags.nowait => Some(
+        abi::errno::EOPNOTSUPP if job.flags.nowait => Some(
             "nowait (RWF_NOWAIT) is not supported for this I/O here (buffered native AIO \
              writes on most file systems): drop nowait or use direct=1",
         ),
-        libc::EAGAIN if job.flags.nowait => {
+        abi::errno::EAGAIN if job.flags.nowait => {
             Some("the I/O would have blocked and nowait (RWF_NOWAIT) asked it to fail instead")
         }
-        libc::EINVAL if job.engine == crate::plan::EngineKind::E4defrag => Some(
+        abi::errno::EINVAL if job.engine == crate::plan::EngineKind::E4defrag => Some(
             "EXT4_IOC_MOVE_EXT moved nothing: the range is beyond the end of the file or of \
              the donor, or the file system refused the move",
         ),
-        libc::ENOTTY | libc::EOPNOTSUPP if job.engine == crate::plan::EngineKind::E4defrag => {
+        abi::errno::ENOTTY | abi::errno::EOPNOTSUPP
+            if job.engine == crate::plan::EngineKind::E4defrag =>
+        {
             Some("this file cannot have its extents moved (ext4 without extents, or data=journal)")
         }
-        libc::EINVAL if job.direct => Some(
+        abi::errno::EINVAL if job.direct => Some(
             "the kernel refused the direct I/O: check that bs and offset are multiples of \
              the logical block size",
         ),

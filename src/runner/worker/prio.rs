@@ -59,16 +59,12 @@ pub(super) fn settle_thread(w: &Worker<'_>) -> Option<JobResult> {
 
 /// Lets the calling thread run on `cpus` only.
 pub(super) fn pin(cpus: &[usize]) -> std::io::Result<()> {
-    let mut set = rustix::thread::CpuSet::new();
-    for &c in cpus {
-        set.set(c);
-    }
-    rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
+    crate::platform::process::pin_thread(cpus)
 }
 
 /// The calling thread's nice value (Linux keeps one per thread).
 fn set_nice(n: i32) -> std::io::Result<()> {
-    rustix::process::setpriority_process(None, n).map_err(std::io::Error::from)
+    crate::platform::process::set_thread_nice(n)
 }
 
 /// The directions measured per priority get their priorities in fio's order: the job's own,

@@ -36,7 +36,7 @@ const EXT4_IOC_MOVE_EXT: libc::c_ulong = (3 << 30)
 const EBUSY_TRIES: u32 = 4;
 
 /// ext4's `f_type` in statfs(2).
-pub const EXT4_SUPER_MAGIC: i64 = 0xEF53;
+pub use crate::platform::abi::EXT4_SUPER_MAGIC;
 
 pub struct Defrag {
     files: Vec<OwnedFd>,

@@ -54,13 +54,19 @@ pub fn readv_writev(fd: BorrowedFd<'_>, read: bool, iov: &[IoVec]) -> io::Result
 
 use crate::engine::{Config, EngineUser, Files, Kind, OptionError};
 
-/// Whether this build has the engine `kind`: on Linux, all of them.
-pub fn has(_kind: Kind) -> bool {
-    true
+/// The engine SASIOTEST's `-sgio` runs on: one preadv/pwritev of `numpages` pages per call.
+pub const SGIO_ENGINE: &str = "pvsync";
+
+/// This build's queued engine, whose options fio's hardware engines share (iodepth).
+pub const QUEUED_ENGINE: &str = "io_uring";
+
+/// Whether this build has the engine `kind`: on Linux, all but Windows' own.
+pub fn has(kind: Kind) -> bool {
+    !super::WINDOWS_KINDS.contains(&kind)
 }
 
-/// Builds the engine `cfg` names — one of [`super::PLATFORM_KINDS`], net or netsplice — over
-/// `files` (e4defrag's donor, net's socket) and hands it to `f`.
+/// Builds the engine `cfg` names — one of [`super::LINUX_KINDS`] — over `files` (e4defrag's
+/// donor, net's socket) and hands it to `f`.
 pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
     let Files {
         fds: files,

@@ -1,24 +1,40 @@
-//! Windows has none of Linux's own engines (vsync, pvsync, pvsync2, io_uring, libaio,
-//! posixaio, mmap, splice, e4defrag, net, netsplice): a job naming one is refused as its plan is made, with the engines this build
-//! has.
+//! Windows' own engine, windowsaio (`windowsaio.rs`: overlapped I/O on a completion port,
+//! scatter/gather for `numpages`). Windows has none of Linux's own engines (vsync, pvsync,
+//! pvsync2, io_uring, libaio, posixaio, mmap, splice, e4defrag, net, netsplice): a job naming
+//! one is refused as its plan is made, with the engines this build has.
+
+mod windowsaio;
 
 use std::io;
 use std::os::windows::io::BorrowedHandle as BorrowedFd;
 
 use crate::engine::{Config, EngineUser, Files, Kind, OptionError};
 
+/// The engine SASIOTEST's `-sgio` runs on: ReadFileScatter/WriteFileGather of `numpages`
+/// pages per call, as SASIOTEST itself.
+pub const SGIO_ENGINE: &str = "windowsaio";
+
+/// This build's queued engine, whose options fio's hardware engines share (iodepth).
+pub const QUEUED_ENGINE: &str = "windowsaio";
+
 /// Whether this build has the engine `kind`: not Linux's own.
 pub fn has(kind: Kind) -> bool {
-    !super::PLATFORM_KINDS.contains(&kind)
+    !super::LINUX_KINDS.contains(&kind)
 }
 
-/// Linux's engines cannot be built here; the plan refuses them first, so this answers only a
-/// caller that skipped [`has`].
-pub fn with_engine<R>(cfg: &Config, _files: Files, f: impl EngineUser<R>) -> R {
-    f.setup_failed(io::Error::new(
-        io::ErrorKind::Unsupported,
-        format!("ioengine={}: Linux only", cfg.kind.as_str()),
-    ))
+/// Builds windowsaio over `files` and hands it to `f`; Linux's engines cannot be built here
+/// (the plan refuses them first, so that answers only a caller that skipped [`has`]).
+pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
+    match cfg.kind {
+        Kind::Windowsaio => match windowsaio::WindowsAio::new(files.fds, cfg) {
+            Ok(e) => f.run(e),
+            Err(e) => f.setup_failed(e),
+        },
+        k => f.setup_failed(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("ioengine={}: Linux only", k.as_str()),
+        )),
+    }
 }
 
 /// One buffer of a vectored call, laid out as Linux's iovec.
@@ -71,6 +87,7 @@ pub mod net {
     use crate::engine::net::Endpoint;
 
     /// A socket made before its group starts: none on Windows.
+    #[derive(Debug)]
     pub enum Prepared {}
 
     impl Prepared {
@@ -106,9 +123,9 @@ mod tests {
 
     #[test]
     fn linux_engines_are_not_in_the_windows_build() {
-        for k in super::super::PLATFORM_KINDS {
+        for k in super::super::LINUX_KINDS {
             assert!(!has(k), "{k:?}");
         }
-        assert!(has(Kind::Psync) && has(Kind::Sync) && has(Kind::Null));
+        assert!(has(Kind::Psync) && has(Kind::Sync) && has(Kind::Windowsaio) && has(Kind::Null));
     }
 }

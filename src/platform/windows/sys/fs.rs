@@ -3,7 +3,6 @@
 //! as alternate data streams. See the parent module for how each POSIX notion maps.
 
 use std::ffi::OsString;
-use std::path::Path;
 
 use windows_sys::Win32::Foundation::{
     ERROR_CALL_NOT_IMPLEMENTED, ERROR_INVALID_PARAMETER, FALSE, GENERIC_READ, GENERIC_WRITE,
@@ -11,16 +10,16 @@ use windows_sys::Win32::Foundation::{
 };
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, CREATE_ALWAYS, CREATE_NEW, CreateDirectoryW, CreateFileW,
-    CreateHardLinkW, DeleteFileW, FILE_ALLOCATION_INFO, FILE_ATTRIBUTE_DIRECTORY,
-    FILE_ATTRIBUTE_NORMAL, FILE_ATTRIBUTE_REPARSE_POINT, FILE_BEGIN, FILE_CURRENT, FILE_END,
-    FILE_END_OF_FILE_INFO, FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_NO_BUFFERING,
-    FILE_FLAG_OPEN_REPARSE_POINT, FILE_FLAG_WRITE_THROUGH, FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE,
-    FILE_SHARE_READ, FILE_SHARE_WRITE, FILE_TYPE_CHAR, FILE_TYPE_DISK, FILE_TYPE_PIPE,
-    FileAllocationInfo, FileEndOfFileInfo, FindClose, FindFirstFileW, FindNextFileW,
-    FlushFileBuffers, GetFileAttributesW, GetFileInformationByHandle, GetFileType,
-    INVALID_FILE_ATTRIBUTES, LOCKFILE_EXCLUSIVE_LOCK, LOCKFILE_FAIL_IMMEDIATELY, LockFileEx,
-    MOVEFILE_REPLACE_EXISTING, MoveFileExW, OPEN_ALWAYS, OPEN_EXISTING, RemoveDirectoryW,
-    SetFileInformationByHandle, SetFilePointerEx, TRUNCATE_EXISTING, WIN32_FIND_DATAW,
+    CreateHardLinkW, FILE_ALLOCATION_INFO, FILE_ATTRIBUTE_DIRECTORY, FILE_ATTRIBUTE_NORMAL,
+    FILE_ATTRIBUTE_REPARSE_POINT, FILE_BEGIN, FILE_CURRENT, FILE_END, FILE_END_OF_FILE_INFO,
+    FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_NO_BUFFERING, FILE_FLAG_OPEN_REPARSE_POINT,
+    FILE_FLAG_WRITE_THROUGH, FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE, FILE_SHARE_READ,
+    FILE_SHARE_WRITE, FILE_TYPE_CHAR, FILE_TYPE_DISK, FILE_TYPE_PIPE, FileAllocationInfo,
+    FileEndOfFileInfo, FindClose, FindFirstFileW, FindNextFileW, FlushFileBuffers,
+    GetFileAttributesW, GetFileInformationByHandle, GetFileType, INVALID_FILE_ATTRIBUTES,
+    LOCKFILE_EXCLUSIVE_LOCK, LOCKFILE_FAIL_IMMEDIATELY, LockFileEx, MOVEFILE_REPLACE_EXISTING,
+    MoveFileExW, OPEN_ALWAYS, OPEN_EXISTING, SetFileInformationByHandle, SetFilePointerEx,
+    TRUNCATE_EXISTING, WIN32_FIND_DATAW,
 };
 use windows_sys::Win32::System::IO::OVERLAPPED;
 
@@ -29,185 +28,7 @@ use super::path;
 use crate::platform::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd};
 use crate::platform::windows::wide::wide;
 
-flag_set! {
-    /// open(2)'s flags, with Linux's values; those Windows has no use for are accepted and
-    /// ignored (CLOEXEC: handles are not inherited unless asked; NONBLOCK: no FIFO can sit
-    /// where a file was checked).
-    OFlags: u32 {
-        RDONLY = 0;
-        WRONLY = 0o1;
-        RDWR = 0o2;
-        RWMODE = 0o3;
-        CREATE = 0o100;
-        EXCL = 0o200;
-        TRUNC = 0o1000;
-        APPEND = 0o2000;
-        NONBLOCK = 0o4000;
-        /// FILE_FLAG_WRITE_THROUGH.
-        DSYNC = 0o10000;
-        /// FILE_FLAG_NO_BUFFERING.
-        DIRECT = 0o40000;
-        DIRECTORY = 0o200000;
-        /// The last component is opened itself if it is a reparse point, and refused.
-        NOFOLLOW = 0o400000;
-        CLOEXEC = 0o2000000;
-        /// FILE_FLAG_WRITE_THROUGH, as DSYNC.
-        SYNC = 0o4010000;
-        PATH = 0o10000000;
-    }
-}
-
-flag_set! {
-    /// The *at calls' flags.
-    AtFlags: u32 {
-        SYMLINK_NOFOLLOW = 0x100;
-        REMOVEDIR = 0x200;
-        EMPTY_PATH = 0x1000;
-    }
-}
-
-flag_set! {
-    /// fallocate(2)'s modes: KEEP_SIZE reserves without growing the file; PUNCH_HOLE has no
-    /// counterpart here.
-    FallocateFlags: u32 {
-        KEEP_SIZE = 0x1;
-        PUNCH_HOLE = 0x2;
-    }
-}
-
-flag_set! {
-    /// setxattr(2)'s flags.
-    XattrFlags: u32 {
-        CREATE = 0x1;
-        REPLACE = 0x2;
-    }
-}
-
-flag_set! {
-    /// renameat2(2)'s flags.
-    RenameFlags: u32 {
-        NOREPLACE = 0x1;
-    }
-}
-
-flag_set! {
-    /// access(2)'s modes.
-    Access: u32 {
-        EXISTS = 0;
-        EXEC_OK = 0x1;
-        WRITE_OK = 0x2;
-        READ_OK = 0x4;
-    }
-}
-
-flag_set! {
-    /// statx(2)'s masks: no statx here.
-    StatxFlags: u32 {
-        ALL = 0xfff;
-    }
-}
-
-/// Permission bits: Windows has none; kept for the callers' sake.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Mode(u32);
-
-impl Mode {
-    pub const fn empty() -> Mode {
-        Mode(0)
-    }
-    pub const fn from_raw_mode(m: u32) -> Mode {
-        Mode(m)
-    }
-    pub const fn as_raw_mode(self) -> u32 {
-        self.0
-    }
-}
-
-const S_IFMT: u32 = 0o170000;
-const S_IFIFO: u32 = 0o010000;
-const S_IFCHR: u32 = 0o020000;
-const S_IFDIR: u32 = 0o040000;
-const S_IFBLK: u32 = 0o060000;
-const S_IFREG: u32 = 0o100000;
-const S_IFLNK: u32 = 0o120000;
-
-/// What a file is, from its mode's type bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileType {
-    RegularFile,
-    Directory,
-    Symlink,
-    Fifo,
-    Socket,
-    CharacterDevice,
-    BlockDevice,
-    Unknown,
-}
-
-impl FileType {
-    pub fn from_raw_mode(mode: u32) -> FileType {
-        match mode & S_IFMT {
-            S_IFREG => FileType::RegularFile,
-            S_IFDIR => FileType::Directory,
-            S_IFLNK => FileType::Symlink,
-            S_IFIFO => FileType::Fifo,
-            S_IFCHR => FileType::CharacterDevice,
-            S_IFBLK => FileType::BlockDevice,
-            _ => FileType::Unknown,
-        }
-    }
-}
-
-/// A file's status: the volume's serial number as its device, the NTFS file index as its
-/// inode, the type bits made from its attributes.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Stat {
-    pub st_dev: u64,
-    pub st_ino: u64,
-    pub st_mode: u32,
-    pub st_nlink: u64,
-    pub st_size: i64,
-    pub st_blocks: i64,
-    pub st_rdev: u64,
-    pub st_mtime: i64,
-    pub st_mtime_nsec: i64,
-}
-
-/// statfs(2)'s answer: Windows has no file system magic numbers.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct StatFs {
-    pub f_type: i64,
-}
-
-/// posix_fadvise(2)'s advice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Advice {
-    Normal,
-    Sequential,
-    Random,
-    NoReuse,
-    WillNeed,
-    DontNeed,
-}
-
-/// flock(2)'s operations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FlockOperation {
-    LockShared,
-    LockExclusive,
-    Unlock,
-    NonBlockingLockShared,
-    NonBlockingLockExclusive,
-    NonBlockingUnlock,
-}
-
-/// lseek(2)'s whence and offset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SeekFrom {
-    Start(u64),
-    End(i64),
-    Current(i64),
-}
+pub use super::kinds::*;
 
 /// The current directory, for the *at calls.
 // SAFETY: never used as a handle: `path::of` turns it into the current directory first.
@@ -276,14 +97,14 @@ fn open_wide(path: &[u16], flags: OFlags, attributes_only: bool) -> Result<Owned
 }
 
 /// open(2).
-pub fn open(path: impl AsRef<Path>, flags: OFlags, _mode: Mode) -> Result<OwnedFd> {
-    open_wide(&wide(path.as_ref().as_os_str()), flags, false)
+pub fn open(path: impl super::PathArg, flags: OFlags, _mode: Mode) -> Result<OwnedFd> {
+    open_wide(&wide(path.to_path().as_os_str()), flags, false)
 }
 
 /// openat(2): `name` in the directory `dir` is open to.
 pub fn openat(
     dir: impl AsFd,
-    name: impl AsRef<Path>,
+    name: impl super::PathArg,
     flags: OFlags,
     _mode: Mode,
 ) -> Result<OwnedFd> {
@@ -349,7 +170,7 @@ pub fn fstat(fd: impl AsFd) -> Result<Stat> {
 }
 
 /// fstatat(2): the status of `name` in `dir`, of a link itself with SYMLINK_NOFOLLOW.
-pub fn statat(dir: impl AsFd, name: impl AsRef<Path>, flags: AtFlags) -> Result<Stat> {
+pub fn statat(dir: impl AsFd, name: impl super::PathArg, flags: AtFlags) -> Result<Stat> {
     let p = path::at(dir, name)?;
     let how = match flags.contains(AtFlags::SYMLINK_NOFOLLOW) {
         true => OFlags::RDONLY | OFlags::NOFOLLOW,
@@ -368,19 +189,19 @@ pub fn statat(dir: impl AsFd, name: impl AsRef<Path>, flags: AtFlags) -> Result<
 }
 
 /// stat(2).
-pub fn stat(p: impl AsRef<Path>) -> Result<Stat> {
+pub fn stat(p: impl super::PathArg) -> Result<Stat> {
     statat(CWD, p, AtFlags::empty())
 }
 
 /// lstat(2).
-pub fn lstat(p: impl AsRef<Path>) -> Result<Stat> {
+pub fn lstat(p: impl super::PathArg) -> Result<Stat> {
     statat(CWD, p, AtFlags::SYMLINK_NOFOLLOW)
 }
 
 /// statx(2): not on Windows.
 pub fn statx(
     _dir: impl AsFd,
-    _name: impl AsRef<Path>,
+    _name: impl super::PathArg,
     _f: AtFlags,
     _m: StatxFlags,
 ) -> Result<Stat> {
@@ -388,13 +209,13 @@ pub fn statx(
 }
 
 /// statfs(2): not on Windows (no file system magic numbers).
-pub fn statfs(_p: impl AsRef<Path>) -> Result<StatFs> {
+pub fn statfs(_p: impl super::PathArg) -> Result<StatFs> {
     Err(Errno::OPNOTSUPP)
 }
 
 /// access(2): whether `p` exists, and for WRITE_OK that it is not read-only.
-pub fn access(p: impl AsRef<Path>, how: Access) -> Result<()> {
-    let w = wide(p.as_ref().as_os_str());
+pub fn access(p: impl super::PathArg, how: Access) -> Result<()> {
+    let w = wide(p.to_path().as_os_str());
     // SAFETY: a NUL-terminated path.
     let a = unsafe { GetFileAttributesW(w.as_ptr()) };
     if a == INVALID_FILE_ATTRIBUTES {
@@ -408,7 +229,7 @@ pub fn access(p: impl AsRef<Path>, how: Access) -> Result<()> {
 }
 
 /// mkdirat(2).
-pub fn mkdirat(dir: impl AsFd, name: impl AsRef<Path>, _mode: Mode) -> Result<()> {
+pub fn mkdirat(dir: impl AsFd, name: impl super::PathArg, _mode: Mode) -> Result<()> {
     let p = path::at(dir, name)?;
     // SAFETY: a NUL-terminated path; no security attributes.
     match unsafe { CreateDirectoryW(p.as_ptr(), std::ptr::null()) } {
@@ -418,28 +239,62 @@ pub fn mkdirat(dir: impl AsFd, name: impl AsRef<Path>, _mode: Mode) -> Result<()
 }
 
 /// unlinkat(2): removes a file (a link itself, never its target), or with REMOVEDIR an empty
-/// directory.
-pub fn unlinkat(dir: impl AsFd, name: impl AsRef<Path>, flags: AtFlags) -> Result<()> {
-    let p = path::at(dir, name)?;
-    // SAFETY: a NUL-terminated path.
-    let ok = unsafe {
-        match flags.contains(AtFlags::REMOVEDIR) {
-            true => RemoveDirectoryW(p.as_ptr()),
-            false => DeleteFileW(p.as_ptr()),
-        }
+/// directory. The name goes at once, as on Linux, even while the file is open elsewhere
+/// (FileDispositionInfoEx with POSIX semantics, Windows 10 1709+); where that is not offered
+/// (older systems, FAT, Wine) the file is marked for deletion and its name goes with its last
+/// handle.
+pub fn unlinkat(dir: impl AsFd, name: impl super::PathArg, flags: AtFlags) -> Result<()> {
+    use windows_sys::Win32::Storage::FileSystem::{
+        DELETE, FILE_DISPOSITION_INFO, FILE_DISPOSITION_INFO_EX, FileDispositionInfo,
+        FileDispositionInfoEx,
     };
-    match ok {
-        FALSE => Err(Errno::last()),
-        _ => Ok(()),
+    const DELETE_POSIX: u32 = 0x1 | 0x2 | 0x10;
+    let p = path::at(dir, name)?;
+    let how = FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT;
+    let share = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
+    // SAFETY: a NUL-terminated path; the other arguments are plain values.
+    let h = unsafe {
+        CreateFileW(
+            p.as_ptr(),
+            DELETE | FILE_READ_ATTRIBUTES,
+            share,
+            std::ptr::null(),
+            OPEN_EXISTING,
+            how,
+            std::ptr::null_mut(),
+        )
+    };
+    if h == INVALID_HANDLE_VALUE {
+        return Err(Errno::last());
+    }
+    // SAFETY: a handle CreateFileW just gave us, owned from here.
+    let fd = unsafe { OwnedFd::from_raw_fd(h as _) };
+    let dir_now = FileType::from_raw_mode(fstat(&fd)?.st_mode) == FileType::Directory;
+    match (dir_now, flags.contains(AtFlags::REMOVEDIR)) {
+        (true, false) => return Err(Errno::from_win32(5)),
+        (false, true) => return Err(Errno::NOTDIR),
+        _ => {}
+    }
+    let posix = FILE_DISPOSITION_INFO_EX {
+        Flags: DELETE_POSIX,
+    };
+    match set_info(&fd, FileDispositionInfoEx, &posix) {
+        Ok(()) => Ok(()),
+        Err(Errno::NOTEMPTY) => Err(Errno::NOTEMPTY),
+        Err(_) => set_info(
+            &fd,
+            FileDispositionInfo,
+            &FILE_DISPOSITION_INFO { DeleteFile: true },
+        ),
     }
 }
 
 /// renameat2(2): NOREPLACE fails with EXIST where `new` is there.
 pub fn renameat_with(
     old_dir: impl AsFd,
-    old: impl AsRef<Path>,
+    old: impl super::PathArg,
     new_dir: impl AsFd,
-    new: impl AsRef<Path>,
+    new: impl super::PathArg,
     flags: RenameFlags,
 ) -> Result<()> {
     let (from, to) = (path::at(old_dir, old)?, path::at(new_dir, new)?);
@@ -457,9 +312,9 @@ pub fn renameat_with(
 /// linkat(2): a hard link `new` to `old`.
 pub fn linkat(
     old_dir: impl AsFd,
-    old: impl AsRef<Path>,
+    old: impl super::PathArg,
     new_dir: impl AsFd,
-    new: impl AsRef<Path>,
+    new: impl super::PathArg,
     _flags: AtFlags,
 ) -> Result<()> {
     let (from, to) = (path::at(old_dir, old)?, path::at(new_dir, new)?);

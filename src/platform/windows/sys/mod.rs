@@ -14,7 +14,81 @@
 mod flags;
 pub mod fs;
 pub mod io;
+mod kinds;
 mod path;
+
+/// What the calls take as a path: a path, or a C string of UTF-8 (as the file operation
+/// engines keep their names).
+pub trait PathArg {
+    fn to_path(&self) -> std::borrow::Cow<'_, std::path::Path>;
+}
+
+macro_rules! path_arg_by_ref {
+    ($($t:ty),*) => {$(
+        impl PathArg for $t {
+            fn to_path(&self) -> std::borrow::Cow<'_, std::path::Path> {
+                std::borrow::Cow::Borrowed(std::path::Path::new(self))
+            }
+        }
+    )*};
+}
+
+path_arg_by_ref!(
+    std::path::Path,
+    std::path::PathBuf,
+    std::ffi::OsStr,
+    std::ffi::OsString,
+    str,
+    String
+);
+
+impl PathArg for std::ffi::CStr {
+    fn to_path(&self) -> std::borrow::Cow<'_, std::path::Path> {
+        let text = self.to_string_lossy().into_owned();
+        std::borrow::Cow::Owned(std::path::PathBuf::from(text))
+    }
+}
+
+impl PathArg for std::ffi::CString {
+    fn to_path(&self) -> std::borrow::Cow<'_, std::path::Path> {
+        self.as_c_str().to_path()
+    }
+}
+
+impl<T: PathArg + ?Sized> PathArg for &T {
+    fn to_path(&self) -> std::borrow::Cow<'_, std::path::Path> {
+        (**self).to_path()
+    }
+}
+
+/// unlink_each_loop's renewal points an engine's descriptor number at a new file (dup3);
+/// Windows handles are not numbers that can be re-pointed, so it is refused.
+pub fn redirect(
+    _new: crate::platform::fd::BorrowedFd<'_>,
+    _held: crate::platform::fd::BorrowedFd<'_>,
+) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "unlink_each_loop: Linux only (a held handle cannot be pointed at a new file)",
+    ))
+}
+
+/// posix_fallocate(3): the file grown to `len` with its space allocated (as fallocate).
+pub fn posix_fallocate(fd: crate::platform::fd::BorrowedFd<'_>, len: u64) -> io::Result<()> {
+    fs::fallocate(fd, fs::FallocateFlags::empty(), 0, len)
+}
+
+/// Whether a file's cache takes advice: Windows has no posix_fadvise (caching is chosen when a
+/// file is opened), so `invalidate` and `fadvise_hint` cannot be done.
+pub const CACHE_ADVICE: bool = false;
+
+/// The bytes that separate a path's components, or a file from its streams (`:`).
+pub const SEPARATORS: &[u8] = b"/\\:";
+
+/// The name of a directory entry.
+pub fn entry_name(e: &fs::DirEntry) -> std::ffi::OsString {
+    e.file_name().to_owned()
+}
 
 /// open(2)'s O_DSYNC: FILE_FLAG_WRITE_THROUGH.
 pub const O_DSYNC: fs::OFlags = fs::OFlags::DSYNC;

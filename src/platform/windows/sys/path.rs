@@ -44,8 +44,9 @@ pub(super) fn of(fd: BorrowedFd<'_>) -> Result<PathBuf> {
 
 /// `name` in the directory `dir` is open to, as a NUL-terminated UTF-16 path. An absolute
 /// `name` stands alone, as with openat.
-pub(super) fn at(dir: impl AsFd, name: impl AsRef<Path>) -> Result<Vec<u16>> {
-    let name = name.as_ref();
+pub(super) fn at(dir: impl AsFd, name: impl super::PathArg) -> Result<Vec<u16>> {
+    let name = name.to_path();
+    let name: &Path = &name;
     if name.is_absolute() {
         return Ok(wide(name.as_os_str()));
     }

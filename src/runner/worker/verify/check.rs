@@ -243,10 +243,10 @@ fn read_fully(
     buf: &mut [u8],
     offset: u64,
 ) -> Result<(), (usize, std::io::Error)> {
-    use std::os::unix::fs::FileExt;
     let mut done = 0;
     while done < buf.len() {
-        match f.read_at(&mut buf[done..], offset + done as u64) {
+        let got = crate::platform::sys::io::pread(f, &mut buf[done..], offset + done as u64);
+        match got.map_err(std::io::Error::from) {
             Ok(0) => {
                 let e = std::io::Error::new(
                     std::io::ErrorKind::UnexpectedEof,
@@ -528,7 +528,7 @@ impl<E: Engine> Loop<'_, '_, E> {
             offset: first.map(|b| b.offset),
             direction: Some("verify".into()),
             // fio's errno for data that is not what was written: EILSEQ.
-            errno: first.map(|_| libc::EILSEQ),
+            errno: first.map(|_| crate::platform::abi::errno::EILSEQ),
             message,
         });
     }

@@ -8,10 +8,10 @@
 use crate::platform::fd::{AsFd, OwnedFd};
 use std::path::Path;
 
-use crate::platform::sys::fs::{AtFlags, StatxFlags};
-use crate::platform::sys::io::ReadWriteFlags;
+use rustix::fs::{AtFlags, StatxFlags};
+use rustix::io::ReadWriteFlags;
 
-use super::{TargetError, io_err, usage};
+use crate::files::targets::{TargetError, io_err, usage};
 use crate::plan::JobSpec;
 
 /// statx's STATX_WRITE_ATOMIC (Linux 6.11).
@@ -19,7 +19,7 @@ const STATX_WRITE_ATOMIC: u32 = 0x0001_0000;
 
 /// Refuses `fd` (the job's file `p`) when it cannot take the job's atomic writes or uncached
 /// I/O. `readable`: a descriptor of the file open for reading, for the uncached probe.
-pub(super) fn check(
+pub fn check(
     job: &JobSpec,
     p: &Path,
     fd: &OwnedFd,
@@ -33,11 +33,9 @@ pub(super) fn check(
         let mut byte = [0u8; 1];
         let mut iov = [std::io::IoSliceMut::new(&mut byte)];
         let flags = ReadWriteFlags::from_bits_retain(libc::RWF_DONTCACHE as u32);
-        match crate::platform::sys::io::preadv2(r.as_fd(), &mut iov, 0, flags) {
+        match rustix::io::preadv2(r.as_fd(), &mut iov, 0, flags) {
             Ok(_) => {}
-            Err(
-                crate::platform::sys::io::Errno::OPNOTSUPP | crate::platform::sys::io::Errno::INVAL,
-            ) => {
+            Err(rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::INVAL) => {
                 return Err(usage(format!(
                     "{}: uncached buffered I/O (RWF_DONTCACHE) is not there for {}: its file \
                      system does not have it (Linux 6.14+ with ext4, xfs or btrfs has it; tmpfs \
@@ -54,7 +52,7 @@ pub(super) fn check(
 
 /// The atomic-write limits of `fd` against the job's one write size.
 fn atomic(job: &JobSpec, p: &Path, fd: &OwnedFd) -> Result<(), TargetError> {
-    let st = crate::platform::sys::fs::statx(
+    let st = rustix::fs::statx(
         fd,
         c"",
         AtFlags::EMPTY_PATH,

@@ -1,0 +1,3 @@
+//! Linux's half of the files layer's own calls.
+
+pub mod rwf;
