@@ -7,8 +7,9 @@
 # captures from a loop device), fuse3
 # (fusermount3, to mount the tests' fault-injecting file system), xfsprogs (mkfs.xfs: XFS
 # offers atomic writes in software, which the atomic=1 tests need), OpenMPI and libclang (the
-# mpi feature's build and its mpirun tests), fio-plot (draws graphs from iogauge's JSON and logs) and
-# cargo-fuzz (the job-file parser's fuzz target, scripts/fuzz.sh; needs a nightly toolchain) and
+# mpi feature's build and its mpirun tests), mingw-w64, Wine and Rust's x86_64-pc-windows-gnu
+# target (the Windows build and its tests under Wine), fio-plot (draws graphs from iogauge's
+# JSON and logs) and cargo-fuzz (the job-file parser's fuzz target, scripts/fuzz.sh; needs a nightly toolchain) and
 # scipy for fio's own test scripts (scripts/fio-tests.sh). Safe to run again: it installs only
 # what is missing. fio-plot goes into a virtual environment in the user's cache, whose path
 # the tests find on their own. Without root or network, it says what it could not install and
@@ -32,6 +33,9 @@ python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
 command -v mpirun >/dev/null || missing+=(openmpi-bin)
 [ -e /usr/include/x86_64-linux-gnu/openmpi ] || [ -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] || missing+=(libopenmpi-dev)
 compgen -G '/usr/lib/llvm-*/lib/libclang.so' >/dev/null || missing+=(libclang-dev)
+# The Windows build (scripts/windows-tests.sh): mingw links iogauge.exe, Wine runs it.
+command -v x86_64-w64-mingw32-gcc >/dev/null || missing+=(gcc-mingw-w64-x86-64)
+command -v wine64 >/dev/null || [ -x /usr/lib/wine/wine64 ] || missing+=(wine64)
 if ((${#missing[@]})); then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         # A fresh machine has no package lists yet.
@@ -63,5 +67,12 @@ fi
 if ! command -v cargo-fuzz >/dev/null && ! [ -x "$HOME/.cargo/bin/cargo-fuzz" ]; then
     echo "test-deps: installing cargo-fuzz (crates.io)"
     cargo install -q --locked cargo-fuzz || echo "test-deps: could not install cargo-fuzz" >&2
+fi
+# Rust's Windows target, for the Windows build (scripts/windows-tests.sh).
+if command -v rustup >/dev/null &&
+    ! rustup target list --installed 2>/dev/null | grep -qx x86_64-pc-windows-gnu; then
+    echo "test-deps: adding Rust's x86_64-pc-windows-gnu target (rustup)"
+    rustup target add x86_64-pc-windows-gnu >/dev/null ||
+        echo "test-deps: could not add the x86_64-pc-windows-gnu target" >&2
 fi
 exit 0

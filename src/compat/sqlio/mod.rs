@@ -1,9 +1,10 @@
-//! `iogauge sqlio [options] [file...]`: Microsoft's sqlio on Linux. Threads per file become
-//! `numjobs`, outstanding I/Os per thread become io_uring's `iodepth`, `-B` picks the cache
-//! flags (N: O_DIRECT + O_DSYNC, H: O_DIRECT, S: O_DSYNC, Y: cached), and a parameter file
-//! (`-F`) names targets with their thread counts and sizes, creating (expanding) missing files
-//! as sqlio does and keeping them for the next test. `--batch FILE` runs a file of sqlio lines
-//! in order. Output is sqlio's, then iogauge's additions.
+//! `iogauge sqlio [options] [file...]`: Microsoft's sqlio on Linux and Windows. Threads per
+//! file become `numjobs`, outstanding I/Os per thread the queued engine's `iodepth` (io_uring;
+//! windowsaio on Windows), `-B` picks the cache flags (N: O_DIRECT + O_DSYNC, H: O_DIRECT, S:
+//! O_DSYNC, Y: cached), and a parameter file (`-F`) names targets with their thread counts and
+//! sizes, creating (expanding) missing files as sqlio does and keeping them for the next test.
+//! `--batch FILE` runs a file of sqlio lines in order. Output is sqlio's, then iogauge's
+//! additions.
 
 use crate::compat::LegacyError;
 use std::fmt::Write;
@@ -27,7 +28,7 @@ Usage: iogauge sqlio [options] [file...]
   -f<random|sequential|N>
                        access pattern: random, sequential, or N = blocks between I/Os
                        (after each I/O skip N blocks; wraps at the end). Default 64, as sqlio.
-  -o<n>                outstanding I/Os per thread, 1 to 256 (io_uring iodepth; default 1)
+  -o<n>                outstanding I/Os per thread, 1 to 256 (the queued engine's iodepth; default 1)
   -b<KB>               I/O size in KB (KiB), 1 to 1024 (default 2)
   -t<n>                threads per file, 1 to 256 (default 1)
   -B<N|Y|H|S>          buffering: N = no caching (O_DIRECT + O_DSYNC, default), H = device
@@ -573,7 +574,11 @@ impl Personality for Sqlio {
             .set("rw", &rw, flag("-k/-f"))
             .set("bs", &bs.to_string(), flag("-b"))
             .set("numjobs", &t.threads.to_string(), flag("-t"))
-            .set("ioengine", "io_uring", flag("-o"))
+            .set(
+                "ioengine",
+                crate::engine::platform::QUEUED_ENGINE,
+                flag("-o"),
+            )
             .set("iodepth", &self.outstanding.to_string(), flag("-o"))
             .set("runtime", &format!("{}s", self.secs), flag("-s"))
             .set("time_based", "1", o())

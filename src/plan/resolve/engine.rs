@@ -250,6 +250,7 @@ pub(super) fn rules(
 ) -> Result<(), SpecError> {
     cpuio_rules(v, spec)?;
     mmap_rules(v, spec)?;
+    scatter_rules(v, spec)?;
     per_call_rules(v, spec, w)?;
     spec.program = super::exec::program(v, spec)?;
     spec.donor = super::defrag::donor(v, spec)?;
@@ -335,6 +336,23 @@ fn cpuio_rules(v: &Values<'_>, spec: &mut JobSpec) -> Result<(), SpecError> {
         spec.size = Some(spec.xfer());
     }
     Ok(())
+}
+
+/// windowsaio's scatter/gather (`numpages` above 1) is ReadFileScatter/WriteFileGather, which
+/// move whole pages of a file opened without buffering: refused without direct=1 rather than
+/// failing at the first I/O.
+fn scatter_rules(v: &Values<'_>, spec: &JobSpec) -> Result<(), SpecError> {
+    if spec.engine != EngineKind::Windowsaio || spec.numpages <= 1 || spec.direct {
+        return Ok(());
+    }
+    Err(v.error(
+        "numpages",
+        format!(
+            "numpages={} with ioengine=windowsaio is ReadFileScatter/WriteFileGather, which \
+             Windows runs only on a file opened without buffering: give direct=1",
+            spec.numpages
+        ),
+    ))
 }
 
 /// mmap reads and writes through the page cache (a mapping has no O_DIRECT; fio's only
