@@ -89,6 +89,17 @@ def sqlio():
         check(f"sqlio: prints '{line}'", line in out, out)
     check("sqlio: -o runs on windowsaio at depth 4",
           "overlapped, on an I/O completion port" in out and "iodepth 4" in out, out)
+    # sqlio's own form: a drive letter, the file at the drive's root.
+    root = os.path.join(PREFIX, "drive_c", "iogauge-check-sqlio.dat")
+    shutil.copyfile(host("testfile.dat"), root)
+    try:
+        rc, out, err = iogauge("sqlio", "-kR", "-s1", "-fsequential", "-b64", "-dC",
+                               "iogauge-check-sqlio.dat")
+        check("sqlio -dC: the file at C:\\'s root", rc == 0
+              and "reading for 1 secs from file C:\\iogauge-check-sqlio.dat" in out,
+              out + err)
+    finally:
+        os.remove(root)
     rc, _, err = iogauge("sqlio", "-kR", "-s1", "-dQ", "testfile.dat")
     check("sqlio -dQ: a drive that is not there is refused",
           rc == 2 and "drive Q: is not there" in err, err)
@@ -129,6 +140,9 @@ def safety():
                          "--numpages=4", "--size=64k")
     check("windowsaio's scatter/gather without direct=1 is refused, naming numpages",
           rc == 2 and "--numpages=4" in err and "direct=1" in err, err)
+    rc, _, err = iogauge("run", "--name=x", f"--filename={WIN_DIR}\\x.dat", "--size=64k")
+    check("an unescaped drive letter in fio's filename is refused, saying how to escape it",
+          rc == 2 and "C\\:" in err, err)
     rc, _, err = iogauge("record", "--", "cmd.exe", "/c", "echo")
     check("record is refused on Windows", rc == 2 and "needs Linux" in err, err)
     left = sorted(n for n in os.listdir(HOST_DIR) if n.startswith("x."))

@@ -279,6 +279,15 @@ pub fn split_filenames(text: &str) -> Vec<String> {
     out.into_iter().map(|s| s.trim().to_string()).collect()
 }
 
+/// Whether `names` (as [`split_filenames`] gives them) hold a Windows path split at its drive
+/// letter's unescaped colon: a one-letter name followed by one starting with a separator.
+pub fn unescaped_drive(names: &[String]) -> bool {
+    names.windows(2).any(|w| {
+        let letter = w[0].len() == 1 && w[0].as_bytes()[0].is_ascii_alphabetic();
+        letter && (w[1].starts_with('\\') || w[1].starts_with('/'))
+    })
+}
+
 /// `random`, `zipf:1.2`, `pareto:0.9`, `normal:10`, `zoned:60/10:30/20:10/70`,
 /// `zoned_abs:60/1g:40/10g`.
 pub fn parse_distribution(text: &str, kb: u64) -> Result<Distribution, ValueError> {
@@ -524,6 +533,25 @@ mod tests {
         }
         let (b, o) = parse_pattern_pieces("1%o").unwrap();
         assert_eq!((b, o), (vec![1, 0, 0, 0, 0, 0, 0, 0, 0], vec![1]));
+    }
+
+    #[test]
+    fn names_split_at_colons_and_a_split_drive_letter_is_seen() {
+        let names = |t: &str| split_filenames(t);
+        assert_eq!(names("a:b"), ["a", "b"]);
+        assert_eq!(names("C\\:\\d\\f.dat"), ["C:\\d\\f.dat"]);
+        assert!(unescaped_drive(&names("C:\\d\\f.dat")));
+        assert!(unescaped_drive(&names("/x:d:/f")));
+        assert!(!unescaped_drive(&names("C\\:\\d\\f.dat")));
+        assert!(
+            !unescaped_drive(&names("ab:/dev/sdb")),
+            "two letters are a name"
+        );
+        assert!(
+            !unescaped_drive(&names("a:b")),
+            "one-letter names with no path after"
+        );
+        assert!(!unescaped_drive(&names("/dev/sda:/dev/sdb")));
     }
 
     #[test]

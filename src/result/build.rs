@@ -605,9 +605,15 @@ fn device_warnings(
 ) {
     let group = group_label(id, jobs.iter().map(|j| j.spec.name.as_str()));
     if !without_device.is_empty() {
+        let why = match crate::platform::DEVICE_COUNTERS {
+            true => {
+                "on a file system with no block device below it (tmpfs or a network file \
+                     system)"
+            }
+            false => "on a volume whose device counters this build does not read yet",
+        };
         notes.push(format!(
-            "{group}: {} {} on a file system with no block device below it (tmpfs or a \
-             network file system): there is no device to check, and the figures are the file \
+            "{group}: {} {} {why}: there is no device to check, and the figures are the file \
              system's",
             crate::rawpath::brief_list(without_device),
             if without_device.len() == 1 {

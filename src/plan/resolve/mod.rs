@@ -540,7 +540,17 @@ fn target(v: &Values<'_>) -> Result<TargetSpec, SpecError> {
         ) {
             (Some(files), dir) => {
                 let dir = dir.map(|d| rawpath::path(&d));
-                let paths: Vec<PathBuf> = value::split_filenames(&files)
+                let names = value::split_filenames(&files);
+                if crate::platform::DRIVE_LETTERS && value::unescaped_drive(&names) {
+                    return Err(v.error(
+                        "filename",
+                        "':' separates fio's file names, so a drive letter's colon is \
+                         escaped as fio's documentation says: filename=C\\:\\data\\f.dat \
+                         (or give the folder with directory=)"
+                            .into(),
+                    ));
+                }
+                let paths: Vec<PathBuf> = names
                     .into_iter()
                     .map(|f| match &dir {
                         Some(d) if !f.starts_with('/') => d.join(rawpath::path(&f)),

@@ -81,6 +81,9 @@ pub mod fd {
 /// Whether paths start with drive letters (`C:\`), as the Windows tools' command lines name them.
 pub const DRIVE_LETTERS: bool = false;
 
+/// Whether the device under a target has counters iogauge reads (/proc/diskstats).
+pub const DEVICE_COUNTERS: bool = true;
+
 /// The device that discards what is written to it.
 pub const NULL_DEVICE: &str = "/dev/null";
 

@@ -126,5 +126,9 @@ pub mod fd {
 /// Whether paths start with drive letters (`C:\`), as the Windows tools' command lines name them.
 pub const DRIVE_LETTERS: bool = true;
 
+/// Whether the device under a target has counters iogauge reads: not on Windows yet (the
+/// disk performance IOCTL is to come).
+pub const DEVICE_COUNTERS: bool = false;
+
 /// The device that discards what is written to it.
 pub const NULL_DEVICE: &str = "NUL";
