@@ -47,13 +47,18 @@ mod tests {
     #[test]
     fn thread_usage_grows_with_work() {
         let a = CpuUsage::thread();
+        // Work until the thread has had 20 ms of CPU (a loaded machine gives it less than its
+        // wall time), within 5 s: the count must grow with the work.
         let start = std::time::Instant::now();
         let mut x = 0u64;
-        while start.elapsed() < Duration::from_millis(50) {
-            x = x.wrapping_mul(31).wrapping_add(std::hint::black_box(7));
+        let mut d = CpuUsage::thread().since(&a);
+        while d.user + d.system < Duration::from_millis(20) && start.elapsed().as_secs() < 5 {
+            for _ in 0..100_000 {
+                x = x.wrapping_mul(31).wrapping_add(std::hint::black_box(7));
+            }
+            d = CpuUsage::thread().since(&a);
         }
         std::hint::black_box(x);
-        let d = CpuUsage::thread().since(&a);
         assert!(d.user + d.system >= Duration::from_millis(20), "{d:?}");
     }
 }

@@ -23,60 +23,52 @@ const ZERO: FILETIME = FILETIME {
     dwHighDateTime: 0,
 };
 
-/// Usage of the calling thread.
-pub fn thread() -> CpuUsage {
+type Times = unsafe extern "system" fn(
+    windows_sys::Win32::Foundation::HANDLE,
+    *mut FILETIME,
+    *mut FILETIME,
+    *mut FILETIME,
+    *mut FILETIME,
+) -> windows_sys::core::BOOL;
+
+/// User and kernel time of `who` as `get` (GetThreadTimes, GetProcessTimes) reads them.
+fn times(get: Times, who: windows_sys::Win32::Foundation::HANDLE) -> Option<CpuUsage> {
     let (mut created, mut exited, mut kernel, mut user) = (ZERO, ZERO, ZERO, ZERO);
-    // SAFETY: the pseudo-handle of the calling thread, and four writable FILETIMEs.
-    let ok = unsafe {
-        GetThreadTimes(
-            GetCurrentThread(),
-            &mut created,
-            &mut exited,
-            &mut kernel,
-            &mut user,
-        )
-    };
-    if ok == 0 {
-        return CpuUsage::default();
-    }
-    CpuUsage {
+    // SAFETY: a pseudo-handle of this thread or process, and four writable FILETIMEs.
+    let ok = unsafe { get(who, &mut created, &mut exited, &mut kernel, &mut user) };
+    (ok != 0).then(|| CpuUsage {
         user: duration(user),
         system: duration(kernel),
         ..CpuUsage::default()
-    }
+    })
+}
+
+/// Usage of the calling thread.
+pub fn thread() -> CpuUsage {
+    // SAFETY: the calling thread's pseudo-handle, valid for as long as the thread runs.
+    times(GetThreadTimes, unsafe { GetCurrentThread() }).unwrap_or_default()
 }
 
 /// Usage of the whole process.
 pub fn process() -> CpuUsage {
-    let (mut created, mut exited, mut kernel, mut user) = (ZERO, ZERO, ZERO, ZERO);
-    // SAFETY: the pseudo-handle of this process, and four writable FILETIMEs.
-    let ok = unsafe {
-        GetProcessTimes(
-            GetCurrentProcess(),
-            &mut created,
-            &mut exited,
-            &mut kernel,
-            &mut user,
-        )
-    };
-    if ok == 0 {
+    // SAFETY: this process's pseudo-handle.
+    let me = unsafe { GetCurrentProcess() };
+    let Some(usage) = times(GetProcessTimes, me) else {
         return CpuUsage::default();
-    }
+    };
     // SAFETY: PROCESS_MEMORY_COUNTERS is plain data; the call writes at most `cb` bytes.
     let faults = unsafe {
         let mut m: PROCESS_MEMORY_COUNTERS = std::mem::zeroed();
         let cb = std::mem::size_of::<PROCESS_MEMORY_COUNTERS>() as u32;
         m.cb = cb;
-        match K32GetProcessMemoryInfo(GetCurrentProcess(), &mut m, cb) {
+        match K32GetProcessMemoryInfo(me, &mut m, cb) {
             0 => 0,
             _ => u64::from(m.PageFaultCount),
         }
     };
     CpuUsage {
-        user: duration(user),
-        system: duration(kernel),
         minor_faults: faults,
-        ..CpuUsage::default()
+        ..usage
     }
 }
 
@@ -87,13 +79,18 @@ mod tests {
     #[test]
     fn thread_time_grows_with_work() {
         let a = thread();
+        // Work until the thread has had 20 ms of CPU (a loaded machine gives it less than its
+        // wall time), within 5 s: the count must grow with the work.
         let start = std::time::Instant::now();
         let mut x = 0u64;
-        while start.elapsed() < Duration::from_millis(100) {
-            x = x.wrapping_mul(31).wrapping_add(std::hint::black_box(7));
+        let mut d = thread().since(&a);
+        while d.user + d.system < Duration::from_millis(20) && start.elapsed().as_secs() < 5 {
+            for _ in 0..100_000 {
+                x = x.wrapping_mul(31).wrapping_add(std::hint::black_box(7));
+            }
+            d = thread().since(&a);
         }
         std::hint::black_box(x);
-        let d = thread().since(&a);
         assert!(d.user + d.system >= Duration::from_millis(20), "{d:?}");
         assert!(process().user >= d.user, "{:?}", process());
     }
