@@ -23,6 +23,8 @@ const ZERO: FILETIME = FILETIME {
     dwHighDateTime: 0,
 };
 
+/// GetThreadTimes' and GetProcessTimes' signature.
+// SAFETY: a type, not a call: `times` says why its one call holds.
 type Times = unsafe extern "system" fn(
     windows_sys::Win32::Foundation::HANDLE,
     *mut FILETIME,
