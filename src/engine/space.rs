@@ -26,7 +26,9 @@ impl<const TRUNCATE: bool> Space<TRUNCATE> {
         let (offset, len) = (u.next_offset(), (u.len() - u.done) as u64);
         if TRUNCATE {
             if u.dir != Dir::Write {
-                return Err(io::Error::from_raw_os_error(libc::EINVAL));
+                return Err(crate::platform::os_error(
+                    crate::platform::abi::errno::EINVAL,
+                ));
             }
             crate::platform::sys::fs::ftruncate(fd, offset)?;
         } else {
@@ -112,6 +114,9 @@ mod tests {
             .queue(0, &mut IoUnit::one(Dir::Read, 0, 4096))
             .result()
             .unwrap_err();
-        assert_eq!(err.raw_os_error(), Some(libc::EINVAL));
+        assert_eq!(
+            crate::engine::errno(&err),
+            Some(crate::platform::abi::errno::EINVAL)
+        );
     }
 }

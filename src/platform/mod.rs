@@ -1,18 +1,24 @@
-//! The one place that knows which operating system iogauge is built for. Each half — `linux/`
-//! and `windows/` — offers the same modules with the same functions and types, and the rest of
-//! the crate calls `crate::platform::…` without asking which half it got:
+//! What iogauge asks of the operating system, one half per system. Each half — `linux/` and
+//! `windows/` — offers the same modules with the same functions and types, and the rest of the
+//! crate calls `crate::platform::…` without asking which half it got:
 //!
 //! - `host`: facts about the machine and a target's volume (name, kernel, CPU, memory, file
 //!   system, mount, device, free space), read-only and best effort;
 //! - `cpu`: CPU time and context switches of a thread or the process;
 //! - `signals`: the requests to stop a run (Ctrl-C, SIGTERM, SIGHUP, a console closing) and
-//!   the status request (SIGUSR1), turned into the flags of [`StopFlags`].
+//!   the status request (SIGUSR1), turned into the flags of [`StopFlags`];
+//! - `process`: a program run in a group of its own, open-file limits, affinity, priority;
+//! - `sys` and `fd`: the file and I/O calls the files layer and the engines make, under
+//!   rustix's names (rustix itself on Linux; Win32 calls on Windows), and descriptors;
+//! - `testing` (tests only): links, identities and probes of what the system offers.
 //!
-//! What is shared by both halves — the types they hand back (`facts.rs`) — lives here, so
-//! neither half defines a type the other must mirror, and the platform stays on the ground
-//! floor: it imports nothing of the crate's above `rawpath`. A half never prints and never decides policy (what a
-//! stop means for a run is the session's): it translates between the system and these types.
-//! `#[cfg(target_os)]` appears nowhere else in the crate but the door.
+//! What is shared by both halves — the types they hand back (`facts.rs`) and Linux's numbers
+//! that iogauge's formats and options carry (`abi.rs`) — lives here, so neither half defines a
+//! type the other must mirror, and the platform stays on the ground floor: it imports nothing
+//! of the crate's above `rawpath`. A half never prints and never decides policy (what a stop
+//! means for a run is the session's): it translates between the system and these types.
+//! `#[cfg]` on the OS appears only in `platform/` folders (this one, and those of the engines,
+//! the recorder, the files layer and rawpath) and the door; `scripts/shape.py` counts the rest.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize};

@@ -277,7 +277,7 @@ fn fill(buf: &mut [u8]) {
 
 /// An error as the recording holds one: the negated errno (EIO when it has none).
 fn neg_errno(e: &std::io::Error) -> i64 {
-    -i64::from(e.raw_os_error().unwrap_or(libc::EIO))
+    -i64::from(crate::engine::errno(e).unwrap_or(crate::platform::abi::errno::EIO))
 }
 
 /// Issues one call; its result as the recording holds one (bytes, 0, or -errno).
@@ -388,9 +388,8 @@ fn sync_file_range(
     crate::engine::flush_fd(fd, crate::engine::FlushCall::Range { offset, len, flags })
         .map(|_| 0)
         .map_err(|e| {
-            crate::platform::sys::io::Errno::from_raw_os_error(
-                e.raw_os_error().unwrap_or(libc::EIO),
-            )
+            use crate::platform::sys::io::Errno;
+            Errno::from_io_error(&e).unwrap_or(Errno::IO)
         })
 }
 

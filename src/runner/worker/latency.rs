@@ -6,7 +6,6 @@
 //! again and one more window is measured at it (unless `latency_run`); `max_latency` fails the
 //! job on an I/O slower than it. Latency here is fio's: from submission to completion.
 
-use std::io;
 
 use super::{Halt, Loop};
 use crate::engine::{Dir, Engine};
@@ -212,10 +211,10 @@ impl<E: Engine> Loop<'_, '_, E> {
 
     /// The job fails with ETIMEDOUT (fio's errno for a latency failure) and `why`.
     fn timed_out(&mut self, (dir, file, offset): (Dir, usize, u64), why: String) {
-        let e = io::Error::from_raw_os_error(libc::ETIMEDOUT);
+        let e = crate::platform::os_error(crate::platform::abi::errno::ETIMEDOUT);
         self.io_error(dir, file, offset, e);
         if let Some(err) = self.error.as_mut() {
-            if err.errno == Some(libc::ETIMEDOUT) {
+            if err.errno == Some(crate::platform::abi::errno::ETIMEDOUT) {
                 err.message = format!("{why} (ETIMEDOUT, as fio's)");
             }
         }

@@ -34,6 +34,8 @@ impl Errno {
     /// A symbolic link or junction where none may be followed.
     pub const LOOP: Errno = Errno(ERROR_CANT_RESOLVE_FILENAME);
     pub const INVAL: Errno = Errno(ERROR_INVALID_PARAMETER);
+    /// An I/O error of the device (ERROR_IO_DEVICE).
+    pub const IO: Errno = Errno(1117);
     pub const INTR: Errno = Errno(ERROR_OPERATION_ABORTED);
     /// Would block: a lock held by another.
     pub const AGAIN: Errno = Errno(ERROR_LOCK_VIOLATION);
