@@ -6,7 +6,6 @@
 //! again and one more window is measured at it (unless `latency_run`); `max_latency` fails the
 //! job on an I/O slower than it. Latency here is fio's: from submission to completion.
 
-
 use super::{Halt, Loop};
 use crate::engine::{Dir, Engine};
 use crate::plan::job::LatencyTarget;

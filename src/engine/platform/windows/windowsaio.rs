@@ -134,8 +134,9 @@ impl WindowsAio {
         })
     }
 
-    /// Issues `u` on slot `slot`: the call's outcome (ERROR_IO_PENDING is success: queued).
-    fn issue(&mut self, slot: u32, u: &mut IoUnit) -> Result<(), io::Error> {
+    /// Issues `u` on slot `slot`: whether it is queued (a completion will be posted), or done
+    /// with nothing moved (a read at the end of the file).
+    fn issue(&mut self, slot: u32, u: &mut IoUnit) -> Result<bool, io::Error> {
         let scatter = self.scatter;
         let h = self.files[u.file].as_raw_fd() as HANDLE;
         let r = &mut self.requests[slot as usize];
@@ -185,11 +186,16 @@ impl WindowsAio {
                 }
             }
         };
-        // SAFETY: reads this thread's last-error value.
-        if ok == FALSE && unsafe { GetLastError() } != ERROR_IO_PENDING {
-            return Err(last_error());
+        if ok != FALSE {
+            return Ok(true);
         }
-        Ok(())
+        // SAFETY: reads this thread's last-error value.
+        match unsafe { GetLastError() } {
+            ERROR_IO_PENDING => Ok(true),
+            // A read at or past the end fails at once, with no completion posted.
+            ERROR_HANDLE_EOF => Ok(false),
+            _ => Err(last_error()),
+        }
     }
 
     /// The outcome of the request at `ov` that the port says is done: bytes, or -(the error).
@@ -263,10 +269,11 @@ impl Engine for WindowsAio {
             return self.trims.unit(&self.files, u);
         }
         match self.issue(slot, u) {
-            Ok(()) => {
+            Ok(true) => {
                 self.in_flight += 1;
                 Queued::Queued
             }
+            Ok(false) => Queued::Done(Ok(0)),
             Err(e) => Queued::Done(Err(e)),
         }
     }
