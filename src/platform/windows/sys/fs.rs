@@ -126,13 +126,16 @@ pub fn fstat(fd: impl AsFd) -> Result<Stat> {
     // SAFETY: a handle we hold; the call only reads it.
     let kind = unsafe { GetFileType(h) };
     if kind != FILE_TYPE_DISK {
-        let mode = match kind {
-            FILE_TYPE_CHAR => S_IFCHR,
-            FILE_TYPE_PIPE => S_IFIFO,
-            _ => 0,
+        // No file index: the console is one (every handle to it the same file); a pipe or
+        // anything else is told apart by its handle, so two are never taken for one.
+        let (mode, ino) = match kind {
+            FILE_TYPE_CHAR => (S_IFCHR, 1),
+            FILE_TYPE_PIPE => (S_IFIFO, h as u64),
+            _ => (0, h as u64),
         };
         return Ok(Stat {
             st_mode: mode,
+            st_ino: ino,
             st_nlink: 1,
             ..Stat::default()
         });
