@@ -362,18 +362,17 @@ pub fn remove_if_same(path: &Path, held: BorrowedFd<'_>) -> io::Result<()> {
 pub fn remove_in_place(place: &Place, held: BorrowedFd<'_>) -> io::Result<()> {
     let now = crate::platform::sys::fs::fstat(held)?;
     let id = Identity::of(&now);
-    let st = match crate::platform::sys::fs::statat(
-        &*place.dir,
-        &place.name,
-        AtFlags::SYMLINK_NOFOLLOW,
-    ) {
+    let found =
+        crate::platform::sys::fs::statat(&*place.dir, &place.name, AtFlags::SYMLINK_NOFOLLOW);
+    let st = match found {
         Ok(st) => st,
         Err(crate::platform::sys::io::Errno::NOENT) => {
             // Gone from its directory: removed, or moved away.
             let links = crate::platform::sys::fs::fstat(held).map_or(0, |st| st.st_nlink);
             if links > 0 {
                 return Err(io::Error::other(format!(
-                    "it was moved away while the run went on ({links} link(s) to it remain                      elsewhere, inode {}); left there",
+                    "it was moved away while the run went on ({links} link(s) to it remain \
+                     elsewhere, inode {}); left there",
                     id.ino
                 )));
             }
