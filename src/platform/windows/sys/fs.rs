@@ -2,8 +2,6 @@
 //! removal, renames and links, flushes, sizes and allocation, locks, and extended attributes
 //! as alternate data streams. See the parent module for how each POSIX notion maps.
 
-use std::ffi::OsString;
-
 use windows_sys::Win32::Foundation::{
     ERROR_CALL_NOT_IMPLEMENTED, ERROR_INVALID_PARAMETER, FALSE, GENERIC_READ, GENERIC_WRITE,
     HANDLE, INVALID_HANDLE_VALUE,
@@ -15,11 +13,10 @@ use windows_sys::Win32::Storage::FileSystem::{
     FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_NO_BUFFERING, FILE_FLAG_OPEN_REPARSE_POINT,
     FILE_FLAG_WRITE_THROUGH, FILE_READ_ATTRIBUTES, FILE_SHARE_DELETE, FILE_SHARE_READ,
     FILE_SHARE_WRITE, FILE_TYPE_CHAR, FILE_TYPE_DISK, FILE_TYPE_PIPE, FileAllocationInfo,
-    FileEndOfFileInfo, FindClose, FindFirstFileW, FindNextFileW, FlushFileBuffers,
-    GetFileAttributesW, GetFileInformationByHandle, GetFileType, INVALID_FILE_ATTRIBUTES,
-    LOCKFILE_EXCLUSIVE_LOCK, LOCKFILE_FAIL_IMMEDIATELY, LockFileEx, MOVEFILE_REPLACE_EXISTING,
-    MoveFileExW, OPEN_ALWAYS, OPEN_EXISTING, SetFileInformationByHandle, SetFilePointerEx,
-    TRUNCATE_EXISTING, WIN32_FIND_DATAW,
+    FileEndOfFileInfo, FlushFileBuffers, GetFileAttributesW, GetFileInformationByHandle,
+    GetFileType, INVALID_FILE_ATTRIBUTES, LOCKFILE_EXCLUSIVE_LOCK, LOCKFILE_FAIL_IMMEDIATELY,
+    LockFileEx, MOVEFILE_REPLACE_EXISTING, MoveFileExW, OPEN_ALWAYS, OPEN_EXISTING,
+    SetFileInformationByHandle, SetFilePointerEx, TRUNCATE_EXISTING,
 };
 use windows_sys::Win32::System::IO::OVERLAPPED;
 
@@ -28,6 +25,7 @@ use super::path;
 use crate::platform::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd};
 use crate::platform::windows::wide::wide;
 
+pub use super::dir::{Dir, DirEntry};
 pub use super::kinds::*;
 
 /// The current directory, for the *at calls.
@@ -596,61 +594,6 @@ fn named_streams(fd: BorrowedFd<'_>) -> bool {
         )
     };
     ok != FALSE && flags & FILE_NAMED_STREAMS != 0
-}
-
-/// A directory's entries (FindFirstFile/FindNextFile over `dir\*`).
-pub struct Dir {
-    names: std::vec::IntoIter<OsString>,
-}
-
-/// One entry of a [`Dir`].
-pub struct DirEntry {
-    name: OsString,
-}
-
-impl DirEntry {
-    /// The entry's name.
-    pub fn file_name(&self) -> &std::ffi::OsStr {
-        &self.name
-    }
-}
-
-impl Dir {
-    /// Reads the names in the directory `fd` is open to.
-    pub fn read_from(fd: impl AsFd) -> Result<Dir> {
-        let mut pattern = path::of(fd.as_fd())?.into_os_string();
-        pattern.push("\\*");
-        let w = wide(&pattern);
-        // SAFETY: WIN32_FIND_DATAW is plain data the calls fill in.
-        let mut data: WIN32_FIND_DATAW = unsafe { std::mem::zeroed() };
-        // SAFETY: a NUL-terminated pattern and a writable find-data struct.
-        let h = unsafe { FindFirstFileW(w.as_ptr(), &mut data) };
-        if h == INVALID_HANDLE_VALUE {
-            return Err(Errno::last());
-        }
-        let mut names = Vec::new();
-        loop {
-            let n = data.cFileName;
-            let end = n.iter().position(|&c| c == 0).unwrap_or(n.len());
-            names.push(std::os::windows::ffi::OsStringExt::from_wide(&n[..end]));
-            // SAFETY: the search handle FindFirstFileW gave and a writable struct.
-            if unsafe { FindNextFileW(h, &mut data) } == FALSE {
-                break;
-            }
-        }
-        // SAFETY: the search handle, closed once.
-        unsafe { FindClose(h) };
-        Ok(Dir {
-            names: names.into_iter(),
-        })
-    }
-}
-
-impl Iterator for Dir {
-    type Item = Result<DirEntry>;
-    fn next(&mut self) -> Option<Result<DirEntry>> {
-        self.names.next().map(|name| Ok(DirEntry { name }))
-    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 
 #[macro_use]
 mod flags;
+mod dir;
 pub mod fs;
 pub mod io;
 mod kinds;
