@@ -143,6 +143,21 @@ def safety():
     rc, _, err = iogauge("run", "--name=x", f"--filename={WIN_DIR}\\x.dat", "--size=64k")
     check("an unescaped drive letter in fio's filename is refused, saying how to escape it",
           rc == 2 and "C\\:" in err, err)
+    for bad, named in [("--bs=1000", "--bs=1000"), ("--offset=100", "--offset=100")]:
+        rc, _, err = iogauge("run", "--name=x", f"--directory={WIN_DIR}", "--direct=1",
+                             "--size=64k", bad)
+        check(f"direct=1 with {bad}: iogauge's own alignment error, naming the sector size",
+              rc == 2 and named in err and "logical block size" in err
+              and re.search(r"\((512|4096) bytes\)", err) is not None, err)
+    rc, _, err = iogauge("sasiotest", f"{WIN_DIR}\\x.dat", "-w", "-unbuffered", "-pagesize",
+                         "1000", "-filesize", "1000000")
+    check("sasiotest -unbuffered with a page size off the sector is refused",
+          rc == 2 and "-pagesize 1000" in err and "logical block size" in err, err)
+    rc, out, err = iogauge("run", "--name=x", f"--directory={WIN_DIR}", "--size=64k",
+                           "--numjobs=2")
+    check("the target line names the volume's file system and disk, in Windows' paths",
+          rc == 0 and re.search(r"target C:\\iogauge-check\\x\.0\.0: \S+ on ", out) is not None
+          and "/" not in out.split("target ", 1)[1].split("\n", 1)[0], out + err)
     rc, _, err = iogauge("record", "--", "cmd.exe", "/c", "echo")
     check("record is refused on Windows", rc == 2 and "needs Linux" in err, err)
     left = sorted(n for n in os.listdir(HOST_DIR) if n.startswith("x."))

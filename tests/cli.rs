@@ -265,8 +265,14 @@ struct LoopDev(String);
 impl LoopDev {
     /// None (after printing why) when the machine cannot attach one.
     fn attach(img: &Path) -> Option<LoopDev> {
+        Self::attach_with(img, &[])
+    }
+
+    /// With losetup's own options too (`--sector-size 4096`).
+    fn attach_with(img: &Path, options: &[&str]) -> Option<LoopDev> {
         let out = Command::new("losetup")
             .args(["-f", "--show"])
+            .args(options)
             .arg(img)
             .output();
         let dev = out
@@ -1077,6 +1083,50 @@ fn a_loop_device_over_a_sparse_file_is_flagged() {
     assert!(w.contains(&sparse.display().to_string()), "{w}");
     assert!(w.contains("of 67108864 bytes allocated"), "{w}");
     assert_eq!(warned(&over_full.0), None, "a written-out one is not");
+}
+
+/// Direct I/O keeps to the device's own logical block: on a loop device of 4 KiB sectors a
+/// 2 KiB block is refused before any I/O, naming the device's size, and 4 KiB runs.
+#[test]
+fn direct_io_keeps_to_a_4k_devices_logical_block() {
+    let d = tmp();
+    let img = d.path().join("4k.img");
+    std::fs::write(&img, vec![0x5a; 4 << 20]).unwrap();
+    let Some(dev) = LoopDev::attach_with(&img, &["--sector-size", "4096"]) else {
+        return;
+    };
+    let lbs = std::fs::read_to_string(format!(
+        "/sys/block/{}/queue/logical_block_size",
+        dev.0.trim_start_matches("/dev/")
+    ))
+    .unwrap_or_default();
+    if lbs.trim() != "4096" {
+        skip!("losetup --sector-size 4096 gave logical blocks of {lbs:?}");
+        return;
+    }
+    let target = format!("--filename={}", dev.0);
+    let o = iogauge(&[
+        "run",
+        "--name=x",
+        &target,
+        "--rw=read",
+        "--direct=1",
+        "--bs=2k",
+        "--size=1m",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("--bs=2048: with direct I/O it must be a multiple of the logical block size")
+            && stderr(&o).contains("(4096 bytes)"),
+        "{}",
+        stderr(&o)
+    );
+    let r = run_json(
+        &[&target, "--rw=read", "--direct=1", "--bs=4k", "--size=1m"],
+        0,
+    );
+    assert_eq!(job(&r)["read"]["bytes"], 1 << 20);
 }
 
 #[test]

@@ -1,6 +1,5 @@
 //! Questions to the file system that change nothing: the directory holding a path, the size of
-//! a file or block device, and the logical block size of the device below a path (from
-//! sysfs). Used by the check, the personalities' parsers, the host description and the device
+//! a file or block device, and the logical block size of the device below a path. Used by the check, the personalities' parsers, the host description and the device
 //! counters alike, so none of them reaches into another's module for it.
 
 use std::fs;
@@ -31,23 +30,6 @@ pub fn is_block_device(p: &Path) -> bool {
     stat(p).is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::BlockDevice)
 }
 
-/// The logical block size of the device `dev` (a block device's rdev, or the device
-/// holding a file), from sysfs.
-pub fn logical_block_size(dev: u64) -> Option<u64> {
-    let (major, minor) = (
-        crate::platform::sys::fs::major(dev),
-        crate::platform::sys::fs::minor(dev),
-    );
-    let base = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
-    // A partition has no queue/ of its own: its parent disk's applies.
-    [
-        base.join("queue/logical_block_size"),
-        base.join("../queue/logical_block_size"),
-    ]
-    .iter()
-    .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
-}
-
 /// A loop device's backing file and how much of it is allocated, in bytes: `(path, size,
 /// allocated)`. `None` for any other device (or where sysfs does not say).
 pub fn loop_backing(dev: u64) -> Option<(PathBuf, u64, u64)> {
@@ -74,11 +56,10 @@ pub fn block_dev_of(st: &Stat) -> u64 {
 }
 
 /// The logical block size of the device holding `p` (or, when `p` does not exist, its
-/// directory); `None` where there is no block device (tmpfs).
-pub fn logical_block_size_at(p: &Path) -> Option<u64> {
-    let st = stat(p).or_else(|_| stat(parent_dir(p))).ok()?;
-    logical_block_size(block_dev_of(&st))
-}
+/// directory) — what direct I/O's offsets and sizes must be multiples of; `None` where there
+/// is no block device (tmpfs). The platform's to read: sysfs on Linux, the volume's storage
+/// properties on Windows.
+pub use crate::platform::host::logical_block_size_at;
 
 #[cfg(test)]
 mod tests {

@@ -67,6 +67,17 @@ pub struct Device {
     pub nr_requests: Option<u64>,
 }
 
+impl Device {
+    /// The device as its system names it: `/dev/sda` on Linux (whose `name` is the kernel's,
+    /// `sda`), `\\.\PhysicalDrive0` on Windows (whose `name` is that path already).
+    pub fn path(&self) -> String {
+        match self.name.starts_with(r"\\") {
+            true => self.name.clone(),
+            false => format!("/dev/{}", self.name),
+        }
+    }
+}
+
 /// The machine's memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Memory {

@@ -15,10 +15,14 @@ pub fn extras(r: &RunReport, tool: &str) -> String {
     let mut o = format!("\n---- iogauge: what {tool} does not show ----\n");
     let _ = writeln!(
         o,
-        "{} {} · kernel {} · {} CPUs · {} RAM",
+        "{} {} · {} · {} CPUs · {} RAM",
         r.tool.name,
         r.tool.version,
-        r.host.kernel.split(' ').nth(1).unwrap_or(""),
+        // Linux's "Linux 6.1.0-18-amd64 #1 SMP …" as its release; Windows' as it is.
+        match r.host.kernel.strip_prefix("Linux ") {
+            Some(rest) => format!("kernel {}", rest.split(' ').next().unwrap_or("")),
+            None => r.host.kernel.clone(),
+        },
         r.host.cpus,
         human_bytes(r.host.memory_bytes)
     );
@@ -26,9 +30,7 @@ pub fn extras(r: &RunReport, tool: &str) -> String {
         let dev = t
             .device
             .as_ref()
-            .map_or("no block device".to_string(), |d| {
-                format!("/dev/{}", d.name)
-            });
+            .map_or("no block device".to_string(), |d| d.path());
         let _ = writeln!(
             o,
             "target {}: {} · {dev}",

@@ -166,7 +166,12 @@ pub fn header(o: &mut String, r: &RunReport) {
     for (dir, desc, mut names) in alike {
         if names.len() > FOLD_TARGETS {
             names.sort_by(|a, b| crate::rawpath::natural_cmp(a, b));
-            let slash = if dir.ends_with('/') { "" } else { "/" };
+            let sep = std::path::MAIN_SEPARATOR;
+            let slash = if dir.ends_with(sep) {
+                String::new()
+            } else {
+                sep.to_string()
+            };
             let _ = writeln!(
                 o,
                 "targets {dir}{slash} ({} files, {} … {}): {desc}",
@@ -179,8 +184,8 @@ pub fn header(o: &mut String, r: &RunReport) {
         for n in names {
             let path = match dir.as_str() {
                 "" => n,
-                d if d.ends_with('/') => format!("{d}{n}"),
-                d => format!("{d}/{n}"),
+                d if d.ends_with(std::path::MAIN_SEPARATOR) => format!("{d}{n}"),
+                d => format!("{d}{}{n}", std::path::MAIN_SEPARATOR),
             };
             let _ = writeln!(o, "target {path}: {desc}");
         }
@@ -211,8 +216,8 @@ fn target_description(t: &crate::host::TargetInfo) -> String {
                 facts.push(format!("{c} cache"));
             }
             match facts.is_empty() {
-                true => format!("/dev/{}", d.name),
-                false => format!("/dev/{} ({})", d.name, facts.join(", ")),
+                true => d.path(),
+                false => format!("{} ({})", d.path(), facts.join(", ")),
             }
         }
         None => "no block device (nothing below the file system to check)".into(),
@@ -444,7 +449,11 @@ pub fn devices(o: &mut String, g: &GroupReport) {
         }
     }
     if g.devices.is_empty() && !g.without_device.is_empty() {
-        let _ = writeln!(o, "  device: none below the file system, nothing to check");
+        let why = match crate::platform::DEVICE_COUNTERS {
+            true => "none below the file system",
+            false => "its counters are not read on this system yet",
+        };
+        let _ = writeln!(o, "  device: {why}, nothing to check");
     }
 }
 

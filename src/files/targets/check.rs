@@ -14,7 +14,7 @@ use crate::platform::sys::fs::{FileType, OFlags, Stat};
 use super::{
     Kind, Need, Safety, TargetError, Targets, Writer, io_err, lock_for_writing, try_lock, usage,
 };
-use crate::files::fsinfo::{block_dev_of, logical_block_size, parent_dir};
+use crate::files::fsinfo::{logical_block_size_at, parent_dir};
 use crate::files::ownership::{self, Identity, MarkState, Verdict};
 use crate::plan::{EngineKind, JobSpec, Plan, RwMode, TargetSpec};
 
@@ -327,7 +327,7 @@ fn check_job(
         let extent = job.extent(i);
         let (kind, ours, extends) = check_path(t, job, p, found.as_ref(), extent, safety)?;
         if job.direct {
-            check_alignment(job, p, found.as_ref())?;
+            check_alignment(job, p)?;
         }
         let entry = t.needs.entry(p.clone()).or_insert(Need {
             kind,
@@ -764,14 +764,8 @@ fn check_path(
 }
 
 /// With O_DIRECT, every size and the offset must be multiples of the device's logical block.
-fn check_alignment(job: &JobSpec, p: &Path, found: Option<&Existing>) -> Result<(), TargetError> {
-    let dev = match found {
-        Some(e) => Some(e.dev),
-        None => crate::platform::sys::fs::stat(parent_dir(p))
-            .ok()
-            .map(|st| block_dev_of(&st)),
-    };
-    if let Some(lbs) = dev.and_then(logical_block_size) {
+fn check_alignment(job: &JobSpec, p: &Path) -> Result<(), TargetError> {
+    if let Some(lbs) = logical_block_size_at(p) {
         let sizes: Vec<u64> = job.used_sizes().flat_map(|s| s.alignment_sizes()).collect();
         let checks = sizes
             .into_iter()

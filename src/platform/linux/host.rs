@@ -192,6 +192,30 @@ pub fn describe(path: &Path) -> TargetInfo {
     info
 }
 
+/// The logical block size of the device holding `p` (or, when `p` does not exist, its
+/// directory; a block device's own), from sysfs; `None` where there is no block device.
+pub fn logical_block_size_at(p: &Path) -> Option<u64> {
+    let meta = fs::metadata(p)
+        .or_else(|_| fs::metadata(crate::rawpath::parent_dir(p)))
+        .ok()?;
+    let dev = match meta.file_type().is_block_device() {
+        true => meta.rdev(),
+        false => meta.dev(),
+    };
+    let base = PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
+        rustix::fs::major(dev),
+        rustix::fs::minor(dev)
+    ));
+    // A partition has no queue/ of its own: its parent disk's applies.
+    [
+        base.join("queue/logical_block_size"),
+        base.join("../queue/logical_block_size"),
+    ]
+    .iter()
+    .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
+}
+
 /// The space of the file system holding `dir` (statvfs).
 pub fn space(dir: &Path) -> io::Result<Space> {
     let v = rustix::fs::statvfs(dir)?;

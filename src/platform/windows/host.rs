@@ -1,9 +1,9 @@
 //! The host's facts on Windows: the computer's DNS name, the version and CPU model from the
 //! registry, GlobalMemoryStatusEx and GetSystemInfo for memory; for a target, its volume
 //! (GetVolumePathName), the volume's file system and GUID name (GetVolumeInformation,
-//! GetVolumeNameForVolumeMountPoint) and its space (GetDiskFreeSpaceEx). The device under a
-//! volume (model, cache, queue) is not read yet. Read-only, best effort: what cannot be read
-//! is left empty.
+//! GetVolumeNameForVolumeMountPoint), its space (GetDiskFreeSpaceEx) and the disk under it
+//! (`volume.rs`: its model, sector size, seek penalty and write cache). Read-only, best effort:
+//! what cannot be read is left empty.
 
 use std::borrow::Cow;
 use std::ffi::OsStr;
@@ -110,7 +110,7 @@ pub fn space(dir: &Path) -> io::Result<Space> {
 }
 
 /// The volume root holding `path` (`C:\`, or a mounted folder).
-fn volume_root(path: &Path) -> Option<String> {
+pub(super) fn volume_root(path: &Path) -> Option<String> {
     let p = wide(path.as_os_str());
     let mut buf = [0u16; 1024];
     // SAFETY: a NUL-terminated path and a buffer of the length given.
@@ -188,11 +188,27 @@ pub fn describe(path: &Path) -> TargetInfo {
     info.space = space(dir).ok();
     if let Some(root) = volume_root(dir) {
         let (fs, guid) = volume_facts(&root);
+        info.device = super::volume::disk_of(&root, &guid);
         info.fs_type = fs;
         info.mount_point = root;
         info.mount_source = guid;
     }
     info
+}
+
+/// The logical sector size that unbuffered I/O on `p` must keep to: a raw device's own, or
+/// that of the volume holding the file (or, before it exists, its directory).
+pub fn logical_block_size_at(p: &Path) -> Option<u64> {
+    if is_device_path(p) {
+        return super::volume::device_sector_size(p);
+    }
+    let dir = match p.exists() {
+        true => p,
+        false => crate::rawpath::parent_dir(p),
+    };
+    let root = volume_root(dir)?;
+    let (_, guid) = volume_facts(&root);
+    super::volume::sector_size(&root, &guid)
 }
 
 #[cfg(test)]

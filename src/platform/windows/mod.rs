@@ -9,6 +9,7 @@ pub mod signals;
 pub mod sys;
 #[cfg(test)]
 pub mod testing;
+mod volume;
 mod wide;
 
 /// The errno (Linux's numbering, `platform::abi::errno`) a Win32 error code stands for, so

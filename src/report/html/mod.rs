@@ -207,7 +207,14 @@ pub(crate) fn provenance(o: &mut String, r: &RunReport) {
             .device
             .as_ref()
             .map_or("none (no block device)".to_string(), |d| {
-                format!("{} {} ({})", d.name, d.model, d.major_minor)
+                let mut s = d.path();
+                if !d.model.is_empty() {
+                    s = format!("{s} {}", d.model);
+                }
+                if !d.major_minor.is_empty() {
+                    s = format!("{s} ({})", d.major_minor);
+                }
+                s
             });
         let _ = writeln!(
             o,

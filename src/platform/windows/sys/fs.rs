@@ -110,11 +110,11 @@ pub fn openat(
 }
 
 /// Windows' file time (100 ns since 1601) as Unix seconds and nanoseconds.
-fn unix_time(low: u32, high: u32) -> (i64, i64) {
+fn unix_time(low: u32, high: u32) -> (i64, u64) {
     let ticks = ((u64::from(high) << 32) | u64::from(low)) as i64 - 116_444_736_000_000_000;
     (
         ticks.div_euclid(10_000_000),
-        ticks.rem_euclid(10_000_000) * 100,
+        ticks.rem_euclid(10_000_000) as u64 * 100,
     )
 }
 

@@ -142,7 +142,8 @@ pub struct Stat {
     pub st_blocks: i64,
     pub st_rdev: u64,
     pub st_mtime: i64,
-    pub st_mtime_nsec: i64,
+    /// Unsigned, as rustix's on Linux.
+    pub st_mtime_nsec: u64,
 }
 
 /// statfs(2)'s answer: Windows has no file system magic numbers.
