@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::platform::sys::fs::{FileType, OFlags, Stat, stat};
+use crate::platform::sys::fs::{FileType, OFlags, stat};
 
 pub use crate::rawpath::parent_dir;
 
@@ -43,16 +43,6 @@ pub fn loop_backing(dev: u64) -> Option<(PathBuf, u64, u64)> {
     let path = PathBuf::from(name.trim_end_matches('\n'));
     let st = stat(&path).ok()?;
     Some((path, st.st_size as u64, st.st_blocks as u64 * 512))
-}
-
-/// The device whose logical block size applies to what `st` describes: a block device's own,
-/// or the one holding a file.
-pub fn block_dev_of(st: &Stat) -> u64 {
-    if FileType::from_raw_mode(st.st_mode) == FileType::BlockDevice {
-        st.st_rdev
-    } else {
-        st.st_dev
-    }
 }
 
 /// The logical block size of the device holding `p` (or, when `p` does not exist, its

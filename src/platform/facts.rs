@@ -78,6 +78,55 @@ impl Device {
     }
 }
 
+/// What the system counted for one disk (cumulative since it began counting, or a difference
+/// of two readings): completed I/Os, merges, 512-byte sectors moved, time spent. Two readings
+/// around a group give what the device really did while iogauge measured, which is how a
+/// report tells a device's speed from the page cache's. Each half fills what its system counts
+/// (Windows merges nothing, so its merges stay 0).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DiskCounters {
+    pub read_ios: u64,
+    pub read_merges: u64,
+    pub read_sectors: u64,
+    pub read_ms: u64,
+    pub write_ios: u64,
+    pub write_merges: u64,
+    pub write_sectors: u64,
+    pub write_ms: u64,
+    /// Milliseconds with at least one I/O in flight (utilisation).
+    pub io_ms: u64,
+    /// Weighted milliseconds in queue (the sum of every I/O's time).
+    pub queue_ms: u64,
+}
+
+impl DiskCounters {
+    /// `self - earlier`. A counter of 32 bits that passed its top (Windows' I/O counts, every
+    /// counter of a 32-bit Linux) is taken round it; one that went back otherwise (a device
+    /// reset) reads as zero rather than garbage.
+    pub fn since(&self, e: &DiskCounters) -> DiskCounters {
+        fn d(now: u64, then: u64) -> u64 {
+            const TOP: u64 = 1 << 32;
+            match now.checked_sub(then) {
+                Some(n) => n,
+                None if (TOP / 2..TOP).contains(&then) && now < TOP / 2 => now + TOP - then,
+                None => 0,
+            }
+        }
+        DiskCounters {
+            read_ios: d(self.read_ios, e.read_ios),
+            read_merges: d(self.read_merges, e.read_merges),
+            read_sectors: d(self.read_sectors, e.read_sectors),
+            read_ms: d(self.read_ms, e.read_ms),
+            write_ios: d(self.write_ios, e.write_ios),
+            write_merges: d(self.write_merges, e.write_merges),
+            write_sectors: d(self.write_sectors, e.write_sectors),
+            write_ms: d(self.write_ms, e.write_ms),
+            io_ms: d(self.io_ms, e.io_ms),
+            queue_ms: d(self.queue_ms, e.queue_ms),
+        }
+    }
+}
+
 /// The machine's memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Memory {
@@ -94,4 +143,24 @@ pub struct CpuUsage {
     pub involuntary_ctx: u64,
     pub minor_faults: u64,
     pub major_faults: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_subtract_round_a_32_bit_top_and_never_go_negative() {
+        let c = |read_ios, read_sectors| DiskCounters {
+            read_ios,
+            read_sectors,
+            ..DiskCounters::default()
+        };
+        assert_eq!(c(150, 9000).since(&c(100, 1000)), c(50, 8000));
+        // A 32-bit count that passed its top between the readings.
+        assert_eq!(c(10, 0).since(&c(u64::from(u32::MAX) - 5, 0)).read_ios, 16);
+        // One that went back from low down (a reset) is not taken round.
+        assert_eq!(c(10, 0).since(&c(1000, 0)).read_ios, 0);
+        assert_eq!(c(0, 0).since(&c(1 << 40, 0)).read_ios, 0);
+    }
 }

@@ -4,6 +4,8 @@
 //!
 //! - `host`: facts about the machine and a target's volume (name, kernel, CPU, memory, file
 //!   system, mount, device, free space), read-only and best effort;
+//! - `disks`: the device under a target whose I/O counters tell what a group really did
+//!   (/proc/diskstats on Linux, IOCTL_DISK_PERFORMANCE on Windows), and those counters;
 //! - `cpu`: CPU time and context switches of a thread or the process;
 //! - `signals`: the requests to stop a run (Ctrl-C, SIGTERM, SIGHUP, a console closing) and
 //!   the status request (SIGUSR1), turned into the flags of [`StopFlags`];

@@ -449,10 +449,7 @@ pub fn devices(o: &mut String, g: &GroupReport) {
         }
     }
     if g.devices.is_empty() && !g.without_device.is_empty() {
-        let why = match crate::platform::DEVICE_COUNTERS {
-            true => "none below the file system",
-            false => "its counters are not read on this system yet",
-        };
+        let why = crate::platform::NO_DEVICE_SHORT;
         let _ = writeln!(o, "  device: {why}, nothing to check");
     }
 }

@@ -605,13 +605,7 @@ fn device_warnings(
 ) {
     let group = group_label(id, jobs.iter().map(|j| j.spec.name.as_str()));
     if !without_device.is_empty() {
-        let why = match crate::platform::DEVICE_COUNTERS {
-            true => {
-                "on a file system with no block device below it (tmpfs or a network file \
-                     system)"
-            }
-            false => "on a volume whose device counters this build does not read yet",
-        };
+        let why = crate::platform::NO_DEVICE_WHY;
         notes.push(format!(
             "{group}: {} {} {why}: there is no device to check, and the figures are the file \
              system's",

@@ -435,11 +435,7 @@ fn disk_deltas(
         .iter()
         .filter_map(|(id, name, c)| {
             let (_, _, b) = before.iter().find(|(i, _, _)| i == id)?;
-            Some((
-                name.clone(),
-                format!("{}:{}", id.major, id.minor),
-                c.since(b),
-            ))
+            Some((name.clone(), id.label(), c.since(b)))
         })
         .collect()
 }

@@ -2,6 +2,7 @@
 //! signal-hook for signals, and rustix's file and I/O calls for the file layer and the engines.
 
 pub mod cpu;
+pub mod disks;
 pub mod host;
 pub mod process;
 pub mod signals;
@@ -81,8 +82,11 @@ pub mod fd {
 /// Whether paths start with drive letters (`C:\`), as the Windows tools' command lines name them.
 pub const DRIVE_LETTERS: bool = false;
 
-/// Whether the device under a target has counters iogauge reads (/proc/diskstats).
-pub const DEVICE_COUNTERS: bool = true;
+/// Why a target has no device whose counters iogauge reads (/proc/diskstats), as a warning
+/// says it, and in short for the report's device line.
+pub const NO_DEVICE_WHY: &str =
+    "on a file system with no block device below it (tmpfs or a network file system)";
+pub const NO_DEVICE_SHORT: &str = "none below the file system";
 
 /// The device that discards what is written to it.
 pub const NULL_DEVICE: &str = "/dev/null";

@@ -121,7 +121,7 @@ pub(super) fn volume_root(path: &Path) -> Option<String> {
 }
 
 /// The file system's name (NTFS, ReFS, FAT32) and the volume's GUID path.
-fn volume_facts(root: &str) -> (String, String) {
+pub(super) fn volume_facts(root: &str) -> (String, String) {
     let r = wide(OsStr::new(root));
     let mut fs = [0u16; 64];
     let mut guid = [0u16; 64];

@@ -3,6 +3,7 @@
 //! layer and the engines make, under the names Linux's half gives them.
 
 pub mod cpu;
+pub mod disks;
 pub mod host;
 pub mod process;
 pub mod signals;
@@ -127,9 +128,11 @@ pub mod fd {
 /// Whether paths start with drive letters (`C:\`), as the Windows tools' command lines name them.
 pub const DRIVE_LETTERS: bool = true;
 
-/// Whether the device under a target has counters iogauge reads: not on Windows yet (the
-/// disk performance IOCTL is to come).
-pub const DEVICE_COUNTERS: bool = false;
+/// Why a target has no device whose counters iogauge reads (IOCTL_DISK_PERFORMANCE), as a
+/// warning says it, and in short for the report's device line.
+pub const NO_DEVICE_WHY: &str = "on a volume whose I/O counters cannot be read (a network share, \
+     or a volume whose driver keeps none)";
+pub const NO_DEVICE_SHORT: &str = "no counters for its volume";
 
 /// The device that discards what is written to it.
 pub const NULL_DEVICE: &str = "NUL";

@@ -29,7 +29,7 @@ use super::wide::wide;
 use crate::platform::Device;
 
 /// A device opened for queries only (`\\.\C:`, `\\?\Volume{…}`, `\\.\PhysicalDrive0`).
-fn open_for_queries(name: &str) -> Option<OwnedHandle> {
+pub(super) fn open_for_queries(name: &str) -> Option<OwnedHandle> {
     let w = wide(OsStr::new(name));
     // SAFETY: a NUL-terminated name; no security attributes or template.
     let h = unsafe {
@@ -51,7 +51,7 @@ fn open_for_queries(name: &str) -> Option<OwnedHandle> {
 }
 
 /// One IOCTL with an input and an output buffer; the bytes it wrote, or `None` if it failed.
-fn ioctl(h: &OwnedHandle, code: u32, input: &[u8], out: &mut [u8]) -> Option<usize> {
+pub(super) fn ioctl(h: &OwnedHandle, code: u32, input: &[u8], out: &mut [u8]) -> Option<usize> {
     let mut got = 0u32;
     // SAFETY: both buffers are live for the call and their lengths are given; no OVERLAPPED
     // (the handle was opened for synchronous use).
@@ -71,7 +71,7 @@ fn ioctl(h: &OwnedHandle, code: u32, input: &[u8], out: &mut [u8]) -> Option<usi
 }
 
 /// A plain-data structure read from the front of `bytes`, when they hold all of it.
-fn read_struct<T: Copy>(bytes: &[u8]) -> Option<T> {
+pub(super) fn read_struct<T: Copy>(bytes: &[u8]) -> Option<T> {
     (bytes.len() >= std::mem::size_of::<T>())
         // SAFETY: `bytes` holds at least size_of::<T>() bytes; T is a plain C structure of
         // integers and bools that the driver filled in (read unaligned: a Vec<u8>'s start).
@@ -113,7 +113,7 @@ fn sector(n: u32) -> Option<u64> {
 
 /// The name to open a volume by: its GUID name without the trailing backslash (opening it
 /// with one opens its root directory instead), else `\\.\C:` for a drive's root.
-fn volume_device(root: &str, guid: &str) -> Option<String> {
+pub(super) fn volume_device(root: &str, guid: &str) -> Option<String> {
     if let Some(g) = guid
         .strip_suffix('\\')
         .filter(|g| g.starts_with(r"\\?\Volume"))
@@ -160,10 +160,7 @@ pub(super) fn device_sector_size(path: &Path) -> Option<u64> {
 /// asked.
 pub(super) fn disk_of(root: &str, guid: &str) -> Option<Device> {
     let volume = open_for_queries(&volume_device(root, guid)?)?;
-    let mut out = [0u8; std::mem::size_of::<STORAGE_DEVICE_NUMBER>()];
-    ioctl(&volume, IOCTL_STORAGE_GET_DEVICE_NUMBER, &[], &mut out)?;
-    let number: STORAGE_DEVICE_NUMBER = read_struct(&out)?;
-    let name = format!(r"\\.\PhysicalDrive{}", number.DeviceNumber);
+    let name = disk_name(disk_number(&volume)?);
     // The disk answers for itself; the volume forwards most queries to it, so it stands in.
     let disk = open_for_queries(&name);
     let h = disk.as_ref().unwrap_or(&volume);
@@ -189,6 +186,18 @@ pub(super) fn disk_of(root: &str, guid: &str) -> Option<Device> {
         max_sectors_kb: None,
         nr_requests: None,
     })
+}
+
+/// The number of the disk a volume (or a disk, or a partition) is on.
+pub(super) fn disk_number(h: &OwnedHandle) -> Option<u32> {
+    let mut out = [0u8; std::mem::size_of::<STORAGE_DEVICE_NUMBER>()];
+    ioctl(h, IOCTL_STORAGE_GET_DEVICE_NUMBER, &[], &mut out)?;
+    read_struct::<STORAGE_DEVICE_NUMBER>(&out).map(|n| n.DeviceNumber)
+}
+
+/// The disk numbered `n` by its device path.
+pub(super) fn disk_name(n: u32) -> String {
+    format!(r"\\.\PhysicalDrive{n}")
 }
 
 /// The vendor and product named in a device descriptor ("NVMe Samsung SSD 980"), as Linux's

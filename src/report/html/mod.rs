@@ -499,9 +499,10 @@ fn devices(o: &mut String, r: &RunReport) {
         for p in &g.without_device {
             let _ = writeln!(
                 o,
-                "<p>group {}: {} has no block device below it: nothing to check.</p>",
+                "<p>group {}: {} is {}: nothing to check.</p>",
                 g.id + 1,
-                esc(crate::rawpath::display(p).as_ref())
+                esc(crate::rawpath::display(p).as_ref()),
+                esc(crate::platform::NO_DEVICE_WHY)
             );
         }
         if g.devices.is_empty() {
