@@ -5,8 +5,8 @@ Runs the Windows build (cross-built with `cargo build --target x86_64-pc-windows
 scripts/wine-run.sh and asserts what a user of the seeds' tools gets: SASIOTEST's and sqlio's
 command lines with Windows paths and drive letters print the tools' own output shapes, a fio
 job file with ioengine=windowsaio runs at its depth and verifies what it wrote, and the
-safety promises hold (a file iogauge did not create is never written, a raw device is not
-opened for writing, Linux's engines and the recorder are refused in one line, exit code 2,
+safety promises hold (a file iogauge did not create is never written, a raw device is
+refused before it is opened, Linux's engines and the recorder are refused in one line, exit code 2,
 nothing created). Wine runs overlapped I/O synchronously and enforces neither NO_BUFFERING
 nor WRITE_THROUGH, keeps no named streams (iogauge's marks) and makes no symbolic links, so
 this checks behaviour, not speed; docs/windows.md says what needs real Windows.
@@ -128,9 +128,11 @@ def safety():
           rc == 2 and "did not create" in err, err)
     with open(foreign, "rb") as f:
         check("... and is left as it was", f.read() == b"precious" * 1024)
-    rc, _, err = iogauge("run", "--name=x", "--filename=\\\\.\\PhysicalDrive0", "--rw=write",
-                         "--size=64k")
-    check("a raw device is not opened for writing (exit 2)", rc == 2, err)
+    for rw in (["--rw=write"], ["--rw=write", "--allow-overwrite"], ["--rw=read"]):
+        rc, _, err = iogauge("run", "--name=x", "--filename=\\\\.\\PhysicalDrive0", *rw,
+                             "--size=64k")
+        check(f"a raw device is refused before it is opened, {' '.join(rw)} (exit 2, one line)",
+              rc == 2 and "a raw device" in err and len(err.strip().splitlines()) == 1, err)
     rc, _, err = iogauge("run", "--name=x", f"--directory={WIN_DIR}", "--ioengine=io_uring",
                          "--size=64k")
     check("Linux's engines are refused in one line",

@@ -186,6 +186,9 @@ fn probe<'t>(
     opt: &Named<'_>,
 ) -> Result<Option<&'t Probe>, TargetError> {
     if !t.probes.contains_key(p) {
+        if let Some(why) = crate::platform::host::unsupported_target(p) {
+            return Err(usage(format!("{}: {why}", opt(p))));
+        }
         let link = match fs::symlink_metadata(p) {
             Ok(m) => m.file_type().is_symlink(),
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),

@@ -216,6 +216,12 @@ pub fn logical_block_size_at(p: &Path) -> Option<u64> {
     .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
 }
 
+/// Why `path` cannot be a target on this system, if it cannot: on Linux every file and block
+/// device can be (the target check decides the rest).
+pub fn unsupported_target(_path: &Path) -> Option<&'static str> {
+    None
+}
+
 /// The space of the file system holding `dir` (statvfs).
 pub fn space(dir: &Path) -> io::Result<Space> {
     let v = rustix::fs::statvfs(dir)?;

@@ -161,6 +161,17 @@ pub(crate) fn is_device_path(path: &Path) -> bool {
     path.to_str().is_some_and(|s| s.starts_with(r"\\.\"))
 }
 
+/// Why `path` cannot be a target on this system, if it cannot: a raw device, whose size and
+/// sector size this build does not read yet (IOCTL_DISK_GET_LENGTH_INFO and the access
+/// alignment of a disk opened for I/O are to come), so it is refused before anything opens it,
+/// whatever the options.
+pub fn unsupported_target(path: &Path) -> Option<&'static str> {
+    is_device_path(path).then_some(
+        "a raw device: the Windows build does not test raw devices yet (their size and sector \
+         size are not read); name a file on one of its volumes",
+    )
+}
+
 /// Describes `path` (or, if it is gone or not yet created, the directory holding it).
 pub fn describe(path: &Path) -> TargetInfo {
     let device = is_device_path(path);
