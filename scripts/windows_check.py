@@ -68,7 +68,8 @@ def sasiotest():
                            "-filesize", "32M", "-numpages", "16")
     check("sasiotest -w -sgio: gather writes of 16 pages",
           rc == 0 and "Gather Writing 16 pages - 32 iterations to file" in out
-          and "ReadFileScatter/WriteFileGather" in out and "O_DIRECT" in out, out + err)
+          and "ReadFileScatter/WriteFileGather" in out and "FILE_FLAG_NO_BUFFERING" in out,
+          out + err)
     rc, out, err = iogauge("sasiotest", f"{WIN_DIR}\\sg.out", "-r", "-sgio", "-pagesize", "64k",
                            "-filesize", "32M", "-numpages", "16")
     check("sasiotest -r -sgio: scatter reads",
@@ -156,7 +157,12 @@ def safety():
     check("sasiotest -unbuffered with a page size off the sector is refused",
           rc == 2 and "-pagesize 1000" in err and "logical block size" in err, err)
     rc, out, err = iogauge("run", "--name=x", f"--directory={WIN_DIR}", "--size=64k",
-                           "--numjobs=2")
+                           "--numjobs=2", "--direct=1", "--sync=dsync", "--rw=randrw")
+    check("the report names Windows' calls and open flags, not Linux's",
+          rc == 0 and "ReadFile/WriteFile at an offset" in out
+          and "[GENERIC_READ|GENERIC_WRITE|FILE_FLAG_NO_BUFFERING|FILE_FLAG_WRITE_THROUGH]" in out
+          and "SetFileInformationByHandle" in out and "pread" not in out
+          and "O_DIRECT" not in out and "fallocate(2)" not in out, out + err)
     check("the target line names the volume's file system and disk, in Windows' paths",
           rc == 0 and re.search(r"target C:\\iogauge-check\\x\.0\.0: \S+ on ", out) is not None
           and "/" not in out.split("target ", 1)[1].split("\n", 1)[0], out + err)

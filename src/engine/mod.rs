@@ -318,19 +318,11 @@ pub struct Description {
     pub features: Vec<String>,
 }
 
-/// What the engine `cfg` names does per I/O.
-pub fn describe(cfg: &Config) -> Description {
+/// What the engines both systems have do per I/O, in Linux's calls (`buffers`: the vectored
+/// engines' buffers, in words).
+fn shared_calls(cfg: &Config, buffers: &str) -> String {
     let vectored = cfg.numpages > 1;
-    let calls_per_io = IoUnit::calls_per_io(cfg.numpages);
-    let buffers = match cfg.numpages {
-        1 => "one buffer".to_string(),
-        n if calls_per_io > 1 => format!(
-            "{n} buffers, {calls_per_io} calls per I/O (at most {} iovec entries per call)",
-            unit::IOV_MAX
-        ),
-        n => format!("{n} buffers"),
-    };
-    let calls = match cfg.kind {
+    match cfg.kind {
         Kind::Psync => "pread/pwrite".to_string(),
         Kind::Sync => "read/write (lseek when not sequential)".to_string(),
         Kind::Vsync => format!("readv/writev (lseek when not sequential) over {buffers}"),
@@ -345,9 +337,9 @@ pub fn describe(cfg: &Config) -> Description {
         Kind::Libaio => "io_submit/io_getevents (native AIO), IOCB_CMD_PREAD/PWRITE".to_string(),
         Kind::Windowsaio if vectored => format!("{} over {buffers}", platform::WINDOWSAIO_SG),
         Kind::Windowsaio => platform::WINDOWSAIO.to_string(),
-        Kind::Posixaio | Kind::Mmap | Kind::Splice | Kind::E4defrag => platform::calls(cfg)
-            .unwrap_or("(not in this build)")
-            .to_string(),
+        Kind::Posixaio | Kind::Mmap | Kind::Splice | Kind::E4defrag => {
+            "(not in this build)".to_string()
+        }
         Kind::Falloc => {
             "fallocate (a read: KEEP_SIZE; a write: extending; a trim: PUNCH_HOLE), no data"
                 .to_string()
@@ -370,6 +362,25 @@ pub fn describe(cfg: &Config) -> Description {
         Kind::Exec => exec::CALLS.to_string(),
         Kind::Net | Kind::Netsplice => net::calls(cfg.kind == Kind::Netsplice).to_string(),
         Kind::Null => "none (null engine)".to_string(),
+    }
+}
+
+/// What the engine `cfg` names does per I/O.
+pub fn describe(cfg: &Config) -> Description {
+    let calls_per_io = IoUnit::calls_per_io(cfg.numpages);
+    let buffers = match cfg.numpages {
+        1 => "one buffer".to_string(),
+        n if calls_per_io > 1 => format!(
+            "{n} buffers, {calls_per_io} calls per I/O (at most {} iovec entries per call)",
+            unit::IOV_MAX
+        ),
+        n => format!("{n} buffers"),
+    };
+    // The system's own words where its calls are not the shared description's (Windows'
+    // for psync, sync and the file operations; Linux's own engines' modules).
+    let calls = match platform::calls(cfg) {
+        Some(own) => own.to_string(),
+        None => shared_calls(cfg, &buffers),
     };
 
     let per_call_flags = match cfg.kind {

@@ -127,6 +127,20 @@ impl DiskCounters {
     }
 }
 
+/// How a system's calls that give a new file its size are named in a report's file line
+/// (`{size}` stands for the size).
+#[derive(Debug, Clone, Copy)]
+pub struct LayoutCalls {
+    /// fallocate=native.
+    pub native: &'static str,
+    /// fallocate=keep: space without size.
+    pub keep: &'static str,
+    /// fallocate=posix.
+    pub posix: &'static str,
+    /// fallocate=truncate.
+    pub truncate: &'static str,
+}
+
 /// The machine's memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Memory {

@@ -14,6 +14,7 @@
 
 use crate::plan::job::Fallocate;
 use crate::platform::fd::{AsFd, OwnedFd};
+use crate::platform::sys::{O_DSYNC, O_SYNC};
 use crate::units::human_bytes;
 use std::collections::BTreeMap;
 use std::io;
@@ -476,12 +477,19 @@ fn preallocate(fd: &OwnedFd, p: &Path, how: Fallocate, len: u64) -> Result<Strin
         Fallocate::Posix => crate::platform::sys::posix_fallocate(fd.as_fd(), len),
     };
     match done {
-        Ok(()) => Ok(match how {
-            Fallocate::Native => format!("created; fallocate(2) of {size} (fallocate=native)"),
-            Fallocate::Posix => format!("created; posix_fallocate(3) of {size}"),
-            Fallocate::Keep => format!("created; fallocate(2) KEEP_SIZE of {size}, size 0"),
-            _ => format!("created; ftruncate(2) to {size}, sparse (fallocate=truncate)"),
-        }),
+        Ok(()) => {
+            let calls = crate::platform::sys::LAYOUT_CALLS;
+            let (call, option) = match how {
+                Fallocate::Native => (calls.native, " (fallocate=native)"),
+                Fallocate::Posix => (calls.posix, ""),
+                Fallocate::Keep => (calls.keep, ""),
+                _ => (calls.truncate, " (fallocate=truncate)"),
+            };
+            Ok(format!(
+                "created; {}{option}",
+                call.replace("{size}", &size)
+            ))
+        }
         Err(crate::platform::sys::io::Errno::OPNOTSUPP) if how == Fallocate::Native => Ok(
             "created empty: this file system has no fallocate, so the job's writes extend it \
              (fio's native falls back the same way)"
@@ -688,26 +696,10 @@ fn open_borrowed(
     Ok(fd)
 }
 
-use crate::platform::sys::{O_DSYNC, O_SYNC};
-
-/// Names of the access mode and the cache-relevant flags in `f`.
-pub fn flag_names(f: OFlags) -> Vec<&'static str> {
-    let mut v = vec![match f & OFlags::RWMODE {
-        OFlags::WRONLY => "O_WRONLY",
-        OFlags::RDWR => "O_RDWR",
-        _ => "O_RDONLY",
-    }];
-    if f.contains(OFlags::DIRECT) {
-        v.push("O_DIRECT");
-    }
-    // O_SYNC includes the O_DSYNC bit; name the stronger one only.
-    if f.contains(O_SYNC) {
-        v.push("O_SYNC");
-    } else if f.contains(O_DSYNC) {
-        v.push("O_DSYNC");
-    }
-    v
-}
+/// Names of the access mode and the cache-relevant flags in `f`, as the system calls them
+/// (`O_RDWR|O_DIRECT` on Linux, `GENERIC_READ|GENERIC_WRITE|FILE_FLAG_NO_BUFFERING` on
+/// Windows).
+pub use crate::platform::sys::open_flag_names as flag_names;
 
 #[cfg(test)]
 mod tests {
@@ -747,14 +739,5 @@ mod tests {
         assert!(blocks * 512 >= 1 << 20, "laid out, not sparse");
         assert_eq!(t.finish(true, &[]).len(), 0);
         assert!(!d.path().join("f").exists());
-    }
-
-    #[test]
-    fn flag_names_distinguish_dsync_from_sync() {
-        assert_eq!(flag_names(OFlags::RDWR | O_DSYNC), ["O_RDWR", "O_DSYNC"]);
-        assert_eq!(
-            flag_names(OFlags::WRONLY | O_SYNC | OFlags::DIRECT),
-            ["O_WRONLY", "O_DIRECT", "O_SYNC"]
-        );
     }
 }

@@ -23,6 +23,33 @@ pub mod sys {
     /// Whether a file's cache takes advice (posix_fadvise: `invalidate`, `fadvise_hint`).
     pub const CACHE_ADVICE: bool = true;
 
+    /// The calls that give a new file its size, as a report names them.
+    pub const LAYOUT_CALLS: crate::platform::LayoutCalls = crate::platform::LayoutCalls {
+        native: "fallocate(2) of {size}",
+        keep: "fallocate(2) KEEP_SIZE of {size}, size 0",
+        posix: "posix_fallocate(3) of {size}",
+        truncate: "ftruncate(2) to {size}, sparse",
+    };
+
+    /// The open(2) flags in `f` that decide access and caching, by their names here.
+    pub fn open_flag_names(f: fs::OFlags) -> Vec<&'static str> {
+        let mut v = vec![match f & fs::OFlags::RWMODE {
+            fs::OFlags::WRONLY => "O_WRONLY",
+            fs::OFlags::RDWR => "O_RDWR",
+            _ => "O_RDONLY",
+        }];
+        if f.contains(fs::OFlags::DIRECT) {
+            v.push("O_DIRECT");
+        }
+        // O_SYNC includes the O_DSYNC bit; name the stronger one only.
+        if f.contains(O_SYNC) {
+            v.push("O_SYNC");
+        } else if f.contains(O_DSYNC) {
+            v.push("O_DSYNC");
+        }
+        v
+    }
+
     /// The bytes that separate a path's components.
     pub const SEPARATORS: &[u8] = b"/";
 
@@ -94,6 +121,19 @@ pub const NULL_DEVICE: &str = "/dev/null";
 #[cfg(test)]
 mod tests {
     use crate::platform::abi::{self, errno};
+
+    #[test]
+    fn open_flag_names_distinguish_dsync_from_sync() {
+        use super::sys::{O_DSYNC, O_SYNC, fs::OFlags, open_flag_names};
+        assert_eq!(
+            open_flag_names(OFlags::RDWR | O_DSYNC),
+            ["O_RDWR", "O_DSYNC"]
+        );
+        assert_eq!(
+            open_flag_names(OFlags::WRONLY | O_SYNC | OFlags::DIRECT),
+            ["O_WRONLY", "O_DIRECT", "O_SYNC"]
+        );
+    }
 
     #[test]
     fn the_carried_numbers_are_linux_own() {

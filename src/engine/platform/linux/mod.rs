@@ -112,7 +112,8 @@ pub fn with_engine<R>(cfg: &Config, files: Files, f: impl EngineUser<R>) -> R {
 }
 
 /// What the engine `cfg` names does per I/O, for those whose calls are described by their own
-/// module (posixaio, mmap, splice, e4defrag); `None` for the others.
+/// module (posixaio, mmap, splice, e4defrag); `None` for the others, whose shared description
+/// names Linux's calls already.
 pub fn calls(cfg: &Config) -> Option<&'static str> {
     Some(match cfg.kind {
         Kind::Posixaio => posixaio::CALLS,

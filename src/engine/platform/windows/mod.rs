@@ -107,9 +107,50 @@ pub mod net {
     }
 }
 
-/// No engine of this half describes its own calls.
-pub fn calls(_cfg: &Config) -> Option<&'static str> {
-    None
+/// What the engine `cfg` names does per I/O where Windows' calls are not the ones the shared
+/// description names (pread, lseek, fallocate, open, unlink: Linux's); `None` where it holds.
+pub fn calls(cfg: &Config) -> Option<&'static str> {
+    Some(match cfg.kind {
+        Kind::Psync => "ReadFile/WriteFile at an offset (synchronous, the offset in an OVERLAPPED)",
+        Kind::Sync => {
+            "ReadFile/WriteFile at the file's position (SetFilePointerEx when not \
+                       sequential)"
+        }
+        Kind::Falloc => {
+            "SetFileInformationByHandle, no data (a read: FileAllocationInfo, reserving \
+             clusters; a write: extending with FileEndOfFileInfo; a trim: refused, Windows \
+             punches no holes)"
+        }
+        Kind::Ftruncate => {
+            "SetFileInformationByHandle(FileEndOfFileInfo) to each write's offset, no data"
+        }
+        Kind::Filecreate => {
+            "one CreateFile(CREATE_NEW) per file per pass, timed alone (its CloseHandle is \
+             not); a later pass opens the file the first made"
+        }
+        Kind::Filestat => {
+            "one CreateFile (attributes only) and GetFileInformationByHandle of each file's \
+             whole path per pass, no data"
+        }
+        Kind::Dirstat => {
+            "one CreateFile (attributes only) and GetFileInformationByHandle of each \
+             directory's whole path per pass, no data"
+        }
+        Kind::Filedelete => {
+            "one delete per file (SetFileInformationByHandle's disposition, POSIX semantics \
+             where offered), timed alone (the check that the name still holds the file this \
+             run created is not)"
+        }
+        Kind::Dircreate => {
+            "one CreateDirectory per directory, timed alone (opening it to hold it afterwards \
+             is not)"
+        }
+        Kind::Dirdelete => {
+            "one delete per directory (SetFileInformationByHandle's disposition), timed alone \
+             (the check that the name still holds the directory this run created is not)"
+        }
+        _ => return None,
+    })
 }
 
 /// No engine of this half needs a probe.

@@ -79,6 +79,16 @@ pub fn posix_fallocate(fd: crate::platform::fd::BorrowedFd<'_>, len: u64) -> io:
     fs::fallocate(fd, fs::FallocateFlags::empty(), 0, len)
 }
 
+/// The calls that give a new file its size, as a report names them: NTFS allocates the
+/// clusters up to a file's end (it reads zeros there), so a file made long is not sparse.
+pub const LAYOUT_CALLS: crate::platform::LayoutCalls = crate::platform::LayoutCalls {
+    native: "SetFileInformationByHandle: FileAllocationInfo and FileEndOfFileInfo of {size}",
+    keep: "SetFileInformationByHandle: FileAllocationInfo of {size}, size 0",
+    posix: "SetFileInformationByHandle: FileAllocationInfo and FileEndOfFileInfo of {size}",
+    truncate: "SetFileInformationByHandle: FileEndOfFileInfo to {size}, its clusters allocated \
+               and never written",
+};
+
 /// Whether a file's cache takes advice: Windows has no posix_fadvise (caching is chosen when a
 /// file is opened), so `invalidate` and `fadvise_hint` cannot be done.
 pub const CACHE_ADVICE: bool = false;
@@ -91,6 +101,23 @@ pub fn entry_name(e: &fs::DirEntry) -> std::ffi::OsString {
     e.file_name().to_owned()
 }
 
+/// The access and the flags CreateFile was given for open(2)'s flags `f` (what `fs::open`
+/// passes), by Windows' names: what a report says the files were opened with.
+pub fn open_flag_names(f: fs::OFlags) -> Vec<&'static str> {
+    let mut v = match f & fs::OFlags::RWMODE {
+        fs::OFlags::WRONLY => vec!["GENERIC_WRITE"],
+        fs::OFlags::RDWR => vec!["GENERIC_READ", "GENERIC_WRITE"],
+        _ => vec!["GENERIC_READ"],
+    };
+    if f.contains(fs::OFlags::DIRECT) {
+        v.push("FILE_FLAG_NO_BUFFERING");
+    }
+    if f.intersects(O_DSYNC | O_SYNC) {
+        v.push("FILE_FLAG_WRITE_THROUGH");
+    }
+    v
+}
+
 /// open(2)'s O_DSYNC: FILE_FLAG_WRITE_THROUGH.
 pub const O_DSYNC: fs::OFlags = fs::OFlags::DSYNC;
 /// open(2)'s O_SYNC: FILE_FLAG_WRITE_THROUGH too (Windows has one kind).
@@ -100,4 +127,27 @@ pub const O_SYNC: fs::OFlags = fs::OFlags::SYNC;
 pub fn direct(o: &mut std::fs::OpenOptions) {
     use std::os::windows::fs::OpenOptionsExt;
     o.custom_flags(windows_sys::Win32::Storage::FileSystem::FILE_FLAG_NO_BUFFERING);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fs::OFlags;
+    use super::*;
+
+    #[test]
+    fn open_flag_names_are_what_createfile_was_given() {
+        assert_eq!(
+            open_flag_names(OFlags::RDWR | O_DSYNC),
+            ["GENERIC_READ", "GENERIC_WRITE", "FILE_FLAG_WRITE_THROUGH"]
+        );
+        assert_eq!(
+            open_flag_names(OFlags::WRONLY | O_SYNC | OFlags::DIRECT),
+            [
+                "GENERIC_WRITE",
+                "FILE_FLAG_NO_BUFFERING",
+                "FILE_FLAG_WRITE_THROUGH"
+            ]
+        );
+        assert_eq!(open_flag_names(OFlags::RDONLY), ["GENERIC_READ"]);
+    }
 }
