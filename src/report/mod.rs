@@ -10,6 +10,7 @@ pub mod html;
 pub mod json;
 pub mod log;
 pub mod predict;
+pub mod studies_text;
 pub mod summary;
 pub mod sweep_html;
 pub mod text;

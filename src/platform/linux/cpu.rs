@@ -28,6 +28,11 @@ fn usage(who: libc::c_int) -> CpuUsage {
     }
 }
 
+/// Whether context switches are counted (getrusage's nvcsw and nivcsw).
+pub const COUNTS_CONTEXT_SWITCHES: bool = true;
+/// Whether a thread's page faults are counted (RUSAGE_THREAD's minflt and majflt).
+pub const COUNTS_THREAD_FAULTS: bool = true;
+
 /// Usage of the calling thread (RUSAGE_THREAD).
 pub fn thread() -> CpuUsage {
     usage(libc::RUSAGE_THREAD)

@@ -18,6 +18,11 @@ fn duration(t: FILETIME) -> Duration {
     Duration::from_nanos(ticks.saturating_mul(100))
 }
 
+/// Whether context switches are counted (they are not: see above).
+pub const COUNTS_CONTEXT_SWITCHES: bool = false;
+/// Whether a thread's page faults are counted (only the process's are).
+pub const COUNTS_THREAD_FAULTS: bool = false;
+
 const ZERO: FILETIME = FILETIME {
     dwLowDateTime: 0,
     dwHighDateTime: 0,
