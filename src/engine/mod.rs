@@ -23,7 +23,8 @@ use std::io;
 pub use buf::AlignedBuf;
 pub use unit::IoUnit;
 
-/// The engines: each one's name, and what it can do.
+/// The engines: each one's name, and what it can do. A new one goes in [`Kind::ALL`] too,
+/// which is where `ioengine`'s names come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
@@ -56,7 +57,41 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn as_str(self) -> &'static str {
+    /// Every engine, in the order `ioengine`'s help and errors list them.
+    pub const ALL: [Kind; 25] = [
+        Kind::Psync,
+        Kind::Sync,
+        Kind::Vsync,
+        Kind::Pvsync,
+        Kind::Pvsync2,
+        Kind::IoUring,
+        Kind::Libaio,
+        Kind::Mmap,
+        Kind::Splice,
+        Kind::Posixaio,
+        Kind::Falloc,
+        Kind::Ftruncate,
+        Kind::E4defrag,
+        Kind::Filecreate,
+        Kind::Filestat,
+        Kind::Filedelete,
+        Kind::Dircreate,
+        Kind::Dirstat,
+        Kind::Dirdelete,
+        Kind::Cpuio,
+        Kind::Exec,
+        Kind::Net,
+        Kind::Netsplice,
+        Kind::Windowsaio,
+        Kind::Null,
+    ];
+
+    /// The engine `ioengine` calls `name`.
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Self::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    pub const fn as_str(self) -> &'static str {
         match self {
             Kind::Psync => "psync",
             Kind::Sync => "sync",
@@ -745,4 +780,20 @@ pub(crate) fn done(r: crate::platform::sys::io::Result<usize>) -> Queued {
 /// expected lifetime (NVMe streams, flexible data placement). fcntl(F_SET_RW_HINT); Linux only.
 pub fn set_write_hint(fd: BorrowedFd<'_>, hint: u64) -> io::Result<()> {
     platform::set_write_hint(fd, hint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kind;
+
+    #[test]
+    fn every_engine_is_found_by_its_own_name_once() {
+        for k in Kind::ALL {
+            assert_eq!(Kind::from_name(k.as_str()), Some(k));
+            assert_eq!(Kind::ALL.iter().filter(|o| **o == k).count(), 1, "{k:?}");
+        }
+        assert_eq!(crate::plan::options::ENGINES.len(), Kind::ALL.len());
+        assert_eq!(Kind::from_name("windowsaio"), Some(Kind::Windowsaio));
+        assert_eq!(Kind::from_name("nosuch"), None);
+    }
 }

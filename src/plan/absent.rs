@@ -252,7 +252,7 @@ const STAND_IN: &str = crate::engine::platform::QUEUED_ENGINE;
 
 /// What an engine of iogauge's that another system's build has needs: that system.
 fn other_system(engine: &str) -> Option<&'static str> {
-    let kind = super::resolve::kind_of(engine)?;
+    let kind = crate::engine::Kind::from_name(engine)?;
     if crate::engine::platform::has(kind) {
         return None;
     }

@@ -132,34 +132,18 @@ pub fn is_engine_option(option: &str) -> bool {
     ENGINE_OPTIONS.iter().any(|(_, o)| o.contains(&option))
 }
 
-/// The engines `ioengine` accepts.
-pub const ENGINES: &[&str] = &[
-    "psync",
-    "sync",
-    "vsync",
-    "pvsync",
-    "pvsync2",
-    "io_uring",
-    "libaio",
-    "mmap",
-    "splice",
-    "posixaio",
-    "falloc",
-    "ftruncate",
-    "e4defrag",
-    "filecreate",
-    "filestat",
-    "filedelete",
-    "dircreate",
-    "dirstat",
-    "dirdelete",
-    "cpuio",
-    "exec",
-    "net",
-    "netsplice",
-    "windowsaio",
-    "null",
-];
+/// The engines `ioengine` accepts: every engine's name, in [`crate::engine::Kind::ALL`]'s
+/// order.
+pub const ENGINES: &[&str] = &{
+    let all = crate::engine::Kind::ALL;
+    let mut names = [""; crate::engine::Kind::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = all[i].as_str();
+        i += 1;
+    }
+    names
+};
 
 /// Every workload option, in the order the documentation lists them.
 pub static OPTIONS: &[OptionDef] = &[

@@ -392,7 +392,8 @@ fn mmap_rules(v: &Values<'_>, spec: &JobSpec) -> Result<(), SpecError> {
 /// Windows build).
 pub(super) fn engine_kind(v: &Values<'_>) -> Result<EngineKind, SpecError> {
     let name = v.choice("ioengine")?;
-    let kind = kind_of(&name).unwrap_or_else(|| unreachable!("engine {name} not handled"));
+    let kind =
+        EngineKind::from_name(&name).unwrap_or_else(|| unreachable!("engine {name} not handled"));
     if crate::engine::platform::has(kind) {
         return Ok(kind);
     }
@@ -400,7 +401,7 @@ pub(super) fn engine_kind(v: &Values<'_>) -> Result<EngineKind, SpecError> {
         unreachable!("ioengine is a choice")
     };
     let here: Vec<&str> = (words.iter().copied())
-        .filter(|w| kind_of(w).is_some_and(crate::engine::platform::has))
+        .filter(|w| EngineKind::from_name(w).is_some_and(crate::engine::platform::has))
         .collect();
     Err(v.error(
         "ioengine",
@@ -414,36 +415,4 @@ pub(super) fn engine_kind(v: &Values<'_>) -> Result<EngineKind, SpecError> {
             here.join(", ")
         ),
     ))
-}
-
-/// The engine an `ioengine` value names.
-pub(crate) fn kind_of(name: &str) -> Option<EngineKind> {
-    Some(match name {
-        "psync" => EngineKind::Psync,
-        "sync" => EngineKind::Sync,
-        "vsync" => EngineKind::Vsync,
-        "pvsync" => EngineKind::Pvsync,
-        "pvsync2" => EngineKind::Pvsync2,
-        "io_uring" => EngineKind::IoUring,
-        "libaio" => EngineKind::Libaio,
-        "posixaio" => EngineKind::Posixaio,
-        "falloc" => EngineKind::Falloc,
-        "ftruncate" => EngineKind::Ftruncate,
-        "e4defrag" => EngineKind::E4defrag,
-        "filecreate" => EngineKind::Filecreate,
-        "filestat" => EngineKind::Filestat,
-        "filedelete" => EngineKind::Filedelete,
-        "dircreate" => EngineKind::Dircreate,
-        "dirstat" => EngineKind::Dirstat,
-        "dirdelete" => EngineKind::Dirdelete,
-        "cpuio" => EngineKind::Cpuio,
-        "mmap" => EngineKind::Mmap,
-        "splice" => EngineKind::Splice,
-        "exec" => EngineKind::Exec,
-        "net" => EngineKind::Net,
-        "netsplice" => EngineKind::Netsplice,
-        "windowsaio" => EngineKind::Windowsaio,
-        "null" => EngineKind::Null,
-        _ => return None,
-    })
 }

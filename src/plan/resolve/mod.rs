@@ -21,7 +21,6 @@ mod cpus;
 mod dedupe;
 mod defrag;
 mod engine;
-pub(crate) use engine::kind_of;
 mod exec;
 mod fileops;
 mod hints;
