@@ -119,6 +119,14 @@ def windowsaio_job():
     check("windowsaio: its files are removed", not os.path.exists(host("w.dat")))
 
 
+def quick():
+    rc, out, err = iogauge("quick", f"--directory={WIN_DIR}", "--seconds=1", "--size=8m")
+    check("quick: runs, its cold read unbuffered (Windows drops no file's cache)",
+          rc == 0 and re.search(r"sequential read 1 MiB .* NO_BUFFERING ", out) is not None
+          and "cannot drop" not in err, out + err)
+    check("quick: its file is removed", not os.path.exists(host("iogauge-quick.tmp")))
+
+
 def safety():
     foreign = host("foreign.dat")
     with open(foreign, "wb") as f:
@@ -185,6 +193,7 @@ def main():
         sasiotest()
         sqlio()
         windowsaio_job()
+        quick()
         safety()
     finally:
         shutil.rmtree(HOST_DIR, ignore_errors=True)

@@ -15,7 +15,7 @@ pub const QUICK_LABELS: [&str; 4] = [
 ];
 
 /// The quick check of `dir`: sequential 1 MiB write (flushed inside the timing), cold
-/// sequential 1 MiB read, then 4 KiB random read and write with O_DIRECT — one group each, on
+/// sequential 1 MiB read ([`cold`]), then 4 KiB random read and write with O_DIRECT — one group each, on
 /// one file of `size` bytes, each test at most `seconds` long.
 pub fn quick_check(dir: &Path, size: u64, seconds: u64) -> Vec<Section> {
     let file = dir.join("iogauge-quick.tmp");
@@ -34,12 +34,23 @@ pub fn quick_check(dir: &Path, size: u64, seconds: u64) -> Vec<Section> {
     };
     let mut write = base("seq-write", "write", "1m");
     write.set("end_fsync", "1", o());
-    let read = base("seq-read", "read", "1m");
+    let mut read = base("seq-read", "read", "1m");
+    cold(&mut read, o());
     let mut rr = base("rand-read", "randread", "4k");
     rr.set("direct", "1", o()).set("time_based", "1", o());
     let mut rw = base("rand-write", "randwrite", "4k");
     rw.set("direct", "1", o()).set("time_based", "1", o());
     vec![write, read, rr, rw]
+}
+
+/// Makes a read of `s` come from the device, not the page cache: its cached pages dropped
+/// first (`invalidate`) where the system takes that advice, else read without the cache
+/// (`direct`: Windows drops no file's cached pages, so there only NO_BUFFERING reads cold).
+fn cold(s: &mut Section, o: Origin) {
+    match crate::platform::sys::CACHE_ADVICE {
+        true => s.set("invalidate", "1", o),
+        false => s.set("direct", "1", o),
+    };
 }
 
 /// Default quick-check file size: 1 GiB, or a quarter of the free space when that is less
@@ -54,7 +65,7 @@ pub const SAS_LABELS: [&str; 2] = ["SAS streams write 64 KiB", "SAS streams cold
 
 /// SAS's streams (iotest.sh's shape, seed 004): `streams` files of `per_stream` bytes in
 /// `dir`, written at once sequentially in 64 KiB blocks (flushed inside the timing), then read
-/// back at once with their cached pages dropped first, so the reads come from the device.
+/// back at once from the device ([`cold`]).
 pub fn assess_sas(dir: &Path, streams: usize, per_stream: u64) -> Vec<Section> {
     let o = || Origin::Profile("assess --for=sas");
     let size = per_stream.to_string();
@@ -71,7 +82,7 @@ pub fn assess_sas(dir: &Path, streams: usize, per_stream: u64) -> Vec<Section> {
             if rw == "write" {
                 s.set("end_fsync", "1", o());
             } else {
-                s.set("invalidate", "1", o());
+                cold(&mut s, o());
             }
             if i == 0 && rw == "read" {
                 s.set("stonewall", "1", o());

@@ -38,9 +38,11 @@ pub fn summary(r: &Report, labels: &[&str]) -> String {
         .fold(0.0f64, f64::max);
     let unit = LatUnit::for_ns(worst);
     let u = unit.label();
+    // The cache-mode column is as wide as the system's longest name for it.
+    let io_w = crate::platform::sys::CACHE_FLAG_NAMES.2.len().max(14);
     let _ = writeln!(
         o,
-        "\n{:<28} {:>10} {:>7} {:>3} {:>14} {:>10} {:>10} {:>10} {:>12} {:>12}",
+        "\n{:<28} {:>10} {:>7} {:>3} {:>io_w$} {:>10} {:>10} {:>10} {:>12} {:>12}",
         "test",
         "file",
         "time",
@@ -73,13 +75,10 @@ pub fn summary(r: &Report, labels: &[&str]) -> String {
         };
         let size = human_bytes(opt("size").parse().unwrap_or(0));
         let time = format!("{:.2}s", g.total.elapsed_ns as f64 / 1e9);
-        let write_through = matches!(opt("sync"), "dsync" | "sync" | "1");
-        let io = match (opt("direct") == "1", write_through) {
-            (true, true) => "O_DIRECT+DSYNC",
-            (true, false) => "O_DIRECT",
-            (false, true) => "O_DSYNC",
-            (false, false) => "buffered",
-        };
+        let io = cache_mode(
+            opt("direct") == "1",
+            matches!(opt("sync"), "dsync" | "sync" | "1"),
+        );
         // I/Os in flight across the test: each job's depth times its jobs (16 jobs at depth
         // 1 keep 16 in flight).
         let depth: u64 = g
@@ -94,7 +93,7 @@ pub fn summary(r: &Report, labels: &[&str]) -> String {
             .sum();
         let _ = writeln!(
             o,
-            "{label:<28} {size:>10} {time:>7} {depth:>3} {io:>14} {:>10.2} {:>10.2} {:>10.0} \
+            "{label:<28} {size:>10} {time:>7} {depth:>3} {io:>io_w$} {:>10.2} {:>10.2} {:>10.0} \
              {mean:>12} {p99:>12}",
             d.mib_per_s, d.mb_per_s, d.iops
         );
@@ -107,6 +106,17 @@ pub fn summary(r: &Report, labels: &[&str]) -> String {
         o.push_str(&crate::studies::assess::lines(a));
     }
     o
+}
+
+/// A test's cache mode as the table's I/O column names it, in the system's words.
+fn cache_mode(direct: bool, write_through: bool) -> &'static str {
+    let (d, w, both) = crate::platform::sys::CACHE_FLAG_NAMES;
+    match (direct, write_through) {
+        (true, true) => both,
+        (true, false) => d,
+        (false, true) => w,
+        (false, false) => "buffered",
+    }
 }
 
 /// `--repeat` under the summary table: each test's MB/s and latency over the runs (the

@@ -23,6 +23,9 @@ pub mod sys {
     /// Whether a file's cache takes advice (posix_fadvise: `invalidate`, `fadvise_hint`).
     pub const CACHE_ADVICE: bool = true;
 
+    /// Short names of direct I/O, of write-through (`sync=dsync`) and of both, for tables.
+    pub const CACHE_FLAG_NAMES: (&str, &str, &str) = ("O_DIRECT", "O_DSYNC", "O_DIRECT+DSYNC");
+
     /// The calls that give a new file its size, as a report names them.
     pub const LAYOUT_CALLS: crate::platform::LayoutCalls = crate::platform::LayoutCalls {
         native: "fallocate(2) of {size}",

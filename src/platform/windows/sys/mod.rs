@@ -79,6 +79,14 @@ pub fn posix_fallocate(fd: crate::platform::fd::BorrowedFd<'_>, len: u64) -> io:
     fs::fallocate(fd, fs::FallocateFlags::empty(), 0, len)
 }
 
+/// Short names of direct I/O, of write-through (`sync=dsync`) and of both, for tables: the
+/// CreateFile flags that do them.
+pub const CACHE_FLAG_NAMES: (&str, &str, &str) = (
+    "NO_BUFFERING",
+    "WRITE_THROUGH",
+    "NO_BUFFERING+WRITE_THROUGH",
+);
+
 /// The calls that give a new file its size, as a report names them: NTFS allocates the
 /// clusters up to a file's end (it reads zeros there), so a file made long is not sparse.
 pub const LAYOUT_CALLS: crate::platform::LayoutCalls = crate::platform::LayoutCalls {
