@@ -1,6 +1,7 @@
 //! Questions to the file system that change nothing: the directory holding a path, the size of
-//! a file or block device, and the logical block size of the device below a path. Used by the check, the personalities' parsers, the host description and the device
-//! counters alike, so none of them reaches into another's module for it.
+//! a file or block device, and the logical block size of the device below a path. Used by the
+//! check, the personalities' parsers, the host description and the device counters alike, so
+//! none of them reaches into another's module for it.
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -15,8 +15,8 @@ pub const QUICK_LABELS: [&str; 4] = [
 ];
 
 /// The quick check of `dir`: sequential 1 MiB write (flushed inside the timing), cold
-/// sequential 1 MiB read ([`cold`]), then 4 KiB random read and write with O_DIRECT — one group each, on
-/// one file of `size` bytes, each test at most `seconds` long.
+/// sequential 1 MiB read ([`cold`]), then 4 KiB random read and write with O_DIRECT — one
+/// group each, on one file of `size` bytes, each test at most `seconds` long.
 pub fn quick_check(dir: &Path, size: u64, seconds: u64) -> Vec<Section> {
     let file = dir.join("iogauge-quick.tmp");
     let file = crate::rawpath::filename_value(&file);
