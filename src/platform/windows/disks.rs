@@ -1,16 +1,16 @@
 //! The devices under targets and their counters on Windows: a file's volume (`\\.\C:`, or
-//! its GUID name where it has no drive letter) or a raw device itself, and what its driver
-//! counted (IOCTL_DISK_PERFORMANCE: I/Os, bytes, time reading and writing, idle time), the
-//! counterpart of a partition's line in Linux's /proc/diskstats. The first query turns the
-//! counting on where it was off, so the probe in `device_of` comes before a group's first
-//! reading; a target whose counters cannot be read (a network share, a driver that keeps
-//! none) has no device here, and the report says so. Reads only.
+//! its GUID name where it has no drive letter: `volume::volume_device`) or a raw device
+//! itself, and what its driver counted (IOCTL_DISK_PERFORMANCE: I/Os, bytes, time reading and
+//! writing, idle time), the counterpart of a partition's line in Linux's /proc/diskstats. The
+//! first query turns the counting on where it was off, so the probe in `device_of` comes
+//! before a group's first reading; a target whose counters cannot be read (a network share, a
+//! driver that keeps none) has no device here, and the report says so. Reads only.
 
 use std::path::Path;
 
 use windows_sys::Win32::System::Ioctl::{DISK_PERFORMANCE, IOCTL_DISK_PERFORMANCE};
 
-use super::host::{is_device_path, volume_facts, volume_root};
+use super::host::{is_device_path, volume_of};
 use super::volume::{ioctl, open_for_queries, read_struct};
 use crate::platform::DiskCounters;
 
@@ -32,34 +32,12 @@ impl DiskId {
 /// holding the file (or its directory while the file does not exist yet). `None` when there
 /// is none to read (a network share, a volume without a device name, no counters).
 pub fn device_of(path: &Path) -> Option<DiskId> {
-    let id = if is_device_path(path) {
-        DiskId {
-            path: path.to_str()?.to_string(),
-        }
-    } else {
-        let dir = match path.exists() {
-            true => path,
-            false => crate::rawpath::parent_dir(path),
-        };
-        let root = volume_root(dir)?;
-        let (_, guid) = volume_facts(&root);
-        DiskId {
-            path: counted_name(&root, &guid)?,
-        }
+    let path = match is_device_path(path) {
+        true => path.to_str()?.to_string(),
+        false => volume_of(path)?.1?,
     };
+    let id = DiskId { path };
     counters(&id).is_some().then_some(id)
-}
-
-/// The name a volume is opened by for its counters: `\\.\C:` for a drive's root (as a
-/// reader knows it), else its GUID name without the trailing backslash.
-fn counted_name(root: &str, guid: &str) -> Option<String> {
-    let b = root.as_bytes();
-    if b.len() == 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'\\' {
-        return Some(format!(r"\\.\{}", &root[..2]));
-    }
-    guid.strip_suffix('\\')
-        .filter(|g| g.starts_with(r"\\?\Volume"))
-        .map(str::to_string)
 }
 
 /// Current counters of `ids`, each with its name; a device that cannot be read is left out.
@@ -120,19 +98,6 @@ mod tests {
         assert_eq!((c.write_ios, c.write_sectors, c.write_ms), (16, 2048, 500));
         assert_eq!((c.io_ms, c.queue_ms), (3000, 3000));
         assert_eq!(c.read_merges + c.write_merges, 0);
-    }
-
-    #[test]
-    fn a_volume_is_counted_by_its_drive_letter_else_its_guid_name() {
-        assert_eq!(
-            counted_name(r"C:\", r"\\?\Volume{1}\").as_deref(),
-            Some(r"\\.\C:")
-        );
-        assert_eq!(
-            counted_name(r"C:\mnt\data\", r"\\?\Volume{2}\").as_deref(),
-            Some(r"\\?\Volume{2}")
-        );
-        assert_eq!(counted_name(r"\\server\share\", ""), None);
     }
 
     #[test]

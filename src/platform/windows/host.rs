@@ -199,7 +199,8 @@ pub fn describe(path: &Path) -> TargetInfo {
     info.space = space(dir).ok();
     if let Some(root) = volume_root(dir) {
         let (fs, guid) = volume_facts(&root);
-        info.device = super::volume::disk_of(&root, &guid);
+        info.device =
+            super::volume::volume_device(&root, &guid).and_then(|v| super::volume::disk_of(&v));
         info.fs_type = fs;
         info.mount_point = root;
         info.mount_source = guid;
@@ -213,13 +214,21 @@ pub fn logical_block_size_at(p: &Path) -> Option<u64> {
     if is_device_path(p) {
         return super::volume::device_sector_size(p);
     }
-    let dir = match p.exists() {
-        true => p,
-        false => crate::rawpath::parent_dir(p),
+    let (root, device) = volume_of(p)?;
+    super::volume::sector_size(&root, device.as_deref())
+}
+
+/// The volume holding `path` (or, before it exists, its directory): its root (`C:\\`) and
+/// the name its device is opened by, where it has one (not a network share).
+pub(super) fn volume_of(path: &Path) -> Option<(String, Option<String>)> {
+    let dir = match path.exists() {
+        true => path,
+        false => crate::rawpath::parent_dir(path),
     };
     let root = volume_root(dir)?;
     let (_, guid) = volume_facts(&root);
-    super::volume::sector_size(&root, &guid)
+    let device = super::volume::volume_device(&root, &guid);
+    Some((root, device))
 }
 
 #[cfg(test)]

@@ -111,26 +111,30 @@ fn sector(n: u32) -> Option<u64> {
     (n.is_power_of_two() && (512..=65536).contains(&n)).then_some(u64::from(n))
 }
 
-/// The name to open a volume by: its GUID name without the trailing backslash (opening it
-/// with one opens its root directory instead), else `\\.\C:` for a drive's root.
+/// The name to open a volume by: `\\.\C:` for a drive's root (as a reader knows it, and
+/// as reports name it), else its GUID name without the trailing backslash (with one, the
+/// volume's root directory is opened instead). A folder a volume is mounted on (`C:\mnt\x\`)
+/// is not its drive's volume, so only the GUID name serves there.
 pub(super) fn volume_device(root: &str, guid: &str) -> Option<String> {
-    if let Some(g) = guid
-        .strip_suffix('\\')
-        .filter(|g| g.starts_with(r"\\?\Volume"))
-    {
-        return Some(g.to_string());
-    }
     let b = root.as_bytes();
-    (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':')
-        .then(|| format!(r"\\.\{}", &root[..2]))
+    if b.len() == 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'\\' {
+        return Some(format!(r"\\.\{}", &root[..2]));
+    }
+    guid.strip_suffix('\\')
+        .filter(|g| g.starts_with(r"\\?\Volume"))
+        .map(str::to_string)
 }
 
-/// The logical sector size under the volume mounted at `root` (`C:\`): the device's own
-/// answer, else the file system's (GetDiskFreeSpace's bytes per sector). FILE_FLAG_NO_BUFFERING
-/// needs offsets and sizes in multiples of it.
-pub(super) fn sector_size(root: &str, guid: &str) -> Option<u64> {
-    let device = volume_device(root, guid).and_then(|n| open_for_queries(&n));
-    if let Some(s) = device.as_ref().and_then(logical_sector) {
+/// The logical sector size under the volume mounted at `root` (`C:\`): its device's own
+/// answer (`device`: the name [`volume_device`] gives it), else the file system's
+/// (GetDiskFreeSpace's bytes per sector). FILE_FLAG_NO_BUFFERING needs offsets and sizes in
+/// multiples of it.
+pub(super) fn sector_size(root: &str, device: Option<&str>) -> Option<u64> {
+    if let Some(s) = device
+        .and_then(open_for_queries)
+        .as_ref()
+        .and_then(logical_sector)
+    {
         return Some(s);
     }
     let r = wide(OsStr::new(root));
@@ -155,11 +159,11 @@ pub(super) fn device_sector_size(path: &Path) -> Option<u64> {
         .and_then(logical_sector)
 }
 
-/// The disk under the volume mounted at `root`: `\\.\PhysicalDriveN` and what its driver says
-/// of it. `None` when the volume is not on one disk (a spanned or network volume) or cannot be
-/// asked.
-pub(super) fn disk_of(root: &str, guid: &str) -> Option<Device> {
-    let volume = open_for_queries(&volume_device(root, guid)?)?;
+/// The disk under the volume whose device is `volume` (the name [`volume_device`] gives it):
+/// `\\.\PhysicalDriveN` and what its driver says of it. `None` when the volume is not on one
+/// disk (a spanned volume) or cannot be asked.
+pub(super) fn disk_of(volume: &str) -> Option<Device> {
+    let volume = open_for_queries(volume)?;
     let name = disk_name(disk_number(&volume)?);
     // The disk answers for itself; the volume forwards most queries to it, so it stands in.
     let disk = open_for_queries(&name);
@@ -233,12 +237,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_volume_is_opened_by_its_guid_name_or_drive_letter() {
+    fn a_volume_is_named_by_its_drive_letter_else_its_guid_name() {
         assert_eq!(
-            volume_device(r"C:\", r"\\?\Volume{1234}\").as_deref(),
-            Some(r"\\?\Volume{1234}")
+            volume_device(r"C:\", r"\\?\Volume{1}\").as_deref(),
+            Some(r"\\.\C:")
         );
         assert_eq!(volume_device(r"D:\", "").as_deref(), Some(r"\\.\D:"));
+        assert_eq!(
+            volume_device(r"C:\mnt\data\", r"\\?\Volume{2}\").as_deref(),
+            Some(r"\\?\Volume{2}")
+        );
+        assert_eq!(volume_device(r"C:\mnt\data\", ""), None);
         assert_eq!(volume_device(r"\\server\share\", ""), None);
     }
 
@@ -278,10 +287,15 @@ mod tests {
     fn the_temp_dirs_volume_has_a_sector_size() {
         let dir = std::env::temp_dir();
         let root = super::super::host::volume_root(&dir).expect("the temp dir's volume");
-        let s = sector_size(&root, "").expect("a sector size, if only GetDiskFreeSpace's");
+        let device = volume_device(&root, "");
+        let s = sector_size(&root, device.as_deref())
+            .expect("a sector size, if only GetDiskFreeSpace's");
         assert!(s.is_power_of_two() && s >= 512, "{s}");
         // What the device itself says is printed, not asserted: Wine's volumes answer
         // neither the device number nor the storage properties.
-        println!("{root}: sector {s}, disk {:?}", disk_of(&root, ""));
+        println!(
+            "{root}: sector {s}, disk {:?}",
+            device.and_then(|d| disk_of(&d))
+        );
     }
 }
