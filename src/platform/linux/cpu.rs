@@ -40,6 +40,12 @@ pub fn thread() -> CpuUsage {
     exact(usage(libc::RUSAGE_THREAD), libc::CLOCK_THREAD_CPUTIME_ID)
 }
 
+/// The calling thread's voluntary context switches alone (getrusage, no CPU clock read): how
+/// a replay tells a call that slept, between its calls.
+pub fn thread_voluntary_switches() -> u64 {
+    usage(libc::RUSAGE_THREAD).voluntary_ctx
+}
+
 /// Usage of the whole process: RUSAGE_SELF's, split over the process's CPU clock.
 pub fn process() -> CpuUsage {
     exact(usage(libc::RUSAGE_SELF), libc::CLOCK_PROCESS_CPUTIME_ID)

@@ -56,6 +56,11 @@ pub fn thread() -> CpuUsage {
     times(GetThreadTimes, unsafe { GetCurrentThread() }).unwrap_or_default()
 }
 
+/// The calling thread's voluntary context switches: Windows counts none (0).
+pub fn thread_voluntary_switches() -> u64 {
+    0
+}
+
 /// Usage of the whole process.
 pub fn process() -> CpuUsage {
     // SAFETY: this process's pseudo-handle.

@@ -72,7 +72,7 @@ struct Sleeps {
 impl Sleeps {
     fn before(&mut self, waited: Duration) {
         if self.known.is_none() || waited >= SHORTEST_OWN_SLEEP {
-            self.known = Some(crate::stats::cpu::CpuUsage::thread().voluntary_ctx);
+            self.known = Some(crate::platform::cpu::thread_voluntary_switches());
         }
     }
 
@@ -80,7 +80,7 @@ impl Sleeps {
         if took < SHORTEST_SLEEP {
             return false;
         }
-        let now = crate::stats::cpu::CpuUsage::thread().voluntary_ctx;
+        let now = crate::platform::cpu::thread_voluntary_switches();
         let slept = self.known.is_some_and(|k| now > k);
         self.known = Some(now);
         slept
