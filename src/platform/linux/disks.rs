@@ -3,7 +3,6 @@
 //! and the counters from /proc/diskstats (sectors there are always 512 bytes, whatever the
 //! device's block size). Reads only.
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 use crate::platform::DiskCounters;
@@ -26,14 +25,7 @@ impl DiskId {
 /// system's device, or that of its directory while the file does not exist yet). `None` when
 /// the file system has no block device (tmpfs, NFS: st_dev has no /sys/dev/block entry).
 pub fn device_of(path: &Path) -> Option<DiskId> {
-    let meta = std::fs::metadata(path)
-        .or_else(|_| std::fs::metadata(crate::rawpath::parent_dir(path)))
-        .ok()?;
-    let dev = match meta.file_type().is_block_device() {
-        true => meta.rdev(),
-        false => meta.dev(),
-    };
-    let (major, minor) = (rustix::fs::major(dev), rustix::fs::minor(dev));
+    let (major, minor) = super::host::device_numbers(path)?;
     Path::new(&format!("/sys/dev/block/{major}:{minor}"))
         .exists()
         .then_some(DiskId { major, minor })

@@ -158,8 +158,7 @@ pub fn describe(path: &Path) -> TargetInfo {
         space: None,
     };
     let Some(meta) = meta else { return info };
-    let dev = if is_block { meta.rdev() } else { meta.dev() };
-    let (major, minor) = (rustix::fs::major(dev), rustix::fs::minor(dev));
+    let (major, minor) = numbers(&meta);
     info.device = device(major, minor);
     if is_block {
         info.fs_type = "(raw block device)".into();
@@ -195,18 +194,8 @@ pub fn describe(path: &Path) -> TargetInfo {
 /// The logical block size of the device holding `p` (or, when `p` does not exist, its
 /// directory; a block device's own), from sysfs; `None` where there is no block device.
 pub fn logical_block_size_at(p: &Path) -> Option<u64> {
-    let meta = fs::metadata(p)
-        .or_else(|_| fs::metadata(crate::rawpath::parent_dir(p)))
-        .ok()?;
-    let dev = match meta.file_type().is_block_device() {
-        true => meta.rdev(),
-        false => meta.dev(),
-    };
-    let base = PathBuf::from(format!(
-        "/sys/dev/block/{}:{}",
-        rustix::fs::major(dev),
-        rustix::fs::minor(dev)
-    ));
+    let (major, minor) = device_numbers(p)?;
+    let base = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
     // A partition has no queue/ of its own: its parent disk's applies.
     [
         base.join("queue/logical_block_size"),
@@ -214,6 +203,24 @@ pub fn logical_block_size_at(p: &Path) -> Option<u64> {
     ]
     .iter()
     .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
+}
+
+/// The numbers (major, minor) of the device holding `p` — a block device's own, else its file
+/// system's — from `p`'s status or, while it does not exist, its directory's.
+pub(super) fn device_numbers(p: &Path) -> Option<(u32, u32)> {
+    let meta = fs::metadata(p)
+        .or_else(|_| fs::metadata(crate::rawpath::parent_dir(p)))
+        .ok()?;
+    Some(numbers(&meta))
+}
+
+/// A block device's own numbers, or those of the device holding a file.
+fn numbers(meta: &fs::Metadata) -> (u32, u32) {
+    let dev = match meta.file_type().is_block_device() {
+        true => meta.rdev(),
+        false => meta.dev(),
+    };
+    (rustix::fs::major(dev), rustix::fs::minor(dev))
 }
 
 /// Why `path` cannot be a target on this system, if it cannot: on Linux every file and block
