@@ -3,6 +3,7 @@
 //! Capabilities the machine lacks (mounting, loop devices, O_DIRECT) make a test print SKIP
 //! with the reason and return.
 
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -1311,6 +1312,8 @@ fn a_foreign_writer_on_the_device_is_named() {
     let alone = job("alone");
     assert!(!alone.contains("came from elsewhere"), "{alone}");
     let other = fs.path().join("other");
+    // In a process group of its own, so the whole group goes at the end: killing the shell
+    // alone left its dd running, the file system busy and the loop device mounted.
     let mut writer = Command::new("sh")
         .arg("-c")
         .arg(format!(
@@ -1318,6 +1321,7 @@ fn a_foreign_writer_on_the_device_is_named() {
              status=none || exit; done",
             other.display()
         ))
+        .process_group(0)
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(200));
@@ -1325,7 +1329,8 @@ fn a_foreign_writer_on_the_device_is_named() {
     // Buffered and unflushed: the other writer's traffic hides whether its writes reached
     // the device, and the warning says that too.
     let buffered = job("buffered");
-    let _ = writer.kill();
+    let group = format!("-{}", writer.id());
+    let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
     let _ = writer.wait();
     for said in [&shared, &buffered] {
         assert!(
