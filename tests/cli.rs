@@ -74,6 +74,8 @@ mod preread;
 mod prio;
 #[path = "cli/record.rs"]
 mod record;
+#[path = "cli/record_aio.rs"]
+mod record_aio;
 #[path = "cli/replay.rs"]
 mod replay;
 #[path = "cli/rwf.rs"]

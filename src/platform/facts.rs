@@ -178,3 +178,20 @@ mod tests {
         assert_eq!(c(0, 0).since(&c(1 << 40, 0)).read_ios, 0);
     }
 }
+
+/// What an asynchronous I/O of `aio::AioContext` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AioOp {
+    Read,
+    Write,
+    Fsync,
+    Fdatasync,
+}
+
+/// A completed asynchronous I/O: its request's `data` and its result (bytes moved, 0, or a
+/// negated errno).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AioReaped {
+    pub data: u64,
+    pub result: i64,
+}

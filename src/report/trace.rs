@@ -65,6 +65,7 @@ fn flag_words(f: u16) -> String {
         (flag::CREATED, "created"),
         (flag::DIR, "directory"),
         (flag::SLEPT, "slept"),
+        (flag::ASYNC, "async"),
     ];
     let words: Vec<&str> = names
         .iter()
@@ -211,11 +212,18 @@ pub fn stats_text(s: &Stats) -> String {
         "not storage: {} calls on pipes, sockets, terminals, directories or pseudo files; {} on descriptors of unknown origin",
         s.other_calls, s.unknown_fd_calls
     );
-    if s.async_calls > 0 {
+    if s.async_ios > 0 {
         let _ = writeln!(
             o,
-            "{} io_uring_enter/io_submit calls: the I/O they carry is not in this trace",
-            s.async_calls
+            "{} asynchronous I/Os (libaio's io_submit), each from its submission to the io_getevents that reaped it",
+            s.async_ios
+        );
+    }
+    if s.async_calls + s.async_unseen > 0 {
+        let _ = writeln!(
+            o,
+            "{} io_uring_enter/io_submit calls and {} submitted libaio I/Os: the I/O they carry is not in this trace",
+            s.async_calls, s.async_unseen
         );
     }
     o += &files_text(s);
@@ -365,8 +373,14 @@ pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
     }
     let _ = writeln!(
         o,
-        "not replayed: {} calls (mmap, seek, rename, io_uring/libaio); results unlike the recording's: {}",
+        "not replayed: {} calls (mmap, seek, rename, io_uring/libaio without their I/Os); results unlike the recording's: {}",
         r.skipped, r.results_differ
     );
+    if let Some(why) = &r.async_one_by_one {
+        let _ = writeln!(
+            o,
+            "asynchronous I/Os done one by one inside their io_submit: {why}"
+        );
+    }
     o
 }

@@ -227,6 +227,8 @@ mod tests {
                 unmatched: 0,
                 other_calls: 0,
                 unknown_fd_calls: 0,
+                aio_unseen: 0,
+                aio_unreaped: 0,
                 capped: 0,
                 overhead: None,
             },

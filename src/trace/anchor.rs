@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use crate::trace::recording::{Event, Op, ThreadInfo};
+use crate::trace::recording::{Event, ThreadInfo};
 
 /// A call this one starts from: it is due `after_ns` (recorded) after `event` completed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,13 +31,17 @@ pub struct Anchor {
 pub type Anchors = HashMap<usize, Vec<Anchor>>;
 
 /// The anchors of `events`; `replayed` says which calls a replay issues (only those anchor).
-pub fn anchors(events: &[Event], threads: &[ThreadInfo], replayed: impl Fn(Op) -> bool) -> Anchors {
+pub fn anchors(
+    events: &[Event],
+    threads: &[ThreadInfo],
+    replayed: impl Fn(&Event) -> bool,
+) -> Anchors {
     let mut out = Anchors::new();
     // Each thread's replayed calls, in order (their completions rise: one thread's calls do
     // not overlap).
     let mut mine: HashMap<u32, Vec<usize>> = HashMap::new();
     for (i, e) in events.iter().enumerate() {
-        if replayed(e.op) {
+        if replayed(e) {
             mine.entry(e.tid).or_default().push(i);
         }
     }
@@ -121,7 +125,7 @@ mod tests {
     use super::*;
 
     fn ev(t: u64, dur: u64, tid: u32) -> Event {
-        Event::test(t, dur, tid, Op::Write)
+        Event::test(t, dur, tid, crate::trace::recording::Op::Write)
     }
 
     fn at(event: usize, after_ns: u64) -> Anchor {
@@ -191,9 +195,11 @@ mod tests {
         // Worker 2 is still running when 1's second call comes: no wait is implied; and an
         // anchor must be a replayed call.
         let mut events = vec![ev(0, 10, 1), ev(100, 300, 2), ev(200, 10, 1)];
-        events[0].op = Op::Seek;
+        events[0].op = crate::trace::recording::Op::Seek;
         let threads = [th(1, None, None, 2000), th(2, Some(1), Some(20), 1500)];
-        let a = anchors(&events, &threads, |op| op != Op::Seek);
+        let a = anchors(&events, &threads, |e| {
+            e.op != crate::trace::recording::Op::Seek
+        });
         assert!(a.is_empty(), "{a:?}");
     }
 }

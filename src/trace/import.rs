@@ -77,6 +77,8 @@ fn footer(mut files: Vec<FileInfo>, events: &[Event]) -> Footer {
         unmatched: 0,
         other_calls: 0,
         unknown_fd_calls: 0,
+        aio_unseen: 0,
+        aio_unreaped: 0,
         capped: 0,
         overhead: None,
     }

@@ -40,9 +40,13 @@ pub enum Op {
     Unlink = 12,
     /// The file renamed away (its new name is not a file of the trace).
     Rename = 13,
-    /// libaio's io_submit: `result` the count submitted (the I/Os themselves are not seen).
+    /// Native AIO's io_submit: `result` the count submitted, `arg` the count asked, `offset`
+    /// the AIO context. Flagged `ASYNC` where the trace holds its I/Os (`len` of them: the
+    /// events flagged `ASYNC` that follow it in its thread).
     AioSubmit = 14,
-    /// io_getevents: `result` the count completed.
+    /// io_getevents (and io_pgetevents): `result` the count completed, `arg` the least asked
+    /// for, `offset` the context; flagged `ASYNC` where it reaped I/Os the trace holds (`len`
+    /// of them).
     AioGetevents = 15,
     /// io_uring_enter: `arg` to_submit, `result` consumed.
     UringEnter = 16,
@@ -103,8 +107,8 @@ impl Op {
         matches!(self, Op::Fsync | Op::Fdatasync | Op::SyncFileRange)
     }
 
-    /// io_submit, io_getevents and io_uring_enter: the calls whose I/Os the trace does not
-    /// hold (a system call trace sees the submission and the wait, not the I/O).
+    /// io_submit, io_getevents and io_uring_enter: the calls that submit or wait for I/Os
+    /// they do not move themselves.
     pub fn is_async(self) -> bool {
         matches!(self, Op::AioSubmit | Op::AioGetevents | Op::UringEnter)
     }
@@ -134,6 +138,11 @@ pub mod flag {
     /// The call slept: its thread gave up the CPU to wait (for the device, a lock, a page).
     /// Set where the capture saw the scheduler (perf); never under ptrace or in older traces.
     pub const SLEPT: u16 = 512;
+    /// A read, write, fsync or fdatasync submitted by the io_submit before it in its thread
+    /// (issued at that call's time, completed at the return of the io_getevents that reaped
+    /// it; `dur` 0 where none was seen to); on io_submit and io_getevents, that the trace
+    /// holds their I/Os.
+    pub const ASYNC: u16 = 1024;
 }
 
 /// One recorded call. Encoded as t, dur, offset, len (u64), result (i64), tid, file, arg
@@ -203,6 +212,19 @@ impl Event {
                 .ok_or_else(|| BadTrace(format!("unknown operation {}", b[52])))?,
             flags: u16::from_le_bytes([b[54], b[55]]),
         })
+    }
+
+    /// An io_submit, io_getevents or io_uring_enter whose I/Os the trace does not hold (its
+    /// recorded time stands for them).
+    pub fn io_unseen(&self) -> bool {
+        self.op.is_async() && (self.op == Op::UringEnter || self.flags & flag::ASYNC == 0)
+    }
+
+    /// A read, write or sync an io_submit before it issued (flag `ASYNC`): not a call of its
+    /// thread.
+    pub fn is_async_io(&self) -> bool {
+        self.flags & flag::ASYNC != 0
+            && matches!(self.op, Op::Read | Op::Write | Op::Fsync | Op::Fdatasync)
     }
 
     /// Moved bytes, for reads and writes that succeeded.
@@ -326,6 +348,15 @@ pub struct Footer {
     pub other_calls: u64,
     /// Calls on descriptors the trace could not tie to a file.
     pub unknown_fd_calls: u64,
+    /// Native AIO I/Os submitted that the trace does not hold (the capture could not see
+    /// them, or they were not on a file of the trace): their io_submit and io_getevents are
+    /// in it, as calls. Absent in older traces, which held none.
+    #[serde(default)]
+    pub aio_unseen: u64,
+    /// I/Os the trace holds (flag `ASYNC`) whose completion no io_getevents was seen to reap
+    /// (`dur` 0).
+    #[serde(default)]
+    pub aio_unreaped: u64,
     pub overhead: Option<Overhead>,
 }
 
@@ -483,6 +514,8 @@ mod tests {
                 unmatched: 0,
                 other_calls: 3,
                 unknown_fd_calls: 0,
+                aio_unseen: 0,
+                aio_unreaped: 0,
                 capped: 0,
                 overhead: None,
             },

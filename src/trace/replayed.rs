@@ -94,6 +94,10 @@ pub struct ReplayReport {
     pub replayed_calls_slept: u64,
     /// Stopped before the end (a signal).
     pub stopped: bool,
+    /// Why the recorded native AIO was replayed synchronously (no native AIO here); None:
+    /// asynchronously, or the trace has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub async_one_by_one: Option<String>,
 }
 
 /// What a replay measured of each call of the trace (indexed as its events), for a

@@ -29,8 +29,12 @@ pub struct Stats {
     pub unmatched: u64,
     pub other_calls: u64,
     pub unknown_fd_calls: u64,
-    /// io_uring_enter and io_submit calls: their I/O is not in the trace.
+    /// io_uring_enter and io_submit calls whose I/O is not in the trace.
     pub async_calls: u64,
+    /// Native AIO I/Os the trace holds (each with its submission and reaping), and those
+    /// submitted that it does not.
+    pub async_ios: u64,
+    pub async_unseen: u64,
     pub overhead_pct: Option<f64>,
     /// System calls the capture does not watch, counted (they cost the program too).
     pub unwatched_calls: u64,
@@ -103,13 +107,36 @@ struct Acc {
     errors: u64,
 }
 
+/// A read's or write's figures added to its file's.
+fn add_io(a: &mut Acc, e: &crate::trace::recording::Event) {
+    let w = usize::from(e.op == Op::Write);
+    let d = &mut a.dir[w];
+    d.calls += 1;
+    d.bytes = d.bytes.saturating_add(e.bytes());
+    d.busy_ns = d.busy_ns.saturating_add(e.dur);
+    *a.sizes[w].entry(e.len).or_default() += 1;
+    if e.flags & flag::OFFSET_UNKNOWN == 0 {
+        if a.next[w] == Some(e.offset) {
+            a.seq[w] += 1;
+        }
+        a.next[w] = Some(e.offset.saturating_add(e.bytes()));
+    }
+    if e.flags & flag::DIRECT != 0 {
+        a.direct += 1;
+    }
+    if w == 1 && e.flags & (flag::DSYNC | flag::SYNC) != 0 {
+        a.dsync_writes += 1;
+    }
+}
+
 pub fn stats(r: &Recording) -> Stats {
     let mut calls: BTreeMap<String, u64> = BTreeMap::new();
     let mut acc: Vec<Acc> = r.footer.files.iter().map(|_| Acc::default()).collect();
     let mut threads: BTreeMap<u32, (u32, u64, u64, u64, u64)> = BTreeMap::new();
     let pid_of: HashMap<u32, u32> = r.footer.threads.iter().map(|t| (t.tid, t.pid)).collect();
-    let mut async_calls = 0;
+    let (mut async_calls, mut async_ios) = (0, 0);
     for e in &r.events {
+        async_ios += u64::from(e.is_async_io());
         *calls.entry(e.op.word().to_string()).or_default() += 1;
         let th = threads.entry(e.tid).or_insert((
             pid_of.get(&e.tid).copied().unwrap_or(e.tid),
@@ -119,10 +146,14 @@ pub fn stats(r: &Recording) -> Stats {
             e.t,
         ));
         th.1 += 1;
-        th.2 = th.2.saturating_add(e.dur);
-        th.4 = th.4.max(e.t.saturating_add(e.dur));
+        // An asynchronous I/O is in flight, not its thread's time in a call.
+        if !e.is_async_io() {
+            th.2 = th.2.saturating_add(e.dur);
+            th.4 = th.4.max(e.t.saturating_add(e.dur));
+        }
         if e.file == NO_FILE {
-            async_calls += u64::from(matches!(e.op, Op::AioSubmit | Op::UringEnter));
+            async_calls +=
+                u64::from(matches!(e.op, Op::AioSubmit | Op::UringEnter) && e.io_unseen());
             continue;
         }
         let a = &mut acc[e.file as usize];
@@ -135,26 +166,7 @@ pub fn stats(r: &Recording) -> Stats {
                 a.syncs += 1;
                 a.sync_ns = a.sync_ns.saturating_add(e.dur);
             }
-            Op::Read | Op::Write => {
-                let w = usize::from(e.op == Op::Write);
-                let d = &mut a.dir[w];
-                d.calls += 1;
-                d.bytes = d.bytes.saturating_add(e.bytes());
-                d.busy_ns = d.busy_ns.saturating_add(e.dur);
-                *a.sizes[w].entry(e.len).or_default() += 1;
-                if e.flags & flag::OFFSET_UNKNOWN == 0 {
-                    if a.next[w] == Some(e.offset) {
-                        a.seq[w] += 1;
-                    }
-                    a.next[w] = Some(e.offset.saturating_add(e.bytes()));
-                }
-                if e.flags & flag::DIRECT != 0 {
-                    a.direct += 1;
-                }
-                if w == 1 && e.flags & (flag::DSYNC | flag::SYNC) != 0 {
-                    a.dsync_writes += 1;
-                }
-            }
+            Op::Read | Op::Write => add_io(a, e),
             _ => {}
         }
     }
@@ -194,6 +206,8 @@ pub fn stats(r: &Recording) -> Stats {
         unknown_fd_calls: r.footer.unknown_fd_calls,
         capped: r.footer.capped,
         async_calls,
+        async_ios,
+        async_unseen: r.footer.aio_unseen,
         overhead_pct: r.footer.overhead.as_ref().map(|o| o.added_pct),
         unwatched_calls: r.footer.overhead.as_ref().map_or(0, |o| o.unwatched_calls),
     }

@@ -1,6 +1,7 @@
 //! Linux's half of the platform: /proc and /sys for the host's facts, getrusage for CPU time,
 //! signal-hook for signals, and rustix's file and I/O calls for the file layer and the engines.
 
+pub mod aio;
 pub mod cpu;
 pub mod disks;
 pub mod host;

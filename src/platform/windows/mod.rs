@@ -2,6 +2,7 @@
 //! and process times, console control events, and the file and I/O calls (`sys`) the file
 //! layer and the engines make, under the names Linux's half gives them.
 
+pub mod aio;
 pub mod cpu;
 pub mod disks;
 pub mod host;

@@ -35,6 +35,8 @@ pub struct Shared<'a> {
     /// close (which may come from another thread).
     pub opened: &'a std::sync::Mutex<HashMap<(u32, i64), OwnedFd>>,
     pub stop: &'a AtomicBool,
+    /// The recorded program's native AIO, replayed.
+    pub aio: &'a super::aio::Aio,
 }
 
 /// What the replay measured of one call: its time inside the call, and along the chain of
@@ -87,10 +89,15 @@ impl Sleeps {
     }
 }
 
-/// Whether a call is replayed (the rest are counted: mappings, seeks, renames, and the
-/// io_uring and libaio calls whose I/O the trace does not hold).
-pub fn replayed(op: Op) -> bool {
-    !(op.is_async() || matches!(op, Op::Seek | Op::Mmap | Op::Rename))
+/// Whether a call is one its thread replays (the rest are counted: mappings, seeks, renames,
+/// and the io_uring and libaio calls whose I/O the trace does not hold; the asynchronous
+/// I/Os of an io_submit it holds are issued by that call).
+pub fn replayed(e: &Event) -> bool {
+    match e.op {
+        Op::AioSubmit | Op::AioGetevents => e.flags & flag::ASYNC != 0,
+        Op::UringEnter | Op::Seek | Op::Mmap | Op::Rename => false,
+        _ => !super::aio::is_async_io(e),
+    }
 }
 
 /// The flags a descriptor for this call needs (the recorded descriptor's, as far as they
@@ -128,12 +135,16 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     let mut prev: Option<(usize, Instant)> = None;
     let mut skipped_since = 0u64;
     let mut sleeps = Sleeps::default();
-    for &i in mine {
+    for (k, &i) in mine.iter().enumerate() {
         let e = &s.events[i];
         if s.stop.load(Ordering::Relaxed) {
             break;
         }
-        if !replayed(e.op) {
+        if super::aio::is_async_io(e) {
+            // Issued by its io_submit; complete when a replayed io_getevents reaps it.
+            continue;
+        }
+        if !replayed(e) {
             r.skipped += 1;
             skipped_since += 1;
             mark(s, start, i);
@@ -154,7 +165,21 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         }
         sleeps.before(prev.map_or(Duration::MAX, |(_, done)| done.elapsed()));
         let issued = Instant::now();
-        let result = issue(s, e, &mut buf, &mut fds);
+        let result = match e.op {
+            Op::AioSubmit => {
+                let n = mine[k + 1..]
+                    .iter()
+                    .take_while(|&&j| super::aio::is_async_io(&s.events[j]))
+                    .count();
+                let ios = &mine[k + 1..k + 1 + n];
+                match descriptors(s, ios, &mut fds) {
+                    Ok(held) => super::aio::submit(s, start, (e, ios), &held, &mut buf, &mut r),
+                    Err(errno) => errno,
+                }
+            }
+            Op::AioGetevents => super::aio::wait(s, start, e, &mut r),
+            _ => issue(s, e, &mut buf, &mut fds),
+        };
         let completed = Instant::now();
         let late = issued.saturating_duration_since(ready);
         let t = &s.timing[i];
@@ -251,7 +276,7 @@ fn wait_until(t: Instant, stop: &AtomicBool) {
 }
 
 /// Waits for another thread's call to complete.
-fn wait_for(s: &Shared<'_>, j: usize) {
+pub(super) fn wait_for(s: &Shared<'_>, j: usize) {
     let mut spins = 0u32;
     while s.done[j].load(Ordering::Acquire) == 0 && !s.stop.load(Ordering::Relaxed) {
         spins += 1;
@@ -264,7 +289,7 @@ fn wait_for(s: &Shared<'_>, j: usize) {
 }
 
 /// Non-zero data for writes (no file system or device may shortcut zeroes).
-fn fill(buf: &mut [u8]) {
+pub(super) fn fill(buf: &mut [u8]) {
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     for c in buf.chunks_mut(8) {
         x ^= x << 13;
@@ -336,17 +361,10 @@ fn issue(
             }
         }
         _ => {
-            let key = (e.file, open_flags(e).bits());
-            if let std::collections::hash_map::Entry::Vacant(slot) = fds.entry(key) {
-                match s.layout.open(file, open_flags(e), true) {
-                    Ok(fd) => {
-                        s.layout.watch(file, &fd);
-                        slot.insert(fd);
-                    }
-                    Err(err) => return neg_errno(&err),
-                }
-            }
-            let fd = fds[&key].as_fd();
+            let fd = match descriptor(s, e, fds) {
+                Ok(fd) => fd,
+                Err(errno) => return errno,
+            };
             let len = (e.len as usize).min(buf.len());
             let r =
                 match e.op {
@@ -371,6 +389,44 @@ fn issue(
             r.unwrap_or_else(errno)
         }
     }
+}
+
+/// The replay's descriptor for a call on a file, with the flags its recorded one had
+/// (opened at its first use).
+fn descriptor<'f>(
+    s: &Shared<'_>,
+    e: &Event,
+    fds: &'f mut HashMap<(u32, u32), OwnedFd>,
+) -> Result<crate::platform::fd::BorrowedFd<'f>, i64> {
+    let key = (e.file, open_flags(e).bits());
+    if let std::collections::hash_map::Entry::Vacant(slot) = fds.entry(key) {
+        let fd = s
+            .layout
+            .open(e.file as usize, open_flags(e), true)
+            .map_err(|err| neg_errno(&err))?;
+        s.layout.watch(e.file as usize, &fd);
+        slot.insert(fd);
+    }
+    Ok(fds[&key].as_fd())
+}
+
+/// The descriptors of calls `ios` (opened where they are not yet).
+fn descriptors<'f>(
+    s: &Shared<'_>,
+    ios: &[usize],
+    fds: &'f mut HashMap<(u32, u32), OwnedFd>,
+) -> Result<Vec<crate::platform::fd::BorrowedFd<'f>>, i64> {
+    for &j in ios {
+        descriptor(s, &s.events[j], fds)?;
+    }
+    let fds: &'f HashMap<(u32, u32), OwnedFd> = fds;
+    Ok(ios
+        .iter()
+        .map(|&j| {
+            let e = &s.events[j];
+            fds[&(e.file, open_flags(e).bits())].as_fd()
+        })
+        .collect())
 }
 
 /// sync_file_range(2) as recorded: a length of 0 means "to the end of the file" there.

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 
+mod aio;
 mod issue;
 pub mod layout;
 
@@ -63,6 +64,23 @@ pub struct ThreadResult {
 
 impl ThreadResult {
     fn record(&mut self, e: &Event, result: i64, took: Duration, late: Duration) {
+        let ns = self.record_op(e, result, took);
+        let late = late.as_nanos() as u64;
+        self.issue_error.record(late);
+        self.issue_error_max = self.issue_error_max.max(late);
+        self.calls += 1;
+        self.busy_ns += ns;
+        self.recorded_busy_ns = self.recorded_busy_ns.saturating_add(e.dur);
+    }
+
+    /// An asynchronous I/O reaped: its call type's figures (the thread's time in calls is
+    /// its io_submit's and io_getevents').
+    fn record_async(&mut self, e: &Event, result: i64, took: Duration) {
+        self.record_op(e, result, took);
+    }
+
+    /// The call type's figures; the latency in ns.
+    fn record_op(&mut self, e: &Event, result: i64, took: Duration) -> u64 {
         if self.ops.is_empty() {
             self.ops = vec![OpAcc::default(); OPS];
         }
@@ -75,15 +93,10 @@ impl ThreadResult {
         a.lat_sum += ns;
         a.lat_max = a.lat_max.max(ns);
         a.recorded_sum = a.recorded_sum.saturating_add(e.dur);
-        let late = late.as_nanos() as u64;
-        self.issue_error.record(late);
-        self.issue_error_max = self.issue_error_max.max(late);
-        self.calls += 1;
-        self.busy_ns += ns;
-        self.recorded_busy_ns = self.recorded_busy_ns.saturating_add(e.dur);
         let differs = (result < 0) != (e.result < 0)
             || (matches!(e.op, Op::Read | Op::Write) && result >= 0 && result != e.result);
         self.differ += u64::from(differs);
+        ns
     }
 }
 
@@ -119,17 +132,7 @@ pub fn replay_timed(
 ) -> Result<(ReplayReport, Timeline), ReplayError> {
     check_space(r, &opts.directory)?;
     check_buffers(r)?;
-    let layout = layout::make(&opts.directory, &opts.name, r, &stop).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::Interrupted
-            && stop.load(std::sync::atomic::Ordering::Relaxed)
-        {
-            return ReplayError::Stopped;
-        }
-        ReplayError::Failed(format!(
-            "cannot lay out the trace's files in {}: {e}",
-            opts.directory.join(&opts.name).display()
-        ))
-    })?;
+    let layout = lay_out(r, opts, &stop)?;
     let deps = crate::trace::order::dependencies(&r.events);
     let anchors = match opts.mode {
         Mode::Closed => {
@@ -148,6 +151,7 @@ pub fn replay_timed(
         });
         mine.get_mut(&e.tid).expect("inserted").push(i);
     }
+    let aio = aio::Aio::new(&r.events);
     let start = std::sync::OnceLock::new();
     let ready = std::sync::Barrier::new(tids.len() + 1);
     let shared = issue::Shared {
@@ -163,6 +167,7 @@ pub fn replay_timed(
         ready: &ready,
         opened: &std::sync::Mutex::new(std::collections::HashMap::new()),
         stop: &stop,
+        aio: &aio,
     };
     let results: Vec<ThreadResult> = std::thread::scope(|sc| {
         let handles: Vec<_> = tids
@@ -189,7 +194,7 @@ pub fn replay_timed(
     let first = r
         .events
         .iter()
-        .filter(|e| issue::replayed(e.op))
+        .filter(|e| issue::replayed(e))
         .map(|e| e.t)
         .min();
     let replayed_span = replayed_span.saturating_sub(first.map_or(0, |t| match opts.mode {
@@ -198,7 +203,7 @@ pub fn replay_timed(
     }));
     layout.remove();
     let timeline = timeline(r, &done, &timing);
-    let report = report(
+    let mut report = report(
         r,
         trace_name,
         opts,
@@ -208,7 +213,27 @@ pub fn replay_timed(
         (replayed_span, &timeline.slept),
         stop.load(std::sync::atomic::Ordering::Relaxed),
     );
+    report.async_one_by_one = aio.unavailable();
     Ok((report, timeline))
+}
+
+/// The trace's files laid out for the replay (what was made is removed on a failure).
+fn lay_out(
+    r: &Recording,
+    opts: &Options,
+    stop: &AtomicBool,
+) -> Result<layout::Layout, ReplayError> {
+    layout::make(&opts.directory, &opts.name, r, stop).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::Interrupted
+            && stop.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return ReplayError::Stopped;
+        }
+        ReplayError::Failed(format!(
+            "cannot lay out the trace's files in {}: {e}",
+            opts.directory.join(&opts.name).display()
+        ))
+    })
 }
 
 /// What the replay measured of each call, read once its threads have ended.
@@ -221,7 +246,7 @@ fn timeline(r: &Recording, done: &[AtomicU64], timing: &[issue::Timing]) -> Time
             .zip(done)
             .map(|(e, d)| {
                 Some(load(d))
-                    .filter(|&d| d > 0 && issue::replayed(e.op))
+                    .filter(|&d| d > 0 && issue::replayed(e))
                     .map(|d| d - 1)
             })
             .collect(),
@@ -340,7 +365,7 @@ fn report(
         });
     }
     let span_s = replayed_span_ns.max(1) as f64 / 1e9;
-    let replayed: Vec<&Event> = r.events.iter().filter(|e| issue::replayed(e.op)).collect();
+    let replayed: Vec<&Event> = r.events.iter().filter(|e| issue::replayed(e)).collect();
     let recorded_span_ns = match (
         replayed.first(),
         replayed.iter().map(|e| e.t.saturating_add(e.dur)).max(),
@@ -389,6 +414,7 @@ fn report(
         recorded_calls_slept: recorded_sleeps(r, &replayed),
         replayed_calls_slept: slept.iter().filter(|&&s| s).count() as u64,
         stopped,
+        async_one_by_one: None,
     }
 }
 

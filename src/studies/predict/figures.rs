@@ -199,7 +199,7 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
             f.lost, f.capped, f.unmatched
         ));
     }
-    let unseen = r.events.iter().filter(|e| e.op.is_async()).count();
+    let unseen = r.events.iter().filter(|e| e.io_unseen()).count();
     if unseen > 0 {
         w.push(format!(
             "{unseen} io_uring/libaio calls: the I/O they carry is not in the trace; their \

@@ -250,7 +250,7 @@ pub fn predict(r: &Recording, trace: &str, to: &Target<'_>, runs: &[Replayed<'_>
     let unseen: u64 = r
         .events
         .iter()
-        .filter(|e| e.op.is_async())
+        .filter(|e| e.io_unseen())
         .map(|e| e.dur)
         .sum();
     let bound = Bound {

@@ -51,6 +51,8 @@ fn recording(events: Vec<Event>, threads: Vec<ThreadInfo>, duration: u64) -> Rec
             unmatched: 0,
             other_calls: 0,
             unknown_fd_calls: 0,
+            aio_unseen: 0,
+            aio_unreaped: 0,
             overhead: None,
         },
     }
@@ -92,6 +94,7 @@ fn report() -> ReplayReport {
         recorded_calls_slept: None,
         replayed_calls_slept: 0,
         stopped: false,
+        async_one_by_one: None,
     }
 }
 

@@ -18,40 +18,10 @@ use crate::engine::{
     Completion, Config, Dir, Engine, FlushCall, IoUnit, OptionError, Queued, flush_fd,
 };
 
-/// The kernel's `struct iocb` (linux/aio_abi.h): 64 bytes.
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-struct Iocb {
-    data: u64,
-    #[cfg(target_endian = "little")]
-    key: u32,
-    #[cfg(target_endian = "little")]
-    rw_flags: i32,
-    #[cfg(target_endian = "big")]
-    rw_flags: i32,
-    #[cfg(target_endian = "big")]
-    key: u32,
-    opcode: u16,
-    reqprio: i16,
-    fildes: u32,
-    buf: u64,
-    nbytes: u64,
-    offset: i64,
-    reserved2: u64,
-    flags: u32,
-    resfd: u32,
-}
-
-/// The kernel's `struct io_event`: the iocb's `data`, the iocb, and the result (bytes moved
-/// or a negated errno).
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-struct IoEvent {
-    data: u64,
-    obj: u64,
-    res: i64,
-    res2: i64,
-}
+use crate::platform::aio::{
+    IOCB_CMD_PREAD, IOCB_CMD_PREADV, IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV, IOCB_FLAG_IOPRIO, IoEvent,
+    Iocb, destroy, setup,
+};
 
 /// The head of the completion ring the context maps into the process (`struct aio_ring` in
 /// fs/aio.c); its events follow it.
@@ -68,27 +38,6 @@ struct AioRing {
 }
 
 const AIO_RING_MAGIC: u32 = 0xa10a_10a1;
-const IOCB_CMD_PREAD: u16 = 0;
-const IOCB_CMD_PWRITE: u16 = 1;
-const IOCB_CMD_PREADV: u16 = 7;
-const IOCB_CMD_PWRITEV: u16 = 8;
-const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
-
-/// An AIO context of `nr` events (io_setup), or why not.
-fn setup(nr: u32) -> io::Result<u64> {
-    let mut ctx: u64 = 0;
-    // SAFETY: io_setup writes the context's address into `ctx`, which outlives the call.
-    let r = unsafe { libc::syscall(libc::SYS_io_setup, nr as libc::c_long, &mut ctx) };
-    if r != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(ctx)
-}
-
-fn destroy(ctx: u64) {
-    // SAFETY: `ctx` came from io_setup and is destroyed once.
-    unsafe { libc::syscall(libc::SYS_io_destroy, ctx) };
-}
 
 fn explain_setup(nr: u32, e: &io::Error) -> String {
     match e.raw_os_error() {
@@ -381,8 +330,6 @@ mod tests {
 
     #[test]
     fn the_kernel_abi_sizes() {
-        assert_eq!(std::mem::size_of::<Iocb>(), 64);
-        assert_eq!(std::mem::size_of::<IoEvent>(), 32);
         assert_eq!(std::mem::size_of::<AioRing>(), 32);
     }
 

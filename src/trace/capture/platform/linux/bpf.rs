@@ -51,17 +51,21 @@ pub enum Seen {
         mode: u32,
         magic: u64,
     },
+    /// Native AIO's iocbs or events (`aio.rs`).
+    Aio(super::aio::Seen),
 }
 
 impl Seen {
     fn time(&self) -> u64 {
         match self {
             Seen::Path { t, .. } | Seen::Opened { t, .. } => *t,
+            Seen::Aio(a) => a.time(),
         }
     }
     fn tid(&self) -> u32 {
         match self {
             Seen::Path { tid, .. } | Seen::Opened { tid, .. } => *tid,
+            Seen::Aio(a) => a.tid(),
         }
     }
 }
@@ -102,7 +106,7 @@ pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<Seen> {
             mode: u32::from(u16::from_ne_bytes(raw.get(24..26)?.try_into().ok()?)),
             magic: u64_at(32)?,
         }),
-        _ => None,
+        _ => super::aio::parse(t, tid, raw).map(Seen::Aio),
     }
 }
 
@@ -202,6 +206,8 @@ fn offsets() -> Result<Offsets, NoProbes> {
 /// Dropping it detaches everything.
 pub struct PathProbes {
     _maps: [OwnedFd; 2],
+    /// The AIO programs' map, where they run; else why they do not.
+    aio: Result<OwnedFd, NoProbes>,
     _progs: Vec<OwnedFd>,
     _attached: Vec<OwnedFd>,
     /// (CPU, its BPF_OUTPUT event).
@@ -224,8 +230,8 @@ impl PathProbes {
         fn e(what: &'static str) -> impl Fn(io::Error) -> String {
             move |err| format!("{what}: {err}")
         }
-        let scratch = sys::bpf_map(MAP_PERCPU_ARRAY, (PATH_HEAD + PATH_MAX) as u32, 1)
-            .map_err(e("an eBPF map"))?;
+        let size = ((PATH_HEAD + PATH_MAX) as u32).max(super::aio::SCRATCH);
+        let scratch = sys::bpf_map(MAP_PERCPU_ARRAY, size, 1).map_err(e("an eBPF map"))?;
         let slots = cpus.iter().max().map_or(1, |m| m + 1) as u32;
         let out_map = sys::bpf_map(MAP_PERF_EVENT_ARRAY, 4, slots).map_err(e("an eBPF map"))?;
         let mut outputs = Vec::new();
@@ -271,12 +277,19 @@ impl PathProbes {
         attach(ids.enter, enter_program(&probes, &scratch, &out_map))?;
         let opens: Vec<i64> = OPENS.iter().filter_map(|c| c.number()).collect();
         attach(ids.exit, exit_program(off, &opens, &out_map))?;
+        let aio = super::aio::attach(&mut attach, &scratch, &out_map);
         Ok(PathProbes {
             _maps: [scratch, out_map],
+            aio,
             _progs: progs,
             _attached: attached,
             outputs,
         })
+    }
+
+    /// Why native AIO's I/Os are not seen (None: they are).
+    pub fn aio_unseen(&self) -> Option<&str> {
+        self.aio.as_ref().err().map(|e| e.0.as_str())
     }
 
     /// Sends each CPU's records into that CPU's ring (the perf capture's event `rings` gives
@@ -497,6 +510,7 @@ pub fn notes(raw: &[Raw], seen: Vec<Seen>) -> Vec<PathNote> {
                     c.opened = Some((size, mode, magic));
                 }
             }
+            Seen::Aio(_) => {}
         }
     }
     let mut out = Vec::new();

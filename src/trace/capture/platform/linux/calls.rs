@@ -45,12 +45,23 @@ pub enum Call {
     CopyFileRange,
     IoSubmit,
     IoGetevents,
+    IoPgetevents,
     IoUringEnter,
+}
+
+/// libc's call numbers, and io_pgetevents', which it lacks.
+#[allow(non_upper_case_globals)]
+mod nr {
+    pub use libc::*;
+    #[cfg(target_arch = "x86_64")]
+    pub const SYS_io_pgetevents: libc::c_long = 333;
+    #[cfg(target_arch = "aarch64")]
+    pub const SYS_io_pgetevents: libc::c_long = 292;
 }
 
 macro_rules! table {
     ($($call:ident = $nr:ident),* $(,)?) => {
-        const TABLE: &[(Call, libc::c_long)] = &[$((Call::$call, libc::$nr)),*];
+        const TABLE: &[(Call, libc::c_long)] = &[$((Call::$call, nr::$nr)),*];
     };
 }
 
@@ -96,6 +107,7 @@ table!(
     CopyFileRange = SYS_copy_file_range,
     IoSubmit = SYS_io_submit,
     IoGetevents = SYS_io_getevents,
+    IoPgetevents = SYS_io_pgetevents,
     IoUringEnter = SYS_io_uring_enter,
 );
 
@@ -136,6 +148,7 @@ table!(
     CopyFileRange = SYS_copy_file_range,
     IoSubmit = SYS_io_submit,
     IoGetevents = SYS_io_getevents,
+    IoPgetevents = SYS_io_pgetevents,
     IoUringEnter = SYS_io_uring_enter,
 );
 

@@ -7,6 +7,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::os::unix::ffi::OsStrExt;
 
+mod aio;
+
 use super::args::{io_flags, lexical, rwf_flags};
 use super::calls::Call;
 use super::perf::Raw;
@@ -34,6 +36,10 @@ pub struct Decoded {
     pub unmatched: u64,
     pub other_calls: u64,
     pub unknown_fd_calls: u64,
+    /// Native AIO I/Os submitted that the trace does not hold (not seen, or not on a file
+    /// of the trace), and those it holds whose completion was not seen.
+    pub aio_unseen: u64,
+    pub aio_unreaped: u64,
 }
 
 /// An open file description: what it refers to, its position and its status flags.
@@ -82,6 +88,12 @@ struct State {
     notes: HashMap<u32, VecDeque<PathNote>>,
     /// Each process's working directory, followed through chdir, fchdir and fork.
     cwd: HashMap<u32, Vec<u8>>,
+    /// The AIO probes' records per thread, in time order.
+    aio: HashMap<u32, VecDeque<super::aio::Seen>>,
+    /// Submitted AIO I/Os not yet reaped: (process, the iocb's address) → their event.
+    in_flight: HashMap<(u32, u64), usize>,
+    /// The entry times of the threads with AIO records, in order.
+    aio_enters: HashMap<u32, Vec<u64>>,
     out: Decoded,
     t0: u64,
 }
@@ -92,7 +104,7 @@ struct State {
 /// scheduler's switch records.
 pub fn decode(
     mut raw: Vec<Raw>,
-    notes: Vec<PathNote>,
+    (notes, aio): (Vec<PathNote>, Vec<super::aio::Seen>),
     root: u32,
     inherited: &[Inherited],
     (t0, cwd): (u64, Vec<u8>),
@@ -109,6 +121,7 @@ pub fn decode(
     for q in s.notes.values_mut() {
         q.make_contiguous().sort_by_key(|n| n.t);
     }
+    s.aio_records(aio, &raw);
     s.inherit(root, inherited, cwd);
     let mut pending: HashMap<u32, Entered> = HashMap::new();
     let mut threads: HashMap<u32, ThreadInfo> = HashMap::new();
@@ -169,6 +182,7 @@ pub fn decode(
         }
     }
     s.out.unmatched += pending.len() as u64;
+    s.aio_unreaped();
     s.out.events.sort_by_key(|e| e.t);
     let mut threads: Vec<ThreadInfo> = threads.into_values().collect();
     for t in &mut threads {
@@ -388,14 +402,9 @@ impl State {
             Call::Truncate | Call::Unlink | Call::Unlinkat => self.by_path(&d),
             Call::Rename | Call::Renameat | Call::Renameat2 => self.rename(&d),
             Call::Chdir | Call::Fchdir => self.chdir(&d),
-            Call::IoSubmit | Call::IoGetevents | Call::IoUringEnter => {
-                let op = match d.call {
-                    Call::IoSubmit => Op::AioSubmit,
-                    Call::IoGetevents => Op::AioGetevents,
-                    _ => Op::UringEnter,
-                };
-                self.emit(&d, op, NO_FILE, (0, 0), d.a[1] as u32, 0);
-            }
+            Call::IoSubmit => self.aio_submit(&d),
+            Call::IoGetevents | Call::IoPgetevents => self.aio_getevents(&d),
+            Call::IoUringEnter => self.emit(&d, Op::UringEnter, NO_FILE, (0, 0), d.a[1] as u32, 0),
             _ => self.on_fd(&d),
         }
     }

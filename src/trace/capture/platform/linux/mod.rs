@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod aio;
 mod args;
 pub mod block;
 pub mod bpf;
@@ -110,6 +111,8 @@ pub fn record_with(
             unmatched: decoded.unmatched,
             other_calls: decoded.other_calls,
             unknown_fd_calls: decoded.unknown_fd_calls,
+            aio_unseen: decoded.aio_unseen,
+            aio_unreaped: decoded.aio_unreaped,
             capped,
             overhead,
         },
@@ -351,6 +354,16 @@ fn decoded(
         .iter()
         .filter(|r| matches!(r, perf::Raw::Enter { .. }))
         .count() as u64;
+    let (aio, seen): (Vec<_>, Vec<_>) = seen
+        .into_iter()
+        .partition(|s| matches!(s, bpf::Seen::Aio(_)));
+    let aio = aio
+        .into_iter()
+        .filter_map(|s| match s {
+            bpf::Seen::Aio(a) => Some(a),
+            _ => None,
+        })
+        .collect();
     let notes = if kernel {
         bpf::notes(&raw, seen)
     } else {
@@ -360,7 +373,14 @@ fn decoded(
     let cwd = std::env::current_dir()
         .map(|d| d.into_os_string().into_vec())
         .unwrap_or_default();
-    let decoded = decode::decode(raw, notes, pid as u32, inherited, (t0, cwd), switches);
+    let decoded = decode::decode(
+        raw,
+        (notes, aio),
+        pid as u32,
+        inherited,
+        (t0, cwd),
+        switches,
+    );
     Run {
         decoded,
         status: traced.status,

@@ -1,0 +1,226 @@
+//! A recorded program's native AIO, replayed as it was made: each io_submit whose I/Os the
+//! trace holds submits them again in one call, to a context of the replay's own standing for
+//! the recorded one (shared by the threads, as the program's was), and each io_getevents
+//! waits for as many of them as it reaped. An I/O completes when a replayed io_getevents
+//! reaps it; its latency is from the submission to then. Where this system has no native AIO
+//! (Windows) the I/Os are done one by one inside the replayed io_submit, and the report says
+//! so.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::ThreadResult;
+use super::issue::Shared;
+use crate::platform::aio::{AioContext, AioRequest};
+use crate::platform::fd::BorrowedFd;
+use crate::platform::{AioOp, AioReaped};
+use crate::trace::recording::{Event, Op, flag};
+
+/// A read, write or sync an io_submit before it issued (the trace's `ASYNC` I/Os).
+pub fn is_async_io(e: &Event) -> bool {
+    e.is_async_io()
+}
+
+/// One recorded AIO context, replayed: its context here (or why none), and how many of its
+/// I/Os are in flight.
+pub struct Context {
+    ctx: Result<AioContext, String>,
+    in_flight: AtomicUsize,
+}
+
+/// The replay's AIO: a context per recorded one (each with the buffer its I/Os move), and
+/// each I/O's submission time (ns after the start, + 1).
+pub struct Aio {
+    contexts: HashMap<u64, Context>,
+    issued: Vec<AtomicU64>,
+}
+
+/// The most I/Os a replayed context holds in flight.
+const DEPTH_MAX: usize = 4096;
+
+impl Aio {
+    /// Contexts for the recorded ones `events` submit to, sized to their I/Os.
+    pub fn new(events: &[Event]) -> Aio {
+        let longest = events
+            .iter()
+            .filter(|e| is_async_io(e))
+            .map(|e| e.len)
+            .max()
+            .unwrap_or(0) as usize;
+        let mut ios: HashMap<u64, usize> = HashMap::new();
+        for e in events {
+            if e.op == Op::AioSubmit && e.flags & flag::ASYNC != 0 {
+                *ios.entry(e.offset).or_default() += e.len as usize;
+            }
+        }
+        let contexts = ios
+            .into_iter()
+            .map(|(id, n)| {
+                let depth = n.clamp(1, DEPTH_MAX) as u32;
+                let ctx =
+                    AioContext::new(depth, longest, super::issue::fill).map_err(|e| e.to_string());
+                let in_flight = AtomicUsize::new(0);
+                (id, Context { ctx, in_flight })
+            })
+            .collect();
+        Aio {
+            contexts,
+            issued: events.iter().map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Why the I/Os were done one by one (None: natively asynchronous, or none).
+    pub fn unavailable(&self) -> Option<String> {
+        self.contexts
+            .values()
+            .find_map(|c| c.ctx.as_ref().err().cloned())
+    }
+}
+
+/// Replays io_submit `e`: its I/Os `ios` (after the other threads' calls each depends on),
+/// on their descriptors `fds` (`buf`: the thread's, where they are done one by one); the
+/// count submitted, or a negated errno.
+pub fn submit(
+    s: &Shared<'_>,
+    start: Instant,
+    (e, ios): (&Event, &[usize]),
+    fds: &[BorrowedFd<'_>],
+    buf: &mut [u8],
+    r: &mut ThreadResult,
+) -> i64 {
+    let Some(c) = s.aio.contexts.get(&e.offset) else {
+        return 0;
+    };
+    for &j in ios {
+        if let Some(d) = s.deps[j] {
+            super::issue::wait_for(s, d);
+        }
+    }
+    let now = start.elapsed().as_nanos() as u64 + 1;
+    for &j in ios {
+        s.aio.issued[j].store(now, Ordering::Relaxed);
+    }
+    let ctx = match &c.ctx {
+        Ok(ctx) => ctx,
+        Err(_) => return one_by_one(s, start, ios, fds, buf, r),
+    };
+    let reqs: Vec<AioRequest<'_>> = ios
+        .iter()
+        .zip(fds)
+        .map(|(&j, &fd)| request(s, j, fd))
+        .collect();
+    match ctx.submit(&reqs) {
+        Ok(n) => {
+            c.in_flight.fetch_add(n, Ordering::AcqRel);
+            for &j in &ios[n..] {
+                complete(
+                    s,
+                    start,
+                    j,
+                    -i64::from(crate::platform::abi::errno::EAGAIN),
+                    r,
+                );
+            }
+            n as i64
+        }
+        Err(err) => {
+            let errno = -i64::from(crate::engine::errno(&err).unwrap_or(5));
+            for &j in ios {
+                complete(s, start, j, errno, r);
+            }
+            errno
+        }
+    }
+}
+
+fn request<'f>(s: &Shared<'_>, j: usize, fd: BorrowedFd<'f>) -> AioRequest<'f> {
+    let io = &s.events[j];
+    AioRequest {
+        fd,
+        op: match io.op {
+            Op::Read => AioOp::Read,
+            Op::Write => AioOp::Write,
+            Op::Fsync => AioOp::Fsync,
+            _ => AioOp::Fdatasync,
+        },
+        offset: io.offset,
+        len: io.len as usize,
+        data: j as u64,
+    }
+}
+
+/// Without native AIO: each I/O done in turn, complete when the call returns.
+fn one_by_one(
+    s: &Shared<'_>,
+    start: Instant,
+    ios: &[usize],
+    fds: &[BorrowedFd<'_>],
+    buf: &mut [u8],
+    r: &mut ThreadResult,
+) -> i64 {
+    use crate::platform::sys::{fs, io};
+    for (&j, &fd) in ios.iter().zip(fds) {
+        let req = request(s, j, fd);
+        let n = req.len.min(buf.len());
+        let buf = &mut buf[..n];
+        let res = match req.op {
+            AioOp::Read => io::pread(req.fd, buf, req.offset).map(|n| n as i64),
+            AioOp::Write => io::pwrite(req.fd, buf, req.offset).map(|n| n as i64),
+            AioOp::Fsync => fs::fsync(req.fd).map(|_| 0),
+            AioOp::Fdatasync => fs::fdatasync(req.fd).map(|_| 0),
+        };
+        complete(
+            s,
+            start,
+            j,
+            res.unwrap_or_else(|e| -(e.raw_os_error() as i64)),
+            r,
+        );
+    }
+    ios.len() as i64
+}
+
+/// Replays io_getevents `e`: waits for as many of the context's I/Os as it reaped when
+/// recorded (fewer where fewer are in flight); the count reaped.
+pub fn wait(s: &Shared<'_>, start: Instant, e: &Event, r: &mut ThreadResult) -> i64 {
+    let Some(Context {
+        ctx: Ok(ctx),
+        in_flight,
+    }) = s.aio.contexts.get(&e.offset)
+    else {
+        return e.len as i64;
+    };
+    let want = e.len as usize;
+    let (mut got, mut out) = (0, Vec::<AioReaped>::with_capacity(want));
+    while got < want && !s.stop.load(Ordering::Relaxed) {
+        let flying = in_flight.load(Ordering::Acquire);
+        if flying == 0 {
+            break;
+        }
+        out.clear();
+        let min = (want - got).min(flying);
+        if ctx
+            .reap(min, want - got, Duration::from_millis(50), &mut out)
+            .is_err()
+        {
+            break;
+        }
+        in_flight.fetch_sub(out.len(), Ordering::AcqRel);
+        for ev in &out {
+            complete(s, start, ev.data as usize, ev.result, r);
+        }
+        got += out.len();
+    }
+    got as i64
+}
+
+/// An asynchronous I/O done: its latency from its submission, its completion marked.
+fn complete(s: &Shared<'_>, start: Instant, j: usize, result: i64, r: &mut ThreadResult) {
+    let now = start.elapsed().as_nanos() as u64;
+    let issued = s.aio.issued[j].load(Ordering::Relaxed).saturating_sub(1);
+    let took = now.saturating_sub(issued);
+    s.timing[j].took_ns.store(took, Ordering::Relaxed);
+    s.done[j].store(now + 1, Ordering::Release);
+    r.record_async(&s.events[j], result, Duration::from_nanos(took));
+}

@@ -1,0 +1,267 @@
+//! Linux native AIO seen in the kernel: io_submit's iocbs and io_getevents' events live in the
+//! program's memory, which a system call trace does not show. eBPF programs on the
+//! `syscalls` tracepoints of these calls copy them as the calls run — the iocbs (up to
+//! [`MAX_IOS`] per call) as io_submit starts, the events io_getevents filled as it returns
+//! (the events array's address is kept per thread between the call's start and end) — and
+//! send them out as the path probes' records go (`bpf.rs`), so the decoder can turn each
+//! submitted I/O into a trace event: its file, offset, length and operation from the iocb,
+//! its issue time the submission's, its completion the return of the io_getevents that
+//! reaped it, with the result the kernel gave.
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::Path;
+
+use super::bpf_asm::*;
+use super::sys::{self, BpfInsn};
+
+/// The most I/Os one io_submit or io_getevents record carries; the rest of a larger call
+/// are counted as unseen.
+pub const MAX_IOS: i32 = 64;
+/// A submit record: header, then per I/O the iocb's address (8 bytes) and the iocb (64).
+const SUBMIT_IO: i32 = 72;
+/// A record's header: tag, kind, count (u32), the context (u64).
+const HEAD: i32 = 16;
+/// The bytes of the scratch value these programs need.
+pub const SCRATCH: u32 = (HEAD + MAX_IOS * SUBMIT_IO) as u32;
+const KIND_SUBMIT: u8 = 3;
+const KIND_REAPED: u8 = 4;
+
+const MAP_HASH: u32 = 1;
+const HELPER_MAP_UPDATE: i32 = 2;
+const HELPER_MAP_DELETE: i32 = 3;
+const HELPER_GET_CURRENT_PID_TGID: i32 = 14;
+const JLE: u8 = 0xb5;
+
+/// What a program reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    /// io_submit's iocbs as it started: (the iocb's address, the iocb).
+    Submit {
+        t: u64,
+        tid: u32,
+        ios: Vec<(u64, Iocb)>,
+    },
+    /// io_getevents' events as it returned: (the iocb's address, the result).
+    Reaped {
+        t: u64,
+        tid: u32,
+        events: Vec<(u64, i64)>,
+    },
+}
+
+impl Seen {
+    pub fn time(&self) -> u64 {
+        match self {
+            Seen::Submit { t, .. } | Seen::Reaped { t, .. } => *t,
+        }
+    }
+    pub fn tid(&self) -> u32 {
+        match self {
+            Seen::Submit { tid, .. } | Seen::Reaped { tid, .. } => *tid,
+        }
+    }
+}
+
+/// The fields of an iocb a trace needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Iocb {
+    pub opcode: u16,
+    pub fd: u32,
+    pub nbytes: u64,
+    pub offset: i64,
+    pub rw_flags: u32,
+}
+
+/// A record of these programs (after the tag, checked by the caller); None: not one.
+pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<Seen> {
+    let u64_at = |at: usize| {
+        raw.get(at..at + 8)
+            .map(|b| u64::from_ne_bytes(b.try_into().expect("8")))
+    };
+    let u32_at = |at: usize| {
+        raw.get(at..at + 4)
+            .map(|b| u32::from_ne_bytes(b.try_into().expect("4")))
+    };
+    let n = u32_at(4)?.min(MAX_IOS as u32) as usize;
+    match *raw.get(2)? {
+        KIND_SUBMIT => {
+            let mut ios = Vec::with_capacity(n);
+            for j in 0..n {
+                let at = (HEAD + SUBMIT_IO * j as i32) as usize;
+                let (addr, cb) = (u64_at(at)?, at + 8);
+                let u16_at = |o: usize| raw.get(o..o + 2).map(|b| u16::from_ne_bytes([b[0], b[1]]));
+                ios.push((
+                    addr,
+                    Iocb {
+                        rw_flags: u32_at(cb + 12)?,
+                        opcode: u16_at(cb + 16)?,
+                        fd: u32_at(cb + 20)?,
+                        nbytes: u64_at(cb + 32)?,
+                        offset: u64_at(cb + 40)? as i64,
+                    },
+                ));
+            }
+            Some(Seen::Submit { t, tid, ios })
+        }
+        KIND_REAPED => {
+            let mut events = Vec::with_capacity(n);
+            for j in 0..n {
+                let at = HEAD as usize + 32 * j;
+                events.push((u64_at(at + 8)?, u64_at(at + 16)? as i64));
+            }
+            Some(Seen::Reaped { t, tid, events })
+        }
+        _ => None,
+    }
+}
+
+/// The `syscalls` tracepoints' ids: io_submit's entry, and io_getevents' and
+/// io_pgetevents' entry and exit (the latter two absent where the kernel has none).
+struct Ids {
+    submit: u64,
+    getevents: Vec<(u64, u64)>,
+}
+
+fn ids() -> io::Result<Ids> {
+    super::perf::in_tracefs(|root: &Path| {
+        let id = |name: &str| -> io::Result<u64> {
+            std::fs::read_to_string(root.join("events/syscalls").join(name).join("id"))?
+                .trim()
+                .parse()
+                .map_err(io::Error::other)
+        };
+        let mut getevents = vec![(id("sys_enter_io_getevents")?, id("sys_exit_io_getevents")?)];
+        if let (Ok(a), Ok(b)) = (id("sys_enter_io_pgetevents"), id("sys_exit_io_pgetevents")) {
+            getevents.push((a, b));
+        }
+        Ok(Ids {
+            submit: id("sys_enter_io_submit")?,
+            getevents,
+        })
+    })
+}
+
+/// Loads and attaches the programs (`attach` takes a tracepoint id and a program); gives back
+/// the map they share, to be kept as long as they run, or why they cannot run here.
+pub fn attach(
+    attach: &mut dyn FnMut(u64, Vec<BpfInsn>) -> Result<(), String>,
+    scratch: &OwnedFd,
+    out: &OwnedFd,
+) -> Result<OwnedFd, super::bpf::NoProbes> {
+    let ids = ids().map_err(|e| format!("the AIO system calls' tracepoints: {e}"))?;
+    let pending = sys::bpf_map(MAP_HASH, 8, 4096).map_err(|e| format!("an eBPF map: {e}"))?;
+    attach(ids.submit, submit_program(scratch, out))?;
+    for (enter, exit) in ids.getevents {
+        attach(enter, getevents_enter(&pending))?;
+        attach(exit, getevents_exit(scratch, &pending, out))?;
+    }
+    Ok(pending)
+}
+
+/// A syscall tracepoint's argument `i`, as an offset in its context.
+fn arg(i: i32) -> i32 {
+    16 + 8 * i
+}
+
+/// R8 = min(R8, MAX_IOS); to `out` when R8 ≤ 0.
+fn clamp_count(a: &mut Asm, out: &str) {
+    a.jump_if(JSLE, R8, 0, out)
+        .jump_if(JSLE, R8, MAX_IOS, "counted")
+        .movi(R8, MAX_IOS)
+        .label("counted");
+}
+
+/// R7 = the CPU's scratch value (to `out` when the lookup fails); its header written.
+fn scratch_head(a: &mut Asm, scratch: &OwnedFd, kind: u8, out: &str) {
+    a.sti(W::Wd, FP, -8, 0).mov(R2, FP).addi(R2, -8);
+    a.map(R1, scratch)
+        .call(HELPER_MAP_LOOKUP)
+        .jump_if(JEQ, R0, 0, out);
+    a.mov(R7, R0)
+        .sti(W::H, R7, 0, i32::from(super::bpf::TAG))
+        .sti(W::B, R7, 2, i32::from(kind))
+        .sti(W::B, R7, 3, 0)
+        .st(W::Wd, R7, 4, R8)
+        .sti(W::Dw, R7, 8, 0);
+}
+
+/// Sends R7's first `HEAD + R8 * size` bytes out.
+fn emit(a: &mut Asm, out: &OwnedFd, size: i32) {
+    a.mov(R5, R8).op(0x27, R5, 0, 0, size).addi(R5, HEAD);
+    a.mov(R1, R6).map(R2, out).movi32(R3, -1).mov(R4, R7);
+    a.call(HELPER_PERF_EVENT_OUTPUT);
+}
+
+/// On io_submit's entry: the iocb addresses (argument 2) and the iocbs, up to MAX_IOS of the
+/// count asked (argument 1), each read from the program's memory (zeros where a read fails).
+fn submit_program(scratch: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
+    let mut a = Asm::default();
+    a.mov(R6, R1).ld(W::Dw, R8, R6, arg(1));
+    clamp_count(&mut a, "out");
+    a.ld(W::Dw, R9, R6, arg(2));
+    scratch_head(&mut a, scratch, KIND_SUBMIT, "out");
+    a.ld(W::Dw, R1, R6, arg(0)).st(W::Dw, R7, 8, R1);
+    for j in 0..MAX_IOS {
+        let at = HEAD + SUBMIT_IO * j;
+        a.jump_if(JLE, R8, j, "emit");
+        a.mov(R1, R7)
+            .addi(R1, at)
+            .movi(R2, 8)
+            .mov(R3, R9)
+            .addi(R3, 8 * j);
+        a.call(HELPER_PROBE_READ_USER);
+        a.mov(R1, R7)
+            .addi(R1, at + 8)
+            .movi(R2, 64)
+            .ld(W::Dw, R3, R7, at);
+        a.call(HELPER_PROBE_READ_USER);
+    }
+    a.label("emit");
+    emit(&mut a, out, SUBMIT_IO);
+    a.label("out").movi(R0, 1).exit();
+    a.finish()
+}
+
+/// On io_getevents' entry: the events array's address (argument 3), kept for the thread.
+fn getevents_enter(pending: &OwnedFd) -> Vec<BpfInsn> {
+    let mut a = Asm::default();
+    a.mov(R6, R1).call(HELPER_GET_CURRENT_PID_TGID);
+    a.st(W::Wd, FP, -4, R0)
+        .ld(W::Dw, R1, R6, arg(3))
+        .st(W::Dw, FP, -16, R1);
+    a.map(R1, pending)
+        .mov(R2, FP)
+        .addi(R2, -4)
+        .mov(R3, FP)
+        .addi(R3, -16)
+        .movi(R4, 0)
+        .call(HELPER_MAP_UPDATE);
+    a.movi(R0, 1).exit();
+    a.finish()
+}
+
+/// On io_getevents' exit: the events it filled (its result, up to MAX_IOS), from the array
+/// its entry kept.
+fn getevents_exit(scratch: &OwnedFd, pending: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
+    let mut a = Asm::default();
+    a.mov(R6, R1).call(HELPER_GET_CURRENT_PID_TGID);
+    a.st(W::Wd, FP, -4, R0).mov(R2, FP).addi(R2, -4);
+    a.map(R1, pending)
+        .call(HELPER_MAP_LOOKUP)
+        .jump_if(JEQ, R0, 0, "out");
+    a.ld(W::Dw, R9, R0, 0).mov(R2, FP).addi(R2, -4);
+    a.map(R1, pending).call(HELPER_MAP_DELETE);
+    a.ld(W::Dw, R8, R6, 16);
+    clamp_count(&mut a, "out");
+    scratch_head(&mut a, scratch, KIND_REAPED, "out");
+    a.mov(R2, R8)
+        .lshi(R2, 5)
+        .mov(R1, R7)
+        .addi(R1, HEAD)
+        .mov(R3, R9);
+    a.call(HELPER_PROBE_READ_USER);
+    emit(&mut a, out, 32);
+    a.label("out").movi(R0, 1).exit();
+    a.finish()
+}

@@ -1,0 +1,142 @@
+//! Native AIO recorded I/O for I/O and replayed as it was made: fio with libaio, whose own
+//! I/O log (`write_iolog`) says which I/Os it submitted.
+
+use super::*;
+use std::collections::BTreeMap;
+
+/// fio's I/O log (version 3: time, file, action, offset, length): (read|write, offset) →
+/// count, on the file `f`.
+fn fio_iolog(path: &Path) -> BTreeMap<(String, u64), u32> {
+    let mut got = BTreeMap::new();
+    for l in std::fs::read_to_string(path).unwrap().lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if w.len() == 5 && w[1] == "f" && (w[2] == "read" || w[2] == "write") {
+            *got.entry((w[2].to_string(), w[3].parse().unwrap()))
+                .or_default() += 1;
+        }
+    }
+    got
+}
+
+#[test]
+fn libaio_ios_are_recorded_one_by_one_and_replayed_asynchronously() {
+    if Command::new("fio").arg("--version").output().is_err() {
+        skip!("fio is not installed; scripts/test-deps.sh installs it");
+        return;
+    }
+    let d = tmp();
+    let dir = d.path();
+    std::fs::write(dir.join("f"), vec![1u8; 2 << 20]).unwrap();
+    let o = run_in(
+        dir,
+        &[
+            "record",
+            "-o",
+            "t.iogtrace",
+            "--",
+            "fio",
+            "--name=aio",
+            "--filename=f",
+            "--ioengine=libaio",
+            "--iodepth=8",
+            "--iodepth_batch_submit=4",
+            "--direct=1",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=2m",
+            "--randrepeat=1",
+            "--write_iolog=fio.iolog",
+            "--output=/dev/null",
+        ],
+    );
+    if !o.status.success() && stderr(&o).contains("perf") {
+        skip!("perf cannot record here: {}", stderr(&o));
+        return;
+    }
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let shown = ok_in(dir, &["trace", "show", "t.iogtrace"]);
+    if !shown.contains(" async") {
+        let stats = ok_in(dir, &["trace", "stats", "t.iogtrace"]);
+        skip!("libaio's I/Os were not seen here (no eBPF probes): {stats}");
+        return;
+    }
+    let file = shown
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("# file ")
+                .filter(|r| r.contains(&format!("{}/f ", dir.display())))
+        })
+        .and_then(|r| r.split_once(':'))
+        .map(|(i, _)| i.to_string())
+        .expect("the data file is in the trace");
+    let mut got: BTreeMap<(String, u64), u32> = BTreeMap::new();
+    let (mut submits, mut held) = (0u64, 0u64);
+    for l in shown.lines().filter(|l| !l.starts_with('#')) {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let (call, f, offset, len, ret, dur, flags) = (w[2], w[3], w[4], w[5], w[6], w[7], w[8]);
+        if call == "io_submit" && flags.contains("async") {
+            submits += 1;
+            held += len.parse::<u64>().unwrap();
+        }
+        if f != file || !flags.contains("async") {
+            continue;
+        }
+        assert_eq!((len, ret), ("4096", "4096"), "{l}");
+        assert!(
+            flags.contains("direct") && flags.contains("positional"),
+            "{l}"
+        );
+        assert!(
+            dur.parse::<f64>().unwrap() > 0.0,
+            "reaped, so it has a latency: {l}"
+        );
+        *got.entry((call.to_string(), offset.parse().unwrap()))
+            .or_default() += 1;
+    }
+    let want = fio_iolog(&dir.join("fio.iolog"));
+    assert_eq!(
+        want.values().sum::<u32>(),
+        512,
+        "fio's log holds its 512 I/Os"
+    );
+    assert_eq!(
+        got, want,
+        "the trace's async I/Os (left) against fio's I/O log (right)"
+    );
+    assert_eq!(held, 512, "each submit holds its I/Os");
+    assert!(submits < 512, "fio submitted in batches: {submits} submits");
+
+    // Replayed on the same storage: the same I/Os, submitted asynchronously, reaped.
+    let out = ok_in(
+        dir,
+        &[
+            "replay",
+            "t.iogtrace",
+            "--directory=.",
+            "--output-format=json",
+        ],
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(v.get("async_one_by_one").is_none(), "{v}");
+    assert_eq!(v["results_differ"], 0, "{v}");
+    let calls = |op: &str| {
+        v["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["op"] == op)
+            .map_or(0, |o| o["calls"].as_u64().unwrap())
+    };
+    let recorded = |op: &str| {
+        shown
+            .lines()
+            .filter(|l| l.split_whitespace().nth(2) == Some(op))
+            .count() as u64
+    };
+    assert_eq!(calls("io_submit"), recorded("io_submit"), "{v}");
+    assert_eq!(
+        calls("read") + calls("write"),
+        recorded("read") + recorded("write"),
+        "{v}"
+    );
+}
