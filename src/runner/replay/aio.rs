@@ -78,6 +78,36 @@ impl Aio {
     }
 }
 
+/// The other threads' calls each call waits for (`trace::order`), with a wait for an
+/// asynchronous I/O turned into a wait for the io_getevents that reaped it when recorded
+/// (the replay's reaps take any I/Os of the context, as the program's did, so which call
+/// reaps a given one here is not known; that one always completes) — or none, where no
+/// io_getevents was seen to reap it or it is the waiting call's own thread's.
+pub fn dependencies(events: &[Event]) -> Vec<Option<usize>> {
+    let reaped_at: HashMap<u64, usize> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.op == Op::AioGetevents && e.flags & flag::ASYNC != 0)
+        .map(|(i, e)| (e.t.saturating_add(e.dur), i))
+        .collect();
+    let mut deps = crate::trace::order::dependencies(events);
+    for (i, d) in deps.iter_mut().enumerate() {
+        if let Some(j) = *d {
+            let w = &events[j];
+            if w.is_async_io() {
+                *d = match w.dur {
+                    0 => None,
+                    _ => reaped_at
+                        .get(&w.t.saturating_add(w.dur))
+                        .copied()
+                        .filter(|&g| events[g].tid != events[i].tid),
+                };
+            }
+        }
+    }
+    deps
+}
+
 /// Replays io_submit `e`: its I/Os `ios` (after the other threads' calls each depends on),
 /// on their descriptors `fds` (`buf`: the thread's, where they are done one by one); the
 /// count submitted, or a negated errno.

@@ -133,7 +133,7 @@ pub fn replay_timed(
     check_space(r, &opts.directory)?;
     check_buffers(r)?;
     let layout = lay_out(r, opts, &stop)?;
-    let deps = crate::trace::order::dependencies(&r.events);
+    let deps = aio::dependencies(&r.events);
     let anchors = match opts.mode {
         Mode::Closed => {
             crate::trace::anchor::anchors(&r.events, &r.footer.threads, issue::replayed)

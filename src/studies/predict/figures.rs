@@ -83,11 +83,17 @@ pub fn figures(r: &Recording, tl: &Timeline, pe: &ProgramEnd) -> Figures {
     let mut patterns: HashMap<(Op, u64, bool), Acc> = HashMap::new();
     let mut next: HashMap<(u32, Op), u64> = HashMap::new();
     for (i, e) in r.events.iter().enumerate() {
-        let Some(_) = tl.done_ns.get(i).copied().flatten() else {
+        // A thread's calls, and the asynchronous I/Os (in flight, not their thread's time)
+        // that were reaped.
+        let call = tl.done_ns.get(i).copied().flatten().is_some();
+        let (took, bytes) = (tl.took_ns.get(i).copied().unwrap_or(0), e.bytes());
+        let reaped = e.is_async_io() && took > 0;
+        if !call && !reaped {
             continue;
-        };
-        let (took, bytes) = (tl.took_ns[i], e.bytes());
-        threads.entry(e.tid).or_default().add(bytes, e.dur, took);
+        }
+        if call {
+            threads.entry(e.tid).or_default().add(bytes, e.dur, took);
+        }
         if e.file != NO_FILE {
             files.entry(e.file).or_default().add(bytes, e.dur, took);
         }

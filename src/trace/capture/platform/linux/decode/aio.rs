@@ -161,3 +161,147 @@ impl State {
         self.out.aio_unreaped = self.in_flight.drain().count() as u64;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::aio::{Iocb, Seen};
+    use super::super::super::perf::Raw;
+    use super::super::{Inherited, decode};
+    use crate::trace::recording::{Op, flag};
+
+    const PID: u32 = 100;
+
+    fn call(nr: i64, t: u64, dur: u64, args: [u64; 6], ret: i64) -> [Raw; 2] {
+        [
+            Raw::Enter {
+                t,
+                pid: PID,
+                tid: PID,
+                nr,
+                args,
+            },
+            Raw::Exit {
+                t: t + dur,
+                tid: PID,
+                nr,
+                ret,
+            },
+        ]
+    }
+
+    fn iocb(opcode: u16, offset: i64) -> Iocb {
+        Iocb {
+            opcode,
+            fd: 5,
+            nbytes: 4096,
+            offset,
+            rw_flags: 0,
+        }
+    }
+
+    /// Two I/Os submitted in one call and reaped in another; the probes' records made a
+    /// little before the submit's entry and a little after the wait's exit (a probe on the
+    /// call's own tracepoint may run on either side of the capture's records).
+    #[test]
+    fn each_submitted_io_is_an_event_from_its_submit_to_the_wait_that_reaped_it() {
+        let (ctx, cbs) = (0x7000, 0x9000);
+        let mut raw = Vec::new();
+        raw.extend(call(
+            libc::SYS_io_submit,
+            1_000,
+            500,
+            [ctx, 2, cbs, 0, 0, 0],
+            2,
+        ));
+        raw.extend(call(
+            libc::SYS_io_getevents,
+            3_000,
+            7_000,
+            [ctx, 2, 8, 0, 0, 0],
+            2,
+        ));
+        raw.extend(call(
+            libc::SYS_io_submit,
+            20_000,
+            400,
+            [ctx, 1, cbs, 0, 0, 0],
+            1,
+        ));
+        let aio = vec![
+            Seen::Submit {
+                t: 999,
+                tid: PID,
+                ios: vec![(0xa0, iocb(0, 8192)), (0xb0, iocb(1, 0))],
+            },
+            Seen::Reaped {
+                t: 10_050,
+                tid: PID,
+                events: vec![(0xb0, 4096), (0xa0, -5)],
+            },
+            Seen::Submit {
+                t: 20_010,
+                tid: PID,
+                ios: vec![(0xa0, iocb(3, 0))],
+            },
+        ];
+        let inherited = [Inherited {
+            fd: 5,
+            path: b"/data/f".to_vec(),
+            kind: super::super::FileKind::Regular,
+            size: 1 << 20,
+            flags: libc::O_DIRECT as u64,
+            pos: 0,
+        }];
+        let d = decode(
+            raw,
+            (Vec::new(), aio),
+            PID,
+            &inherited,
+            (0, b"/".to_vec()),
+            false,
+        );
+        let ev: Vec<_> = d.events.iter().map(|e| (e.op, e.t, e.dur)).collect();
+        assert_eq!(
+            ev,
+            [
+                (Op::AioSubmit, 1_000, 500),
+                (Op::Read, 1_000, 9_000),
+                (Op::Write, 1_000, 9_000),
+                (Op::AioGetevents, 3_000, 7_000),
+                (Op::AioSubmit, 20_000, 400),
+                (Op::Fdatasync, 20_000, 0),
+            ]
+        );
+        let [submit, read, write, wait, _, sync] = &d.events[..] else {
+            unreachable!()
+        };
+        assert_eq!((submit.len, submit.offset, submit.result), (2, ctx, 2));
+        assert_ne!(submit.flags & flag::ASYNC, 0);
+        assert_eq!((read.offset, read.len, read.result), (8192, 4096, -5));
+        assert_eq!((write.offset, write.len, write.result), (0, 4096, 4096));
+        for io in [read, write] {
+            assert_eq!(io.flags, flag::ASYNC | flag::DIRECT | flag::POSITIONAL);
+        }
+        assert_eq!((wait.len, wait.result), (2, 2));
+        assert_eq!((sync.flags & flag::ASYNC, sync.dur), (flag::ASYNC, 0));
+        assert_eq!((d.aio_unseen, d.aio_unreaped), (0, 1));
+    }
+
+    /// Without the probes' records, the calls stay calls and their I/Os are counted unseen.
+    #[test]
+    fn without_records_the_ios_are_counted_not_held() {
+        let raw = call(libc::SYS_io_submit, 1_000, 500, [1, 3, 2, 0, 0, 0], 3).to_vec();
+        let d = decode(
+            raw,
+            (Vec::new(), Vec::new()),
+            PID,
+            &[],
+            (0, b"/".to_vec()),
+            false,
+        );
+        assert_eq!(d.events.len(), 1);
+        assert_eq!(d.events[0].flags & flag::ASYNC, 0);
+        assert!(d.events[0].io_unseen());
+        assert_eq!(d.aio_unseen, 3);
+    }
+}
