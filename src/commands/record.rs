@@ -75,9 +75,14 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
         ),
         None => "capture overhead not measured".into(),
     };
+    let async_ios = r.events.iter().filter(|e| e.is_async_io()).count();
+    let ios = match async_ios {
+        0 => String::new(),
+        n => format!(" and {n} asynchronous I/Os"),
+    };
     errln!(
-        "iogauge: recorded {} calls on {} files ({} moved) in {:.3} s; {overhead}; trace: {}",
-        r.events.len(),
+        "iogauge: recorded {} calls{ios} on {} files ({} moved) in {:.3} s; {overhead}; trace: {}",
+        r.events.len() - async_ios,
         r.footer.files.len(),
         human_bytes(moved),
         r.footer.duration_ns as f64 / 1e9,
@@ -89,6 +94,18 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
             r.footer.lost,
             r.footer.capped,
             r.footer.unmatched
+        );
+    }
+    if r.footer.aio_unseen > 0 {
+        errln!(
+            "iogauge: record: {} libaio I/Os submitted are not in the trace, only their io_submit calls ({})",
+            r.footer.aio_unseen,
+            r.header
+                .method
+                .rsplit("; ")
+                .next()
+                .filter(|m| m.contains("not seen"))
+                .unwrap_or("more than 64 in one call, or not on a file of the trace")
         );
     }
     match (r.footer.exit_code, r.footer.exit_signal) {

@@ -54,6 +54,7 @@ fn libaio_ios_are_recorded_one_by_one_and_replayed_asynchronously() {
         return;
     }
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let said = stderr(&o);
     let shown = ok_in(dir, &["trace", "show", "t.iogtrace"]);
     if !shown.contains(" async") {
         let stats = ok_in(dir, &["trace", "stats", "t.iogtrace"]);
@@ -104,6 +105,8 @@ fn libaio_ios_are_recorded_one_by_one_and_replayed_asynchronously() {
         "the trace's async I/Os (left) against fio's I/O log (right)"
     );
     assert_eq!(held, 512, "each submit holds its I/Os");
+    assert!(said.contains(" and 512 asynchronous I/Os on "), "{said}");
+    assert!(!said.contains("not in the trace"), "{said}");
     assert!(submits < 512, "fio submitted in batches: {submits} submits");
 
     // Replayed on the same storage: the same I/Os, submitted asynchronously, reaped.
@@ -137,6 +140,52 @@ fn libaio_ios_are_recorded_one_by_one_and_replayed_asynchronously() {
     assert_eq!(
         calls("read") + calls("write"),
         recorded("read") + recorded("write"),
+        "{v}"
+    );
+}
+
+/// Under ptrace no eBPF program reads the iocbs: the trace keeps the calls, counts the I/Os it
+/// lacks, and record says so.
+#[test]
+fn without_the_probes_libaios_ios_are_counted_and_record_says_so() {
+    if Command::new("fio").arg("--version").output().is_err() {
+        skip!("fio is not installed; scripts/test-deps.sh installs it");
+        return;
+    }
+    let d = tmp();
+    let o = run_in(
+        d.path(),
+        &[
+            "record",
+            "--method=ptrace",
+            "-o",
+            "t.iogtrace",
+            "--",
+            "fio",
+            "--name=aio",
+            "--filename=f",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=256k",
+            "--output=/dev/null",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let said = stderr(&o);
+    assert!(
+        said.contains("64 libaio I/Os submitted are not in the trace, only their io_submit calls (libaio's I/Os not seen)"),
+        "{said}"
+    );
+    let v: Value = serde_json::from_str(&ok_in(
+        d.path(),
+        &["trace", "stats", "t.iogtrace", "--json"],
+    ))
+    .unwrap();
+    assert_eq!(
+        (v["async_ios"].as_u64(), v["async_unseen"].as_u64()),
+        (Some(0), Some(64)),
         "{v}"
     );
 }

@@ -78,19 +78,25 @@ pub fn record_with(
     let unwatched = syscalls.map_or(0, |n| n.saturating_sub(calls));
     let overhead = overhead.map(|c| c.applied((calls, path_calls, unwatched), duration_ns));
     let method = match (ids, paths) {
-        (Some(_), Paths::Kernel(_)) => {
+        (Some(_), Paths::Kernel(p)) => format!(
             "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every \
             CPU, inherited by every task; paths read in the kernel by eBPF programs on the same \
-            tracepoints, and what each open opened at its exit"
-                .to_string()
-        }
+            tracepoints, and what each open opened at its exit; {}",
+            match p.aio_unseen() {
+                None => "libaio's I/Os read by eBPF programs on io_submit's and \
+                         io_getevents' syscalls tracepoints"
+                    .to_string(),
+                Some(why) => format!("libaio's I/Os not seen ({why})"),
+            }
+        ),
         (Some(_), Paths::Stops(why)) => format!(
             "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every CPU, inherited by \
              every task; paths read at ptrace stops made by a seccomp filter for the calls \
-             that name one (eBPF not used: {why})"
+             that name one (eBPF not used: {why}); libaio's I/Os not seen"
         ),
         (None, _) => {
-            "ptrace: a seccomp filter stops each watched call at entry, PTRACE_SYSCALL at exit"
+            "ptrace: a seccomp filter stops each watched call at entry, PTRACE_SYSCALL at exit; \
+             libaio's I/Os not seen"
                 .to_string()
         }
     };
