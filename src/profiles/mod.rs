@@ -97,8 +97,8 @@ pub fn assess_sas(dir: &Path, streams: usize, per_stream: u64) -> Vec<Section> {
 pub const DATABASE_LABELS: [&str; 4] = [
     "data read 8 KiB, 1 at once",
     "data read 8 KiB, 16 at once",
-    "log write 8 KiB, O_DSYNC",
-    "log write 64 KiB, O_DSYNC",
+    "log write 8 KiB, write-through",
+    "log write 64 KiB, write-through",
 ];
 
 /// A database's I/O: 8 KiB random reads of a data file with O_DIRECT, one at a time and 16

@@ -325,7 +325,7 @@ fn database_verdicts_rate_the_worse_end_of_three_runs() {
     assert_eq!(row("data read 8 KiB, 16 at once")[3], "16", "{text}");
     assert_eq!(row("data read 8 KiB, 1 at once")[3], "1", "{text}");
     assert_eq!(
-        row("log write 8 KiB, O_DSYNC")[4],
+        row("log write 8 KiB, write-through")[4],
         "O_DIRECT+DSYNC",
         "{text}"
     );
