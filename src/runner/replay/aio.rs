@@ -1,8 +1,8 @@
 //! A recorded program's native AIO, replayed as it was made: each io_submit whose I/Os the
 //! trace holds submits them again in one call, to a context of the replay's own standing for
 //! the recorded one (shared by the threads, as the program's was), and each io_getevents
-//! waits for as many of them as it reaped. An I/O completes when a replayed io_getevents
-//! reaps it; its latency is from the submission to then. Where this system has no native AIO
+//! waits until the I/Os it reaped when recorded are complete. An I/O completes when a
+//! replayed io_getevents reaps it; its latency is from the submission to then. Where this system has no native AIO
 //! (Windows) the I/Os are done one by one inside the replayed io_submit, and the report says
 //! so.
 
@@ -34,6 +34,8 @@ pub struct Context {
 pub struct Aio {
     contexts: HashMap<u64, Context>,
     issued: Vec<AtomicU64>,
+    /// Per io_getevents (event index), the I/Os it reaped when recorded.
+    reaps: HashMap<usize, Vec<usize>>,
 }
 
 /// The most I/Os a replayed context holds in flight.
@@ -67,6 +69,7 @@ impl Aio {
         Aio {
             contexts,
             issued: events.iter().map(|_| AtomicU64::new(0)).collect(),
+            reaps: reaps(events),
         }
     }
 
@@ -76,6 +79,26 @@ impl Aio {
             .values()
             .find_map(|c| c.ctx.as_ref().err().cloned())
     }
+}
+
+/// Per io_getevents whose I/Os the trace holds, the I/Os it reaped: those that completed at
+/// its return (a trace gives a reaped I/O its reaping call's end).
+fn reaps(events: &[Event]) -> HashMap<usize, Vec<usize>> {
+    let mut by_end: HashMap<u64, usize> = HashMap::new();
+    for (g, e) in events.iter().enumerate() {
+        if e.op == Op::AioGetevents && e.flags & flag::ASYNC != 0 {
+            by_end.insert(e.t.saturating_add(e.dur), g);
+        }
+    }
+    let mut out: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (j, e) in events.iter().enumerate() {
+        if is_async_io(e) && e.dur > 0 {
+            if let Some(&g) = by_end.get(&e.t.saturating_add(e.dur)) {
+                out.entry(g).or_default().push(j);
+            }
+        }
+    }
+    out
 }
 
 /// The other threads' calls each call waits for (`trace::order`), with a wait for an
@@ -211,9 +234,12 @@ fn one_by_one(
     ios.len() as i64
 }
 
-/// Replays io_getevents `e`: waits for as many of the context's I/Os as it reaped when
-/// recorded (fewer where fewer are in flight); the count reaped.
-pub fn wait(s: &Shared<'_>, start: Instant, e: &Event, r: &mut ThreadResult) -> i64 {
+/// Replays io_getevents `g` (an event index): waits until the I/Os it reaped when recorded
+/// are complete here — submitted first, by whichever thread submitted them (a program may
+/// reap on threads of its own), and reaped by this call or another (a reap takes any of the
+/// context's I/Os, as the program's did); the count it reaped itself.
+pub fn wait(s: &Shared<'_>, start: Instant, g: usize, r: &mut ThreadResult) -> i64 {
+    let e = &s.events[g];
     let Some(Context {
         ctx: Ok(ctx),
         in_flight,
@@ -221,17 +247,26 @@ pub fn wait(s: &Shared<'_>, start: Instant, e: &Event, r: &mut ThreadResult) -> 
     else {
         return e.len as i64;
     };
-    let want = e.len as usize;
-    let (mut got, mut out) = (0, Vec::<AioReaped>::with_capacity(want));
-    while got < want && !s.stop.load(Ordering::Relaxed) {
+    let set = s.aio.reaps.get(&g).map_or(&[][..], Vec::as_slice);
+    let (mut got, mut out) = (0, Vec::<AioReaped>::with_capacity(set.len()));
+    let mut idle = 0u32;
+    while !s.stop.load(Ordering::Relaxed)
+        && set.iter().any(|&j| s.done[j].load(Ordering::Acquire) == 0)
+    {
         let flying = in_flight.load(Ordering::Acquire);
         if flying == 0 {
-            break;
+            // Not yet submitted (another thread's io_submit to come).
+            idle += 1;
+            match idle {
+                0..100 => std::thread::yield_now(),
+                _ => std::thread::sleep(Duration::from_micros(20)),
+            }
+            continue;
         }
         out.clear();
-        let min = (want - got).min(flying);
+        let max = flying.min(set.len().max(1));
         if ctx
-            .reap(min, want - got, Duration::from_millis(50), &mut out)
+            .reap(1, max, Duration::from_millis(20), &mut out)
             .is_err()
         {
             break;

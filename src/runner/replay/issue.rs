@@ -177,7 +177,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
                     Err(errno) => errno,
                 }
             }
-            Op::AioGetevents => super::aio::wait(s, start, e, &mut r),
+            Op::AioGetevents => super::aio::wait(s, start, i, &mut r),
             _ => issue(s, e, &mut buf, &mut fds),
         };
         let completed = Instant::now();
