@@ -179,6 +179,16 @@ mod tests {
     }
 }
 
+/// One I/O to submit to an `aio::AioContext`: the descriptor, what to do, where, how many
+/// bytes of the context's buffer (`data` comes back with its completion).
+pub struct AioRequest<'a> {
+    pub fd: crate::platform::fd::BorrowedFd<'a>,
+    pub op: AioOp,
+    pub offset: u64,
+    pub len: usize,
+    pub data: u64,
+}
+
 /// What an asynchronous I/O of `aio::AioContext` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AioOp {

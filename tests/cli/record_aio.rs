@@ -18,10 +18,18 @@ fn fio_iolog(path: &Path) -> BTreeMap<(String, u64), u32> {
     got
 }
 
+/// Whether fio is missing (the test skips, saying so).
+fn no_fio() -> bool {
+    let missing = Command::new("fio").arg("--version").output().is_err();
+    if missing {
+        skip!("fio is not installed; scripts/test-deps.sh installs it");
+    }
+    missing
+}
+
 #[test]
 fn libaio_ios_are_recorded_one_by_one_and_replayed_asynchronously() {
-    if Command::new("fio").arg("--version").output().is_err() {
-        skip!("fio is not installed; scripts/test-deps.sh installs it");
+    if no_fio() {
         return;
     }
     let d = tmp();
@@ -148,8 +156,7 @@ fn libaio_ios_are_recorded_one_by_one_and_replayed_asynchronously() {
 /// lacks, and record says so.
 #[test]
 fn without_the_probes_libaios_ios_are_counted_and_record_says_so() {
-    if Command::new("fio").arg("--version").output().is_err() {
-        skip!("fio is not installed; scripts/test-deps.sh installs it");
+    if no_fio() {
         return;
     }
     let d = tmp();

@@ -3,9 +3,9 @@
 //! recorded program's asynchronous I/Os as it did.
 
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::AsRawFd;
 
-use crate::platform::{AioOp, AioReaped};
+use crate::platform::{AioOp, AioReaped, AioRequest};
 
 /// The kernel's `struct iocb` (linux/aio_abi.h): 64 bytes.
 #[repr(C)]
@@ -65,16 +65,6 @@ pub fn setup(nr: u32) -> io::Result<u64> {
 pub fn destroy(ctx: u64) {
     // SAFETY: `ctx` came from io_setup and is destroyed once.
     unsafe { libc::syscall(libc::SYS_io_destroy, ctx) };
-}
-
-/// One I/O to submit: the descriptor, what to do, where, how many bytes of the context's
-/// buffer (`data` comes back with its completion).
-pub struct AioRequest<'a> {
-    pub fd: BorrowedFd<'a>,
-    pub op: AioOp,
-    pub offset: u64,
-    pub len: usize,
-    pub data: u64,
 }
 
 /// The alignment of a context's buffer (direct I/O's, on any device).

@@ -3,17 +3,7 @@
 
 use std::io;
 
-use crate::platform::fd::BorrowedFd;
-use crate::platform::{AioOp, AioReaped};
-
-/// One I/O to submit (as Linux's half has it).
-pub struct AioRequest<'a> {
-    pub fd: BorrowedFd<'a>,
-    pub op: AioOp,
-    pub offset: u64,
-    pub len: usize,
-    pub data: u64,
-}
+use crate::platform::{AioReaped, AioRequest};
 
 /// Never made on Windows.
 pub struct AioContext {

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use super::ThreadResult;
 use super::issue::Shared;
-use crate::platform::aio::{AioContext, AioRequest};
+use crate::platform::aio::AioContext;
 use crate::platform::fd::BorrowedFd;
-use crate::platform::{AioOp, AioReaped};
+use crate::platform::{AioOp, AioReaped, AioRequest};
 use crate::trace::recording::{Event, Op, flag};
 
 /// A read, write or sync an io_submit before it issued (the trace's `ASYNC` I/Os).
