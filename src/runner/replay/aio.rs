@@ -84,6 +84,20 @@ impl Aio {
 /// Per io_getevents whose I/Os the trace holds, the I/Os it reaped: those that completed at
 /// its return (a trace gives a reaped I/O its reaping call's end).
 fn reaps(events: &[Event]) -> HashMap<usize, Vec<usize>> {
+    // Only the I/Os a replayed io_submit issues (the `len` after it in its thread) are waited
+    // for: one that none issues would never complete.
+    let mut owed: HashMap<u32, u64> = HashMap::new();
+    let mut issued = vec![false; events.len()];
+    for (j, e) in events.iter().enumerate() {
+        if e.op == Op::AioSubmit && e.flags & flag::ASYNC != 0 {
+            owed.insert(e.tid, e.len);
+        } else if is_async_io(e) {
+            if let Some(n) = owed.get_mut(&e.tid).filter(|n| **n > 0) {
+                *n -= 1;
+                issued[j] = true;
+            }
+        }
+    }
     let mut by_end: HashMap<u64, usize> = HashMap::new();
     for (g, e) in events.iter().enumerate() {
         if e.op == Op::AioGetevents && e.flags & flag::ASYNC != 0 {
@@ -92,7 +106,7 @@ fn reaps(events: &[Event]) -> HashMap<usize, Vec<usize>> {
     }
     let mut out: HashMap<usize, Vec<usize>> = HashMap::new();
     for (j, e) in events.iter().enumerate() {
-        if is_async_io(e) && e.dur > 0 {
+        if issued[j] && e.dur > 0 {
             if let Some(&g) = by_end.get(&e.t.saturating_add(e.dur)) {
                 out.entry(g).or_default().push(j);
             }
@@ -143,7 +157,13 @@ pub fn submit(
     r: &mut ThreadResult,
 ) -> i64 {
     let Some(c) = s.aio.contexts.get(&e.offset) else {
-        return 0;
+        return fail(
+            s,
+            start,
+            ios,
+            -i64::from(crate::platform::abi::errno::EINVAL),
+            r,
+        );
     };
     for &j in ios {
         if let Some(d) = s.deps[j] {
@@ -280,6 +300,23 @@ pub fn wait(s: &Shared<'_>, start: Instant, g: usize, r: &mut ThreadResult) -> i
     got as i64
 }
 
+/// I/Os that could not be submitted (their file would not open): each complete with
+/// `errno`, so that nothing waits for them; returns it.
+pub fn fail(
+    s: &Shared<'_>,
+    start: Instant,
+    ios: &[usize],
+    errno: i64,
+    r: &mut ThreadResult,
+) -> i64 {
+    let now = start.elapsed().as_nanos() as u64 + 1;
+    for &j in ios {
+        s.aio.issued[j].store(now, Ordering::Relaxed);
+        complete(s, start, j, errno, r);
+    }
+    errno
+}
+
 /// An asynchronous I/O done: its latency from its submission, its completion marked.
 fn complete(s: &Shared<'_>, start: Instant, j: usize, result: i64, r: &mut ThreadResult) {
     let now = start.elapsed().as_nanos() as u64;
@@ -288,4 +325,46 @@ fn complete(s: &Shared<'_>, start: Instant, j: usize, result: i64, r: &mut Threa
     s.timing[j].took_ns.store(took, Ordering::Relaxed);
     s.done[j].store(now + 1, Ordering::Release);
     r.record_async(&s.events[j], result, Duration::from_nanos(took));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(t: u64, dur: u64, tid: u32, op: Op, flags: u16) -> Event {
+        Event {
+            flags,
+            ..Event::test(t, dur, tid, op)
+        }
+    }
+
+    /// Thread 1 submits a write and a read, thread 2 reaps both; thread 3 reads what the
+    /// write wrote after that; an I/O no submit issues (past its submit's count) is waited for
+    /// by nothing.
+    #[test]
+    fn a_wait_is_for_the_ios_it_reaped_and_a_dependency_on_one_is_on_that_wait() {
+        let a = flag::ASYNC;
+        let mut submit = ev(100, 10, 1, Op::AioSubmit, a);
+        submit.len = 2;
+        let mut wait = ev(200, 100, 2, Op::AioGetevents, a);
+        wait.len = 2;
+        let events = [
+            submit,
+            ev(100, 200, 1, Op::Write, a),
+            ev(100, 200, 1, Op::Read, a),
+            ev(100, 200, 1, Op::Read, a),
+            wait,
+            ev(400, 10, 3, Op::Read, 0),
+        ];
+        let r = reaps(&events);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[&4], vec![1, 2], "not 3: no submit issues it");
+        let deps = dependencies(&events);
+        assert_eq!(
+            deps[5],
+            Some(4),
+            "the read waits for the reaping call, not the write"
+        );
+        assert_eq!(crate::trace::order::dependencies(&events)[5], Some(1));
+    }
 }

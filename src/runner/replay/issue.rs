@@ -170,11 +170,12 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
                 let n = mine[k + 1..]
                     .iter()
                     .take_while(|&&j| super::aio::is_async_io(&s.events[j]))
+                    .take(e.len as usize)
                     .count();
                 let ios = &mine[k + 1..k + 1 + n];
                 match descriptors(s, ios, &mut fds) {
                     Ok(held) => super::aio::submit(s, start, (e, ios), &held, &mut buf, &mut r),
-                    Err(errno) => errno,
+                    Err(errno) => super::aio::fail(s, start, ios, errno, &mut r),
                 }
             }
             Op::AioGetevents => super::aio::wait(s, start, i, &mut r),
