@@ -72,8 +72,8 @@ pub fn predict_command() -> Command {
              other threads' calls it waited for. The program's run time there is read off the \
              replay (the thread that ends last decides it), less the replay's own delays and the \
              capture's cost left in the think times. The bound adds the replays' spread, the \
-             capture's uncertain share and the time of I/O the trace cannot see (io_uring, \
-             libaio); warnings say where the prediction is weaker than that (reads served from \
+             capture's uncertain share and the time of I/O the trace cannot see (libaio and \
+             io_uring I/Os it could not read); warnings say where the prediction is weaker than that (reads served from \
              the page cache when recorded, mappings, an incomplete trace).",
         )
 }

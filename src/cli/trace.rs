@@ -96,7 +96,8 @@ pub fn record_command() -> Command {
             "The trace holds, per call: thread, file, offset, length, flags (O_DIRECT, O_DSYNC, \
              O_APPEND…), issue time and duration in ns, and result. Only regular files and block \
              devices are recorded; calls on pipes, sockets, terminals and /proc are counted. The \
-             capture's own cost is measured before each recording and kept in the trace. \
+             I/Os of libaio's io_submit and of io_uring are recorded one by one, each from its \
+             submission to its completion, where eBPF is allowed. The capture's own cost is measured before each recording and kept in the trace. \
              iogauge record exits with the program's exit code.",
         )
 }
@@ -225,8 +226,9 @@ pub fn replay_command() -> Command {
         .after_help(
             "The recorded paths are never touched: each file of the trace is a file in a new \
              directory under --directory, laid out at its recorded size before the replay \
-             (or created by the replay where the program created it). mmap, io_uring and \
-             libaio calls are counted, not replayed.",
+             (or created by the replay where the program created it). mmap calls are counted, \
+             not replayed; libaio and io_uring I/Os are submitted asynchronously, as recorded \
+             (io_submit and io_uring_enter whose I/Os the trace lacks are counted).",
         )
 }
 

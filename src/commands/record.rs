@@ -96,21 +96,30 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
             r.footer.unmatched
         );
     }
-    if r.footer.aio_unseen > 0 {
-        errln!(
-            "iogauge: record: {} libaio I/Os submitted are not in the trace, only their io_submit calls ({})",
-            r.footer.aio_unseen,
-            r.header
-                .method
-                .rsplit("; ")
-                .next()
-                .filter(|m| m.contains("not seen"))
-                .unwrap_or("more than 64 in one call, or not on a file of the trace")
-        );
-    }
+    say_unseen(r);
     match (r.footer.exit_code, r.footer.exit_signal) {
         (Some(c), _) => ExitCode::from(c as u8),
         (_, Some(sig)) => ExitCode::from(128u8.saturating_add(sig as u8)),
         _ => ExitCode::from(1),
+    }
+}
+
+/// Says how many asynchronous I/Os were submitted that the trace does not hold, and why.
+fn say_unseen(r: &iogauge::trace::recording::Recording) {
+    if r.footer.aio_unseen > 0 {
+        let why: Vec<&str> = r
+            .header
+            .method
+            .split("; ")
+            .filter(|m| m.contains("not seen"))
+            .collect();
+        errln!(
+            "iogauge: record: {} asynchronous I/Os submitted are not in the trace, only the calls that submitted them ({})",
+            r.footer.aio_unseen,
+            match why.is_empty() {
+                true => "more than 64 in one io_submit, on a registered file, or not on a file of the trace".to_string(),
+                false => why.join("; "),
+            }
+        );
     }
 }

@@ -215,14 +215,14 @@ pub fn stats_text(s: &Stats) -> String {
     if s.async_ios > 0 {
         let _ = writeln!(
             o,
-            "{} asynchronous I/Os (libaio's io_submit), each from its submission to the io_getevents that reaped it",
+            "{} asynchronous I/Os (libaio, io_uring), each from its submission to its completion (the io_getevents that reaped it; io_uring's completion of the request)",
             s.async_ios
         );
     }
     if s.async_calls + s.async_unseen > 0 {
         let _ = writeln!(
             o,
-            "{} io_uring_enter/io_submit calls and {} submitted libaio I/Os: the I/O they carry is not in this trace",
+            "{} io_uring_enter/io_submit calls and {} submitted asynchronous I/Os: the I/O they carry is not in this trace",
             s.async_calls, s.async_unseen
         );
     }

@@ -48,7 +48,9 @@ pub enum Op {
     /// for, `offset` the context; flagged `ASYNC` where it reaped I/Os the trace holds (`len`
     /// of them).
     AioGetevents = 15,
-    /// io_uring_enter: `arg` to_submit, `result` consumed.
+    /// io_uring_enter: `arg` to_submit, `result` consumed. Flagged `ASYNC` where the trace
+    /// holds the requests it submitted (`len` of them: the events flagged `ASYNC` that follow
+    /// it in its thread) or requests completed while it ran; `offset` the ring.
     UringEnter = 16,
     /// posix_fadvise: `offset`, `len`, `arg` the advice (4: DONTNEED drops cached pages).
     Fadvise = 17,
@@ -138,10 +140,11 @@ pub mod flag {
     /// The call slept: its thread gave up the CPU to wait (for the device, a lock, a page).
     /// Set where the capture saw the scheduler (perf); never under ptrace or in older traces.
     pub const SLEPT: u16 = 512;
-    /// A read, write, fsync or fdatasync submitted by the io_submit before it in its thread
-    /// (issued at that call's time, completed at the return of the io_getevents that reaped
-    /// it; `dur` 0 where none was seen to); on io_submit and io_getevents, that the trace
-    /// holds their I/Os.
+    /// A read, write, fsync or fdatasync submitted by the io_submit or io_uring_enter before
+    /// it in its thread (issued at that call's time; complete at the return of the
+    /// io_getevents that reaped it, or at io_uring's completion of the request; `dur` 0 where
+    /// none was seen); on io_submit, io_getevents and io_uring_enter, that the trace holds
+    /// their I/Os.
     pub const ASYNC: u16 = 1024;
 }
 
@@ -217,7 +220,7 @@ impl Event {
     /// An io_submit, io_getevents or io_uring_enter whose I/Os the trace does not hold (its
     /// recorded time stands for them).
     pub fn io_unseen(&self) -> bool {
-        self.op.is_async() && (self.op == Op::UringEnter || self.flags & flag::ASYNC == 0)
+        self.op.is_async() && self.flags & flag::ASYNC == 0
     }
 
     /// A read, write or sync an io_submit before it issued (flag `ASYNC`): not a call of its

@@ -152,8 +152,9 @@ pub fn stats(r: &Recording) -> Stats {
             th.4 = th.4.max(e.t.saturating_add(e.dur));
         }
         if e.file == NO_FILE {
-            async_calls +=
-                u64::from(matches!(e.op, Op::AioSubmit | Op::UringEnter) && e.io_unseen());
+            async_calls += u64::from(
+                matches!(e.op, Op::AioSubmit | Op::UringEnter) && e.io_unseen() && e.arg > 0,
+            );
             continue;
         }
         let a = &mut acc[e.file as usize];

@@ -52,7 +52,7 @@ impl Aio {
             .unwrap_or(0) as usize;
         let mut ios: HashMap<u64, usize> = HashMap::new();
         for e in events {
-            if e.op == Op::AioSubmit && e.flags & flag::ASYNC != 0 {
+            if matches!(e.op, Op::AioSubmit | Op::UringEnter) && e.flags & flag::ASYNC != 0 {
                 *ios.entry(e.offset).or_default() += e.len as usize;
             }
         }
@@ -81,64 +81,84 @@ impl Aio {
     }
 }
 
-/// Per io_getevents whose I/Os the trace holds, the I/Os it reaped: those that completed at
-/// its return (a trace gives a reaped I/O its reaping call's end).
+/// Per io_getevents or io_uring_enter whose I/Os the trace holds, the I/Os it waited for
+/// when recorded: those an io_getevents reaped (completed at its return: a trace gives a
+/// reaped I/O its reaping call's end), and those of its ring that io_uring completed while
+/// an io_uring_enter ran (the kernel posts completions as the program enters it).
 fn reaps(events: &[Event]) -> HashMap<usize, Vec<usize>> {
-    // Only the I/Os a replayed io_submit issues (the `len` after it in its thread) are waited
-    // for: one that none issues would never complete.
-    let mut owed: HashMap<u32, u64> = HashMap::new();
-    let mut issued = vec![false; events.len()];
+    // Only the I/Os a replayed submit issues (the `len` after it in its thread) are waited
+    // for: one that none issues would never complete. Each with its context or ring.
+    let mut owed: HashMap<u32, (u64, u64, bool)> = HashMap::new();
+    let mut issued: Vec<Option<(u64, bool)>> = vec![None; events.len()];
     for (j, e) in events.iter().enumerate() {
-        if e.op == Op::AioSubmit && e.flags & flag::ASYNC != 0 {
-            owed.insert(e.tid, e.len);
+        if matches!(e.op, Op::AioSubmit | Op::UringEnter) && e.flags & flag::ASYNC != 0 {
+            owed.insert(e.tid, (e.len, e.offset, e.op == Op::UringEnter));
         } else if is_async_io(e) {
-            if let Some(n) = owed.get_mut(&e.tid).filter(|n| **n > 0) {
+            if let Some((n, ring, uring)) = owed.get_mut(&e.tid).filter(|o| o.0 > 0) {
                 *n -= 1;
-                issued[j] = true;
+                issued[j] = Some((*ring, *uring));
             }
         }
     }
     let mut by_end: HashMap<u64, usize> = HashMap::new();
+    let mut enters: HashMap<u64, Vec<(u64, u64, usize)>> = HashMap::new();
     for (g, e) in events.iter().enumerate() {
-        if e.op == Op::AioGetevents && e.flags & flag::ASYNC != 0 {
-            by_end.insert(e.t.saturating_add(e.dur), g);
+        if e.flags & flag::ASYNC == 0 {
+            continue;
+        }
+        let end = e.t.saturating_add(e.dur);
+        match e.op {
+            Op::AioGetevents => {
+                by_end.insert(end, g);
+            }
+            Op::UringEnter => enters.entry(e.offset).or_default().push((e.t, end, g)),
+            _ => {}
         }
     }
     let mut out: HashMap<usize, Vec<usize>> = HashMap::new();
     for (j, e) in events.iter().enumerate() {
-        if issued[j] && e.dur > 0 {
-            if let Some(&g) = by_end.get(&e.t.saturating_add(e.dur)) {
-                out.entry(g).or_default().push(j);
-            }
+        let (Some((ring, uring)), true) = (issued[j], e.dur > 0) else {
+            continue;
+        };
+        let end = e.t.saturating_add(e.dur);
+        let waited = match uring {
+            false => by_end.get(&end).copied(),
+            true => enters.get(&ring).and_then(|list| {
+                let i = list.partition_point(|w| w.0 <= end);
+                list[..i]
+                    .iter()
+                    .rev()
+                    .take(64)
+                    .find(|w| w.1 >= end)
+                    .map(|w| w.2)
+            }),
+        };
+        if let Some(g) = waited {
+            out.entry(g).or_default().push(j);
         }
     }
     out
 }
 
 /// The other threads' calls each call waits for (`trace::order`), with a wait for an
-/// asynchronous I/O turned into a wait for the io_getevents that reaped it when recorded
-/// (the replay's reaps take any I/Os of the context, as the program's did, so which call
-/// reaps a given one here is not known; that one always completes) — or none, where no
-/// io_getevents was seen to reap it or it is the waiting call's own thread's.
+/// asynchronous I/O turned into a wait for the call that waited for it when recorded (the
+/// io_getevents that reaped it, the io_uring_enter it completed during: the replay's reaps
+/// take any I/Os of the context, as the program's did, so which call reaps a given one here
+/// is not known; that call always completes) — or none, where no call waited for it or it
+/// is the waiting call's own thread's.
 pub fn dependencies(events: &[Event]) -> Vec<Option<usize>> {
-    let reaped_at: HashMap<u64, usize> = events
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.op == Op::AioGetevents && e.flags & flag::ASYNC != 0)
-        .map(|(i, e)| (e.t.saturating_add(e.dur), i))
+    let waited_by: HashMap<usize, usize> = reaps(events)
+        .into_iter()
+        .flat_map(|(g, ios)| ios.into_iter().map(move |j| (j, g)))
         .collect();
     let mut deps = crate::trace::order::dependencies(events);
     for (i, d) in deps.iter_mut().enumerate() {
         if let Some(j) = *d {
-            let w = &events[j];
-            if w.is_async_io() {
-                *d = match w.dur {
-                    0 => None,
-                    _ => reaped_at
-                        .get(&w.t.saturating_add(w.dur))
-                        .copied()
-                        .filter(|&g| events[g].tid != events[i].tid),
-                };
+            if events[j].is_async_io() {
+                *d = waited_by
+                    .get(&j)
+                    .copied()
+                    .filter(|&g| events[g].tid != events[i].tid);
             }
         }
     }

@@ -94,8 +94,8 @@ impl Sleeps {
 /// I/Os of an io_submit it holds are issued by that call).
 pub fn replayed(e: &Event) -> bool {
     match e.op {
-        Op::AioSubmit | Op::AioGetevents => e.flags & flag::ASYNC != 0,
-        Op::UringEnter | Op::Seek | Op::Mmap | Op::Rename => false,
+        Op::AioSubmit | Op::AioGetevents | Op::UringEnter => e.flags & flag::ASYNC != 0,
+        Op::Seek | Op::Mmap | Op::Rename => false,
         _ => !super::aio::is_async_io(e),
     }
 }
@@ -166,17 +166,8 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         sleeps.before(prev.map_or(Duration::MAX, |(_, done)| done.elapsed()));
         let issued = Instant::now();
         let result = match e.op {
-            Op::AioSubmit => {
-                let n = mine[k + 1..]
-                    .iter()
-                    .take_while(|&&j| super::aio::is_async_io(&s.events[j]))
-                    .take(e.len as usize)
-                    .count();
-                let ios = &mine[k + 1..k + 1 + n];
-                match descriptors(s, ios, &mut fds) {
-                    Ok(held) => super::aio::submit(s, start, (e, ios), &held, &mut buf, &mut r),
-                    Err(errno) => super::aio::fail(s, start, ios, errno, &mut r),
-                }
+            Op::AioSubmit | Op::UringEnter => {
+                submit(s, start, (i, &mine[k + 1..]), (&mut fds, &mut buf), &mut r)
             }
             Op::AioGetevents => super::aio::wait(s, start, i, &mut r),
             _ => issue(s, e, &mut buf, &mut fds),
@@ -212,6 +203,35 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         prev = Some((i, completed));
     }
     r
+}
+
+/// Replays io_submit or io_uring_enter `i`: its I/Os (the count it holds, first of `rest`,
+/// the calls after it in its thread) submitted, and for io_uring_enter a wait for what
+/// completed while it ran when recorded; the count submitted, or a negated errno.
+fn submit(
+    s: &Shared<'_>,
+    start: Instant,
+    (i, rest): (usize, &[usize]),
+    (fds, buf): (&mut HashMap<(u32, u32), OwnedFd>, &mut AlignedBuf),
+    r: &mut ThreadResult,
+) -> i64 {
+    let e = &s.events[i];
+    let n = rest
+        .iter()
+        .take_while(|&&j| super::aio::is_async_io(&s.events[j]))
+        .take(e.len as usize)
+        .count();
+    let ios = &rest[..n];
+    let submitted = match descriptors(s, ios, fds) {
+        Ok(_) if ios.is_empty() => e.result,
+        Ok(held) => super::aio::submit(s, start, (e, ios), &held, buf, r),
+        Err(errno) => super::aio::fail(s, start, ios, errno, r),
+    };
+    if e.op == Op::UringEnter {
+        // And what completed while it ran, when recorded.
+        super::aio::wait(s, start, i, r);
+    }
+    submitted
 }
 
 /// When the call is due, and the call that decided it (None: the recorded start).

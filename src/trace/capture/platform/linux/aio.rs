@@ -48,17 +48,31 @@ pub enum Seen {
         tid: u32,
         events: Vec<(u64, i64)>,
     },
+    /// An io_uring request as the kernel prepared it, in the submitting task (`uring.rs`).
+    UringSubmit {
+        t: u64,
+        tid: u32,
+        r: super::uring::Request,
+    },
+    /// An io_uring request completed (in whatever task or interrupt completed it).
+    UringDone { t: u64, req: u64, res: i32 },
 }
 
 impl Seen {
     pub fn time(&self) -> u64 {
         match self {
-            Seen::Submit { t, .. } | Seen::Reaped { t, .. } => *t,
+            Seen::Submit { t, .. }
+            | Seen::Reaped { t, .. }
+            | Seen::UringSubmit { t, .. }
+            | Seen::UringDone { t, .. } => *t,
         }
     }
     pub fn tid(&self) -> u32 {
         match self {
-            Seen::Submit { tid, .. } | Seen::Reaped { tid, .. } => *tid,
+            Seen::Submit { tid, .. } | Seen::Reaped { tid, .. } | Seen::UringSubmit { tid, .. } => {
+                *tid
+            }
+            Seen::UringDone { .. } => 0,
         }
     }
 }
@@ -112,7 +126,7 @@ pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<Seen> {
             }
             Some(Seen::Reaped { t, tid, events })
         }
-        _ => None,
+        _ => super::uring::parse(t, tid, raw),
     }
 }
 

@@ -208,6 +208,8 @@ pub struct PathProbes {
     _maps: [OwnedFd; 2],
     /// The AIO programs' map, where they run; else why they do not.
     aio: Result<OwnedFd, NoProbes>,
+    /// Whether the io_uring programs run, or why not.
+    uring: Result<(), NoProbes>,
     _progs: Vec<OwnedFd>,
     _attached: Vec<OwnedFd>,
     /// (CPU, its BPF_OUTPUT event).
@@ -278,9 +280,11 @@ impl PathProbes {
         let opens: Vec<i64> = OPENS.iter().filter_map(|c| c.number()).collect();
         attach(ids.exit, exit_program(off, &opens, &out_map))?;
         let aio = super::aio::attach(&mut attach, &scratch, &out_map);
+        let uring = super::uring::attach(&mut attach, &out_map);
         Ok(PathProbes {
             _maps: [scratch, out_map],
             aio,
+            uring,
             _progs: progs,
             _attached: attached,
             outputs,
@@ -290,6 +294,11 @@ impl PathProbes {
     /// Why native AIO's I/Os are not seen (None: they are).
     pub fn aio_unseen(&self) -> Option<&str> {
         self.aio.as_ref().err().map(|e| e.0.as_str())
+    }
+
+    /// Why io_uring's I/Os are not seen (None: they are).
+    pub fn uring_unseen(&self) -> Option<&str> {
+        self.uring.as_ref().err().map(|e| e.0.as_str())
     }
 
     /// Sends each CPU's records into that CPU's ring (the perf capture's event `rings` gives

@@ -8,6 +8,7 @@ use std::collections::{HashMap, VecDeque};
 use std::os::unix::ffi::OsStrExt;
 
 mod aio;
+mod uring;
 
 use super::args::{io_flags, lexical, rwf_flags};
 use super::calls::Call;
@@ -94,6 +95,16 @@ struct State {
     in_flight: HashMap<(u32, u64), usize>,
     /// The entry times of the threads with AIO records, in order.
     aio_enters: HashMap<u32, Vec<u64>>,
+    /// io_uring: each completion (time, request, result), and each request held (the
+    /// record's time, the request, its event).
+    uring_done: Vec<(u64, u64, i32)>,
+    uring_sent: Vec<(u64, u64, usize)>,
+    /// io_uring_enter calls of processes with io_uring records: (process, start, end — ns
+    /// from the start — and their event).
+    uring_enters: Vec<(u32, u64, u64, usize)>,
+    /// Each held request's ring and process, by its event.
+    uring_ring: HashMap<usize, u64>,
+    uring_pid: HashMap<usize, u32>,
     out: Decoded,
     t0: u64,
 }
@@ -182,6 +193,7 @@ pub fn decode(
         }
     }
     s.out.unmatched += pending.len() as u64;
+    s.uring_completions();
     s.aio_unreaped();
     s.out.events.sort_by_key(|e| e.t);
     let mut threads: Vec<ThreadInfo> = threads.into_values().collect();
@@ -404,7 +416,7 @@ impl State {
             Call::Chdir | Call::Fchdir => self.chdir(&d),
             Call::IoSubmit => self.aio_submit(&d),
             Call::IoGetevents | Call::IoPgetevents => self.aio_getevents(&d),
-            Call::IoUringEnter => self.emit(&d, Op::UringEnter, NO_FILE, (0, 0), d.a[1] as u32, 0),
+            Call::IoUringEnter => self.uring_enter(&d),
             _ => self.on_fd(&d),
         }
     }

@@ -27,6 +27,7 @@ pub mod perf;
 pub mod ptrace;
 mod sched;
 mod sys;
+mod uring;
 
 use crate::trace::capture::{CaptureError, Captured, Method};
 use crate::trace::recording::{Footer, Header, Recording, VERSION};
@@ -81,22 +82,29 @@ pub fn record_with(
         (Some(_), Paths::Kernel(p)) => format!(
             "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every \
             CPU, inherited by every task; paths read in the kernel by eBPF programs on the same \
-            tracepoints, and what each open opened at its exit; {}",
+            tracepoints, and what each open opened at its exit; {}; {}",
             match p.aio_unseen() {
                 None => "libaio's I/Os read by eBPF programs on io_submit's and \
                          io_getevents' syscalls tracepoints"
                     .to_string(),
                 Some(why) => format!("libaio's I/Os not seen ({why})"),
+            },
+            match p.uring_unseen() {
+                None => "io_uring's I/Os read by eBPF programs on the \
+                         io_uring:io_uring_submit_req and io_uring_complete tracepoints"
+                    .to_string(),
+                Some(why) => format!("io_uring's I/Os not seen ({why})"),
             }
         ),
         (Some(_), Paths::Stops(why)) => format!(
             "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every CPU, inherited by \
              every task; paths read at ptrace stops made by a seccomp filter for the calls \
-             that name one (eBPF not used: {why}); libaio's I/Os not seen"
+             that name one (eBPF not used: {why}); libaio's I/Os not seen; io_uring's I/Os \
+             not seen"
         ),
         (None, _) => {
             "ptrace: a seccomp filter stops each watched call at entry, PTRACE_SYSCALL at exit; \
-             libaio's I/Os not seen"
+             libaio's I/Os not seen; io_uring's I/Os not seen"
                 .to_string()
         }
     };

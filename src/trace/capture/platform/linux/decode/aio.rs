@@ -20,7 +20,10 @@ impl State {
     /// threads that made them (`raw` sorted by time).
     pub(super) fn aio_records(&mut self, aio: Vec<Seen>, raw: &[Raw]) {
         for a in aio {
-            self.aio.entry(a.tid()).or_default().push_back(a);
+            match a {
+                Seen::UringDone { t, req, res } => self.uring_done.push((t, req, res)),
+                a => self.aio.entry(a.tid()).or_default().push_back(a),
+            }
         }
         for q in self.aio.values_mut() {
             q.make_contiguous().sort_by_key(|a| a.time());
@@ -34,11 +37,11 @@ impl State {
         }
     }
 
-    /// The AIO probes' record the thread made for call `d`: one made after the thread's
+    /// The window of the thread's AIO records that belong to call `d`: after the thread's
     /// previous call started and before its next one did (a probe on the call's own
     /// tracepoint may run a little before or after the capture's records of its entry and
-    /// exit). Older records are dropped.
-    fn aio_record(&mut self, d: &Done) -> Option<Seen> {
+    /// exit); older records are dropped.
+    pub(super) fn aio_window(&mut self, d: &Done) -> Option<u64> {
         let enters = self.aio_enters.get(&d.tid)?;
         let i = enters.partition_point(|&t| t < d.t);
         let prev = i.checked_sub(1).map_or(0, |j| enters[j] + 1);
@@ -50,6 +53,13 @@ impl State {
         while q.front().is_some_and(|s| s.time() < prev) {
             q.pop_front();
         }
+        Some(next)
+    }
+
+    /// The AIO probes' record the thread made for call `d`, if any.
+    fn aio_record(&mut self, d: &Done) -> Option<Seen> {
+        let next = self.aio_window(d)?;
+        let q = self.aio.get_mut(&d.tid)?;
         q.front()
             .is_some_and(|s| s.time() < next)
             .then(|| q.pop_front())
@@ -158,7 +168,7 @@ impl State {
 
     /// At the end: the I/Os no io_getevents was seen to reap keep no completion time.
     pub(super) fn aio_unreaped(&mut self) {
-        self.out.aio_unreaped = self.in_flight.drain().count() as u64;
+        self.out.aio_unreaped += self.in_flight.drain().count() as u64;
     }
 }
 

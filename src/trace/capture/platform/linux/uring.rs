@@ -1,0 +1,241 @@
+//! io_uring seen in the kernel: the submission queue lives in memory the kernel and the
+//! program share, so a system call trace sees io_uring_enter, not the I/Os. The
+//! `io_uring:io_uring_submit_req` tracepoint fires for each request once the kernel has
+//! prepared it (in the submitting task), with the request's address: an eBPF program reads
+//! its descriptor, offset, length and flags there (offsets from the kernel's BTF: the
+//! request's `cqe.fd`, and the `io_rw` or `io_sync` command laid over its start).
+//! `io_uring:io_uring_complete` fires as each request completes, with its result: the true
+//! completion time, wherever the program then reads it (it may never enter the kernel to).
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::Path;
+
+use super::bpf::NoProbes;
+use super::bpf_asm::*;
+use super::btf::Btf;
+use super::sys::BpfInsn;
+
+const KIND_SUBMIT: u8 = 5;
+const KIND_DONE: u8 = 6;
+/// A submit record's bytes (see `submit_program`) and a completion's.
+const SUBMIT_BYTES: i32 = 56;
+const DONE_BYTES: i32 = 32;
+
+/// io_uring's opcodes (include/uapi/linux/io_uring.h) a trace holds.
+pub const OP_READV: u8 = 1;
+pub const OP_WRITEV: u8 = 2;
+pub const OP_FSYNC: u8 = 3;
+pub const OP_READ_FIXED: u8 = 4;
+pub const OP_WRITE_FIXED: u8 = 5;
+pub const OP_READ: u8 = 22;
+pub const OP_WRITE: u8 = 23;
+/// `io_sync.flags`: fdatasync rather than fsync.
+pub const FSYNC_DATASYNC: u32 = 1;
+/// The request's descriptor is an index into the ring's registered files.
+pub const REQ_F_FIXED_FILE: u32 = 1;
+
+/// A request as it was submitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    pub ring: u64,
+    pub req: u64,
+    pub opcode: u8,
+    pub fd: i32,
+    pub len: u32,
+    pub pos: i64,
+    pub rw_flags: u32,
+    pub req_flags: u32,
+    pub sync_flags: u32,
+}
+
+/// Parses a record of these programs (after the tag): a submission or a completion.
+pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<super::aio::Seen> {
+    let u64_at = |at: usize| {
+        raw.get(at..at + 8)
+            .map(|b| u64::from_ne_bytes(b.try_into().expect("8")))
+    };
+    let u32_at = |at: usize| {
+        raw.get(at..at + 4)
+            .map(|b| u32::from_ne_bytes(b.try_into().expect("4")))
+    };
+    match *raw.get(2)? {
+        KIND_SUBMIT => Some(super::aio::Seen::UringSubmit {
+            t,
+            tid,
+            r: Request {
+                opcode: *raw.get(3)?,
+                ring: u64_at(8)?,
+                req: u64_at(16)?,
+                fd: u32_at(24)? as i32,
+                len: u32_at(28)?,
+                pos: u64_at(32)? as i64,
+                rw_flags: u32_at(40)?,
+                req_flags: u32_at(44)?,
+                sync_flags: u32_at(48)?,
+            },
+        }),
+        KIND_DONE => Some(super::aio::Seen::UringDone {
+            t,
+            req: u64_at(16)?,
+            res: u32_at(24)? as i32,
+        }),
+        _ => None,
+    }
+}
+
+/// Where the programs read: the tracepoints' fields and the request's.
+struct Layout {
+    submit_id: u64,
+    done_id: u64,
+    /// In the tracepoints' records: the ring, the request, the opcode; the result.
+    tp_ring: i32,
+    tp_req: i32,
+    tp_opcode: i32,
+    done_req: i32,
+    done_res: i32,
+    /// In the request.
+    fd: i32,
+    pos: i32,
+    len: i32,
+    rw_flags: i32,
+    req_flags: i32,
+    sync_flags: i32,
+}
+
+/// A field's offset in a tracepoint's record, from its format file.
+fn field(format: &str, name: &str) -> io::Result<i32> {
+    format
+        .lines()
+        .find(|l| l.contains(&format!(" {name};")))
+        .and_then(|l| l.split("offset:").nth(1))
+        .and_then(|s| s.split(';').next())
+        .and_then(|s| s.trim().parse().ok())
+        .ok_or_else(|| io::Error::other(format!("no field {name}")))
+}
+
+fn layout() -> Result<Layout, NoProbes> {
+    let tp = super::perf::in_tracefs(|root: &Path| {
+        let read = |name: &str, what: &str| {
+            std::fs::read_to_string(root.join("events/io_uring").join(name).join(what))
+        };
+        let (submit, done) = (
+            read("io_uring_submit_req", "format")?,
+            read("io_uring_complete", "format")?,
+        );
+        let id = |name: &str| -> io::Result<u64> {
+            read(name, "id")?.trim().parse().map_err(io::Error::other)
+        };
+        Ok((
+            id("io_uring_submit_req")?,
+            id("io_uring_complete")?,
+            field(&submit, "ctx")?,
+            field(&submit, "req")?,
+            field(&submit, "opcode")?,
+            field(&done, "req")?,
+            field(&done, "res")?,
+        ))
+    })
+    .map_err(|e| format!("the io_uring tracepoints: {e}"))?;
+    let btf = Btf::kernel().map_err(|e| e.to_string())?;
+    let o = |s: &str, f: &str| {
+        btf.offset(s, f)
+            .map(|v| v as i32)
+            .map_err(|e| e.to_string())
+    };
+    Ok(Layout {
+        submit_id: tp.0,
+        done_id: tp.1,
+        tp_ring: tp.2,
+        tp_req: tp.3,
+        tp_opcode: tp.4,
+        done_req: tp.5,
+        done_res: tp.6,
+        fd: o("io_kiocb", "cqe")? + o("io_cqe", "fd")?,
+        // The command (io_rw, io_sync) is laid over the request's start.
+        pos: o("io_rw", "kiocb")? + o("kiocb", "ki_pos")?,
+        len: o("io_rw", "len")?,
+        rw_flags: o("io_rw", "flags")?,
+        req_flags: o("io_kiocb", "flags")?,
+        sync_flags: o("io_sync", "flags")?,
+    })
+}
+
+/// Loads and attaches the programs, or says why not.
+pub fn attach(
+    attach: &mut dyn FnMut(u64, Vec<BpfInsn>) -> Result<(), String>,
+    out: &OwnedFd,
+) -> Result<(), NoProbes> {
+    let l = layout()?;
+    attach(l.submit_id, submit_program(&l, out))?;
+    attach(l.done_id, done_program(&l, out))?;
+    Ok(())
+}
+
+/// Reads `len` bytes at kernel address R9 + `off` into the stack at `to` (zeros where the
+/// read fails).
+fn read_req(a: &mut Asm, to: i32, off: i32, len: i32) {
+    a.mov(R1, FP)
+        .addi(R1, to)
+        .movi(R2, len)
+        .mov(R3, R9)
+        .addi(R3, off);
+    a.call(HELPER_PROBE_READ_KERNEL);
+}
+
+/// On io_uring_submit_req: the record at fp-56 — tag, kind, opcode; the ring (8), the
+/// request (16), its descriptor (24), length (28), offset (32), RWF flags (40), request
+/// flags (44), sync flags (48).
+fn submit_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
+    let base = -SUBMIT_BYTES;
+    let mut a = Asm::default();
+    a.mov(R6, R1);
+    for at in (0..SUBMIT_BYTES).step_by(8) {
+        a.sti(W::Dw, FP, base + at, 0);
+    }
+    a.sti(W::H, FP, base, i32::from(super::bpf::TAG)).sti(
+        W::B,
+        FP,
+        base + 2,
+        i32::from(KIND_SUBMIT),
+    );
+    a.ld(W::B, R1, R6, l.tp_opcode).st(W::B, FP, base + 3, R1);
+    a.ld(W::Dw, R1, R6, l.tp_ring).st(W::Dw, FP, base + 8, R1);
+    a.ld(W::Dw, R9, R6, l.tp_req).st(W::Dw, FP, base + 16, R9);
+    read_req(&mut a, base + 24, l.fd, 4);
+    read_req(&mut a, base + 28, l.len, 4);
+    read_req(&mut a, base + 32, l.pos, 8);
+    read_req(&mut a, base + 40, l.rw_flags, 4);
+    read_req(&mut a, base + 44, l.req_flags, 4);
+    read_req(&mut a, base + 48, l.sync_flags, 4);
+    a.mov(R1, R6)
+        .map(R2, out)
+        .movi32(R3, -1)
+        .mov(R4, FP)
+        .addi(R4, base);
+    a.movi(R5, SUBMIT_BYTES).call(HELPER_PERF_EVENT_OUTPUT);
+    a.movi(R0, 1).exit();
+    a.finish()
+}
+
+/// On io_uring_complete: tag, kind; the request (16) and its result (24).
+fn done_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
+    let base = -DONE_BYTES;
+    let mut a = Asm::default();
+    a.mov(R6, R1);
+    for at in (0..DONE_BYTES).step_by(8) {
+        a.sti(W::Dw, FP, base + at, 0);
+    }
+    a.sti(W::H, FP, base, i32::from(super::bpf::TAG))
+        .sti(W::B, FP, base + 2, i32::from(KIND_DONE));
+    a.ld(W::Dw, R1, R6, l.done_req).st(W::Dw, FP, base + 16, R1);
+    a.ld(W::Wd, R1, R6, l.done_res).st(W::Wd, FP, base + 24, R1);
+    a.mov(R1, R6)
+        .map(R2, out)
+        .movi32(R3, -1)
+        .mov(R4, FP)
+        .addi(R4, base);
+    a.movi(R5, DONE_BYTES).call(HELPER_PERF_EVENT_OUTPUT);
+    a.movi(R0, 1).exit();
+    a.finish()
+}
