@@ -12,6 +12,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 
+use super::bpf::{u32_in, u64_in};
 use super::bpf_asm::*;
 use super::sys::{self, BpfInsn};
 
@@ -89,14 +90,7 @@ pub struct Iocb {
 
 /// A record of these programs (after the tag, checked by the caller); None: not one.
 pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<Seen> {
-    let u64_at = |at: usize| {
-        raw.get(at..at + 8)
-            .map(|b| u64::from_ne_bytes(b.try_into().expect("8")))
-    };
-    let u32_at = |at: usize| {
-        raw.get(at..at + 4)
-            .map(|b| u32::from_ne_bytes(b.try_into().expect("4")))
-    };
+    let (u64_at, u32_at) = (|at| u64_in(raw, at), |at| u32_in(raw, at));
     let n = u32_at(4)?.min(MAX_IOS as u32) as usize;
     match *raw.get(2)? {
         KIND_SUBMIT => {

@@ -70,16 +70,20 @@ impl Seen {
     }
 }
 
+/// The native-endian u64 and u32 of a probe's record at byte `at` (None past its end).
+pub(super) fn u64_in(raw: &[u8], at: usize) -> Option<u64> {
+    raw.get(at..at + 8)
+        .map(|b| u64::from_ne_bytes(b.try_into().expect("8")))
+}
+
+pub(super) fn u32_in(raw: &[u8], at: usize) -> Option<u32> {
+    raw.get(at..at + 4)
+        .map(|b| u32::from_ne_bytes(b.try_into().expect("4")))
+}
+
 /// A record of these programs, from a perf sample's raw data (None: not one of ours).
 pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<Seen> {
-    let u64_at = |at: usize| {
-        raw.get(at..at + 8)
-            .map(|b| u64::from_ne_bytes(b.try_into().expect("8")))
-    };
-    let u32_at = |at: usize| {
-        raw.get(at..at + 4)
-            .map(|b| u32::from_ne_bytes(b.try_into().expect("4")))
-    };
+    let (u64_at, u32_at) = (|at| u64_in(raw, at), |at| u32_in(raw, at));
     if raw.len() < 8 || u16::from_ne_bytes([raw[0], raw[1]]) != TAG {
         return None;
     }

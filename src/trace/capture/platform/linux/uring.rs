@@ -12,6 +12,7 @@ use std::os::fd::OwnedFd;
 use std::path::Path;
 
 use super::bpf::NoProbes;
+use super::bpf::{u32_in, u64_in};
 use super::bpf_asm::*;
 use super::btf::Btf;
 use super::sys::BpfInsn;
@@ -51,14 +52,7 @@ pub struct Request {
 
 /// Parses a record of these programs (after the tag): a submission or a completion.
 pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<super::aio::Seen> {
-    let u64_at = |at: usize| {
-        raw.get(at..at + 8)
-            .map(|b| u64::from_ne_bytes(b.try_into().expect("8")))
-    };
-    let u32_at = |at: usize| {
-        raw.get(at..at + 4)
-            .map(|b| u32::from_ne_bytes(b.try_into().expect("4")))
-    };
+    let (u64_at, u32_at) = (|at| u64_in(raw, at), |at| u32_in(raw, at));
     match *raw.get(2)? {
         KIND_SUBMIT => Some(super::aio::Seen::UringSubmit {
             t,
@@ -172,6 +166,32 @@ pub fn attach(
     Ok(())
 }
 
+/// A program's start: the context kept in R6, a record of `bytes` zeroed on the stack with
+/// its tag and `kind`; the record's offset from FP.
+fn record(bytes: i32, kind: u8) -> (Asm, i32) {
+    let base = -bytes;
+    let mut a = Asm::default();
+    a.mov(R6, R1);
+    for at in (0..bytes).step_by(8) {
+        a.sti(W::Dw, FP, base + at, 0);
+    }
+    a.sti(W::H, FP, base, i32::from(super::bpf::TAG))
+        .sti(W::B, FP, base + 2, i32::from(kind));
+    (a, base)
+}
+
+/// A program's end: the record of `bytes` on the stack sent out; returns 1.
+fn send(mut a: Asm, out: &OwnedFd, bytes: i32) -> Vec<BpfInsn> {
+    a.mov(R1, R6)
+        .map(R2, out)
+        .movi32(R3, -1)
+        .mov(R4, FP)
+        .addi(R4, -bytes);
+    a.movi(R5, bytes).call(HELPER_PERF_EVENT_OUTPUT);
+    a.movi(R0, 1).exit();
+    a.finish()
+}
+
 /// Reads `len` bytes at kernel address R9 + `off` into the stack at `to` (zeros where the
 /// read fails).
 fn read_req(a: &mut Asm, to: i32, off: i32, len: i32) {
@@ -187,18 +207,7 @@ fn read_req(a: &mut Asm, to: i32, off: i32, len: i32) {
 /// request (16), its descriptor (24), length (28), offset (32), RWF flags (40), request
 /// flags (44), sync flags (48).
 fn submit_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
-    let base = -SUBMIT_BYTES;
-    let mut a = Asm::default();
-    a.mov(R6, R1);
-    for at in (0..SUBMIT_BYTES).step_by(8) {
-        a.sti(W::Dw, FP, base + at, 0);
-    }
-    a.sti(W::H, FP, base, i32::from(super::bpf::TAG)).sti(
-        W::B,
-        FP,
-        base + 2,
-        i32::from(KIND_SUBMIT),
-    );
+    let (mut a, base) = record(SUBMIT_BYTES, KIND_SUBMIT);
     a.ld(W::B, R1, R6, l.tp_opcode).st(W::B, FP, base + 3, R1);
     a.ld(W::Dw, R1, R6, l.tp_ring).st(W::Dw, FP, base + 8, R1);
     a.ld(W::Dw, R9, R6, l.tp_req).st(W::Dw, FP, base + 16, R9);
@@ -208,34 +217,13 @@ fn submit_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
     read_req(&mut a, base + 40, l.rw_flags, 4);
     read_req(&mut a, base + 44, l.req_flags, 4);
     read_req(&mut a, base + 48, l.sync_flags, 4);
-    a.mov(R1, R6)
-        .map(R2, out)
-        .movi32(R3, -1)
-        .mov(R4, FP)
-        .addi(R4, base);
-    a.movi(R5, SUBMIT_BYTES).call(HELPER_PERF_EVENT_OUTPUT);
-    a.movi(R0, 1).exit();
-    a.finish()
+    send(a, out, SUBMIT_BYTES)
 }
 
 /// On io_uring_complete: tag, kind; the request (16) and its result (24).
 fn done_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
-    let base = -DONE_BYTES;
-    let mut a = Asm::default();
-    a.mov(R6, R1);
-    for at in (0..DONE_BYTES).step_by(8) {
-        a.sti(W::Dw, FP, base + at, 0);
-    }
-    a.sti(W::H, FP, base, i32::from(super::bpf::TAG))
-        .sti(W::B, FP, base + 2, i32::from(KIND_DONE));
+    let (mut a, base) = record(DONE_BYTES, KIND_DONE);
     a.ld(W::Dw, R1, R6, l.done_req).st(W::Dw, FP, base + 16, R1);
     a.ld(W::Wd, R1, R6, l.done_res).st(W::Wd, FP, base + 24, R1);
-    a.mov(R1, R6)
-        .map(R2, out)
-        .movi32(R3, -1)
-        .mov(R4, FP)
-        .addi(R4, base);
-    a.movi(R5, DONE_BYTES).call(HELPER_PERF_EVENT_OUTPUT);
-    a.movi(R0, 1).exit();
-    a.finish()
+    send(a, out, DONE_BYTES)
 }
