@@ -319,9 +319,9 @@ fn cached_reads(r: &Recording) -> Option<String> {
 }
 
 /// Where the capture's measured cost is a large share of the time between the deciding
-/// chain's calls: a program that dense in system calls loses more of its caches to the
-/// capture's records than the calibration does, and its recorded think times hold more of the
-/// capture than the prediction takes away.
+/// chain's calls: a program that does much work between dense system calls loses more of its
+/// caches to the capture than the calibration's small work does, and its recorded think
+/// times hold more of the capture than the prediction takes away.
 fn dense_capture(r: &Recording, p: &Prediction) -> Option<String> {
     let o = r.footer.overhead.as_ref()?;
     let chain = p.replays.first()?.chain_calls as f64;
@@ -330,9 +330,10 @@ fn dense_capture(r: &Recording, p: &Prediction) -> Option<String> {
     (think > 0.0 && cost > 0.2 * think).then(|| {
         format!(
             "the capture's measured cost ({:.1} ms over {} calls) is {:.0}% of the time between \
-             the deciding calls: for programs this dense in system calls the capture has cost \
-             1.5-2.5x what its calibration measures (docs/predict.md), so the recorded think \
-             times, and the prediction, are likely too long",
+             the deciding calls: where a program does much work between its calls the capture \
+             has cost up to 3x what its calibration measures (docs/predict.md: dd 1.1x, tar \
+             1.5x, sqlite3 3x), so the recorded think times, and the prediction, are likely too \
+             long",
             cost / 1e6,
             chain as u64,
             100.0 * cost / think

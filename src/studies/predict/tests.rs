@@ -529,7 +529,7 @@ fn a_capture_cost_that_is_much_of_the_think_time_is_warned_of() {
         let p = predict_with(&r, &[tl]);
         p.warnings
             .iter()
-            .any(|w| w.contains("dense in system calls"))
+            .any(|w| w.contains("up to 3x what its calibration measures"))
     };
     // Three calls on the chain and about 500 ns between them and after: 3 x 100 ns is more
     // than a fifth of it, 3 x 1 ns is not.

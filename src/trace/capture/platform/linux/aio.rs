@@ -150,19 +150,20 @@ fn ids() -> io::Result<Ids> {
     })
 }
 
-/// Loads and attaches the programs (`attach` takes a tracepoint id and a program); gives back
-/// the map they share, to be kept as long as they run, or why they cannot run here.
-pub fn attach(
-    attach: &mut dyn FnMut(u64, Vec<BpfInsn>) -> Result<(), String>,
+/// Loads the programs (`load` takes a tracepoint id and a program, and attaches it with the
+/// others); gives back the map they share, to be kept as long as they run, or why they
+/// cannot run here.
+pub fn load(
+    load: &mut dyn FnMut(u64, Vec<BpfInsn>) -> Result<(), String>,
     scratch: &OwnedFd,
     out: &OwnedFd,
 ) -> Result<OwnedFd, super::bpf::NoProbes> {
     let ids = ids().map_err(|e| format!("the AIO system calls' tracepoints: {e}"))?;
     let pending = sys::bpf_map(MAP_HASH, 8, 4096).map_err(|e| format!("an eBPF map: {e}"))?;
-    attach(ids.submit, submit_program(scratch, out))?;
+    load(ids.submit, submit_program(scratch, out))?;
     for (enter, exit) in ids.getevents {
-        attach(enter, getevents_enter(&pending))?;
-        attach(exit, getevents_exit(scratch, &pending, out))?;
+        load(enter, getevents_enter(&pending))?;
+        load(exit, getevents_exit(scratch, &pending, out))?;
     }
     Ok(pending)
 }

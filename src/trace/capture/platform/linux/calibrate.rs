@@ -3,7 +3,7 @@
 //! the difference is what the capture adds per watched call, per call that names a path and
 //! per call it does not watch. The program times each call and the work between calls on its
 //! own, and reports their medians: a run's total moves with the machine (a neighbour's burst,
-//! the disk's drift, a vCPU descheduled), a median of 20,000 does not — totals made the figure
+//! the disk's drift, a vCPU descheduled), a median of 10,000 does not — totals made the figure
 //! vary 3x between recordings on this project's VM. The capture's cost lies inside the calls
 //! (the tracepoints, the probes, the records) and around them (its records push the program's
 //! lines out of the caches, which the work after a call pays): both medians count.
@@ -57,13 +57,13 @@ impl Calibration {
 /// spread out where each stops the program for the tracer to read its path, back to back
 /// (with the same work between them as between the reads) where eBPF reads paths in the
 /// kernel.
-const CAL_READS: u32 = 20_000;
+const CAL_READS: u32 = 10_000;
 const CAL_OPENS_SPACED: u32 = 200;
-const CAL_OPENS_DENSE: u32 = 5_000;
+const CAL_OPENS_DENSE: u32 = 2_500;
 /// The calibration program's argument for back-to-back opens.
 const CAL_DENSE: &str = "dense";
 /// getppid() calls per calibration run: a call the capture does not watch.
-const CAL_OTHER: u32 = 20_000;
+const CAL_OTHER: u32 = 10_000;
 /// Calibration rounds (each a plain and a traced run); odd, for a median.
 const CAL_ROUNDS: usize = 5;
 /// Work without system calls between two calibration opens: a real program's opens are
@@ -163,7 +163,7 @@ pub fn calibrate_child() -> std::process::ExitCode {
 /// does not watch: the calibration program run plain and under the capture, alternately,
 /// CAL_ROUNDS times each; per round and kind of call the traced medians (work and call) less
 /// the plain ones, and the median of those over the rounds. None when it cannot be run.
-pub(super) fn calibrate(ids: Option<perf::Tracepoints>, paths: &Paths) -> Option<Calibration> {
+pub(super) fn calibrate(ids: Option<perf::Tracepoints>, paths: &mut Paths) -> Option<Calibration> {
     let me = std::env::current_exe().ok()?;
     let mode = if matches!(paths, Paths::Kernel(_)) {
         CAL_DENSE
@@ -178,13 +178,34 @@ pub(super) fn calibrate(ids: Option<perf::Tracepoints>, paths: &Paths) -> Option
     let exec = prepare(&argv).ok()?;
     // Per kind (reads, opens, others): each round's added time per call.
     let mut diffs: [Vec<i64>; 3] = Default::default();
-    for _ in 0..CAL_ROUNDS {
+    // Plain runs are without the eBPF probes too: attached, they cost every call on the
+    // machine, the plain run's as much as the recorded program's. Taking them off costs
+    // grace periods (~0.4 s here), so the rounds go plain, traced, traced, plain, … (ABBA,
+    // which also cancels a steady drift): two take-offs for five rounds.
+    let plain_run = |paths: &mut Paths| {
+        if let Paths::Kernel(p) = paths {
+            p.detach();
+        }
         let out = std::process::Command::new(&me)
             .args([CALIBRATE_ARG, mode])
             .output()
             .ok()?;
-        let plain = medians(&String::from_utf8_lossy(&out.stdout))?;
-        let traced = traced_calibration(&exec, ids, paths)?;
+        medians(&String::from_utf8_lossy(&out.stdout))
+    };
+    let traced_run = |paths: &mut Paths| {
+        if let Paths::Kernel(p) = paths {
+            p.attach().ok()?;
+        }
+        traced_calibration(&exec, ids, paths)
+    };
+    for round in 0..CAL_ROUNDS {
+        let (plain, traced) = if round % 2 == 0 {
+            let plain = plain_run(paths)?;
+            (plain, traced_run(paths)?)
+        } else {
+            let traced = traced_run(paths)?;
+            (plain_run(paths)?, traced)
+        };
         for (k, d) in diffs.iter_mut().enumerate() {
             let added = |m: &[u64; 6]| (m[2 * k] + m[2 * k + 1]) as i64;
             d.push(added(&traced) - added(&plain));

@@ -56,10 +56,17 @@ pub fn record_with(
     let mut exec = prepare(argv)?;
     exec.stdout = stdout.map(std::os::fd::AsRawFd::as_raw_fd);
     let (ids, fallback_reason) = choose(method)?;
-    // The path probes are loaded once, for the calibration and the recording: attaching and
-    // detaching them costs the kernel a grace period each time.
-    let paths = paths(ids);
-    let overhead = calibrate::calibrate(ids, &paths);
+    // The path probes are loaded once, for the calibration and the recording.
+    let mut paths = paths(ids);
+    let overhead = calibrate::calibrate(ids, &mut paths);
+    // The probes are loaded detached; the calibration takes them off for its plain runs and
+    // puts them on for its traced ones. On for the recording; where they will not go on,
+    // paths are read at stops.
+    if let Paths::Kernel(p) = &mut paths
+        && let Err(e) = p.attach()
+    {
+        paths = Paths::Stops(format!("attaching an eBPF program again: {e}"));
+    }
     let started_unix_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);

@@ -155,14 +155,15 @@ fn layout() -> Result<Layout, NoProbes> {
     })
 }
 
-/// Loads and attaches the programs, or says why not.
-pub fn attach(
-    attach: &mut dyn FnMut(u64, Vec<BpfInsn>) -> Result<(), String>,
+/// Loads the programs (`load` takes a tracepoint id and a program, and attaches it with the
+/// others), or says why not.
+pub fn load(
+    load: &mut dyn FnMut(u64, Vec<BpfInsn>) -> Result<(), String>,
     out: &OwnedFd,
 ) -> Result<(), NoProbes> {
     let l = layout()?;
-    attach(l.submit_id, submit_program(&l, out))?;
-    attach(l.done_id, done_program(&l, out))?;
+    load(l.submit_id, submit_program(&l, out))?;
+    load(l.done_id, done_program(&l, out))?;
     Ok(())
 }
 
