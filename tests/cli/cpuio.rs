@@ -21,12 +21,18 @@ fn cpuio_burns_the_share_of_a_cpu_it_is_given() {
         let j = job(&r);
         let cpu = &j["cpu"];
         let busy = cpu["usr_pct"].as_f64().unwrap() + cpu["sys_pct"].as_f64().unwrap();
-        // 30% of the thread's time, within the scheduling noise of a shared machine.
-        assert!(
-            (20.0..=42.0).contains(&busy),
-            "{mode}: {busy:.1}% busy: {cpu}"
-        );
-        assert!(j["read"]["ios"].as_u64().unwrap() > 0, "cycles counted");
+        let cycles = j["read"]["ios"].as_u64().unwrap();
+        // As fio's, a cycle burns for a time on the clock and sleeps 70/30 of it: the CPU
+        // share is 30% where the thread has its CPU, less where others take it (the spin's
+        // clock runs while the thread waits), never more.
+        assert!(busy > 5.0 && busy <= 42.0, "{mode}: {busy:.1}% busy: {cpu}");
+        if mode == "noop" {
+            // 20 ms of spinning and 46.7 ms asleep a cycle: 30 cycles in 2 s, whatever the
+            // machine's load.
+            assert!((24..=31).contains(&cycles), "{cycles} cycles: {j}");
+        } else {
+            assert!(cycles > 0, "cycles counted");
+        }
         assert!(
             j["data"].as_str().unwrap().contains("does no I/O"),
             "{}",

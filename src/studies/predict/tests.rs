@@ -161,12 +161,12 @@ fn the_replays_delays_and_the_captures_cost_left_are_taken_away_and_bounded() {
         added_pct: 4.8,
     });
     let p = predict_with(&r, &[tl]);
-    // Chain: 3 calls of 3 (share 1), + 1 other call: 4 watched calls, half of their 40 ns
-    // left on average (20 ± 20) and the 8 ns of stops all left.
+    // Chain: 3 calls of 3 (share 1), + 1 other call: 4 watched calls calibrated at 40 ns,
+    // between none and 3 x 40 left (60 ± 60), and the 8 ns of stops all left.
     assert_eq!(p.replays[0].replay_delay_ns, 30);
-    assert_eq!(p.replays[0].capture_left_ns, 28);
-    assert_eq!(p.predicted_ns, 1200 - 30 - 28);
-    assert_eq!(p.bound.capture_ns, 20);
+    assert_eq!(p.replays[0].capture_left_ns, 68);
+    assert_eq!(p.predicted_ns, 1200 - 30 - 68);
+    assert_eq!(p.bound.capture_ns, 60);
     assert_eq!(p.recorded_untraced_ns, Some(1000 - 48));
 }
 
