@@ -220,14 +220,14 @@ T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
 def combined(preds):
     """Single-replay predictions combined as `predict --repeat N` combines its replays: the
     median; the bound the 95% prediction interval of their spread plus the median of each
-    other part (the capture's, the unseen I/O's, the recorded waits for a CPU, the wake-ups)."""
+    other part (the capture's, the unseen I/O's, the recorded waits for a CPU, the wake-ups, the method's bias)."""
     ns = [p["predicted_ns"] for p in preds]
     n = len(ns)
     mean = sum(ns) / n
     s = (sum((x - mean) ** 2 for x in ns) / (n - 1)) ** 0.5
     noise = T975[n - 1] * s * (1 + 1 / n) ** 0.5
     med = lambda k: statistics.median(p["bound"][k] for p in preds)  # noqa: E731
-    parts = ("capture_ns", "unseen_io_ns", "preempted_ns", "wake_ns")
+    parts = ("capture_ns", "unseen_io_ns", "preempted_ns", "wake_ns", "model_ns")
     return statistics.median_low(ns), noise + sum(med(k) for k in parts)
 
 
@@ -301,7 +301,7 @@ def main():
               f"there and out of the page cache each; wall time, fork and exec included) and {RUNS}"
               " `iogauge predict --repeat 1` there (a fio job recorded anew by each); the prediction"
               " is their median and the bound their 95% prediction interval plus the median of "
-              "each other part (capture, unseen I/O, waits for a CPU, wake-ups) — what "
+              "each other part (capture, unseen I/O, waits for a CPU, wake-ups, the method's bias) — what "
               "`--repeat 3` computes from its replays, with the disk's drift over minutes kept "
               "out", "",
               "| program | from → to | recorded s | predicted s (each) | ± bound s | actual s (runs) | "

@@ -39,12 +39,13 @@ pub fn predict_text(p: &Prediction) -> String {
     );
     let _ = writeln!(
         o,
-        "  bound: the replays' spread {} + the capture's uncertain share {} + I/O the trace cannot see {} + waits for a CPU when recorded {} + wake-ups that differ here {}",
+        "  bound: the replays' spread {} + the capture's uncertain share {} + I/O the trace cannot see {} + waits for a CPU when recorded {} + wake-ups that differ here {} + the method's bias {}",
         s(p.bound.noise_ns),
         s(p.bound.capture_ns),
         s(p.bound.unseen_io_ns),
         s(p.bound.preempted_ns),
-        s(p.bound.wake_ns)
+        s(p.bound.wake_ns),
+        s(p.bound.model_ns)
     );
     let each: Vec<String> = p.replays.iter().map(|r| s(r.predicted_ns)).collect();
     let _ = writeln!(o, "  replays: {}", each.join(", "));

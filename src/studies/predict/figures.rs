@@ -320,8 +320,8 @@ fn cached_reads(r: &Recording) -> Option<String> {
 
 /// Where the capture's measured cost is a large share of the time between the deciding
 /// chain's calls: a program that does much work between dense system calls loses more of its
-/// caches to the capture than the calibration's small work does, and its recorded think
-/// times hold more of the capture than the prediction takes away.
+/// caches to the capture than the calibration's small work does, so the think times hold an
+/// uncertain part of it, and it is much of the bound.
 fn dense_capture(r: &Recording, p: &Prediction) -> Option<String> {
     let o = r.footer.overhead.as_ref()?;
     let chain = p.replays.first()?.chain_calls as f64;
@@ -330,10 +330,10 @@ fn dense_capture(r: &Recording, p: &Prediction) -> Option<String> {
     (think > 0.0 && cost > 0.2 * think).then(|| {
         format!(
             "the capture's measured cost ({:.1} ms over {} calls) is {:.0}% of the time between \
-             the deciding calls: where a program does much work between its calls the capture \
-             has cost up to 3x what its calibration measures (docs/predict.md: dd 1.1x, tar \
-             1.5x, sqlite3 3x), so the recorded think times, and the prediction, are likely too \
-             long",
+             the deciding calls: how much of it the recorded think times hold depends on how \
+             much of the program's caches the capture took, up to 3x what its calibration \
+             measures (docs/predict.md: dd 1.1x, tar 1.5x, sqlite3 3x); the prediction takes \
+             away the middle and its bound holds the rest",
             cost / 1e6,
             chain as u64,
             100.0 * cost / think

@@ -136,7 +136,9 @@ fn one_thread_ends_its_recorded_tail_after_its_last_replayed_call() {
     // 700 + (990 - 500) + (1000 - 990).
     assert_eq!(p.predicted_ns, 1200);
     assert_eq!(p.critical_tid, Some(1));
-    assert_eq!(p.bound_ns, 0);
+    // Nothing uncertain but the method's bias: 2% of 1200.
+    assert_eq!(p.bound.model_ns, 24);
+    assert_eq!(p.bound_ns, 24);
     assert_eq!(p.threads[0].recorded_io_ns, 250);
     assert_eq!(p.threads[0].replayed_io_ns, 500);
     assert_eq!(p.threads[0].predicted_end_ns, Some(1190));
@@ -186,7 +188,7 @@ fn the_median_replay_is_the_prediction_and_their_spread_a_prediction_interval() 
         p.replays.iter().map(|x| x.predicted_ns).collect::<Vec<_>>(),
         vec![1300, 1200, 1150]
     );
-    assert!((p.bound_pct - 379.0 / 12.0).abs() < 1e-9);
+    assert!((p.bound_pct - (379.0 + 24.0) / 12.0).abs() < 1e-9);
 }
 
 #[test]
@@ -488,7 +490,10 @@ fn calls_that_sleep_differently_move_the_prediction_by_the_middle_of_their_cold_
     assert_eq!(moved.predicted_ns + 5, plain.predicted_ns);
     assert_eq!(moved.replays[0].wake_shift_ns, -5);
     assert_eq!(moved.bound.wake_ns, 35);
-    assert_eq!(moved.bound_ns, plain.bound_ns + 35);
+    assert_eq!(
+        moved.bound_ns - moved.bound.model_ns,
+        plain.bound_ns - plain.bound.model_ns + 35
+    );
     // A trace that does not say which calls slept moves nothing, and says so.
     let mut unknown = r.clone();
     unknown.footer.threads[0].off_cpu = None;
