@@ -332,8 +332,8 @@ fn dense_capture(r: &Recording, p: &Prediction) -> Option<String> {
             "the capture's measured cost ({:.1} ms over {} calls) is {:.0}% of the time between \
              the deciding calls: how much of it the recorded think times hold depends on how \
              much of the program's caches the capture took, up to 3x what its calibration \
-             measures (docs/predict.md: dd 1.1x, tar 1.5x, sqlite3 3x); the prediction takes \
-             away the middle and its bound holds the rest",
+             measures (sqlite3's, docs/trace.md); the prediction takes away the middle and its \
+             bound holds the rest",
             cost / 1e6,
             chain as u64,
             100.0 * cost / think
