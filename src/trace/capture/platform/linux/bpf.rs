@@ -311,13 +311,12 @@ impl PathProbes {
             Ok(ev)
         };
         // All of them or none.
-        match self.progs.iter().map(|(id, p)| on(*id, p)).collect() {
-            Ok(all) => {
-                self.attached = all;
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
+        self.attached = self
+            .progs
+            .iter()
+            .map(|(id, p)| on(*id, p))
+            .collect::<io::Result<_>>()?;
+        Ok(())
     }
 
     /// Takes the programs off their tracepoints (they stay loaded): the machine's calls run

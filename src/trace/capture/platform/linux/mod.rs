@@ -65,7 +65,7 @@ pub fn record_with(
     if let Paths::Kernel(p) = &mut paths
         && let Err(e) = p.attach()
     {
-        paths = Paths::Stops(format!("attaching an eBPF program again: {e}"));
+        paths = Paths::Stops(format!("attaching the eBPF programs: {e}"));
     }
     let started_unix_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
