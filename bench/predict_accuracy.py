@@ -220,7 +220,8 @@ T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
 def combined(preds):
     """Single-replay predictions combined as `predict --repeat N` combines its replays: the
     median; the bound the 95% prediction interval of their spread plus the median of each
-    other part (the capture's, the unseen I/O's, the recorded waits for a CPU, the wake-ups, the method's bias)."""
+    other part (the capture's, the unseen I/O's, the recorded waits for a CPU, the wake-ups,
+    the method's bias)."""
     ns = [p["predicted_ns"] for p in preds]
     n = len(ns)
     mean = sum(ns) / n
@@ -301,9 +302,9 @@ def main():
               f"there and out of the page cache each; wall time, fork and exec included) and {RUNS}"
               " `iogauge predict --repeat 1` there (a fio job recorded anew by each); the prediction"
               " is their median and the bound their 95% prediction interval plus the median of "
-              "each other part (capture, unseen I/O, waits for a CPU, wake-ups, the method's bias) — what "
-              "`--repeat 3` computes from its replays, with the disk's drift over minutes kept "
-              "out", "",
+              "each other part (capture, unseen I/O, waits for a CPU, wake-ups, the method's "
+              "bias) — what `--repeat 3` computes from its replays, with the disk's drift over "
+              "minutes kept out", "",
               "| program | from → to | recorded s | predicted s (each) | ± bound s | actual s (runs) | "
               "error % | within bound |", "|---|---|---|---|---|---|---|---|"]
     rows = []

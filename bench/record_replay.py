@@ -65,6 +65,13 @@ def timed(cmd, cwd):
     return time.perf_counter() - t, r.stderr
 
 
+def trace_stats(trace):
+    """`iogauge trace stats --json` of a trace."""
+    out = subprocess.run([IOGAUGE, "trace", "stats", "--json", trace], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout)
+
+
 def overhead(rounds, base, sql):
     ways = {
         "plain": lambda d: ["sqlite3", "db", f".read {sql}"],
@@ -90,9 +97,7 @@ def overhead(rounds, base, sql):
             times[name].append(secs)
             if name in program:
                 trace = os.path.join(w, "..", "t.iogtrace")
-                st = json.loads(subprocess.run([IOGAUGE, "trace", "stats", "--json", trace],
-                                               capture_output=True, text=True,
-                                               check=True).stdout)
+                st = trace_stats(trace)
                 program[name].append(st["duration_ns"] / 1e9)
             if name == "iogauge record":
                 for line in err.splitlines():
@@ -115,7 +120,8 @@ def overhead(rounds, base, sql):
                 f"round: {', '.join(c + '%' for c in claimed)}.")
     rec = statistics.median(program["iogauge record"])
     rows.append(f"What it cost the program: (recorded program − plain) / recorded program = "
-                f"{100 * (rec - plain) / rec:.1f}% (medians; plain includes its fork and exec).")
+                f"{100 * (rec - plain) / rec:.1f}% (medians; plain includes its fork and "
+                "exec).")
     return rows
 
 
@@ -138,14 +144,14 @@ def calibration(rounds, base):
         plain, rec, claimed = [], [], []
         for _ in range(rounds):
             plain.append(timed(cmd, d)[0])
-            _, err = timed([IOGAUGE, "record", "-o", trace, "--overwrite-output", "--"] + cmd, d)
-            st = json.loads(subprocess.run([IOGAUGE, "trace", "stats", "--json", trace],
-                                           capture_output=True, text=True, check=True).stdout)
+            timed([IOGAUGE, "record", "-o", trace, "--overwrite-output", "--"] + cmd, d)
+            st = trace_stats(trace)
             rec.append(st["duration_ns"] / 1e9)
             claimed.append(st["overhead_pct"])
         p, r = statistics.median(plain), statistics.median(rec)
         rows.append(f"| {name} | {p:.3f} | {r:.3f} | {100 * (r - p) / r:.1f} | "
-                    f"{statistics.median(claimed):.1f} ({', '.join(f'{c:.1f}' for c in claimed)}) |")
+                    f"{statistics.median(claimed):.1f} "
+                    f"({', '.join(f'{c:.1f}' for c in claimed)}) |")
         print(rows[-1], flush=True)
     shutil.rmtree(d)
     return rows
@@ -231,8 +237,7 @@ def aio(rounds, disk_dir):
             iops = statistics.median(x[0] for x in v)
             rows.append(f"| {k} | {iops:.0f} | {', '.join(f'{x[0]:.0f}' for x in v)} | "
                         f"{iops / plain:.3f} | {statistics.median(x[1] for x in v):.1f} |")
-        st = json.loads(subprocess.run([IOGAUGE, "trace", "stats", "--json", trace],
-                                       capture_output=True, text=True, check=True).stdout)
+        st = trace_stats(trace)
         out = subprocess.run([IOGAUGE, "replay", trace, "--directory", d, "--output-format=json"],
                              capture_output=True, text=True, check=True)
         r = json.loads(out.stdout)
