@@ -27,51 +27,82 @@ fn no_fio() -> bool {
     missing
 }
 
+const BATCHES_OF_4: [&str; 2] = ["--iodepth=8", "--iodepth_batch_submit=4"];
+
 #[test]
 fn libaio_ios_are_recorded_one_by_one_and_replayed_asynchronously() {
-    recorded_as_fios_log_says("libaio", "io_submit");
+    let most = recorded_as_fios_log_says("libaio", "io_submit", &BATCHES_OF_4);
+    assert!(most.is_none_or(|m| m <= 4), "{most:?}");
 }
 
 #[test]
 fn io_urings_ios_are_recorded_one_by_one_and_replayed_asynchronously() {
-    recorded_as_fios_log_says("io_uring", "io_uring_enter");
+    recorded_as_fios_log_says("io_uring", "io_uring_enter", &BATCHES_OF_4);
 }
 
-/// fio with `engine` (iodepth 8, batches of 4, O_DIRECT) recorded: its I/Os, one event each,
-/// are fio's own I/O log, each complete with a latency, submitted by `submit` calls that hold
-/// them; replayed, the same calls and I/Os again.
-fn recorded_as_fios_log_says(engine: &str, submit: &str) {
+/// Registered files: each request names a slot of the ring's table, which the trace follows
+/// to the file the program registered there (and fixed buffers: IORING_OP_READ/WRITE_FIXED).
+#[test]
+fn io_urings_ios_on_registered_files_are_on_their_files() {
+    let args = [
+        BATCHES_OF_4[0],
+        BATCHES_OF_4[1],
+        "--registerfiles=1",
+        "--fixedbufs=1",
+    ];
+    recorded_as_fios_log_says("io_uring", "io_uring_enter", &args);
+}
+
+/// 200 iocbs in one io_submit (and reaped 200 at a time): every one is in the trace.
+#[test]
+fn libaio_batches_of_200_are_held_whole() {
+    let args = [
+        "--iodepth=200",
+        "--iodepth_batch_submit=200",
+        "--iodepth_batch_complete_min=200",
+    ];
+    let most = recorded_as_fios_log_says("libaio", "io_submit", &args);
+    assert!(most.is_none_or(|m| m == 200), "{most:?}");
+}
+
+/// fio with `engine` (O_DIRECT, queue depth and batches as `queue` says) recorded: its I/Os,
+/// one event each, are fio's own I/O log, each complete with a latency, submitted by `submit`
+/// calls that hold them; replayed, the same calls and I/Os again. The most I/Os one submit
+/// held (None: the test skipped).
+fn recorded_as_fios_log_says(engine: &str, submit: &str, queue: &[&str]) -> Option<u64> {
     if no_fio() {
-        return;
+        return None;
     }
     let d = tmp();
     let dir = d.path();
     std::fs::write(dir.join("f"), vec![1u8; 2 << 20]).unwrap();
-    let o = run_in(
-        dir,
-        &[
-            "record",
-            "-o",
-            "t.iogtrace",
-            "--",
-            "fio",
-            "--name=aio",
-            "--filename=f",
-            &format!("--ioengine={engine}"),
-            "--iodepth=8",
-            "--iodepth_batch_submit=4",
-            "--direct=1",
-            "--rw=randrw",
-            "--bs=4k",
-            "--size=2m",
-            "--randrepeat=1",
-            "--write_iolog=fio.iolog",
-            "--output=/dev/null",
-        ],
-    );
+    let engine_arg = format!("--ioengine={engine}");
+    let mut args = vec![
+        "record",
+        "-o",
+        "t.iogtrace",
+        "--",
+        "fio",
+        "--name=aio",
+        "--filename=f",
+    ];
+    args.extend([
+        engine_arg.as_str(),
+        "--direct=1",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=2m",
+    ]);
+    args.extend([
+        "--randrepeat=1",
+        "--write_iolog=fio.iolog",
+        "--output=/dev/null",
+    ]);
+    args.extend(queue);
+    let o = run_in(dir, &args);
     if !o.status.success() && stderr(&o).contains("perf") {
         skip!("perf cannot record here: {}", stderr(&o));
-        return;
+        return None;
     }
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let said = stderr(&o);
@@ -79,7 +110,7 @@ fn recorded_as_fios_log_says(engine: &str, submit: &str) {
     if !shown.contains(" async") {
         let stats = ok_in(dir, &["trace", "stats", "t.iogtrace"]);
         skip!("{engine}'s I/Os were not seen here (no eBPF probes): {stats}");
-        return;
+        return None;
     }
     let file = shown
         .lines()
@@ -91,13 +122,15 @@ fn recorded_as_fios_log_says(engine: &str, submit: &str) {
         .map(|(i, _)| i.to_string())
         .expect("the data file is in the trace");
     let mut got: BTreeMap<(String, u64), u32> = BTreeMap::new();
-    let (mut submits, mut held) = (0u64, 0u64);
+    let (mut submits, mut held, mut most) = (0u64, 0u64, 0u64);
     for l in shown.lines().filter(|l| !l.starts_with('#')) {
         let w: Vec<&str> = l.split_whitespace().collect();
         let (call, f, offset, len, ret, dur, flags) = (w[2], w[3], w[4], w[5], w[6], w[7], w[8]);
         if call == submit && flags.contains("async") && len != "0" {
             submits += 1;
-            held += len.parse::<u64>().unwrap();
+            let n = len.parse::<u64>().unwrap();
+            held += n;
+            most = most.max(n);
         }
         if f != file || !flags.contains("async") {
             continue;
@@ -163,6 +196,7 @@ fn recorded_as_fios_log_says(engine: &str, submit: &str) {
         recorded("read", false) + recorded("write", false),
         "{v}"
     );
+    Some(most)
 }
 
 /// Under ptrace no eBPF program reads the iocbs: the trace keeps the calls, counts the I/Os it

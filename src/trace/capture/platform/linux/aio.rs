@@ -18,7 +18,7 @@ use super::sys::{self, BpfInsn};
 
 /// The most I/Os one io_submit or io_getevents record carries; the rest of a larger call
 /// are counted as unseen.
-pub const MAX_IOS: i32 = 64;
+pub const MAX_IOS: i32 = 256;
 /// A submit record: header, then per I/O the iocb's address (8 bytes) and the iocb (64).
 const SUBMIT_IO: i32 = 72;
 /// A record's header: tag, kind, count (u32), the context (u64).
@@ -32,7 +32,6 @@ const MAP_HASH: u32 = 1;
 const HELPER_MAP_UPDATE: i32 = 2;
 const HELPER_MAP_DELETE: i32 = 3;
 const HELPER_GET_CURRENT_PID_TGID: i32 = 14;
-const JLE: u8 = 0xb5;
 
 /// What a program reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +56,12 @@ pub enum Seen {
     },
     /// An io_uring request completed (in whatever task or interrupt completed it).
     UringDone { t: u64, req: u64, res: i32 },
+    /// Descriptors registered with a ring, as io_uring_register started (`uring.rs`).
+    UringFiles {
+        t: u64,
+        tid: u32,
+        f: super::uring::Files,
+    },
 }
 
 impl Seen {
@@ -65,14 +70,16 @@ impl Seen {
             Seen::Submit { t, .. }
             | Seen::Reaped { t, .. }
             | Seen::UringSubmit { t, .. }
+            | Seen::UringFiles { t, .. }
             | Seen::UringDone { t, .. } => *t,
         }
     }
     pub fn tid(&self) -> u32 {
         match self {
-            Seen::Submit { tid, .. } | Seen::Reaped { tid, .. } | Seen::UringSubmit { tid, .. } => {
-                *tid
-            }
+            Seen::Submit { tid, .. }
+            | Seen::Reaped { tid, .. }
+            | Seen::UringSubmit { tid, .. }
+            | Seen::UringFiles { tid, .. } => *tid,
             Seen::UringDone { .. } => 0,
         }
     }
@@ -168,11 +175,6 @@ pub fn load(
     Ok(pending)
 }
 
-/// A syscall tracepoint's argument `i`, as an offset in its context.
-fn arg(i: i32) -> i32 {
-    16 + 8 * i
-}
-
 /// R8 = min(R8, MAX_IOS); to `out` when R8 ≤ 0.
 fn clamp_count(a: &mut Asm, out: &str) {
     a.jump_if(JSLE, R8, 0, out)
@@ -206,11 +208,11 @@ fn emit(a: &mut Asm, out: &OwnedFd, size: i32) {
 /// count asked (argument 1), each read from the program's memory (zeros where a read fails).
 fn submit_program(scratch: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
     let mut a = Asm::default();
-    a.mov(R6, R1).ld(W::Dw, R8, R6, arg(1));
+    a.mov(R6, R1).ld(W::Dw, R8, R6, sys_arg(1));
     clamp_count(&mut a, "out");
-    a.ld(W::Dw, R9, R6, arg(2));
+    a.ld(W::Dw, R9, R6, sys_arg(2));
     scratch_head(&mut a, scratch, KIND_SUBMIT, "out");
-    a.ld(W::Dw, R1, R6, arg(0)).st(W::Dw, R7, 8, R1);
+    a.ld(W::Dw, R1, R6, sys_arg(0)).st(W::Dw, R7, 8, R1);
     for j in 0..MAX_IOS {
         let at = HEAD + SUBMIT_IO * j;
         a.jump_if(JLE, R8, j, "emit");
@@ -237,7 +239,7 @@ fn getevents_enter(pending: &OwnedFd) -> Vec<BpfInsn> {
     let mut a = Asm::default();
     a.mov(R6, R1).call(HELPER_GET_CURRENT_PID_TGID);
     a.st(W::Wd, FP, -4, R0)
-        .ld(W::Dw, R1, R6, arg(3))
+        .ld(W::Dw, R1, R6, sys_arg(3))
         .st(W::Dw, FP, -16, R1);
     a.map(R1, pending)
         .mov(R2, FP)

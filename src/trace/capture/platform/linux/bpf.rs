@@ -377,9 +377,9 @@ impl Drop for PathProbes {
     }
 }
 
-/// A syscall tracepoint's argument `i`, as an offset in its context.
+/// A probe's argument `i`, as an offset in its tracepoint's context.
 fn arg(i: u8) -> i32 {
-    16 + 8 * i32::from(i)
+    sys_arg(i32::from(i))
 }
 
 /// The enter program, on `raw_syscalls:sys_enter` (every call of every task): for each probe

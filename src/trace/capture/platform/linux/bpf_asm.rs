@@ -134,5 +134,12 @@ pub(super) const JEQ: u8 = 0x15;
 pub(super) const JNE: u8 = 0x55;
 pub(super) const JSGT: u8 = 0x65;
 pub(super) const JSLE: u8 = 0xd5;
+/// Unsigned ≤.
+pub(super) const JLE: u8 = 0xb5;
 pub(super) const JSLT: u8 = 0xc5;
 pub(super) const JGE_REG: u8 = 0x3d;
+
+/// A syscall tracepoint's argument `i`, as an offset in its context.
+pub(super) fn sys_arg(i: i32) -> i32 {
+    16 + 8 * i
+}

@@ -47,6 +47,7 @@ pub enum Call {
     IoGetevents,
     IoPgetevents,
     IoUringEnter,
+    IoUringRegister,
 }
 
 /// libc's call numbers, and io_pgetevents', which it lacks.
@@ -109,6 +110,7 @@ table!(
     IoGetevents = SYS_io_getevents,
     IoPgetevents = SYS_io_pgetevents,
     IoUringEnter = SYS_io_uring_enter,
+    IoUringRegister = SYS_io_uring_register,
 );
 
 #[cfg(target_arch = "aarch64")]
@@ -150,6 +152,7 @@ table!(
     IoGetevents = SYS_io_getevents,
     IoPgetevents = SYS_io_pgetevents,
     IoUringEnter = SYS_io_uring_enter,
+    IoUringRegister = SYS_io_uring_register,
 );
 
 /// The seccomp audit architecture of this build (`AUDIT_ARCH_*`).

@@ -105,6 +105,8 @@ struct State {
     /// Each held request's ring and process, by its event.
     uring_ring: HashMap<usize, u64>,
     uring_pid: HashMap<usize, u32>,
+    /// Each ring's registered files, by (process, the ring's descriptor as its calls name it).
+    uring_files: HashMap<uring::RingKey, Vec<uring::Registered>>,
     out: Decoded,
     t0: u64,
 }
@@ -417,6 +419,7 @@ impl State {
             Call::IoSubmit => self.aio_submit(&d),
             Call::IoGetevents | Call::IoPgetevents => self.aio_getevents(&d),
             Call::IoUringEnter => self.uring_enter(&d),
+            Call::IoUringRegister => self.uring_register(&d),
             _ => self.on_fd(&d),
         }
     }

@@ -6,6 +6,9 @@
 //! request's `cqe.fd`, and the `io_rw` or `io_sync` command laid over its start).
 //! `io_uring:io_uring_complete` fires as each request completes, with its result: the true
 //! completion time, wherever the program then reads it (it may never enter the kernel to).
+//! A request on a registered file names an index into the ring's table, not a descriptor:
+//! a third program, on `io_uring_register`'s entry, copies the descriptors a program
+//! registers (or updates), so the decoder knows each index's file.
 
 use std::io;
 use std::os::fd::OwnedFd;
@@ -19,9 +22,15 @@ use super::sys::BpfInsn;
 
 const KIND_SUBMIT: u8 = 5;
 const KIND_DONE: u8 = 6;
+const KIND_FILES: u8 = 7;
 /// A submit record's bytes (see `submit_program`) and a completion's.
 const SUBMIT_BYTES: i32 = 56;
 const DONE_BYTES: i32 = 32;
+/// The most descriptors one registration record carries; the indexes past them are unknown.
+pub const MAX_FILES: i32 = 64;
+/// A registration record: header, the call's argument struct (32 bytes), the descriptors.
+const FILES_HEAD: i32 = 48;
+const FILES_BYTES: i32 = FILES_HEAD + 4 * MAX_FILES;
 
 /// io_uring's opcodes (include/uapi/linux/io_uring.h) a trace holds.
 pub const OP_READV: u8 = 1;
@@ -35,6 +44,35 @@ pub const OP_WRITE: u8 = 23;
 pub const FSYNC_DATASYNC: u32 = 1;
 /// The request's descriptor is an index into the ring's registered files.
 pub const REQ_F_FIXED_FILE: u32 = 1;
+/// io_uring_register's opcodes for the file table (include/uapi/linux/io_uring.h).
+pub const REGISTER_FILES: u32 = 2;
+pub const UNREGISTER_FILES: u32 = 3;
+pub const REGISTER_FILES_UPDATE: u32 = 6;
+pub const REGISTER_FILES2: u32 = 13;
+pub const REGISTER_FILES_UPDATE2: u32 = 14;
+/// In io_uring_register's opcode: the ring is named by its registered index, not a descriptor.
+pub const REGISTER_USE_REGISTERED_RING: u32 = 1 << 31;
+/// In io_uring_enter's flags: the same.
+pub const ENTER_REGISTERED_RING: u64 = 1 << 4;
+/// `io_uring_rsrc_register.flags`: a table of empty slots, no descriptors given.
+const RSRC_REGISTER_SPARSE: u32 = 1;
+/// An update's descriptor that leaves its slot as it is.
+pub const REGISTER_FILES_SKIP: i32 = -2;
+
+/// Descriptors a program registered with a ring (or updated in its table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Files {
+    /// The ring's descriptor (or registered index) as the call named it.
+    pub ring: i32,
+    /// `REGISTER_FILES`…: the opcode without its flag bit.
+    pub opcode: u32,
+    /// The first slot they fill.
+    pub offset: u32,
+    /// How many slots the call names (`fds` holds the first `MAX_FILES`; empty for a sparse
+    /// table).
+    pub count: u32,
+    pub fds: Vec<i32>,
+}
 
 /// A request as it was submitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,14 +112,50 @@ pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<super::aio::Seen> {
             req: u64_at(16)?,
             res: u32_at(24)? as i32,
         }),
+        KIND_FILES => parse_files(raw).map(|f| super::aio::Seen::UringFiles { t, tid, f }),
         _ => None,
     }
+}
+
+/// A registration record: where its slots and descriptors are depends on the opcode (the
+/// argument is the descriptors themselves, or a struct that points at them).
+fn parse_files(raw: &[u8]) -> Option<Files> {
+    let u32_at = |at| u32_in(raw, at);
+    let (opcode, ring, nr_args) = (u32_at(4)?, u32_at(8)? as i32, u32_at(12)?);
+    let opcode = opcode & !REGISTER_USE_REGISTERED_RING;
+    // The argument struct, copied at 16: io_uring_files_update {offset, resv, fds},
+    // io_uring_rsrc_register {nr, flags, resv2, data, tags}, io_uring_rsrc_update2 {offset,
+    // resv, data, tags, nr, resv2}.
+    let (offset, count, sparse) = match opcode {
+        REGISTER_FILES => (0, nr_args, false),
+        REGISTER_FILES_UPDATE => (u32_at(16)?, nr_args, false),
+        REGISTER_FILES2 => (0, u32_at(16)?, u32_at(20)? & RSRC_REGISTER_SPARSE != 0),
+        REGISTER_FILES_UPDATE2 => (u32_at(16)?, u32_at(40)?, false),
+        _ => return None,
+    };
+    let held = if sparse {
+        0
+    } else {
+        count.min(MAX_FILES as u32)
+    };
+    let fds = (0..held as usize)
+        .map(|i| u32_at(FILES_HEAD as usize + 4 * i).map(|v| v as i32))
+        .collect::<Option<_>>()?;
+    Some(Files {
+        ring,
+        opcode,
+        offset,
+        count,
+        fds,
+    })
 }
 
 /// Where the programs read: the tracepoints' fields and the request's.
 struct Layout {
     submit_id: u64,
     done_id: u64,
+    /// `syscalls:sys_enter_io_uring_register`.
+    register_id: u64,
     /// In the tracepoints' records: the ring, the request, the opcode; the result.
     tp_ring: i32,
     tp_req: i32,
@@ -120,7 +194,10 @@ fn layout() -> Result<Layout, NoProbes> {
         let id = |name: &str| -> io::Result<u64> {
             read(name, "id")?.trim().parse().map_err(io::Error::other)
         };
+        let register =
+            std::fs::read_to_string(root.join("events/syscalls/sys_enter_io_uring_register/id"))?;
         Ok((
+            register.trim().parse().map_err(io::Error::other)?,
             id("io_uring_submit_req")?,
             id("io_uring_complete")?,
             field(&submit, "ctx")?,
@@ -138,13 +215,14 @@ fn layout() -> Result<Layout, NoProbes> {
             .map_err(|e| e.to_string())
     };
     Ok(Layout {
-        submit_id: tp.0,
-        done_id: tp.1,
-        tp_ring: tp.2,
-        tp_req: tp.3,
-        tp_opcode: tp.4,
-        done_req: tp.5,
-        done_res: tp.6,
+        register_id: tp.0,
+        submit_id: tp.1,
+        done_id: tp.2,
+        tp_ring: tp.3,
+        tp_req: tp.4,
+        tp_opcode: tp.5,
+        done_req: tp.6,
+        done_res: tp.7,
         fd: o("io_kiocb", "cqe")? + o("io_cqe", "fd")?,
         // The command (io_rw, io_sync) is laid over the request's start.
         pos: o("io_rw", "kiocb")? + o("kiocb", "ki_pos")?,
@@ -164,6 +242,7 @@ pub fn load(
     let l = layout()?;
     load(l.submit_id, submit_program(&l, out))?;
     load(l.done_id, done_program(&l, out))?;
+    load(l.register_id, register_program(out))?;
     Ok(())
 }
 
@@ -219,6 +298,60 @@ fn submit_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
     read_req(&mut a, base + 44, l.req_flags, 4);
     read_req(&mut a, base + 48, l.sync_flags, 4);
     send(a, out, SUBMIT_BYTES)
+}
+
+/// On io_uring_register's entry, for the opcodes that fill the file table: tag, kind; the
+/// opcode (4), the ring (8), the count argument (12), the argument struct (16, 32 bytes: for
+/// REGISTER_FILES the first descriptors themselves) and the descriptors (48, up to
+/// MAX_FILES), read from the program's memory (zeros where a read fails).
+fn register_program(out: &OwnedFd) -> Vec<BpfInsn> {
+    let (mut a, base) = record(FILES_BYTES, KIND_FILES);
+    a.ld(W::Dw, R7, R6, sys_arg(1)).mov(R1, R7).op(
+        0x57,
+        R1,
+        0,
+        0,
+        !(REGISTER_USE_REGISTERED_RING as i32),
+    ); // R1 &= !flag
+    for op in [
+        REGISTER_FILES,
+        REGISTER_FILES_UPDATE,
+        REGISTER_FILES2,
+        REGISTER_FILES_UPDATE2,
+    ] {
+        a.jump_if(JEQ, R1, op as i32, "table");
+    }
+    a.movi(R0, 1).exit();
+    a.label("table").mov(R7, R1).st(W::Wd, FP, base + 4, R7);
+    a.ld(W::Dw, R1, R6, sys_arg(0)).st(W::Wd, FP, base + 8, R1);
+    a.ld(W::Dw, R9, R6, sys_arg(3)).st(W::Wd, FP, base + 12, R9);
+    a.ld(W::Dw, R8, R6, sys_arg(2));
+    a.mov(R1, FP).addi(R1, base + 16).movi(R2, 32).mov(R3, R8);
+    a.call(HELPER_PROBE_READ_USER);
+    // The descriptors' address (R8) and count (R9) by opcode.
+    a.jump_if(JEQ, R7, REGISTER_FILES as i32, "copy").jump_if(
+        JEQ,
+        R7,
+        REGISTER_FILES2 as i32,
+        "files2",
+    );
+    a.ld(W::Dw, R8, FP, base + 24)
+        .jump_if(JEQ, R7, REGISTER_FILES_UPDATE as i32, "copy");
+    a.ld(W::Wd, R9, FP, base + 40).goto("copy");
+    a.label("files2")
+        .ld(W::Dw, R8, FP, base + 32)
+        .ld(W::Wd, R9, FP, base + 16);
+    a.label("copy")
+        .jump_if(JLE, R9, MAX_FILES, "clamped")
+        .movi(R9, MAX_FILES)
+        .label("clamped")
+        .lshi(R9, 2);
+    a.mov(R1, FP)
+        .addi(R1, base + FILES_HEAD)
+        .mov(R2, R9)
+        .mov(R3, R8);
+    a.call(HELPER_PROBE_READ_USER);
+    send(a, out, FILES_BYTES)
 }
 
 /// On io_uring_complete: tag, kind; the request (16) and its result (24).

@@ -57,7 +57,7 @@ impl State {
     }
 
     /// The AIO probes' record the thread made for call `d`, if any.
-    fn aio_record(&mut self, d: &Done) -> Option<Seen> {
+    pub(super) fn aio_record(&mut self, d: &Done) -> Option<Seen> {
         let next = self.aio_window(d)?;
         let q = self.aio.get_mut(&d.tid)?;
         q.front()

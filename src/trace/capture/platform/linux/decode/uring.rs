@@ -4,18 +4,114 @@
 //! time the call's, its completion the `io_uring_complete` record of the same request — the
 //! kernel's completion, wherever and whenever the program read it — with its result. An
 //! io_uring_enter whose requests the trace holds is flagged `ASYNC`, with `len` the count
-//! of them and `offset` the ring.
+//! of them and `offset` the ring. A request on a registered file is on the file its index
+//! held when the program registered it.
 
 use super::super::aio::Seen;
 use super::super::args::{io_flags, rwf_flags};
 use super::super::uring::{
-    FSYNC_DATASYNC, OP_FSYNC, OP_READ, OP_READ_FIXED, OP_READV, OP_WRITE, OP_WRITE_FIXED,
-    OP_WRITEV, REQ_F_FIXED_FILE, Request,
+    ENTER_REGISTERED_RING, FSYNC_DATASYNC, Files, OP_FSYNC, OP_READ, OP_READ_FIXED, OP_READV,
+    OP_WRITE, OP_WRITE_FIXED, OP_WRITEV, REGISTER_FILES, REGISTER_FILES_SKIP, REGISTER_FILES2,
+    REGISTER_USE_REGISTERED_RING, REQ_F_FIXED_FILE, Request, UNREGISTER_FILES,
 };
 use super::{Done, State};
 use crate::trace::recording::{Event, NO_FILE, Op, flag};
 
+/// A ring as its process's calls name it: (process, descriptor or registered index, whether
+/// it is the index).
+pub(in super::super) type RingKey = (u32, i32, bool);
+
+/// A slot of a ring's file table: the descriptor and file of the trace it held, `None` where
+/// it held something else (a socket, a pipe, nothing), `Unknown` past what the probe copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in super::super) enum Registered {
+    File(usize, u32),
+    None,
+    Unknown,
+}
+
 impl State {
+    /// io_uring_register: the file table as the program registers, updates or drops it (the
+    /// call itself is not an event: it moves no data).
+    pub(super) fn uring_register(&mut self, d: &Done) {
+        let record = self.aio_record(d);
+        let opcode = d.a[1] as u32;
+        let key = (
+            d.pid,
+            d.a[0] as i32,
+            opcode & REGISTER_USE_REGISTERED_RING != 0,
+        );
+        if d.ret < 0 {
+            return;
+        }
+        if opcode & !REGISTER_USE_REGISTERED_RING == UNREGISTER_FILES {
+            self.uring_files.remove(&key);
+            return;
+        }
+        let Some(Seen::UringFiles { f, .. }) = record else {
+            return;
+        };
+        let Files {
+            opcode,
+            offset,
+            count,
+            fds,
+            ..
+        } = f;
+        let fresh = matches!(opcode, REGISTER_FILES | REGISTER_FILES2);
+        let mut table = match fresh {
+            true => vec![Registered::None; count as usize],
+            false => self.uring_files.remove(&key).unwrap_or_default(),
+        };
+        let end = (offset as usize).saturating_add(count as usize);
+        if table.len() < end {
+            table.resize(end, Registered::Unknown);
+        }
+        // An update's result is how many slots it changed, from the first.
+        let changed = if fresh { count } else { d.ret as u32 };
+        for i in 0..changed.min(count) as usize {
+            let slot = &mut table[offset as usize + i];
+            *slot = match fds.get(i) {
+                Some(&REGISTER_FILES_SKIP) => continue,
+                Some(&fd) if fd >= 0 => match self.slot(d.pid, fd) {
+                    Some(s) => self.descs[s.desc]
+                        .file
+                        .map_or(Registered::None, |f| Registered::File(s.desc, f)),
+                    None => Registered::Unknown,
+                },
+                Some(_) => Registered::None,
+                None if fds.is_empty() && fresh => Registered::None,
+                None => Registered::Unknown,
+            };
+        }
+        self.uring_files.insert(key, table);
+    }
+
+    /// The descriptor and file a request names: its descriptor's, or for a registered file
+    /// the one its slot in the ring of the io_uring_enter `d` held (counted where neither).
+    fn uring_file(&mut self, d: &Done, r: &Request) -> Option<(usize, u32)> {
+        if r.req_flags & REQ_F_FIXED_FILE == 0 {
+            return self.storage(d.pid, r.fd);
+        }
+        let key = (d.pid, d.a[0] as i32, d.a[3] & ENTER_REGISTERED_RING != 0);
+        let slot = self
+            .uring_files
+            .get(&key)
+            .and_then(|t| t.get(r.fd as u32 as usize))
+            .copied();
+        match slot {
+            Some(Registered::File(desc, file)) => Some((desc, file)),
+            Some(Registered::None) => {
+                self.out.other_calls += 1;
+                None
+            }
+            Some(Registered::Unknown) | None => {
+                self.out.unknown_fd_calls += 1;
+                None
+            }
+        }
+    }
+
     /// io_uring_enter: the call, then each request it submitted that the probe saw.
     pub(super) fn uring_enter(&mut self, d: &Done) {
         let mut reqs = Vec::new();
@@ -60,11 +156,7 @@ impl State {
             OP_FSYNC => (Op::Fsync, false, false),
             _ => return false,
         };
-        if r.req_flags & REQ_F_FIXED_FILE != 0 {
-            self.out.unknown_fd_calls += 1;
-            return false;
-        }
-        let Some((desc, file)) = self.storage(d.pid, r.fd) else {
+        let Some((desc, file)) = self.uring_file(d, &r) else {
             return false;
         };
         let mut flags = io_flags(self.descs[desc].flags) | rwf_flags(u64::from(r.rw_flags));
@@ -275,5 +367,111 @@ mod tests {
             (d.aio_unseen, d.aio_unreaped, d.unknown_fd_calls),
             (1, 0, 1)
         );
+    }
+
+    /// Registered files: a table of three (a file, an unknown descriptor, an empty slot), an
+    /// update of slots 1–2 that puts the file in 1 and skips 2; requests on slots 0, 1, 2 and
+    /// 7; the table dropped, then a request on slot 0 again. The requests on the file's
+    /// slots are its I/Os; the empty slot's is not storage, the others are unknown.
+    #[test]
+    fn registered_files_are_followed_through_the_rings_table() {
+        use super::super::super::uring::{
+            Files, REGISTER_FILES, REGISTER_FILES_SKIP, REGISTER_FILES_UPDATE, UNREGISTER_FILES,
+        };
+        let register = |t: u64, opcode: u32, count: u64, ret: i64| {
+            let nr = libc::SYS_io_uring_register;
+            let args = [3, u64::from(opcode), 0x7000, count, 0, 0];
+            [
+                Raw::Enter {
+                    t,
+                    pid: PID,
+                    tid: PID,
+                    nr,
+                    args,
+                },
+                Raw::Exit {
+                    t: t + 500,
+                    tid: PID,
+                    nr,
+                    ret,
+                },
+            ]
+        };
+        let files = |t, opcode, offset, fds: Vec<i32>| Seen::UringFiles {
+            t,
+            tid: PID,
+            f: Files {
+                ring: 3,
+                opcode,
+                offset,
+                count: fds.len() as u32,
+                fds,
+            },
+        };
+        let mut raw = Vec::new();
+        raw.extend(register(1_000, REGISTER_FILES, 3, 0));
+        raw.extend(register(2_000, REGISTER_FILES_UPDATE, 2, 2));
+        raw.extend(call(3_000, 1_000, 4, 4));
+        raw.extend(register(5_000, UNREGISTER_FILES, 0, 0));
+        raw.extend(call(6_000, 1_000, 1, 1));
+        let fixed = |t, r, slot: i64| {
+            let mut q = req(r, OP_READ, 4096 * slot, super::REQ_F_FIXED_FILE);
+            q.fd = slot as i32;
+            Seen::UringSubmit { t, tid: PID, r: q }
+        };
+        let done = |t, req| Seen::UringDone { t, req, res: 4096 };
+        let aio = vec![
+            files(1_050, REGISTER_FILES, 0, vec![5, 9, -1]),
+            files(
+                2_050,
+                REGISTER_FILES_UPDATE,
+                1,
+                vec![5, REGISTER_FILES_SKIP],
+            ),
+            fixed(3_100, 0xa0, 0),
+            fixed(3_200, 0xb0, 1),
+            fixed(3_300, 0xc0, 2),
+            fixed(3_400, 0xd0, 7),
+            done(3_800, 0xa0),
+            done(3_900, 0xb0),
+            fixed(6_100, 0xe0, 0),
+        ];
+        let inherited = [Inherited {
+            fd: 5,
+            path: b"/data/f".to_vec(),
+            kind: super::super::FileKind::Regular,
+            size: 1 << 20,
+            flags: libc::O_DIRECT as u64,
+            pos: 0,
+        }];
+        let d = decode(
+            raw,
+            (Vec::new(), aio),
+            PID,
+            &inherited,
+            (0, b"/".to_vec()),
+            false,
+        );
+        let ev: Vec<_> = d
+            .events
+            .iter()
+            .map(|e| (e.op, e.t, e.offset, e.dur))
+            .collect();
+        assert_eq!(
+            ev,
+            [
+                (Op::UringEnter, 3_000, 0x5000, 1_000),
+                (Op::Read, 3_000, 0, 800),
+                (Op::Read, 3_000, 4096, 900),
+                (Op::UringEnter, 6_000, 0x5000, 1_000),
+            ]
+        );
+        assert_eq!(d.events[1].file, d.events[2].file);
+        assert_ne!(
+            d.events[1].flags & flag::DIRECT,
+            0,
+            "the descriptor's flags"
+        );
+        assert_eq!((d.aio_unseen, d.unknown_fd_calls, d.other_calls), (3, 2, 1));
     }
 }
