@@ -76,13 +76,17 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
         None => "capture overhead not measured".into(),
     };
     let async_ios = r.events.iter().filter(|e| e.is_async_io()).count();
-    let ios = match async_ios {
-        0 => String::new(),
-        n => format!(" and {n} asynchronous I/Os"),
+    let sqpoll = r.events.iter().filter(|e| e.is_sqpoll()).count();
+    let ios = match (async_ios, sqpoll) {
+        (0, _) => String::new(),
+        (n, 0) => format!(" and {n} asynchronous I/Os"),
+        (n, b) => format!(
+            " and {n} asynchronous I/Os (some submitted by io_uring's SQPOLL thread, in {b} batches)"
+        ),
     };
     errln!(
         "iogauge: recorded {} calls{ios} on {} files ({} moved) in {:.3} s; {overhead}; trace: {}",
-        r.events.len() - async_ios,
+        r.events.len() - async_ios - sqpoll,
         r.footer.files.len(),
         human_bytes(moved),
         r.footer.duration_ns as f64 / 1e9,
@@ -117,7 +121,7 @@ fn say_unseen(r: &iogauge::trace::recording::Recording) {
             "iogauge: record: {} asynchronous I/Os submitted are not in the trace, only the calls that submitted them ({})",
             r.footer.aio_unseen,
             match why.is_empty() {
-                true => "more than 64 in one io_submit, on a registered file, or not on a file of the trace".to_string(),
+                true => "more than 256 in one io_submit, on a registered file slot not seen filled, or not on a file of the trace".to_string(),
                 false => why.join("; "),
             }
         );

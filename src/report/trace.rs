@@ -66,6 +66,7 @@ fn flag_words(f: u16) -> String {
         (flag::DIR, "directory"),
         (flag::SLEPT, "slept"),
         (flag::ASYNC, "async"),
+        (flag::SQPOLL, "sqpoll"),
     ];
     let words: Vec<&str> = names
         .iter()

@@ -146,6 +146,9 @@ pub mod flag {
     /// none was seen); on io_submit, io_getevents and io_uring_enter, that the trace holds
     /// their I/Os.
     pub const ASYNC: u16 = 1024;
+    /// io_uring_enter: not a call the program made but a batch of requests a SQPOLL kernel
+    /// thread of its ring took from the submission queue (`tid` is that thread's).
+    pub const SQPOLL: u16 = 2048;
 }
 
 /// One recorded call. Encoded as t, dur, offset, len (u64), result (i64), tid, file, arg
@@ -221,6 +224,12 @@ impl Event {
     /// recorded time stands for them).
     pub fn io_unseen(&self) -> bool {
         self.op.is_async() && self.flags & flag::ASYNC == 0
+    }
+
+    /// A batch of io_uring requests a SQPOLL kernel thread submitted: not a call the program
+    /// made.
+    pub fn is_sqpoll(&self) -> bool {
+        self.op == Op::UringEnter && self.flags & flag::SQPOLL != 0
     }
 
     /// A read, write or sync an io_submit before it issued (flag `ASYNC`): not a call of its

@@ -137,7 +137,12 @@ pub fn stats(r: &Recording) -> Stats {
     let (mut async_calls, mut async_ios) = (0, 0);
     for e in &r.events {
         async_ios += u64::from(e.is_async_io());
-        *calls.entry(e.op.word().to_string()).or_default() += 1;
+        let word = if e.is_sqpoll() {
+            "sqpoll_batch"
+        } else {
+            e.op.word()
+        };
+        *calls.entry(word.to_string()).or_default() += 1;
         let th = threads.entry(e.tid).or_insert((
             pid_of.get(&e.tid).copied().unwrap_or(e.tid),
             0,

@@ -36,6 +36,10 @@ pub struct Aio {
     issued: Vec<AtomicU64>,
     /// Per io_getevents (event index), the I/Os it reaped when recorded.
     reaps: HashMap<usize, Vec<usize>>,
+    /// The I/Os a replayed submit issues that no recorded call waited for (a program that
+    /// reaps from the completion ring in its own memory: SQPOLL, fio's `userspace_reap`):
+    /// reaped here as later submits find them complete, and at their thread's end.
+    orphans: Vec<bool>,
 }
 
 /// The most I/Os a replayed context holds in flight.
@@ -66,10 +70,13 @@ impl Aio {
                 (id, Context { ctx, in_flight })
             })
             .collect();
+        let reaps = reaps(events);
+        let orphans = orphans(events, &reaps);
         Aio {
             contexts,
             issued: events.iter().map(|_| AtomicU64::new(0)).collect(),
-            reaps: reaps(events),
+            reaps,
+            orphans,
         }
     }
 
@@ -81,13 +88,21 @@ impl Aio {
     }
 }
 
-/// Per io_getevents or io_uring_enter whose I/Os the trace holds, the I/Os it waited for
-/// when recorded: those an io_getevents reaped (completed at its return: a trace gives a
-/// reaped I/O its reaping call's end), and those of its ring that io_uring completed while
-/// an io_uring_enter ran (the kernel posts completions as the program enters it).
-fn reaps(events: &[Event]) -> HashMap<usize, Vec<usize>> {
-    // Only the I/Os a replayed submit issues (the `len` after it in its thread) are waited
-    // for: one that none issues would never complete. Each with its context or ring.
+/// Per event: an I/O a replayed submit issues that no call in `reaps` waits for.
+fn orphans(events: &[Event], reaps: &HashMap<usize, Vec<usize>>) -> Vec<bool> {
+    let mut orphans: Vec<bool> = issued_by_a_submit(events)
+        .into_iter()
+        .map(|i| i.is_some())
+        .collect();
+    for &j in reaps.values().flatten() {
+        orphans[j] = false;
+    }
+    orphans
+}
+
+/// Per event, for the I/Os a replayed submit issues (the `len` after it in its thread): the
+/// context or ring, and whether it is io_uring's.
+fn issued_by_a_submit(events: &[Event]) -> Vec<Option<(u64, bool)>> {
     let mut owed: HashMap<u32, (u64, u64, bool)> = HashMap::new();
     let mut issued: Vec<Option<(u64, bool)>> = vec![None; events.len()];
     for (j, e) in events.iter().enumerate() {
@@ -100,6 +115,17 @@ fn reaps(events: &[Event]) -> HashMap<usize, Vec<usize>> {
             }
         }
     }
+    issued
+}
+
+/// Per io_getevents or io_uring_enter whose I/Os the trace holds, the I/Os it waited for
+/// when recorded: those an io_getevents reaped (completed at its return: a trace gives a
+/// reaped I/O its reaping call's end), and those of its ring that io_uring completed while
+/// an io_uring_enter ran (the kernel posts completions as the program enters it).
+fn reaps(events: &[Event]) -> HashMap<usize, Vec<usize>> {
+    // Only the I/Os a replayed submit issues are waited for: one that none issues would
+    // never complete.
+    let issued = issued_by_a_submit(events);
     let mut by_end: HashMap<u64, usize> = HashMap::new();
     let mut enters: HashMap<u64, Vec<(u64, u64, usize)>> = HashMap::new();
     for (g, e) in events.iter().enumerate() {
@@ -203,6 +229,9 @@ pub fn submit(
         .zip(fds)
         .map(|(&j, &fd)| request(s, j, fd))
         .collect();
+    if ios.iter().any(|&j| s.aio.orphans[j]) {
+        reap_ready(s, start, c, r);
+    }
     match ctx.submit(&reqs) {
         Ok(n) => {
             c.in_flight.fetch_add(n, Ordering::AcqRel);
@@ -320,6 +349,63 @@ pub fn wait(s: &Shared<'_>, start: Instant, g: usize, r: &mut ThreadResult) -> i
     got as i64
 }
 
+/// Reaps what of context `c` is complete, without waiting (its I/Os no call waits for
+/// would otherwise fill it).
+fn reap_ready(s: &Shared<'_>, start: Instant, c: &Context, r: &mut ThreadResult) {
+    let (Ok(ctx), flying) = (&c.ctx, c.in_flight.load(Ordering::Acquire)) else {
+        return;
+    };
+    let mut out = Vec::new();
+    if flying > 0 && ctx.reap(0, flying, Duration::ZERO, &mut out).is_ok() {
+        c.in_flight.fetch_sub(out.len(), Ordering::AcqRel);
+        for ev in &out {
+            complete(s, start, ev.data as usize, ev.result, r);
+        }
+    }
+}
+
+/// At a thread's end: waits until the I/Os it submitted that no call waits for are
+/// complete, reaping them (and whatever else of their contexts completes).
+pub fn drain(s: &Shared<'_>, start: Instant, mine: &[usize], r: &mut ThreadResult) {
+    let left = |s: &Shared<'_>| {
+        mine.iter().copied().find(|&j| {
+            s.aio.orphans[j]
+                && s.aio.issued[j].load(Ordering::Relaxed) != 0
+                && s.done[j].load(Ordering::Acquire) == 0
+        })
+    };
+    let mut out = Vec::new();
+    while let Some(j) = left(s).filter(|_| !s.stop.load(Ordering::Relaxed)) {
+        let Some(c) = s.aio.contexts.get(&ring_of(s, j)) else {
+            return;
+        };
+        let (Ok(ctx), flying) = (&c.ctx, c.in_flight.load(Ordering::Acquire)) else {
+            return;
+        };
+        out.clear();
+        match ctx.reap(1, flying.max(1), Duration::from_millis(20), &mut out) {
+            Ok(_) => {
+                c.in_flight.fetch_sub(out.len(), Ordering::AcqRel);
+                for ev in &out {
+                    complete(s, start, ev.data as usize, ev.result, r);
+                }
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+/// The context or ring of the submit that issued I/O `j`: the last one before it in its
+/// thread.
+fn ring_of(s: &Shared<'_>, j: usize) -> u64 {
+    let tid = s.events[j].tid;
+    s.events[..j]
+        .iter()
+        .rev()
+        .find(|e| e.tid == tid && matches!(e.op, Op::AioSubmit | Op::UringEnter))
+        .map_or(0, |e| e.offset)
+}
+
 /// I/Os that could not be submitted (their file would not open): each complete with
 /// `errno`, so that nothing waits for them; returns it.
 pub fn fail(
@@ -386,5 +472,35 @@ mod tests {
             "the read waits for the reaping call, not the write"
         );
         assert_eq!(crate::trace::order::dependencies(&events)[5], Some(1));
+    }
+
+    /// A SQPOLL thread's batch of two I/Os that no recorded call reaped (the program read
+    /// its completion ring itself), beside a submit whose I/O a wait reaped: only the batch's
+    /// two are orphans, reaped by the replay itself.
+    #[test]
+    fn ios_no_call_waited_for_are_the_replays_to_reap() {
+        let a = flag::ASYNC;
+        let mut batch = ev(100, 0, 7, Op::UringEnter, a | flag::SQPOLL);
+        batch.len = 2;
+        let mut submit = ev(150, 10, 1, Op::AioSubmit, a);
+        submit.len = 1;
+        let mut wait = ev(300, 100, 1, Op::AioGetevents, a);
+        wait.len = 1;
+        submit.offset = 9;
+        wait.offset = 9;
+        let events = [
+            batch,
+            ev(100, 200, 7, Op::Read, a),
+            ev(100, 250, 7, Op::Read, a),
+            submit,
+            ev(150, 250, 1, Op::Write, a),
+            wait,
+        ];
+        let r = reaps(&events);
+        assert_eq!(r[&5], vec![4]);
+        assert_eq!(
+            orphans(&events, &r),
+            [false, true, true, false, false, false]
+        );
     }
 }

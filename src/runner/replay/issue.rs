@@ -202,6 +202,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         );
         prev = Some((i, completed));
     }
+    super::aio::drain(s, start, mine, &mut r);
     r
 }
 

@@ -62,6 +62,8 @@ pub enum Seen {
         tid: u32,
         f: super::uring::Files,
     },
+    /// The ring an io_uring_register call was about, as it ended.
+    UringRing { t: u64, tid: u32, ring: u64 },
 }
 
 impl Seen {
@@ -71,6 +73,7 @@ impl Seen {
             | Seen::Reaped { t, .. }
             | Seen::UringSubmit { t, .. }
             | Seen::UringFiles { t, .. }
+            | Seen::UringRing { t, .. }
             | Seen::UringDone { t, .. } => *t,
         }
     }
@@ -79,7 +82,8 @@ impl Seen {
             Seen::Submit { tid, .. }
             | Seen::Reaped { tid, .. }
             | Seen::UringSubmit { tid, .. }
-            | Seen::UringFiles { tid, .. } => *tid,
+            | Seen::UringFiles { tid, .. }
+            | Seen::UringRing { tid, .. } => *tid,
             Seen::UringDone { .. } => 0,
         }
     }

@@ -105,8 +105,12 @@ struct State {
     /// Each held request's ring and process, by its event.
     uring_ring: HashMap<usize, u64>,
     uring_pid: HashMap<usize, u32>,
-    /// Each ring's registered files, by (process, the ring's descriptor as its calls name it).
-    uring_files: HashMap<uring::RingKey, Vec<uring::Registered>>,
+    /// Each ring's registered files, by ring.
+    uring_files: HashMap<u64, Vec<uring::Registered>>,
+    /// io_uring_enter calls that submitted more than the probe saw: (process, how many).
+    uring_short: Vec<(u32, u64)>,
+    /// Each task the capture saw start: its process.
+    task_pid: HashMap<u32, u32>,
     out: Decoded,
     t0: u64,
 }
@@ -195,6 +199,8 @@ pub fn decode(
         }
     }
     s.out.unmatched += pending.len() as u64;
+    let tasks = std::mem::take(&mut s.task_pid);
+    s.uring_sqpoll(&tasks, &|tid| threads.contains_key(&tid));
     s.uring_completions();
     s.aio_unreaped();
     s.out.events.sort_by_key(|e| e.t);
@@ -225,6 +231,7 @@ impl State {
                 ptid,
             } => {
                 kin.insert(tid, (Some(ptid), t.saturating_sub(self.t0), None));
+                self.task_pid.insert(tid, pid);
                 if pid != ppid {
                     let table = self.procs.get(&ppid).cloned().unwrap_or_default();
                     self.procs.insert(pid, table);

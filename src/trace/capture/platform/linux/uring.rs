@@ -23,6 +23,8 @@ use super::sys::BpfInsn;
 const KIND_SUBMIT: u8 = 5;
 const KIND_DONE: u8 = 6;
 const KIND_FILES: u8 = 7;
+const KIND_RING: u8 = 8;
+const RING_BYTES: i32 = 16;
 /// A submit record's bytes (see `submit_program`) and a completion's.
 const SUBMIT_BYTES: i32 = 56;
 const DONE_BYTES: i32 = 32;
@@ -52,8 +54,6 @@ pub const REGISTER_FILES2: u32 = 13;
 pub const REGISTER_FILES_UPDATE2: u32 = 14;
 /// In io_uring_register's opcode: the ring is named by its registered index, not a descriptor.
 pub const REGISTER_USE_REGISTERED_RING: u32 = 1 << 31;
-/// In io_uring_enter's flags: the same.
-pub const ENTER_REGISTERED_RING: u64 = 1 << 4;
 /// `io_uring_rsrc_register.flags`: a table of empty slots, no descriptors given.
 const RSRC_REGISTER_SPARSE: u32 = 1;
 /// An update's descriptor that leaves its slot as it is.
@@ -62,8 +62,6 @@ pub const REGISTER_FILES_SKIP: i32 = -2;
 /// Descriptors a program registered with a ring (or updated in its table).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Files {
-    /// The ring's descriptor (or registered index) as the call named it.
-    pub ring: i32,
     /// `REGISTER_FILES`…: the opcode without its flag bit.
     pub opcode: u32,
     /// The first slot they fill.
@@ -113,6 +111,11 @@ pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<super::aio::Seen> {
             res: u32_at(24)? as i32,
         }),
         KIND_FILES => parse_files(raw).map(|f| super::aio::Seen::UringFiles { t, tid, f }),
+        KIND_RING => Some(super::aio::Seen::UringRing {
+            t,
+            tid,
+            ring: u64_at(8)?,
+        }),
         _ => None,
     }
 }
@@ -121,7 +124,7 @@ pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<super::aio::Seen> {
 /// argument is the descriptors themselves, or a struct that points at them).
 fn parse_files(raw: &[u8]) -> Option<Files> {
     let u32_at = |at| u32_in(raw, at);
-    let (opcode, ring, nr_args) = (u32_at(4)?, u32_at(8)? as i32, u32_at(12)?);
+    let (opcode, nr_args) = (u32_at(4)?, u32_at(12)?);
     let opcode = opcode & !REGISTER_USE_REGISTERED_RING;
     // The argument struct, copied at 16: io_uring_files_update {offset, resv, fds},
     // io_uring_rsrc_register {nr, flags, resv2, data, tags}, io_uring_rsrc_update2 {offset,
@@ -142,7 +145,6 @@ fn parse_files(raw: &[u8]) -> Option<Files> {
         .map(|i| u32_at(FILES_HEAD as usize + 4 * i).map(|v| v as i32))
         .collect::<Option<_>>()?;
     Some(Files {
-        ring,
         opcode,
         offset,
         count,
@@ -150,18 +152,9 @@ fn parse_files(raw: &[u8]) -> Option<Files> {
     })
 }
 
-/// Where the programs read: the tracepoints' fields and the request's.
+/// Where the programs read: the tracepoints (ids and fields) and the request's fields.
 struct Layout {
-    submit_id: u64,
-    done_id: u64,
-    /// `syscalls:sys_enter_io_uring_register`.
-    register_id: u64,
-    /// In the tracepoints' records: the ring, the request, the opcode; the result.
-    tp_ring: i32,
-    tp_req: i32,
-    tp_opcode: i32,
-    done_req: i32,
-    done_res: i32,
+    tp: Points,
     /// In the request.
     fd: i32,
     pos: i32,
@@ -169,6 +162,24 @@ struct Layout {
     rw_flags: i32,
     req_flags: i32,
     sync_flags: i32,
+}
+
+/// The tracepoints' ids, and their fields' offsets in their records.
+struct Points {
+    submit_id: u64,
+    done_id: u64,
+    /// `syscalls:sys_enter_io_uring_register`, and `io_uring:io_uring_register` (which fires
+    /// as the call ends, with the ring).
+    register_id: u64,
+    registered_id: u64,
+    /// io_uring_submit_req's ring, request and opcode; io_uring_complete's request and
+    /// result; io_uring_register's ring.
+    ring: i32,
+    req: i32,
+    opcode: i32,
+    done_req: i32,
+    done_res: i32,
+    registered_ring: i32,
 }
 
 /// A field's offset in a tracepoint's record, from its format file.
@@ -182,32 +193,39 @@ fn field(format: &str, name: &str) -> io::Result<i32> {
         .ok_or_else(|| io::Error::other(format!("no field {name}")))
 }
 
-fn layout() -> Result<Layout, NoProbes> {
-    let tp = super::perf::in_tracefs(|root: &Path| {
-        let read = |name: &str, what: &str| {
-            std::fs::read_to_string(root.join("events/io_uring").join(name).join(what))
-        };
-        let (submit, done) = (
-            read("io_uring_submit_req", "format")?,
-            read("io_uring_complete", "format")?,
-        );
-        let id = |name: &str| -> io::Result<u64> {
-            read(name, "id")?.trim().parse().map_err(io::Error::other)
-        };
-        let register =
-            std::fs::read_to_string(root.join("events/syscalls/sys_enter_io_uring_register/id"))?;
-        Ok((
-            register.trim().parse().map_err(io::Error::other)?,
-            id("io_uring_submit_req")?,
-            id("io_uring_complete")?,
-            field(&submit, "ctx")?,
-            field(&submit, "req")?,
-            field(&submit, "opcode")?,
-            field(&done, "req")?,
-            field(&done, "res")?,
-        ))
+fn points(root: &Path) -> io::Result<Points> {
+    let read = |group: &str, name: &str, what: &str| {
+        std::fs::read_to_string(root.join("events").join(group).join(name).join(what))
+    };
+    let id = |group: &str, name: &str| -> io::Result<u64> {
+        read(group, name, "id")?
+            .trim()
+            .parse()
+            .map_err(io::Error::other)
+    };
+    let format = |name: &str| read("io_uring", name, "format");
+    let (submit, done, registered) = (
+        format("io_uring_submit_req")?,
+        format("io_uring_complete")?,
+        format("io_uring_register")?,
+    );
+    Ok(Points {
+        submit_id: id("io_uring", "io_uring_submit_req")?,
+        done_id: id("io_uring", "io_uring_complete")?,
+        register_id: id("syscalls", "sys_enter_io_uring_register")?,
+        registered_id: id("io_uring", "io_uring_register")?,
+        ring: field(&submit, "ctx")?,
+        req: field(&submit, "req")?,
+        opcode: field(&submit, "opcode")?,
+        done_req: field(&done, "req")?,
+        done_res: field(&done, "res")?,
+        registered_ring: field(&registered, "ctx")?,
     })
-    .map_err(|e| format!("the io_uring tracepoints: {e}"))?;
+}
+
+fn layout() -> Result<Layout, NoProbes> {
+    let tp =
+        super::perf::in_tracefs(points).map_err(|e| format!("the io_uring tracepoints: {e}"))?;
     let btf = Btf::kernel().map_err(|e| e.to_string())?;
     let o = |s: &str, f: &str| {
         btf.offset(s, f)
@@ -215,14 +233,7 @@ fn layout() -> Result<Layout, NoProbes> {
             .map_err(|e| e.to_string())
     };
     Ok(Layout {
-        register_id: tp.0,
-        submit_id: tp.1,
-        done_id: tp.2,
-        tp_ring: tp.3,
-        tp_req: tp.4,
-        tp_opcode: tp.5,
-        done_req: tp.6,
-        done_res: tp.7,
+        tp,
         fd: o("io_kiocb", "cqe")? + o("io_cqe", "fd")?,
         // The command (io_rw, io_sync) is laid over the request's start.
         pos: o("io_rw", "kiocb")? + o("kiocb", "ki_pos")?,
@@ -240,9 +251,10 @@ pub fn load(
     out: &OwnedFd,
 ) -> Result<(), NoProbes> {
     let l = layout()?;
-    load(l.submit_id, submit_program(&l, out))?;
-    load(l.done_id, done_program(&l, out))?;
-    load(l.register_id, register_program(out))?;
+    load(l.tp.submit_id, submit_program(&l, out))?;
+    load(l.tp.done_id, done_program(&l, out))?;
+    load(l.tp.register_id, register_program(out))?;
+    load(l.tp.registered_id, registered_program(&l, out))?;
     Ok(())
 }
 
@@ -288,9 +300,9 @@ fn read_req(a: &mut Asm, to: i32, off: i32, len: i32) {
 /// flags (44), sync flags (48).
 fn submit_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
     let (mut a, base) = record(SUBMIT_BYTES, KIND_SUBMIT);
-    a.ld(W::B, R1, R6, l.tp_opcode).st(W::B, FP, base + 3, R1);
-    a.ld(W::Dw, R1, R6, l.tp_ring).st(W::Dw, FP, base + 8, R1);
-    a.ld(W::Dw, R9, R6, l.tp_req).st(W::Dw, FP, base + 16, R9);
+    a.ld(W::B, R1, R6, l.tp.opcode).st(W::B, FP, base + 3, R1);
+    a.ld(W::Dw, R1, R6, l.tp.ring).st(W::Dw, FP, base + 8, R1);
+    a.ld(W::Dw, R9, R6, l.tp.req).st(W::Dw, FP, base + 16, R9);
     read_req(&mut a, base + 24, l.fd, 4);
     read_req(&mut a, base + 28, l.len, 4);
     read_req(&mut a, base + 32, l.pos, 8);
@@ -357,7 +369,17 @@ fn register_program(out: &OwnedFd) -> Vec<BpfInsn> {
 /// On io_uring_complete: tag, kind; the request (16) and its result (24).
 fn done_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
     let (mut a, base) = record(DONE_BYTES, KIND_DONE);
-    a.ld(W::Dw, R1, R6, l.done_req).st(W::Dw, FP, base + 16, R1);
-    a.ld(W::Wd, R1, R6, l.done_res).st(W::Wd, FP, base + 24, R1);
+    a.ld(W::Dw, R1, R6, l.tp.done_req)
+        .st(W::Dw, FP, base + 16, R1);
+    a.ld(W::Wd, R1, R6, l.tp.done_res)
+        .st(W::Wd, FP, base + 24, R1);
     send(a, out, DONE_BYTES)
+}
+
+/// On io_uring:io_uring_register, as an io_uring_register call ends: tag, kind; the ring (8).
+fn registered_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
+    let (mut a, base) = record(RING_BYTES, KIND_RING);
+    a.ld(W::Dw, R1, R6, l.tp.registered_ring)
+        .st(W::Dw, FP, base + 8, R1);
+    send(a, out, RING_BYTES)
 }

@@ -9,17 +9,14 @@
 
 use super::super::aio::Seen;
 use super::super::args::{io_flags, rwf_flags};
+use super::super::calls::Call;
 use super::super::uring::{
-    ENTER_REGISTERED_RING, FSYNC_DATASYNC, Files, OP_FSYNC, OP_READ, OP_READ_FIXED, OP_READV,
-    OP_WRITE, OP_WRITE_FIXED, OP_WRITEV, REGISTER_FILES, REGISTER_FILES_SKIP, REGISTER_FILES2,
-    REGISTER_USE_REGISTERED_RING, REQ_F_FIXED_FILE, Request, UNREGISTER_FILES,
+    FSYNC_DATASYNC, Files, OP_FSYNC, OP_READ, OP_READ_FIXED, OP_READV, OP_WRITE, OP_WRITE_FIXED,
+    OP_WRITEV, REGISTER_FILES, REGISTER_FILES_SKIP, REGISTER_FILES2, REGISTER_USE_REGISTERED_RING,
+    REQ_F_FIXED_FILE, Request, UNREGISTER_FILES,
 };
 use super::{Done, State};
 use crate::trace::recording::{Event, NO_FILE, Op, flag};
-
-/// A ring as its process's calls name it: (process, descriptor or registered index, whether
-/// it is the index).
-pub(in super::super) type RingKey = (u32, i32, bool);
 
 /// A slot of a ring's file table: the descriptor and file of the trace it held, `None` where
 /// it held something else (a socket, a pipe, nothing), `Unknown` past what the probe copied.
@@ -30,38 +27,45 @@ pub(in super::super) enum Registered {
     Unknown,
 }
 
+/// Requests a SQPOLL thread prepares less than this apart (ns) are one batch: one replayed
+/// submission.
+const SQPOLL_BATCH_NS: u64 = 2_000;
+
 impl State {
-    /// io_uring_register: the file table as the program registers, updates or drops it (the
-    /// call itself is not an event: it moves no data).
+    /// io_uring_register: the file table as the program registers, updates or drops it, kept
+    /// by ring (the call itself is not an event: it moves no data).
     pub(super) fn uring_register(&mut self, d: &Done) {
-        let record = self.aio_record(d);
-        let opcode = d.a[1] as u32;
-        let key = (
-            d.pid,
-            d.a[0] as i32,
-            opcode & REGISTER_USE_REGISTERED_RING != 0,
-        );
-        if d.ret < 0 {
-            return;
+        let (mut files, mut ring) = (None, None);
+        if let Some(next) = self.aio_window(d) {
+            let q = self.aio.get_mut(&d.tid).expect("a window has a queue");
+            while q.front().is_some_and(|s| s.time() < next) {
+                match q.pop_front() {
+                    Some(Seen::UringFiles { f, .. }) => files = Some(f),
+                    Some(Seen::UringRing { ring: r, .. }) => ring = Some(r),
+                    _ => {}
+                }
+            }
         }
-        if opcode & !REGISTER_USE_REGISTERED_RING == UNREGISTER_FILES {
-            self.uring_files.remove(&key);
-            return;
-        }
-        let Some(Seen::UringFiles { f, .. }) = record else {
+        let Some(ring) = ring.filter(|_| d.ret >= 0) else {
             return;
         };
-        let Files {
+        if d.a[1] as u32 & !REGISTER_USE_REGISTERED_RING == UNREGISTER_FILES {
+            self.uring_files.remove(&ring);
+            return;
+        }
+        let Some(Files {
             opcode,
             offset,
             count,
             fds,
-            ..
-        } = f;
+        }) = files
+        else {
+            return;
+        };
         let fresh = matches!(opcode, REGISTER_FILES | REGISTER_FILES2);
         let mut table = match fresh {
             true => vec![Registered::None; count as usize],
-            false => self.uring_files.remove(&key).unwrap_or_default(),
+            false => self.uring_files.remove(&ring).unwrap_or_default(),
         };
         let end = (offset as usize).saturating_add(count as usize);
         if table.len() < end {
@@ -84,19 +88,18 @@ impl State {
                 None => Registered::Unknown,
             };
         }
-        self.uring_files.insert(key, table);
+        self.uring_files.insert(ring, table);
     }
 
     /// The descriptor and file a request names: its descriptor's, or for a registered file
-    /// the one its slot in the ring of the io_uring_enter `d` held (counted where neither).
-    fn uring_file(&mut self, d: &Done, r: &Request) -> Option<(usize, u32)> {
+    /// the one its slot in the ring's table held (counted where neither).
+    fn uring_file(&mut self, pid: u32, r: &Request) -> Option<(usize, u32)> {
         if r.req_flags & REQ_F_FIXED_FILE == 0 {
-            return self.storage(d.pid, r.fd);
+            return self.storage(pid, r.fd);
         }
-        let key = (d.pid, d.a[0] as i32, d.a[3] & ENTER_REGISTERED_RING != 0);
         let slot = self
             .uring_files
-            .get(&key)
+            .get(&r.ring)
             .and_then(|t| t.get(r.fd as u32 as usize))
             .copied();
         match slot {
@@ -112,6 +115,58 @@ impl State {
         }
     }
 
+    /// Requests a SQPOLL kernel thread submitted: the thread is a task of the program (`pid`
+    /// its process) that makes no system call, so no io_uring_enter holds them. Each batch
+    /// of them becomes an io_uring_enter of that thread, flagged `ASYNC` and `SQPOLL`, at
+    /// the first request's preparation, and its requests are held as an enter's are. The
+    /// thread's tasks are those the capture saw start (`tasks`: thread → process) and that
+    /// made no watched call (`callers`).
+    pub(super) fn uring_sqpoll(
+        &mut self,
+        tasks: &std::collections::HashMap<u32, u32>,
+        callers: &dyn Fn(u32) -> bool,
+    ) {
+        let mut pollers: Vec<u32> = self
+            .aio
+            .keys()
+            .copied()
+            .filter(|tid| tasks.contains_key(tid) && !callers(*tid))
+            .collect();
+        pollers.sort_unstable();
+        let polled: std::collections::HashSet<u32> = pollers.iter().map(|t| tasks[t]).collect();
+        for (pid, n) in std::mem::take(&mut self.uring_short) {
+            if !polled.contains(&pid) {
+                self.out.aio_unseen += n;
+            }
+        }
+        for tid in pollers {
+            let reqs: Vec<(u64, Request)> = self
+                .aio
+                .remove(&tid)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|s| match s {
+                    Seen::UringSubmit { t, r, .. } => Some((t, r)),
+                    _ => None,
+                })
+                .collect();
+            let batches = reqs.chunk_by(|a, b| b.0 - a.0 < SQPOLL_BATCH_NS && a.1.ring == b.1.ring);
+            for batch in batches {
+                let d = Done {
+                    call: Call::IoUringEnter,
+                    t: batch[0].0,
+                    dur: 0,
+                    pid: tasks[&tid],
+                    tid,
+                    a: [0; 6],
+                    ret: batch.len() as i64,
+                    slept: false,
+                };
+                self.uring_batch(&d, batch.to_vec(), flag::SQPOLL);
+            }
+        }
+    }
+
     /// io_uring_enter: the call, then each request it submitted that the probe saw.
     pub(super) fn uring_enter(&mut self, d: &Done) {
         let mut reqs = Vec::new();
@@ -123,20 +178,35 @@ impl State {
                 }
             }
         }
+        let start = d.t.saturating_sub(self.t0);
+        self.uring_enters.push((
+            d.pid,
+            start,
+            start.saturating_add(d.dur),
+            self.out.events.len(),
+        ));
+        self.uring_batch(d, reqs, 0);
+    }
+
+    /// An io_uring_enter (`d`: a call, or a SQPOLL thread's batch) as an event with `flags`,
+    /// then each request it submitted that the trace holds.
+    fn uring_batch(&mut self, d: &Done, reqs: Vec<(u64, Request)>, flags: u16) {
         let at = self.out.events.len();
         let ring = reqs.first().map_or(0, |(_, r)| r.ring);
-        self.emit(d, Op::UringEnter, NO_FILE, (ring, 0), d.a[1] as u32, 0);
-        let start = d.t.saturating_sub(self.t0);
-        self.uring_enters
-            .push((d.pid, start, start.saturating_add(d.dur), at));
+        self.emit(d, Op::UringEnter, NO_FILE, (ring, 0), d.a[1] as u32, flags);
         let seen = reqs.len();
         let held = reqs
             .into_iter()
             .filter(|&(t, r)| self.uring_request(d, t, r))
             .count();
-        // Submitted (the call's result, when it was asked to submit) but not held.
-        let submitted = if d.a[1] > 0 { d.ret.max(0) as usize } else { 0 };
-        self.out.aio_unseen += (submitted.max(seen) - held) as u64;
+        // Submitted (the call's result, when it was asked to submit) but not held. On a
+        // SQPOLL ring the call's result is the count asked whatever the kernel thread took:
+        // what the probe did not see is told once it is known whether the process has one.
+        self.out.aio_unseen += (seen - held) as u64;
+        let asked = if d.a[1] > 0 { d.ret.max(0) as usize } else { 0 };
+        if flags & flag::SQPOLL == 0 && asked > seen {
+            self.uring_short.push((d.pid, (asked - seen) as u64));
+        }
         if held > 0 {
             let e = &mut self.out.events[at];
             e.flags |= flag::ASYNC;
@@ -156,7 +226,7 @@ impl State {
             OP_FSYNC => (Op::Fsync, false, false),
             _ => return false,
         };
-        let Some((desc, file)) = self.uring_file(d, &r) else {
+        let Some((desc, file)) = self.uring_file(d.pid, &r) else {
             return false;
         };
         let mut flags = io_flags(self.descs[desc].flags) | rwf_flags(u64::from(r.rw_flags));
@@ -401,7 +471,6 @@ mod tests {
             t,
             tid: PID,
             f: Files {
-                ring: 3,
                 opcode,
                 offset,
                 count: fds.len() as u32,
@@ -420,20 +489,28 @@ mod tests {
             Seen::UringSubmit { t, tid: PID, r: q }
         };
         let done = |t, req| Seen::UringDone { t, req, res: 4096 };
+        let ring = |t| Seen::UringRing {
+            t,
+            tid: PID,
+            ring: 0x5000,
+        };
         let aio = vec![
             files(1_050, REGISTER_FILES, 0, vec![5, 9, -1]),
+            ring(1_400),
             files(
                 2_050,
                 REGISTER_FILES_UPDATE,
                 1,
                 vec![5, REGISTER_FILES_SKIP],
             ),
+            ring(2_400),
             fixed(3_100, 0xa0, 0),
             fixed(3_200, 0xb0, 1),
             fixed(3_300, 0xc0, 2),
             fixed(3_400, 0xd0, 7),
             done(3_800, 0xa0),
             done(3_900, 0xb0),
+            ring(5_400),
             fixed(6_100, 0xe0, 0),
         ];
         let inherited = [Inherited {
@@ -473,5 +550,65 @@ mod tests {
             "the descriptor's flags"
         );
         assert_eq!((d.aio_unseen, d.unknown_fd_calls, d.other_calls), (3, 2, 1));
+    }
+
+    /// A SQPOLL thread of the program (a task it started that makes no call) prepares three
+    /// requests, two of them 500 ns apart: two batches, each an io_uring_enter of that
+    /// thread flagged `SQPOLL`, holding its requests. A task the capture did not see start
+    /// (another program's) is not the program's.
+    #[test]
+    fn a_sqpoll_threads_requests_are_held_in_batches() {
+        const SQ: u32 = 101;
+        let raw = vec![Raw::Fork {
+            t: 500,
+            pid: PID,
+            ppid: PID,
+            tid: SQ,
+            ptid: PID,
+        }];
+        let sub = |t, tid, r| Seen::UringSubmit { t, tid, r };
+        let done = |t, req| Seen::UringDone { t, req, res: 4096 };
+        let aio = vec![
+            sub(1_000, SQ, req(0xa0, OP_READ, 0, 0)),
+            sub(1_500, SQ, req(0xb0, OP_READ, 4096, 0)),
+            sub(9_000, SQ, req(0xc0, OP_WRITE, 8192, 0)),
+            sub(9_100, 555, req(0xd0, OP_READ, 0, 0)),
+            done(2_000, 0xa0),
+            done(2_500, 0xb0),
+            done(9_900, 0xc0),
+        ];
+        let inherited = [Inherited {
+            fd: 5,
+            path: b"/data/f".to_vec(),
+            kind: super::super::FileKind::Regular,
+            size: 1 << 20,
+            flags: 0,
+            pos: 0,
+        }];
+        let d = decode(
+            raw,
+            (Vec::new(), aio),
+            PID,
+            &inherited,
+            (0, b"/".to_vec()),
+            false,
+        );
+        let ev: Vec<_> = d
+            .events
+            .iter()
+            .map(|e| (e.op, e.tid, e.t, e.dur, e.len, e.flags & !flag::POSITIONAL))
+            .collect();
+        let batch = flag::ASYNC | flag::SQPOLL;
+        assert_eq!(
+            ev,
+            [
+                (Op::UringEnter, SQ, 1_000, 0, 2, batch),
+                (Op::Read, SQ, 1_000, 1_000, 4096, flag::ASYNC),
+                (Op::Read, SQ, 1_000, 1_500, 4096, flag::ASYNC),
+                (Op::UringEnter, SQ, 9_000, 0, 1, batch),
+                (Op::Write, SQ, 9_000, 900, 4096, flag::ASYNC),
+            ]
+        );
+        assert_eq!(d.aio_unseen, 0);
     }
 }
