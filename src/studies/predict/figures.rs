@@ -213,6 +213,15 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
             p.bound.unseen_io_ns as f64 / 1e6
         ));
     }
+    let paced = r.events.iter().filter(|e| e.is_sqpoll()).count() as u64 + f.aio_unreaped;
+    if paced > 0 {
+        w.push(format!(
+            "{paced} asynchronous I/Os or SQPOLL batches no call of the program waited for \
+             (it read its completion ring in its own memory): what it waited for is not in the \
+             trace, so they keep the pace they were recorded at and the prediction does not \
+             follow the storage there"
+        ));
+    }
     let maps = data_mappings(r);
     if maps > 0 {
         w.push(format!(

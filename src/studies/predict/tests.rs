@@ -541,3 +541,25 @@ fn a_capture_cost_that_is_much_of_the_think_time_is_warned_of() {
     assert!(warned(100.0));
     assert!(!warned(1.0));
 }
+
+/// A SQPOLL thread's batches, or I/Os no io_getevents reaped, keep their recorded pace: the
+/// prediction says so.
+#[test]
+fn ios_no_call_waited_for_are_warned_of() {
+    let warned = |r: &Recording| {
+        let (_, tl) = one_thread();
+        predict_with(r, &[tl])
+            .warnings
+            .iter()
+            .any(|w| w.contains("no call of the program waited for"))
+    };
+    let (mut r, _) = one_thread();
+    assert!(!warned(&r));
+    r.footer.aio_unreaped = 4;
+    assert!(warned(&r));
+    let (mut r, _) = one_thread();
+    r.events[0].op = Op::UringEnter;
+    r.events[0].flags =
+        crate::trace::recording::flag::ASYNC | crate::trace::recording::flag::SQPOLL;
+    assert!(warned(&r));
+}
