@@ -335,14 +335,16 @@ fn dense_capture(r: &Recording, p: &Prediction) -> Option<String> {
     let o = r.footer.overhead.as_ref()?;
     let chain = p.replays.first()?.chain_calls as f64;
     let cost = o.per_call_ns * chain;
-    let think = p.predicted_ns as f64 * (1.0 - p.io_share_predicted_pct / 100.0);
+    // The cost is the recording's: against the recorded time between calls (the predicted
+    // one, on faster storage, can be a small part of it).
+    let think = p.recorded_ns as f64 * (1.0 - p.io_share_recorded_pct / 100.0);
     (think > 0.0 && cost > 0.2 * think).then(|| {
         format!(
-            "the capture's measured cost ({:.1} ms over {} calls) is {:.0}% of the time between \
-             the deciding calls: how much of it the recorded think times hold depends on how \
-             much of the program's caches the capture took, up to 3x what its calibration \
-             measures (sqlite3's, docs/trace.md); the prediction takes away the middle and its \
-             bound holds the rest",
+            "the capture's measured cost ({:.1} ms over {} calls) is {:.0}% of the recorded \
+             time between the deciding calls: how much of it the recorded think times hold \
+             depends on how much of the program's caches the capture took, up to 3x what its \
+             calibration measures (sqlite3's, docs/trace.md); the prediction takes away the \
+             middle and its bound holds the rest",
             cost / 1e6,
             chain as u64,
             100.0 * cost / think
