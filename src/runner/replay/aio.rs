@@ -38,8 +38,9 @@ pub struct Aio {
     reaps: HashMap<usize, Vec<usize>>,
     /// The I/Os a replayed submit issues that no recorded call waited for (a program that
     /// reaps from the completion ring in its own memory: SQPOLL, fio's `userspace_reap`):
-    /// reaped here as later submits find them complete, and at their thread's end.
-    orphans: Vec<bool>,
+    /// reaped here as later submits find them complete, and at their thread's end. Each
+    /// with the context or ring it goes to.
+    orphans: Vec<Option<u64>>,
 }
 
 /// The most I/Os a replayed context holds in flight.
@@ -88,14 +89,15 @@ impl Aio {
     }
 }
 
-/// Per event: an I/O a replayed submit issues that no call in `reaps` waits for.
-fn orphans(events: &[Event], reaps: &HashMap<usize, Vec<usize>>) -> Vec<bool> {
-    let mut orphans: Vec<bool> = issued_by_a_submit(events)
+/// Per event: for an I/O a replayed submit issues that no call in `reaps` waits for, the
+/// context or ring it goes to.
+fn orphans(events: &[Event], reaps: &HashMap<usize, Vec<usize>>) -> Vec<Option<u64>> {
+    let mut orphans: Vec<Option<u64>> = issued_by_a_submit(events)
         .into_iter()
-        .map(|i| i.is_some())
+        .map(|i| i.map(|(ring, _)| ring))
         .collect();
     for &j in reaps.values().flatten() {
-        orphans[j] = false;
+        orphans[j] = None;
     }
     orphans
 }
@@ -229,7 +231,7 @@ pub fn submit(
         .zip(fds)
         .map(|(&j, &fd)| request(s, j, fd))
         .collect();
-    if ios.iter().any(|&j| s.aio.orphans[j]) {
+    if ios.iter().any(|&j| s.aio.orphans[j].is_some()) {
         reap_ready(s, start, c, r);
     }
     match ctx.submit(&reqs) {
@@ -367,43 +369,41 @@ fn reap_ready(s: &Shared<'_>, start: Instant, c: &Context, r: &mut ThreadResult)
 /// At a thread's end: waits until the I/Os it submitted that no call waits for are
 /// complete, reaping them (and whatever else of their contexts completes).
 pub fn drain(s: &Shared<'_>, start: Instant, mine: &[usize], r: &mut ThreadResult) {
-    let left = |s: &Shared<'_>| {
-        mine.iter().copied().find(|&j| {
-            s.aio.orphans[j]
-                && s.aio.issued[j].load(Ordering::Relaxed) != 0
-                && s.done[j].load(Ordering::Acquire) == 0
-        })
+    let pending = |j: usize| {
+        s.aio.orphans[j].is_some()
+            && s.aio.issued[j].load(Ordering::Relaxed) != 0
+            && s.done[j].load(Ordering::Acquire) == 0
     };
-    let mut out = Vec::new();
-    while let Some(j) = left(s).filter(|_| !s.stop.load(Ordering::Relaxed)) {
-        let Some(c) = s.aio.contexts.get(&ring_of(s, j)) else {
+    let (mut at, mut out) = (0, Vec::new());
+    loop {
+        // Once complete an I/O stays so: the first still pending only moves on.
+        while at < mine.len() && !pending(mine[at]) {
+            at += 1;
+        }
+        let Some(&j) = mine.get(at).filter(|_| !s.stop.load(Ordering::Relaxed)) else {
             return;
         };
-        let (Ok(ctx), flying) = (&c.ctx, c.in_flight.load(Ordering::Acquire)) else {
+        let ring = s.aio.orphans[j].expect("pending is an orphan");
+        let Some(Context {
+            ctx: Ok(ctx),
+            in_flight,
+        }) = s.aio.contexts.get(&ring)
+        else {
             return;
         };
         out.clear();
-        match ctx.reap(1, flying.max(1), Duration::from_millis(20), &mut out) {
-            Ok(_) => {
-                c.in_flight.fetch_sub(out.len(), Ordering::AcqRel);
-                for ev in &out {
-                    complete(s, start, ev.data as usize, ev.result, r);
-                }
-            }
-            Err(_) => return,
+        let flying = in_flight.load(Ordering::Acquire).max(1);
+        if ctx
+            .reap(1, flying, Duration::from_millis(20), &mut out)
+            .is_err()
+        {
+            return;
+        }
+        in_flight.fetch_sub(out.len(), Ordering::AcqRel);
+        for ev in &out {
+            complete(s, start, ev.data as usize, ev.result, r);
         }
     }
-}
-
-/// The context or ring of the submit that issued I/O `j`: the last one before it in its
-/// thread.
-fn ring_of(s: &Shared<'_>, j: usize) -> u64 {
-    let tid = s.events[j].tid;
-    s.events[..j]
-        .iter()
-        .rev()
-        .find(|e| e.tid == tid && matches!(e.op, Op::AioSubmit | Op::UringEnter))
-        .map_or(0, |e| e.offset)
 }
 
 /// I/Os that could not be submitted (their file would not open): each complete with
@@ -500,7 +500,7 @@ mod tests {
         assert_eq!(r[&5], vec![4]);
         assert_eq!(
             orphans(&events, &r),
-            [false, true, true, false, false, false]
+            [None, Some(0), Some(0), None, None, None]
         );
     }
 }

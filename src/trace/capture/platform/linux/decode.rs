@@ -107,10 +107,9 @@ struct State {
     uring_pid: HashMap<usize, u32>,
     /// Each ring's registered files, by ring.
     uring_files: HashMap<u64, Vec<uring::Registered>>,
-    /// io_uring_enter calls that submitted more than the probe saw: (process, how many).
-    uring_short: Vec<(u32, u64)>,
-    /// Each task the capture saw start: its process.
-    task_pid: HashMap<u32, u32>,
+    /// The processes with a SQPOLL thread, and its batches not yet decoded, in time order.
+    uring_polled: std::collections::HashSet<u32>,
+    uring_batches: VecDeque<uring::Batch>,
     out: Decoded,
     t0: u64,
 }
@@ -139,6 +138,7 @@ pub fn decode(
         q.make_contiguous().sort_by_key(|n| n.t);
     }
     s.aio_records(aio, &raw);
+    s.uring_sqpoll(&raw);
     s.inherit(root, inherited, cwd);
     let mut pending: HashMap<u32, Entered> = HashMap::new();
     let mut threads: HashMap<u32, ThreadInfo> = HashMap::new();
@@ -146,6 +146,8 @@ pub fn decode(
     let mut kin: HashMap<u32, super::family::Kin> = HashMap::new();
     let mut sched = super::sched::Sched::new(switches);
     for r in raw {
+        // A SQPOLL thread's batches before this record, with the descriptors as they were.
+        s.uring_polled_until(r.time());
         match r {
             Raw::Enter {
                 t,
@@ -199,8 +201,7 @@ pub fn decode(
         }
     }
     s.out.unmatched += pending.len() as u64;
-    let tasks = std::mem::take(&mut s.task_pid);
-    s.uring_sqpoll(&tasks, &|tid| threads.contains_key(&tid));
+    s.uring_polled_until(u64::MAX);
     s.uring_completions();
     s.aio_unreaped();
     s.out.events.sort_by_key(|e| e.t);
@@ -231,7 +232,6 @@ impl State {
                 ptid,
             } => {
                 kin.insert(tid, (Some(ptid), t.saturating_sub(self.t0), None));
-                self.task_pid.insert(tid, pid);
                 if pid != ppid {
                     let table = self.procs.get(&ppid).cloned().unwrap_or_default();
                     self.procs.insert(pid, table);

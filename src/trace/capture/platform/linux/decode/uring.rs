@@ -10,6 +10,7 @@
 use super::super::aio::Seen;
 use super::super::args::{io_flags, rwf_flags};
 use super::super::calls::Call;
+use super::super::perf::Raw;
 use super::super::uring::{
     FSYNC_DATASYNC, Files, OP_FSYNC, OP_READ, OP_READ_FIXED, OP_READV, OP_WRITE, OP_WRITE_FIXED,
     OP_WRITEV, REGISTER_FILES, REGISTER_FILES_SKIP, REGISTER_FILES2, REGISTER_USE_REGISTERED_RING,
@@ -30,6 +31,14 @@ pub(in super::super) enum Registered {
 /// Requests a SQPOLL thread prepares less than this apart (ns) are one batch: one replayed
 /// submission.
 const SQPOLL_BATCH_NS: u64 = 2_000;
+
+/// Requests a SQPOLL thread (`tid`, of process `pid`) prepared one after another: (when, the
+/// request).
+pub(in super::super) struct Batch {
+    pid: u32,
+    tid: u32,
+    reqs: Vec<(u64, Request)>,
+}
 
 impl State {
     /// io_uring_register: the file table as the program registers, updates or drops it, kept
@@ -115,31 +124,34 @@ impl State {
         }
     }
 
-    /// Requests a SQPOLL kernel thread submitted: the thread is a task of the program (`pid`
-    /// its process) that makes no system call, so no io_uring_enter holds them. Each batch
-    /// of them becomes an io_uring_enter of that thread, flagged `ASYNC` and `SQPOLL`, at
-    /// the first request's preparation, and its requests are held as an enter's are. The
-    /// thread's tasks are those the capture saw start (`tasks`: thread → process) and that
-    /// made no watched call (`callers`).
-    pub(super) fn uring_sqpoll(
-        &mut self,
-        tasks: &std::collections::HashMap<u32, u32>,
-        callers: &dyn Fn(u32) -> bool,
-    ) {
-        let mut pollers: Vec<u32> = self
+    /// Requests a SQPOLL kernel thread submitted: the thread is a task of the program that
+    /// makes no system call (the capture saw it start, `raw` has no call of it), so no
+    /// io_uring_enter holds them. Its records are taken from the probes' queues and grouped
+    /// into batches, decoded in time order as the calls are ([`State::uring_polled_until`]).
+    pub(super) fn uring_sqpoll(&mut self, raw: &[Raw]) {
+        let mut tasks = std::collections::HashMap::new();
+        let mut callers = std::collections::HashSet::new();
+        for r in raw {
+            match *r {
+                Raw::Fork { pid, tid, .. } => {
+                    tasks.insert(tid, pid);
+                }
+                Raw::Enter { tid, .. } => {
+                    callers.insert(tid);
+                }
+                _ => {}
+            }
+        }
+        let pollers: Vec<u32> = self
             .aio
             .keys()
             .copied()
-            .filter(|tid| tasks.contains_key(tid) && !callers(*tid))
+            .filter(|tid| tasks.contains_key(tid) && !callers.contains(tid))
             .collect();
-        pollers.sort_unstable();
-        let polled: std::collections::HashSet<u32> = pollers.iter().map(|t| tasks[t]).collect();
-        for (pid, n) in std::mem::take(&mut self.uring_short) {
-            if !polled.contains(&pid) {
-                self.out.aio_unseen += n;
-            }
-        }
+        let mut batches = Vec::new();
         for tid in pollers {
+            let pid = tasks[&tid];
+            self.uring_polled.insert(pid);
             let reqs: Vec<(u64, Request)> = self
                 .aio
                 .remove(&tid)
@@ -150,20 +162,40 @@ impl State {
                     _ => None,
                 })
                 .collect();
-            let batches = reqs.chunk_by(|a, b| b.0 - a.0 < SQPOLL_BATCH_NS && a.1.ring == b.1.ring);
-            for batch in batches {
-                let d = Done {
-                    call: Call::IoUringEnter,
-                    t: batch[0].0,
-                    dur: 0,
-                    pid: tasks[&tid],
+            let same = |a: &(u64, Request), b: &(u64, Request)| {
+                b.0 - a.0 < SQPOLL_BATCH_NS && a.1.ring == b.1.ring
+            };
+            for batch in reqs.chunk_by(same) {
+                batches.push(Batch {
+                    pid,
                     tid,
-                    a: [0; 6],
-                    ret: batch.len() as i64,
-                    slept: false,
-                };
-                self.uring_batch(&d, batch.to_vec(), flag::SQPOLL);
+                    reqs: batch.to_vec(),
+                });
             }
+        }
+        batches.sort_by_key(|b| (b.reqs[0].0, b.tid));
+        self.uring_batches = batches.into();
+    }
+
+    /// Decodes the SQPOLL batches that began before `t`: each an io_uring_enter of its
+    /// thread, flagged `ASYNC` and `SQPOLL`, at its first request's preparation, holding its
+    /// requests as an enter does.
+    pub(super) fn uring_polled_until(&mut self, t: u64) {
+        while self.uring_batches.front().is_some_and(|b| b.reqs[0].0 < t) {
+            let Some(Batch { pid, tid, reqs }) = self.uring_batches.pop_front() else {
+                break;
+            };
+            let d = Done {
+                call: Call::IoUringEnter,
+                t: reqs[0].0,
+                dur: 0,
+                pid,
+                tid,
+                a: [0; 6],
+                ret: reqs.len() as i64,
+                slept: false,
+            };
+            self.uring_batch(&d, reqs, flag::SQPOLL);
         }
     }
 
@@ -201,12 +233,12 @@ impl State {
             .count();
         // Submitted (the call's result, when it was asked to submit) but not held. On a
         // SQPOLL ring the call's result is the count asked whatever the kernel thread took:
-        // what the probe did not see is told once it is known whether the process has one.
-        self.out.aio_unseen += (seen - held) as u64;
-        let asked = if d.a[1] > 0 { d.ret.max(0) as usize } else { 0 };
-        if flags & flag::SQPOLL == 0 && asked > seen {
-            self.uring_short.push((d.pid, (asked - seen) as u64));
-        }
+        // in a process with a SQPOLL thread, only what the probe saw counts.
+        let asked = match d.a[1] > 0 && !self.uring_polled.contains(&d.pid) {
+            true => d.ret.max(0) as usize,
+            false => 0,
+        };
+        self.out.aio_unseen += (asked.max(seen) - held) as u64;
         if held > 0 {
             let e = &mut self.out.events[at];
             e.flags |= flag::ASYNC;
@@ -335,6 +367,27 @@ mod tests {
 
     const PID: u32 = 100;
 
+    /// Decodes `raw` and the probes' records `aio` of process PID, whose descriptor 5 is
+    /// /data/f, opened O_DIRECT.
+    fn decoded(raw: Vec<Raw>, aio: Vec<Seen>) -> super::super::Decoded {
+        let inherited = [Inherited {
+            fd: 5,
+            path: b"/data/f".to_vec(),
+            kind: super::super::FileKind::Regular,
+            size: 1 << 20,
+            flags: libc::O_DIRECT as u64,
+            pos: 0,
+        }];
+        decode(
+            raw,
+            (Vec::new(), aio),
+            PID,
+            &inherited,
+            (0, b"/".to_vec()),
+            false,
+        )
+    }
+
     fn call(t: u64, dur: u64, to_submit: u64, ret: i64) -> [Raw; 2] {
         let nr = libc::SYS_io_uring_enter;
         [
@@ -393,22 +446,7 @@ mod tests {
                 res: -5,
             },
         ];
-        let inherited = [Inherited {
-            fd: 5,
-            path: b"/data/f".to_vec(),
-            kind: super::super::FileKind::Regular,
-            size: 1 << 20,
-            flags: libc::O_DIRECT as u64,
-            pos: 0,
-        }];
-        let d = decode(
-            raw,
-            (Vec::new(), aio),
-            PID,
-            &inherited,
-            (0, b"/".to_vec()),
-            false,
-        );
+        let d = decoded(raw, aio);
         let ev: Vec<_> = d
             .events
             .iter()
@@ -513,22 +551,7 @@ mod tests {
             ring(5_400),
             fixed(6_100, 0xe0, 0),
         ];
-        let inherited = [Inherited {
-            fd: 5,
-            path: b"/data/f".to_vec(),
-            kind: super::super::FileKind::Regular,
-            size: 1 << 20,
-            flags: libc::O_DIRECT as u64,
-            pos: 0,
-        }];
-        let d = decode(
-            raw,
-            (Vec::new(), aio),
-            PID,
-            &inherited,
-            (0, b"/".to_vec()),
-            false,
-        );
+        let d = decoded(raw, aio);
         let ev: Vec<_> = d
             .events
             .iter()
@@ -554,18 +577,35 @@ mod tests {
 
     /// A SQPOLL thread of the program (a task it started that makes no call) prepares three
     /// requests, two of them 500 ns apart: two batches, each an io_uring_enter of that
-    /// thread flagged `SQPOLL`, holding its requests. A task the capture did not see start
-    /// (another program's) is not the program's.
+    /// thread flagged `SQPOLL`, holding its requests — on the file their descriptor named
+    /// then, though the program closes it before its end. A task the capture did not see
+    /// start (another program's) is not the program's.
     #[test]
     fn a_sqpoll_threads_requests_are_held_in_batches() {
         const SQ: u32 = 101;
-        let raw = vec![Raw::Fork {
-            t: 500,
-            pid: PID,
-            ppid: PID,
-            tid: SQ,
-            ptid: PID,
-        }];
+        let nr = libc::SYS_close;
+        let raw = vec![
+            Raw::Fork {
+                t: 500,
+                pid: PID,
+                ppid: PID,
+                tid: SQ,
+                ptid: PID,
+            },
+            Raw::Enter {
+                t: 20_000,
+                pid: PID,
+                tid: PID,
+                nr,
+                args: [5, 0, 0, 0, 0, 0],
+            },
+            Raw::Exit {
+                t: 20_100,
+                tid: PID,
+                nr,
+                ret: 0,
+            },
+        ];
         let sub = |t, tid, r| Seen::UringSubmit { t, tid, r };
         let done = |t, req| Seen::UringDone { t, req, res: 4096 };
         let aio = vec![
@@ -577,26 +617,14 @@ mod tests {
             done(2_500, 0xb0),
             done(9_900, 0xc0),
         ];
-        let inherited = [Inherited {
-            fd: 5,
-            path: b"/data/f".to_vec(),
-            kind: super::super::FileKind::Regular,
-            size: 1 << 20,
-            flags: 0,
-            pos: 0,
-        }];
-        let d = decode(
-            raw,
-            (Vec::new(), aio),
-            PID,
-            &inherited,
-            (0, b"/".to_vec()),
-            false,
-        );
+        let d = decoded(raw, aio);
         let ev: Vec<_> = d
             .events
             .iter()
-            .map(|e| (e.op, e.tid, e.t, e.dur, e.len, e.flags & !flag::POSITIONAL))
+            .map(|e| {
+                let flags = e.flags & !(flag::POSITIONAL | flag::DIRECT);
+                (e.op, e.tid, e.t, e.dur, e.len, flags)
+            })
             .collect();
         let batch = flag::ASYNC | flag::SQPOLL;
         assert_eq!(
@@ -607,6 +635,7 @@ mod tests {
                 (Op::Read, SQ, 1_000, 1_500, 4096, flag::ASYNC),
                 (Op::UringEnter, SQ, 9_000, 0, 1, batch),
                 (Op::Write, SQ, 9_000, 900, 4096, flag::ASYNC),
+                (Op::Close, PID, 20_000, 100, 0, 0),
             ]
         );
         assert_eq!(d.aio_unseen, 0);
