@@ -388,15 +388,15 @@ mod tests {
         )
     }
 
-    fn call(t: u64, dur: u64, to_submit: u64, ret: i64) -> [Raw; 2] {
-        let nr = libc::SYS_io_uring_enter;
+    /// System call `nr` of process PID's main thread, from `t` for `dur` ns.
+    fn syscall(nr: i64, t: u64, dur: u64, args: [u64; 6], ret: i64) -> [Raw; 2] {
         [
             Raw::Enter {
                 t,
                 pid: PID,
                 tid: PID,
                 nr,
-                args: [3, to_submit, 1, 1, 0, 0],
+                args,
             },
             Raw::Exit {
                 t: t + dur,
@@ -405,6 +405,17 @@ mod tests {
                 ret,
             },
         ]
+    }
+
+    /// io_uring_enter on ring descriptor 3, asked to submit `to_submit`.
+    fn call(t: u64, dur: u64, to_submit: u64, ret: i64) -> [Raw; 2] {
+        syscall(
+            libc::SYS_io_uring_enter,
+            t,
+            dur,
+            [3, to_submit, 1, 1, 0, 0],
+            ret,
+        )
     }
 
     fn req(req: u64, opcode: u8, pos: i64, req_flags: u32) -> Request {
@@ -487,23 +498,8 @@ mod tests {
             Files, REGISTER_FILES, REGISTER_FILES_SKIP, REGISTER_FILES_UPDATE, UNREGISTER_FILES,
         };
         let register = |t: u64, opcode: u32, count: u64, ret: i64| {
-            let nr = libc::SYS_io_uring_register;
             let args = [3, u64::from(opcode), 0x7000, count, 0, 0];
-            [
-                Raw::Enter {
-                    t,
-                    pid: PID,
-                    tid: PID,
-                    nr,
-                    args,
-                },
-                Raw::Exit {
-                    t: t + 500,
-                    tid: PID,
-                    nr,
-                    ret,
-                },
-            ]
+            syscall(libc::SYS_io_uring_register, t, 500, args, ret)
         };
         let files = |t, opcode, offset, fds: Vec<i32>| Seen::UringFiles {
             t,
@@ -583,29 +579,14 @@ mod tests {
     #[test]
     fn a_sqpoll_threads_requests_are_held_in_batches() {
         const SQ: u32 = 101;
-        let nr = libc::SYS_close;
-        let raw = vec![
-            Raw::Fork {
-                t: 500,
-                pid: PID,
-                ppid: PID,
-                tid: SQ,
-                ptid: PID,
-            },
-            Raw::Enter {
-                t: 20_000,
-                pid: PID,
-                tid: PID,
-                nr,
-                args: [5, 0, 0, 0, 0, 0],
-            },
-            Raw::Exit {
-                t: 20_100,
-                tid: PID,
-                nr,
-                ret: 0,
-            },
-        ];
+        let mut raw = vec![Raw::Fork {
+            t: 500,
+            pid: PID,
+            ppid: PID,
+            tid: SQ,
+            ptid: PID,
+        }];
+        raw.extend(syscall(libc::SYS_close, 20_000, 100, [5, 0, 0, 0, 0, 0], 0));
         let sub = |t, tid, r| Seen::UringSubmit { t, tid, r };
         let done = |t, req| Seen::UringDone { t, req, res: 4096 };
         let aio = vec![
