@@ -8,6 +8,8 @@ use std::collections::{HashMap, VecDeque};
 use std::os::unix::ffi::OsStrExt;
 
 mod aio;
+#[cfg(test)]
+mod fixture;
 mod uring;
 
 use super::args::{io_flags, lexical, rwf_flags};

@@ -175,29 +175,9 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::super::super::aio::{Iocb, Seen};
-    use super::super::super::perf::Raw;
-    use super::super::{Inherited, decode};
+    use super::super::decode;
+    use super::super::fixture::{PID, decoded, syscall as call};
     use crate::trace::recording::{Op, flag};
-
-    const PID: u32 = 100;
-
-    fn call(nr: i64, t: u64, dur: u64, args: [u64; 6], ret: i64) -> [Raw; 2] {
-        [
-            Raw::Enter {
-                t,
-                pid: PID,
-                tid: PID,
-                nr,
-                args,
-            },
-            Raw::Exit {
-                t: t + dur,
-                tid: PID,
-                nr,
-                ret,
-            },
-        ]
-    }
 
     fn iocb(opcode: u16, offset: i64) -> Iocb {
         Iocb {
@@ -254,22 +234,7 @@ mod tests {
                 ios: vec![(0xa0, iocb(3, 0))],
             },
         ];
-        let inherited = [Inherited {
-            fd: 5,
-            path: b"/data/f".to_vec(),
-            kind: super::super::FileKind::Regular,
-            size: 1 << 20,
-            flags: libc::O_DIRECT as u64,
-            pos: 0,
-        }];
-        let d = decode(
-            raw,
-            (Vec::new(), aio),
-            PID,
-            &inherited,
-            (0, b"/".to_vec()),
-            false,
-        );
+        let d = decoded(raw, aio);
         let ev: Vec<_> = d.events.iter().map(|e| (e.op, e.t, e.dur)).collect();
         assert_eq!(
             ev,

@@ -362,50 +362,8 @@ mod tests {
     use super::super::super::aio::Seen;
     use super::super::super::perf::Raw;
     use super::super::super::uring::{OP_READ, OP_WRITE, Request};
-    use super::super::{Inherited, decode};
+    use super::super::fixture::{PID, decoded, syscall};
     use crate::trace::recording::{Op, flag};
-
-    const PID: u32 = 100;
-
-    /// Decodes `raw` and the probes' records `aio` of process PID, whose descriptor 5 is
-    /// /data/f, opened O_DIRECT.
-    fn decoded(raw: Vec<Raw>, aio: Vec<Seen>) -> super::super::Decoded {
-        let inherited = [Inherited {
-            fd: 5,
-            path: b"/data/f".to_vec(),
-            kind: super::super::FileKind::Regular,
-            size: 1 << 20,
-            flags: libc::O_DIRECT as u64,
-            pos: 0,
-        }];
-        decode(
-            raw,
-            (Vec::new(), aio),
-            PID,
-            &inherited,
-            (0, b"/".to_vec()),
-            false,
-        )
-    }
-
-    /// System call `nr` of process PID's main thread, from `t` for `dur` ns.
-    fn syscall(nr: i64, t: u64, dur: u64, args: [u64; 6], ret: i64) -> [Raw; 2] {
-        [
-            Raw::Enter {
-                t,
-                pid: PID,
-                tid: PID,
-                nr,
-                args,
-            },
-            Raw::Exit {
-                t: t + dur,
-                tid: PID,
-                nr,
-                ret,
-            },
-        ]
-    }
 
     /// io_uring_enter on ring descriptor 3, asked to submit `to_submit`.
     fn call(t: u64, dur: u64, to_submit: u64, ret: i64) -> [Raw; 2] {
