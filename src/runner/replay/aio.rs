@@ -342,10 +342,7 @@ pub fn wait(s: &Shared<'_>, start: Instant, g: usize, r: &mut ThreadResult) -> i
         {
             break;
         }
-        in_flight.fetch_sub(out.len(), Ordering::AcqRel);
-        for ev in &out {
-            complete(s, start, ev.data as usize, ev.result, r);
-        }
+        reaped(s, start, in_flight, &out, r);
         got += out.len();
     }
     got as i64
@@ -359,10 +356,7 @@ fn reap_ready(s: &Shared<'_>, start: Instant, c: &Context, r: &mut ThreadResult)
     };
     let mut out = Vec::new();
     if flying > 0 && ctx.reap(0, flying, Duration::ZERO, &mut out).is_ok() {
-        c.in_flight.fetch_sub(out.len(), Ordering::AcqRel);
-        for ev in &out {
-            complete(s, start, ev.data as usize, ev.result, r);
-        }
+        reaped(s, start, &c.in_flight, &out, r);
     }
 }
 
@@ -399,10 +393,7 @@ pub fn drain(s: &Shared<'_>, start: Instant, mine: &[usize], r: &mut ThreadResul
         {
             return;
         }
-        in_flight.fetch_sub(out.len(), Ordering::AcqRel);
-        for ev in &out {
-            complete(s, start, ev.data as usize, ev.result, r);
-        }
+        reaped(s, start, in_flight, &out, r);
     }
 }
 
@@ -421,6 +412,20 @@ pub fn fail(
         complete(s, start, j, errno, r);
     }
     errno
+}
+
+/// I/Os a reap of a context took (`in_flight`: its count in flight), each complete.
+fn reaped(
+    s: &Shared<'_>,
+    start: Instant,
+    in_flight: &AtomicUsize,
+    out: &[AioReaped],
+    r: &mut ThreadResult,
+) {
+    in_flight.fetch_sub(out.len(), Ordering::AcqRel);
+    for ev in out {
+        complete(s, start, ev.data as usize, ev.result, r);
+    }
 }
 
 /// An asynchronous I/O done: its latency from its submission, its completion marked.
