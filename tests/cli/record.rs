@@ -139,7 +139,7 @@ fn by_record(
     dir: &Path,
     cmd: &[&str],
     group: &dyn Fn(&str) -> Option<String>,
-    extra: &[&str],
+    (extra, env): (&[&str], &[(&str, &str)]),
 ) -> (BTreeMap<String, Seen>, String) {
     let out = tmp();
     let trace = out.path().join("t.iogtrace");
@@ -147,8 +147,13 @@ fn by_record(
     args.extend_from_slice(extra);
     args.push("--");
     args.extend_from_slice(cmd);
-    let o = run_in(dir, &args);
-    assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    let o = bin()
+        .current_dir(dir)
+        .args(&args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("iogauge runs");
+    assert_eq!(o.status.code(), Some(0), "{env:?} {args:?}: {}", stderr(&o));
     assert!(stderr(&o).contains("iogauge: recorded "), "{}", stderr(&o));
     let shown = ok_in(dir, &["trace", "show", trace.to_str().unwrap()]);
     let mut files: BTreeMap<u64, String> = BTreeMap::new();
@@ -185,7 +190,7 @@ fn same_as_strace(
     dir: &Path,
     cmd: &[&str],
     group: &dyn Fn(&str) -> Option<String>,
-    extra: &[&str],
+    extra: (&[&str], &[(&str, &str)]),
     made: &[&str],
 ) -> Option<String> {
     let reset = || {
@@ -225,7 +230,7 @@ fn dd_with_direct_io_is_recorded_call_for_call_with_offsets() {
         "conv=fsync",
         "status=none",
     ];
-    let Some(shown) = same_as_strace(d.path(), &cmd, &under(d.path()), &[], &["out"]) else {
+    let Some(shown) = same_as_strace(d.path(), &cmd, &under(d.path()), (&[], &[]), &["out"]) else {
         return;
     };
     // dd's writes are plain write(2)s: the trace follows the position, 64 KiB a step.
@@ -257,9 +262,61 @@ fn the_ptrace_fallback_records_the_same_calls() {
         d.path(),
         &cmd,
         &under(d.path()),
-        &["--method=ptrace"],
+        (&["--method=ptrace"], &[]),
         &["out"],
     );
+}
+
+#[test]
+fn perfs_samples_record_the_same_calls_as_the_ring() {
+    // Where the kernel refuses the eBPF ring the calls are read from, they are perf's
+    // samples of the same tracepoints (IOGAUGE_RECORD_SAMPLES=1 takes that path here): the
+    // same calls, and the trace says which way they came.
+    let d = tmp();
+    std::fs::write(d.path().join("in"), vec![1u8; 1 << 20]).unwrap();
+    let cmd = [
+        "dd",
+        "if=in",
+        "of=out",
+        "bs=16k",
+        "conv=fdatasync",
+        "status=none",
+    ];
+    let mut how = Vec::new();
+    for env in [&[][..], &[("IOGAUGE_RECORD_SAMPLES", "1")][..]] {
+        if same_as_strace(d.path(), &cmd, &under(d.path()), (&[], env), &["out"]).is_none() {
+            return;
+        }
+        let trace = d.path().join("t.iogtrace");
+        let o = bin()
+            .current_dir(d.path())
+            .args([
+                "record",
+                "--overwrite-output",
+                "-o",
+                trace.to_str().unwrap(),
+                "--",
+            ])
+            .args(["dd", "if=in", "of=/dev/null", "status=none"])
+            .envs(env.iter().copied())
+            .output()
+            .expect("iogauge runs");
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let stats = ok_in(d.path(), &["trace", "stats", trace.to_str().unwrap()]);
+        how.push(
+            stats
+                .lines()
+                .find(|l| l.starts_with("recorded: "))
+                .unwrap()
+                .to_string(),
+        );
+    }
+    if !how[0].contains("ring buffer") {
+        skip!("the calls were not read into an eBPF ring here: {}", how[0]);
+        return;
+    }
+    assert!(!how[0].contains("perf samples"), "{}", how[0]);
+    assert!(how[1].contains("the calls as perf samples"), "{}", how[1]);
 }
 
 #[test]
@@ -298,7 +355,7 @@ fn gnu_sort_with_temporary_spills_is_recorded_whole() {
         "sorted",
         "input",
     ];
-    let Some(shown) = same_as_strace(d.path(), &cmd, &group, &[], &["sorted"]) else {
+    let Some(shown) = same_as_strace(d.path(), &cmd, &group, (&[], &[]), &["sorted"]) else {
         return;
     };
     assert!(
@@ -340,11 +397,11 @@ fn sqlite_with_synchronous_full_is_recorded_with_every_sync() {
             .map(str::to_string)
     };
     let made = ["db.sqlite", "db.sqlite-journal"];
-    let Some(_) = same_as_strace(d.path(), &cmd, &group, &[], &made) else {
+    let Some(_) = same_as_strace(d.path(), &cmd, &group, (&[], &[]), &made) else {
         return;
     };
     std::fs::remove_file(d.path().join("db.sqlite")).unwrap();
-    let (seen, _) = by_record(d.path(), &cmd, &group, &[]);
+    let (seen, _) = by_record(d.path(), &cmd, &group, (&[], &[]));
     let syncs: u64 = seen.values().map(|s| s.fsyncs + s.fdatasyncs).sum();
     assert!(
         syncs >= 150,
@@ -376,7 +433,7 @@ fn fio_as_the_recorded_program_is_followed_into_its_job_process() {
             .filter(|r| *r == "/f")
             .map(str::to_string)
     };
-    let Some(shown) = same_as_strace(d.path(), &cmd, &group, &[], &["f"]) else {
+    let Some(shown) = same_as_strace(d.path(), &cmd, &group, (&[], &[]), &["f"]) else {
         return;
     };
     let threads: std::collections::HashSet<&str> = shown

@@ -29,9 +29,6 @@ const KIND_SUBMIT: u8 = 3;
 const KIND_REAPED: u8 = 4;
 
 const MAP_HASH: u32 = 1;
-const HELPER_MAP_UPDATE: i32 = 2;
-const HELPER_MAP_DELETE: i32 = 3;
-const HELPER_GET_CURRENT_PID_TGID: i32 = 14;
 
 /// What a program reported.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -184,13 +184,15 @@ fn open(p: &Points, dev: u32) -> io::Result<Vec<CpuEvents>> {
         cpus.push(CpuEvents {
             cpu,
             enter: issue,
-            _exit: complete,
+            _exit: Some(complete),
             ring,
         });
     }
     for c in &cpus {
         sys::enable(&c.enter, true)?;
-        sys::enable(&c._exit, true)?;
+        if let Some(e) = &c._exit {
+            sys::enable(e, true)?;
+        }
     }
     Ok(cpus)
 }
@@ -245,7 +247,7 @@ pub fn record(
         std::thread::spawn(move || {
             let cap = perf::max_records();
             let (mut out, mut capped) = (Vec::new(), 0u64);
-            let lost = perf::pump(&mut cpus, &done, |b| {
+            let lost = perf::pump(&mut cpus, &done, None, |b| {
                 let lost = parse(b, &points, &mut out);
                 capped += out.len().saturating_sub(cap) as u64;
                 out.truncate(cap);

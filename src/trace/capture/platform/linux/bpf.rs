@@ -220,6 +220,9 @@ pub struct PathProbes {
     aio: Result<OwnedFd, NoProbes>,
     /// Whether the io_uring programs run, or why not.
     uring: Result<(), NoProbes>,
+    /// The maps of the programs that read the calls themselves, where they run; else why
+    /// the calls are perf's samples.
+    calls: Result<super::callring::CallProbes, NoProbes>,
     /// Each loaded program and the tracepoint it runs on.
     progs: Vec<(u64, OwnedFd)>,
     /// The tracepoint perf events that run them (none while detached).
@@ -272,12 +275,21 @@ impl PathProbes {
             .filter(|p| p.call.number().is_some())
             .collect();
         let opens: Vec<i64> = OPENS.iter().filter_map(|c| c.number()).collect();
-        let (paths, mut progs) = loaded(|load| {
-            load(ids.enter, enter_program(&probes, &scratch, &out_map))?;
-            load(ids.exit, exit_program(off, &opens, &out_map))?;
-            Ok(())
-        });
-        paths?;
+        // Where the calls are read into a ring, the paths are read by the same programs, for
+        // the program's tasks alone; else by programs of their own, for every task.
+        let enter_paths = |a: &mut Asm| enter_paths(a, &probes, &scratch, &out_map);
+        let exit_paths = |a: &mut Asm| exit_opened(a, off, &opens, &out_map);
+        let (calls, mut progs) =
+            loaded(|load| super::callring::load(load, ids, (&enter_paths, &exit_paths)));
+        if calls.is_err() {
+            let (paths, alone) = loaded(|load| {
+                load(ids.enter, enter_program(&probes, &scratch, &out_map))?;
+                load(ids.exit, exit_program(off, &opens, &out_map))?;
+                Ok(())
+            });
+            paths?;
+            progs = alone;
+        }
         // The AIO and io_uring programs are kept only where all of theirs load.
         let (aio, more) = loaded(|load| super::aio::load(load, &scratch, &out_map));
         progs.extend(more);
@@ -287,6 +299,7 @@ impl PathProbes {
             _maps: [scratch, out_map],
             aio,
             uring,
+            calls,
             progs,
             attached: Vec::new(),
             outputs,
@@ -340,6 +353,11 @@ impl PathProbes {
         self.uring.as_ref().err().map(|e| e.0.as_str())
     }
 
+    /// The programs that read the calls into a ring of their own, or why they do not run.
+    pub fn calls(&self) -> Result<&super::callring::CallProbes, &str> {
+        self.calls.as_ref().map_err(|e| e.0.as_str())
+    }
+
     /// Sends each CPU's records into that CPU's ring (the perf capture's event `rings` gives
     /// for it).
     pub fn output_to(&self, rings: &[(i32, &OwnedFd)]) -> io::Result<()> {
@@ -382,13 +400,22 @@ fn arg(i: u8) -> i32 {
     sys_arg(i32::from(i))
 }
 
-/// The enter program, on `raw_syscalls:sys_enter` (every call of every task): for each probe
-/// whose call this is, copies the path (and the directory fd, and openat2's flags) into the
-/// CPU's scratch value and sends it out. Returns 1: the tracepoint's perf events (the
-/// capture's own) keep their records.
+/// The enter program, on `raw_syscalls:sys_enter` (every call of every task): the paths
+/// ([`enter_paths`]). Returns 1: the tracepoint's perf events (the capture's own) keep their
+/// records.
 fn enter_program(probes: &[&Probe], scratch: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
     let mut a = Asm::default();
-    a.mov(R6, R1).ld(W::Dw, R8, R6, 8);
+    a.mov(R6, R1);
+    enter_paths(&mut a, probes, scratch, out);
+    a.movi(R0, 1).exit();
+    a.finish()
+}
+
+/// With R6 the `sys_enter` context: for each probe whose call this is, copies the path (and
+/// the directory fd, and openat2's flags) into the CPU's scratch value and sends it out;
+/// falls through at the end.
+fn enter_paths(a: &mut Asm, probes: &[&Probe], scratch: &OwnedFd, out: &OwnedFd) {
+    a.ld(W::Dw, R8, R6, 8);
     for (i, p) in probes.iter().enumerate() {
         let next = format!("next{i}");
         let nr = p.call.number().unwrap_or(-1) as i32;
@@ -432,8 +459,6 @@ fn enter_program(probes: &[&Probe], scratch: &OwnedFd, out: &OwnedFd) -> Vec<Bpf
         a.call(HELPER_PERF_EVENT_OUTPUT);
         a.label(&next);
     }
-    a.movi(R0, 1).exit();
-    a.finish()
 }
 
 /// Reads `len` bytes at kernel address `R3` into the stack at `to`; on failure jumps to
@@ -443,18 +468,27 @@ fn read_kernel(a: &mut Asm, to: i32, len: i32) {
     a.call(HELPER_PROBE_READ_KERNEL).jump_if(JNE, R0, 0, "emit");
 }
 
-/// The exit program, on `raw_syscalls:sys_exit`: for an open of `opens` that returned a
-/// descriptor, the opened inode's size and mode and its file system's magic (zeros where a
-/// read fails). Returns 1, as the enter program does.
+/// The exit program, on `raw_syscalls:sys_exit`: what each open opened ([`exit_opened`]).
+/// Returns 1, as the enter program does.
 fn exit_program(o: Offsets, opens: &[i64], out: &OwnedFd) -> Vec<BpfInsn> {
-    // The record at fp-48 (40 bytes): tag/kind, nr, fd, size, mode, magic; fp-56: scratch.
     let mut a = Asm::default();
-    a.mov(R6, R1).ld(W::Dw, R7, R6, 8);
+    a.mov(R6, R1);
+    exit_opened(&mut a, o, opens, out);
+    a.movi(R0, 1).exit();
+    a.finish()
+}
+
+/// With R6 the `sys_exit` context: for an open of `opens` that returned a descriptor, the
+/// opened inode's size and mode and its file system's magic (zeros where a read fails), sent
+/// out; falls through at the end.
+fn exit_opened(a: &mut Asm, o: Offsets, opens: &[i64], out: &OwnedFd) {
+    // The record at fp-48 (40 bytes): tag/kind, nr, fd, size, mode, magic; fp-56: scratch.
+    a.ld(W::Dw, R7, R6, 8);
     for nr in opens {
         a.jump_if(JEQ, R7, *nr as i32, "open");
     }
-    a.goto("out").label("open");
-    a.ld(W::Dw, R8, R6, 16).jump_if(JSLT, R8, 0, "out");
+    a.goto("opened").label("open");
+    a.ld(W::Dw, R8, R6, 16).jump_if(JSLT, R8, 0, "opened");
     a.sti(W::H, FP, -48, i32::from(TAG))
         .sti(W::H, FP, -46, i32::from(KIND_OPENED))
         .st(W::Wd, FP, -44, R7)
@@ -469,25 +503,25 @@ fn exit_program(o: Offsets, opens: &[i64], out: &OwnedFd) -> Vec<BpfInsn> {
         read_kernel(a, -56, 8);
         a.ld(W::Dw, R9, FP, -56);
     };
-    follow(&mut a, o.files);
-    follow(&mut a, o.fdt);
+    follow(a, o.files);
+    follow(a, o.fdt);
     // The descriptor must be inside the table.
     a.mov(R3, R9).addi(R3, o.max_fds);
-    read_kernel(&mut a, -56, 4);
+    read_kernel(a, -56, 4);
     a.ld(W::Wd, R1, FP, -56)
         .jump_if_reg(JGE_REG, R8, R1, "emit");
-    follow(&mut a, o.fd);
+    follow(a, o.fd);
     a.mov(R3, R8).lshi(R3, 3).add(R3, R9);
-    read_kernel(&mut a, -56, 8);
+    read_kernel(a, -56, 8);
     a.ld(W::Dw, R9, FP, -56);
-    follow(&mut a, o.f_inode);
+    follow(a, o.f_inode);
     a.mov(R3, R9).addi(R3, o.i_size);
-    read_kernel(&mut a, -32, 8);
+    read_kernel(a, -32, 8);
     a.mov(R3, R9).addi(R3, o.i_mode);
-    read_kernel(&mut a, -24, 2);
-    follow(&mut a, o.i_sb);
+    read_kernel(a, -24, 2);
+    follow(a, o.i_sb);
     a.mov(R3, R9).addi(R3, o.s_magic);
-    read_kernel(&mut a, -16, 8);
+    read_kernel(a, -16, 8);
     a.label("emit")
         .mov(R1, R6)
         .map(R2, out)
@@ -496,8 +530,7 @@ fn exit_program(o: Offsets, opens: &[i64], out: &OwnedFd) -> Vec<BpfInsn> {
         .addi(R4, -48)
         .movi(R5, 40)
         .call(HELPER_PERF_EVENT_OUTPUT);
-    a.label("out").movi(R0, 1).exit();
-    a.finish()
+    a.label("opened");
 }
 
 /// One call of a task, as perf saw it.

@@ -27,11 +27,16 @@ pub(super) const R9: u8 = 9;
 pub(super) const FP: u8 = 10;
 
 pub(super) const HELPER_MAP_LOOKUP: i32 = 1;
+pub(super) const HELPER_MAP_UPDATE: i32 = 2;
+pub(super) const HELPER_MAP_DELETE: i32 = 3;
+pub(super) const HELPER_KTIME_GET_NS: i32 = 5;
+pub(super) const HELPER_GET_CURRENT_PID_TGID: i32 = 14;
 pub(super) const HELPER_PERF_EVENT_OUTPUT: i32 = 25;
 pub(super) const HELPER_GET_CURRENT_TASK: i32 = 35;
 pub(super) const HELPER_PROBE_READ_USER: i32 = 112;
 pub(super) const HELPER_PROBE_READ_KERNEL: i32 = 113;
 pub(super) const HELPER_PROBE_READ_USER_STR: i32 = 114;
+pub(super) const HELPER_RINGBUF_OUTPUT: i32 = 130;
 
 /// Memory access widths: (load, store register, store immediate) opcodes.
 #[derive(Clone, Copy)]

@@ -20,6 +20,7 @@ pub mod bpf;
 mod bpf_asm;
 mod btf;
 mod calibrate;
+pub mod callring;
 pub mod calls;
 pub mod decode;
 pub mod family;
@@ -85,36 +86,7 @@ pub fn record_with(
     let duration_ns = end.saturating_sub(t0);
     let unwatched = syscalls.map_or(0, |n| n.saturating_sub(calls));
     let overhead = overhead.map(|c| c.applied((calls, path_calls, unwatched), duration_ns));
-    let method = match (ids, paths) {
-        (Some(_), Paths::Kernel(p)) => format!(
-            "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every \
-            CPU, inherited by every task; paths read in the kernel by eBPF programs on the same \
-            tracepoints, and what each open opened at its exit; {}; {}",
-            match p.aio_unseen() {
-                None => "libaio's I/Os read by eBPF programs on io_submit's and \
-                         io_getevents' syscalls tracepoints"
-                    .to_string(),
-                Some(why) => format!("libaio's I/Os not seen ({why})"),
-            },
-            match p.uring_unseen() {
-                None => "io_uring's I/Os read by eBPF programs on the \
-                         io_uring:io_uring_submit_req and io_uring_complete tracepoints"
-                    .to_string(),
-                Some(why) => format!("io_uring's I/Os not seen ({why})"),
-            }
-        ),
-        (Some(_), Paths::Stops(why)) => format!(
-            "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every CPU, inherited by \
-             every task; paths read at ptrace stops made by a seccomp filter for the calls \
-             that name one (eBPF not used: {why}); libaio's I/Os not seen; io_uring's I/Os \
-             not seen"
-        ),
-        (None, _) => {
-            "ptrace: a seccomp filter stops each watched call at entry, PTRACE_SYSCALL at exit; \
-             libaio's I/Os not seen; io_uring's I/Os not seen"
-                .to_string()
-        }
-    };
+    let method = captured_how(ids, paths);
     let recording = Recording {
         header: header(argv, started_unix_ms, method),
         events: decoded.events,
@@ -142,6 +114,52 @@ pub fn record_with(
         recording,
         fallback_reason,
     })
+}
+
+/// How the calls, their paths and the asynchronous I/Os were captured, for the trace's header.
+fn captured_how(ids: Option<perf::Tracepoints>, paths: Paths) -> String {
+    match (ids, paths) {
+        (Some(_), Paths::Kernel(p)) => format!(
+            "{}; paths read in the kernel by eBPF programs on the same tracepoints, and what \
+            each open opened at its exit; {}; {}",
+            match p.calls() {
+                Ok(_) => "eBPF: programs on the raw_syscalls:sys_enter/sys_exit tracepoints \
+                          write the calls of the program's tasks (followed at fork, exec and \
+                          exit by programs on the sched tracepoints) into a BPF ring buffer; \
+                          perf events inherited by every task give their forks, exits and \
+                          context switches"
+                    .to_string(),
+                Err(why) => format!(
+                    "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every CPU, \
+                     inherited by every task, the calls as perf samples (no eBPF ring \
+                     buffer: {why})"
+                ),
+            },
+            match p.aio_unseen() {
+                None => "libaio's I/Os read by eBPF programs on io_submit's and \
+                         io_getevents' syscalls tracepoints"
+                    .to_string(),
+                Some(why) => format!("libaio's I/Os not seen ({why})"),
+            },
+            match p.uring_unseen() {
+                None => "io_uring's I/Os read by eBPF programs on the \
+                         io_uring:io_uring_submit_req and io_uring_complete tracepoints"
+                    .to_string(),
+                Some(why) => format!("io_uring's I/Os not seen ({why})"),
+            }
+        ),
+        (Some(_), Paths::Stops(why)) => format!(
+            "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every CPU, inherited by \
+             every task, the calls as perf samples; paths read at ptrace stops made by a seccomp filter for the calls \
+             that name one (eBPF not used: {why}); libaio's I/Os not seen; io_uring's I/Os \
+             not seen"
+        ),
+        (None, _) => {
+            "ptrace: a seccomp filter stops each watched call at entry, PTRACE_SYSCALL at exit; \
+             libaio's I/Os not seen; io_uring's I/Os not seen"
+                .to_string()
+        }
+    }
 }
 
 /// The header of a trace of `argv` recorded here from `started_unix_ms`, captured as `method`

@@ -134,7 +134,10 @@ fn read_ids(root: &Path) -> io::Result<Tracepoints> {
     })
 }
 
+pub const PERF_TYPE_SOFTWARE: u32 = 1;
 pub const PERF_TYPE_TRACEPOINT: u32 = 2;
+/// The software event that counts nothing (its records are the side records asked for).
+const SW_DUMMY: u64 = 9;
 pub const SAMPLE_TID: u64 = 1 << 1;
 pub const SAMPLE_TIME: u64 = 1 << 2;
 pub const SAMPLE_RAW: u64 = 1 << 10;
@@ -155,11 +158,12 @@ const CONTEXT_SWITCH: u64 = 1 << 26;
 const RING_PAGES: usize = 4096;
 
 /// The events of one CPU: enter (owns the buffer) and exit (writes into it); for the block
-/// capture, issue and complete.
+/// capture, issue and complete; where the calls are read by eBPF, one event that gives the
+/// tasks' records alone.
 pub struct CpuEvents {
     pub cpu: i32,
     pub enter: OwnedFd,
-    pub _exit: OwnedFd,
+    pub _exit: Option<OwnedFd>,
     pub ring: Ring,
 }
 
@@ -173,6 +177,8 @@ pub struct Session {
     /// A counter of every system call the program and its tasks make (watched or not: each
     /// passes the tracepoint and its probes, and costs the program that).
     all: Option<OwnedFd>,
+    /// Where the calls are read by eBPF (their ring, and its counters in place of `all`).
+    calls: Option<super::callring::CallReader>,
 }
 
 /// What the reader gives back.
@@ -214,12 +220,17 @@ pub fn max_records() -> usize {
 
 impl Session {
     /// Opens the events for `pid` on every online CPU, filtered to the watched calls; the
-    /// path probes' records, when given, are sent into the same rings.
+    /// path probes' records, when given, are sent into the same rings. Where the probes read
+    /// the calls themselves, perf's events give only the tasks' records.
     pub fn open(
         pid: i32,
         ids: Tracepoints,
         probes: Option<&super::bpf::PathProbes>,
     ) -> io::Result<Session> {
+        let calls = match probes.map(|p| p.calls()) {
+            Some(Ok(c)) => Some(c.watch(pid)?),
+            _ => None,
+        };
         let filter = Call::numbers()
             .map(|n| format!("id == {n}"))
             .collect::<Vec<_>>()
@@ -244,6 +255,11 @@ impl Session {
                     clockid: libc::CLOCK_MONOTONIC,
                     ..Default::default()
                 };
+                if calls.is_some() {
+                    // No samples: a software event that counts nothing, for its side records.
+                    a.type_ = PERF_TYPE_SOFTWARE;
+                    a.config = SW_DUMMY;
+                }
                 a.wakeup = (RING_PAGES * rustix::param::page_size() / 8) as u32;
                 a
             };
@@ -260,11 +276,16 @@ impl Session {
                 Some(opened) => opened?,
                 None => sys::perf_event_open(&attr(ids.enter, tasks), pid, cpu)?,
             };
-            let exit = sys::perf_event_open(&attr(ids.exit, 0), pid, cpu)?;
-            sys::set_filter(&enter, &filter)?;
-            sys::set_filter(&exit, &filter)?;
             let ring = map_ring(&enter)?;
-            sys::set_output(&exit, &enter)?;
+            let exit = if calls.is_some() {
+                None
+            } else {
+                let exit = sys::perf_event_open(&attr(ids.exit, 0), pid, cpu)?;
+                sys::set_filter(&enter, &filter)?;
+                sys::set_filter(&exit, &filter)?;
+                sys::set_output(&exit, &enter)?;
+                Some(exit)
+            };
             cpus.push(CpuEvents {
                 cpu,
                 enter,
@@ -277,7 +298,7 @@ impl Session {
             p.output_to(&rings)?;
         }
         // Counting, not sampling: no records, a number read at the end (the tasks' counts
-        // are added to it as they end).
+        // are added to it as they end). The ring's programs count for themselves.
         let count = PerfAttr {
             type_: PERF_TYPE_TRACEPOINT,
             size: std::mem::size_of::<PerfAttr>() as u32,
@@ -285,12 +306,17 @@ impl Session {
             flags: DISABLED | INHERIT | ENABLE_ON_EXEC,
             ..Default::default()
         };
-        let all = sys::perf_event_open(&count, pid, -1).ok();
+        let all = if calls.is_some() {
+            None
+        } else {
+            sys::perf_event_open(&count, pid, -1).ok()
+        };
         Ok(Session {
             cpus,
             ids,
             all,
             switches,
+            calls,
         })
     }
 
@@ -303,35 +329,69 @@ impl Session {
                 ids,
                 all,
                 switches,
+                mut calls,
             } = self;
             let cap = max_records();
             let mut d = Drained {
                 switches,
                 ..Default::default()
             };
-            d.lost = pump(&mut cpus, &done, |bytes| {
-                let lost = parse(bytes, ids, &mut d.raw, &mut d.seen);
-                let over = d.raw.len().saturating_sub(cap) + d.seen.len().saturating_sub(cap);
+            // The ring's calls go to `d.raw` as the perf rings' records do, capped alike.
+            let raw = std::cell::RefCell::new(Vec::new());
+            d.lost = {
+                let mut from_ring = calls.as_mut().map(|c| {
+                    let raw = &raw;
+                    move || c.drain(&mut raw.borrow_mut())
+                });
+                pump(
+                    &mut cpus,
+                    &done,
+                    from_ring.as_mut().map(|f| f as &mut dyn FnMut() -> usize),
+                    |bytes| {
+                        let mut raw = raw.borrow_mut();
+                        let lost = parse(bytes, ids, &mut raw, &mut d.seen);
+                        let over = raw.len().saturating_sub(cap) + d.seen.len().saturating_sub(cap);
+                        raw.truncate(cap);
+                        d.seen.truncate(cap);
+                        d.capped += over as u64;
+                        lost
+                    },
+                )
+            };
+            d.raw = raw.into_inner();
+            if d.raw.len() > cap {
+                d.capped += (d.raw.len() - cap) as u64;
                 d.raw.truncate(cap);
-                d.seen.truncate(cap);
-                d.capped += over as u64;
-                lost
-            });
-            d.syscalls = all.and_then(|fd| {
-                let mut b = [0u8; 8];
-                matches!(rustix::io::read(&fd, &mut b), Ok(8)).then(|| u64::from_ne_bytes(b))
-            });
+            }
+            d.syscalls = match calls {
+                Some(c) => {
+                    let (syscalls, lost) = c.finish();
+                    d.lost += lost;
+                    Some(syscalls)
+                }
+                None => all.and_then(|fd| {
+                    let mut b = [0u8; 8];
+                    matches!(rustix::io::read(&fd, &mut b), Ok(8)).then(|| u64::from_ne_bytes(b))
+                }),
+            };
             d
         })
     }
 }
 
-/// Drains every CPU's buffer into `parse` (which returns the records the kernel lost) until
-/// `done` is set and a last drain finds nothing; then stops the events. Returns the count of
-/// lost records.
-pub fn pump(cpus: &mut [CpuEvents], done: &AtomicBool, mut parse: impl FnMut(&[u8]) -> u64) -> u64 {
+/// Drains every CPU's buffer into `parse` (which returns the records the kernel lost), and
+/// `other` (a buffer that wakes no one, polled every 2 ms; it returns the bytes it took),
+/// until `done` is set and a last drain finds nothing; then stops the events. Returns the
+/// count of lost records.
+pub fn pump(
+    cpus: &mut [CpuEvents],
+    done: &AtomicBool,
+    mut other: Option<&mut dyn FnMut() -> usize>,
+    mut parse: impl FnMut(&[u8]) -> u64,
+) -> u64 {
     let mut lost = 0u64;
     let mut bytes = Vec::with_capacity(1 << 20);
+    let wait_ms = if other.is_some() { 2 } else { 50 };
     loop {
         let finishing = done.load(Ordering::Acquire);
         let mut took = 0;
@@ -340,16 +400,21 @@ pub fn pump(cpus: &mut [CpuEvents], done: &AtomicBool, mut parse: impl FnMut(&[u
             took += c.ring.drain(&mut bytes);
             lost += parse(&bytes);
         }
+        if let Some(f) = other.as_mut() {
+            took += f();
+        }
         if finishing && took == 0 {
             break;
         }
         if took == 0 {
-            wait_readable(cpus);
+            wait_readable(cpus, wait_ms);
         }
     }
     for c in cpus.iter() {
         let _ = sys::enable(&c.enter, false);
-        let _ = sys::enable(&c._exit, false);
+        if let Some(e) = &c._exit {
+            let _ = sys::enable(e, false);
+        }
     }
     lost
 }
@@ -366,8 +431,8 @@ pub fn map_ring(event: &OwnedFd) -> io::Result<Ring> {
     }
 }
 
-/// Waits up to 50 ms for any buffer to pass its watermark.
-fn wait_readable(cpus: &[CpuEvents]) {
+/// Waits up to `ms` for any buffer to pass its watermark.
+fn wait_readable(cpus: &[CpuEvents], ms: i64) {
     let mut fds: Vec<rustix::event::PollFd> = cpus
         .iter()
         .map(|c| rustix::event::PollFd::new(&c.enter, rustix::event::PollFlags::IN))
@@ -376,7 +441,7 @@ fn wait_readable(cpus: &[CpuEvents]) {
         &mut fds,
         Some(&rustix::event::Timespec {
             tv_sec: 0,
-            tv_nsec: 50_000_000,
+            tv_nsec: ms * 1_000_000,
         }),
     );
 }

@@ -5,7 +5,7 @@
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// `struct perf_event_attr` up to `sample_max_stack` (PERF_ATTR_SIZE_VER5, 112 bytes): all
 /// the fields the recorder sets, at the kernel's offsets.
@@ -176,16 +176,58 @@ struct BpfProgLoad {
 
 /// A new eBPF map with 4-byte keys.
 pub fn bpf_map(map_type: u32, value_size: u32, max_entries: u32) -> io::Result<OwnedFd> {
+    bpf_map_shaped(map_type, 4, value_size, max_entries, 0)
+}
+
+/// A new eBPF map of any shape (`key_size` 0 and `value_size` 0 for a ring buffer, whose
+/// `max_entries` is its size in bytes).
+pub fn bpf_map_shaped(
+    map_type: u32,
+    key_size: u32,
+    value_size: u32,
+    max_entries: u32,
+    map_flags: u32,
+) -> io::Result<OwnedFd> {
     bpf_fd(
         0,
         &BpfMapCreate {
             map_type,
-            key_size: 4,
+            key_size,
             value_size,
             max_entries,
-            map_flags: 0,
+            map_flags,
         },
     )
+}
+
+/// Removes a 4-byte key from a hash map (absent: not an error here).
+pub fn bpf_map_remove(map: &OwnedFd, key: u32) {
+    let _ = bpf(
+        3,
+        &BpfMapUpdate {
+            map_fd: map.as_raw_fd() as u32,
+            _pad: 0,
+            key: &key as *const u32 as u64,
+            value: 0,
+            flags: 0,
+        },
+    );
+}
+
+/// The values of a per-CPU array's 4-byte key whose values are u64, one per possible CPU.
+pub fn bpf_map_per_cpu(map: &OwnedFd, key: u32, cpus: usize) -> io::Result<Vec<u64>> {
+    let mut values = vec![0u64; cpus.max(1)];
+    bpf(
+        1,
+        &BpfMapUpdate {
+            map_fd: map.as_raw_fd() as u32,
+            _pad: 0,
+            key: &key as *const u32 as u64,
+            value: values.as_mut_ptr() as u64,
+            flags: 0,
+        },
+    )?;
+    Ok(values)
 }
 
 /// Sets the 4-byte value at a 4-byte key of a map.
@@ -334,6 +376,119 @@ impl Drop for Ring {
     }
 }
 
+/// A BPF ring buffer's record header's flags.
+const RB_BUSY: u32 = 1 << 31;
+const RB_DISCARD: u32 = 1 << 30;
+
+/// A BPF ring buffer mapped for reading: its consumer page (written here), and its producer
+/// page followed by the data, mapped twice in a row so a record that wraps reads straight.
+pub struct BpfRing {
+    consumer: *mut u8,
+    producer: *mut u8,
+    page: usize,
+    bytes: usize,
+}
+
+// SAFETY: the mappings are owned by this value alone; the kernel writes the producer side and
+// reads the consumer position with the orderings used below.
+unsafe impl Send for BpfRing {}
+
+impl BpfRing {
+    pub fn map(fd: &OwnedFd, bytes: usize) -> io::Result<BpfRing> {
+        let page = rustix::param::page_size();
+        let map = |len: usize, prot: libc::c_int, offset: usize| {
+            // SAFETY: a fresh shared mapping of a ring buffer map, at the offsets and lengths
+            // its ABI gives (consumer page at 0, producer page and data twice at one page).
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    prot,
+                    libc::MAP_SHARED,
+                    fd.as_raw_fd(),
+                    offset as libc::off_t,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                Err(io::Error::last_os_error())
+            } else {
+                Ok(p.cast::<u8>())
+            }
+        };
+        let consumer = map(page, libc::PROT_READ | libc::PROT_WRITE, 0)?;
+        let producer = match map(page + 2 * bytes, libc::PROT_READ, page) {
+            Ok(p) => p,
+            Err(e) => {
+                // SAFETY: the mapping just made, unmapped once.
+                unsafe { libc::munmap(consumer.cast(), page) };
+                return Err(e);
+            }
+        };
+        Ok(BpfRing {
+            consumer,
+            producer,
+            page,
+            bytes,
+        })
+    }
+
+    fn consumer_pos(&self) -> &AtomicU64 {
+        // SAFETY: the consumer position is the first word of its page, alive with the mapping.
+        unsafe { &*(self.consumer as *const AtomicU64) }
+    }
+
+    fn producer_pos(&self) -> &AtomicU64 {
+        // SAFETY: the producer position is the first word of its page, as above.
+        unsafe { &*(self.producer as *const AtomicU64) }
+    }
+
+    /// Gives back everything written so far, unread.
+    pub fn skip(&mut self) {
+        let end = self.producer_pos().load(Ordering::Acquire);
+        self.consumer_pos().store(end, Ordering::Release);
+    }
+
+    /// Hands each committed record to `each`, in the ring's order, and gives the space back;
+    /// stops at a record still being written. Returns the bytes taken.
+    pub fn drain(&mut self, mut each: impl FnMut(&[u8])) -> usize {
+        let start = self.consumer_pos().load(Ordering::Relaxed);
+        let end = self.producer_pos().load(Ordering::Acquire);
+        let mask = (self.bytes - 1) as u64;
+        let mut at = start;
+        while at < end {
+            let off = (at & mask) as usize;
+            // SAFETY: the data follows the producer page and is mapped twice: a header (8
+            // bytes, 8-aligned) at `off` and its record of up to the ring's size after it
+            // lie inside the mapping.
+            let header = unsafe { &*(self.producer.add(self.page + off) as *const AtomicU32) };
+            let len = header.load(Ordering::Acquire);
+            if len & RB_BUSY != 0 {
+                break;
+            }
+            let size = (len & !(RB_BUSY | RB_DISCARD)) as usize;
+            if len & RB_DISCARD == 0 {
+                // SAFETY: as above; the record is committed and ours until the position moves.
+                each(unsafe {
+                    std::slice::from_raw_parts(self.producer.add(self.page + off + 8), size)
+                });
+            }
+            at += ((size + 8 + 7) & !7) as u64;
+        }
+        self.consumer_pos().store(at, Ordering::Release);
+        (at - start) as usize
+    }
+}
+
+impl Drop for BpfRing {
+    fn drop(&mut self) {
+        // SAFETY: the mappings made in `map`, unmapped once.
+        unsafe {
+            libc::munmap(self.consumer.cast(), self.page);
+            libc::munmap(self.producer.cast(), self.page + 2 * self.bytes);
+        }
+    }
+}
+
 /// One classic-BPF instruction of a seccomp filter.
 #[derive(Clone, Copy)]
 pub struct Insn {
@@ -407,7 +562,9 @@ pub fn spawn_traced(exec: &Exec, filter: &[Insn]) -> io::Result<(i32, OwnedFd)> 
             }
             libc::raise(libc::SIGSTOP);
             let fp = &fprog as *const libc::sock_fprog;
-            if libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, fp) != 0 {
+            if !prog.is_empty()
+                && libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, fp) != 0
+            {
                 // Without CAP_SYS_ADMIN a filter needs no_new_privs.
                 libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
                 if libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, fp) != 0 {

@@ -183,7 +183,7 @@ struct Points {
 }
 
 /// A field's offset in a tracepoint's record, from its format file.
-fn field(format: &str, name: &str) -> io::Result<i32> {
+pub(super) fn field(format: &str, name: &str) -> io::Result<i32> {
     format
         .lines()
         .find(|l| l.contains(&format!(" {name};")))

@@ -1,0 +1,413 @@
+//! The calls read by eBPF into one BPF ring buffer: programs on `raw_syscalls:sys_enter` and
+//! `sys_exit` keep the watched calls of the recorded program's tasks and write each as a
+//! compact record (time, task, call, and its arguments or result). Whose tasks they are is a
+//! map of thread ids that programs on `sched:sched_process_fork`, `_exec` and `_exit` keep:
+//! the program's first task is put in before it runs, armed at its exec (as perf's
+//! `enable_on_exec` is), every task a tracked task starts joins it as it is made, and each
+//! leaves as it ends. The same programs count every call the tracked tasks make.
+//!
+//! It is the capture perf's samples of those tracepoints make (`perf.rs`), at a fraction of
+//! the cost to the program: a perf sample is written through perf's output path (about
+//! 0.8 µs a record on this project's VM), a ring record is one copy into a shared buffer that
+//! wakes no one; the reader polls it. perf's events stay for what only they give: the tasks'
+//! forks, exits, execs and context switches, and the rings the path probes' records go into.
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::Path;
+
+use super::bpf::NoProbes;
+use super::bpf_asm::*;
+use super::calls::Call;
+use super::perf::{Raw, Tracepoints};
+use super::sys::{self, BpfInsn};
+
+const MAP_HASH: u32 = 1;
+const MAP_ARRAY: u32 = 2;
+const MAP_PERCPU_ARRAY: u32 = 6;
+const MAP_RINGBUF: u32 = 27;
+/// A hash map's entries allocated as they are added.
+const NO_PREALLOC: u32 = 1;
+/// bpf_ringbuf_output's flag: no wake-up for this record (the reader polls).
+const RB_NO_WAKEUP: i32 = 1;
+/// The most tasks of the program alive at once.
+const TASKS: u32 = 1 << 16;
+/// The ring's size, bytes: the largest the kernel grants of these, halved while it refuses.
+const RING_BYTES: [u32; 5] = [64 << 20, 32 << 20, 16 << 20, 8 << 20, 4 << 20];
+/// The counters' keys: every call of the tracked tasks, and records the full ring refused.
+const COUNT_CALLS: i32 = 0;
+const COUNT_LOST: i32 = 1;
+
+/// A record: time (8), pid and tid (8), kind (4), call number (4), then the six arguments
+/// (an entry) or the result (an exit).
+const KIND_ENTER: i32 = 1;
+const KIND_EXIT: i32 = 2;
+const ENTER_BYTES: i32 = 72;
+const EXIT_BYTES: i32 = 32;
+/// A tracked task's state in the map: waiting for its exec, or recorded.
+const ARMED: i32 = 0;
+const RECORDED: i32 = 1;
+
+/// The maps the programs share; the programs themselves run with [`super::bpf::PathProbes`]'s.
+pub struct CallProbes {
+    tasks: OwnedFd,
+    counters: OwnedFd,
+    ring: OwnedFd,
+    ring_bytes: usize,
+    /// Possible CPUs: the per-CPU counters' values.
+    possible: usize,
+}
+
+/// The environment variable that keeps the calls as perf samples (the fallback path, for
+/// tests and comparison).
+pub const SAMPLES_ENV: &str = "IOGAUGE_RECORD_SAMPLES";
+
+/// The scheduler's tracepoints the programs keep the tasks with, and where a fork's child is.
+struct Sched {
+    fork: u64,
+    exec: u64,
+    exit: u64,
+    child_pid: i32,
+}
+
+fn sched(root: &Path) -> io::Result<Sched> {
+    let read = |name: &str, what: &str| {
+        std::fs::read_to_string(root.join("events/sched").join(name).join(what))
+    };
+    let id = |name: &str| -> io::Result<u64> {
+        read(name, "id")?.trim().parse().map_err(io::Error::other)
+    };
+    Ok(Sched {
+        fork: id("sched_process_fork")?,
+        exec: id("sched_process_exec")?,
+        exit: id("sched_process_exit")?,
+        child_pid: super::uring::field(&read("sched_process_fork", "format")?, "child_pid")?,
+    })
+}
+
+/// What the call programs do after a watched call's record (with R6 the tracepoint's
+/// context): at entry, and at exit.
+pub(super) type Then<'a> = (&'a dyn Fn(&mut Asm), &'a dyn Fn(&mut Asm));
+
+/// Loads the programs (`load` takes a tracepoint id and a program), each call program
+/// followed by `then`'s code, or says why the calls are read as perf samples instead.
+pub(super) fn load(
+    load: &mut dyn FnMut(u64, Vec<BpfInsn>) -> Result<(), String>,
+    ids: Tracepoints,
+    then: Then,
+) -> Result<CallProbes, NoProbes> {
+    if std::env::var_os(SAMPLES_ENV).is_some_and(|v| v == "1") {
+        return Err(NoProbes(format!("{SAMPLES_ENV}=1")));
+    }
+    if !in_first_pid_namespace() {
+        return Err(NoProbes(
+            "iogauge runs in a PID namespace of its own, and the programs see the kernel's \
+             task ids"
+                .into(),
+        ));
+    }
+    let e = |what: &'static str| move |err: io::Error| NoProbes(format!("{what}: {err}"));
+    let sched = super::perf::in_tracefs(sched).map_err(e("the sched tracepoints"))?;
+    let tasks =
+        sys::bpf_map_shaped(MAP_HASH, 4, 4, TASKS, NO_PREALLOC).map_err(e("an eBPF map"))?;
+    let counters = sys::bpf_map(MAP_PERCPU_ARRAY, 8, 2).map_err(e("an eBPF map"))?;
+    let top = Call::numbers().max().unwrap_or(0).max(0) as i32;
+    let watched = sys::bpf_map(MAP_ARRAY, 4, top as u32 + 1).map_err(e("an eBPF map"))?;
+    for n in Call::numbers() {
+        sys::bpf_map_set(&watched, n as u32, 1).map_err(e("an eBPF map entry"))?;
+    }
+    let mut ring = Err(io::Error::other("no size tried"));
+    for bytes in RING_BYTES {
+        ring = sys::bpf_map_shaped(MAP_RINGBUF, 0, 0, bytes, 0).map(|fd| (fd, bytes as usize));
+        if ring.is_ok() {
+            break;
+        }
+    }
+    let (ring, ring_bytes) = ring.map_err(e("an eBPF ring buffer"))?;
+    let maps = Maps {
+        tasks: &tasks,
+        counters: &counters,
+        watched: &watched,
+        ring: &ring,
+        top,
+    };
+    load(ids.enter, call_program(&maps, true, then.0))?;
+    load(ids.exit, call_program(&maps, false, then.1))?;
+    load(sched.fork, fork_program(&tasks, sched.child_pid))?;
+    load(sched.exec, exec_program(&tasks))?;
+    load(sched.exit, exit_program(&tasks))?;
+    Ok(CallProbes {
+        tasks,
+        counters,
+        ring,
+        ring_bytes,
+        possible: possible_cpus(),
+    })
+}
+
+/// Whether this process sees the kernel's own task ids (the programs' ids, and the tasks
+/// map's): its PID namespace is the first one (the kernel's PROC_PID_INIT_INO).
+fn in_first_pid_namespace() -> bool {
+    const PID_INIT_INO: u64 = 0xEFFF_FFFC;
+    std::fs::metadata("/proc/self/ns/pid")
+        .is_ok_and(|m| std::os::unix::fs::MetadataExt::ino(&m) == PID_INIT_INO)
+}
+
+fn possible_cpus() -> usize {
+    std::fs::read_to_string("/sys/devices/system/cpu/possible")
+        .ok()
+        .and_then(|t| {
+            let last = t.trim().rsplit([',', '-']).next()?.parse::<usize>().ok()?;
+            Some(last + 1)
+        })
+        .unwrap_or(1)
+}
+
+struct Maps<'a> {
+    tasks: &'a OwnedFd,
+    counters: &'a OwnedFd,
+    watched: &'a OwnedFd,
+    ring: &'a OwnedFd,
+    /// The highest watched call number.
+    top: i32,
+}
+
+/// R7 = pid and tid; to "out" unless the task is in the map and recorded.
+fn recorded_task(a: &mut Asm, tasks: &OwnedFd) {
+    a.call(HELPER_GET_CURRENT_PID_TGID).mov(R7, R0);
+    a.st(W::Wd, FP, -4, R7).mov(R2, FP).addi(R2, -4);
+    a.map(R1, tasks)
+        .call(HELPER_MAP_LOOKUP)
+        .jump_if(JEQ, R0, 0, "out");
+    a.ld(W::Wd, R1, R0, 0).jump_if(JNE, R1, RECORDED, "out");
+}
+
+/// Adds one to this CPU's counter `key`.
+fn count(a: &mut Asm, counters: &OwnedFd, key: i32, done: &str) {
+    a.sti(W::Wd, FP, -8, key).mov(R2, FP).addi(R2, -8);
+    a.map(R1, counters)
+        .call(HELPER_MAP_LOOKUP)
+        .jump_if(JEQ, R0, 0, done);
+    a.ld(W::Dw, R1, R0, 0).addi(R1, 1).st(W::Dw, R0, 0, R1);
+    a.label(done);
+}
+
+/// The program on `sys_enter` (`enter`) or `sys_exit`: a tracked task's call counted (at
+/// entry), and if it is watched, its record written to the ring, then `then`'s code (the
+/// path probes'). Returns 1: other perf users of the tracepoint keep their records.
+fn call_program(m: &Maps, enter: bool, then: &dyn Fn(&mut Asm)) -> Vec<BpfInsn> {
+    let mut a = Asm::default();
+    a.mov(R6, R1);
+    recorded_task(&mut a, m.tasks);
+    if enter {
+        count(&mut a, m.counters, COUNT_CALLS, "counted");
+    }
+    a.ld(W::Dw, R8, R6, 8)
+        .jump_if(JSLT, R8, 0, "out")
+        .jump_if(JSGT, R8, m.top, "out");
+    a.st(W::Wd, FP, -8, R8).mov(R2, FP).addi(R2, -8);
+    a.map(R1, m.watched)
+        .call(HELPER_MAP_LOOKUP)
+        .jump_if(JEQ, R0, 0, "out");
+    a.ld(W::Wd, R1, R0, 0).jump_if(JEQ, R1, 0, "out");
+    let size = if enter { ENTER_BYTES } else { EXIT_BYTES };
+    let at = -size;
+    a.call(HELPER_KTIME_GET_NS).st(W::Dw, FP, at, R0);
+    a.st(W::Dw, FP, at + 8, R7)
+        .sti(
+            W::Wd,
+            FP,
+            at + 16,
+            if enter { KIND_ENTER } else { KIND_EXIT },
+        )
+        .st(W::Wd, FP, at + 20, R8);
+    // An entry's six arguments, an exit's result: the context's words from byte 16 on.
+    for i in 0..(size - 24) / 8 {
+        a.ld(W::Dw, R1, R6, sys_arg(i))
+            .st(W::Dw, FP, at + 24 + 8 * i, R1);
+    }
+    a.map(R1, m.ring)
+        .mov(R2, FP)
+        .addi(R2, at)
+        .movi(R3, size)
+        .movi(R4, RB_NO_WAKEUP)
+        .call(HELPER_RINGBUF_OUTPUT)
+        .jump_if(JEQ, R0, 0, "sent");
+    count(&mut a, m.counters, COUNT_LOST, "lost");
+    a.label("sent");
+    then(&mut a);
+    a.label("out").movi(R0, 1).exit();
+    a.finish()
+}
+
+/// On `sched_process_fork` (in the parent): a tracked task's new task joins, in its state.
+fn fork_program(tasks: &OwnedFd, child_pid: i32) -> Vec<BpfInsn> {
+    let mut a = Asm::default();
+    a.mov(R6, R1).call(HELPER_GET_CURRENT_PID_TGID);
+    a.st(W::Wd, FP, -4, R0).mov(R2, FP).addi(R2, -4);
+    a.map(R1, tasks)
+        .call(HELPER_MAP_LOOKUP)
+        .jump_if(JEQ, R0, 0, "out");
+    a.ld(W::Wd, R1, R0, 0).st(W::Wd, FP, -8, R1);
+    a.ld(W::Wd, R1, R6, child_pid).st(W::Wd, FP, -12, R1);
+    a.map(R1, tasks)
+        .mov(R2, FP)
+        .addi(R2, -12)
+        .mov(R3, FP)
+        .addi(R3, -8)
+        .movi(R4, 0)
+        .call(HELPER_MAP_UPDATE);
+    a.label("out").movi(R0, 1).exit();
+    a.finish()
+}
+
+/// On `sched_process_exec`: an armed task is recorded from here on.
+fn exec_program(tasks: &OwnedFd) -> Vec<BpfInsn> {
+    let mut a = Asm::default();
+    a.call(HELPER_GET_CURRENT_PID_TGID);
+    a.st(W::Wd, FP, -4, R0).mov(R2, FP).addi(R2, -4);
+    a.map(R1, tasks)
+        .call(HELPER_MAP_LOOKUP)
+        .jump_if(JEQ, R0, 0, "out");
+    a.sti(W::Wd, R0, 0, RECORDED);
+    a.label("out").movi(R0, 1).exit();
+    a.finish()
+}
+
+/// On `sched_process_exit`: the task leaves the map (its thread id may be reused by anyone).
+fn exit_program(tasks: &OwnedFd) -> Vec<BpfInsn> {
+    let mut a = Asm::default();
+    a.call(HELPER_GET_CURRENT_PID_TGID);
+    a.st(W::Wd, FP, -4, R0).mov(R2, FP).addi(R2, -4);
+    a.map(R1, tasks).call(HELPER_MAP_DELETE);
+    a.movi(R0, 1).exit();
+    a.finish()
+}
+
+impl CallProbes {
+    /// Starts following `pid` (stopped before its exec): it joins the map armed, and the
+    /// reader starts at the ring's present end.
+    pub fn watch(&self, pid: i32) -> io::Result<CallReader> {
+        let mut ring = sys::BpfRing::map(&self.ring, self.ring_bytes)?;
+        ring.skip();
+        let reader = CallReader {
+            ring,
+            tasks: self.tasks.try_clone()?,
+            counters: self.counters.try_clone()?,
+            possible: self.possible,
+            pid,
+            start: [0; 2],
+        };
+        let start = [reader.count(COUNT_CALLS), reader.count(COUNT_LOST)];
+        sys::bpf_map_set(&self.tasks, pid as u32, ARMED as u32)?;
+        Ok(CallReader { start, ..reader })
+    }
+}
+
+/// What one recording reads from the ring, and its counters.
+pub struct CallReader {
+    ring: sys::BpfRing,
+    tasks: OwnedFd,
+    counters: OwnedFd,
+    possible: usize,
+    pid: i32,
+    /// The counters when the recording started.
+    start: [u64; 2],
+}
+
+impl CallReader {
+    /// The records the ring holds, as calls; returns the bytes taken.
+    pub fn drain(&mut self, out: &mut Vec<Raw>) -> usize {
+        self.ring.drain(|r| out.extend(parse(r)))
+    }
+
+    fn count(&self, key: i32) -> u64 {
+        sys::bpf_map_per_cpu(&self.counters, key as u32, self.possible)
+            .map_or(0, |v| v.iter().sum())
+    }
+
+    /// Every call the program's tasks made, and the records the full ring refused.
+    pub fn finish(self) -> (u64, u64) {
+        sys::bpf_map_remove(&self.tasks, self.pid as u32);
+        (
+            self.count(COUNT_CALLS).saturating_sub(self.start[0]),
+            self.count(COUNT_LOST).saturating_sub(self.start[1]),
+        )
+    }
+}
+
+/// A ring record as a call's entry or exit (None: not one).
+fn parse(r: &[u8]) -> Option<Raw> {
+    let u64_at = |at: usize| super::bpf::u64_in(r, at);
+    let u32_at = |at: usize| super::bpf::u32_in(r, at);
+    let (t, ids) = (u64_at(0)?, u64_at(8)?);
+    let (pid, tid) = ((ids >> 32) as u32, ids as u32);
+    let nr = i64::from(u32_at(20)? as i32);
+    match u32_at(16)? as i32 {
+        KIND_ENTER => {
+            let mut args = [0u64; 6];
+            for (i, a) in args.iter_mut().enumerate() {
+                *a = u64_at(24 + 8 * i)?;
+            }
+            Some(Raw::Enter {
+                t,
+                pid,
+                tid,
+                nr,
+                args,
+            })
+        }
+        KIND_EXIT => Some(Raw::Exit {
+            t,
+            tid,
+            nr,
+            ret: u64_at(24)? as i64,
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(kind: i32, nr: i32, words: &[u64]) -> Vec<u8> {
+        let mut r = Vec::new();
+        r.extend_from_slice(&1234u64.to_ne_bytes());
+        r.extend_from_slice(&((7u64 << 32) | 9).to_ne_bytes());
+        r.extend_from_slice(&kind.to_ne_bytes());
+        r.extend_from_slice(&nr.to_ne_bytes());
+        for w in words {
+            r.extend_from_slice(&w.to_ne_bytes());
+        }
+        r
+    }
+
+    #[test]
+    fn records_read_back_as_the_calls_they_are() {
+        let args = [3, 4096, 512, 8192, 0, 0];
+        assert_eq!(
+            parse(&record(KIND_ENTER, 17, &args)),
+            Some(Raw::Enter {
+                t: 1234,
+                pid: 7,
+                tid: 9,
+                nr: 17,
+                args
+            })
+        );
+        assert_eq!(
+            parse(&record(KIND_EXIT, 17, &[(-5i64) as u64])),
+            Some(Raw::Exit {
+                t: 1234,
+                tid: 9,
+                nr: 17,
+                ret: -5
+            })
+        );
+        // Cut short, or of no kind: nothing.
+        assert_eq!(parse(&record(KIND_ENTER, 17, &args[..5])), None);
+        assert_eq!(parse(&record(9, 17, &[0])), None);
+        assert_eq!(parse(&[0; 8]), None);
+    }
+}
