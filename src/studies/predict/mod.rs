@@ -155,8 +155,9 @@ fn t975(df: usize) -> f64 {
 /// the capture's code and records empty the caches the program's work between its calls
 /// then refills, which the calibration's small work does not show. Measured on this
 /// project's VM (`bench/record_replay.py --only overhead,calibration`, two runs on
-/// 2026-12-01, docs/trace.md): the capture cost dd in 512-byte calls 1.1-1.5x the trace's
-/// figure, tar 0.6-1.5x, sqlite3 2-3x.
+/// 2026-12-01 with perf samples and one on 2026-12-02 with the eBPF ring, docs/trace.md): the
+/// capture cost dd in 512-byte calls 1.0-1.5x the trace's figure, tar 0.6-2.0x, sqlite3
+/// 2-3.3x.
 const CAPTURE_REACH: f64 = 3.0;
 
 /// The method's own bias, percent of the prediction, in every bound: where the storage
