@@ -290,7 +290,7 @@ impl CallProbes {
     pub fn watch(&self, pid: i32) -> io::Result<CallReader> {
         let mut ring = sys::BpfRing::map(&self.ring, self.ring_bytes)?;
         ring.skip();
-        let reader = CallReader {
+        let mut reader = CallReader {
             ring,
             tasks: self.tasks.try_clone()?,
             counters: self.counters.try_clone()?,
@@ -298,9 +298,9 @@ impl CallProbes {
             pid,
             start: [0; 2],
         };
-        let start = [reader.count(COUNT_CALLS), reader.count(COUNT_LOST)];
+        reader.start = [reader.count(COUNT_CALLS), reader.count(COUNT_LOST)];
         sys::bpf_map_set(&self.tasks, pid as u32, ARMED as u32)?;
-        Ok(CallReader { start, ..reader })
+        Ok(reader)
     }
 }
 
@@ -328,11 +328,18 @@ impl CallReader {
 
     /// Every call the program's tasks made, and the records the full ring refused.
     pub fn finish(self) -> (u64, u64) {
-        sys::bpf_map_remove(&self.tasks, self.pid as u32);
         (
             self.count(COUNT_CALLS).saturating_sub(self.start[0]),
             self.count(COUNT_LOST).saturating_sub(self.start[1]),
         )
+    }
+}
+
+impl Drop for CallReader {
+    /// The program's first task leaves the map, should it not have ended (a recording that
+    /// failed before it ran): the programs stop following it.
+    fn drop(&mut self) {
+        sys::bpf_map_remove(&self.tasks, self.pid as u32);
     }
 }
 
