@@ -179,7 +179,7 @@ fn open(p: &Points, dev: u32) -> io::Result<Vec<CpuEvents>> {
         let complete = sys::perf_event_open(&attr(p.complete.0), -1, cpu)?;
         sys::set_filter(&issue, &filter)?;
         sys::set_filter(&complete, &filter)?;
-        let ring = perf::map_ring(&issue)?;
+        let ring = perf::map_ring(&issue, perf::RING_PAGES)?;
         sys::set_output(&complete, &issue)?;
         cpus.push(CpuEvents {
             cpu,

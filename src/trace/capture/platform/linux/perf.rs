@@ -155,7 +155,10 @@ const CONTEXT_SWITCH: u64 = 1 << 26;
 
 /// Data pages per CPU's ring buffer (16 MiB of 4 KiB pages): about 100,000 calls before the
 /// reader must have drained it.
-const RING_PAGES: usize = 4096;
+pub const RING_PAGES: usize = 4096;
+/// Where the calls go to the eBPF ring, the perf rings hold only the tasks' records and the
+/// paths (2 MiB a CPU: tens of thousands of records between two of the reader's 2 ms polls).
+const SIDE_RING_PAGES: usize = 512;
 
 /// The events of one CPU: enter (owns the buffer) and exit (writes into it); for the block
 /// capture, issue and complete; where the calls are read by eBPF, one event that gives the
@@ -231,10 +234,12 @@ impl Session {
             Some(Ok(c)) => Some(c.watch(pid)?),
             _ => None,
         };
-        let filter = Call::numbers()
-            .map(|n| format!("id == {n}"))
-            .collect::<Vec<_>>()
-            .join(" || ");
+        let filter = watched_filter();
+        let pages = if calls.is_some() {
+            SIDE_RING_PAGES
+        } else {
+            RING_PAGES
+        };
         let mut cpus = Vec::new();
         let mut switches = true;
         for cpu in online_cpus()? {
@@ -260,7 +265,7 @@ impl Session {
                     a.type_ = PERF_TYPE_SOFTWARE;
                     a.config = SW_DUMMY;
                 }
-                a.wakeup = (RING_PAGES * rustix::param::page_size() / 8) as u32;
+                a.wakeup = (pages * rustix::param::page_size() / 8) as u32;
                 a
             };
             let tasks = TASK | COMM | COMM_EXEC;
@@ -276,7 +281,7 @@ impl Session {
                 Some(opened) => opened?,
                 None => sys::perf_event_open(&attr(ids.enter, tasks), pid, cpu)?,
             };
-            let ring = map_ring(&enter)?;
+            let ring = map_ring(&enter, pages)?;
             let exit = if calls.is_some() {
                 None
             } else {
@@ -379,6 +384,14 @@ impl Session {
     }
 }
 
+/// The tracepoints' filter that keeps the watched calls.
+fn watched_filter() -> String {
+    Call::numbers()
+        .map(|n| format!("id == {n}"))
+        .collect::<Vec<_>>()
+        .join(" || ")
+}
+
 /// Drains every CPU's buffer into `parse` (which returns the records the kernel lost), and
 /// `other` (a buffer that wakes no one, polled every 2 ms; it returns the bytes it took),
 /// until `done` is set and a last drain finds nothing; then stops the events. Returns the
@@ -419,9 +432,10 @@ pub fn pump(
     lost
 }
 
-/// A ring as large as allowed: RING_PAGES, halved while the locked-memory limit refuses.
-pub fn map_ring(event: &OwnedFd) -> io::Result<Ring> {
-    let mut pages = RING_PAGES;
+/// A ring as large as allowed: `pages` (RING_PAGES for a capture's samples), halved while the
+/// locked-memory limit refuses.
+pub fn map_ring(event: &OwnedFd, pages: usize) -> io::Result<Ring> {
+    let mut pages = pages;
     loop {
         match Ring::map(event, pages) {
             Ok(r) => return Ok(r),
