@@ -246,21 +246,23 @@ fn dd_with_direct_io_is_recorded_call_for_call_with_offsets() {
     }
 }
 
+/// dd copying `in` (1 MiB, made here) to `out` in 16 KiB calls, then fdatasync.
+const DD_SYNCED: [&str; 6] = [
+    "dd",
+    "if=in",
+    "of=out",
+    "bs=16k",
+    "conv=fdatasync",
+    "status=none",
+];
+
 #[test]
 fn the_ptrace_fallback_records_the_same_calls() {
     let d = tmp();
     std::fs::write(d.path().join("in"), vec![1u8; 1 << 20]).unwrap();
-    let cmd = [
-        "dd",
-        "if=in",
-        "of=out",
-        "bs=16k",
-        "conv=fdatasync",
-        "status=none",
-    ];
     same_as_strace(
         d.path(),
-        &cmd,
+        &DD_SYNCED,
         &under(d.path()),
         (&["--method=ptrace"], &[]),
         &["out"],
@@ -274,17 +276,10 @@ fn perfs_samples_record_the_same_calls_as_the_ring() {
     // same calls, and the trace says which way they came.
     let d = tmp();
     std::fs::write(d.path().join("in"), vec![1u8; 1 << 20]).unwrap();
-    let cmd = [
-        "dd",
-        "if=in",
-        "of=out",
-        "bs=16k",
-        "conv=fdatasync",
-        "status=none",
-    ];
     let mut how = Vec::new();
     for env in [&[][..], &[("IOGAUGE_RECORD_SAMPLES", "1")][..]] {
-        if same_as_strace(d.path(), &cmd, &under(d.path()), (&[], env), &["out"]).is_none() {
+        let same = same_as_strace(d.path(), &DD_SYNCED, &under(d.path()), (&[], env), &["out"]);
+        if same.is_none() {
             return;
         }
         let trace = d.path().join("t.iogtrace");

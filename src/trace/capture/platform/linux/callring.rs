@@ -172,13 +172,23 @@ struct Maps<'a> {
     top: i32,
 }
 
-/// R7 = pid and tid; to "out" unless the task is in the map and recorded.
-fn recorded_task(a: &mut Asm, tasks: &OwnedFd) {
+/// R7 = pid and tid; the thread id at fp-4, its address in R2 (the tasks map's key).
+fn this_task(a: &mut Asm) {
     a.call(HELPER_GET_CURRENT_PID_TGID).mov(R7, R0);
     a.st(W::Wd, FP, -4, R7).mov(R2, FP).addi(R2, -4);
+}
+
+/// R0 = the task's entry in the map; to "out" when it has none.
+fn task_entry(a: &mut Asm, tasks: &OwnedFd) {
+    this_task(a);
     a.map(R1, tasks)
         .call(HELPER_MAP_LOOKUP)
         .jump_if(JEQ, R0, 0, "out");
+}
+
+/// R7 = pid and tid; to "out" unless the task is in the map and recorded.
+fn recorded_task(a: &mut Asm, tasks: &OwnedFd) {
+    task_entry(a, tasks);
     a.ld(W::Wd, R1, R0, 0).jump_if(JNE, R1, RECORDED, "out");
 }
 
@@ -243,11 +253,8 @@ fn call_program(m: &Maps, enter: bool, then: &dyn Fn(&mut Asm)) -> Vec<BpfInsn> 
 /// On `sched_process_fork` (in the parent): a tracked task's new task joins, in its state.
 fn fork_program(tasks: &OwnedFd, child_pid: i32) -> Vec<BpfInsn> {
     let mut a = Asm::default();
-    a.mov(R6, R1).call(HELPER_GET_CURRENT_PID_TGID);
-    a.st(W::Wd, FP, -4, R0).mov(R2, FP).addi(R2, -4);
-    a.map(R1, tasks)
-        .call(HELPER_MAP_LOOKUP)
-        .jump_if(JEQ, R0, 0, "out");
+    a.mov(R6, R1);
+    task_entry(&mut a, tasks);
     a.ld(W::Wd, R1, R0, 0).st(W::Wd, FP, -8, R1);
     a.ld(W::Wd, R1, R6, child_pid).st(W::Wd, FP, -12, R1);
     a.map(R1, tasks)
@@ -264,11 +271,7 @@ fn fork_program(tasks: &OwnedFd, child_pid: i32) -> Vec<BpfInsn> {
 /// On `sched_process_exec`: an armed task is recorded from here on.
 fn exec_program(tasks: &OwnedFd) -> Vec<BpfInsn> {
     let mut a = Asm::default();
-    a.call(HELPER_GET_CURRENT_PID_TGID);
-    a.st(W::Wd, FP, -4, R0).mov(R2, FP).addi(R2, -4);
-    a.map(R1, tasks)
-        .call(HELPER_MAP_LOOKUP)
-        .jump_if(JEQ, R0, 0, "out");
+    task_entry(&mut a, tasks);
     a.sti(W::Wd, R0, 0, RECORDED);
     a.label("out").movi(R0, 1).exit();
     a.finish()
@@ -277,8 +280,7 @@ fn exec_program(tasks: &OwnedFd) -> Vec<BpfInsn> {
 /// On `sched_process_exit`: the task leaves the map (its thread id may be reused by anyone).
 fn exit_program(tasks: &OwnedFd) -> Vec<BpfInsn> {
     let mut a = Asm::default();
-    a.call(HELPER_GET_CURRENT_PID_TGID);
-    a.st(W::Wd, FP, -4, R0).mov(R2, FP).addi(R2, -4);
+    this_task(&mut a);
     a.map(R1, tasks).call(HELPER_MAP_DELETE);
     a.movi(R0, 1).exit();
     a.finish()
