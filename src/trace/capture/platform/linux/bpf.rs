@@ -4,7 +4,9 @@
 //! size and file system, following task → files → fd table → file → inode with offsets from
 //! the kernel's BTF). Their records go out through one `BPF_OUTPUT` perf event per CPU into
 //! that CPU's ring of the perf capture, time-stamped on its clock, so the program never stops
-//! for its paths. The programs see every process's calls; the records of tasks that are not
+//! for its paths. Where the calls themselves are read into a ring (`callring.rs`), this code
+//! runs inside those programs, for the program's tasks alone; with perf samples it runs as
+//! programs of its own that see every process's calls, and the records of tasks that are not
 //! the program's are dropped when the trace is decoded.
 
 use std::collections::HashMap;
