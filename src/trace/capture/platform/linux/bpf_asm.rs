@@ -1,4 +1,4 @@
-//! A small eBPF assembler for the path probes (`bpf.rs`): registers, the helpers they call,
+//! A small eBPF assembler for the path probes (`pathprog.rs`, `callring.rs`): registers, the helpers they call,
 //! memory access widths, and jumps to named labels patched when the program is finished.
 
 use std::collections::HashMap;

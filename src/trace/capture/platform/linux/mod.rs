@@ -24,6 +24,7 @@ pub mod callring;
 pub mod calls;
 pub mod decode;
 pub mod family;
+mod pathprog;
 pub mod perf;
 pub mod ptrace;
 mod sched;
