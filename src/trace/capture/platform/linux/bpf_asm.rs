@@ -1,5 +1,6 @@
-//! A small eBPF assembler for the path probes (`pathprog.rs`, `callring.rs`): registers, the helpers they call,
-//! memory access widths, and jumps to named labels patched when the program is finished.
+//! A small eBPF assembler for the capture's programs (`pathprog.rs`, `callring.rs`, `aio.rs`,
+//! `uring.rs`): registers, the helpers they call, memory access widths, and jumps to named
+//! labels patched when the program is finished.
 
 use std::collections::HashMap;
 use std::os::fd::{AsRawFd, OwnedFd};
