@@ -92,13 +92,8 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
         r.footer.duration_ns as f64 / 1e9,
         rawpath::display(&output)
     );
-    if r.footer.lost + r.footer.unmatched + r.footer.capped > 0 {
-        errln!(
-            "iogauge: record: INCOMPLETE: {} records dropped by perf, {} past the memory cap, {} calls seen only half",
-            r.footer.lost,
-            r.footer.capped,
-            r.footer.unmatched
-        );
+    if let Some(missing) = r.footer.missing() {
+        errln!("iogauge: record: INCOMPLETE: the trace misses {missing}");
     }
     say_unseen(r);
     match (r.footer.exit_code, r.footer.exit_signal) {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::trace::recording::{Event, NO_FILE, Op, Recording, flag};
+use crate::trace::recording::{Event, NO_FILE, Op, Recording, flag, missing};
 use crate::trace::stats::{Direction, Stats};
 use crate::units::human_bytes;
 
@@ -201,12 +201,8 @@ pub fn stats_text(s: &Stats) -> String {
             calls.join(", ")
         }
     );
-    if s.lost + s.unmatched + s.capped > 0 {
-        let _ = writeln!(
-            o,
-            "INCOMPLETE: {} records dropped by perf, {} past the recorder's memory cap, {} calls seen only half: the trace misses them",
-            s.lost, s.capped, s.unmatched
-        );
+    if let Some(missing) = missing(s.lost, s.capped, s.unmatched, s.untracked_tasks) {
+        let _ = writeln!(o, "INCOMPLETE: the trace misses {missing}");
     }
     let _ = writeln!(
         o,

@@ -230,6 +230,7 @@ mod tests {
                 aio_unseen: 0,
                 aio_unreaped: 0,
                 capped: 0,
+                untracked_tasks: 0,
                 overhead: None,
             },
         };

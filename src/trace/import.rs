@@ -80,6 +80,7 @@ fn footer(mut files: Vec<FileInfo>, events: &[Event]) -> Footer {
         aio_unseen: 0,
         aio_unreaped: 0,
         capped: 0,
+        untracked_tasks: 0,
         overhead: None,
     }
 }

@@ -354,6 +354,10 @@ pub struct Footer {
     /// incomplete when not 0. Absent in traces written before it existed.
     #[serde(default)]
     pub capped: u64,
+    /// Tasks the program started that the capture could not follow (eBPF's map of the
+    /// program's live tasks full): their calls are not in the trace. Absent in older traces.
+    #[serde(default)]
+    pub untracked_tasks: u64,
     /// Calls seen only half (entry without exit or the reverse), left out.
     pub unmatched: u64,
     /// Watched calls on pipes, sockets, terminals, directories and pseudo files: counted only.
@@ -378,6 +382,31 @@ impl Footer {
     pub fn knows_sleeps(&self) -> bool {
         self.threads.iter().any(|t| t.off_cpu.is_some())
     }
+
+    /// What the trace misses, in words (None: nothing it knows of).
+    pub fn missing(&self) -> Option<String> {
+        missing(self.lost, self.capped, self.unmatched, self.untracked_tasks)
+    }
+}
+
+/// What a trace misses, in words, from its counts: records dropped by the kernel, left out
+/// past the recorder's memory cap, calls seen only half, and tasks not followed.
+pub fn missing(lost: u64, capped: u64, unmatched: u64, untracked: u64) -> Option<String> {
+    let parts: Vec<String> = [
+        (lost, "records dropped by the kernel (its buffer full)"),
+        (capped, "records past the recorder's memory cap"),
+        (unmatched, "calls seen only half"),
+        (
+            untracked,
+            "tasks the program started, and all their calls (the capture's map of the \
+             program's live tasks was full)",
+        ),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 /// A trace in memory.
@@ -529,6 +558,7 @@ mod tests {
                 aio_unseen: 0,
                 aio_unreaped: 0,
                 capped: 0,
+                untracked_tasks: 0,
                 overhead: None,
             },
         }

@@ -26,6 +26,8 @@ pub struct Stats {
     pub lost: u64,
     /// Records past the recorder's memory cap.
     pub capped: u64,
+    /// Tasks the program started that the capture could not follow.
+    pub untracked_tasks: u64,
     pub unmatched: u64,
     pub other_calls: u64,
     pub unknown_fd_calls: u64,
@@ -211,6 +213,7 @@ pub fn stats(r: &Recording) -> Stats {
         other_calls: r.footer.other_calls,
         unknown_fd_calls: r.footer.unknown_fd_calls,
         capped: r.footer.capped,
+        untracked_tasks: r.footer.untracked_tasks,
         async_calls,
         async_ios,
         async_unseen: r.footer.aio_unseen,

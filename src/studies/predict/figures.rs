@@ -198,11 +198,9 @@ fn file_figures(r: &Recording, files: HashMap<u32, Acc>) -> Vec<FileFigures> {
 pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
     let mut w = Vec::new();
     let f = &r.footer;
-    if f.lost + f.capped + f.unmatched > 0 {
+    if let Some(missing) = f.missing() {
         w.push(format!(
-            "the trace is incomplete ({} calls dropped, {} past the recorder's cap, {} seen \
-             half): the calls it lacks are not in the prediction",
-            f.lost, f.capped, f.unmatched
+            "the trace is incomplete ({missing}): the calls it lacks are not in the prediction"
         ));
     }
     let unseen = r.events.iter().filter(|e| e.io_unseen()).count();

@@ -30,13 +30,18 @@ const MAP_RINGBUF: u32 = 27;
 const NO_PREALLOC: u32 = 1;
 /// bpf_ringbuf_output's flag: no wake-up for this record (the reader polls).
 const RB_NO_WAKEUP: i32 = 1;
-/// The most tasks of the program alive at once.
+/// The most tasks of the program alive at once (`IOGAUGE_RECORD_TASKS` sets fewer, for tests):
+/// a task started past them is not followed, and counted.
 const TASKS: u32 = 1 << 16;
+const TASKS_ENV: &str = "IOGAUGE_RECORD_TASKS";
 /// The ring's size, bytes: the largest the kernel grants of these, halved while it refuses.
 const RING_BYTES: [u32; 5] = [64 << 20, 32 << 20, 16 << 20, 8 << 20, 4 << 20];
-/// The counters' keys: every call of the tracked tasks, and records the full ring refused.
+/// The counters' keys: every call of the tracked tasks, records the full ring refused, and
+/// tasks a tracked task started that the full map could not take.
 const COUNT_CALLS: i32 = 0;
 const COUNT_LOST: i32 = 1;
+const COUNT_UNTRACKED: i32 = 2;
+const COUNTERS: u32 = 3;
 
 /// A record: time (8), pid and tid (8), kind (4), call number (4), then the six arguments
 /// (an entry) or the result (an exit).
@@ -108,9 +113,12 @@ pub(super) fn load(
     }
     let e = |what: &'static str| move |err: io::Error| NoProbes(format!("{what}: {err}"));
     let sched = super::perf::in_tracefs(sched).map_err(e("the sched tracepoints"))?;
-    let tasks =
-        sys::bpf_map_shaped(MAP_HASH, 4, 4, TASKS, NO_PREALLOC).map_err(e("an eBPF map"))?;
-    let counters = sys::bpf_map(MAP_PERCPU_ARRAY, 8, 2).map_err(e("an eBPF map"))?;
+    let most = std::env::var(TASKS_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .map_or(TASKS, |n| n.clamp(1, TASKS));
+    let tasks = sys::bpf_map_shaped(MAP_HASH, 4, 4, most, NO_PREALLOC).map_err(e("an eBPF map"))?;
+    let counters = sys::bpf_map(MAP_PERCPU_ARRAY, 8, COUNTERS).map_err(e("an eBPF map"))?;
     let top = Call::numbers().max().unwrap_or(0).max(0) as i32;
     let watched = sys::bpf_map(MAP_ARRAY, 4, top as u32 + 1).map_err(e("an eBPF map"))?;
     for n in Call::numbers() {
@@ -133,7 +141,7 @@ pub(super) fn load(
     };
     load(ids.enter, call_program(&maps, true, then.0))?;
     load(ids.exit, call_program(&maps, false, then.1))?;
-    load(sched.fork, fork_program(&tasks, sched.child_pid))?;
+    load(sched.fork, fork_program(&maps, sched.child_pid))?;
     load(sched.exec, exec_program(&tasks))?;
     load(sched.exit, exit_program(&tasks))?;
     Ok(CallProbes {
@@ -250,20 +258,23 @@ fn call_program(m: &Maps, enter: bool, then: &dyn Fn(&mut Asm)) -> Vec<BpfInsn> 
     a.finish()
 }
 
-/// On `sched_process_fork` (in the parent): a tracked task's new task joins, in its state.
-fn fork_program(tasks: &OwnedFd, child_pid: i32) -> Vec<BpfInsn> {
+/// On `sched_process_fork` (in the parent): a tracked task's new task joins, in its state;
+/// one the full map refuses is counted.
+fn fork_program(m: &Maps, child_pid: i32) -> Vec<BpfInsn> {
     let mut a = Asm::default();
     a.mov(R6, R1);
-    task_entry(&mut a, tasks);
+    task_entry(&mut a, m.tasks);
     a.ld(W::Wd, R1, R0, 0).st(W::Wd, FP, -8, R1);
     a.ld(W::Wd, R1, R6, child_pid).st(W::Wd, FP, -12, R1);
-    a.map(R1, tasks)
+    a.map(R1, m.tasks)
         .mov(R2, FP)
         .addi(R2, -12)
         .mov(R3, FP)
         .addi(R3, -8)
         .movi(R4, 0)
-        .call(HELPER_MAP_UPDATE);
+        .call(HELPER_MAP_UPDATE)
+        .jump_if(JEQ, R0, 0, "out");
+    count(&mut a, m.counters, COUNT_UNTRACKED, "untracked");
     a.label("out").movi(R0, 1).exit();
     a.finish()
 }
@@ -298,12 +309,20 @@ impl CallProbes {
             counters: self.counters.try_clone()?,
             possible: self.possible,
             pid,
-            start: [0; 2],
+            start: [0; COUNTERS as usize],
         };
-        reader.start = [reader.count(COUNT_CALLS), reader.count(COUNT_LOST)];
+        reader.start = [COUNT_CALLS, COUNT_LOST, COUNT_UNTRACKED].map(|k| reader.count(k));
         sys::bpf_map_set(&self.tasks, pid as u32, ARMED as u32)?;
         Ok(reader)
     }
+}
+
+/// Every call the program's tasks made, the records the full ring refused, and the tasks
+/// they started that the full map could not take (their calls are not in the trace).
+pub struct Counted {
+    pub syscalls: u64,
+    pub lost: u64,
+    pub untracked: u64,
 }
 
 /// What one recording reads from the ring, and its counters.
@@ -314,7 +333,7 @@ pub struct CallReader {
     possible: usize,
     pid: i32,
     /// The counters when the recording started.
-    start: [u64; 2],
+    start: [u64; COUNTERS as usize],
 }
 
 impl CallReader {
@@ -328,12 +347,14 @@ impl CallReader {
             .map_or(0, |v| v.iter().sum())
     }
 
-    /// Every call the program's tasks made, and the records the full ring refused.
-    pub fn finish(self) -> (u64, u64) {
-        (
-            self.count(COUNT_CALLS).saturating_sub(self.start[0]),
-            self.count(COUNT_LOST).saturating_sub(self.start[1]),
-        )
+    /// What the counters say of this recording.
+    pub fn finish(self) -> Counted {
+        let since = |key: i32| self.count(key).saturating_sub(self.start[key as usize]);
+        Counted {
+            syscalls: since(COUNT_CALLS),
+            lost: since(COUNT_LOST),
+            untracked: since(COUNT_UNTRACKED),
+        }
     }
 }
 

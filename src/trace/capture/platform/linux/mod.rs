@@ -83,6 +83,7 @@ pub fn record_with(
         path_calls,
         capped,
         syscalls,
+        untracked,
     } = run;
     let duration_ns = end.saturating_sub(t0);
     let unwatched = syscalls.map_or(0, |n| n.saturating_sub(calls));
@@ -108,6 +109,7 @@ pub fn record_with(
             aio_unseen: decoded.aio_unseen,
             aio_unreaped: decoded.aio_unreaped,
             capped,
+            untracked_tasks: untracked,
             overhead,
         },
     };
@@ -261,6 +263,8 @@ struct Run {
     capped: u64,
     /// Every system call the program made (perf's counter; None under ptrace alone).
     syscalls: Option<u64>,
+    /// Tasks the capture could not follow.
+    untracked: u64,
 }
 
 /// How the paths of a traced run are read.
@@ -379,6 +383,7 @@ fn decoded(
         capped,
         syscalls,
         switches,
+        untracked,
     } = finished.unwrap_or(perf::Drained {
         raw: traced.raw,
         capped: traced.capped,
@@ -431,6 +436,7 @@ fn decoded(
         path_calls,
         capped,
         syscalls,
+        untracked,
     }
 }
 

@@ -197,6 +197,9 @@ pub struct Drained {
     pub capped: u64,
     /// Every system call the program and its tasks made (None: not counted).
     pub syscalls: Option<u64>,
+    /// Tasks the program started that the capture could not follow (its map of them full):
+    /// their calls are not in the trace.
+    pub untracked: u64,
     /// The records hold the tasks' context switches.
     pub switches: bool,
 }
@@ -370,9 +373,10 @@ impl Session {
             }
             d.syscalls = match calls {
                 Some(c) => {
-                    let (syscalls, lost) = c.finish();
-                    d.lost += lost;
-                    Some(syscalls)
+                    let counted = c.finish();
+                    d.lost += counted.lost;
+                    d.untracked = counted.untracked;
+                    Some(counted.syscalls)
                 }
                 None => all.and_then(|fd| {
                     let mut b = [0u8; 8];
