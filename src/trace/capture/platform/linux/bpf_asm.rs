@@ -144,6 +144,7 @@ pub(super) const JSLE: u8 = 0xd5;
 pub(super) const JLE: u8 = 0xb5;
 pub(super) const JSLT: u8 = 0xc5;
 pub(super) const JGE_REG: u8 = 0x3d;
+pub(super) const JNE_REG: u8 = 0x5d;
 
 /// A syscall tracepoint's argument `i`, as an offset in its context.
 pub(super) fn sys_arg(i: i32) -> i32 {

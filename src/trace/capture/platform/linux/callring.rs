@@ -1,6 +1,7 @@
 //! The calls read by eBPF into one BPF ring buffer: programs on `raw_syscalls:sys_enter` and
-//! `sys_exit` keep the watched calls of the recorded program's tasks and write each as a
-//! compact record (time, task, call, and its arguments or result). Whose tasks they are is a
+//! `sys_exit` keep the watched calls of the recorded program's tasks — the entry's time and
+//! arguments wait in the task's map entry — and write each at its exit as one compact record
+//! (its times, task, call, arguments and result). Whose tasks they are is a
 //! map of thread ids that programs on `sched:sched_process_fork`, `_exec` and `_exit` keep:
 //! the program's first task is put in before it runs, armed at its exec (as perf's
 //! `enable_on_exec` is), every task a tracked task starts joins it as it is made, and each
@@ -36,22 +37,32 @@ const TASKS: u32 = 1 << 16;
 const TASKS_ENV: &str = "IOGAUGE_RECORD_TASKS";
 /// The ring's size, bytes: the largest the kernel grants of these, halved while it refuses.
 const RING_BYTES: [u32; 5] = [64 << 20, 32 << 20, 16 << 20, 8 << 20, 4 << 20];
-/// The counters' keys: every call of the tracked tasks, records the full ring refused, and
-/// tasks a tracked task started that the full map could not take.
+/// The counters' keys: every call of the tracked tasks, records the full ring refused,
+/// tasks a tracked task started that the full map could not take, and watched calls a task
+/// ended in (entered, never exited: exit_group, or a task killed in its call).
 const COUNT_CALLS: i32 = 0;
 const COUNT_LOST: i32 = 1;
 const COUNT_UNTRACKED: i32 = 2;
-const COUNTERS: u32 = 3;
+const COUNT_UNFINISHED: i32 = 3;
+const COUNTERS: u32 = 4;
 
-/// A record: time (8), pid and tid (8), kind (4), call number (4), then the six arguments
-/// (an entry) or the result (an exit).
-const KIND_ENTER: i32 = 1;
-const KIND_EXIT: i32 = 2;
-const ENTER_BYTES: i32 = 72;
-const EXIT_BYTES: i32 = 32;
-/// A tracked task's state in the map: waiting for its exec, or recorded.
+/// A record, one a call, written at its exit: its entry's time (8), pid and tid (8), kind
+/// (4), call number (4), the six arguments (48), then its exit's time (8) and result (8).
+/// One record rather than one at each end halves the ring's writes, the larger part of what
+/// a recorded call costs the program past the tracepoint itself (docs/trace.md).
+const KIND_CALL: i32 = 3;
+const CALL_BYTES: i32 = 88;
+/// A tracked task's value in the map: its state (4: waiting for its exec, or recorded), the
+/// watched call it is in (4: its number, or NOT_IN_CALL), and that call's entry time (8)
+/// and six arguments (48), kept until its exit writes the record.
 const ARMED: i32 = 0;
 const RECORDED: i32 = 1;
+const TASK_BYTES: u32 = 64;
+const IN_CALL: i32 = 4;
+const ENTERED: i32 = 8;
+const ARGS: i32 = 16;
+/// (Positive: the programs compare it as a zero-extended 64-bit word.)
+const NOT_IN_CALL: i32 = i32::MAX;
 
 /// The maps the programs share; the programs themselves run with [`super::bpf::PathProbes`]'s.
 pub struct CallProbes {
@@ -117,7 +128,8 @@ pub(super) fn load(
         .ok()
         .and_then(|v| v.trim().parse::<u32>().ok())
         .map_or(TASKS, |n| n.clamp(1, TASKS));
-    let tasks = sys::bpf_map_shaped(MAP_HASH, 4, 4, most, NO_PREALLOC).map_err(e("an eBPF map"))?;
+    let tasks = sys::bpf_map_shaped(MAP_HASH, 4, TASK_BYTES, most, NO_PREALLOC)
+        .map_err(e("an eBPF map"))?;
     let counters = sys::bpf_map(MAP_PERCPU_ARRAY, 8, COUNTERS).map_err(e("an eBPF map"))?;
     let top = Call::numbers().max().unwrap_or(0).max(0) as i32;
     let watched = sys::bpf_map(MAP_ARRAY, 4, top as u32 + 1).map_err(e("an eBPF map"))?;
@@ -143,7 +155,7 @@ pub(super) fn load(
     load(ids.exit, call_program(&maps, false, then.1))?;
     load(sched.fork, fork_program(&maps, sched.child_pid))?;
     load(sched.exec, exec_program(&tasks))?;
-    load(sched.exit, exit_program(&tasks))?;
+    load(sched.exit, exit_program(&maps))?;
     Ok(CallProbes {
         tasks,
         counters,
@@ -186,7 +198,7 @@ fn this_task(a: &mut Asm) {
     a.st(W::Wd, FP, -4, R7).mov(R2, FP).addi(R2, -4);
 }
 
-/// R0 = the task's entry in the map; to "out" when it has none.
+/// R0 = the task's value in the map; to "out" when it has none.
 fn task_entry(a: &mut Asm, tasks: &OwnedFd) {
     this_task(a);
     a.map(R1, tasks)
@@ -210,49 +222,57 @@ fn count(a: &mut Asm, counters: &OwnedFd, key: i32, done: &str) {
     a.label(done);
 }
 
-/// The program on `sys_enter` (`enter`) or `sys_exit`: a tracked task's call counted (at
-/// entry), and if it is watched, its record written to the ring, then `then`'s code (the
-/// path probes'). Returns 1: other perf users of the tracepoint keep their records.
+/// The program on `sys_enter` (`enter`) or `sys_exit`, for a tracked task. At entry: the
+/// call counted, and if it is watched, its number, time and arguments kept in the task's
+/// value, then `then`'s code (the path probes'). At exit: if the task is in a watched call
+/// of that number, the call's record written to the ring, then `then`'s code. Returns 1:
+/// other perf users of the tracepoint keep their records.
 fn call_program(m: &Maps, enter: bool, then: &dyn Fn(&mut Asm)) -> Vec<BpfInsn> {
     let mut a = Asm::default();
     a.mov(R6, R1);
     recorded_task(&mut a, m.tasks);
+    a.mov(R9, R0).ld(W::Dw, R8, R6, 8);
     if enter {
         count(&mut a, m.counters, COUNT_CALLS, "counted");
+        a.jump_if(JSLT, R8, 0, "out")
+            .jump_if(JSGT, R8, m.top, "out");
+        a.st(W::Wd, FP, -8, R8).mov(R2, FP).addi(R2, -8);
+        a.map(R1, m.watched)
+            .call(HELPER_MAP_LOOKUP)
+            .jump_if(JEQ, R0, 0, "out");
+        a.ld(W::Wd, R1, R0, 0).jump_if(JEQ, R1, 0, "out");
+        a.call(HELPER_KTIME_GET_NS).st(W::Dw, R9, ENTERED, R0);
+        for i in 0..6 {
+            a.ld(W::Dw, R1, R6, sys_arg(i))
+                .st(W::Dw, R9, ARGS + 8 * i, R1);
+        }
+        a.st(W::Wd, R9, IN_CALL, R8);
+    } else {
+        // The entry this exit ends: a watched call of the same number (else none was seen).
+        a.ld(W::Wd, R1, R9, IN_CALL)
+            .jump_if_reg(JNE_REG, R1, R8, "out")
+            .sti(W::Wd, R9, IN_CALL, NOT_IN_CALL);
+        let at = -CALL_BYTES;
+        a.ld(W::Dw, R1, R9, ENTERED).st(W::Dw, FP, at, R1);
+        a.st(W::Dw, FP, at + 8, R7)
+            .sti(W::Wd, FP, at + 16, KIND_CALL)
+            .st(W::Wd, FP, at + 20, R8);
+        for i in 0..6 {
+            a.ld(W::Dw, R1, R9, ARGS + 8 * i)
+                .st(W::Dw, FP, at + 24 + 8 * i, R1);
+        }
+        a.call(HELPER_KTIME_GET_NS).st(W::Dw, FP, at + 72, R0);
+        a.ld(W::Dw, R1, R6, sys_arg(0)).st(W::Dw, FP, at + 80, R1);
+        a.map(R1, m.ring)
+            .mov(R2, FP)
+            .addi(R2, at)
+            .movi(R3, CALL_BYTES)
+            .movi(R4, RB_NO_WAKEUP)
+            .call(HELPER_RINGBUF_OUTPUT)
+            .jump_if(JEQ, R0, 0, "sent");
+        count(&mut a, m.counters, COUNT_LOST, "lost");
+        a.label("sent");
     }
-    a.ld(W::Dw, R8, R6, 8)
-        .jump_if(JSLT, R8, 0, "out")
-        .jump_if(JSGT, R8, m.top, "out");
-    a.st(W::Wd, FP, -8, R8).mov(R2, FP).addi(R2, -8);
-    a.map(R1, m.watched)
-        .call(HELPER_MAP_LOOKUP)
-        .jump_if(JEQ, R0, 0, "out");
-    a.ld(W::Wd, R1, R0, 0).jump_if(JEQ, R1, 0, "out");
-    let size = if enter { ENTER_BYTES } else { EXIT_BYTES };
-    let at = -size;
-    a.call(HELPER_KTIME_GET_NS).st(W::Dw, FP, at, R0);
-    a.st(W::Dw, FP, at + 8, R7)
-        .sti(
-            W::Wd,
-            FP,
-            at + 16,
-            if enter { KIND_ENTER } else { KIND_EXIT },
-        )
-        .st(W::Wd, FP, at + 20, R8);
-    // An entry's six arguments, an exit's result: the context's words from byte 16 on.
-    for i in 0..(size - 24) / 8 {
-        a.ld(W::Dw, R1, R6, sys_arg(i))
-            .st(W::Dw, FP, at + 24 + 8 * i, R1);
-    }
-    a.map(R1, m.ring)
-        .mov(R2, FP)
-        .addi(R2, at)
-        .movi(R3, size)
-        .movi(R4, RB_NO_WAKEUP)
-        .call(HELPER_RINGBUF_OUTPUT)
-        .jump_if(JEQ, R0, 0, "sent");
-    count(&mut a, m.counters, COUNT_LOST, "lost");
-    a.label("sent");
     then(&mut a);
     a.label("out").movi(R0, 1).exit();
     a.finish()
@@ -264,13 +284,19 @@ fn fork_program(m: &Maps, child_pid: i32) -> Vec<BpfInsn> {
     let mut a = Asm::default();
     a.mov(R6, R1);
     task_entry(&mut a, m.tasks);
-    a.ld(W::Wd, R1, R0, 0).st(W::Wd, FP, -8, R1);
-    a.ld(W::Wd, R1, R6, child_pid).st(W::Wd, FP, -12, R1);
+    // The child's value at fp-64: the parent's state, in no call; its key below it.
+    let at = -(TASK_BYTES as i32);
+    for i in 0..TASK_BYTES as i32 / 8 {
+        a.sti(W::Dw, FP, at + 8 * i, 0);
+    }
+    a.ld(W::Wd, R1, R0, 0).st(W::Wd, FP, at, R1);
+    a.sti(W::Wd, FP, at + IN_CALL, NOT_IN_CALL);
+    a.ld(W::Wd, R1, R6, child_pid).st(W::Wd, FP, at - 4, R1);
     a.map(R1, m.tasks)
         .mov(R2, FP)
-        .addi(R2, -12)
+        .addi(R2, at - 4)
         .mov(R3, FP)
-        .addi(R3, -8)
+        .addi(R3, at)
         .movi(R4, 0)
         .call(HELPER_MAP_UPDATE)
         .jump_if(JEQ, R0, 0, "out");
@@ -288,12 +314,18 @@ fn exec_program(tasks: &OwnedFd) -> Vec<BpfInsn> {
     a.finish()
 }
 
-/// On `sched_process_exit`: the task leaves the map (its thread id may be reused by anyone).
-fn exit_program(tasks: &OwnedFd) -> Vec<BpfInsn> {
+/// On `sched_process_exit`: the task leaves the map (its thread id may be reused by anyone);
+/// a watched call it was in, which will not exit, is counted.
+fn exit_program(m: &Maps) -> Vec<BpfInsn> {
     let mut a = Asm::default();
+    task_entry(&mut a, m.tasks);
+    a.ld(W::Wd, R1, R0, IN_CALL)
+        .jump_if(JEQ, R1, NOT_IN_CALL, "finished");
+    count(&mut a, m.counters, COUNT_UNFINISHED, "unfinished");
+    a.label("finished");
     this_task(&mut a);
-    a.map(R1, tasks).call(HELPER_MAP_DELETE);
-    a.movi(R0, 1).exit();
+    a.map(R1, m.tasks).call(HELPER_MAP_DELETE);
+    a.label("out").movi(R0, 1).exit();
     a.finish()
 }
 
@@ -311,18 +343,25 @@ impl CallProbes {
             pid,
             start: [0; COUNTERS as usize],
         };
-        reader.start = [COUNT_CALLS, COUNT_LOST, COUNT_UNTRACKED].map(|k| reader.count(k));
-        sys::bpf_map_set(&self.tasks, pid as u32, ARMED as u32)?;
+        reader.start =
+            [COUNT_CALLS, COUNT_LOST, COUNT_UNTRACKED, COUNT_UNFINISHED].map(|k| reader.count(k));
+        let mut value = [0u8; TASK_BYTES as usize];
+        value[..4].copy_from_slice(&ARMED.to_ne_bytes());
+        value[IN_CALL as usize..][..4].copy_from_slice(&NOT_IN_CALL.to_ne_bytes());
+        sys::bpf_map_set_bytes(&self.tasks, pid as u32, &value)?;
         Ok(reader)
     }
 }
 
-/// Every call the program's tasks made, the records the full ring refused, and the tasks
-/// they started that the full map could not take (their calls are not in the trace).
+/// Every call the program's tasks made, the records the full ring refused, the tasks they
+/// started that the full map could not take (their calls are not in the trace), and the
+/// watched calls they ended in.
 pub struct Counted {
     pub syscalls: u64,
     pub lost: u64,
     pub untracked: u64,
+    /// Watched calls entered and never exited (their tasks ended in them): not in the ring.
+    pub unfinished: u64,
 }
 
 /// What one recording reads from the ring, and its counters.
@@ -339,7 +378,8 @@ pub struct CallReader {
 impl CallReader {
     /// The records the ring holds, as calls; returns the bytes taken.
     pub fn drain(&mut self, out: &mut Vec<Raw>) -> usize {
-        self.ring.drain(|r| out.extend(parse(r)))
+        self.ring
+            .drain(|r| out.extend(parse(r).into_iter().flatten()))
     }
 
     fn count(&self, key: i32) -> u64 {
@@ -354,6 +394,7 @@ impl CallReader {
             syscalls: since(COUNT_CALLS),
             lost: since(COUNT_LOST),
             untracked: since(COUNT_UNTRACKED),
+            unfinished: since(COUNT_UNFINISHED),
         }
     }
 }
@@ -366,35 +407,35 @@ impl Drop for CallReader {
     }
 }
 
-/// A ring record as a call's entry or exit (None: not one).
-fn parse(r: &[u8]) -> Option<Raw> {
+/// A ring record as the call's entry and exit (None: not a call's record).
+fn parse(r: &[u8]) -> Option<[Raw; 2]> {
     let u64_at = |at: usize| super::bpf::u64_in(r, at);
     let u32_at = |at: usize| super::bpf::u32_in(r, at);
+    if u32_at(16)? as i32 != KIND_CALL {
+        return None;
+    }
     let (t, ids) = (u64_at(0)?, u64_at(8)?);
     let (pid, tid) = ((ids >> 32) as u32, ids as u32);
     let nr = i64::from(u32_at(20)? as i32);
-    match u32_at(16)? as i32 {
-        KIND_ENTER => {
-            let mut args = [0u64; 6];
-            for (i, a) in args.iter_mut().enumerate() {
-                *a = u64_at(24 + 8 * i)?;
-            }
-            Some(Raw::Enter {
-                t,
-                pid,
-                tid,
-                nr,
-                args,
-            })
-        }
-        KIND_EXIT => Some(Raw::Exit {
+    let mut args = [0u64; 6];
+    for (i, a) in args.iter_mut().enumerate() {
+        *a = u64_at(24 + 8 * i)?;
+    }
+    Some([
+        Raw::Enter {
             t,
+            pid,
             tid,
             nr,
-            ret: u64_at(24)? as i64,
-        }),
-        _ => None,
-    }
+            args,
+        },
+        Raw::Exit {
+            t: u64_at(72)?,
+            tid,
+            nr,
+            ret: u64_at(80)? as i64,
+        },
+    ])
 }
 
 #[cfg(test)]
@@ -414,30 +455,32 @@ mod tests {
     }
 
     #[test]
-    fn records_read_back_as_the_calls_they_are() {
+    fn a_record_reads_back_as_its_calls_entry_and_exit() {
         let args = [3, 4096, 512, 8192, 0, 0];
+        let mut words = args.to_vec();
+        words.extend([1234 + 560, (-5i64) as u64]);
         assert_eq!(
-            parse(&record(KIND_ENTER, 17, &args)),
-            Some(Raw::Enter {
-                t: 1234,
-                pid: 7,
-                tid: 9,
-                nr: 17,
-                args
-            })
+            parse(&record(KIND_CALL, 17, &words)),
+            Some([
+                Raw::Enter {
+                    t: 1234,
+                    pid: 7,
+                    tid: 9,
+                    nr: 17,
+                    args
+                },
+                Raw::Exit {
+                    t: 1794,
+                    tid: 9,
+                    nr: 17,
+                    ret: -5
+                }
+            ])
         );
-        assert_eq!(
-            parse(&record(KIND_EXIT, 17, &[(-5i64) as u64])),
-            Some(Raw::Exit {
-                t: 1234,
-                tid: 9,
-                nr: 17,
-                ret: -5
-            })
-        );
-        // Cut short, or of no kind: nothing.
-        assert_eq!(parse(&record(KIND_ENTER, 17, &args[..5])), None);
-        assert_eq!(parse(&record(9, 17, &[0])), None);
+        assert_eq!(CALL_BYTES as usize, record(KIND_CALL, 17, &words).len());
+        // Cut short, or of another kind: nothing.
+        assert_eq!(parse(&record(KIND_CALL, 17, &words[..7])), None);
+        assert_eq!(parse(&record(1, 17, &words)), None);
         assert_eq!(parse(&[0; 8]), None);
     }
 }

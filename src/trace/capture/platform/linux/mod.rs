@@ -384,6 +384,7 @@ fn decoded(
         syscalls,
         switches,
         untracked,
+        unfinished,
     } = finished.unwrap_or(perf::Drained {
         raw: traced.raw,
         capped: traced.capped,
@@ -418,7 +419,7 @@ fn decoded(
     let cwd = std::env::current_dir()
         .map(|d| d.into_os_string().into_vec())
         .unwrap_or_default();
-    let decoded = decode::decode(
+    let mut decoded = decode::decode(
         raw,
         (notes, aio),
         pid as u32,
@@ -426,6 +427,7 @@ fn decoded(
         (t0, cwd),
         switches,
     );
+    decoded.unmatched += unfinished;
     Run {
         decoded,
         status: traced.status,

@@ -200,6 +200,9 @@ pub struct Drained {
     /// Tasks the program started that the capture could not follow (its map of them full):
     /// their calls are not in the trace.
     pub untracked: u64,
+    /// Watched calls the tasks entered and ended in, which the ring's records (one at each
+    /// call's exit) do not hold: counted as calls seen only half.
+    pub unfinished: u64,
     /// The records hold the tasks' context switches.
     pub switches: bool,
 }
@@ -376,6 +379,7 @@ impl Session {
                     let counted = c.finish();
                     d.lost += counted.lost;
                     d.untracked = counted.untracked;
+                    d.unfinished = counted.unfinished;
                     Some(counted.syscalls)
                 }
                 None => all.and_then(|fd| {

@@ -232,13 +232,22 @@ pub fn bpf_map_per_cpu(map: &OwnedFd, key: u32, cpus: usize) -> io::Result<Vec<u
 
 /// Sets the 4-byte value at a 4-byte key of a map.
 pub fn bpf_map_set(map: &OwnedFd, key: u32, value: u32) -> io::Result<()> {
+    bpf_map_set_bytes(map, key, &value.to_ne_bytes())
+}
+
+/// Sets a 4-byte key's value in an eBPF map whose values are exactly `value.len()` bytes
+/// (the kernel reads the map's value size from `value`).
+pub fn bpf_map_set_bytes(map: &OwnedFd, key: u32, value: &[u8]) -> io::Result<()> {
+    if value.is_empty() {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    }
     bpf(
         2,
         &BpfMapUpdate {
             map_fd: map.as_raw_fd() as u32,
             _pad: 0,
             key: &key as *const u32 as u64,
-            value: &value as *const u32 as u64,
+            value: value.as_ptr() as u64,
             flags: 0,
         },
     )
