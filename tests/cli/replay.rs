@@ -182,12 +182,14 @@ fn the_logs_times_are_kept_scaled_or_dropped() {
         let t = io_times(&d.path().join("out.log"));
         t.iter().map(|x| x - t[0]).collect::<Vec<u64>>()
     };
-    // Times are from the first I/O, which may itself be issued a little late (CI saw the
-    // third at 299.94 ms after a first 60 µs late): up to 1 ms early counts as on time.
+    // Times are from the first I/O, which may itself be issued late by the scheduler on a
+    // machine busy with the other tests, so the later ones (kept to the replay's start)
+    // look early by as much (CI saw the third at 299.94 ms after a first 60 µs late, and
+    // 598.88 ms of 600 after a first 1.04 ms late): up to 5 ms early counts as on time.
     let on_time = |got: &[u64], want: &[u64]| {
         got.iter()
             .zip(want)
-            .all(|(g, w)| *g + 1_000 >= *w && *g < *w + 100_000)
+            .all(|(g, w)| *g + 5_000 >= *w && *g < *w + 100_000)
     };
     let t = replay(&[]);
     assert!(on_time(&t, &[0, 150_000, 300_000]), "{t:?}");
@@ -520,21 +522,30 @@ fn a_replay_that_falls_behind_its_log_says_so() {
             .iter()
             .any(|w| w.as_str().unwrap().contains("fell behind"))
     );
-    // A pace it keeps (small writes 2 ms apart): no such warning.
+    // A pace it keeps (small writes 2 ms apart): no such warning. On a test machine busy
+    // with the other tests, three of the fifty can be a millisecond late from the scheduler
+    // alone: the pace must be kept in one of three tries.
     let mut log = String::from("fio version 3 iolog\n0 g add\n");
     for i in 0..50u64 {
         log += &format!("{} g write {} 4096\n", i * 2000, i * 4096);
     }
     write(d.path(), "slow.log", &log);
-    let o = run_in(
-        d.path(),
-        &[
-            "run",
-            "--name=r",
-            "--read_iolog=slow.log",
-            "--output-format=json",
-        ],
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(!stderr(&o).contains("fell behind"), "{}", stderr(&o));
+    let mut said = Vec::new();
+    for _ in 0..3 {
+        let o = run_in(
+            d.path(),
+            &[
+                "run",
+                "--name=r",
+                "--read_iolog=slow.log",
+                "--output-format=json",
+            ],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        if !stderr(&o).contains("fell behind") {
+            return;
+        }
+        said.push(stderr(&o));
+    }
+    panic!("a 2 ms pace said it fell behind three times: {said:?}");
 }
