@@ -127,6 +127,12 @@ impl From<String> for NoProbes {
     }
 }
 
+impl From<super::btf::BadBtf> for NoProbes {
+    fn from(e: super::btf::BadBtf) -> NoProbes {
+        NoProbes(e.to_string())
+    }
+}
+
 /// The programs, loaded and attached, and the per-CPU events their records leave through.
 /// Dropping it detaches everything.
 ///

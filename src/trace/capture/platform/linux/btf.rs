@@ -122,6 +122,11 @@ impl Btf {
             .ok_or_else(|| BadBtf(format!("no field {field} in struct {name}")))
     }
 
+    /// [`Btf::offset`] as an eBPF instruction's offset operand.
+    pub fn operand(&self, name: &str, field: &str) -> Result<i32, BadBtf> {
+        self.offset(name, field).map(|v| v as i32)
+    }
+
     fn find(&self, id: u32, field: &str, depth: u32) -> Option<u32> {
         let members = self.members.get(&id)?;
         if let Some(m) = members.iter().find(|m| m.name == field) {

@@ -74,11 +74,7 @@ pub(super) fn offsets() -> Result<Offsets, NoProbes> {
     CACHE
         .get_or_init(|| {
             let btf = Btf::kernel().map_err(|e| e.to_string())?;
-            let o = |s: &str, f: &str| {
-                btf.offset(s, f)
-                    .map(|v| v as i32)
-                    .map_err(|e| e.to_string())
-            };
+            let o = |s: &str, f: &str| btf.operand(s, f);
             Ok(Offsets {
                 files: o("task_struct", "files")?,
                 fdt: o("files_struct", "fdt")?,

@@ -227,11 +227,7 @@ fn layout() -> Result<Layout, NoProbes> {
     let tp =
         super::perf::in_tracefs(points).map_err(|e| format!("the io_uring tracepoints: {e}"))?;
     let btf = Btf::kernel().map_err(|e| e.to_string())?;
-    let o = |s: &str, f: &str| {
-        btf.offset(s, f)
-            .map(|v| v as i32)
-            .map_err(|e| e.to_string())
-    };
+    let o = |s: &str, f: &str| btf.operand(s, f);
     Ok(Layout {
         tp,
         fd: o("io_kiocb", "cqe")? + o("io_cqe", "fd")?,
