@@ -132,6 +132,11 @@ fn ok_in(dir: &Path, args: &[&str]) -> String {
     stdout(&o)
 }
 
+/// `iogauge trace stats --json TRACE` in `dir` (asserting exit 0), parsed.
+fn trace_stats(dir: &Path, trace: &str) -> Value {
+    serde_json::from_str(&ok_in(dir, &["trace", "stats", "--json", trace])).unwrap()
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

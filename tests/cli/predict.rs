@@ -225,8 +225,7 @@ fn calls_that_slept_when_recorded_are_known_and_a_target_where_they_do_not_moves
     let script = "dd if=in of=/dev/null bs=4k count=16 iflag=direct status=none; sleep 0.2";
     let o = run_in(w, &["record", "-o", "t.iogtrace", "--", "sh", "-c", script]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let stats: Value =
-        serde_json::from_str(&ok_in(w, &["trace", "stats", "--json", "t.iogtrace"])).unwrap();
+    let stats = trace_stats(w, "t.iogtrace");
     if !stats["method"].as_str().unwrap().starts_with("perf") {
         skip!("recorded without perf: the scheduler's switches are not seen under ptrace");
         return;

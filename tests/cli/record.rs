@@ -335,11 +335,7 @@ fn tasks_past_the_rings_map_are_counted_not_silently_missed() {
     for f in ["a", "b"] {
         assert_eq!(std::fs::metadata(d.path().join(f)).unwrap().len(), 16384);
     }
-    let v: Value = serde_json::from_str(&ok_in(
-        d.path(),
-        &["trace", "stats", "--json", "t.iogtrace"],
-    ))
-    .unwrap();
+    let v = trace_stats(d.path(), "t.iogtrace");
     if !v["method"].as_str().unwrap().contains("ring buffer") {
         skip!(
             "the calls were not read into an eBPF ring here: {}",
@@ -385,11 +381,7 @@ fn two_recordings_at_once_each_hold_their_own_programs_calls() {
     for (name, count, child) in runs {
         let o = child.wait_with_output().unwrap();
         assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
-        let v: Value = serde_json::from_str(&ok_in(
-            d.path(),
-            &["trace", "stats", "--json", &format!("{name}.iogtrace")],
-        ))
-        .unwrap();
+        let v = trace_stats(d.path(), &format!("{name}.iogtrace"));
         let written: Vec<(&str, u64, u64)> = v["files"]
             .as_array()
             .unwrap()
@@ -601,11 +593,7 @@ fn the_programs_exit_code_is_passed_on_and_its_trace_kept() {
         ],
     );
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    let stats = ok_in(
-        d.path(),
-        &["trace", "stats", "--json", trace.to_str().unwrap()],
-    );
-    let v: Value = serde_json::from_str(&stats).unwrap();
+    let v = trace_stats(d.path(), trace.to_str().unwrap());
     assert_eq!(v["exit_code"], 3);
     let x = v["files"]
         .as_array()
@@ -623,11 +611,7 @@ fn the_programs_exit_code_is_passed_on_and_its_trace_kept() {
 
 /// The files under `dir` a trace names, with what it says of each (path made relative).
 fn files_under(dir: &Path, trace: &Path) -> (Vec<Value>, String) {
-    let v: Value = serde_json::from_str(&ok_in(
-        dir,
-        &["trace", "stats", "--json", trace.to_str().unwrap()],
-    ))
-    .unwrap();
+    let v = trace_stats(dir, trace.to_str().unwrap());
     let root = dir.to_str().unwrap();
     let mut files: Vec<Value> = v["files"]
         .as_array()
@@ -818,11 +802,7 @@ fn capped_recording(method: &str) {
         3000 * 4096,
         "the program ran to its end"
     );
-    let v: Value = serde_json::from_str(&ok_in(
-        d.path(),
-        &["trace", "stats", "--json", "t.iogtrace"],
-    ))
-    .unwrap();
+    let v = trace_stats(d.path(), "t.iogtrace");
     assert!(v["capped"].as_u64().unwrap() > 0, "{method}: {v}");
     let out = v["files"]
         .as_array()
@@ -857,8 +837,7 @@ fn the_calls_it_does_not_watch_are_counted_and_each_task_knows_its_parent() {
         ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    let v: Value =
-        serde_json::from_str(&ok_in(d.path(), &["trace", "stats", "--json", t])).unwrap();
+    let v = trace_stats(d.path(), t);
     if !v["method"].as_str().unwrap().starts_with("perf") {
         skip!("recorded without perf (no counter of the calls it does not watch)");
         return;

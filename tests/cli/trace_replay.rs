@@ -437,11 +437,7 @@ fn fios_own_iolog_imported_is_a_trace_that_replays_its_io() {
         &["trace", "import", "--iolog", "job.log", "-o", "j.iogtrace"],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    let v: Value = serde_json::from_str(&ok_in(
-        d.path(),
-        &["trace", "stats", "--json", "j.iogtrace"],
-    ))
-    .unwrap();
+    let v = trace_stats(d.path(), "j.iogtrace");
     let f = &v["files"][0];
     assert!(f["path"].as_str().unwrap().ends_with("data"), "{f}");
     assert_eq!(f["reads"]["calls"], reads);
@@ -559,9 +555,7 @@ fn a_devices_block_requests_are_recorded_and_replay() {
         return;
     };
     let dev = dev.0.clone();
-    let stats = |trace: &str| -> Value {
-        serde_json::from_str(&ok_in(d.path(), &["trace", "stats", "--json", trace])).unwrap()
-    };
+    let stats = |trace: &str| trace_stats(d.path(), trace);
     let o = run_in(
         d.path(),
         &[
