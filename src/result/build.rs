@@ -772,4 +772,43 @@ mod tests {
         let mut one = stats(1000, (0, 3000));
         assert_eq!(spread_out(&mut one, 1), None);
     }
+
+    /// 50 I/Os scheduled over 98 ms, `behind` of them more than 1 ms late, the last issued at
+    /// `replayed_ms`.
+    fn replay(behind: u64, replayed_ms: u64) -> crate::stats::ReplayStats {
+        let mut r = crate::stats::ReplayStats::default();
+        for i in 0..50u64 {
+            let late = if i < behind { 2_000_000 } else { 10_000 };
+            r.issued(
+                late,
+                i * 2_000_000,
+                (i * 2_000_000).min(replayed_ms * 1_000_000),
+            );
+        }
+        r
+    }
+
+    #[test]
+    fn a_replay_is_said_behind_its_log_past_a_twentieth_late_or_a_longer_run() {
+        // Two of fifty a millisecond late, the whole on time: the scheduler's hiccups.
+        assert_eq!(replay_note("r", 0, &replay(2, 98)), None);
+        // Three of fifty (6%): behind, said with the counts and times.
+        let n = replay_note("r", 0, &replay(3, 98)).expect("behind");
+        assert!(
+            n.starts_with("job r.0: the replay fell behind its log: 3 of 50"),
+            "{n}"
+        );
+        assert!(
+            n.contains("at worst 2.0 ms") && n.contains("0.098 s took 0.098 s"),
+            "{n}"
+        );
+        // None late, but the log's 98 ms took 105 ms (more than 5% and 1 ms longer).
+        let mut r = replay(0, 98);
+        r.replayed_ns = 105_000_000;
+        assert!(replay_note("r", 0, &r).is_some());
+        r.replayed_ns = 103_000_000;
+        assert_eq!(replay_note("r", 0, &r), None);
+        // Nothing issued: nothing to say.
+        assert_eq!(replay_note("r", 0, &Default::default()), None);
+    }
 }

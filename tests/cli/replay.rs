@@ -522,18 +522,21 @@ fn a_replay_that_falls_behind_its_log_says_so() {
             .iter()
             .any(|w| w.as_str().unwrap().contains("fell behind"))
     );
-    // A pace it keeps (small writes 2 ms apart): no such warning. On a test machine busy
-    // with the other tests, three of the fifty can be a millisecond late from the scheduler
-    // alone: the pace must be kept in one of three tries.
+    // A pace it keeps (small writes 10 ms apart, on tmpfs where there is one): no such
+    // warning. On a 2-CPU test machine busy with the other tests, a wake-up can be a
+    // millisecond late from the scheduler alone, and a 4 KiB write to the disk can wait for
+    // another test's syncs (2 ms apart, 4 to 6 of 50 were, in CI): the pace must be kept in one
+    // of three tries. Where the line between the two lies is `replay_note`'s unit test.
+    let shm = shm_tmp();
     let mut log = String::from("fio version 3 iolog\n0 g add\n");
-    for i in 0..50u64 {
-        log += &format!("{} g write {} 4096\n", i * 2000, i * 4096);
+    for i in 0..30u64 {
+        log += &format!("{} g write {} 4096\n", i * 10_000, i * 4096);
     }
-    write(d.path(), "slow.log", &log);
+    write(shm.path(), "slow.log", &log);
     let mut said = Vec::new();
     for _ in 0..3 {
         let o = run_in(
-            d.path(),
+            shm.path(),
             &[
                 "run",
                 "--name=r",
@@ -547,5 +550,5 @@ fn a_replay_that_falls_behind_its_log_says_so() {
         }
         said.push(stderr(&o));
     }
-    panic!("a 2 ms pace said it fell behind three times: {said:?}");
+    panic!("a 10 ms pace said it fell behind three times: {said:?}");
 }
