@@ -139,7 +139,7 @@ pub(crate) fn sqlio_batch(
 ) -> ExitCode {
     use compat::sqlio::BatchEnd;
     let interrupt = interrupt_flag();
-    let mut reports: Vec<serde_json::Value> = Vec::new();
+    let mut reports: Vec<iogauge::studies::Report> = Vec::new();
     // Per test that ran: its line, its arguments and sqlio's figures, for the summary.
     let mut rows: Vec<BatchRow> = Vec::new();
     let end = batch.run(&interrupt, &mut |line, targs, s| {
@@ -155,21 +155,20 @@ pub(crate) fn sqlio_batch(
                 return Ok(e.code());
             }
         };
+        rows.push((line, targs.join(" "), s.figures(&m.report)));
         if f.json {
-            reports.push(report::json::value(&m.report));
             for e in &m.report.errors {
                 errln!("iogauge: error: {}", cli::for_terminal(e));
             }
+            reports.push(m.report);
         } else {
             legacy_print(&m, f, &compat::Personality::render(s, &m.report).screen);
         }
-        rows.push((line, targs.join(" "), s.figures(&m.report)));
         Ok(m.code)
     });
-    let print_json = |reports: &[serde_json::Value]| {
+    let print_json = |reports: &[iogauge::studies::Report]| {
         if f.json {
-            let text = serde_json::to_string_pretty(reports).expect("reports serialise");
-            outln!("{text}");
+            outln!("{}", report::json::render_all(reports));
         } else if !rows.is_empty() {
             outln!("{}", batch_summary(&rows));
         }

@@ -48,7 +48,7 @@ pub(crate) fn read_sweep(
                 path.display()
             ))
         })?;
-    let index: iogauge::studies::sweep::Index = serde_json::from_str(&text)
+    let index: iogauge::studies::sweep::Index = serde_json::from_slice(text.as_bytes())
         .map_err(|e| Failure::Usage(format!("{}: not a sweep's index ({e})", path.display())))?;
     if index.schema != iogauge::studies::sweep::SCHEMA || index.axes.is_empty() {
         return Err(Failure::Usage(format!(

@@ -21,9 +21,12 @@ pub fn render(report: &Report) -> String {
     s
 }
 
-/// The document as a JSON value (for callers that collect several, like sqlio --batch).
-pub fn value(report: &Report) -> serde_json::Value {
-    serde_json::to_value(document(report)).expect("the report serialises")
+/// Several documents as one JSON array (sqlio --batch), each as `render` writes it. Written by
+/// the same serialiser as `render`, not through `serde_json::Value`: one copy of the report's
+/// serialising code in the binary, not two.
+pub fn render_all(reports: &[Report]) -> String {
+    let docs: Vec<Document<'_>> = reports.iter().map(document).collect();
+    serde_json::to_string_pretty(&docs).expect("the reports serialise")
 }
 
 fn document(report: &Report) -> Document<'_> {

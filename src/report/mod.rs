@@ -99,15 +99,17 @@ pub enum SavedError {
 /// A saved report: iogauge's JSON, or fio's (read as far as fio's JSON goes).
 pub fn saved(text: &str) -> Result<Report, SavedError> {
     // iogauge's own, read straight into its type: a large report is never held as a tree.
-    if let Ok(r) = Report::from_json(text) {
-        return Ok(r);
-    }
+    let text = crate::result::json_start(text);
+    let own = match Report::from_json(text) {
+        Ok(r) => return Ok(r),
+        Err(e) => e,
+    };
     let doc: serde_json::Value =
-        serde_json::from_str(crate::result::json_start(text)).map_err(SavedError::NotJson)?;
+        serde_json::from_slice(text.as_bytes()).map_err(SavedError::NotJson)?;
     if from_fio::is_fio(&doc) {
         return Ok(from_fio::run_report(&doc)?.into());
     }
-    Report::from_value(doc).map_err(SavedError::NotIogauge)
+    Err(SavedError::NotIogauge(own))
 }
 
 pub fn render(format: Format, report: &Report) -> String {

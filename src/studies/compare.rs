@@ -175,8 +175,8 @@ pub enum CompareError {
 
 /// A report's text, read for `compare`: only what it compares (see [`Slim`]).
 pub fn load(text: &str) -> Result<Value, CompareError> {
-    let slim: Slim =
-        serde_json::from_str(crate::result::json_start(text)).map_err(CompareError::NotJson)?;
+    let slim: Slim = serde_json::from_slice(crate::result::json_start(text).as_bytes())
+        .map_err(CompareError::NotJson)?;
     serde_json::to_value(slim).map_err(CompareError::NotJson)
 }
 

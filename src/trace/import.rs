@@ -62,7 +62,7 @@ fn footer(mut files: Vec<FileInfo>, events: &[Event]) -> Footer {
         f.size_at_open = Some(f.size_at_open.unwrap_or(0).max(f.extent));
     }
     let mut threads: Vec<ThreadInfo> = threads.into_values().collect();
-    threads.sort_by_key(|t| (t.first_ns, t.tid));
+    threads.sort_unstable_by_key(|t| (t.first_ns, t.tid));
     Footer {
         duration_ns: events
             .iter()

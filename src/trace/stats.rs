@@ -227,7 +227,7 @@ fn file_stats(f: &super::recording::FileInfo, mut a: Acc) -> FileStats {
         let d = &mut a.dir[w];
         d.sequential_pct = pct(a.seq[w], d.calls.saturating_sub(1));
         let mut sizes: Vec<(u64, u64)> = a.sizes[w].drain().collect();
-        sizes.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+        sizes.sort_unstable_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
         sizes.truncate(5);
         d.sizes = sizes;
     }

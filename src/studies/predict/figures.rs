@@ -161,7 +161,7 @@ pub fn figures(r: &Recording, tl: &Timeline, pe: &ProgramEnd) -> Figures {
 /// The files by replayed time, the first FILES_SHOWN one by one and the rest summed.
 fn file_figures(r: &Recording, files: HashMap<u32, Acc>) -> Vec<FileFigures> {
     let mut f: Vec<(u32, Acc)> = files.into_iter().collect();
-    f.sort_by_key(|(i, a)| (std::cmp::Reverse(a.replayed), *i));
+    f.sort_unstable_by_key(|(i, a)| (std::cmp::Reverse(a.replayed), *i));
     let rest = f.split_off(f.len().min(FILES_SHOWN));
     let mut out: Vec<FileFigures> = f
         .into_iter()

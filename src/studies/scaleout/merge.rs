@@ -161,7 +161,7 @@ pub(super) fn over_span(d: &mut DirReport, span_ns: u64) {
 /// latencies pooled from the histograms, every rank's jobs named `NAME@HOST#RANK` or, with
 /// `per_host`, one row per host and job), and the exit code (the worst rank's).
 pub fn aggregate(mut parts: Vec<RankResult>, per_host: bool) -> (crate::studies::Report, u8) {
-    parts.sort_by_key(|p| p.rank);
+    parts.sort_unstable_by_key(|p| p.rank);
     let mut m = super::Merger::new(per_host);
     for p in parts {
         m.add(p);

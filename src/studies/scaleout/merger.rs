@@ -175,7 +175,7 @@ impl Said {
         self.0
             .into_iter()
             .map(|(w, mut who, _)| {
-                who.sort();
+                who.sort_unstable();
                 let ranks: Vec<usize> = who.iter().map(|(r, _)| *r).collect();
                 let mut hosts: Vec<&str> = Vec::new();
                 for (_, h) in &who {
@@ -288,7 +288,7 @@ impl Merger {
             .filter(|(o, _)| o != base)
             .flat_map(|(o, ranks)| ranks.iter().map(move |&r| (r, o.as_slice())))
             .collect();
-        odd.sort_by_key(|(r, _)| *r);
+        odd.sort_unstable_by_key(|(r, _)| *r);
         let example = odd
             .first()
             .map(|&(r, mine)| first_difference((base_rank, base), (r, mine)));
@@ -397,7 +397,7 @@ impl Merger {
         for (gi, sums) in self.groups.into_iter().enumerate() {
             let g = &mut out.groups[gi];
             let mut windows = sums.windows;
-            windows.sort_by_key(|w| w.rank);
+            windows.sort_unstable_by_key(|w| w.rank);
             // Each host's first start and last end, in one pass over the windows.
             let mut host_spans: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
             for w in &windows {
@@ -431,7 +431,7 @@ impl Merger {
                 d.ranks.sort_unstable();
             }
             // In the order of their ranks, not of the results' arrival.
-            devices.sort_by_key(|d| d.ranks.first().copied());
+            devices.sort_unstable_by_key(|d| d.ranks.first().copied());
             g.devices = devices;
             spans.push(span);
         }

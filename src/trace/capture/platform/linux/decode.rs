@@ -211,7 +211,7 @@ pub fn decode(
     for t in &mut threads {
         t.off_cpu = sched.off_cpu(t.tid);
     }
-    threads.sort_by_key(|t| (t.first_ns, t.tid));
+    threads.sort_unstable_by_key(|t| (t.first_ns, t.tid));
     super::family::relate(&mut threads, &kin);
     s.out.threads = threads;
     s.out
