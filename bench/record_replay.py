@@ -23,8 +23,15 @@ and under `iogauge record`, alternating: fio's own IOPS and completion latency e
 capture's cost on a program whose I/Os it reads from the program's memory as io_submit and
 io_getevents run); then its trace replayed there, each I/O resubmitted asynchronously.
 
+Memory: what the recorder holds per call at its peak (the kernel's records while the program
+runs, then the trace's events as they are decoded): dd copying a file in 512-byte calls (a
+read and a write each, both recorded, both in the trace) on the bench's storage, recorded for
+several counts; the recorder's peak resident set (wait4's ru_maxrss) against the calls, and
+the bytes per call of the difference between two counts (what each added call costs, the
+recorder's fixed footprint out).
+
 Usage: python3 bench/record_replay.py [--rounds N] [--dir DIR] [--no-save]
-       [--only overhead,calibration,fidelity,aio]
+       [--only overhead,calibration,fidelity,aio,memory]
 """
 
 import argparse
@@ -157,6 +164,45 @@ def calibration(rounds, base):
     return rows
 
 
+MEMORY_COUNTS = [100_000, 500_000, 1_000_000, 2_000_000]
+
+
+def peak_rss(cmd, cwd):
+    """Runs cmd; its peak resident set in bytes (wait4's ru_maxrss: the process's own, or
+    a waited-for child's if larger — dd's is a few MiB)."""
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}: {err[-600:]}")
+    return ru.ru_maxrss * 1024
+
+
+def memory(base):
+    """The recorder's peak memory against the calls it recorded."""
+    d = tempfile.mkdtemp(dir=base)
+    trace = os.path.join(base, "mem.iogtrace")
+    # A sparse input (it reads as zeros): a real file, every call on storage.
+    with open(os.path.join(d, "in"), "wb") as f:
+        f.truncate(max(MEMORY_COUNTS) * 512)
+    rows = ["| dd calls (read + write) | recorder's peak RSS MiB | bytes a call (all) | "
+            "bytes a call (added since the row before) |", "|---|---|---|---|"]
+    last = None
+    for n in MEMORY_COUNTS:
+        calls = 2 * n
+        rss = peak_rss([IOGAUGE, "record", "-o", trace, "--overwrite-output", "--", "dd",
+                        "if=in", "of=out", "bs=512", f"count={n}", "status=none"], d)
+        added = "" if last is None else f"{(rss - last[1]) / (calls - last[0]):.0f}"
+        rows.append(f"| {calls:,} | {rss / 2**20:.1f} | {rss / calls:.0f} | {added} |")
+        print(rows[-1], flush=True)
+        last = (calls, rss)
+        os.unlink(os.path.join(d, "out"))
+    shutil.rmtree(d)
+    return rows
+
+
 def fidelity(base, sql):
     d = tempfile.mkdtemp(dir=base)
     w = os.path.join(d, "w")
@@ -262,7 +308,7 @@ def main():
     ap.add_argument("--disk-dir", default="/var/tmp",
                     help="a directory on the disk: the overhead again where fsync waits for it")
     ap.add_argument("--no-save", action="store_true")
-    ap.add_argument("--only", default="overhead,calibration,fidelity,aio",
+    ap.add_argument("--only", default="overhead,calibration,fidelity,aio,memory",
                     help="the parts to run, comma-separated")
     a = ap.parse_args()
     only = set(a.only.split(","))
@@ -293,6 +339,9 @@ def main():
         if "aio" in only:
             lines += ["", f"## Native AIO: fio with libaio on the disk ({a.disk_dir})", ""]
             lines += aio(a.rounds, a.disk_dir)
+        if "memory" in only:
+            lines += ["", f"## The recorder's memory: dd in 512-byte calls (on {a.dir})", ""]
+            lines += memory(base)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     text = "\n".join(lines) + "\n"

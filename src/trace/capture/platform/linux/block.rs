@@ -245,7 +245,7 @@ pub fn record(
     let reader = {
         let done = Arc::clone(&done);
         std::thread::spawn(move || {
-            let cap = perf::max_records();
+            let cap = perf::max_records(2);
             let (mut out, mut capped) = (Vec::new(), 0u64);
             let lost = perf::pump(&mut cpus, &done, None, |b| {
                 let lost = parse(b, &points, &mut out);

@@ -322,12 +322,19 @@ impl Drop for PathProbes {
     }
 }
 
-/// One call of a task, as perf saw it.
+/// One call of a task, as perf saw it: its entry record's place in the records (its
+/// arguments are read from there), its times and number. 32 bytes a call: a recording holds
+/// millions.
 struct Seq {
     enter: u64,
     exit: u64,
     nr: i64,
-    args: [u64; 6],
+    at: usize,
+}
+
+/// What the probes' records said of one call (only the calls they speak of have one).
+#[derive(Default)]
+struct Said {
     path: [Option<(i32, Vec<u8>)>; 2],
     how_flags: u64,
     opened: Option<(u64, u32, u64)>,
@@ -338,38 +345,11 @@ struct Seq {
 /// last call that had started, when their numbers agree. Records of other processes' tasks
 /// find no call and are dropped.
 pub fn notes(raw: &[Raw], seen: Vec<Seen>) -> Vec<PathNote> {
-    let mut calls: HashMap<u32, Vec<Seq>> = HashMap::new();
-    let mut open: HashMap<u32, usize> = HashMap::new();
-    let mut order: Vec<&Raw> = raw.iter().collect();
-    order.sort_by_key(|r| r.time());
-    for r in order {
-        match *r {
-            Raw::Enter {
-                t, tid, nr, args, ..
-            } => {
-                let list = calls.entry(tid).or_default();
-                open.insert(tid, list.len());
-                list.push(Seq {
-                    enter: t,
-                    exit: u64::MAX,
-                    nr,
-                    args,
-                    path: [None, None],
-                    how_flags: 0,
-                    opened: None,
-                });
-            }
-            Raw::Exit { t, tid, .. } => {
-                if let Some(i) = open.remove(&tid) {
-                    calls.get_mut(&tid).expect("entered")[i].exit = t;
-                }
-            }
-            _ => {}
-        }
-    }
+    let calls = calls_by_task(raw);
+    let mut said: HashMap<usize, Said> = HashMap::new();
     for s in seen {
         let (t, tid) = (s.time(), s.tid());
-        let Some(list) = calls.get_mut(&tid) else {
+        let Some(list) = calls.get(&tid) else {
             continue;
         };
         match s {
@@ -382,11 +362,12 @@ pub fn notes(raw: &[Raw], seen: Vec<Seen>) -> Vec<PathNote> {
                 ..
             } => {
                 let i = list.partition_point(|c| c.exit < t);
-                if let Some(c) = list.get_mut(i).filter(|c| c.nr == nr) {
+                if let Some(c) = list.get(i).filter(|c| c.nr == nr) {
+                    let said = said.entry(c.at).or_default();
                     if which == 0 {
-                        c.how_flags = how_flags;
+                        said.how_flags = how_flags;
                     }
-                    c.path[usize::from(which.min(1))] = Some((dirfd, path));
+                    said.path[usize::from(which.min(1))] = Some((dirfd, path));
                 }
             }
             Seen::Opened {
@@ -399,34 +380,84 @@ pub fn notes(raw: &[Raw], seen: Vec<Seen>) -> Vec<PathNote> {
                 let i = list.partition_point(|c| c.enter <= t);
                 if let Some(c) = i
                     .checked_sub(1)
-                    .and_then(|i| list.get_mut(i))
+                    .and_then(|i| list.get(i))
                     .filter(|c| c.nr == nr)
                 {
-                    c.opened = Some((size, mode, magic));
+                    said.entry(c.at).or_default().opened = Some((size, mode, magic));
                 }
             }
             Seen::Aio(_) => {}
         }
     }
     let mut out = Vec::new();
-    for (tid, list) in calls {
-        for c in list {
-            let Some(call) = Call::of(c.nr) else { continue };
-            let [first, second] = c.path;
-            let Some((at, path)) = first else { continue };
-            out.push(note(
-                tid,
-                call,
-                &c.args,
-                c.enter,
-                (at, path),
-                second,
-                c.how_flags,
-                c.opened,
-            ));
+    for (at, s) in said {
+        let (Raw::Enter {
+            t, tid, nr, args, ..
         }
+        | Raw::Call {
+            t, tid, nr, args, ..
+        }) = raw[at]
+        else {
+            continue;
+        };
+        let Some(call) = Call::of(nr) else { continue };
+        let [first, second] = s.path;
+        let Some(first) = first else { continue };
+        out.push(note(
+            tid,
+            call,
+            &args,
+            t,
+            first,
+            second,
+            s.how_flags,
+            s.opened,
+        ));
     }
     out
+}
+
+/// Each task's calls in time order, from the records (in time order already, as a recording
+/// sorts them, or sorted here through their indices).
+fn calls_by_task(raw: &[Raw]) -> HashMap<u32, Vec<Seq>> {
+    let order: Box<dyn Iterator<Item = usize>> = if raw.is_sorted_by_key(Raw::time) {
+        Box::new(0..raw.len())
+    } else {
+        let mut order: Vec<usize> = (0..raw.len()).collect();
+        order.sort_by_key(|&i| raw[i].time());
+        Box::new(order.into_iter())
+    };
+    let mut calls: HashMap<u32, Vec<Seq>> = HashMap::new();
+    let mut open: HashMap<u32, usize> = HashMap::new();
+    for at in order {
+        match raw[at] {
+            Raw::Enter { t, tid, nr, .. } => {
+                let list = calls.entry(tid).or_default();
+                open.insert(tid, list.len());
+                list.push(Seq {
+                    enter: t,
+                    exit: u64::MAX,
+                    nr,
+                    at,
+                });
+            }
+            Raw::Call {
+                t, exit, tid, nr, ..
+            } => calls.entry(tid).or_default().push(Seq {
+                enter: t,
+                exit,
+                nr,
+                at,
+            }),
+            Raw::Exit { t, tid, .. } => {
+                if let Some(i) = open.remove(&tid) {
+                    calls.get_mut(&tid).expect("entered")[i].exit = t;
+                }
+            }
+            _ => {}
+        }
+    }
+    calls
 }
 
 /// A note from the records of one call. Whether an open created its file is judged from

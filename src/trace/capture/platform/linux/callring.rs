@@ -378,8 +378,7 @@ pub struct CallReader {
 impl CallReader {
     /// The records the ring holds, as calls; returns the bytes taken.
     pub fn drain(&mut self, out: &mut Vec<Raw>) -> usize {
-        self.ring
-            .drain(|r| out.extend(parse(r).into_iter().flatten()))
+        self.ring.drain(|r| out.extend(parse(r)))
     }
 
     fn count(&self, key: i32) -> u64 {
@@ -407,8 +406,8 @@ impl Drop for CallReader {
     }
 }
 
-/// A ring record as the call's entry and exit (None: not a call's record).
-fn parse(r: &[u8]) -> Option<[Raw; 2]> {
+/// A ring record as the whole call (None: not a call's record).
+fn parse(r: &[u8]) -> Option<Raw> {
     let u64_at = |at: usize| super::bpf::u64_in(r, at);
     let u32_at = |at: usize| super::bpf::u32_in(r, at);
     if u32_at(16)? as i32 != KIND_CALL {
@@ -421,21 +420,15 @@ fn parse(r: &[u8]) -> Option<[Raw; 2]> {
     for (i, a) in args.iter_mut().enumerate() {
         *a = u64_at(24 + 8 * i)?;
     }
-    Some([
-        Raw::Enter {
-            t,
-            pid,
-            tid,
-            nr,
-            args,
-        },
-        Raw::Exit {
-            t: u64_at(72)?,
-            tid,
-            nr,
-            ret: u64_at(80)? as i64,
-        },
-    ])
+    Some(Raw::Call {
+        t,
+        exit: u64_at(72)?,
+        pid,
+        tid,
+        nr,
+        args,
+        ret: u64_at(80)? as i64,
+    })
 }
 
 #[cfg(test)]
@@ -455,27 +448,21 @@ mod tests {
     }
 
     #[test]
-    fn a_record_reads_back_as_its_calls_entry_and_exit() {
+    fn a_record_reads_back_as_its_whole_call() {
         let args = [3, 4096, 512, 8192, 0, 0];
         let mut words = args.to_vec();
         words.extend([1234 + 560, (-5i64) as u64]);
         assert_eq!(
             parse(&record(KIND_CALL, 17, &words)),
-            Some([
-                Raw::Enter {
-                    t: 1234,
-                    pid: 7,
-                    tid: 9,
-                    nr: 17,
-                    args
-                },
-                Raw::Exit {
-                    t: 1794,
-                    tid: 9,
-                    nr: 17,
-                    ret: -5
-                }
-            ])
+            Some(Raw::Call {
+                t: 1234,
+                exit: 1794,
+                pid: 7,
+                tid: 9,
+                nr: 17,
+                args,
+                ret: -5
+            })
         );
         assert_eq!(CALL_BYTES as usize, record(KIND_CALL, 17, &words).len());
         // Cut short, or of another kind: nothing.

@@ -11,6 +11,7 @@ mod aio;
 #[cfg(test)]
 mod fixture;
 mod uring;
+mod walk;
 
 use super::args::{io_flags, lexical, rwf_flags};
 use super::calls::Call;
@@ -128,7 +129,9 @@ pub fn decode(
     (t0, cwd): (u64, Vec<u8>),
     switches: bool,
 ) -> Decoded {
-    raw.sort_by_key(Raw::time);
+    if !raw.is_sorted_by_key(Raw::time) {
+        raw.sort_by_key(Raw::time);
+    }
     let mut s = State {
         t0,
         ..Default::default()
@@ -142,66 +145,21 @@ pub fn decode(
     s.aio_records(aio, &raw);
     s.uring_sqpoll(&raw);
     s.inherit(root, inherited, cwd);
-    let mut pending: HashMap<u32, Entered> = HashMap::new();
-    let mut threads: HashMap<u32, ThreadInfo> = HashMap::new();
-    // Each task's creator, creation and end (ns from the start).
-    let mut kin: HashMap<u32, super::family::Kin> = HashMap::new();
-    let mut sched = super::sched::Sched::new(switches);
+    let mut w = walk::Walk::new(switches);
     for r in raw {
+        w.exits_until(&mut s, r.time());
         // A SQPOLL thread's batches before this record, with the descriptors as they were.
         s.uring_polled_until(r.time());
-        match r {
-            Raw::Enter {
-                t,
-                pid,
-                tid,
-                nr,
-                args,
-            } => {
-                if pending.insert(tid, Entered { t, pid, nr, args }).is_some() {
-                    s.out.unmatched += 1;
-                }
-                sched.enter(tid);
-            }
-            Raw::Exit { t, tid, nr, ret } => {
-                let slept = sched.exit(tid);
-                let Some(e) = pending.remove(&tid).filter(|e| e.nr == nr) else {
-                    s.out.unmatched += 1;
-                    continue;
-                };
-                let Some(call) = Call::of(nr) else { continue };
-                let rel = e.t.saturating_sub(s.t0);
-                let th = threads.entry(tid).or_insert(ThreadInfo {
-                    tid,
-                    pid: e.pid,
-                    first_ns: rel,
-                    last_ns: rel,
-                    parent: None,
-                    born_ns: None,
-                    ended_ns: None,
-                    off_cpu: None,
-                });
-                th.last_ns = rel;
-                s.handle(Done {
-                    call,
-                    t: e.t,
-                    dur: t.saturating_sub(e.t),
-                    pid: e.pid,
-                    tid,
-                    a: e.args,
-                    ret,
-                    slept,
-                });
-            }
-            Raw::Switch {
-                t,
-                tid,
-                out,
-                preempted,
-            } => sched.switch(t, tid, out, preempted),
-            task => s.task(task, &mut kin),
-        }
+        w.record(&mut s, r);
     }
+    w.exits_until(&mut s, u64::MAX);
+    let walk::Walk {
+        pending,
+        threads,
+        kin,
+        sched,
+        ..
+    } = w;
     s.out.unmatched += pending.len() as u64;
     s.uring_polled_until(u64::MAX);
     s.uring_completions();
@@ -250,7 +208,7 @@ impl State {
                     t.retain(|_, slot| !slot.cloexec);
                 }
             }
-            Raw::Enter { .. } | Raw::Exit { .. } | Raw::Switch { .. } => {}
+            Raw::Call { .. } | Raw::Enter { .. } | Raw::Exit { .. } | Raw::Switch { .. } => {}
         }
     }
 

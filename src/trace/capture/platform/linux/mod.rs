@@ -377,7 +377,7 @@ fn decoded(
     let fallback = finished.is_none();
     let stops_capped = traced.capped;
     let perf::Drained {
-        raw,
+        mut raw,
         seen,
         lost,
         capped,
@@ -396,10 +396,7 @@ fn decoded(
     } else {
         capped + stops_capped
     };
-    let calls = raw
-        .iter()
-        .filter(|r| matches!(r, perf::Raw::Enter { .. }))
-        .count() as u64;
+    let calls = raw.iter().filter(|r| r.entry().is_some()).count() as u64;
     let (aio, seen): (Vec<_>, Vec<_>) = seen
         .into_iter()
         .partition(|s| matches!(s, bpf::Seen::Aio(_)));
@@ -410,6 +407,10 @@ fn decoded(
             _ => None,
         })
         .collect();
+    // The room the records' list grew into is given back before the trace's events take
+    // theirs; the records are sorted once, here, for the path notes and the decoding both.
+    raw.shrink_to_fit();
+    raw.sort_by_key(perf::Raw::time);
     let notes = if kernel {
         bpf::notes(&raw, seen)
     } else {

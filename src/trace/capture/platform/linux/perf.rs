@@ -17,6 +17,17 @@ use super::sys::{self, PerfAttr, Ring};
 /// One thing the kernel reported, in its CPU's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Raw {
+    /// A whole call (the eBPF ring's record, written at its exit): one record of 96 bytes
+    /// where an entry and an exit take two of 80. At `t` it is entered, at `exit` it ends.
+    Call {
+        t: u64,
+        exit: u64,
+        pid: u32,
+        tid: u32,
+        nr: i64,
+        args: [u64; 6],
+        ret: i64,
+    },
     Enter {
         t: u64,
         pid: u32,
@@ -59,9 +70,18 @@ pub enum Raw {
 }
 
 impl Raw {
+    /// A call's entry, as an entry record or a whole call says it: (time, thread).
+    pub fn entry(&self) -> Option<(u64, u32)> {
+        match *self {
+            Raw::Call { t, tid, .. } | Raw::Enter { t, tid, .. } => Some((t, tid)),
+            _ => None,
+        }
+    }
+
     pub fn time(&self) -> u64 {
         match *self {
-            Raw::Enter { t, .. }
+            Raw::Call { t, .. }
+            | Raw::Enter { t, .. }
             | Raw::Exit { t, .. }
             | Raw::Fork { t, .. }
             | Raw::End { t, .. }
@@ -207,14 +227,22 @@ pub struct Drained {
     pub switches: bool,
 }
 
-/// The most records a recording keeps in memory: `IOGAUGE_RECORD_MAX_CALLS` calls (two
-/// records each), or as many as a quarter of the memory available at the start holds.
-pub fn max_records() -> usize {
+/// What one record costs the recorder at its peak, bytes: the record (96), and, while the
+/// records are decoded into a trace, the trace's events, the path notes' index of the calls
+/// and the sort's scratch. Measured (`bench/record_replay.py --only memory`, docs/trace.md):
+/// 95-141 bytes a call with the eBPF ring's one record a call; twice the record leaves room
+/// for the perf path's two records a call and for the list's growth.
+const PEAK_BYTES_PER_RECORD: usize = 192;
+
+/// The most records a recording keeps in memory (`per_call` records a call): those of
+/// `IOGAUGE_RECORD_MAX_CALLS` calls, or as many as keep the recorder's peak within a quarter
+/// of the memory available at the start.
+pub fn max_records(per_call: usize) -> usize {
     if let Some(n) = std::env::var("IOGAUGE_RECORD_MAX_CALLS")
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
     {
-        return n.saturating_mul(2).max(2);
+        return n.saturating_mul(per_call).max(per_call);
     }
     let available = std::fs::read_to_string("/proc/meminfo")
         .ok()
@@ -224,7 +252,7 @@ pub fn max_records() -> usize {
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         })
         .map_or(1 << 30, |kib| kib.saturating_mul(1024));
-    ((available / 4) as usize / std::mem::size_of::<Raw>()).max(1 << 16)
+    ((available / 4) as usize / PEAK_BYTES_PER_RECORD).max(1 << 16)
 }
 
 impl Session {
@@ -342,7 +370,8 @@ impl Session {
                 switches,
                 mut calls,
             } = self;
-            let cap = max_records();
+            // The ring's records are whole calls; perf's, an entry and an exit.
+            let cap = max_records(if calls.is_some() { 1 } else { 2 });
             let mut d = Drained {
                 switches,
                 ..Default::default()

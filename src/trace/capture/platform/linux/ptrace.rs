@@ -170,7 +170,7 @@ pub fn trace(root: i32, fallback: bool) -> io::Result<Traced> {
     let mut t = Tracer {
         root,
         fallback,
-        cap: super::perf::max_records(),
+        cap: super::perf::max_records(2),
         out: Traced::default(),
         known: HashSet::from([root]),
         inside: HashMap::new(),

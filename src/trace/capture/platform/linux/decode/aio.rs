@@ -29,9 +29,9 @@ impl State {
             q.make_contiguous().sort_by_key(|a| a.time());
         }
         for r in raw {
-            if let Raw::Enter { t, tid, .. } = r {
-                if self.aio.contains_key(tid) {
-                    self.aio_enters.entry(*tid).or_default().push(*t);
+            if let Some((t, tid)) = r.entry() {
+                if self.aio.contains_key(&tid) {
+                    self.aio_enters.entry(tid).or_default().push(t);
                 }
             }
         }

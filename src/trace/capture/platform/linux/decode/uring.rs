@@ -136,7 +136,7 @@ impl State {
                 Raw::Fork { pid, tid, .. } => {
                     tasks.insert(tid, pid);
                 }
-                Raw::Enter { tid, .. } => {
+                Raw::Enter { tid, .. } | Raw::Call { tid, .. } => {
                     callers.insert(tid);
                 }
                 _ => {}

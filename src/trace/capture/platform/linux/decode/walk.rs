@@ -1,0 +1,274 @@
+//! The records in time order, one by one: calls paired (entry with exit, per thread), each
+//! whole call (the eBPF ring's) entered at its entry's time and ended at its exit's, the
+//! scheduler's switches, and the tasks' births, ends and execs.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use super::super::calls::Call;
+use super::super::perf::Raw;
+use super::{Done, Entered, State};
+use crate::trace::recording::ThreadInfo;
+
+/// A whole call's exit, waiting for its time: (time, order of arrival, thread, number,
+/// result); the order keeps exits of the same nanosecond in the order their calls came.
+type Exit = Reverse<(u64, u64, u32, i64, i64)>;
+
+pub(super) struct Walk {
+    /// Each thread's call entered and not yet ended.
+    pub(super) pending: HashMap<u32, Entered>,
+    pub(super) threads: HashMap<u32, ThreadInfo>,
+    /// Each task's creator, creation and end (ns from the start).
+    pub(super) kin: HashMap<u32, super::super::family::Kin>,
+    pub(super) sched: super::super::sched::Sched,
+    exits: BinaryHeap<Exit>,
+    arrived: u64,
+}
+
+impl Walk {
+    pub(super) fn new(switches: bool) -> Walk {
+        Walk {
+            pending: HashMap::new(),
+            threads: HashMap::new(),
+            kin: HashMap::new(),
+            sched: super::super::sched::Sched::new(switches),
+            exits: BinaryHeap::new(),
+            arrived: 0,
+        }
+    }
+
+    /// The whole calls' exits at or before `t`, in time order.
+    pub(super) fn exits_until(&mut self, s: &mut State, t: u64) {
+        while let Some(&Reverse((at, _, tid, nr, ret))) = self.exits.peek() {
+            if at > t {
+                break;
+            }
+            self.exits.pop();
+            s.uring_polled_until(at);
+            self.exit(s, (at, tid, nr, ret));
+        }
+    }
+
+    /// One record, at its time (the whole calls' earlier exits taken first).
+    pub(super) fn record(&mut self, s: &mut State, r: Raw) {
+        match r {
+            Raw::Enter {
+                t,
+                pid,
+                tid,
+                nr,
+                args,
+            } => self.enter(s, tid, Entered { t, pid, nr, args }),
+            Raw::Call {
+                t,
+                exit,
+                pid,
+                tid,
+                nr,
+                args,
+                ret,
+            } => {
+                self.enter(s, tid, Entered { t, pid, nr, args });
+                self.arrived += 1;
+                self.exits
+                    .push(Reverse((exit.max(t), self.arrived, tid, nr, ret)));
+            }
+            Raw::Exit { t, tid, nr, ret } => self.exit(s, (t, tid, nr, ret)),
+            Raw::Switch {
+                t,
+                tid,
+                out,
+                preempted,
+            } => self.sched.switch(t, tid, out, preempted),
+            task => s.task(task, &mut self.kin),
+        }
+    }
+
+    fn enter(&mut self, s: &mut State, tid: u32, e: Entered) {
+        if self.pending.insert(tid, e).is_some() {
+            s.out.unmatched += 1;
+        }
+        self.sched.enter(tid);
+    }
+
+    /// A call's exit: paired with its thread's entry of the same call, decoded.
+    fn exit(&mut self, s: &mut State, (t, tid, nr, ret): (u64, u32, i64, i64)) {
+        let slept = self.sched.exit(tid);
+        let Some(e) = self.pending.remove(&tid).filter(|e| e.nr == nr) else {
+            s.out.unmatched += 1;
+            return;
+        };
+        let Some(call) = Call::of(nr) else { return };
+        let rel = e.t.saturating_sub(s.t0);
+        let th = self.threads.entry(tid).or_insert(ThreadInfo {
+            tid,
+            pid: e.pid,
+            first_ns: rel,
+            last_ns: rel,
+            parent: None,
+            born_ns: None,
+            ended_ns: None,
+            off_cpu: None,
+        });
+        th.last_ns = rel;
+        s.handle(Done {
+            call,
+            t: e.t,
+            dur: t.saturating_sub(e.t),
+            pid: e.pid,
+            tid,
+            a: e.args,
+            ret,
+            slept,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::PID;
+    use super::super::{Decoded, Inherited, decode};
+    use super::*;
+    use crate::trace::recording::{Op, flag};
+
+    /// A call of thread `tid` of process PID, as an entry and an exit.
+    fn pair(tid: u32, nr: i64, t: u64, dur: u64, args: [u64; 6], ret: i64) -> [Raw; 2] {
+        let pid = PID;
+        [
+            Raw::Enter {
+                t,
+                pid,
+                tid,
+                nr,
+                args,
+            },
+            Raw::Exit {
+                t: t + dur,
+                tid,
+                nr,
+                ret,
+            },
+        ]
+    }
+
+    /// Two threads writing and reading descriptor 5 (/data/f), their calls overlapping, one
+    /// of them asleep in its read.
+    fn program() -> Vec<[Raw; 2]> {
+        let b = 0x7000;
+        vec![
+            pair(
+                PID,
+                libc::SYS_pread64,
+                1_000,
+                500,
+                [5, b, 4096, 8192, 0, 0],
+                4096,
+            ),
+            pair(
+                PID + 1,
+                libc::SYS_pwrite64,
+                1_200,
+                2_000,
+                [5, b, 4096, 0, 0, 0],
+                4096,
+            ),
+            pair(PID, libc::SYS_read, 2_000, 300, [5, b, 4096, 0, 0, 0], 4096),
+            pair(PID, libc::SYS_read, 2_400, 100, [5, b, 4096, 0, 0, 0], 4096),
+            pair(PID + 1, libc::SYS_fsync, 4_000, 100, [5, 0, 0, 0, 0, 0], 0),
+        ]
+    }
+
+    fn decoded(raw: Vec<Raw>) -> Decoded {
+        let inherited = [Inherited {
+            fd: 5,
+            path: b"/data/f".to_vec(),
+            kind: super::super::FileKind::Regular,
+            size: 1 << 20,
+            flags: libc::O_RDWR as u64,
+            pos: 0,
+        }];
+        let mut raw = raw;
+        // The first read sleeps from 2,100 to 2,250 ns.
+        raw.push(Raw::Switch {
+            t: 2_100,
+            tid: PID,
+            out: true,
+            preempted: false,
+        });
+        raw.push(Raw::Switch {
+            t: 2_250,
+            tid: PID,
+            out: false,
+            preempted: false,
+        });
+        decode(
+            raw,
+            (Vec::new(), Vec::new()),
+            PID,
+            &inherited,
+            (0, b"/".to_vec()),
+            true,
+        )
+    }
+
+    #[test]
+    fn whole_calls_decode_as_their_entries_and_exits_do() {
+        let pairs = program();
+        let split = decoded(pairs.iter().flatten().copied().collect());
+        let whole = decoded(
+            pairs
+                .iter()
+                .map(|[e, x]| match (*e, *x) {
+                    (
+                        Raw::Enter {
+                            t,
+                            pid,
+                            tid,
+                            nr,
+                            args,
+                        },
+                        Raw::Exit { t: exit, ret, .. },
+                    ) => Raw::Call {
+                        t,
+                        exit,
+                        pid,
+                        tid,
+                        nr,
+                        args,
+                        ret,
+                    },
+                    _ => unreachable!("pairs"),
+                })
+                .collect(),
+        );
+        // What the split records decode to, checked, then the same from the whole calls.
+        let seen: Vec<(u64, u64, u32, Op, u64, bool)> = split
+            .events
+            .iter()
+            .map(|e| {
+                (
+                    e.t,
+                    e.dur,
+                    e.tid,
+                    e.op,
+                    e.offset,
+                    e.flags & flag::SLEPT != 0,
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (1_000, 500, PID, Op::Read, 8192, false),
+                (1_200, 2_000, PID + 1, Op::Write, 0, false),
+                (2_000, 300, PID, Op::Read, 0, true),
+                (2_400, 100, PID, Op::Read, 4096, false),
+                (4_000, 100, PID + 1, Op::Fsync, 0, false),
+            ]
+        );
+        assert_eq!((split.unmatched, whole.unmatched), (0, 0));
+        assert_eq!(whole.events, split.events);
+        assert_eq!(whole.threads, split.threads);
+        assert_eq!(whole.files, split.files);
+    }
+}
