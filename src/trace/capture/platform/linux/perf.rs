@@ -17,8 +17,9 @@ use super::sys::{self, PerfAttr, Ring};
 /// One thing the kernel reported, in its CPU's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Raw {
-    /// A whole call (the eBPF ring's record, written at its exit): one record of 96 bytes
-    /// where an entry and an exit take two of 80. At `t` it is entered, at `exit` it ends.
+    /// A whole call (the eBPF ring's record, written at its exit): one record (96 bytes, as
+    /// every record is) where an entry and an exit take two. At `t` it is entered, at `exit`
+    /// it ends.
     Call {
         t: u64,
         exit: u64,
