@@ -131,8 +131,12 @@ mod tests {
     use super::*;
     use crate::trace::recording::{Op, flag};
 
-    /// A call of thread `tid` of process PID, as an entry and an exit.
-    fn pair(tid: u32, nr: i64, t: u64, dur: u64, args: [u64; 6], ret: i64) -> [Raw; 2] {
+    /// A call of thread `tid` of process PID: (tid, number, entry time, duration, arguments,
+    /// result).
+    type Made = (u32, i64, u64, u64, [u64; 6], i64);
+
+    /// The call as an entry and an exit (perf's and ptrace's records).
+    fn split((tid, nr, t, dur, args, ret): Made) -> [Raw; 2] {
         let pid = PID;
         [
             Raw::Enter {
@@ -151,12 +155,26 @@ mod tests {
         ]
     }
 
+    /// The call as one record (the eBPF ring's).
+    fn whole((tid, nr, t, dur, args, ret): Made) -> Raw {
+        let (pid, exit) = (PID, t + dur);
+        Raw::Call {
+            t,
+            exit,
+            pid,
+            tid,
+            nr,
+            args,
+            ret,
+        }
+    }
+
     /// Two threads writing and reading descriptor 5 (/data/f), their calls overlapping, one
     /// of them asleep in its read.
-    fn program() -> Vec<[Raw; 2]> {
+    fn program() -> Vec<Made> {
         let b = 0x7000;
         vec![
-            pair(
+            (
                 PID,
                 libc::SYS_pread64,
                 1_000,
@@ -164,7 +182,7 @@ mod tests {
                 [5, b, 4096, 8192, 0, 0],
                 4096,
             ),
-            pair(
+            (
                 PID + 1,
                 libc::SYS_pwrite64,
                 1_200,
@@ -172,9 +190,9 @@ mod tests {
                 [5, b, 4096, 0, 0, 0],
                 4096,
             ),
-            pair(PID, libc::SYS_read, 2_000, 300, [5, b, 4096, 0, 0, 0], 4096),
-            pair(PID, libc::SYS_read, 2_400, 100, [5, b, 4096, 0, 0, 0], 4096),
-            pair(PID + 1, libc::SYS_fsync, 4_000, 100, [5, 0, 0, 0, 0, 0], 0),
+            (PID, libc::SYS_read, 2_000, 300, [5, b, 4096, 0, 0, 0], 4096),
+            (PID, libc::SYS_read, 2_400, 100, [5, b, 4096, 0, 0, 0], 4096),
+            (PID + 1, libc::SYS_fsync, 4_000, 100, [5, 0, 0, 0, 0, 0], 0),
         ]
     }
 
@@ -213,34 +231,8 @@ mod tests {
 
     #[test]
     fn whole_calls_decode_as_their_entries_and_exits_do() {
-        let pairs = program();
-        let split = decoded(pairs.iter().flatten().copied().collect());
-        let whole = decoded(
-            pairs
-                .iter()
-                .map(|[e, x]| match (*e, *x) {
-                    (
-                        Raw::Enter {
-                            t,
-                            pid,
-                            tid,
-                            nr,
-                            args,
-                        },
-                        Raw::Exit { t: exit, ret, .. },
-                    ) => Raw::Call {
-                        t,
-                        exit,
-                        pid,
-                        tid,
-                        nr,
-                        args,
-                        ret,
-                    },
-                    _ => unreachable!("pairs"),
-                })
-                .collect(),
-        );
+        let split = decoded(program().into_iter().flat_map(split).collect());
+        let whole = decoded(program().into_iter().map(whole).collect());
         // What the split records decode to, checked, then the same from the whole calls.
         let seen: Vec<(u64, u64, u32, Op, u64, bool)> = split
             .events
