@@ -5,11 +5,13 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+mod replay;
+
 use super::*;
 use crate::host::TargetInfo;
 use crate::runner::{JobOutcome, RunOutcome};
 use crate::stats::diskstats::DiskCounters;
-use crate::stats::{DirStats, JobError, JobStats, LatStats, PrioStats, REPLAY_LATE_NS};
+use crate::stats::{DirStats, JobError, JobStats, LatStats, PrioStats};
 
 /// Latency with its histogram (json+'s bins, sqlio's rows and pooled percentiles read it).
 fn lat_report_with_histogram(l: &LatStats) -> Option<LatReport> {
@@ -138,44 +140,11 @@ pub fn measurement(s: &JobStats) -> Measurement {
         cpu: cpu_report(&s.cpu, s.elapsed),
         verify: s.verify.as_ref().map(verify_report),
         steadystate: s.steady.clone(),
-        replay: s.replay.as_ref().map(replay_report),
+        replay: s.replay.as_ref().map(replay::report),
         latency_target: s.latency,
         errors_continued: s.continued.clone(),
         filled: s.filled.clone(),
     }
-}
-
-fn replay_report(r: &crate::stats::ReplayStats) -> ReplayReport {
-    let us = |ns: Option<u64>| ns.unwrap_or(0) as f64 / 1e3;
-    ReplayReport {
-        ios: r.late.hist.count(),
-        late_p50_us: us(r.late.percentile_ns(50.0)),
-        late_p99_us: us(r.late.percentile_ns(99.0)),
-        late_max_us: r.late.max_ns as f64 / 1e3,
-        behind_ios: r.behind,
-        scheduled_s: r.scheduled_ns as f64 / 1e9,
-        replayed_s: r.replayed_ns as f64 / 1e9,
-    }
-}
-
-/// A replay that fell behind its log: the figures measure a pace the log did not have.
-fn replay_note(name: &str, clone: u32, r: &crate::stats::ReplayStats) -> Option<String> {
-    let ios = r.late.hist.count();
-    // A few I/Os late from the scheduler's hiccups do not change the pace; a twentieth of
-    // them, or the whole log taking longer, does.
-    let slower = r.replayed_ns > r.scheduled_ns + r.scheduled_ns / 20 + REPLAY_LATE_NS;
-    if ios == 0 || (r.behind * 20 < ios && !slower) {
-        return None;
-    }
-    Some(format!(
-        "job {name}.{clone}: the replay fell behind its log: {} of {ios} I/Os were issued more \
-         than 1 ms late (at worst {:.1} ms), the log's {:.3} s took {:.3} s; the storage (or \
-         the queue depth) could not keep the recorded pace",
-        r.behind,
-        r.late.max_ns as f64 / 1e6,
-        r.scheduled_ns as f64 / 1e9,
-        r.replayed_ns as f64 / 1e9
-    ))
 }
 
 fn verify_report(v: &crate::stats::VerifyStats) -> VerifyReport {
@@ -369,7 +338,7 @@ fn group_report(
                 errors.push(job_error_line(&j.spec.name, j.spec.clone, e));
             }
             let late = j.stats.replay.as_ref();
-            device_notes.extend(late.and_then(|r| replay_note(&j.spec.name, j.spec.clone, r)));
+            device_notes.extend(late.and_then(|r| replay::note(&j.spec.name, j.spec.clone, r)));
             let clones = jobs.iter().filter(|o| o.spec.name == j.spec.name).count();
             job_report(j, clones)
         })
@@ -771,44 +740,5 @@ mod tests {
         // One job: nothing to compare.
         let mut one = stats(1000, (0, 3000));
         assert_eq!(spread_out(&mut one, 1), None);
-    }
-
-    /// 50 I/Os scheduled over 98 ms, `behind` of them more than 1 ms late, the last issued at
-    /// `replayed_ms`.
-    fn replay(behind: u64, replayed_ms: u64) -> crate::stats::ReplayStats {
-        let mut r = crate::stats::ReplayStats::default();
-        for i in 0..50u64 {
-            let late = if i < behind { 2_000_000 } else { 10_000 };
-            r.issued(
-                late,
-                i * 2_000_000,
-                (i * 2_000_000).min(replayed_ms * 1_000_000),
-            );
-        }
-        r
-    }
-
-    #[test]
-    fn a_replay_is_said_behind_its_log_past_a_twentieth_late_or_a_longer_run() {
-        // Two of fifty a millisecond late, the whole on time: the scheduler's hiccups.
-        assert_eq!(replay_note("r", 0, &replay(2, 98)), None);
-        // Three of fifty (6%): behind, said with the counts and times.
-        let n = replay_note("r", 0, &replay(3, 98)).expect("behind");
-        assert!(
-            n.starts_with("job r.0: the replay fell behind its log: 3 of 50"),
-            "{n}"
-        );
-        assert!(
-            n.contains("at worst 2.0 ms") && n.contains("0.098 s took 0.098 s"),
-            "{n}"
-        );
-        // None late, but the log's 98 ms took 105 ms (more than 5% and 1 ms longer).
-        let mut r = replay(0, 98);
-        r.replayed_ns = 105_000_000;
-        assert!(replay_note("r", 0, &r).is_some());
-        r.replayed_ns = 103_000_000;
-        assert_eq!(replay_note("r", 0, &r), None);
-        // Nothing issued: nothing to say.
-        assert_eq!(replay_note("r", 0, &Default::default()), None);
     }
 }

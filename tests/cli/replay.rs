@@ -526,7 +526,8 @@ fn a_replay_that_falls_behind_its_log_says_so() {
     // warning. On a 2-CPU test machine busy with the other tests, a wake-up can be a
     // millisecond late from the scheduler alone, and a 4 KiB write to the disk can wait for
     // another test's syncs (2 ms apart, 4 to 6 of 50 were, in CI): the pace must be kept in one
-    // of three tries. Where the line between the two lies is `replay_note`'s unit test.
+    // of three tries. Where the line between the two lies is the unit test of
+    // `result::build::replay::note`.
     let shm = shm_tmp();
     let mut log = String::from("fio version 3 iolog\n0 g add\n");
     for i in 0..30u64 {
