@@ -28,7 +28,8 @@ runs, then the trace's events as they are decoded): dd copying a file in 512-byt
 read and a write each, both recorded, both in the trace) on the bench's storage, recorded for
 several counts; the recorder's peak resident set (wait4's ru_maxrss) against the calls, and
 the bytes per call of the difference between two counts (what each added call costs, the
-recorder's fixed footprint out).
+recorder's fixed footprint out). Again on the disk with the reads O_DIRECT from a written file:
+each read waits for the device, so the scheduler's two switch records come with it.
 
 Usage: python3 bench/record_replay.py [--rounds N] [--dir DIR] [--no-save]
        [--only overhead,calibration,fidelity,aio,memory]
@@ -165,6 +166,9 @@ def calibration(rounds, base):
 
 
 MEMORY_COUNTS = [100_000, 500_000, 1_000_000, 2_000_000]
+# On the disk, reading with O_DIRECT: every read waits for the device, and the scheduler's two
+# switch records come with it.
+DISK_MEMORY_COUNTS = [100_000, 250_000, 500_000]
 
 
 def peak_rss(cmd, cwd):
@@ -180,20 +184,27 @@ def peak_rss(cmd, cwd):
     return ru.ru_maxrss * 1024
 
 
-def memory(base):
-    """The recorder's peak memory against the calls it recorded."""
+def memory(base, counts=MEMORY_COUNTS, direct=False):
+    """The recorder's peak memory against the calls it recorded: dd copying in 512-byte
+    calls, its reads O_DIRECT from a written file where `direct`."""
     d = tempfile.mkdtemp(dir=base)
     trace = os.path.join(base, "mem.iogtrace")
-    # A sparse input (it reads as zeros): a real file, every call on storage.
     with open(os.path.join(d, "in"), "wb") as f:
-        f.truncate(max(MEMORY_COUNTS) * 512)
+        if direct:
+            # Written, not sparse: each O_DIRECT read goes to the device.
+            for _ in range(max(counts) * 512 >> 20):
+                f.write(b"\xa5" * (1 << 20))
+        else:
+            # A sparse input (it reads as zeros): a real file, every call on storage.
+            f.truncate(max(counts) * 512)
     rows = ["| dd calls (read + write) | recorder's peak RSS MiB | bytes a call (all) | "
             "bytes a call (added since the row before) |", "|---|---|---|---|"]
     last = None
-    for n in MEMORY_COUNTS:
+    flags = ["iflag=direct"] if direct else []
+    for n in counts:
         calls = 2 * n
         rss = peak_rss([IOGAUGE, "record", "-o", trace, "--overwrite-output", "--", "dd",
-                        "if=in", "of=out", "bs=512", f"count={n}", "status=none"], d)
+                        "if=in", "of=out", "bs=512", f"count={n}", "status=none"] + flags, d)
         added = "" if last is None else f"{(rss - last[1]) / (calls - last[0]):.0f}"
         rows.append(f"| {calls:,} | {rss / 2**20:.1f} | {rss / calls:.0f} | {added} |")
         print(rows[-1], flush=True)
@@ -342,6 +353,13 @@ def main():
         if "memory" in only:
             lines += ["", f"## The recorder's memory: dd in 512-byte calls (on {a.dir})", ""]
             lines += memory(base)
+            disk = tempfile.mkdtemp(dir=a.disk_dir, prefix="iogauge-rr-")
+            try:
+                lines += ["", f"Again on the disk ({a.disk_dir}), reading with iflag=direct: "
+                          "each read sleeps, two switch records with it", ""]
+                lines += memory(disk, DISK_MEMORY_COUNTS, direct=True)
+            finally:
+                shutil.rmtree(disk, ignore_errors=True)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     text = "\n".join(lines) + "\n"

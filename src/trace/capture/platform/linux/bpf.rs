@@ -328,7 +328,7 @@ impl Drop for PathProbes {
 struct Seq {
     enter: u64,
     exit: u64,
-    nr: i64,
+    nr: i32,
     at: usize,
 }
 
@@ -362,7 +362,7 @@ pub fn notes(raw: &[Raw], seen: Vec<Seen>) -> Vec<PathNote> {
                 ..
             } => {
                 let i = list.partition_point(|c| c.exit < t);
-                if let Some(c) = list.get(i).filter(|c| c.nr == nr) {
+                if let Some(c) = list.get(i).filter(|c| i64::from(c.nr) == nr) {
                     let said = said.entry(c.at).or_default();
                     if which == 0 {
                         said.how_flags = how_flags;
@@ -381,7 +381,7 @@ pub fn notes(raw: &[Raw], seen: Vec<Seen>) -> Vec<PathNote> {
                 if let Some(c) = i
                     .checked_sub(1)
                     .and_then(|i| list.get(i))
-                    .filter(|c| c.nr == nr)
+                    .filter(|c| i64::from(c.nr) == nr)
                 {
                     said.entry(c.at).or_default().opened = Some((size, mode, magic));
                 }
@@ -400,7 +400,9 @@ pub fn notes(raw: &[Raw], seen: Vec<Seen>) -> Vec<PathNote> {
         else {
             continue;
         };
-        let Some(call) = Call::of(nr) else { continue };
+        let Some(call) = Call::of(nr.into()) else {
+            continue;
+        };
         let [first, second] = s.path;
         let Some(first) = first else { continue };
         out.push(note(
@@ -525,7 +527,7 @@ mod tests {
             t,
             pid: tid,
             tid,
-            nr: call.number().unwrap(),
+            nr: call.number().unwrap() as i32,
             args,
         }
     }
@@ -534,7 +536,7 @@ mod tests {
         Raw::Exit {
             t,
             tid,
-            nr: call.number().unwrap(),
+            nr: call.number().unwrap() as i32,
             ret,
         }
     }

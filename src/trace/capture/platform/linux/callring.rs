@@ -415,7 +415,7 @@ fn parse(r: &[u8]) -> Option<Raw> {
     }
     let (t, ids) = (u64_at(0)?, u64_at(8)?);
     let (pid, tid) = ((ids >> 32) as u32, ids as u32);
-    let nr = i64::from(u32_at(20)? as i32);
+    let nr = u32_at(20)? as i32;
     let mut args = [0u64; 6];
     for (i, a) in args.iter_mut().enumerate() {
         *a = u64_at(24 + 8 * i)?;

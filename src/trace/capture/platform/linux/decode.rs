@@ -15,7 +15,7 @@ mod walk;
 
 use super::args::{io_flags, lexical, rwf_flags};
 use super::calls::Call;
-use super::perf::Raw;
+use super::perf::{Raw, Switch};
 use super::ptrace::{FileKind, PathNote};
 use crate::trace::recording::{Event, FileInfo, NO_FILE, Op, ThreadInfo, flag};
 
@@ -66,7 +66,7 @@ struct Slot {
 struct Entered {
     t: u64,
     pid: u32,
-    nr: i64,
+    nr: i32,
     args: [u64; 6],
 }
 
@@ -119,15 +119,15 @@ struct State {
 
 /// Decodes a capture: `raw` in any order (they are sorted by time here), `notes` the paths
 /// the tracer or the kernel read, `inherited` the root process's descriptors at its start,
-/// `t0` the start, `cwd` its working directory then; `switches`: the capture asked for the
-/// scheduler's switch records.
+/// `t0` the start, `cwd` its working directory then; `switches` the scheduler's switch records
+/// in any order (None: the capture had none).
 pub fn decode(
     mut raw: Vec<Raw>,
     (notes, aio): (Vec<PathNote>, Vec<super::aio::Seen>),
     root: u32,
     inherited: &[Inherited],
     (t0, cwd): (u64, Vec<u8>),
-    switches: bool,
+    switches: Option<Vec<Switch>>,
 ) -> Decoded {
     if !raw.is_sorted_by_key(Raw::time) {
         raw.sort_by_key(Raw::time);
@@ -146,13 +146,20 @@ pub fn decode(
     s.uring_sqpoll(&raw);
     s.inherit(root, inherited, cwd);
     let mut w = walk::Walk::new(switches);
-    for r in raw {
-        w.exits_until(&mut s, r.time());
+    // The walk takes the records from the list's end, latest first after the reversal, and
+    // gives their room back as it goes: the records and the events they become are never all
+    // held at once (the recorder's peak is the records alone, not records and events).
+    raw.reverse();
+    while let Some(r) = raw.pop() {
+        if raw.capacity() - raw.len() >= GIVE_BACK {
+            raw.shrink_to_fit();
+        }
+        w.until(&mut s, r.time());
         // A SQPOLL thread's batches before this record, with the descriptors as they were.
         s.uring_polled_until(r.time());
         w.record(&mut s, r);
     }
-    w.exits_until(&mut s, u64::MAX);
+    w.until(&mut s, u64::MAX);
     let walk::Walk {
         pending,
         threads,
@@ -174,6 +181,10 @@ pub fn decode(
     s.out.threads = threads;
     s.out
 }
+
+/// Records walked between two givings-back of their room (6 MiB of records): shrinking a list
+/// this large gives its pages back in place (mremap), without a copy.
+pub(super) const GIVE_BACK: usize = 1 << 16;
 
 const O_ACCMODE_CREAT: u64 = libc::O_CREAT as u64;
 /// The status flags fcntl(F_SETFL) may change.
@@ -208,7 +219,7 @@ impl State {
                     t.retain(|_, slot| !slot.cloexec);
                 }
             }
-            Raw::Call { .. } | Raw::Enter { .. } | Raw::Exit { .. } | Raw::Switch { .. } => {}
+            Raw::Call { .. } | Raw::Enter { .. } | Raw::Exit { .. } => {}
         }
     }
 

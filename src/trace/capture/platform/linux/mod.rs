@@ -383,6 +383,7 @@ fn decoded(
         capped,
         syscalls,
         switches,
+        switched,
         untracked,
         unfinished,
     } = finished.unwrap_or(perf::Drained {
@@ -426,7 +427,7 @@ fn decoded(
         pid as u32,
         inherited,
         (t0, cwd),
-        switches,
+        switches.then_some(switched),
     );
     decoded.unmatched += unfinished;
     Run {

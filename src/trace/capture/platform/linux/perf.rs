@@ -25,7 +25,7 @@ pub enum Raw {
         exit: u64,
         pid: u32,
         tid: u32,
-        nr: i64,
+        nr: i32,
         args: [u64; 6],
         ret: i64,
     },
@@ -33,13 +33,13 @@ pub enum Raw {
         t: u64,
         pid: u32,
         tid: u32,
-        nr: i64,
+        nr: i32,
         args: [u64; 6],
     },
     Exit {
         t: u64,
         tid: u32,
-        nr: i64,
+        nr: i32,
         ret: i64,
     },
     /// A new task: `tid` in process `pid`, started by `ptid` of `ppid`.
@@ -60,14 +60,17 @@ pub enum Raw {
         t: u64,
         pid: u32,
     },
-    /// A task left its CPU (`out`: asleep, or `preempted` while it could still run) or came
-    /// back to one.
-    Switch {
-        t: u64,
-        tid: u32,
-        out: bool,
-        preempted: bool,
-    },
+}
+
+/// A task left its CPU (`out`: asleep, or `preempted` while it could still run) or came back
+/// to one. Kept in a list of its own (16 bytes where a [`Raw`] takes 88): a call that waits for
+/// the device brings two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Switch {
+    pub t: u64,
+    pub tid: u32,
+    pub out: bool,
+    pub preempted: bool,
 }
 
 impl Raw {
@@ -86,8 +89,7 @@ impl Raw {
             | Raw::Exit { t, .. }
             | Raw::Fork { t, .. }
             | Raw::End { t, .. }
-            | Raw::Exec { t, .. }
-            | Raw::Switch { t, .. } => t,
+            | Raw::Exec { t, .. } => t,
         }
     }
 }
@@ -224,16 +226,24 @@ pub struct Drained {
     /// Watched calls the tasks entered and ended in, which the ring's records (one at each
     /// call's exit) do not hold: counted as calls seen only half.
     pub unfinished: u64,
-    /// The records hold the tasks' context switches.
+    /// The kernel gave the tasks' context switches.
     pub switches: bool,
+    /// The switches, each CPU's in its order.
+    pub switched: Vec<Switch>,
 }
 
-/// What one record costs the recorder at its peak, bytes: the record (96), and, while the
-/// records are decoded into a trace, the trace's events, the path notes' index of the calls
-/// and the sort's scratch. Measured (`bench/record_replay.py --only memory`, docs/trace.md):
-/// 95-141 bytes a call with the eBPF ring's one record a call; twice the record leaves room
-/// for the perf path's two records a call and for the list's growth.
-const PEAK_BYTES_PER_RECORD: usize = 192;
+/// What one record costs the recorder at its peak, bytes: the record (88), its share of the
+/// scheduler's switches (at most two a record kept, 16 bytes each), and the most the sort's
+/// scratch (half the records) or the path notes' index of the calls (32 bytes a call) adds
+/// while the records are decoded; the trace's events (56 bytes) take the records' room as the
+/// walk gives it back. Measured (`bench/record_replay.py --only memory`, docs/trace.md):
+/// 88–110 bytes a call with the eBPF ring's one record a call.
+const PEAK_BYTES_PER_RECORD: usize = 168;
+
+/// The switches kept for each record the cap allows: a call that sleeps brings two.
+const SWITCHES_PER_RECORD: usize = 2;
+
+const _: () = assert!(std::mem::size_of::<Raw>() == 88 && std::mem::size_of::<Switch>() == 16);
 
 /// The most records a recording keeps in memory (`per_call` records a call): those of
 /// `IOGAUGE_RECORD_MAX_CALLS` calls, or as many as keep the recorder's peak within a quarter
@@ -390,10 +400,13 @@ impl Session {
                     from_ring.as_mut().map(|f| f as &mut dyn FnMut() -> usize),
                     |bytes| {
                         let mut raw = raw.borrow_mut();
-                        let lost = parse(bytes, ids, &mut raw, &mut d.seen);
-                        let over = raw.len().saturating_sub(cap) + d.seen.len().saturating_sub(cap);
+                        let lost = parse(bytes, ids, &mut raw, (&mut d.seen, &mut d.switched));
+                        let over = raw.len().saturating_sub(cap)
+                            + d.seen.len().saturating_sub(cap)
+                            + d.switched.len().saturating_sub(SWITCHES_PER_RECORD * cap);
                         raw.truncate(cap);
                         d.seen.truncate(cap);
+                        d.switched.truncate(SWITCHES_PER_RECORD * cap);
                         d.capped += over as u64;
                         lost
                     },
@@ -537,7 +550,7 @@ fn parse(
     bytes: &[u8],
     ids: Tracepoints,
     out: &mut Vec<Raw>,
-    seen: &mut Vec<super::bpf::Seen>,
+    (seen, switched): (&mut Vec<super::bpf::Seen>, &mut Vec<Switch>),
 ) -> u64 {
     let mut lost = 0;
     let mut at = 0;
@@ -558,7 +571,8 @@ fn parse(
                     seen.push(s);
                 } else if raw.len() >= 24 {
                     let tp = u16::from_ne_bytes([raw[0], raw[1]]) as u64;
-                    let nr = u64_at(raw, 8) as i64;
+                    // The tracepoint's id is a long; the calls' numbers fit an i32.
+                    let nr = u64_at(raw, 8) as i32;
                     if tp == ids.enter && raw.len() >= 64 {
                         let mut args = [0u64; 6];
                         for (i, a) in args.iter_mut().enumerate() {
@@ -594,7 +608,7 @@ fn parse(
                 pid: u32_at(r, 8),
             }),
             // sample_id_all: pid, tid, time.
-            RECORD_SWITCH if size >= 24 => out.push(Raw::Switch {
+            RECORD_SWITCH if size >= 24 => switched.push(Switch {
                 t: u64_at(r, 16),
                 tid: u32_at(r, 12),
                 out: misc & MISC_SWITCH_OUT != 0,

@@ -257,7 +257,7 @@ impl Tracer {
                         t,
                         pid: pid_of,
                         tid: pid as u32,
-                        nr: regs.nr,
+                        nr: regs.nr as i32,
                         args: regs.args,
                     });
                     self.inside.insert(pid, regs);
@@ -270,7 +270,7 @@ impl Tracer {
                 self.out.raw.push(Raw::Exit {
                     t,
                     tid: pid as u32,
-                    nr: entered.nr,
+                    nr: entered.nr as i32,
                     ret: regs.ret,
                 });
             }

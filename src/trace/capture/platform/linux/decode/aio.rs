@@ -272,7 +272,7 @@ mod tests {
             PID,
             &[],
             (0, b"/".to_vec()),
-            false,
+            None,
         );
         assert_eq!(d.events.len(), 1);
         assert_eq!(d.events[0].flags & flag::ASYNC, 0);

@@ -15,13 +15,13 @@ pub(super) fn syscall(nr: i64, t: u64, dur: u64, args: [u64; 6], ret: i64) -> [R
             t,
             pid: PID,
             tid: PID,
-            nr,
+            nr: nr as i32,
             args,
         },
         Raw::Exit {
             t: t + dur,
             tid: PID,
-            nr,
+            nr: nr as i32,
             ret,
         },
     ]
@@ -44,6 +44,6 @@ pub(super) fn decoded(raw: Vec<Raw>, aio: Vec<Seen>) -> Decoded {
         PID,
         &inherited,
         (0, b"/".to_vec()),
-        false,
+        None,
     )
 }

@@ -1,18 +1,19 @@
 //! The records in time order, one by one: calls paired (entry with exit, per thread), each
 //! whole call (the eBPF ring's) entered at its entry's time and ended at its exit's, the
-//! scheduler's switches, and the tasks' births, ends and execs.
+//! scheduler's switches (a list of their own, merged in), and the tasks' births, ends and
+//! execs.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use super::super::calls::Call;
-use super::super::perf::Raw;
+use super::super::perf::{Raw, Switch};
 use super::{Done, Entered, State};
 use crate::trace::recording::ThreadInfo;
 
 /// A whole call's exit, waiting for its time: (time, order of arrival, thread, number,
 /// result); the order keeps exits of the same nanosecond in the order their calls came.
-type Exit = Reverse<(u64, u64, u32, i64, i64)>;
+type Exit = Reverse<(u64, u64, u32, i32, i64)>;
 
 pub(super) struct Walk {
     /// Each thread's call entered and not yet ended.
@@ -23,30 +24,58 @@ pub(super) struct Walk {
     pub(super) sched: super::super::sched::Sched,
     exits: BinaryHeap<Exit>,
     arrived: u64,
+    /// The switches not yet walked, latest first.
+    switches: Vec<Switch>,
 }
 
 impl Walk {
-    pub(super) fn new(switches: bool) -> Walk {
+    /// A walk with the scheduler's `switches` (None: the capture had none).
+    pub(super) fn new(switches: Option<Vec<Switch>>) -> Walk {
+        let measured = switches.is_some();
+        let mut switches = switches.unwrap_or_default();
+        // Each CPU's switches came in its order: sorted (stable), then reversed to be taken
+        // from the end.
+        switches.sort_by_key(|w| w.t);
+        switches.reverse();
         Walk {
             pending: HashMap::new(),
             threads: HashMap::new(),
             kin: HashMap::new(),
-            sched: super::super::sched::Sched::new(switches),
+            sched: super::super::sched::Sched::new(measured),
             exits: BinaryHeap::new(),
             arrived: 0,
+            switches,
         }
     }
 
-    /// The whole calls' exits at or before `t`, in time order.
-    pub(super) fn exits_until(&mut self, s: &mut State, t: u64) {
-        while let Some(&Reverse((at, _, tid, nr, ret))) = self.exits.peek() {
-            if at > t {
-                break;
+    /// The whole calls' exits at or before `t` and the switches before it, in time order (an
+    /// exit before a switch of its nanosecond).
+    pub(super) fn until(&mut self, s: &mut State, t: u64) {
+        loop {
+            let exit = self.exits.peek().map(|e| e.0.0).filter(|&at| at <= t);
+            let switch = self.switches.last().map(|w| w.t).filter(|&at| at < t);
+            match (exit, switch) {
+                (Some(e), Some(w)) if w < e => self.switch(),
+                (Some(_), _) => {
+                    let Some(Reverse((at, _, tid, nr, ret))) = self.exits.pop() else {
+                        break;
+                    };
+                    s.uring_polled_until(at);
+                    self.exit(s, (at, tid, nr, ret));
+                }
+                (None, Some(_)) => self.switch(),
+                (None, None) => break,
             }
-            self.exits.pop();
-            s.uring_polled_until(at);
-            self.exit(s, (at, tid, nr, ret));
         }
+    }
+
+    /// The next switch, its room given back as the records' is.
+    fn switch(&mut self) {
+        let Some(w) = self.switches.pop() else { return };
+        if self.switches.capacity() - self.switches.len() >= super::GIVE_BACK {
+            self.switches.shrink_to_fit();
+        }
+        self.sched.switch(w.t, w.tid, w.out, w.preempted);
     }
 
     /// One record, at its time (the whole calls' earlier exits taken first).
@@ -74,12 +103,6 @@ impl Walk {
                     .push(Reverse((exit.max(t), self.arrived, tid, nr, ret)));
             }
             Raw::Exit { t, tid, nr, ret } => self.exit(s, (t, tid, nr, ret)),
-            Raw::Switch {
-                t,
-                tid,
-                out,
-                preempted,
-            } => self.sched.switch(t, tid, out, preempted),
             task => s.task(task, &mut self.kin),
         }
     }
@@ -92,13 +115,15 @@ impl Walk {
     }
 
     /// A call's exit: paired with its thread's entry of the same call, decoded.
-    fn exit(&mut self, s: &mut State, (t, tid, nr, ret): (u64, u32, i64, i64)) {
+    fn exit(&mut self, s: &mut State, (t, tid, nr, ret): (u64, u32, i32, i64)) {
         let slept = self.sched.exit(tid);
         let Some(e) = self.pending.remove(&tid).filter(|e| e.nr == nr) else {
             s.out.unmatched += 1;
             return;
         };
-        let Some(call) = Call::of(nr) else { return };
+        let Some(call) = Call::of(nr.into()) else {
+            return;
+        };
         let rel = e.t.saturating_sub(s.t0);
         let th = self.threads.entry(tid).or_insert(ThreadInfo {
             tid,
@@ -137,7 +162,7 @@ mod tests {
 
     /// The call as an entry and an exit (perf's and ptrace's records).
     fn split((tid, nr, t, dur, args, ret): Made) -> [Raw; 2] {
-        let pid = PID;
+        let (pid, nr) = (PID, nr as i32);
         [
             Raw::Enter {
                 t,
@@ -157,7 +182,7 @@ mod tests {
 
     /// The call as one record (the eBPF ring's).
     fn whole((tid, nr, t, dur, args, ret): Made) -> Raw {
-        let (pid, exit) = (PID, t + dur);
+        let (pid, exit, nr) = (PID, t + dur, nr as i32);
         Raw::Call {
             t,
             exit,
@@ -205,27 +230,27 @@ mod tests {
             flags: libc::O_RDWR as u64,
             pos: 0,
         }];
-        let mut raw = raw;
-        // The first read sleeps from 2,100 to 2,250 ns.
-        raw.push(Raw::Switch {
-            t: 2_100,
+        // The first read sleeps from 2,100 to 2,250 ns (the switch back in listed first, as
+        // another CPU's record can come); between it and the next read, at 2,320 to 2,380,
+        // the thread sleeps outside any call.
+        let switch = |t, out| Switch {
+            t,
             tid: PID,
-            out: true,
+            out,
             preempted: false,
-        });
-        raw.push(Raw::Switch {
-            t: 2_250,
-            tid: PID,
-            out: false,
-            preempted: false,
-        });
+        };
         decode(
             raw,
             (Vec::new(), Vec::new()),
             PID,
             &inherited,
             (0, b"/".to_vec()),
-            true,
+            Some(vec![
+                switch(2_250, false),
+                switch(2_100, true),
+                switch(2_380, false),
+                switch(2_320, true),
+            ]),
         )
     }
 
@@ -257,6 +282,12 @@ mod tests {
                 (2_400, 100, PID, Op::Read, 4096, false),
                 (4_000, 100, PID + 1, Op::Fsync, 0, false),
             ]
+        );
+        let main = split.threads.iter().find(|t| t.tid == PID).unwrap();
+        let off = main.off_cpu.unwrap();
+        assert_eq!(
+            (off.calls_slept, off.think_sleeps, off.think_asleep_ns),
+            (1, 1, 60)
         );
         assert_eq!((split.unmatched, whole.unmatched), (0, 0));
         assert_eq!(whole.events, split.events);
