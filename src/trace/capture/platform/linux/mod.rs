@@ -389,6 +389,7 @@ fn decoded(
     } = finished.unwrap_or(perf::Drained {
         raw: traced.raw,
         capped: traced.capped,
+        unfinished: traced.unfinished,
         ..Default::default()
     });
     // With perf, what the tracer left out past the cap is path notes.

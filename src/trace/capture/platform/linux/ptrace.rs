@@ -61,7 +61,7 @@ pub enum FileKind {
 #[derive(Debug, Default)]
 pub struct Traced {
     pub notes: Vec<PathNote>,
-    /// Fallback only: the calls and tasks, as perf would have reported them.
+    /// Fallback only: the calls (one record each, written at its exit) and tasks.
     pub raw: Vec<Raw>,
     /// The root program's wait status.
     pub status: Option<i32>,
@@ -69,6 +69,8 @@ pub struct Traced {
     pub exec_t: Option<u64>,
     /// Records (or path notes) left out past the memory cap.
     pub capped: u64,
+    /// Fallback: calls entered by tasks that ended before their exit.
+    pub unfinished: u64,
 }
 
 const BPF_LD_W_ABS: u16 = 0x20;
@@ -170,7 +172,7 @@ pub fn trace(root: i32, fallback: bool) -> io::Result<Traced> {
     let mut t = Tracer {
         root,
         fallback,
-        cap: super::perf::max_records(2),
+        cap: super::perf::max_records(1),
         out: Traced::default(),
         known: HashSet::from([root]),
         inside: HashMap::new(),
@@ -190,7 +192,10 @@ pub fn trace(root: i32, fallback: bool) -> io::Result<Traced> {
                 });
             }
             t.known.remove(&pid);
-            t.inside.remove(&pid);
+            // A call it entered and never left (killed in it): seen only half.
+            if t.inside.remove(&pid).is_some() {
+                t.out.unfinished += 1;
+            }
             continue;
         }
         if !libc::WIFSTOPPED(st) {
@@ -221,8 +226,9 @@ struct Tracer {
     cap: usize,
     out: Traced,
     known: HashSet<i32>,
-    /// Fallback: each task's call in progress (entered, exit not yet seen).
-    inside: HashMap<i32, Regs>,
+    /// Fallback: each task's call in progress (entered, exit not yet seen): its entry's
+    /// time, process and registers.
+    inside: HashMap<i32, (u64, u32, Regs)>,
     tgid: HashMap<i32, u32>,
     /// New tasks start with a SIGSTOP of the kernel's, which is not delivered: those whose
     /// stop is still to come, and those whose stop came before their parent's fork event.
@@ -245,32 +251,29 @@ impl Tracer {
             if let Some(call) = Call::of(regs.nr) {
                 // Past the memory cap, calls are counted, not kept (nor their exits).
                 if self.out.raw.len() + self.out.notes.len() >= self.cap {
-                    self.out.capped += if self.fallback { 2 } else { 1 };
+                    self.out.capped += 1;
                     return Ok(0);
                 }
                 if call.has_path() {
                     self.out.notes.push(note(pid, t, call, &regs));
                 }
                 if self.fallback {
+                    // Kept until its exit, where the whole call is one record.
                     let pid_of = self.tgid(pid);
-                    self.out.raw.push(Raw::Enter {
-                        t,
-                        pid: pid_of,
-                        tid: pid as u32,
-                        nr: regs.nr as i32,
-                        args: regs.args,
-                    });
-                    self.inside.insert(pid, regs);
+                    self.inside.insert(pid, (t, pid_of, regs));
                 }
             }
         } else if sig == (libc::SIGTRAP | 0x80) {
             // Fallback: the exit of a call entered at its seccomp stop.
-            if let Some(entered) = self.inside.remove(&pid) {
+            if let Some((entered, pid_of, at_entry)) = self.inside.remove(&pid) {
                 let regs = sys::regs(pid)?;
-                self.out.raw.push(Raw::Exit {
-                    t,
+                self.out.raw.push(Raw::Call {
+                    t: entered,
+                    exit: t,
+                    pid: pid_of,
                     tid: pid as u32,
-                    nr: entered.nr as i32,
+                    nr: at_entry.nr as i32,
+                    args: at_entry.args,
                     ret: regs.ret,
                 });
             }
