@@ -26,6 +26,8 @@ pub fn show_line(e: &Event) -> String {
     };
     let (len, arg) = match e.op {
         Op::Open => ("-".to_string(), format!(" oflags={:#o}", e.arg)),
+        // Onto the name of another file of the trace, which it replaced.
+        Op::Rename if e.arg > 0 => (e.len.to_string(), format!(" over={}", e.arg - 1)),
         _ => (e.len.to_string(), String::new()),
     };
     format!(

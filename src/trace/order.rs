@@ -4,7 +4,8 @@
 //! other sees. A read waits for an earlier completed write of an overlapping range; a write
 //! for an earlier completed write of an overlapping range (their order decides the content)
 //! or for the file's creation; a call on the whole file (sync, truncate, fallocate, unlink,
-//! open) for the last completed write of any range. Calls of one thread keep their own order
+//! open, rename) for the last completed write or whole-file change, a rename for that of the
+//! file whose name it takes too. Calls of one thread keep their own order
 //! anyway. Pure: a function of the events.
 
 use std::cmp::Reverse;
@@ -52,11 +53,21 @@ pub fn dependencies(events: &[Event]) -> Vec<Option<usize>> {
                 .get(&e.file)
                 .and_then(|m| latest_overlap(m, e.offset, e.offset.saturating_add(e.len), &other))
                 .or_else(|| created_by_other(&last_change, events, e)),
-            Op::Seek | Op::Mmap | Op::Close | Op::Rename => None,
+            Op::Seek | Op::Mmap | Op::Close => None,
+            // A rename waits for the last change of its file and of the file whose name it
+            // takes (`arg`: that file plus one).
+            Op::Rename => [Some(e.file), e.arg.checked_sub(1)]
+                .into_iter()
+                .flatten()
+                .filter_map(|f| last_change.get(&f).copied())
+                .filter(|j| other(j))
+                .max(),
             _ => last_change.get(&e.file).copied().filter(|j| other(j)),
         };
-        let changes = matches!(e.op, Op::Write | Op::Truncate | Op::Fallocate | Op::Unlink)
-            || (e.op == Op::Open && e.flags & flag::CREATED != 0);
+        let changes = matches!(
+            e.op,
+            Op::Write | Op::Truncate | Op::Fallocate | Op::Unlink | Op::Rename
+        ) || (e.op == Op::Open && e.flags & flag::CREATED != 0);
         if changes && e.result >= 0 {
             pending.push(Reverse((e.t.saturating_add(e.dur), i)));
         }
@@ -147,6 +158,39 @@ mod tests {
             ev(30, 1, 2, Op::Write, 0, 100),
         ];
         assert_eq!(dependencies(&events), vec![None, Some(0), Some(0)]);
+    }
+
+    #[test]
+    fn a_rename_waits_for_both_files_and_later_calls_wait_for_it() {
+        // Thread 1 writes file 0 aside; thread 2 wrote file 1, whose name thread 3 renames
+        // file 0 onto; thread 4 then renames file 0 again and thread 5 opens and reads it.
+        let mut over = ev(40, 5, 3, Op::Rename, 0, 0);
+        over.arg = 2;
+        over.result = 0;
+        let mut again = ev(60, 5, 4, Op::Rename, 0, 0);
+        again.result = 0;
+        let mut other = ev(10, 5, 2, Op::Write, 0, 100);
+        other.file = 1;
+        let events = [
+            ev(0, 5, 1, Op::Write, 0, 100),
+            other,
+            ev(20, 5, 1, Op::Write, 100, 100),
+            over,
+            again,
+            ev(75, 2, 5, Op::Open, 0, 0),
+            ev(80, 5, 5, Op::Read, 0, 100),
+        ];
+        let d = dependencies(&events);
+        // The first rename: file 0's last write (2) is later than file 1's (1); the open by
+        // its new name waits for the second; the read for the write of what it reads.
+        assert_eq!(
+            d,
+            vec![None, None, None, Some(2), Some(3), Some(4), Some(0)]
+        );
+        // A rename that failed changes nothing: the next waits for what came before it.
+        let mut failed = events;
+        failed[3].result = -17;
+        assert_eq!(dependencies(&failed)[4], Some(2));
     }
 
     #[test]

@@ -38,7 +38,9 @@ pub enum Op {
     /// A file mapped: `offset`, `len`, `arg` prot | flags << 8.
     Mmap = 11,
     Unlink = 12,
-    /// The file renamed away (its new name is not a file of the trace).
+    /// The file renamed: it keeps its place in the trace under its new name; `arg` the file of
+    /// the trace that name held, which is gone, plus one (0: none, and in traces made before
+    /// 2026-12-02).
     Rename = 13,
     /// Native AIO's io_submit: `result` the count submitted, `arg` the count asked, `offset`
     /// the AIO context. Flagged `ASYNC` where the trace holds its I/Os (`len` of them: the

@@ -175,6 +175,55 @@ fn a_replay_of_dd_keeps_o_direct_and_the_offsets() {
     let _ = replay_matches(d.path(), &cmd, false);
 }
 
+/// A data set read, its new version written aside and renamed over it at the step's end (as
+/// SAS writes NAME.sas7bdat.lck and renames it), read back, then renamed to a name no file of
+/// the trace has: the replay renames its copy onto the replaced file's copy, and then to a
+/// name of its own, and its later opens find it there.
+#[test]
+fn a_replay_renames_as_the_program_did() {
+    let d = tmp();
+    std::fs::write(d.path().join("ds.sas7bdat"), vec![1u8; 8192]).unwrap();
+    let script = "cat ds.sas7bdat > /dev/null \
+                  && dd if=/dev/zero of=ds.sas7bdat.lck bs=4k count=4 status=none \
+                  && mv ds.sas7bdat.lck ds.sas7bdat && cat ds.sas7bdat > /dev/null \
+                  && mv ds.sas7bdat kept && cat kept > /dev/null";
+    let replayed = replay_matches(d.path(), &["sh", "-c", script], false);
+    let name = |i: &str| -> String {
+        let line = replayed
+            .lines()
+            .find(|l| l.starts_with(&format!("# file {i}: ")))
+            .unwrap();
+        line.rsplit('/').next().unwrap().to_string()
+    };
+    let renames: Vec<(String, String, Option<String>)> = replayed
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() > 6 && w[2] == "rename")
+        .map(|w| {
+            let over = w.iter().find_map(|x| x.strip_prefix("over="));
+            (name(w[3]), w[6].to_string(), over.map(name))
+        })
+        .collect();
+    assert_eq!(renames.len(), 2, "{replayed}");
+    for (file, result, _) in &renames {
+        assert!(file.contains("-ds.sas7bdat.lck ("), "{file}");
+        assert_eq!(result, "0", "{replayed}");
+    }
+    let over = renames[0]
+        .2
+        .as_deref()
+        .expect("the first onto the data set's copy");
+    assert!(over.contains("-ds.sas7bdat ("), "{over}");
+    assert_eq!(renames[1].2, None, "the second to a name of its own");
+    // The copy's reads after each rename found it (the same calls as the program's are
+    // checked above); and nothing under the recorded paths changed but by the program.
+    assert_eq!(
+        std::fs::read(d.path().join("kept")).unwrap(),
+        vec![0u8; 16384]
+    );
+    assert!(!d.path().join("ds.sas7bdat").exists());
+}
+
 #[test]
 fn a_replay_of_a_multi_threaded_fio_job_issues_every_threads_calls() {
     if Command::new("fio").arg("--version").output().is_err() {

@@ -89,13 +89,15 @@ impl Sleeps {
     }
 }
 
-/// Whether a call is one its thread replays (the rest are counted: mappings, seeks, renames,
-/// and the io_uring and libaio calls whose I/O the trace does not hold; the asynchronous
-/// I/Os of an io_submit it holds are issued by that call).
+/// Whether a call is one its thread replays (the rest are counted: mappings, seeks, renames
+/// that failed — `mv` tries one that must not replace first —, and the io_uring and libaio
+/// calls whose I/O the trace does not hold; the asynchronous I/Os of an io_submit it holds are
+/// issued by that call).
 pub fn replayed(e: &Event) -> bool {
     match e.op {
         Op::AioSubmit | Op::AioGetevents | Op::UringEnter => e.flags & flag::ASYNC != 0,
-        Op::Seek | Op::Mmap | Op::Rename => false,
+        Op::Seek | Op::Mmap => false,
+        Op::Rename => e.result == 0,
         _ => !super::aio::is_async_io(e),
     }
 }
@@ -378,6 +380,15 @@ fn issue(
         Op::Unlink => {
             fds.retain(|(f, _), _| *f != e.file);
             match s.layout.unlink(file) {
+                Ok(()) => 0,
+                Err(err) => neg_errno(&err),
+            }
+        }
+        Op::Rename => {
+            // `arg`: the file of the trace whose name it took, plus one (0: none). The
+            // descriptors open on either stay open, as the program's did.
+            let over = e.arg.checked_sub(1).map(|g| g as usize);
+            match s.layout.rename(file, over) {
                 Ok(()) => 0,
                 Err(err) => neg_errno(&err),
             }

@@ -22,8 +22,8 @@ use crate::trace::recording::Recording;
 pub struct Layout {
     pub path: PathBuf,
     pub dir: OwnedFd,
-    /// Per file of the trace: its name in the directory.
-    pub names: Vec<OsString>,
+    /// Per file of the trace: its name in the directory (a replayed rename changes it).
+    names: std::sync::Mutex<Vec<OsString>>,
     /// Bytes written to lay the files out.
     pub laid_out: u64,
     /// Per file: on the emergency removal list.
@@ -67,7 +67,7 @@ pub fn make(
         path,
         dir,
         watched: std::sync::Mutex::new(vec![false; names.len()]),
-        names,
+        names: std::sync::Mutex::new(names),
         laid_out: 0,
     };
     let chunk = vec![0x5au8; 1 << 20];
@@ -95,7 +95,7 @@ fn lay_out(
 ) -> io::Result<()> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let fd =
-        crate::platform::sys::fs::openat(&l.dir, &l.names[i], flags, Mode::from_raw_mode(0o644))?;
+        crate::platform::sys::fs::openat(&l.dir, l.name(i), flags, Mode::from_raw_mode(0o644))?;
     let _ = ownership::set_mark(fd.as_fd(), ownership::MarkState::New);
     l.watch(i, &fd);
     let mut at = 0;
@@ -121,6 +121,15 @@ fn lay_out(
 }
 
 impl Layout {
+    fn names(&self) -> std::sync::MutexGuard<'_, Vec<OsString>> {
+        self.names.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// File `i`'s name here now.
+    pub fn name(&self, i: usize) -> OsString {
+        self.names()[i].clone()
+    }
+
     /// Opens file `i` of the trace here (`O_CREAT` when `create`), never through a link.
     pub fn open(&self, i: usize, flags: OFlags, create: bool) -> io::Result<OwnedFd> {
         let mut f = flags | OFlags::NOFOLLOW | OFlags::CLOEXEC;
@@ -129,10 +138,46 @@ impl Layout {
         }
         Ok(crate::platform::sys::fs::openat(
             &self.dir,
-            &self.names[i],
+            self.name(i),
             f,
             Mode::from_raw_mode(0o644),
         )?)
+    }
+
+    /// Renames file `i` (the program's rename, replayed): onto file `over`'s name where the
+    /// program's replaced a file of the trace (that file is gone, as it was), else to a name
+    /// of its own here. The file keeps its place in the trace; its later opens use the new
+    /// name, and the end's removal finds it there.
+    pub fn rename(&self, i: usize, over: Option<usize>) -> io::Result<()> {
+        let mut names = self.names();
+        let from = names[i].clone();
+        let onto = over.filter(|&g| g != i && g < names.len());
+        let to = match onto {
+            Some(g) => names[g].clone(),
+            None => {
+                let mut n = from.clone();
+                n.push("~renamed");
+                n
+            }
+        };
+        crate::platform::sys::fs::renameat_with(
+            &self.dir,
+            &from,
+            &self.dir,
+            &to,
+            crate::platform::sys::fs::RenameFlags::empty(),
+        )?;
+        ownership::unwatch(&self.path.join(&from));
+        if onto.is_some() {
+            // The replaced file's entry: a path is on the list once.
+            ownership::unwatch(&self.path.join(&to));
+        }
+        if let Ok(st) = crate::platform::sys::fs::statat(&self.dir, &to, AtFlags::SYMLINK_NOFOLLOW)
+        {
+            ownership::watch(&self.path.join(&to), ownership::Identity::of(&st), None);
+        }
+        names[i] = to;
+        Ok(())
     }
 
     /// Puts file `i`, open as `fd`, on the list a second Ctrl-C removes from (once).
@@ -143,7 +188,7 @@ impl Layout {
         }
         if let Ok(st) = crate::platform::sys::fs::fstat(fd) {
             ownership::watch(
-                &self.path.join(&self.names[i]),
+                &self.path.join(self.name(i)),
                 ownership::Identity::of(&st),
                 None,
             );
@@ -155,14 +200,14 @@ impl Layout {
     pub fn unlink(&self, i: usize) -> io::Result<()> {
         Ok(crate::platform::sys::fs::unlinkat(
             &self.dir,
-            &self.names[i],
+            self.name(i),
             AtFlags::empty(),
         )?)
     }
 
     /// Removes every file of the directory this replay made, then the directory.
     pub fn remove(&self) {
-        for n in &self.names {
+        for n in self.names().iter() {
             let _ = crate::platform::sys::fs::unlinkat(&self.dir, n, AtFlags::empty());
             ownership::unwatch(&self.path.join(n));
         }

@@ -725,18 +725,22 @@ impl State {
         }
     }
 
+    /// rename*: the file keeps its place in the trace under its new name; a file of the trace
+    /// the new name held is gone, and the event's `arg` names it (its index plus one).
     fn rename(&mut self, d: &Done) {
         let Some((n, file)) = self.noted_file(d) else {
             return;
         };
-        self.emit(d, Op::Rename, file, (0, 0), 0, 0);
+        let mut over = 0;
         if d.ret == 0 {
             if let Some(to) = n.path2 {
                 self.live.remove(&n.path);
-                if let Some(old) = self.live.insert(to, file) {
+                if let Some(old) = self.live.insert(to, file).filter(|&old| old != file) {
                     self.out.files[old as usize].removed = true;
+                    over = old + 1;
                 }
             }
         }
+        self.emit(d, Op::Rename, file, (0, 0), over, 0);
     }
 }
