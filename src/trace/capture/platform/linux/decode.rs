@@ -150,10 +150,7 @@ pub fn decode(
     // gives their room back as it goes: the records and the events they become are never all
     // held at once (the recorder's peak is the records alone, not records and events).
     raw.reverse();
-    while let Some(r) = raw.pop() {
-        if raw.capacity() - raw.len() >= GIVE_BACK {
-            raw.shrink_to_fit();
-        }
+    while let Some(r) = pop_giving_back(&mut raw) {
         w.until(&mut s, r.time());
         // A SQPOLL thread's batches before this record, with the descriptors as they were.
         s.uring_polled_until(r.time());
@@ -184,7 +181,16 @@ pub fn decode(
 
 /// Records walked between two givings-back of their room (6 MiB of records): shrinking a list
 /// this large gives its pages back in place (mremap), without a copy.
-pub(super) const GIVE_BACK: usize = 1 << 16;
+const GIVE_BACK: usize = 1 << 16;
+
+/// The list's last item, the room of those taken before it given back every GIVE_BACK.
+pub(super) fn pop_giving_back<T>(v: &mut Vec<T>) -> Option<T> {
+    let last = v.pop();
+    if v.capacity() - v.len() >= GIVE_BACK {
+        v.shrink_to_fit();
+    }
+    last
+}
 
 const O_ACCMODE_CREAT: u64 = libc::O_CREAT as u64;
 /// The status flags fcntl(F_SETFL) may change.

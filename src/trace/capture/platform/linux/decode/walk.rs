@@ -71,10 +71,9 @@ impl Walk {
 
     /// The next switch, its room given back as the records' is.
     fn switch(&mut self) {
-        let Some(w) = self.switches.pop() else { return };
-        if self.switches.capacity() - self.switches.len() >= super::GIVE_BACK {
-            self.switches.shrink_to_fit();
-        }
+        let Some(w) = super::pop_giving_back(&mut self.switches) else {
+            return;
+        };
         self.sched.switch(w.t, w.tid, w.out, w.preempted);
     }
 
