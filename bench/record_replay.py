@@ -23,6 +23,11 @@ and under `iogauge record`, alternating: fio's own IOPS and completion latency e
 capture's cost on a program whose I/Os it reads from the program's memory as io_submit and
 io_getevents run); then its trace replayed there, each I/O resubmitted asynchronously.
 
+io_uring: fio with io_uring (4 KiB random reads and writes, iodepth 16 in batches of 4),
+buffered on tmpfs and O_DIRECT on the disk, recorded once each; the trace replayed (closed
+mode, same storage) by this iogauge and, with --baseline BIN, by another build, alternating:
+the time in the replayed calls and the I/Os' mean latency against the recorded ones.
+
 Memory: what the recorder holds per call at its peak (the kernel's records while the program
 runs, then the trace's events as they are decoded): dd copying a file in 512-byte calls (a
 read and a write each, both recorded, both in the trace) on the bench's storage, recorded for
@@ -32,7 +37,7 @@ recorder's fixed footprint out). Again on the disk with the reads O_DIRECT from 
 each read waits for the device, so the scheduler's two switch records come with it.
 
 Usage: python3 bench/record_replay.py [--rounds N] [--dir DIR] [--no-save]
-       [--only overhead,calibration,fidelity,aio,memory]
+       [--only overhead,calibration,fidelity,aio,uring,memory] [--baseline BIN]
 """
 
 import argparse
@@ -312,14 +317,61 @@ def aio(rounds, disk_dir):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def uring_job(d, direct):
+    """Records fio's io_uring job in `d`; the trace's path."""
+    subprocess.run(["fio", "--name=lay", "--filename=f", "--size=64m", "--rw=write", "--bs=1m",
+                    "--output=/dev/null"], cwd=d, check=True)
+    trace = os.path.join(d, "u.iogtrace")
+    fio = ["fio", "--name=u", "--filename=f", "--ioengine=io_uring", f"--direct={direct}",
+           "--rw=randrw", "--bs=4k", "--iodepth=16", "--iodepth_batch_submit=4", "--size=64m",
+           "--io_size=16m", "--randrepeat=1", "--output=/dev/null"]
+    timed([IOGAUGE, "record", "-o", trace, "--overwrite-output", "--"] + fio, d)
+    return trace
+
+
+def uring(rounds, places, baseline):
+    """Each place: (name, directory, direct)."""
+    binaries = [("this build", IOGAUGE)] + ([("baseline", baseline)] if baseline else [])
+    rows = ["| storage | replayed by | time in calls × recorded (runs) | read latency mean µs "
+            "(recorded) | write latency mean µs (recorded) | span × recorded |",
+            "|---|---|---|---|---|---|"]
+    for name, where, direct in places:
+        d = tempfile.mkdtemp(dir=where, prefix="iogauge-rr-uring-")
+        try:
+            trace = uring_job(d, direct)
+            runs = {b: [] for b, _ in binaries}
+            for _ in range(rounds):
+                for b, exe in binaries:
+                    out = subprocess.run([exe, "replay", trace, "--directory", d,
+                                          "--output-format=json"], capture_output=True,
+                                         text=True, check=True)
+                    runs[b].append(json.loads(out.stdout))
+            for b, rs in runs.items():
+                io = [r["replayed_io_ns"] / max(r["recorded_io_ns"], 1) for r in rs]
+                mid = sorted(rs, key=lambda r: r["replayed_io_ns"])[len(rs) // 2]
+                op = {o["op"]: o for o in mid["ops"]}
+                lat = lambda k: (f"{op[k]['lat_mean_ns'] / 1e3:.1f} "
+                                 f"({op[k]['recorded_lat_mean_ns'] / 1e3:.1f})") if k in op else "-"
+                rows.append(f"| {name} | {b} | {statistics.median(io):.3f} "
+                            f"({', '.join(f'{x:.3f}' for x in io)}) | {lat('read')} | "
+                            f"{lat('write')} | "
+                            f"{mid['replayed_span_ns'] / max(mid['recorded_span_ns'], 1):.3f} |")
+                print(rows[-1], flush=True)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--baseline", help="another iogauge build: the io_uring part replays with "
+                    "it too, alternating")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dir", default="/dev/shm")
     ap.add_argument("--disk-dir", default="/var/tmp",
                     help="a directory on the disk: the overhead again where fsync waits for it")
     ap.add_argument("--no-save", action="store_true")
-    ap.add_argument("--only", default="overhead,calibration,fidelity,aio,memory",
+    ap.add_argument("--only", default="overhead,calibration,fidelity,aio,uring,memory",
                     help="the parts to run, comma-separated")
     a = ap.parse_args()
     only = set(a.only.split(","))
@@ -350,6 +402,15 @@ def main():
         if "aio" in only:
             lines += ["", f"## Native AIO: fio with libaio on the disk ({a.disk_dir})", ""]
             lines += aio(a.rounds, a.disk_dir)
+        if "uring" in only:
+            lines += ["", "## io_uring replayed: fio's io_uring job, buffered on "
+                      f"{a.dir} and O_DIRECT on the disk ({a.disk_dir})", ""]
+            if a.baseline:
+                lines += [f"Baseline: {a.baseline} ("
+                          + subprocess.run([a.baseline, "--version"], capture_output=True,
+                                           text=True).stdout.strip() + ")", ""]
+            lines += uring(a.rounds, [(f"tmpfs, buffered", a.dir, 0),
+                                      ("disk, O_DIRECT", a.disk_dir, 1)], a.baseline)
         if "memory" in only:
             lines += ["", f"## The recorder's memory: dd in 512-byte calls (on {a.dir})", ""]
             lines += memory(base)

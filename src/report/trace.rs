@@ -370,15 +370,28 @@ pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
             us(t.issue_error_p99_ns)
         );
     }
+    o += &replay_notes(r);
+    o
+}
+
+/// What a replay did not replay, and how it replayed asynchronous I/O where not as recorded.
+fn replay_notes(r: &crate::trace::replayed::ReplayReport) -> String {
+    let mut o = String::new();
     let _ = writeln!(
         o,
-        "not replayed: {} calls (mmap, seek, rename, io_uring/libaio without their I/Os); results unlike the recording's: {}",
+        "not replayed: {} calls (mmap, seek, renames that failed, io_uring/libaio without their I/Os); results unlike the recording's: {}",
         r.skipped, r.results_differ
     );
     if let Some(why) = &r.async_one_by_one {
         let _ = writeln!(
             o,
             "asynchronous I/Os done one by one inside their io_submit: {why}"
+        );
+    }
+    if let Some(why) = &r.uring_as_aio {
+        let _ = writeln!(
+            o,
+            "io_uring's I/Os replayed through native AIO (io_submit): {why}"
         );
     }
     o

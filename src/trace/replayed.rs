@@ -99,6 +99,10 @@ pub struct ReplayReport {
     /// asynchronously, or the trace has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub async_one_by_one: Option<String>,
+    /// Why the recorded io_uring rings' I/Os were replayed through native AIO (this system
+    /// made no io_uring ring); None: through io_uring, or the trace has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uring_as_aio: Option<String>,
 }
 
 /// What a replay measured of each call of the trace (indexed as its events), for a

@@ -41,6 +41,92 @@ fn io_urings_ios_are_recorded_one_by_one_and_replayed_asynchronously() {
     assert!(got.is_none_or(|(_, sqpoll)| sqpoll == 0), "{got:?}");
 }
 
+/// Buffered io_uring (no O_DIRECT: native AIO's io_submit would do each I/O inline, where
+/// io_uring does not), and the replay recorded in turn: its I/Os went through io_uring_enter,
+/// each of the 512 held by one, none through io_submit.
+#[test]
+fn io_urings_ios_are_replayed_through_io_uring() {
+    if no_fio() {
+        return;
+    }
+    let d = tmp();
+    let dir = d.path();
+    std::fs::write(dir.join("f"), vec![1u8; 2 << 20]).unwrap();
+    let o = run_in(
+        dir,
+        &[
+            "record",
+            "-o",
+            "t.iogtrace",
+            "--",
+            "fio",
+            "--name=u",
+            "--filename=f",
+            "--ioengine=io_uring",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=2m",
+            "--iodepth=8",
+            "--iodepth_batch_submit=4",
+            "--randrepeat=1",
+            "--output=/dev/null",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    if !stderr(&o).contains(" and 512 asynchronous I/Os") {
+        skip!(
+            "io_uring's I/Os were not seen here (no eBPF probes): {}",
+            stderr(&o)
+        );
+        return;
+    }
+    let place = dir.join("replay");
+    std::fs::create_dir(&place).unwrap();
+    let me = assert_cmd::cargo::cargo_bin!("iogauge");
+    let o = run_in(
+        dir,
+        &[
+            "record",
+            "-o",
+            "r.iogtrace",
+            "--",
+            me.to_str().unwrap(),
+            "replay",
+            "t.iogtrace",
+            "--directory",
+            place.to_str().unwrap(),
+            "--output-format=json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(v.get("uring_as_aio").is_none(), "{v}");
+    assert_eq!(v["results_differ"], 0, "{v}");
+    let shown = ok_in(dir, &["trace", "show", "r.iogtrace"]);
+    let (mut held, mut submits, mut aio) = (0u64, 0u64, 0u64);
+    for l in shown.lines().filter(|l| !l.starts_with('#')) {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let async_ = w[8].contains("async");
+        match w[2] {
+            "io_uring_enter" if async_ && w[5] != "0" => {
+                submits += 1;
+                held += w[5].parse::<u64>().unwrap();
+            }
+            "io_submit" => aio += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(aio, 0, "no native AIO in the replay");
+    assert_eq!(
+        held, 512,
+        "the replay's io_uring_enter calls hold its 512 I/Os ({submits} submits)"
+    );
+    assert!(
+        submits < 512,
+        "submitted in batches, as recorded: {submits}"
+    );
+}
+
 /// Registered files: each request names a slot of the ring's table, which the trace follows
 /// to the file the program registered there (and fixed buffers: IORING_OP_READ/WRITE_FIXED).
 #[test]

@@ -7,6 +7,8 @@ use std::os::fd::AsRawFd;
 
 use crate::platform::{AioOp, AioReaped, AioRequest};
 
+pub use super::ring::UringContext;
+
 /// The kernel's `struct iocb` (linux/aio_abi.h): 64 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Default)]

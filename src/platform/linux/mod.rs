@@ -6,6 +6,7 @@ pub mod cpu;
 pub mod disks;
 pub mod host;
 pub mod process;
+mod ring;
 pub mod signals;
 #[cfg(test)]
 pub mod testing;

@@ -1,10 +1,12 @@
-//! A recorded program's native AIO, replayed as it was made: each io_submit whose I/Os the
-//! trace holds submits them again in one call, to a context of the replay's own standing for
-//! the recorded one (shared by the threads, as the program's was), and each io_getevents
-//! waits until the I/Os it reaped when recorded are complete. An I/O completes when a
-//! replayed io_getevents reaps it; its latency is from the submission to then. Where this system has no native AIO
-//! (Windows) the I/Os are done one by one inside the replayed io_submit, and the report says
-//! so.
+//! A recorded program's native AIO and io_uring, replayed as they were made: each io_submit
+//! or io_uring_enter whose I/Os the trace holds submits them again at once, to a context or
+//! ring of the replay's own standing for the recorded one (a native AIO context for a
+//! context, an io_uring ring for a ring; shared by the threads, as the program's was), and
+//! each io_getevents waits until the I/Os it reaped when recorded are complete. An I/O
+//! completes when a replayed reap takes it; its latency is from the submission to then.
+//! Where this system has no io_uring a ring's I/Os go through native AIO, and where it has
+//! no native AIO either (Windows) they are done one by one inside the replayed call; the
+//! report says which.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -12,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use super::ThreadResult;
 use super::issue::Shared;
-use crate::platform::aio::AioContext;
+use crate::platform::aio::{AioContext, UringContext};
 use crate::platform::fd::BorrowedFd;
 use crate::platform::{AioOp, AioReaped, AioRequest};
 use crate::trace::recording::{Event, Op, flag};
@@ -22,11 +24,57 @@ pub fn is_async_io(e: &Event) -> bool {
     e.is_async_io()
 }
 
-/// One recorded AIO context, replayed: its context here (or why none), and how many of its
-/// I/Os are in flight.
+/// One recorded AIO context or io_uring ring, replayed: its stand-in here (or why none),
+/// and how many of its I/Os are in flight.
 pub struct Context {
-    ctx: Result<AioContext, String>,
+    ctx: Result<Queue, String>,
     in_flight: AtomicUsize,
+}
+
+/// The replay's stand-in for a recorded context or ring.
+enum Queue {
+    Aio(AioContext),
+    Uring(Box<UringContext>),
+}
+
+impl Queue {
+    fn submit(&self, reqs: &[AioRequest<'_>]) -> std::io::Result<usize> {
+        match self {
+            Queue::Aio(c) => c.submit(reqs),
+            Queue::Uring(c) => c.submit(reqs),
+        }
+    }
+
+    fn reap(
+        &self,
+        min: usize,
+        max: usize,
+        timeout: Duration,
+        out: &mut Vec<AioReaped>,
+    ) -> std::io::Result<usize> {
+        match self {
+            Queue::Aio(c) => c.reap(min, max, timeout, out),
+            Queue::Uring(c) => c.reap(min, max, timeout, out),
+        }
+    }
+}
+
+/// The stand-in for a recorded context (`uring`: a ring) of `depth` I/Os in flight of up to
+/// `longest` bytes: an io_uring ring for a ring where this system makes one, else a native
+/// AIO context; with why a ring went to native AIO.
+fn stand_in(uring: bool, depth: u32, longest: usize) -> (Result<Queue, String>, Option<String>) {
+    let fill = super::issue::fill;
+    let mut why = None;
+    if uring {
+        match UringContext::new(depth, longest, fill) {
+            Ok(c) => return (Ok(Queue::Uring(Box::new(c))), None),
+            Err(e) => why = Some(e.to_string()),
+        }
+    }
+    let ctx = AioContext::new(depth, longest, fill)
+        .map(Queue::Aio)
+        .map_err(|e| e.to_string());
+    (ctx, why)
 }
 
 /// The replay's AIO: a context per recorded one (each with the buffer its I/Os move), and
@@ -41,6 +89,9 @@ pub struct Aio {
     /// reaped here as later submits find them complete, and at their thread's end. Each
     /// with the context or ring it goes to.
     orphans: Vec<Option<u64>>,
+    /// Why the recorded io_uring rings' I/Os went through native AIO (None: through io_uring,
+    /// or the trace has none).
+    rings_as_aio: Option<String>,
 }
 
 /// The most I/Os a replayed context holds in flight.
@@ -55,18 +106,22 @@ impl Aio {
             .map(|e| e.len)
             .max()
             .unwrap_or(0) as usize;
-        let mut ios: HashMap<u64, usize> = HashMap::new();
+        // Per recorded context or ring: its I/Os, and whether it is a ring.
+        let mut ios: HashMap<u64, (usize, bool)> = HashMap::new();
         for e in events {
             if matches!(e.op, Op::AioSubmit | Op::UringEnter) && e.flags & flag::ASYNC != 0 {
-                *ios.entry(e.offset).or_default() += e.len as usize;
+                let c = ios.entry(e.offset).or_default();
+                c.0 += e.len as usize;
+                c.1 |= e.op == Op::UringEnter;
             }
         }
+        let mut rings_as_aio = None;
         let contexts = ios
             .into_iter()
-            .map(|(id, n)| {
+            .map(|(id, (n, uring))| {
                 let depth = n.clamp(1, DEPTH_MAX) as u32;
-                let ctx =
-                    AioContext::new(depth, longest, super::issue::fill).map_err(|e| e.to_string());
+                let (ctx, why) = stand_in(uring, depth, longest);
+                rings_as_aio = rings_as_aio.take().or(why);
                 let in_flight = AtomicUsize::new(0);
                 (id, Context { ctx, in_flight })
             })
@@ -78,7 +133,14 @@ impl Aio {
             issued: events.iter().map(|_| AtomicU64::new(0)).collect(),
             reaps,
             orphans,
+            rings_as_aio,
         }
+    }
+
+    /// Why the recorded rings' I/Os went through native AIO (None: through io_uring, or
+    /// there are none).
+    pub fn rings_as_aio(&self) -> Option<String> {
+        self.rings_as_aio.clone()
     }
 
     /// Why the I/Os were done one by one (None: natively asynchronous, or none).

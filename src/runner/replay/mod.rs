@@ -214,6 +214,7 @@ pub fn replay_timed(
         stop.load(std::sync::atomic::Ordering::Relaxed),
     );
     report.async_one_by_one = aio.unavailable();
+    report.uring_as_aio = aio.rings_as_aio();
     Ok((report, timeline))
 }
 
@@ -415,6 +416,7 @@ fn report(
         replayed_calls_slept: slept.iter().filter(|&&s| s).count() as u64,
         stopped,
         async_one_by_one: None,
+        uring_as_aio: None,
     }
 }
 

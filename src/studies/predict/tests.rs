@@ -96,6 +96,7 @@ fn report() -> ReplayReport {
         replayed_calls_slept: 0,
         stopped: false,
         async_one_by_one: None,
+        uring_as_aio: None,
     }
 }
 
