@@ -23,9 +23,10 @@ and under `iogauge record`, alternating: fio's own IOPS and completion latency e
 capture's cost on a program whose I/Os it reads from the program's memory as io_submit and
 io_getevents run); then its trace replayed there, each I/O resubmitted asynchronously.
 
-io_uring: fio with io_uring (4 KiB random reads and writes, iodepth 16 in batches of 4),
-buffered on tmpfs and O_DIRECT on the disk, recorded once each; the trace replayed (closed
-mode, same storage) by this iogauge and, with --baseline BIN, by another build, alternating:
+io_uring: fio with io_uring (4 KiB, iodepth 16 in batches of 4): random reads and writes
+buffered on tmpfs, random reads buffered on the disk from a file out of the page cache, random
+reads and writes O_DIRECT on the disk; each recorded once; the trace replayed (closed
+mode, same storage) by this iogauge and, with --baseline BIN, by other builds, alternating:
 the time in the replayed calls and the I/Os' mean latency against the recorded ones.
 
 Memory: what the recorder holds per call at its peak (the kernel's records while the program
@@ -37,7 +38,7 @@ recorder's fixed footprint out). Again on the disk with the reads O_DIRECT from 
 each read waits for the device, so the scheduler's two switch records come with it.
 
 Usage: python3 bench/record_replay.py [--rounds N] [--dir DIR] [--no-save]
-       [--only overhead,calibration,fidelity,aio,uring,memory] [--baseline BIN]
+       [--only overhead,calibration,fidelity,aio,uring,memory] [--baseline BIN ...]
 """
 
 import argparse
@@ -317,28 +318,30 @@ def aio(rounds, disk_dir):
         shutil.rmtree(d, ignore_errors=True)
 
 
-def uring_job(d, direct):
-    """Records fio's io_uring job in `d`; the trace's path."""
-    subprocess.run(["fio", "--name=lay", "--filename=f", "--size=64m", "--rw=write", "--bs=1m",
-                    "--output=/dev/null"], cwd=d, check=True)
+def uring_job(d, direct, rw):
+    """Records fio's io_uring job in `d` (its file written and synced first, so that fio's
+    own invalidation leaves it out of the page cache); the trace's path."""
+    subprocess.run(["fio", "--name=lay", "--filename=f", "--size=256m", "--rw=write",
+                    "--bs=1m", "--end_fsync=1", "--output=/dev/null"], cwd=d, check=True)
     trace = os.path.join(d, "u.iogtrace")
     fio = ["fio", "--name=u", "--filename=f", "--ioengine=io_uring", f"--direct={direct}",
-           "--rw=randrw", "--bs=4k", "--iodepth=16", "--iodepth_batch_submit=4", "--size=64m",
+           f"--rw={rw}", "--bs=4k", "--iodepth=16", "--iodepth_batch_submit=4", "--size=256m",
            "--io_size=16m", "--randrepeat=1", "--output=/dev/null"]
     timed([IOGAUGE, "record", "-o", trace, "--overwrite-output", "--"] + fio, d)
     return trace
 
 
-def uring(rounds, places, baseline):
-    """Each place: (name, directory, direct)."""
-    binaries = [("this build", IOGAUGE)] + ([("baseline", baseline)] if baseline else [])
+def uring(rounds, places, baselines):
+    """Each place: (name, directory, direct, fio's rw); each baseline another build's path."""
+    binaries = [("this build", IOGAUGE)] + [(f"baseline {i + 1}", b)
+                                            for i, b in enumerate(baselines)]
     rows = ["| storage | replayed by | time in calls × recorded (runs) | read latency mean µs "
             "(recorded) | write latency mean µs (recorded) | span × recorded |",
             "|---|---|---|---|---|---|"]
-    for name, where, direct in places:
+    for name, where, direct, rw in places:
         d = tempfile.mkdtemp(dir=where, prefix="iogauge-rr-uring-")
         try:
-            trace = uring_job(d, direct)
+            trace = uring_job(d, direct, rw)
             runs = {b: [] for b, _ in binaries}
             for _ in range(rounds):
                 for b, exe in binaries:
@@ -364,7 +367,8 @@ def uring(rounds, places, baseline):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--baseline", help="another iogauge build: the io_uring part replays with "
+    ap.add_argument("--baseline", action="append", default=[],
+                    help="another iogauge build (repeatable): the io_uring part replays with "
                     "it too, alternating")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dir", default="/dev/shm")
@@ -403,14 +407,17 @@ def main():
             lines += ["", f"## Native AIO: fio with libaio on the disk ({a.disk_dir})", ""]
             lines += aio(a.rounds, a.disk_dir)
         if "uring" in only:
-            lines += ["", "## io_uring replayed: fio's io_uring job, buffered on "
-                      f"{a.dir} and O_DIRECT on the disk ({a.disk_dir})", ""]
-            if a.baseline:
-                lines += [f"Baseline: {a.baseline} ("
-                          + subprocess.run([a.baseline, "--version"], capture_output=True,
-                                           text=True).stdout.strip() + ")", ""]
-            lines += uring(a.rounds, [(f"tmpfs, buffered", a.dir, 0),
-                                      ("disk, O_DIRECT", a.disk_dir, 1)], a.baseline)
+            lines += ["", "## io_uring replayed: fio's io_uring job (4 KiB, iodepth 16, "
+                      f"batches of 4) on {a.dir} and on the disk ({a.disk_dir})", ""]
+            for i, b in enumerate(a.baseline):
+                lines += [f"- baseline {i + 1}: {b} ("
+                          + subprocess.run([b, "--version"], capture_output=True,
+                                           text=True).stdout.strip() + ")"]
+            lines += [""] if a.baseline else []
+            lines += uring(a.rounds, [("tmpfs, buffered, randrw", a.dir, 0, "randrw"),
+                                      ("disk, buffered, randread", a.disk_dir, 0, "randread"),
+                                      ("disk, O_DIRECT, randrw", a.disk_dir, 1, "randrw")],
+                           a.baseline)
         if "memory" in only:
             lines += ["", f"## The recorder's memory: dd in 512-byte calls (on {a.dir})", ""]
             lines += memory(base)

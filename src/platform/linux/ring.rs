@@ -13,8 +13,8 @@
 
 use std::io;
 use std::os::fd::AsRawFd;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
 
 use io_uring::{IoUring, opcode, squeue, types};
@@ -42,6 +42,9 @@ pub struct UringContext {
     flying: AtomicI64,
     /// Set when the kernel would not take what was queued: the ring submits no more.
     broken: AtomicBool,
+    /// Made disabled for one task: the first to use it enables it, and is its one task.
+    disabled: bool,
+    enabled: Once,
     /// Allocated with ALIGN more than `len` bytes; the I/Os use `len` from `at`. Only the
     /// kernel touches it once the ring runs.
     buf: Vec<u8>,
@@ -52,12 +55,36 @@ pub struct UringContext {
 impl UringContext {
     /// A ring for `nr` I/Os in flight, of up to `len` bytes each, writing the bytes `fill`
     /// puts in its buffer; an error where this kernel has no io_uring, or none that waits
-    /// with a timeout (Linux 5.11+).
-    pub fn new(nr: u32, len: usize, fill: impl FnOnce(&mut [u8])) -> io::Result<UringContext> {
+    /// with a timeout (Linux 5.11+). `one_task`: one thread alone submits to it and reaps it
+    /// (the first to call `submit` or `reap`), so that its completions' work can wait for
+    /// that thread's reaps as a ring set up the way liburing's users and fio set theirs up
+    /// (single issuer, deferred task work: Linux 6.1+; a plain ring where the kernel has none).
+    pub fn new(
+        nr: u32,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+        one_task: bool,
+    ) -> io::Result<UringContext> {
         let entries = nr.clamp(1, ENTRIES_MAX).next_power_of_two();
-        let ring = IoUring::builder()
-            .setup_cqsize(entries * 2)
-            .build(entries)?;
+        let single = one_task
+            .then(|| {
+                IoUring::builder()
+                    .setup_cqsize(entries * 2)
+                    .setup_r_disabled()
+                    .setup_single_issuer()
+                    .setup_defer_taskrun()
+                    .setup_coop_taskrun()
+                    .build(entries)
+                    .ok()
+            })
+            .flatten();
+        let disabled = single.is_some();
+        let ring = match single {
+            Some(r) => r,
+            None => IoUring::builder()
+                .setup_cqsize(entries * 2)
+                .build(entries)?,
+        };
         if !ring.params().is_feature_ext_arg() {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
@@ -73,6 +100,8 @@ impl UringContext {
             cq: Mutex::new(()),
             flying: AtomicI64::new(0),
             broken: AtomicBool::new(false),
+            disabled,
+            enabled: Once::new(),
             buf,
             at,
             len,
@@ -99,6 +128,7 @@ impl UringContext {
     /// Where the kernel will not take what is queued (out of memory for good), the ring
     /// stops submitting: what it left queued is never submitted, and later submits fail.
     pub fn submit(&self, reqs: &[AioRequest<'_>]) -> io::Result<usize> {
+        self.enable();
         let _held = self.sq.lock().unwrap_or_else(|p| p.into_inner());
         if self.broken.load(Ordering::Relaxed) {
             return Err(io::Error::other(
@@ -153,6 +183,7 @@ impl UringContext {
         timeout: Duration,
         out: &mut Vec<AioReaped>,
     ) -> io::Result<usize> {
+        self.enable();
         let max = max.max(1);
         let until = Instant::now() + timeout;
         let mut got = 0;
@@ -182,6 +213,16 @@ impl UringContext {
                 Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME | libc::EINTR)) => {}
                 Err(e) => return Err(e),
             }
+        }
+    }
+
+    /// A ring made for one task: enabled by the first call, whose thread it then is (a
+    /// failure shows in that call's io_uring_enter).
+    fn enable(&self) {
+        if self.disabled {
+            self.enabled.call_once(|| {
+                let _ = self.ring.submitter().register_enable_rings();
+            });
         }
     }
 
@@ -249,7 +290,11 @@ mod tests {
     use std::os::fd::AsFd;
 
     fn ring(nr: u32, len: usize, byte: u8) -> Option<UringContext> {
-        match UringContext::new(nr, len, |b| b.fill(byte)) {
+        ring_for(nr, len, byte, false)
+    }
+
+    fn ring_for(nr: u32, len: usize, byte: u8, one_task: bool) -> Option<UringContext> {
+        match UringContext::new(nr, len, |b| b.fill(byte), one_task) {
             Ok(r) => Some(r),
             Err(e) => {
                 eprintln!("SKIP: no io_uring here: {e}");
@@ -260,8 +305,26 @@ mod tests {
 
     #[test]
     fn two_writes_a_sync_and_a_read_come_back_with_their_results() {
+        if let Some(r) = ring(4, 8192, 7) {
+            writes_a_sync_and_a_read(&r);
+        }
+    }
+
+    /// A ring of one task (made disabled, enabled by its first use, its completions' work
+    /// deferred to its waits), made on one thread and used on another, as a replay's are.
+    #[test]
+    fn a_ring_of_one_task_is_that_of_the_thread_that_uses_it_first() {
+        if let Some(r) = ring_for(4, 8192, 7, true) {
+            if !r.disabled {
+                eprintln!("SKIP: this kernel makes no ring of one task (Linux 6.1+)");
+                return;
+            }
+            std::thread::scope(|s| s.spawn(|| writes_a_sync_and_a_read(&r)).join().unwrap());
+        }
+    }
+
+    fn writes_a_sync_and_a_read(r: &UringContext) {
         let f = tempfile::tempfile().unwrap();
-        let Some(r) = ring(4, 8192, 7) else { return };
         let req = |op, offset, data| AioRequest {
             fd: f.as_fd(),
             op,

@@ -42,7 +42,12 @@ pub struct UringContext {
 
 impl UringContext {
     /// Why there is no io_uring ring here.
-    pub fn new(_nr: u32, _len: usize, _fill: impl FnOnce(&mut [u8])) -> io::Result<UringContext> {
+    pub fn new(
+        _nr: u32,
+        _len: usize,
+        _fill: impl FnOnce(&mut [u8]),
+        _one_task: bool,
+    ) -> io::Result<UringContext> {
         Err(io::Error::new(
             io::ErrorKind::Unsupported,
             "io_uring has no counterpart on Windows",

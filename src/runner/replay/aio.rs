@@ -8,7 +8,7 @@
 //! no native AIO either (Windows) they are done one by one inside the replayed call; the
 //! report says which.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -59,14 +59,19 @@ impl Queue {
     }
 }
 
-/// The stand-in for a recorded context (`uring`: a ring) of `depth` I/Os in flight of up to
-/// `longest` bytes: an io_uring ring for a ring where this system makes one, else a native
-/// AIO context; with why a ring went to native AIO.
-fn stand_in(uring: bool, depth: u32, longest: usize) -> (Result<Queue, String>, Option<String>) {
+/// The stand-in for a recorded context (`uring`: a ring; `one_thread`: one thread of the
+/// program used it) of `depth` I/Os in flight of up to `longest` bytes: an io_uring ring for
+/// a ring where this system makes one, else a native AIO context; with why a ring went to
+/// native AIO.
+fn stand_in(
+    (uring, one_thread): (bool, bool),
+    depth: u32,
+    longest: usize,
+) -> (Result<Queue, String>, Option<String>) {
     let fill = super::issue::fill;
     let mut why = None;
     if uring {
-        match UringContext::new(depth, longest, fill) {
+        match UringContext::new(depth, longest, fill, one_thread) {
             Ok(c) => return (Ok(Queue::Uring(Box::new(c))), None),
             Err(e) => why = Some(e.to_string()),
         }
@@ -106,21 +111,31 @@ impl Aio {
             .map(|e| e.len)
             .max()
             .unwrap_or(0) as usize;
-        // Per recorded context or ring: its I/Os, and whether it is a ring.
-        let mut ios: HashMap<u64, (usize, bool)> = HashMap::new();
-        for e in events {
-            if matches!(e.op, Op::AioSubmit | Op::UringEnter) && e.flags & flag::ASYNC != 0 {
-                let c = ios.entry(e.offset).or_default();
-                c.0 += e.len as usize;
-                c.1 |= e.op == Op::UringEnter;
+        // Per recorded context or ring: its I/Os, whether it is a ring, and the threads that
+        // submitted to it; and the threads that waited for each.
+        let mut ios: HashMap<u64, (usize, bool, HashSet<u32>)> = HashMap::new();
+        let mut waiters: HashMap<u64, HashSet<u32>> = HashMap::new();
+        for e in events.iter().filter(|e| e.flags & flag::ASYNC != 0) {
+            match e.op {
+                Op::AioSubmit | Op::UringEnter => {
+                    let c = ios.entry(e.offset).or_default();
+                    c.0 += e.len as usize;
+                    c.1 |= e.op == Op::UringEnter;
+                    c.2.insert(e.tid);
+                }
+                Op::AioGetevents => {
+                    waiters.entry(e.offset).or_default().insert(e.tid);
+                }
+                _ => {}
             }
         }
         let mut rings_as_aio = None;
         let contexts = ios
             .into_iter()
-            .map(|(id, (n, uring))| {
+            .map(|(id, (n, uring, mut threads))| {
+                threads.extend(waiters.remove(&id).unwrap_or_default());
                 let depth = n.clamp(1, DEPTH_MAX) as u32;
-                let (ctx, why) = stand_in(uring, depth, longest);
+                let (ctx, why) = stand_in((uring, threads.len() == 1), depth, longest);
                 rings_as_aio = rings_as_aio.take().or(why);
                 let in_flight = AtomicUsize::new(0);
                 (id, Context { ctx, in_flight })
