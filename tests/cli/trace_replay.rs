@@ -224,6 +224,26 @@ fn a_replay_renames_as_the_program_did() {
     assert!(!d.path().join("ds.sas7bdat").exists());
 }
 
+/// A file renamed away and back 40 times (names no other file of the trace has): every
+/// rename replayed with result 0 — a name that grew at each would pass NAME_MAX — and the
+/// reads after them found the file.
+#[test]
+fn a_file_renamed_again_and_again_keeps_a_name_the_replay_can_take() {
+    let d = tmp();
+    std::fs::write(d.path().join("a"), vec![1u8; 4096]).unwrap();
+    let script = "cat a > /dev/null; for n in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; \
+                  do mv a b && mv b a || exit 1; done; cat a > /dev/null";
+    let replayed = replay_matches(d.path(), &["sh", "-c", script], false);
+    let results: Vec<&str> = replayed
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() > 6 && w[2] == "rename")
+        .map(|w| w[6])
+        .collect();
+    assert_eq!(results.len(), 40, "{replayed}");
+    assert!(results.iter().all(|&r| r == "0"), "{results:?}");
+}
+
 #[test]
 fn a_replay_of_a_multi_threaded_fio_job_issues_every_threads_calls() {
     if Command::new("fio").arg("--version").output().is_err() {

@@ -24,6 +24,8 @@ pub struct Layout {
     pub dir: OwnedFd,
     /// Per file of the trace: its name in the directory (a replayed rename changes it).
     names: std::sync::Mutex<Vec<OsString>>,
+    /// Per file: the name it was laid out under (its own: no other file's is the same).
+    laid_out_as: Vec<OsString>,
     /// Bytes written to lay the files out.
     pub laid_out: u64,
     /// Per file: on the emergency removal list.
@@ -67,6 +69,7 @@ pub fn make(
         path,
         dir,
         watched: std::sync::Mutex::new(vec![false; names.len()]),
+        laid_out_as: names.clone(),
         names: std::sync::Mutex::new(names),
         laid_out: 0,
     };
@@ -120,6 +123,16 @@ fn lay_out(
     Ok(())
 }
 
+/// The name of its own a file laid out as `base` takes, now named `from`, when the program
+/// renamed it to a name no file of the trace had: `base~renamed`, or `base` again where it is
+/// at `base~renamed` — one of two names however often it is renamed so (a name that grew at
+/// each rename would pass the longest a directory takes).
+fn away(base: &OsString, from: &OsString) -> OsString {
+    let mut aside = base.clone();
+    aside.push("~renamed");
+    if *from == aside { base.clone() } else { aside }
+}
+
 impl Layout {
     fn names(&self) -> std::sync::MutexGuard<'_, Vec<OsString>> {
         self.names.lock().unwrap_or_else(|e| e.into_inner())
@@ -154,11 +167,7 @@ impl Layout {
         let onto = over.filter(|&g| g != i && g < names.len());
         let to = match onto {
             Some(g) => names[g].clone(),
-            None => {
-                let mut n = from.clone();
-                n.push("~renamed");
-                n
-            }
+            None => away(&self.laid_out_as[i], &from),
         };
         crate::platform::sys::fs::renameat_with(
             &self.dir,
@@ -213,5 +222,25 @@ impl Layout {
         }
         let _ = ownership::remove_if_same(&self.path, self.dir.as_fd());
         ownership::unwatch(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_renamed_away_again_and_again_takes_one_of_two_names() {
+        let base = OsString::from("f3-log");
+        let aside = OsString::from("f3-log~renamed");
+        assert_eq!(away(&base, &base), aside);
+        assert_eq!(away(&base, &aside), base);
+        // Renamed onto another file's name first, then away: its own aside name.
+        assert_eq!(away(&base, &OsString::from("f7-data")), aside);
+        let mut at = base.clone();
+        for _ in 0..1000 {
+            at = away(&base, &at);
+        }
+        assert_eq!(at, base);
     }
 }
