@@ -186,7 +186,7 @@ impl Drop for AioContext {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::os::fd::AsFd;
 
@@ -196,10 +196,30 @@ mod tests {
         assert_eq!(std::mem::size_of::<IoEvent>(), 32);
     }
 
+    /// (Native AIO's data sync is not on every file system: not on the tmpfs /tmp may be.)
     #[test]
-    fn two_writes_and_a_read_come_back_with_their_results() {
-        let f = tempfile::tempfile().unwrap();
+    fn two_writes_and_two_reads_come_back_with_their_results() {
         let ctx = AioContext::new(4, 8192, |b| b.fill(7)).unwrap();
+        writes_then_two_more(
+            &|r| ctx.submit(r),
+            &|min, max, t, out| ctx.reap(min, max, t, out),
+            false,
+        );
+    }
+
+    /// A context or ring's `reap`.
+    pub(in crate::platform) type Reap<'a> =
+        &'a dyn Fn(usize, usize, std::time::Duration, &mut Vec<AioReaped>) -> io::Result<usize>;
+
+    /// Two 4 KiB writes of the buffer's bytes (7s) to a new file, then a data sync (`sync`;
+    /// else a read) and a read, through a context or ring's `submit` and `reap`: each comes
+    /// back with its result, and the file holds the bytes.
+    pub(in crate::platform) fn writes_then_two_more(
+        submit: &dyn Fn(&[AioRequest<'_>]) -> io::Result<usize>,
+        reap: Reap<'_>,
+        sync: bool,
+    ) {
+        let f = tempfile::tempfile().unwrap();
         let req = |op, offset, data| AioRequest {
             fd: f.as_fd(),
             op,
@@ -207,16 +227,18 @@ mod tests {
             len: 4096,
             data,
         };
-        let reqs = [req(AioOp::Write, 0, 10), req(AioOp::Write, 4096, 11)];
-        assert_eq!(ctx.submit(&reqs).unwrap(), 2);
-        let mut got = Vec::new();
-        while got.len() < 2 {
-            ctx.reap(1, 2, std::time::Duration::from_secs(5), &mut got)
-                .unwrap();
-        }
-        got.sort_by_key(|r| r.data);
-        let done = |data| AioReaped { data, result: 4096 };
-        assert_eq!(got, [done(10), done(11)]);
+        let done = |data, result| AioReaped { data, result };
+        let both = |reqs: &[AioRequest<'_>]| {
+            assert_eq!(submit(reqs).unwrap(), 2);
+            let mut got = Vec::new();
+            while got.len() < 2 {
+                reap(1, 2, std::time::Duration::from_secs(5), &mut got).unwrap();
+            }
+            got.sort_by_key(|x| x.data);
+            got
+        };
+        let got = both(&[req(AioOp::Write, 0, 10), req(AioOp::Write, 4096, 11)]);
+        assert_eq!(got, [done(10, 4096), done(11, 4096)]);
         assert_eq!(f.metadata().unwrap().len(), 8192);
         let mut back = vec![0u8; 8192];
         std::os::unix::fs::FileExt::read_exact_at(&f, &mut back, 0).unwrap();
@@ -224,11 +246,12 @@ mod tests {
             back.iter().all(|&b| b == 7),
             "the buffer's bytes were written"
         );
-        assert_eq!(ctx.submit(&[req(AioOp::Read, 4096, 12)]).unwrap(), 1);
-        got.clear();
-        ctx.reap(1, 1, std::time::Duration::from_secs(5), &mut got)
-            .unwrap();
-        assert_eq!(got, [done(12)]);
+        let (first, result) = match sync {
+            true => (AioOp::Fdatasync, 0),
+            false => (AioOp::Read, 4096),
+        };
+        let got = both(&[req(first, 0, 12), req(AioOp::Read, 4096, 13)]);
+        assert_eq!(got, [done(12, result), done(13, 4096)]);
     }
 
     #[test]

@@ -324,38 +324,11 @@ mod tests {
     }
 
     fn writes_a_sync_and_a_read(r: &UringContext) {
-        let f = tempfile::tempfile().unwrap();
-        let req = |op, offset, data| AioRequest {
-            fd: f.as_fd(),
-            op,
-            offset,
-            len: 4096,
-            data,
-        };
-        let reqs = [req(AioOp::Write, 0, 10), req(AioOp::Write, 4096, 11)];
-        assert_eq!(r.submit(&reqs).unwrap(), 2);
-        let mut got = Vec::new();
-        while got.len() < 2 {
-            r.reap(1, 2, Duration::from_secs(5), &mut got).unwrap();
-        }
-        got.sort_by_key(|x| x.data);
-        let done = |data, result| AioReaped { data, result };
-        assert_eq!(got, [done(10, 4096), done(11, 4096)]);
-        assert_eq!(f.metadata().unwrap().len(), 8192);
-        let mut back = vec![0u8; 8192];
-        std::os::unix::fs::FileExt::read_exact_at(&f, &mut back, 0).unwrap();
-        assert!(
-            back.iter().all(|&b| b == 7),
-            "the buffer's bytes were written"
+        crate::platform::linux::aio::tests::writes_then_two_more(
+            &|reqs| r.submit(reqs),
+            &|min, max, t, out| r.reap(min, max, t, out),
+            true,
         );
-        let more = [req(AioOp::Fdatasync, 0, 12), req(AioOp::Read, 4096, 13)];
-        assert_eq!(r.submit(&more).unwrap(), 2);
-        got.clear();
-        while got.len() < 2 {
-            r.reap(1, 2, Duration::from_secs(5), &mut got).unwrap();
-        }
-        got.sort_by_key(|x| x.data);
-        assert_eq!(got, [done(12, 0), done(13, 4096)]);
     }
 
     #[test]
