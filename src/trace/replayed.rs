@@ -83,8 +83,8 @@ pub struct ReplayReport {
     pub issue_error_max_ns: u64,
     pub ops: Vec<OpFigures>,
     pub threads: Vec<ThreadFigures>,
-    /// Calls not replayed (mappings, seeks, io_uring/libaio calls whose I/Os the trace does not
-    /// hold).
+    /// Calls not replayed (mappings, seeks, renames that failed, io_uring/libaio calls whose
+    /// I/Os the trace does not hold).
     pub skipped: u64,
     /// Calls whose result differs from the recorded one (an error where it succeeded, or
     /// the reverse, or another byte count).

@@ -69,19 +69,49 @@ pub fn destroy(ctx: u64) {
     unsafe { libc::syscall(libc::SYS_io_destroy, ctx) };
 }
 
-/// The alignment of a context's buffer (direct I/O's, on any device).
+/// The alignment of a context's or ring's buffer (direct I/O's, on any device).
 const ALIGN: usize = 4096;
 
-/// A native AIO context that several threads may submit to and reap from, with the one
-/// buffer all its I/Os move (their data is not looked at: reads land there, writes come
-/// from it).
-pub struct AioContext {
-    ctx: u64,
-    /// Allocated with ALIGN more than `len` bytes; the I/Os use `len` from `at`. Only the
-    /// kernel touches it once the context runs.
+/// The one buffer all of a context's or ring's I/Os move (their data is not looked at: reads
+/// land there, writes come from it), aligned for direct I/O. Only the kernel touches it once
+/// the I/Os run.
+pub(super) struct IoBuffer {
+    /// Allocated with ALIGN more than `len` bytes; the I/Os use `len` from `at`.
     buf: Vec<u8>,
     at: usize,
     len: usize,
+}
+
+impl IoBuffer {
+    /// `len` bytes, those `fill` puts there.
+    pub(super) fn new(len: usize, fill: impl FnOnce(&mut [u8])) -> IoBuffer {
+        let mut buf = vec![0u8; len + ALIGN];
+        let at = buf.as_ptr().align_offset(ALIGN);
+        fill(&mut buf[at..at + len]);
+        IoBuffer { buf, at, len }
+    }
+
+    /// The address the I/Os move their bytes at.
+    pub(super) fn addr(&self) -> *mut u8 {
+        self.buf.as_ptr().wrapping_add(self.at) as *mut u8
+    }
+
+    /// A request's length cut to the buffer's.
+    pub(super) fn fit(&self, len: usize) -> usize {
+        len.min(self.len)
+    }
+
+    /// Left allocated for good: I/Os into it could not be waited for.
+    pub(super) fn leak(&mut self) {
+        std::mem::forget(std::mem::take(&mut self.buf));
+    }
+}
+
+/// A native AIO context that several threads may submit to and reap from, with the one
+/// buffer all its I/Os move.
+pub struct AioContext {
+    ctx: u64,
+    buf: IoBuffer,
 }
 
 impl AioContext {
@@ -89,16 +119,14 @@ impl AioContext {
     /// `fill` puts in its buffer.
     pub fn new(nr: u32, len: usize, fill: impl FnOnce(&mut [u8])) -> io::Result<AioContext> {
         let ctx = setup(nr.max(1))?;
-        let mut buf = vec![0u8; len + ALIGN];
-        let at = buf.as_ptr().align_offset(ALIGN);
-        fill(&mut buf[at..at + len]);
-        Ok(AioContext { ctx, buf, at, len })
+        let buf = IoBuffer::new(len, fill);
+        Ok(AioContext { ctx, buf })
     }
 
     /// Submits `reqs` in one io_submit; how many the kernel took (the rest are not in
     /// flight). A request's length is cut to the buffer's.
     pub fn submit(&self, reqs: &[AioRequest<'_>]) -> io::Result<usize> {
-        let base = self.buf.as_ptr().wrapping_add(self.at) as u64;
+        let base = self.buf.addr() as u64;
         let mut iocbs: Vec<Iocb> = reqs
             .iter()
             .map(|r| Iocb {
@@ -111,7 +139,7 @@ impl AioContext {
                 },
                 fildes: r.fd.as_raw_fd() as u32,
                 buf: base,
-                nbytes: r.len.min(self.len) as u64,
+                nbytes: self.buf.fit(r.len) as u64,
                 offset: r.offset as i64,
                 ..Iocb::default()
             })

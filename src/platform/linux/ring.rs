@@ -4,10 +4,12 @@
 //! buffered I/O inline and so blocks where io_uring does not). The same calls as
 //! `aio::AioContext`: `submit` and `reap`.
 //!
-//! The ring is plain (no single issuer, no deferred or cooperative task work): the thread
-//! that reaps an I/O is not always the one that submitted it, and a completion must not wait
-//! for its submitter to enter the kernel. One lock covers the submission queue (filling it and
-//! the io_uring_enter that submits it), another the completion queue's reading; a wait for
+//! A ring several threads use is plain (no single issuer, no deferred or cooperative task
+//! work): the thread that reaps an I/O is not always the one that submitted it, and a
+//! completion must not wait for its submitter to enter the kernel. A ring one thread uses is
+//! made as fio and liburing's users make theirs (single issuer, deferred task work), disabled
+//! until that thread's first call. One lock covers the submission queue (filling it and the
+//! io_uring_enter that submits it), another the completion queue's reading; a wait for
 //! completions enters the kernel with neither held and submits nothing, so that it never
 //! takes another thread's requests before their submit does.
 
@@ -19,14 +21,12 @@ use std::time::{Duration, Instant};
 
 use io_uring::{IoUring, opcode, squeue, types};
 
+use super::aio::IoBuffer;
 use crate::platform::{AioOp, AioReaped, AioRequest};
 
 /// io_uring_enter(2)'s flags: wait for completions, with a timeout in an argument.
 const ENTER_GETEVENTS: u32 = 1;
 const ENTER_EXT_ARG: u32 = 8;
-
-/// The alignment of the ring's buffer (direct I/O's, on any device).
-const ALIGN: usize = 4096;
 
 /// The most submission queue entries a ring is made with.
 const ENTRIES_MAX: u32 = 4096;
@@ -45,11 +45,7 @@ pub struct UringContext {
     /// Made disabled for one task: the first to use it enables it, and is its one task.
     disabled: bool,
     enabled: Once,
-    /// Allocated with ALIGN more than `len` bytes; the I/Os use `len` from `at`. Only the
-    /// kernel touches it once the ring runs.
-    buf: Vec<u8>,
-    at: usize,
-    len: usize,
+    buf: IoBuffer,
 }
 
 impl UringContext {
@@ -91,9 +87,7 @@ impl UringContext {
                 "this kernel's io_uring cannot wait with a timeout (IORING_FEAT_EXT_ARG, Linux 5.11)",
             ));
         }
-        let mut buf = vec![0u8; len + ALIGN];
-        let at = buf.as_ptr().align_offset(ALIGN);
-        fill(&mut buf[at..at + len]);
+        let buf = IoBuffer::new(len, fill);
         Ok(UringContext {
             ring,
             sq: Mutex::new(()),
@@ -103,15 +97,13 @@ impl UringContext {
             disabled,
             enabled: Once::new(),
             buf,
-            at,
-            len,
         })
     }
 
     fn entry(&self, r: &AioRequest<'_>) -> squeue::Entry {
         let fd = types::Fd(r.fd.as_raw_fd());
-        let ptr = self.buf.as_ptr().wrapping_add(self.at) as *mut u8;
-        let n = r.len.min(self.len) as u32;
+        let ptr = self.buf.addr();
+        let n = self.buf.fit(r.len) as u32;
         let e = match r.op {
             AioOp::Read => opcode::Read::new(fd, ptr, n).offset(r.offset).build(),
             AioOp::Write => opcode::Write::new(fd, ptr, n).offset(r.offset).build(),
@@ -277,7 +269,7 @@ impl Drop for UringContext {
                 )
                 .is_err()
             {
-                std::mem::forget(std::mem::take(&mut self.buf));
+                self.buf.leak();
                 return;
             }
         }
