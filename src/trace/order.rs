@@ -1,12 +1,14 @@
-//! The order a replay keeps across threads (as ARTC and ROOT do): a call waits for another
-//! thread's call that the recording shows it depended on, one that touched the same file and
+//! The order a replay keeps across threads (as ARTC and ROOT do): a call waits for other
+//! threads' calls that the recording shows it depended on, ones that touched the same file and
 //! had completed before this one was issued, where at least one of the two changes what the
 //! other sees. A read waits for an earlier completed write of an overlapping range; a write
 //! for an earlier completed write of an overlapping range (their order decides the content)
-//! or for the file's creation; a call on the whole file (sync, truncate, fallocate, unlink,
-//! open, rename) for the last completed write or whole-file change, a rename for that of the
-//! file whose name it takes too. Calls of one thread keep their own order
-//! anyway. Pure: a function of the events.
+//! or for the file's creation; an open, sync or other call on the whole file for the last
+//! completed write or whole-file change. A whole-file change (truncate, fallocate, unlink,
+//! rename) waits for the last change too, and for every other thread's last completed use of
+//! the file since (an open, read or close it would otherwise pull the file from under); a
+//! rename for those of the file whose name it takes as well. Calls of one thread keep their
+//! own order anyway. Pure: a function of the events.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
@@ -17,62 +19,175 @@ use crate::trace::recording::{Event, NO_FILE, Op, flag};
 /// common cases (a read of one earlier write, a sync after many).
 const SCAN: usize = 64;
 
-/// For each event, the index of the event of another thread it must wait for (None: only its
-/// own thread's order).
-pub fn dependencies(events: &[Event]) -> Vec<Option<usize>> {
-    let mut deps = vec![None; events.len()];
-    // Per file: completed writes by start offset → (end, event); and the last completed
-    // whole-file change (creation, truncate, unlink) or write, with its thread.
-    let mut ranges: HashMap<u32, BTreeMap<u64, (u64, usize)>> = HashMap::new();
-    let mut last_change: HashMap<u32, usize> = HashMap::new();
-    // Writes issued but not yet complete at the current issue time: (completion, event).
+/// Each event's calls of other threads to wait for, in one flat list (most calls have none
+/// or one; a whole-file change one per thread that used the file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dependencies {
+    /// Where event `i`'s list starts in `on`; one more entry than events.
+    first: Vec<usize>,
+    on: Vec<usize>,
+}
+
+impl Dependencies {
+    pub fn with_capacity(events: usize) -> Dependencies {
+        let mut first = Vec::with_capacity(events + 1);
+        first.push(0);
+        Dependencies {
+            first,
+            on: Vec::new(),
+        }
+    }
+
+    /// Adds the next event's list (duplicates dropped).
+    pub fn push(&mut self, deps: impl IntoIterator<Item = usize>) {
+        let from = *self.first.last().expect("starts with 0");
+        self.on.extend(deps);
+        self.on[from..].sort_unstable();
+        let mut kept = from;
+        for k in from..self.on.len() {
+            if kept == from || self.on[kept - 1] != self.on[k] {
+                self.on[kept] = self.on[k];
+                kept += 1;
+            }
+        }
+        self.on.truncate(kept);
+        self.first.push(kept);
+    }
+
+    /// The calls event `i` waits for (ascending).
+    pub fn of(&self, i: usize) -> &[usize] {
+        &self.on[self.first[i]..self.first[i + 1]]
+    }
+
+    pub fn len(&self) -> usize {
+        self.first.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every event's list, for tests and `trace show`-like listings.
+    pub fn lists(&self) -> Vec<Vec<usize>> {
+        (0..self.len()).map(|i| self.of(i).to_vec()).collect()
+    }
+}
+
+/// What is known of the file calls completed before the current call's issue.
+#[derive(Default)]
+struct Seen {
+    /// Per file: completed writes by start offset → (end, event).
+    ranges: HashMap<u32, BTreeMap<u64, (u64, usize)>>,
+    /// Per file: the last completed change (a write or a whole-file change).
+    last_change: HashMap<u32, usize>,
+    /// Per file, per thread: its last completed call on the file not yet ordered before a
+    /// whole-file change, with its completion time.
+    uses: HashMap<u32, HashMap<u32, (usize, u64)>>,
+}
+
+/// For each event, the events of other threads it must wait for (none: only its own
+/// thread's order).
+pub fn dependencies(events: &[Event]) -> Dependencies {
+    let mut deps = Dependencies::with_capacity(events.len());
+    let mut seen = Seen::default();
+    // Calls on files issued but not complete at the current issue time: (completion, event).
     let mut pending: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let mut list = Vec::new();
     for (i, e) in events.iter().enumerate() {
         while let Some(Reverse((done, j))) = pending.peek().copied() {
             if done > e.t {
                 break;
             }
             pending.pop();
-            let w = &events[j];
-            last_change.insert(w.file, j);
-            if matches!(w.op, Op::Write) && w.len > 0 {
-                insert(
-                    ranges.entry(w.file).or_default(),
-                    w.offset,
-                    w.offset.saturating_add(w.len),
-                    j,
-                );
-            }
+            seen.completed(events, j, done);
         }
-        if e.file == NO_FILE {
-            continue;
-        }
-        let other = |j: &usize| events[*j].tid != e.tid;
-        deps[i] = match e.op {
-            Op::Read | Op::Write if e.len > 0 => ranges
-                .get(&e.file)
-                .and_then(|m| latest_overlap(m, e.offset, e.offset.saturating_add(e.len), &other))
-                .or_else(|| created_by_other(&last_change, events, e)),
-            Op::Seek | Op::Mmap | Op::Close => None,
-            // A rename waits for the last change of its file and of the file whose name it
-            // takes (`arg`: that file plus one).
-            Op::Rename => [Some(e.file), e.arg.checked_sub(1)]
-                .into_iter()
-                .flatten()
-                .filter_map(|f| last_change.get(&f).copied())
-                .filter(|j| other(j))
-                .max(),
-            _ => last_change.get(&e.file).copied().filter(|j| other(j)),
-        };
-        let changes = matches!(
-            e.op,
-            Op::Write | Op::Truncate | Op::Fallocate | Op::Unlink | Op::Rename
-        ) || (e.op == Op::Open && e.flags & flag::CREATED != 0);
-        if changes && e.result >= 0 {
+        list.clear();
+        if e.file != NO_FILE {
+            seen.waits(events, e, &mut list);
             pending.push(Reverse((e.t.saturating_add(e.dur), i)));
         }
+        deps.push(list.iter().copied());
     }
     deps
+}
+
+/// Whether `e` changes its whole file (and so waits for every use of it before).
+fn whole_file_change(e: &Event) -> bool {
+    e.result >= 0 && matches!(e.op, Op::Truncate | Op::Fallocate | Op::Unlink | Op::Rename)
+}
+
+/// Whether `e` changes what other calls on its file see.
+fn changes(e: &Event) -> bool {
+    e.result >= 0
+        && (matches!(
+            e.op,
+            Op::Write | Op::Truncate | Op::Fallocate | Op::Unlink | Op::Rename
+        ) || (e.op == Op::Open && e.flags & flag::CREATED != 0))
+}
+
+/// The files a call names: its own and, for a rename, the one whose name it takes.
+fn files(e: &Event) -> impl Iterator<Item = u32> {
+    let taken = (e.op == Op::Rename).then(|| e.arg.checked_sub(1)).flatten();
+    std::iter::once(e.file).chain(taken)
+}
+
+impl Seen {
+    /// Event `j` completed at `done`.
+    fn completed(&mut self, events: &[Event], j: usize, done: u64) {
+        let w = &events[j];
+        if whole_file_change(w) {
+            // The uses it waited for (completed before its issue) are behind it now.
+            for f in files(w) {
+                if let Some(u) = self.uses.get_mut(&f) {
+                    u.retain(|_, (_, at)| *at > w.t);
+                }
+            }
+        }
+        for f in files(w) {
+            let u = self.uses.entry(f).or_default();
+            let last = u.entry(w.tid).or_insert((j, done));
+            if last.0 < j {
+                *last = (j, done);
+            }
+        }
+        if !changes(w) {
+            return;
+        }
+        self.last_change.insert(w.file, j);
+        if w.op == Op::Write && w.len > 0 {
+            insert(
+                self.ranges.entry(w.file).or_default(),
+                w.offset,
+                w.offset.saturating_add(w.len),
+                j,
+            );
+        }
+    }
+
+    /// Puts in `out` the other threads' calls `e` waits for.
+    fn waits(&self, events: &[Event], e: &Event, out: &mut Vec<usize>) {
+        let other = |j: &usize| events[*j].tid != e.tid;
+        match e.op {
+            Op::Read | Op::Write if e.len > 0 => out.extend(
+                self.ranges
+                    .get(&e.file)
+                    .and_then(|m| {
+                        latest_overlap(m, e.offset, e.offset.saturating_add(e.len), &other)
+                    })
+                    .or_else(|| created_by_other(&self.last_change, events, e)),
+            ),
+            Op::Seek | Op::Mmap | Op::Close => {}
+            _ if whole_file_change(e) => {
+                for f in files(e) {
+                    out.extend(self.last_change.get(&f).copied().filter(other));
+                    if let Some(u) = self.uses.get(&f) {
+                        out.extend(u.values().map(|(j, _)| *j).filter(other));
+                    }
+                }
+            }
+            _ => out.extend(self.last_change.get(&e.file).copied().filter(other)),
+        }
+    }
 }
 
 /// The file's creation, truncation or removal by another thread, for a call that overlaps
@@ -143,8 +258,11 @@ mod tests {
             ev(50, 5, 2, Op::Write, 2048, 4096),
             ev(60, 5, 1, Op::Fsync, 0, 0),
         ];
-        let d = dependencies(&events);
-        assert_eq!(d, vec![None, None, Some(0), None, None, Some(0), Some(5)]);
+        let d = dependencies(&events).lists();
+        assert_eq!(
+            d,
+            [vec![], vec![], vec![0], vec![], vec![], vec![0], vec![5]]
+        );
     }
 
     #[test]
@@ -157,7 +275,7 @@ mod tests {
             ev(20, 1, 2, Op::Read, 0, 100),
             ev(30, 1, 2, Op::Write, 0, 100),
         ];
-        assert_eq!(dependencies(&events), vec![None, Some(0), Some(0)]);
+        assert_eq!(dependencies(&events).lists(), [vec![], vec![0], vec![0]]);
     }
 
     #[test]
@@ -180,17 +298,83 @@ mod tests {
             ev(75, 2, 5, Op::Open, 0, 0),
             ev(80, 5, 5, Op::Read, 0, 100),
         ];
-        let d = dependencies(&events);
-        // The first rename: file 0's last write (2) is later than file 1's (1); the open by
-        // its new name waits for the second; the read for the write of what it reads.
+        let d = dependencies(&events).lists();
+        // The first rename: file 0's last write (2) and file 1's (1); the second rename only
+        // the first (thread 1's writes are behind it); the open by its new name waits for
+        // the second; the read for the write of what it reads.
         assert_eq!(
             d,
-            vec![None, None, None, Some(2), Some(3), Some(4), Some(0)]
+            [
+                vec![],
+                vec![],
+                vec![],
+                vec![1, 2],
+                vec![3],
+                vec![4],
+                vec![0]
+            ]
         );
-        // A rename that failed changes nothing: the next waits for what came before it.
+        // A rename that failed changes nothing: the next waits for what came before it (and
+        // for the failed one as another thread's use of the file), the open for the second.
         let mut failed = events;
         failed[3].result = -17;
-        assert_eq!(dependencies(&failed)[4], Some(2));
+        let d = dependencies(&failed);
+        assert_eq!(d.of(4), [2, 3]);
+        assert_eq!(d.of(5), [4]);
+    }
+
+    /// `cat ds; mv ds.lck ds` as two processes: the rename must not pull the data set from
+    /// under the reader, so it waits for the reader's last call on it (its close); an unlink
+    /// after two readers waits for both, and a read concurrent with a rename is still waited
+    /// for by the next whole-file change.
+    #[test]
+    fn a_whole_file_change_waits_for_every_other_threads_use_of_the_file() {
+        let on = |mut e: Event, file: u32| {
+            e.file = file;
+            e
+        };
+        let mut open = ev(0, 2, 1, Op::Open, 0, 0);
+        open.result = 3;
+        let mut close = ev(20, 1, 1, Op::Close, 0, 0);
+        close.result = 0;
+        let mut mv = ev(30, 5, 2, Op::Rename, 0, 0);
+        mv.file = 1;
+        mv.arg = 1;
+        mv.result = 0;
+        let mut unlink = ev(100, 5, 5, Op::Unlink, 0, 0);
+        unlink.file = 1;
+        unlink.result = 0;
+        let events = [
+            open,
+            ev(5, 10, 1, Op::Read, 0, 100),
+            close,
+            mv,
+            on(ev(31, 2, 3, Op::Read, 0, 100), 1), // concurrent with the rename
+            on(ev(50, 2, 4, Op::Read, 0, 100), 1),
+            unlink,
+        ];
+        let d = dependencies(&events).lists();
+        assert_eq!(d[3], [2], "the rename waits for the reader's close");
+        assert_eq!(
+            d[4],
+            Vec::<usize>::new(),
+            "issued before the rename completed"
+        );
+        assert_eq!(d[5], [3], "the read by the new name waits for the rename");
+        assert_eq!(
+            d[6],
+            [3, 4, 5],
+            "the unlink waits for the rename and both readers"
+        );
+    }
+
+    #[test]
+    fn a_list_drops_duplicates() {
+        let mut d = Dependencies::with_capacity(2);
+        d.push([5, 2, 5, 2]);
+        d.push([]);
+        assert_eq!(d.lists(), [vec![2, 5], vec![]]);
+        assert_eq!(d.len(), 2);
     }
 
     #[test]

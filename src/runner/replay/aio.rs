@@ -17,6 +17,7 @@ use super::issue::Shared;
 use crate::platform::aio::{AioContext, UringContext};
 use crate::platform::fd::BorrowedFd;
 use crate::platform::{AioOp, AioReaped, AioRequest};
+use crate::trace::order::Dependencies;
 use crate::trace::recording::{Event, Op, flag};
 
 /// A read, write or sync an io_submit before it issued (the trace's `ASYNC` I/Os).
@@ -249,23 +250,28 @@ fn reaps(events: &[Event]) -> HashMap<usize, Vec<usize>> {
 /// asynchronous I/O turned into a wait for the call that waited for it when recorded (the
 /// io_getevents that reaped it, the io_uring_enter it completed during: the replay's reaps
 /// take any I/Os of the context, as the program's did, so which call reaps a given one here
-/// is not known; that call always completes) — or none, where no call waited for it or it
+/// is not known; that call always completes) — or dropped, where no call waited for it or it
 /// is the waiting call's own thread's.
-pub fn dependencies(events: &[Event]) -> Vec<Option<usize>> {
+pub fn dependencies(events: &[Event]) -> Dependencies {
+    let order = crate::trace::order::dependencies(events);
+    if !events.iter().any(Event::is_async_io) {
+        return order;
+    }
     let waited_by: HashMap<usize, usize> = reaps(events)
         .into_iter()
         .flat_map(|(g, ios)| ios.into_iter().map(move |j| (j, g)))
         .collect();
-    let mut deps = crate::trace::order::dependencies(events);
-    for (i, d) in deps.iter_mut().enumerate() {
-        if let Some(j) = *d {
-            if events[j].is_async_io() {
-                *d = waited_by
-                    .get(&j)
-                    .copied()
-                    .filter(|&g| events[g].tid != events[i].tid);
+    let mut deps = Dependencies::with_capacity(events.len());
+    for (i, e) in events.iter().enumerate() {
+        deps.push(order.of(i).iter().filter_map(|&j| {
+            if !events[j].is_async_io() {
+                return Some(j);
             }
-        }
+            waited_by
+                .get(&j)
+                .copied()
+                .filter(|&g| events[g].tid != e.tid)
+        }));
     }
     deps
 }
@@ -291,7 +297,7 @@ pub fn submit(
         );
     };
     for &j in ios {
-        if let Some(d) = s.deps[j] {
+        for &d in s.deps.of(j) {
             super::issue::wait_for(s, d);
         }
     }
@@ -549,11 +555,11 @@ mod tests {
         assert_eq!(r[&4], vec![1, 2], "not 3: no submit issues it");
         let deps = dependencies(&events);
         assert_eq!(
-            deps[5],
-            Some(4),
+            deps.of(5),
+            [4],
             "the read waits for the reaping call, not the write"
         );
-        assert_eq!(crate::trace::order::dependencies(&events)[5], Some(1));
+        assert_eq!(crate::trace::order::dependencies(&events).of(5), [1]);
     }
 
     /// A SQPOLL thread's batch of two I/Os that no recorded call reaped (the program read

@@ -18,7 +18,7 @@ use crate::trace::recording::{Event, NO_FILE, Op, flag};
 /// What all replay threads share.
 pub struct Shared<'a> {
     pub events: &'a [Event],
-    pub deps: &'a [Option<usize>],
+    pub deps: &'a crate::trace::order::Dependencies,
     /// Closed mode: the other threads' calls a call starts from (`trace::anchor`).
     pub anchors: &'a crate::trace::anchor::Anchors,
     /// Per event: its replay completion, ns after the start, + 1 (0: not yet).
@@ -40,7 +40,7 @@ pub struct Shared<'a> {
 }
 
 /// What the replay measured of one call: its time inside the call, and along the chain of
-/// calls that decided when it was issued (its own thread's previous call, the call it
+/// calls that decided when it was issued (its own thread's previous call, the calls it
 /// depended on or started from, whichever came last, and so back to the start), the replay's
 /// own delays (issue later than the call could go) and the recorded calls on it.
 #[derive(Default)]
@@ -158,7 +158,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             break;
         }
         let mut ready = due;
-        if let Some(d) = s.deps[i] {
+        for &d in s.deps.of(i) {
             wait_for(s, d);
             let dep_done = completed_at(s, start, d);
             if dep_done > ready {
