@@ -224,6 +224,54 @@ fn a_replay_renames_as_the_program_did() {
     assert!(!d.path().join("ds.sas7bdat").exists());
 }
 
+/// An afap replay drops the think time, not the order the program's processes kept: a shell
+/// runs `dd a; dd b`, and the replay's first call on b's copy comes after its last on a's —
+/// no file orders them, the shell's wait for the first dd does (until 2026-12-02 every thread
+/// of an afap replay started at once, and the two copies were read side by side).
+#[test]
+fn an_afap_replay_keeps_the_order_of_a_shells_commands() {
+    let d = tmp();
+    for f in ["a", "b"] {
+        std::fs::write(d.path().join(f), vec![1u8; 256 << 10]).unwrap();
+    }
+    let script = "dd if=a of=/dev/null bs=4k status=none && dd if=b of=/dev/null bs=4k status=none";
+    let replayed = replay_matches(d.path(), &["sh", "-c", script], false);
+    // The copies' file indices, by the name the replay gave them (`f<i>-a`).
+    let index = |name: &str| -> String {
+        let line = replayed
+            .lines()
+            .find(|l| l.starts_with("# file ") && l.contains(&format!("-{name} (")))
+            .unwrap_or_else(|| panic!("{name}'s copy: {replayed}"));
+        line["# file ".len()..]
+            .split(':')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let (a, b) = (index("a"), index("b"));
+    let times = |file: &str| -> Vec<f64> {
+        replayed
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .filter(|w| w.len() > 7 && w[3] == file && w[2] == "read")
+            .map(|w| w[0].parse().unwrap())
+            .collect()
+    };
+    let (ta, tb) = (times(&a), times(&b));
+    assert_eq!(
+        (ta.len(), tb.len()),
+        (65, 65),
+        "64 reads and the end's: {replayed}"
+    );
+    let last_a = ta.iter().cloned().fold(f64::MIN, f64::max);
+    let first_b = tb.iter().cloned().fold(f64::MAX, f64::min);
+    assert!(
+        first_b > last_a,
+        "b's first read at {first_b} ms, a's last at {last_a} ms"
+    );
+}
+
 /// A file renamed away and back 40 times (names no other file of the trace has): every
 /// rename replayed with result 0 — a name that grew at each would pass NAME_MAX — and the
 /// reads after them found the file.

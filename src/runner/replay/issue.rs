@@ -19,7 +19,7 @@ use crate::trace::recording::{Event, NO_FILE, Op, flag};
 pub struct Shared<'a> {
     pub events: &'a [Event],
     pub deps: &'a crate::trace::order::Dependencies,
-    /// Closed mode: the other threads' calls a call starts from (`trace::anchor`).
+    /// Closed and afap modes: the other threads' calls a call starts from (`trace::anchor`).
     pub anchors: &'a crate::trace::anchor::Anchors,
     /// Per event: its replay completion, ns after the start, + 1 (0: not yet).
     pub done: &'a [AtomicU64],
@@ -248,29 +248,51 @@ fn due(
     let scaled = |ns: u64| Duration::from_nanos((ns as f64 / s.speed) as u64);
     let think = |p: &Event| scaled(e.t.saturating_sub(p.t.saturating_add(p.dur)));
     match (s.mode, prev) {
-        (Mode::Afap, _) => (Instant::now(), prev.map(|p| p.0)),
+        // No think time, but what the threads waited for kept (a shell's `a; b`: `b`'s first
+        // call after `a`'s last): due now, after those.
+        (Mode::Afap, _) => {
+            let from = started_from(s, start, i, |_| Duration::ZERO);
+            match (prev, from) {
+                (Some((p, done)), Some((at, _))) if done > at => (Instant::now(), Some(p)),
+                (_, Some((_, f))) => (Instant::now(), Some(f)),
+                (_, None) => (Instant::now(), prev.map(|p| p.0)),
+            }
+        }
         (Mode::Open, _) => (start + scaled(e.t), None),
         (Mode::Closed, _) => {
             // A call that starts from another thread's (it waited for it) is due the recorded
             // time after that one completed, and not before its own thread's previous call
             // completed; the others the recorded think time after their previous call.
-            let from = s.anchors.get(&i).and_then(|list| {
-                list.iter()
-                    .map(|a| {
-                        wait_for(s, a.event);
-                        let at = completed_at(s, start, a.event) + scaled(a.after_ns);
-                        (at, Some(a.event))
-                    })
-                    .max_by_key(|x| x.0)
-            });
-            match (prev, from) {
-                (Some((p, done)), Some(f)) if done > f.0 => (done, Some(p)),
-                (_, Some(f)) => f,
+            match (prev, started_from(s, start, i, scaled)) {
+                (Some((p, done)), Some((at, _))) if done > at => (done, Some(p)),
+                (_, Some((at, f))) => (at, Some(f)),
                 (Some((p, done)), None) => (done + think(&s.events[p]), Some(p)),
                 (None, None) => (start + scaled(e.t), None),
             }
         }
     }
+}
+
+/// For a call that starts from other threads' calls (`trace::anchor`), once they completed:
+/// when it is due after them (each one's completion plus its recorded delay, `scaled`), and
+/// the one that decides it.
+fn started_from(
+    s: &Shared<'_>,
+    start: Instant,
+    i: usize,
+    scaled: impl Fn(u64) -> Duration,
+) -> Option<(Instant, usize)> {
+    s.anchors.get(&i).and_then(|list| {
+        list.iter()
+            .map(|a| {
+                wait_for(s, a.event);
+                (
+                    completed_at(s, start, a.event) + scaled(a.after_ns),
+                    a.event,
+                )
+            })
+            .max_by_key(|x| x.0)
+    })
 }
 
 /// When another call completed in the replay (it has).

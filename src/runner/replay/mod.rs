@@ -135,7 +135,7 @@ pub fn replay_timed(
     let layout = lay_out(r, opts, &stop)?;
     let deps = aio::dependencies(&r.events);
     let anchors = match opts.mode {
-        Mode::Closed => {
+        Mode::Closed | Mode::Afap => {
             crate::trace::anchor::anchors(&r.events, &r.footer.threads, issue::replayed)
         }
         _ => Default::default(),
