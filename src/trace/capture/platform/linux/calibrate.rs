@@ -1,10 +1,10 @@
 //! The capture's own cost, measured before each recording: iogauge runs itself as a small
 //! program (`iogauge __iogauge_calibrate`) plain and under the same capture, five times each,
 //! and the difference is what the capture adds per watched call, per call that names a path
-//! and per call it does not watch. The program times each call and the work between calls on its
-//! own, and reports their medians: a run's total moves with the machine (a neighbour's burst,
-//! the disk's drift, a vCPU descheduled), a median of 10,000 does not — totals made the figure
-//! vary 3x between recordings on this project's VM. The capture's cost lies inside the calls
+//! and per call it does not watch. The program times each call and the work between calls on
+//! its own, and reports their medians: a run's total moves with the machine (a neighbour's
+//! burst, the disk's drift, a vCPU descheduled), a median of 10,000 does not — totals made the
+//! figure vary 3x between recordings on this project's VM. The capture's cost lies inside the calls
 //! (the tracepoints, the probes, the records) and around them (its records push the program's
 //! lines out of the caches, which the work after a call pays): both medians count.
 
@@ -161,8 +161,8 @@ pub fn calibrate_child() -> std::process::ExitCode {
 
 /// The capture's added cost per watched call, per call that names a path and per call it
 /// does not watch: the calibration program run plain and under the capture, CAL_ROUNDS times
-/// each; per round and kind of call the traced medians (work and call) less
-/// the plain ones, and the median of those over the rounds. None when it cannot be run.
+/// each; per round and kind of call the traced medians (work and call) less the plain ones,
+/// and the median of those over the rounds. None when it cannot be run.
 pub(super) fn calibrate(ids: Option<perf::Tracepoints>, paths: &mut Paths) -> Option<Calibration> {
     let me = std::env::current_exe().ok()?;
     let mode = if matches!(paths, Paths::Kernel(_)) {
