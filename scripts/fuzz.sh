@@ -16,8 +16,16 @@ if ! cargo +nightly --version >/dev/null 2>&1; then
     echo "SKIP fuzz: no nightly toolchain (cargo-fuzz needs one: rustup toolchain install nightly)"
     exit 0
 fi
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 for target in jobfile cli sweep state trace; do
     echo "fuzz $target: ${secs} s"
-    cargo +nightly fuzz run "$target" -- -max_total_time="$secs" -print_final_stats=1 2>&1 |
-        tail -n 5
+    # The stats when it passes; the build's or the crash's own words when it does not.
+    if ! cargo +nightly fuzz run "$target" -- -max_total_time="$secs" -print_final_stats=1 \
+        >"$log" 2>&1; then
+        tail -n 80 "$log"
+        echo "fuzz $target: FAILED (the build failed or an input crashed it; above)"
+        exit 1
+    fi
+    tail -n 5 "$log"
 done
