@@ -67,7 +67,8 @@ impl Dependencies {
         self.len() == 0
     }
 
-    /// Every event's list, for tests and `trace show`-like listings.
+    /// Every event's list (for tests).
+    #[cfg(test)]
     pub fn lists(&self) -> Vec<Vec<usize>> {
         (0..self.len()).map(|i| self.of(i).to_vec()).collect()
     }
@@ -116,13 +117,12 @@ fn whole_file_change(e: &Event) -> bool {
     e.result >= 0 && matches!(e.op, Op::Truncate | Op::Fallocate | Op::Unlink | Op::Rename)
 }
 
-/// Whether `e` changes what other calls on its file see.
+/// Whether `e` changes what other calls on its file see: a whole-file change, a write, the
+/// open that created the file.
 fn changes(e: &Event) -> bool {
-    e.result >= 0
-        && (matches!(
-            e.op,
-            Op::Write | Op::Truncate | Op::Fallocate | Op::Unlink | Op::Rename
-        ) || (e.op == Op::Open && e.flags & flag::CREATED != 0))
+    whole_file_change(e)
+        || (e.result >= 0
+            && (e.op == Op::Write || (e.op == Op::Open && e.flags & flag::CREATED != 0)))
 }
 
 /// The files a call names: its own and, for a rename, the one whose name it takes.
