@@ -86,7 +86,7 @@ def trace_stats(trace):
     return json.loads(out.stdout)
 
 
-def overhead(rounds, base, sql):
+def overhead(rounds, base, sql, baselines=()):
     ways = {
         "plain": lambda d: ["sqlite3", "db", f".read {sql}"],
         "iogauge record": lambda d: [IOGAUGE, "record", "-o", os.path.join(d, "..", "t.iogtrace"),
@@ -97,6 +97,10 @@ def overhead(rounds, base, sql):
         "strace -f": lambda d: ["strace", "-f", "-qq", "-o", "/dev/null", "sqlite3", "db",
                                 f".read {sql}"],
     }
+    for i, b in enumerate(baselines):
+        ways[f"iogauge record, baseline {i + 1}"] = (
+            lambda d, b=b: [b, "record", "-o", os.path.join(d, "..", "t.iogtrace"),
+                            "--overwrite-output", "--", "sqlite3", "db", f".read {sql}"])
     times = {k: [] for k in ways}
     # Under record: the program's own time (exec to its end, from the trace), besides the wall
     # time of the whole command (which adds the calibration and writing the trace).
@@ -139,10 +143,11 @@ def overhead(rounds, base, sql):
     return rows
 
 
-def calibration(rounds, base):
+def calibration(rounds, base, baselines=()):
     """The overhead the trace states against what the capture cost, for programs denser in
     system calls than sqlite: dd of 64 MiB in 512-byte calls, tar of a copy of /usr/include;
-    plain and recorded alternately, on the bench's storage."""
+    plain and recorded alternately, on the bench's storage (and recorded by each baseline
+    build in turn, where given: a row each)."""
     d = tempfile.mkdtemp(dir=base)
     with open(os.path.join(d, "in"), "wb") as f:
         f.write(os.urandom(64 << 20))
@@ -151,22 +156,33 @@ def calibration(rounds, base):
         "dd 64 MiB in 512 B calls": ["dd", "if=in", "of=/dev/null", "bs=512", "status=none"],
         "tar of /usr/include": ["tar", "cf", "/dev/null", "tree"],
     }
-    rows = ["| program | plain s (median) | recorded program s (median) | what it cost % | "
-            "the trace's figure % (each round) |", "|---|---|---|---|---|"]
+    rows = ["| program | recorded by | plain s (median) | recorded program s (median) | "
+            "what it cost % | the trace's figure % (each round) | whole command s (median) |",
+            "|---|---|---|---|---|---|---|"]
     trace = os.path.join(base, "cal.iogtrace")
+    builds = [("this build", IOGAUGE)] + [(f"baseline {i + 1}", b)
+                                          for i, b in enumerate(baselines)]
     for name, cmd in programs.items():
-        plain, rec, claimed = [], [], []
+        plain = []
+        rec = {k: [] for k, _ in builds}
+        claimed = {k: [] for k, _ in builds}
+        whole = {k: [] for k, _ in builds}
         for _ in range(rounds):
             plain.append(timed(cmd, d)[0])
-            timed([IOGAUGE, "record", "-o", trace, "--overwrite-output", "--"] + cmd, d)
-            st = trace_stats(trace)
-            rec.append(st["duration_ns"] / 1e9)
-            claimed.append(st["overhead_pct"])
-        p, r = statistics.median(plain), statistics.median(rec)
-        rows.append(f"| {name} | {p:.3f} | {r:.3f} | {100 * (r - p) / r:.1f} | "
-                    f"{statistics.median(claimed):.1f} "
-                    f"({', '.join(f'{c:.1f}' for c in claimed)}) |")
-        print(rows[-1], flush=True)
+            for k, binary in builds:
+                whole[k].append(timed([binary, "record", "-o", trace, "--overwrite-output",
+                                       "--"] + cmd, d)[0])
+                st = trace_stats(trace)
+                rec[k].append(st["duration_ns"] / 1e9)
+                claimed[k].append(st["overhead_pct"])
+        p = statistics.median(plain)
+        for k, _ in builds:
+            r = statistics.median(rec[k])
+            rows.append(f"| {name} | {k} | {p:.3f} | {r:.3f} | {100 * (r - p) / r:.1f} | "
+                        f"{statistics.median(claimed[k]):.1f} "
+                        f"({', '.join(f'{c:.1f}' for c in claimed[k])}) | "
+                        f"{statistics.median(whole[k]):.3f} |")
+            print(rows[-1], flush=True)
     shutil.rmtree(d)
     return rows
 
@@ -368,8 +384,9 @@ def uring(rounds, places, baselines):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--baseline", action="append", default=[],
-                    help="another iogauge build (repeatable): the io_uring part replays with "
-                    "it too, alternating")
+                    help="another iogauge build (repeatable): the overhead and calibration "
+                    "parts record with it too and the io_uring part replays with it, "
+                    "alternating")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dir", default="/dev/shm")
     ap.add_argument("--disk-dir", default="/var/tmp",
@@ -383,22 +400,27 @@ def main():
     base = tempfile.mkdtemp(dir=a.dir, prefix="iogauge-rr-")
     try:
         sql = sql_file(base)
-        lines += [f"- files on {a.dir}; {a.rounds} alternating rounds", ""]
+        lines += [f"- files on {a.dir}; {a.rounds} alternating rounds"]
+        for i, b in enumerate(a.baseline):
+            lines += [f"- baseline {i + 1}: {b} ("
+                      + subprocess.run([b, "--version"], capture_output=True,
+                                       text=True).stdout.strip() + ")"]
+        lines += [""]
         if "overhead" in only:
             lines += [f"## Capture overhead: sqlite3, {ROWS} rows in transactions of {PER_TXN}, "
                       "synchronous=FULL", ""]
-            lines += overhead(a.rounds, base, sql)
+            lines += overhead(a.rounds, base, sql, a.baseline)
             disk = tempfile.mkdtemp(dir=a.disk_dir, prefix="iogauge-rr-")
             try:
                 lines += ["", f"Again on the disk ({a.disk_dir}), where each commit waits for "
                           "fsync:", ""]
-                lines += overhead(a.rounds, disk, sql)
+                lines += overhead(a.rounds, disk, sql, a.baseline)
             finally:
                 shutil.rmtree(disk, ignore_errors=True)
         if "calibration" in only:
             lines += ["", "## The trace's overhead figure against the capture's cost "
                       f"(on {a.dir})", ""]
-            lines += calibration(a.rounds, base)
+            lines += calibration(a.rounds, base, a.baseline)
         if "fidelity" in only:
             lines += ["", "## Replay fidelity: closed mode, same storage (recorded and replayed "
                       f"on {a.dir})", ""]
@@ -409,11 +431,6 @@ def main():
         if "uring" in only:
             lines += ["", "## io_uring replayed: fio's io_uring job (4 KiB, iodepth 16, "
                       f"batches of 4) on {a.dir} and on the disk ({a.disk_dir})", ""]
-            for i, b in enumerate(a.baseline):
-                lines += [f"- baseline {i + 1}: {b} ("
-                          + subprocess.run([b, "--version"], capture_output=True,
-                                           text=True).stdout.strip() + ")"]
-            lines += [""] if a.baseline else []
             lines += uring(a.rounds, [("tmpfs, buffered, randrw", a.dir, 0, "randrw"),
                                       ("disk, buffered, randread", a.disk_dir, 0, "randread"),
                                       ("disk, O_DIRECT, randrw", a.disk_dir, 1, "randrw")],

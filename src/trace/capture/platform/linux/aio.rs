@@ -1,6 +1,6 @@
 //! Linux native AIO seen in the kernel: io_submit's iocbs and io_getevents' events live in the
 //! program's memory, which a system call trace does not show. eBPF programs on the
-//! `syscalls` tracepoints of these calls copy them as the calls run — the iocbs (up to
+//! `sys_enter` and `sys_exit` raw tracepoints copy them as these calls run — the iocbs (up to
 //! [`MAX_IOS`] per call) as io_submit starts, the events io_getevents filled as it returns
 //! (the events array's address is kept per thread between the call's start and end) — and
 //! send them out as the path probes' records go (`bpf.rs`), so the decoder can turn each
@@ -8,12 +8,12 @@
 //! its issue time the submission's, its completion the return of the io_getevents that
 //! reaped it, with the result the kernel gave.
 
-use std::io;
 use std::os::fd::OwnedFd;
-use std::path::Path;
 
-use super::bpf::{u32_in, u64_in};
+use super::bpf::{Load, SYS_ENTER, SYS_EXIT, u32_in, u64_in};
 use super::bpf_asm::*;
+use super::calls::Call;
+use super::rawtp::{ENTER_NR, EXIT_RET, Regs};
 use super::sys::{self, BpfInsn};
 
 /// The most I/Os one io_submit or io_getevents record carries; the rest of a larger call
@@ -132,47 +132,26 @@ pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<Seen> {
     }
 }
 
-/// The `syscalls` tracepoints' ids: io_submit's entry, and io_getevents' and
-/// io_pgetevents' entry and exit (the latter two absent where the kernel has none).
-struct Ids {
-    submit: u64,
-    getevents: Vec<(u64, u64)>,
+/// A call's number here (-1, which no call has, for one this architecture lacks).
+fn nr(call: Call) -> i32 {
+    call.number().map_or(-1, |n| n as i32)
 }
 
-fn ids() -> io::Result<Ids> {
-    super::perf::in_tracefs(|root: &Path| {
-        let id = |name: &str| -> io::Result<u64> {
-            std::fs::read_to_string(root.join("events/syscalls").join(name).join("id"))?
-                .trim()
-                .parse()
-                .map_err(io::Error::other)
-        };
-        let mut getevents = vec![(id("sys_enter_io_getevents")?, id("sys_exit_io_getevents")?)];
-        if let (Ok(a), Ok(b)) = (id("sys_enter_io_pgetevents"), id("sys_exit_io_pgetevents")) {
-            getevents.push((a, b));
-        }
-        Ok(Ids {
-            submit: id("sys_enter_io_submit")?,
-            getevents,
-        })
-    })
-}
+/// The calls that reap (io_pgetevents where the kernel has it).
+const GETEVENTS: [Call; 2] = [Call::IoGetevents, Call::IoPgetevents];
 
-/// Loads the programs (`load` takes a tracepoint id and a program, and attaches it with the
+/// Loads the programs (`load` takes a raw tracepoint and a program, and attaches it with the
 /// others); gives back the map they share, to be kept as long as they run, or why they
 /// cannot run here.
 pub fn load(
-    load: &mut dyn FnMut(u64, Vec<BpfInsn>) -> Result<(), String>,
+    load: &mut Load,
+    regs: &Regs,
     scratch: &OwnedFd,
     out: &OwnedFd,
 ) -> Result<OwnedFd, super::bpf::NoProbes> {
-    let ids = ids().map_err(|e| format!("the AIO system calls' tracepoints: {e}"))?;
     let pending = sys::bpf_map(MAP_HASH, 8, 4096).map_err(|e| format!("an eBPF map: {e}"))?;
-    load(ids.submit, submit_program(scratch, out))?;
-    for (enter, exit) in ids.getevents {
-        load(enter, getevents_enter(&pending))?;
-        load(exit, getevents_exit(scratch, &pending, out))?;
-    }
+    load(SYS_ENTER, enter_program(regs, scratch, &pending, out))?;
+    load(SYS_EXIT, getevents_exit(regs, scratch, &pending, out))?;
     Ok(pending)
 }
 
@@ -205,15 +184,37 @@ fn emit(a: &mut Asm, out: &OwnedFd, size: i32) {
     a.call(HELPER_PERF_EVENT_OUTPUT);
 }
 
-/// On io_submit's entry: the iocb addresses (argument 2) and the iocbs, up to MAX_IOS of the
-/// count asked (argument 1), each read from the program's memory (zeros where a read fails).
-fn submit_program(scratch: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
+/// On every call's entry: io_submit's iocbs ([`submit`]), io_getevents' events array
+/// ([`getevents_enter`]); nothing for the rest.
+fn enter_program(regs: &Regs, scratch: &OwnedFd, pending: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
     let mut a = Asm::default();
-    a.mov(R6, R1).ld(W::Dw, R8, R6, sys_arg(1));
-    clamp_count(&mut a, "out");
-    a.ld(W::Dw, R9, R6, sys_arg(2));
-    scratch_head(&mut a, scratch, KIND_SUBMIT, "out");
-    a.ld(W::Dw, R1, R6, sys_arg(0)).st(W::Dw, R7, 8, R1);
+    a.mov(R6, R1).ld(W::Dw, R1, R6, ENTER_NR);
+    a.jump_if(JEQ, R1, nr(Call::IoSubmit), "submit");
+    for call in GETEVENTS {
+        a.jump_if(JEQ, R1, nr(call), "getevents");
+    }
+    a.goto("out");
+    a.label("submit");
+    regs.read_args(&mut a);
+    submit(&mut a, regs, scratch, out);
+    a.goto("out");
+    a.label("getevents");
+    regs.read_args(&mut a);
+    getevents_enter(&mut a, regs, pending);
+    a.label("out").movi(R0, 0).exit();
+    a.finish()
+}
+
+/// At io_submit's entry (its arguments read): the iocb addresses (argument 2) and the
+/// iocbs, up to MAX_IOS of the count asked (argument 1), each read from the program's
+/// memory (zeros where a read fails); to "out" when there are none.
+fn submit(a: &mut Asm, regs: &Regs, scratch: &OwnedFd, out: &OwnedFd) {
+    regs.arg(a, R8, 1);
+    clamp_count(a, "out");
+    regs.arg(a, R9, 2);
+    scratch_head(a, scratch, KIND_SUBMIT, "out");
+    regs.arg(a, R1, 0);
+    a.st(W::Dw, R7, 8, R1);
     for j in 0..MAX_IOS {
         let at = HEAD + SUBMIT_IO * j;
         a.jump_if(JLE, R8, j, "emit");
@@ -230,18 +231,15 @@ fn submit_program(scratch: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
         a.call(HELPER_PROBE_READ_USER);
     }
     a.label("emit");
-    emit(&mut a, out, SUBMIT_IO);
-    a.label("out").movi(R0, 1).exit();
-    a.finish()
+    emit(a, out, SUBMIT_IO);
 }
 
-/// On io_getevents' entry: the events array's address (argument 3), kept for the thread.
-fn getevents_enter(pending: &OwnedFd) -> Vec<BpfInsn> {
-    let mut a = Asm::default();
-    a.mov(R6, R1).call(HELPER_GET_CURRENT_PID_TGID);
-    a.st(W::Wd, FP, -4, R0)
-        .ld(W::Dw, R1, R6, sys_arg(3))
-        .st(W::Dw, FP, -16, R1);
+/// At io_getevents' entry (its arguments read): the events array's address (argument 3),
+/// kept for the thread.
+fn getevents_enter(a: &mut Asm, regs: &Regs, pending: &OwnedFd) {
+    a.call(HELPER_GET_CURRENT_PID_TGID).st(W::Wd, FP, -4, R0);
+    regs.arg(a, R1, 3);
+    a.st(W::Dw, FP, -16, R1);
     a.map(R1, pending)
         .mov(R2, FP)
         .addi(R2, -4)
@@ -249,22 +247,31 @@ fn getevents_enter(pending: &OwnedFd) -> Vec<BpfInsn> {
         .addi(R3, -16)
         .movi(R4, 0)
         .call(HELPER_MAP_UPDATE);
-    a.movi(R0, 1).exit();
-    a.finish()
 }
 
-/// On io_getevents' exit: the events it filled (its result, up to MAX_IOS), from the array
-/// its entry kept.
-fn getevents_exit(scratch: &OwnedFd, pending: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
+/// On every call's exit, for io_getevents': the events it filled (its result, up to
+/// MAX_IOS), from the array its entry kept.
+fn getevents_exit(
+    regs: &Regs,
+    scratch: &OwnedFd,
+    pending: &OwnedFd,
+    out: &OwnedFd,
+) -> Vec<BpfInsn> {
     let mut a = Asm::default();
-    a.mov(R6, R1).call(HELPER_GET_CURRENT_PID_TGID);
+    a.mov(R6, R1);
+    regs.nr(&mut a, R1);
+    for call in GETEVENTS {
+        a.jump_if(JEQ, R1, nr(call), "reaping");
+    }
+    a.goto("out").label("reaping");
+    a.call(HELPER_GET_CURRENT_PID_TGID);
     a.st(W::Wd, FP, -4, R0).mov(R2, FP).addi(R2, -4);
     a.map(R1, pending)
         .call(HELPER_MAP_LOOKUP)
         .jump_if(JEQ, R0, 0, "out");
     a.ld(W::Dw, R9, R0, 0).mov(R2, FP).addi(R2, -4);
     a.map(R1, pending).call(HELPER_MAP_DELETE);
-    a.ld(W::Dw, R8, R6, 16);
+    a.ld(W::Dw, R8, R6, EXIT_RET);
     clamp_count(&mut a, "out");
     scratch_head(&mut a, scratch, KIND_REAPED, "out");
     a.mov(R2, R8)
@@ -274,6 +281,6 @@ fn getevents_exit(scratch: &OwnedFd, pending: &OwnedFd, out: &OwnedFd) -> Vec<Bp
         .mov(R3, R9);
     a.call(HELPER_PROBE_READ_USER);
     emit(&mut a, out, 32);
-    a.label("out").movi(R0, 1).exit();
+    a.label("out").movi(R0, 0).exit();
     a.finish()
 }

@@ -10,6 +10,7 @@
 //! the program's are dropped when the trace is decoded.
 
 use std::collections::HashMap;
+use std::ffi::CStr;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 
@@ -19,6 +20,7 @@ use super::pathprog::{OPENS, PROBES, Probe, enter_paths, exit_opened, offsets};
 use super::pathprog::{enter_program, exit_program};
 use super::perf::Raw;
 use super::ptrace::{Existing, FileKind, PSEUDO_FS, PathNote};
+use super::rawtp::{PROG_RAW_TRACEPOINT, Regs};
 use super::sys::{self, BpfInsn, PerfAttr};
 
 /// The longest path a record carries (PATH_MAX); a longer one is cut there.
@@ -136,11 +138,12 @@ impl From<super::btf::BadBtf> for NoProbes {
 /// The programs, loaded and attached, and the per-CPU events their records leave through.
 /// Dropping it detaches everything.
 ///
-/// Attached, the programs run for every system call of every task on the machine (a
-/// tracepoint's programs run before perf asks whose call it is), and the tracepoint puts
-/// every task's calls on the kernel's slower traced path: about 0.4 µs a call on this
-/// project's VM, for the recorded program and everyone else. [`PathProbes::detach`] takes
-/// them off while nothing is recorded (the calibration's plain runs).
+/// Attached, the programs run for every system call of every task on the machine (they are
+/// on the kernel's raw tracepoints, `rawtp.rs`, and ask whose call it is themselves), and
+/// the tracepoint puts every task's calls on the kernel's slower traced path: about 0.4 µs a
+/// call on this project's VM, for the recorded program and everyone else.
+/// [`PathProbes::detach`] takes them off while nothing is recorded (the calibration's plain
+/// runs); taking them off and putting them on costs a fraction of a millisecond.
 pub struct PathProbes {
     _maps: [OwnedFd; 2],
     /// The AIO programs' map, where they run; else why they do not.
@@ -150,9 +153,9 @@ pub struct PathProbes {
     /// The maps of the programs that read the calls themselves, where they run; else why
     /// the calls are perf's samples.
     calls: Result<super::callring::CallProbes, NoProbes>,
-    /// Each loaded program and the tracepoint it runs on.
-    progs: Vec<(u64, OwnedFd)>,
-    /// The tracepoint perf events that run them (none while detached).
+    /// Each loaded program and the raw tracepoint it runs on.
+    progs: Vec<(&'static CStr, OwnedFd)>,
+    /// The raw tracepoint links that run them (none while detached).
     attached: Vec<OwnedFd>,
     /// (CPU, its BPF_OUTPUT event).
     outputs: Vec<(i32, OwnedFd)>,
@@ -160,17 +163,22 @@ pub struct PathProbes {
 
 const MAP_PERF_EVENT_ARRAY: u32 = 4;
 const MAP_PERCPU_ARRAY: u32 = 6;
-const PROG_TRACEPOINT: u32 = 5;
 const PERF_TYPE_SOFTWARE: u32 = 1;
-const PERF_TYPE_TRACEPOINT: u32 = 2;
 const SW_BPF_OUTPUT: u64 = 10;
+/// The raw tracepoints of a system call's entry and exit.
+pub(super) const SYS_ENTER: &CStr = c"sys_enter";
+pub(super) const SYS_EXIT: &CStr = c"sys_exit";
+
+/// What loads a program (for the raw tracepoint named) with the others of its kind.
+pub(super) type Load<'a> = dyn FnMut(&'static CStr, Vec<BpfInsn>) -> Result<(), String> + 'a;
 
 impl PathProbes {
     /// Loads the programs for the watched calls this kernel has, not yet attached
     /// ([`PathProbes::attach`]); any failure (no BTF, no eBPF rights, a refused program) is
     /// the reason paths are read some other way.
-    pub fn open(cpus: &[i32], ids: super::perf::Tracepoints) -> Result<PathProbes, NoProbes> {
+    pub fn open(cpus: &[i32]) -> Result<PathProbes, NoProbes> {
         let off = offsets()?;
+        let regs = Regs::kernel()?;
         fn e(what: &'static str) -> impl Fn(io::Error) -> String {
             move |err| format!("{what}: {err}")
         }
@@ -204,23 +212,23 @@ impl PathProbes {
         let opens: Vec<i64> = OPENS.iter().filter_map(|c| c.number()).collect();
         // Where the calls are read into a ring, the paths are read by the same programs, for
         // the program's tasks alone; else by programs of their own, for every task.
-        let enter_paths = |a: &mut Asm| enter_paths(a, &probes, &scratch, &out_map);
+        let enter_paths = |a: &mut Asm| enter_paths(a, regs, &probes, &scratch, &out_map);
         let exit_paths = |a: &mut Asm| exit_opened(a, off, &opens, &out_map);
         let (calls, mut progs) =
-            loaded(|load| super::callring::load(load, ids, (&enter_paths, &exit_paths)));
+            loaded(|load| super::callring::load(load, regs, (&enter_paths, &exit_paths)));
         if calls.is_err() {
             let (paths, alone) = loaded(|load| {
-                load(ids.enter, enter_program(&probes, &scratch, &out_map))?;
-                load(ids.exit, exit_program(off, &opens, &out_map))?;
+                load(SYS_ENTER, enter_program(regs, &probes, &scratch, &out_map))?;
+                load(SYS_EXIT, exit_program(regs, off, &opens, &out_map))?;
                 Ok(())
             });
             paths?;
             progs = alone;
         }
         // The AIO and io_uring programs are kept only where all of theirs load.
-        let (aio, more) = loaded(|load| super::aio::load(load, &scratch, &out_map));
+        let (aio, more) = loaded(|load| super::aio::load(load, regs, &scratch, &out_map));
         progs.extend(more);
-        let (uring, more) = loaded(|load| super::uring::load(load, &out_map));
+        let (uring, more) = loaded(|load| super::uring::load(load, regs, &out_map));
         progs.extend(more);
         Ok(PathProbes {
             _maps: [scratch, out_map],
@@ -238,36 +246,23 @@ impl PathProbes {
         if !self.attached.is_empty() {
             return Ok(());
         }
-        let on = |id: u64, prog: &OwnedFd| -> io::Result<OwnedFd> {
-            let attr = PerfAttr {
-                type_: PERF_TYPE_TRACEPOINT,
-                size: std::mem::size_of::<PerfAttr>() as u32,
-                config: id,
-                sample_period: 1,
-                ..Default::default()
-            };
-            let ev = sys::perf_event_open(&attr, 0, -1)?;
-            sys::set_bpf(&ev, prog)?;
-            Ok(ev)
-        };
         // All of them or none.
         self.attached = self
             .progs
             .iter()
-            .map(|(id, p)| on(*id, p))
+            .map(|(name, prog)| {
+                sys::bpf_raw_tracepoint_open(name, prog).map_err(|e| {
+                    io::Error::new(e.kind(), format!("the raw tracepoint {name:?}: {e}"))
+                })
+            })
             .collect::<io::Result<_>>()?;
         Ok(())
     }
 
     /// Takes the programs off their tracepoints (they stay loaded): the machine's calls run
-    /// as they do without iogauge. Each tracepoint let go costs the kernel a grace period.
+    /// as they do without iogauge.
     pub fn detach(&mut self) {
-        // Each close waits for its grace period; closed together, they wait for about one.
-        std::thread::scope(|s| {
-            for ev in self.attached.drain(..) {
-                s.spawn(move || drop(ev));
-            }
-        });
+        self.attached.clear();
     }
 
     /// Why native AIO's I/Os are not seen (None: they are).
@@ -297,17 +292,16 @@ impl PathProbes {
     }
 }
 
-/// The programs `load_all` loads (each with the tracepoint it is for), where it succeeds.
+/// The programs `load_all` loads (each with the raw tracepoint it is for), where it
+/// succeeds.
 fn loaded<T>(
-    load_all: impl FnOnce(
-        &mut dyn FnMut(u64, Vec<BpfInsn>) -> Result<(), String>,
-    ) -> Result<T, NoProbes>,
-) -> (Result<T, NoProbes>, Vec<(u64, OwnedFd)>) {
+    load_all: impl FnOnce(&mut Load) -> Result<T, NoProbes>,
+) -> (Result<T, NoProbes>, Vec<(&'static CStr, OwnedFd)>) {
     let mut progs = Vec::new();
-    let done = load_all(&mut |id, insns| {
-        let prog = sys::bpf_load(PROG_TRACEPOINT, &insns)
-            .map_err(|err| format!("loading an eBPF program: {err}"))?;
-        progs.push((id, prog));
+    let done = load_all(&mut |name, insns| {
+        let prog = sys::bpf_load(PROG_RAW_TRACEPOINT, &insns)
+            .map_err(|err| format!("loading an eBPF program for {name:?}: {err}"))?;
+        progs.push((name, prog));
         Ok(())
     });
     match done {

@@ -127,6 +127,10 @@ impl Asm {
     pub(super) fn exit(&mut self) -> &mut Self {
         self.op(0x95, 0, 0, 0, 0)
     }
+    /// How many instructions so far (a name for labels that must not repeat).
+    pub(super) fn len(&self) -> usize {
+        self.code.len()
+    }
     pub(super) fn finish(mut self) -> Vec<BpfInsn> {
         for (at, to) in std::mem::take(&mut self.jumps) {
             let target = self.labels[&to];
@@ -145,8 +149,3 @@ pub(super) const JLE: u8 = 0xb5;
 pub(super) const JSLT: u8 = 0xc5;
 pub(super) const JGE_REG: u8 = 0x3d;
 pub(super) const JNE_REG: u8 = 0x5d;
-
-/// A syscall tracepoint's argument `i`, as an offset in its context.
-pub(super) fn sys_arg(i: i32) -> i32 {
-    16 + 8 * i
-}

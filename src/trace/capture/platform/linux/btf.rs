@@ -1,17 +1,20 @@
 //! The running kernel's own description of its types (BTF, /sys/kernel/btf/vmlinux), read
-//! just far enough to find where a field lies in a struct: the eBPF program that reports
-//! what an open opened follows kernel pointers (task → files → fd table → file → inode),
-//! and their offsets differ from build to build.
+//! just far enough to find where a field lies in a struct and how many arguments a
+//! tracepoint passes its raw programs: the eBPF program that reports what an open opened
+//! follows kernel pointers (task → files → fd table → file → inode), the programs on the
+//! raw tracepoints read a call's registers, and their offsets differ from build to build.
 
 use std::collections::HashMap;
 
 const MAGIC: u16 = 0xeb9f;
 
 const KIND_INT: u32 = 1;
+const KIND_PTR: u32 = 2;
 const KIND_ARRAY: u32 = 3;
 const KIND_STRUCT: u32 = 4;
 const KIND_UNION: u32 = 5;
 const KIND_ENUM: u32 = 6;
+const KIND_TYPEDEF: u32 = 8;
 const KIND_FUNC_PROTO: u32 = 13;
 const KIND_VAR: u32 = 14;
 const KIND_DATASEC: u32 = 15;
@@ -26,12 +29,20 @@ struct Member {
     bits: u32,
 }
 
-/// The structs and unions of a BTF blob (other kinds are skipped), by type id.
+/// The structs and unions of a BTF blob by type id, and what is needed to count a
+/// tracepoint's arguments (other kinds are skipped).
 #[derive(Debug, Default)]
 pub struct Btf {
     members: HashMap<u32, Vec<Member>>,
     /// Named structs: name → type id (the first with members, where there are several).
     structs: HashMap<String, u32>,
+    /// Pointer types: type id → the type pointed to.
+    pointers: HashMap<u32, u32>,
+    /// Function prototypes: type id → how many parameters.
+    protos: HashMap<u32, usize>,
+    /// Each tracepoint's `btf_trace_NAME` typedef (a pointer to its probes' prototype, whose
+    /// first parameter is the probe's data): NAME → the type it names.
+    tracepoints: HashMap<String, u32>,
 }
 
 /// Why BTF could not be read.
@@ -46,11 +57,17 @@ fn u32_at(b: &[u8], at: usize) -> Result<u32, BadBtf> {
 }
 
 impl Btf {
-    /// The running kernel's BTF.
-    pub fn kernel() -> Result<Btf, BadBtf> {
-        let bytes = std::fs::read("/sys/kernel/btf/vmlinux")
-            .map_err(|e| BadBtf(format!("/sys/kernel/btf/vmlinux: {e}")))?;
-        Btf::parse(&bytes)
+    /// The running kernel's BTF, read once (a few megabytes, parsed in milliseconds).
+    pub fn kernel() -> Result<&'static Btf, BadBtf> {
+        static CACHE: std::sync::OnceLock<Result<Btf, String>> = std::sync::OnceLock::new();
+        CACHE
+            .get_or_init(|| {
+                let bytes = std::fs::read("/sys/kernel/btf/vmlinux")
+                    .map_err(|e| format!("/sys/kernel/btf/vmlinux: {e}"))?;
+                Btf::parse(&bytes).map_err(|e| e.0)
+            })
+            .as_ref()
+            .map_err(|e| BadBtf(e.clone()))
     }
 
     /// Parses a BTF blob (little-endian, as this build's targets are).
@@ -99,9 +116,22 @@ impl Btf {
                 }
                 KIND_INT | KIND_VAR | KIND_DECL_TAG => at += 4,
                 KIND_ARRAY => at += 12,
-                KIND_ENUM | KIND_FUNC_PROTO => at += 8 * vlen,
+                KIND_PTR => {
+                    out.pointers.insert(id, u32_at(types, at - 4)?);
+                }
+                KIND_TYPEDEF => {
+                    if let Some(tp) = name(name_off).strip_prefix("btf_trace_") {
+                        out.tracepoints
+                            .insert(tp.to_owned(), u32_at(types, at - 4)?);
+                    }
+                }
+                KIND_FUNC_PROTO => {
+                    out.protos.insert(id, vlen);
+                    at += 8 * vlen;
+                }
+                KIND_ENUM => at += 8 * vlen,
                 KIND_DATASEC | KIND_ENUM64 => at += 12 * vlen,
-                // PTR, FWD, TYPEDEF, VOLATILE, CONST, RESTRICT, FUNC, FLOAT, TYPE_TAG: none.
+                // FWD, VOLATILE, CONST, RESTRICT, FUNC, FLOAT, TYPE_TAG: none.
                 0..=19 => {}
                 _ => return Err(BadBtf(format!("unknown kind {kind} at type {id}"))),
             }
@@ -125,6 +155,17 @@ impl Btf {
     /// [`Btf::offset`] as an eBPF instruction's offset operand.
     pub fn operand(&self, name: &str, field: &str) -> Result<i32, BadBtf> {
         self.offset(name, field).map(|v| v as i32)
+    }
+
+    /// How many arguments the kernel's tracepoint `name` passes a raw tracepoint program
+    /// (its TP_PROTO's parameters, each a 64-bit word of the program's context).
+    pub fn tracepoint_args(&self, name: &str) -> Result<usize, BadBtf> {
+        self.tracepoints
+            .get(name)
+            .and_then(|t| self.pointers.get(t))
+            .and_then(|p| self.protos.get(p))
+            .and_then(|n| n.checked_sub(1))
+            .ok_or_else(|| BadBtf(format!("no tracepoint {name}")))
     }
 
     fn find(&self, id: u32, field: &str, depth: u32) -> Option<u32> {
@@ -173,6 +214,12 @@ mod tests {
         assert_eq!(btf.offset("fdtable", "max_fds").unwrap(), 0);
         assert!(btf.offset("inode", "no_such_field").is_err());
         assert!(btf.offset("no_such_struct", "x").is_err());
+        // The raw tracepoints the capture's programs run on, as include/trace/events declares
+        // them: sys_enter(regs, id), sys_exit(regs, ret), sched_process_fork(parent, child).
+        assert_eq!(btf.tracepoint_args("sys_enter").unwrap(), 2);
+        assert_eq!(btf.tracepoint_args("sys_exit").unwrap(), 2);
+        assert_eq!(btf.tracepoint_args("sched_process_fork").unwrap(), 2);
+        assert!(btf.tracepoint_args("no_such_tracepoint").is_err());
     }
 
     #[test]

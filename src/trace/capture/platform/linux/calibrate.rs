@@ -179,32 +179,37 @@ pub(super) fn calibrate(ids: Option<perf::Tracepoints>, paths: &mut Paths) -> Op
     // Per kind (reads, opens, others): each round's added time per call.
     let mut diffs: [Vec<i64>; 3] = Default::default();
     // Plain runs are without the eBPF probes: attached, they cost every call on the machine,
-    // the plain run's as much as the recorded program's. Taking them off a tracepoint waits
-    // for its grace periods (~0.6 s each time here), so the plain runs go first, with the
-    // probes loaded but not yet on, and then the traced ones with the probes put on once: a
-    // third of a second in all, against 1.5 s for plain and traced runs alternating. The
-    // medians of 10,000 calls each do not drift in that time; each round pairs the k-th
-    // traced run with the k-th plain one.
-    if let Paths::Kernel(p) = paths {
-        p.detach();
-    }
-    let plain: Vec<[u64; 6]> = (0..CAL_ROUNDS)
-        .map(|_| {
-            let out = std::process::Command::new(&me)
-                .args([CALIBRATE_ARG, mode])
-                .output()
-                .ok()?;
-            medians(&String::from_utf8_lossy(&out.stdout))
-        })
-        .collect::<Option<_>>()?;
-    if let Paths::Kernel(p) = paths {
-        p.attach().ok()?;
-    }
-    for plain in &plain {
-        let traced = traced_calibration(&exec, ids, paths)?;
+    // the plain run's as much as the recorded program's. They are taken off for each plain
+    // run and put back for each traced one (a fraction of a millisecond on their raw
+    // tracepoints), and the rounds alternate which goes first (plain then traced, traced then
+    // plain), so a drift of the machine's speed during the calibration falls on both alike.
+    let plain = |paths: &mut Paths| {
+        if let Paths::Kernel(p) = paths {
+            p.detach();
+        }
+        let out = std::process::Command::new(&me)
+            .args([CALIBRATE_ARG, mode])
+            .output()
+            .ok()?;
+        medians(&String::from_utf8_lossy(&out.stdout))
+    };
+    let traced = |paths: &mut Paths| {
+        if let Paths::Kernel(p) = paths {
+            p.attach().ok()?;
+        }
+        traced_calibration(&exec, ids, paths)
+    };
+    for round in 0..CAL_ROUNDS {
+        let (plain, traced) = if round % 2 == 0 {
+            let p = plain(paths)?;
+            (p, traced(paths)?)
+        } else {
+            let t = traced(paths)?;
+            (plain(paths)?, t)
+        };
         for (k, d) in diffs.iter_mut().enumerate() {
             let added = |m: &[u64; 6]| (m[2 * k] + m[2 * k + 1]) as i64;
-            d.push(added(&traced) - added(plain));
+            d.push(added(&traced) - added(&plain));
         }
     }
     let per = |k: usize| {

@@ -1,8 +1,8 @@
-//! The calls read by eBPF into one BPF ring buffer: programs on `raw_syscalls:sys_enter` and
-//! `sys_exit` keep the watched calls of the recorded program's tasks — the entry's time and
+//! The calls read by eBPF into one BPF ring buffer: programs on the `sys_enter` and
+//! `sys_exit` raw tracepoints (`rawtp.rs`) keep the watched calls of the recorded program's tasks — the entry's time and
 //! arguments wait in the task's map entry — and write each at its exit as one compact record
 //! (its times, task, call, arguments and result). Whose tasks they are is a
-//! map of thread ids that programs on `sched:sched_process_fork`, `_exec` and `_exit` keep:
+//! map of thread ids that programs on `sched_process_fork`, `_exec` and `_exit` keep:
 //! the program's first task is put in before it runs, armed at its exec (as perf's
 //! `enable_on_exec` is), every task a tracked task starts joins it as it is made, and each
 //! leaves as it ends. The same programs count every call the tracked tasks make.
@@ -15,12 +15,13 @@
 
 use std::io;
 use std::os::fd::OwnedFd;
-use std::path::Path;
 
-use super::bpf::NoProbes;
+use super::bpf::{Load, NoProbes, SYS_ENTER, SYS_EXIT};
 use super::bpf_asm::*;
+use super::btf::Btf;
 use super::calls::Call;
-use super::perf::{Raw, Tracepoints};
+use super::perf::Raw;
+use super::rawtp::{ENTER_NR, EXIT_RET, Regs, word};
 use super::sys::{self, BpfInsn};
 
 const MAP_HASH: u32 = 1;
@@ -78,40 +79,13 @@ pub struct CallProbes {
 /// tests and comparison).
 pub const SAMPLES_ENV: &str = "IOGAUGE_RECORD_SAMPLES";
 
-/// The scheduler's tracepoints the programs keep the tasks with, and where a fork's child is.
-struct Sched {
-    fork: u64,
-    exec: u64,
-    exit: u64,
-    child_pid: i32,
-}
-
-fn sched(root: &Path) -> io::Result<Sched> {
-    let read = |name: &str, what: &str| {
-        std::fs::read_to_string(root.join("events/sched").join(name).join(what))
-    };
-    let id = |name: &str| -> io::Result<u64> {
-        read(name, "id")?.trim().parse().map_err(io::Error::other)
-    };
-    Ok(Sched {
-        fork: id("sched_process_fork")?,
-        exec: id("sched_process_exec")?,
-        exit: id("sched_process_exit")?,
-        child_pid: super::uring::field(&read("sched_process_fork", "format")?, "child_pid")?,
-    })
-}
-
 /// What the call programs do after a watched call's record (with R6 the tracepoint's
-/// context): at entry, and at exit.
+/// context; at exit, R8 the call's number): at entry, and at exit.
 pub(super) type Then<'a> = (&'a dyn Fn(&mut Asm), &'a dyn Fn(&mut Asm));
 
-/// Loads the programs (`load` takes a tracepoint id and a program), each call program
+/// Loads the programs (`load` takes a raw tracepoint and a program), each call program
 /// followed by `then`'s code, or says why the calls are read as perf samples instead.
-pub(super) fn load(
-    load: &mut dyn FnMut(u64, Vec<BpfInsn>) -> Result<(), String>,
-    ids: Tracepoints,
-    then: Then,
-) -> Result<CallProbes, NoProbes> {
+pub(super) fn load(load: &mut Load, regs: &Regs, then: Then) -> Result<CallProbes, NoProbes> {
     if std::env::var_os(SAMPLES_ENV).is_some_and(|v| v == "1") {
         return Err(NoProbes(format!("{SAMPLES_ENV}=1")));
     }
@@ -123,7 +97,14 @@ pub(super) fn load(
         ));
     }
     let e = |what: &'static str| move |err: io::Error| NoProbes(format!("{what}: {err}"));
-    let sched = super::perf::in_tracefs(sched).map_err(e("the sched tracepoints"))?;
+    // sched_process_fork(parent, child): the child's thread id is read from its task.
+    let btf = Btf::kernel()?;
+    let child_pid = btf.operand("task_struct", "pid")?;
+    if btf.tracepoint_args("sched_process_fork")? != 2 {
+        return Err(NoProbes(
+            "sched_process_fork does not pass (parent, child) here".into(),
+        ));
+    }
     let most = std::env::var(TASKS_ENV)
         .ok()
         .and_then(|v| v.trim().parse::<u32>().ok())
@@ -151,11 +132,11 @@ pub(super) fn load(
         ring: &ring,
         top,
     };
-    load(ids.enter, call_program(&maps, true, then.0))?;
-    load(ids.exit, call_program(&maps, false, then.1))?;
-    load(sched.fork, fork_program(&maps, sched.child_pid))?;
-    load(sched.exec, exec_program(&tasks))?;
-    load(sched.exit, exit_program(&maps))?;
+    load(SYS_ENTER, call_program(&maps, regs, true, then.0))?;
+    load(SYS_EXIT, call_program(&maps, regs, false, then.1))?;
+    load(c"sched_process_fork", fork_program(&maps, child_pid))?;
+    load(c"sched_process_exec", exec_program(&tasks))?;
+    load(c"sched_process_exit", exit_program(&maps))?;
     Ok(CallProbes {
         tasks,
         counters,
@@ -225,14 +206,14 @@ fn count(a: &mut Asm, counters: &OwnedFd, key: i32, done: &str) {
 /// The program on `sys_enter` (`enter`) or `sys_exit`, for a tracked task. At entry: the
 /// call counted, and if it is watched, its number, time and arguments kept in the task's
 /// value, then `then`'s code (the path probes'). At exit: if the task is in a watched call
-/// of that number, the call's record written to the ring, then `then`'s code. Returns 1:
-/// other perf users of the tracepoint keep their records.
-fn call_program(m: &Maps, enter: bool, then: &dyn Fn(&mut Asm)) -> Vec<BpfInsn> {
+/// of that number, the call's record written to the ring, then `then`'s code.
+fn call_program(m: &Maps, regs: &Regs, enter: bool, then: &dyn Fn(&mut Asm)) -> Vec<BpfInsn> {
     let mut a = Asm::default();
     a.mov(R6, R1);
     recorded_task(&mut a, m.tasks);
-    a.mov(R9, R0).ld(W::Dw, R8, R6, 8);
+    a.mov(R9, R0);
     if enter {
+        a.ld(W::Dw, R8, R6, ENTER_NR);
         count(&mut a, m.counters, COUNT_CALLS, "counted");
         a.jump_if(JSLT, R8, 0, "out")
             .jump_if(JSGT, R8, m.top, "out");
@@ -242,13 +223,18 @@ fn call_program(m: &Maps, enter: bool, then: &dyn Fn(&mut Asm)) -> Vec<BpfInsn> 
             .jump_if(JEQ, R0, 0, "out");
         a.ld(W::Wd, R1, R0, 0).jump_if(JEQ, R1, 0, "out");
         a.call(HELPER_KTIME_GET_NS).st(W::Dw, R9, ENTERED, R0);
+        regs.read_args(&mut a);
         for i in 0..6 {
-            a.ld(W::Dw, R1, R6, sys_arg(i))
-                .st(W::Dw, R9, ARGS + 8 * i, R1);
+            regs.arg(&mut a, R1, i);
+            a.st(W::Dw, R9, ARGS + 8 * i as i32, R1);
         }
         a.st(W::Wd, R9, IN_CALL, R8);
     } else {
         // The entry this exit ends: a watched call of the same number (else none was seen).
+        // The number is read from the registers only for a task in a watched call.
+        a.ld(W::Wd, R1, R9, IN_CALL)
+            .jump_if(JEQ, R1, NOT_IN_CALL, "out");
+        regs.nr(&mut a, R8);
         a.ld(W::Wd, R1, R9, IN_CALL)
             .jump_if_reg(JNE_REG, R1, R8, "out")
             .sti(W::Wd, R9, IN_CALL, NOT_IN_CALL);
@@ -262,7 +248,7 @@ fn call_program(m: &Maps, enter: bool, then: &dyn Fn(&mut Asm)) -> Vec<BpfInsn> 
                 .st(W::Dw, FP, at + 24 + 8 * i, R1);
         }
         a.call(HELPER_KTIME_GET_NS).st(W::Dw, FP, at + 72, R0);
-        a.ld(W::Dw, R1, R6, sys_arg(0)).st(W::Dw, FP, at + 80, R1);
+        a.ld(W::Dw, R1, R6, EXIT_RET).st(W::Dw, FP, at + 80, R1);
         a.map(R1, m.ring)
             .mov(R2, FP)
             .addi(R2, at)
@@ -274,24 +260,32 @@ fn call_program(m: &Maps, enter: bool, then: &dyn Fn(&mut Asm)) -> Vec<BpfInsn> 
         a.label("sent");
     }
     then(&mut a);
-    a.label("out").movi(R0, 1).exit();
+    a.label("out").movi(R0, 0).exit();
     a.finish()
 }
 
-/// On `sched_process_fork` (in the parent): a tracked task's new task joins, in its state;
-/// one the full map refuses is counted.
+/// On `sched_process_fork` (in the parent; its context: the parent's task and the child's):
+/// a tracked task's new task joins, in its state; one the full map refuses is counted.
+/// `child_pid` is the task's thread id's offset in its `task_struct`.
 fn fork_program(m: &Maps, child_pid: i32) -> Vec<BpfInsn> {
     let mut a = Asm::default();
     a.mov(R6, R1);
     task_entry(&mut a, m.tasks);
     // The child's value at fp-64: the parent's state, in no call; its key below it.
     let at = -(TASK_BYTES as i32);
+    a.mov(R9, R0);
+    a.sti(W::Wd, FP, at - 4, 0)
+        .mov(R1, FP)
+        .addi(R1, at - 4)
+        .movi(R2, 4)
+        .ld(W::Dw, R3, R6, word(1))
+        .addi(R3, child_pid);
+    a.call(HELPER_PROBE_READ_KERNEL).jump_if(JNE, R0, 0, "out");
     for i in 0..TASK_BYTES as i32 / 8 {
         a.sti(W::Dw, FP, at + 8 * i, 0);
     }
-    a.ld(W::Wd, R1, R0, 0).st(W::Wd, FP, at, R1);
+    a.ld(W::Wd, R1, R9, 0).st(W::Wd, FP, at, R1);
     a.sti(W::Wd, FP, at + IN_CALL, NOT_IN_CALL);
-    a.ld(W::Wd, R1, R6, child_pid).st(W::Wd, FP, at - 4, R1);
     a.map(R1, m.tasks)
         .mov(R2, FP)
         .addi(R2, at - 4)
@@ -301,7 +295,7 @@ fn fork_program(m: &Maps, child_pid: i32) -> Vec<BpfInsn> {
         .call(HELPER_MAP_UPDATE)
         .jump_if(JEQ, R0, 0, "out");
     count(&mut a, m.counters, COUNT_UNTRACKED, "untracked");
-    a.label("out").movi(R0, 1).exit();
+    a.label("out").movi(R0, 0).exit();
     a.finish()
 }
 
@@ -310,7 +304,7 @@ fn exec_program(tasks: &OwnedFd) -> Vec<BpfInsn> {
     let mut a = Asm::default();
     task_entry(&mut a, tasks);
     a.sti(W::Wd, R0, 0, RECORDED);
-    a.label("out").movi(R0, 1).exit();
+    a.label("out").movi(R0, 0).exit();
     a.finish()
 }
 
@@ -325,7 +319,7 @@ fn exit_program(m: &Maps) -> Vec<BpfInsn> {
     a.label("finished");
     this_task(&mut a);
     a.map(R1, m.tasks).call(HELPER_MAP_DELETE);
-    a.label("out").movi(R0, 1).exit();
+    a.label("out").movi(R0, 0).exit();
     a.finish()
 }
 

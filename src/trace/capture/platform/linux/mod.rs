@@ -27,6 +27,7 @@ pub mod family;
 mod pathprog;
 pub mod perf;
 pub mod ptrace;
+mod rawtp;
 mod sched;
 mod sys;
 mod uring;
@@ -123,14 +124,14 @@ pub fn record_with(
 fn captured_how(ids: Option<perf::Tracepoints>, paths: Paths) -> String {
     match (ids, paths) {
         (Some(_), Paths::Kernel(p)) => format!(
-            "{}; paths read in the kernel by eBPF programs on the same tracepoints, and what \
-            each open opened at its exit; {}; {}",
+            "{}; paths read in the kernel by eBPF programs on the sys_enter raw tracepoint, and \
+            what each open opened on sys_exit; {}; {}",
             match p.calls() {
-                Ok(_) => "eBPF: programs on the raw_syscalls:sys_enter/sys_exit tracepoints \
-                          write the calls of the program's tasks (followed at fork, exec and \
-                          exit by programs on the sched tracepoints) into a BPF ring buffer; \
-                          perf events inherited by every task give their forks, exits and \
-                          context switches"
+                Ok(_) => "eBPF: programs on the sys_enter/sys_exit raw tracepoints write the \
+                          calls of the program's tasks (followed at fork, exec and exit by \
+                          programs on the sched_process raw tracepoints) into a BPF ring \
+                          buffer; perf events inherited by every task give their forks, exits \
+                          and context switches"
                     .to_string(),
                 Err(why) => format!(
                     "perf: raw_syscalls:sys_enter/sys_exit tracepoints on every CPU, \
@@ -139,14 +140,14 @@ fn captured_how(ids: Option<perf::Tracepoints>, paths: Paths) -> String {
                 ),
             },
             match p.aio_unseen() {
-                None => "libaio's I/Os read by eBPF programs on io_submit's and \
-                         io_getevents' syscalls tracepoints"
+                None => "libaio's I/Os read by eBPF programs on the sys_enter/sys_exit raw \
+                         tracepoints, at io_submit's entry and io_getevents' exit"
                     .to_string(),
                 Some(why) => format!("libaio's I/Os not seen ({why})"),
             },
             match p.uring_unseen() {
-                None => "io_uring's I/Os read by eBPF programs on the \
-                         io_uring:io_uring_submit_req and io_uring_complete tracepoints"
+                None => "io_uring's I/Os read by eBPF programs on the io_uring_submit_req \
+                         and io_uring_complete raw tracepoints"
                     .to_string(),
                 Some(why) => format!("io_uring's I/Os not seen ({why})"),
             }
@@ -277,12 +278,12 @@ enum Paths {
 
 /// The eBPF path probes where perf is used and they load; else why not.
 fn paths(ids: Option<perf::Tracepoints>) -> Paths {
-    let Some(ids) = ids else {
+    if ids.is_none() {
         return Paths::Stops("no perf".into());
-    };
+    }
     match perf::online_cpus() {
         Err(e) => Paths::Stops(format!("the online CPUs: {e}")),
-        Ok(cpus) => match bpf::PathProbes::open(&cpus, ids) {
+        Ok(cpus) => match bpf::PathProbes::open(&cpus) {
             Ok(p) => Paths::Kernel(p),
             Err(why) => Paths::Stops(why.0),
         },

@@ -11,6 +11,7 @@ use super::bpf::{KIND_OPENED, KIND_PATH, NoProbes, PATH_HEAD, PATH_MAX, TAG};
 use super::bpf_asm::*;
 use super::btf::Btf;
 use super::calls::Call;
+use super::rawtp::{ENTER_NR, EXIT_RET, Regs};
 use super::sys::BpfInsn;
 
 /// Where each path-naming call's path argument is (argument indices).
@@ -90,31 +91,38 @@ pub(super) fn offsets() -> Result<Offsets, NoProbes> {
         .clone()
 }
 
-/// A probe's argument `i`, as an offset in its tracepoint's context.
-fn arg(i: u8) -> i32 {
-    sys_arg(i32::from(i))
-}
-
-/// The enter program, on `raw_syscalls:sys_enter` (every call of every task): the paths
-/// ([`enter_paths`]). Returns 1: the tracepoint's perf events (the capture's own) keep their
-/// records.
-pub(super) fn enter_program(probes: &[&Probe], scratch: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
+/// The enter program, on the `sys_enter` raw tracepoint (every call of every task): the
+/// paths ([`enter_paths`]).
+pub(super) fn enter_program(
+    regs: &Regs,
+    probes: &[&Probe],
+    scratch: &OwnedFd,
+    out: &OwnedFd,
+) -> Vec<BpfInsn> {
     let mut a = Asm::default();
     a.mov(R6, R1);
-    enter_paths(&mut a, probes, scratch, out);
-    a.movi(R0, 1).exit();
+    enter_paths(&mut a, regs, probes, scratch, out);
+    a.movi(R0, 0).exit();
     a.finish()
 }
 
 /// With R6 the `sys_enter` context: for each probe whose call this is, copies the path (and
 /// the directory fd, and openat2's flags) into the CPU's scratch value and sends it out;
 /// falls through at the end.
-pub(super) fn enter_paths(a: &mut Asm, probes: &[&Probe], scratch: &OwnedFd, out: &OwnedFd) {
-    a.ld(W::Dw, R8, R6, 8);
+pub(super) fn enter_paths(
+    a: &mut Asm,
+    regs: &Regs,
+    probes: &[&Probe],
+    scratch: &OwnedFd,
+    out: &OwnedFd,
+) {
+    a.ld(W::Dw, R8, R6, ENTER_NR);
     for (i, p) in probes.iter().enumerate() {
         let next = format!("next{i}");
         let nr = p.call.number().unwrap_or(-1) as i32;
+        let arg = |a: &mut Asm, dst: u8, i: u8| regs.arg(a, dst, usize::from(i));
         a.jump_if(JNE, R8, nr, &next);
+        regs.read_args(a);
         a.sti(W::Wd, FP, -4, 0).mov(R2, FP).addi(R2, -4);
         a.map(R1, scratch)
             .call(HELPER_MAP_LOOKUP)
@@ -125,21 +133,19 @@ pub(super) fn enter_paths(a: &mut Asm, probes: &[&Probe], scratch: &OwnedFd, out
             .sti(W::B, R7, 3, i32::from(p.which))
             .st(W::Wd, R7, 4, R8);
         match p.dirfd {
-            Some(i) => a.ld(W::Dw, R1, R6, arg(i)),
-            None => a.movi(R1, libc::AT_FDCWD),
+            Some(i) => arg(a, R1, i),
+            None => {
+                a.movi(R1, libc::AT_FDCWD);
+            }
         };
         a.st(W::Dw, R7, 8, R1).sti(W::Dw, R7, 16, 0);
         if let Some(i) = p.how {
-            a.mov(R1, R7)
-                .addi(R1, 16)
-                .movi(R2, 8)
-                .ld(W::Dw, R3, R6, arg(i));
+            arg(a, R3, i);
+            a.mov(R1, R7).addi(R1, 16).movi(R2, 8);
             a.call(HELPER_PROBE_READ_USER);
         }
-        a.mov(R1, R7)
-            .addi(R1, PATH_HEAD)
-            .movi(R2, PATH_MAX)
-            .ld(W::Dw, R3, R6, arg(p.path));
+        arg(a, R3, p.path);
+        a.mov(R1, R7).addi(R1, PATH_HEAD).movi(R2, PATH_MAX);
         let (read, sized) = (format!("read{i}"), format!("sized{i}"));
         a.call(HELPER_PROBE_READ_USER_STR)
             .jump_if(JSGT, R0, 0, &read)
@@ -163,27 +169,28 @@ fn read_kernel(a: &mut Asm, to: i32, len: i32) {
     a.call(HELPER_PROBE_READ_KERNEL).jump_if(JNE, R0, 0, "emit");
 }
 
-/// The exit program, on `raw_syscalls:sys_exit`: what each open opened ([`exit_opened`]).
-/// Returns 1, as the enter program does.
-pub(super) fn exit_program(o: Offsets, opens: &[i64], out: &OwnedFd) -> Vec<BpfInsn> {
+/// The exit program, on the `sys_exit` raw tracepoint: what each open opened
+/// ([`exit_opened`]).
+pub(super) fn exit_program(regs: &Regs, o: Offsets, opens: &[i64], out: &OwnedFd) -> Vec<BpfInsn> {
     let mut a = Asm::default();
     a.mov(R6, R1);
+    regs.nr(&mut a, R8);
     exit_opened(&mut a, o, opens, out);
-    a.movi(R0, 1).exit();
+    a.movi(R0, 0).exit();
     a.finish()
 }
 
-/// With R6 the `sys_exit` context: for an open of `opens` that returned a descriptor, the
-/// opened inode's size and mode and its file system's magic (zeros where a read fails), sent
-/// out; falls through at the end.
+/// With R6 the `sys_exit` context and R8 the call's number: for an open of `opens` that
+/// returned a descriptor, the opened inode's size and mode and its file system's magic
+/// (zeros where a read fails), sent out; falls through at the end.
 pub(super) fn exit_opened(a: &mut Asm, o: Offsets, opens: &[i64], out: &OwnedFd) {
     // The record at fp-48 (40 bytes): tag/kind, nr, fd, size, mode, magic; fp-56: scratch.
-    a.ld(W::Dw, R7, R6, 8);
+    a.mov(R7, R8);
     for nr in opens {
         a.jump_if(JEQ, R7, *nr as i32, "open");
     }
     a.goto("opened").label("open");
-    a.ld(W::Dw, R8, R6, 16).jump_if(JSLT, R8, 0, "opened");
+    a.ld(W::Dw, R8, R6, EXIT_RET).jump_if(JSLT, R8, 0, "opened");
     a.sti(W::H, FP, -48, i32::from(TAG))
         .sti(W::H, FP, -46, i32::from(KIND_OPENED))
         .st(W::Wd, FP, -44, R7)

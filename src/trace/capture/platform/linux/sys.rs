@@ -62,7 +62,6 @@ const PERF_EVENT_IOC_ENABLE: libc::c_ulong = 0x2400;
 const PERF_EVENT_IOC_DISABLE: libc::c_ulong = 0x2401;
 const PERF_EVENT_IOC_SET_OUTPUT: libc::c_ulong = 0x2405;
 const PERF_EVENT_IOC_SET_FILTER: libc::c_ulong = 0x4008_2406;
-const PERF_EVENT_IOC_SET_BPF: libc::c_ulong = 0x4004_2408;
 
 /// An ioctl on a perf event whose argument is a number (a descriptor, or unused).
 fn perf_ioctl(event: &OwnedFd, req: libc::c_ulong, arg: libc::c_int) -> io::Result<()> {
@@ -78,11 +77,6 @@ fn perf_ioctl(event: &OwnedFd, req: libc::c_ulong, arg: libc::c_int) -> io::Resu
 /// Sends `event`'s records into `target`'s ring buffer.
 pub fn set_output(event: &OwnedFd, target: &OwnedFd) -> io::Result<()> {
     perf_ioctl(event, PERF_EVENT_IOC_SET_OUTPUT, target.as_raw_fd())
-}
-
-/// Runs the eBPF program `prog` at each hit of the tracepoint `event` is on.
-pub fn set_bpf(event: &OwnedFd, prog: &OwnedFd) -> io::Result<()> {
-    perf_ioctl(event, PERF_EVENT_IOC_SET_BPF, prog.as_raw_fd())
 }
 
 /// A tracepoint filter (`id == 0 || id == 17`), evaluated in the kernel.
@@ -252,6 +246,28 @@ pub fn bpf_map_set_bytes(map: &OwnedFd, key: u32, value: &[u8]) -> io::Result<()
         },
     )
     .map(drop)
+}
+
+/// BPF_RAW_TRACEPOINT_OPEN's attributes.
+#[repr(C)]
+struct BpfRawTracepoint {
+    name: u64,
+    prog_fd: u32,
+    _pad: u32,
+}
+
+/// Runs the eBPF program `prog` (of the raw tracepoint type) at each hit of the kernel's
+/// tracepoint `name`, until the returned descriptor is closed. Closing it takes the program
+/// off at once: no perf event stands between them, so no grace period is waited for.
+pub fn bpf_raw_tracepoint_open(name: &std::ffi::CStr, prog: &OwnedFd) -> io::Result<OwnedFd> {
+    bpf_fd(
+        17,
+        &BpfRawTracepoint {
+            name: name.as_ptr() as u64,
+            prog_fd: prog.as_raw_fd() as u32,
+            _pad: 0,
+        },
+    )
 }
 
 /// One eBPF instruction, as the kernel reads it.

@@ -1,6 +1,6 @@
 //! io_uring seen in the kernel: the submission queue lives in memory the kernel and the
 //! program share, so a system call trace sees io_uring_enter, not the I/Os. The
-//! `io_uring:io_uring_submit_req` tracepoint fires for each request once the kernel has
+//! `io_uring_submit_req` tracepoint fires for each request once the kernel has
 //! prepared it (in the submitting task), with the request's address: an eBPF program reads
 //! its descriptor, offset, length and flags there (offsets from the kernel's BTF: the
 //! request's `cqe.fd`, and the `io_rw` or `io_sync` command laid over its start).
@@ -10,14 +10,15 @@
 //! a third program, on `io_uring_register`'s entry, copies the descriptors a program
 //! registers (or updates), so the decoder knows each index's file.
 
-use std::io;
+use std::ffi::CStr;
 use std::os::fd::OwnedFd;
-use std::path::Path;
 
-use super::bpf::NoProbes;
+use super::bpf::{Load, NoProbes, SYS_ENTER};
 use super::bpf::{u32_in, u64_in};
 use super::bpf_asm::*;
 use super::btf::Btf;
+use super::calls::Call;
+use super::rawtp::{ENTER_NR, Regs, word};
 use super::sys::BpfInsn;
 
 const KIND_SUBMIT: u8 = 5;
@@ -152,84 +153,59 @@ fn parse_files(raw: &[u8]) -> Option<Files> {
     })
 }
 
-/// Where the programs read: the tracepoints (ids and fields) and the request's fields.
+/// Where the programs read: the request's fields (offsets from the kernel's BTF), and where
+/// io_uring_complete passes the result.
 struct Layout {
-    tp: Points,
     /// In the request.
+    ring: i32,
+    opcode: i32,
     fd: i32,
     pos: i32,
     len: i32,
     rw_flags: i32,
     req_flags: i32,
     sync_flags: i32,
+    res: Res,
 }
 
-/// The tracepoints' ids, and their fields' offsets in their records.
-struct Points {
-    submit_id: u64,
-    done_id: u64,
-    /// `syscalls:sys_enter_io_uring_register`, and `io_uring:io_uring_register` (which fires
-    /// as the call ends, with the ring).
-    register_id: u64,
-    registered_id: u64,
-    /// io_uring_submit_req's ring, request and opcode; io_uring_complete's request and
-    /// result; io_uring_register's ring.
-    ring: i32,
-    req: i32,
-    opcode: i32,
-    done_req: i32,
-    done_res: i32,
-    registered_ring: i32,
+/// Where io_uring_complete's result is: its completion entry's field (since Linux 6.4 the
+/// tracepoint passes `(ctx, req, cqe)`), or its fourth argument (before: `(ctx, req,
+/// user_data, res, cflags, extra1, extra2)`).
+enum Res {
+    InCqe(i32),
+    Argument,
 }
 
-/// A field's offset in a tracepoint's record, from its format file.
-pub(super) fn field(format: &str, name: &str) -> io::Result<i32> {
-    format
-        .lines()
-        .find(|l| l.contains(&format!(" {name};")))
-        .and_then(|l| l.split("offset:").nth(1))
-        .and_then(|s| s.split(';').next())
-        .and_then(|s| s.trim().parse().ok())
-        .ok_or_else(|| io::Error::other(format!("no field {name}")))
-}
-
-fn points(root: &Path) -> io::Result<Points> {
-    let read = |group: &str, name: &str, what: &str| {
-        std::fs::read_to_string(root.join("events").join(group).join(name).join(what))
-    };
-    let id = |group: &str, name: &str| -> io::Result<u64> {
-        read(group, name, "id")?
-            .trim()
-            .parse()
-            .map_err(io::Error::other)
-    };
-    let format = |name: &str| read("io_uring", name, "format");
-    let (submit, done, registered) = (
-        format("io_uring_submit_req")?,
-        format("io_uring_complete")?,
-        format("io_uring_register")?,
-    );
-    Ok(Points {
-        submit_id: id("io_uring", "io_uring_submit_req")?,
-        done_id: id("io_uring", "io_uring_complete")?,
-        register_id: id("syscalls", "sys_enter_io_uring_register")?,
-        registered_id: id("io_uring", "io_uring_register")?,
-        ring: field(&submit, "ctx")?,
-        req: field(&submit, "req")?,
-        opcode: field(&submit, "opcode")?,
-        done_req: field(&done, "req")?,
-        done_res: field(&done, "res")?,
-        registered_ring: field(&registered, "ctx")?,
-    })
-}
+/// The tracepoints the programs run on, with the number of arguments each must pass.
+const SUBMIT_REQ: (&CStr, usize) = (c"io_uring_submit_req", 1);
+const REGISTERED: (&CStr, usize) = (c"io_uring_register", 5);
+const COMPLETE: &CStr = c"io_uring_complete";
 
 fn layout() -> Result<Layout, NoProbes> {
-    let tp =
-        super::perf::in_tracefs(points).map_err(|e| format!("the io_uring tracepoints: {e}"))?;
-    let btf = Btf::kernel().map_err(|e| e.to_string())?;
+    let btf = Btf::kernel()?;
     let o = |s: &str, f: &str| btf.operand(s, f);
+    for (tp, args) in [SUBMIT_REQ, REGISTERED] {
+        let name = tp.to_string_lossy();
+        let n = btf.tracepoint_args(&name)?;
+        if n != args {
+            return Err(NoProbes(format!(
+                "the io_uring tracepoint {name} passes {n} arguments, not the {args} this build reads"
+            )));
+        }
+    }
+    let res = match btf.tracepoint_args(&COMPLETE.to_string_lossy())? {
+        3 => Res::InCqe(o("io_uring_cqe", "res")?),
+        7 => Res::Argument,
+        n => {
+            return Err(NoProbes(format!(
+                "the io_uring tracepoint io_uring_complete passes {n} arguments, not the 3 or 7 \
+                 this build reads"
+            )));
+        }
+    };
     Ok(Layout {
-        tp,
+        ring: o("io_kiocb", "ctx")?,
+        opcode: o("io_kiocb", "opcode")?,
         fd: o("io_kiocb", "cqe")? + o("io_cqe", "fd")?,
         // The command (io_rw, io_sync) is laid over the request's start.
         pos: o("io_rw", "kiocb")? + o("kiocb", "ki_pos")?,
@@ -237,29 +213,32 @@ fn layout() -> Result<Layout, NoProbes> {
         rw_flags: o("io_rw", "flags")?,
         req_flags: o("io_kiocb", "flags")?,
         sync_flags: o("io_sync", "flags")?,
+        res,
     })
 }
 
-/// Loads the programs (`load` takes a tracepoint id and a program, and attaches it with the
+/// Loads the programs (`load` takes a raw tracepoint and a program, and attaches it with the
 /// others), or says why not.
-pub fn load(
-    load: &mut dyn FnMut(u64, Vec<BpfInsn>) -> Result<(), String>,
-    out: &OwnedFd,
-) -> Result<(), NoProbes> {
+pub fn load(load: &mut Load, regs: &Regs, out: &OwnedFd) -> Result<(), NoProbes> {
     let l = layout()?;
-    load(l.tp.submit_id, submit_program(&l, out))?;
-    load(l.tp.done_id, done_program(&l, out))?;
-    load(l.tp.register_id, register_program(out))?;
-    load(l.tp.registered_id, registered_program(&l, out))?;
+    load(SUBMIT_REQ.0, submit_program(&l, out))?;
+    load(COMPLETE, done_program(&l, out))?;
+    load(SYS_ENTER, register_program(regs, out))?;
+    load(REGISTERED.0, registered_program(out))?;
     Ok(())
 }
 
-/// A program's start: the context kept in R6, a record of `bytes` zeroed on the stack with
-/// its tag and `kind`; the record's offset from FP.
-fn record(bytes: i32, kind: u8) -> (Asm, i32) {
+/// A program's start: the context kept in R6 (for a program on `sys_enter`, `call`: to the
+/// end unless it is this call), a record of `bytes` zeroed on the stack with its tag and
+/// `kind`; the record's offset from FP.
+fn record(bytes: i32, kind: u8, call: Option<i64>) -> (Asm, i32) {
     let base = -bytes;
     let mut a = Asm::default();
     a.mov(R6, R1);
+    if let Some(nr) = call {
+        a.ld(W::Dw, R1, R6, ENTER_NR)
+            .jump_if(JNE, R1, nr as i32, "not_this_call");
+    }
     for at in (0..bytes).step_by(8) {
         a.sti(W::Dw, FP, base + at, 0);
     }
@@ -276,7 +255,7 @@ fn send(mut a: Asm, out: &OwnedFd, bytes: i32) -> Vec<BpfInsn> {
         .mov(R4, FP)
         .addi(R4, -bytes);
     a.movi(R5, bytes).call(HELPER_PERF_EVENT_OUTPUT);
-    a.movi(R0, 1).exit();
+    a.label("not_this_call").movi(R0, 0).exit();
     a.finish()
 }
 
@@ -291,14 +270,14 @@ fn read_req(a: &mut Asm, to: i32, off: i32, len: i32) {
     a.call(HELPER_PROBE_READ_KERNEL);
 }
 
-/// On io_uring_submit_req: the record at fp-56 — tag, kind, opcode; the ring (8), the
-/// request (16), its descriptor (24), length (28), offset (32), RWF flags (40), request
-/// flags (44), sync flags (48).
+/// On io_uring_submit_req (its argument: the request): the record at fp-56 — tag, kind,
+/// opcode; the ring (8), the request (16), its descriptor (24), length (28), offset (32), RWF
+/// flags (40), request flags (44), sync flags (48).
 fn submit_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
-    let (mut a, base) = record(SUBMIT_BYTES, KIND_SUBMIT);
-    a.ld(W::B, R1, R6, l.tp.opcode).st(W::B, FP, base + 3, R1);
-    a.ld(W::Dw, R1, R6, l.tp.ring).st(W::Dw, FP, base + 8, R1);
-    a.ld(W::Dw, R9, R6, l.tp.req).st(W::Dw, FP, base + 16, R9);
+    let (mut a, base) = record(SUBMIT_BYTES, KIND_SUBMIT, None);
+    a.ld(W::Dw, R9, R6, word(0)).st(W::Dw, FP, base + 16, R9);
+    read_req(&mut a, base + 3, l.opcode, 1);
+    read_req(&mut a, base + 8, l.ring, 8);
     read_req(&mut a, base + 24, l.fd, 4);
     read_req(&mut a, base + 28, l.len, 4);
     read_req(&mut a, base + 32, l.pos, 8);
@@ -312,15 +291,12 @@ fn submit_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
 /// opcode (4), the ring (8), the count argument (12), the argument struct (16, 32 bytes: for
 /// REGISTER_FILES the first descriptors themselves) and the descriptors (48, up to
 /// MAX_FILES), read from the program's memory (zeros where a read fails).
-fn register_program(out: &OwnedFd) -> Vec<BpfInsn> {
-    let (mut a, base) = record(FILES_BYTES, KIND_FILES);
-    a.ld(W::Dw, R7, R6, sys_arg(1)).mov(R1, R7).op(
-        0x57,
-        R1,
-        0,
-        0,
-        !(REGISTER_USE_REGISTERED_RING as i32),
-    ); // R1 &= !flag
+fn register_program(regs: &Regs, out: &OwnedFd) -> Vec<BpfInsn> {
+    let (mut a, base) = record(FILES_BYTES, KIND_FILES, Call::IoUringRegister.number());
+    regs.read_args(&mut a);
+    regs.arg(&mut a, R7, 1);
+    a.mov(R1, R7)
+        .op(0x57, R1, 0, 0, !(REGISTER_USE_REGISTERED_RING as i32)); // R1 &= !flag
     for op in [
         REGISTER_FILES,
         REGISTER_FILES_UPDATE,
@@ -329,11 +305,13 @@ fn register_program(out: &OwnedFd) -> Vec<BpfInsn> {
     ] {
         a.jump_if(JEQ, R1, op as i32, "table");
     }
-    a.movi(R0, 1).exit();
+    a.movi(R0, 0).exit();
     a.label("table").mov(R7, R1).st(W::Wd, FP, base + 4, R7);
-    a.ld(W::Dw, R1, R6, sys_arg(0)).st(W::Wd, FP, base + 8, R1);
-    a.ld(W::Dw, R9, R6, sys_arg(3)).st(W::Wd, FP, base + 12, R9);
-    a.ld(W::Dw, R8, R6, sys_arg(2));
+    regs.arg(&mut a, R1, 0);
+    a.st(W::Wd, FP, base + 8, R1);
+    regs.arg(&mut a, R9, 3);
+    a.st(W::Wd, FP, base + 12, R9);
+    regs.arg(&mut a, R8, 2);
     a.mov(R1, FP).addi(R1, base + 16).movi(R2, 32).mov(R3, R8);
     a.call(HELPER_PROBE_READ_USER);
     // The descriptors' address (R8) and count (R9) by opcode.
@@ -362,20 +340,27 @@ fn register_program(out: &OwnedFd) -> Vec<BpfInsn> {
     send(a, out, FILES_BYTES)
 }
 
-/// On io_uring_complete: tag, kind; the request (16) and its result (24).
+/// On io_uring_complete (its arguments: the ring, the request, then the completion entry or
+/// the result's fields): tag, kind; the request (16) and its result (24).
 fn done_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
-    let (mut a, base) = record(DONE_BYTES, KIND_DONE);
-    a.ld(W::Dw, R1, R6, l.tp.done_req)
-        .st(W::Dw, FP, base + 16, R1);
-    a.ld(W::Wd, R1, R6, l.tp.done_res)
-        .st(W::Wd, FP, base + 24, R1);
+    let (mut a, base) = record(DONE_BYTES, KIND_DONE, None);
+    a.ld(W::Dw, R1, R6, word(1)).st(W::Dw, FP, base + 16, R1);
+    match l.res {
+        Res::InCqe(res) => {
+            a.ld(W::Dw, R9, R6, word(2));
+            read_req(&mut a, base + 24, res, 4);
+        }
+        Res::Argument => {
+            a.ld(W::Dw, R1, R6, word(3)).st(W::Wd, FP, base + 24, R1);
+        }
+    }
     send(a, out, DONE_BYTES)
 }
 
-/// On io_uring:io_uring_register, as an io_uring_register call ends: tag, kind; the ring (8).
-fn registered_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
-    let (mut a, base) = record(RING_BYTES, KIND_RING);
-    a.ld(W::Dw, R1, R6, l.tp.registered_ring)
-        .st(W::Dw, FP, base + 8, R1);
+/// On io_uring_register (its first argument: the ring), as an io_uring_register call ends:
+/// tag, kind; the ring (8).
+fn registered_program(out: &OwnedFd) -> Vec<BpfInsn> {
+    let (mut a, base) = record(RING_BYTES, KIND_RING, None);
+    a.ld(W::Dw, R1, R6, word(0)).st(W::Dw, FP, base + 8, R1);
     send(a, out, RING_BYTES)
 }
