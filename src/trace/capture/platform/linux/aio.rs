@@ -10,11 +10,11 @@
 
 use std::os::fd::OwnedFd;
 
-use super::bpf::{Load, SYS_ENTER, SYS_EXIT, u32_in, u64_in};
+use super::bpf::{Load, NoProbes, SYS_ENTER, SYS_EXIT, u32_in, u64_in};
 use super::bpf_asm::*;
 use super::calls::Call;
 use super::rawtp::{ENTER_NR, EXIT_RET, Regs};
-use super::sys::{self, BpfInsn};
+use super::sys;
 
 /// The most I/Os one io_submit or io_getevents record carries; the rest of a larger call
 /// are counted as unseen.
@@ -140,27 +140,46 @@ fn nr(call: Call) -> i32 {
 /// The calls that reap (io_pgetevents where the kernel has it).
 const GETEVENTS: [Call; 2] = [Call::IoGetevents, Call::IoPgetevents];
 
-/// Loads the programs (`load` takes a raw tracepoint and a program, and attaches it with the
-/// others); gives back the map they share, to be kept as long as they run, or why they
-/// cannot run here.
+/// The map the programs keep each reaping thread's events array in, until its call ends.
+pub fn pending() -> Result<OwnedFd, NoProbes> {
+    sys::bpf_map(MAP_HASH, 8, 4096).map_err(|e| NoProbes(format!("an eBPF map: {e}")))
+}
+
+/// Loads the programs as programs of their own (`load` takes a raw tracepoint and a program,
+/// and attaches it with the others), for every task's calls: where the call ring's programs
+/// do not carry their code ([`enter_code`], [`exit_code`]).
 pub fn load(
     load: &mut Load,
     regs: &Regs,
     scratch: &OwnedFd,
+    pending: &OwnedFd,
     out: &OwnedFd,
-) -> Result<OwnedFd, super::bpf::NoProbes> {
-    let pending = sys::bpf_map(MAP_HASH, 8, 4096).map_err(|e| format!("an eBPF map: {e}"))?;
-    load(SYS_ENTER, enter_program(regs, scratch, &pending, out))?;
-    load(SYS_EXIT, getevents_exit(regs, scratch, &pending, out))?;
-    Ok(pending)
+) -> Result<(), NoProbes> {
+    let program = |code: &dyn Fn(&mut Asm)| {
+        let mut a = Asm::default();
+        a.mov(R6, R1);
+        code(&mut a);
+        a.movi(R0, 0).exit();
+        a.finish()
+    };
+    load(
+        SYS_ENTER,
+        program(&|a| enter_code(a, regs, scratch, pending, out)),
+    )?;
+    load(
+        SYS_EXIT,
+        program(&|a| exit_code(a, regs, scratch, pending, out)),
+    )?;
+    Ok(())
 }
 
 /// R8 = min(R8, MAX_IOS); to `out` when R8 ≤ 0.
 fn clamp_count(a: &mut Asm, out: &str) {
+    let counted = format!("aio_counted{}", a.len());
     a.jump_if(JSLE, R8, 0, out)
-        .jump_if(JSLE, R8, MAX_IOS, "counted")
+        .jump_if(JSLE, R8, MAX_IOS, &counted)
         .movi(R8, MAX_IOS)
-        .label("counted");
+        .label(&counted);
 }
 
 /// R7 = the CPU's scratch value (to `out` when the lookup fails); its header written.
@@ -184,40 +203,39 @@ fn emit(a: &mut Asm, out: &OwnedFd, size: i32) {
     a.call(HELPER_PERF_EVENT_OUTPUT);
 }
 
-/// On every call's entry: io_submit's iocbs ([`submit`]), io_getevents' events array
-/// ([`getevents_enter`]); nothing for the rest.
-fn enter_program(regs: &Regs, scratch: &OwnedFd, pending: &OwnedFd, out: &OwnedFd) -> Vec<BpfInsn> {
-    let mut a = Asm::default();
-    a.mov(R6, R1).ld(W::Dw, R1, R6, ENTER_NR);
-    a.jump_if(JEQ, R1, nr(Call::IoSubmit), "submit");
+/// With R6 the `sys_enter` context: io_submit's iocbs ([`submit`]), io_getevents' events
+/// array ([`getevents_enter`]); nothing for the other calls. Falls through at the end (R1–R5
+/// and R7–R9 clobbered).
+pub fn enter_code(a: &mut Asm, regs: &Regs, scratch: &OwnedFd, pending: &OwnedFd, out: &OwnedFd) {
+    a.ld(W::Dw, R1, R6, ENTER_NR);
+    a.jump_if(JEQ, R1, nr(Call::IoSubmit), "aio_submit");
     for call in GETEVENTS {
-        a.jump_if(JEQ, R1, nr(call), "getevents");
+        a.jump_if(JEQ, R1, nr(call), "aio_getevents");
     }
-    a.goto("out");
-    a.label("submit");
-    regs.read_args(&mut a);
-    submit(&mut a, regs, scratch, out);
-    a.goto("out");
-    a.label("getevents");
-    regs.read_args(&mut a);
-    getevents_enter(&mut a, regs, pending);
-    a.label("out").movi(R0, 0).exit();
-    a.finish()
+    a.goto("aio_entered");
+    a.label("aio_submit");
+    regs.read_args(a);
+    submit(a, regs, scratch, out, "aio_entered");
+    a.goto("aio_entered");
+    a.label("aio_getevents");
+    regs.read_args(a);
+    getevents_enter(a, regs, pending);
+    a.label("aio_entered");
 }
 
 /// At io_submit's entry (its arguments read): the iocb addresses (argument 2) and the
 /// iocbs, up to MAX_IOS of the count asked (argument 1), each read from the program's
-/// memory (zeros where a read fails); to "out" when there are none.
-fn submit(a: &mut Asm, regs: &Regs, scratch: &OwnedFd, out: &OwnedFd) {
+/// memory (zeros where a read fails); to `done` when there are none.
+fn submit(a: &mut Asm, regs: &Regs, scratch: &OwnedFd, out: &OwnedFd, done: &str) {
     regs.arg(a, R8, 1);
-    clamp_count(a, "out");
+    clamp_count(a, done);
     regs.arg(a, R9, 2);
-    scratch_head(a, scratch, KIND_SUBMIT, "out");
+    scratch_head(a, scratch, KIND_SUBMIT, done);
     regs.arg(a, R1, 0);
     a.st(W::Dw, R7, 8, R1);
     for j in 0..MAX_IOS {
         let at = HEAD + SUBMIT_IO * j;
-        a.jump_if(JLE, R8, j, "emit");
+        a.jump_if(JLE, R8, j, "aio_emit");
         a.mov(R1, R7)
             .addi(R1, at)
             .movi(R2, 8)
@@ -230,7 +248,7 @@ fn submit(a: &mut Asm, regs: &Regs, scratch: &OwnedFd, out: &OwnedFd) {
             .ld(W::Dw, R3, R7, at);
         a.call(HELPER_PROBE_READ_USER);
     }
-    a.label("emit");
+    a.label("aio_emit");
     emit(a, out, SUBMIT_IO);
 }
 
@@ -249,38 +267,31 @@ fn getevents_enter(a: &mut Asm, regs: &Regs, pending: &OwnedFd) {
         .call(HELPER_MAP_UPDATE);
 }
 
-/// On every call's exit, for io_getevents': the events it filled (its result, up to
-/// MAX_IOS), from the array its entry kept.
-fn getevents_exit(
-    regs: &Regs,
-    scratch: &OwnedFd,
-    pending: &OwnedFd,
-    out: &OwnedFd,
-) -> Vec<BpfInsn> {
-    let mut a = Asm::default();
-    a.mov(R6, R1);
-    regs.nr(&mut a, R1);
+/// With R6 the `sys_exit` context, for io_getevents': the events it filled (its result, up
+/// to MAX_IOS), from the array its entry kept; nothing for the other calls. Falls through at
+/// the end (R1–R5 and R7–R9 clobbered).
+pub fn exit_code(a: &mut Asm, regs: &Regs, scratch: &OwnedFd, pending: &OwnedFd, out: &OwnedFd) {
+    regs.nr(a, R1);
     for call in GETEVENTS {
-        a.jump_if(JEQ, R1, nr(call), "reaping");
+        a.jump_if(JEQ, R1, nr(call), "aio_reaping");
     }
-    a.goto("out").label("reaping");
+    a.goto("aio_reaped").label("aio_reaping");
     a.call(HELPER_GET_CURRENT_PID_TGID);
     a.st(W::Wd, FP, -4, R0).mov(R2, FP).addi(R2, -4);
     a.map(R1, pending)
         .call(HELPER_MAP_LOOKUP)
-        .jump_if(JEQ, R0, 0, "out");
+        .jump_if(JEQ, R0, 0, "aio_reaped");
     a.ld(W::Dw, R9, R0, 0).mov(R2, FP).addi(R2, -4);
     a.map(R1, pending).call(HELPER_MAP_DELETE);
     a.ld(W::Dw, R8, R6, EXIT_RET);
-    clamp_count(&mut a, "out");
-    scratch_head(&mut a, scratch, KIND_REAPED, "out");
+    clamp_count(a, "aio_reaped");
+    scratch_head(a, scratch, KIND_REAPED, "aio_reaped");
     a.mov(R2, R8)
         .lshi(R2, 5)
         .mov(R1, R7)
         .addi(R1, HEAD)
         .mov(R3, R9);
     a.call(HELPER_PROBE_READ_USER);
-    emit(&mut a, out, 32);
-    a.label("out").movi(R0, 0).exit();
-    a.finish()
+    emit(a, out, 32);
+    a.label("aio_reaped");
 }

@@ -115,8 +115,11 @@ impl Asm {
         self.jumps.push((self.code.len(), to.to_string()));
         self.op(code, dst, src, 0, 0)
     }
+    /// A label here. Programs are put together from several pieces of code: a name used twice
+    /// would send one piece's jumps into the other's, so it is refused.
     pub(super) fn label(&mut self, name: &str) -> &mut Self {
-        self.labels.insert(name.to_string(), self.code.len());
+        let before = self.labels.insert(name.to_string(), self.code.len());
+        assert!(before.is_none(), "eBPF label {name} placed twice");
         self
     }
     /// An unconditional jump.

@@ -58,9 +58,21 @@ pub fn record_with(
 ) -> Result<Captured, CaptureError> {
     let mut exec = prepare(argv)?;
     exec.stdout = stdout.map(std::os::fd::AsRawFd::as_raw_fd);
-    let (ids, fallback_reason) = choose(method)?;
+    let (mut ids, mut fallback_reason) = choose(method)?;
     // The path probes are loaded once, for the calibration and the recording.
     let mut paths = paths(ids);
+    // Without the eBPF ring the calls are perf's samples of the tracepoints, which perf must
+    // allow here: else `auto` falls back to ptrace (and says why), `perf` is refused.
+    let ring = matches!(&paths, Paths::Kernel(p) if p.calls().is_ok());
+    if let Some(t) = ids
+        && !ring
+        && let Err(e) = perf::allowed(t)
+    {
+        if matches!(method, Method::Perf) {
+            return Err(CaptureError::Failed(format!("--method=perf: {e}")));
+        }
+        (ids, fallback_reason, paths) = (None, Some(e.to_string()), Paths::Stops("no perf".into()));
+    }
     let overhead = calibrate::calibrate(ids, &mut paths);
     // The probes are loaded detached; the calibration takes them off for its plain runs and
     // puts them on for its traced ones. On for the recording; where they will not go on,
@@ -186,15 +198,15 @@ fn header(argv: &[OsString], started_unix_ms: u64, method: String) -> Header {
     }
 }
 
-/// perf's tracepoints when the method allows and perf works here (None: ptrace), and why
+/// perf's tracepoints when the method allows and they are known here (None: ptrace), and why
 /// `Auto` fell back.
 fn choose(method: Method) -> Result<(Option<perf::Tracepoints>, Option<String>), CaptureError> {
     match method {
         Method::Ptrace => Ok((None, None)),
-        Method::Perf => perf::available()
+        Method::Perf => perf::known()
             .map(|ids| (Some(ids), None))
             .map_err(|e| CaptureError::Failed(format!("--method=perf: {e}"))),
-        Method::Auto => Ok(match perf::available() {
+        Method::Auto => Ok(match perf::known() {
             Ok(ids) => (Some(ids), None),
             Err(e) => (None, Some(e.to_string())),
         }),

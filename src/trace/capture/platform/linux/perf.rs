@@ -622,11 +622,16 @@ fn parse(
     lost
 }
 
-/// Whether perf can trace system calls here: the tracepoints are known and an event can be
-/// opened on this process (root, or perf_event_paranoid low enough).
-pub fn available() -> io::Result<Tracepoints> {
-    let ids = tracepoints()
-        .map_err(|e| io::Error::other(format!("the raw_syscalls tracepoints: {e}")))?;
+/// The tracepoints' ids (tracefs read, or mounted for a moment where it is not).
+pub fn known() -> io::Result<Tracepoints> {
+    tracepoints().map_err(|e| io::Error::other(format!("the raw_syscalls tracepoints: {e}")))
+}
+
+/// Whether perf may open events on the tracepoints here (root, or perf_event_paranoid low
+/// enough): the calls as perf's samples need it, the eBPF ring does not (its programs are on
+/// the raw tracepoints, and perf's events are software ones). Opening one and closing it
+/// costs ~50 ms here (the close waits for the tracepoint's grace period).
+pub fn allowed(ids: Tracepoints) -> io::Result<()> {
     let attr = PerfAttr {
         type_: PERF_TYPE_TRACEPOINT,
         size: std::mem::size_of::<PerfAttr>() as u32,
@@ -635,13 +640,7 @@ pub fn available() -> io::Result<Tracepoints> {
         flags: DISABLED,
         ..Default::default()
     };
-    match sys::perf_event_open(&attr, 0, -1) {
-        Ok(fd) => {
-            drop(fd);
-            Ok(ids)
-        }
-        Err(e) => Err(io::Error::other(format!(
-            "perf_event_open on a tracepoint: {e}"
-        ))),
-    }
+    sys::perf_event_open(&attr, 0, -1)
+        .map(drop)
+        .map_err(|e| io::Error::other(format!("perf_event_open on a tracepoint: {e}")))
 }

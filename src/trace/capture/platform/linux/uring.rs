@@ -168,9 +168,9 @@ struct Layout {
     res: Res,
 }
 
-/// Where io_uring_complete's result is: its completion entry's field (since Linux 6.4 the
-/// tracepoint passes `(ctx, req, cqe)`), or its fourth argument (before: `(ctx, req,
-/// user_data, res, cflags, extra1, extra2)`).
+/// Where io_uring_complete's result is: its completion entry's field (newer kernels' tracepoint
+/// passes `(ctx, req, cqe)`), or its fourth argument (older ones': `(ctx, req, user_data, res,
+/// cflags, extra1, extra2)`).
 enum Res {
     InCqe(i32),
     Argument,
@@ -217,46 +217,49 @@ fn layout() -> Result<Layout, NoProbes> {
     })
 }
 
-/// Loads the programs (`load` takes a raw tracepoint and a program, and attaches it with the
-/// others), or says why not.
-pub fn load(load: &mut Load, regs: &Regs, out: &OwnedFd) -> Result<(), NoProbes> {
+/// Loads the programs on io_uring's raw tracepoints (`load` takes a raw tracepoint and a
+/// program, and attaches it with the others) and, with `files` (where the call ring's
+/// programs do not carry it, [`files_code`]), the one on `sys_enter` for the registered
+/// files; or says why not.
+pub fn load(load: &mut Load, regs: &Regs, out: &OwnedFd, files: bool) -> Result<(), NoProbes> {
     let l = layout()?;
     load(SUBMIT_REQ.0, submit_program(&l, out))?;
     load(COMPLETE, done_program(&l, out))?;
-    load(SYS_ENTER, register_program(regs, out))?;
+    if files {
+        load(SYS_ENTER, program(|a| files_code(a, regs, out)))?;
+    }
     load(REGISTERED.0, registered_program(out))?;
     Ok(())
 }
 
-/// A program's start: the context kept in R6 (for a program on `sys_enter`, `call`: to the
-/// end unless it is this call), a record of `bytes` zeroed on the stack with its tag and
-/// `kind`; the record's offset from FP.
-fn record(bytes: i32, kind: u8, call: Option<i64>) -> (Asm, i32) {
-    let base = -bytes;
+/// A program of `code`, with R6 the context.
+fn program(code: impl FnOnce(&mut Asm)) -> Vec<BpfInsn> {
     let mut a = Asm::default();
     a.mov(R6, R1);
-    if let Some(nr) = call {
-        a.ld(W::Dw, R1, R6, ENTER_NR)
-            .jump_if(JNE, R1, nr as i32, "not_this_call");
-    }
+    code(&mut a);
+    a.movi(R0, 0).exit();
+    a.finish()
+}
+
+/// A record of `bytes` zeroed on the stack with its tag and `kind`; its offset from FP.
+fn record(a: &mut Asm, bytes: i32, kind: u8) -> i32 {
+    let base = -bytes;
     for at in (0..bytes).step_by(8) {
         a.sti(W::Dw, FP, base + at, 0);
     }
     a.sti(W::H, FP, base, i32::from(super::bpf::TAG))
         .sti(W::B, FP, base + 2, i32::from(kind));
-    (a, base)
+    base
 }
 
-/// A program's end: the record of `bytes` on the stack sent out; returns 1.
-fn send(mut a: Asm, out: &OwnedFd, bytes: i32) -> Vec<BpfInsn> {
+/// The record of `bytes` on the stack sent out.
+fn send(a: &mut Asm, out: &OwnedFd, bytes: i32) {
     a.mov(R1, R6)
         .map(R2, out)
         .movi32(R3, -1)
         .mov(R4, FP)
         .addi(R4, -bytes);
     a.movi(R5, bytes).call(HELPER_PERF_EVENT_OUTPUT);
-    a.label("not_this_call").movi(R0, 0).exit();
-    a.finish()
 }
 
 /// Reads `len` bytes at kernel address R9 + `off` into the stack at `to` (zeros where the
@@ -274,27 +277,34 @@ fn read_req(a: &mut Asm, to: i32, off: i32, len: i32) {
 /// opcode; the ring (8), the request (16), its descriptor (24), length (28), offset (32), RWF
 /// flags (40), request flags (44), sync flags (48).
 fn submit_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
-    let (mut a, base) = record(SUBMIT_BYTES, KIND_SUBMIT, None);
-    a.ld(W::Dw, R9, R6, word(0)).st(W::Dw, FP, base + 16, R9);
-    read_req(&mut a, base + 3, l.opcode, 1);
-    read_req(&mut a, base + 8, l.ring, 8);
-    read_req(&mut a, base + 24, l.fd, 4);
-    read_req(&mut a, base + 28, l.len, 4);
-    read_req(&mut a, base + 32, l.pos, 8);
-    read_req(&mut a, base + 40, l.rw_flags, 4);
-    read_req(&mut a, base + 44, l.req_flags, 4);
-    read_req(&mut a, base + 48, l.sync_flags, 4);
-    send(a, out, SUBMIT_BYTES)
+    program(|a| {
+        let base = record(a, SUBMIT_BYTES, KIND_SUBMIT);
+        a.ld(W::Dw, R9, R6, word(0)).st(W::Dw, FP, base + 16, R9);
+        read_req(a, base + 3, l.opcode, 1);
+        read_req(a, base + 8, l.ring, 8);
+        read_req(a, base + 24, l.fd, 4);
+        read_req(a, base + 28, l.len, 4);
+        read_req(a, base + 32, l.pos, 8);
+        read_req(a, base + 40, l.rw_flags, 4);
+        read_req(a, base + 44, l.req_flags, 4);
+        read_req(a, base + 48, l.sync_flags, 4);
+        send(a, out, SUBMIT_BYTES);
+    })
 }
 
-/// On io_uring_register's entry, for the opcodes that fill the file table: tag, kind; the
-/// opcode (4), the ring (8), the count argument (12), the argument struct (16, 32 bytes: for
-/// REGISTER_FILES the first descriptors themselves) and the descriptors (48, up to
-/// MAX_FILES), read from the program's memory (zeros where a read fails).
-fn register_program(regs: &Regs, out: &OwnedFd) -> Vec<BpfInsn> {
-    let (mut a, base) = record(FILES_BYTES, KIND_FILES, Call::IoUringRegister.number());
-    regs.read_args(&mut a);
-    regs.arg(&mut a, R7, 1);
+/// With R6 the `sys_enter` context, at io_uring_register's entry for the opcodes that fill
+/// the file table: tag, kind; the opcode (4), the ring (8), the count argument (12), the
+/// argument struct (16, 32 bytes: for REGISTER_FILES the first descriptors themselves) and
+/// the descriptors (48, up to MAX_FILES), read from the program's memory (zeros where a read
+/// fails); nothing for the other calls. Falls through at the end (R1–R5 and R7–R9
+/// clobbered).
+pub fn files_code(a: &mut Asm, regs: &Regs, out: &OwnedFd) {
+    let done = "uring_files_done";
+    let register = Call::IoUringRegister.number().map_or(-1, |n| n as i32);
+    a.ld(W::Dw, R1, R6, ENTER_NR)
+        .jump_if(JNE, R1, register, done);
+    regs.read_args(a);
+    regs.arg(a, R7, 1);
     a.mov(R1, R7)
         .op(0x57, R1, 0, 0, !(REGISTER_USE_REGISTERED_RING as i32)); // R1 &= !flag
     for op in [
@@ -303,64 +313,67 @@ fn register_program(regs: &Regs, out: &OwnedFd) -> Vec<BpfInsn> {
         REGISTER_FILES2,
         REGISTER_FILES_UPDATE2,
     ] {
-        a.jump_if(JEQ, R1, op as i32, "table");
+        a.jump_if(JEQ, R1, op as i32, "uring_table");
     }
-    a.movi(R0, 0).exit();
-    a.label("table").mov(R7, R1).st(W::Wd, FP, base + 4, R7);
-    regs.arg(&mut a, R1, 0);
+    a.goto(done);
+    a.label("uring_table");
+    let base = record(a, FILES_BYTES, KIND_FILES);
+    a.mov(R7, R1).st(W::Wd, FP, base + 4, R7);
+    regs.arg(a, R1, 0);
     a.st(W::Wd, FP, base + 8, R1);
-    regs.arg(&mut a, R9, 3);
+    regs.arg(a, R9, 3);
     a.st(W::Wd, FP, base + 12, R9);
-    regs.arg(&mut a, R8, 2);
+    regs.arg(a, R8, 2);
     a.mov(R1, FP).addi(R1, base + 16).movi(R2, 32).mov(R3, R8);
     a.call(HELPER_PROBE_READ_USER);
     // The descriptors' address (R8) and count (R9) by opcode.
-    a.jump_if(JEQ, R7, REGISTER_FILES as i32, "copy").jump_if(
-        JEQ,
-        R7,
-        REGISTER_FILES2 as i32,
-        "files2",
-    );
+    a.jump_if(JEQ, R7, REGISTER_FILES as i32, "uring_copy")
+        .jump_if(JEQ, R7, REGISTER_FILES2 as i32, "uring_files2");
     a.ld(W::Dw, R8, FP, base + 24)
-        .jump_if(JEQ, R7, REGISTER_FILES_UPDATE as i32, "copy");
-    a.ld(W::Wd, R9, FP, base + 40).goto("copy");
-    a.label("files2")
+        .jump_if(JEQ, R7, REGISTER_FILES_UPDATE as i32, "uring_copy");
+    a.ld(W::Wd, R9, FP, base + 40).goto("uring_copy");
+    a.label("uring_files2")
         .ld(W::Dw, R8, FP, base + 32)
         .ld(W::Wd, R9, FP, base + 16);
-    a.label("copy")
-        .jump_if(JLE, R9, MAX_FILES, "clamped")
+    a.label("uring_copy")
+        .jump_if(JLE, R9, MAX_FILES, "uring_clamped")
         .movi(R9, MAX_FILES)
-        .label("clamped")
+        .label("uring_clamped")
         .lshi(R9, 2);
     a.mov(R1, FP)
         .addi(R1, base + FILES_HEAD)
         .mov(R2, R9)
         .mov(R3, R8);
     a.call(HELPER_PROBE_READ_USER);
-    send(a, out, FILES_BYTES)
+    send(a, out, FILES_BYTES);
+    a.label(done);
 }
 
 /// On io_uring_complete (its arguments: the ring, the request, then the completion entry or
 /// the result's fields): tag, kind; the request (16) and its result (24).
 fn done_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
-    let (mut a, base) = record(DONE_BYTES, KIND_DONE, None);
-    a.ld(W::Dw, R1, R6, word(1)).st(W::Dw, FP, base + 16, R1);
-    match l.res {
-        Res::InCqe(res) => {
-            a.ld(W::Dw, R9, R6, word(2));
-            read_req(&mut a, base + 24, res, 4);
+    program(|a| {
+        let base = record(a, DONE_BYTES, KIND_DONE);
+        a.ld(W::Dw, R1, R6, word(1)).st(W::Dw, FP, base + 16, R1);
+        match l.res {
+            Res::InCqe(res) => {
+                a.ld(W::Dw, R9, R6, word(2));
+                read_req(a, base + 24, res, 4);
+            }
+            Res::Argument => {
+                a.ld(W::Dw, R1, R6, word(3)).st(W::Wd, FP, base + 24, R1);
+            }
         }
-        Res::Argument => {
-            a.ld(W::Dw, R1, R6, word(3)).st(W::Wd, FP, base + 24, R1);
-        }
-    }
-    send(a, out, DONE_BYTES)
+        send(a, out, DONE_BYTES);
+    })
 }
 
 /// On io_uring_register (its first argument: the ring), as an io_uring_register call ends:
 /// tag, kind; the ring (8).
 fn registered_program(out: &OwnedFd) -> Vec<BpfInsn> {
-    let (mut a, base) = record(RING_BYTES, KIND_RING, None);
-    a.ld(W::Dw, R1, R6, word(0)).st(W::Dw, FP, base + 8, R1);
-    send(a, out, RING_BYTES)
+    program(|a| {
+        let base = record(a, RING_BYTES, KIND_RING);
+        a.ld(W::Dw, R1, R6, word(0)).st(W::Dw, FP, base + 8, R1);
+        send(a, out, RING_BYTES);
+    })
 }
