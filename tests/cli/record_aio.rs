@@ -165,12 +165,45 @@ fn libaio_batches_of_200_are_held_whole() {
     assert!(got.is_none_or(|(most, _)| most == 200), "{got:?}");
 }
 
+/// Where the eBPF ring cannot be had, the calls are perf's samples and the AIO and io_uring
+/// code runs as programs of its own on every call of every task, rather than inside the
+/// ring's programs (IOGAUGE_RECORD_SAMPLES=1 takes that path here): the same I/Os, on
+/// registered files too.
+#[test]
+fn with_perfs_samples_the_asynchronous_ios_are_read_by_programs_of_their_own() {
+    let samples = [("IOGAUGE_RECORD_SAMPLES", "1")];
+    let files = [BATCHES_OF_4[0], BATCHES_OF_4[1], "--registerfiles=1"];
+    for (engine, submit, queue) in [
+        ("libaio", "io_submit", &BATCHES_OF_4[..]),
+        ("io_uring", "io_uring_enter", &files[..]),
+    ] {
+        // Where the ring's programs see them here, the programs of their own must too.
+        if recorded_as_fios_log_says(engine, submit, queue).is_some() {
+            let seen = recorded_as_fios_log_says_with(&samples, engine, submit, queue);
+            assert!(
+                seen.is_some(),
+                "{engine}'s I/Os not seen with perf's samples"
+            );
+        }
+    }
+}
+
 /// fio with `engine` (O_DIRECT, queue depth and batches as `queue` says) recorded: its I/Os,
 /// one event each, are fio's own I/O log, each complete with a latency, submitted by `submit`
 /// calls that hold them (fio submitted in batches, or a SQPOLL thread did); replayed, the
 /// same calls and I/Os again. The most I/Os one submit held and how many submits were a
 /// SQPOLL thread's (None: the test skipped).
 fn recorded_as_fios_log_says(engine: &str, submit: &str, queue: &[&str]) -> Option<(u64, u64)> {
+    recorded_as_fios_log_says_with(&[], engine, submit, queue)
+}
+
+/// [`recorded_as_fios_log_says`], iogauge recording with `env` added to its environment.
+fn recorded_as_fios_log_says_with(
+    env: &[(&str, &str)],
+    engine: &str,
+    submit: &str,
+    queue: &[&str],
+) -> Option<(u64, u64)> {
     if no_fio() {
         return None;
     }
@@ -200,7 +233,12 @@ fn recorded_as_fios_log_says(engine: &str, submit: &str, queue: &[&str]) -> Opti
         "--output=/dev/null",
     ]);
     args.extend(queue);
-    let o = run_in(dir, &args);
+    let o = bin()
+        .current_dir(dir)
+        .args(&args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("iogauge runs");
     if !o.status.success() && stderr(&o).contains("perf") {
         skip!("perf cannot record here: {}", stderr(&o));
         return None;
@@ -212,6 +250,10 @@ fn recorded_as_fios_log_says(engine: &str, submit: &str, queue: &[&str]) -> Opti
         let stats = ok_in(dir, &["trace", "stats", "t.iogtrace"]);
         skip!("{engine}'s I/Os were not seen here (no eBPF probes): {stats}");
         return None;
+    }
+    if !env.is_empty() {
+        let stats = ok_in(dir, &["trace", "stats", "t.iogtrace"]);
+        assert!(stats.contains("the calls as perf samples"), "{stats}");
     }
     let file = shown
         .lines()
