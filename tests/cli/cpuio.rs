@@ -27,9 +27,11 @@ fn cpuio_burns_the_share_of_a_cpu_it_is_given() {
         // clock runs while the thread waits), never more.
         assert!(busy > 5.0 && busy <= 42.0, "{mode}: {busy:.1}% busy: {cpu}");
         if mode == "noop" {
-            // 20 ms of spinning and 46.7 ms asleep a cycle: 30 cycles in 2 s, whatever the
-            // machine's load.
-            assert!((24..=31).contains(&cycles), "{cycles} cycles: {j}");
+            // 20 ms of spinning and 46.7 ms asleep a cycle: 30 cycles in 2 s. On a loaded
+            // machine a sleep ends late (as fio's usleep does: neither makes up for it) —
+            // 23 cycles, some of 110–143 ms, while two compilers ran on this project's two
+            // vCPUs (2026-12-03) — so fewer, never more.
+            assert!((20..=31).contains(&cycles), "{cycles} cycles: {j}");
         } else {
             assert!(cycles > 0, "cycles counted");
         }

@@ -1,8 +1,9 @@
 //! The calls read by eBPF into one BPF ring buffer: programs on the `sys_enter` and
-//! `sys_exit` raw tracepoints (`rawtp.rs`) keep the watched calls of the recorded program's tasks — the entry's time and
-//! arguments wait in the task's map entry — and write each at its exit as one compact record
-//! (its times, task, call, arguments and result). Whose tasks they are is a
-//! map of thread ids that programs on `sched_process_fork`, `_exec` and `_exit` keep:
+//! `sys_exit` raw tracepoints (`rawtp.rs`) keep the watched calls of the recorded program's
+//! tasks — the entry's time and arguments wait in the task's map entry — and write each at
+//! its exit as one compact record (its times, task, call, arguments and result). Whose tasks
+//! they are is a map of thread ids that programs on `sched_process_fork`, `_exec` and
+//! `_exit` keep:
 //! the program's first task is put in before it runs, armed at its exec (as perf's
 //! `enable_on_exec` is), every task a tracked task starts joins it as it is made, and each
 //! leaves as it ends. The same programs count every call the tracked tasks make.

@@ -189,7 +189,8 @@ fn layout() -> Result<Layout, NoProbes> {
         let n = btf.tracepoint_args(&name)?;
         if n != args {
             return Err(NoProbes(format!(
-                "the io_uring tracepoint {name} passes {n} arguments, not the {args} this build reads"
+                "the io_uring tracepoint {name} passes {n} arguments, not the {args} this \
+                 build reads"
             )));
         }
     }
