@@ -3,6 +3,9 @@
 # both), the sweep's axes and grid, and the verify state journal's reader for a bounded time
 # each: any input must give a request or an error, never a panic.
 # Usage: scripts/fuzz.sh [SECONDS] (default 60, per target).
+#        scripts/fuzz.sh --build: only builds the targets (CI does it first: a change to
+#        iogauge's API that breaks a target fails in minutes, not after the long steps; the
+#        run later reuses the build).
 # cargo-fuzz needs a nightly toolchain; without one, or without cargo-fuzz, it prints SKIP
 # with the reason and exits 0 (scripts/test-deps.sh installs cargo-fuzz).
 set -euo pipefail
@@ -15,6 +18,10 @@ fi
 if ! cargo +nightly --version >/dev/null 2>&1; then
     echo "SKIP fuzz: no nightly toolchain (cargo-fuzz needs one: rustup toolchain install nightly)"
     exit 0
+fi
+if [ "$secs" = --build ]; then
+    cargo +nightly fuzz build
+    exit
 fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
