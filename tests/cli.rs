@@ -112,9 +112,15 @@ fn iogauge(args: &[&str]) -> Output {
 
 /// Runs iogauge in `dir` (where relative paths, like log names, land).
 fn run_in(dir: &Path, args: &[&str]) -> Output {
+    run_in_env(dir, args, &[])
+}
+
+/// Runs iogauge in `dir` with `env` added to its environment.
+fn run_in_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     bin()
         .current_dir(dir)
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .expect("iogauge runs")
 }

@@ -147,12 +147,7 @@ fn by_record(
     args.extend_from_slice(extra);
     args.push("--");
     args.extend_from_slice(cmd);
-    let o = bin()
-        .current_dir(dir)
-        .args(&args)
-        .envs(env.iter().copied())
-        .output()
-        .expect("iogauge runs");
+    let o = run_in_env(dir, &args, env);
     assert_eq!(o.status.code(), Some(0), "{env:?} {args:?}: {}", stderr(&o));
     assert!(stderr(&o).contains("iogauge: recorded "), "{}", stderr(&o));
     let shown = ok_in(dir, &["trace", "show", trace.to_str().unwrap()]);

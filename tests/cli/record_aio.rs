@@ -233,12 +233,7 @@ fn recorded_as_fios_log_says_with(
         "--output=/dev/null",
     ]);
     args.extend(queue);
-    let o = bin()
-        .current_dir(dir)
-        .args(&args)
-        .envs(env.iter().copied())
-        .output()
-        .expect("iogauge runs");
+    let o = run_in_env(dir, &args, env);
     if !o.status.success() && stderr(&o).contains("perf") {
         skip!("perf cannot record here: {}", stderr(&o));
         return None;
