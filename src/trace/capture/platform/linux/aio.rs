@@ -132,11 +132,6 @@ pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<Seen> {
     }
 }
 
-/// A call's number here (-1, which no call has, for one this architecture lacks).
-fn nr(call: Call) -> i32 {
-    call.number().map_or(-1, |n| n as i32)
-}
-
 /// The calls that reap (io_pgetevents where the kernel has it).
 const GETEVENTS: [Call; 2] = [Call::IoGetevents, Call::IoPgetevents];
 
@@ -155,20 +150,13 @@ pub fn load(
     pending: &OwnedFd,
     out: &OwnedFd,
 ) -> Result<(), NoProbes> {
-    let program = |code: &dyn Fn(&mut Asm)| {
-        let mut a = Asm::default();
-        a.mov(R6, R1);
-        code(&mut a);
-        a.movi(R0, 0).exit();
-        a.finish()
-    };
     load(
         SYS_ENTER,
-        program(&|a| enter_code(a, regs, scratch, pending, out)),
+        program(|a| enter_code(a, regs, scratch, pending, out)),
     )?;
     load(
         SYS_EXIT,
-        program(&|a| exit_code(a, regs, scratch, pending, out)),
+        program(|a| exit_code(a, regs, scratch, pending, out)),
     )?;
     Ok(())
 }
@@ -208,9 +196,9 @@ fn emit(a: &mut Asm, out: &OwnedFd, size: i32) {
 /// and R7–R9 clobbered).
 pub fn enter_code(a: &mut Asm, regs: &Regs, scratch: &OwnedFd, pending: &OwnedFd, out: &OwnedFd) {
     a.ld(W::Dw, R1, R6, ENTER_NR);
-    a.jump_if(JEQ, R1, nr(Call::IoSubmit), "aio_submit");
+    a.jump_if(JEQ, R1, call_nr(Call::IoSubmit), "aio_submit");
     for call in GETEVENTS {
-        a.jump_if(JEQ, R1, nr(call), "aio_getevents");
+        a.jump_if(JEQ, R1, call_nr(call), "aio_getevents");
     }
     a.goto("aio_entered");
     a.label("aio_submit");
@@ -273,7 +261,7 @@ fn getevents_enter(a: &mut Asm, regs: &Regs, pending: &OwnedFd) {
 pub fn exit_code(a: &mut Asm, regs: &Regs, scratch: &OwnedFd, pending: &OwnedFd, out: &OwnedFd) {
     regs.nr(a, R1);
     for call in GETEVENTS {
-        a.jump_if(JEQ, R1, nr(call), "aio_reaping");
+        a.jump_if(JEQ, R1, call_nr(call), "aio_reaping");
     }
     a.goto("aio_reaped").label("aio_reaping");
     a.call(HELPER_GET_CURRENT_PID_TGID);

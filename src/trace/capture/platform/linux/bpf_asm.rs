@@ -143,6 +143,21 @@ impl Asm {
     }
 }
 
+/// A whole program of `code`, with R6 the context, returning 0.
+pub(super) fn program(code: impl FnOnce(&mut Asm)) -> Vec<BpfInsn> {
+    let mut a = Asm::default();
+    a.mov(R6, R1);
+    code(&mut a);
+    a.movi(R0, 0).exit();
+    a.finish()
+}
+
+/// A call's number as an instruction's operand (-1, which no call has, for one this
+/// architecture lacks).
+pub(super) fn call_nr(call: super::calls::Call) -> i32 {
+    call.number().map_or(-1, |n| n as i32)
+}
+
 pub(super) const JEQ: u8 = 0x15;
 pub(super) const JNE: u8 = 0x55;
 pub(super) const JSGT: u8 = 0x65;

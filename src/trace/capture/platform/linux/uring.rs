@@ -233,15 +233,6 @@ pub fn load(load: &mut Load, regs: &Regs, out: &OwnedFd, files: bool) -> Result<
     Ok(())
 }
 
-/// A program of `code`, with R6 the context.
-fn program(code: impl FnOnce(&mut Asm)) -> Vec<BpfInsn> {
-    let mut a = Asm::default();
-    a.mov(R6, R1);
-    code(&mut a);
-    a.movi(R0, 0).exit();
-    a.finish()
-}
-
 /// A record of `bytes` zeroed on the stack with its tag and `kind`; its offset from FP.
 fn record(a: &mut Asm, bytes: i32, kind: u8) -> i32 {
     let base = -bytes;
@@ -301,7 +292,7 @@ fn submit_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
 /// clobbered).
 pub fn files_code(a: &mut Asm, regs: &Regs, out: &OwnedFd) {
     let done = "uring_files_done";
-    let register = Call::IoUringRegister.number().map_or(-1, |n| n as i32);
+    let register = call_nr(Call::IoUringRegister);
     a.ld(W::Dw, R1, R6, ENTER_NR)
         .jump_if(JNE, R1, register, done);
     regs.read_args(a);
