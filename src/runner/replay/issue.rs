@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::platform::sys::fs::OFlags;
+use crate::platform::sys::{O_DSYNC, O_SYNC};
+use std::sync::Arc;
 
 use super::layout::Layout;
 use super::{Mode, ThreadResult};
@@ -31,12 +33,36 @@ pub struct Shared<'a> {
     /// Set once every thread is ready (buffers made): the replay's time zero.
     pub start: &'a std::sync::OnceLock<Instant>,
     pub ready: &'a std::sync::Barrier,
-    /// The descriptors the replayed opens made, by (file, recorded descriptor), until their
-    /// close (which may come from another thread).
-    pub opened: &'a std::sync::Mutex<HashMap<(u32, i64), OwnedFd>>,
+    /// The descriptors the replayed opens made, by file, until their close (which may come
+    /// from another thread). The calls on a file use them, as the program's used its own.
+    pub opened: &'a std::sync::Mutex<HashMap<u32, Vec<Held>>>,
     pub stop: &'a AtomicBool,
     /// The recorded program's native AIO, replayed.
     pub aio: &'a super::aio::Aio,
+}
+
+/// A descriptor a replayed open made: the recorded descriptor's number, and the flags it was
+/// opened with.
+pub struct Held {
+    fd_no: i64,
+    flags: OFlags,
+    fd: Arc<OwnedFd>,
+}
+
+impl Held {
+    /// Whether call `e` can go through it: the access it needs, and the O_DIRECT and
+    /// write-through the recorded call's descriptor had (a call whose flags differ — set by
+    /// fcntl, or RWF_DSYNC on the call — gets a descriptor of its own).
+    fn fits(&self, e: &Event) -> bool {
+        let mode = self.flags & OFlags::RWMODE;
+        let access = match e.op {
+            Op::Read => mode != OFlags::WRONLY,
+            Op::Write | Op::Fallocate | Op::Truncate => mode != OFlags::RDONLY,
+            _ => true,
+        };
+        let same = OFlags::DIRECT | O_SYNC | O_DSYNC;
+        access && self.flags & same == open_flags(e) & same
+    }
 }
 
 /// What the replay measured of one call: its time inside the call, and along the chain of
@@ -105,16 +131,24 @@ pub fn replayed(e: &Event) -> bool {
 /// The flags a descriptor for this call needs (the recorded descriptor's, as far as they
 /// change the I/O).
 fn open_flags(e: &Event) -> OFlags {
-    let mut f = OFlags::RDWR;
+    let f = OFlags::RDWR | write_through(e);
     if e.flags & flag::DIRECT != 0 {
-        f |= OFlags::DIRECT;
+        f | OFlags::DIRECT
+    } else {
+        f
     }
+}
+
+/// O_SYNC or O_DSYNC as the event's flags say (the platform's: rustix's `OFlags::DSYNC` is
+/// O_SYNC on Linux).
+fn write_through(e: &Event) -> OFlags {
     if e.flags & flag::SYNC != 0 {
-        f |= OFlags::SYNC;
+        O_SYNC
     } else if e.flags & flag::DSYNC != 0 {
-        f |= OFlags::DSYNC;
+        O_DSYNC
+    } else {
+        OFlags::empty()
     }
-    f
 }
 
 /// Replays the calls `mine` (indices into the events, in order).
@@ -133,7 +167,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     s.ready.wait();
     s.ready.wait();
     let start = *s.start.get().expect("set between the barriers");
-    let mut fds: HashMap<(u32, u32), OwnedFd> = HashMap::new();
+    let mut fds = Own::new();
     let mut prev: Option<(usize, Instant)> = None;
     let mut skipped_since = 0u64;
     let mut sleeps = Sleeps::default();
@@ -165,14 +199,18 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
                 (ready, binding) = (dep_done, Some(d));
             }
         }
+        // The descriptor before the clock: a first use's open is not the call's time (were
+        // it to sleep, the wait since the previous call says so to `sleeps`).
+        let fd = needs_descriptor(e).then(|| descriptor(s, e, &mut fds));
         sleeps.before(prev.map_or(Duration::MAX, |(_, done)| done.elapsed()));
         let issued = Instant::now();
-        let result = match e.op {
-            Op::AioSubmit | Op::UringEnter => {
+        let result = match (e.op, fd) {
+            (Op::AioSubmit | Op::UringEnter, _) => {
                 submit(s, start, (i, &mine[k + 1..]), (&mut fds, &mut buf), &mut r)
             }
-            Op::AioGetevents => super::aio::wait(s, start, i, &mut r),
-            _ => issue(s, e, &mut buf, &mut fds),
+            (Op::AioGetevents, _) => super::aio::wait(s, start, i, &mut r),
+            (_, Some(Err(errno))) => errno,
+            (_, fd) => issue(s, e, &mut buf, fd.and_then(Result::ok), &mut fds),
         };
         let completed = Instant::now();
         let late = issued.saturating_duration_since(ready);
@@ -215,7 +253,7 @@ fn submit(
     s: &Shared<'_>,
     start: Instant,
     (i, rest): (usize, &[usize]),
-    (fds, buf): (&mut HashMap<(u32, u32), OwnedFd>, &mut AlignedBuf),
+    (fds, buf): (&mut Own, &mut AlignedBuf),
     r: &mut ThreadResult,
 ) -> i64 {
     let e = &s.events[i];
@@ -351,12 +389,20 @@ fn neg_errno(e: &std::io::Error) -> i64 {
     -i64::from(crate::engine::errno(e).unwrap_or(crate::platform::abi::errno::EIO))
 }
 
-/// Issues one call; its result as the recording holds one (bytes, 0, or -errno).
+/// Whether call `e` goes through a descriptor on its file (`descriptor`), which `issue` is
+/// then given.
+fn needs_descriptor(e: &Event) -> bool {
+    e.file != NO_FILE && !matches!(e.op, Op::Open | Op::Close | Op::Unlink | Op::Rename)
+}
+
+/// Issues one call (`fd`: its descriptor, where `needs_descriptor`); its result as the
+/// recording holds one (bytes, 0, or -errno).
 fn issue(
     s: &Shared<'_>,
     e: &Event,
     buf: &mut AlignedBuf,
-    fds: &mut HashMap<(u32, u32), OwnedFd>,
+    fd: Option<Arc<OwnedFd>>,
+    fds: &mut Own,
 ) -> i64 {
     let file = e.file as usize;
     let errno = |r: crate::platform::sys::io::Errno| -(r.raw_os_error() as i64);
@@ -373,30 +419,9 @@ fn issue(
         };
     }
     match e.op {
-        Op::Open => {
-            let mut f =
-                OFlags::from_bits_retain(e.arg) & (OFlags::RWMODE | OFlags::TRUNC | OFlags::DIRECT);
-            if e.flags & flag::DSYNC != 0 {
-                f |= OFlags::DSYNC;
-            }
-            match s.layout.open(file, f, e.flags & flag::CREATED != 0) {
-                Ok(fd) => {
-                    s.layout.watch(file, &fd);
-                    let mut opened = s.opened.lock().unwrap_or_else(|p| p.into_inner());
-                    opened.insert((e.file, e.result), fd);
-                    e.result
-                }
-                Err(err) => neg_errno(&err),
-            }
-        }
+        Op::Open => open(s, e),
         Op::Close => {
-            // Another thread's open may be the one closed: the table is shared.
-            let fd = s
-                .opened
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .remove(&(e.file, i64::from(e.arg)));
-            drop(fd);
+            close(s, e);
             0
         }
         Op::Unlink => {
@@ -416,10 +441,11 @@ fn issue(
             }
         }
         _ => {
-            let fd = match descriptor(s, e, fds) {
-                Ok(fd) => fd,
-                Err(errno) => return errno,
+            // Never None: run_thread gives each call that needs one its descriptor.
+            let Some(fd) = fd else {
+                return -i64::from(crate::platform::abi::errno::EBADF);
             };
+            let fd = fd.as_fd();
             let len = (e.len as usize).min(buf.len());
             let r =
                 match e.op {
@@ -446,13 +472,67 @@ fn issue(
     }
 }
 
-/// The replay's descriptor for a call on a file, with the flags its recorded one had
-/// (opened at its first use).
-fn descriptor<'f>(
+/// A replayed open: the descriptor kept in the shared table, by file, until its close.
+fn open(s: &Shared<'_>, e: &Event) -> i64 {
+    let file = e.file as usize;
+    let f = OFlags::from_bits_retain(e.arg) & (OFlags::RWMODE | OFlags::TRUNC | OFlags::DIRECT)
+        | write_through(e);
+    match s.layout.open(file, f, e.flags & flag::CREATED != 0) {
+        Ok(fd) => {
+            s.layout.watch(file, &fd);
+            let held = Held {
+                fd_no: e.result,
+                flags: f,
+                fd: Arc::new(fd),
+            };
+            opened(s).entry(e.file).or_default().push(held);
+            e.result
+        }
+        Err(err) => neg_errno(&err),
+    }
+}
+
+/// A replayed close. Another thread's open may be the one closed: the table is shared. The
+/// descriptor closes here, or when a call still using it (another thread's) returns.
+fn close(s: &Shared<'_>, e: &Event) {
+    let mut opened = opened(s);
+    if let Some(list) = opened.get_mut(&e.file) {
+        if let Some(k) = list.iter().rposition(|h| h.fd_no == i64::from(e.arg)) {
+            drop(list.remove(k));
+        }
+        if list.is_empty() {
+            opened.remove(&e.file);
+        }
+    }
+}
+
+/// The table of the descriptors the replayed opens made.
+fn opened<'s>(s: &'s Shared<'_>) -> std::sync::MutexGuard<'s, HashMap<u32, Vec<Held>>> {
+    s.opened.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The replay's descriptor for a call on a file: the latest a replayed open made that is
+/// still open and fits the call (the program's calls went through its opens' descriptors),
+/// else one of the thread's own with the flags the recorded descriptor had (opened at its
+/// first use: a file the program had open before it started, or whose descriptor's flags
+/// changed).
+fn descriptor(s: &Shared<'_>, e: &Event, fds: &mut Own) -> Result<Arc<OwnedFd>, i64> {
+    if let Some(h) = opened(s)
+        .get(&e.file)
+        .and_then(|list| list.iter().rev().find(|h| h.fits(e)))
+    {
+        return Ok(Arc::clone(&h.fd));
+    }
+    own_descriptor(s, e, fds).map(Arc::clone)
+}
+
+/// The thread's own descriptor on the call's file with the flags the recorded one had,
+/// opened at its first use.
+fn own_descriptor<'f>(
     s: &Shared<'_>,
     e: &Event,
-    fds: &'f mut HashMap<(u32, u32), OwnedFd>,
-) -> Result<crate::platform::fd::BorrowedFd<'f>, i64> {
+    fds: &'f mut Own,
+) -> Result<&'f Arc<OwnedFd>, i64> {
     let key = (e.file, open_flags(e).bits());
     if let std::collections::hash_map::Entry::Vacant(slot) = fds.entry(key) {
         let fd = s
@@ -460,21 +540,24 @@ fn descriptor<'f>(
             .open(e.file as usize, open_flags(e), true)
             .map_err(|err| neg_errno(&err))?;
         s.layout.watch(e.file as usize, &fd);
-        slot.insert(fd);
+        slot.insert(Arc::new(fd));
     }
-    Ok(fds[&key].as_fd())
+    Ok(&fds[&key])
 }
+
+/// A replay thread's own descriptors, by (file, open flags).
+type Own = HashMap<(u32, u32), Arc<OwnedFd>>;
 
 /// The descriptors of calls `ios` (opened where they are not yet).
 fn descriptors<'f>(
     s: &Shared<'_>,
     ios: &[usize],
-    fds: &'f mut HashMap<(u32, u32), OwnedFd>,
+    fds: &'f mut Own,
 ) -> Result<Vec<crate::platform::fd::BorrowedFd<'f>>, i64> {
     for &j in ios {
-        descriptor(s, &s.events[j], fds)?;
+        own_descriptor(s, &s.events[j], fds)?;
     }
-    let fds: &'f HashMap<(u32, u32), OwnedFd> = fds;
+    let fds: &'f Own = fds;
     Ok(ios
         .iter()
         .map(|&j| {
