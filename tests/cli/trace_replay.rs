@@ -60,6 +60,27 @@ fn calls_by_file(
     out
 }
 
+/// The opens in `trace show` output of the files whose `# file` line (path and kind) `wanted`
+/// takes: each one's descriptor and its flags (`oflags=0o…`).
+fn opens(shown: &str, wanted: &dyn Fn(&str) -> bool) -> Vec<(i64, Option<u32>)> {
+    let files: std::collections::BTreeSet<&str> = shown
+        .lines()
+        .filter_map(|l| l.strip_prefix("# file ")?.split_once(": "))
+        .filter(|(_, p)| wanted(p))
+        .map(|(i, _)| i)
+        .collect();
+    shown
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() > 6 && w[2] == "open" && files.contains(w[3]))
+        .filter_map(|w| {
+            let flags = w.iter().find_map(|x| x.strip_prefix("oflags=0o"));
+            let flags = flags.map(|o| u32::from_str_radix(o, 8).expect("octal flags"));
+            Some((w[6].parse().ok()?, flags))
+        })
+        .collect()
+}
+
 fn record(dir: &Path, trace: &Path, cmd: &[&str]) -> String {
     let mut args = vec!["record", "-o", trace.to_str().unwrap(), "--"];
     args.extend_from_slice(cmd);
@@ -148,12 +169,7 @@ fn a_replay_of_sqlite_issues_its_calls_and_syncs_again() {
     let replayed = replay_matches(d.path(), &["sqlite3", "db.sqlite", ".read load.sql"], false);
     // Each of the 60 journals is opened and closed in turn: the replay closes what it opened,
     // so the descriptor numbers its opens get stay low (a leak would climb past 60).
-    let fds: Vec<i64> = replayed
-        .lines()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>())
-        .filter(|w| w.len() > 6 && w[2] == "open" && w[3] != "-")
-        .filter_map(|w| w[6].parse().ok())
-        .collect();
+    let fds: Vec<i64> = opens(&replayed, &|_| true).iter().map(|o| o.0).collect();
     assert!(fds.len() >= 60, "{fds:?}");
     assert!(fds.iter().all(|&fd| fd < 30), "descriptors leak: {fds:?}");
 }
@@ -191,18 +207,8 @@ fn a_replays_calls_go_through_the_descriptors_its_opens_made() {
     cmd.extend(names.iter().map(String::as_str));
     let replayed = replay_matches(d.path(), &cmd, false);
     // The replay's opens of the copies (`f<i>-<name>`), not the trace or its own files.
-    let ours = |file: &str| {
-        replayed.lines().any(|l| {
-            l.strip_prefix(&format!("# file {file}: "))
-                .is_some_and(|p| p.contains(".replay/") && p.contains("-f"))
-        })
-    };
-    let fds: Vec<i64> = replayed
-        .lines()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>())
-        .filter(|w| w.len() > 6 && w[2] == "open" && ours(w[3]))
-        .filter_map(|w| w[6].parse().ok())
-        .collect();
+    let copies = |p: &str| p.contains(".replay/") && p.contains("-f");
+    let fds: Vec<i64> = opens(&replayed, &copies).iter().map(|o| o.0).collect();
     // The layout's opens (one per file, on the main thread) and the replay's.
     assert_eq!(fds.len(), 400, "{fds:?}");
     assert!(fds.iter().all(|&fd| fd < 30), "descriptors leak: {fds:?}");
@@ -226,19 +232,10 @@ fn a_replay_keeps_o_dsync_apart_from_o_sync() {
         "status=none",
     ];
     let replayed = replay_matches(d.path(), &cmd, false);
-    let copy = replayed
-        .lines()
-        .find_map(|l| {
-            let (i, p) = l.strip_prefix("# file ")?.split_once(": ")?;
-            (p.contains(".replay/") && p.contains("-log (")).then(|| i.to_string())
-        })
-        .expect("the log's copy");
-    let oflags: Vec<u32> = replayed
-        .lines()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>())
-        .filter(|w| w.len() > 9 && w[2] == "open" && w[3] == copy)
-        .filter_map(|w| w.iter().find_map(|x| x.strip_prefix("oflags=0o")))
-        .map(|o| u32::from_str_radix(o, 8).unwrap())
+    let log = |p: &str| p.contains(".replay/") && p.contains("-log (");
+    let oflags: Vec<u32> = opens(&replayed, &log)
+        .iter()
+        .map(|o| o.1.expect("an open shows its flags"))
         .collect();
     // The layout's open, then the replay's of dd's, and one for dd's writes: dd writes
     // through a dup of what it opened (its standard output) and closes the original, and
