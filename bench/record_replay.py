@@ -14,9 +14,10 @@ calls) against what the capture cost programs denser in system calls than sqlite
 512-byte calls, tar of /usr/include): their recorded time (exec to end) against plain runs.
 
 Replay fidelity: programs recorded on tmpfs (dd copying 64 MiB in 64 KiB calls; the sqlite
-load; GNU sort of 32 MiB with a 2 MiB buffer) replayed in closed mode on tmpfs: the replayed
-span against the recorded span, and the time inside the replayed calls against the recorded
-time inside them, and the issue-time error.
+load; GNU sort of 32 MiB with a 2 MiB buffer; tar of a copy of /usr/include) replayed in closed
+mode on tmpfs by this build and, with --baseline BIN, by other builds, alternating: the
+replayed span against the recorded span, and the time inside the replayed calls against the
+recorded time inside them, and the issue-time error.
 
 Native AIO: fio with libaio (4 KiB random reads, O_DIRECT, iodepth 16) on the disk, run plain
 and under `iogauge record`, alternating: fio's own IOPS and completion latency each way (the
@@ -236,7 +237,10 @@ def memory(base, counts=MEMORY_COUNTS, direct=False):
     return rows
 
 
-def fidelity(base, sql):
+def fidelity(rounds, base, sql, baselines=()):
+    """Each program recorded once by this build; its trace replayed (closed mode, same
+    storage) by this build and each baseline, alternating, `rounds` times; the median row of
+    each build's replays by replayed span."""
     d = tempfile.mkdtemp(dir=base)
     w = os.path.join(d, "w")
     os.mkdir(w)
@@ -249,36 +253,48 @@ def fidelity(base, sql):
             x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
             f.write(f"{x:016x} a line of text for sort to order\n")
     os.mkdir(os.path.join(w, "spill"))
+    shutil.copytree("/usr/include", os.path.join(w, "tree"), symlinks=True)
     programs = {
         "dd 64 MiB, 64 KiB calls": ["dd", "if=in", "of=out", "bs=64k", "status=none"],
         "sqlite3 100k rows, synchronous=FULL": ["sqlite3", "db", f".read {sql}"],
         "sort 32 MiB, 2 MiB buffer": ["sort", "-S", "2M", "--parallel=1", "-T", "spill", "-o",
                                       "sorted", "words"],
+        "tar of /usr/include": ["tar", "cf", "out.tar", "tree"],
     }
-    rows = ["Recorded span in brackets: less the capture's own cost as it measured it.", "",
-            "| program | recorded span ms | replayed span ms | span × | recorded time in calls ms "
-            "| replayed ms | × | issue error p50 / p99 µs | calls differing |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    builds = [("this build", IOGAUGE)] + [(f"baseline {i + 1}", b)
+                                          for i, b in enumerate(baselines)]
+    rows = [f"Recorded span in brackets: less the capture's own cost as it measured it. Each "
+            f"trace replayed {rounds} times by each build, alternating; the median replay by "
+            "span.", "",
+            "| program | build | recorded span ms | replayed span ms | span × | recorded time "
+            "in calls ms | replayed ms | × | issue error p50 / p99 µs | calls differing |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for name, cmd in programs.items():
         trace = os.path.join(d, "p.iogtrace")
         timed([IOGAUGE, "record", "-o", trace, "--overwrite-output", "--"] + cmd, w)
         place = os.path.join(d, "replay")
         os.makedirs(place, exist_ok=True)
-        out = subprocess.run([IOGAUGE, "replay", trace, "--directory", place,
-                              "--output-format=json"], capture_output=True, text=True, check=True)
-        r = json.loads(out.stdout)
-        untraced = r.get("recorded_span_untraced_ns") or r["recorded_span_ns"]
-        rows.append(
-            f"| {name} | {r['recorded_span_ns'] / 1e6:.1f} ({untraced / 1e6:.1f}) | "
-            f"{r['replayed_span_ns'] / 1e6:.1f} | "
-            f"{r['replayed_span_ns'] / max(r['recorded_span_ns'], 1):.3f} "
-            f"({r['replayed_span_ns'] / max(untraced, 1):.3f}) | "
-            f"{r['recorded_io_ns'] / 1e6:.1f} | {r['replayed_io_ns'] / 1e6:.1f} | "
-            f"{r['replayed_io_ns'] / max(r['recorded_io_ns'], 1):.3f} | "
-            f"{r['issue_error_p50_ns'] / 1e3:.1f} / {r['issue_error_p99_ns'] / 1e3:.1f} | "
-            f"{r['results_differ']} |")
-        print(rows[-1], flush=True)
-        for f in ("out", "sorted", "db"):
+        runs = {b: [] for b, _ in builds}
+        for k in range(rounds):
+            for b, binary in (builds if k % 2 == 0 else builds[::-1]):
+                out = subprocess.run([binary, "replay", trace, "--directory", place,
+                                      "--output-format=json"], capture_output=True, text=True,
+                                     check=True)
+                runs[b].append(json.loads(out.stdout))
+        for b, _ in builds:
+            r = sorted(runs[b], key=lambda j: j["replayed_span_ns"])[(rounds - 1) // 2]
+            untraced = r.get("recorded_span_untraced_ns") or r["recorded_span_ns"]
+            rows.append(
+                f"| {name} | {b} | {r['recorded_span_ns'] / 1e6:.1f} ({untraced / 1e6:.1f}) | "
+                f"{r['replayed_span_ns'] / 1e6:.1f} | "
+                f"{r['replayed_span_ns'] / max(r['recorded_span_ns'], 1):.3f} "
+                f"({r['replayed_span_ns'] / max(untraced, 1):.3f}) | "
+                f"{r['recorded_io_ns'] / 1e6:.1f} | {r['replayed_io_ns'] / 1e6:.1f} | "
+                f"{r['replayed_io_ns'] / max(r['recorded_io_ns'], 1):.3f} | "
+                f"{r['issue_error_p50_ns'] / 1e3:.1f} / {r['issue_error_p99_ns'] / 1e3:.1f} | "
+                f"{r['results_differ']} |")
+            print(rows[-1], flush=True)
+        for f in ("out", "sorted", "db", "out.tar"):
             p = os.path.join(w, f)
             if os.path.exists(p):
                 os.remove(p)
@@ -424,7 +440,7 @@ def main():
         if "fidelity" in only:
             lines += ["", "## Replay fidelity: closed mode, same storage (recorded and replayed "
                       f"on {a.dir})", ""]
-            lines += fidelity(base, sql)
+            lines += fidelity(a.rounds, base, sql, a.baseline)
         if "aio" in only:
             lines += ["", f"## Native AIO: fio with libaio on the disk ({a.disk_dir})", ""]
             lines += aio(a.rounds, a.disk_dir)
