@@ -827,3 +827,74 @@ fn a_devices_block_requests_are_recorded_and_replay() {
     assert!(stderr(&o).contains("not a block device"), "{}", stderr(&o));
     assert_eq!(entries(d.path()), before);
 }
+
+/// Runs `cmd` on CPU 0 beside a program that never stops computing there; its output, and how
+/// long it took.
+fn beside_a_busy_program(cmd: &mut Command) -> (Output, Duration) {
+    let mut busy = Command::new("taskset")
+        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    let t0 = Instant::now();
+    let o = cmd.output().unwrap();
+    let took = t0.elapsed();
+    let _ = busy.kill();
+    let _ = busy.wait();
+    (o, took)
+}
+
+#[test]
+fn a_replay_beside_a_busy_program_waits_out_its_think_times_as_the_program_did() {
+    // A program that writes 4 KiB, then computes for 300 µs, 150 times: its think times are
+    // its own work, which keeps the CPU. A replay that yielded the CPU in them gave it to the
+    // busy program for a time slice at each, and took 10-18 times as long as the program.
+    let Some(shm) = shm_tmpfs() else {
+        skip!("no tmpfs at /dev/shm to record and replay on");
+        return;
+    };
+    if Command::new("taskset").arg("-V").output().is_err() {
+        skip!("no taskset to keep the replay and a busy program on one CPU");
+        return;
+    }
+    let work = tempfile::tempdir_in(shm).unwrap();
+    let w = work.path();
+    let program = "import os,time\n\
+        fd=os.open('out',os.O_WRONLY|os.O_CREAT,0o644)\n\
+        for i in range(150):\n\
+        \x20   os.write(fd,b'x'*4096)\n\
+        \x20   t=time.perf_counter()\n\
+        \x20   while time.perf_counter()-t<0.0003: pass\n";
+    let o = run_in(
+        w,
+        &["record", "-o", "t.iogtrace", "--", "python3", "-c", program],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (o, program_took) = beside_a_busy_program(
+        Command::new("taskset")
+            .args(["-c", "0", "python3", "-c", program])
+            .current_dir(w),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let place = tempfile::tempdir_in(shm).unwrap();
+    let (o, _) = beside_a_busy_program(
+        Command::new("taskset")
+            .args(["-c", "0"])
+            .arg(assert_cmd::cargo::cargo_bin!("iogauge"))
+            .args([
+                "replay",
+                "t.iogtrace",
+                "--output-format=json",
+                "--directory",
+            ])
+            .arg(place.path())
+            .current_dir(w),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let span = Duration::from_nanos(r["replayed_span_ns"].as_u64().unwrap());
+    assert!(
+        span < 3 * program_took,
+        "the replay took {span:?} beside the busy program, the program {program_took:?}"
+    );
+}
