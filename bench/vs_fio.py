@@ -27,7 +27,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-IOGAUGE = os.path.join(ROOT, "target", "release", "iogauge")
+# IOGAUGE_BIN: another build to measure (a baseline), in place of this checkout's.
+IOGAUGE = os.environ.get("IOGAUGE_BIN") or os.path.join(ROOT, "target", "release", "iogauge")
 
 
 def sh(cmd, **kw):
