@@ -828,20 +828,30 @@ fn a_devices_block_requests_are_recorded_and_replay() {
     assert_eq!(entries(d.path()), before);
 }
 
+/// A program that never stops computing on CPU 0, ended when dropped (a failing test must not
+/// leave it busy under the tests that follow).
+struct Busy(std::process::Child);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Runs `cmd` on CPU 0 beside a program that never stops computing there; its output, and how
 /// long it took.
 fn beside_a_busy_program(cmd: &mut Command) -> (Output, Duration) {
-    let mut busy = Command::new("taskset")
-        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
-        .spawn()
-        .unwrap();
+    let _busy = Busy(
+        Command::new("taskset")
+            .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+            .spawn()
+            .unwrap(),
+    );
     std::thread::sleep(Duration::from_millis(50));
     let t0 = Instant::now();
     let o = cmd.output().unwrap();
-    let took = t0.elapsed();
-    let _ = busy.kill();
-    let _ = busy.wait();
-    (o, took)
+    (o, t0.elapsed())
 }
 
 #[test]
