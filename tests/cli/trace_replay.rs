@@ -875,11 +875,7 @@ fn a_replay_beside_a_busy_program_waits_out_its_think_times_as_the_program_did()
         \x20   os.write(fd,b'x'*4096)\n\
         \x20   t=time.perf_counter()\n\
         \x20   while time.perf_counter()-t<0.0003: pass\n";
-    let o = run_in(
-        w,
-        &["record", "-o", "t.iogtrace", "--", "python3", "-c", program],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
+    record(w, &w.join("t.iogtrace"), &["python3", "-c", program]);
     let (o, program_took) = beside_a_busy_program(
         Command::new("taskset")
             .args(["-c", "0", "python3", "-c", program])
