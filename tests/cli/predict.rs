@@ -10,6 +10,14 @@ fn predicted(dir: &Path, args: &[&str]) -> Value {
     serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stdout(&o)))
 }
 
+/// Whether the temp dirs (`tmp()`) are on tmpfs, where no read waits for a device.
+fn tmp_is_tmpfs() -> bool {
+    std::fs::read_to_string("/proc/self/mounts")
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.split_whitespace().nth(1) == Some("/tmp") && l.contains(" tmpfs "))
+}
+
 fn pattern_calls(p: &Value, prefix: &str) -> u64 {
     p["patterns"]
         .as_array()
@@ -209,11 +217,7 @@ fn calls_that_slept_when_recorded_are_known_and_a_target_where_they_do_not_moves
     // and its thread sleeps; then `sleep 0.2` sleeps outside any watched call.
     let work = tmp();
     let w = work.path();
-    if std::fs::read_to_string("/proc/self/mounts")
-        .unwrap_or_default()
-        .lines()
-        .any(|l| l.split_whitespace().nth(1) == Some("/tmp") && l.contains(" tmpfs "))
-    {
+    if tmp_is_tmpfs() {
         skip!("/tmp is tmpfs: direct reads there wait for no device");
         return;
     }
@@ -294,6 +298,91 @@ fn calls_that_slept_when_recorded_are_known_and_a_target_where_they_do_not_moves
         replay["replayed_calls_slept"].as_u64().unwrap(),
         0,
         "{replay}"
+    );
+    assert!(entries(target.path()).is_empty());
+}
+
+#[test]
+fn a_file_read_cold_through_read_ahead_is_replayed_cold_and_one_read_cached_stays_cached() {
+    // dd reads a 32 MiB file on the disk in 4 KiB calls: once out of the page cache — read-ahead
+    // serves most of its reads from memory, yet the first waits for the device — and once
+    // cached. The first is laid out cold (its replay's reads wait for the device too), the
+    // second stays cached (its replay's never do) and the prediction says it assumed that.
+    let (work, target) = (tmp(), tmp());
+    let w = work.path();
+    if tmp_is_tmpfs() {
+        skip!("/tmp is tmpfs: no read there waits for a device");
+        return;
+    }
+    let data: Vec<u8> = (0..32u32 << 20).map(|i| ((i * 7) >> 9) as u8).collect();
+    std::fs::write(w.join("in"), &data).unwrap();
+    std::fs::File::open(w.join("in"))
+        .unwrap()
+        .sync_all()
+        .unwrap();
+    {
+        use std::os::fd::AsRawFd as _;
+        let f = std::fs::File::open(w.join("in")).unwrap();
+        // SAFETY: an advice call on a descriptor this test holds.
+        unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    }
+    let dd = ["dd", "if=in", "of=/dev/null", "bs=4k", "status=none"];
+    let record = |trace: &str| {
+        let o = run_in(w, &[&["record", "-o", trace, "--"][..], &dd[..]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    record("cold.iogtrace");
+    if trace_stats(w, "cold.iogtrace")["method"]
+        .as_str()
+        .unwrap()
+        .starts_with("ptrace")
+    {
+        skip!("recorded with ptrace: the scheduler's switches are not seen under ptrace");
+        return;
+    }
+    // The file is cached now: dd read it through the page cache.
+    record("warm.iogtrace");
+    let t = target.path().to_str().unwrap();
+    let replayed_sleeps = |trace: &str| {
+        let out = ok_in(
+            w,
+            &["replay", trace, "--directory", t, "--output-format=json"],
+        );
+        let v: Value = serde_json::from_str(&out).unwrap();
+        (
+            v["recorded_calls_slept"].as_u64().unwrap(),
+            v["replayed_calls_slept"].as_u64().unwrap(),
+        )
+    };
+    let (recorded, replayed) = replayed_sleeps("cold.iogtrace");
+    assert!(recorded >= 1 && replayed >= 1, "{recorded} {replayed}");
+    assert_eq!(replayed_sleeps("warm.iogtrace"), (0, 0));
+    let cached = |trace: &str| {
+        let p = predicted(
+            w,
+            &[
+                "predict",
+                trace,
+                "--directory",
+                t,
+                "--repeat",
+                "1",
+                "--json",
+            ],
+        );
+        p["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .find(|x| x.starts_with("files that existed and were read from memory"))
+    };
+    assert_eq!(cached("cold.iogtrace"), None);
+    let warm = cached("warm.iogtrace").expect("the cached file said");
+    // The file, and what dd read of the system's files (a few KiB).
+    assert!(
+        warm.contains(" (32.0") && warm.contains(" MiB read)"),
+        "{warm}"
     );
     assert!(entries(target.path()).is_empty());
 }

@@ -433,6 +433,50 @@ fn a_file_read_ahead_from_a_device_is_cold_though_most_reads_were_fast() {
 }
 
 #[test]
+fn where_the_trace_knows_sleeps_a_file_with_a_read_that_slept_was_read_cold() {
+    // GNU sort's 5,187 reads of an evicted 24 MiB file, 4 KiB each, with an 8 MiB read-ahead
+    // window: read-ahead kept ahead, 2 reads slept, and a 40th (as timed, fewer than one in
+    // 256) took longer than a copy from memory while starting the next read-ahead.
+    let reads = |slept: &[usize], slow_every: usize| {
+        (0..5_187)
+            .map(|i| {
+                let mut e = ev(i as u64 * 100_000, 2_000, 1, Op::Read);
+                if slow_every > 0 && i % slow_every == 0 {
+                    e.dur = 20_000;
+                }
+                if slept.contains(&i) {
+                    e.dur = 400_000;
+                    e.flags |= crate::trace::recording::flag::SLEPT;
+                }
+                e
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut r = recording(
+        reads(&[0, 15], 0),
+        vec![thread(1, None, 0, 600_000_000)],
+        600_000_000,
+    );
+    r.footer.files[0].size_at_open = Some(24 << 20);
+    // Timed alone (a trace without the scheduler's view), 2 slow reads of 5,187: cached.
+    assert_eq!(crate::trace::stats::read_from_memory(&r), vec![true]);
+    // With it: the two that slept say cold.
+    r.footer.threads[0].off_cpu = Some(crate::trace::recording::OffCpu {
+        calls_slept: 2,
+        ..Default::default()
+    });
+    assert_eq!(crate::trace::stats::read_from_memory(&r), vec![false]);
+    // Reads that took long without sleeping (preempted, starting read-ahead) say nothing:
+    // one in 40 slow, none slept — cached.
+    r.events = reads(&[], 40);
+    assert_eq!(crate::trace::stats::read_from_memory(&r), vec![true]);
+    // A file the program created, or held in memory, is never "read from memory".
+    r.events = reads(&[], 0);
+    r.footer.files[0].in_memory = true;
+    assert_eq!(crate::trace::stats::read_from_memory(&r), vec![false]);
+}
+
+#[test]
 fn calls_that_sleep_differently_move_the_prediction_by_the_middle_of_their_cold_share() {
     // Reads at 0 (slept when recorded: 100 ns), 150, 200 (slept: 100), 400; the thread ends
     // at 470. In the replay the first does not sleep and the last newly does.
