@@ -18,7 +18,12 @@ Programs (none written with iogauge):
 - sort: GNU sort of 24 MiB of lines with a 1 MiB buffer (temp files spilled, merged);
 - sqlite: sqlite3 inserting 3,000 rows in 1,500 transactions, synchronous=FULL;
 - tar: tar of a copy of /usr/include;
-- fio-job: a fio job file (iogauge fio runs it), given to `predict` as the program.
+- fio-job: a fio job file (iogauge fio runs it), given to `predict` as the program;
+- pgbench: PostgreSQL (Debian's postgresql; skipped, with the reason printed, where it is not
+  installed): the server started on a cluster of pgbench's tables (scale 2), 4 clients running
+  500 of pgbench's TPC-B-like transactions each (every commit waits for its WAL's fdatasync),
+  the server stopped (its shutdown checkpoint writes and syncs what the transactions dirtied)
+  — the server's processes and pgbench are the program, run as the postgres user.
 
 Each case: inputs made in the from-storage and evicted from the page cache, the program
 recorded there; then, alternating (ABBA, as the disk's speed drifts over minutes), RUNS real
@@ -32,6 +37,7 @@ Usage: python3 bench/predict_accuracy.py [--only PROG,...] [--pairs disk:tmpfs,.
 """
 
 import argparse
+import glob
 import json
 import os
 import shutil
@@ -89,6 +95,74 @@ rw=read
 """
 
 
+def pg_bin():
+    """The directory of PostgreSQL's programs (the newest version Debian's packages installed),
+    or None."""
+    found = glob.glob("/usr/lib/postgresql/*/bin/pgbench")
+    found.sort(key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    return os.path.dirname(found[-1]) if found else None
+
+
+# The server refuses to run as root: as root, the cluster belongs to the postgres user and the
+# program runs as that user.
+PG_USER = "postgres"
+PG_PORT = 54329
+PGBENCH = """set -e
+PATH={bin}:$PATH
+export PGHOST="$PWD" PGPORT={port}
+pg_ctl -D pg -w -s -l pg.log start
+trap 'pg_ctl -D pg -s stop -m immediate >/dev/null 2>&1 || true' EXIT
+pgbench -n -c 4 -j 2 -t 500 postgres
+pg_ctl -D pg -w -s stop -m fast
+trap - EXIT
+"""
+
+
+def as_pg(cmd):
+    """`cmd` as the cluster's owner: the postgres user when run as root."""
+    if os.geteuid() != 0:
+        return cmd
+    return ["setpriv", f"--reuid={PG_USER}", f"--regid={PG_USER}", "--init-groups"] + cmd
+
+
+def pg_missing():
+    """Why pgbench cannot run here, or None."""
+    if pg_bin() is None:
+        return "PostgreSQL is not installed (apt-get install postgresql)"
+    if os.geteuid() == 0:
+        import pwd
+        try:
+            pwd.getpwnam(PG_USER)
+        except KeyError:
+            return f"no {PG_USER} user to run the server as"
+    return None
+
+
+def setup_pg(d):
+    """A cluster of pgbench's tables in d/pg, its server stopped, and the program's script."""
+    b = pg_bin()
+    with open(os.path.join(d, "pg.sh"), "w") as f:
+        f.write(PGBENCH.format(bin=b, port=PG_PORT))
+    if os.geteuid() == 0:
+        import pwd
+        u = pwd.getpwnam(PG_USER)
+        os.chown(d, u.pw_uid, u.pw_gid)
+    pg = os.path.join(d, "pg")
+    q = dict(cwd=d, check=True, capture_output=True)
+    subprocess.run(as_pg([f"{b}/initdb", "-D", pg, "-A", "trust", "-U", PG_USER, "--no-sync",
+                          "--no-instructions"]), **q)
+    with open(os.path.join(pg, "postgresql.conf"), "a") as f:
+        f.write(f"listen_addresses = ''\nunix_socket_directories = '{d}'\nport = {PG_PORT}\n")
+    env = dict(os.environ, PGHOST=d, PGPORT=str(PG_PORT))
+    subprocess.run(as_pg([f"{b}/pg_ctl", "-D", pg, "-w", "-s", "-l", os.path.join(d, "pg.log"),
+                          "start"]), env=env, **q)
+    try:
+        subprocess.run(as_pg([f"{b}/pgbench", "-i", "-q", "-s", "2", "postgres"]), env=env, **q)
+    finally:
+        subprocess.run(as_pg([f"{b}/pg_ctl", "-D", pg, "-w", "-s", "stop", "-m", "fast"]),
+                       env=env, **q)
+
+
 def write_random(path, mib):
     with open(path, "wb") as f:
         for _ in range(mib):
@@ -144,7 +218,10 @@ PROGRAMS = {
     "sqlite": (setup_sqlite, ["sqlite3", "db", ".read load.sql"]),
     "tar": (setup_tar, ["tar", "cf", "out.tar", "tree"]),
     "fio-job": (setup_fio, [IOGAUGE, "fio", "--output-format=terse", "job.fio"]),
+    "pgbench": (setup_pg, as_pg(["sh", "pg.sh"])),
 }
+# Programs that need what a machine may lack: why they cannot run here (None: they can).
+NEEDS = {"pgbench": pg_missing}
 
 STORAGES = {"disk": DISK, "tmpfs": TMPFS, "throttled": DISK}
 
@@ -289,6 +366,13 @@ def main():
     ap.add_argument("--no-save", action="store_true")
     a = ap.parse_args()
     progs = [p for p in PROGRAMS if not a.only or p in a.only.split(",")]
+    skipped = []
+    for p in list(progs):
+        why = NEEDS.get(p, lambda: None)()
+        if why:
+            print(f"SKIP {p}: {why}", file=sys.stderr)
+            skipped.append(f"- skipped: {p} ({why})")
+            progs.remove(p)
     pairs = [tuple(x.split(":")) for x in a.pairs.split(",")]
     m, lines = start("iogauge predict: accuracy")
     dev = make_cgroup()
@@ -304,7 +388,7 @@ def main():
               " is their median and the bound their 95% prediction interval plus the median of "
               "each other part (capture, unseen I/O, waits for a CPU, wake-ups, the method's "
               "bias) — what `--repeat 3` computes from its replays, with the disk's drift over "
-              "minutes kept out", "",
+              "minutes kept out"] + skipped + ["",
               "| program | from → to | recorded s | predicted s (each) | ± bound s | actual s (runs) | "
               "error % | within bound |", "|---|---|---|---|---|---|---|---|"]
     rows = []
