@@ -281,8 +281,11 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
 const PROT_EXEC: u32 = 4;
 
 /// The mappings of files the program works on: not of code (a file ever mapped PROT_EXEC is a
-/// library, all of whose mappings are the loader's) and outside the system's directories
-/// (locales, caches and their like are mapped by every program, shared or not, from memory).
+/// library, all of whose mappings are the loader's), outside the system's directories
+/// (locales, caches and their like are mapped by every program, shared or not, from memory),
+/// and not POSIX shared memory objects (`shm_open`'s names, directly in /dev/shm: memory
+/// shared between processes — PostgreSQL's dynamic shared memory — whose page faults reach
+/// no storage).
 fn data_mappings(r: &Recording) -> usize {
     const SYSTEM: [&str; 5] = ["/usr/", "/lib/", "/lib64/", "/lib32/", "/etc/"];
     let maps = || r.events.iter().filter(|e| e.op == Op::Mmap);
@@ -296,9 +299,17 @@ fn data_mappings(r: &Recording) -> usize {
             r.footer
                 .files
                 .get(e.file as usize)
-                .is_some_and(|f| !SYSTEM.iter().any(|d| f.path.starts_with(d)))
+                .is_some_and(|f| !SYSTEM.iter().any(|d| f.path.starts_with(d)) && !shm_object(f))
         })
         .count()
+}
+
+/// Whether `f` is a POSIX shared memory object: a file directly in /dev/shm (`shm_open`'s
+/// names hold no further slash).
+fn shm_object(f: &crate::trace::recording::FileInfo) -> bool {
+    f.path
+        .strip_prefix("/dev/shm/")
+        .is_some_and(|name| !name.is_empty() && !name.contains('/'))
 }
 
 /// Files the program read from memory (the replays keep them cached, as they were): the

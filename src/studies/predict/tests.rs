@@ -329,7 +329,16 @@ fn mappings_of_libraries_are_not_data_and_mappings_of_data_files_are_said() {
     let mut locale = ev(15, 1, 1, Op::Mmap);
     locale.file = 2;
     locale.arg = 1 | (1 << 8);
-    for e in [locale, lib, code] {
+    // A POSIX shared memory object (shm_open: PostgreSQL's dynamic shared memory), read and
+    // written: memory, not storage. (A file in a directory of /dev/shm is a file.)
+    r.footer.files.push(FileInfo {
+        path: "/dev/shm/PostgreSQL.664298292".into(),
+        ..r.footer.files[1].clone()
+    });
+    let mut shm = ev(16, 1, 1, Op::Mmap);
+    shm.file = 3;
+    shm.arg = 3 | (1 << 8);
+    for e in [locale, shm, lib, code] {
         r.events.insert(0, e);
         tl.done_ns.insert(0, None);
         tl.took_ns.insert(0, 0);
@@ -344,11 +353,11 @@ fn mappings_of_libraries_are_not_data_and_mappings_of_data_files_are_said() {
     );
     let mut data = ev(20, 1, 1, Op::Mmap);
     data.arg = 3 | (1 << 8);
-    r.events.insert(2, data);
-    tl.done_ns.insert(2, None);
-    tl.took_ns.insert(2, 0);
-    tl.chain_late_ns.insert(2, 0);
-    tl.chain_calls.insert(2, 0);
+    r.events.insert(3, data);
+    tl.done_ns.insert(3, None);
+    tl.took_ns.insert(3, 0);
+    tl.chain_late_ns.insert(3, 0);
+    tl.chain_calls.insert(3, 0);
     let p = predict_with(&r, &[tl]);
     assert!(
         p.warnings
