@@ -312,8 +312,10 @@ pub struct ThreadInfo {
 pub struct OffCpu {
     /// Its watched calls that slept (each also flagged `SLEPT` where it is a trace event).
     pub calls_slept: u64,
-    /// Outside its watched calls: time asleep (page faults, calls not watched, waits for
-    /// other threads) and how many times it fell asleep.
+    /// Outside the calls the trace holds: time asleep (page faults, calls not watched or on
+    /// pipes, sockets and terminals, waits for other threads and processes) and how many times
+    /// it fell asleep. (Traces before 2026-12-03 counted sleeps in calls on pipes and sockets
+    /// as the calls', not here.)
     pub think_asleep_ns: u64,
     pub think_sleeps: u64,
     /// Outside its watched calls: time it was ready to run but waited for a CPU.

@@ -386,3 +386,74 @@ fn a_file_read_cold_through_read_ahead_is_replayed_cold_and_one_read_cached_stay
     );
     assert!(entries(target.path()).is_empty());
 }
+
+#[test]
+fn a_program_that_waits_through_a_pipe_for_another_is_said_to_be_kept_as_recorded() {
+    // dd writes 200 blocks O_DSYNC on the disk while a subshell waits on a pipe for it to end,
+    // then creates a file: that wait is asleep outside any call the trace holds, and the
+    // replay keeps it as recorded, though dd's writes take far less on tmpfs. The same two
+    // one after the other: the shell waited for dd to end, which the replay makes.
+    let work = tmp();
+    let w = work.path();
+    if tmp_is_tmpfs() {
+        skip!("/tmp is tmpfs: its synchronous writes wait for no device");
+        return;
+    }
+    let Some(shm) = shm_tmpfs() else {
+        skip!("no tmpfs at /dev/shm to predict for");
+        return;
+    };
+    let asleep = |script: &str| {
+        let o = run_in(
+            w,
+            &[
+                "record",
+                "-o",
+                "t.iogtrace",
+                "--overwrite-output",
+                "--",
+                "sh",
+                "-c",
+                script,
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let target = tempfile::tempdir_in(shm).unwrap();
+        let p = predicted(
+            w,
+            &[
+                "predict",
+                "t.iogtrace",
+                "--directory",
+                target.path().to_str().unwrap(),
+                "--repeat",
+                "1",
+                "--json",
+            ],
+        );
+        assert!(entries(target.path()).is_empty());
+        p["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .find(|x| x.contains("spent asleep outside their calls"))
+    };
+    let dd = "dd if=/dev/zero of=f bs=64k count=200 oflag=dsync status=none";
+    // (dd puts its output file on its standard output: the group holds the pipe open.)
+    let piped = asleep(&format!("{{ {dd}; true; }} | {{ read x; : > done; }}"));
+    if trace_stats(w, "t.iogtrace")["method"]
+        .as_str()
+        .unwrap()
+        .starts_with("ptrace")
+    {
+        skip!("recorded with ptrace: the scheduler's switches are not seen under ptrace");
+        return;
+    }
+    let said = piped.expect("the subshell's wait for dd said");
+    assert!(said.contains("sockets or pipes"), "{said}");
+    assert_eq!(
+        asleep(&format!("{dd}; {{ read x; : > done; }} < /dev/null")),
+        None
+    );
+}

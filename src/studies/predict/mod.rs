@@ -21,6 +21,7 @@
 //!
 //! Pure: a function of the recording and what the replays measured.
 
+mod asleep;
 mod end;
 mod figures;
 #[cfg(test)]
@@ -291,6 +292,7 @@ pub fn predict(r: &Recording, trace: &str, to: &Target<'_>, runs: &[Replayed<'_>
         + bound.model_ns;
     let (pe, tl) = (&each[mid].1, runs[mid].timeline);
     let f = figures::figures(r, tl, pe);
+    let kept = asleep::kept_waits(r, tl, pe);
     let critical_io = |recorded: bool| {
         f.threads
             .iter()
@@ -331,5 +333,17 @@ pub fn predict(r: &Recording, trace: &str, to: &Target<'_>, runs: &[Replayed<'_>
         warnings: Vec::new(),
     };
     p.warnings = figures::warnings(r, &p);
+    if let Some(k) = kept.filter(|k| k.asleep_ns >= predicted / 10) {
+        p.warnings.push(format!(
+            "the chain of calls that decides the end keeps {:.3} s of recorded time its threads \
+             spent asleep outside their calls, not waiting for threads they created (thread {} \
+             the most): waits for other processes through sockets or pipes, for locks or \
+             timers, which the trace does not hold; the replay keeps them as they were, so \
+             where what they waited for runs faster or slower on this storage, the prediction \
+             does not follow",
+            k.asleep_ns as f64 / 1e9,
+            k.tid
+        ));
+    }
     p
 }

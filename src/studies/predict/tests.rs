@@ -618,3 +618,66 @@ fn ios_no_call_waited_for_are_warned_of() {
         crate::trace::recording::flag::ASYNC | crate::trace::recording::flag::SQPOLL;
     assert!(warned(&r));
 }
+
+/// A shell (1) runs a client (2) that talks to a server thread (3) through a socket the trace
+/// does not hold: the client makes one call at its start and sleeps `client_asleep` of its
+/// life after it; the shell's next call comes after the client ended.
+fn waits_through_a_socket(client_asleep: u64) -> (Recording, Timeline) {
+    let mut r = recording(
+        vec![
+            ev(0, 10, 1, Op::Write),
+            ev(100, 10, 2, Op::Write),
+            ev(200, 8_800, 3, Op::Write),
+            ev(10_100, 10, 1, Op::Write),
+        ],
+        vec![
+            thread(1, None, 0, 10_200),
+            thread(2, Some(1), 50, 10_050),
+            thread(3, None, 0, 9_000),
+        ],
+        10_200,
+    );
+    let off = |asleep| {
+        Some(crate::trace::recording::OffCpu {
+            think_asleep_ns: asleep,
+            ..Default::default()
+        })
+    };
+    // The shell slept waiting for the client: a wait the replay makes (the anchor).
+    r.footer.threads[0].off_cpu = off(10_000);
+    r.footer.threads[1].off_cpu = off(client_asleep);
+    r.footer.threads[2].off_cpu = off(0);
+    let mut tl = timeline(&[10, 110, 9_000, 10_110], &[10, 10, 8_800, 10]);
+    tl.after = vec![None, Some(0), None, Some(1)];
+    (r, tl)
+}
+
+#[test]
+fn a_deciding_chain_kept_asleep_on_what_the_trace_does_not_hold_is_said() {
+    let (r, tl) = waits_through_a_socket(9_500);
+    let p = predict_with(&r, &[tl]);
+    assert_eq!(p.critical_tid, Some(1));
+    let w = p
+        .warnings
+        .iter()
+        .find(|w| w.contains("spent asleep outside their calls"))
+        .unwrap_or_else(|| panic!("{:?}", p.warnings));
+    // 9,990 ns from the client's call to the shell's, the client asleep 9,500 of its 9,990
+    // outside its call; 90 before its call at the same share; the shell's waits are its
+    // child's: 9,500 + 85.6 = 9,585 ns.
+    assert!(
+        w.contains("keeps 0.000 s") && w.contains("(thread 2 the most)"),
+        "{w}"
+    );
+    let (r, tl) = waits_through_a_socket(9_500);
+    let k = super::asleep::kept_waits(&r, &tl, &program_end(&r, &tl));
+    assert_eq!(k.map(|k| (k.asleep_ns, k.tid)), Some((9_585, 2)));
+    // A client that computed all that time: nothing is kept asleep.
+    let (r, tl) = waits_through_a_socket(0);
+    let p = predict_with(&r, &[tl]);
+    assert!(
+        !p.warnings.iter().any(|w| w.contains("asleep outside")),
+        "{:?}",
+        p.warnings
+    );
+}

@@ -1,7 +1,8 @@
 //! The scheduler's view of the recorded threads, from perf's context-switch records: which
 //! recorded calls slept (gave up their CPU to wait for the device, a lock, a page) and, outside
-//! the calls, how long each thread was asleep (page faults, calls not watched, waits for other
-//! threads) or ready to run but waiting for a CPU. It only keeps counts; the decoder asks it
+//! the calls the trace holds, how long each thread was asleep (page faults, calls not watched
+//! or on pipes and sockets, waits for other threads and processes) or ready to run but waiting
+//! for a CPU. It only keeps counts; the decoder asks it
 //! at each call's entry and exit.
 
 use std::collections::HashMap;
@@ -14,6 +15,8 @@ struct Task {
     left: Option<(u64, bool)>,
     in_call: bool,
     call_slept: bool,
+    /// Time asleep in the call under way (or the last one).
+    call_asleep: u64,
     off: OffCpu,
 }
 
@@ -44,6 +47,9 @@ impl Sched {
         };
         if k.in_call {
             k.call_slept |= !preempted;
+            if !preempted {
+                k.call_asleep += t.saturating_sub(left);
+            }
         } else if preempted {
             k.off.think_preempted_ns += t.saturating_sub(left);
         } else {
@@ -58,6 +64,7 @@ impl Sched {
             let k = self.tasks.entry(tid).or_default();
             k.in_call = true;
             k.call_slept = false;
+            k.call_asleep = 0;
         }
     }
 
@@ -71,6 +78,19 @@ impl Sched {
             k.off.calls_slept += 1;
         }
         std::mem::take(&mut k.call_slept)
+    }
+
+    /// The call that just exited is not in the trace (on a pipe, a socket, a terminal; one the
+    /// decoder does not keep): what it slept was outside the trace's calls — a wait for
+    /// another process, as often as not — and counts as such.
+    pub fn untraced(&mut self, tid: u32) {
+        let Some(k) = self.tasks.get_mut(&tid) else {
+            return;
+        };
+        if k.call_asleep > 0 {
+            k.off.think_asleep_ns += std::mem::take(&mut k.call_asleep);
+            k.off.think_sleeps += 1;
+        }
     }
 
     /// A thread's time off its CPU (None: not measured).
@@ -111,6 +131,21 @@ mod tests {
             })
         );
         assert_eq!(s.off_cpu(8), Some(OffCpu::default()));
+        // A call the trace does not keep (a read of a pipe) slept 4,000 ns: outside the
+        // trace's calls. One that did not sleep adds nothing there.
+        s.enter(7);
+        s.switch(4_000, 7, true, false);
+        s.switch(8_000, 7, false, false);
+        assert!(s.exit(7));
+        s.untraced(7);
+        s.enter(7);
+        assert!(!s.exit(7));
+        s.untraced(7);
+        let off = s.off_cpu(7).unwrap();
+        assert_eq!(
+            (off.calls_slept, off.think_asleep_ns, off.think_sleeps),
+            (2, 4_500, 2)
+        );
         assert_eq!(Sched::new(false).off_cpu(7), None);
     }
 }

@@ -118,11 +118,14 @@ impl Walk {
         let slept = self.sched.exit(tid);
         let Some(e) = self.pending.remove(&tid).filter(|e| e.nr == nr) else {
             s.out.unmatched += 1;
+            self.sched.untraced(tid);
             return;
         };
         let Some(call) = Call::of(nr.into()) else {
+            self.sched.untraced(tid);
             return;
         };
+        let kept = s.out.events.len();
         let rel = e.t.saturating_sub(s.t0);
         let th = self.threads.entry(tid).or_insert(ThreadInfo {
             tid,
@@ -145,6 +148,9 @@ impl Walk {
             ret,
             slept,
         });
+        if s.out.events.len() == kept {
+            self.sched.untraced(tid);
+        }
     }
 }
 
