@@ -18,6 +18,42 @@ fn tmp_is_tmpfs() -> bool {
         .any(|l| l.split_whitespace().nth(1) == Some("/tmp") && l.contains(" tmpfs "))
 }
 
+/// One replay's prediction of `trace` (in `w`) for `target`, as JSON.
+fn predicted_once(w: &Path, trace: &str, target: &Path) -> Value {
+    let t = target.to_str().unwrap();
+    predicted(
+        w,
+        &[
+            "predict",
+            trace,
+            "--directory",
+            t,
+            "--repeat",
+            "1",
+            "--json",
+        ],
+    )
+}
+
+/// The prediction's warning that says `what`, if any.
+fn warning(p: &Value, what: &str) -> Option<String> {
+    p["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x.as_str())
+        .find(|x| x.contains(what))
+        .map(str::to_string)
+}
+
+/// Whether `trace` (in `w`) was recorded under ptrace, which does not see the scheduler.
+fn under_ptrace(w: &Path, trace: &str) -> bool {
+    trace_stats(w, trace)["method"]
+        .as_str()
+        .unwrap()
+        .starts_with("ptrace")
+}
+
 fn pattern_calls(p: &Value, prefix: &str) -> u64 {
     p["patterns"]
         .as_array()
@@ -262,18 +298,7 @@ fn calls_that_slept_when_recorded_are_known_and_a_target_where_they_do_not_moves
         return;
     };
     let target = tempfile::tempdir_in(shm).unwrap();
-    let p = predicted(
-        w,
-        &[
-            "predict",
-            "t.iogtrace",
-            "--directory",
-            target.path().to_str().unwrap(),
-            "--repeat",
-            "1",
-            "--json",
-        ],
-    );
+    let p = predicted_once(w, "t.iogtrace", target.path());
     let r = &p["replays"][0];
     assert!(r["wakes"]["fewer"].as_u64().unwrap() >= slept, "{r}");
     assert_eq!(r["wakes"]["more"].as_u64().unwrap(), 0, "{r}");
@@ -332,11 +357,7 @@ fn a_file_read_cold_through_read_ahead_is_replayed_cold_and_one_read_cached_stay
         assert!(o.status.success(), "{}", stderr(&o));
     };
     record("cold.iogtrace");
-    if trace_stats(w, "cold.iogtrace")["method"]
-        .as_str()
-        .unwrap()
-        .starts_with("ptrace")
-    {
+    if under_ptrace(w, "cold.iogtrace") {
         skip!("recorded with ptrace: the scheduler's switches are not seen under ptrace");
         return;
     }
@@ -358,24 +379,8 @@ fn a_file_read_cold_through_read_ahead_is_replayed_cold_and_one_read_cached_stay
     assert!(recorded >= 1 && replayed >= 1, "{recorded} {replayed}");
     assert_eq!(replayed_sleeps("warm.iogtrace"), (0, 0));
     let cached = |trace: &str| {
-        let p = predicted(
-            w,
-            &[
-                "predict",
-                trace,
-                "--directory",
-                t,
-                "--repeat",
-                "1",
-                "--json",
-            ],
-        );
-        p["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_str().unwrap().to_string())
-            .find(|x| x.starts_with("files that existed and were read from memory"))
+        let p = predicted_once(w, trace, target.path());
+        warning(&p, "files that existed and were read from memory")
     };
     assert_eq!(cached("cold.iogtrace"), None);
     let warm = cached("warm.iogtrace").expect("the cached file said");
@@ -419,34 +424,14 @@ fn a_program_that_waits_through_a_pipe_for_another_is_said_to_be_kept_as_recorde
         );
         assert!(o.status.success(), "{}", stderr(&o));
         let target = tempfile::tempdir_in(shm).unwrap();
-        let p = predicted(
-            w,
-            &[
-                "predict",
-                "t.iogtrace",
-                "--directory",
-                target.path().to_str().unwrap(),
-                "--repeat",
-                "1",
-                "--json",
-            ],
-        );
+        let p = predicted_once(w, "t.iogtrace", target.path());
         assert!(entries(target.path()).is_empty());
-        p["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_str().unwrap().to_string())
-            .find(|x| x.contains("spent asleep outside their calls"))
+        warning(&p, "spent asleep outside their calls")
     };
     let dd = "dd if=/dev/zero of=f bs=64k count=200 oflag=dsync status=none";
     // (dd puts its output file on its standard output: the group holds the pipe open.)
     let piped = asleep(&format!("{{ {dd}; true; }} | {{ read x; : > done; }}"));
-    if trace_stats(w, "t.iogtrace")["method"]
-        .as_str()
-        .unwrap()
-        .starts_with("ptrace")
-    {
+    if under_ptrace(w, "t.iogtrace") {
         skip!("recorded with ptrace: the scheduler's switches are not seen under ptrace");
         return;
     }
