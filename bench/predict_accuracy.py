@@ -211,7 +211,9 @@ def setup_fio(d):
 
 
 PROGRAMS = {
-    "sas-like": (setup_sas, ["python3", "sas.py"]),
+    # The interpreter itself: `python3` on PATH can be a version manager's shim (pyenv's is
+    # a bash script that starts some 40 processes before Python), which is not the program.
+    "sas-like": (setup_sas, [os.path.realpath(sys.executable), "sas.py"]),
     "dd-direct": (setup_dd, ["dd", "if=in", "of=out", "bs=1M", "iflag=direct", "oflag=direct",
                              "status=none"]),
     "sort": (setup_sort, ["sort", "-S", "1M", "-T", ".", "in.txt", "-o", "out.txt"]),
