@@ -10,9 +10,9 @@
 //! The scheduler's records say how long each thread slept outside its calls over its life,
 //! not when: each span counts its thread's share of such sleep in its time outside calls.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use crate::trace::recording::Recording;
+use crate::trace::recording::{Recording, ThreadInfo};
 use crate::trace::replayed::Timeline;
 
 use super::end::ProgramEnd;
@@ -35,38 +35,33 @@ pub fn kept_waits(r: &Recording, tl: &Timeline, pe: &ProgramEnd) -> Option<KeptW
     }
     let ev = &r.events;
     let done = |i: usize| ev[i].t.saturating_add(ev[i].dur);
-    let mut shares: HashMap<u32, f64> = HashMap::new();
-    let mut per_thread: HashMap<u32, f64> = HashMap::new();
-    let mut count = |span: u64, tid: u32| {
-        let share = *shares.entry(tid).or_insert_with(|| asleep_share(r, tid));
-        *per_thread.entry(tid).or_default() += share * span as f64;
-    };
+    let threads: HashMap<u32, &ThreadInfo> = r.footer.threads.iter().map(|t| (t.tid, t)).collect();
+    // The recorded spans the prediction keeps, each with the thread whose time it was.
+    let mut spans: Vec<(u64, u32)> = Vec::new();
     // After the hinge: the rest of its thread's life (and of the threads it waited for).
     if let Some(d) = tl.done_ns.get(h).copied().flatten() {
-        count(pe.end.ns.saturating_sub(d), ev[h].tid);
+        spans.push((pe.end.ns.saturating_sub(d), ev[h].tid));
     }
     // Back along the chain: each call due a recorded span after the one that decided it —
     // a child's tail where it waited for the child, its own think time otherwise.
-    let parent = |tid: u32| {
-        r.footer
-            .threads
-            .iter()
-            .find(|t| t.tid == tid)
-            .and_then(|t| t.parent)
-    };
     let mut at = h;
     for _ in 0..ev.len() {
         let Some(p) = tl.after.get(at).copied().flatten() else {
             break;
         };
         let (me, them) = (ev[at].tid, ev[p].tid);
-        let owner = if me != them && parent(them) == Some(me) {
-            them
-        } else {
-            me
-        };
-        count(ev[at].t.saturating_sub(done(p)), owner);
+        let child = me != them && threads.get(&them).and_then(|t| t.parent) == Some(me);
+        spans.push((
+            ev[at].t.saturating_sub(done(p)),
+            if child { them } else { me },
+        ));
         at = p;
+    }
+    let shares = asleep_shares(r, &threads, spans.iter().map(|s| s.1).collect());
+    let mut per_thread: HashMap<u32, f64> = HashMap::new();
+    for (span, tid) in spans {
+        *per_thread.entry(tid).or_default() +=
+            shares.get(&tid).copied().unwrap_or(0.0) * span as f64;
     }
     let total = per_thread.values().sum::<f64>() as u64;
     per_thread
@@ -78,44 +73,81 @@ pub fn kept_waits(r: &Recording, tl: &Timeline, pe: &ProgramEnd) -> Option<KeptW
         })
 }
 
-/// The share of `tid`'s recorded time outside its calls that it slept, less its waits for
-/// the threads it created (the part of each gap between its calls up to the last child that
-/// ended in it), over its time outside calls less those waits.
-fn asleep_share(r: &Recording, tid: u32) -> f64 {
-    let Some(th) = r.footer.threads.iter().find(|t| t.tid == tid) else {
-        return 0.0;
-    };
-    let Some(off) = th.off_cpu else {
-        return 0.0;
-    };
-    let mut kids: Vec<u64> = r
-        .footer
-        .threads
-        .iter()
-        .filter(|c| c.parent == Some(tid) && c.tid != tid)
-        .filter_map(|c| c.ended_ns)
-        .collect();
-    kids.sort_unstable();
-    // The gaps outside its calls: from its birth to its first call, between its calls, from
-    // its last call to its end.
-    let mut gaps = Vec::new();
-    let mut from = th.born_ns.unwrap_or(0);
-    for e in r.events.iter().filter(|e| e.tid == tid) {
-        gaps.push((from, e.t.max(from)));
-        from = from.max(e.t.saturating_add(e.dur));
-    }
-    gaps.push((from, th.ended_ns.unwrap_or(from).max(from)));
-    let (mut outside, mut waited) = (0u64, 0u64);
-    for (a, b) in gaps {
-        outside += b - a;
-        let n = kids.partition_point(|&k| k <= b);
-        if let Some(&last) = kids[..n].last().filter(|&&k| k > a) {
-            waited += last - a;
+/// Per thread of `tids`: the share of its recorded time outside its calls that it slept,
+/// less its waits for the threads it created (the part of each gap between its calls up to
+/// the last child that ended in it), over its time outside calls less those waits. One pass
+/// over the calls for all of them.
+fn asleep_shares(
+    r: &Recording,
+    threads: &HashMap<u32, &ThreadInfo>,
+    tids: HashSet<u32>,
+) -> HashMap<u32, f64> {
+    // Per thread: when its children ended, sorted.
+    let mut kids: HashMap<u32, Vec<u64>> = HashMap::new();
+    for c in &r.footer.threads {
+        if let (Some(p), Some(end)) = (
+            c.parent.filter(|&p| tids.contains(&p) && p != c.tid),
+            c.ended_ns,
+        ) {
+            kids.entry(p).or_default().push(end);
         }
     }
-    let own = outside.saturating_sub(waited);
-    if own == 0 {
-        return 0.0;
+    for k in kids.values_mut() {
+        k.sort_unstable();
     }
-    (off.think_asleep_ns.saturating_sub(waited) as f64 / own as f64).min(1.0)
+    // Per thread: where its current gap outside calls began, its time outside calls and its
+    // waits for children in them.
+    #[derive(Default)]
+    struct Gaps {
+        from: u64,
+        outside: u64,
+        waited: u64,
+    }
+    let mut gaps: HashMap<u32, Gaps> = tids
+        .iter()
+        .filter_map(|&t| threads.get(&t))
+        .map(|th| {
+            let from = th.born_ns.unwrap_or(0);
+            (
+                th.tid,
+                Gaps {
+                    from,
+                    ..Gaps::default()
+                },
+            )
+        })
+        .collect();
+    let none = Vec::new();
+    let close = |g: &mut Gaps, tid: u32, until: u64| {
+        let (a, b) = (g.from, until.max(g.from));
+        g.outside += b - a;
+        let k = kids.get(&tid).unwrap_or(&none);
+        let n = k.partition_point(|&end| end <= b);
+        if let Some(&last) = k[..n].last().filter(|&&end| end > a) {
+            g.waited += last - a;
+        }
+    };
+    // The gaps: from its birth to its first call, between its calls, from its last call to
+    // its end.
+    for e in &r.events {
+        if let Some(g) = gaps.get_mut(&e.tid) {
+            close(g, e.tid, e.t);
+            g.from = g.from.max(e.t.saturating_add(e.dur));
+        }
+    }
+    gaps.into_iter()
+        .map(|(tid, mut g)| {
+            let th = threads[&tid];
+            let end = th.ended_ns.unwrap_or(g.from);
+            close(&mut g, tid, end);
+            let own = g.outside.saturating_sub(g.waited);
+            let asleep = th.off_cpu.map_or(0, |o| o.think_asleep_ns);
+            let share = if own == 0 {
+                0.0
+            } else {
+                (asleep.saturating_sub(g.waited) as f64 / own as f64).min(1.0)
+            };
+            (tid, share)
+        })
+        .collect()
 }

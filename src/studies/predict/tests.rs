@@ -321,29 +321,32 @@ fn mappings_of_libraries_are_not_data_and_mappings_of_data_files_are_said() {
     lib.arg = 1 | (2 << 8);
     let mut code = lib;
     code.arg = 5 | (2 << 8);
+    // A file of its own like libc's, mapped at `t` with `arg` (protection | flags << 8).
+    let mapped = |r: &mut Recording, path: &str, t: u64, arg: u32| {
+        r.footer.files.push(FileInfo {
+            path: path.into(),
+            ..r.footer.files[1].clone()
+        });
+        let mut e = ev(t, 1, 1, Op::Mmap);
+        e.file = r.footer.files.len() as u32 - 1;
+        e.arg = arg;
+        e
+    };
+    // A call the replay does not make, inserted at `at`.
+    let unreplayed = |r: &mut Recording, tl: &mut Timeline, at: usize, e: Event| {
+        r.events.insert(at, e);
+        tl.done_ns.insert(at, None);
+        tl.took_ns.insert(at, 0);
+        tl.chain_late_ns.insert(at, 0);
+        tl.chain_calls.insert(at, 0);
+    };
     // And a locale file mapped shared: the system's, not the program's data.
-    r.footer.files.push(FileInfo {
-        path: "/usr/lib/locale/C.utf8/LC_CTYPE".into(),
-        ..r.footer.files[1].clone()
-    });
-    let mut locale = ev(15, 1, 1, Op::Mmap);
-    locale.file = 2;
-    locale.arg = 1 | (1 << 8);
+    let locale = mapped(&mut r, "/usr/lib/locale/C.utf8/LC_CTYPE", 15, 1 | (1 << 8));
     // A POSIX shared memory object (shm_open: PostgreSQL's dynamic shared memory), read and
     // written: memory, not storage. (A file in a directory of /dev/shm is a file.)
-    r.footer.files.push(FileInfo {
-        path: "/dev/shm/PostgreSQL.664298292".into(),
-        ..r.footer.files[1].clone()
-    });
-    let mut shm = ev(16, 1, 1, Op::Mmap);
-    shm.file = 3;
-    shm.arg = 3 | (1 << 8);
+    let shm = mapped(&mut r, "/dev/shm/PostgreSQL.664298292", 16, 3 | (1 << 8));
     for e in [locale, shm, lib, code] {
-        r.events.insert(0, e);
-        tl.done_ns.insert(0, None);
-        tl.took_ns.insert(0, 0);
-        tl.chain_late_ns.insert(0, 0);
-        tl.chain_calls.insert(0, 0);
+        unreplayed(&mut r, &mut tl, 0, e);
     }
     let p = predict_with(&r, std::slice::from_ref(&tl));
     assert!(
@@ -353,11 +356,7 @@ fn mappings_of_libraries_are_not_data_and_mappings_of_data_files_are_said() {
     );
     let mut data = ev(20, 1, 1, Op::Mmap);
     data.arg = 3 | (1 << 8);
-    r.events.insert(3, data);
-    tl.done_ns.insert(3, None);
-    tl.took_ns.insert(3, 0);
-    tl.chain_late_ns.insert(3, 0);
-    tl.chain_calls.insert(3, 0);
+    unreplayed(&mut r, &mut tl, 3, data);
     let p = predict_with(&r, &[tl]);
     assert!(
         p.warnings
