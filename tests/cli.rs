@@ -662,6 +662,38 @@ fn an_unknown_option_points_at_its_commands_help() {
     }
 }
 
+/// A negative number given as an option's next word is that option's value, refused by what
+/// the option accepts — not "-1: unknown option", which names no option — and nothing is
+/// created.
+#[test]
+fn a_negative_number_after_an_option_is_refused_as_its_value() {
+    let d = tmp();
+    let dir = d.path().display().to_string();
+    let trace = d.path().join("t.iogtrace");
+    let trace = trace.to_str().unwrap();
+    for (args, want) in [
+        (
+            &["predict", trace, "--directory", &dir, "--repeat", "-1"][..],
+            "--repeat=-1: expected a whole number from 1 to 100",
+        ),
+        (
+            &["replay", trace, "--directory", &dir, "--speed", "-2"][..],
+            "--speed=-2: expected a number above 0",
+        ),
+        (
+            &["quick", "--directory", &dir, "--seconds", "-3"][..],
+            "--seconds=-3: expected a whole number",
+        ),
+    ] {
+        let o = iogauge(args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert_eq!(e.trim_end().lines().count(), 1, "{args:?}: {e}");
+        assert!(e.contains(want), "{args:?}: want {want:?} in {e:?}");
+    }
+    assert!(entries(d.path()).is_empty(), "{:?}", entries(d.path()));
+}
+
 #[test]
 fn directory_mode_makes_one_file_per_job() {
     let d = tmp();

@@ -145,6 +145,21 @@ impl UsageError {
 }
 
 pub fn command() -> Command {
+    negative_values(top())
+}
+
+/// Every option that takes a value takes one that starts with '-' and a digit: `--repeat -1`
+/// is then refused as `--repeat=-1: expected a whole number from 1 to 100`, naming the option,
+/// where clap would call "-1" an unknown option.
+fn negative_values(c: Command) -> Command {
+    c.mut_args(|a| match a.get_action().takes_values() {
+        true => a.allow_negative_numbers(true),
+        false => a,
+    })
+    .mut_subcommands(negative_values)
+}
+
+fn top() -> Command {
     Command::new("iogauge")
         .version(env!("CARGO_PKG_VERSION"))
         .about("Measures what a storage path can really do: throughput, IOPS, latency, CPU cost")
