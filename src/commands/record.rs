@@ -92,6 +92,12 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
         r.footer.duration_ns as f64 / 1e9,
         rawpath::display(&output)
     );
+    if s.interrupt.load(Ordering::SeqCst) {
+        errln!(
+            "iogauge: record: asked to stop: the program's tasks still running were sent \
+             SIGTERM; the trace holds what they did until they ended"
+        );
+    }
     if let Some(missing) = r.footer.missing() {
         errln!("iogauge: record: INCOMPLETE: the trace misses {missing}");
     }

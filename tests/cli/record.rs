@@ -604,6 +604,122 @@ fn the_programs_exit_code_is_passed_on_and_its_trace_kept() {
     );
 }
 
+/// A program whose first process ends and leaves a child running (`cmd &` in a shell): the
+/// recording follows the child, and Ctrl-C ends it — the child is sent SIGTERM too, not
+/// waited for — and the trace is written. Until 2026-12-03 only the first process, long gone,
+/// was signalled, and `record` waited for the child (`sleep 1000` here) until a second Ctrl-C.
+#[test]
+fn ctrl_c_ends_a_recording_whose_program_left_a_child_running() {
+    let d = tmp();
+    let trace = d.path().join("t.iogtrace");
+    let mut child = bin()
+        .current_dir(d.path())
+        .args([
+            "record",
+            "-o",
+            trace.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            "sleep 1000 > /dev/null 2>&1 & echo $!; echo hi > x",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let sleeper: i32 = line.trim().parse().expect("the child's pid");
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{sleeper}/stat")).is_ok_and(|st| {
+            st.rsplit(')')
+                .next()
+                .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+        })
+    };
+    assert!(alive(), "the child runs");
+    // The shell has ended by now; the recording goes on for its child.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(child.try_wait().unwrap(), None, "record follows the child");
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let started = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "record waited {:?} after Ctrl-C",
+        started.elapsed()
+    );
+    for _ in 0..100 {
+        if !alive() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(), "the child was left running");
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "the shell's own exit: {e}");
+    assert!(e.contains("asked to stop"), "{e}");
+    let v = trace_stats(d.path(), trace.to_str().unwrap());
+    let x = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("/x"))
+        .expect("x in the trace");
+    assert_eq!(x["writes"]["bytes"], 3);
+}
+
+/// The recorded program gets the signals a shell gives it, not iogauge's: `yes` writing into a
+/// pipe whose reader has gone dies of SIGPIPE (141 in bash's PIPESTATUS), as it does
+/// unrecorded — until 2026-12-03 it inherited the SIGPIPE that Rust's runtime ignores, and
+/// ended in EPIPE with exit code 1 instead.
+#[test]
+fn the_recorded_program_dies_of_sigpipe_as_it_does_unrecorded() {
+    let d = tmp();
+    let trace = d.path().join("t.iogtrace");
+    let script =
+        "yes | head -n 1 > /dev/null; echo ${PIPESTATUS[0]}; grep SigIgn /proc/self/status";
+    let plain = std::process::Command::new("bash")
+        .args(["-c", script])
+        .output()
+        .unwrap();
+    let o = run_in(
+        d.path(),
+        &[
+            "record",
+            "-o",
+            trace.to_str().unwrap(),
+            "--",
+            "bash",
+            "-c",
+            script,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (out, plain) = (
+        stdout(&o),
+        String::from_utf8_lossy(&plain.stdout).to_string(),
+    );
+    let first = |s: &str| s.lines().next().unwrap_or("").to_string();
+    assert_eq!(first(&out), "141", "recorded: {out}");
+    assert_eq!(first(&out), first(&plain), "recorded: {out} plain: {plain}");
+    // SIGPIPE (13) is not among the signals the program ignores.
+    let ignored = out
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .expect("SigIgn");
+    assert_eq!(ignored & (1 << 12), 0, "{out}");
+}
+
 /// The files under `dir` a trace names, with what it says of each (path made relative).
 fn files_under(dir: &Path, trace: &Path) -> (Vec<Value>, String) {
     let v = trace_stats(dir, trace.to_str().unwrap());

@@ -263,7 +263,7 @@ pub fn record(
         Ok(mut c) => {
             let pid = c.id() as i32;
             let ended = Arc::new(AtomicBool::new(false));
-            let watcher = super::forward_stop(stop, Arc::clone(&ended), pid);
+            let watcher = super::forward_stop(stop, Arc::clone(&ended), pid, None);
             let st = c.wait();
             ended.store(true, Ordering::Release);
             let _ = watcher.join();

@@ -348,8 +348,10 @@ fn run_traced(
         finish_reader(reader);
         return Err(failed("ptrace", e));
     }
-    let watcher = stop.map(|stop| forward_stop(stop, Arc::clone(&done), pid));
-    let traced = ptrace::trace(pid, fallback);
+    let live = Arc::new(ptrace::Live::default());
+    let watcher =
+        stop.map(|stop| forward_stop(stop, Arc::clone(&done), pid, Some(Arc::clone(&live))));
+    let traced = ptrace::trace(pid, fallback, &live);
     let traced = traced.map_err(|e| failed("ptrace", e));
     let end = sys::monotonic_ns();
     let finished = finish_reader(reader);
@@ -459,16 +461,24 @@ fn decoded(
 }
 
 /// A thread that sends the program SIGTERM once `stop` turns true (iogauge was asked to
-/// stop), until `done`.
+/// stop), until `done`: its first process, and every task of it that `live` holds — a
+/// program whose first process has ended can leave children running that the recording
+/// follows (`sh -c 'server &'`), and a recording asked to stop must not wait on them.
 fn forward_stop(
     stop: Arc<AtomicBool>,
     done: Arc<AtomicBool>,
     pid: i32,
+    live: Option<Arc<ptrace::Live>>,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         while !done.load(Ordering::Acquire) {
             if stop.load(Ordering::Acquire) {
                 sys::kill(pid, libc::SIGTERM);
+                for task in live.iter().flat_map(|l| l.tasks()) {
+                    if task != pid {
+                        sys::kill(task, libc::SIGTERM);
+                    }
+                }
                 return;
             }
             std::thread::sleep(std::time::Duration::from_millis(20));

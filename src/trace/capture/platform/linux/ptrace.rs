@@ -166,14 +166,38 @@ pub fn resume(pid: i32) -> io::Result<()> {
     sys::ptrace(libc::PTRACE_CONT, pid, 0)
 }
 
-/// Follows the program until its last task has ended. `fallback`: record every watched call
-/// (no perf).
-pub fn trace(root: i32, fallback: bool) -> io::Result<Traced> {
+/// The program's tasks still alive, as the tracer knows them: what iogauge signals when it is
+/// asked to stop — the program's first process may have ended and left children running (a
+/// shell's `cmd &`), which the recording goes on following.
+#[derive(Debug, Default)]
+pub struct Live(std::sync::Mutex<HashSet<i32>>);
+
+impl Live {
+    fn set(&self, pid: i32, alive: bool) {
+        let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match alive {
+            true => s.insert(pid),
+            false => s.remove(&pid),
+        };
+    }
+
+    /// The tasks alive now.
+    pub fn tasks(&self) -> Vec<i32> {
+        let s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        s.iter().copied().collect()
+    }
+}
+
+/// Follows the program until its last task has ended, keeping `live` up to date. `fallback`:
+/// record every watched call (no perf).
+pub fn trace(root: i32, fallback: bool, live: &Live) -> io::Result<Traced> {
+    live.set(root, true);
     let mut t = Tracer {
         root,
         fallback,
         cap: super::perf::max_records(1),
         out: Traced::default(),
+        live,
         known: HashSet::from([root]),
         inside: HashMap::new(),
         tgid: HashMap::from([(root, root as u32)]),
@@ -192,6 +216,7 @@ pub fn trace(root: i32, fallback: bool) -> io::Result<Traced> {
                 });
             }
             t.known.remove(&pid);
+            t.live.set(pid, false);
             // A call it entered and never left (killed in it): seen only half.
             if t.inside.remove(&pid).is_some() {
                 t.out.unfinished += 1;
@@ -219,8 +244,9 @@ pub fn trace(root: i32, fallback: bool) -> io::Result<Traced> {
 }
 
 /// The tracer's state between stops.
-struct Tracer {
+struct Tracer<'a> {
     root: i32,
+    live: &'a Live,
     fallback: bool,
     /// The most records (and notes) kept in memory.
     cap: usize,
@@ -236,7 +262,7 @@ struct Tracer {
     early: HashSet<i32>,
 }
 
-impl Tracer {
+impl Tracer<'_> {
     fn tgid(&mut self, pid: i32) -> u32 {
         *self.tgid.entry(pid).or_insert_with(|| tgid_of(pid))
     }
@@ -297,6 +323,7 @@ impl Tracer {
         } else if sig == libc::SIGSTOP && !self.known.contains(&pid) {
             // A new task's first stop, before its parent's fork event.
             self.known.insert(pid);
+            self.live.set(pid, true);
             self.early.insert(pid);
         } else if !sys::in_group_stop(pid) {
             return Ok(sig);
@@ -307,6 +334,7 @@ impl Tracer {
     fn forked(&mut self, pid: i32, t: u64, event: i32) -> io::Result<()> {
         let new = sys::event_msg(pid)? as i32;
         self.known.insert(new);
+        self.live.set(new, true);
         if !self.early.remove(&new) {
             self.expect_stop.insert(new);
         }

@@ -576,6 +576,15 @@ pub fn spawn_traced(exec: &Exec, filter: &[Insn]) -> io::Result<(i32, OwnedFd)> 
         unsafe {
             let w = w.as_raw_fd();
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            // The program starts with the signal state a shell would give it, not iogauge's:
+            // Rust's runtime ignores SIGPIPE, and an ignored signal stays ignored through
+            // exec (a recorded `yes | head` would end in EPIPE and exit 1, not die of
+            // SIGPIPE as it does unrecorded); the mask of the thread that forked is kept
+            // too. std's Command resets both the same way.
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::pthread_sigmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
             // Before the filter: from then on the tracer may be stopping these calls.
             if let Some(fd) = exec.stdout {
                 if libc::dup2(fd, 1) < 0 {
