@@ -720,6 +720,42 @@ fn the_recorded_program_dies_of_sigpipe_as_it_does_unrecorded() {
     assert_eq!(ignored & (1 << 12), 0, "{out}");
 }
 
+/// iogauge recorded by iogauge: the inner record's program is the outer tracer's (it follows
+/// forks) before it can be the inner's, and the inner one says so — naming its tracer — and
+/// writes nothing, where it said "did not stop for the tracer (status 0x7f00)" before.
+#[test]
+fn record_under_a_tracer_that_takes_its_children_says_so() {
+    let d = tmp();
+    let (outer, inner) = (
+        d.path().join("outer.iogtrace"),
+        d.path().join("inner.iogtrace"),
+    );
+    let me = assert_cmd::cargo::cargo_bin!("iogauge")
+        .to_str()
+        .unwrap()
+        .to_string();
+    let o = run_in(
+        d.path(),
+        &[
+            "record",
+            "-o",
+            outer.to_str().unwrap(),
+            "--",
+            &me,
+            "record",
+            "-o",
+            inner.to_str().unwrap(),
+            "--",
+            "true",
+        ],
+    );
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "the inner record's exit: {e}");
+    assert!(e.contains("iogauge is itself traced, by process "), "{e}");
+    assert!(!inner.exists());
+    assert!(outer.exists(), "the outer recording is written: {e}");
+}
+
 /// The files under `dir` a trace names, with what it says of each (path made relative).
 fn files_under(dir: &Path, trace: &Path) -> (Vec<Value>, String) {
     let v = trace_stats(dir, trace.to_str().unwrap());

@@ -146,15 +146,36 @@ const OPTIONS: usize = (libc::PTRACE_O_TRACESECCOMP
     | libc::PTRACE_O_TRACESYSGOOD
     | libc::PTRACE_O_EXITKILL) as usize;
 
+/// The process tracing iogauge itself, if one is.
+fn traced_by() -> Option<i32> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let pid: i32 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("TracerPid:"))?
+        .trim()
+        .parse()
+        .ok()?;
+    (pid != 0).then_some(pid)
+}
+
 /// Waits for the freshly forked child's self-stop and sets the tracing options; the child
 /// is left stopped for the caller to finish its setup and [`resume`].
 pub fn attach(pid: i32) -> io::Result<()> {
     match sys::wait_any()? {
         Some((p, st)) if p == pid && libc::WIFSTOPPED(st) => {}
         Some((_, st)) => {
-            return Err(io::Error::other(format!(
-                "the program's process did not stop for the tracer (status {st:#x})"
-            )));
+            return Err(io::Error::other(match traced_by() {
+                // Its tracer follows iogauge's children: the program's process is that
+                // tracer's before it can ask to be iogauge's (PTRACE_TRACEME fails).
+                Some(t) => format!(
+                    "iogauge is itself traced, by process {t} (strace -f, a debugger, or \
+                     another iogauge record), which takes its children too: run iogauge \
+                     record outside it"
+                ),
+                None => {
+                    format!("the program's process did not stop for the tracer (status {st:#x})")
+                }
+            }));
         }
         None => return Err(io::Error::other("the program's process is gone")),
     }
