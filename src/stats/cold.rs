@@ -10,7 +10,7 @@
 //! walk's misses, where a program's own data (B-trees, an interpreter's objects) and code are
 //! not laid out for it. On this project's VM a walk in order gave 1.1–1.3x where sqlite3's
 //! user time after its 16,500 sleeps was 2.1x its time without them (0.062 s against
-//! 0.029 s, docs/predict.md); the chase gives 2–4x.
+//! 0.029 s, docs/predict.md); the chase gives 1.5–2.4x.
 
 use std::time::{Duration, Instant};
 
