@@ -110,6 +110,15 @@ fn iogauge(args: &[&str]) -> Output {
     bin().args(args).output().expect("iogauge runs")
 }
 
+/// Ctrl-C, as a terminal sends it: SIGINT to `child`.
+fn interrupt(child: &std::process::Child) {
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).expect("a pid"),
+        rustix::process::Signal::INT,
+    )
+    .expect("SIGINT sent");
+}
+
 /// Runs iogauge in `dir` (where relative paths, like log names, land).
 fn run_in(dir: &Path, args: &[&str]) -> Output {
     run_in_env(dir, args, &[])

@@ -571,22 +571,18 @@ fn bad_input_is_refused_and_nothing_is_created() {
     );
 }
 
+/// `iogauge record -o TRACE -- CMD…` run in `dir`.
+fn recorded(dir: &Path, trace: &Path, cmd: &[&str]) -> Output {
+    let mut args = vec!["record", "-o", trace.to_str().unwrap(), "--"];
+    args.extend_from_slice(cmd);
+    run_in(dir, &args)
+}
+
 #[test]
 fn the_programs_exit_code_is_passed_on_and_its_trace_kept() {
     let d = tmp();
     let trace = d.path().join("t.iogtrace");
-    let o = run_in(
-        d.path(),
-        &[
-            "record",
-            "-o",
-            trace.to_str().unwrap(),
-            "--",
-            "sh",
-            "-c",
-            "echo hi > x; exit 3",
-        ],
-    );
+    let o = recorded(d.path(), &trace, &["sh", "-c", "echo hi > x; exit 3"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let v = trace_stats(d.path(), trace.to_str().unwrap());
     assert_eq!(v["exit_code"], 3);
@@ -645,11 +641,7 @@ fn ctrl_c_ends_a_recording_whose_program_left_a_child_running() {
     // The shell has ended by now; the recording goes on for its child.
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(child.try_wait().unwrap(), None, "record follows the child");
-    rustix::process::kill_process(
-        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
-        rustix::process::Signal::INT,
-    )
-    .unwrap();
+    interrupt(&child);
     let started = Instant::now();
     let o = child.wait_with_output().unwrap();
     assert!(
@@ -691,18 +683,7 @@ fn the_recorded_program_dies_of_sigpipe_as_it_does_unrecorded() {
         .args(["-c", script])
         .output()
         .unwrap();
-    let o = run_in(
-        d.path(),
-        &[
-            "record",
-            "-o",
-            trace.to_str().unwrap(),
-            "--",
-            "bash",
-            "-c",
-            script,
-        ],
-    );
+    let o = recorded(d.path(), &trace, &["bash", "-c", script]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let (out, plain) = (
         stdout(&o),
@@ -734,20 +715,10 @@ fn record_under_a_tracer_that_takes_its_children_says_so() {
         .to_str()
         .unwrap()
         .to_string();
-    let o = run_in(
+    let o = recorded(
         d.path(),
-        &[
-            "record",
-            "-o",
-            outer.to_str().unwrap(),
-            "--",
-            &me,
-            "record",
-            "-o",
-            inner.to_str().unwrap(),
-            "--",
-            "true",
-        ],
+        &outer,
+        &[&me, "record", "-o", inner.to_str().unwrap(), "--", "true"],
     );
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "the inner record's exit: {e}");

@@ -569,11 +569,7 @@ fn ctrl_c_stops_a_replay_cleanly_and_removes_its_files() {
         1,
         "its directory, while it runs"
     );
-    rustix::process::kill_process(
-        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
-        rustix::process::Signal::INT,
-    )
-    .unwrap();
+    interrupt(&child);
     let started = Instant::now();
     let o = child.wait_with_output().unwrap();
     assert!(
