@@ -571,6 +571,16 @@ fn bad_input_is_refused_and_nothing_is_created() {
     );
 }
 
+/// The file of `trace stats --json`'s `v` whose path ends with `end`.
+fn file_ending<'a>(v: &'a Value, end: &str) -> &'a Value {
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with(end))
+        .unwrap_or_else(|| panic!("no file ending {end} in the trace"))
+}
+
 /// `iogauge record -o TRACE -- CMD…` run in `dir`.
 fn recorded(dir: &Path, trace: &Path, cmd: &[&str]) -> Output {
     let mut args = vec!["record", "-o", trace.to_str().unwrap(), "--"];
@@ -586,12 +596,7 @@ fn the_programs_exit_code_is_passed_on_and_its_trace_kept() {
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let v = trace_stats(d.path(), trace.to_str().unwrap());
     assert_eq!(v["exit_code"], 3);
-    let x = v["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["path"].as_str().unwrap().ends_with("/x"))
-        .expect("x in the trace");
+    let x = file_ending(&v, "/x");
     assert_eq!(x["writes"]["bytes"], 3);
     assert_eq!(x["size_at_open"], Value::Null, "created by the program");
     assert!(
@@ -660,12 +665,7 @@ fn ctrl_c_ends_a_recording_whose_program_left_a_child_running() {
     assert_eq!(o.status.code(), Some(0), "the shell's own exit: {e}");
     assert!(e.contains("asked to stop"), "{e}");
     let v = trace_stats(d.path(), trace.to_str().unwrap());
-    let x = v["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["path"].as_str().unwrap().ends_with("/x"))
-        .expect("x in the trace");
+    let x = file_ending(&v, "/x");
     assert_eq!(x["writes"]["bytes"], 3);
 }
 
