@@ -579,8 +579,8 @@ pub fn spawn_traced(exec: &Exec, filter: &[Insn]) -> io::Result<(i32, OwnedFd)> 
             // The program starts with the signal state a shell would give it, not iogauge's:
             // Rust's runtime ignores SIGPIPE, and an ignored signal stays ignored through
             // exec (a recorded `yes | head` would end in EPIPE and exit 1, not die of
-            // SIGPIPE as it does unrecorded); the mask of the thread that forked is kept
-            // too. std's Command resets both the same way.
+            // SIGPIPE as it does unrecorded), and the forking thread's signal mask would be
+            // inherited too. std's Command resets both the same way.
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
             let mut none: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut none);
