@@ -646,6 +646,15 @@ fn bad_input_is_one_line_exit_2_and_creates_nothing() {
     }
 }
 
+/// iogauge given `args` exits 2 with one line on stderr that holds `want`.
+fn refused_in_one_line(args: &[&str], want: &str) {
+    let o = iogauge(args);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{args:?}: {e}");
+    assert!(e.contains(want), "{args:?}: want {want:?} in {e:?}");
+}
+
 /// An unknown option's message points at the help of the command it was given to.
 #[test]
 fn an_unknown_option_points_at_its_commands_help() {
@@ -663,11 +672,7 @@ fn an_unknown_option_points_at_its_commands_help() {
             "'iogauge compare --help' lists its options",
         ),
     ] {
-        let o = iogauge(args);
-        let e = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
-        assert_eq!(e.trim_end().lines().count(), 1, "{args:?}: {e}");
-        assert!(e.contains(want), "{args:?}: want {want:?} in {e:?}");
+        refused_in_one_line(args, want);
     }
 }
 
@@ -694,11 +699,7 @@ fn a_negative_number_after_an_option_is_refused_as_its_value() {
             "--seconds=-3: expected a whole number",
         ),
     ] {
-        let o = iogauge(args);
-        let e = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
-        assert_eq!(e.trim_end().lines().count(), 1, "{args:?}: {e}");
-        assert!(e.contains(want), "{args:?}: want {want:?} in {e:?}");
+        refused_in_one_line(args, want);
     }
     assert!(entries(d.path()).is_empty(), "{:?}", entries(d.path()));
 }
