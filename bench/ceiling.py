@@ -21,6 +21,9 @@ latency recorded; cached 1 MiB reads >= 75% of single-thread memcpy; the null en
 IOPS per core and >= 4x fio.
 
 Usage: python3 bench/ceiling.py [--rounds N] [--seconds S] [--only CASES] [--no-save]
+
+On a machine with no compiler, cargo or fio: `bench/pack.sh DIR` here, copy DIR there, and
+run with IOGAUGE_PREBUILT=DIR.
 """
 
 import argparse
@@ -32,13 +35,17 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_fio import IOGAUGE, ROOT, children_cpu, save, start  # noqa: E402
+from vs_fio import FIO, IOGAUGE, PREBUILT, ROOT, children_cpu, save, start  # noqa: E402
 
 CEILING_DIR = os.path.join(ROOT, "bench", "ceiling")
 CEILING = os.path.join(CEILING_DIR, "target", "release", "iogauge-ceiling")
 C_PREAD = os.path.join(CEILING_DIR, "target", "c-pread")
 FIO_BUILD = os.path.join(os.path.expanduser("~"), ".cache", "iogauge", "fio-build")
 T_IO_URING = os.path.join(FIO_BUILD, "t", "io_uring")
+if PREBUILT:
+    # bench/pack.sh's names for the same programs.
+    CEILING, C_PREAD, T_IO_URING = (os.path.join(PREBUILT, n) for n in
+                                    ("iogauge-ceiling", "c-pread", "t-io_uring"))
 FILE = "/dev/shm/iogauge-ceiling.dat"
 SIZE = 256 << 20
 # Device-bound cases: a file on the disk under the checkout, read with O_DIRECT; many short
@@ -152,7 +159,7 @@ def tool(name, opts, seconds, path=FILE, size=SIZE):
     common = [f"--filename={path}", f"--size={size}", "--time_based", f"--runtime={seconds}",
               "--output-format=json"] + opts
     if name == "fio":
-        cmd = ["fio", "--name=c"] + common
+        cmd = [FIO, "--name=c"] + common
     else:
         cmd = [IOGAUGE, "run", "--name=c"] + common
     cpu0 = children_cpu()
@@ -190,8 +197,9 @@ def main():
     ap.add_argument("--no-save", action="store_true")
     a = ap.parse_args()
     m, lines = start("iogauge against its ceiling, with fio")
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=CEILING_DIR, check=True)
-    build_references()
+    if not PREBUILT:
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=CEILING_DIR, check=True)
+        build_references()
     cpus = os.cpu_count() or 1
     ghz = nominal_ghz()
     lines += [f"- {a.rounds} alternating rounds of {a.seconds} s per case; a 256 MiB file on "

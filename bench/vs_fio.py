@@ -27,8 +27,14 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# IOGAUGE_PREBUILT: a folder that bench/pack.sh filled on another machine (iogauge, fio, the
+# ceiling's loops), for a machine with no cargo, compiler or package archive: nothing is built
+# or installed, and fio is the folder's own.
+PREBUILT = os.environ.get("IOGAUGE_PREBUILT")
 # IOGAUGE_BIN: another build to measure (a baseline), in place of this checkout's.
-IOGAUGE = os.environ.get("IOGAUGE_BIN") or os.path.join(ROOT, "target", "release", "iogauge")
+IOGAUGE = (os.environ.get("IOGAUGE_BIN")
+           or os.path.join(PREBUILT or os.path.join(ROOT, "target", "release"), "iogauge"))
+FIO = os.path.join(PREBUILT, "fio") if PREBUILT else "fio"
 
 
 def sh(cmd, **kw):
@@ -49,8 +55,10 @@ def children_cpu():
 
 
 def ensure_fio():
-    if shutil.which("fio"):
+    if shutil.which(FIO):
         return
+    if PREBUILT:
+        raise SystemExit(f"{FIO}: missing (bench/pack.sh puts fio in the folder)")
     print("installing fio (Debian package)...", flush=True)
     subprocess.run(["apt-get", "update", "-qq"], check=True)
     subprocess.run(["apt-get", "install", "-y", "-qq", "fio"], check=True)
@@ -212,7 +220,7 @@ def run_job_file(tool, text):
     path = "/dev/shm/iogauge-bench-net.fio"
     with open(path, "w") as f:
         f.write(text)
-    cmd = ["fio"] if tool == "fio" else [IOGAUGE, "fio"]
+    cmd = [FIO] if tool == "fio" else [IOGAUGE, "fio"]
     out = sh(cmd + ["--output-format=json", path])
     os.remove(path)
     jobs = json.loads(out[out.index("{"):])["jobs"]
@@ -237,7 +245,7 @@ def run_iogauge(opts):
 
 
 def run_fio(opts):
-    out = sh(["fio", "--name=bench", "--output-format=json"] + opts)
+    out = sh([FIO, "--name=bench", "--output-format=json"] + opts)
     j = json.loads(out)["jobs"][0]
     d = j["write"] if j["write"]["total_ios"] > j["read"]["total_ios"] else j["read"]
     runtime_s = d["runtime"] / 1000.0
@@ -259,12 +267,15 @@ def machine():
                 mem = int(line.split()[1]) // 1024 // 1024
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], text=True,
                             capture_output=True).stdout.strip()
+    if PREBUILT and os.path.exists(os.path.join(PREBUILT, "COMMIT")):
+        with open(os.path.join(PREBUILT, "COMMIT")) as f:
+            commit = f.read().strip()
     return {
         "host": socket.gethostname(),
         "kernel": platform.release(),
         "cpu": f"{os.cpu_count()} x {cpu}",
         "memory": f"{mem} GiB",
-        "fio": sh(["fio", "--version"]).strip(),
+        "fio": sh([FIO, "--version"]).strip() + (" (built by bench/pack.sh)" if PREBUILT else ""),
         "iogauge": sh([IOGAUGE, "--version"]).strip() + f" (commit {commit})",
     }
 
@@ -273,7 +284,8 @@ def start(title):
     """Installs fio if needed, builds iogauge, and returns the machine and the result's
     opening lines (title with the date, then how it was measured)."""
     ensure_fio()
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    if not PREBUILT:
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     m = machine()
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return m, [f"# {title} — {when}", ""] + [f"- {k}: {v}" for k, v in m.items()]
