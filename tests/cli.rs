@@ -95,6 +95,8 @@ mod steady;
 mod sweep;
 #[path = "cli/sync.rs"]
 mod sync;
+#[path = "cli/threads.rs"]
+mod threads;
 #[path = "cli/trace_replay.rs"]
 mod trace_replay;
 #[path = "cli/trim.rs"]
