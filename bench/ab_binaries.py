@@ -94,7 +94,9 @@ def main():
         print(line, flush=True)
         lines.append(f"- {line}")
     if a.save:
-        save("\n".join(lines) + "\n", {"host": socket.gethostname()}, "-ab")
+        tag = f"-ab-{a.case}" if a.case else "-ab"
+        save("\n".join(lines) + "\n", {"host": socket.gethostname()},
+             tag + (f"-{a.jobs}j" if a.jobs > 1 else ""))
     return 0
 
 
