@@ -5,8 +5,23 @@
 
 use super::*;
 
-/// A temp dir on ext4, or None (with the reason printed).
-fn ext4_dir() -> Option<tempfile::TempDir> {
+/// A temp dir on an ext4 that moves extents, or None (with the reason printed): /tmp's own
+/// where it does, else one on a fresh ext4 (with a journal) on a loop device. Linux 6.18
+/// refuses EXT4_IOC_MOVE_EXT on an ext4 mounted without a journal (this project's VM's root);
+/// iogauge says so before anything is made, which is checked here when it happens.
+struct Ext4Dir {
+    dir: tempfile::TempDir,
+    // Unmounted after the directory in it is gone (fields drop in order).
+    _fs: Option<LoopFs>,
+}
+
+impl Ext4Dir {
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+fn ext4_dir() -> Option<Ext4Dir> {
     let d = tmp();
     let out = Command::new("stat")
         .args(["-f", "-c", "%T"])
@@ -18,7 +33,31 @@ fn ext4_dir() -> Option<tempfile::TempDir> {
         skip!("{} is on {fs}, not ext4", d.path().display());
         return None;
     }
-    Some(d)
+    let o = run_in(
+        d.path(),
+        &[
+            "run",
+            "--filename=probe",
+            "--ioengine=e4defrag",
+            "--donorname=probe.def",
+            "--rw=write",
+            "--size=64k",
+        ],
+    );
+    if !stderr(&o).contains("refuses EXT4_IOC_MOVE_EXT") {
+        let _ = std::fs::remove_file(d.path().join("probe"));
+        return Some(Ext4Dir { dir: d, _fs: None });
+    }
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert_eq!(
+        entries(d.path()),
+        Vec::<PathBuf>::new(),
+        "the refusal made files"
+    );
+    let fs = LoopFs::new(64)?;
+    let dir = tempfile::tempdir_in(fs.path()).ok()?;
+    Some(Ext4Dir { dir, _fs: Some(fs) })
 }
 
 /// The physical block the file's first extent starts at (filefrag's FIEMAP), or None.

@@ -77,6 +77,8 @@ impl Targets {
                 false
             }
         };
+        // Last: the other refusals name what the user can change.
+        moves_here(job, &donor)?;
         let extent = match job.flags.inplace {
             true => 0,
             false => job.offset.saturating_add(job.per_file_bytes()),
@@ -119,6 +121,20 @@ impl Targets {
         }
         Ok(Some(fd))
     }
+}
+
+/// Whether the kernel moves extents where the donor goes: a trial move between two unnamed
+/// files in its directory, before anything is created.
+fn moves_here(job: &JobSpec, donor: &Path) -> Result<(), TargetError> {
+    let dir = parent_dir(donor);
+    crate::engine::platform::trial_move(dir).map_err(|e| {
+        usage(format!(
+            "{}: the kernel refuses EXT4_IOC_MOVE_EXT on the ext4 holding {}: {e}; it does \
+             so on an ext4 mounted without a journal",
+            job.label_with("ioengine", "e4defrag"),
+            crate::rawpath::display(dir)
+        ))
+    })
 }
 
 /// EXT4_IOC_MOVE_EXT exists only on ext4: a job elsewhere is refused before anything runs.

@@ -13,6 +13,7 @@ pub mod uring;
 pub mod vectored;
 
 pub use calls::{set_thread_ioprio, set_thread_mempolicy, set_write_hint, sync_range};
+pub use defrag::trial_move;
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
