@@ -68,10 +68,11 @@ pub fn set_thread_nice(n: i32) -> std::io::Result<()> {
 /// Gives the calling thread a file descriptor table of its own holding the standard streams
 /// and `keep` alone: unshare(2) CLONE_FILES, then close_range(2) of the rest of the copy (the
 /// other jobs' files, the runner's own). A thread that shares its process's table pays, in
-/// every call that names a descriptor (pread, io_uring_enter), for a reference on the file
-/// that the kernel skips for a table with one user (fdget): 30-50 ns a call on this project's
-/// VM, 3-5% of a 4 KiB read from the page cache. fio's jobs, processes of their own by
-/// default, skip it too. Returns false, having changed nothing, where either call is refused.
+/// every call that names a descriptor (pread, io_uring_enter), for an atomic reference on the
+/// file that the kernel skips for a table with one user (fdget, fput): perf put them at 1.25%
+/// of a 4 KiB cached pread's samples on this project's VM, 0.49% without (docs/performance.md).
+/// fio's jobs, processes of their own by default, skip it too. Returns false, having changed
+/// nothing, where either call is refused.
 ///
 /// The thread blocks the signals that stop a run first: their handler writes to a socket of
 /// the process's table by its number, which in this table is closed, or is a file the thread
