@@ -95,8 +95,6 @@ mod steady;
 mod sweep;
 #[path = "cli/sync.rs"]
 mod sync;
-#[path = "cli/threads.rs"]
-mod threads;
 #[path = "cli/trace_replay.rs"]
 mod trace_replay;
 #[path = "cli/trim.rs"]

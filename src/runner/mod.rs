@@ -4,7 +4,6 @@
 //! calling thread watches: it forwards an interrupt to the jobs' stop flag, and reports
 //! progress through events. The runner never prints; the CLI decides what to show.
 
-mod fdtable;
 mod hooks;
 pub mod limits;
 pub mod replay;
@@ -516,9 +515,10 @@ fn run_group(
             };
             file_lists.push(files);
             let name = format!("iogauge-{}.{}", job.name, job.clone);
-            let h = fdtable::spawn(s, name, job, fds, move |fds| {
-                engine::with_engine(&job.engine_config(), fds, w)
-            });
+            let h = std::thread::Builder::new()
+                .name(name)
+                .spawn_scoped(s, move || engine::with_engine(&job.engine_config(), fds, w))
+                .expect("spawning a job thread");
             handles.push(h);
         }
         let watch = Watch {

@@ -7,9 +7,8 @@ use std::sync::atomic::Ordering;
 
 use crate::platform::{StopFlags, StopHandling};
 
-/// The signals that stop a run cleanly. signal-hook's iterator counts them through a socket
-/// its handler writes to, by descriptor number.
-pub(super) const STOPPING: [i32; 4] = [
+/// The signals that stop a run cleanly.
+const STOPPING: [i32; 4] = [
     signal_hook::consts::SIGINT,
     signal_hook::consts::SIGTERM,
     signal_hook::consts::SIGHUP,

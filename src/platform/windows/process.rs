@@ -81,11 +81,3 @@ pub fn set_thread_nice(n: i32) -> std::io::Result<()> {
         _ => Ok(()),
     }
 }
-
-/// A table of handles of the calling thread's own: Windows has one per process, so never.
-pub fn own_descriptor_table(_keep: &[crate::platform::fd::RawFd]) -> bool {
-    false
-}
-
-/// Nothing to close: [`own_descriptor_table`] never moves a handle here.
-pub fn close_copies(_fds: &[crate::platform::fd::RawFd]) {}
