@@ -75,12 +75,12 @@ pub fn set_thread_mempolicy(_mode: i32, _nodes: &[usize]) -> io::Result<()> {
     Err(linux_only("numa_mem_policy (set_mempolicy)"))
 }
 
-/// fcntl(F_SET_RW_HINT): Linux only.
 /// e4defrag is Linux's: nothing to try here (its jobs are refused by [`has`]).
 pub fn trial_move(_dir: &std::path::Path) -> io::Result<()> {
     Ok(())
 }
 
+/// fcntl(F_SET_RW_HINT): Linux only.
 pub fn set_write_hint(_fd: BorrowedFd<'_>, _hint: u64) -> io::Result<()> {
     Err(linux_only("write_hint (F_SET_RW_HINT)"))
 }
