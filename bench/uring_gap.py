@@ -21,12 +21,13 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ceiling import T_IO_URING  # noqa: E402
+from ceiling import T_IO_URING, t_io_uring as run_t_io_uring  # noqa: E402
 from vs_fio import IOGAUGE, save  # noqa: E402
 
 FILE = "/dev/shm/iogauge-uring-gap.dat"
 SIZE = 256 << 20
-T_ARGS = ["-d32", "-s1", "-c1", "-b4096", "-B0", "-F0", "-O0", "-R1", "-n1", "-p0"]
+# ceiling.t_io_uring adds -O0 -R1 -n1 -p0 (buffered, random, one thread, no polling).
+T_ARGS = ["-d32", "-s1", "-c1", "-b4096", "-B0", "-F0"]
 SIDES = {
     "t/io_uring": T_ARGS,
     "t/io_uring -X0 (ring fd not registered)": T_ARGS + ["-X0"],
@@ -37,15 +38,7 @@ SIDES = {
 
 
 def t_io_uring(extra, seconds):
-    out = subprocess.run([T_IO_URING] + extra + [f"-r{seconds + 1}", FILE], check=True,
-                         text=True, capture_output=True).stdout
-    per_s = []
-    for line in out.splitlines():
-        if line.startswith("IOPS="):
-            v = line.split(",")[0][5:]
-            per_s.append(float(v[:-1]) * {"K": 1e3, "M": 1e6}[v[-1]] if v[-1] in "KM"
-                         else float(v))
-    return statistics.mean(per_s[1:] if len(per_s) > 1 else per_s)
+    return run_t_io_uring(["t-io_uring", FILE] + extra, seconds)["iops"]
 
 
 def iogauge(extra, seconds):

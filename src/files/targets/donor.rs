@@ -77,8 +77,11 @@ impl Targets {
                 false
             }
         };
-        // Last: the other refusals name what the user can change.
-        moves_here(job, &donor)?;
+        // Last: the other refusals name what the user can change. Once per donor (numjobs
+        // clones share one): the trial fsyncs a file.
+        if !self.donors.contains(&donor) {
+            moves_here(job, &donor)?;
+        }
         let extent = match job.flags.inplace {
             true => 0,
             false => job.offset.saturating_add(job.per_file_bytes()),
