@@ -247,6 +247,16 @@ pub fn stats_text(s: &Stats) -> String {
                 ms(c.think_preempted_ns)
             );
         }
+        if let Some(w) = t.woken.filter(|w| w.sleeps > 0) {
+            let _ = writeln!(
+                o,
+                "    woken by the program's own tasks: {} sleeps, {} asleep in them (thread {} \
+                 the most)",
+                w.sleeps,
+                ms(w.asleep_ns),
+                w.most_by.map_or("-".into(), |b| b.to_string())
+            );
+        }
     }
     o
 }

@@ -232,6 +232,8 @@ mod tests {
                 capped: 0,
                 untracked_tasks: 0,
                 overhead: None,
+                wakes_seen: false,
+                wakes: Vec::new(),
             },
         };
         let s = crate::trace::stats::stats(&r);

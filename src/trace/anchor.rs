@@ -10,14 +10,25 @@
 //!   the last of them has ended — each its recorded tail after its last call — plus the
 //!   recorded time from the last end to the call.
 //!
+//! - A call after a sleep that another task of the program ended (the scheduler's record of
+//!   who woke whom: a backend woken by the one that flushed the log it waited for, a client
+//!   by its server's reply) starts from the waker's last replayed call before the wake-up —
+//!   or, where the waker had itself slept since that call, from what woke it, and so on up
+//!   to [`MAX_CHAIN`] tasks back (a client that makes no file calls between two servers) —
+//!   plus the recorded time from that call to this one; and from its own previous call plus
+//!   the recorded think time less the sleep: the wait follows what it waited for.
+//!
 //! Such a call is due then (instead of the recorded think time after its own previous call,
 //! which held the wait), and not before its own previous call completed. Anchors are only calls that are replayed (`replayed`),
 //! and always ones that completed before the call was issued: waiting on them cannot cycle.
-//! Pure: a function of the events and the threads.
+//! Pure: a function of the events, the threads and the wake-ups.
 
 use std::collections::HashMap;
 
-use crate::trace::recording::{Event, ThreadInfo};
+use crate::trace::recording::{Event, ThreadInfo, Wake};
+
+/// How many tasks back a wake-up is followed to a replayed call.
+pub const MAX_CHAIN: usize = 4;
 
 /// A call this one starts from: it is due `after_ns` (recorded) after `event` completed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +44,7 @@ pub type Anchors = HashMap<usize, Vec<Anchor>>;
 /// The anchors of `events`; `replayed` says which calls a replay issues (only those anchor).
 pub fn anchors(
     events: &[Event],
-    threads: &[ThreadInfo],
+    (threads, wakes): (&[ThreadInfo], &[Wake]),
     replayed: impl Fn(&Event) -> bool,
 ) -> Anchors {
     let mut out = Anchors::new();
@@ -46,37 +57,46 @@ pub fn anchors(
         }
     }
     let done = |i: usize| events[i].t.saturating_add(events[i].dur);
-    // Each thread's children that ended, by their end, with their last replayed call.
-    let mut ended: HashMap<u32, Vec<(u64, u32, usize)>> = HashMap::new();
-    for c in threads {
-        let last = mine.get(&c.tid).and_then(|l| l.last().copied());
-        if let (Some(p), Some(e), Some(l)) = (c.parent, c.ended_ns, last) {
-            ended.entry(p).or_default().push((e, c.tid, l));
+    let woken = Woken::new(events, &mine, wakes);
+    // What `tid` at `at` started from (its last call, and what woke it since), each due
+    // `then` more after `at`.
+    let reached = |tid: u32, at: u64, then: u64| -> Vec<Anchor> {
+        let mut v = Vec::new();
+        woken.chain(tid, at, at, 0, &mut v);
+        for a in &mut v {
+            a.after_ns = a.after_ns.saturating_add(then);
         }
-    }
-    for list in ended.values_mut() {
-        list.sort_unstable();
-    }
+        v
+    };
+    let ended = ended_children(threads, &mine);
     // The children of `tid` that ended in (after, until], other than `not`.
-    let ended_in = |tid: u32, after: u64, until: u64, not: u32| -> Vec<(u64, usize)> {
+    let ended_in = |tid: u32, after: u64, until: u64, not: u32| -> Vec<(u64, u32, usize)> {
         ended.get(&tid).map_or(Vec::new(), |list| {
             let lo = list.partition_point(|c| c.0 <= after);
             let hi = list.partition_point(|c| c.0 <= until);
             list[lo..hi.max(lo)]
                 .iter()
                 .filter(|c| c.1 != not)
-                .map(|c| (c.0, c.2))
+                .copied()
                 .collect()
         })
     };
-    // Waiting for `kids` (their end, their last call) then going on to a call at `t`: each
-    // child's last call, its recorded tail, and the time from the last end to `t`.
-    let waited = |kids: &[(u64, usize)], t: u64| -> Vec<Anchor> {
+    // Waiting for `kids` (their end, thread, last call) then going on to a call at `t`: each
+    // child's last call, its recorded tail (less its sleeps that other tasks ended, which
+    // follow those: `reached`), and the time from the last end to `t`.
+    let waited = |kids: &[(u64, u32, usize)], t: u64| -> Vec<Anchor> {
         let last_end = kids.iter().map(|k| k.0).max().unwrap_or(0);
         kids.iter()
-            .map(|&(end, l)| Anchor {
-                event: l,
-                after_ns: end.saturating_sub(done(l)) + t.saturating_sub(last_end),
+            .flat_map(|&(end, tid, l)| {
+                let then = t.saturating_sub(last_end);
+                let v = reached(tid, end, then);
+                match v.is_empty() {
+                    true => vec![Anchor {
+                        event: l,
+                        after_ns: end.saturating_sub(done(l)) + then,
+                    }],
+                    false => v,
+                }
             })
             .collect()
     };
@@ -91,19 +111,20 @@ pub fn anchors(
                 let n = l.partition_point(|&i| done(i) <= born);
                 n.checked_sub(1).map(|k| l[k])
             });
+            let mut v = Vec::new();
+            let first = woken.before_first(th.tid, born, first, &mut v);
             let kids = ended_in(p, a.map_or(0, done), born, th.tid);
-            let mut v = waited(&kids, first);
-            if let Some(a) = a {
-                // Waiting for children: not before the creator's call; else its gap.
-                let gap = if kids.is_empty() {
-                    first.saturating_sub(done(a))
-                } else {
-                    0
-                };
-                v.push(Anchor {
+            v.extend(waited(&kids, first));
+            match (a, kids.is_empty()) {
+                // Waiting for children: not before the creator's call.
+                (Some(a), false) => v.push(Anchor {
                     event: a,
-                    after_ns: gap,
-                });
+                    after_ns: 0,
+                }),
+                // Else the creator's gap, less its sleeps that other tasks ended — and where
+                // it made no call yet, what woke it.
+                (_, true) => v.extend(reached(p, born, first.saturating_sub(born))),
+                (None, false) => {}
             }
             if !v.is_empty() {
                 out.insert(list[0], v);
@@ -117,7 +138,140 @@ pub fn anchors(
             }
         }
     }
+    woken.later_calls(&mut out);
     out
+}
+
+/// Each thread's children that ended, by their end, with their last replayed call.
+fn ended_children(
+    threads: &[ThreadInfo],
+    mine: &HashMap<u32, Vec<usize>>,
+) -> HashMap<u32, Vec<(u64, u32, usize)>> {
+    let mut ended: HashMap<u32, Vec<(u64, u32, usize)>> = HashMap::new();
+    for c in threads {
+        let last = mine.get(&c.tid).and_then(|l| l.last().copied());
+        if let (Some(p), Some(e), Some(l)) = (c.parent, c.ended_ns, last) {
+            ended.entry(p).or_default().push((e, c.tid, l));
+        }
+    }
+    for list in ended.values_mut() {
+        list.sort_unstable();
+    }
+    ended
+}
+
+/// The replayed calls and the wake-ups of each thread, to follow a wake-up back to a call.
+struct Woken<'a> {
+    events: &'a [Event],
+    mine: &'a HashMap<u32, Vec<usize>>,
+    /// Per thread: its wake-ups in time order, and the sum of the sleeps before each (one
+    /// more than the wake-ups: the sum over any run of them is a difference).
+    wakes: HashMap<u32, (Vec<&'a Wake>, Vec<u64>)>,
+}
+
+impl<'a> Woken<'a> {
+    fn new(events: &'a [Event], mine: &'a HashMap<u32, Vec<usize>>, all: &'a [Wake]) -> Self {
+        let mut lists: HashMap<u32, Vec<&Wake>> = HashMap::new();
+        for w in all {
+            lists.entry(w.tid).or_default().push(w);
+        }
+        let wakes = lists
+            .into_iter()
+            .map(|(tid, mut list)| {
+                list.sort_by_key(|w| w.t);
+                let mut sums = Vec::with_capacity(list.len() + 1);
+                sums.push(0u64);
+                for w in &list {
+                    sums.push(sums[sums.len() - 1].saturating_add(w.asleep_ns));
+                }
+                (tid, (list, sums))
+            })
+            .collect();
+        Woken {
+            events,
+            mine,
+            wakes,
+        }
+    }
+
+    fn done(&self, i: usize) -> u64 {
+        self.events[i].t.saturating_add(self.events[i].dur)
+    }
+
+    /// What woke `tid` itself between its creation (`born`) and its first call at `first`
+    /// (a subshell that waited on a pipe), into `out`; the call's time less those sleeps
+    /// where that led to a call.
+    fn before_first(&self, tid: u32, born: u64, first: u64, out: &mut Vec<Anchor>) -> u64 {
+        match self.chain(tid, first, first, 0, out) {
+            true => first.saturating_sub(self.slept(tid, born, first)),
+            false => first,
+        }
+    }
+
+    /// How long `tid` slept in (`lo`, `hi`) in sleeps other tasks ended.
+    fn slept(&self, tid: u32, lo: u64, hi: u64) -> u64 {
+        self.wakes.get(&tid).map_or(0, |(list, sums)| {
+            let a = list.partition_point(|w| w.t <= lo);
+            let b = list.partition_point(|w| w.t < hi).max(a);
+            sums[b] - sums[a]
+        })
+    }
+
+    /// Each thread's later calls: from what woke the thread since its previous call.
+    fn later_calls(&self, out: &mut Anchors) {
+        for list in self.mine.values() {
+            for &i in list.iter().skip(1) {
+                let (tid, t) = (self.events[i].tid, self.events[i].t);
+                let mut v = Vec::new();
+                self.chain(tid, t, t, 0, &mut v);
+                // Its own previous call alone (no wake-up followed) is its think time.
+                if v.len() > 1 {
+                    out.entry(i).or_default().extend(v);
+                }
+            }
+        }
+    }
+
+    /// What `tid` at `at` started from, for a call at `t`: its last replayed call completed
+    /// before `at`, and what woke it last since then (that task at its wake-up, `depth` tasks
+    /// back so far). The thread's own call is due the recorded time to `t` less every sleep
+    /// since it that another task ended (each such wait follows its waker, and the bound is
+    /// the thread's own work) — all but the last where that one leads to no call. Returns
+    /// whether any call was found.
+    fn chain(&self, tid: u32, at: u64, t: u64, depth: usize, out: &mut Vec<Anchor>) -> bool {
+        let last = self.mine.get(&tid).and_then(|l| {
+            let n = l.partition_point(|&k| self.done(k) < at);
+            // Asynchronous I/Os overlap: the one found must have completed before `at` (no
+            // anchor on a later call, so no cycle).
+            n.checked_sub(1)
+                .map(|k| l[k])
+                .filter(|&j| self.done(j) < at)
+        });
+        let since = last.map_or(0, |j| self.done(j));
+        // Its wake-ups after that call and before `at`.
+        let woken = self.wakes.get(&tid).and_then(|(list, _)| {
+            let n = list.partition_point(|w| w.t < at);
+            n.checked_sub(1).map(|k| list[k]).filter(|w| w.t > since)
+        });
+        let slept = self.slept(tid, since, at);
+        // Whether the last wake-up led to a call (past MAX_CHAIN it is not followed, and
+        // the calls nearer make the bound); where it leads to none, its sleep waited for
+        // something the trace does not hold, and stays as recorded.
+        let (followed, kept) = match woken {
+            Some(w) if depth < MAX_CHAIN => {
+                let f = self.chain(w.by, w.t, t, depth + 1, out);
+                (f, if f { 0 } else { w.asleep_ns })
+            }
+            _ => (false, 0),
+        };
+        if let Some(j) = last {
+            out.push(Anchor {
+                event: j,
+                after_ns: t.saturating_sub(since).saturating_sub(slept - kept),
+            });
+        }
+        followed || last.is_some()
+    }
 }
 
 #[cfg(test)]
@@ -160,7 +314,7 @@ mod tests {
             th(2, Some(1), Some(50), 450),
             th(3, Some(1), Some(500), 700),
         ];
-        let a = anchors(&events, &threads, |_| true);
+        let a = anchors(&events, (&threads, &[]), |_| true);
         // `a` starts 90 after the script read; `b` 200 after `a`'s last call (50 of `a`'s
         // tail, 150 from its end to `b`'s call), and not before the script read.
         assert_eq!(a.len(), 2);
@@ -183,11 +337,119 @@ mod tests {
             th(2, Some(1), Some(20), 450),
             th(3, Some(1), Some(30), 700),
         ];
-        let a = anchors(&events, &threads, |_| true);
+        let a = anchors(&events, (&threads, &[]), |_| true);
         assert_eq!(a[&1], vec![at(0, 90)]);
         assert_eq!(a[&2], vec![at(0, 110)]);
         // Both workers' last calls, each with its own tail, then 300 from the last end.
         assert_eq!(a[&3], vec![at(1, 50 + 300), at(2, 80 + 300)]);
+    }
+
+    fn wake(t: u64, tid: u32, by: u32, asleep_ns: u64) -> Wake {
+        Wake {
+            t,
+            tid,
+            by,
+            asleep_ns,
+        }
+    }
+
+    #[test]
+    fn a_call_after_a_sleep_another_thread_ended_starts_from_that_threads_call() {
+        // Backend 1 writes its log record (0..10), sleeps from 20 on a lock that backend 2
+        // holds while it syncs the log (5..990), is woken by 2 at 1000 and goes on at 1050.
+        // Then it waits for its client 3, which makes no file call: 2's next call ends at
+        // 1800, 2 wakes 3 at 1850 (its reply), 3 wakes 1 at 1900 (the next query); 1 calls at
+        // 2000.
+        let mut events = vec![
+            ev(0, 10, 1),
+            ev(5, 985, 2),
+            ev(1050, 10, 1),
+            ev(1700, 100, 2),
+            ev(2000, 10, 1),
+        ];
+        events[1].op = crate::trace::recording::Op::Fdatasync;
+        let threads = [
+            th(1, None, None, 3000),
+            th(2, None, None, 3000),
+            th(3, None, None, 3000),
+        ];
+        let wakes = [
+            wake(1000, 1, 2, 980),
+            wake(1850, 3, 2, 500),
+            wake(1900, 1, 3, 800),
+        ];
+        let a = anchors(&events, (&threads, &wakes), |_| true);
+        // Due 60 after 2's sync, and 60 after its own write (the 1040 between them less
+        // the 980 asleep).
+        assert_eq!(a[&2], vec![at(1, 60), at(0, 60)]);
+        // Through the client: 200 after 2's call; its own think time less the 800 asleep.
+        assert_eq!(a[&4], vec![at(3, 200), at(2, 2000 - 1060 - 800)]);
+        // Backend 2's calls slept on no one: think time, no anchors.
+        assert_eq!(a.len(), 2, "{a:?}");
+        // Without the wake-ups, none.
+        assert!(anchors(&events, (&threads, &[]), |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_thread_made_by_one_that_waited_on_a_pipe_starts_from_what_it_waited_for() {
+        // Shell 1 reads its script (0..10) and sleeps until reader 2 (not its child) wakes
+        // it at 650, after 2's read of the disk (100..600). Subshell 3, which makes no
+        // replayed call, sleeps on a pipe until the shell wakes it at 700, and at 720 makes
+        // 4, whose first call is at 750.
+        let mut events = vec![ev(0, 10, 1), ev(100, 500, 2), ev(30, 1, 3), ev(750, 10, 4)];
+        events[2].op = crate::trace::recording::Op::Seek;
+        let threads = [
+            th(1, None, None, 1000),
+            th(2, None, None, 1000),
+            th(3, Some(1), Some(20), 1000),
+            th(4, Some(3), Some(720), 1000),
+        ];
+        let wakes = [wake(650, 1, 2, 600), wake(700, 3, 1, 670)];
+        let replayed = |e: &Event| e.op != crate::trace::recording::Op::Seek;
+        let a = anchors(&events, (&threads, &wakes), replayed);
+        // The recorded 150 from 2's read to the call, and from the shell's read the 740
+        // less the shell's 600 asleep.
+        assert_eq!(a[&3], vec![at(1, 150), at(0, 140)]);
+        // Without the wake-ups, 4's first call has nothing to start from but its recorded
+        // time.
+        assert!(!anchors(&events, (&threads, &[]), replayed).contains_key(&3));
+        // A subshell that is itself the one to wait (a shell's `( read l < f; dd … )` execs
+        // dd in it): 3, made at 20, its first call at 750 after the shell woke it at 700.
+        let events = vec![ev(0, 10, 1), ev(100, 500, 2), ev(750, 10, 3)];
+        let threads = [
+            th(1, None, None, 1000),
+            th(2, None, None, 1000),
+            th(3, Some(1), Some(20), 1000),
+        ];
+        let a = anchors(&events, (&threads, &wakes), |_| true);
+        // What woke it, back to 2's read; and the shell's read, 10 before the creation plus
+        // the subshell's 730 less its 670 asleep.
+        assert_eq!(a[&2], vec![at(1, 150), at(0, 140), at(0, 10 + 60)]);
+        assert_eq!(
+            anchors(&events, (&threads, &[]), |_| true)[&2],
+            vec![at(0, 740)]
+        );
+    }
+
+    #[test]
+    fn a_chain_of_wake_ups_is_followed_so_far_and_never_to_a_later_call() {
+        // 1 is woken by 2, 2 by 3, … by 7 at ever earlier times; only 7 made a call.
+        let events = vec![ev(0, 10, 1), ev(0, 50, 7), ev(1000, 10, 1)];
+        let threads: Vec<ThreadInfo> = (1..=7).map(|t| th(t, None, None, 3000)).collect();
+        let wakes: Vec<Wake> = (1..7)
+            .map(|t| wake(900 - 10 * t as u64, t, t + 1, 5))
+            .collect();
+        // 7 is six tasks back, past MAX_CHAIN: 1 waits its own think time.
+        assert!(anchors(&events, (&threads, &wakes), |_| true).is_empty());
+        // 3 woken by 7 directly: three back, within reach.
+        let mut near: Vec<Wake> = wakes[..2].to_vec();
+        near.push(wake(870, 3, 7, 5));
+        let a = anchors(&events, (&threads, &near), |_| true);
+        assert_eq!(a[&2], vec![at(1, 950), at(0, 1000 - 10 - 5)]);
+        // A waker whose only call completed after the wake-up gives no anchor.
+        let late = vec![ev(0, 10, 1), ev(880, 200, 2), ev(1000, 10, 1)];
+        let a = anchors(&late, (&threads, &[wake(900, 1, 2, 100)]), |_| true);
+        assert!(a.is_empty(), "{a:?}");
     }
 
     #[test]
@@ -197,7 +459,7 @@ mod tests {
         let mut events = vec![ev(0, 10, 1), ev(100, 300, 2), ev(200, 10, 1)];
         events[0].op = crate::trace::recording::Op::Seek;
         let threads = [th(1, None, None, 2000), th(2, Some(1), Some(20), 1500)];
-        let a = anchors(&events, &threads, |e| {
+        let a = anchors(&events, (&threads, &[]), |e| {
             e.op != crate::trace::recording::Op::Seek
         });
         assert!(a.is_empty(), "{a:?}");

@@ -82,6 +82,8 @@ fn footer(mut files: Vec<FileInfo>, events: &[Event]) -> Footer {
         capped: 0,
         untracked_tasks: 0,
         overhead: None,
+        wakes_seen: false,
+        wakes: Vec::new(),
     }
 }
 

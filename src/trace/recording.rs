@@ -307,6 +307,36 @@ pub struct ThreadInfo {
     pub off_cpu: Option<OffCpu>,
 }
 
+/// A sleep of a thread that another task of the program ended: `by` woke `tid` at `t` (ns
+/// from the start) after `asleep_ns` asleep — the scheduler's `sched_waking`, made by the
+/// waker itself (a write to a pipe or socket the thread read, a lock or futex released, a
+/// child's exit), never an interrupt's. Written as `[t, tid, by, asleep_ns]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "(u64, u32, u32, u64)", into = "(u64, u32, u32, u64)")]
+pub struct Wake {
+    pub t: u64,
+    pub tid: u32,
+    pub by: u32,
+    pub asleep_ns: u64,
+}
+
+impl From<(u64, u32, u32, u64)> for Wake {
+    fn from((t, tid, by, asleep_ns): (u64, u32, u32, u64)) -> Wake {
+        Wake {
+            t,
+            tid,
+            by,
+            asleep_ns,
+        }
+    }
+}
+
+impl From<Wake> for (u64, u32, u32, u64) {
+    fn from(w: Wake) -> Self {
+        (w.t, w.tid, w.by, w.asleep_ns)
+    }
+}
+
 /// A thread's time off its CPU, as the scheduler's switch records tell it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OffCpu {
@@ -378,6 +408,12 @@ pub struct Footer {
     #[serde(default)]
     pub aio_unreaped: u64,
     pub overhead: Option<Overhead>,
+    /// Who woke whom among the program's threads, in time order (perf captures that could
+    /// see it: `wakes_seen`; absent in older traces and under ptrace).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wakes_seen: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wakes: Vec<Wake>,
 }
 
 impl Footer {
@@ -564,6 +600,13 @@ mod tests {
                 capped: 0,
                 untracked_tasks: 0,
                 overhead: None,
+                wakes_seen: true,
+                wakes: vec![Wake {
+                    t: 5_000,
+                    tid: 2,
+                    by: 1,
+                    asleep_ns: 700,
+                }],
             },
         }
     }

@@ -93,6 +93,40 @@ pub struct ThreadStats {
     /// Its time off the CPU (perf captures): how much of the think time it slept or waited
     /// for a CPU, and how many of its calls slept.
     pub off_cpu: Option<crate::trace::recording::OffCpu>,
+    /// Its sleeps that another task of the program ended (None: the trace does not say who
+    /// woke whom).
+    pub woken: Option<Woken>,
+}
+
+/// A thread's sleeps that the program's own tasks ended: how many, how long it slept in
+/// them, and the task that ended most of them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Woken {
+    pub sleeps: u64,
+    pub asleep_ns: u64,
+    pub most_by: Option<u32>,
+}
+
+/// Each thread's [`Woken`], where the trace knows who woke whom.
+fn woken(r: &Recording) -> Option<HashMap<u32, Woken>> {
+    if !r.footer.wakes_seen {
+        return None;
+    }
+    let mut by: HashMap<u32, HashMap<u32, u64>> = HashMap::new();
+    let mut out: HashMap<u32, Woken> = HashMap::new();
+    for w in &r.footer.wakes {
+        let k = out.entry(w.tid).or_default();
+        k.sleeps += 1;
+        k.asleep_ns += w.asleep_ns;
+        *by.entry(w.tid).or_default().entry(w.by).or_default() += 1;
+    }
+    for (tid, k) in &mut out {
+        k.most_by = by[tid]
+            .iter()
+            .max_by_key(|(b, n)| (**n, std::cmp::Reverse(**b)))
+            .map(|(b, _)| *b);
+    }
+    Some(out)
 }
 
 #[derive(Default)]
@@ -185,6 +219,7 @@ pub fn stats(r: &Recording) -> Stats {
         .zip(acc)
         .map(|(f, a)| file_stats(f, a))
         .collect();
+    let woken = woken(r);
     Stats {
         command: r.header.command.clone(),
         method: r.header.method.clone(),
@@ -196,6 +231,9 @@ pub fn stats(r: &Recording) -> Stats {
         threads: threads
             .into_iter()
             .map(|(tid, (pid, n, busy, first, last))| {
+                let woken = woken
+                    .as_ref()
+                    .map(|w| w.get(&tid).copied().unwrap_or_default());
                 let info = r.footer.threads.iter().find(|t| t.tid == tid);
                 ThreadStats {
                     tid,
@@ -205,6 +243,7 @@ pub fn stats(r: &Recording) -> Stats {
                     think_ns: (last - first).saturating_sub(busy),
                     parent: info.and_then(|t| t.parent),
                     off_cpu: info.and_then(|t| t.off_cpu),
+                    woken,
                 }
             })
             .collect(),

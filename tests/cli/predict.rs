@@ -393,11 +393,14 @@ fn a_file_read_cold_through_read_ahead_is_replayed_cold_and_one_read_cached_stay
 }
 
 #[test]
-fn a_program_that_waits_through_a_pipe_for_another_is_said_to_be_kept_as_recorded() {
+fn a_program_that_waits_through_a_pipe_for_another_follows_it_or_is_said_to_be_kept() {
     // dd writes 200 blocks O_DSYNC on the disk while a subshell waits on a pipe for it to end,
-    // then creates a file: that wait is asleep outside any call the trace holds, and the
-    // replay keeps it as recorded, though dd's writes take far less on tmpfs. The same two
-    // one after the other: the shell waited for dd to end, which the replay makes.
+    // then creates a file: that wait is asleep outside any call the trace holds. Woken by the
+    // end of the pipe's writer (its exit: no wake-up a trace sees), the replay keeps it as
+    // recorded, though dd's writes take far less on tmpfs, and says so. Woken by the writer's
+    // `echo` into the pipe, where the trace knows who woke whom, the replay follows it (the
+    // subshell goes on when the writer's side is done there) and nothing is said. The same
+    // two one after the other: the shell waited for dd to end, which the replay makes.
     let work = tmp();
     let w = work.path();
     if tmp_is_tmpfs() {
@@ -436,9 +439,85 @@ fn a_program_that_waits_through_a_pipe_for_another_is_said_to_be_kept_as_recorde
         return;
     }
     let said = piped.expect("the subshell's wait for dd said");
-    assert!(said.contains("sockets or pipes"), "{said}");
+    if trace_stats(w, "t.iogtrace")["threads"][0]["woken"].is_object() {
+        assert!(said.contains("a pipe's last writer ending"), "{said}");
+        let echoed = asleep(&format!("{{ {dd}; echo go; }} | {{ read x; : > done; }}"));
+        assert_eq!(echoed, None);
+    } else {
+        assert!(said.contains("sockets or pipes"), "{said}");
+    }
     assert_eq!(
         asleep(&format!("{dd}; {{ read x; : > done; }} < /dev/null")),
         None
     );
+}
+
+#[test]
+fn a_process_that_waited_on_a_pipe_for_slow_reads_is_predicted_to_wait_as_long_as_they_take() {
+    // A subshell waits on a pipe while dd reads the disk with O_DIRECT (each read waits for
+    // the device); then the shell writes to the pipe and the subshell's dd writes a file.
+    // Recorded on the disk and predicted for tmpfs, where the reads take microseconds: the
+    // subshell was woken by the shell after the reads, so its dd starts when they are done
+    // there, not at its recorded time.
+    let work = tmp();
+    let w = work.path();
+    if tmp_is_tmpfs() {
+        skip!("/tmp is tmpfs: direct reads there wait for no device");
+        return;
+    }
+    std::fs::write(w.join("in"), vec![7u8; 512 * 4096]).unwrap();
+    std::fs::File::open(w.join("in"))
+        .unwrap()
+        .sync_all()
+        .unwrap();
+    let script = "mkfifo f; \
+        (read l < f; dd if=/dev/zero of=out bs=4k count=4 status=none) & \
+        dd if=in of=/dev/null bs=4k count=512 iflag=direct status=none; \
+        echo go > f; wait";
+    let o = run_in(w, &["record", "-o", "t.iogtrace", "--", "sh", "-c", script]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stats = trace_stats(w, "t.iogtrace");
+    if !stats["method"]
+        .as_str()
+        .unwrap()
+        .contains("who woke whom among the tasks: the sched:sched_waking")
+    {
+        skip!(
+            "the capture could not see who woke whom: {}",
+            stats["method"]
+        );
+        return;
+    }
+    // The subshell's sleep on the pipe was ended by the shell, a task of the program.
+    let threads = stats["threads"].as_array().unwrap();
+    let woken: u64 = threads
+        .iter()
+        .map(|t| t["woken"]["sleeps"].as_u64().unwrap_or(0))
+        .sum();
+    assert!(woken >= 1, "{threads:?}");
+    let Some(shm) = shm_tmpfs() else {
+        skip!("no tmpfs at /dev/shm to predict for");
+        return;
+    };
+    let target = tempfile::tempdir_in(shm).unwrap();
+    let p = predicted_once(w, "t.iogtrace", target.path());
+    let reads = p["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["recorded_io_ns"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    let (recorded, predicted) = (
+        p["recorded_ns"].as_u64().unwrap(),
+        p["predicted_ns"].as_u64().unwrap(),
+    );
+    // Most of the reads' time is gone from the prediction (it would all be there if the
+    // writer kept its recorded start).
+    assert!(
+        predicted + reads / 2 < recorded,
+        "recorded {recorded} ns, reads {reads} ns, predicted {predicted} ns: {p}"
+    );
+    assert!(w.join("out").exists());
+    assert!(entries(target.path()).is_empty());
 }

@@ -75,8 +75,9 @@ pub fn kept_waits(r: &Recording, tl: &Timeline, pe: &ProgramEnd) -> Option<KeptW
 
 /// Per thread of `tids`: the share of its recorded time outside its calls that it slept,
 /// less its waits for the threads it created (the part of each gap between its calls up to
-/// the last child that ended in it), over its time outside calls less those waits. One pass
-/// over the calls for all of them.
+/// the last child that ended in it) or, where more, its sleeps that other tasks of the
+/// program ended, over its time outside calls less those waits. One pass over the calls for
+/// all of them.
 fn asleep_shares(
     r: &Recording,
     threads: &HashMap<u32, &ThreadInfo>,
@@ -94,6 +95,12 @@ fn asleep_shares(
     }
     for k in kids.values_mut() {
         k.sort_unstable();
+    }
+    // Per thread: its sleeps that another task of the program ended (the replay follows
+    // those to their waker: `trace::anchor`), where the trace knows who woke whom.
+    let mut woken: HashMap<u32, u64> = HashMap::new();
+    for w in r.footer.wakes.iter().filter(|w| tids.contains(&w.tid)) {
+        *woken.entry(w.tid).or_default() += w.asleep_ns;
     }
     // Per thread: where its current gap outside calls began, its time outside calls and its
     // waits for children in them.
@@ -142,10 +149,13 @@ fn asleep_shares(
             close(&mut g, tid, end);
             let own = g.outside.saturating_sub(g.waited);
             let asleep = th.off_cpu.map_or(0, |o| o.think_asleep_ns);
+            // A child's end wakes its creator: its waits for children are among the sleeps
+            // other tasks ended, where the trace has those.
+            let followed = g.waited.max(woken.get(&tid).copied().unwrap_or(0));
             let share = if own == 0 {
                 0.0
             } else {
-                (asleep.saturating_sub(g.waited) as f64 / own as f64).min(1.0)
+                (asleep.saturating_sub(followed) as f64 / own as f64).min(1.0)
             };
             (tid, share)
         })

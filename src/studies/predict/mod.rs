@@ -334,13 +334,23 @@ pub fn predict(r: &Recording, trace: &str, to: &Target<'_>, runs: &[Replayed<'_>
     };
     p.warnings = figures::warnings(r, &p);
     if let Some(k) = kept.filter(|k| k.asleep_ns >= predicted / 10) {
+        let (not, what) = match r.footer.wakes_seen {
+            true => (
+                "not woken by a call of the program's own tasks",
+                "timers, processes outside the program or the exit of one of its own (a \
+                 pipe's last writer ending)",
+            ),
+            false => (
+                "not waiting for threads they created",
+                "other processes through sockets or pipes, for locks or timers",
+            ),
+        };
         p.warnings.push(format!(
             "the chain of calls that decides the end keeps {:.3} s of recorded time its threads \
-             spent asleep outside their calls, not waiting for threads they created (thread {} \
-             the most): waits for other processes through sockets or pipes, for locks or \
-             timers, which the trace does not hold; the replay keeps them as they were, so \
-             where what they waited for runs faster or slower on this storage, the prediction \
-             does not follow",
+             spent asleep outside their calls, {not} (thread {} the most): waits for {what}, \
+             which the trace does not hold; the replay keeps them as they were, so where what \
+             they waited for runs faster or slower on this storage, the prediction does not \
+             follow",
             k.asleep_ns as f64 / 1e9,
             k.tid
         ));

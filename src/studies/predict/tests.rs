@@ -55,6 +55,8 @@ fn recording(events: Vec<Event>, threads: Vec<ThreadInfo>, duration: u64) -> Rec
             aio_unseen: 0,
             aio_unreaped: 0,
             overhead: None,
+            wakes_seen: false,
+            wakes: Vec::new(),
         },
     }
 }
@@ -671,6 +673,21 @@ fn a_deciding_chain_kept_asleep_on_what_the_trace_does_not_hold_is_said() {
     let (r, tl) = waits_through_a_socket(9_500);
     let k = super::asleep::kept_waits(&r, &tl, &program_end(&r, &tl));
     assert_eq!(k.map(|k| (k.asleep_ns, k.tid)), Some((9_585, 2)));
+    // Where the trace knows the server woke the client after 9,400 of its 9,500 ns asleep,
+    // the replay follows that wait: 100 of the client's sleep is kept.
+    let (mut r, tl) = waits_through_a_socket(9_500);
+    r.footer.wakes_seen = true;
+    r.footer.wakes = vec![crate::trace::recording::Wake {
+        t: 9_000,
+        tid: 2,
+        by: 3,
+        asleep_ns: 9_400,
+    }];
+    let k = super::asleep::kept_waits(&r, &tl, &program_end(&r, &tl));
+    assert_eq!(
+        k.map(|k| (k.asleep_ns, k.tid)),
+        Some((100 * 9_585 / 9_500, 2))
+    );
     // A client that computed all that time: nothing is kept asleep.
     let (r, tl) = waits_through_a_socket(0);
     let p = predict_with(&r, &[tl]);

@@ -246,6 +246,10 @@ fn traced_calibration(
         stdout: Some(std::os::fd::AsRawFd::as_raw_fd(&w)),
         ..exec.clone()
     };
+    // Without who woke whom: the calibration program wakes no task of its own, and each
+    // session with the sched_waking tracepoint costs its close a tracepoint grace period
+    // (~40 ms here), five times over.
+    let ids = ids.map(|i| perf::Tracepoints { waking: None, ..i });
     let run = run_traced(&exec, ids, paths, None);
     drop(w);
     run.ok()?;

@@ -15,9 +15,9 @@ mod walk;
 
 use super::args::{io_flags, lexical, rwf_flags};
 use super::calls::Call;
-use super::perf::{Raw, Switch};
+use super::perf::Raw;
 use super::ptrace::{FileKind, PathNote};
-use crate::trace::recording::{Event, FileInfo, NO_FILE, Op, ThreadInfo, flag};
+use crate::trace::recording::{Event, FileInfo, NO_FILE, Op, ThreadInfo, Wake, flag};
 
 /// A descriptor the program had before it started (its standard streams, a redirect).
 #[derive(Debug, Clone)]
@@ -44,6 +44,9 @@ pub struct Decoded {
     /// of the trace), and those it holds whose completion was not seen.
     pub aio_unseen: u64,
     pub aio_unreaped: u64,
+    /// Who woke whom among the program's threads (`wakes_seen`: the capture could see it).
+    pub wakes_seen: bool,
+    pub wakes: Vec<Wake>,
 }
 
 /// An open file description: what it refers to, its position and its status flags.
@@ -127,7 +130,7 @@ pub fn decode(
     root: u32,
     inherited: &[Inherited],
     (t0, cwd): (u64, Vec<u8>),
-    switches: Option<Vec<Switch>>,
+    sched: Option<super::sched::Records>,
 ) -> Decoded {
     if !raw.is_sorted_by_key(Raw::time) {
         raw.sort_by_key(Raw::time);
@@ -145,7 +148,8 @@ pub fn decode(
     s.aio_records(aio, &raw);
     s.uring_sqpoll(&raw);
     s.inherit(root, inherited, cwd);
-    let mut w = walk::Walk::new(switches);
+    let wakes_seen = sched.as_ref().is_some_and(|r| r.wakings.is_some());
+    let mut w = walk::Walk::new(sched);
     // The walk takes the records from the list's end, latest first after the reversal, and
     // gives their room back as it goes: the records and the events they become are never all
     // held at once (the recorder's peak is the records alone, not records and events).
@@ -176,6 +180,11 @@ pub fn decode(
     threads.sort_unstable_by_key(|t| (t.first_ns, t.tid));
     super::family::relate(&mut threads, &kin);
     s.out.threads = threads;
+    s.out.wakes_seen = wakes_seen;
+    s.out.wakes = sched.wakes;
+    for k in &mut s.out.wakes {
+        k.t = k.t.saturating_sub(t0);
+    }
     s.out
 }
 

@@ -101,7 +101,20 @@ pub fn record_with(
     let duration_ns = end.saturating_sub(t0);
     let unwatched = syscalls.map_or(0, |n| n.saturating_sub(calls));
     let overhead = overhead.map(|c| c.applied((calls, path_calls, unwatched), duration_ns));
-    let method = captured_how(ids, paths);
+    let mut method = captured_how(ids, paths);
+    if ids.is_some() {
+        method.push_str(match decoded.wakes_seen {
+            true => {
+                "; who woke whom among the tasks: the sched:sched_waking tracepoint, \
+                     inherited by every task (made by the waker; wake-ups from interrupts \
+                     left out)"
+            }
+            false => {
+                "; who woke whom among the tasks: not seen (no sched_waking \
+                      tracepoint, or perf refused it)"
+            }
+        });
+    }
     let recording = Recording {
         header: header(argv, started_unix_ms, method),
         events: decoded.events,
@@ -124,6 +137,8 @@ pub fn record_with(
             capped,
             untracked_tasks: untracked,
             overhead,
+            wakes_seen: decoded.wakes_seen,
+            wakes: decoded.wakes,
         },
     };
     Ok(Captured {
@@ -399,6 +414,8 @@ fn decoded(
         syscalls,
         switches,
         switched,
+        wakes,
+        woken,
         untracked,
         unfinished,
     } = finished.unwrap_or(perf::Drained {
@@ -443,7 +460,10 @@ fn decoded(
         pid as u32,
         inherited,
         (t0, cwd),
-        switches.then_some(switched),
+        switches.then_some(sched::Records {
+            switches: switched,
+            wakings: wakes.then_some(woken),
+        }),
     );
     decoded.unmatched += unfinished;
     Run {

@@ -94,11 +94,23 @@ impl Raw {
     }
 }
 
-/// The two tracepoints' ids.
+/// A task of the program woke another of its tasks (the scheduler's `sched_waking`, in the
+/// waker's context outside interrupts): at `t`, `by` woke `tid`. Kept in a list of its own, as
+/// the switches are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Waking {
+    pub t: u64,
+    pub by: u32,
+    pub tid: u32,
+}
+
+/// The two tracepoints' ids, and the scheduler's `sched_waking` (its id and where its `pid`
+/// field is) where tracefs has it.
 #[derive(Debug, Clone, Copy)]
 pub struct Tracepoints {
     pub enter: u64,
     pub exit: u64,
+    pub waking: Option<(u64, usize)>,
 }
 
 /// Reads the tracepoints' ids from tracefs.
@@ -154,7 +166,28 @@ fn read_ids(root: &Path) -> io::Result<Tracepoints> {
     Ok(Tracepoints {
         enter: id("sys_enter")?,
         exit: id("sys_exit")?,
+        waking: waking_format(root),
     })
+}
+
+/// `sched_waking`'s id and the offset of its `pid` field (the woken task), from its format.
+fn waking_format(root: &Path) -> Option<(u64, usize)> {
+    let dir = root.join("events/sched/sched_waking");
+    let id = std::fs::read_to_string(dir.join("id"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    let format = std::fs::read_to_string(dir.join("format")).ok()?;
+    let offset = format
+        .lines()
+        .find(|l| l.contains(" pid;") && !l.contains("common_pid"))?
+        .split(';')
+        .find_map(|f| f.trim().strip_prefix("offset:"))?
+        .trim()
+        .parse()
+        .ok()?;
+    Some((id, offset))
 }
 
 pub const PERF_TYPE_SOFTWARE: u32 = 1;
@@ -205,6 +238,8 @@ pub struct Session {
     all: Option<OwnedFd>,
     /// Where the calls are read by eBPF (their ring, and its counters in place of `all`).
     calls: Option<super::callring::CallReader>,
+    /// Each CPU's `sched_waking` event (its records in that CPU's ring), where perf allows it.
+    wakings: Vec<OwnedFd>,
 }
 
 /// What the reader gives back.
@@ -230,20 +265,29 @@ pub struct Drained {
     pub switches: bool,
     /// The switches, each CPU's in its order.
     pub switched: Vec<Switch>,
+    /// The kernel gave who woke whom among the tasks, and those wake-ups, each CPU's in its
+    /// order.
+    pub wakes: bool,
+    pub woken: Vec<Waking>,
 }
 
 /// What one record costs the recorder at its peak, bytes: the record (88), its share of the
-/// scheduler's switches (at most two a record kept, 16 bytes each), and the most the sort's
+/// scheduler's switches (at most two a record kept, 16 bytes each) and wake-ups (at most one,
+/// 16 bytes), and the most the sort's
 /// scratch (half the records) or the path notes' index of the calls (32 bytes a call) adds
 /// while the records are decoded; the trace's events (56 bytes) take the records' room as the
 /// walk gives it back. Measured (`bench/record_replay.py --only memory`, docs/trace.md):
 /// 88–110 bytes a call with the eBPF ring's one record a call.
-const PEAK_BYTES_PER_RECORD: usize = 168;
+const PEAK_BYTES_PER_RECORD: usize = 184;
 
 /// The switches kept for each record the cap allows: a call that sleeps brings two.
 const SWITCHES_PER_RECORD: usize = 2;
 
-const _: () = assert!(std::mem::size_of::<Raw>() == 88 && std::mem::size_of::<Switch>() == 16);
+const _: () = assert!(
+    std::mem::size_of::<Raw>() == 88
+        && std::mem::size_of::<Switch>() == 16
+        && std::mem::size_of::<Waking>() == 16
+);
 
 /// The most records a recording keeps in memory (`per_call` records a call): those of
 /// `IOGAUGE_RECORD_MAX_CALLS` calls, or as many as keep the recorder's peak within a quarter
@@ -343,23 +387,19 @@ impl Session {
                 ring,
             });
         }
+        let wakings = if switches {
+            open_wakings(pid, ids, &cpus)
+        } else {
+            Vec::new()
+        };
         if let Some(p) = probes {
             let rings: Vec<(i32, &OwnedFd)> = cpus.iter().map(|c| (c.cpu, &c.enter)).collect();
             p.output_to(&rings)?;
         }
-        // Counting, not sampling: no records, a number read at the end (the tasks' counts
-        // are added to it as they end). The ring's programs count for themselves.
-        let count = PerfAttr {
-            type_: PERF_TYPE_TRACEPOINT,
-            size: std::mem::size_of::<PerfAttr>() as u32,
-            config: ids.enter,
-            flags: DISABLED | INHERIT | ENABLE_ON_EXEC,
-            ..Default::default()
-        };
-        let all = if calls.is_some() {
-            None
-        } else {
-            sys::perf_event_open(&count, pid, -1).ok()
+        // The ring's programs count the calls for themselves.
+        let all = match calls {
+            Some(_) => None,
+            None => count_calls(pid, ids),
         };
         Ok(Session {
             cpus,
@@ -367,6 +407,7 @@ impl Session {
             all,
             switches,
             calls,
+            wakings,
         })
     }
 
@@ -380,11 +421,13 @@ impl Session {
                 all,
                 switches,
                 mut calls,
+                wakings,
             } = self;
             // The ring's records are whole calls; perf's, an entry and an exit.
             let cap = max_records(if calls.is_some() { 1 } else { 2 });
             let mut d = Drained {
                 switches,
+                wakes: !wakings.is_empty(),
                 ..Default::default()
             };
             // The ring's calls go to `d.raw` as the perf rings' records do, capped alike.
@@ -400,18 +443,26 @@ impl Session {
                     from_ring.as_mut().map(|f| f as &mut dyn FnMut() -> usize),
                     |bytes| {
                         let mut raw = raw.borrow_mut();
-                        let lost = parse(bytes, ids, &mut raw, (&mut d.seen, &mut d.switched));
+                        let side = (&mut d.seen, &mut d.switched, &mut d.woken);
+                        let lost = parse(bytes, ids, &mut raw, side);
                         let over = raw.len().saturating_sub(cap)
                             + d.seen.len().saturating_sub(cap)
-                            + d.switched.len().saturating_sub(SWITCHES_PER_RECORD * cap);
+                            + d.switched.len().saturating_sub(SWITCHES_PER_RECORD * cap)
+                            + d.woken.len().saturating_sub(cap);
                         raw.truncate(cap);
                         d.seen.truncate(cap);
                         d.switched.truncate(SWITCHES_PER_RECORD * cap);
+                        d.woken.truncate(cap);
                         d.capped += over as u64;
                         lost
                     },
                 )
             };
+            // Closing the last event on a tracepoint waits for a grace period (~40 ms here):
+            // on a thread of its own, while the records are decoded.
+            if !wakings.is_empty() {
+                std::thread::spawn(move || drop(wakings));
+            }
             d.raw = raw.into_inner();
             if d.raw.len() > cap {
                 d.capped += (d.raw.len() - cap) as u64;
@@ -433,6 +484,49 @@ impl Session {
             d
         })
     }
+}
+
+/// A counter of every system call `pid` and its tasks make: counting, not sampling — no
+/// records, a number read at the end (the tasks' counts are added to it as they end).
+fn count_calls(pid: i32, ids: Tracepoints) -> Option<OwnedFd> {
+    let count = PerfAttr {
+        type_: PERF_TYPE_TRACEPOINT,
+        size: std::mem::size_of::<PerfAttr>() as u32,
+        config: ids.enter,
+        flags: DISABLED | INHERIT | ENABLE_ON_EXEC,
+        ..Default::default()
+    };
+    sys::perf_event_open(&count, pid, -1).ok()
+}
+
+/// `sched_waking` on every CPU for `pid` and the tasks it starts, each sent to its CPU's ring:
+/// who woke whom among the program's tasks (the event runs in the waker's context). None
+/// where the kernel has no such tracepoint or perf refuses it: the trace then holds no
+/// wake-ups, and says so.
+fn open_wakings(pid: i32, ids: Tracepoints, cpus: &[CpuEvents]) -> Vec<OwnedFd> {
+    let Some((id, _)) = ids.waking else {
+        return Vec::new();
+    };
+    let attr = PerfAttr {
+        type_: PERF_TYPE_TRACEPOINT,
+        size: std::mem::size_of::<PerfAttr>() as u32,
+        config: id,
+        sample_period: 1,
+        sample_type: SAMPLE_TID | SAMPLE_TIME | SAMPLE_RAW,
+        flags: DISABLED | INHERIT | ENABLE_ON_EXEC | SAMPLE_ID_ALL | USE_CLOCKID,
+        clockid: libc::CLOCK_MONOTONIC,
+        ..Default::default()
+    };
+    let mut out = Vec::with_capacity(cpus.len());
+    for c in cpus {
+        let opened = sys::perf_event_open(&attr, pid, c.cpu)
+            .and_then(|w| sys::set_output(&w, &c.enter).map(|()| w));
+        match opened {
+            Ok(w) => out.push(w),
+            Err(_) => return Vec::new(),
+        }
+    }
+    out
 }
 
 /// The tracepoints' filter that keeps the watched calls.
@@ -550,7 +644,11 @@ fn parse(
     bytes: &[u8],
     ids: Tracepoints,
     out: &mut Vec<Raw>,
-    (seen, switched): (&mut Vec<super::bpf::Seen>, &mut Vec<Switch>),
+    (seen, switched, woken): (
+        &mut Vec<super::bpf::Seen>,
+        &mut Vec<Switch>,
+        &mut Vec<Waking>,
+    ),
 ) -> u64 {
     let mut lost = 0;
     let mut at = 0;
@@ -567,7 +665,9 @@ fn parse(
                 let (pid, tid, t) = (u32_at(r, 8), u32_at(r, 12), u64_at(r, 16));
                 let raw_len = u32_at(r, 24) as usize;
                 let raw = &r[28..(28 + raw_len).min(size)];
-                if let Some(s) = super::bpf::parse(t, tid, raw) {
+                if let Some(w) = waking(ids, t, tid, raw) {
+                    woken.extend(w);
+                } else if let Some(s) = super::bpf::parse(t, tid, raw) {
                     seen.push(s);
                 } else if raw.len() >= 24 {
                     let tp = u16::from_ne_bytes([raw[0], raw[1]]) as u64;
@@ -620,6 +720,19 @@ fn parse(
         at += size;
     }
     lost
+}
+
+/// A `sched_waking` sample's wake-up: Some(None) for one the records leave out (made in an
+/// interrupt, whatever task it interrupted, or a task waking itself); None: not such a sample.
+fn waking(ids: Tracepoints, t: u64, by: u32, raw: &[u8]) -> Option<Option<Waking>> {
+    let (id, at) = ids.waking?;
+    if raw.len() < at + 4 || u64::from(u16::from_ne_bytes([raw[0], raw[1]])) != id {
+        return None;
+    }
+    // common_flags: in a hard or soft interrupt, or an NMI.
+    const IN_INTERRUPT: u8 = 0x08 | 0x10 | 0x40;
+    let tid = u32_at(raw, at);
+    Some((raw[2] & IN_INTERRUPT == 0 && tid != by).then_some(Waking { t, by, tid }))
 }
 
 /// The tracepoints' ids (tracefs read, or mounted for a moment where it is not).

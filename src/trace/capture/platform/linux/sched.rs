@@ -7,7 +7,16 @@
 
 use std::collections::HashMap;
 
-use crate::trace::recording::OffCpu;
+use super::perf::{Switch, Waking};
+use crate::trace::recording::{OffCpu, Wake};
+
+/// What the scheduler said of the program's tasks: their switches, and who woke whom among
+/// them (None: the capture could not ask).
+#[derive(Debug, Default)]
+pub struct Records {
+    pub switches: Vec<Switch>,
+    pub wakings: Option<Vec<Waking>>,
+}
 
 #[derive(Default)]
 struct Task {
@@ -18,6 +27,8 @@ struct Task {
     /// Time asleep in the call under way (or the last one).
     call_asleep: u64,
     off: OffCpu,
+    /// The sleep under way was ended by another task of the program.
+    woken: bool,
 }
 
 /// Per thread, what the switch records said (`measured`: the capture asked for them).
@@ -25,6 +36,9 @@ struct Task {
 pub struct Sched {
     measured: bool,
     tasks: HashMap<u32, Task>,
+    /// Each sleep that another of the program's tasks ended, in time order (the capture's
+    /// clock: `t0` is not taken away yet).
+    pub wakes: Vec<Wake>,
 }
 
 impl Sched {
@@ -32,6 +46,7 @@ impl Sched {
         Sched {
             measured,
             tasks: HashMap::new(),
+            wakes: Vec::new(),
         }
     }
 
@@ -40,6 +55,7 @@ impl Sched {
         let k = self.tasks.entry(tid).or_default();
         if out {
             k.left = Some((t, preempted));
+            k.woken = false;
             return;
         }
         let Some((left, preempted)) = k.left.take() else {
@@ -55,6 +71,23 @@ impl Sched {
         } else {
             k.off.think_asleep_ns += t.saturating_sub(left);
             k.off.think_sleeps += 1;
+        }
+    }
+
+    /// `by` woke `tid` at `t`: where `tid` was asleep (not preempted) and this is the first
+    /// wake-up of that sleep, it is kept — the sleep waited for `by`.
+    pub fn waking(&mut self, t: u64, by: u32, tid: u32) {
+        let Some(k) = self.tasks.get_mut(&tid) else {
+            return;
+        };
+        if let (Some((left, false)), false) = (k.left, k.woken) {
+            k.woken = true;
+            self.wakes.push(Wake {
+                t,
+                tid,
+                by,
+                asleep_ns: t.saturating_sub(left),
+            });
         }
     }
 

@@ -7,7 +7,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 use super::super::calls::Call;
-use super::super::perf::{Raw, Switch};
+use super::super::perf::{Raw, Switch, Waking};
 use super::{Done, Entered, State};
 use crate::trace::recording::ThreadInfo;
 
@@ -24,19 +24,29 @@ pub(super) struct Walk {
     pub(super) sched: super::super::sched::Sched,
     exits: BinaryHeap<Exit>,
     arrived: u64,
-    /// The switches not yet walked, latest first.
+    /// The switches and wake-ups not yet walked, latest first.
     switches: Vec<Switch>,
+    wakings: Vec<Waking>,
+    /// Where wake-ups are seen: each process the program started, by its creator. Its end
+    /// wakes the creator (SIGCHLD, wait), which `sched_waking` cannot show: the exiting
+    /// task's events are gone by then.
+    forked: Option<HashMap<u32, u32>>,
 }
 
 impl Walk {
-    /// A walk with the scheduler's `switches` (None: the capture had none).
-    pub(super) fn new(switches: Option<Vec<Switch>>) -> Walk {
-        let measured = switches.is_some();
-        let mut switches = switches.unwrap_or_default();
-        // Each CPU's switches came in its order: sorted (stable), then reversed to be taken
+    /// A walk with the scheduler's records (None: the capture had none).
+    pub(super) fn new(sched: Option<super::super::sched::Records>) -> Walk {
+        let measured = sched.is_some();
+        let super::super::sched::Records { switches, wakings } = sched.unwrap_or_default();
+        let forked = wakings.is_some().then(HashMap::new);
+        let mut switches = switches;
+        let mut wakings = wakings.unwrap_or_default();
+        // Each CPU's records came in its order: sorted (stable), then reversed to be taken
         // from the end.
         switches.sort_by_key(|w| w.t);
         switches.reverse();
+        wakings.sort_by_key(|w| w.t);
+        wakings.reverse();
         Walk {
             pending: HashMap::new(),
             threads: HashMap::new(),
@@ -45,17 +55,24 @@ impl Walk {
             exits: BinaryHeap::new(),
             arrived: 0,
             switches,
+            wakings,
+            forked,
         }
     }
 
-    /// The whole calls' exits at or before `t` and the switches before it, in time order (an
-    /// exit before a switch of its nanosecond).
+    /// The whole calls' exits at or before `t` and the scheduler's records before it, in time
+    /// order (an exit before a switch of its nanosecond, a switch before a wake-up).
     pub(super) fn until(&mut self, s: &mut State, t: u64) {
         loop {
             let exit = self.exits.peek().map(|e| e.0.0).filter(|&at| at <= t);
             let switch = self.switches.last().map(|w| w.t).filter(|&at| at < t);
-            match (exit, switch) {
-                (Some(e), Some(w)) if w < e => self.switch(),
+            let waking = self.wakings.last().map(|w| w.t).filter(|&at| at < t);
+            let sched = match (switch, waking) {
+                (Some(w), Some(k)) => Some(w.min(k)),
+                (w, k) => w.or(k),
+            };
+            match (exit, sched) {
+                (Some(e), Some(w)) if w < e => self.scheduled(switch == Some(w)),
                 (Some(_), _) => {
                     let Some(Reverse((at, _, tid, nr, ret))) = self.exits.pop() else {
                         break;
@@ -63,18 +80,21 @@ impl Walk {
                     s.uring_polled_until(at);
                     self.exit(s, (at, tid, nr, ret));
                 }
-                (None, Some(_)) => self.switch(),
+                (None, Some(w)) => self.scheduled(switch == Some(w)),
                 (None, None) => break,
             }
         }
     }
 
-    /// The next switch, its room given back as the records' is.
-    fn switch(&mut self) {
-        let Some(w) = super::pop_giving_back(&mut self.switches) else {
-            return;
-        };
-        self.sched.switch(w.t, w.tid, w.out, w.preempted);
+    /// The next switch (`switch`) or wake-up, its room given back as the records' is.
+    fn scheduled(&mut self, switch: bool) {
+        if switch {
+            if let Some(w) = super::pop_giving_back(&mut self.switches) {
+                self.sched.switch(w.t, w.tid, w.out, w.preempted);
+            }
+        } else if let Some(w) = super::pop_giving_back(&mut self.wakings) {
+            self.sched.waking(w.t, w.by, w.tid);
+        }
     }
 
     /// One record, at its time (the whole calls' earlier exits taken first).
@@ -102,7 +122,28 @@ impl Walk {
                     .push(Reverse((exit.max(t), self.arrived, tid, nr, ret)));
             }
             Raw::Exit { t, tid, nr, ret } => self.exit(s, (t, tid, nr, ret)),
-            task => s.task(task, &mut self.kin),
+            task => {
+                if let Some(forked) = &mut self.forked {
+                    match task {
+                        Raw::Fork {
+                            pid,
+                            ppid,
+                            tid,
+                            ptid,
+                            ..
+                        } if pid != ppid && tid == pid => {
+                            forked.insert(tid, ptid);
+                        }
+                        Raw::End { t, tid } => {
+                            if let Some(creator) = forked.remove(&tid) {
+                                self.sched.waking(t, tid, creator);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                s.task(task, &mut self.kin)
+            }
         }
     }
 
@@ -156,10 +197,11 @@ impl Walk {
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::sched::Records;
     use super::super::fixture::PID;
     use super::super::{Decoded, Inherited, decode};
     use super::*;
-    use crate::trace::recording::{Op, flag};
+    use crate::trace::recording::{Op, Wake, flag};
 
     /// A call of thread `tid` of process PID: (tid, number, entry time, duration, arguments,
     /// result).
@@ -244,19 +286,79 @@ mod tests {
             out,
             preempted: false,
         };
+        let waking = |t| Waking {
+            t,
+            by: PID + 1,
+            tid: PID,
+        };
         decode(
             raw,
             (Vec::new(), Vec::new()),
             PID,
             &inherited,
             (0, b"/".to_vec()),
-            Some(vec![
-                switch(2_250, false),
-                switch(2_100, true),
-                switch(2_380, false),
-                switch(2_320, true),
-            ]),
+            Some(Records {
+                switches: vec![
+                    switch(2_250, false),
+                    switch(2_100, true),
+                    switch(2_380, false),
+                    switch(2_320, true),
+                ],
+                // The other thread wakes the first while it runs (nothing to keep), then
+                // during its sleep outside calls (kept), then again in that sleep (not kept).
+                wakings: Some(vec![waking(2_360), waking(2_350), waking(1_500)]),
+            }),
         )
+    }
+
+    #[test]
+    fn a_process_ending_wakes_its_creator_asleep_then_where_wake_ups_are_seen() {
+        // PID makes process PID + 5 at 100, falls asleep at 200, and the child ends at 500.
+        let raw = vec![
+            Raw::Fork {
+                t: 100,
+                pid: PID + 5,
+                ppid: PID,
+                tid: PID + 5,
+                ptid: PID,
+            },
+            Raw::End {
+                t: 500,
+                tid: PID + 5,
+            },
+        ];
+        let switch = |t, out| Switch {
+            t,
+            tid: PID,
+            out,
+            preempted: false,
+        };
+        let decoded = |wakings: Option<Vec<Waking>>| {
+            decode(
+                raw.clone(),
+                (Vec::new(), Vec::new()),
+                PID,
+                &[],
+                (0, b"/".to_vec()),
+                Some(Records {
+                    switches: vec![switch(200, true), switch(600, false)],
+                    wakings,
+                }),
+            )
+        };
+        let d = decoded(Some(Vec::new()));
+        assert!(d.wakes_seen);
+        assert_eq!(
+            d.wakes,
+            [Wake {
+                t: 500,
+                tid: PID,
+                by: PID + 5,
+                asleep_ns: 300,
+            }]
+        );
+        let d = decoded(None);
+        assert!(!d.wakes_seen && d.wakes.is_empty());
     }
 
     #[test]
@@ -294,6 +396,15 @@ mod tests {
             (off.calls_slept, off.think_sleeps, off.think_asleep_ns),
             (1, 1, 60)
         );
+        let wakes = [Wake {
+            t: 2_350,
+            tid: PID,
+            by: PID + 1,
+            asleep_ns: 30,
+        }];
+        assert!(split.wakes_seen);
+        assert_eq!(split.wakes, wakes);
+        assert_eq!(whole.wakes, wakes);
         assert_eq!((split.unmatched, whole.unmatched), (0, 0));
         assert_eq!(whole.events, split.events);
         assert_eq!(whole.threads, split.threads);
