@@ -377,7 +377,11 @@ fn a_file_read_cold_through_read_ahead_is_replayed_cold_and_one_read_cached_stay
     };
     let (recorded, replayed) = replayed_sleeps("cold.iogtrace");
     assert!(recorded >= 1 && replayed >= 1, "{recorded} {replayed}");
-    assert_eq!(replayed_sleeps("warm.iogtrace"), (0, 0));
+    // A cached read waits for no device; under the other tests' disk traffic a handful of
+    // the 8,192 may still sleep (an atime update, a page lock: CI once saw 3 recorded and 5
+    // replayed).
+    let (recorded, replayed) = replayed_sleeps("warm.iogtrace");
+    assert!(recorded <= 8 && replayed <= 8, "{recorded} {replayed}");
     let cached = |trace: &str| {
         let p = predicted_once(w, trace, target.path());
         warning(&p, "files that existed and were read from memory")
