@@ -450,10 +450,16 @@ fn a_program_that_waits_through_a_pipe_for_another_follows_it_or_is_said_to_be_k
     } else {
         assert!(said.contains("sockets or pipes"), "{said}");
     }
-    assert_eq!(
-        asleep(&format!("{dd}; {{ read x; : > done; }} < /dev/null")),
-        None
-    );
+    // One after the other, the shell's wait for dd is the replay's: what is left kept asleep
+    // (a page fault, a timer under the other tests' load: 3 ms once in CI, said where the
+    // prediction is short) is a small part of the pipe's wait.
+    let keeps = |w: &str| -> f64 {
+        let at = w.find("keeps ").expect("a figure") + "keeps ".len();
+        w[at..].split(' ').next().unwrap().parse().unwrap()
+    };
+    let sequential = asleep(&format!("{dd}; {{ read x; : > done; }} < /dev/null"));
+    let kept = sequential.as_deref().map_or(0.0, keeps);
+    assert!(kept < keeps(&said) / 3.0, "{sequential:?} against {said}");
 }
 
 #[test]
