@@ -108,7 +108,7 @@ pub struct Woken {
 }
 
 /// Each thread's [`Woken`], where the trace knows who woke whom.
-fn woken(r: &Recording) -> Option<HashMap<u32, Woken>> {
+pub fn woken(r: &Recording) -> Option<HashMap<u32, Woken>> {
     if !r.footer.wakes_seen {
         return None;
     }

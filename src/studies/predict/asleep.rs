@@ -98,10 +98,7 @@ fn asleep_shares(
     }
     // Per thread: its sleeps that another task of the program ended (the replay follows
     // those to their waker: `trace::anchor`), where the trace knows who woke whom.
-    let mut woken: HashMap<u32, u64> = HashMap::new();
-    for w in r.footer.wakes.iter().filter(|w| tids.contains(&w.tid)) {
-        *woken.entry(w.tid).or_default() += w.asleep_ns;
-    }
+    let woken = crate::trace::stats::woken(r).unwrap_or_default();
     // Per thread: where its current gap outside calls began, its time outside calls and its
     // waits for children in them.
     #[derive(Default)]
@@ -151,7 +148,7 @@ fn asleep_shares(
             let asleep = th.off_cpu.map_or(0, |o| o.think_asleep_ns);
             // A child's end wakes its creator: its waits for children are among the sleeps
             // other tasks ended, where the trace has those.
-            let followed = g.waited.max(woken.get(&tid).copied().unwrap_or(0));
+            let followed = g.waited.max(woken.get(&tid).map_or(0, |w| w.asleep_ns));
             let share = if own == 0 {
                 0.0
             } else {
