@@ -74,9 +74,13 @@ pub fn predict_text(p: &Prediction) -> String {
         }
     }
     if p.bound.wake_ns > 0 {
+        let how = match &p.cold.code_unmeasured {
+            None => "chasing data and code".to_string(),
+            Some(why) => format!("chasing data only: {why}"),
+        };
         let _ = writeln!(
             o,
-            "  waking up cold costs this machine up to {:.2}x the work's warm time, at most {:.1} µs a wake-up (measured)",
+            "  waking up cold costs this machine up to {:.2}x the work's warm time, at most {:.1} µs a wake-up (measured, {how})",
             p.cold.factor,
             p.cold.penalty_ns as f64 / 1e3
         );

@@ -3,55 +3,127 @@
 //! other work's state (on a virtual machine, often another guest's). A trace cannot see this
 //! — it shows up as longer think time after the calls that slept — so a prediction for
 //! storage where those calls no longer sleep (or newly do) needs the machine's figure.
-//! Measured here by chasing a random cycle through buffers of a few sizes, one load per cache
-//! line, each chase right after a 1 ms sleep and again at once; the worst ratio and the worst
-//! added time over the sizes bound what one wake-up can cost a program, whatever its working
-//! set. A random chase, not a walk in address order: the hardware prefetcher hides most of a
-//! walk's misses, where a program's own data (B-trees, an interpreter's objects) and code are
-//! not laid out for it. On this project's VM a walk in order gave 1.1–1.3x where sqlite3's
-//! user time after its 16,500 sleeps was 2.1x its time without them (0.062 s against
-//! 0.029 s, docs/predict.md); the chase gives 1.5–2.4x.
+//! Measured here by chasing random cycles, one cache line a step, right after a 1 ms sleep and
+//! again at once: through buffers of data (a load a line) and through blocks of generated
+//! code (a jump a line, `platform::code`), a few sizes each. Each size is a working set: what
+//! a stretch of work can lose or gain by a wake-up is the largest, over the sets, of its
+//! share of the stretch, capped by that set's refill. A random chase, not a walk in address
+//! order: the hardware prefetcher hides most of a walk's misses, where a program's own data
+//! (B-trees, an interpreter's objects) and code are not laid out for it. Code, not data
+//! alone: on this project's VM (an Intel host, 2026-12-04) data chased cold ran 1.0–1.4x its
+//! warm time, code 2–5x (64–256 KiB), and sqlite3's think time recorded on the disk is 2.4x
+//! its think time recorded on tmpfs (docs/predict.md).
 
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-/// The machine's cost of waking up cold.
+use crate::platform::code::CodeChain;
+
+/// One buffer chased: a pass right after a sleep and one at once after it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct ColdStart {
-    /// The most work ran slower right after a sleep than warm: cold / warm time, over the
-    /// buffer sizes walked.
-    pub factor: f64,
-    /// The most time one wake-up added to a walk, ns (the largest buffer's, as a rule).
-    pub penalty_ns: u64,
+pub struct ColdPoint {
+    /// "data": a load per cache line through a buffer; "code": a jump per cache line through
+    /// a block of instructions.
+    pub kind: &'static str,
+    pub bytes: u64,
+    /// The median pass at once after another, ns.
+    pub warm_ns: u64,
+    /// The median pass right after a 1 ms sleep, ns.
+    pub cold_ns: u64,
 }
 
-impl ColdStart {
-    /// No effect: a machine that was not measured.
-    pub const NONE: ColdStart = ColdStart {
-        factor: 1.0,
-        penalty_ns: 0,
-    };
+impl ColdPoint {
+    fn refill_ns(&self) -> u64 {
+        self.cold_ns.saturating_sub(self.warm_ns)
+    }
 
-    /// The most a stretch of `think_ns` of work right after a wake-up can shrink by when the
-    /// wake-up goes away (or grow by when one comes): the part beyond warm, capped by what
-    /// one wake-up costs.
-    pub fn at_most(&self, think_ns: u64) -> u64 {
-        let beyond = think_ns as f64 * (1.0 - 1.0 / self.factor.max(1.0));
-        (beyond as u64).min(self.penalty_ns)
+    /// What work of this working set, `think_ns` long after a wake-up, loses without it: its
+    /// cold share, at most the whole refill.
+    fn shrink_ns(&self, think_ns: u64) -> u64 {
+        let share = think_ns as u128 * self.refill_ns() as u128 / self.cold_ns.max(1) as u128;
+        (share as u64).min(self.refill_ns())
+    }
+
+    /// What work of this working set, `think_ns` long warm, gains after a wake-up.
+    fn growth_ns(&self, think_ns: u64) -> u64 {
+        let more = think_ns as u128 * self.refill_ns() as u128 / self.warm_ns.max(1) as u128;
+        more.min(self.refill_ns() as u128) as u64
     }
 }
 
-/// Buffer sizes chased through: from a core's L2 to past a typical L3 slice.
-const SIZES: [usize; 4] = [64 << 10, 256 << 10, 1 << 20, 4 << 20];
+/// The machine's cost of waking up cold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ColdStart {
+    /// The most work ran slower right after a sleep than warm: cold / warm time, over the
+    /// buffers chased.
+    pub factor: f64,
+    /// The most time one wake-up added to a chase, ns.
+    pub penalty_ns: u64,
+    /// Each buffer chased.
+    pub points: Vec<ColdPoint>,
+    /// Why code was not chased, where it was not (data alone then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code_unmeasured: Option<String>,
+}
+
+impl Default for ColdStart {
+    /// No effect: a machine that was not measured.
+    fn default() -> ColdStart {
+        ColdStart::from_points(Vec::new(), None)
+    }
+}
+
+impl ColdStart {
+    pub fn from_points(points: Vec<ColdPoint>, code_unmeasured: Option<String>) -> ColdStart {
+        let factor = points
+            .iter()
+            .map(|p| p.cold_ns as f64 / p.warm_ns.max(1) as f64)
+            .fold(1.0, f64::max);
+        let penalty_ns = points.iter().map(ColdPoint::refill_ns).max().unwrap_or(0);
+        ColdStart {
+            factor,
+            penalty_ns,
+            points,
+            code_unmeasured,
+        }
+    }
+
+    /// The most a stretch of `think_ns` of work right after a wake-up can shrink by when the
+    /// wake-up goes away: over the working sets chased, the largest of its cold share (1 −
+    /// warm / cold) capped by that working set's refill. Each buffer alone, not its worst
+    /// ratio with another's worst refill: a small working set slows most in proportion and
+    /// a large one the most in time, and one program's stretch is not both.
+    pub fn at_most(&self, think_ns: u64) -> u64 {
+        self.points
+            .iter()
+            .map(|p| p.shrink_ns(think_ns))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The most a stretch of `think_ns` of warm work can grow by when a wake-up comes before
+    /// it: (cold / warm − 1) of it, capped by the refill, the largest over the working sets.
+    pub fn added_at_most(&self, think_ns: u64) -> u64 {
+        self.points
+            .iter()
+            .map(|p| p.growth_ns(think_ns))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Data buffers chased through: from a core's L2 to past a typical L3 slice.
+const DATA_SIZES: [usize; 4] = [64 << 10, 256 << 10, 1 << 20, 4 << 20];
+/// Code chased through: a hot loop's to a large program's (an interpreter, a database).
+const CODE_SIZES: [usize; 3] = [64 << 10, 256 << 10, 1 << 20];
 const ROUNDS: usize = 21;
 /// u64 words per 64-byte cache line.
 const LINE: usize = 8;
 
-/// A buffer of `bytes` whose cache lines link into one cycle in a random order: the first
-/// word of each line holds the index of the next line's first word (Sattolo's shuffle, so
-/// the cycle passes through every line).
-fn cycle(bytes: usize, seed: u64) -> Vec<u64> {
+/// The lines of a buffer of `bytes` in a random order (Sattolo's shuffle of 0..lines, so a
+/// cycle through them passes through every line): the same order for the same seed.
+fn shuffled_lines(bytes: usize, seed: u64) -> Vec<usize> {
     let lines = (bytes / 64).max(1);
     let mut order: Vec<usize> = (0..lines).collect();
     let mut x = seed | 1;
@@ -63,6 +135,14 @@ fn cycle(bytes: usize, seed: u64) -> Vec<u64> {
         let j = (x % i as u64) as usize;
         order.swap(i, j);
     }
+    order
+}
+
+/// A buffer of `bytes` whose cache lines link into one cycle in a random order: the first
+/// word of each line holds the index of the next line's first word.
+fn cycle(bytes: usize, seed: u64) -> Vec<u64> {
+    let order = shuffled_lines(bytes, seed);
+    let lines = order.len();
     let mut buf = vec![0u64; lines * LINE];
     for k in 0..lines {
         buf[order[k] * LINE] = (order[(k + 1) % lines] * LINE) as u64;
@@ -79,30 +159,56 @@ fn chase(buf: &[u64]) -> u64 {
     at as u64
 }
 
-/// Measures this machine (about 150 ms).
+/// The median of `ROUNDS` passes of `pass` right after a 1 ms sleep, and at once after each.
+fn point(kind: &'static str, bytes: usize, mut pass: impl FnMut()) -> ColdPoint {
+    let (mut cold, mut warm) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        std::thread::sleep(Duration::from_millis(1));
+        let t = Instant::now();
+        pass();
+        cold.push(t.elapsed().as_nanos() as u64);
+        let t = Instant::now();
+        pass();
+        warm.push(t.elapsed().as_nanos() as u64);
+    }
+    cold.sort_unstable();
+    warm.sort_unstable();
+    ColdPoint {
+        kind,
+        bytes: bytes as u64,
+        warm_ns: warm[ROUNDS / 2].max(1),
+        cold_ns: cold[ROUNDS / 2],
+    }
+}
+
+/// Measures this machine (about 0.3 s).
 pub fn measure() -> ColdStart {
-    let mut out = ColdStart::NONE;
+    let mut points = Vec::new();
     let mut keep = 0u64;
-    for (n, size) in SIZES.into_iter().enumerate() {
+    for (n, size) in DATA_SIZES.into_iter().enumerate() {
         let buf = cycle(size, 0x9e37_79b9_7f4a_7c15 ^ n as u64);
-        let (mut cold, mut warm) = (Vec::new(), Vec::new());
-        for _ in 0..ROUNDS {
-            std::thread::sleep(Duration::from_millis(1));
-            let t = Instant::now();
+        points.push(point("data", size, || {
             keep = keep.wrapping_add(chase(std::hint::black_box(&buf)));
-            cold.push(t.elapsed().as_nanos() as u64);
-            let t = Instant::now();
-            keep = keep.wrapping_add(chase(std::hint::black_box(&buf)));
-            warm.push(t.elapsed().as_nanos() as u64);
-        }
-        cold.sort_unstable();
-        warm.sort_unstable();
-        let (c, w) = (cold[ROUNDS / 2], warm[ROUNDS / 2].max(1));
-        out.factor = out.factor.max(c as f64 / w as f64);
-        out.penalty_ns = out.penalty_ns.max(c.saturating_sub(w));
+        }));
     }
     std::hint::black_box(keep);
-    out
+    let mut why_not = None;
+    for (n, size) in CODE_SIZES.into_iter().enumerate() {
+        match CodeChain::new(
+            size,
+            &shuffled_lines(size, 0x2545_f491_4f6c_dd1d ^ n as u64),
+        ) {
+            Ok(chain) => {
+                chain.run();
+                points.push(point("code", size, || chain.run()));
+            }
+            Err(e) => {
+                why_not = Some(format!("no executable code here: {e}"));
+                break;
+            }
+        }
+    }
+    ColdStart::from_points(points, why_not)
 }
 
 #[cfg(test)]
@@ -111,13 +217,58 @@ mod tests {
 
     #[test]
     fn what_a_wake_up_can_take_is_the_share_beyond_warm_capped_by_one_wake_up() {
-        let c = ColdStart {
-            factor: 2.0,
-            penalty_ns: 30_000,
+        // A small working set: twice as slow cold, 30 µs more; a large one: 1.25x, 100 µs.
+        let small = ColdPoint {
+            kind: "code",
+            bytes: 64 << 10,
+            warm_ns: 30_000,
+            cold_ns: 60_000,
         };
+        let large = ColdPoint {
+            kind: "data",
+            bytes: 4 << 20,
+            warm_ns: 400_000,
+            cold_ns: 500_000,
+        };
+        let c = ColdStart::from_points(vec![small, large], None);
+        assert_eq!((c.factor, c.penalty_ns), (2.0, 100_000));
+        // Short work: the small set's half. Long: the large set's 100 µs, not half of it
+        // (the small set's ratio with the large set's refill would say 100 µs at 200 µs).
         assert_eq!(c.at_most(10_000), 5_000);
         assert_eq!(c.at_most(100_000), 30_000);
-        assert_eq!(ColdStart::NONE.at_most(100_000), 0);
+        assert_eq!(c.at_most(200_000), 40_000);
+        assert_eq!(c.at_most(1_000_000), 100_000);
+        // Growing, from warm work: the small set doubles it, up to its 30 µs; the large adds
+        // a quarter, up to 100 µs.
+        assert_eq!(c.added_at_most(10_000), 10_000);
+        assert_eq!(c.added_at_most(100_000), 30_000);
+        assert_eq!(c.added_at_most(1_000_000), 100_000);
+        assert_eq!(ColdStart::default().at_most(100_000), 0);
+        assert_eq!(ColdStart::default().added_at_most(100_000), 0);
+    }
+
+    #[test]
+    fn the_machine_is_measured_on_data_and_on_code_where_it_can_run_code() {
+        let c = measure();
+        let kinds = |k: &str| c.points.iter().filter(|p| p.kind == k).count();
+        assert_eq!(kinds("data"), DATA_SIZES.len(), "{c:?}");
+        match &c.code_unmeasured {
+            None => assert_eq!(kinds("code"), CODE_SIZES.len(), "{c:?}"),
+            Some(why) => {
+                assert_eq!(kinds("code"), 0, "{c:?}");
+                println!("SKIP the code chase: {why}");
+            }
+        }
+        assert!(c.points.iter().all(|p| p.warm_ns > 0), "{c:?}");
+        assert!(c.factor >= 1.0);
+        assert_eq!(
+            c.penalty_ns,
+            c.points
+                .iter()
+                .map(|p| p.cold_ns.saturating_sub(p.warm_ns))
+                .max()
+                .unwrap()
+        );
     }
 
     #[test]

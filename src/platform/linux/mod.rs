@@ -2,6 +2,7 @@
 //! signal-hook for signals, and rustix's file and I/O calls for the file layer and the engines.
 
 pub mod aio;
+pub mod code;
 pub mod cpu;
 pub mod disks;
 pub mod host;

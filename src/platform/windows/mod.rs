@@ -3,6 +3,7 @@
 //! layer and the engines make, under the names Linux's half gives them.
 
 pub mod aio;
+pub mod code;
 pub mod cpu;
 pub mod disks;
 pub mod host;

@@ -321,7 +321,7 @@ pub fn predict(r: &Recording, trace: &str, to: &Target<'_>, runs: &[Replayed<'_>
         bound_ns,
         bound_pct: pct(bound_ns, predicted),
         bound,
-        cold: to.cold,
+        cold: to.cold.clone(),
         critical_tid: pe.critical_tid,
         io_share_recorded_pct: pct(critical_io(true), untraced.unwrap_or(r.footer.duration_ns))
             .min(100.0),

@@ -113,7 +113,7 @@ fn predict_with(r: &Recording, tls: &[Timeline]) -> Prediction {
         .collect();
     let to = Target {
         directory: "d",
-        cold: ColdStart::NONE,
+        cold: ColdStart::default(),
     };
     predict(r, "t", &to, &runs)
 }
@@ -487,7 +487,7 @@ fn where_the_trace_knows_sleeps_a_file_with_a_read_that_slept_was_read_cold() {
 }
 
 #[test]
-fn calls_that_sleep_differently_move_the_prediction_by_the_middle_of_their_cold_share() {
+fn calls_that_sleep_differently_move_the_prediction_by_the_middle_of_what_waking_costs() {
     // Reads at 0 (slept when recorded: 100 ns), 150, 200 (slept: 100), 400; the thread ends
     // at 470. In the replay the first does not sleep and the last newly does.
     let slept = |mut e: Event| {
@@ -508,24 +508,31 @@ fn calls_that_sleep_differently_move_the_prediction_by_the_middle_of_their_cold_
     );
     let mut tl = timeline(&[100, 160, 300, 410], &[100, 10, 100, 10]);
     tl.slept = vec![false, false, true, true];
-    let cold = ColdStart {
-        factor: 2.0,
-        penalty_ns: 40,
-    };
+    // Work twice as slow right after a wake-up, 50 ns more at most.
+    let cold = ColdStart::from_points(
+        vec![crate::stats::cold::ColdPoint {
+            kind: "code",
+            bytes: 64 << 10,
+            warm_ns: 50,
+            cold_ns: 100,
+        }],
+        None,
+    );
     // Think up to the next call that sleeps in either run: after the first 50 + 40 = 90 (the
-    // second does not sleep), after the last 60 (to the thread's end). Half of each, capped at
-    // 40: the first may take 40 away, the last add 30.
+    // second does not sleep), after the last 60 (to the thread's end). The first's recorded
+    // 90 ran cold: half of it may go, 45. The last's 60 ran warm: cold it may double, capped
+    // at 50.
     let w = super::wake::wakes(&r, &tl, Some(3), &cold);
     assert_eq!(
         w,
         Wakes {
             fewer: 1,
-            shrink_ns: 40,
+            shrink_ns: 45,
             more: 1,
-            grow_ns: 30,
+            grow_ns: 50,
         }
     );
-    assert_eq!((w.shift_ns(), w.half_ns()), (-5, 35));
+    assert_eq!((w.shift_ns(), w.half_ns()), (2, 47));
     let rep = report();
     let runs = [Replayed {
         report: &rep,
@@ -542,13 +549,13 @@ fn calls_that_sleep_differently_move_the_prediction_by_the_middle_of_their_cold_
             &runs,
         )
     };
-    let (plain, moved) = (at(ColdStart::NONE), at(cold));
-    assert_eq!(moved.predicted_ns + 5, plain.predicted_ns);
-    assert_eq!(moved.replays[0].wake_shift_ns, -5);
-    assert_eq!(moved.bound.wake_ns, 35);
+    let (plain, moved) = (at(ColdStart::default()), at(cold.clone()));
+    assert_eq!(moved.predicted_ns, plain.predicted_ns + 2);
+    assert_eq!(moved.replays[0].wake_shift_ns, 2);
+    assert_eq!(moved.bound.wake_ns, 47);
     assert_eq!(
         moved.bound_ns - moved.bound.model_ns,
-        plain.bound_ns - plain.bound.model_ns + 35
+        plain.bound_ns - plain.bound.model_ns + 47
     );
     // A trace that does not say which calls slept moves nothing, and says so.
     let mut unknown = r.clone();

@@ -1,13 +1,14 @@
 //! Calls that sleep on one storage and not on the other. A call that waits for the device
 //! puts its thread to sleep; when it wakes, the work after it runs on cold caches, slower than
-//! the same work warm (`stats::cold` measures by how much on this machine). The recording's
-//! think times carry that for the calls that slept there; the replay shows which calls sleep
-//! on the target. Along the chain of calls that decided the program's end, each call that
-//! slept when recorded and not in the replay may take up to the machine's cold share of the
-//! think time after it (to its thread's next call that sleeps in either run) off the run
-//! time, capped by what one wake-up can cost; each call that sleeps only in the replay may
-//! add as much. How much of that range the program sees depends on its working set, which a
-//! trace does not show: the prediction takes the middle and the bound half the range.
+//! the same work warm (`stats::cold` measures by how much on this machine, for data and for
+//! code). The recording's think times carry that for the calls that slept there; the replay
+//! shows which calls sleep on the target. Along the chain of calls that decided the program's
+//! end, each call that slept when recorded and not in the replay may take off what the think
+//! time after it (to its thread's next call that sleeps in either run) can lose warm — over
+//! the working sets measured, its cold share, capped by that set's refill — and each call
+//! that sleeps only in the replay may add what that much warm work can gain cold. How much of
+//! that range the program sees depends on its working set, which a trace does not show: the
+//! prediction takes the middle and the bound half the range.
 
 use serde::Serialize;
 
@@ -65,7 +66,7 @@ pub fn wakes(r: &Recording, tl: &Timeline, hinge: Option<usize>, cold: &ColdStar
                 }
                 (false, true) => {
                     w.more += 1;
-                    w.grow_ns += cold.at_most(after[i]);
+                    w.grow_ns += cold.added_at_most(after[i]);
                 }
                 _ => {}
             }
