@@ -52,20 +52,44 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
         );
     }
     let r = &captured.recording;
-    let bytes = match r.encode() {
-        Ok(b) => b,
-        Err(e) => {
-            errln!("iogauge: record: cannot encode the trace: {e}");
-            return ExitCode::from(1);
+    let written = r
+        .encode()
+        .map_err(|e| format!("cannot encode the trace: {e}"))
+        .and_then(|bytes| {
+            ownership::write_output(&output, &bytes, req.overwrite_output)
+                .map_err(|e| not_written(&output, bytes.len() as u64, &e))
+        });
+    let summary = summary(r);
+    match &written {
+        Ok(()) => errln!("{summary}; trace: {}", rawpath::display(&output)),
+        Err(why) => {
+            errln!("{summary}");
+            errln!("iogauge: record: {why}");
         }
-    };
-    if let Err(e) = ownership::write_output(&output, &bytes, req.overwrite_output) {
+    }
+    if s.interrupt.load(Ordering::SeqCst) {
         errln!(
-            "iogauge: record: cannot write {}: {e}",
-            rawpath::display(&output)
+            "iogauge: record: asked to stop: the program's tasks still running were sent \
+             SIGTERM; the trace holds what they did until they ended"
         );
+    }
+    if let Some(missing) = r.footer.missing() {
+        errln!("iogauge: record: INCOMPLETE: the trace misses {missing}");
+    }
+    say_unseen(r);
+    if written.is_err() {
         return ExitCode::from(1);
     }
+    match (r.footer.exit_code, r.footer.exit_signal) {
+        (Some(c), _) => ExitCode::from(c as u8),
+        (_, Some(sig)) => ExitCode::from(128u8.saturating_add(sig as u8)),
+        _ => ExitCode::from(1),
+    }
+}
+
+/// The line that says what was recorded: calls, asynchronous I/Os, files, bytes, time and the
+/// capture's cost.
+fn summary(r: &iogauge::trace::recording::Recording) -> String {
     let moved: u64 = r.events.iter().map(|e| e.bytes()).sum();
     let overhead = match &r.footer.overhead {
         Some(o) => format!(
@@ -84,29 +108,40 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
             " and {n} asynchronous I/Os (some submitted by io_uring's SQPOLL thread, in {b} batches)"
         ),
     };
-    errln!(
-        "iogauge: recorded {} calls{ios} on {} files ({} moved) in {:.3} s; {overhead}; trace: {}",
+    format!(
+        "iogauge: recorded {} calls{ios} on {} files ({} moved) in {:.3} s; {overhead}",
         r.events.len() - async_ios - sqpoll,
         r.footer.files.len(),
         human_bytes(moved),
         r.footer.duration_ns as f64 / 1e9,
-        rawpath::display(&output)
+    )
+}
+
+/// Why the trace of `bytes` could not be written to `output`, with the room it needed where
+/// the file system (or the user's quota) ran out of it; the writer has removed its partial
+/// file.
+fn not_written(output: &std::path::Path, bytes: u64, e: &std::io::Error) -> String {
+    let mut why = format!(
+        "the trace was NOT written: {}: {e}",
+        rawpath::display(output)
     );
-    if s.interrupt.load(Ordering::SeqCst) {
-        errln!(
-            "iogauge: record: asked to stop: the program's tasks still running were sent \
-             SIGTERM; the trace holds what they did until they ended"
-        );
+    if matches!(
+        e.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+    ) {
+        let dir = match output.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        let free = iogauge::host::space(dir).map_or(String::new(), |s| {
+            format!(", {} free there", human_bytes(s.avail_bytes))
+        });
+        why.push_str(&format!(
+            " (the trace needs {}{free}; record again with --output on a file system with room)",
+            human_bytes(bytes)
+        ));
     }
-    if let Some(missing) = r.footer.missing() {
-        errln!("iogauge: record: INCOMPLETE: the trace misses {missing}");
-    }
-    say_unseen(r);
-    match (r.footer.exit_code, r.footer.exit_signal) {
-        (Some(c), _) => ExitCode::from(c as u8),
-        (_, Some(sig)) => ExitCode::from(128u8.saturating_add(sig as u8)),
-        _ => ExitCode::from(1),
-    }
+    why
 }
 
 /// Says how many asynchronous I/Os were submitted that the trace does not hold, and why.

@@ -605,6 +605,32 @@ fn the_programs_exit_code_is_passed_on_and_its_trace_kept() {
     );
 }
 
+/// A trace that does not fit where --output points: what was recorded is said, and why the
+/// trace is not there, with the room it needed; the writer's partial file is gone; exit 1,
+/// though the program succeeded (its trace, what was asked for, is lost).
+#[test]
+fn a_trace_that_does_not_fit_its_file_system_says_what_was_recorded_and_what_it_needed() {
+    let Some(fs) = SmallFs::mount("4k") else {
+        return;
+    };
+    let d = tmp();
+    let trace = fs.path.join("t.iogtrace");
+    let script = "for i in $(seq 100); do cat /etc/hostname > /dev/null; done";
+    let o = recorded(d.path(), &trace, &["sh", "-c", script]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("iogauge: recorded "), "{err}");
+    assert!(
+        err.contains("the trace was NOT written")
+            && err.contains("No space left on device")
+            && err.contains("the trace needs ")
+            && err.contains(" free there"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&fs.path).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
 /// A program whose first process ends and leaves a child running (`cmd &` in a shell): the
 /// recording follows the child, and Ctrl-C ends it — the child is sent SIGTERM too, not
 /// waited for — and the trace is written. Until 2026-12-03 only the first process, long gone,
