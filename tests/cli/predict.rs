@@ -54,6 +54,13 @@ fn under_ptrace(w: &Path, trace: &str) -> bool {
         .starts_with("ptrace")
 }
 
+/// Writes `data` to `path` and waits until it is on the device, so a test's program finds
+/// it written back (no dirty pages to flush first) when it reads it.
+fn on_the_device(path: &Path, data: impl AsRef<[u8]>) {
+    std::fs::write(path, data).unwrap();
+    std::fs::File::open(path).unwrap().sync_all().unwrap();
+}
+
 fn pattern_calls(p: &Value, prefix: &str) -> u64 {
     p["patterns"]
         .as_array()
@@ -257,11 +264,7 @@ fn calls_that_slept_when_recorded_are_known_and_a_target_where_they_do_not_moves
         skip!("/tmp is tmpfs: direct reads there wait for no device");
         return;
     }
-    std::fs::write(w.join("in"), vec![7u8; 16 * 4096]).unwrap();
-    std::fs::File::open(w.join("in"))
-        .unwrap()
-        .sync_all()
-        .unwrap();
+    on_the_device(&w.join("in"), vec![7u8; 16 * 4096]);
     let script = "dd if=in of=/dev/null bs=4k count=16 iflag=direct status=none; sleep 0.2";
     let o = run_in(w, &["record", "-o", "t.iogtrace", "--", "sh", "-c", script]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -340,11 +343,7 @@ fn a_file_read_cold_through_read_ahead_is_replayed_cold_and_one_read_cached_stay
         return;
     }
     let data: Vec<u8> = (0..32u32 << 20).map(|i| ((i * 7) >> 9) as u8).collect();
-    std::fs::write(w.join("in"), &data).unwrap();
-    std::fs::File::open(w.join("in"))
-        .unwrap()
-        .sync_all()
-        .unwrap();
+    on_the_device(&w.join("in"), &data);
     {
         use std::os::fd::AsRawFd as _;
         let f = std::fs::File::open(w.join("in")).unwrap();
@@ -483,11 +482,7 @@ fn a_process_that_waited_on_a_pipe_for_slow_reads_is_predicted_to_wait_as_long_a
         skip!("/tmp is tmpfs: direct reads there wait for no device");
         return;
     }
-    std::fs::write(w.join("in"), vec![7u8; 512 * 4096]).unwrap();
-    std::fs::File::open(w.join("in"))
-        .unwrap()
-        .sync_all()
-        .unwrap();
+    on_the_device(&w.join("in"), vec![7u8; 512 * 4096]);
     let script = "mkfifo f; \
         (read l < f; dd if=/dev/zero of=out bs=4k count=4 status=none) & \
         dd if=in of=/dev/null bs=4k count=512 iflag=direct status=none; \
