@@ -159,55 +159,90 @@ fn chase(buf: &[u64]) -> u64 {
     at as u64
 }
 
-/// The median of `ROUNDS` passes of `pass` right after a 1 ms sleep, and at once after each.
-fn point(kind: &'static str, bytes: usize, mut pass: impl FnMut()) -> ColdPoint {
-    let (mut cold, mut warm) = (Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
-        std::thread::sleep(Duration::from_millis(1));
-        let t = Instant::now();
-        pass();
-        cold.push(t.elapsed().as_nanos() as u64);
-        let t = Instant::now();
-        pass();
-        warm.push(t.elapsed().as_nanos() as u64);
-    }
-    cold.sort_unstable();
-    warm.sort_unstable();
-    ColdPoint {
-        kind,
-        bytes: bytes as u64,
-        warm_ns: warm[ROUNDS / 2].max(1),
-        cold_ns: cold[ROUNDS / 2],
-    }
+/// A buffer to chase: what it is, its size, and one pass through it.
+struct Chase<'a> {
+    kind: &'static str,
+    bytes: usize,
+    pass: Box<dyn FnMut() + 'a>,
 }
 
-/// Measures this machine (about 0.3 s).
-pub fn measure() -> ColdStart {
-    let mut points = Vec::new();
-    let mut keep = 0u64;
-    for (n, size) in DATA_SIZES.into_iter().enumerate() {
-        let buf = cycle(size, 0x9e37_79b9_7f4a_7c15 ^ n as u64);
-        points.push(point("data", size, || {
-            keep = keep.wrapping_add(chase(std::hint::black_box(&buf)));
-        }));
+/// Each chase's median pass right after a 1 ms sleep, and at once after it, over `ROUNDS`
+/// rounds. The chases take turns round by round, so a disturbance of the machine for a while
+/// (another program's burst, writeback) spoils a few rounds of each, not all of one; each
+/// sleep follows a pass through the same buffer, so what its cold pass finds evicted is what
+/// the sleep evicted, not the other chases.
+fn points(chases: &mut [Chase<'_>]) -> Vec<ColdPoint> {
+    let mut cold = vec![Vec::with_capacity(ROUNDS); chases.len()];
+    let mut warm = vec![Vec::with_capacity(ROUNDS); chases.len()];
+    for _ in 0..ROUNDS {
+        for (k, c) in chases.iter_mut().enumerate() {
+            (c.pass)();
+            std::thread::sleep(Duration::from_millis(1));
+            let t = Instant::now();
+            (c.pass)();
+            cold[k].push(t.elapsed().as_nanos() as u64);
+            let t = Instant::now();
+            (c.pass)();
+            warm[k].push(t.elapsed().as_nanos() as u64);
+        }
     }
-    std::hint::black_box(keep);
+    let median = |v: &mut Vec<u64>| {
+        v.sort_unstable();
+        v[ROUNDS / 2]
+    };
+    chases
+        .iter()
+        .enumerate()
+        .map(|(k, c)| ColdPoint {
+            kind: c.kind,
+            bytes: c.bytes as u64,
+            warm_ns: median(&mut warm[k]).max(1),
+            cold_ns: median(&mut cold[k]),
+        })
+        .collect()
+}
+
+/// Measures this machine (about 0.4 s).
+pub fn measure() -> ColdStart {
+    let buffers: Vec<(usize, Vec<u64>)> = DATA_SIZES
+        .into_iter()
+        .enumerate()
+        .map(|(n, size)| (size, cycle(size, 0x9e37_79b9_7f4a_7c15 ^ n as u64)))
+        .collect();
     let mut why_not = None;
+    let mut chains = Vec::new();
     for (n, size) in CODE_SIZES.into_iter().enumerate() {
-        match CodeChain::new(
-            size,
-            &shuffled_lines(size, 0x2545_f491_4f6c_dd1d ^ n as u64),
-        ) {
-            Ok(chain) => {
-                chain.run();
-                points.push(point("code", size, || chain.run()));
-            }
+        let order = shuffled_lines(size, 0x2545_f491_4f6c_dd1d ^ n as u64);
+        match CodeChain::new(size, &order) {
+            Ok(chain) => chains.push((size, chain)),
             Err(e) => {
                 why_not = Some(format!("no executable code here: {e}"));
+                chains.clear();
                 break;
             }
         }
     }
+    let keep = std::cell::Cell::new(0u64);
+    let mut chases: Vec<Chase<'_>> = Vec::new();
+    for (size, buf) in &buffers {
+        let keep = &keep;
+        chases.push(Chase {
+            kind: "data",
+            bytes: *size,
+            pass: Box::new(move || {
+                keep.set(keep.get().wrapping_add(chase(std::hint::black_box(buf))));
+            }),
+        });
+    }
+    for (size, chain) in &chains {
+        chases.push(Chase {
+            kind: "code",
+            bytes: *size,
+            pass: Box::new(move || chain.run()),
+        });
+    }
+    let points = points(&mut chases);
+    std::hint::black_box(keep.get());
     ColdStart::from_points(points, why_not)
 }
 
