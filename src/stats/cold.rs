@@ -10,9 +10,11 @@
 //! share of the stretch, capped by that set's refill. A random chase, not a walk in address
 //! order: the hardware prefetcher hides most of a walk's misses, where a program's own data
 //! (B-trees, an interpreter's objects) and code are not laid out for it. Code, not data
-//! alone: on this project's VM (an Intel host, 2026-12-04) data chased cold ran 1.0–1.4x its
-//! warm time, code 2–5x (64–256 KiB), and sqlite3's think time recorded on the disk is 2.4x
-//! its think time recorded on tmpfs (docs/predict.md).
+//! alone: on this project's VM (an Intel host, 2026-12-04) code chased cold ran 3–5x its warm
+//! time at 64 KiB, and sqlite3's think time recorded on the disk is 2.4x its think time
+//! recorded on tmpfs (docs/predict.md). The chases take turns round by round, with other
+//! work between one's rounds as a program has between its wake-ups: chased alone, one size
+//! after another, the data showed 1.0–1.4x; in turns, 1.5–2.5x.
 
 use std::time::{Duration, Instant};
 
