@@ -14,7 +14,7 @@
 //! time at 64 KiB, and sqlite3's think time recorded on the disk is 2.4x its think time
 //! recorded on tmpfs (docs/predict.md). The chases take turns round by round, with other
 //! work between one's rounds as a program has between its wake-ups: chased alone, one size
-//! after another, the data showed 1.0–1.4x; in turns, 1.5–2.5x.
+//! after another, the data showed 1.0–1.4x; in turns, 1.6–2.6x.
 
 use std::time::{Duration, Instant};
 
