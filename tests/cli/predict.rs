@@ -61,6 +61,28 @@ fn on_the_device(path: &Path, data: impl AsRef<[u8]>) {
     std::fs::File::open(path).unwrap().sync_all().unwrap();
 }
 
+/// `script` recorded by `sh -c` in a new directory under /tmp, beside a file `in` of `blocks`
+/// 4 KiB blocks on the device (so its direct reads wait for the device), and its `trace
+/// stats`; None, having said why, where /tmp is tmpfs.
+fn recorded_beside_a_file_on_the_device(
+    blocks: usize,
+    script: &str,
+) -> Option<(tempfile::TempDir, Value)> {
+    let work = tmp();
+    if tmp_is_tmpfs() {
+        skip!("/tmp is tmpfs: direct reads there wait for no device");
+        return None;
+    }
+    on_the_device(&work.path().join("in"), vec![7u8; blocks * 4096]);
+    let o = run_in(
+        work.path(),
+        &["record", "-o", "t.iogtrace", "--", "sh", "-c", script],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stats = trace_stats(work.path(), "t.iogtrace");
+    Some((work, stats))
+}
+
 fn pattern_calls(p: &Value, prefix: &str) -> u64 {
     p["patterns"]
         .as_array()
@@ -258,17 +280,11 @@ fn predict_refuses_bad_input_and_creates_nothing() {
 fn calls_that_slept_when_recorded_are_known_and_a_target_where_they_do_not_moves_the_prediction() {
     // dd reads 16 blocks of a file on the disk with O_DIRECT: each read waits for the device
     // and its thread sleeps; then `sleep 0.2` sleeps outside any watched call.
-    let work = tmp();
-    let w = work.path();
-    if tmp_is_tmpfs() {
-        skip!("/tmp is tmpfs: direct reads there wait for no device");
-        return;
-    }
-    on_the_device(&w.join("in"), vec![7u8; 16 * 4096]);
     let script = "dd if=in of=/dev/null bs=4k count=16 iflag=direct status=none; sleep 0.2";
-    let o = run_in(w, &["record", "-o", "t.iogtrace", "--", "sh", "-c", script]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let stats = trace_stats(w, "t.iogtrace");
+    let Some((work, stats)) = recorded_beside_a_file_on_the_device(16, script) else {
+        return;
+    };
+    let w = work.path();
     // The eBPF ring's capture and perf's both take the switches from perf's events.
     if stats["method"].as_str().unwrap().starts_with("ptrace") {
         skip!("recorded with ptrace: the scheduler's switches are not seen under ptrace");
@@ -476,20 +492,14 @@ fn a_process_that_waited_on_a_pipe_for_slow_reads_is_predicted_to_wait_as_long_a
     // Recorded on the disk and predicted for tmpfs, where the reads take microseconds: the
     // subshell was woken by the shell after the reads, so its dd starts when they are done
     // there, not at its recorded time.
-    let work = tmp();
-    let w = work.path();
-    if tmp_is_tmpfs() {
-        skip!("/tmp is tmpfs: direct reads there wait for no device");
-        return;
-    }
-    on_the_device(&w.join("in"), vec![7u8; 512 * 4096]);
     let script = "mkfifo f; \
         (read l < f; dd if=/dev/zero of=out bs=4k count=4 status=none) & \
         dd if=in of=/dev/null bs=4k count=512 iflag=direct status=none; \
         echo go > f; wait";
-    let o = run_in(w, &["record", "-o", "t.iogtrace", "--", "sh", "-c", script]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let stats = trace_stats(w, "t.iogtrace");
+    let Some((work, stats)) = recorded_beside_a_file_on_the_device(512, script) else {
+        return;
+    };
+    let w = work.path();
     if !stats["method"]
         .as_str()
         .unwrap()
