@@ -56,7 +56,7 @@ pub fn anchors(
             mine.entry(e.tid).or_default().push(i);
         }
     }
-    let done = |i: usize| events[i].t.saturating_add(events[i].dur);
+    let done = |i: usize| events[i].done_ns();
     let woken = Woken::new(events, &mine, wakes);
     // What `tid` at `at` started from (its last call, and what woke it since), each due
     // `then` more after `at`.
@@ -195,7 +195,7 @@ impl<'a> Woken<'a> {
     }
 
     fn done(&self, i: usize) -> u64 {
-        self.events[i].t.saturating_add(self.events[i].dur)
+        self.events[i].done_ns()
     }
 
     /// What woke `tid` itself between its creation (`born`) and its first call at `first`

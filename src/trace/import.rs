@@ -64,11 +64,7 @@ fn footer(mut files: Vec<FileInfo>, events: &[Event]) -> Footer {
     let mut threads: Vec<ThreadInfo> = threads.into_values().collect();
     threads.sort_unstable_by_key(|t| (t.first_ns, t.tid));
     Footer {
-        duration_ns: events
-            .iter()
-            .map(|e| e.t.saturating_add(e.dur))
-            .max()
-            .unwrap_or(0),
+        duration_ns: events.iter().map(|e| e.done_ns()).max().unwrap_or(0),
         exit_code: None,
         exit_signal: None,
         files,

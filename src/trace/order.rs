@@ -105,7 +105,7 @@ pub fn dependencies(events: &[Event]) -> Dependencies {
         list.clear();
         if e.file != NO_FILE {
             seen.waits(events, e, &mut list);
-            pending.push(Reverse((e.t.saturating_add(e.dur), i)));
+            pending.push(Reverse((e.done_ns(), i)));
         }
         deps.push(list.iter().copied());
     }

@@ -241,6 +241,11 @@ impl Event {
             && matches!(self.op, Op::Read | Op::Write | Op::Fsync | Op::Fdatasync)
     }
 
+    /// When the call completed, ns: its issue time plus its duration.
+    pub fn done_ns(&self) -> u64 {
+        self.t.saturating_add(self.dur)
+    }
+
     /// Moved bytes, for reads and writes that succeeded.
     pub fn bytes(&self) -> u64 {
         match self.op {

@@ -190,7 +190,7 @@ pub fn stats(r: &Recording) -> Stats {
         // An asynchronous I/O is in flight, not its thread's time in a call.
         if !e.is_async_io() {
             th.2 = th.2.saturating_add(e.dur);
-            th.4 = th.4.max(e.t.saturating_add(e.dur));
+            th.4 = th.4.max(e.done_ns());
         }
         if e.file == NO_FILE {
             async_calls += u64::from(

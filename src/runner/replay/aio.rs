@@ -212,7 +212,7 @@ fn reaps(events: &[Event]) -> HashMap<usize, Vec<usize>> {
         if e.flags & flag::ASYNC == 0 {
             continue;
         }
-        let end = e.t.saturating_add(e.dur);
+        let end = e.done_ns();
         match e.op {
             Op::AioGetevents => {
                 by_end.insert(end, g);
@@ -226,7 +226,7 @@ fn reaps(events: &[Event]) -> HashMap<usize, Vec<usize>> {
         let (Some((ring, uring)), true) = (issued[j], e.dur > 0) else {
             continue;
         };
-        let end = e.t.saturating_add(e.dur);
+        let end = e.done_ns();
         let waited = match uring {
             false => by_end.get(&end).copied(),
             true => enters.get(&ring).and_then(|list| {

@@ -284,7 +284,7 @@ fn due(
 ) -> (Instant, Option<usize>) {
     let e = &s.events[i];
     let scaled = |ns: u64| Duration::from_nanos((ns as f64 / s.speed) as u64);
-    let think = |p: &Event| scaled(e.t.saturating_sub(p.t.saturating_add(p.dur)));
+    let think = |p: &Event| scaled(e.t.saturating_sub(p.done_ns()));
     match (s.mode, prev) {
         // No think time, but what the threads waited for kept (a shell's `a; b`: `b`'s first
         // call after `a`'s last): due now, after those.

@@ -369,10 +369,7 @@ fn report(
     }
     let span_s = replayed_span_ns.max(1) as f64 / 1e9;
     let replayed: Vec<&Event> = r.events.iter().filter(|e| issue::replayed(e)).collect();
-    let recorded_span_ns = match (
-        replayed.first(),
-        replayed.iter().map(|e| e.t.saturating_add(e.dur)).max(),
-    ) {
+    let recorded_span_ns = match (replayed.first(), replayed.iter().map(|e| e.done_ns()).max()) {
         (Some(f), Some(l)) => l - f.t,
         _ => 0,
     };

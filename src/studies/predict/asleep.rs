@@ -34,7 +34,7 @@ pub fn kept_waits(r: &Recording, tl: &Timeline, pe: &ProgramEnd) -> Option<KeptW
         return None;
     }
     let ev = &r.events;
-    let done = |i: usize| ev[i].t.saturating_add(ev[i].dur);
+    let done = |i: usize| ev[i].done_ns();
     let threads: HashMap<u32, &ThreadInfo> = r.footer.threads.iter().map(|t| (t.tid, t)).collect();
     // The recorded spans the prediction keeps, each with the thread whose time it was.
     let mut spans: Vec<(u64, u32)> = Vec::new();
@@ -136,7 +136,7 @@ fn asleep_shares(
     for e in &r.events {
         if let Some(g) = gaps.get_mut(&e.tid) {
             close(g, e.tid, e.t);
-            g.from = g.from.max(e.t.saturating_add(e.dur));
+            g.from = g.from.max(e.done_ns());
         }
     }
     gaps.into_iter()

@@ -29,7 +29,7 @@ pub struct ProgramEnd {
 /// The predicted end of `r`'s program given what a replay measured.
 pub fn program_end(r: &Recording, tl: &Timeline) -> ProgramEnd {
     let ev = &r.events;
-    let done = |i: usize| ev[i].t.saturating_add(ev[i].dur);
+    let done = |i: usize| ev[i].done_ns();
     // Each thread's last replayed (and reached) call.
     let mut last: HashMap<u32, usize> = HashMap::new();
     for (i, e) in ev.iter().enumerate() {

@@ -244,7 +244,7 @@ fn outside_calls(r: &Recording, tid: u32) -> u64 {
     };
     let mine = r.events.iter().filter(|e| e.tid == tid);
     let (busy, last) = mine.fold((0u64, 0u64), |(b, l), e| {
-        (b.saturating_add(e.dur), l.max(e.t.saturating_add(e.dur)))
+        (b.saturating_add(e.dur), l.max(e.done_ns()))
     });
     th.ended_ns
         .unwrap_or(last)

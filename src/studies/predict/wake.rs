@@ -85,7 +85,7 @@ fn think_to_next_sleep(r: &Recording, sleeps: impl Fn(usize) -> bool) -> Vec<u64
     let mut next: std::collections::HashMap<u32, usize> = Default::default();
     for i in (0..ev.len()).rev() {
         let e = &ev[i];
-        let done = e.t.saturating_add(e.dur);
+        let done = e.done_ns();
         out[i] = match next.get(&e.tid) {
             Some(&j) => {
                 let gap = ev[j].t.saturating_sub(done);
