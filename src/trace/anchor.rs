@@ -35,6 +35,12 @@ pub const MAX_CHAIN: usize = 4;
 pub struct Anchor {
     pub event: usize,
     pub after_ns: u64,
+    /// A thread's own call before a sleep that another task ended, where what woke it is
+    /// followed too: it counts only where it was issued before the others made this one due.
+    /// A server's helper flushes on a timer, sleeps, and exits when the server tells it to;
+    /// on faster storage the server tells it sooner, before its next timer, and it exits
+    /// without that flush — a replay that waited for it would keep the recorded timer.
+    pub soft: bool,
 }
 
 /// Per event that has any (most have none), the other threads' calls it starts from: it is
@@ -48,14 +54,7 @@ pub fn anchors(
     replayed: impl Fn(&Event) -> bool,
 ) -> Anchors {
     let mut out = Anchors::new();
-    // Each thread's replayed calls, in order (their completions rise: one thread's calls do
-    // not overlap).
-    let mut mine: HashMap<u32, Vec<usize>> = HashMap::new();
-    for (i, e) in events.iter().enumerate() {
-        if replayed(e) {
-            mine.entry(e.tid).or_default().push(i);
-        }
-    }
+    let mine = by_thread(events, replayed);
     let done = |i: usize| events[i].done_ns();
     let woken = Woken::new(events, &mine, wakes);
     // What `tid` at `at` started from (its last call, and what woke it since), each due
@@ -94,6 +93,7 @@ pub fn anchors(
                     true => vec![Anchor {
                         event: l,
                         after_ns: end.saturating_sub(done(l)) + then,
+                        soft: false,
                     }],
                     false => v,
                 }
@@ -120,6 +120,7 @@ pub fn anchors(
                 (Some(a), false) => v.push(Anchor {
                     event: a,
                     after_ns: 0,
+                    soft: false,
                 }),
                 // Else the creator's gap, less its sleeps that other tasks ended — and where
                 // it made no call yet, what woke it.
@@ -140,6 +141,46 @@ pub fn anchors(
     }
     woken.later_calls(&mut out);
     out
+}
+
+/// Per thread whose end followed a sleep that another task of the program ended (a server's
+/// helper told to exit by the server, a reader at the end of its pipe), what its end starts
+/// from, as a call there would: its last replayed call plus its recorded tail less the
+/// sleeps followed, and its waker's last replayed call before the wake-up (or what woke that
+/// one, up to [`MAX_CHAIN`] tasks back) plus the recorded time from there to the end. A
+/// thread whose tail no such wake-up ended has none: its tail stays as recorded.
+pub fn ends(
+    events: &[Event],
+    (threads, wakes): (&[ThreadInfo], &[Wake]),
+    replayed: impl Fn(&Event) -> bool,
+) -> HashMap<u32, Vec<Anchor>> {
+    let mine = by_thread(events, replayed);
+    let woken = Woken::new(events, &mine, wakes);
+    let mut out = HashMap::new();
+    for th in threads {
+        let Some(end) = th.ended_ns.filter(|_| mine.contains_key(&th.tid)) else {
+            continue;
+        };
+        let mut v = Vec::new();
+        woken.chain(th.tid, end, end, 0, &mut v);
+        // Its own last call alone (no wake-up followed) is its recorded tail.
+        if v.len() > 1 {
+            out.insert(th.tid, v);
+        }
+    }
+    out
+}
+
+/// Each thread's replayed calls, in order (their completions rise: one thread's calls do not
+/// overlap).
+fn by_thread(events: &[Event], replayed: impl Fn(&Event) -> bool) -> HashMap<u32, Vec<usize>> {
+    let mut mine: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (i, e) in events.iter().enumerate() {
+        if replayed(e) {
+            mine.entry(e.tid).or_default().push(i);
+        }
+    }
+    mine
 }
 
 /// Each thread's children that ended, by their end, with their last replayed call.
@@ -236,8 +277,8 @@ impl<'a> Woken<'a> {
     /// before `at`, and what woke it last since then (that task at its wake-up, `depth` tasks
     /// back so far). The thread's own call is due the recorded time to `t` less every sleep
     /// since it that another task ended (each such wait follows its waker, and the bound is
-    /// the thread's own work) — all but the last where that one leads to no call. Returns
-    /// whether any call was found.
+    /// the thread's own work) — all but the last where that one leads to no call; where that
+    /// one leads to a call, the thread's own call is soft. Returns whether any call was found.
     fn chain(&self, tid: u32, at: u64, t: u64, depth: usize, out: &mut Vec<Anchor>) -> bool {
         let last = self.mine.get(&tid).and_then(|l| {
             let n = l.partition_point(|&k| self.done(k) < at);
@@ -268,6 +309,7 @@ impl<'a> Woken<'a> {
             out.push(Anchor {
                 event: j,
                 after_ns: t.saturating_sub(since).saturating_sub(slept - kept),
+                soft: followed,
             });
         }
         followed || last.is_some()
@@ -283,7 +325,19 @@ mod tests {
     }
 
     fn at(event: usize, after_ns: u64) -> Anchor {
-        Anchor { event, after_ns }
+        Anchor {
+            event,
+            after_ns,
+            soft: false,
+        }
+    }
+
+    fn soft(event: usize, after_ns: u64) -> Anchor {
+        Anchor {
+            event,
+            after_ns,
+            soft: true,
+        }
     }
 
     fn th(tid: u32, parent: Option<u32>, born: Option<u64>, ended: u64) -> ThreadInfo {
@@ -381,9 +435,9 @@ mod tests {
         let a = anchors(&events, (&threads, &wakes), |_| true);
         // Due 60 after 2's sync, and 60 after its own write (the 1040 between them less
         // the 980 asleep).
-        assert_eq!(a[&2], vec![at(1, 60), at(0, 60)]);
+        assert_eq!(a[&2], vec![at(1, 60), soft(0, 60)]);
         // Through the client: 200 after 2's call; its own think time less the 800 asleep.
-        assert_eq!(a[&4], vec![at(3, 200), at(2, 2000 - 1060 - 800)]);
+        assert_eq!(a[&4], vec![at(3, 200), soft(2, 2000 - 1060 - 800)]);
         // Backend 2's calls slept on no one: think time, no anchors.
         assert_eq!(a.len(), 2, "{a:?}");
         // Without the wake-ups, none.
@@ -409,7 +463,7 @@ mod tests {
         let a = anchors(&events, (&threads, &wakes), replayed);
         // The recorded 150 from 2's read to the call, and from the shell's read the 740
         // less the shell's 600 asleep.
-        assert_eq!(a[&3], vec![at(1, 150), at(0, 140)]);
+        assert_eq!(a[&3], vec![at(1, 150), soft(0, 140)]);
         // Without the wake-ups, 4's first call has nothing to start from but its recorded
         // time.
         assert!(!anchors(&events, (&threads, &[]), replayed).contains_key(&3));
@@ -424,7 +478,7 @@ mod tests {
         let a = anchors(&events, (&threads, &wakes), |_| true);
         // What woke it, back to 2's read; and the shell's read, 10 before the creation plus
         // the subshell's 730 less its 670 asleep.
-        assert_eq!(a[&2], vec![at(1, 150), at(0, 140), at(0, 10 + 60)]);
+        assert_eq!(a[&2], vec![at(1, 150), soft(0, 140), at(0, 10 + 60)]);
         assert_eq!(
             anchors(&events, (&threads, &[]), |_| true)[&2],
             vec![at(0, 740)]
@@ -445,7 +499,7 @@ mod tests {
         let mut near: Vec<Wake> = wakes[..2].to_vec();
         near.push(wake(870, 3, 7, 5));
         let a = anchors(&events, (&threads, &near), |_| true);
-        assert_eq!(a[&2], vec![at(1, 950), at(0, 1000 - 10 - 5)]);
+        assert_eq!(a[&2], vec![at(1, 950), soft(0, 1000 - 10 - 5)]);
         // A waker whose only call completed after the wake-up gives no anchor.
         let late = vec![ev(0, 10, 1), ev(880, 200, 2), ev(1000, 10, 1)];
         let a = anchors(&late, (&threads, &[wake(900, 1, 2, 100)]), |_| true);

@@ -79,6 +79,8 @@ pub struct Timing {
     pub slept: AtomicBool,
     /// The call that decided its issue time, + 1 (0: the recorded start).
     pub after: AtomicU64,
+    /// When it was issued, ns after the start + 1 (0: not yet).
+    pub issued_ns: AtomicU64,
 }
 
 /// The shortest call that can have slept: falling asleep and being woken takes longer.
@@ -204,6 +206,9 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         let fd = needs_descriptor(e).then(|| descriptor(s, e, &mut fds));
         sleeps.before(prev.map_or(Duration::MAX, |(_, done)| done.elapsed()));
         let issued = Instant::now();
+        s.timing[i]
+            .issued_ns
+            .store((issued - start).as_nanos() as u64 + 1, Ordering::Release);
         let result = match (e.op, fd) {
             (Op::AioSubmit | Op::UringEnter, _) => {
                 submit(s, start, (i, &mine[k + 1..]), (&mut fds, &mut buf), &mut r)
@@ -313,24 +318,50 @@ fn due(
 
 /// For a call that starts from other threads' calls (`trace::anchor`), once they completed:
 /// when it is due after them (each one's completion plus its recorded delay, `scaled`), and
-/// the one that decides it.
+/// the one that decides it. A soft one counts only where it was issued by the time the others
+/// made this call due.
 fn started_from(
     s: &Shared<'_>,
     start: Instant,
     i: usize,
     scaled: impl Fn(u64) -> Duration,
 ) -> Option<(Instant, usize)> {
-    s.anchors.get(&i).and_then(|list| {
-        list.iter()
-            .map(|a| {
-                wait_for(s, a.event);
-                (
-                    completed_at(s, start, a.event) + scaled(a.after_ns),
-                    a.event,
-                )
-            })
-            .max_by_key(|x| x.0)
-    })
+    let list = s.anchors.get(&i)?;
+    let at = |a: &crate::trace::anchor::Anchor| {
+        wait_for(s, a.event);
+        (
+            completed_at(s, start, a.event) + scaled(a.after_ns),
+            a.event,
+        )
+    };
+    let hard = list.iter().filter(|a| !a.soft).map(at).max_by_key(|x| x.0);
+    let soft = list
+        .iter()
+        .filter(|a| a.soft && hard.is_none_or(|h| issued_by(s, start, a.event, h.0)))
+        .map(at);
+    hard.into_iter().chain(soft).max_by_key(|x| x.0)
+}
+
+/// Whether call `j` is issued by `by` (waits until it is, or until then: the caller waits
+/// until then anyway; sleeping in steps of at most a millisecond, a tenth of the wait left,
+/// it looks again as the time nears).
+fn issued_by(s: &Shared<'_>, start: Instant, j: usize, by: Instant) -> bool {
+    loop {
+        let ns = s.timing[j].issued_ns.load(Ordering::Acquire);
+        if ns != 0 {
+            return start + Duration::from_nanos(ns - 1) <= by;
+        }
+        let now = Instant::now();
+        if now >= by || s.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        match (by - now) / 10 {
+            d if d > Duration::from_micros(20) => {
+                std::thread::sleep(d.min(Duration::from_millis(1)))
+            }
+            _ => std::thread::yield_now(),
+        }
+    }
 }
 
 /// When another call completed in the replay (it has).

@@ -21,6 +21,7 @@ pub mod layout;
 use crate::stats::histogram::Histogram;
 use crate::trace::recording::{Event, Op, Recording};
 pub use crate::trace::replayed::{Mode, OpFigures, ReplayReport, ThreadFigures, Timeline};
+pub use issue::replayed;
 
 /// What a replay is asked to do.
 #[derive(Debug, Clone)]

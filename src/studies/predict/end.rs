@@ -1,13 +1,16 @@
 //! When the recorded program would end, from one replay's timeline: each thread ends the
 //! recorded time after its last replayed call (its last CPU, its exit), or — where threads it
 //! created ended after that call (it waited for them) — the recorded time after the last of
-//! them ended, at the latest of their predicted ends; the program ends when its last thread
-//! does (as `trace::anchor` starts a call after a wait). A thread that made no replayed call
-//! and waited for none that did says nothing of the target: it does not decide the end. The thread that decides it, and the
-//! call its end hangs on, come with it.
+//! them ended, at the latest of their predicted ends, or — where another task of the program
+//! woke it from its last sleep (a server's helper told to exit) — the recorded time after
+//! what woke it (`trace::anchor::ends`); the program ends when its last thread does (as
+//! `trace::anchor` starts a call after a wait). A thread that made no replayed call and
+//! waited for none that did says nothing of the target: it does not decide the end. The
+//! thread that decides it, and the call its end hangs on, come with it.
 
 use std::collections::HashMap;
 
+use crate::trace::anchor::Anchor;
 use crate::trace::recording::{Recording, ThreadInfo};
 use crate::trace::replayed::Timeline;
 
@@ -41,6 +44,11 @@ pub fn program_end(r: &Recording, tl: &Timeline) -> ProgramEnd {
         t.ended_ns
             .unwrap_or_else(|| last.get(&t.tid).map_or(t.last_ns, |&i| done(i)))
     };
+    let tails = crate::trace::anchor::ends(
+        ev,
+        (&r.footer.threads, &r.footer.wakes),
+        crate::runner::replay::replayed,
+    );
     let mut memo: HashMap<u32, End> = HashMap::new();
     // Children end before their parents: resolve in order of end.
     let mut order: Vec<&ThreadInfo> = r.footer.threads.iter().collect();
@@ -69,14 +77,18 @@ pub fn program_end(r: &Recording, tl: &Timeline) -> ProgramEnd {
             }
         });
         let end = if kids.is_empty() {
-            match basis {
-                Some((c, c2, i)) => End {
+            // Where a task of the program ended its last sleep, the end follows that task
+            // (`trace::anchor::ends`): the latest of what it starts from.
+            let woken = tails.get(&t.tid).and_then(|v| latest(v, tl));
+            match (woken, basis) {
+                (Some(e), _) => e,
+                (None, Some((c, c2, i))) => End {
                     ns: c2.saturating_add(te.saturating_sub(c)),
                     hinge: Some(i),
                 },
                 // A thread that made no replayed call: nothing of its time can be read off
                 // the replay; it does not decide the end (a helper ends after the others).
-                None => continue,
+                (None, None) => continue,
             }
         } else {
             let floor = basis.map(|(_, c2, i)| End {
@@ -115,4 +127,31 @@ pub fn program_end(r: &Recording, tl: &Timeline) -> ProgramEnd {
         critical_tid,
         threads: memo,
     }
+}
+
+/// The latest of what a thread's end starts from in a replay, as the replay takes a call's
+/// anchors: a soft one only where its call was issued by the time the others made it due.
+fn latest(anchors: &[Anchor], tl: &Timeline) -> Option<End> {
+    let at = |a: &Anchor| {
+        let d = tl.done_ns.get(a.event).copied().flatten()?;
+        Some(End {
+            ns: d.saturating_add(a.after_ns),
+            hinge: Some(a.event),
+        })
+    };
+    let hard = anchors
+        .iter()
+        .filter(|a| !a.soft)
+        .filter_map(at)
+        .max_by_key(|e| e.ns);
+    let issued = |a: &Anchor| {
+        let d = tl.done_ns.get(a.event).copied().flatten();
+        let took = tl.took_ns.get(a.event).copied().unwrap_or(0);
+        d.is_some_and(|d| hard.is_none_or(|h| d.saturating_sub(took) <= h.ns))
+    };
+    let soft = anchors
+        .iter()
+        .filter(|a| a.soft && issued(a))
+        .filter_map(at);
+    hard.into_iter().chain(soft).max_by_key(|e| e.ns)
 }
