@@ -143,29 +143,48 @@ pub fn anchors(
     out
 }
 
+/// A thread's end after a sleep that another task of the program ended: when it was woken,
+/// by whom, and what its end starts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Told {
+    pub at: u64,
+    pub by: u32,
+    pub anchors: Vec<Anchor>,
+}
+
 /// Per thread whose end followed a sleep that another task of the program ended (a server's
 /// helper told to exit by the server, a reader at the end of its pipe), what its end starts
 /// from, as a call there would: its last replayed call plus its recorded tail less the
-/// sleeps followed, and its waker's last replayed call before the wake-up (or what woke that
-/// one, up to [`MAX_CHAIN`] tasks back) plus the recorded time from there to the end. A
-/// thread whose tail no such wake-up ended has none: its tail stays as recorded.
+/// sleeps followed (soft), and its waker's last replayed call before the wake-up (or what woke
+/// that one, up to [`MAX_CHAIN`] tasks back) plus the recorded time from there to the end. A
+/// thread whose tail no such wake-up ended, or one the chain could not follow to a call of
+/// another thread, has none: its tail stays as recorded.
 pub fn ends(
     events: &[Event],
     (threads, wakes): (&[ThreadInfo], &[Wake]),
     replayed: impl Fn(&Event) -> bool,
-) -> HashMap<u32, Vec<Anchor>> {
+) -> HashMap<u32, Told> {
     let mine = by_thread(events, replayed);
     let woken = Woken::new(events, &mine, wakes);
     let mut out = HashMap::new();
     for th in threads {
-        let Some(end) = th.ended_ns.filter(|_| mine.contains_key(&th.tid)) else {
+        let Some(end) = th.ended_ns else {
+            continue;
+        };
+        let Some(w) = woken.last_wake(th.tid, end) else {
             continue;
         };
         let mut v = Vec::new();
         woken.chain(th.tid, end, end, 0, &mut v);
-        // Its own last call alone (no wake-up followed) is its recorded tail.
-        if v.len() > 1 {
-            out.insert(th.tid, v);
+        if v.iter().any(|a| events[a.event].tid != th.tid) {
+            out.insert(
+                th.tid,
+                Told {
+                    at: w.t,
+                    by: w.by,
+                    anchors: v,
+                },
+            );
         }
     }
     out
@@ -249,6 +268,14 @@ impl<'a> Woken<'a> {
         }
     }
 
+    /// `tid`'s last wake-up by another task before `at`.
+    fn last_wake(&self, tid: u32, at: u64) -> Option<&'a Wake> {
+        self.wakes.get(&tid).and_then(|(list, _)| {
+            let n = list.partition_point(|w| w.t < at);
+            n.checked_sub(1).map(|k| list[k])
+        })
+    }
+
     /// How long `tid` slept in (`lo`, `hi`) in sleeps other tasks ended.
     fn slept(&self, tid: u32, lo: u64, hi: u64) -> u64 {
         self.wakes.get(&tid).map_or(0, |(list, sums)| {
@@ -290,10 +317,7 @@ impl<'a> Woken<'a> {
         });
         let since = last.map_or(0, |j| self.done(j));
         // Its wake-ups after that call and before `at`.
-        let woken = self.wakes.get(&tid).and_then(|(list, _)| {
-            let n = list.partition_point(|w| w.t < at);
-            n.checked_sub(1).map(|k| list[k]).filter(|w| w.t > since)
-        });
+        let woken = self.last_wake(tid, at).filter(|w| w.t > since);
         let slept = self.slept(tid, since, at);
         // Whether the last wake-up led to a call (past MAX_CHAIN it is not followed, and
         // the calls nearer make the bound); where it leads to none, its sleep waited for

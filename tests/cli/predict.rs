@@ -544,3 +544,66 @@ fn a_process_that_waited_on_a_pipe_for_slow_reads_is_predicted_to_wait_as_long_a
     assert!(w.join("out").exists());
     assert!(entries(target.path()).is_empty());
 }
+
+#[test]
+fn a_helper_that_flushes_on_a_timer_until_told_to_exit_ends_when_told_there() {
+    // A helper writes a file every 30 ms until the shell tells it to exit; the shell tells it
+    // when dd's direct reads of the disk end. Recorded on the disk (the helper flushed on its
+    // timer during the reads) and predicted for tmpfs, where the reads take microseconds: the
+    // helper is told sooner, before its later flushes, and the program ends then — not at its
+    // recorded flushes, nor its recorded tail after the last of them.
+    let script = "( trap 'kill $s 2>/dev/null; exit 0' TERM; \
+        while :; do dd if=/dev/zero of=h bs=4k count=1 conv=notrunc status=none; \
+        sleep 0.03 & s=$!; wait $s; done ) & \
+        h=$!; dd if=in of=/dev/null bs=4k count=2048 iflag=direct status=none; \
+        kill $h; wait";
+    let Some((work, stats)) = recorded_beside_a_file_on_the_device(2048, script) else {
+        return;
+    };
+    let w = work.path();
+    if !stats["method"]
+        .as_str()
+        .unwrap()
+        .contains("who woke whom among the tasks: the sched:sched_waking")
+    {
+        skip!(
+            "the capture could not see who woke whom: {}",
+            stats["method"]
+        );
+        return;
+    }
+    let flushes = stats["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("/h"))
+        .map_or(0, |f| f["writes"]["calls"].as_u64().unwrap());
+    if flushes < 3 {
+        skip!("the reads took less than the helper's three turns ({flushes} flushes)");
+        return;
+    }
+    let Some(shm) = shm_tmpfs() else {
+        skip!("no tmpfs at /dev/shm to predict for");
+        return;
+    };
+    let target = tempfile::tempdir_in(shm).unwrap();
+    let p = predicted_once(w, "t.iogtrace", target.path());
+    let reads = p["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["recorded_io_ns"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    let (recorded, predicted) = (
+        p["recorded_ns"].as_u64().unwrap(),
+        p["predicted_ns"].as_u64().unwrap(),
+    );
+    // Most of the reads' time is gone from the prediction: it would all be there if the
+    // helper's end waited for its flushes at their recorded times.
+    assert!(
+        predicted + reads / 2 < recorded,
+        "recorded {recorded} ns, reads {reads} ns, {flushes} flushes, predicted {predicted} ns: {p}"
+    );
+    assert!(entries(target.path()).is_empty());
+}

@@ -3,14 +3,16 @@
 //! created ended after that call (it waited for them) — the recorded time after the last of
 //! them ended, at the latest of their predicted ends, or — where another task of the program
 //! woke it from its last sleep (a server's helper told to exit) — the recorded time after
-//! what woke it (`trace::anchor::ends`); the program ends when its last thread does (as
-//! `trace::anchor` starts a call after a wait). A thread that made no replayed call and
-//! waited for none that did says nothing of the target: it does not decide the end. The
+//! what woke it (`trace::anchor::ends`), waiting then only for the threads it created that
+//! ended after it was told and had started by then here (the rest, and what they created, it
+//! would not have made: they do not decide the end); the program ends when its last thread
+//! does (as `trace::anchor` starts a call after a wait). A thread that made no replayed call
+//! and waited for none that did says nothing of the target: it does not decide the end. The
 //! thread that decides it, and the call its end hangs on, come with it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use crate::trace::anchor::Anchor;
+use crate::trace::anchor::{Anchor, Told};
 use crate::trace::recording::{Recording, ThreadInfo};
 use crate::trace::replayed::Timeline;
 
@@ -44,11 +46,8 @@ pub fn program_end(r: &Recording, tl: &Timeline) -> ProgramEnd {
         t.ended_ns
             .unwrap_or_else(|| last.get(&t.tid).map_or(t.last_ns, |&i| done(i)))
     };
-    let tails = crate::trace::anchor::ends(
-        ev,
-        (&r.footer.threads, &r.footer.wakes),
-        crate::runner::replay::replayed,
-    );
+    let fam = Family::new(r, tl);
+    let mut gone: HashSet<u32> = HashSet::new();
     let mut memo: HashMap<u32, End> = HashMap::new();
     // Children end before their parents: resolve in order of end.
     let mut order: Vec<&ThreadInfo> = r.footer.threads.iter().collect();
@@ -59,14 +58,37 @@ pub fn program_end(r: &Recording, tl: &Timeline) -> ProgramEnd {
             .get(&t.tid)
             .map(|&i| (done(i), tl.done_ns[i].unwrap_or(0), i));
         let after = basis.map_or(0, |b| b.0);
+        // Where a task of the program, not one of its children, ended its last sleep (a
+        // helper told to exit), the end follows that task (`trace::anchor::ends`).
+        let told = fam
+            .told
+            .get(&t.tid)
+            .filter(|w| fam.parent.get(&w.by).is_none_or(|&p| p != t.tid));
+        let told_at = told.and_then(|w| hard(&w.anchors, tl));
+        // The ones it made after it was told here, it would not have made, nor what they made.
+        if let Some(h) = told_at {
+            fam.not_made(t.tid, h.ns, &mut gone);
+        }
+        let woken = told.and_then(|w| latest(&w.anchors, tl));
         // Threads it created that ended after its last call: it waited for them, and went on
-        // the recorded time after the last of them ended.
+        // the recorded time after the last of them ended. Once told, only those that ended
+        // after it was, and had started by the time it was told here (the ones it made on
+        // a timer since, it would not have made).
         let kids: Vec<&ThreadInfo> = r
             .footer
             .threads
             .iter()
             .filter(|c| c.parent == Some(t.tid) && c.tid != t.tid && ended(c) > after)
             .filter(|c| memo.contains_key(&c.tid))
+            .filter(|c| {
+                told.is_none_or(|w| {
+                    ended(c) > w.at
+                        && fam
+                            .first_issue
+                            .get(&c.tid)
+                            .is_none_or(|&f| told_at.is_none_or(|h| f <= h.ns))
+                })
+            })
             .collect();
         let last_kid = kids.iter().map(|c| ended(c)).max().unwrap_or(0);
         let waited = kids.iter().map(|c| {
@@ -77,9 +99,6 @@ pub fn program_end(r: &Recording, tl: &Timeline) -> ProgramEnd {
             }
         });
         let end = if kids.is_empty() {
-            // Where a task of the program ended its last sleep, the end follows that task
-            // (`trace::anchor::ends`): the latest of what it starts from.
-            let woken = tails.get(&t.tid).and_then(|v| latest(v, tl));
             match (woken, basis) {
                 (Some(e), _) => e,
                 (None, Some((c, c2, i))) => End {
@@ -95,18 +114,30 @@ pub fn program_end(r: &Recording, tl: &Timeline) -> ProgramEnd {
                 ns: c2,
                 hinge: Some(i),
             });
-            waited.chain(floor).max_by_key(|e| e.ns).expect("not empty")
+            waited
+                .chain(floor)
+                .chain(woken)
+                .max_by_key(|e| e.ns)
+                .expect("not empty")
         };
         memo.insert(t.tid, end);
     }
     // The recording ends a little after its last task (the tracer's own wake-up).
     let last_end = order.iter().map(|t| ended(t)).max().unwrap_or(0);
     let slack = r.footer.duration_ns.saturating_sub(last_end);
-    let (critical_tid, end) = memo
+    // Nor does what a thread would not have made here.
+    memo.retain(|tid, _| !gone.contains(tid));
+    decide(r, memo, slack)
+}
+
+/// The program's end from its threads' (`threads`): the latest, `slack` after it (the
+/// recording's end after its last task), and the thread whose call decided it.
+fn decide(r: &Recording, threads: HashMap<u32, End>, slack: u64) -> ProgramEnd {
+    let (critical_tid, end) = threads
         .iter()
         .max_by_key(|(tid, e)| (e.ns, std::cmp::Reverse(**tid)))
         .map(|(tid, e)| {
-            let owner = e.hinge.map_or(*tid, |h| ev[h].tid);
+            let owner = e.hinge.map_or(*tid, |h| r.events[h].tid);
             (
                 Some(owner),
                 End {
@@ -125,25 +156,32 @@ pub fn program_end(r: &Recording, tl: &Timeline) -> ProgramEnd {
     ProgramEnd {
         end,
         critical_tid,
-        threads: memo,
+        threads,
     }
+}
+
+/// The latest of the hard ones of `anchors` in a replay.
+fn hard(anchors: &[Anchor], tl: &Timeline) -> Option<End> {
+    anchors
+        .iter()
+        .filter(|a| !a.soft)
+        .filter_map(|a| at(a, tl))
+        .max_by_key(|e| e.ns)
+}
+
+/// When `a` makes a thread end in a replay.
+fn at(a: &Anchor, tl: &Timeline) -> Option<End> {
+    let d = tl.done_ns.get(a.event).copied().flatten()?;
+    Some(End {
+        ns: d.saturating_add(a.after_ns),
+        hinge: Some(a.event),
+    })
 }
 
 /// The latest of what a thread's end starts from in a replay, as the replay takes a call's
 /// anchors: a soft one only where its call was issued by the time the others made it due.
 fn latest(anchors: &[Anchor], tl: &Timeline) -> Option<End> {
-    let at = |a: &Anchor| {
-        let d = tl.done_ns.get(a.event).copied().flatten()?;
-        Some(End {
-            ns: d.saturating_add(a.after_ns),
-            hinge: Some(a.event),
-        })
-    };
-    let hard = anchors
-        .iter()
-        .filter(|a| !a.soft)
-        .filter_map(at)
-        .max_by_key(|e| e.ns);
+    let hard = hard(anchors, tl);
     let issued = |a: &Anchor| {
         let d = tl.done_ns.get(a.event).copied().flatten();
         let took = tl.took_ns.get(a.event).copied().unwrap_or(0);
@@ -152,6 +190,66 @@ fn latest(anchors: &[Anchor], tl: &Timeline) -> Option<End> {
     let soft = anchors
         .iter()
         .filter(|a| a.soft && issued(a))
-        .filter_map(at);
+        .filter_map(|a| at(a, tl));
     hard.into_iter().chain(soft).max_by_key(|e| e.ns)
+}
+
+/// Who made whom, who told whom to end (`trace::anchor::ends`), and when each thread's first
+/// replayed call was issued in a replay.
+struct Family {
+    parent: HashMap<u32, u32>,
+    told: HashMap<u32, Told>,
+    made: HashMap<u32, Vec<u32>>,
+    first_issue: HashMap<u32, u64>,
+}
+
+impl Family {
+    fn new(r: &Recording, tl: &Timeline) -> Family {
+        let parent: HashMap<u32, u32> = r
+            .footer
+            .threads
+            .iter()
+            .filter_map(|t| t.parent.filter(|&p| p != t.tid).map(|p| (t.tid, p)))
+            .collect();
+        let mut made: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (&c, &p) in &parent {
+            made.entry(p).or_default().push(c);
+        }
+        let mut first_issue: HashMap<u32, u64> = HashMap::new();
+        for (i, e) in r.events.iter().enumerate() {
+            if let Some(d) = tl.done_ns.get(i).copied().flatten() {
+                let issued = d.saturating_sub(tl.took_ns.get(i).copied().unwrap_or(0));
+                let f = first_issue.entry(e.tid).or_insert(issued);
+                *f = (*f).min(issued);
+            }
+        }
+        Family {
+            parent,
+            told: crate::trace::anchor::ends(
+                &r.events,
+                (&r.footer.threads, &r.footer.wakes),
+                crate::runner::replay::replayed,
+            ),
+            made,
+            first_issue,
+        }
+    }
+
+    /// Into `gone`: the threads `tid` made whose first call was issued after `told_ns`, and
+    /// every thread they made.
+    fn not_made(&self, tid: u32, told_ns: u64, gone: &mut HashSet<u32>) {
+        let mut stack: Vec<u32> = self
+            .made
+            .get(&tid)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|c| self.first_issue.get(c).is_some_and(|&f| f > told_ns))
+            .collect();
+        while let Some(c) = stack.pop() {
+            if gone.insert(c) {
+                stack.extend(self.made.get(&c).into_iter().flatten().copied());
+            }
+        }
+    }
 }

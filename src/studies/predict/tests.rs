@@ -4,6 +4,8 @@ use super::*;
 use crate::trace::recording::{Event, FileInfo, Footer, Header, Op, Overhead, ThreadInfo};
 use crate::trace::replayed::{Mode, ReplayReport};
 
+mod told;
+
 fn ev(t: u64, dur: u64, tid: u32, op: Op) -> Event {
     Event::test(t, dur, tid, op)
 }
@@ -414,69 +416,6 @@ fn a_thread_that_made_no_replayed_call_does_not_decide_the_end() {
     assert_eq!(p.predicted_ns, 800);
     let helper = p.threads.iter().find(|t| t.tid == 3).unwrap();
     assert_eq!(helper.predicted_end_ns, None);
-}
-
-/// A server (1) writes at its start and at its shutdown (1000..1010, 500 faster here); its
-/// helper (2) makes one call (20..30) and sleeps until the server tells it to exit (woken at
-/// 1012 after 980 asleep), ending at 1050; the server ends at 1100, after the helper.
-fn a_helper_told_to_exit(woken: bool) -> Recording {
-    let mut r = recording(
-        vec![
-            ev(0, 10, 1, Op::Write),
-            ev(20, 10, 2, Op::Write),
-            ev(1000, 10, 1, Op::Write),
-        ],
-        vec![thread(1, None, 0, 1100), thread(2, Some(1), 5, 1050)],
-        1100,
-    );
-    r.footer.wakes_seen = true;
-    if woken {
-        r.footer.wakes = vec![crate::trace::recording::Wake {
-            t: 1012,
-            tid: 2,
-            by: 1,
-            asleep_ns: 980,
-        }];
-    }
-    r
-}
-
-#[test]
-fn a_helper_woken_to_exit_ends_after_what_woke_it() {
-    let tl = timeline(&[10, 30, 510], &[10, 10, 10]);
-    // The helper's end follows the server's shutdown call: 510 + (1050 - 1010) = 550, not
-    // its own call plus its recorded tail (30 + 1020); the server waits for it, and ends
-    // 50 after: 600.
-    let p = predict_with(&a_helper_told_to_exit(true), std::slice::from_ref(&tl));
-    let helper = p.threads.iter().find(|t| t.tid == 2).unwrap();
-    assert_eq!(helper.predicted_end_ns, Some(550));
-    assert_eq!(p.predicted_ns, 600);
-    assert_eq!(p.critical_tid, Some(1));
-    // Where the trace does not say who woke the helper, its tail stays as recorded: it ends
-    // at 1050 and the server at 1100.
-    let p = predict_with(&a_helper_told_to_exit(false), &[tl]);
-    assert_eq!(p.predicted_ns, 1100);
-    assert_eq!(p.critical_tid, Some(2));
-}
-
-#[test]
-fn a_helpers_call_on_a_timer_after_it_would_have_been_told_to_exit_does_not_hold_it() {
-    // As above, and the helper flushes on a timer at 600..610 before it is woken at 1012
-    // (400 asleep since); the server's shutdown call completes at 410 here.
-    let mut r = a_helper_told_to_exit(true);
-    r.events.insert(2, ev(600, 10, 2, Op::Fsync));
-    r.footer.wakes[0].asleep_ns = 400;
-    // Its end: 410 + 40 after the shutdown call; its flush, issued at its recorded timer
-    // (600) after that, would not have been made: it ends at 450, not 610 + 40.
-    let tl = timeline(&[10, 30, 610, 410], &[10, 10, 10, 10]);
-    let p = predict_with(&r, &[tl]);
-    let helper = p.threads.iter().find(|t| t.tid == 2).unwrap();
-    assert_eq!(helper.predicted_end_ns, Some(450));
-    // Issued at 250, before the shutdown made its end due, and slow: it ends 40 after it.
-    let tl = timeline(&[10, 30, 500, 410], &[10, 10, 250, 10]);
-    let p = predict_with(&r, &[tl]);
-    let helper = p.threads.iter().find(|t| t.tid == 2).unwrap();
-    assert_eq!(helper.predicted_end_ns, Some(540));
 }
 
 #[test]

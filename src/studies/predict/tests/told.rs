@@ -1,0 +1,110 @@
+//! Threads told to end by another task of the program: their ends follow what told them, and
+//! what they would not have reached on faster storage holds no one.
+
+use super::*;
+
+/// A server (1) writes at its start and at its shutdown (1000..1010, 500 faster here); its
+/// helper (2) makes one call (20..30) and sleeps until the server tells it to exit (woken at
+/// 1012 after 980 asleep), ending at 1050; the server ends at 1100, after the helper.
+fn a_helper_told_to_exit(woken: bool) -> Recording {
+    let mut r = recording(
+        vec![
+            ev(0, 10, 1, Op::Write),
+            ev(20, 10, 2, Op::Write),
+            ev(1000, 10, 1, Op::Write),
+        ],
+        vec![thread(1, None, 0, 1100), thread(2, Some(1), 5, 1050)],
+        1100,
+    );
+    r.footer.wakes_seen = true;
+    if woken {
+        r.footer.wakes = vec![crate::trace::recording::Wake {
+            t: 1012,
+            tid: 2,
+            by: 1,
+            asleep_ns: 980,
+        }];
+    }
+    r
+}
+
+#[test]
+fn a_helper_woken_to_exit_ends_after_what_woke_it() {
+    let tl = timeline(&[10, 30, 510], &[10, 10, 10]);
+    // The helper's end follows the server's shutdown call: 510 + (1050 - 1010) = 550, not
+    // its own call plus its recorded tail (30 + 1020); the server waits for it, and ends
+    // 50 after: 600.
+    let p = predict_with(&a_helper_told_to_exit(true), std::slice::from_ref(&tl));
+    let helper = p.threads.iter().find(|t| t.tid == 2).unwrap();
+    assert_eq!(helper.predicted_end_ns, Some(550));
+    assert_eq!(p.predicted_ns, 600);
+    assert_eq!(p.critical_tid, Some(1));
+    // Where the trace does not say who woke the helper, its tail stays as recorded: it ends
+    // at 1050 and the server at 1100.
+    let p = predict_with(&a_helper_told_to_exit(false), &[tl]);
+    assert_eq!(p.predicted_ns, 1100);
+    assert_eq!(p.critical_tid, Some(2));
+}
+
+#[test]
+fn a_helpers_call_on_a_timer_after_it_would_have_been_told_to_exit_does_not_hold_it() {
+    // As above, and the helper flushes on a timer at 600..610 before it is woken at 1012
+    // (400 asleep since); the server's shutdown call completes at 410 here.
+    let mut r = a_helper_told_to_exit(true);
+    r.events.insert(2, ev(600, 10, 2, Op::Fsync));
+    r.footer.wakes[0].asleep_ns = 400;
+    // Its end: 410 + 40 after the shutdown call; its flush, issued at its recorded timer
+    // (600) after that, would not have been made: it ends at 450, not 610 + 40.
+    let tl = timeline(&[10, 30, 610, 410], &[10, 10, 10, 10]);
+    let p = predict_with(&r, &[tl]);
+    let helper = p.threads.iter().find(|t| t.tid == 2).unwrap();
+    assert_eq!(helper.predicted_end_ns, Some(450));
+    // Issued at 250, before the shutdown made its end due, and slow: it ends 40 after it.
+    let tl = timeline(&[10, 30, 500, 410], &[10, 10, 250, 10]);
+    let p = predict_with(&r, &[tl]);
+    let helper = p.threads.iter().find(|t| t.tid == 2).unwrap();
+    assert_eq!(helper.predicted_end_ns, Some(540));
+}
+
+#[test]
+fn what_a_helper_would_have_made_on_a_timer_after_it_was_told_to_exit_is_not_waited_for() {
+    // A server (1) writes at its start and at its shutdown (1000..1010, done at 110 here);
+    // its helper (2) makes no call itself but runs a worker on a timer: 3 (made at 10, a
+    // call at 20..30, ends at 40) and 4 (made at 300, a call at 310..320, ends at 330); the
+    // server wakes the helper at 1012 to exit, and it ends at 1020; the server at 1100.
+    let mut r = recording(
+        vec![
+            ev(0, 10, 1, Op::Write),
+            ev(20, 10, 3, Op::Write),
+            ev(310, 10, 4, Op::Write),
+            ev(1000, 10, 1, Op::Write),
+        ],
+        vec![
+            thread(1, None, 0, 1100),
+            thread(2, Some(1), 5, 1020),
+            thread(3, Some(2), 10, 40),
+            thread(4, Some(2), 300, 330),
+        ],
+        1100,
+    );
+    r.footer.wakes_seen = true;
+    r.footer.wakes = vec![crate::trace::recording::Wake {
+        t: 1012,
+        tid: 2,
+        by: 1,
+        asleep_ns: 600,
+    }];
+    let tl = timeline(&[10, 30, 320, 110], &[10, 10, 10, 10]);
+    let p = predict_with(&r, &[tl]);
+    // Told at 110 + 10 here: worker 4, which it started at 310, it would not have made; it
+    // ends then, and the server 80 after.
+    let end = |tid: u32| {
+        p.threads
+            .iter()
+            .find(|t| t.tid == tid)
+            .and_then(|t| t.predicted_end_ns)
+    };
+    assert_eq!(end(2), Some(120));
+    assert_eq!(p.predicted_ns, 200);
+    assert_eq!(p.critical_tid, Some(1));
+}
