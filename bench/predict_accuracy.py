@@ -360,6 +360,21 @@ def case(prog, src, dst):
     }
 
 
+LOCK = "/var/tmp/iogauge-predict.lock"
+
+
+def hold_lock():
+    """The bench's lock, held until it exits: two at once would share DISK, TMPFS and the
+    cgroup, remove each other's directories and both fail (or worse, time each other)."""
+    import fcntl
+    f = open(LOCK, "a")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        sys.exit(f"predict_accuracy.py: another run holds {LOCK}; wait for it to end")
+    return f
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="", help="comma-separated programs")
@@ -367,6 +382,7 @@ def main():
                     help="comma-separated from:to storages")
     ap.add_argument("--no-save", action="store_true")
     a = ap.parse_args()
+    lock = hold_lock()
     progs = [p for p in PROGRAMS if not a.only or p in a.only.split(",")]
     skipped = []
     for p in list(progs):

@@ -83,6 +83,37 @@ fn recorded_beside_a_file_on_the_device(
     Some((work, stats))
 }
 
+/// Whether the capture of a trace (its `stats`) saw who woke whom; where not, says so.
+fn sees_wake_ups(stats: &Value) -> bool {
+    let m = stats["method"].as_str().unwrap();
+    let sees = m.contains("who woke whom among the tasks: the sched:sched_waking");
+    if !sees {
+        skip!("the capture could not see who woke whom: {m}");
+    }
+    sees
+}
+
+/// `t.iogtrace` in `w` predicted once for a new directory on the tmpfs at /dev/shm, which
+/// it leaves empty: the prediction, and the most time a thread spent in calls when recorded
+/// (None, having said why, where there is no such tmpfs).
+fn predicted_for_tmpfs(w: &Path) -> Option<(Value, u64)> {
+    let Some(shm) = shm_tmpfs() else {
+        skip!("no tmpfs at /dev/shm to predict for");
+        return None;
+    };
+    let target = tempfile::tempdir_in(shm).unwrap();
+    let p = predicted_once(w, "t.iogtrace", target.path());
+    assert!(entries(target.path()).is_empty());
+    let io = p["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["recorded_io_ns"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    Some((p, io))
+}
+
 fn pattern_calls(p: &Value, prefix: &str) -> u64 {
     p["patterns"]
         .as_array()
@@ -500,15 +531,7 @@ fn a_process_that_waited_on_a_pipe_for_slow_reads_is_predicted_to_wait_as_long_a
         return;
     };
     let w = work.path();
-    if !stats["method"]
-        .as_str()
-        .unwrap()
-        .contains("who woke whom among the tasks: the sched:sched_waking")
-    {
-        skip!(
-            "the capture could not see who woke whom: {}",
-            stats["method"]
-        );
+    if !sees_wake_ups(&stats) {
         return;
     }
     // The subshell's sleep on the pipe was ended by the shell, a task of the program.
@@ -518,19 +541,9 @@ fn a_process_that_waited_on_a_pipe_for_slow_reads_is_predicted_to_wait_as_long_a
         .map(|t| t["woken"]["sleeps"].as_u64().unwrap_or(0))
         .sum();
     assert!(woken >= 1, "{threads:?}");
-    let Some(shm) = shm_tmpfs() else {
-        skip!("no tmpfs at /dev/shm to predict for");
+    let Some((p, reads)) = predicted_for_tmpfs(w) else {
         return;
     };
-    let target = tempfile::tempdir_in(shm).unwrap();
-    let p = predicted_once(w, "t.iogtrace", target.path());
-    let reads = p["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["recorded_io_ns"].as_u64().unwrap())
-        .max()
-        .unwrap();
     let (recorded, predicted) = (
         p["recorded_ns"].as_u64().unwrap(),
         p["predicted_ns"].as_u64().unwrap(),
@@ -542,7 +555,6 @@ fn a_process_that_waited_on_a_pipe_for_slow_reads_is_predicted_to_wait_as_long_a
         "recorded {recorded} ns, reads {reads} ns, predicted {predicted} ns: {p}"
     );
     assert!(w.join("out").exists());
-    assert!(entries(target.path()).is_empty());
 }
 
 #[test]
@@ -561,15 +573,7 @@ fn a_helper_that_flushes_on_a_timer_until_told_to_exit_ends_when_told_there() {
         return;
     };
     let w = work.path();
-    if !stats["method"]
-        .as_str()
-        .unwrap()
-        .contains("who woke whom among the tasks: the sched:sched_waking")
-    {
-        skip!(
-            "the capture could not see who woke whom: {}",
-            stats["method"]
-        );
+    if !sees_wake_ups(&stats) {
         return;
     }
     let flushes = stats["files"]
@@ -582,19 +586,15 @@ fn a_helper_that_flushes_on_a_timer_until_told_to_exit_ends_when_told_there() {
         skip!("the reads took less than the helper's three turns ({flushes} flushes)");
         return;
     }
-    let Some(shm) = shm_tmpfs() else {
-        skip!("no tmpfs at /dev/shm to predict for");
+    // A capture that dropped records (its buffer full, on a loaded machine) may have dropped
+    // the wake-up that told the helper to exit.
+    if stats["lost"].as_u64().unwrap() > 0 {
+        skip!("the capture dropped {} records", stats["lost"]);
+        return;
+    }
+    let Some((p, reads)) = predicted_for_tmpfs(w) else {
         return;
     };
-    let target = tempfile::tempdir_in(shm).unwrap();
-    let p = predicted_once(w, "t.iogtrace", target.path());
-    let reads = p["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["recorded_io_ns"].as_u64().unwrap())
-        .max()
-        .unwrap();
     let (recorded, predicted) = (
         p["recorded_ns"].as_u64().unwrap(),
         p["predicted_ns"].as_u64().unwrap(),
@@ -603,7 +603,7 @@ fn a_helper_that_flushes_on_a_timer_until_told_to_exit_ends_when_told_there() {
     // helper's end waited for its flushes at their recorded times.
     assert!(
         predicted + reads / 2 < recorded,
-        "recorded {recorded} ns, reads {reads} ns, {flushes} flushes, predicted {predicted} ns: {p}"
+        "recorded {recorded} ns, reads {reads} ns, {flushes} flushes, predicted {predicted} ns: \
+         {p}; the trace: {stats}"
     );
-    assert!(entries(target.path()).is_empty());
 }
