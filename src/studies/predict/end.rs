@@ -69,7 +69,7 @@ pub fn program_end(r: &Recording, tl: &Timeline) -> ProgramEnd {
         if let Some(h) = told_at {
             fam.not_made(t.tid, h.ns, &mut gone);
         }
-        let woken = told.and_then(|w| latest(&w.anchors, tl));
+        let woken = told.and_then(|w| latest(&w.anchors, tl, told_at));
         // Threads it created that ended after its last call: it waited for them, and went on
         // the recorded time after the last of them ended. Once told, only those that ended
         // after it was, and had started by the time it was told here (the ones it made on
@@ -179,19 +179,20 @@ fn at(a: &Anchor, tl: &Timeline) -> Option<End> {
 }
 
 /// The latest of what a thread's end starts from in a replay, as the replay takes a call's
-/// anchors: a soft one only where its call was issued by the time the others made it due.
-fn latest(anchors: &[Anchor], tl: &Timeline) -> Option<End> {
-    let hard = hard(anchors, tl);
-    let issued = |a: &Anchor| {
-        let d = tl.done_ns.get(a.event).copied().flatten();
-        let took = tl.took_ns.get(a.event).copied().unwrap_or(0);
-        d.is_some_and(|d| hard.is_none_or(|h| d.saturating_sub(took) <= h.ns))
-    };
+/// anchors (`hard`, the latest of the hard ones): a soft one only where its call was issued
+/// by the time the others made it due.
+fn latest(anchors: &[Anchor], tl: &Timeline, hard: Option<End>) -> Option<End> {
     let soft = anchors
         .iter()
-        .filter(|a| a.soft && issued(a))
+        .filter(|a| a.soft && issued(tl, a.event).is_some_and(|i| hard.is_none_or(|h| i <= h.ns)))
         .filter_map(|a| at(a, tl));
     hard.into_iter().chain(soft).max_by_key(|e| e.ns)
+}
+
+/// When call `i` was issued in a replay (None: not replayed or not reached).
+fn issued(tl: &Timeline, i: usize) -> Option<u64> {
+    let d = tl.done_ns.get(i).copied().flatten()?;
+    Some(d.saturating_sub(tl.took_ns.get(i).copied().unwrap_or(0)))
 }
 
 /// Who made whom, who told whom to end (`trace::anchor::ends`), and when each thread's first
@@ -217,8 +218,7 @@ impl Family {
         }
         let mut first_issue: HashMap<u32, u64> = HashMap::new();
         for (i, e) in r.events.iter().enumerate() {
-            if let Some(d) = tl.done_ns.get(i).copied().flatten() {
-                let issued = d.saturating_sub(tl.took_ns.get(i).copied().unwrap_or(0));
+            if let Some(issued) = issued(tl, i) {
                 let f = first_issue.entry(e.tid).or_insert(issued);
                 *f = (*f).min(issued);
             }
