@@ -565,9 +565,12 @@ fn a_helper_that_flushes_on_a_timer_until_told_to_exit_ends_when_told_there() {
     // timer during the reads) and predicted for tmpfs, where the reads take microseconds: the
     // helper is told sooner, before its later flushes, and the program ends then — not at its
     // recorded flushes, nor its recorded tail after the last of them.
-    let script = "( trap 'kill $s 2>/dev/null; exit 0' TERM; \
-        while :; do dd if=/dev/zero of=h bs=4k count=1 conv=notrunc status=none; \
-        sleep 0.03 & s=$!; wait $s; done ) & \
+    // Each step runs in the background and is waited for with `wait`, which the signal
+    // interrupts: told while its dd ran in the foreground, the helper would take the signal
+    // only after dd's exit had woken it, and that wake-up (its child's) would be its last.
+    let script = "( trap 'kill $d $s 2>/dev/null; exit 0' TERM; \
+        while :; do dd if=/dev/zero of=h bs=4k count=1 conv=notrunc status=none & d=$!; \
+        wait $d; sleep 0.03 & s=$!; wait $s; done ) & \
         h=$!; dd if=in of=/dev/null bs=4k count=2048 iflag=direct status=none; \
         kill $h; wait";
     let Some((work, stats)) = recorded_beside_a_file_on_the_device(2048, script) else {
