@@ -143,7 +143,7 @@ fn where_the_time_goes(o: &mut String, p: &Prediction) {
         let _ = writeln!(
             o,
             "  {:<40} {:>8} {:>12} {:>13} {:>13}",
-            shorten(&crate::rawpath::shown(&f.path), 40),
+            shorten(&path_row(f), 40),
             f.calls,
             human_bytes(f.bytes),
             s(f.recorded_io_ns),
@@ -177,4 +177,13 @@ fn shorten(p: &str, n: usize) -> String {
     }
     let tail: String = p.chars().skip(count - (n - 1)).collect();
     format!("…{tail}")
+}
+
+/// A file row's name: the path, and how many files of the trace had it where more than one.
+fn path_row(f: &crate::studies::predict::FileFigures) -> String {
+    let path = crate::rawpath::shown(&f.path);
+    match (f.file, f.instances) {
+        (Some(_), n) if n > 1 => format!("{path} (×{n})"),
+        _ => path.into_owned(),
+    }
 }

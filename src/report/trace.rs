@@ -112,7 +112,24 @@ fn files_text(s: &Stats) -> String {
     // The files with the most I/O first; a program that made thousands (a journal per
     // transaction) is summed up past the first SHOWN.
     const SHOWN: usize = 25;
-    let mut order: Vec<usize> = (0..s.files.len()).collect();
+    let (absent, mut order): (Vec<usize>, Vec<usize>) =
+        (0..s.files.len()).partition(|&i| s.files[i].only_looked_for());
+    if !absent.is_empty() {
+        const NAMED: usize = 5;
+        let names: Vec<String> = absent
+            .iter()
+            .take(NAMED)
+            .map(|&i| crate::rawpath::shown(&s.files[i].path).into_owned())
+            .collect();
+        let looks: u64 = absent.iter().map(|&i| s.files[i].not_found).sum();
+        let _ = writeln!(
+            o,
+            "{} paths looked for and never found ({looks} opens that failed ENOENT): {}{}",
+            absent.len(),
+            names.join(", "),
+            if absent.len() > NAMED { ", …" } else { "" }
+        );
+    }
     let weight = |f: &crate::trace::stats::FileStats| {
         (
             f.reads.bytes + f.writes.bytes,
@@ -155,8 +172,13 @@ fn files_text(s: &Stats) -> String {
         o += &direction("writes", &f.writes);
         let _ = writeln!(
             o,
-            "    opens {}, syncs {} ({} in them), O_DIRECT {:.0}% of I/O, write-through {:.0}% of writes, errors {}",
+            "    opens {}{}, syncs {} ({} in them), O_DIRECT {:.0}% of I/O, write-through {:.0}% of writes, errors {}",
             f.opens,
+            if f.not_found > 0 {
+                format!(" ({} found nothing)", f.not_found)
+            } else {
+                String::new()
+            },
             f.syncs,
             ms(f.sync_ns),
             f.direct_pct,
@@ -389,9 +411,17 @@ fn replay_notes(r: &crate::trace::replayed::ReplayReport) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "not replayed: {} calls (mmap, seek, renames that failed, io_uring/libaio without their I/Os); results unlike the recording's: {}",
+        "not replayed: {} calls (mmap, seek, renames that failed, io_uring/libaio without their I/Os, looks of a poll that ended sooner); results unlike the recording's: {}",
         r.skipped, r.results_differ
     );
+    let p = &r.polls;
+    if p.found > 0 {
+        let _ = writeln!(
+            o,
+            "polls (a thread looking for a file on a timer until another changed it): {}; ended at an earlier look here {}, waited here for the change {}",
+            p.found, p.ended_sooner, p.ended_later
+        );
+    }
     if let Some(why) = &r.async_one_by_one {
         let _ = writeln!(
             o,

@@ -13,6 +13,7 @@ pub mod export;
 pub mod import;
 pub mod iolog;
 pub mod order;
+pub mod poll;
 pub mod recording;
 pub mod replayed;
 pub mod stats;

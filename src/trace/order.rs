@@ -103,7 +103,9 @@ pub fn dependencies(events: &[Event]) -> Dependencies {
             seen.completed(events, j, done);
         }
         list.clear();
-        if e.file != NO_FILE {
+        // A look that found nothing depends on nothing having been made yet: it neither waits
+        // (waiting for the file's creation would make it find the file) nor holds anyone.
+        if e.file != NO_FILE && !(e.op == Op::Open && e.result < 0) {
             seen.waits(events, e, &mut list);
             pending.push(Reverse((e.done_ns(), i)));
         }

@@ -95,6 +95,8 @@ pub struct ReplayReport {
     pub replayed_calls_slept: u64,
     /// Stopped before the end (a signal).
     pub stopped: bool,
+    /// Threads that looked for a file on a timer until another changed it (closed mode).
+    pub polls: PollFigures,
     /// Why the recorded native AIO was replayed synchronously (no native AIO here); None:
     /// asynchronously, or the trace has none.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -103,6 +105,19 @@ pub struct ReplayReport {
     /// made no io_uring ring); None: through io_uring, or the trace has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uring_as_aio: Option<String>,
+}
+
+/// Polls (`trace::poll`): a thread that looked for a file on a timer until another thread of
+/// the program changed it (made it, wrote it, removed it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PollFigures {
+    /// In the trace (closed mode; 0 in the others, which keep every look).
+    pub found: u64,
+    /// Ended here at an earlier look than recorded (the change came sooner): the looks after
+    /// it, and the thread's calls between them, not made.
+    pub ended_sooner: u64,
+    /// Whose last look waited here for the change, to the thread's first turn after it.
+    pub ended_later: u64,
 }
 
 /// What a replay measured of each call of the trace (indexed as its events), for a

@@ -51,6 +51,8 @@ pub struct FileStats {
     pub extent: u64,
     pub removed: bool,
     pub opens: u64,
+    /// Opens that found nothing at the path (ENOENT): the program looked for the file.
+    pub not_found: u64,
     pub reads: Direction,
     pub writes: Direction,
     /// fsync, fdatasync and sync_file_range calls.
@@ -60,8 +62,17 @@ pub struct FileStats {
     /// descriptor's or the call's), percent.
     pub direct_pct: f64,
     pub sync_write_pct: f64,
-    /// Calls that returned an error.
+    /// Calls that returned an error (looks that found nothing are `not_found`).
     pub errors: u64,
+}
+
+impl FileStats {
+    /// The program only looked for it and never found it there.
+    pub fn only_looked_for(&self) -> bool {
+        self.opens == self.not_found
+            && self.reads.calls + self.writes.calls + self.syncs == 0
+            && self.size_at_open.is_none()
+    }
 }
 
 /// Reads or writes of one file.
@@ -136,6 +147,7 @@ struct Acc {
     seq: [u64; 2],
     next: [Option<u64>; 2],
     opens: u64,
+    not_found: u64,
     syncs: u64,
     sync_ns: u64,
     direct: u64,
@@ -199,11 +211,15 @@ pub fn stats(r: &Recording) -> Stats {
             continue;
         }
         let a = &mut acc[e.file as usize];
-        if e.result < 0 {
+        // A look that found nothing is counted as such, not as an error.
+        if e.result < 0 && e.op != Op::Open {
             a.errors += 1;
         }
         match e.op {
-            Op::Open => a.opens += 1,
+            Op::Open => {
+                a.opens += 1;
+                a.not_found += u64::from(e.result < 0);
+            }
             op if op.is_sync() => {
                 a.syncs += 1;
                 a.sync_ns = a.sync_ns.saturating_add(e.dur);
@@ -278,6 +294,7 @@ fn file_stats(f: &super::recording::FileInfo, mut a: Acc) -> FileStats {
         extent: f.extent,
         removed: f.removed,
         opens: a.opens,
+        not_found: a.not_found,
         direct_pct: pct(a.direct, reads.calls + writes.calls),
         sync_write_pct: pct(a.dsync_writes, writes.calls),
         reads,

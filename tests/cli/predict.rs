@@ -600,3 +600,156 @@ fn a_helper_that_flushes_on_a_timer_until_told_to_exit_ends_when_told_there() {
     // helper's end waited for its flushes at their recorded times.
     most_reads_gone_on_tmpfs(w, &format!("{flushes} flushes; the trace: {stats}"));
 }
+
+/// A program whose child looks for the file `ready` every 5 ms (opens it; where it is not
+/// there, sleeps) while the parent writes 16 MiB and then appends 4 KiB and syncs it 200
+/// times (on a disk each sync waits for the device; on tmpfs for nothing), then makes `ready`.
+const POLLER: &str = r#"
+import os, time
+pid = os.fork()
+if pid == 0:
+    while True:
+        try:
+            with open("ready") as f:
+                f.read()
+            os._exit(0)
+        except FileNotFoundError:
+            time.sleep(0.005)
+fd = os.open("data", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+for _ in range(16):
+    os.write(fd, b"x" * (1 << 20))
+for _ in range(200):
+    os.write(fd, b"y" * 4096)
+    os.fdatasync(fd)
+os.close(fd)
+fd = os.open("ready", os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+os.write(fd, b"ok")
+os.close(fd)
+os.waitpid(pid, 0)
+"#;
+
+/// A replay's time in its fdatasyncs, ns.
+fn sync_time(r: &Value) -> f64 {
+    r["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["op"] == "fdatasync")
+        .map_or(0.0, |o| {
+            o["calls"].as_u64().unwrap() as f64 * o["lat_mean_ns"].as_f64().unwrap()
+        })
+}
+
+/// The Python to run POLLER with: Debian's, where a version manager's shim may stand first on
+/// PATH (pyenv's starts dozens of processes before Python).
+fn python() -> &'static str {
+    if Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    }
+}
+
+/// POLLER recorded in `w`, and how many of its looks for `ready` found nothing.
+fn recorded_poller(w: &Path) -> u64 {
+    let o = run_in(
+        w,
+        &["record", "-o", "t.iogtrace", "--", python(), "-c", POLLER],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stats = trace_stats(w, "t.iogtrace");
+    stats["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["path"].as_str().unwrap().ends_with("/ready"))
+        .map(|f| f["not_found"].as_u64().unwrap())
+        .sum()
+}
+
+/// `t.iogtrace` in `w` replayed in a new directory under `target`, as JSON.
+fn replayed_in(w: &Path, target: &Path) -> Value {
+    let dir = tempfile::tempdir_in(target).unwrap();
+    let t = dir.path().to_str().unwrap();
+    let r = predicted(
+        w,
+        &[
+            "replay",
+            "t.iogtrace",
+            "--directory",
+            t,
+            "--output-format",
+            "json",
+        ],
+    );
+    assert!(entries(dir.path()).is_empty());
+    r
+}
+
+#[test]
+fn a_thread_polling_for_a_file_stops_at_the_look_that_finds_it_made_there() {
+    // Recorded on the disk, where the syncs take many of the child's 5 ms turns, and
+    // replayed on tmpfs, where they take microseconds: the file is made at the end of the
+    // writes there, the looks after the next one are not made, and the program ends then —
+    // not at the recorded last look.
+    if tmp_is_tmpfs() {
+        skip!("/tmp is tmpfs: the sync there waits for no device");
+        return;
+    }
+    let Some(shm) = shm_tmpfs() else {
+        skip!("no tmpfs at /dev/shm to replay on");
+        return;
+    };
+    let work = tmp();
+    let w = work.path();
+    let missed = recorded_poller(w);
+    if missed < 8 {
+        skip!("the syncs took less than eight of the child's turns ({missed} looks found nothing)");
+        return;
+    }
+    let r = replayed_in(w, shm);
+    assert_eq!(r["polls"]["found"], 1, "{r}");
+    assert_eq!(r["polls"]["ended_sooner"], 1, "{r}");
+    assert_eq!(r["results_differ"], 0, "{r}");
+    // The looks the child made while the parent wrote (before its syncs) are made here too;
+    // the ones during the syncs, each a turn of 5 ms or more when recorded, are not.
+    let (recorded, replayed) = (
+        r["recorded_span_ns"].as_u64().unwrap(),
+        r["replayed_span_ns"].as_u64().unwrap(),
+    );
+    assert!(
+        replayed + (missed - 6) * 5_000_000 < recorded,
+        "{missed} looks missed; recorded {recorded} ns, replayed {replayed} ns: {r}"
+    );
+}
+
+#[test]
+fn a_thread_polling_for_a_file_made_later_there_looks_until_its_turn_after_it() {
+    // Recorded on tmpfs, where the file is made within a few turns, and replayed on the
+    // disk, where the syncs take longer: the child's last look waits for the file and then
+    // for its next turn, as the program's would (the look before it plus whole periods).
+    let Some(shm) = shm_tmpfs() else {
+        skip!("no tmpfs at /dev/shm to record on");
+        return;
+    };
+    if tmp_is_tmpfs() {
+        skip!("/tmp is tmpfs: no disk to replay on");
+        return;
+    }
+    let work = tempfile::tempdir_in(shm).unwrap();
+    let w = work.path();
+    if recorded_poller(w) == 0 {
+        skip!("the child looked for the file only once it was made");
+        return;
+    }
+    let disk = tmp();
+    let r = replayed_in(w, disk.path());
+    assert_eq!(r["polls"]["found"], 1, "{r}");
+    let sync = sync_time(&r);
+    if sync < 20e6 {
+        skip!("the syncs took {sync} ns on the disk: the file came within the recorded turns");
+        return;
+    }
+    assert_eq!(r["polls"]["ended_later"], 1, "{r}");
+    assert_eq!(r["results_differ"], 0, "{r}");
+}

@@ -39,6 +39,8 @@ pub struct Shared<'a> {
     pub stop: &'a AtomicBool,
     /// The recorded program's native AIO, replayed.
     pub aio: &'a super::aio::Aio,
+    /// Closed mode: the threads that looked for a file on a timer (`polls`).
+    pub polls: &'a super::polls::Polls,
 }
 
 /// A descriptor a replayed open made: the recorded descriptor's number, and the flags it was
@@ -81,6 +83,8 @@ pub struct Timing {
     pub after: AtomicU64,
     /// When it was issued, ns after the start + 1 (0: not yet).
     pub issued_ns: AtomicU64,
+    /// Not made: a poll's look after the change it waited for was made here (`polls`).
+    pub skipped: AtomicBool,
 }
 
 /// The shortest call that can have slept: falling asleep and being woken takes longer.
@@ -173,11 +177,16 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     let mut prev: Option<(usize, Instant)> = None;
     let mut skipped_since = 0u64;
     let mut sleeps = Sleeps::default();
-    for (k, &i) in mine.iter().enumerate() {
+    // A poll cut short: the due time and deciding call of the look its last look replaces.
+    let mut landing: Option<(Instant, Option<usize>)> = None;
+    let mut k = 0;
+    while k < mine.len() {
+        let i = mine[k];
         let e = &s.events[i];
         if s.stop.load(Ordering::Relaxed) {
             break;
         }
+        k += 1;
         if super::aio::is_async_io(e) {
             // Issued by its io_submit; complete when a replayed io_getevents reaps it.
             continue;
@@ -188,19 +197,23 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             mark(s, start, i);
             continue;
         }
-        let (due, mut binding) = due(s, start, i, prev);
+        let landed = landing.take();
+        let (due, mut binding) = landed.unwrap_or_else(|| due(s, start, i, prev));
         wait_until(due, s.stop);
         if s.stop.load(Ordering::Relaxed) {
             break;
         }
-        let mut ready = due;
-        for &d in s.deps.of(i) {
-            wait_for(s, d);
-            let dep_done = completed_at(s, start, d);
-            if dep_done > ready {
-                (ready, binding) = (dep_done, Some(d));
-            }
+        let n = super::polls::cut(s, start, &mine[k - 1..]);
+        if n > 0 {
+            r.skipped += n as u64;
+            r.polls_cut += 1;
+            skipped_since += n as u64;
+            landing = Some((due, binding));
+            k += n - 1;
+            continue;
         }
+        let ready;
+        (ready, binding) = ready_at(s, start, (i, due, binding), landed.is_none(), &mut r);
         // The descriptor before the clock: a first use's open is not the call's time (were
         // it to sleep, the wait since the previous call says so to `sleeps`).
         let fd = needs_descriptor(e).then(|| descriptor(s, e, &mut fds));
@@ -211,32 +224,22 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             .store((issued - start).as_nanos() as u64 + 1, Ordering::Release);
         let result = match (e.op, fd) {
             (Op::AioSubmit | Op::UringEnter, _) => {
-                submit(s, start, (i, &mine[k + 1..]), (&mut fds, &mut buf), &mut r)
+                submit(s, start, (i, &mine[k..]), (&mut fds, &mut buf), &mut r)
             }
             (Op::AioGetevents, _) => super::aio::wait(s, start, i, &mut r),
             (_, Some(Err(errno))) => errno,
             (_, fd) => issue(s, e, &mut buf, fd.and_then(Result::ok), &mut fds),
         };
         let completed = Instant::now();
+        let slept = sleeps.after(completed - issued);
         let late = issued.saturating_duration_since(ready);
-        let t = &s.timing[i];
-        t.took_ns
-            .store((completed - issued).as_nanos() as u64, Ordering::Relaxed);
-        t.slept
-            .store(sleeps.after(completed - issued), Ordering::Relaxed);
-        let (chain_late, chain_calls) = binding.map_or((0, 0), |b| {
-            let bt = &s.timing[b];
-            (
-                bt.chain_late_ns.load(Ordering::Relaxed),
-                bt.chain_calls.load(Ordering::Relaxed),
-            )
-        });
-        t.chain_late_ns
-            .store(chain_late + late.as_nanos() as u64, Ordering::Relaxed);
-        t.chain_calls
-            .store(chain_calls + 1 + skipped_since, Ordering::Relaxed);
-        t.after
-            .store(binding.map_or(0, |b| b as u64 + 1), Ordering::Relaxed);
+        timed(
+            s,
+            i,
+            binding,
+            (completed - issued, late, slept),
+            skipped_since,
+        );
         skipped_since = 0;
         mark(s, start, i);
         r.record(
@@ -249,6 +252,66 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     }
     super::aio::drain(s, start, mine, &mut r);
     r
+}
+
+/// When call `i`, due at `due` (decided by `binding`), is ready: once the other threads'
+/// calls it depends on have completed, and where it is a poll's last look, at the thread's
+/// turn after the change it saw (`held`: not for a look that replaced an earlier one). The
+/// call that decided it.
+fn ready_at(
+    s: &Shared<'_>,
+    start: Instant,
+    (i, due, mut binding): (usize, Instant, Option<usize>),
+    held: bool,
+    r: &mut ThreadResult,
+) -> (Instant, Option<usize>) {
+    let mut ready = due;
+    for &d in s.deps.of(i) {
+        wait_for(s, d);
+        let dep_done = completed_at(s, start, d);
+        if dep_done > ready {
+            (ready, binding) = (dep_done, Some(d));
+        }
+    }
+    if let Some((turn, change)) = held
+        .then(|| super::polls::held(s, start, i))
+        .flatten()
+        .filter(|&(turn, _)| turn > ready)
+    {
+        wait_until(turn, s.stop);
+        (ready, binding) = (turn, Some(change));
+        r.polls_held += 1;
+    }
+    (ready, binding)
+}
+
+/// What the replay measured of call `i`, stored for the calls after it and the prediction:
+/// its time, whether it slept, and along the chain of calls that decided its issue
+/// (`binding`, and the `skipped` calls not replayed since its thread's previous call) the
+/// replay's own delays and the recorded calls.
+fn timed(
+    s: &Shared<'_>,
+    i: usize,
+    binding: Option<usize>,
+    (took, late, slept): (Duration, Duration, bool),
+    skipped: u64,
+) {
+    let t = &s.timing[i];
+    t.took_ns.store(took.as_nanos() as u64, Ordering::Relaxed);
+    t.slept.store(slept, Ordering::Relaxed);
+    let (chain_late, chain_calls) = binding.map_or((0, 0), |b| {
+        let bt = &s.timing[b];
+        (
+            bt.chain_late_ns.load(Ordering::Relaxed),
+            bt.chain_calls.load(Ordering::Relaxed),
+        )
+    });
+    t.chain_late_ns
+        .store(chain_late + late.as_nanos() as u64, Ordering::Relaxed);
+    t.chain_calls
+        .store(chain_calls + 1 + skipped, Ordering::Relaxed);
+    t.after
+        .store(binding.map_or(0, |b| b as u64 + 1), Ordering::Relaxed);
 }
 
 /// Replays io_submit or io_uring_enter `i`: its I/Os (the count it holds, first of `rest`,
@@ -365,11 +428,11 @@ fn issued_by(s: &Shared<'_>, start: Instant, j: usize, by: Instant) -> bool {
 }
 
 /// When another call completed in the replay (it has).
-fn completed_at(s: &Shared<'_>, start: Instant, j: usize) -> Instant {
+pub(super) fn completed_at(s: &Shared<'_>, start: Instant, j: usize) -> Instant {
     start + Duration::from_nanos(s.done[j].load(Ordering::Acquire).saturating_sub(1))
 }
 
-fn mark(s: &Shared<'_>, start: Instant, i: usize) {
+pub(super) fn mark(s: &Shared<'_>, start: Instant, i: usize) {
     let ns = start.elapsed().as_nanos() as u64;
     s.done[i].store(ns + 1, Ordering::Release);
 }
@@ -508,11 +571,17 @@ fn issue(
     }
 }
 
-/// A replayed open: the descriptor kept in the shared table, by file, until its close.
+/// A replayed open: the descriptor kept in the shared table, by file, until its close. A
+/// look that found nothing when recorded looks the same way (never creating what it looks
+/// for); where it finds the file here, the descriptor closes at once.
 fn open(s: &Shared<'_>, e: &Event) -> i64 {
     let file = e.file as usize;
     let f = OFlags::from_bits_retain(e.arg) & (OFlags::RWMODE | OFlags::TRUNC | OFlags::DIRECT)
         | write_through(e);
+    if e.result < 0 {
+        let found = s.layout.open(file, f - OFlags::TRUNC, false);
+        return found.map_or_else(|err| neg_errno(&err), |_| 0);
+    }
     match s.layout.open(file, f, e.flags & flag::CREATED != 0) {
         Ok(fd) => {
             s.layout.watch(file, &fd);

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 mod aio;
 mod issue;
 pub mod layout;
+mod polls;
 
 use crate::stats::histogram::Histogram;
 use crate::trace::recording::{Event, Op, Recording};
@@ -61,6 +62,9 @@ pub struct ThreadResult {
     recorded_busy_ns: u64,
     skipped: u64,
     differ: u64,
+    /// Polls that ended at an earlier look here, and last looks held for the change.
+    polls_cut: u64,
+    polls_held: u64,
 }
 
 impl ThreadResult {
@@ -145,16 +149,9 @@ pub fn replay_timed(
     };
     let done: Vec<AtomicU64> = r.events.iter().map(|_| AtomicU64::new(0)).collect();
     let timing: Vec<issue::Timing> = r.events.iter().map(|_| Default::default()).collect();
-    let mut tids: Vec<u32> = Vec::new();
-    let mut mine: std::collections::HashMap<u32, Vec<usize>> = Default::default();
-    for (i, e) in r.events.iter().enumerate() {
-        mine.entry(e.tid).or_insert_with(|| {
-            tids.push(e.tid);
-            Vec::new()
-        });
-        mine.get_mut(&e.tid).expect("inserted").push(i);
-    }
+    let (tids, mine) = by_thread(r);
     let aio = aio::Aio::new(&r.events);
+    let polls = polls::Polls::of(r, opts.mode, &anchors);
     let start = std::sync::OnceLock::new();
     let ready = std::sync::Barrier::new(tids.len() + 1);
     let shared = issue::Shared {
@@ -171,6 +168,7 @@ pub fn replay_timed(
         opened: &std::sync::Mutex::new(std::collections::HashMap::new()),
         stop: &stop,
         aio: &aio,
+        polls: &polls,
     };
     let results: Vec<ThreadResult> = std::thread::scope(|sc| {
         let handles: Vec<_> = tids
@@ -206,6 +204,7 @@ pub fn replay_timed(
     }));
     layout.remove();
     let timeline = timeline(r, &done, &timing);
+    let polled = polls.figures(&results);
     let mut report = report(
         r,
         trace_name,
@@ -216,6 +215,7 @@ pub fn replay_timed(
         (replayed_span, &timeline.slept),
         stop.load(std::sync::atomic::Ordering::Relaxed),
     );
+    report.polls = polled;
     report.async_one_by_one = aio.unavailable();
     report.uring_as_aio = aio.rings_as_aio();
     Ok((report, timeline))
@@ -240,6 +240,20 @@ fn lay_out(
     })
 }
 
+/// The threads in the order of their first call, and each one's calls.
+fn by_thread(r: &Recording) -> (Vec<u32>, std::collections::HashMap<u32, Vec<usize>>) {
+    let mut tids: Vec<u32> = Vec::new();
+    let mut mine: std::collections::HashMap<u32, Vec<usize>> = Default::default();
+    for (i, e) in r.events.iter().enumerate() {
+        mine.entry(e.tid).or_insert_with(|| {
+            tids.push(e.tid);
+            Vec::new()
+        });
+        mine.get_mut(&e.tid).expect("inserted").push(i);
+    }
+    (tids, mine)
+}
+
 /// What the replay measured of each call, read once its threads have ended.
 fn timeline(r: &Recording, done: &[AtomicU64], timing: &[issue::Timing]) -> Timeline {
     let load = |a: &AtomicU64| a.load(std::sync::atomic::Ordering::Acquire);
@@ -248,9 +262,11 @@ fn timeline(r: &Recording, done: &[AtomicU64], timing: &[issue::Timing]) -> Time
             .events
             .iter()
             .zip(done)
-            .map(|(e, d)| {
+            .zip(timing)
+            .map(|((e, d), t)| {
                 Some(load(d))
                     .filter(|&d| d > 0 && issue::replayed(e))
+                    .filter(|_| !t.skipped.load(std::sync::atomic::Ordering::Acquire))
                     .map(|d| d - 1)
             })
             .collect(),
@@ -415,6 +431,7 @@ fn report(
         recorded_calls_slept: recorded_sleeps(r, &replayed),
         replayed_calls_slept: slept.iter().filter(|&&s| s).count() as u64,
         stopped,
+        polls: Default::default(),
         async_one_by_one: None,
         uring_as_aio: None,
     }

@@ -24,11 +24,15 @@ pub struct ThreadFigures {
     pub replayed_io_ns: u64,
 }
 
-/// One file (or, last, the files not listed together: `file` None).
+/// One path (or, last, the paths not listed together: `file` None).
 #[derive(Debug, Clone, Serialize)]
 pub struct FileFigures {
+    /// The path's first file in the trace.
     pub file: Option<u32>,
     pub path: String,
+    /// How many files of the trace had that path (one made and removed again and again is a
+    /// file of the trace each time).
+    pub instances: u64,
     pub calls: u64,
     pub bytes: u64,
     pub recorded_io_ns: u64,
@@ -68,6 +72,13 @@ struct Acc {
 }
 
 impl Acc {
+    fn merge(&mut self, o: &Acc) {
+        self.calls += o.calls;
+        self.bytes += o.bytes;
+        self.recorded = self.recorded.saturating_add(o.recorded);
+        self.replayed = self.replayed.saturating_add(o.replayed);
+    }
+
     fn add(&mut self, bytes: u64, recorded: u64, replayed: u64) {
         self.calls += 1;
         self.bytes += bytes;
@@ -158,16 +169,28 @@ pub fn figures(r: &Recording, tl: &Timeline, pe: &ProgramEnd) -> Figures {
     }
 }
 
-/// The files by replayed time, the first FILES_SHOWN one by one and the rest summed.
+/// The files by replayed time, one row per path (a journal made and removed at each
+/// transaction is one file of the trace per transaction, one row here), the first
+/// FILES_SHOWN one by one and the rest summed.
 fn file_figures(r: &Recording, files: HashMap<u32, Acc>) -> Vec<FileFigures> {
-    let mut f: Vec<(u32, Acc)> = files.into_iter().collect();
-    f.sort_unstable_by_key(|(i, a)| (std::cmp::Reverse(a.replayed), *i));
+    let mut by_path: HashMap<&str, (u32, u64, Acc)> = HashMap::new();
+    for (i, a) in files {
+        let row = by_path
+            .entry(r.footer.files[i as usize].path.as_str())
+            .or_insert((i, 0, Acc::default()));
+        row.0 = row.0.min(i);
+        row.1 += 1;
+        row.2.merge(&a);
+    }
+    let mut f: Vec<(&str, (u32, u64, Acc))> = by_path.into_iter().collect();
+    f.sort_unstable_by_key(|(_, (i, _, a))| (std::cmp::Reverse(a.replayed), *i));
     let rest = f.split_off(f.len().min(FILES_SHOWN));
     let mut out: Vec<FileFigures> = f
         .into_iter()
-        .map(|(i, a)| FileFigures {
+        .map(|(path, (i, n, a))| FileFigures {
             file: Some(i),
-            path: r.footer.files[i as usize].path.clone(),
+            path: path.to_string(),
+            instances: n,
             calls: a.calls,
             bytes: a.bytes,
             recorded_io_ns: a.recorded,
@@ -176,15 +199,13 @@ fn file_figures(r: &Recording, files: HashMap<u32, Acc>) -> Vec<FileFigures> {
         .collect();
     if !rest.is_empty() {
         let mut sum = Acc::default();
-        for (_, a) in &rest {
-            sum.calls += a.calls;
-            sum.bytes += a.bytes;
-            sum.recorded += a.recorded;
-            sum.replayed += a.replayed;
+        for (_, (_, _, a)) in &rest {
+            sum.merge(a);
         }
         out.push(FileFigures {
             file: None,
-            path: format!("{} other files", rest.len()),
+            path: format!("{} other paths", rest.len()),
+            instances: rest.iter().map(|(_, (_, n, _))| n).sum(),
             calls: sum.calls,
             bytes: sum.bytes,
             recorded_io_ns: sum.recorded,

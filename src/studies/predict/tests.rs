@@ -99,6 +99,7 @@ fn report() -> ReplayReport {
         recorded_calls_slept: None,
         replayed_calls_slept: 0,
         stopped: false,
+        polls: Default::default(),
         async_one_by_one: None,
         uring_as_aio: None,
     }

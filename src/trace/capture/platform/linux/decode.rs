@@ -10,6 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 mod aio;
 #[cfg(test)]
 mod fixture;
+mod looks;
 mod uring;
 mod walk;
 
@@ -92,6 +93,9 @@ struct State {
     descs: Vec<Desc>,
     live: HashMap<Vec<u8>, u32>,
     sizes: Vec<u64>,
+    /// Files known only from looks that found nothing (an open that failed ENOENT): the
+    /// first open that succeeds says whether the program made it or found it made.
+    looked_only: std::collections::HashSet<u32>,
     notes: HashMap<u32, VecDeque<PathNote>>,
     /// Each process's working directory, followed through chdir, fchdir and fork.
     cwd: HashMap<u32, Vec<u8>>,
@@ -205,6 +209,15 @@ const O_ACCMODE_CREAT: u64 = libc::O_CREAT as u64;
 /// The status flags fcntl(F_SETFL) may change.
 const SETTABLE: u64 = (libc::O_APPEND | libc::O_DIRECT | libc::O_NONBLOCK | libc::O_NOATIME) as u64;
 
+/// A file's kind as the trace names it.
+fn kind_word(kind: FileKind) -> &'static str {
+    if kind == FileKind::Block {
+        "block"
+    } else {
+        "regular"
+    }
+}
+
 impl State {
     /// A task record: a new task (its creator's descriptors and directory are its own), an
     /// end, or a new program (its close-on-exec descriptors are gone).
@@ -267,12 +280,7 @@ impl State {
         let id = self.out.files.len() as u32;
         self.out.files.push(FileInfo {
             path: crate::rawpath::text(std::path::Path::new(std::ffi::OsStr::from_bytes(path))),
-            kind: if kind == FileKind::Block {
-                "block"
-            } else {
-                "regular"
-            }
-            .into(),
+            kind: kind_word(kind).into(),
             size_at_open: size,
             extent: 0,
             removed: false,
@@ -311,10 +319,18 @@ impl State {
             found = q.pop_front();
         }
         let mut n = found?;
-        if let Some(at) = n.at.take() {
+        let opens = matches!(
+            d.call,
+            Call::Open | Call::Openat | Call::Openat2 | Call::Creat
+        );
+        // A failed open's path the probe could not read (its page not in memory at the call's
+        // entry, where the kernel had not yet faulted it in) stays empty: unknown, not the
+        // directory it would be relative to.
+        let unread = opens && d.ret < 0 && n.at.is_some() && n.path.is_empty();
+        if let Some(at) = n.at.take().filter(|_| !unread) {
             n.path = self.absolute(d.pid, at, std::mem::take(&mut n.path));
             let unknown = n.opened.is_none() && n.before.is_none();
-            if unknown && matches!(d.call, Call::Open | Call::Openat | Call::Openat2) {
+            if unknown && d.ret >= 0 && opens && d.call != Call::Creat {
                 n.before = super::ptrace::existing(&n.path);
             }
         }
@@ -426,7 +442,7 @@ impl State {
             _ => note.as_ref().and_then(|n| n.flags).unwrap_or(0),
         };
         if d.ret < 0 {
-            self.out.other_calls += 1;
+            self.failed_open(d, note, flags);
             return;
         }
         let created =
@@ -441,6 +457,12 @@ impl State {
             (Some(n), FileKind::Regular | FileKind::Block) => {
                 let size = (!created).then(|| n.before.map_or(0, |b| b.size));
                 let id = self.file(&n.path, kind, size);
+                if self.looked_only.remove(&id) {
+                    // Looked for before, found now: made by the program or by something else.
+                    self.out.files[id as usize].kind = kind_word(kind).into();
+                    self.out.files[id as usize].size_at_open = size;
+                    self.sizes[id as usize] = size.unwrap_or(0);
+                }
                 if flags & libc::O_TRUNC as u64 != 0 && kind == FileKind::Regular {
                     self.sizes[id as usize] = 0;
                 }
