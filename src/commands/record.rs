@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use iogauge::cli::RecordRequest;
 use iogauge::files::ownership;
 use iogauge::trace::capture::{self, CaptureError};
+use iogauge::trace::recording::Op;
 use iogauge::units::human_bytes;
 use iogauge::{errln, rawpath};
 
@@ -108,10 +109,29 @@ fn summary(r: &iogauge::trace::recording::Recording) -> String {
             " and {n} asynchronous I/Os (some submitted by io_uring's SQPOLL thread, in {b} batches)"
         ),
     };
+    // Paths the program only looked for (opens that found nothing) are files of the trace,
+    // not files it used.
+    // Per file: (looked for in vain, used otherwise).
+    let mut seen = vec![(false, false); r.footer.files.len()];
+    for e in &r.events {
+        if let Some(f) = seen.get_mut(e.file as usize) {
+            if e.op == Op::Open && e.result < 0 {
+                f.0 = true;
+            } else {
+                f.1 = true;
+            }
+        }
+    }
+    let only_looked = seen.iter().filter(|&&(l, u)| l && !u).count();
+    let files = r.footer.files.len() - only_looked;
+    let looked = match only_looked {
+        0 => String::new(),
+        1 => ", 1 more path looked for and never found".to_string(),
+        n => format!(", {n} more paths looked for and never found"),
+    };
     format!(
-        "iogauge: recorded {} calls{ios} on {} files ({} moved) in {:.3} s; {overhead}",
+        "iogauge: recorded {} calls{ios} on {files} files{looked} ({} moved) in {:.3} s; {overhead}",
         r.events.len() - async_ios - sqpoll,
-        r.footer.files.len(),
         human_bytes(moved),
         r.footer.duration_ns as f64 / 1e9,
     )

@@ -72,6 +72,14 @@ pub fn predict_text(p: &Prediction) -> String {
                 s(shift.unsigned_abs())
             );
         }
+        let polls = &r.polls;
+        if polls.ended_sooner + polls.ended_later > 0 {
+            let _ = writeln!(
+                o,
+                "       threads polling for a file: {} ended at an earlier look here, {} at a later turn (of {})",
+                polls.ended_sooner, polls.ended_later, polls.found
+            );
+        }
     }
     if p.bound.wake_ns > 0 {
         let how = match &p.cold.code_unmeasured {

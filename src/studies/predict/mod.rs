@@ -64,6 +64,9 @@ pub struct ReplayPrediction {
     pub replayed_io_ns: u64,
     /// Calls whose result differed from the recorded one.
     pub results_differ: u64,
+    /// Threads that polled for a file, and how many ended at an earlier look or a later
+    /// turn here (`trace::poll`).
+    pub polls: crate::trace::replayed::PollFigures,
 }
 
 /// The parts of the bound, ns.
@@ -232,6 +235,7 @@ fn one(r: &Recording, run: &Replayed<'_>, cold: &ColdStart) -> (ReplayPrediction
         wake_shift_ns: shift,
         replayed_io_ns: run.report.replayed_io_ns,
         results_differ: run.report.results_differ,
+        polls: run.report.polls,
     };
     (p, pe, half)
 }
