@@ -7,11 +7,13 @@
 //! when recorded, and the looks after it never happen; on slower storage the last look, which
 //! saw the change, comes a period later for each period the change is late.
 //!
-//! A poll here is two or more looks of one path by one thread with nothing between them in
+//! A poll here is three or more looks of one path by one thread with nothing between them in
 //! that thread but looks (of any path: a message catalogue looked for on the way), the last
-//! seeing something other than the ones before it (found where they found nothing, or the
-//! reverse, or other bytes), and a call of another thread that changed that path between the
-//! last two looks — the latest such, whose completion the last look waited for. A look that
+//! seeing something other than the ones before it, which saw alike (found where they found
+//! nothing, or the reverse, or other bytes), and a call of another thread that changed that
+//! path between the last two looks — the latest such, whose completion the last look waited
+//! for. A file read twice with another thread's write between is no poll: a replay that cut
+//! it short would drop a read the program makes whatever the storage. A look that
 //! a wake-up started (`anchored`: another task of the program woke the thread) is not on a
 //! timer and is no poll's. Pure: a function of the events and the files' paths.
 
@@ -77,7 +79,8 @@ pub fn polls(events: &[Event], paths: &[String], anchored: impl Fn(usize) -> boo
             }
             let (from, to) = (events[before.first].t, events[look.first].t);
             let change = changed(events, (from, to), tid, |f| path(f) == Some(p));
-            if let Some(change) = change.filter(|_| !anchored(look.first)) {
+            // Two alike before it at least: one earlier look is a file read twice, not a loop.
+            if let Some(change) = change.filter(|_| list.len() >= 2 && !anchored(look.first)) {
                 let mut looks: Vec<usize> = list.iter().map(|l| l.first).collect();
                 looks.push(look.first);
                 out.push(Poll {
@@ -205,12 +208,18 @@ mod tests {
             ev(0, 1, Op::Open, 0, 3),
             ev(5, 1, Op::Read, 0, 10),
             ev(8, 1, Op::Close, 0, 0),
+            ev(20, 1, Op::Open, 0, 3),
+            ev(25, 1, Op::Read, 0, 10),
+            ev(28, 1, Op::Close, 0, 0),
             ev(50, 2, Op::Unlink, 0, 0),
             ev(100, 1, Op::Open, 1, -2),
         ];
         let found = polls(&events, &p, |_| false);
         assert_eq!(found.len(), 1);
-        assert_eq!((found[0].looks.clone(), found[0].change), (vec![0, 4], 3));
+        assert_eq!(
+            (found[0].looks.clone(), found[0].change, found[0].period_ns),
+            (vec![0, 3, 7], 6, 80)
+        );
     }
 
     #[test]
@@ -236,14 +245,23 @@ mod tests {
             ev(105, 1, Op::Close, 0, 0),
         ];
         assert!(polls(&busy, &paths(2), |_| false).is_empty());
-        // Woken to look by another task: not on a timer.
-        let woken = [
+        // One look before the change: a file read twice, not a loop.
+        let twice = [
             ev(0, 1, Op::Open, 0, -2),
             create,
             ev(100, 1, Op::Open, 0, 3),
             ev(105, 1, Op::Close, 0, 0),
         ];
-        assert!(polls(&woken, &paths(1), |i| i == 2).is_empty());
+        assert!(polls(&twice, &paths(1), |_| false).is_empty());
+        // Woken to look by another task: not on a timer.
+        let woken = [
+            ev(0, 1, Op::Open, 0, -2),
+            ev(30, 1, Op::Open, 0, -2),
+            create,
+            ev(100, 1, Op::Open, 0, 3),
+            ev(105, 1, Op::Close, 0, 0),
+        ];
+        assert!(polls(&woken, &paths(1), |i| i == 3).is_empty());
         assert_eq!(polls(&woken, &paths(1), |_| false).len(), 1);
     }
 
@@ -253,6 +271,9 @@ mod tests {
             ev(0, 1, Op::Open, 0, 3),
             ev(1, 1, Op::Read, 0, 62),
             ev(2, 1, Op::Close, 0, 0),
+            ev(10, 1, Op::Open, 0, 3),
+            ev(11, 1, Op::Read, 0, 62),
+            ev(12, 1, Op::Close, 0, 0),
             ev(40, 2, Op::Write, 0, 84),
             ev(99, 1, Op::Open, 1, -2), // a catalogue looked for on the way
             ev(100, 1, Op::Open, 0, 3),
@@ -263,7 +284,7 @@ mod tests {
         assert_eq!(p.len(), 1);
         assert_eq!(
             (p[0].looks.clone(), p[0].change, p[0].period_ns),
-            (vec![0, 5], 3, 100)
+            (vec![0, 3, 8], 6, 90)
         );
     }
 }
