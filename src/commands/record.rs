@@ -9,7 +9,6 @@ use std::sync::atomic::Ordering;
 use iogauge::cli::RecordRequest;
 use iogauge::files::ownership;
 use iogauge::trace::capture::{self, CaptureError};
-use iogauge::trace::recording::Op;
 use iogauge::units::human_bytes;
 use iogauge::{errln, rawpath};
 
@@ -110,19 +109,12 @@ fn summary(r: &iogauge::trace::recording::Recording) -> String {
         ),
     };
     // Paths the program only looked for (opens that found nothing) are files of the trace,
-    // not files it used.
-    // Per file: (looked for in vain, used otherwise).
-    let mut seen = vec![(false, false); r.footer.files.len()];
-    for e in &r.events {
-        if let Some(f) = seen.get_mut(e.file as usize) {
-            if e.op == Op::Open && e.result < 0 {
-                f.0 = true;
-            } else {
-                f.1 = true;
-            }
-        }
-    }
-    let only_looked = seen.iter().filter(|&&(l, u)| l && !u).count();
+    // not files it used: counted as `trace stats` counts them.
+    let only_looked = iogauge::trace::stats::stats(r)
+        .files
+        .iter()
+        .filter(|f| f.only_looked_for())
+        .count();
     let files = r.footer.files.len() - only_looked;
     let looked = match only_looked {
         0 => String::new(),

@@ -190,9 +190,12 @@ pub fn ends(
     out
 }
 
-/// Each thread's replayed calls, in order (their completions rise: one thread's calls do not
-/// overlap).
-fn by_thread(events: &[Event], replayed: impl Fn(&Event) -> bool) -> HashMap<u32, Vec<usize>> {
+/// Each thread's calls that `replayed` keeps, in order (their completions rise: one thread's
+/// calls do not overlap).
+pub(super) fn by_thread(
+    events: &[Event],
+    replayed: impl Fn(&Event) -> bool,
+) -> HashMap<u32, Vec<usize>> {
     let mut mine: HashMap<u32, Vec<usize>> = HashMap::new();
     for (i, e) in events.iter().enumerate() {
         if replayed(e) {

@@ -47,10 +47,7 @@ struct Look {
 /// The polls of `events`; `paths` each file's path, `anchored` whether a call was started by a
 /// wake-up from another task of the program.
 pub fn polls(events: &[Event], paths: &[String], anchored: impl Fn(usize) -> bool) -> Vec<Poll> {
-    let mut by_thread: HashMap<u32, Vec<usize>> = HashMap::new();
-    for (i, e) in events.iter().enumerate() {
-        by_thread.entry(e.tid).or_default().push(i);
-    }
+    let by_thread = super::anchor::by_thread(events, |_| true);
     let path = |f: u32| paths.get(f as usize).map(String::as_str);
     let mut out = Vec::new();
     let mut tids: Vec<u32> = by_thread.keys().copied().collect();
@@ -171,6 +168,15 @@ mod tests {
         }
     }
 
+    /// A look of thread 1 at `t` that found `file` and read `bytes` of it: open, read, close.
+    fn found(t: u64, file: u32, bytes: i64) -> [Event; 3] {
+        [
+            ev(t, 1, Op::Open, file, 3),
+            ev(t + 1, 1, Op::Read, file, bytes),
+            ev(t + 2, 1, Op::Close, file, 0),
+        ]
+    }
+
     fn paths(n: usize) -> Vec<String> {
         (0..n).map(|i| format!("/f{i}")).collect()
     }
@@ -180,14 +186,16 @@ mod tests {
         let mut create = ev(150, 2, Op::Open, 0, 3);
         create.flags = flag::CREATED;
         let events = [
-            ev(0, 1, Op::Open, 0, -2),
-            ev(100, 1, Op::Open, 0, -2),
-            create,
-            ev(160, 2, Op::Write, 0, 84),
-            ev(200, 1, Op::Open, 0, 3),
-            ev(210, 1, Op::Read, 0, 84),
-            ev(220, 1, Op::Close, 0, 0),
-        ];
+            [
+                ev(0, 1, Op::Open, 0, -2),
+                ev(100, 1, Op::Open, 0, -2),
+                create,
+                ev(160, 2, Op::Write, 0, 84),
+            ]
+            .as_slice(),
+            &found(200, 0, 84),
+        ]
+        .concat();
         let p = polls(&events, &paths(1), |_| false);
         assert_eq!(
             p,
@@ -205,15 +213,11 @@ mod tests {
         let mut p = paths(1);
         p.push("/f0".into());
         let events = [
-            ev(0, 1, Op::Open, 0, 3),
-            ev(5, 1, Op::Read, 0, 10),
-            ev(8, 1, Op::Close, 0, 0),
-            ev(20, 1, Op::Open, 0, 3),
-            ev(25, 1, Op::Read, 0, 10),
-            ev(28, 1, Op::Close, 0, 0),
-            ev(50, 2, Op::Unlink, 0, 0),
-            ev(100, 1, Op::Open, 1, -2),
-        ];
+            found(0, 0, 10).as_slice(),
+            &found(20, 0, 10),
+            &[ev(50, 2, Op::Unlink, 0, 0), ev(100, 1, Op::Open, 1, -2)],
+        ]
+        .concat();
         let found = polls(&events, &p, |_| false);
         assert_eq!(found.len(), 1);
         assert_eq!(
@@ -268,18 +272,15 @@ mod tests {
     #[test]
     fn other_looks_on_the_way_do_not_break_a_poll_and_a_content_change_ends_one() {
         let events = [
-            ev(0, 1, Op::Open, 0, 3),
-            ev(1, 1, Op::Read, 0, 62),
-            ev(2, 1, Op::Close, 0, 0),
-            ev(10, 1, Op::Open, 0, 3),
-            ev(11, 1, Op::Read, 0, 62),
-            ev(12, 1, Op::Close, 0, 0),
-            ev(40, 2, Op::Write, 0, 84),
-            ev(99, 1, Op::Open, 1, -2), // a catalogue looked for on the way
-            ev(100, 1, Op::Open, 0, 3),
-            ev(101, 1, Op::Read, 0, 84),
-            ev(102, 1, Op::Close, 0, 0),
-        ];
+            found(0, 0, 62).as_slice(),
+            &found(10, 0, 62),
+            &[
+                ev(40, 2, Op::Write, 0, 84),
+                ev(99, 1, Op::Open, 1, -2), // a catalogue looked for on the way
+            ],
+            &found(100, 0, 84),
+        ]
+        .concat();
         let p = polls(&events, &paths(2), |_| false);
         assert_eq!(p.len(), 1);
         assert_eq!(
