@@ -50,36 +50,7 @@ pub fn predict_text(p: &Prediction) -> String {
     let each: Vec<String> = p.replays.iter().map(|r| s(r.predicted_ns)).collect();
     let _ = writeln!(o, "  replays: {}", each.join(", "));
     for (k, r) in p.replays.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "    {}: the program's end at {} in the replay, less its own delays {} and the capture's cost left {} ({} calls on the chain that decided it)",
-            k + 1,
-            s(r.replayed_end_ns),
-            s(r.replay_delay_ns),
-            s(r.capture_left_ns),
-            r.chain_calls
-        );
-        let w = &r.wakes;
-        if r.preempted_left_ns > 0 || w.fewer + w.more > 0 {
-            let shift = r.wake_shift_ns;
-            let _ = writeln!(
-                o,
-                "       less half its recorded waits for a CPU {}; {} calls on the chain slept when recorded and not here, {} sleep only here: wake-ups {} {}",
-                s(r.preempted_left_ns),
-                w.fewer,
-                w.more,
-                if shift < 0 { "take away" } else { "add" },
-                s(shift.unsigned_abs())
-            );
-        }
-        let polls = &r.polls;
-        if polls.ended_sooner + polls.ended_later > 0 {
-            let _ = writeln!(
-                o,
-                "       threads polling for a file: {} ended at an earlier look here, {} at a later turn (of {})",
-                polls.ended_sooner, polls.ended_later, polls.found
-            );
-        }
+        replay_lines(&mut o, k + 1, r);
     }
     if p.bound.wake_ns > 0 {
         let how = match &p.cold.code_unmeasured {
@@ -110,6 +81,55 @@ pub fn predict_text(p: &Prediction) -> String {
         }
     }
     o
+}
+
+/// One replay's lines: its end, and what was taken away from it (`n`: its number).
+fn replay_lines(o: &mut String, n: usize, r: &crate::studies::predict::ReplayPrediction) {
+    let _ = writeln!(
+        o,
+        "    {}: the program's end at {} in the replay, less its own delays {} and the capture's cost left {} ({} calls on the chain that decided it)",
+        n,
+        s(r.replayed_end_ns),
+        s(r.replay_delay_ns),
+        s(r.capture_left_ns),
+        r.chain_calls
+    );
+    let w = &r.wakes;
+    if r.preempted_left_ns > 0 || w.fewer + w.more > 0 {
+        let shift = r.wake_shift_ns;
+        // A replay that split the think times left the waits for a CPU out itself (below).
+        let half = match r.think {
+            Some(_) => String::new(),
+            None => format!(
+                "less half its recorded waits for a CPU {}; ",
+                s(r.preempted_left_ns)
+            ),
+        };
+        let _ = writeln!(
+            o,
+            "       {half}{} calls on the chain slept when recorded and not here, {} sleep only here: wake-ups {} {}",
+            w.fewer,
+            w.more,
+            if shift < 0 { "take away" } else { "add" },
+            s(shift.unsigned_abs())
+        );
+    }
+    if let Some(t) = &r.think {
+        let _ = writeln!(
+            o,
+            "       think times: {} of the program's computation replayed as CPU time, {} of its recorded waits for a CPU left out (its threads waited for one here as they ran)",
+            s(t.computed_ns),
+            s(t.left_out_ns)
+        );
+    }
+    let polls = &r.polls;
+    if polls.ended_sooner + polls.ended_later > 0 {
+        let _ = writeln!(
+            o,
+            "       threads polling for a file: {} ended at an earlier look here, {} at a later turn (of {})",
+            polls.ended_sooner, polls.ended_later, polls.found
+        );
+    }
 }
 
 /// Threads, files and patterns, recorded next to replayed (the median replay).

@@ -234,6 +234,7 @@ mod tests {
                 overhead: None,
                 wakes_seen: false,
                 wakes: Vec::new(),
+                gaps: None,
             },
         };
         let s = crate::trace::stats::stats(&r);

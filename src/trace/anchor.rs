@@ -25,7 +25,7 @@
 
 use std::collections::HashMap;
 
-use crate::trace::recording::{Event, ThreadInfo, Wake};
+use crate::trace::recording::{Event, Gap, ThreadInfo, Wake};
 
 /// How many tasks back a wake-up is followed to a replayed call.
 pub const MAX_CHAIN: usize = 4;
@@ -50,13 +50,13 @@ pub type Anchors = HashMap<usize, Vec<Anchor>>;
 /// The anchors of `events`; `replayed` says which calls a replay issues (only those anchor).
 pub fn anchors(
     events: &[Event],
-    (threads, wakes): (&[ThreadInfo], &[Wake]),
+    (threads, wakes, gaps): (&[ThreadInfo], &[Wake], Option<&[Gap]>),
     replayed: impl Fn(&Event) -> bool,
 ) -> Anchors {
     let mut out = Anchors::new();
     let mine = by_thread(events, replayed);
     let done = |i: usize| events[i].done_ns();
-    let woken = Woken::new(events, &mine, wakes);
+    let woken = Woken::new(events, &mine, wakes).asleep(threads, gaps);
     // What `tid` at `at` started from (its last call, and what woke it since), each due
     // `then` more after `at`.
     let reached = |tid: u32, at: u64, then: u64| -> Vec<Anchor> {
@@ -161,11 +161,11 @@ pub struct Told {
 /// another thread, has none: its tail stays as recorded.
 pub fn ends(
     events: &[Event],
-    (threads, wakes): (&[ThreadInfo], &[Wake]),
+    (threads, wakes, gaps): (&[ThreadInfo], &[Wake], Option<&[Gap]>),
     replayed: impl Fn(&Event) -> bool,
 ) -> HashMap<u32, Told> {
     let mine = by_thread(events, replayed);
-    let woken = Woken::new(events, &mine, wakes);
+    let woken = Woken::new(events, &mine, wakes).asleep(threads, gaps);
     let mut out = HashMap::new();
     for th in threads {
         let Some(end) = th.ended_ns else {
@@ -230,6 +230,30 @@ struct Woken<'a> {
     /// Per thread: its wake-ups in time order, and the sum of the sleeps before each (one
     /// more than the wake-ups: the sum over any run of them is a difference).
     wakes: HashMap<u32, (Vec<&'a Wake>, Vec<u64>)>,
+    /// Where the trace splits the time between calls (`Footer::gaps`), per thread: its
+    /// events' times with its time asleep outside calls up to each (the gap before it
+    /// included), and when it ended with its whole time asleep outside calls.
+    asleep: HashMap<u32, Asleep>,
+}
+
+/// One thread's time asleep outside its calls, as it grew: (event time, the sum to it), and
+/// (its end, the whole sum).
+#[derive(Default)]
+struct Asleep {
+    upto: Vec<(u64, u64)>,
+    end: Option<(u64, u64)>,
+}
+
+impl Asleep {
+    /// The sum to `at`: up to the last event at or before it (a gap that spans `at` is not
+    /// counted), or the whole at its end.
+    fn at(&self, at: u64) -> u64 {
+        if let Some((_, all)) = self.end.filter(|&(end, _)| at >= end) {
+            return all;
+        }
+        let n = self.upto.partition_point(|&(t, _)| t <= at);
+        n.checked_sub(1).map_or(0, |k| self.upto[k].1)
+    }
 }
 
 impl<'a> Woken<'a> {
@@ -254,7 +278,35 @@ impl<'a> Woken<'a> {
             events,
             mine,
             wakes,
+            asleep: HashMap::new(),
         }
+    }
+
+    /// With each thread's time asleep outside its calls where the trace splits it.
+    fn asleep(mut self, threads: &[ThreadInfo], gaps: Option<&[Gap]>) -> Self {
+        let Some(gaps) = gaps else {
+            return self;
+        };
+        for g in gaps {
+            let Some(e) = self.events.get(g.event as usize) else {
+                continue;
+            };
+            let a = self.asleep.entry(e.tid).or_default();
+            let sum = a.upto.last().map_or(0, |l| l.1) + g.asleep_ns;
+            a.upto.push((e.t, sum));
+        }
+        for th in threads {
+            if let (Some(end), Some(off)) = (th.ended_ns, th.off_cpu) {
+                self.asleep.entry(th.tid).or_default().end = Some((end, off.think_asleep_ns));
+            }
+        }
+        self
+    }
+
+    /// How long `tid` was asleep outside its calls in (`lo`, `hi`], where the trace says.
+    fn asleep_in(&self, tid: u32, lo: u64, hi: u64) -> Option<u64> {
+        let a = self.asleep.get(&tid)?;
+        Some(a.at(hi).saturating_sub(a.at(lo)))
     }
 
     fn done(&self, i: usize) -> u64 {
@@ -332,10 +384,19 @@ impl<'a> Woken<'a> {
             }
             _ => (false, 0),
         };
+        // A thread whose wake-up is followed is due after its own work since its call: where
+        // the trace says when it slept, none of its sleeps (a timer's, as a server's helper
+        // sleeps between its rounds, ends early when the helper is told).
+        let own = match followed {
+            true => self
+                .asleep_in(tid, since, at)
+                .map_or(slept, |a| a.max(slept)),
+            false => slept - kept,
+        };
         if let Some(j) = last {
             out.push(Anchor {
                 event: j,
-                after_ns: t.saturating_sub(since).saturating_sub(slept - kept),
+                after_ns: t.saturating_sub(since).saturating_sub(own),
                 soft: followed,
             });
         }
@@ -395,7 +456,7 @@ mod tests {
             th(2, Some(1), Some(50), 450),
             th(3, Some(1), Some(500), 700),
         ];
-        let a = anchors(&events, (&threads, &[]), |_| true);
+        let a = anchors(&events, (&threads, &[], None), |_| true);
         // `a` starts 90 after the script read; `b` 200 after `a`'s last call (50 of `a`'s
         // tail, 150 from its end to `b`'s call), and not before the script read.
         assert_eq!(a.len(), 2);
@@ -418,7 +479,7 @@ mod tests {
             th(2, Some(1), Some(20), 450),
             th(3, Some(1), Some(30), 700),
         ];
-        let a = anchors(&events, (&threads, &[]), |_| true);
+        let a = anchors(&events, (&threads, &[], None), |_| true);
         assert_eq!(a[&1], vec![at(0, 90)]);
         assert_eq!(a[&2], vec![at(0, 110)]);
         // Both workers' last calls, each with its own tail, then 300 from the last end.
@@ -459,7 +520,7 @@ mod tests {
             wake(1850, 3, 2, 500),
             wake(1900, 1, 3, 800),
         ];
-        let a = anchors(&events, (&threads, &wakes), |_| true);
+        let a = anchors(&events, (&threads, &wakes, None), |_| true);
         // Due 60 after 2's sync, and 60 after its own write (the 1040 between them less
         // the 980 asleep).
         assert_eq!(a[&2], vec![at(1, 60), soft(0, 60)]);
@@ -468,7 +529,7 @@ mod tests {
         // Backend 2's calls slept on no one: think time, no anchors.
         assert_eq!(a.len(), 2, "{a:?}");
         // Without the wake-ups, none.
-        assert!(anchors(&events, (&threads, &[]), |_| true).is_empty());
+        assert!(anchors(&events, (&threads, &[], None), |_| true).is_empty());
     }
 
     #[test]
@@ -487,13 +548,13 @@ mod tests {
         ];
         let wakes = [wake(650, 1, 2, 600), wake(700, 3, 1, 670)];
         let replayed = |e: &Event| e.op != crate::trace::recording::Op::Seek;
-        let a = anchors(&events, (&threads, &wakes), replayed);
+        let a = anchors(&events, (&threads, &wakes, None), replayed);
         // The recorded 150 from 2's read to the call, and from the shell's read the 740
         // less the shell's 600 asleep.
         assert_eq!(a[&3], vec![at(1, 150), soft(0, 140)]);
         // Without the wake-ups, 4's first call has nothing to start from but its recorded
         // time.
-        assert!(!anchors(&events, (&threads, &[]), replayed).contains_key(&3));
+        assert!(!anchors(&events, (&threads, &[], None), replayed).contains_key(&3));
         // A subshell that is itself the one to wait (a shell's `( read l < f; dd … )` execs
         // dd in it): 3, made at 20, its first call at 750 after the shell woke it at 700.
         let events = vec![ev(0, 10, 1), ev(100, 500, 2), ev(750, 10, 3)];
@@ -502,12 +563,12 @@ mod tests {
             th(2, None, None, 1000),
             th(3, Some(1), Some(20), 1000),
         ];
-        let a = anchors(&events, (&threads, &wakes), |_| true);
+        let a = anchors(&events, (&threads, &wakes, None), |_| true);
         // What woke it, back to 2's read; and the shell's read, 10 before the creation plus
         // the subshell's 730 less its 670 asleep.
         assert_eq!(a[&2], vec![at(1, 150), soft(0, 140), at(0, 10 + 60)]);
         assert_eq!(
-            anchors(&events, (&threads, &[]), |_| true)[&2],
+            anchors(&events, (&threads, &[], None), |_| true)[&2],
             vec![at(0, 740)]
         );
     }
@@ -521,15 +582,15 @@ mod tests {
             .map(|t| wake(900 - 10 * t as u64, t, t + 1, 5))
             .collect();
         // 7 is six tasks back, past MAX_CHAIN: 1 waits its own think time.
-        assert!(anchors(&events, (&threads, &wakes), |_| true).is_empty());
+        assert!(anchors(&events, (&threads, &wakes, None), |_| true).is_empty());
         // 3 woken by 7 directly: three back, within reach.
         let mut near: Vec<Wake> = wakes[..2].to_vec();
         near.push(wake(870, 3, 7, 5));
-        let a = anchors(&events, (&threads, &near), |_| true);
+        let a = anchors(&events, (&threads, &near, None), |_| true);
         assert_eq!(a[&2], vec![at(1, 950), soft(0, 1000 - 10 - 5)]);
         // A waker whose only call completed after the wake-up gives no anchor.
         let late = vec![ev(0, 10, 1), ev(880, 200, 2), ev(1000, 10, 1)];
-        let a = anchors(&late, (&threads, &[wake(900, 1, 2, 100)]), |_| true);
+        let a = anchors(&late, (&threads, &[wake(900, 1, 2, 100)], None), |_| true);
         assert!(a.is_empty(), "{a:?}");
     }
 
@@ -540,9 +601,39 @@ mod tests {
         let mut events = vec![ev(0, 10, 1), ev(100, 300, 2), ev(200, 10, 1)];
         events[0].op = crate::trace::recording::Op::Seek;
         let threads = [th(1, None, None, 2000), th(2, Some(1), Some(20), 1500)];
-        let a = anchors(&events, (&threads, &[]), |e| {
+        let a = anchors(&events, (&threads, &[], None), |e| {
             e.op != crate::trace::recording::Op::Seek
         });
         assert!(a.is_empty(), "{a:?}");
+    }
+
+    #[test]
+    fn a_told_thread_ends_after_its_own_work_not_its_timer_sleeps_where_the_trace_says() {
+        // Helper 2 calls at 100..110, runs to 120, sleeps on a timer to 890 (no task of the
+        // program woke it), runs to 895, sleeps, is told by 1 at 900 (1's call at 880..890
+        // before that), and ends at 910: 25 ns of its own work after its call.
+        let events = [ev(0, 10, 1), ev(100, 10, 2), ev(880, 10, 1)];
+        let mut threads = [th(1, None, None, 1000), th(2, Some(1), Some(50), 910)];
+        threads[1].off_cpu = Some(crate::trace::recording::OffCpu {
+            think_asleep_ns: 775,
+            think_sleeps: 2,
+            ..Default::default()
+        });
+        let wakes = [wake(900, 2, 1, 5)];
+        let told = |gaps: Option<&[Gap]>| ends(&events, (&threads, &wakes, gaps), |_| true);
+        // Without the split, its own call is due all the recorded time to its end less the
+        // sleep that 1 ended: the timer's 770 ns kept.
+        let without = told(None);
+        assert_eq!(without[&2].at, 900);
+        assert_eq!(without[&2].anchors, [at(2, 20), soft(1, 795)]);
+        // With it (the gap before its call, none asleep), the timer's sleep is not its work.
+        let gaps = [Gap {
+            event: 1,
+            asleep_ns: 0,
+            preempted_ns: 10,
+        }];
+        assert_eq!(told(Some(&gaps))[&2].anchors, [at(2, 20), soft(1, 25)]);
+        // A thread whose sleeps no task of the program ended keeps its time as it was.
+        assert!(!told(Some(&gaps)).contains_key(&1));
     }
 }

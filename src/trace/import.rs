@@ -80,6 +80,7 @@ fn footer(mut files: Vec<FileInfo>, events: &[Event]) -> Footer {
         overhead: None,
         wakes_seen: false,
         wakes: Vec::new(),
+        gaps: None,
     }
 }
 

@@ -342,6 +342,35 @@ impl From<Wake> for (u64, u32, u32, u64) {
     }
 }
 
+/// The time a thread was off its CPU outside its calls just before one of its events (since
+/// its previous event, or its start): asleep (page faults, calls the trace does not hold,
+/// waits for other tasks and timers) and ready to run but waiting for a CPU. The rest of the
+/// recorded time between the two calls it ran. Written as `[event, asleep_ns, preempted_ns]`
+/// (`event` the index in the trace's events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "(u64, u64, u64)", into = "(u64, u64, u64)")]
+pub struct Gap {
+    pub event: u64,
+    pub asleep_ns: u64,
+    pub preempted_ns: u64,
+}
+
+impl From<(u64, u64, u64)> for Gap {
+    fn from((event, asleep_ns, preempted_ns): (u64, u64, u64)) -> Gap {
+        Gap {
+            event,
+            asleep_ns,
+            preempted_ns,
+        }
+    }
+}
+
+impl From<Gap> for (u64, u64, u64) {
+    fn from(g: Gap) -> Self {
+        (g.event, g.asleep_ns, g.preempted_ns)
+    }
+}
+
 /// A thread's time off its CPU, as the scheduler's switch records tell it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OffCpu {
@@ -419,6 +448,12 @@ pub struct Footer {
     pub wakes_seen: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wakes: Vec<Wake>,
+    /// Where each thread was off its CPU between its calls, gap by gap: for each event whose
+    /// thread was asleep or waiting for a CPU outside its calls since its previous event, the
+    /// event and those times (perf captures from 2026-12-05; None under ptrace and in older
+    /// traces, which hold the threads' totals alone, `ThreadInfo::off_cpu`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gaps: Option<Vec<Gap>>,
 }
 
 impl Footer {
@@ -612,6 +647,11 @@ mod tests {
                     by: 1,
                     asleep_ns: 700,
                 }],
+                gaps: Some(vec![Gap {
+                    event: 3,
+                    asleep_ns: 1_200,
+                    preempted_ns: 300,
+                }]),
             },
         }
     }

@@ -97,6 +97,11 @@ pub struct ReplayReport {
     pub stopped: bool,
     /// Threads that looked for a file on a timer until another changed it (closed mode).
     pub polls: PollFigures,
+    /// Closed mode, where the trace says when its threads were off their CPU between their
+    /// calls (perf captures from 2026-12-05): what the replay made of the think times. None:
+    /// it waited them out whole (sleeping, spinning their last 100–200 µs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub think: Option<ThinkFigures>,
     /// Why the recorded native AIO was replayed synchronously (no native AIO here); None:
     /// asynchronously, or the trace has none.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -105,6 +110,19 @@ pub struct ReplayReport {
     /// made no io_uring ring); None: through io_uring, or the trace has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uring_as_aio: Option<String>,
+}
+
+/// The recorded think times, split where the trace says when its threads were off their CPU:
+/// what ran was replayed as that much of the replay thread's CPU time (so it waits for a CPU
+/// where the program's threads would have), what slept as a sleep, and the waits for a CPU
+/// left out (the replay's own, on this machine, take their place).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ThinkFigures {
+    /// The recorded computation replayed as CPU time, summed over threads (scaled by the
+    /// speed).
+    pub computed_ns: u64,
+    /// The recorded waits for a CPU left out of the waits, summed over threads.
+    pub left_out_ns: u64,
 }
 
 /// Polls (`trace::poll`): a thread that looked for a file on a timer until another thread of

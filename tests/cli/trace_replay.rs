@@ -900,3 +900,85 @@ fn a_replay_beside_a_busy_program_waits_out_its_think_times_as_the_program_did()
         "the replay took {span:?} beside the busy program, the program {program_took:?}"
     );
 }
+
+#[test]
+fn a_replay_computes_what_the_program_computed_and_leaves_out_its_waits_for_a_cpu() {
+    // A program that writes 4 KiB, then computes for 2 ms, 100 times, recorded on CPU 0
+    // beside a busy program: about half of each think time it waited for the CPU. The replay,
+    // run alone, uses the CPU for what the program computed (the trace says which part of
+    // each think time ran, slept, or waited for a CPU: a replay that slept through its think
+    // times used next to none) and leaves the waits out (it has no busy neighbour).
+    let Some(shm) = shm_tmpfs() else {
+        skip!("no tmpfs at /dev/shm to record and replay on");
+        return;
+    };
+    if Command::new("taskset").arg("-V").output().is_err() {
+        skip!("no taskset to keep the program and a busy program on one CPU");
+        return;
+    }
+    let work = tempfile::tempdir_in(shm).unwrap();
+    let w = work.path();
+    let program = "import os,time\n\
+        fd=os.open('out',os.O_WRONLY|os.O_CREAT,0o644)\n\
+        for i in range(100):\n\
+        \x20   os.write(fd,b'x'*4096)\n\
+        \x20   t=time.thread_time()\n\
+        \x20   while time.thread_time()-t<0.002: pass\n";
+    let (o, _) = beside_a_busy_program(
+        Command::new("taskset")
+            .args(["-c", "0"])
+            .arg(assert_cmd::cargo::cargo_bin!("iogauge"))
+            .args(["record", "-o", "t.iogtrace", "--", "python3", "-c", program])
+            .current_dir(w),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The replay's CPU time, as its parent counts it.
+    let place = tempfile::tempdir_in(shm).unwrap();
+    let o = Command::new("python3")
+        .args([
+            "-c",
+            "import resource,subprocess,sys\n\
+             r=subprocess.run(sys.argv[1:],capture_output=True)\n\
+             sys.stdout.buffer.write(r.stdout)\n\
+             u=resource.getrusage(resource.RUSAGE_CHILDREN)\n\
+             sys.stderr.write('%d' % ((u.ru_utime+u.ru_stime)*1e9))\n\
+             sys.exit(r.returncode)",
+        ])
+        .arg(assert_cmd::cargo::cargo_bin!("iogauge"))
+        .args([
+            "replay",
+            "t.iogtrace",
+            "--output-format=json",
+            "--directory",
+        ])
+        .arg(place.path())
+        .current_dir(w)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let stats: Value =
+        serde_json::from_str(&ok_in(w, &["trace", "stats", "t.iogtrace", "--json"])).unwrap();
+    if stats["threads"][0]["off_cpu"].is_null() {
+        skip!("the capture did not see the scheduler (ptrace): no split think times");
+        return;
+    }
+    let ms = |v: &Value| v.as_u64().unwrap() as f64 / 1e6;
+    let (computed, left_out) = (
+        ms(&r["think"]["computed_ns"]),
+        ms(&r["think"]["left_out_ns"]),
+    );
+    let cpu = stderr(&o).trim().parse::<f64>().unwrap() / 1e6;
+    let (recorded, replayed) = (ms(&r["recorded_span_ns"]), ms(&r["replayed_span_ns"]));
+    let said = format!(
+        "computed {computed:.1} ms, left out {left_out:.1} ms, replay CPU {cpu:.1} ms, \
+         span {replayed:.1} ms against {recorded:.1} ms recorded"
+    );
+    // What the program computed: 200 ms in its loop, and Python's own work between its
+    // calls as it starts (3,500 of them, its imports).
+    assert!((180.0..recorded).contains(&computed), "{said}");
+    assert!(cpu >= 0.9 * computed, "{said}");
+    // What it waited for the CPU beside the busy program (about as much, with one CPU shared).
+    assert!(left_out > 50.0, "{said}");
+    assert!(replayed < recorded - left_out / 2.0, "{said}");
+}

@@ -61,6 +61,12 @@ pub fn thread_voluntary_switches() -> u64 {
     0
 }
 
+/// The calling thread's CPU time, ns: None here (GetThreadTimes counts in whole scheduler
+/// ticks, 15.6 ms by default: too coarse to use the CPU for a given time).
+pub fn thread_cpu_ns() -> Option<u64> {
+    None
+}
+
 /// Usage of the whole process.
 pub fn process() -> CpuUsage {
     // SAFETY: this process's pseudo-handle.

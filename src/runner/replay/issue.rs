@@ -13,6 +13,7 @@ use crate::platform::sys::{O_DSYNC, O_SYNC};
 use std::sync::Arc;
 
 use super::layout::Layout;
+use super::think;
 use super::{Mode, ThreadResult};
 use crate::engine::buf::AlignedBuf;
 use crate::trace::recording::{Event, NO_FILE, Op, flag};
@@ -41,6 +42,9 @@ pub struct Shared<'a> {
     pub aio: &'a super::aio::Aio,
     /// Closed mode: the threads that looked for a file on a timer (`polls`).
     pub polls: &'a super::polls::Polls,
+    /// Closed mode, where the trace says it (`Footer::gaps`): per event, the time its thread
+    /// was asleep and waiting for a CPU outside its calls before it (`think`).
+    pub gaps: Option<&'a HashMap<usize, (u64, u64)>>,
 }
 
 /// A descriptor a replayed open made: the recorded descriptor's number, and the flags it was
@@ -179,6 +183,8 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     let mut sleeps = Sleeps::default();
     // A poll cut short: the due time and deciding call of the look its last look replaces.
     let mut landing: Option<(Instant, Option<usize>)> = None;
+    // Off the CPU outside calls since the previous replayed call: asleep, waiting for a CPU.
+    let mut off = (0u64, 0u64);
     let mut k = 0;
     while k < mine.len() {
         let i = mine[k];
@@ -187,6 +193,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             break;
         }
         k += 1;
+        off = think::off(s, i, off);
         if super::aio::is_async_io(e) {
             // Issued by its io_submit; complete when a replayed io_getevents reaps it.
             continue;
@@ -198,8 +205,8 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             continue;
         }
         let landed = landing.take();
-        let (due, mut binding) = landed.unwrap_or_else(|| due(s, start, i, prev));
-        wait_until(due, s.stop);
+        let (due, mut binding) =
+            landed.unwrap_or_else(|| think::wait_due(s, start, (i, prev, off), &mut r.think));
         if s.stop.load(Ordering::Relaxed) {
             break;
         }
@@ -249,6 +256,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             issued.saturating_duration_since(due),
         );
         prev = Some((i, completed));
+        off = (0, 0);
     }
     super::aio::drain(s, start, mine, &mut r);
     r
@@ -278,7 +286,7 @@ fn ready_at(
         .flatten()
         .filter(|&(turn, _)| turn > ready)
     {
-        wait_until(turn, s.stop);
+        think::wait_until(turn, s.stop);
         (ready, binding) = (turn, Some(change));
         r.polls_held += 1;
     }
@@ -343,47 +351,11 @@ fn submit(
     submitted
 }
 
-/// When the call is due, and the call that decided it (None: the recorded start).
-fn due(
-    s: &Shared<'_>,
-    start: Instant,
-    i: usize,
-    prev: Option<(usize, Instant)>,
-) -> (Instant, Option<usize>) {
-    let e = &s.events[i];
-    let scaled = |ns: u64| Duration::from_nanos((ns as f64 / s.speed) as u64);
-    let think = |p: &Event| scaled(e.t.saturating_sub(p.done_ns()));
-    match (s.mode, prev) {
-        // No think time, but what the threads waited for kept (a shell's `a; b`: `b`'s first
-        // call after `a`'s last): due now, after those.
-        (Mode::Afap, _) => {
-            let from = started_from(s, start, i, |_| Duration::ZERO);
-            match (prev, from) {
-                (Some((p, done)), Some((at, _))) if done > at => (Instant::now(), Some(p)),
-                (_, Some((_, f))) => (Instant::now(), Some(f)),
-                (_, None) => (Instant::now(), prev.map(|p| p.0)),
-            }
-        }
-        (Mode::Open, _) => (start + scaled(e.t), None),
-        (Mode::Closed, _) => {
-            // A call that starts from another thread's (it waited for it) is due the recorded
-            // time after that one completed, and not before its own thread's previous call
-            // completed; the others the recorded think time after their previous call.
-            match (prev, started_from(s, start, i, scaled)) {
-                (Some((p, done)), Some((at, _))) if done > at => (done, Some(p)),
-                (_, Some((at, f))) => (at, Some(f)),
-                (Some((p, done)), None) => (done + think(&s.events[p]), Some(p)),
-                (None, None) => (start + scaled(e.t), None),
-            }
-        }
-    }
-}
-
 /// For a call that starts from other threads' calls (`trace::anchor`), once they completed:
 /// when it is due after them (each one's completion plus its recorded delay, `scaled`), and
 /// the one that decides it. A soft one counts only where it was issued by the time the others
 /// made this call due.
-fn started_from(
+pub(super) fn started_from(
     s: &Shared<'_>,
     start: Instant,
     i: usize,
@@ -435,27 +407,6 @@ pub(super) fn completed_at(s: &Shared<'_>, start: Instant, j: usize) -> Instant 
 pub(super) fn mark(s: &Shared<'_>, start: Instant, i: usize) {
     let ns = start.elapsed().as_nanos() as u64;
     s.done[i].store(ns + 1, Ordering::Release);
-}
-
-/// Sleeps until shortly before `t` (waking every 50 ms to see a stop), then spins until it.
-/// The recorded think time is the program's own work, which keeps its CPU until the scheduler
-/// takes it; a yield would give the CPU to any thread waiting for one, for that thread's time
-/// slice — milliseconds beside a busy program, or the replay's other threads where they
-/// outnumber the CPUs — which the program never did (a replay of four processes on two CPUs
-/// was late by a slice at a time, and its prediction 25–44% short on tmpfs).
-fn wait_until(t: Instant, stop: &AtomicBool) {
-    loop {
-        let now = Instant::now();
-        if now >= t || stop.load(Ordering::Relaxed) {
-            return;
-        }
-        let left = t - now;
-        if left > Duration::from_micros(200) {
-            std::thread::sleep((left - Duration::from_micros(100)).min(Duration::from_millis(50)));
-        } else {
-            std::hint::spin_loop();
-        }
-    }
 }
 
 /// Waits for another thread's call to complete.

@@ -18,10 +18,13 @@ mod aio;
 mod issue;
 pub mod layout;
 mod polls;
+mod think;
 
 use crate::stats::histogram::Histogram;
 use crate::trace::recording::{Event, Op, Recording};
-pub use crate::trace::replayed::{Mode, OpFigures, ReplayReport, ThreadFigures, Timeline};
+pub use crate::trace::replayed::{
+    Mode, OpFigures, ReplayReport, ThinkFigures, ThreadFigures, Timeline,
+};
 pub use issue::replayed;
 
 /// What a replay is asked to do.
@@ -65,6 +68,8 @@ pub struct ThreadResult {
     /// Polls that ended at an earlier look here, and last looks held for the change.
     polls_cut: u64,
     polls_held: u64,
+    /// What it made of the recorded think times (where the trace splits them).
+    think: ThinkFigures,
 }
 
 impl ThreadResult {
@@ -142,7 +147,7 @@ pub fn replay_timed(
     let anchors = match opts.mode {
         Mode::Closed | Mode::Afap => crate::trace::anchor::anchors(
             &r.events,
-            (&r.footer.threads, &r.footer.wakes),
+            (&r.footer.threads, &r.footer.wakes, r.footer.gaps.as_deref()),
             issue::replayed,
         ),
         _ => Default::default(),
@@ -152,6 +157,7 @@ pub fn replay_timed(
     let (tids, mine) = by_thread(r);
     let aio = aio::Aio::new(&r.events);
     let polls = polls::Polls::of(r, opts.mode, &anchors);
+    let gaps = gaps(r, opts.mode);
     let start = std::sync::OnceLock::new();
     let ready = std::sync::Barrier::new(tids.len() + 1);
     let shared = issue::Shared {
@@ -169,6 +175,7 @@ pub fn replay_timed(
         stop: &stop,
         aio: &aio,
         polls: &polls,
+        gaps: gaps.as_ref(),
     };
     let results: Vec<ThreadResult> = std::thread::scope(|sc| {
         let handles: Vec<_> = tids
@@ -205,6 +212,12 @@ pub fn replay_timed(
     layout.remove();
     let timeline = timeline(r, &done, &timing);
     let polled = polls.figures(&results);
+    let think = results
+        .iter()
+        .fold(ThinkFigures::default(), |a, t| ThinkFigures {
+            computed_ns: a.computed_ns + t.think.computed_ns,
+            left_out_ns: a.left_out_ns + t.think.left_out_ns,
+        });
     let mut report = report(
         r,
         trace_name,
@@ -216,9 +229,22 @@ pub fn replay_timed(
         stop.load(std::sync::atomic::Ordering::Relaxed),
     );
     report.polls = polled;
+    report.think = gaps.is_some().then_some(think);
     report.async_one_by_one = aio.unavailable();
     report.uring_as_aio = aio.rings_as_aio();
     Ok((report, timeline))
+}
+
+/// Closed mode, where the trace holds them: each event's time off the CPU before it (asleep,
+/// waiting for a CPU), by event.
+fn gaps(r: &Recording, mode: Mode) -> Option<std::collections::HashMap<usize, (u64, u64)>> {
+    let gaps = r.footer.gaps.as_ref().filter(|_| mode == Mode::Closed)?;
+    Some(
+        gaps.iter()
+            .filter(|g| (g.event as usize) < r.events.len())
+            .map(|g| (g.event as usize, (g.asleep_ns, g.preempted_ns)))
+            .collect(),
+    )
 }
 
 /// The trace's files laid out for the replay (what was made is removed on a failure).
@@ -432,6 +458,7 @@ fn report(
         replayed_calls_slept: slept.iter().filter(|&&s| s).count() as u64,
         stopped,
         polls: Default::default(),
+        think: None,
         async_one_by_one: None,
         uring_as_aio: None,
     }

@@ -53,8 +53,13 @@ pub struct ReplayPrediction {
     /// Recorded calls on that chain.
     pub chain_calls: u64,
     /// Half the time the deciding thread waited for a CPU between its calls when recorded
-    /// (taken away; the other half is in the bound).
+    /// (taken away; the other half is in the bound). 0 where the replay split the think times
+    /// (`think`): it left those waits out itself.
     pub preempted_left_ns: u64,
+    /// What the replay made of the recorded think times, where the trace splits them: the
+    /// computation replayed as CPU time, the recorded waits for a CPU left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub think: Option<crate::trace::replayed::ThinkFigures>,
     /// Calls on that chain that sleep differently here, and what their wake-ups may move.
     pub wakes: Wakes,
     /// What the wake-ups moved the prediction by, ns (the middle of their range, never taking
@@ -207,10 +212,14 @@ fn one(r: &Recording, run: &Replayed<'_>, cold: &ColdStart) -> (ReplayPrediction
     let half = (half as u64).min(think);
     // What is taken away from the think time never comes to more than the think time.
     let room = think.saturating_sub(left);
+    // Where the replay split the think times it left the recorded waits for a CPU out, call
+    // by call on every thread, and waited for a CPU here as the program would: nothing to
+    // take away. Else half the deciding thread's.
     let preempted = pe
         .critical_tid
         .and_then(|t| r.footer.threads.iter().find(|th| th.tid == t))
         .and_then(|th| th.off_cpu)
+        .filter(|_| run.report.think.is_none())
         .map_or(0, |o| o.think_preempted_ns / 2)
         .min(room);
     let wakes = wake::wakes(r, run.timeline, pe.end.hinge, cold);
@@ -231,6 +240,7 @@ fn one(r: &Recording, run: &Replayed<'_>, cold: &ColdStart) -> (ReplayPrediction
         capture_left_ns: left,
         chain_calls: chain,
         preempted_left_ns: preempted,
+        think: run.report.think,
         wakes,
         wake_shift_ns: shift,
         replayed_io_ns: run.report.replayed_io_ns,

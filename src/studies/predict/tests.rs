@@ -59,6 +59,7 @@ fn recording(events: Vec<Event>, threads: Vec<ThreadInfo>, duration: u64) -> Rec
             overhead: None,
             wakes_seen: false,
             wakes: Vec::new(),
+            gaps: None,
         },
     }
 }
@@ -100,6 +101,7 @@ fn report() -> ReplayReport {
         replayed_calls_slept: 0,
         stopped: false,
         polls: Default::default(),
+        think: None,
         async_one_by_one: None,
         uring_as_aio: None,
     }
@@ -706,4 +708,38 @@ fn a_deciding_chain_kept_asleep_on_what_the_trace_does_not_hold_is_said() {
         "{:?}",
         p.warnings
     );
+}
+
+#[test]
+fn recorded_waits_for_a_cpu_are_taken_away_by_half_unless_the_replay_left_them_out() {
+    let (mut r, tl) = one_thread();
+    // Of its 740 ns outside calls, the thread waited 100 for a CPU.
+    r.footer.threads[0].off_cpu = Some(crate::trace::recording::OffCpu {
+        think_preempted_ns: 100,
+        ..Default::default()
+    });
+    let p = predict_with(&r, std::slice::from_ref(&tl));
+    assert_eq!(p.predicted_ns, 1200 - 50);
+    assert_eq!(p.bound.preempted_ns, 50);
+    assert_eq!(p.replays[0].think, None);
+    // A replay that split the think times left those waits out itself, call by call, and
+    // waited for a CPU here as the program would: nothing is taken away, nothing bounded.
+    let mut rep = report();
+    let think = crate::trace::replayed::ThinkFigures {
+        computed_ns: 640,
+        left_out_ns: 100,
+    };
+    rep.think = Some(think);
+    let to = Target {
+        directory: "d",
+        cold: ColdStart::default(),
+    };
+    let runs = [Replayed {
+        report: &rep,
+        timeline: &tl,
+    }];
+    let p = predict(&r, "t", &to, &runs);
+    assert_eq!(p.predicted_ns, 1200);
+    assert_eq!(p.bound.preempted_ns, 0);
+    assert_eq!(p.replays[0].think, Some(think));
 }

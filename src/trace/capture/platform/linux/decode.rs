@@ -18,7 +18,7 @@ use super::args::{io_flags, lexical, rwf_flags};
 use super::calls::Call;
 use super::perf::Raw;
 use super::ptrace::{FileKind, PathNote};
-use crate::trace::recording::{Event, FileInfo, NO_FILE, Op, ThreadInfo, Wake, flag};
+use crate::trace::recording::{Event, FileInfo, Gap, NO_FILE, Op, ThreadInfo, Wake, flag};
 
 /// A descriptor the program had before it started (its standard streams, a redirect).
 #[derive(Debug, Clone)]
@@ -48,6 +48,8 @@ pub struct Decoded {
     /// Who woke whom among the program's threads (`wakes_seen`: the capture could see it).
     pub wakes_seen: bool,
     pub wakes: Vec<Wake>,
+    /// Each thread's time off its CPU between its calls, gap by gap (None: not measured).
+    pub gaps: Option<Vec<Gap>>,
 }
 
 /// An open file description: what it refers to, its position and its status flags.
@@ -153,6 +155,7 @@ pub fn decode(
     s.uring_sqpoll(&raw);
     s.inherit(root, inherited, cwd);
     let wakes_seen = sched.as_ref().is_some_and(|r| r.wakings.is_some());
+    s.out.gaps = sched.as_ref().map(|_| Vec::new());
     let mut w = walk::Walk::new(sched);
     // The walk takes the records from the list's end, latest first after the reversal, and
     // gives their room back as it goes: the records and the events they become are never all
@@ -176,7 +179,10 @@ pub fn decode(
     s.uring_polled_until(u64::MAX);
     s.uring_completions();
     s.aio_unreaped();
-    s.out.events.sort_by_key(|e| e.t);
+    by_issue_time(
+        &mut s.out.events,
+        s.out.gaps.as_deref_mut().unwrap_or_default(),
+    );
     let mut threads: Vec<ThreadInfo> = threads.into_values().collect();
     for t in &mut threads {
         t.off_cpu = sched.off_cpu(t.tid);
@@ -190,6 +196,46 @@ pub fn decode(
         k.t = k.t.saturating_sub(t0);
     }
     s.out
+}
+
+/// The events in issue order (a stable sort: calls come in the order of their exits), the
+/// gaps' event indices following them. In place: the events are the recorder's largest list
+/// by then, and a sorted copy would double it.
+fn by_issue_time(events: &mut [Event], gaps: &mut [Gap]) {
+    if gaps.is_empty() {
+        events.sort_by_key(|e| e.t);
+        return;
+    }
+    // `order[new]` is the event that goes to `new`.
+    let mut order: Vec<u32> = (0..events.len() as u32).collect();
+    order.sort_by_key(|&i| events[i as usize].t);
+    let mut to = vec![0u32; events.len()];
+    for (new, &old) in order.iter().enumerate() {
+        to[old as usize] = new as u32;
+    }
+    for g in gaps.iter_mut() {
+        g.event = u64::from(to[g.event as usize]);
+    }
+    drop(to);
+    // Cycle by cycle, each event moved once; a place filled is marked as its own.
+    for start in 0..events.len() {
+        if order[start] as usize == start {
+            continue;
+        }
+        let first = events[start];
+        let mut at = start;
+        loop {
+            let from = order[at] as usize;
+            order[at] = at as u32;
+            if from == start {
+                events[at] = first;
+                break;
+            }
+            events[at] = events[from];
+            at = from;
+        }
+    }
+    gaps.sort_unstable_by_key(|g| g.event);
 }
 
 /// Records walked between two givings-back of their room (6 MiB of records): shrinking a list

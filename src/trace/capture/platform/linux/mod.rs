@@ -139,6 +139,7 @@ pub fn record_with(
             overhead,
             wakes_seen: decoded.wakes_seen,
             wakes: decoded.wakes,
+            gaps: decoded.gaps,
         },
     };
     Ok(Captured {

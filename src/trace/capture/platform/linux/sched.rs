@@ -29,6 +29,8 @@ struct Task {
     off: OffCpu,
     /// The sleep under way was ended by another task of the program.
     woken: bool,
+    /// `off`'s time asleep and waiting for a CPU outside calls when its last gap was taken.
+    gapped: (u64, u64),
 }
 
 /// Per thread, what the switch records said (`measured`: the capture asked for them).
@@ -126,6 +128,19 @@ impl Sched {
         }
     }
 
+    /// The time `tid` was asleep and waiting for a CPU outside its calls since the last time
+    /// this was asked (a kept call's exit asks: the gap before that call, and before the calls
+    /// not kept since the last kept one). None: not measured.
+    pub fn gap(&mut self, tid: u32) -> Option<(u64, u64)> {
+        if !self.measured {
+            return None;
+        }
+        let k = self.tasks.entry(tid).or_default();
+        let now = (k.off.think_asleep_ns, k.off.think_preempted_ns);
+        let was = std::mem::replace(&mut k.gapped, now);
+        Some((now.0 - was.0, now.1 - was.1))
+    }
+
     /// A thread's time off its CPU (None: not measured).
     pub fn off_cpu(&self, tid: u32) -> Option<OffCpu> {
         self.measured
@@ -164,6 +179,9 @@ mod tests {
             })
         );
         assert_eq!(s.off_cpu(8), Some(OffCpu::default()));
+        // The gap before the next call: all of it so far; then only what came since.
+        assert_eq!(s.gap(7), Some((500, 200)));
+        assert_eq!(s.gap(7), Some((0, 0)));
         // A call the trace does not keep (a read of a pipe) slept 4,000 ns: outside the
         // trace's calls. One that did not sleep adds nothing there.
         s.enter(7);
@@ -179,6 +197,8 @@ mod tests {
             (off.calls_slept, off.think_asleep_ns, off.think_sleeps),
             (2, 4_500, 2)
         );
+        assert_eq!(s.gap(7), Some((4_000, 0)));
         assert_eq!(Sched::new(false).off_cpu(7), None);
+        assert_eq!(Sched::new(false).gap(7), None);
     }
 }

@@ -9,7 +9,7 @@ use std::collections::{BinaryHeap, HashMap};
 use super::super::calls::Call;
 use super::super::perf::{Raw, Switch, Waking};
 use super::{Done, Entered, State};
-use crate::trace::recording::ThreadInfo;
+use crate::trace::recording::{Gap, ThreadInfo};
 
 /// A whole call's exit, waiting for its time: (time, order of arrival, thread, number,
 /// result); the order keeps exits of the same nanosecond in the order their calls came.
@@ -191,6 +191,21 @@ impl Walk {
         });
         if s.out.events.len() == kept {
             self.sched.untraced(tid);
+            return;
+        }
+        // The time off the CPU before the call goes with its own event (not the I/Os an
+        // io_submit issued), where it was measured and there was some.
+        let own = (kept..s.out.events.len()).find(|&i| !s.out.events[i].is_async_io());
+        if let Some(i) = own
+            && let Some((asleep_ns, preempted_ns)) = self.sched.gap(tid)
+            && asleep_ns + preempted_ns > 0
+            && let Some(gaps) = &mut s.out.gaps
+        {
+            gaps.push(Gap {
+                event: i as u64,
+                asleep_ns,
+                preempted_ns,
+            });
         }
     }
 }
@@ -303,6 +318,19 @@ mod tests {
                     switch(2_100, true),
                     switch(2_380, false),
                     switch(2_320, true),
+                    // The other thread waits for a CPU before its fsync.
+                    Switch {
+                        t: 3_700,
+                        tid: PID + 1,
+                        out: false,
+                        preempted: false,
+                    },
+                    Switch {
+                        t: 3_500,
+                        tid: PID + 1,
+                        out: true,
+                        preempted: true,
+                    },
                 ],
                 // The other thread wakes the first while it runs (nothing to keep), then
                 // during its sleep outside calls (kept), then again in that sleep (not kept).
@@ -404,6 +432,23 @@ mod tests {
         }];
         assert!(split.wakes_seen);
         assert_eq!(split.wakes, wakes);
+        // The sleep outside calls goes with the read after it, the wait for a CPU with the
+        // fsync: events 3 and 4 in issue order (the read was the third call to end, before
+        // the other thread's write, which was issued before it).
+        let gaps = vec![
+            Gap {
+                event: 3,
+                asleep_ns: 60,
+                preempted_ns: 0,
+            },
+            Gap {
+                event: 4,
+                asleep_ns: 0,
+                preempted_ns: 200,
+            },
+        ];
+        assert_eq!(split.gaps.as_ref(), Some(&gaps));
+        assert_eq!(whole.gaps.as_ref(), Some(&gaps));
         assert_eq!(whole.wakes, wakes);
         assert_eq!((split.unmatched, whole.unmatched), (0, 0));
         assert_eq!(whole.events, split.events);

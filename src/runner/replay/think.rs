@@ -1,0 +1,227 @@
+//! A replay thread's wait before each call in closed mode: the recorded think time after its
+//! previous call (or after the other thread's call it started from), and, where the trace says
+//! when its thread was off its CPU between the two (`Footer::gaps`), split as it was spent:
+//! the sleep slept, the computation made as that much of the thread's CPU time (so that it
+//! waits for a CPU where the program's threads would have: its other threads, or other
+//! programs, busy on them), the recorded waits for a CPU left out (the replay's own take their
+//! place).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::Mode;
+use super::issue::{Shared, completed_at, started_from};
+use crate::trace::recording::Event;
+use crate::trace::replayed::ThinkFigures;
+
+/// `off` with event `i`'s time off the CPU before it added (asleep, waiting for a CPU).
+pub(super) fn off(s: &Shared<'_>, i: usize, off: (u64, u64)) -> (u64, u64) {
+    match s.gaps.and_then(|g| g.get(&i)) {
+        Some(g) => (off.0 + g.0, off.1 + g.1),
+        None => off,
+    }
+}
+
+/// Waits until call `i` is due (`prev`: its thread's previous replayed call and its
+/// completion; `off`: the thread's time off its CPU outside calls since), counting into
+/// `think` what it made of the think time. When it was due, and the call that decided it.
+pub(super) fn wait_due(
+    s: &Shared<'_>,
+    start: Instant,
+    (i, prev, off): (usize, Option<(usize, Instant)>, (u64, u64)),
+    think: &mut ThinkFigures,
+) -> (Instant, Option<usize>) {
+    let (d, binding) = due(s, start, i, prev, off);
+    think.computed_ns += d.burn.as_nanos() as u64;
+    think.left_out_ns += d.dropped.as_nanos() as u64;
+    (d.wait(s.stop), binding)
+}
+
+/// When a call is due: at `at`, the last `burn` of the wait before it the thread's own
+/// computation, replayed as that much of its CPU time (`think`); `dropped` the recorded waits
+/// for a CPU left out of the wait (the replay's own take their place).
+struct Due {
+    at: Instant,
+    burn: Duration,
+    dropped: Duration,
+}
+
+impl Due {
+    fn at(at: Instant) -> Due {
+        Due {
+            at,
+            burn: Duration::ZERO,
+            dropped: Duration::ZERO,
+        }
+    }
+
+    /// Waits for it: until `at`, or until `at - burn` and then `burn` of the thread's CPU time
+    /// (later than `at` where the thread waited for a CPU, as the program's would). When the
+    /// call is due: `at`, or where it computed, when it ended less the replay's own lateness
+    /// in starting it (its issue error counts that, not the waits for a CPU).
+    fn wait(&self, stop: &AtomicBool) -> Instant {
+        if self.burn.is_zero() {
+            wait_until(self.at, stop);
+            return self.at;
+        }
+        let from = self.at.checked_sub(self.burn).unwrap_or(self.at);
+        wait_until(from, stop);
+        let over = Instant::now().saturating_duration_since(from);
+        think(self.burn, stop);
+        let ended = Instant::now();
+        ended.checked_sub(over).unwrap_or(ended)
+    }
+}
+
+/// The split of the recorded time before a call (`think`, ns: from its thread's previous
+/// replayed call's completion, or, `anchored`, the part after the call it started from), given
+/// the time the thread was asleep and waiting for a CPU outside its calls (`off`; `gap` its
+/// whole time between its calls where known): the wait (the sleep and the computation, the
+/// waits for a CPU left out), the computation, and what was left out, ns.
+fn split(think: u64, off: (u64, u64), gap: Option<u64>) -> (u64, u64, u64) {
+    let (asleep, preempted) = off;
+    // What ran: of the whole gap where known (the sleep and the waits may lie before the part
+    // after an anchor: what ran is then at most that part), else of the part itself.
+    let ran = gap.unwrap_or(think).saturating_sub(asleep + preempted);
+    let burn = ran.min(think);
+    let dropped = preempted.min(think - burn);
+    (think - dropped, burn, dropped)
+}
+
+/// When the call is due, and the call that decided it (None: the recorded start). `off`:
+/// the time its thread was off its CPU outside calls since its previous replayed call.
+fn due(
+    s: &Shared<'_>,
+    start: Instant,
+    i: usize,
+    prev: Option<(usize, Instant)>,
+    off: (u64, u64),
+) -> (Due, Option<usize>) {
+    let e = &s.events[i];
+    let scaled = |ns: u64| Duration::from_nanos((ns as f64 / s.speed) as u64);
+    let think = |p: &Event| e.t.saturating_sub(p.done_ns());
+    // From `from`, `ns` of recorded time: split into what ran and what slept where the trace
+    // says it.
+    let after = |from: Instant, ns: u64, gap: Option<u64>| match s.gaps {
+        None => Due::at(from + scaled(ns)),
+        Some(_) => {
+            let (wait, burn, dropped) = split(ns, off, gap);
+            Due {
+                at: from + scaled(wait),
+                burn: scaled(burn),
+                dropped: scaled(dropped),
+            }
+        }
+    };
+    match (s.mode, prev) {
+        // No think time, but what the threads waited for kept (a shell's `a; b`: `b`'s first
+        // call after `a`'s last): due now, after those.
+        (Mode::Afap, _) => {
+            let from = started_from(s, start, i, |_| Duration::ZERO);
+            let now = Due::at(Instant::now());
+            match (prev, from) {
+                (Some((p, done)), Some((at, _))) if done > at => (now, Some(p)),
+                (_, Some((_, f))) => (now, Some(f)),
+                (_, None) => (now, prev.map(|p| p.0)),
+            }
+        }
+        (Mode::Open, _) => (Due::at(start + scaled(e.t)), None),
+        (Mode::Closed, _) => {
+            // A call that starts from another thread's (it waited for it) is due the recorded
+            // time after that one completed, and not before its own thread's previous call
+            // completed; the others the recorded think time after their previous call.
+            let gap = prev.map(|(p, _)| think(&s.events[p]));
+            match (prev, started_from(s, start, i, scaled)) {
+                (Some((p, done)), Some((at, _))) if done > at => (Due::at(done), Some(p)),
+                (_, Some((at, f))) => {
+                    // The recorded time after the call it starts from.
+                    let from = completed_at(s, start, f);
+                    let ns =
+                        (at.saturating_duration_since(from).as_nanos() as f64 * s.speed) as u64;
+                    (after(from, ns, gap), Some(f))
+                }
+                (Some((p, done)), None) => (after(done, gap.unwrap_or(0), gap), Some(p)),
+                (None, None) => (Due::at(start + scaled(e.t)), None),
+            }
+        }
+    }
+}
+
+/// Uses `d` of the calling thread's CPU time, spinning: the program's computation between
+/// two calls, which takes longer where the thread waits for a CPU (its other threads, or
+/// other programs, busy on them), as the program's did. Where the platform has no thread CPU
+/// clock (Windows), `d` of wall time (then a wait for a CPU counts in it).
+fn think(d: Duration, stop: &AtomicBool) {
+    let Some(t0) = crate::platform::cpu::thread_cpu_ns() else {
+        let until = Instant::now() + d;
+        while Instant::now() < until && !stop.load(Ordering::Relaxed) {
+            std::hint::spin_loop();
+        }
+        return;
+    };
+    let until = t0.saturating_add(d.as_nanos() as u64);
+    while !stop.load(Ordering::Relaxed) {
+        for _ in 0..32 {
+            std::hint::spin_loop();
+        }
+        if crate::platform::cpu::thread_cpu_ns().is_none_or(|now| now >= until) {
+            return;
+        }
+    }
+}
+
+/// Sleeps until shortly before `t` (waking every 50 ms to see a stop), then spins until it.
+/// The recorded think time is the program's own work, which keeps its CPU until the scheduler
+/// takes it; a yield would give the CPU to any thread waiting for one, for that thread's time
+/// slice — milliseconds beside a busy program, or the replay's other threads where they
+/// outnumber the CPUs — which the program never did (a replay of four processes on two CPUs
+/// was late by a slice at a time, and its prediction 25–44% short on tmpfs).
+pub(super) fn wait_until(t: Instant, stop: &AtomicBool) {
+    loop {
+        let now = Instant::now();
+        if now >= t || stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let left = t - now;
+        if left > Duration::from_micros(200) {
+            std::thread::sleep((left - Duration::from_micros(100)).min(Duration::from_millis(50)));
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_think_time_splits_into_its_sleep_its_computation_and_its_waits_left_out() {
+        // 1,000 ns between two calls: 300 asleep, 200 waiting for a CPU, 500 ran. The replay
+        // waits 800 (the sleep, then the computation: its last 500 as CPU time), 200 left out.
+        assert_eq!(split(1_000, (300, 200), Some(1_000)), (800, 500, 200));
+        // The 400 after the call it started from (another thread's): at most that ran there,
+        // and nothing is left to leave out.
+        assert_eq!(split(400, (300, 200), Some(1_000)), (400, 400, 0));
+        // 600 after it: 500 ran, and 100 of the waits for a CPU were there.
+        assert_eq!(split(600, (300, 200), Some(1_000)), (500, 500, 100));
+        // A thread's first call (no call before it to measure from): of the part itself.
+        assert_eq!(split(600, (100, 50), None), (550, 450, 50));
+        // Nothing off the CPU: all of it ran.
+        assert_eq!(split(700, (0, 0), Some(700)), (700, 700, 0));
+    }
+
+    #[test]
+    fn a_computation_uses_the_threads_cpu_time_and_a_stop_ends_it() {
+        let Some(before) = crate::platform::cpu::thread_cpu_ns() else {
+            eprintln!("SKIP: no thread CPU clock on this platform (a computation spins its time)");
+            return;
+        };
+        think(Duration::from_millis(20), &AtomicBool::new(false));
+        let used = crate::platform::cpu::thread_cpu_ns().unwrap() - before;
+        assert!(used >= 20_000_000, "{used} ns of CPU");
+        let t0 = Instant::now();
+        think(Duration::from_secs(60), &AtomicBool::new(true));
+        assert!(t0.elapsed() < Duration::from_secs(1));
+    }
+}
