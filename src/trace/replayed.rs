@@ -119,7 +119,7 @@ pub struct ReplayReport {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct ThinkFigures {
     /// The recorded computation replayed as CPU time, summed over threads (scaled by the
-    /// speed).
+    /// speed; the replay's own work between its calls counts toward it).
     pub computed_ns: u64,
     /// The recorded waits for a CPU left out of the waits, summed over threads.
     pub left_out_ns: u64,

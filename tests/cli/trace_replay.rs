@@ -835,6 +835,43 @@ impl Drop for Busy {
     }
 }
 
+/// A directory on tmpfs to record and replay in, where `taskset` can keep programs on one CPU
+/// (None: the test is skipped, the reason printed).
+fn on_one_cpu() -> Option<tempfile::TempDir> {
+    let Some(shm) = shm_tmpfs() else {
+        skip!("no tmpfs at /dev/shm to record and replay on");
+        return None;
+    };
+    if Command::new("taskset").arg("-V").output().is_err() {
+        skip!("no taskset to keep programs on one CPU");
+        return None;
+    }
+    Some(tempfile::tempdir_in(shm).unwrap())
+}
+
+/// A Python program that writes 4 KiB to `out`, then computes for `secs` by `clock` (a
+/// function of Python's `time`), `n` times.
+fn computing(n: u32, secs: f64, clock: &str) -> String {
+    format!(
+        "import os,time\n\
+         fd=os.open('out',os.O_WRONLY|os.O_CREAT,0o644)\n\
+         for i in range({n}):\n\
+         \x20   os.write(fd,b'x'*4096)\n\
+         \x20   t=time.{clock}()\n\
+         \x20   while time.{clock}()-t<{secs}: pass\n"
+    )
+}
+
+/// iogauge with `args`, run in `dir` on CPU 0.
+fn iogauge_on_cpu_0(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("taskset");
+    c.args(["-c", "0"])
+        .arg(assert_cmd::cargo::cargo_bin!("iogauge"))
+        .args(args)
+        .current_dir(dir);
+    c
+}
+
 /// Runs `cmd` on CPU 0 beside a program that never stops computing there; its output, and how
 /// long it took.
 fn beside_a_busy_program(cmd: &mut Command) -> (Output, Duration) {
@@ -855,22 +892,11 @@ fn a_replay_beside_a_busy_program_waits_out_its_think_times_as_the_program_did()
     // A program that writes 4 KiB, then computes for 300 µs, 150 times: its think times are
     // its own work, which keeps the CPU. A replay that yielded the CPU in them gave it to the
     // busy program for a time slice at each, and took 10-18 times as long as the program.
-    let Some(shm) = shm_tmpfs() else {
-        skip!("no tmpfs at /dev/shm to record and replay on");
+    let Some(work) = on_one_cpu() else {
         return;
     };
-    if Command::new("taskset").arg("-V").output().is_err() {
-        skip!("no taskset to keep the replay and a busy program on one CPU");
-        return;
-    }
-    let work = tempfile::tempdir_in(shm).unwrap();
     let w = work.path();
-    let program = "import os,time\n\
-        fd=os.open('out',os.O_WRONLY|os.O_CREAT,0o644)\n\
-        for i in range(150):\n\
-        \x20   os.write(fd,b'x'*4096)\n\
-        \x20   t=time.perf_counter()\n\
-        \x20   while time.perf_counter()-t<0.0003: pass\n";
+    let program = &computing(150, 0.0003, "perf_counter");
     record(w, &w.join("t.iogtrace"), &["python3", "-c", program]);
     let (o, program_took) = beside_a_busy_program(
         Command::new("taskset")
@@ -878,20 +904,17 @@ fn a_replay_beside_a_busy_program_waits_out_its_think_times_as_the_program_did()
             .current_dir(w),
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    let place = tempfile::tempdir_in(shm).unwrap();
-    let (o, _) = beside_a_busy_program(
-        Command::new("taskset")
-            .args(["-c", "0"])
-            .arg(assert_cmd::cargo::cargo_bin!("iogauge"))
-            .args([
-                "replay",
-                "t.iogtrace",
-                "--output-format=json",
-                "--directory",
-            ])
-            .arg(place.path())
-            .current_dir(w),
-    );
+    let place = tempfile::tempdir_in(w.parent().unwrap()).unwrap();
+    let (o, _) = beside_a_busy_program(&mut iogauge_on_cpu_0(
+        w,
+        &[
+            "replay",
+            "t.iogtrace",
+            "--output-format=json",
+            "--directory",
+            place.path().to_str().unwrap(),
+        ],
+    ));
     assert!(o.status.success(), "{}", stderr(&o));
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     let span = Duration::from_nanos(r["replayed_span_ns"].as_u64().unwrap());
@@ -908,32 +931,18 @@ fn a_replay_computes_what_the_program_computed_and_leaves_out_its_waits_for_a_cp
     // run alone, uses the CPU for what the program computed (the trace says which part of
     // each think time ran, slept, or waited for a CPU: a replay that slept through its think
     // times used next to none) and leaves the waits out (it has no busy neighbour).
-    let Some(shm) = shm_tmpfs() else {
-        skip!("no tmpfs at /dev/shm to record and replay on");
+    let Some(work) = on_one_cpu() else {
         return;
     };
-    if Command::new("taskset").arg("-V").output().is_err() {
-        skip!("no taskset to keep the program and a busy program on one CPU");
-        return;
-    }
-    let work = tempfile::tempdir_in(shm).unwrap();
     let w = work.path();
-    let program = "import os,time\n\
-        fd=os.open('out',os.O_WRONLY|os.O_CREAT,0o644)\n\
-        for i in range(100):\n\
-        \x20   os.write(fd,b'x'*4096)\n\
-        \x20   t=time.thread_time()\n\
-        \x20   while time.thread_time()-t<0.002: pass\n";
-    let (o, _) = beside_a_busy_program(
-        Command::new("taskset")
-            .args(["-c", "0"])
-            .arg(assert_cmd::cargo::cargo_bin!("iogauge"))
-            .args(["record", "-o", "t.iogtrace", "--", "python3", "-c", program])
-            .current_dir(w),
-    );
+    let program = &computing(100, 0.002, "thread_time");
+    let (o, _) = beside_a_busy_program(&mut iogauge_on_cpu_0(
+        w,
+        &["record", "-o", "t.iogtrace", "--", "python3", "-c", program],
+    ));
     assert!(o.status.success(), "{}", stderr(&o));
     // The replay's CPU time, as its parent counts it.
-    let place = tempfile::tempdir_in(shm).unwrap();
+    let place = tempfile::tempdir_in(w.parent().unwrap()).unwrap();
     let o = Command::new("python3")
         .args([
             "-c",

@@ -78,7 +78,7 @@ impl Due {
 }
 
 /// The split of the recorded time before a call (`think`, ns: from its thread's previous
-/// replayed call's completion, or, `anchored`, the part after the call it started from), given
+/// replayed call's completion, or the part after the other thread's call it started from), given
 /// the time the thread was asleep and waiting for a CPU outside its calls (`off`; `gap` its
 /// whole time between its calls where known): the wait (the sleep and the computation, the
 /// waits for a CPU left out), the computation, and what was left out, ns.
