@@ -45,8 +45,6 @@ pub struct Shared<'a> {
     /// Closed mode, where the trace says it (`Footer::gaps`): per event, the time its thread
     /// was asleep and waiting for a CPU outside its calls before it (`think`).
     pub gaps: Option<&'a HashMap<usize, (u64, u64)>>,
-    /// The threads waiting for another's call, woken when it completes.
-    pub parked: &'a super::parked::Parked,
 }
 
 /// A descriptor a replayed open made: the recorded descriptor's number, and the flags it was
@@ -409,12 +407,19 @@ pub(super) fn completed_at(s: &Shared<'_>, start: Instant, j: usize) -> Instant 
 pub(super) fn mark(s: &Shared<'_>, start: Instant, i: usize) {
     let ns = start.elapsed().as_nanos() as u64;
     s.done[i].store(ns + 1, Ordering::Release);
-    s.parked.completed(i);
 }
 
-/// Waits for another thread's call to complete (`parked`).
+/// Waits for another thread's call to complete.
 pub(super) fn wait_for(s: &Shared<'_>, j: usize) {
-    s.parked.wait(&s.done[j], j, s.stop);
+    let mut spins = 0u32;
+    while s.done[j].load(Ordering::Acquire) == 0 && !s.stop.load(Ordering::Relaxed) {
+        spins += 1;
+        if spins < 100 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_micros(20));
+        }
+    }
 }
 
 /// Non-zero data for writes (no file system or device may shortcut zeroes).

@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 mod aio;
 mod issue;
 pub mod layout;
-mod parked;
 mod polls;
 mod think;
 
@@ -177,7 +176,6 @@ pub fn replay_timed(
         aio: &aio,
         polls: &polls,
         gaps: gaps.as_ref(),
-        parked: &parked::Parked::default(),
     };
     let results: Vec<ThreadResult> = std::thread::scope(|sc| {
         let handles: Vec<_> = tids
@@ -214,7 +212,12 @@ pub fn replay_timed(
     layout.remove();
     let timeline = timeline(r, &done, &timing);
     let polled = polls.figures(&results);
-    let think = gaps.is_some().then(|| think_figures(&results));
+    let think = results
+        .iter()
+        .fold(ThinkFigures::default(), |a, t| ThinkFigures {
+            computed_ns: a.computed_ns + t.think.computed_ns,
+            left_out_ns: a.left_out_ns + t.think.left_out_ns,
+        });
     let mut report = report(
         r,
         trace_name,
@@ -226,20 +229,10 @@ pub fn replay_timed(
         stop.load(std::sync::atomic::Ordering::Relaxed),
     );
     report.polls = polled;
-    report.think = think;
+    report.think = gaps.is_some().then_some(think);
     report.async_one_by_one = aio.unavailable();
     report.uring_as_aio = aio.rings_as_aio();
     Ok((report, timeline))
-}
-
-/// What the threads made of the think times, together.
-fn think_figures(results: &[ThreadResult]) -> ThinkFigures {
-    results
-        .iter()
-        .fold(ThinkFigures::default(), |a, t| ThinkFigures {
-            computed_ns: a.computed_ns + t.think.computed_ns,
-            left_out_ns: a.left_out_ns + t.think.left_out_ns,
-        })
 }
 
 /// Closed mode, where the trace holds them: each event's time off the CPU before it (asleep,
