@@ -11,6 +11,7 @@ mod aio;
 #[cfg(test)]
 mod fixture;
 mod looks;
+mod order;
 mod uring;
 mod walk;
 
@@ -179,7 +180,7 @@ pub fn decode(
     s.uring_polled_until(u64::MAX);
     s.uring_completions();
     s.aio_unreaped();
-    by_issue_time(
+    order::by_issue_time(
         &mut s.out.events,
         s.out.gaps.as_deref_mut().unwrap_or_default(),
     );
@@ -196,46 +197,6 @@ pub fn decode(
         k.t = k.t.saturating_sub(t0);
     }
     s.out
-}
-
-/// The events in issue order (a stable sort: calls come in the order of their exits), the
-/// gaps' event indices following them. In place: the events are the recorder's largest list
-/// by then, and a sorted copy would double it.
-fn by_issue_time(events: &mut [Event], gaps: &mut [Gap]) {
-    if gaps.is_empty() {
-        events.sort_by_key(|e| e.t);
-        return;
-    }
-    // `order[new]` is the event that goes to `new`.
-    let mut order: Vec<u32> = (0..events.len() as u32).collect();
-    order.sort_by_key(|&i| events[i as usize].t);
-    let mut to = vec![0u32; events.len()];
-    for (new, &old) in order.iter().enumerate() {
-        to[old as usize] = new as u32;
-    }
-    for g in gaps.iter_mut() {
-        g.event = u64::from(to[g.event as usize]);
-    }
-    drop(to);
-    // Cycle by cycle, each event moved once; a place filled is marked as its own.
-    for start in 0..events.len() {
-        if order[start] as usize == start {
-            continue;
-        }
-        let first = events[start];
-        let mut at = start;
-        loop {
-            let from = order[at] as usize;
-            order[at] = at as u32;
-            if from == start {
-                events[at] = first;
-                break;
-            }
-            events[at] = events[from];
-            at = from;
-        }
-    }
-    gaps.sort_unstable_by_key(|g| g.event);
 }
 
 /// Records walked between two givings-back of their room (6 MiB of records): shrinking a list
