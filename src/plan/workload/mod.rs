@@ -507,28 +507,37 @@ impl Workload {
         self.remaining
     }
 
+    /// fio's uniform draw inline (the common case); every other kind a call of its own.
     #[inline]
     fn random_block(&mut self) -> u64 {
         let n = self.region.total_blocks();
-        if let Some(u) = &mut self.uniform {
-            // A loop with the random map (every block once) starts fio's generators again,
-            // as fio's does; without the map fio's stream goes on across loops. A time-based
-            // job's files start their passes over as they fill (`Uniform::next`).
-            if self.randommap && self.passes.is_some() {
-                if self.cursor[0] == n {
-                    self.cursor[0] = 0;
-                    u.new_loop();
-                }
-                self.cursor[0] += 1;
+        let Some(u) = &mut self.uniform else {
+            return self.random_block_other();
+        };
+        // A loop with the random map (every block once) starts fio's generators again, as
+        // fio's does; without the map fio's stream goes on across loops. A time-based job's
+        // files start their passes over as they fill (`Uniform::next`).
+        if self.randommap && self.passes.is_some() {
+            if self.cursor[0] == n {
+                self.cursor[0] = 0;
+                u.new_loop();
             }
-            let nfiles = self.region.nfiles;
-            let (file, b) = u.next(nfiles);
-            let b = b * nfiles + file;
-            return match self.align {
-                0 => b,
-                _ => self.aligned_block(b),
-            };
+            self.cursor[0] += 1;
         }
+        let nfiles = self.region.nfiles;
+        let (file, b) = u.next(nfiles);
+        let b = b * nfiles + file;
+        match self.align {
+            0 => b,
+            _ => self.aligned_block(b),
+        }
+    }
+
+    /// `random_block` without fio's uniform generator: a distribution's sampler, a skewed
+    /// generator per file, or the keyed permutation.
+    #[inline(never)]
+    fn random_block_other(&mut self) -> u64 {
+        let n = self.region.total_blocks();
         if !self.randommap {
             let b = match &mut self.skew {
                 Some((skews, turn)) => {
@@ -680,15 +689,25 @@ impl Workload {
 impl Iterator for Workload {
     type Item = IoReq;
 
+    /// The short path inline in the caller's loop; the general one a call of its own, so the
+    /// common case pays for neither its frame nor its registers.
     #[inline]
     fn next(&mut self) -> Option<IoReq> {
         match self.fast {
-            Fast::Yes { dir, random } => return self.next_fast(dir, random),
-            Fast::No => {}
-            Fast::Undecided => {
-                self.fast = self.decide_fast();
-                return self.next();
-            }
+            Fast::Yes { dir, random } => self.next_fast(dir, random),
+            Fast::No | Fast::Undecided => self.next_general(),
+        }
+    }
+}
+
+impl Workload {
+    /// `next` for any workload (and the first call, which decides whether the short path
+    /// gives the same I/Os).
+    #[inline(never)]
+    fn next_general(&mut self) -> Option<IoReq> {
+        if self.fast == Fast::Undecided {
+            self.fast = self.decide_fast();
+            return self.next();
         }
         if self.done() {
             return None;
