@@ -275,9 +275,12 @@ pub struct Drained {
 /// scheduler's switches (at most two a record kept, 16 bytes each) and wake-ups (at most one,
 /// 16 bytes), and the most the sort's
 /// scratch (half the records) or the path notes' index of the calls (32 bytes a call) adds
-/// while the records are decoded; the trace's events (56 bytes) take the records' room as the
-/// walk gives it back. Measured (`bench/record_replay.py --only memory`, docs/trace.md):
-/// 88–110 bytes a call with the eBPF ring's one record a call.
+/// while the records are decoded; the trace's events (56 bytes) and their gaps (24 bytes, at
+/// most one an event: a thread off its CPU between calls) grow as the walk gives back the
+/// room of the records, switches and wake-ups (136 bytes a record): at most 160 bytes a call
+/// while both lists double, so the walk never holds more than 160, within the peak.
+/// Measured (`bench/record_replay.py --only memory`, docs/trace.md): 88–110 bytes a call with
+/// the eBPF ring's one record a call.
 const PEAK_BYTES_PER_RECORD: usize = 184;
 
 /// The switches kept for each record the cap allows: a call that sleeps brings two.
