@@ -71,6 +71,11 @@ impl IoUnit {
     #[inline]
     pub fn set_len(&mut self, len: usize) {
         debug_assert!(self.pages.len() == 1 || len == self.page_len * self.pages.len());
+        // The common case, one size for every I/O: nothing to change (a single-page unit's
+        // iovec is always as long as `len`).
+        if self.len == len {
+            return;
+        }
         if self.pages.len() == 1 {
             let len = len.min(self.page_len);
             self.len = len;
