@@ -292,7 +292,7 @@ impl<'a> Woken<'a> {
                 continue;
             };
             let a = self.asleep.entry(e.tid).or_default();
-            let sum = a.upto.last().map_or(0, |l| l.1) + g.asleep_ns;
+            let sum = a.upto.last().map_or(0, |l| l.1).saturating_add(g.asleep_ns);
             a.upto.push((e.t, sum));
         }
         for th in threads {

@@ -112,7 +112,7 @@ fn look_at(events: &[Event], mine: &[usize], k: usize) -> Option<(Look, usize)> 
         let c = &events[j];
         match c.op {
             _ if c.file != e.file => return None,
-            Op::Read => look.bytes += c.result.max(0) as u64,
+            Op::Read => look.bytes = look.bytes.saturating_add(c.result.max(0) as u64),
             Op::Seek => {}
             Op::Close => return Some((look, n + 1)),
             _ => return None,

@@ -128,7 +128,7 @@ pub fn woken(r: &Recording) -> Option<HashMap<u32, Woken>> {
     for w in &r.footer.wakes {
         let k = out.entry(w.tid).or_default();
         k.sleeps += 1;
-        k.asleep_ns += w.asleep_ns;
+        k.asleep_ns = k.asleep_ns.saturating_add(w.asleep_ns);
         *by.entry(w.tid).or_default().entry(w.by).or_default() += 1;
     }
     for (tid, k) in &mut out {

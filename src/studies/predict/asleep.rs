@@ -124,11 +124,11 @@ fn asleep_shares(
     let none = Vec::new();
     let close = |g: &mut Gaps, tid: u32, until: u64| {
         let (a, b) = (g.from, until.max(g.from));
-        g.outside += b - a;
+        g.outside = g.outside.saturating_add(b - a);
         let k = kids.get(&tid).unwrap_or(&none);
         let n = k.partition_point(|&end| end <= b);
         if let Some(&last) = k[..n].last().filter(|&&end| end > a) {
-            g.waited += last - a;
+            g.waited = g.waited.saturating_add(last - a);
         }
     };
     // The gaps: from its birth to its first call, between its calls, from its last call to

@@ -141,7 +141,7 @@ fn decide(r: &Recording, threads: HashMap<u32, End>, slack: u64) -> ProgramEnd {
             (
                 Some(owner),
                 End {
-                    ns: e.ns + slack,
+                    ns: e.ns.saturating_add(slack),
                     hinge: e.hinge,
                 },
             )

@@ -73,15 +73,15 @@ struct Acc {
 
 impl Acc {
     fn merge(&mut self, o: &Acc) {
-        self.calls += o.calls;
-        self.bytes += o.bytes;
+        self.calls = self.calls.saturating_add(o.calls);
+        self.bytes = self.bytes.saturating_add(o.bytes);
         self.recorded = self.recorded.saturating_add(o.recorded);
         self.replayed = self.replayed.saturating_add(o.replayed);
     }
 
     fn add(&mut self, bytes: u64, recorded: u64, replayed: u64) {
         self.calls += 1;
-        self.bytes += bytes;
+        self.bytes = self.bytes.saturating_add(bytes);
         self.recorded = self.recorded.saturating_add(recorded);
         self.replayed = self.replayed.saturating_add(replayed);
     }
@@ -110,7 +110,8 @@ pub fn figures(r: &Recording, tl: &Timeline, pe: &ProgramEnd) -> Figures {
         }
         let key = match e.op {
             Op::Read | Op::Write => {
-                let seq = next.insert((e.file, e.op), e.offset + e.len) == Some(e.offset);
+                let end = e.offset.saturating_add(e.len);
+                let seq = next.insert((e.file, e.op), end) == Some(e.offset);
                 (e.op, e.len, seq)
             }
             op if op.is_sync() => (op, 0, false),
@@ -118,7 +119,9 @@ pub fn figures(r: &Recording, tl: &Timeline, pe: &ProgramEnd) -> Figures {
         };
         patterns.entry(key).or_default().add(bytes, e.dur, took);
     }
-    let io_total: u64 = patterns.values().map(|a| a.replayed).sum();
+    let io_total = patterns
+        .values()
+        .fold(0, |s: u64, a| s.saturating_add(a.replayed));
     let mut t: Vec<ThreadFigures> = r
         .footer
         .threads
@@ -232,7 +235,8 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
             p.bound.unseen_io_ns as f64 / 1e6
         ));
     }
-    let paced = r.events.iter().filter(|e| e.is_sqpoll()).count() as u64 + f.aio_unreaped;
+    let sqpoll = r.events.iter().filter(|e| e.is_sqpoll()).count() as u64;
+    let paced = sqpoll.saturating_add(f.aio_unreaped);
     if paced > 0 {
         w.push(format!(
             "{paced} asynchronous I/Os or SQPOLL batches no call of the program waited for \
@@ -343,8 +347,7 @@ fn cached_reads(r: &Recording) -> Option<String> {
         .events
         .iter()
         .filter(|e| e.op == Op::Read && warm.get(e.file as usize) == Some(&true))
-        .map(|e| e.bytes())
-        .sum();
+        .fold(0, |s: u64, e| s.saturating_add(e.bytes()));
     let big = bytes >= 1 << 20;
     (files > 0 && big).then(|| {
         format!(

@@ -223,9 +223,8 @@ fn one(r: &Recording, run: &Replayed<'_>, cold: &ColdStart) -> (ReplayPrediction
         .map_or(0, |o| o.think_preempted_ns / 2)
         .min(room);
     let wakes = wake::wakes(r, run.timeline, pe.end.hinge, cold);
-    let shift = wakes
-        .shift_ns()
-        .max(-(room.saturating_sub(preempted) as i64));
+    let floor = i64::try_from(room.saturating_sub(preempted)).unwrap_or(i64::MAX);
+    let shift = wakes.shift_ns().max(-floor);
     let predicted = pe
         .end
         .ns
@@ -288,22 +287,24 @@ pub fn predict(r: &Recording, trace: &str, to: &Target<'_>, runs: &[Replayed<'_>
         .events
         .iter()
         .filter(|e| e.io_unseen())
-        .map(|e| e.dur)
-        .sum();
+        .fold(0, |s: u64, e| s.saturating_add(e.dur));
     let bound = Bound {
         noise_ns: noise,
         capture_ns: each[mid].2,
         unseen_io_ns: unseen,
         preempted_ns: each[mid].0.preempted_left_ns,
         wake_ns: each[mid].0.wakes.half_ns(),
-        model_ns: predicted * MODEL_BIAS_PCT / 100,
+        model_ns: (u128::from(predicted) * u128::from(MODEL_BIAS_PCT) / 100) as u64,
     };
-    let bound_ns = bound.noise_ns
-        + bound.capture_ns
-        + bound.unseen_io_ns
-        + bound.preempted_ns
-        + bound.wake_ns
-        + bound.model_ns;
+    let bound_ns = [
+        bound.capture_ns,
+        bound.unseen_io_ns,
+        bound.preempted_ns,
+        bound.wake_ns,
+        bound.model_ns,
+    ]
+    .into_iter()
+    .fold(bound.noise_ns, u64::saturating_add);
     let (pe, tl) = (&each[mid].1, runs[mid].timeline);
     let f = figures::figures(r, tl, pe);
     let kept = asleep::kept_waits(r, tl, pe);

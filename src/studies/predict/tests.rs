@@ -743,3 +743,49 @@ fn recorded_waits_for_a_cpu_are_taken_away_by_half_unless_the_replay_left_them_o
     assert_eq!(p.bound.preempted_ns, 0);
     assert_eq!(p.replays[0].think, Some(think));
 }
+
+/// A damaged or hostile trace — times out of order within a thread, sizes and sleeps at the
+/// ends of their ranges — gives a prediction, never an overflow (the trace fuzzer found
+/// several: the recorded think time to a thread's next sleep, summed over calls whose times
+/// overlap; the bound's parts; the patterns' sizes).
+#[test]
+fn times_and_sizes_at_the_ends_of_their_ranges_give_a_prediction_not_an_overflow() {
+    use crate::trace::recording::OffCpu;
+    let max = u64::MAX;
+    let mut events = vec![
+        ev(0, 0, 1, Op::Read),
+        ev(max - 1, 0, 1, Op::Read),
+        ev(0, 0, 1, Op::Write),
+        ev(5, max, 2, Op::Read),
+    ];
+    for e in &mut events {
+        (e.offset, e.len, e.result) = (max - 1, max, i64::MAX);
+    }
+    let threads = vec![thread(1, None, 0, max), thread(2, Some(1), 1, max)];
+    let mut r = recording(events, threads, max);
+    for th in &mut r.footer.threads {
+        th.off_cpu = Some(OffCpu {
+            calls_slept: 1,
+            think_asleep_ns: max,
+            think_sleeps: 1,
+            think_preempted_ns: max,
+        });
+    }
+    r.footer.wakes = vec![(3, 2, 1, max).into(), (max, 2, 1, max).into()];
+    r.footer.wakes_seen = true;
+    r.footer.gaps = Some(vec![(1, max, max).into(), (2, max, 0).into()]);
+    let done: Vec<u64> = r.events.iter().map(|e| e.done_ns()).collect();
+    let took: Vec<u64> = r.events.iter().map(|e| e.dur).collect();
+    let tl = timeline(&done, &took);
+    let p = predict_with(&r, &[tl.clone(), tl]);
+    assert!(p.predicted_ns > 0 && p.bound.model_ns > 0);
+    // What replay works out from the same trace.
+    let side = (
+        &r.footer.threads[..],
+        &r.footer.wakes[..],
+        r.footer.gaps.as_deref(),
+    );
+    let anchors = crate::trace::anchor::anchors(&r.events, side, |_| true);
+    assert!(anchors.values().flatten().all(|a| a.event < r.events.len()));
+    let _ = crate::trace::anchor::ends(&r.events, side, |_| true);
+}

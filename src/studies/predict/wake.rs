@@ -32,12 +32,12 @@ pub struct Wakes {
 impl Wakes {
     /// The middle of the range: what the prediction adds (negative: takes away), ns.
     pub fn shift_ns(&self) -> i64 {
-        (self.grow_ns as i64 - self.shrink_ns as i64) / 2
+        ((i128::from(self.grow_ns) - i128::from(self.shrink_ns)) / 2) as i64
     }
 
     /// Half the range: the bound's part, ns.
     pub fn half_ns(&self) -> u64 {
-        (self.grow_ns + self.shrink_ns) / 2
+        self.grow_ns.saturating_add(self.shrink_ns) / 2
     }
 }
 
@@ -62,11 +62,11 @@ pub fn wakes(r: &Recording, tl: &Timeline, hinge: Option<usize>, cold: &ColdStar
             match (recorded(i), replayed(i)) {
                 (true, false) => {
                     w.fewer += 1;
-                    w.shrink_ns += cold.at_most(after[i]);
+                    w.shrink_ns = w.shrink_ns.saturating_add(cold.at_most(after[i]));
                 }
                 (false, true) => {
                     w.more += 1;
-                    w.grow_ns += cold.added_at_most(after[i]);
+                    w.grow_ns = w.grow_ns.saturating_add(cold.added_at_most(after[i]));
                 }
                 _ => {}
             }
@@ -89,7 +89,7 @@ fn think_to_next_sleep(r: &Recording, sleeps: impl Fn(usize) -> bool) -> Vec<u64
         out[i] = match next.get(&e.tid) {
             Some(&j) => {
                 let gap = ev[j].t.saturating_sub(done);
-                gap + if sleeps(j) { 0 } else { out[j] }
+                gap.saturating_add(if sleeps(j) { 0 } else { out[j] })
             }
             None => r
                 .footer
