@@ -29,6 +29,81 @@ fn check(data: &[u8]) {
     let x = iogauge::trace::export::iolog(&r, None);
     assert!(x.entries.iter().all(|e| (e.file as usize) < x.files.len()));
     let _ = iogauge::report::trace::stats_text(&iogauge::trace::stats::stats(&r));
+    // What replay and predict work out from a trace before any I/O: the calls each call
+    // starts from (wake-ups, sleeps split by the gaps), how each thread's end follows, and
+    // the polls; the footer's lists may name any event, thread or time.
+    let f = &r.footer;
+    let side = (&f.threads[..], &f.wakes[..], f.gaps.as_deref());
+    let anchors = iogauge::trace::anchor::anchors(&r.events, side, |_| true);
+    for (&i, list) in &anchors {
+        assert!(i < r.events.len());
+        assert!(list.iter().all(|a| a.event < r.events.len()));
+    }
+    for told in iogauge::trace::anchor::ends(&r.events, side, |_| true).values() {
+        assert!(told.anchors.iter().all(|a| a.event < r.events.len()));
+    }
+    let paths: Vec<String> = f.files.iter().map(|x| x.path.clone()).collect();
+    let _ = iogauge::trace::poll::polls(&r.events, &paths, |i| anchors.contains_key(&i));
+    predict_as_recorded(&r);
+}
+
+/// `predict`'s arithmetic over a replay in which every call took its recorded time, issued
+/// after its thread's previous call: the figures, the bound and the warnings of any trace.
+fn predict_as_recorded(r: &Recording) {
+    use iogauge::studies::predict::{Replayed, Target, predict};
+    use iogauge::trace::recording::flag;
+    use iogauge::trace::replayed::{Mode, ReplayReport, Timeline};
+    let n = r.events.len();
+    let mut last: std::collections::HashMap<u32, (usize, u64)> = Default::default();
+    let mut tl = Timeline::default();
+    for (i, e) in r.events.iter().enumerate() {
+        let before = last.insert(e.tid, (i, 0));
+        let calls = before.map_or(1, |(_, c)| c + 1);
+        last.get_mut(&e.tid).expect("inserted").1 = calls;
+        tl.done_ns.push(Some(e.done_ns()));
+        tl.took_ns.push(e.dur);
+        tl.chain_late_ns.push(0);
+        tl.chain_calls.push(calls);
+        tl.slept.push(e.flags & flag::SLEPT != 0);
+        tl.after.push(before.map(|(j, _)| j));
+    }
+    assert_eq!(tl.done_ns.len(), n);
+    let report = ReplayReport {
+        trace: "fuzz".into(),
+        command: Vec::new(),
+        mode: Mode::Closed,
+        speed: 1.0,
+        directory: "fuzz".into(),
+        laid_out_bytes: 0,
+        recorded_span_ns: r.footer.duration_ns,
+        recorded_span_untraced_ns: None,
+        replayed_span_ns: r.footer.duration_ns,
+        recorded_io_ns: 0,
+        replayed_io_ns: 0,
+        issue_error_p50_ns: 0,
+        issue_error_p99_ns: 0,
+        issue_error_max_ns: 0,
+        ops: Vec::new(),
+        threads: Vec::new(),
+        skipped: 0,
+        results_differ: 0,
+        recorded_calls_slept: None,
+        replayed_calls_slept: 0,
+        stopped: false,
+        polls: Default::default(),
+        think: None,
+        async_one_by_one: None,
+        uring_as_aio: None,
+    };
+    let to = Target {
+        directory: "fuzz",
+        cold: Default::default(),
+    };
+    let runs = [Replayed {
+        report: &report,
+        timeline: &tl,
+    }];
+    let _ = predict(r, "fuzz", &to, &runs);
 }
 
 fuzz_target!(|data: &[u8]| {
