@@ -52,7 +52,7 @@ fn check(data: &[u8]) {
 fn predict_as_recorded(r: &Recording) {
     use iogauge::studies::predict::{Replayed, Target, predict};
     use iogauge::trace::recording::flag;
-    use iogauge::trace::replayed::{Mode, ReplayReport, Timeline};
+    use iogauge::trace::replayed::{ReplayReport, Timeline};
     let n = r.events.len();
     let mut last: std::collections::HashMap<u32, (usize, u64)> = Default::default();
     let mut tl = Timeline::default();
@@ -70,30 +70,11 @@ fn predict_as_recorded(r: &Recording) {
     assert_eq!(tl.done_ns.len(), n);
     let report = ReplayReport {
         trace: "fuzz".into(),
-        command: Vec::new(),
-        mode: Mode::Closed,
         speed: 1.0,
         directory: "fuzz".into(),
-        laid_out_bytes: 0,
         recorded_span_ns: r.footer.duration_ns,
-        recorded_span_untraced_ns: None,
         replayed_span_ns: r.footer.duration_ns,
-        recorded_io_ns: 0,
-        replayed_io_ns: 0,
-        issue_error_p50_ns: 0,
-        issue_error_p99_ns: 0,
-        issue_error_max_ns: 0,
-        ops: Vec::new(),
-        threads: Vec::new(),
-        skipped: 0,
-        results_differ: 0,
-        recorded_calls_slept: None,
-        replayed_calls_slept: 0,
-        stopped: false,
-        polls: Default::default(),
-        think: None,
-        async_one_by_one: None,
-        uring_as_aio: None,
+        ..Default::default()
     };
     let to = Target {
         directory: "fuzz",

@@ -4,9 +4,10 @@
 use serde::Serialize;
 
 /// When calls are issued.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
+    #[default]
     Closed,
     Open,
     Afap,
@@ -57,8 +58,9 @@ pub struct ThreadFigures {
     pub issue_error_p99_ns: u64,
 }
 
-/// What a replay measured.
-#[derive(Debug, Clone, Serialize)]
+/// What a replay measured (the default: a closed replay that measured nothing, for building
+/// one by hand).
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct ReplayReport {
     pub trace: String,
     pub command: Vec<String>,

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::trace::recording::{Event, FileInfo, Footer, Header, Op, Overhead, ThreadInfo};
-use crate::trace::replayed::{Mode, ReplayReport};
+use crate::trace::replayed::ReplayReport;
 
 mod told;
 
@@ -80,30 +80,9 @@ fn timeline(done: &[u64], took: &[u64]) -> Timeline {
 fn report() -> ReplayReport {
     ReplayReport {
         trace: "t".into(),
-        command: vec![],
-        mode: Mode::Closed,
         speed: 1.0,
         directory: "d".into(),
-        laid_out_bytes: 0,
-        recorded_span_ns: 0,
-        recorded_span_untraced_ns: None,
-        replayed_span_ns: 0,
-        recorded_io_ns: 0,
-        replayed_io_ns: 0,
-        issue_error_p50_ns: 0,
-        issue_error_p99_ns: 0,
-        issue_error_max_ns: 0,
-        ops: vec![],
-        threads: vec![],
-        skipped: 0,
-        results_differ: 0,
-        recorded_calls_slept: None,
-        replayed_calls_slept: 0,
-        stopped: false,
-        polls: Default::default(),
-        think: None,
-        async_one_by_one: None,
-        uring_as_aio: None,
+        ..Default::default()
     }
 }
 
