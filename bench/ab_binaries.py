@@ -13,10 +13,12 @@ Build the old one from a worktree: git worktree add /tmp/old REV && (cd /tmp/old
 build --release).
 
 Usage: python3 bench/ab_binaries.py OLD NEW [ROUNDS] [CASE] [--seconds S] [--jobs N]
-                                    [--c-pread BIN] [--save]
+                                    [--c-pread BIN] [--save] [--old-label TEXT]
+                                    [--new-label TEXT]
 """
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -48,6 +50,12 @@ def run(b, args, seconds, jobs):
     return j["read"]["iops"] + j["write"]["iops"]
 
 
+def digest(path):
+    """The binary's sha256, first 12 hex digits: which build ran, whatever its path."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:12]
+
+
 def c_loop(binary, seconds):
     out = subprocess.run([binary, FILE, "4096", str(seconds)], check=True, text=True,
                          capture_output=True).stdout.split()
@@ -64,6 +72,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--c-pread", default="")
     ap.add_argument("--save", action="store_true")
+    ap.add_argument("--old-label", default="", help="what OLD is (its commit), for the result")
+    ap.add_argument("--new-label", default="", help="what NEW is (its commit, the change)")
     a = ap.parse_args()
     if not (os.path.exists(FILE) and os.path.getsize(FILE) == SIZE):
         with open(FILE, "wb") as f:
@@ -72,7 +82,10 @@ def main():
              f"{a.jobs} job(s), a {SIZE >> 20} MiB file on tmpfs", "",
              f"- host: {socket.gethostname()}, kernel {platform.release()}, "
              f"{os.cpu_count()} CPUs",
-             f"- old: {a.old}", f"- new: {a.new}", ""]
+             f"- old: {a.old}" + (f" ({a.old_label})" if a.old_label else ""),
+             f"- new: {a.new}" + (f" ({a.new_label})" if a.new_label else ""),
+             "- binaries: " + ", ".join(f"{k} sha256 {digest(b)}" for k, b in
+                                        (("old", a.old), ("new", a.new))), ""]
     for name, args in CASES.items():
         if a.case and name != a.case:
             continue
