@@ -463,6 +463,12 @@ impl Footer {
         self.threads.iter().any(|t| t.off_cpu.is_some())
     }
 
+    /// What `trace::anchor` follows from one thread's calls to another's: the threads, who
+    /// woke whom, and how each think time was spent (where the capture saw them).
+    pub fn sleeps(&self) -> (&[ThreadInfo], &[Wake], Option<&[Gap]>) {
+        (&self.threads, &self.wakes, self.gaps.as_deref())
+    }
+
     /// What the trace misses, in words (None: nothing it knows of).
     pub fn missing(&self) -> Option<String> {
         missing(self.lost, self.capped, self.unmatched, self.untracked_tasks)

@@ -145,11 +145,9 @@ pub fn replay_timed(
     let layout = lay_out(r, opts, &stop)?;
     let deps = aio::dependencies(&r.events);
     let anchors = match opts.mode {
-        Mode::Closed | Mode::Afap => crate::trace::anchor::anchors(
-            &r.events,
-            (&r.footer.threads, &r.footer.wakes, r.footer.gaps.as_deref()),
-            issue::replayed,
-        ),
+        Mode::Closed | Mode::Afap => {
+            crate::trace::anchor::anchors(&r.events, r.footer.sleeps(), issue::replayed)
+        }
         _ => Default::default(),
     };
     let done: Vec<AtomicU64> = r.events.iter().map(|_| AtomicU64::new(0)).collect();

@@ -227,7 +227,7 @@ impl Family {
             parent,
             told: crate::trace::anchor::ends(
                 &r.events,
-                (&r.footer.threads, &r.footer.wakes, r.footer.gaps.as_deref()),
+                r.footer.sleeps(),
                 crate::runner::replay::replayed,
             ),
             made,

@@ -759,12 +759,7 @@ fn times_and_sizes_at_the_ends_of_their_ranges_give_a_prediction_not_an_overflow
     let p = predict_with(&r, &[tl.clone(), tl]);
     assert!(p.predicted_ns > 0 && p.bound.model_ns > 0);
     // What replay works out from the same trace.
-    let side = (
-        &r.footer.threads[..],
-        &r.footer.wakes[..],
-        r.footer.gaps.as_deref(),
-    );
-    let anchors = crate::trace::anchor::anchors(&r.events, side, |_| true);
+    let anchors = crate::trace::anchor::anchors(&r.events, r.footer.sleeps(), |_| true);
     assert!(anchors.values().flatten().all(|a| a.event < r.events.len()));
-    let _ = crate::trace::anchor::ends(&r.events, side, |_| true);
+    let _ = crate::trace::anchor::ends(&r.events, r.footer.sleeps(), |_| true);
 }
