@@ -39,6 +39,24 @@ fn main() {
                 j.name = format!("{}.r{rank}", j.name);
             }
         }
+        // What a real rank sends besides its report: each group's device check.
+        let device_checks = r
+            .groups
+            .iter()
+            .map(|g| {
+                Some(iogauge::result::DeviceCheck {
+                    group: iogauge::result::group_label(
+                        g.id,
+                        g.jobs.iter().map(|j| j.name.as_str()),
+                    ),
+                    read: g.total.read.bytes,
+                    written: g.total.write.bytes,
+                    buffered_reads: false,
+                    direct_reads: true,
+                    unflushed: false,
+                })
+            })
+            .collect();
         serde_json::to_vec(&RankResult {
             rank,
             host,
@@ -49,6 +67,7 @@ fn main() {
             stonewalled_by: Vec::new(),
             read_shift: None,
             report: r,
+            device_checks,
             rounds: None,
         })
         .expect("serialises")

@@ -288,6 +288,7 @@ fn add_job(d: &Doc, j: &Job, groups: &mut Vec<GroupReport>, errors: &mut Vec<Str
                 devices: Vec::new(),
                 without_device: Vec::new(),
                 group_reporting,
+                device_check: None,
             });
             groups.len() - 1
         }

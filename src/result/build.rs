@@ -6,6 +6,9 @@ use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 mod replay;
+mod verdict;
+
+pub use verdict::DeviceCheck;
 
 use super::*;
 use crate::host::TargetInfo;
@@ -254,6 +257,9 @@ pub struct Context {
     pub wall: Duration,
     pub targets: Vec<TargetInfo>,
     pub warnings: Vec<String>,
+    /// The device counters' verdicts are left to a merge of this run with others on the same
+    /// devices (a scale-out rank): each group keeps its [`DeviceCheck`] for it instead.
+    pub defer_device_verdicts: bool,
 }
 
 pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
@@ -275,7 +281,7 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
             group_report(
                 (outcome, id, jobs),
                 &mut errors,
-                &mut device_notes,
+                (&mut device_notes, ctx.defer_device_verdicts),
                 &mut said,
             )
         })
@@ -321,7 +327,7 @@ pub fn build(outcome: &RunOutcome, ctx: Context) -> RunReport {
 fn group_report(
     (outcome, id, jobs): (&RunOutcome, usize, &[JobOutcome]),
     errors: &mut Vec<String>,
-    device_notes: &mut Vec<String>,
+    (device_notes, defer_verdicts): (&mut Vec<String>, bool),
     said_without_device: &mut std::collections::BTreeSet<std::path::PathBuf>,
 ) -> GroupReport {
     let mut total = JobStats::default();
@@ -377,14 +383,17 @@ fn group_report(
         .filter(|p| said_without_device.insert((*p).clone()))
         .cloned()
         .collect();
-    device_warnings(
-        device_notes,
-        id,
+    without_device_note(device_notes, id, &outcome.groups[id], &unsaid);
+    let check = DeviceCheck::of(
+        group_label(id, outcome.groups[id].iter().map(|j| j.spec.name.as_str())),
         &outcome.groups[id],
         &total,
-        &devices,
-        &unsaid,
     );
+    // A merge of several processes' runs judges their shared devices once, against all of
+    // their jobs (see `DeviceCheck`).
+    if !defer_verdicts {
+        device_notes.extend(check.verdicts(&devices));
+    }
     GroupReport {
         id,
         group_reporting: outcome.groups[id].iter().any(|j| j.spec.group_reporting),
@@ -392,6 +401,7 @@ fn group_report(
         total,
         devices,
         without_device: disks.without_device,
+        device_check: Some(check),
     }
 }
 
@@ -546,153 +556,29 @@ fn spread_out(total: &mut JobStats, jobs: usize) -> Option<String> {
     ))
 }
 
-/// Reads or writes below this share of what iogauge moved mean the device did not do them.
-const DEVICE_SHARE: f64 = 0.5;
-/// Groups moving less than this are too small to judge against background I/O.
-const DEVICE_MIN_BYTES: u64 = 1 << 20;
-/// Device traffic past `EXCESS_FACTOR` × what the jobs moved plus `EXCESS_BYTES` is not
-/// theirs: room for a file system's journal and metadata (a write-through log write can cost
-/// a journal block of its own), not for another writer's gigabytes.
-const EXCESS_FACTOR: f64 = 4.0;
-const EXCESS_BYTES: u64 = 64 << 20;
-
-/// The device moved more than the jobs can explain.
-fn excess(device: u64, jobs: u64) -> bool {
-    device as f64 > EXCESS_FACTOR * jobs as f64 + EXCESS_BYTES as f64
-}
-
-/// Compares what a group issued with what its devices did, and says where they disagree:
-/// reads the page cache served, buffered writes still unflushed when timing stopped, and
-/// targets with no device to check at all.
-fn device_warnings(
+/// Says the files of group `id` that have no device below them: nothing to check, and the
+/// figures are the file system's.
+fn without_device_note(
     notes: &mut Vec<String>,
     id: usize,
-    jobs: &[crate::runner::JobOutcome],
-    total: &Measurement,
-    devices: &[DeviceIo],
+    jobs: &[JobOutcome],
     without_device: &[std::path::PathBuf],
 ) {
-    let group = group_label(id, jobs.iter().map(|j| j.spec.name.as_str()));
-    if !without_device.is_empty() {
-        let why = crate::platform::NO_DEVICE_WHY;
-        notes.push(format!(
-            "{group}: {} {} {why}: there is no device to check, and the figures are the file \
-             system's",
-            crate::rawpath::brief_list(without_device),
-            if without_device.len() == 1 {
-                "is"
-            } else {
-                "are"
-            }
-        ));
-    }
-    if devices.is_empty() {
+    if without_device.is_empty() {
         return;
     }
-    let dev_read: u64 = devices.iter().map(|d| d.read_bytes).sum();
-    let dev_write: u64 = devices.iter().map(|d| d.write_bytes).sum();
-    let names: Vec<&str> = devices.iter().map(|d| d.name.as_str()).collect();
-    let names = names.join(", ");
-    // Engines that move no data (falloc, the file operations) read nothing through the cache.
-    let buffered_reads = jobs
-        .iter()
-        .any(|j| j.spec.rw.reads() && !j.spec.direct && !j.spec.engine.moves_no_data());
-    let read = total.read.bytes;
-    if buffered_reads && read >= DEVICE_MIN_BYTES && (dev_read as f64) < DEVICE_SHARE * read as f64
-    {
-        notes.push(format!(
-            "{group}: iogauge read {} but the device ({names}) read only {} ({:.0}%): the rest \
-             came from the page cache, so the read figures describe memory, not the device \
-             {ADVICE_READ}",
-            crate::units::human_bytes(read),
-            crate::units::human_bytes(dev_read),
-            100.0 * dev_read as f64 / read as f64
-        ));
-    }
-    // Worth saying when the writes are a share of the device's work, not its background hum.
-    let busy_writing =
-        dev_write >= DEVICE_MIN_BYTES && dev_write as f64 >= 0.05 * dev_read.max(read) as f64;
-    if total.write.bytes == 0 && read > 0 && busy_writing {
-        notes.push(format!(
-            "{group}: the jobs only read, yet the device ({names}) wrote {} while they ran \
-             (dirty pages of an earlier test being flushed, or another writer): the reads \
-             shared the device, so the read figures may be lower than it can do alone",
-            crate::units::human_bytes(dev_write)
-        ));
-    }
-    let unflushed = jobs.iter().any(|j| {
-        let s = &j.spec;
-        // The engines that move no data (falloc, e4defrag…) leave nothing in the cache.
-        s.rw.writes()
-            && !s.engine.moves_no_data()
-            && !s.direct
-            && s.sync.mode == crate::plan::SyncMode::None
-            && !s.sync.flushes()
-    });
-    let written = total.write.bytes;
-    excess_warnings(
-        notes,
-        &group,
-        &names,
-        (read, written),
-        (dev_read, dev_write),
-        jobs,
-        unflushed,
-    );
-    if unflushed
-        && written >= DEVICE_MIN_BYTES
-        && (dev_write as f64) < DEVICE_SHARE * written as f64
-    {
-        notes.push(format!(
-            "{group}: iogauge wrote {} but only {} reached the device ({names}) while it ran: \
-             the rest was still in the page cache when timing stopped, so the write figures \
-             describe memory {ADVICE_WRITE}",
-            crate::units::human_bytes(written),
-            crate::units::human_bytes(dev_write)
-        ));
-    }
-}
-
-/// Traffic the jobs do not explain: another process shared the device (or an earlier test's
-/// dirty pages were flushed), and the figures are what was left to them. Reads are judged only
-/// where every reader is direct: readahead legitimately reads more.
-fn excess_warnings(
-    notes: &mut Vec<String>,
-    group: &str,
-    names: &str,
-    (read, written): (u64, u64),
-    (dev_read, dev_write): (u64, u64),
-    jobs: &[crate::runner::JobOutcome],
-    unflushed: bool,
-) {
-    let h = crate::units::human_bytes;
-    if written > 0 && excess(dev_write, written) {
-        notes.push(format!(
-            "{group}: the device ({names}) wrote {} while the jobs wrote {}: the rest came from \
-             elsewhere (another process, or dirty pages of an earlier test being flushed), so \
-             the figures are what the device had left for these jobs{}",
-            h(dev_write),
-            h(written),
-            if unflushed {
-                "; and with the jobs' writes left unflushed in the page cache, the counters \
-                 cannot show whether those reached the device "
-                    .to_string()
-                    + ADVICE_HIDDEN
-            } else {
-                String::new()
-            }
-        ));
-    }
-    let direct_reads = jobs.iter().all(|j| !j.spec.rw.reads() || j.spec.direct);
-    if read > 0 && direct_reads && excess(dev_read, read) {
-        notes.push(format!(
-            "{group}: the device ({names}) read {} while the jobs read {} (direct I/O, no \
-             readahead): the rest was another process's, so the figures are what the device had \
-             left for these jobs",
-            h(dev_read),
-            h(read)
-        ));
-    }
+    let group = group_label(id, jobs.iter().map(|j| j.spec.name.as_str()));
+    let why = crate::platform::NO_DEVICE_WHY;
+    notes.push(format!(
+        "{group}: {} {} {why}: there is no device to check, and the figures are the file \
+         system's",
+        crate::rawpath::brief_list(without_device),
+        if without_device.len() == 1 {
+            "is"
+        } else {
+            "are"
+        }
+    ));
 }
 
 /// One line naming the job, file, offset and error.

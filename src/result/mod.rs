@@ -9,7 +9,9 @@ mod build;
 pub mod fio;
 mod sum;
 
-pub use build::{Context, build, engine_report, group_label, job_error_line, measurement};
+pub use build::{
+    Context, DeviceCheck, build, engine_report, group_label, job_error_line, measurement,
+};
 
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -95,6 +97,11 @@ pub struct GroupReport {
     /// A job of the group set `group_reporting`: reporters show the group as one job.
     #[serde(default)]
     pub group_reporting: bool,
+    /// What the device counters' verdicts compare them with, kept for a merge that judges
+    /// several processes' jobs on the same devices together (a scale-out run's host); not
+    /// part of the report's JSON.
+    #[serde(skip)]
+    pub device_check: Option<DeviceCheck>,
 }
 
 /// One block device's work during a group, from /proc/diskstats (fio's disk_util). Counts

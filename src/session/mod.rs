@@ -306,6 +306,8 @@ pub(crate) fn measure(
         wall: wall0.elapsed(),
         targets: described,
         warnings,
+        // A scale-out rank shares its host's devices with the others: the merge judges them.
+        defer_device_verdicts: AGREE.with(|h| h.borrow().is_some()),
     };
     // An interrupted or failed run removes what it created, even where files are kept.
     let remove = !keep || outcome.interrupted || outcome.failed();

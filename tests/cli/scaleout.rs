@@ -984,8 +984,83 @@ fn rank_part(
         stonewalled_by: Vec::new(),
         read_shift: None,
         report: report.clone(),
+        device_checks: Vec::new(),
         rounds: None,
     }
+}
+
+/// `p` on a host whose device `vda` wrote `device_mib` MiB in its group while its jobs wrote
+/// `mib` MiB, buffered and not flushed (what a rank sends for its host's devices' verdicts).
+fn on_device(
+    mut p: iogauge::studies::scaleout::RankResult,
+    device_mib: u64,
+    mib: u64,
+) -> iogauge::studies::scaleout::RankResult {
+    let device = serde_json::json!({
+        "name": "vda", "major_minor": "254:0", "read_ios": 0, "read_merges": 0,
+        "read_bytes": 0, "write_ios": device_mib, "write_merges": 0,
+        "write_bytes": device_mib << 20, "read_ms": 0, "write_ms": 0, "in_queue_ms": 0,
+        "util_pct": 50.0, "busy_ms": 500, "wall_ms": 1000,
+    });
+    p.report.groups[0].devices = vec![serde_json::from_value(device).unwrap()];
+    p.device_checks = vec![Some(iogauge::result::DeviceCheck {
+        group: format!("group 1 (w.r{})", p.rank),
+        read: 0,
+        written: mib << 20,
+        buffered_reads: false,
+        direct_reads: true,
+        unflushed: true,
+    })];
+    p
+}
+
+/// The ranks on one host share its device: its counters are judged once, against all of the
+/// host's ranks' jobs (not by each rank against its own share, which called the others'
+/// writes another process's and gave one line per rank, each with its own figures).
+#[test]
+fn ranks_sharing_a_device_are_judged_together_once() {
+    use iogauge::studies::scaleout::aggregate;
+    let report = null_report();
+    // Host a: four ranks of 32 MiB each, the fullest view of vda 300 MiB (each rank alone
+    // would call 268 MiB of it another process's); host b: one rank, 32 MiB of 400 MiB.
+    let a = [280, 300, 290, 295];
+    let mut parts: Vec<_> = (0..4)
+        .map(|r| on_device(rank_part(&report, r, "a", 0), a[r], 32))
+        .collect();
+    parts.push(on_device(rank_part(&report, 4, "b", 0), 400, 32));
+    let (merged, _) = aggregate(parts.clone(), false);
+    let said: Vec<&String> = merged
+        .warnings
+        .iter()
+        .filter(|w| w.contains("the device (vda) wrote"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", merged.warnings);
+    assert!(
+        said[0].starts_with(
+            "rank 4 (b): group 1 (w.r$rank): the device (vda) wrote 400.00 MiB while the jobs \
+             wrote 32.00 MiB"
+        ),
+        "{said:?}"
+    );
+    // Host a's device busier still: one line for its four ranks, with their sum.
+    for p in parts.iter_mut().take(4) {
+        p.report.groups[0].devices[0].write_bytes = 700 << 20;
+    }
+    let (merged, _) = aggregate(parts, true);
+    let said: Vec<&String> = merged
+        .warnings
+        .iter()
+        .filter(|w| w.contains("the device (vda) wrote"))
+        .collect();
+    assert_eq!(said.len(), 2, "{:?}", merged.warnings);
+    assert!(
+        said[0].starts_with(
+            "ranks 0,1,2,3 (a): group 1 (w.r$rank): the device (vda) wrote 700.00 MiB while \
+             the jobs wrote 128.00 MiB"
+        ),
+        "{said:?}"
+    );
+    assert!(said[1].starts_with("rank 4 (b): "), "{said:?}");
 }
 
 #[test]
@@ -1118,7 +1193,10 @@ fn a_tree_of_host_leaders_merges_what_rank_0_alone_would() {
     let t0 = 1_000_000_000_000;
     // Host b's clock runs 3 s ahead of rank 0's.
     let ahead: i64 = 3_000_000_000;
-    let part = |rank: usize, host: &str, start: u64| rank_part(&report, rank, host, start);
+    // Every rank on a host whose device wrote more than its jobs explain: a verdict per host.
+    let part = |rank: usize, host: &str, start: u64| {
+        on_device(rank_part(&report, rank, host, start), 900, 8)
+    };
     let mut odd = part(5, "c", t0);
     odd.report.groups[0].jobs[0]
         .options
@@ -1195,6 +1273,16 @@ fn a_tree_of_host_leaders_merges_what_rank_0_alone_would() {
     assert_eq!(rows(&tree), rows(&flat));
     assert_eq!(rows(&tree).len(), 3, "{:?}", rows(&tree));
     assert_eq!(tree.warnings, flat.warnings);
+    let verdicts: Vec<&str> = tree
+        .warnings
+        .iter()
+        .filter(|w| w.contains("the device (vda) wrote 900.00 MiB"))
+        .map(|w| w.split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        verdicts,
+        ["ranks 0,1 (a)", "ranks 2,3 (b)", "ranks 4,5 (c)"]
+    );
     assert!(
         tree.warnings
             .iter()

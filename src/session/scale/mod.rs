@@ -519,6 +519,15 @@ pub fn merged(
     Ok(measured)
 }
 
+/// Rank 0's merge finished; the hosts' devices' verdicts, which the ranks left to it, reach
+/// stderr as a single run's do, whatever the report's format.
+fn finish(merger: Merger) -> Option<(iogauge::studies::Report, u8)> {
+    for v in merger.device_verdicts() {
+        super::warn(&v);
+    }
+    merger.finish()
+}
+
 /// Once the report is out: every rank leaves together (see `Ranks::done`).
 pub fn end(ranks: &Option<Ranks>, code: u8) {
     if let Some(r) = ranks {
@@ -643,6 +652,13 @@ impl Ranks {
                 stonewalled_by: self.stonewalled.borrow().clone(),
                 read_shift: self.read_shift,
                 report: m.report.run.clone(),
+                device_checks: m
+                    .report
+                    .run
+                    .groups
+                    .iter()
+                    .map(|g| g.device_check.clone())
+                    .collect(),
                 rounds: m.report.rounds.clone(),
             })
             .expect("a report serialises"),
@@ -736,10 +752,7 @@ impl Ranks {
             super::OTHER_RANK_FAILED,
         );
         let finishing = std::time::Instant::now();
-        let merged = match measured {
-            Ok(_) => merger.finish(),
-            Err(_) => None,
-        };
+        let merged = measured.as_ref().ok().and_then(|_| finish(merger));
         let merge_ms = merge_ms + finishing.elapsed().as_secs_f64() * 1e3;
         let Some((mut report, mut code)) = merged else {
             // Every rank's reason, each said once.

@@ -95,6 +95,9 @@ fn absorb_group(s: &mut GroupSums, g: GroupSums, offset_ns: i64) {
     for d in g.devices {
         fold_device(&mut s.devices, d);
     }
+    for c in g.checks {
+        super::verdicts::fold_check(&mut s.checks, c);
+    }
     s.rank_jobs.extend(g.rank_jobs);
     for hj in g.host_jobs {
         let same = s

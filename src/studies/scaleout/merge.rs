@@ -31,6 +31,11 @@ pub struct RankResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_shift: Option<usize>,
     pub report: RunReport,
+    /// Per group, what its device verdicts compare the counters with: the rank leaves the
+    /// verdicts to the merge, which judges each host's devices against all of its ranks' jobs
+    /// (see `verdicts`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub device_checks: Vec<Option<crate::result::DeviceCheck>>,
     /// Its steady-state rounds (`--until-steady`), which rank 0's merged report keeps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<crate::studies::rounds::RoundsReport>,

@@ -138,6 +138,8 @@ pub(super) struct GroupSums {
     pub(super) windows: Vec<Window>,
     pub(super) by_host: BTreeMap<String, Option<Running>>,
     pub(super) devices: Vec<DeviceIo>,
+    /// Each host's jobs as its devices' verdicts compare them (see `verdicts`).
+    pub(super) checks: Vec<super::verdicts::HostCheck>,
     pub(super) rank_jobs: Vec<(usize, JobReport)>,
     pub(super) host_jobs: Vec<HostJob>,
 }
@@ -341,6 +343,7 @@ impl Merger {
             add_verify(&mut sums.verify, v);
         }
         add_devices(&mut sums.devices, p, &g.devices);
+        super::verdicts::add_check(sums, p, gi);
         for j in &g.jobs {
             if !self.per_host {
                 sums.rank_jobs.push((p.rank, j.clone()));
@@ -379,6 +382,7 @@ impl Merger {
     /// The merged report and the worst rank's exit code; None when no result was added.
     pub fn finish(self) -> Option<(crate::studies::Report, u8)> {
         let (odd, example) = self.base.as_ref().map(|(r, _)| self.differ(*r))?;
+        let verdicts = self.device_verdicts();
         let (base_rank, mut out) = self.base?;
         let mut hosts: Vec<HostRow> = self
             .hosts
@@ -440,6 +444,7 @@ impl Merger {
         out.targets = targets.into_iter().map(|(_, _, t)| t).collect();
         out.interrupted = self.interrupted;
         out.warnings = self.warnings.lines();
+        out.warnings.extend(verdicts);
         if !odd.is_empty() {
             out.warnings.push(format!(
                 "rank(s) {} ran other options than rank {base_rank} ({}): each group's total, its \

@@ -9,13 +9,15 @@
 //! that every rank was given the same plan; `merge.rs` what the merged report holds of the
 //! ranks and its text; `merger.rs` rank 0's merge, folding each rank's result in as it
 //! arrives (a row per rank's job, or per host and job); `absorb.rs` a host leader's merge of
-//! its host's results taken into rank 0's.
+//! its host's results taken into rank 0's; `verdicts.rs` the device counters' verdicts, made
+//! once per host against all of its ranks' jobs.
 
 mod absorb;
 mod merge;
 mod merger;
 mod same;
 mod shift;
+mod verdicts;
 
 pub use absorb::*;
 pub use merge::*;
