@@ -835,6 +835,86 @@ fn paths_read_in_the_kernel_are_those_read_at_ptrace_stops() {
     assert_eq!(kept["removed"], false);
 }
 
+/// Opens `target` through a path in a page of a mapped file the program has not touched: the
+/// page is not in its page tables when the call enters, so the entry's copy of the path
+/// (which cannot fault it in) comes back empty; the kernel's own copy faults it in.
+const OPEN_FROM_AN_UNTOUCHED_PAGE: &str = r#"
+import ctypes, mmap, os, sys
+d = sys.argv[1]
+# Past the pages the kernel maps around a faulting one (fault_around_bytes, 64 KiB).
+page = 1 << 20
+with open(os.path.join(d, "path"), "wb") as f:
+    f.write(os.path.join(d, "target").encode().ljust(page, b"\0"))
+    f.write(os.path.join(d, "missing").encode() + b"\0")
+fd = os.open(os.path.join(d, "path"), os.O_RDONLY)
+# A private mapping (writable, so that ctypes takes its address; never written).
+mm = mmap.mmap(fd, 0, access=mmap.ACCESS_COPY)
+addr = ctypes.addressof(ctypes.c_char.from_buffer(mm))
+libc = ctypes.CDLL(None, use_errno=True)
+t = libc.open(ctypes.c_void_p(addr), os.O_RDONLY)
+assert t >= 0, ctypes.get_errno()
+assert os.read(t, 100) == b"target's bytes"
+# A look, its path 1 MiB further on (untouched too): nothing there.
+assert libc.open(ctypes.c_void_p(addr + page), os.O_RDONLY) == -1
+assert ctypes.get_errno() == 2
+"#;
+
+/// A successful open whose path was in a page the program had not touched yet is recorded
+/// under its path, read again at the call's exit (not under the working directory, which an
+/// empty relative path would be made into), by every method; and so is a look (an open that
+/// found nothing there) whose path was in such a page.
+#[test]
+fn an_opens_path_in_a_page_not_yet_in_memory_is_recorded_as_opened() {
+    let d = tmp();
+    std::fs::write(d.path().join("target"), "target's bytes").unwrap();
+    let script = d.path().join("open.py");
+    std::fs::write(&script, OPEN_FROM_AN_UNTOUCHED_PAGE).unwrap();
+    for method in ["perf", "ptrace"] {
+        let trace = d.path().join(format!("{method}.iogtrace"));
+        let dir = d.path().to_str().unwrap();
+        let o = run_in(
+            d.path(),
+            &[
+                "record",
+                "-o",
+                trace.to_str().unwrap(),
+                &format!("--method={method}"),
+                "--",
+                "python3",
+                script.to_str().unwrap(),
+                dir,
+            ],
+        );
+        if method == "perf" && !o.status.success() {
+            skip!("perf cannot record here: {}", stderr(&o));
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(0), "{method}: {}", stderr(&o));
+        let (files, how) = files_under(d.path(), &trace);
+        let paths: Vec<&str> = files.iter().filter_map(|f| f["path"].as_str()).collect();
+        assert!(
+            !paths.contains(&""),
+            "{method} ({how}): the directory as a file: {files:?}"
+        );
+        let target = files
+            .iter()
+            .find(|f| f["path"] == "/target")
+            .unwrap_or_else(|| panic!("{method} ({how}): no /target in {files:?}"));
+        assert_eq!(
+            target["reads"],
+            serde_json::json!([1, 14]),
+            "{method}: {target}"
+        );
+        assert_eq!(target["size_at_open"], 14, "{method}: {target}");
+        let v = trace_stats(d.path(), trace.to_str().unwrap());
+        let missing = format!("{dir}/missing");
+        assert!(
+            v.to_string().contains(&missing),
+            "{method} ({how}): the look for {missing} is not in the trace: {v}"
+        );
+    }
+}
+
 #[test]
 fn the_trace_page_draws_each_files_access_pattern() {
     let d = tmp();

@@ -31,6 +31,8 @@ pub(super) const PATH_HEAD: i32 = 24;
 pub const TAG: u16 = 0xffff;
 pub(super) const KIND_PATH: u8 = 1;
 pub(super) const KIND_OPENED: u8 = 2;
+/// A successful open's path read again at its exit (see `pathprog::exit_path`).
+pub(super) const KIND_EXIT_PATH: u8 = 9;
 
 /// What a program reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +46,13 @@ pub enum Seen {
         dirfd: i32,
         /// openat2's `open_how.flags`.
         how_flags: u64,
+        path: Vec<u8>,
+    },
+    /// The path of an open that returned a descriptor, read again at its exit.
+    ExitPath {
+        t: u64,
+        tid: u32,
+        nr: i64,
         path: Vec<u8>,
     },
     /// What an open that returned `fd` opened (mode 0: could not be read).
@@ -62,13 +71,13 @@ pub enum Seen {
 impl Seen {
     fn time(&self) -> u64 {
         match self {
-            Seen::Path { t, .. } | Seen::Opened { t, .. } => *t,
+            Seen::Path { t, .. } | Seen::ExitPath { t, .. } | Seen::Opened { t, .. } => *t,
             Seen::Aio(a) => a.time(),
         }
     }
     fn tid(&self) -> u32 {
         match self {
-            Seen::Path { tid, .. } | Seen::Opened { tid, .. } => *tid,
+            Seen::Path { tid, .. } | Seen::ExitPath { tid, .. } | Seen::Opened { tid, .. } => *tid,
             Seen::Aio(a) => a.tid(),
         }
     }
@@ -103,6 +112,16 @@ pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<Seen> {
                 which: raw[3],
                 dirfd: u64_at(8)? as i32,
                 how_flags: u64_at(16)?,
+                path: body[..end].to_vec(),
+            })
+        }
+        KIND_EXIT_PATH => {
+            let body = raw.get(PATH_HEAD as usize..)?;
+            let end = body.iter().position(|&b| b == 0).unwrap_or(body.len());
+            Some(Seen::ExitPath {
+                t,
+                tid,
+                nr,
                 path: body[..end].to_vec(),
             })
         }
@@ -213,7 +232,7 @@ impl PathProbes {
         // Where the calls are read into a ring, the paths are read by the same programs, for
         // the program's tasks alone; else by programs of their own, for every task.
         let enter_paths = |a: &mut Asm| enter_paths(a, regs, &probes, &scratch, &out_map);
-        let exit_paths = |a: &mut Asm| exit_opened(a, off, &opens, &out_map);
+        let exit_paths = |a: &mut Asm| exit_opened(a, (off, regs), &opens, (&scratch, &out_map));
         // The asynchronous I/Os' code at the calls' entry and exit: in the ring's programs,
         // it runs for the program's tasks' io_submit, io_getevents and io_uring_register
         // alone; as programs of its own, every call of every task on the machine pays for
@@ -244,7 +263,10 @@ impl PathProbes {
         if calls.is_err() {
             let (paths, alone) = loaded(|load| {
                 load(SYS_ENTER, enter_program(regs, &probes, &scratch, &out_map))?;
-                load(SYS_EXIT, exit_program(regs, off, &opens, &out_map))?;
+                load(
+                    SYS_EXIT,
+                    exit_program(regs, off, &opens, (&scratch, &out_map)),
+                )?;
                 Ok(())
             });
             paths?;
@@ -365,12 +387,15 @@ struct Said {
     path: [Option<(i32, Vec<u8>)>; 2],
     how_flags: u64,
     opened: Option<(u64, u32, u64)>,
+    /// A successful open's path as read at its exit.
+    exit_path: Option<Vec<u8>>,
 }
 
 /// The path notes of the calls perf saw, from the programs' records: each path record goes
-/// to its task's first call that had not ended when it was made, each open's record to the
-/// last call that had started, when their numbers agree. Records of other processes' tasks
-/// find no call and are dropped.
+/// to its task's first call that had not ended when it was made, each open's records made at
+/// its exit (what it opened, its path read again) to the last call that had started, when
+/// their numbers agree. A path the entry could not read (empty) is the one read at the exit.
+/// Records of other processes' tasks find no call and are dropped.
 pub fn notes(raw: &[Raw], seen: Vec<Seen>) -> Vec<PathNote> {
     let calls = calls_by_task(raw);
     let mut said: HashMap<usize, Said> = HashMap::new();
@@ -397,20 +422,22 @@ pub fn notes(raw: &[Raw], seen: Vec<Seen>) -> Vec<PathNote> {
                     said.path[usize::from(which.min(1))] = Some((dirfd, path));
                 }
             }
-            Seen::Opened {
-                nr,
-                size,
-                mode,
-                magic,
-                ..
-            } => {
+            Seen::Opened { nr, .. } | Seen::ExitPath { nr, .. } => {
                 let i = list.partition_point(|c| c.enter <= t);
-                if let Some(c) = i
+                let Some(c) = i
                     .checked_sub(1)
                     .and_then(|i| list.get(i))
                     .filter(|c| i64::from(c.nr) == nr)
-                {
-                    said.entry(c.at).or_default().opened = Some((size, mode, magic));
+                else {
+                    continue;
+                };
+                let said = said.entry(c.at).or_default();
+                match s {
+                    Seen::Opened {
+                        size, mode, magic, ..
+                    } => said.opened = Some((size, mode, magic)),
+                    Seen::ExitPath { path, .. } => said.exit_path = Some(path),
+                    _ => {}
                 }
             }
             Seen::Aio(_) => {}
@@ -431,7 +458,10 @@ pub fn notes(raw: &[Raw], seen: Vec<Seen>) -> Vec<PathNote> {
             continue;
         };
         let [first, second] = s.path;
-        let Some(first) = first else { continue };
+        let Some(mut first) = first else { continue };
+        if first.1.is_empty() {
+            first.1 = s.exit_path.unwrap_or_default();
+        }
         out.push(note(
             tid,
             call,
@@ -629,6 +659,38 @@ mod tests {
         assert_eq!(n[2].t, 140, "a note is dated at its call's entry");
     }
 
+    /// An open whose path the entry could not read (empty) takes the one read at its exit
+    /// (made after perf's exit record, as the open's own record is); a path the entry read
+    /// stands.
+    #[test]
+    fn an_empty_entry_path_is_the_one_read_at_the_exit() {
+        let exit_path = |t: u64, tid: u32, p: &str| Seen::ExitPath {
+            t,
+            tid,
+            nr: Call::Openat.number().unwrap(),
+            path: p.as_bytes().to_vec(),
+        };
+        let raw = vec![
+            enter(100, 7, Call::Openat, [0; 6]),
+            exit(110, 7, Call::Openat, 3),
+            enter(120, 7, Call::Openat, [0; 6]),
+            exit(130, 7, Call::Openat, 4),
+        ];
+        let seen = vec![
+            path(100, 7, Call::Openat, 0, ""),
+            opened(111, 7, 14, libc::S_IFREG | 0o644),
+            exit_path(111, 7, "/d/target"),
+            path(120, 7, Call::Openat, 0, "read"),
+            exit_path(131, 7, "changed since"),
+        ];
+        let mut n = notes(&raw, seen);
+        n.sort_by_key(|n| n.t);
+        assert_eq!(n.len(), 2, "{n:?}");
+        assert_eq!(n[0].path, b"/d/target");
+        assert_eq!(n[0].opened.unwrap().size, 14);
+        assert_eq!(n[1].path, b"read");
+    }
+
     #[test]
     fn kinds_follow_the_inode_and_its_file_system() {
         assert_eq!(kind_of(libc::S_IFREG, 0xef53), FileKind::Regular);
@@ -660,6 +722,18 @@ mod tests {
         // A tracepoint's record starts with its id; short or unknown records are not ours.
         assert_eq!(parse(5, 6, &[0x10, 0x03, 0, 0, 0, 0, 0, 0, 0]), None);
         assert_eq!(parse(5, 6, &[0xff, 0xff, KIND_OPENED, 0, 0, 0, 0, 0]), None);
-        assert_eq!(parse(5, 6, &[0xff, 0xff, 9, 0, 0, 0, 0, 0]), None);
+        assert_eq!(parse(5, 6, &[0xff, 0xff, 0x7f, 0, 0, 0, 0, 0]), None);
+        // An open's path read at its exit: the same layout, its own kind.
+        r[2] = KIND_EXIT_PATH;
+        assert_eq!(
+            parse(5, 6, &r),
+            Some(Seen::ExitPath {
+                t: 5,
+                tid: 6,
+                nr: Call::Rename.number().unwrap(),
+                path: b"/x/y".to_vec(),
+            })
+        );
+        assert_eq!(parse(5, 6, &r[..PATH_HEAD as usize - 1]), None);
     }
 }

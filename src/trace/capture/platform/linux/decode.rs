@@ -330,10 +330,10 @@ impl State {
             d.call,
             Call::Open | Call::Openat | Call::Openat2 | Call::Creat
         );
-        // A failed open's path the probe could not read (its page not in memory at the call's
-        // entry, where the kernel had not yet faulted it in) stays empty: unknown, not the
-        // directory it would be relative to.
-        let unread = opens && d.ret < 0 && n.at.is_some() && n.path.is_empty();
+        // An open's path the probes could not read (its page not in memory at the call's
+        // entry, and again not at its exit) stays empty: unknown, not the directory it would
+        // be relative to.
+        let unread = opens && n.at.is_some() && n.path.is_empty();
         if let Some(at) = n.at.take().filter(|_| !unread) {
             n.path = self.absolute(d.pid, at, std::mem::take(&mut n.path));
             let unknown = n.opened.is_none() && n.before.is_none();
@@ -461,7 +461,8 @@ impl State {
             .and_then(|n| n.opened.or(n.before))
             .map_or(FileKind::Other, |o| o.kind);
         let file = match (&note, kind) {
-            (Some(n), FileKind::Regular | FileKind::Block) => {
+            // A path neither copy could read names no file: its calls are counted, on none.
+            (Some(n), FileKind::Regular | FileKind::Block) if !n.path.is_empty() => {
                 let size = (!created).then(|| n.before.map_or(0, |b| b.size));
                 let id = self.file(&n.path, kind, size);
                 if self.looked_only.remove(&id) {

@@ -7,7 +7,7 @@
 use std::os::fd::OwnedFd;
 use std::sync::OnceLock;
 
-use super::bpf::{KIND_OPENED, KIND_PATH, NoProbes, PATH_HEAD, PATH_MAX, TAG};
+use super::bpf::{KIND_EXIT_PATH, KIND_OPENED, KIND_PATH, NoProbes, PATH_HEAD, PATH_MAX, TAG};
 use super::bpf_asm::*;
 use super::btf::Btf;
 use super::calls::Call;
@@ -171,26 +171,43 @@ fn read_kernel(a: &mut Asm, to: i32, len: i32) {
 
 /// The exit program, on the `sys_exit` raw tracepoint: what each open opened
 /// ([`exit_opened`]).
-pub(super) fn exit_program(regs: &Regs, o: Offsets, opens: &[i64], out: &OwnedFd) -> Vec<BpfInsn> {
+pub(super) fn exit_program(
+    regs: &Regs,
+    o: Offsets,
+    opens: &[i64],
+    (scratch, out): (&OwnedFd, &OwnedFd),
+) -> Vec<BpfInsn> {
     let mut a = Asm::default();
     a.mov(R6, R1);
     regs.nr(&mut a, R8);
-    exit_opened(&mut a, o, opens, out);
+    exit_opened(&mut a, (o, regs), opens, (scratch, out));
     a.movi(R0, 0).exit();
     a.finish()
 }
 
 /// With R6 the `sys_exit` context and R8 the call's number: for an open of `opens` that
 /// returned a descriptor, the opened inode's size and mode and its file system's magic
-/// (zeros where a read fails), sent out; falls through at the end.
-pub(super) fn exit_opened(a: &mut Asm, o: Offsets, opens: &[i64], out: &OwnedFd) {
+/// (zeros where a read fails), sent out, then (and for one that found nothing at its path)
+/// its path read again ([`exit_path`]); falls through at the end.
+pub(super) fn exit_opened(
+    a: &mut Asm,
+    (o, regs): (Offsets, &Regs),
+    opens: &[i64],
+    (scratch, out): (&OwnedFd, &OwnedFd),
+) {
     // The record at fp-48 (40 bytes): tag/kind, nr, fd, size, mode, magic; fp-56: scratch.
     a.mov(R7, R8);
     for nr in opens {
         a.jump_if(JEQ, R7, *nr as i32, "open");
     }
     a.goto("opened").label("open");
-    a.ld(W::Dw, R8, R6, EXIT_RET).jump_if(JSLT, R8, 0, "opened");
+    // A failed open says nothing of a file, but one that found nothing at its path (a look)
+    // had its path read by the kernel: read it again too.
+    a.ld(W::Dw, R8, R6, EXIT_RET)
+        .jump_if(JSGT, R8, -1, "open_gave_fd")
+        .jump_if(JNE, R8, -libc::ENOENT, "opened")
+        .goto("exit_path")
+        .label("open_gave_fd");
     a.sti(W::H, FP, -48, i32::from(TAG))
         .sti(W::H, FP, -46, i32::from(KIND_OPENED))
         .st(W::Wd, FP, -44, R7)
@@ -232,5 +249,50 @@ pub(super) fn exit_opened(a: &mut Asm, o: Offsets, opens: &[i64], out: &OwnedFd)
         .addi(R4, -48)
         .movi(R5, 40)
         .call(HELPER_PERF_EVENT_OUTPUT);
+    exit_path(a, regs, scratch, out);
     a.label("opened");
+}
+
+/// With R6 the `sys_exit` context and R7 the number of an open that returned a descriptor
+/// (or found nothing at its path, -ENOENT): its path read again, sent out as a `KIND_EXIT_PATH` record (a path record's layout, no
+/// directory fd or flags). The kernel has read the path by now, so its page is in memory,
+/// where at the call's entry it may not have been (a path in a page the program had not
+/// touched yet: the entry's copy cannot fault it in, and comes back empty). Jumps to
+/// "opened" where there is nothing to send.
+fn exit_path(a: &mut Asm, regs: &Regs, scratch: &OwnedFd, out: &OwnedFd) {
+    a.label("exit_path");
+    regs.read_args(a);
+    a.sti(W::Wd, FP, -4, 0).mov(R2, FP).addi(R2, -4);
+    a.map(R1, scratch)
+        .call(HELPER_MAP_LOOKUP)
+        .jump_if(JEQ, R0, 0, "opened");
+    a.mov(R9, R0)
+        .sti(W::H, R9, 0, i32::from(TAG))
+        .sti(W::B, R9, 2, i32::from(KIND_EXIT_PATH))
+        .sti(W::B, R9, 3, 0)
+        .st(W::Wd, R9, 4, R7)
+        .sti(W::Dw, R9, 8, 0)
+        .sti(W::Dw, R9, 16, 0);
+    // R3 = the open's path argument.
+    for p in PROBES
+        .iter()
+        .filter(|p| OPENS.contains(&p.call) && p.which == 0)
+    {
+        let Some(nr) = p.call.number() else { continue };
+        let other = format!("exit_path_not_{nr}");
+        a.jump_if(JNE, R7, nr as i32, &other);
+        regs.arg(a, R3, usize::from(p.path));
+        a.goto("exit_path_read").label(&other);
+    }
+    a.goto("opened").label("exit_path_read");
+    a.mov(R1, R9).addi(R1, PATH_HEAD).movi(R2, PATH_MAX);
+    a.call(HELPER_PROBE_READ_USER_STR)
+        .jump_if(JSLE, R0, 0, "opened")
+        .jump_if(JSLE, R0, PATH_MAX, "exit_path_sized")
+        .movi(R0, PATH_MAX)
+        .label("exit_path_sized")
+        .mov(R5, R0)
+        .addi(R5, PATH_HEAD);
+    a.mov(R1, R6).map(R2, out).movi32(R3, -1).mov(R4, R9);
+    a.call(HELPER_PERF_EVENT_OUTPUT);
 }

@@ -79,6 +79,8 @@ mod tests {
             // Made meanwhile by a process outside the program: found, 100 bytes.
             openat(5_000, "/data/other", libc::O_RDONLY, 7, Some(100)),
             openat(6_000, "/data/denied", libc::O_RDONLY, -13, None),
+            // Opened, its path read neither at the entry nor at the exit: no file to name.
+            openat(7_000, "", libc::O_RDONLY, 8, Some(50)),
         ];
         let raw = calls.iter().flat_map(|(r, _)| *r).collect();
         let notes = calls.iter().map(|(_, n)| n.clone()).collect();
@@ -103,8 +105,9 @@ mod tests {
         // Made by the program: nothing to lay out. Found made: laid out at what was found.
         assert_eq!(d.files[ready as usize].size_at_open, None);
         assert_eq!(d.files[other as usize].size_at_open, Some(100));
-        // The unread look and the refused open: counted, on no file.
-        assert_eq!(d.other_calls, 2);
+        // The unread look, the refused open and the unread open: counted, on no file (not
+        // on the working directory, "/", which an empty relative path would be made into).
+        assert_eq!(d.other_calls, 3);
         assert!(
             d.files
                 .iter()
