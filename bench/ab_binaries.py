@@ -36,6 +36,10 @@ CASES = {
     "null": ["--ioengine=null", "--rw=randread", "--bs=4k"],
     "psync-tmpfs": ["--ioengine=psync", "--rw=randread", "--bs=4k"],
     "uring-q32-tmpfs": ["--ioengine=io_uring", "--iodepth=32", "--rw=randread", "--bs=4k"],
+    "uring-q32-b32-fixed-tmpfs": ["--ioengine=io_uring", "--iodepth=32", "--rw=randread",
+                                  "--bs=4k", "--iodepth_batch_submit=32",
+                                  "--iodepth_batch_complete_min=32", "--fixedbufs=1",
+                                  "--registerfiles=1"],
 }
 
 
