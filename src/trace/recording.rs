@@ -567,13 +567,56 @@ impl Recording {
                 footer.files.len()
             )));
         }
-        Ok(Recording {
+        let r = Recording {
             header,
             events,
             footer,
-        })
+        };
+        r.check()?;
+        Ok(r)
+    }
+
+    /// Refuses times and sizes no recording has: an event or wake-up past the recording's
+    /// end (a replay in open mode would wait for it, years on), a file's size or extent past
+    /// the largest file offset (a layout would try to write it).
+    fn check(&self) -> Result<(), BadTrace> {
+        let end = self.footer.duration_ns;
+        let late = end.saturating_add(END_SLACK_NS);
+        for (i, e) in self.events.iter().enumerate() {
+            if e.t.checked_add(e.dur).is_none_or(|done| done > late) {
+                return Err(BadTrace(format!(
+                    "event {i} runs from {} ns for {} ns, past the recording's end at {end} ns",
+                    e.t, e.dur
+                )));
+            }
+        }
+        if let Some(w) = self.footer.wakes.iter().find(|w| w.t > late) {
+            return Err(BadTrace(format!(
+                "a wake-up at {} ns, past the recording's end at {end} ns",
+                w.t
+            )));
+        }
+        let max = i64::MAX as u64;
+        if let Some(f) = self
+            .footer
+            .files
+            .iter()
+            .find(|f| f.extent > max || f.size_at_open.is_some_and(|s| s > max))
+        {
+            return Err(BadTrace(format!(
+                "file {} is {} bytes, {} of them touched: past the largest file offset",
+                f.path,
+                f.size_at_open.unwrap_or(0),
+                f.extent
+            )));
+        }
+        Ok(())
     }
 }
+
+/// How far past the recording's end an event may end: the capture reads its end after its
+/// last event's.
+const END_SLACK_NS: u64 = 1_000_000_000;
 
 /// Why a file is not a readable trace, said for the user.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -672,6 +715,38 @@ mod tests {
             bytes.len()
         );
         assert_eq!(Recording::decode(&bytes[..]).unwrap(), r);
+    }
+
+    /// A replay in open mode waits for each event's recorded time; a layout writes each file's
+    /// recorded extent: a trace with times past its end, or sizes past any file's, is refused
+    /// as it is read.
+    #[test]
+    fn refuses_times_past_its_end_and_sizes_past_any_files() {
+        let said = |r: &Recording| Recording::decode(&r.encode().unwrap()[..]).unwrap_err().0;
+        let mut late = sample();
+        late.events[5].t = 20_000_000_000;
+        assert!(
+            said(&late).contains("event 5 runs from 20000000000 ns"),
+            "{}",
+            said(&late)
+        );
+        let mut wraps = sample();
+        wraps.events[7].dur = u64::MAX;
+        assert!(said(&wraps).starts_with("event 7 "), "{}", said(&wraps));
+        let mut woken = sample();
+        woken.footer.wakes[0].t = u64::MAX;
+        assert!(said(&woken).contains("wake-up"), "{}", said(&woken));
+        let mut huge = sample();
+        huge.footer.files[0].size_at_open = Some(u64::MAX);
+        assert!(
+            said(&huge).contains("past the largest file offset"),
+            "{}",
+            said(&huge)
+        );
+        // Within a second of its end (the capture reads its end after its last event): kept.
+        let mut edge = sample();
+        edge.events[9_999].t = edge.footer.duration_ns + 900_000_000 - edge.events[9_999].dur;
+        assert!(Recording::decode(&edge.encode().unwrap()[..]).is_ok());
     }
 
     #[test]

@@ -398,7 +398,28 @@ fn replay_refuses_bad_input_and_touches_nothing() {
     let t = d.path().join("t.iogtrace");
     record(d.path(), &t, &["sh", "-c", "echo x > y"]);
     let ts = t.to_str().unwrap();
+    // The same trace with one event a century after its end (an open-mode replay waited for
+    // it, hung), and with a file past the largest file offset.
+    use iogauge::trace::recording::Recording;
+    let good = Recording::decode(&std::fs::read(&t).unwrap()[..]).unwrap();
+    let (late, huge) = (
+        d.path().join("late.iogtrace"),
+        d.path().join("huge.iogtrace"),
+    );
+    let mut r = good.clone();
+    r.events[0].t = 100 * 365 * 86_400 * 1_000_000_000;
+    std::fs::write(&late, r.encode().unwrap()).unwrap();
+    let mut r = good;
+    r.footer.files[0].extent = u64::MAX;
+    std::fs::write(&huge, r.encode().unwrap()).unwrap();
+    let (late, huge) = (late.to_str().unwrap(), huge.to_str().unwrap());
     for (args, says) in [
+        (
+            vec!["replay", late, "--mode=open"],
+            "event 0 runs from 3153600000000000000 ns",
+        ),
+        (vec!["replay", huge], "past the largest file offset"),
+        (vec!["predict", late], "past the recording's end"),
         (vec!["replay", ts, "--speed=0"], "--speed=0"),
         (vec!["replay", ts, "--speed=fast"], "--speed=fast"),
         (vec!["replay", ts, "--mode=burst"], "--mode=burst"),

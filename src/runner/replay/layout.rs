@@ -38,7 +38,7 @@ pub fn bytes_needed(r: &Recording) -> u64 {
         .files
         .iter()
         .filter_map(|f| f.size_at_open.map(|s| data_end(s, f.extent)))
-        .sum()
+        .fold(0, u64::saturating_add)
 }
 
 /// Data is written up to the furthest byte touched (rounded up to 1 MiB), never past the size.

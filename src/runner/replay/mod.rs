@@ -355,12 +355,13 @@ fn check_space(r: &Recording, dir: &std::path::Path) -> Result<(), ReplayError> 
         .files
         .iter()
         .map(|f| f.extent.saturating_sub(f.size_at_open.unwrap_or(0)))
-        .sum();
-    if need + grown > free {
+        .fold(0, u64::saturating_add);
+    let total = need.saturating_add(grown);
+    if total > free {
         return Err(ReplayError::Usage(format!(
             "--directory={}: the replay needs about {} ({} laid out before it starts) and {} is free",
             dir.display(),
-            crate::units::human_bytes(need + grown),
+            crate::units::human_bytes(total),
             crate::units::human_bytes(need),
             crate::units::human_bytes(free)
         )));
