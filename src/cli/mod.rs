@@ -314,18 +314,24 @@ fn one_line(e: &clap::Error) -> String {
             format!("{a} is required{help}")
         }
         (ErrorKind::UnknownArgument, Some(a)) => {
-            let mut s = match a.starts_with('-') {
-                true => format!("{a}: unknown option"),
+            let cmd = command_of(e);
+            let workload = matches!(
+                cmd.as_deref(),
+                None | Some("run" | "job" | "quick" | "assess" | "sweep")
+            );
+            let mut s = match (a.starts_with('-'), workload) {
+                (true, _) => format!("{a}: unknown option"),
                 // `--randrepeat 0`: a workload option's value given as the next word.
-                false => format!(
+                (false, true) => format!(
                     "{a}: unexpected word (a workload option's value goes after '=', as in \
                      --randrepeat=0)"
                 ),
+                (false, false) => format!("{a}: unexpected word"),
             };
             if let Some(sug) = suggested {
                 s += &format!(" (did you mean {sug}?)");
             }
-            s + &advice(command_of(e).as_deref())
+            s + &advice(cmd.as_deref())
         }
         (_, Some(a)) => {
             let first = e.render().to_string();

@@ -687,6 +687,11 @@ fn fios_own_iolog_imported_is_a_trace_that_replays_its_io() {
             "job.log",
         ),
         (&["trace", "import", "-o", "x.iogtrace"][..], "--iolog"),
+        // The log given without its option: no workload option's hint, the command's help.
+        (
+            &["trace", "import", "job.log", "-o", "x.iogtrace"][..],
+            "job.log: unexpected word; 'iogauge trace --help' lists its options",
+        ),
     ] {
         let o = run_in(d.path(), args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
