@@ -775,6 +775,14 @@ fn files_under(dir: &Path, trace: &Path) -> (Vec<Value>, String) {
     (files, v["method"].as_str().unwrap().to_string())
 }
 
+/// `iogauge record --method=METHOD -o TRACE -- CMD…` run in `dir`.
+fn recorded_by(dir: &Path, method: &str, trace: &Path, cmd: &[&str]) -> Output {
+    let method = format!("--method={method}");
+    let mut args = vec!["record", "-o", trace.to_str().unwrap(), &method, "--"];
+    args.extend_from_slice(cmd);
+    run_in(dir, &args)
+}
+
 #[test]
 fn paths_read_in_the_kernel_are_those_read_at_ptrace_stops() {
     // Relative paths after a chdir, a rename, a directory removed through descriptors of
@@ -789,19 +797,7 @@ fn paths_read_in_the_kernel_are_those_read_at_ptrace_stops() {
     for method in ["perf", "ptrace"] {
         std::fs::write(d.path().join("kept"), vec![b'k'; 1000]).unwrap();
         let trace = d.path().join(format!("{method}.iogtrace"));
-        let o = run_in(
-            d.path(),
-            &[
-                "record",
-                "-o",
-                trace.to_str().unwrap(),
-                &format!("--method={method}"),
-                "--",
-                "sh",
-                "-c",
-                script,
-            ],
-        );
+        let o = recorded_by(d.path(), method, &trace, &["sh", "-c", script]);
         if method == "perf" && !o.status.success() {
             skip!("perf cannot record here: {}", stderr(&o));
             return;
@@ -872,18 +868,11 @@ fn an_opens_path_in_a_page_not_yet_in_memory_is_recorded_as_opened() {
     for method in ["perf", "ptrace"] {
         let trace = d.path().join(format!("{method}.iogtrace"));
         let dir = d.path().to_str().unwrap();
-        let o = run_in(
+        let o = recorded_by(
             d.path(),
-            &[
-                "record",
-                "-o",
-                trace.to_str().unwrap(),
-                &format!("--method={method}"),
-                "--",
-                "python3",
-                script.to_str().unwrap(),
-                dir,
-            ],
+            method,
+            &trace,
+            &["python3", script.to_str().unwrap(), dir],
         );
         if method == "perf" && !o.status.success() {
             skip!("perf cannot record here: {}", stderr(&o));

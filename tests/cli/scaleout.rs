@@ -1028,12 +1028,15 @@ fn ranks_sharing_a_device_are_judged_together_once() {
         .map(|r| on_device(rank_part(&report, r, "a", 0), a[r], 32))
         .collect();
     parts.push(on_device(rank_part(&report, 4, "b", 0), 400, 32));
+    let verdicts = |r: &iogauge::studies::Report| -> Vec<String> {
+        r.warnings
+            .iter()
+            .filter(|w| w.contains("the device (vda) wrote"))
+            .cloned()
+            .collect()
+    };
     let (merged, _) = aggregate(parts.clone(), false);
-    let said: Vec<&String> = merged
-        .warnings
-        .iter()
-        .filter(|w| w.contains("the device (vda) wrote"))
-        .collect();
+    let said = verdicts(&merged);
     assert_eq!(said.len(), 1, "{:?}", merged.warnings);
     assert!(
         said[0].starts_with(
@@ -1047,11 +1050,7 @@ fn ranks_sharing_a_device_are_judged_together_once() {
         p.report.groups[0].devices[0].write_bytes = 700 << 20;
     }
     let (merged, _) = aggregate(parts, true);
-    let said: Vec<&String> = merged
-        .warnings
-        .iter()
-        .filter(|w| w.contains("the device (vda) wrote"))
-        .collect();
+    let said = verdicts(&merged);
     assert_eq!(said.len(), 2, "{:?}", merged.warnings);
     assert!(
         said[0].starts_with(

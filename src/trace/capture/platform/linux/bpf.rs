@@ -101,30 +101,28 @@ pub fn parse(t: u64, tid: u32, raw: &[u8]) -> Option<Seen> {
         return None;
     }
     let nr = i64::from(u32_at(4)? as i32);
+    // A path record's path: up to its first NUL.
+    let path = || {
+        let body = raw.get(PATH_HEAD as usize..)?;
+        let end = body.iter().position(|&b| b == 0).unwrap_or(body.len());
+        Some(body[..end].to_vec())
+    };
     match raw[2] {
-        KIND_PATH => {
-            let body = raw.get(PATH_HEAD as usize..)?;
-            let end = body.iter().position(|&b| b == 0).unwrap_or(body.len());
-            Some(Seen::Path {
-                t,
-                tid,
-                nr,
-                which: raw[3],
-                dirfd: u64_at(8)? as i32,
-                how_flags: u64_at(16)?,
-                path: body[..end].to_vec(),
-            })
-        }
-        KIND_EXIT_PATH => {
-            let body = raw.get(PATH_HEAD as usize..)?;
-            let end = body.iter().position(|&b| b == 0).unwrap_or(body.len());
-            Some(Seen::ExitPath {
-                t,
-                tid,
-                nr,
-                path: body[..end].to_vec(),
-            })
-        }
+        KIND_PATH => Some(Seen::Path {
+            t,
+            tid,
+            nr,
+            which: raw[3],
+            dirfd: u64_at(8)? as i32,
+            how_flags: u64_at(16)?,
+            path: path()?,
+        }),
+        KIND_EXIT_PATH => Some(Seen::ExitPath {
+            t,
+            tid,
+            nr,
+            path: path()?,
+        }),
         KIND_OPENED => Some(Seen::Opened {
             t,
             tid,
