@@ -254,8 +254,9 @@ pub(super) fn exit_opened(
 }
 
 /// With R6 the `sys_exit` context and R7 the number of an open that returned a descriptor
-/// (or found nothing at its path, -ENOENT): its path read again, sent out as a `KIND_EXIT_PATH` record (a path record's layout, no
-/// directory fd or flags). The kernel has read the path by now, so its page is in memory,
+/// (or found nothing at its path, -ENOENT): its path read again, sent out as a
+/// `KIND_EXIT_PATH` record (a path record's layout, no directory fd or flags). The kernel
+/// has read the path by now, so its page is in memory,
 /// where at the call's entry it may not have been (a path in a page the program had not
 /// touched yet: the entry's copy cannot fault it in, and comes back empty). Jumps to
 /// "opened" where there is nothing to send.
