@@ -369,11 +369,10 @@ fn group_report(
     let spread = (!staggered)
         .then(|| spread_out(&mut total, outcome.groups[id].len()))
         .flatten();
+    // How every note of the group names it.
+    let label = group_label(id, outcome.groups[id].iter().map(|j| j.spec.name.as_str()));
     if let Some(w) = spread {
-        device_notes.push(format!(
-            "{}: {w}",
-            group_label(id, outcome.groups[id].iter().map(|j| j.spec.name.as_str()))
-        ));
+        device_notes.push(format!("{label}: {w}"));
     }
     let total = measurement(&total);
     // A file with no device below it is said once, at the first group that uses it.
@@ -383,12 +382,8 @@ fn group_report(
         .filter(|p| said_without_device.insert((*p).clone()))
         .cloned()
         .collect();
-    without_device_note(device_notes, id, &outcome.groups[id], &unsaid);
-    let check = DeviceCheck::of(
-        group_label(id, outcome.groups[id].iter().map(|j| j.spec.name.as_str())),
-        &outcome.groups[id],
-        &total,
-    );
+    without_device_note(device_notes, &label, &unsaid);
+    let check = DeviceCheck::of(label, &outcome.groups[id], &total);
     // A merge of several processes' runs judges their shared devices once, against all of
     // their jobs (see `DeviceCheck`).
     if !defer_verdicts {
@@ -556,18 +551,16 @@ fn spread_out(total: &mut JobStats, jobs: usize) -> Option<String> {
     ))
 }
 
-/// Says the files of group `id` that have no device below them: nothing to check, and the
+/// Says the files of `group` that have no device below them: nothing to check, and the
 /// figures are the file system's.
 fn without_device_note(
     notes: &mut Vec<String>,
-    id: usize,
-    jobs: &[JobOutcome],
+    group: &str,
     without_device: &[std::path::PathBuf],
 ) {
     if without_device.is_empty() {
         return;
     }
-    let group = group_label(id, jobs.iter().map(|j| j.spec.name.as_str()));
     let why = crate::platform::NO_DEVICE_WHY;
     notes.push(format!(
         "{group}: {} {} {why}: there is no device to check, and the figures are the file \
