@@ -2,7 +2,7 @@
 //! I/O log (`write_iolog`) says which I/Os it submitted.
 
 use super::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// fio's I/O log (version 3: time, file, action, offset, length): (read|write, offset) →
 /// count, on the file `f`.
@@ -138,6 +138,101 @@ fn io_urings_ios_on_registered_files_are_on_their_files() {
         "--fixedbufs=1",
     ];
     recorded_as_fios_log_says("io_uring", "io_uring_enter", &args);
+}
+
+/// A ring's table of 100 registered files (fio registers every file of its job): the
+/// descriptors come from the eBPF program in records of 64, and each request on any slot is
+/// on its file — with the calls as the ring's records and as perf's samples alike.
+#[test]
+fn io_urings_ios_on_a_hundred_registered_files_are_on_their_files() {
+    if no_fio() {
+        return;
+    }
+    for env in [&[][..], &[("IOGAUGE_RECORD_SAMPLES", "1")][..]] {
+        let d = tmp();
+        let dir = d.path();
+        let directory = format!("--directory={}", dir.display());
+        let o = run_in_env(
+            dir,
+            &[
+                "record",
+                "-o",
+                "t.iogtrace",
+                "--",
+                "fio",
+                "--name=j",
+                &directory,
+                "--nrfiles=100",
+                "--filesize=16k",
+                "--ioengine=io_uring",
+                "--registerfiles=1",
+                "--direct=1",
+                "--rw=randread",
+                "--bs=4k",
+                "--iodepth=8",
+                "--randrepeat=1",
+                "--write_iolog=fio.iolog",
+                "--output=/dev/null",
+            ],
+            env,
+        );
+        if !o.status.success() && stderr(&o).contains("perf") {
+            skip!("perf cannot record here: {}", stderr(&o));
+            return;
+        }
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let shown = ok_in(dir, &["trace", "show", "t.iogtrace"]);
+        if !shown.contains(" async") {
+            skip!("io_uring's I/Os were not seen here (no eBPF probes)");
+            return;
+        }
+        // fio's log: (path, offset) of each read.
+        let mut want: BTreeMap<(String, u64), u32> = BTreeMap::new();
+        for l in std::fs::read_to_string(dir.join("fio.iolog"))
+            .unwrap()
+            .lines()
+        {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            if w.len() == 5 && w[2] == "read" {
+                *want
+                    .entry((w[1].to_string(), w[3].parse().unwrap()))
+                    .or_default() += 1;
+            }
+        }
+        assert_eq!(want.values().sum::<u32>(), 400, "fio read 100 x 16 KiB");
+        assert_eq!(
+            want.keys().map(|k| &k.0).collect::<BTreeSet<_>>().len(),
+            100
+        );
+        let paths: BTreeMap<&str, &str> = shown
+            .lines()
+            .filter_map(|l| l.strip_prefix("# file ")?.split_once(": "))
+            .map(|(i, rest)| (i, rest.rsplit_once(" (").map_or(rest, |r| r.0)))
+            .collect();
+        let mut got: BTreeMap<(String, u64), u32> = BTreeMap::new();
+        for l in shown.lines().filter(|l| !l.starts_with('#')) {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            if w[2] == "read" && w[8].contains("async") {
+                let path = paths.get(w[3]).expect("a file of the trace");
+                *got.entry((path.to_string(), w[4].parse().unwrap()))
+                    .or_default() += 1;
+            }
+        }
+        let missing: Vec<_> = want.keys().filter(|k| !got.contains_key(*k)).collect();
+        assert!(
+            got == want,
+            "{env:?}: {} reads on {} files in the trace, {} in fio's log; {} not in the trace, \
+             the first {:?}",
+            got.values().sum::<u32>(),
+            got.keys().map(|k| &k.0).collect::<BTreeSet<_>>().len(),
+            want.values().sum::<u32>(),
+            missing.len(),
+            missing.first()
+        );
+        let said = stderr(&o);
+        assert!(said.contains(" and 400 asynchronous I/Os"), "{said}");
+        assert!(!said.contains("not in the trace"), "{said}");
+    }
 }
 
 /// SQPOLL: a kernel thread of the ring takes the requests from the submission queue, and

@@ -29,11 +29,17 @@ const RING_BYTES: i32 = 16;
 /// A submit record's bytes (see `submit_program`) and a completion's.
 const SUBMIT_BYTES: i32 = 56;
 const DONE_BYTES: i32 = 32;
-/// The most descriptors one registration record carries; the indexes past them are unknown.
-pub const MAX_FILES: i32 = 64;
+/// The most descriptors one registration record carries (the record is built on the eBPF
+/// program's stack, 512 bytes in all).
+const CHUNK: i32 = 64;
+/// The most records one registration is copied into; the slots past their descriptors are
+/// unknown.
+const CHUNKS: i32 = 16;
+/// The most descriptors of one registration the trace follows.
+pub const MAX_FILES: i32 = CHUNK * CHUNKS;
 /// A registration record: header, the call's argument struct (32 bytes), the descriptors.
 const FILES_HEAD: i32 = 48;
-const FILES_BYTES: i32 = FILES_HEAD + 4 * MAX_FILES;
+const FILES_BYTES: i32 = FILES_HEAD + 4 * CHUNK;
 
 /// io_uring's opcodes (include/uapi/linux/io_uring.h) a trace holds.
 pub const OP_READV: u8 = 1;
@@ -70,6 +76,9 @@ pub struct Files {
     /// How many slots the call names (`fds` holds the first `MAX_FILES`; empty for a sparse
     /// table).
     pub count: u32,
+    /// Which of the call's descriptors `fds` starts at: a registration of more than `CHUNK`
+    /// comes in records of `CHUNK`, one after another.
+    pub first: u32,
     pub fds: Vec<i32>,
 }
 
@@ -137,10 +146,14 @@ fn parse_files(raw: &[u8]) -> Option<Files> {
         REGISTER_FILES_UPDATE2 => (u32_at(16)?, u32_at(40)?, false),
         _ => return None,
     };
+    let first = u32::from(*raw.get(3)?) * CHUNK as u32;
     let held = if sparse {
         0
     } else {
-        count.min(MAX_FILES as u32)
+        count
+            .min(MAX_FILES as u32)
+            .saturating_sub(first)
+            .min(CHUNK as u32)
     };
     let fds = (0..held as usize)
         .map(|i| u32_at(FILES_HEAD as usize + 4 * i).map(|v| v as i32))
@@ -149,6 +162,7 @@ fn parse_files(raw: &[u8]) -> Option<Files> {
         opcode,
         offset,
         count,
+        first,
         fds,
     })
 }
@@ -285,11 +299,12 @@ fn submit_program(l: &Layout, out: &OwnedFd) -> Vec<BpfInsn> {
 }
 
 /// With R6 the `sys_enter` context, at io_uring_register's entry for the opcodes that fill
-/// the file table: tag, kind; the opcode (4), the ring (8), the count argument (12), the
-/// argument struct (16, 32 bytes: for REGISTER_FILES the first descriptors themselves) and
-/// the descriptors (48, up to MAX_FILES), read from the program's memory (zeros where a read
-/// fails); nothing for the other calls. Falls through at the end (R1–R5 and R7–R9
-/// clobbered).
+/// the file table: records of tag, kind, which `CHUNK` of the descriptors the record holds
+/// (3); the opcode (4), the ring (8), the count argument (12), the argument struct (16, 32
+/// bytes: for REGISTER_FILES the first descriptors themselves) and `CHUNK` descriptors (48),
+/// read from the program's memory (zeros where a read fails) — one record for each `CHUNK`
+/// the call names, up to `CHUNKS`; nothing for the other calls. Falls through at the end
+/// (R1–R5 and R7–R9 clobbered).
 pub fn files_code(a: &mut Asm, regs: &Regs, out: &OwnedFd) {
     let done = "uring_files_done";
     let register = call_nr(Call::IoUringRegister);
@@ -327,17 +342,28 @@ pub fn files_code(a: &mut Asm, regs: &Regs, out: &OwnedFd) {
     a.label("uring_files2")
         .ld(W::Dw, R8, FP, base + 32)
         .ld(W::Wd, R9, FP, base + 16);
-    a.label("uring_copy")
-        .jump_if(JLE, R9, MAX_FILES, "uring_clamped")
-        .movi(R9, MAX_FILES)
-        .label("uring_clamped")
-        .lshi(R9, 2);
-    a.mov(R1, FP)
-        .addi(R1, base + FILES_HEAD)
-        .mov(R2, R9)
-        .mov(R3, R8);
-    a.call(HELPER_PROBE_READ_USER);
-    send(a, out, FILES_BYTES);
+    a.label("uring_copy");
+    for k in 0..CHUNKS {
+        // This chunk's descriptors: the count less those before it (none left: done), at
+        // most CHUNK (the verifier needs the bound), 4 bytes each.
+        let before = k * CHUNK;
+        if k > 0 {
+            a.jump_if(JLE, R9, before, done).sti(W::B, FP, base + 3, k);
+        }
+        let clamped = format!("uring_clamped_{k}");
+        a.mov(R2, R9)
+            .addi(R2, -before)
+            .jump_if(JLE, R2, CHUNK, &clamped)
+            .movi(R2, CHUNK)
+            .label(&clamped)
+            .lshi(R2, 2);
+        a.mov(R1, FP)
+            .addi(R1, base + FILES_HEAD)
+            .mov(R3, R8)
+            .addi(R3, 4 * before);
+        a.call(HELPER_PROBE_READ_USER);
+        send(a, out, FILES_BYTES);
+    }
     a.label(done);
 }
 

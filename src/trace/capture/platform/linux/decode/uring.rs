@@ -49,7 +49,15 @@ impl State {
             let q = self.aio.get_mut(&d.tid).expect("a window has a queue");
             while q.front().is_some_and(|s| s.time() < next) {
                 match q.pop_front() {
-                    Some(Seen::UringFiles { f, .. }) => files = Some(f),
+                    // A registration of many descriptors comes in records of a chunk each,
+                    // in order; past one lost, the slots stay unknown.
+                    Some(Seen::UringFiles { f, .. }) => match &mut files {
+                        _ if f.first == 0 => files = Some(f),
+                        Some(Files { fds, .. }) if f.first as usize == fds.len() => {
+                            fds.extend(f.fds)
+                        }
+                        _ => {}
+                    },
                     Some(Seen::UringRing { ring: r, .. }) => ring = Some(r),
                     _ => {}
                 }
@@ -67,6 +75,7 @@ impl State {
             offset,
             count,
             fds,
+            ..
         }) = files
         else {
             return;
@@ -466,6 +475,7 @@ mod tests {
                 opcode,
                 offset,
                 count: fds.len() as u32,
+                first: 0,
                 fds,
             },
         };
@@ -527,6 +537,55 @@ mod tests {
             "the descriptor's flags"
         );
         assert_eq!((d.aio_unseen, d.unknown_fd_calls, d.other_calls), (3, 2, 1));
+    }
+
+    /// A registration of 130 slots comes as three records (64, 64 and 2 descriptors), put
+    /// together in order: requests on slots 0, 100 and 129 are on the file. With the middle
+    /// record lost, the slots past the first 64 are unknown, the last record's too.
+    #[test]
+    fn a_registration_of_many_slots_is_put_together_from_its_records() {
+        use super::super::super::uring::{Files, REGISTER_FILES};
+        for lost in [false, true] {
+            let args = [3, u64::from(REGISTER_FILES), 0x7000, 130, 0, 0];
+            let mut raw: Vec<_> = syscall(libc::SYS_io_uring_register, 1_000, 500, args, 0)
+                .into_iter()
+                .collect();
+            raw.extend(call(3_000, 1_000, 3, 3));
+            let part = |first: u32, n: usize| Seen::UringFiles {
+                t: 1_050 + u64::from(first),
+                tid: PID,
+                f: Files {
+                    opcode: REGISTER_FILES,
+                    offset: 0,
+                    count: 130,
+                    first,
+                    fds: vec![5; n],
+                },
+            };
+            let mut aio = vec![part(0, 64)];
+            if !lost {
+                aio.push(part(64, 64));
+            }
+            aio.push(part(128, 2));
+            aio.push(Seen::UringRing {
+                t: 1_400,
+                tid: PID,
+                ring: 0x5000,
+            });
+            for (i, slot) in [0u64, 100, 129].into_iter().enumerate() {
+                let mut q = req(0xa0 + i as u64, OP_READ, 0, super::REQ_F_FIXED_FILE);
+                q.fd = slot as i32;
+                aio.push(Seen::UringSubmit {
+                    t: 3_100 + i as u64,
+                    tid: PID,
+                    r: q,
+                });
+            }
+            let d = decoded(raw, aio);
+            let reads = d.events.iter().filter(|e| e.op == Op::Read).count();
+            let want = if lost { (1, 2) } else { (3, 0) };
+            assert_eq!((reads, d.unknown_fd_calls), want, "lost: {lost}");
+        }
     }
 
     /// A SQPOLL thread of the program (a task it started that makes no call) prepares three
