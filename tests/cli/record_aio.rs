@@ -235,6 +235,141 @@ fn io_urings_ios_on_a_hundred_registered_files_are_on_their_files() {
     }
 }
 
+/// A ring's file table made and filled every other way a program can (the way liburing's
+/// `io_uring_register_files_sparse`, `_update`, `_update_tag` and `_tags` do): a sparse table
+/// of 200 (IORING_REGISTER_FILES2) with slot 100 filled by FILES_UPDATE and slot 150 by
+/// FILES_UPDATE2, and on a second ring a table of 130 given whole by FILES2 — what the eBPF
+/// code copies from the program's memory, each struct read where the kernel reads it. Each
+/// read on a slot is on the file put there.
+#[test]
+fn io_urings_file_tables_updated_in_place_are_followed() {
+    let d = tmp();
+    let dir = d.path();
+    let me = std::env::current_exe().unwrap();
+    let me = me.to_str().unwrap();
+    let client = [("IOGAUGE_URING_CLIENT", dir.to_str().unwrap())];
+    let args = [
+        "record",
+        "-o",
+        "t.iogtrace",
+        "--",
+        me,
+        "--exact",
+        "record_aio::uring_client",
+        "--ignored",
+        "--test-threads=1",
+        "--quiet",
+    ];
+    let o = run_in_env(dir, &args, &client);
+    if !o.status.success() && stderr(&o).contains("perf") {
+        skip!("perf cannot record here: {}", stderr(&o));
+        return;
+    }
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let shown = ok_in(dir, &["trace", "show", "t.iogtrace"]);
+    if !shown.contains(" async") {
+        skip!("io_uring's I/Os were not seen here (no eBPF probes)");
+        return;
+    }
+    let name: BTreeMap<&str, &str> = shown
+        .lines()
+        .filter_map(|l| l.strip_prefix("# file ")?.split_once(": "))
+        .filter_map(|(i, rest)| Some((i, rest.strip_prefix(dir.to_str()?)?.get(1..2)?)))
+        .collect();
+    let reads: BTreeSet<(String, u64)> = shown
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w[2] == "read" && w[8].contains("async"))
+        .map(|w| {
+            let f = name.get(w[3]).map_or("?", |n| n);
+            (f.to_string(), w[4].parse().unwrap())
+        })
+        .collect();
+    let want = [("a", 0), ("b", 4096), ("c", 8192), ("c", 12288)];
+    let want: BTreeSet<(String, u64)> = want.iter().map(|(f, o)| (f.to_string(), *o)).collect();
+    assert_eq!(reads, want, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("not in the trace"), "{}", stderr(&o));
+    // Replayed in a directory of its own: the same reads, each with the recorded result.
+    std::fs::create_dir(dir.join("r")).unwrap();
+    let out = ok_in(
+        dir,
+        &[
+            "replay",
+            "t.iogtrace",
+            "--directory=r",
+            "--output-format=json",
+        ],
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["results_differ"], 0, "{v}");
+    let reads = v["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["op"] == "read");
+    assert!(reads.is_some_and(|o| o["calls"].as_u64() >= Some(4)), "{v}");
+}
+
+/// Not a test by itself (ignored): the program
+/// [`io_urings_file_tables_updated_in_place_are_followed`] records, run with `--ignored` and
+/// IOGAUGE_URING_CLIENT naming its directory (without it, it returns at once). Files a, b, c of 64 KiB; on ring one a sparse table of 200, a in slot 100
+/// (FILES_UPDATE), b in 150 (FILES_UPDATE2); on ring two, c in all 130 slots (FILES2); one
+/// 4 KiB read each on slots 100 (at 0), 150 (4096), 129 (8192) and 0 (12288).
+#[test]
+#[ignore = "the program a test records, not a test by itself"]
+fn uring_client() {
+    use io_uring::{IoUring, opcode, types};
+    use std::io::Write as _;
+    use std::os::fd::AsRawFd;
+    let Some(dir) = std::env::var_os("IOGAUGE_URING_CLIENT") else {
+        return;
+    };
+    let files: Vec<std::fs::File> = ["a", "b", "c"]
+        .iter()
+        .map(|n| {
+            let mut f = std::fs::File::create_new(Path::new(&dir).join(n)).unwrap();
+            f.write_all(&[7u8; 65536]).unwrap();
+            f
+        })
+        .collect();
+    let fd = |i: usize| files[i].as_raw_fd();
+    // io_uring_register with a 32-byte struct: FILES2 {nr, flags, resv2, data, tags},
+    // FILES_UPDATE2 {offset, resv, data, tags, nr, resv2}.
+    let register = |ring: i32, opcode: u64, words: [u64; 4]| {
+        // SAFETY: the struct and the descriptors it points at live across the call.
+        let r = unsafe { libc::syscall(libc::SYS_io_uring_register, ring, opcode, &words, 32) };
+        assert!(r >= 0, "{}", std::io::Error::last_os_error());
+    };
+    let read = |ring: &mut IoUring, slot: u32, offset: u64| {
+        let mut buf = vec![0u8; 4096];
+        let sqe = opcode::Read::new(types::Fixed(slot), buf.as_mut_ptr(), 4096)
+            .offset(offset)
+            .build();
+        // SAFETY: the buffer outlives the request, which is waited for here.
+        unsafe { ring.submission().push(&sqe).unwrap() };
+        ring.submit_and_wait(1).unwrap();
+        assert_eq!(ring.completion().next().unwrap().result(), 4096);
+    };
+    let mut one = IoUring::new(8).unwrap();
+    one.submitter().register_files_sparse(200).unwrap();
+    assert_eq!(
+        one.submitter()
+            .register_files_update(100, &[fd(0)])
+            .unwrap(),
+        1
+    );
+    let b = [fd(1)];
+    register(one.as_raw_fd(), 14, [150, b.as_ptr() as u64, 0, 1]);
+    let mut two = IoUring::new(8).unwrap();
+    let c = [fd(2); 130];
+    register(two.as_raw_fd(), 13, [130, 0, c.as_ptr() as u64, 0]);
+    read(&mut one, 100, 0);
+    read(&mut one, 150, 4096);
+    read(&mut two, 129, 8192);
+    read(&mut two, 0, 12288);
+}
+
 /// SQPOLL: a kernel thread of the ring takes the requests from the submission queue, and
 /// the program makes no system call to submit them (nor, here, to reap them). Each batch
 /// the thread took is an io_uring_enter of that thread flagged `sqpoll`, holding them; on
