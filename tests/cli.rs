@@ -74,6 +74,8 @@ mod preread;
 mod prio;
 #[path = "cli/record.rs"]
 mod record;
+#[path = "cli/record_abi.rs"]
+mod record_abi;
 #[path = "cli/record_aio.rs"]
 mod record_aio;
 #[path = "cli/replay.rs"]

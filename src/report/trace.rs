@@ -225,7 +225,13 @@ pub fn stats_text(s: &Stats) -> String {
             calls.join(", ")
         }
     );
-    if let Some(missing) = missing(s.lost, s.capped, s.unmatched, s.untracked_tasks) {
+    if let Some(missing) = missing(
+        s.lost,
+        s.capped,
+        s.unmatched,
+        s.untracked_tasks,
+        s.processes_32bit,
+    ) {
         let _ = writeln!(o, "INCOMPLETE: the trace misses {missing}");
     }
     let _ = writeln!(

@@ -77,6 +77,7 @@ fn footer(mut files: Vec<FileInfo>, events: &[Event]) -> Footer {
         aio_unreaped: 0,
         capped: 0,
         untracked_tasks: 0,
+        processes_32bit: 0,
         overhead: None,
         wakes_seen: false,
         wakes: Vec::new(),

@@ -426,6 +426,10 @@ pub struct Footer {
     /// program's live tasks full): their calls are not in the trace. Absent in older traces.
     #[serde(default)]
     pub untracked_tasks: u64,
+    /// Processes that ran a 32-bit program (another ABI's call numbers and arguments, which
+    /// the capture does not decode): their calls are not in the trace. Absent in older traces.
+    #[serde(default)]
+    pub processes_32bit: u64,
     /// Calls seen only half (entry without exit or the reverse), left out.
     pub unmatched: u64,
     /// Watched calls on pipes, sockets, terminals, directories and pseudo files: counted only.
@@ -471,13 +475,26 @@ impl Footer {
 
     /// What the trace misses, in words (None: nothing it knows of).
     pub fn missing(&self) -> Option<String> {
-        missing(self.lost, self.capped, self.unmatched, self.untracked_tasks)
+        missing(
+            self.lost,
+            self.capped,
+            self.unmatched,
+            self.untracked_tasks,
+            self.processes_32bit,
+        )
     }
 }
 
 /// What a trace misses, in words, from its counts: records dropped by the kernel, left out
-/// past the recorder's memory cap, calls seen only half, and tasks not followed.
-pub fn missing(lost: u64, capped: u64, unmatched: u64, untracked: u64) -> Option<String> {
+/// past the recorder's memory cap, calls seen only half, tasks not followed, and processes
+/// that ran a 32-bit program.
+pub fn missing(
+    lost: u64,
+    capped: u64,
+    unmatched: u64,
+    untracked: u64,
+    processes_32bit: u64,
+) -> Option<String> {
     let parts: Vec<String> = [
         (lost, "records dropped by the kernel (its buffer full)"),
         (capped, "records past the recorder's memory cap"),
@@ -486,6 +503,11 @@ pub fn missing(lost: u64, capped: u64, unmatched: u64, untracked: u64) -> Option
             untracked,
             "tasks the program started, and all their calls (the capture's map of the \
              program's live tasks was full)",
+        ),
+        (
+            processes_32bit,
+            "processes that ran a 32-bit program, and all their calls while they did (this \
+             build decodes 64-bit programs' calls only)",
         ),
     ]
     .iter()
@@ -688,6 +710,7 @@ mod tests {
                 aio_unreaped: 0,
                 capped: 0,
                 untracked_tasks: 0,
+                processes_32bit: 0,
                 overhead: None,
                 wakes_seen: true,
                 wakes: vec![Wake {

@@ -28,6 +28,8 @@ pub struct Stats {
     pub capped: u64,
     /// Tasks the program started that the capture could not follow.
     pub untracked_tasks: u64,
+    /// Processes that ran a 32-bit program (their calls not decoded).
+    pub processes_32bit: u64,
     pub unmatched: u64,
     pub other_calls: u64,
     pub unknown_fd_calls: u64,
@@ -269,6 +271,7 @@ pub fn stats(r: &Recording) -> Stats {
         unknown_fd_calls: r.footer.unknown_fd_calls,
         capped: r.footer.capped,
         untracked_tasks: r.footer.untracked_tasks,
+        processes_32bit: r.footer.processes_32bit,
         async_calls,
         async_ios,
         async_unseen: r.footer.aio_unseen,

@@ -51,6 +51,7 @@ fn recording(events: Vec<Event>, threads: Vec<ThreadInfo>, duration: u64) -> Rec
             lost: 0,
             capped: 0,
             untracked_tasks: 0,
+            processes_32bit: 0,
             unmatched: 0,
             other_calls: 0,
             unknown_fd_calls: 0,

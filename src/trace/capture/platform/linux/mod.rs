@@ -24,6 +24,7 @@ pub mod callring;
 pub mod calls;
 pub mod decode;
 pub mod family;
+mod narrow;
 mod pathprog;
 pub mod perf;
 pub mod ptrace;
@@ -97,6 +98,7 @@ pub fn record_with(
         capped,
         syscalls,
         untracked,
+        processes_32bit,
     } = run;
     let duration_ns = end.saturating_sub(t0);
     let unwatched = syscalls.map_or(0, |n| n.saturating_sub(calls));
@@ -136,6 +138,7 @@ pub fn record_with(
             aio_unreaped: decoded.aio_unreaped,
             capped,
             untracked_tasks: untracked,
+            processes_32bit,
             overhead,
             wakes_seen: decoded.wakes_seen,
             wakes: decoded.wakes,
@@ -294,6 +297,8 @@ struct Run {
     syscalls: Option<u64>,
     /// Tasks the capture could not follow.
     untracked: u64,
+    /// Processes that ran a 32-bit program, whose calls are left out.
+    processes_32bit: u64,
 }
 
 /// How the paths of a traced run are read.
@@ -398,7 +403,7 @@ fn run_traced(
 /// A traced run's records (perf's, when `finished`; else the tracer's) decoded, the path
 /// notes from the kernel's probes (`kernel`) or the tracer's stops.
 fn decoded(
-    traced: ptrace::Traced,
+    mut traced: ptrace::Traced,
     finished: Option<perf::Drained>,
     kernel: bool,
     pid: i32,
@@ -407,6 +412,7 @@ fn decoded(
 ) -> Run {
     let fallback = finished.is_none();
     let stops_capped = traced.capped;
+    let runs32 = std::mem::take(&mut traced.runs32);
     let perf::Drained {
         mut raw,
         seen,
@@ -446,6 +452,8 @@ fn decoded(
     // theirs; the records are sorted once, here, for the path notes and the decoding both.
     raw.shrink_to_fit();
     raw.sort_by_key(perf::Raw::time);
+    // A 32-bit program's calls mean other calls: left out, their processes counted.
+    narrow::drop_calls(&mut raw, &runs32);
     let notes = if kernel {
         bpf::notes(&raw, seen)
     } else {
@@ -478,6 +486,7 @@ fn decoded(
         capped,
         syscalls,
         untracked,
+        processes_32bit: runs32.len() as u64,
     }
 }
 

@@ -71,6 +71,8 @@ pub struct Traced {
     pub capped: u64,
     /// Fallback: calls entered by tasks that ended before their exit.
     pub unfinished: u64,
+    /// Processes that ran a 32-bit program, and when: their calls are not decoded.
+    pub runs32: Vec<super::narrow::Run>,
 }
 
 const BPF_LD_W_ABS: u16 = 0x20;
@@ -224,6 +226,7 @@ pub fn trace(root: i32, fallback: bool, live: &Live) -> io::Result<Traced> {
         tgid: HashMap::from([(root, root as u32)]),
         expect_stop: HashSet::new(),
         early: HashSet::new(),
+        narrow: super::narrow::Narrow::default(),
     };
     while let Some((pid, st)) = sys::wait_any()? {
         if libc::WIFEXITED(st) || libc::WIFSIGNALED(st) {
@@ -238,6 +241,7 @@ pub fn trace(root: i32, fallback: bool, live: &Live) -> io::Result<Traced> {
             }
             t.known.remove(&pid);
             t.live.set(pid, false);
+            t.narrow.end(pid as u32, sys::monotonic_ns());
             // A call it entered and never left (killed in it): seen only half.
             if t.inside.remove(&pid).is_some() {
                 t.out.unfinished += 1;
@@ -261,7 +265,9 @@ pub fn trace(root: i32, fallback: bool, live: &Live) -> io::Result<Traced> {
         // ESRCH: killed meanwhile; its end comes through wait.
         let _ = sys::ptrace(req, pid, deliver as usize);
     }
-    Ok(t.out)
+    let mut out = t.out;
+    out.runs32 = t.narrow.finish();
+    Ok(out)
 }
 
 /// The tracer's state between stops.
@@ -281,6 +287,8 @@ struct Tracer<'a> {
     /// stop is still to come, and those whose stop came before their parent's fork event.
     expect_stop: HashSet<i32>,
     early: HashSet<i32>,
+    /// Processes running a 32-bit program.
+    narrow: super::narrow::Narrow,
 }
 
 impl Tracer<'_> {
@@ -335,6 +343,8 @@ impl Tracer<'_> {
             if pid == self.root && self.out.exec_t.is_none() {
                 self.out.exec_t = Some(t);
             }
+            // The exec's task now has the process's id (a thread that execs takes it).
+            self.narrow.exec(pid as u32, t);
             if self.fallback {
                 let pid_of = self.tgid(pid);
                 self.out.raw.push(Raw::Exec { t, pid: pid_of });
@@ -358,6 +368,13 @@ impl Tracer<'_> {
         self.live.set(new, true);
         if !self.early.remove(&new) {
             self.expect_stop.insert(new);
+        }
+        if self.narrow.any() {
+            let process = event != libc::PTRACE_EVENT_CLONE || tgid_of(new) == new as u32;
+            if process {
+                let parent = self.tgid(pid);
+                self.narrow.fork(parent, new as u32, t);
+            }
         }
         if self.fallback {
             let parent = self.tgid(pid);
