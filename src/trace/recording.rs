@@ -495,24 +495,37 @@ pub fn missing(
     untracked: u64,
     processes_32bit: u64,
 ) -> Option<String> {
+    // Each count with its words for one and for more.
     let parts: Vec<String> = [
-        (lost, "records dropped by the kernel (its buffer full)"),
-        (capped, "records past the recorder's memory cap"),
-        (unmatched, "calls seen only half"),
+        (
+            lost,
+            "record",
+            "records",
+            " dropped by the kernel (its buffer full)",
+        ),
+        (
+            capped,
+            "record",
+            "records",
+            " past the recorder's memory cap",
+        ),
+        (unmatched, "call", "calls", " seen only half"),
         (
             untracked,
-            "tasks the program started, and all their calls (the capture's map of the \
-             program's live tasks was full)",
+            "task the program started, and all its",
+            "tasks the program started, and all their",
+            " calls (the capture's map of the program's live tasks was full)",
         ),
         (
             processes_32bit,
-            "processes that ran a 32-bit program, and all their calls while they did (this \
-             build decodes 64-bit programs' calls only)",
+            "process that ran a 32-bit program, and all its calls while it did",
+            "processes that ran a 32-bit program, and all their calls while they did",
+            " (this build decodes 64-bit programs' calls only)",
         ),
     ]
     .iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, what)| format!("{n} {what}"))
+    .filter(|(n, ..)| *n > 0)
+    .map(|(n, one, more, rest)| format!("{n} {}{rest}", if *n == 1 { one } else { more }))
     .collect();
     (!parts.is_empty()).then(|| parts.join(", "))
 }
@@ -790,6 +803,27 @@ mod tests {
                 .unwrap_err()
                 .0
                 .contains("version 2")
+        );
+    }
+
+    /// What a trace misses, each count in words that agree with it.
+    #[test]
+    fn what_is_missing_is_said_in_words_that_agree_with_the_counts() {
+        assert_eq!(missing(0, 0, 0, 0, 0), None);
+        let one = missing(1, 0, 1, 0, 1).unwrap();
+        assert_eq!(
+            one,
+            "1 record dropped by the kernel (its buffer full), 1 call seen only half, 1 \
+             process that ran a 32-bit program, and all its calls while it did (this build \
+             decodes 64-bit programs' calls only)"
+        );
+        let more = missing(0, 2, 0, 3, 4).unwrap();
+        assert!(more.starts_with("2 records past the recorder's memory cap, 3 tasks the program started, and all their calls"), "{more}");
+        assert!(
+            more.contains(
+                "4 processes that ran a 32-bit program, and all their calls while they did"
+            ),
+            "{more}"
         );
     }
 }

@@ -107,7 +107,7 @@ fn a_32_bit_programs_calls_are_left_out_and_said_not_decoded_as_others() {
         assert_eq!(o.status.code(), Some(0), "{method}: {}", stderr(&o));
         let said = stderr(&o);
         assert!(
-            said.contains("INCOMPLETE") && said.contains("1 processes that ran a 32-bit program"),
+            said.contains("INCOMPLETE") && said.contains("1 process that ran a 32-bit program"),
             "{method}: {said}"
         );
         let v = trace_stats(dir, trace.to_str().unwrap());
