@@ -43,10 +43,12 @@ impl Narrow {
         }
     }
 
-    /// A new process `child` of `parent` at `t`: it runs its parent's program.
-    pub fn fork(&mut self, parent: u32, child: u32, t: u64) {
-        if self.open.contains_key(&parent) {
-            self.open.insert(child, t);
+    /// A new process `child` of `parent`: it runs its parent's program, from the parent's
+    /// start of it (the child may have run, and made calls, before the tracer saw the fork:
+    /// before it was made, its id had no process of the program's).
+    pub fn fork(&mut self, parent: u32, child: u32) {
+        if let Some(&from) = self.open.get(&parent) {
+            self.open.insert(child, from);
         }
     }
 
@@ -158,13 +160,14 @@ mod tests {
         assert_eq!(left, [50, 100, 160, 600]);
     }
 
-    /// Forked from a 32-bit process, a child runs it too until its own exec or end.
+    /// Forked from a 32-bit process, a child runs it too (from its parent's start of it)
+    /// until its own exec or end.
     #[test]
     fn a_child_of_a_32_bit_process_runs_it_until_it_ends() {
         let mut n = Narrow::default();
         n.open.insert(7, 100);
-        n.fork(7, 8, 150);
-        n.fork(9, 10, 160);
+        n.fork(7, 8);
+        n.fork(9, 10);
         n.end(8, 400);
         assert!(n.any());
         let mut runs = n.finish();
@@ -179,7 +182,7 @@ mod tests {
                 },
                 Run {
                     pid: 8,
-                    from: 150,
+                    from: 100,
                     to: 400
                 }
             ]

@@ -373,7 +373,7 @@ impl Tracer<'_> {
             let process = event != libc::PTRACE_EVENT_CLONE || tgid_of(new) == new as u32;
             if process {
                 let parent = self.tgid(pid);
-                self.narrow.fork(parent, new as u32, t);
+                self.narrow.fork(parent, new as u32);
             }
         }
         if self.fallback {
