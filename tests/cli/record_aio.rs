@@ -176,16 +176,9 @@ fn io_urings_ios_on_a_hundred_registered_files_are_on_their_files() {
             ],
             env,
         );
-        if !o.status.success() && stderr(&o).contains("perf") {
-            skip!("perf cannot record here: {}", stderr(&o));
+        let Some(shown) = shown_with_async(dir, &o) else {
             return;
-        }
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let shown = ok_in(dir, &["trace", "show", "t.iogtrace"]);
-        if !shown.contains(" async") {
-            skip!("io_uring's I/Os were not seen here (no eBPF probes)");
-            return;
-        }
+        };
         // fio's log: (path, offset) of each read.
         let mut want: BTreeMap<(String, u64), u32> = BTreeMap::new();
         for l in std::fs::read_to_string(dir.join("fio.iolog"))
@@ -261,16 +254,9 @@ fn io_urings_file_tables_updated_in_place_are_followed() {
         "--quiet",
     ];
     let o = run_in_env(dir, &args, &client);
-    if !o.status.success() && stderr(&o).contains("perf") {
-        skip!("perf cannot record here: {}", stderr(&o));
+    let Some(shown) = shown_with_async(dir, &o) else {
         return;
-    }
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let shown = ok_in(dir, &["trace", "show", "t.iogtrace"]);
-    if !shown.contains(" async") {
-        skip!("io_uring's I/Os were not seen here (no eBPF probes)");
-        return;
-    }
+    };
     let name: BTreeMap<&str, &str> = shown
         .lines()
         .filter_map(|l| l.strip_prefix("# file ")?.split_once(": "))
@@ -368,6 +354,22 @@ fn uring_client() {
     read(&mut one, 150, 4096);
     read(&mut two, 129, 8192);
     read(&mut two, 0, 12288);
+}
+
+/// The recording `o` made as `t.iogtrace` in `dir`, shown (`trace show`); None (after saying
+/// why) where perf or the eBPF probes of io_uring's I/Os are not available here.
+fn shown_with_async(dir: &Path, o: &Output) -> Option<String> {
+    if !o.status.success() && stderr(o).contains("perf") {
+        skip!("perf cannot record here: {}", stderr(o));
+        return None;
+    }
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    let shown = ok_in(dir, &["trace", "show", "t.iogtrace"]);
+    if !shown.contains(" async") {
+        skip!("io_uring's I/Os were not seen here (no eBPF probes)");
+        return None;
+    }
+    Some(shown)
 }
 
 /// SQPOLL: a kernel thread of the ring takes the requests from the submission queue, and
