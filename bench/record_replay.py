@@ -4,8 +4,8 @@ reproduces its timing.
 
 Capture overhead: sqlite3 inserting 100,000 rows with synchronous=FULL (in transactions of 100
 rows: 1,000 commits, each synced), run plain, under `iogauge record` (perf) and under
-`strace -f` (the usual way to see a program's calls), alternating, each round in a fresh
-directory; the ratio of each traced run's wall time to the plain runs' median. Also the
+`strace -f` (the usual way to see a program's calls), alternating (each round in the other
+order from the last), each round in a fresh directory; the ratio of each traced run's wall time to the plain runs' median. Also the
 `--method=ptrace` fallback. The disk's speed drifts over minutes, so the database lives on
 tmpfs by default (the capture's cost per call is what is measured; --dir puts it elsewhere).
 
@@ -108,7 +108,12 @@ def overhead(rounds, base, sql, baselines=()):
     program = {k: [] for k in ways if k.startswith("iogauge")}
     claimed = []
     for r in range(rounds):
-        for name, cmd in ways.items():
+        # Each round runs the ways in the other order from the last (ABBA): on the disk, whose
+        # speed drifts within a round, a way always run last (a baseline) read 20% slower.
+        order = list(ways.items())
+        if r % 2:
+            order.reverse()
+        for name, cmd in order:
             d = tempfile.mkdtemp(dir=base)
             w = os.path.join(d, "w")
             os.mkdir(w)
