@@ -351,6 +351,12 @@ pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
             "STOPPED before the end: the figures cover what was replayed"
         );
     }
+    if let Some(missing) = &r.incomplete {
+        let _ = writeln!(
+            o,
+            "INCOMPLETE trace: it misses {missing}; the replay did only the calls it holds"
+        );
+    }
     let ratio = |a: u64, b: u64| {
         if b == 0 {
             "-".to_string()

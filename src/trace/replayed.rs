@@ -112,6 +112,11 @@ pub struct ReplayReport {
     /// made no io_uring ring); None: through io_uring, or the trace has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uring_as_aio: Option<String>,
+    /// What the trace misses (its recording said INCOMPLETE: records dropped, calls seen
+    /// half, tasks not followed, 32-bit programs): the replay did only the calls it holds.
+    /// None: the trace knows of nothing missing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
 }
 
 /// The recorded think times, split where the trace says when its threads were off their CPU:

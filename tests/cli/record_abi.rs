@@ -125,5 +125,20 @@ fn a_32_bit_programs_calls_are_left_out_and_said_not_decoded_as_others() {
         assert!(file("/data").is_none(), "{method}: {v}");
         let text = ok_in(dir, &["trace", "stats", trace.to_str().unwrap()]);
         assert!(text.contains("32-bit program"), "{method}: {text}");
+        // Replayed, it says what it could not do: the report, text and JSON alike.
+        let replay = |format: &str| {
+            let fmt = format!("--output-format={format}");
+            let args = ["replay", trace.to_str().unwrap(), "--directory=.", &fmt];
+            ok_in(dir, &args)
+        };
+        let v: Value = serde_json::from_str(&replay("json")).unwrap();
+        let said = v["incomplete"].as_str().unwrap_or_default();
+        assert!(said.contains("32-bit program"), "{method}: {v}");
+        let text = replay("text");
+        assert!(
+            text.contains("INCOMPLETE trace: it misses")
+                && text.contains("1 process that ran a 32-bit program"),
+            "{method}: {text}"
+        );
     }
 }

@@ -460,6 +460,7 @@ fn report(
         think: None,
         async_one_by_one: None,
         uring_as_aio: None,
+        incomplete: r.footer.missing(),
     }
 }
 
