@@ -369,20 +369,20 @@ impl Tracer<'_> {
         if !self.early.remove(&new) {
             self.expect_stop.insert(new);
         }
-        if self.narrow.any() {
-            let process = event != libc::PTRACE_EVENT_CLONE || tgid_of(new) == new as u32;
-            if process {
-                let parent = self.tgid(pid);
-                self.narrow.fork(parent, new as u32);
-            }
+        // Whose task it is matters to the fallback's records and to a 32-bit parent's child.
+        if !self.fallback && !self.narrow.any() {
+            return Ok(());
+        }
+        let parent = self.tgid(pid);
+        let pid_of = if event == libc::PTRACE_EVENT_CLONE {
+            tgid_of(new)
+        } else {
+            new as u32
+        };
+        if pid_of == new as u32 {
+            self.narrow.fork(parent, pid_of);
         }
         if self.fallback {
-            let parent = self.tgid(pid);
-            let pid_of = if event == libc::PTRACE_EVENT_CLONE {
-                tgid_of(new)
-            } else {
-                new as u32
-            };
             self.tgid.insert(new, pid_of);
             self.out.raw.push(Raw::Fork {
                 t,
