@@ -1,0 +1,149 @@
+use super::*;
+
+fn sample() -> Recording {
+    Recording {
+        header: Header {
+            format: "iogauge-trace".into(),
+            version: VERSION,
+            iogauge: "0.1.0".into(),
+            command: vec!["dd".into(), "if=x".into()],
+            started_unix_ms: 1,
+            host: "h".into(),
+            method: "m".into(),
+        },
+        events: (0..10_000u64)
+            .map(|i| Event {
+                t: i * 1000,
+                dur: 500 + i,
+                offset: i * 4096,
+                len: 4096,
+                result: if i % 7 == 0 { -5 } else { 4096 },
+                tid: 42,
+                file: 0,
+                arg: i as u32,
+                op: if i % 2 == 0 { Op::Read } else { Op::Write },
+                flags: flag::DIRECT | flag::POSITIONAL,
+            })
+            .collect(),
+        footer: Footer {
+            duration_ns: 10_000_000,
+            exit_code: Some(0),
+            exit_signal: None,
+            files: vec![FileInfo {
+                path: "/tmp/x".into(),
+                kind: "regular".into(),
+                size_at_open: None,
+                extent: 40_960_000,
+                removed: false,
+                in_memory: false,
+            }],
+            threads: vec![],
+            lost: 0,
+            unmatched: 0,
+            other_calls: 3,
+            unknown_fd_calls: 0,
+            aio_unseen: 0,
+            aio_unreaped: 0,
+            capped: 0,
+            untracked_tasks: 0,
+            processes_32bit: 0,
+            overhead: None,
+            wakes_seen: true,
+            wakes: vec![Wake {
+                t: 5_000,
+                tid: 2,
+                by: 1,
+                asleep_ns: 700,
+            }],
+            gaps: Some(vec![Gap {
+                event: 3,
+                asleep_ns: 1_200,
+                preempted_ns: 300,
+            }]),
+        },
+    }
+}
+
+#[test]
+fn round_trips_and_is_compact() {
+    let r = sample();
+    let bytes = r.encode().unwrap();
+    assert!(
+        bytes.len() < r.events.len() * EVENT_BYTES / 4,
+        "{} bytes",
+        bytes.len()
+    );
+    assert_eq!(Recording::decode(&bytes[..]).unwrap(), r);
+}
+
+/// A replay in open mode waits for each event's recorded time; a layout writes each file's
+/// recorded extent: a trace with times past its end, or sizes past any file's, is refused
+/// as it is read.
+#[test]
+fn refuses_times_past_its_end_and_sizes_past_any_files() {
+    let said = |r: &Recording| Recording::decode(&r.encode().unwrap()[..]).unwrap_err().0;
+    let mut late = sample();
+    late.events[5].t = 20_000_000_000;
+    assert!(
+        said(&late).contains("event 5 runs from 20000000000 ns"),
+        "{}",
+        said(&late)
+    );
+    let mut wraps = sample();
+    wraps.events[7].dur = u64::MAX;
+    assert!(said(&wraps).starts_with("event 7 "), "{}", said(&wraps));
+    let mut woken = sample();
+    woken.footer.wakes[0].t = u64::MAX;
+    assert!(said(&woken).contains("wake-up"), "{}", said(&woken));
+    let mut huge = sample();
+    huge.footer.files[0].size_at_open = Some(u64::MAX);
+    assert!(
+        said(&huge).contains("past the largest file offset"),
+        "{}",
+        said(&huge)
+    );
+    // Within a second of its end (the capture reads its end after its last event): kept.
+    let mut edge = sample();
+    edge.events[9_999].t = edge.footer.duration_ns + 900_000_000 - edge.events[9_999].dur;
+    assert!(Recording::decode(&edge.encode().unwrap()[..]).is_ok());
+}
+
+#[test]
+fn refuses_what_is_not_a_whole_trace() {
+    let bytes = sample().encode().unwrap();
+    assert!(
+        Recording::decode(&b"hello world!"[..])
+            .unwrap_err()
+            .0
+            .contains("magic")
+    );
+    let cut = Recording::decode(&bytes[..bytes.len() / 2]).unwrap_err().0;
+    assert!(cut.contains("cut short"), "{cut}");
+    let mut v2 = bytes.clone();
+    v2[8] = 2;
+    assert!(
+        Recording::decode(&v2[..])
+            .unwrap_err()
+            .0
+            .contains("version 2")
+    );
+}
+
+/// What a trace misses, each count in words that agree with it.
+#[test]
+fn what_is_missing_is_said_in_words_that_agree_with_the_counts() {
+    assert_eq!(missing(0, 0, 0, 0, 0), None);
+    let one = missing(1, 0, 1, 0, 1).unwrap();
+    assert_eq!(
+        one,
+        "1 record dropped by the kernel (its buffer full), 1 call seen only half, 1 \
+         process that ran a 32-bit program, and all its calls while it did (this build \
+         decodes 64-bit programs' calls only)"
+    );
+    let more = missing(0, 2, 0, 3, 4).unwrap();
+    assert!(more.starts_with("2 records past the recorder's memory cap, 3 tasks the program started, and all their calls"), "{more}");
+    assert!(
+        more.contains("4 processes that ran a 32-bit program, and all their calls while they did"),
+        "{more}"
+    );
+}
