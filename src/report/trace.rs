@@ -255,6 +255,15 @@ pub fn stats_text(s: &Stats) -> String {
     }
     o += &files_text(s);
     for t in &s.threads {
+        o += &thread_text(t);
+    }
+    o
+}
+
+/// One thread's lines of `trace stats`.
+fn thread_text(t: &crate::trace::stats::ThreadStats) -> String {
+    let mut o = String::new();
+    {
         let _ = writeln!(
             o,
             "thread {} (process {}): {} calls, busy {}, think {}",
@@ -284,6 +293,9 @@ pub fn stats_text(s: &Stats) -> String {
                 ms(w.asleep_ns),
                 w.most_by.map_or("-".into(), |b| b.to_string())
             );
+        }
+        if let Some(n) = t.signalled.filter(|&n| n > 0) {
+            let _ = writeln!(o, "    signalled by the program's own tasks: {n}");
         }
     }
     o

@@ -235,6 +235,8 @@ mod tests {
                 overhead: None,
                 wakes_seen: false,
                 wakes: Vec::new(),
+                signals_seen: false,
+                signals: Vec::new(),
                 gaps: None,
             },
         };

@@ -152,13 +152,16 @@ pub struct Told {
     pub anchors: Vec<Anchor>,
 }
 
-/// Per thread whose end followed a sleep that another task of the program ended (a server's
-/// helper told to exit by the server, a reader at the end of its pipe), what its end starts
-/// from, as a call there would: its last replayed call plus its recorded tail less the
-/// sleeps followed (soft), and its waker's last replayed call before the wake-up (or what woke
-/// that one, up to [`MAX_CHAIN`] tasks back) plus the recorded time from there to the end. A
-/// thread whose tail no such wake-up ended, or one the chain could not follow to a call of
-/// another thread, has none: its tail stays as recorded.
+/// Per thread whose end followed a tell from another task of the program, not one of its
+/// children — a wake-up that ended its sleep, or a signal (`Footer::tells`): a server's helper
+/// told to exit by the server, a reader at the end of its pipe —, what its end starts from, as
+/// a call there would: its last replayed call plus its recorded tail less the sleeps followed
+/// (soft), and the teller's last replayed call before the tell (or what woke that one, up to
+/// [`MAX_CHAIN`] tasks back) plus the recorded time from there to the end. A child's end
+/// that woke it after the tell (a helper's trap that killed the child it waited for) does not
+/// hide the tell: the children it waited for are `predict::end`'s to weigh. A thread whose
+/// tail no such tell began, one that made a replayed call after it, or one the chain could not
+/// follow to a call of another thread, has none: its tail stays as recorded.
 pub fn ends(
     events: &[Event],
     (threads, wakes, gaps): (&[ThreadInfo], &[Wake], Option<&[Gap]>),
@@ -166,16 +169,29 @@ pub fn ends(
 ) -> HashMap<u32, Told> {
     let mine = by_thread(events, replayed);
     let woken = Woken::new(events, &mine, wakes).asleep(threads, gaps);
+    let parent: HashMap<u32, u32> = threads
+        .iter()
+        .filter_map(|t| t.parent.map(|p| (t.tid, p)))
+        .collect();
     let mut out = HashMap::new();
     for th in threads {
         let Some(end) = th.ended_ns else {
             continue;
         };
-        let Some(w) = woken.last_wake(th.tid, end) else {
+        let Some(w) = woken.last_tell(th.tid, end, |by| parent.get(&by) != Some(&th.tid)) else {
             continue;
         };
+        // A call of its own after the tell: that call follows it (`later_calls`), and the
+        // thread's end follows that call.
+        let last = mine
+            .get(&th.tid)
+            .and_then(|l| l.last())
+            .map(|&j| woken.done(j));
+        if last.is_some_and(|d| d >= w.t) {
+            continue;
+        }
         let mut v = Vec::new();
-        woken.chain(th.tid, end, end, 0, &mut v);
+        woken.chain_to(th.tid, (w.t.saturating_add(1), end), end, 0, &mut v);
         if v.iter().any(|a| events[a.event].tid != th.tid) {
             out.insert(
                 th.tid,
@@ -331,6 +347,14 @@ impl<'a> Woken<'a> {
         })
     }
 
+    /// `tid`'s last wake-up or signal before `at` from a task `from` accepts.
+    fn last_tell(&self, tid: u32, at: u64, from: impl Fn(u32) -> bool) -> Option<&'a Wake> {
+        self.wakes.get(&tid).and_then(|(list, _)| {
+            let n = list.partition_point(|w| w.t < at);
+            list[..n].iter().rev().find(|w| from(w.by)).copied()
+        })
+    }
+
     /// How long `tid` slept in (`lo`, `hi`) in sleeps other tasks ended.
     fn slept(&self, tid: u32, lo: u64, hi: u64) -> u64 {
         self.wakes.get(&tid).map_or(0, |(list, sums)| {
@@ -362,6 +386,19 @@ impl<'a> Woken<'a> {
     /// the thread's own work) — all but the last where that one leads to no call; where that
     /// one leads to a call, the thread's own call is soft. Returns whether any call was found.
     fn chain(&self, tid: u32, at: u64, t: u64, depth: usize, out: &mut Vec<Anchor>) -> bool {
+        self.chain_to(tid, (at, at), t, depth, out)
+    }
+
+    /// `chain`, with the wake-up followed the last before `at` and the thread's sleeps counted
+    /// to `upto` (a told thread's end: the tell, and its sleeps to its end).
+    fn chain_to(
+        &self,
+        tid: u32,
+        (at, upto): (u64, u64),
+        t: u64,
+        depth: usize,
+        out: &mut Vec<Anchor>,
+    ) -> bool {
         let last = self.mine.get(&tid).and_then(|l| {
             let n = l.partition_point(|&k| self.done(k) < at);
             // Asynchronous I/Os overlap: the one found must have completed before `at` (no
@@ -373,7 +410,7 @@ impl<'a> Woken<'a> {
         let since = last.map_or(0, |j| self.done(j));
         // Its wake-ups after that call and before `at`.
         let woken = self.last_wake(tid, at).filter(|w| w.t > since);
-        let slept = self.slept(tid, since, at);
+        let slept = self.slept(tid, since, upto);
         // Whether the last wake-up led to a call (past MAX_CHAIN it is not followed, and
         // the calls nearer make the bound); where it leads to none, its sleep waited for
         // something the trace does not hold, and stays as recorded.
@@ -389,7 +426,7 @@ impl<'a> Woken<'a> {
         // sleeps between its rounds, ends early when the helper is told).
         let own = match followed {
             true => self
-                .asleep_in(tid, since, at)
+                .asleep_in(tid, since, upto)
                 .map_or(slept, |a| a.max(slept)),
             false => slept - kept,
         };
@@ -635,5 +672,36 @@ mod tests {
         assert_eq!(told(Some(&gaps))[&2].anchors, [at(2, 20), soft(1, 25)]);
         // A thread whose sleeps no task of the program ended keeps its time as it was.
         assert!(!told(Some(&gaps)).contains_key(&1));
+    }
+
+    #[test]
+    fn a_thread_signalled_while_it_ran_ends_after_the_sender() {
+        // Helper 2 calls at 100..110 and computes on (never asleep) until 1, whose call ran
+        // 880..890, signals it at 900 (`Footer::signals`: a tell after no sleep); it ends at
+        // 910. Its end follows 1's call, 20 after it; its own call is soft.
+        let events = [ev(0, 10, 1), ev(100, 10, 2), ev(880, 10, 1)];
+        let threads = [th(1, None, None, 1000), th(2, Some(1), Some(50), 910)];
+        let signal = [wake(900, 2, 1, 0)];
+        let told = ends(&events, (&threads, &signal, None), |_| true);
+        assert_eq!(told[&2].at, 900);
+        assert_eq!(told[&2].by, 1);
+        assert_eq!(told[&2].anchors, [at(2, 20), soft(1, 800)]);
+        // Without it, nothing told the helper: its end stays as recorded.
+        assert!(ends(&events, (&threads, &[], None), |_| true).is_empty());
+        // Told, it killed its child 3, whose end woke it at 905 after 3 ns asleep: the tell
+        // is still what its end follows (the 3 ns are not its own work).
+        let kin = [
+            threads[0].clone(),
+            threads[1].clone(),
+            th(3, Some(2), Some(120), 905),
+        ];
+        let tells = [signal[0], wake(905, 2, 3, 3)];
+        let told = ends(&events, (&kin, &tells, None), |_| true);
+        assert_eq!((told[&2].at, told[&2].by), (900, 1));
+        assert_eq!(told[&2].anchors, [at(2, 20), soft(1, 797)]);
+        // A call of its own after the tell: its end follows that call, not the tell.
+        let mut later = events.to_vec();
+        later.push(ev(902, 2, 2));
+        assert!(!ends(&later, (&threads, &signal, None), |_| true).contains_key(&2));
     }
 }

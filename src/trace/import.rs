@@ -81,6 +81,8 @@ fn footer(mut files: Vec<FileInfo>, events: &[Event]) -> Footer {
         overhead: None,
         wakes_seen: false,
         wakes: Vec::new(),
+        signals_seen: false,
+        signals: Vec::new(),
         gaps: None,
     }
 }

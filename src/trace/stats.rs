@@ -109,6 +109,8 @@ pub struct ThreadStats {
     /// Its sleeps that another task of the program ended (None: the trace does not say who
     /// woke whom).
     pub woken: Option<Woken>,
+    /// The signals other tasks of the program sent it (None: the trace does not hold them).
+    pub signalled: Option<u64>,
 }
 
 /// A thread's sleeps that the program's own tasks ended: how many, how long it slept in
@@ -155,6 +157,30 @@ struct Acc {
     direct: u64,
     dsync_writes: u64,
     errors: u64,
+}
+
+/// One thread's figures: (its process, calls, time in them, first issue, last completion).
+fn thread_stats(
+    r: &Recording,
+    woken: Option<&HashMap<u32, Woken>>,
+    tid: u32,
+    (pid, n, busy, first, last): (u32, u64, u64, u64, u64),
+) -> ThreadStats {
+    let info = r.footer.threads.iter().find(|t| t.tid == tid);
+    ThreadStats {
+        tid,
+        pid,
+        calls: n,
+        busy_ns: busy,
+        think_ns: (last - first).saturating_sub(busy),
+        parent: info.and_then(|t| t.parent),
+        off_cpu: info.and_then(|t| t.off_cpu),
+        woken: woken.map(|w| w.get(&tid).copied().unwrap_or_default()),
+        signalled: r
+            .footer
+            .signals_seen
+            .then(|| r.footer.signals.iter().filter(|s| s.tid == tid).count() as u64),
+    }
 }
 
 /// A read's or write's figures added to its file's.
@@ -248,22 +274,7 @@ pub fn stats(r: &Recording) -> Stats {
         files,
         threads: threads
             .into_iter()
-            .map(|(tid, (pid, n, busy, first, last))| {
-                let woken = woken
-                    .as_ref()
-                    .map(|w| w.get(&tid).copied().unwrap_or_default());
-                let info = r.footer.threads.iter().find(|t| t.tid == tid);
-                ThreadStats {
-                    tid,
-                    pid,
-                    calls: n,
-                    busy_ns: busy,
-                    think_ns: (last - first).saturating_sub(busy),
-                    parent: info.and_then(|t| t.parent),
-                    off_cpu: info.and_then(|t| t.off_cpu),
-                    woken,
-                }
-            })
+            .map(|(tid, figures)| thread_stats(r, woken.as_ref(), tid, figures))
             .collect(),
         lost: r.footer.lost,
         unmatched: r.footer.unmatched,

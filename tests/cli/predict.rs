@@ -64,7 +64,7 @@ fn on_the_device(path: &Path, data: impl AsRef<[u8]>) {
 /// `script` recorded by `sh -c` in a new directory under /tmp, beside a file `in` of `blocks`
 /// 4 KiB blocks on the device (so its direct reads wait for the device), and its `trace
 /// stats`; None, having said why, where /tmp is tmpfs.
-fn recorded_beside_a_file_on_the_device(
+pub(super) fn recorded_beside_a_file_on_the_device(
     blocks: usize,
     script: &str,
 ) -> Option<(tempfile::TempDir, Value)> {
@@ -84,7 +84,7 @@ fn recorded_beside_a_file_on_the_device(
 }
 
 /// Whether the capture of a trace (its `stats`) saw who woke whom; where not, says so.
-fn sees_wake_ups(stats: &Value) -> bool {
+pub(super) fn sees_wake_ups(stats: &Value) -> bool {
     let m = stats["method"].as_str().unwrap();
     let sees = m.contains("who woke whom among the tasks: the sched:sched_waking");
     if !sees {
@@ -97,7 +97,7 @@ fn sees_wake_ups(stats: &Value) -> bool {
 /// leaves empty, with most of the time the busiest thread spent in calls when recorded (the
 /// reads) gone from the prediction: asserts that, `about` in its message; false, having said
 /// why, where there is no such tmpfs.
-fn most_reads_gone_on_tmpfs(w: &Path, about: &str) -> bool {
+pub(super) fn most_reads_gone_on_tmpfs(w: &Path, about: &str) -> bool {
     let Some(shm) = shm_tmpfs() else {
         skip!("no tmpfs at /dev/shm to predict for");
         return false;
@@ -558,49 +558,6 @@ fn a_process_that_waited_on_a_pipe_for_slow_reads_is_predicted_to_wait_as_long_a
     assert!(w.join("out").exists());
 }
 
-#[test]
-fn a_helper_that_flushes_on_a_timer_until_told_to_exit_ends_when_told_there() {
-    // A helper writes a file every 30 ms until the shell tells it to exit; the shell tells it
-    // when dd's direct reads of the disk end. Recorded on the disk (the helper flushed on its
-    // timer during the reads) and predicted for tmpfs, where the reads take microseconds: the
-    // helper is told sooner, before its later flushes, and the program ends then — not at its
-    // recorded flushes, nor its recorded tail after the last of them.
-    // Each step runs in the background and is waited for with `wait`, which the signal
-    // interrupts: told while its dd ran in the foreground, the helper would take the signal
-    // only after dd's exit had woken it, and that wake-up (its child's) would be its last.
-    let script = "( trap 'kill $d $s 2>/dev/null; exit 0' TERM; \
-        while :; do dd if=/dev/zero of=h bs=4k count=1 conv=notrunc status=none & d=$!; \
-        wait $d; sleep 0.03 & s=$!; wait $s; done ) & \
-        h=$!; dd if=in of=/dev/null bs=4k count=2048 iflag=direct status=none; \
-        kill $h; wait";
-    let Some((work, stats)) = recorded_beside_a_file_on_the_device(2048, script) else {
-        return;
-    };
-    let w = work.path();
-    if !sees_wake_ups(&stats) {
-        return;
-    }
-    let flushes = stats["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["path"].as_str().unwrap().ends_with("/h"))
-        .map_or(0, |f| f["writes"]["calls"].as_u64().unwrap());
-    if flushes < 3 {
-        skip!("the reads took less than the helper's three turns ({flushes} flushes)");
-        return;
-    }
-    // A capture that dropped records (its buffer full, on a loaded machine) may have dropped
-    // the wake-up that told the helper to exit.
-    if stats["lost"].as_u64().unwrap() > 0 {
-        skip!("the capture dropped {} records", stats["lost"]);
-        return;
-    }
-    // Most of the reads' time is gone from the prediction: it would all be there if the
-    // helper's end waited for its flushes at their recorded times.
-    most_reads_gone_on_tmpfs(w, &format!("{flushes} flushes; the trace: {stats}"));
-}
-
 /// A program whose child looks for the file `ready` every 5 ms (opens it; where it is not
 /// there, sleeps) while the parent writes 16 MiB and then appends 4 KiB and syncs it 200
 /// times (on a disk each sync waits for the device; on tmpfs for nothing), then makes `ready`.
@@ -642,7 +599,7 @@ fn sync_time(r: &Value) -> f64 {
 
 /// The Python to run POLLER with: Debian's, where a version manager's shim may stand first on
 /// PATH (pyenv's starts dozens of processes before Python).
-fn python() -> &'static str {
+pub(super) fn python() -> &'static str {
     if Path::new("/usr/bin/python3").exists() {
         "/usr/bin/python3"
     } else {

@@ -227,7 +227,11 @@ impl Family {
             parent,
             told: crate::trace::anchor::ends(
                 &r.events,
-                r.footer.sleeps(),
+                (
+                    &r.footer.threads,
+                    &r.footer.tells(),
+                    r.footer.gaps.as_deref(),
+                ),
                 crate::runner::replay::replayed,
             ),
             made,

@@ -60,6 +60,8 @@ fn recording(events: Vec<Event>, threads: Vec<ThreadInfo>, duration: u64) -> Rec
             overhead: None,
             wakes_seen: false,
             wakes: Vec::new(),
+            signals_seen: false,
+            signals: Vec::new(),
             gaps: None,
         },
     }

@@ -452,6 +452,16 @@ pub struct Footer {
     pub wakes_seen: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wakes: Vec<Wake>,
+    /// The signals one task of the program sent another, in time order, each written as a
+    /// wake-up after no sleep (`by` signalled `tid` at `t`, `asleep_ns` 0): a tell that need
+    /// not wake its target (one running, or waiting for a CPU, takes it at its next return to
+    /// user space, and no wake-up shows it). SIGCHLD, a task's signals to itself and those
+    /// an interrupt raised are left out. Perf captures from 2026-12-06 that could see them
+    /// (`signals_seen`); absent before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub signals_seen: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signals: Vec<Wake>,
     /// Where each thread was off its CPU between its calls, gap by gap: for each event whose
     /// thread was asleep or waiting for a CPU outside its calls since its previous event, the
     /// event and those times (perf captures from 2026-12-05; None under ptrace and in older
@@ -471,6 +481,15 @@ impl Footer {
     /// woke whom, and how each think time was spent (where the capture saw them).
     pub fn sleeps(&self) -> (&[ThreadInfo], &[Wake], Option<&[Gap]>) {
         (&self.threads, &self.wakes, self.gaps.as_deref())
+    }
+
+    /// What may have told a thread to end: the wake-ups and the signals, in time order (the
+    /// kernel wakes a signal's sleeping target before the signal's tracepoint runs: its
+    /// wake-up comes first, microseconds before; a signal first in a tie).
+    pub fn tells(&self) -> Vec<Wake> {
+        let mut all: Vec<Wake> = self.signals.iter().chain(&self.wakes).copied().collect();
+        all.sort_by_key(|w| w.t);
+        all
     }
 
     /// What the trace misses, in words (None: nothing it knows of).
@@ -625,9 +644,15 @@ impl Recording {
                 )));
             }
         }
-        if let Some(w) = self.footer.wakes.iter().find(|w| w.t > late) {
+        if let Some(w) = self
+            .footer
+            .wakes
+            .iter()
+            .chain(&self.footer.signals)
+            .find(|w| w.t > late)
+        {
             return Err(BadTrace(format!(
-                "a wake-up at {} ns, past the recording's end at {end} ns",
+                "a wake-up or signal at {} ns, past the recording's end at {end} ns",
                 w.t
             )));
         }

@@ -55,6 +55,14 @@ fn sample() -> Recording {
                 by: 1,
                 asleep_ns: 700,
             }],
+            signals_seen: true,
+            // 1 signalled 2 at 4,000 ns (2 was running: no wake-up).
+            signals: vec![Wake {
+                t: 4_000,
+                tid: 2,
+                by: 1,
+                asleep_ns: 0,
+            }],
             gaps: Some(vec![Gap {
                 event: 3,
                 asleep_ns: 1_200,
@@ -76,6 +84,17 @@ fn round_trips_and_is_compact() {
     assert_eq!(Recording::decode(&bytes[..]).unwrap(), r);
 }
 
+#[test]
+fn tells_are_the_signals_and_wake_ups_in_time_order_a_signal_before_its_wake_up() {
+    let mut r = sample();
+    let tells: Vec<u64> = r.footer.tells().iter().map(|w| w.t).collect();
+    assert_eq!(tells, [4_000, 5_000]);
+    // In a tie, the signal first.
+    r.footer.signals[0].t = 5_000;
+    let tells = r.footer.tells();
+    assert_eq!((tells[0].asleep_ns, tells[1].asleep_ns), (0, 700));
+}
+
 /// A replay in open mode waits for each event's recorded time; a layout writes each file's
 /// recorded extent: a trace with times past its end, or sizes past any file's, is refused
 /// as it is read.
@@ -95,6 +114,13 @@ fn refuses_times_past_its_end_and_sizes_past_any_files() {
     let mut woken = sample();
     woken.footer.wakes[0].t = u64::MAX;
     assert!(said(&woken).contains("wake-up"), "{}", said(&woken));
+    let mut signalled = sample();
+    signalled.footer.signals[0].t = u64::MAX;
+    assert!(
+        said(&signalled).contains("signal at"),
+        "{}",
+        said(&signalled)
+    );
     let mut huge = sample();
     huge.footer.files[0].size_at_open = Some(u64::MAX);
     assert!(

@@ -49,6 +49,10 @@ pub struct Decoded {
     /// Who woke whom among the program's threads (`wakes_seen`: the capture could see it).
     pub wakes_seen: bool,
     pub wakes: Vec<Wake>,
+    /// The signals one of the program's tasks sent another (`signals_seen`: the capture could
+    /// see them), each a tell at `t` with `asleep_ns` 0.
+    pub signals_seen: bool,
+    pub signals: Vec<Wake>,
     /// Each thread's time off its CPU between its calls, gap by gap (None: not measured).
     pub gaps: Option<Vec<Gap>>,
 }
@@ -137,7 +141,7 @@ pub fn decode(
     root: u32,
     inherited: &[Inherited],
     (t0, cwd): (u64, Vec<u8>),
-    sched: Option<super::sched::Records>,
+    mut sched: Option<super::sched::Records>,
 ) -> Decoded {
     if !raw.is_sorted_by_key(Raw::time) {
         raw.sort_by_key(Raw::time);
@@ -156,6 +160,7 @@ pub fn decode(
     s.uring_sqpoll(&raw);
     s.inherit(root, inherited, cwd);
     let wakes_seen = sched.as_ref().is_some_and(|r| r.wakings.is_some());
+    let signals = sched.as_mut().and_then(|r| r.signals.take());
     s.out.gaps = sched.as_ref().map(|_| Vec::new());
     let mut w = walk::Walk::new(sched);
     // The walk takes the records from the list's end, latest first after the reversal, and
@@ -196,7 +201,26 @@ pub fn decode(
     for k in &mut s.out.wakes {
         k.t = k.t.saturating_sub(t0);
     }
+    s.out.signals_seen = signals.is_some();
+    s.out.signals = told(signals.unwrap_or_default(), &s.out.threads, t0);
     s.out
+}
+
+/// The signals sent to a task the trace knows, as tells in time order (ns from the start).
+fn told(signals: Vec<super::perf::Waking>, threads: &[ThreadInfo], t0: u64) -> Vec<Wake> {
+    let known: std::collections::HashSet<u32> = threads.iter().map(|t| t.tid).collect();
+    let mut out: Vec<Wake> = signals
+        .into_iter()
+        .filter(|s| known.contains(&s.tid))
+        .map(|s| Wake {
+            t: s.t.saturating_sub(t0),
+            tid: s.tid,
+            by: s.by,
+            asleep_ns: 0,
+        })
+        .collect();
+    out.sort_by_key(|w| w.t);
+    out
 }
 
 /// Records walked between two givings-back of their room (6 MiB of records): shrinking a list

@@ -31,6 +31,7 @@ pub mod ptrace;
 mod rawtp;
 mod sched;
 mod sys;
+mod tells;
 mod uring;
 
 use crate::trace::capture::{CaptureError, Captured, Method};
@@ -105,17 +106,7 @@ pub fn record_with(
     let overhead = overhead.map(|c| c.applied((calls, path_calls, unwatched), duration_ns));
     let mut method = captured_how(ids, paths);
     if ids.is_some() {
-        method.push_str(match decoded.wakes_seen {
-            true => {
-                "; who woke whom among the tasks: the sched:sched_waking tracepoint, \
-                     inherited by every task (made by the waker; wake-ups from interrupts \
-                     left out)"
-            }
-            false => {
-                "; who woke whom among the tasks: not seen (no sched_waking \
-                      tracepoint, or perf refused it)"
-            }
-        });
+        method.push_str(&scheduler_how(&decoded));
     }
     let recording = Recording {
         header: header(argv, started_unix_ms, method),
@@ -142,6 +133,8 @@ pub fn record_with(
             overhead,
             wakes_seen: decoded.wakes_seen,
             wakes: decoded.wakes,
+            signals_seen: decoded.signals_seen,
+            signals: decoded.signals,
             gaps: decoded.gaps,
         },
     };
@@ -149,6 +142,29 @@ pub fn record_with(
         recording,
         fallback_reason,
     })
+}
+
+/// What the trace's header says of who woke whom and of the signals, for a perf capture.
+fn scheduler_how(decoded: &decode::Decoded) -> String {
+    let woke = match decoded.wakes_seen {
+        true => {
+            "; who woke whom among the tasks: the sched:sched_waking tracepoint, inherited by \
+             every task (made by the waker; wake-ups from interrupts left out)"
+        }
+        false => {
+            "; who woke whom among the tasks: not seen (no sched_waking tracepoint, or perf \
+             refused it)"
+        }
+    };
+    let signals = match decoded.signals_seen {
+        true => {
+            "; the signals they sent each other: the signal:signal_generate tracepoint, \
+             inherited likewise (SIGCHLD, a task's signals to itself and an interrupt's left \
+             out)"
+        }
+        false => "",
+    };
+    format!("{woke}{signals}")
 }
 
 /// How the calls, their paths and the asynchronous I/Os were captured, for the trace's header.
@@ -423,6 +439,8 @@ fn decoded(
         switched,
         wakes,
         woken,
+        signals,
+        signaled,
         untracked,
         unfinished,
     } = finished.unwrap_or(perf::Drained {
@@ -472,6 +490,7 @@ fn decoded(
         switches.then_some(sched::Records {
             switches: switched,
             wakings: wakes.then_some(woken),
+            signals: signals.then_some(signaled),
         }),
     );
     decoded.unmatched += unfinished;

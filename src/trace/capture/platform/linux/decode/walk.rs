@@ -37,7 +37,9 @@ impl Walk {
     /// A walk with the scheduler's records (None: the capture had none).
     pub(super) fn new(sched: Option<super::super::sched::Records>) -> Walk {
         let measured = sched.is_some();
-        let super::super::sched::Records { switches, wakings } = sched.unwrap_or_default();
+        let super::super::sched::Records {
+            switches, wakings, ..
+        } = sched.unwrap_or_default();
         let forked = wakings.is_some().then(HashMap::new);
         let mut switches = switches;
         let mut wakings = wakings.unwrap_or_default();
@@ -335,6 +337,16 @@ mod tests {
                 // The other thread wakes the first while it runs (nothing to keep), then
                 // during its sleep outside calls (kept), then again in that sleep (not kept).
                 wakings: Some(vec![waking(2_360), waking(2_350), waking(1_500)]),
+                // The other thread signals the first while it runs, and a task the trace
+                // does not know (left out).
+                signals: Some(vec![
+                    waking(3_000),
+                    Waking {
+                        t: 3_100,
+                        by: PID,
+                        tid: PID + 9,
+                    },
+                ]),
             }),
         )
     }
@@ -371,6 +383,7 @@ mod tests {
                 Some(Records {
                     switches: vec![switch(200, true), switch(600, false)],
                     wakings,
+                    signals: None,
                 }),
             )
         };
@@ -450,6 +463,18 @@ mod tests {
         assert_eq!(split.gaps.as_ref(), Some(&gaps));
         assert_eq!(whole.gaps.as_ref(), Some(&gaps));
         assert_eq!(whole.wakes, wakes);
+        // The signal to a task of the trace is a tell after no sleep, the other left out.
+        let told = [Wake {
+            t: 3_000,
+            tid: PID,
+            by: PID + 1,
+            asleep_ns: 0,
+        }];
+        assert!(split.signals_seen);
+        assert_eq!(
+            (&split.signals[..], &whole.signals[..]),
+            (&told[..], &told[..])
+        );
         assert_eq!((split.unmatched, whole.unmatched), (0, 0));
         assert_eq!(whole.events, split.events);
         assert_eq!(whole.threads, split.threads);
