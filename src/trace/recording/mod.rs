@@ -453,11 +453,13 @@ pub struct Footer {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wakes: Vec<Wake>,
     /// The signals one task of the program sent another, in time order, each written as a
-    /// wake-up after no sleep (`by` signalled `tid` at `t`, `asleep_ns` 0): a tell that need
-    /// not wake its target (one running, or waiting for a CPU, takes it at its next return to
-    /// user space, and no wake-up shows it). SIGCHLD, a task's signals to itself and those
-    /// an interrupt raised are left out. Perf captures from 2026-12-06 that could see them
-    /// (`signals_seen`); absent before.
+    /// wake-up after no sleep (`by` signalled `tid` at `t`, the end of its call; `asleep_ns`
+    /// 0): a tell that need not wake its target (one running, or waiting for a CPU, takes it
+    /// at its next return to user space, and no wake-up shows it). From the program's kill,
+    /// tkill, tgkill, rt_sigqueueinfo and rt_tgsigqueueinfo calls that succeeded, to a task
+    /// of the trace; signals to a process group, to the sender's own process, SIGCHLD, signal
+    /// 0, pidfd_send_signal's and those the kernel raises are left out. Every capture from
+    /// 2026-12-06 (`signals_seen`); absent before.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub signals_seen: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -483,9 +485,9 @@ impl Footer {
         (&self.threads, &self.wakes, self.gaps.as_deref())
     }
 
-    /// What may have told a thread to end: the wake-ups and the signals, in time order (the
-    /// kernel wakes a signal's sleeping target before the signal's tracepoint runs: its
-    /// wake-up comes first, microseconds before; a signal first in a tie).
+    /// What may have told a thread to end: the wake-ups and the signals, in time order (a
+    /// signal that woke its target comes after that wake-up, at its call's end; a signal
+    /// first in a tie).
     pub fn tells(&self) -> Vec<Wake> {
         let mut all: Vec<Wake> = self.signals.iter().chain(&self.wakes).copied().collect();
         all.sort_by_key(|w| w.t);

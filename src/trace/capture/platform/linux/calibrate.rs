@@ -249,11 +249,7 @@ fn traced_calibration(
     // Without who woke whom: the calibration program wakes no task of its own, and each
     // session with the sched_waking tracepoint costs its close a tracepoint grace period
     // (~40 ms here), five times over.
-    let ids = ids.map(|i| perf::Tracepoints {
-        waking: None,
-        signal: None,
-        ..i
-    });
+    let ids = ids.map(|i| perf::Tracepoints { waking: None, ..i });
     let run = run_traced(&exec, ids, paths, None);
     drop(w);
     run.ok()?;

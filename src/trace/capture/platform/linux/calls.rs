@@ -48,6 +48,12 @@ pub enum Call {
     IoPgetevents,
     IoUringEnter,
     IoUringRegister,
+    /// Signals one task sends another: a tell (`Footer::signals`).
+    Kill,
+    Tkill,
+    Tgkill,
+    SigQueue,
+    TgSigQueue,
 }
 
 /// libc's call numbers, and io_pgetevents', which it lacks.
@@ -111,6 +117,11 @@ table!(
     IoPgetevents = SYS_io_pgetevents,
     IoUringEnter = SYS_io_uring_enter,
     IoUringRegister = SYS_io_uring_register,
+    Kill = SYS_kill,
+    Tkill = SYS_tkill,
+    Tgkill = SYS_tgkill,
+    SigQueue = SYS_rt_sigqueueinfo,
+    TgSigQueue = SYS_rt_tgsigqueueinfo,
 );
 
 #[cfg(target_arch = "aarch64")]
@@ -153,6 +164,11 @@ table!(
     IoPgetevents = SYS_io_pgetevents,
     IoUringEnter = SYS_io_uring_enter,
     IoUringRegister = SYS_io_uring_register,
+    Kill = SYS_kill,
+    Tkill = SYS_tkill,
+    Tgkill = SYS_tgkill,
+    SigQueue = SYS_rt_sigqueueinfo,
+    TgSigQueue = SYS_rt_tgsigqueueinfo,
 );
 
 /// The seccomp audit architecture of this build (`AUDIT_ARCH_*`).

@@ -49,9 +49,8 @@ pub struct Decoded {
     /// Who woke whom among the program's threads (`wakes_seen`: the capture could see it).
     pub wakes_seen: bool,
     pub wakes: Vec<Wake>,
-    /// The signals one of the program's tasks sent another (`signals_seen`: the capture could
-    /// see them), each a tell at `t` with `asleep_ns` 0.
-    pub signals_seen: bool,
+    /// The signals one of the program's tasks sent another (their kill, tkill, tgkill and
+    /// sigqueue calls), each a tell at the call's end with `asleep_ns` 0, in time order.
     pub signals: Vec<Wake>,
     /// Each thread's time off its CPU between its calls, gap by gap (None: not measured).
     pub gaps: Option<Vec<Gap>>,
@@ -141,7 +140,7 @@ pub fn decode(
     root: u32,
     inherited: &[Inherited],
     (t0, cwd): (u64, Vec<u8>),
-    mut sched: Option<super::sched::Records>,
+    sched: Option<super::sched::Records>,
 ) -> Decoded {
     if !raw.is_sorted_by_key(Raw::time) {
         raw.sort_by_key(Raw::time);
@@ -160,7 +159,6 @@ pub fn decode(
     s.uring_sqpoll(&raw);
     s.inherit(root, inherited, cwd);
     let wakes_seen = sched.as_ref().is_some_and(|r| r.wakings.is_some());
-    let signals = sched.as_mut().and_then(|r| r.signals.take());
     s.out.gaps = sched.as_ref().map(|_| Vec::new());
     let mut w = walk::Walk::new(sched);
     // The walk takes the records from the list's end, latest first after the reversal, and
@@ -201,26 +199,11 @@ pub fn decode(
     for k in &mut s.out.wakes {
         k.t = k.t.saturating_sub(t0);
     }
-    s.out.signals_seen = signals.is_some();
-    s.out.signals = told(signals.unwrap_or_default(), &s.out.threads, t0);
+    // To the tasks the trace knows (a signal to another program tells it nothing).
+    let known: std::collections::HashSet<u32> = s.out.threads.iter().map(|t| t.tid).collect();
+    s.out.signals.retain(|w| known.contains(&w.tid));
+    s.out.signals.sort_by_key(|w| w.t);
     s.out
-}
-
-/// The signals sent to a task the trace knows, as tells in time order (ns from the start).
-fn told(signals: Vec<super::perf::Waking>, threads: &[ThreadInfo], t0: u64) -> Vec<Wake> {
-    let known: std::collections::HashSet<u32> = threads.iter().map(|t| t.tid).collect();
-    let mut out: Vec<Wake> = signals
-        .into_iter()
-        .filter(|s| known.contains(&s.tid))
-        .map(|s| Wake {
-            t: s.t.saturating_sub(t0),
-            tid: s.tid,
-            by: s.by,
-            asleep_ns: 0,
-        })
-        .collect();
-    out.sort_by_key(|w| w.t);
-    out
 }
 
 /// Records walked between two givings-back of their room (6 MiB of records): shrinking a list
@@ -433,6 +416,28 @@ impl State {
         });
     }
 
+    /// A signal sent (kill, tkill, tgkill, sigqueue), kept as a tell at the call's end: to a
+    /// process or a thread by its id — not to a process group or every process (no one task),
+    /// not to the sender's own thread or process (a fault's, SIGPIPE, `raise`), not SIGCHLD
+    /// nor 0 (a look for the process), and only where it was sent.
+    fn signal(&mut self, d: &Done) {
+        let (target, sig, process) = match d.call {
+            Call::Kill | Call::SigQueue => (d.a[0] as i32, d.a[1] as i32, true),
+            Call::Tkill => (d.a[0] as i32, d.a[1] as i32, false),
+            _ => (d.a[1] as i32, d.a[2] as i32, false),
+        };
+        let own = target as u32 == d.tid || (process && target as u32 == d.pid);
+        if d.ret != 0 || target <= 0 || sig == 0 || sig == libc::SIGCHLD || own {
+            return;
+        }
+        self.out.signals.push(Wake {
+            t: (d.t + d.dur).saturating_sub(self.t0),
+            tid: target as u32,
+            by: d.tid,
+            asleep_ns: 0,
+        });
+    }
+
     /// Grows what the trace knows of a file's size and reach.
     fn reach(&mut self, file: u32, end: u64, grows: bool) {
         let f = &mut self.out.files[file as usize];
@@ -460,6 +465,9 @@ impl State {
             Call::IoGetevents | Call::IoPgetevents => self.aio_getevents(&d),
             Call::IoUringEnter => self.uring_enter(&d),
             Call::IoUringRegister => self.uring_register(&d),
+            Call::Kill | Call::Tkill | Call::Tgkill | Call::SigQueue | Call::TgSigQueue => {
+                self.signal(&d)
+            }
             _ => self.on_fd(&d),
         }
     }

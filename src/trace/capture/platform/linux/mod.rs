@@ -31,7 +31,6 @@ pub mod ptrace;
 mod rawtp;
 mod sched;
 mod sys;
-mod tells;
 mod uring;
 
 use crate::trace::capture::{CaptureError, Captured, Method};
@@ -104,10 +103,7 @@ pub fn record_with(
     let duration_ns = end.saturating_sub(t0);
     let unwatched = syscalls.map_or(0, |n| n.saturating_sub(calls));
     let overhead = overhead.map(|c| c.applied((calls, path_calls, unwatched), duration_ns));
-    let mut method = captured_how(ids, paths);
-    if ids.is_some() {
-        method.push_str(&scheduler_how(&decoded));
-    }
+    let method = captured_how(ids, paths) + &scheduler_how(ids.is_some(), decoded.wakes_seen);
     let recording = Recording {
         header: header(argv, started_unix_ms, method),
         events: decoded.events,
@@ -133,7 +129,7 @@ pub fn record_with(
             overhead,
             wakes_seen: decoded.wakes_seen,
             wakes: decoded.wakes,
-            signals_seen: decoded.signals_seen,
+            signals_seen: true,
             signals: decoded.signals,
             gaps: decoded.gaps,
         },
@@ -144,27 +140,23 @@ pub fn record_with(
     })
 }
 
-/// What the trace's header says of who woke whom and of the signals, for a perf capture.
-fn scheduler_how(decoded: &decode::Decoded) -> String {
-    let woke = match decoded.wakes_seen {
-        true => {
+/// What the trace's header says of the signals between the program's tasks and, for a perf
+/// capture (`perf`), of who woke whom.
+fn scheduler_how(perf: bool, wakes_seen: bool) -> String {
+    let signals = "; signals between the program's tasks: their kill, tkill, tgkill and sigqueue \
+                   calls";
+    let woke = match (perf, wakes_seen) {
+        (false, _) => "",
+        (true, true) => {
             "; who woke whom among the tasks: the sched:sched_waking tracepoint, inherited by \
              every task (made by the waker; wake-ups from interrupts left out)"
         }
-        false => {
+        (true, false) => {
             "; who woke whom among the tasks: not seen (no sched_waking tracepoint, or perf \
              refused it)"
         }
     };
-    let signals = match decoded.signals_seen {
-        true => {
-            "; the signals they sent each other: the signal:signal_generate tracepoint, \
-             inherited likewise (SIGCHLD, a task's signals to itself and an interrupt's left \
-             out)"
-        }
-        false => "",
-    };
-    format!("{woke}{signals}")
+    format!("{signals}{woke}")
 }
 
 /// How the calls, their paths and the asynchronous I/Os were captured, for the trace's header.
@@ -439,8 +431,6 @@ fn decoded(
         switched,
         wakes,
         woken,
-        signals,
-        signaled,
         untracked,
         unfinished,
     } = finished.unwrap_or(perf::Drained {
@@ -490,7 +480,6 @@ fn decoded(
         switches.then_some(sched::Records {
             switches: switched,
             wakings: wakes.then_some(woken),
-            signals: signals.then_some(signaled),
         }),
     );
     decoded.unmatched += unfinished;

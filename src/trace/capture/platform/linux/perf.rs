@@ -104,14 +104,13 @@ pub struct Waking {
     pub tid: u32,
 }
 
-/// The two tracepoints' ids, the scheduler's `sched_waking` (its id and where its `pid` field
-/// is) and `signal_generate` (`signals`) where tracefs has them.
+/// The two tracepoints' ids, and the scheduler's `sched_waking` (its id and where its `pid`
+/// field is) where tracefs has it.
 #[derive(Debug, Clone, Copy)]
 pub struct Tracepoints {
     pub enter: u64,
     pub exit: u64,
     pub waking: Option<(u64, usize)>,
-    pub signal: Option<super::tells::Format>,
 }
 
 /// Reads the tracepoints' ids from tracefs.
@@ -167,39 +166,28 @@ fn read_ids(root: &Path) -> io::Result<Tracepoints> {
     Ok(Tracepoints {
         enter: id("sys_enter")?,
         exit: id("sys_exit")?,
-        waking: super::tells::waking_format(root),
-        signal: super::tells::format(root),
+        waking: waking_format(root),
     })
 }
 
-/// A tracepoint's id and format (`group/name`), from tracefs at `root`.
-pub fn tracepoint_format(root: &Path, event: &str) -> Option<(u64, String)> {
-    let dir = root.join("events").join(event);
+/// `sched_waking`'s id and the offset of its `pid` field (the woken task), from its format.
+fn waking_format(root: &Path) -> Option<(u64, usize)> {
+    let dir = root.join("events/sched/sched_waking");
     let id = std::fs::read_to_string(dir.join("id"))
         .ok()?
         .trim()
         .parse()
         .ok()?;
-    Some((id, std::fs::read_to_string(dir.join("format")).ok()?))
-}
-
-/// Where field `name` lies in a tracepoint's raw record, from its format's line
-/// `field:<type> <name>;\toffset:<n>;...`.
-pub fn field_offset(format: &str, name: &str) -> Option<usize> {
-    format
+    let format = std::fs::read_to_string(dir.join("format")).ok()?;
+    let offset = format
         .lines()
-        .find(|l| {
-            l.split(';')
-                .next()
-                .and_then(|f| f.trim().strip_prefix("field:"))
-                .and_then(|f| f.rsplit(' ').next())
-                == Some(name)
-        })?
+        .find(|l| l.contains(" pid;") && !l.contains("common_pid"))?
         .split(';')
         .find_map(|f| f.trim().strip_prefix("offset:"))?
         .trim()
         .parse()
-        .ok()
+        .ok()?;
+    Some((id, offset))
 }
 
 pub const PERF_TYPE_SOFTWARE: u32 = 1;
@@ -210,9 +198,9 @@ pub const SAMPLE_TID: u64 = 1 << 1;
 pub const SAMPLE_TIME: u64 = 1 << 2;
 pub const SAMPLE_RAW: u64 = 1 << 10;
 pub const DISABLED: u64 = 1 << 0;
-pub const INHERIT: u64 = 1 << 1;
+const INHERIT: u64 = 1 << 1;
 const COMM: u64 = 1 << 9;
-pub const ENABLE_ON_EXEC: u64 = 1 << 12;
+const ENABLE_ON_EXEC: u64 = 1 << 12;
 const TASK: u64 = 1 << 13;
 pub const WATERMARK: u64 = 1 << 14;
 pub const SAMPLE_ID_ALL: u64 = 1 << 18;
@@ -250,10 +238,8 @@ pub struct Session {
     all: Option<OwnedFd>,
     /// Where the calls are read by eBPF (their ring, and its counters in place of `all`).
     calls: Option<super::callring::CallReader>,
-    /// Each CPU's `sched_waking` event (its records in that CPU's ring), where perf allows it,
-    /// and its `signal_generate` event where perf allows that too (`signals`).
+    /// Each CPU's `sched_waking` event (its records in that CPU's ring), where perf allows it.
     wakings: Vec<OwnedFd>,
-    signals: bool,
 }
 
 /// What the reader gives back.
@@ -283,10 +269,6 @@ pub struct Drained {
     /// order.
     pub wakes: bool,
     pub woken: Vec<Waking>,
-    /// The kernel gave the signals the tasks sent each other (`signals`), and those signals
-    /// (a tell: `by` signalled `tid`), each CPU's in its order.
-    pub signals: bool,
-    pub signaled: Vec<Waking>,
 }
 
 /// What one record costs the recorder at its peak, bytes: the record (88), its share of the
@@ -408,9 +390,10 @@ impl Session {
                 ring,
             });
         }
-        let (wakings, signals) = match switches {
-            true => super::tells::open(pid, ids, &cpus),
-            false => (Vec::new(), false),
+        let wakings = if switches {
+            open_wakings(pid, ids, &cpus)
+        } else {
+            Vec::new()
         };
         if let Some(p) = probes {
             let rings: Vec<(i32, &OwnedFd)> = cpus.iter().map(|c| (c.cpu, &c.enter)).collect();
@@ -428,7 +411,6 @@ impl Session {
             switches,
             calls,
             wakings,
-            signals,
         })
     }
 
@@ -443,14 +425,12 @@ impl Session {
                 switches,
                 mut calls,
                 wakings,
-                signals,
             } = self;
             // The ring's records are whole calls; perf's, an entry and an exit.
             let cap = max_records(if calls.is_some() { 1 } else { 2 });
             let mut d = Drained {
                 switches,
                 wakes: !wakings.is_empty(),
-                signals,
                 ..Default::default()
             };
             // The ring's calls go to `d.raw` as the perf rings' records do, capped alike.
@@ -466,19 +446,16 @@ impl Session {
                     from_ring.as_mut().map(|f| f as &mut dyn FnMut() -> usize),
                     |bytes| {
                         let mut raw = raw.borrow_mut();
-                        let side = (&mut d.seen, &mut d.switched);
-                        let told = (&mut d.woken, &mut d.signaled);
-                        let lost = parse(bytes, ids, &mut raw, side, told);
+                        let side = (&mut d.seen, &mut d.switched, &mut d.woken);
+                        let lost = parse(bytes, ids, &mut raw, side);
                         let over = raw.len().saturating_sub(cap)
                             + d.seen.len().saturating_sub(cap)
                             + d.switched.len().saturating_sub(SWITCHES_PER_RECORD * cap)
-                            + d.woken.len().saturating_sub(cap)
-                            + d.signaled.len().saturating_sub(cap);
+                            + d.woken.len().saturating_sub(cap);
                         raw.truncate(cap);
                         d.seen.truncate(cap);
                         d.switched.truncate(SWITCHES_PER_RECORD * cap);
                         d.woken.truncate(cap);
-                        d.signaled.truncate(cap);
                         d.capped += over as u64;
                         lost
                     },
@@ -523,6 +500,36 @@ fn count_calls(pid: i32, ids: Tracepoints) -> Option<OwnedFd> {
         ..Default::default()
     };
     sys::perf_event_open(&count, pid, -1).ok()
+}
+
+/// `sched_waking` on every CPU for `pid` and the tasks it starts, each sent to its CPU's ring:
+/// who woke whom among the program's tasks (the event runs in the waker's context). None
+/// where the kernel has no such tracepoint or perf refuses it: the trace then holds no
+/// wake-ups, and says so.
+fn open_wakings(pid: i32, ids: Tracepoints, cpus: &[CpuEvents]) -> Vec<OwnedFd> {
+    let Some((id, _)) = ids.waking else {
+        return Vec::new();
+    };
+    let attr = PerfAttr {
+        type_: PERF_TYPE_TRACEPOINT,
+        size: std::mem::size_of::<PerfAttr>() as u32,
+        config: id,
+        sample_period: 1,
+        sample_type: SAMPLE_TID | SAMPLE_TIME | SAMPLE_RAW,
+        flags: DISABLED | INHERIT | ENABLE_ON_EXEC | SAMPLE_ID_ALL | USE_CLOCKID,
+        clockid: libc::CLOCK_MONOTONIC,
+        ..Default::default()
+    };
+    let mut out = Vec::with_capacity(cpus.len());
+    for c in cpus {
+        let opened = sys::perf_event_open(&attr, pid, c.cpu)
+            .and_then(|w| sys::set_output(&w, &c.enter).map(|()| w));
+        match opened {
+            Ok(w) => out.push(w),
+            Err(_) => return Vec::new(),
+        }
+    }
+    out
 }
 
 /// The tracepoints' filter that keeps the watched calls.
@@ -640,8 +647,11 @@ fn parse(
     bytes: &[u8],
     ids: Tracepoints,
     out: &mut Vec<Raw>,
-    (seen, switched): (&mut Vec<super::bpf::Seen>, &mut Vec<Switch>),
-    (woken, signaled): (&mut Vec<Waking>, &mut Vec<Waking>),
+    (seen, switched, woken): (
+        &mut Vec<super::bpf::Seen>,
+        &mut Vec<Switch>,
+        &mut Vec<Waking>,
+    ),
 ) -> u64 {
     let mut lost = 0;
     let mut at = 0;
@@ -658,10 +668,8 @@ fn parse(
                 let (pid, tid, t) = (u32_at(r, 8), u32_at(r, 12), u64_at(r, 16));
                 let raw_len = u32_at(r, 24) as usize;
                 let raw = &r[28..(28 + raw_len).min(size)];
-                if let Some(w) = super::tells::waking(ids, t, tid, raw) {
+                if let Some(w) = waking(ids, t, tid, raw) {
                     woken.extend(w);
-                } else if let Some(w) = super::tells::parse(ids.signal, t, tid, raw) {
-                    signaled.extend(w);
                 } else if let Some(s) = super::bpf::parse(t, tid, raw) {
                     seen.push(s);
                 } else if raw.len() >= 24 {
@@ -715,6 +723,19 @@ fn parse(
         at += size;
     }
     lost
+}
+
+/// A `sched_waking` sample's wake-up: Some(None) for one the records leave out (made in an
+/// interrupt, whatever task it interrupted, or a task waking itself); None: not such a sample.
+fn waking(ids: Tracepoints, t: u64, by: u32, raw: &[u8]) -> Option<Option<Waking>> {
+    let (id, at) = ids.waking?;
+    if raw.len() < at + 4 || u64::from(u16::from_ne_bytes([raw[0], raw[1]])) != id {
+        return None;
+    }
+    // common_flags: in a hard or soft interrupt, or an NMI.
+    const IN_INTERRUPT: u8 = 0x08 | 0x10 | 0x40;
+    let tid = u32_at(raw, at);
+    Some((raw[2] & IN_INTERRUPT == 0 && tid != by).then_some(Waking { t, by, tid }))
 }
 
 /// The tracepoints' ids (tracefs read, or mounted for a moment where it is not).

@@ -10,13 +10,12 @@ use std::collections::HashMap;
 use super::perf::{Switch, Waking};
 use crate::trace::recording::{OffCpu, Wake};
 
-/// What the scheduler said of the program's tasks: their switches, who woke whom among them,
-/// and the signals they sent each other (None: the capture could not ask).
+/// What the scheduler said of the program's tasks: their switches, and who woke whom among
+/// them (None: the capture could not ask).
 #[derive(Debug, Default)]
 pub struct Records {
     pub switches: Vec<Switch>,
     pub wakings: Option<Vec<Waking>>,
-    pub signals: Option<Vec<Waking>>,
 }
 
 #[derive(Default)]

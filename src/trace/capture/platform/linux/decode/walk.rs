@@ -37,9 +37,7 @@ impl Walk {
     /// A walk with the scheduler's records (None: the capture had none).
     pub(super) fn new(sched: Option<super::super::sched::Records>) -> Walk {
         let measured = sched.is_some();
-        let super::super::sched::Records {
-            switches, wakings, ..
-        } = sched.unwrap_or_default();
+        let super::super::sched::Records { switches, wakings } = sched.unwrap_or_default();
         let forked = wakings.is_some().then(HashMap::new);
         let mut switches = switches;
         let mut wakings = wakings.unwrap_or_default();
@@ -282,6 +280,58 @@ mod tests {
             (PID, libc::SYS_read, 2_000, 300, [5, b, 4096, 0, 0, 0], 4096),
             (PID, libc::SYS_read, 2_400, 100, [5, b, 4096, 0, 0, 0], 4096),
             (PID + 1, libc::SYS_fsync, 4_000, 100, [5, 0, 0, 0, 0, 0], 0),
+            // Signals: the second thread's SIGTERM to the first (kept); to a process group,
+            // to itself, a look for a process (signal 0), SIGCHLD, one that failed, and one
+            // to a task the trace does not know (left out).
+            (
+                PID + 1,
+                libc::SYS_tgkill,
+                4_200,
+                10,
+                [PID as u64, PID as u64, 15, 0, 0, 0],
+                0,
+            ),
+            (PID + 1, libc::SYS_kill, 4_300, 10, [0, 15, 0, 0, 0, 0], 0),
+            (
+                PID + 1,
+                libc::SYS_tkill,
+                4_310,
+                10,
+                [PID as u64 + 1, 15, 0, 0, 0, 0],
+                0,
+            ),
+            (
+                PID + 1,
+                libc::SYS_kill,
+                4_320,
+                10,
+                [PID as u64, 0, 0, 0, 0, 0],
+                0,
+            ),
+            (
+                PID + 1,
+                libc::SYS_kill,
+                4_330,
+                10,
+                [PID as u64, 17, 0, 0, 0, 0],
+                0,
+            ),
+            (
+                PID + 1,
+                libc::SYS_kill,
+                4_340,
+                10,
+                [PID as u64, 15, 0, 0, 0, 0],
+                -3,
+            ),
+            (
+                PID + 1,
+                libc::SYS_kill,
+                4_350,
+                10,
+                [PID as u64 + 9, 15, 0, 0, 0, 0],
+                0,
+            ),
         ]
     }
 
@@ -337,16 +387,6 @@ mod tests {
                 // The other thread wakes the first while it runs (nothing to keep), then
                 // during its sleep outside calls (kept), then again in that sleep (not kept).
                 wakings: Some(vec![waking(2_360), waking(2_350), waking(1_500)]),
-                // The other thread signals the first while it runs, and a task the trace
-                // does not know (left out).
-                signals: Some(vec![
-                    waking(3_000),
-                    Waking {
-                        t: 3_100,
-                        by: PID,
-                        tid: PID + 9,
-                    },
-                ]),
             }),
         )
     }
@@ -383,7 +423,6 @@ mod tests {
                 Some(Records {
                     switches: vec![switch(200, true), switch(600, false)],
                     wakings,
-                    signals: None,
                 }),
             )
         };
@@ -463,14 +502,12 @@ mod tests {
         assert_eq!(split.gaps.as_ref(), Some(&gaps));
         assert_eq!(whole.gaps.as_ref(), Some(&gaps));
         assert_eq!(whole.wakes, wakes);
-        // The signal to a task of the trace is a tell after no sleep, the other left out.
         let told = [Wake {
-            t: 3_000,
+            t: 4_210,
             tid: PID,
             by: PID + 1,
             asleep_ns: 0,
         }];
-        assert!(split.signals_seen);
         assert_eq!(
             (&split.signals[..], &whole.signals[..]),
             (&told[..], &told[..])
