@@ -68,6 +68,8 @@ mod net;
 mod outputs;
 #[path = "cli/predict.rs"]
 mod predict;
+#[path = "cli/predict_cpu.rs"]
+mod predict_cpu;
 #[path = "cli/predict_tells.rs"]
 mod predict_tells;
 #[path = "cli/preread.rs"]

@@ -122,6 +122,9 @@ fn replay_lines(o: &mut String, n: usize, r: &crate::studies::predict::ReplayPre
             s(t.left_out_ns)
         );
     }
+    if let Some(c) = r.cpu_wait {
+        let _ = writeln!(o, "       {}", crate::report::trace::cpu_wait_line(c));
+    }
     let polls = &r.polls;
     if polls.ended_sooner + polls.ended_later > 0 {
         let _ = writeln!(

@@ -301,6 +301,17 @@ fn thread_text(t: &crate::trace::stats::ThreadStats) -> String {
     o
 }
 
+/// The threads' waits for a CPU, replayed and recorded, in words.
+pub fn cpu_wait_line(c: crate::trace::replayed::CpuWait) -> String {
+    let recorded = c.recorded_ns.map_or("not in the trace".to_string(), |n| {
+        format!("{} (between calls)", ms(n))
+    });
+    format!(
+        "waits for a CPU, all threads: replayed {}, recorded {recorded}",
+        ms(c.replayed_ns)
+    )
+}
+
 fn us(ns: u64) -> String {
     format!("{:.1} µs", ns as f64 / 1e3)
 }
@@ -413,6 +424,9 @@ pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
         "calls that slept (gave up the CPU to wait): replayed {}, recorded {recorded}",
         r.replayed_calls_slept
     );
+    if let Some(c) = r.cpu_wait {
+        let _ = writeln!(o, "{}", cpu_wait_line(c));
+    }
     o += &replay_ops(r);
     for t in &r.threads {
         let _ = writeln!(

@@ -117,6 +117,21 @@ pub struct ReplayReport {
     /// None: the trace knows of nothing missing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<String>,
+    /// How long the threads waited for a CPU, recorded and here (None: the platform keeps
+    /// no figure of a thread's waits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_wait: Option<CpuWait>,
+}
+
+/// Time the threads were ready to run but waited for a CPU, summed over threads: the
+/// replay's (the scheduler's run delay of each replay thread, from its first call's turn to
+/// its end), and the recording's between the calls (its threads' `off_cpu`; None where the
+/// trace does not say). More here than recorded: this machine was busier than when the
+/// program was recorded (other programs, or the replay's threads outnumbering its CPUs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CpuWait {
+    pub replayed_ns: u64,
+    pub recorded_ns: Option<u64>,
 }
 
 /// The recorded think times, split where the trace says when its threads were off their CPU:

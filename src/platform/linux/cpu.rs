@@ -57,6 +57,14 @@ pub fn thread_cpu_ns() -> Option<u64> {
         .then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
+/// The calling thread's time ready to run but waiting for a CPU since it started, ns: the
+/// scheduler's run delay (the second figure of /proc/thread-self/schedstat). None where the
+/// kernel keeps no such figures (no CONFIG_SCHED_INFO).
+pub fn thread_run_delay_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// Usage of the whole process: RUSAGE_SELF's, split over the process's CPU clock.
 pub fn process() -> CpuUsage {
     exact(usage(libc::RUSAGE_SELF), libc::CLOCK_PROCESS_CPUTIME_ID)

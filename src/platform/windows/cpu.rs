@@ -67,6 +67,12 @@ pub fn thread_cpu_ns() -> Option<u64> {
     None
 }
 
+/// The calling thread's time waiting for a CPU: None here (Windows keeps no such figure for a
+/// thread).
+pub fn thread_run_delay_ns() -> Option<u64> {
+    None
+}
+
 /// Usage of the whole process.
 pub fn process() -> CpuUsage {
     // SAFETY: this process's pseudo-handle.

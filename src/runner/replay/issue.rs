@@ -164,19 +164,8 @@ fn write_through(e: &Event) -> OFlags {
 /// Replays the calls `mine` (indices into the events, in order).
 pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     let mut r = ThreadResult::default();
-    let biggest = mine
-        .iter()
-        .map(|&i| &s.events[i])
-        .filter(|e| matches!(e.op, Op::Read | Op::Write))
-        .map(|e| e.len)
-        .max()
-        .unwrap_or(0);
-    let mut buf = AlignedBuf::zeroed(biggest.min(1 << 30) as usize);
-    fill(&mut buf);
-    // Twice: once all are ready, and once the start is set.
-    s.ready.wait();
-    s.ready.wait();
-    let start = *s.start.get().expect("set between the barriers");
+    let (mut buf, start) = ready(s, mine);
+    let waited = crate::platform::cpu::thread_run_delay_ns();
     let mut fds = Own::new();
     let mut prev: Option<(usize, Instant)> = None;
     let mut skipped_since = 0u64;
@@ -259,7 +248,28 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         off = (0, 0);
     }
     super::aio::drain(s, start, mine, &mut r);
+    r.cpu_wait_ns = waited
+        .zip(crate::platform::cpu::thread_run_delay_ns())
+        .map(|(a, b)| b.saturating_sub(a));
     r
+}
+
+/// The thread's buffer, as large as its largest read or write, made before the start; and
+/// the start, once every thread has made its own.
+fn ready(s: &Shared<'_>, mine: &[usize]) -> (AlignedBuf, Instant) {
+    let biggest = mine
+        .iter()
+        .map(|&i| &s.events[i])
+        .filter(|e| matches!(e.op, Op::Read | Op::Write))
+        .map(|e| e.len)
+        .max()
+        .unwrap_or(0);
+    let mut buf = AlignedBuf::zeroed(biggest.min(1 << 30) as usize);
+    fill(&mut buf);
+    // Twice: once all are ready, and once the start is set.
+    s.ready.wait();
+    s.ready.wait();
+    (buf, *s.start.get().expect("set between the barriers"))
 }
 
 /// When call `i`, due at `due` (decided by `binding`), is ready: once the other threads'

@@ -23,7 +23,7 @@ mod think;
 use crate::stats::histogram::Histogram;
 use crate::trace::recording::{Event, Op, Recording};
 pub use crate::trace::replayed::{
-    Mode, OpFigures, ReplayReport, ThinkFigures, ThreadFigures, Timeline,
+    CpuWait, Mode, OpFigures, ReplayReport, ThinkFigures, ThreadFigures, Timeline,
 };
 pub use issue::replayed;
 
@@ -70,6 +70,8 @@ pub struct ThreadResult {
     polls_held: u64,
     /// What it made of the recorded think times (where the trace splits them).
     think: ThinkFigures,
+    /// Its time waiting for a CPU from the start to its end (None: not known here).
+    cpu_wait_ns: Option<u64>,
 }
 
 impl ThreadResult {
@@ -210,6 +212,7 @@ pub fn replay_timed(
     layout.remove();
     let timeline = timeline(r, &done, &timing);
     let polled = polls.figures(&results);
+    let cpu_wait = cpu_wait(r, &results);
     let think = results
         .iter()
         .fold(ThinkFigures::default(), |a, t| ThinkFigures {
@@ -227,10 +230,30 @@ pub fn replay_timed(
         stop.load(std::sync::atomic::Ordering::Relaxed),
     );
     report.polls = polled;
+    report.cpu_wait = cpu_wait;
     report.think = gaps.is_some().then_some(think);
     report.async_one_by_one = aio.unavailable();
     report.uring_as_aio = aio.rings_as_aio();
     Ok((report, timeline))
+}
+
+/// The replay threads' waits for a CPU and the recorded threads' (None: a thread's is not
+/// known here).
+fn cpu_wait(r: &Recording, results: &[ThreadResult]) -> Option<CpuWait> {
+    let replayed = results
+        .iter()
+        .try_fold(0u64, |sum, t| Some(sum.saturating_add(t.cpu_wait_ns?)))?;
+    let recorded = r.footer.knows_sleeps().then(|| {
+        r.footer
+            .threads
+            .iter()
+            .filter_map(|t| t.off_cpu)
+            .fold(0u64, |sum, o| sum.saturating_add(o.think_preempted_ns))
+    });
+    Some(CpuWait {
+        replayed_ns: replayed,
+        recorded_ns: recorded,
+    })
 }
 
 /// Closed mode, where the trace holds them: each event's time off the CPU before it (asleep,
@@ -461,6 +484,7 @@ fn report(
         async_one_by_one: None,
         uring_as_aio: None,
         incomplete: r.footer.missing(),
+        cpu_wait: None,
     }
 }
 

@@ -72,6 +72,9 @@ pub struct ReplayPrediction {
     /// Threads that polled for a file, and how many ended at an earlier look or a later
     /// turn here (`trace::poll`).
     pub polls: crate::trace::replayed::PollFigures,
+    /// How long the replay's threads waited for a CPU, and the recorded program's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_wait: Option<crate::trace::replayed::CpuWait>,
 }
 
 /// The parts of the bound, ns.
@@ -245,6 +248,7 @@ fn one(r: &Recording, run: &Replayed<'_>, cold: &ColdStart) -> (ReplayPrediction
         replayed_io_ns: run.report.replayed_io_ns,
         results_differ: run.report.results_differ,
         polls: run.report.polls,
+        cpu_wait: run.report.cpu_wait,
     };
     (p, pe, half)
 }
@@ -264,6 +268,31 @@ fn outside_calls(r: &Recording, tid: u32) -> u64 {
         .max(last)
         .saturating_sub(th.born_ns.unwrap_or(0))
         .saturating_sub(busy)
+}
+
+/// The least that the replay's threads waiting longer for a CPU than the recorded program's
+/// must come to for a warning, and the share of the prediction (1/BUSIER_SHARE).
+const BUSIER_MIN_NS: u64 = 2_000_000;
+const BUSIER_SHARE: u64 = 20;
+
+/// Where the replay's threads waited for a CPU longer than the recorded program's threads did
+/// (more than 2 ms and a twentieth of the prediction), the warning that says so: this machine
+/// was busier than when the program was recorded, and the prediction holds those waits.
+fn busier(c: Option<crate::trace::replayed::CpuWait>, predicted: u64) -> Option<String> {
+    let c = c?;
+    let more = c.replayed_ns.saturating_sub(c.recorded_ns?);
+    (more > BUSIER_MIN_NS && more > predicted / BUSIER_SHARE).then(|| {
+        format!(
+            "the replay's threads waited {:.3} s for a CPU, {:.3} s more than the recorded \
+             program's did between its calls: this machine was busier than when the program \
+             was recorded (other programs, or the replay's threads outnumbering its CPUs), \
+             and the prediction holds those waits where they lay on the chain that decides \
+             the end; on a machine as quiet as the recording's it is shorter by up to that \
+             much",
+            c.replayed_ns as f64 / 1e9,
+            more as f64 / 1e9
+        )
+    })
 }
 
 /// Where the prediction is for: the directory the replays ran in, and the machine's cost of
@@ -348,6 +377,8 @@ pub fn predict(r: &Recording, trace: &str, to: &Target<'_>, runs: &[Replayed<'_>
         warnings: Vec::new(),
     };
     p.warnings = figures::warnings(r, &p);
+    p.warnings
+        .extend(busier(runs[mid].report.cpu_wait, predicted));
     if let Some(k) = kept.filter(|k| k.asleep_ns >= predicted / 10) {
         let (not, what) = match r.footer.wakes_seen {
             true => (

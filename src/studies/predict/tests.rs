@@ -766,3 +766,22 @@ fn times_and_sizes_at_the_ends_of_their_ranges_give_a_prediction_not_an_overflow
     assert!(anchors.values().flatten().all(|a| a.event < r.events.len()));
     let _ = crate::trace::anchor::ends(&r.events, r.footer.sleeps(), |_| true);
 }
+
+#[test]
+fn a_replay_that_waited_longer_for_a_cpu_than_the_recording_says_the_machine_was_busier() {
+    use crate::trace::replayed::CpuWait;
+    let c = |replayed_ns, recorded_ns| {
+        Some(CpuWait {
+            replayed_ns,
+            recorded_ns,
+        })
+    };
+    // 30 ms more than recorded in a 100 ms prediction: said, with both figures.
+    let w = super::busier(c(40_000_000, Some(10_000_000)), 100_000_000).unwrap();
+    assert!(w.contains("0.040 s for a CPU, 0.030 s more"), "{w}");
+    // Within a twentieth of the prediction, or within 2 ms, or nothing to compare with.
+    assert!(super::busier(c(14_000_000, Some(10_000_000)), 100_000_000).is_none());
+    assert!(super::busier(c(3_000_000, Some(1_500_000)), 1_000_000).is_none());
+    assert!(super::busier(c(40_000_000, None), 100_000_000).is_none());
+    assert!(super::busier(None, 100_000_000).is_none());
+}
