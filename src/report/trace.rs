@@ -263,40 +263,38 @@ pub fn stats_text(s: &Stats) -> String {
 /// One thread's lines of `trace stats`.
 fn thread_text(t: &crate::trace::stats::ThreadStats) -> String {
     let mut o = String::new();
-    {
+    let _ = writeln!(
+        o,
+        "thread {} (process {}): {} calls, busy {}, think {}",
+        t.tid,
+        t.pid,
+        t.calls,
+        ms(t.busy_ns),
+        ms(t.think_ns)
+    );
+    if let Some(c) = t.off_cpu {
         let _ = writeln!(
             o,
-            "thread {} (process {}): {} calls, busy {}, think {}",
-            t.tid,
-            t.pid,
-            t.calls,
-            ms(t.busy_ns),
-            ms(t.think_ns)
+            "    off the CPU: {} calls slept; outside calls asleep {} ({} times), waiting \
+             for a CPU {}",
+            c.calls_slept,
+            ms(c.think_asleep_ns),
+            c.think_sleeps,
+            ms(c.think_preempted_ns)
         );
-        if let Some(c) = t.off_cpu {
-            let _ = writeln!(
-                o,
-                "    off the CPU: {} calls slept; outside calls asleep {} ({} times), waiting \
-                 for a CPU {}",
-                c.calls_slept,
-                ms(c.think_asleep_ns),
-                c.think_sleeps,
-                ms(c.think_preempted_ns)
-            );
-        }
-        if let Some(w) = t.woken.filter(|w| w.sleeps > 0) {
-            let _ = writeln!(
-                o,
-                "    woken by the program's own tasks: {} sleeps, {} asleep in them (thread {} \
-                 the most)",
-                w.sleeps,
-                ms(w.asleep_ns),
-                w.most_by.map_or("-".into(), |b| b.to_string())
-            );
-        }
-        if let Some(n) = t.signalled.filter(|&n| n > 0) {
-            let _ = writeln!(o, "    signalled by the program's own tasks: {n}");
-        }
+    }
+    if let Some(w) = t.woken.filter(|w| w.sleeps > 0) {
+        let _ = writeln!(
+            o,
+            "    woken by the program's own tasks: {} sleeps, {} asleep in them (thread {} \
+             the most)",
+            w.sleeps,
+            ms(w.asleep_ns),
+            w.most_by.map_or("-".into(), |b| b.to_string())
+        );
+    }
+    if let Some(n) = t.signalled.filter(|&n| n > 0) {
+        let _ = writeln!(o, "    signalled by the program's own tasks: {n}");
     }
     o
 }
