@@ -12,6 +12,7 @@ mod aio;
 mod fixture;
 mod looks;
 mod order;
+mod signals;
 mod uring;
 mod walk;
 
@@ -199,10 +200,7 @@ pub fn decode(
     for k in &mut s.out.wakes {
         k.t = k.t.saturating_sub(t0);
     }
-    // To the tasks the trace knows (a signal to another program tells it nothing).
-    let known: std::collections::HashSet<u32> = s.out.threads.iter().map(|t| t.tid).collect();
-    s.out.signals.retain(|w| known.contains(&w.tid));
-    s.out.signals.sort_by_key(|w| w.t);
+    s.signals_to_known_tasks();
     s.out
 }
 
@@ -413,28 +411,6 @@ impl State {
             arg,
             op,
             flags: flags | if d.slept { flag::SLEPT } else { 0 },
-        });
-    }
-
-    /// A signal sent (kill, tkill, tgkill, sigqueue), kept as a tell at the call's end: to a
-    /// process or a thread by its id — not to a process group or every process (no one task),
-    /// not to the sender's own thread or process (a fault's, SIGPIPE, `raise`), not SIGCHLD
-    /// nor 0 (a look for the process), and only where it was sent.
-    fn signal(&mut self, d: &Done) {
-        let (target, sig, process) = match d.call {
-            Call::Kill | Call::SigQueue => (d.a[0] as i32, d.a[1] as i32, true),
-            Call::Tkill => (d.a[0] as i32, d.a[1] as i32, false),
-            _ => (d.a[1] as i32, d.a[2] as i32, false),
-        };
-        let own = target as u32 == d.tid || (process && target as u32 == d.pid);
-        if d.ret != 0 || target <= 0 || sig == 0 || sig == libc::SIGCHLD || own {
-            return;
-        }
-        self.out.signals.push(Wake {
-            t: (d.t + d.dur).saturating_sub(self.t0),
-            tid: target as u32,
-            by: d.tid,
-            asleep_ns: 0,
         });
     }
 
