@@ -767,14 +767,19 @@ fn eio_and_enospc_mid_run_stop_cleanly_with_what_was_measured() {
             assert_eq!(u(&j["write"]["bytes"]), fault_at(fault), "{fault:?}");
         } else {
             assert_eq!(u(&j["write"]["bytes"]), 1 << 20);
-            // Every block before the failing read was read back; threads that had taken the
-            // next ones finished them, and one that took another before the failing thread
-            // raised the halt finished that too (the halt is seen between units, not before).
+            // Every block before the failing read was read back, and the failing one was
+            // not counted. Alone, the job's thread stops right there. With others beside it,
+            // they go on taking the next blocks until the failing thread raises the halt:
+            // how many depends on how long that thread waited for a CPU between taking its
+            // block and its read failing (45 blocks under CI's load), so only that the failing
+            // block is not among them is certain.
             let back = u(&verify(j)["bytes"]);
-            assert!(
-                (40 * B..=40 * B + 2 * (threads - 1) * B).contains(&back),
-                "{threads} thread(s) read back {back} bytes"
-            );
+            let read_back = if threads == 1 {
+                back == 40 * B
+            } else {
+                (40 * B..=(1 << 20) - B).contains(&back) && back % B == 0
+            };
+            assert!(read_back, "{threads} thread(s) read back {back} bytes");
             assert_eq!(u(&verify(j)["threads"]), threads);
         }
         assert!(!f.exists(), "{fault:?}: the file is removed");
