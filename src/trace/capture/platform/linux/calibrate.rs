@@ -57,13 +57,13 @@ impl Calibration {
 /// spread out where each stops the program for the tracer to read its path, back to back
 /// (with the same work between them as between the reads) where eBPF reads paths in the
 /// kernel.
-const CAL_READS: u32 = 10_000;
+const CAL_READS: u32 = 3_000;
 const CAL_OPENS_SPACED: u32 = 200;
-const CAL_OPENS_DENSE: u32 = 2_500;
+const CAL_OPENS_DENSE: u32 = 750;
 /// The calibration program's argument for back-to-back opens.
 const CAL_DENSE: &str = "dense";
 /// getppid() calls per calibration run: a call the capture does not watch.
-const CAL_OTHER: u32 = 10_000;
+const CAL_OTHER: u32 = 3_000;
 /// Calibration rounds (each a plain and a traced run); odd, for a median.
 const CAL_ROUNDS: usize = 5;
 /// Work without system calls between two calibration opens: a real program's opens are

@@ -16,6 +16,7 @@
 
 use std::io;
 use std::os::fd::OwnedFd;
+use std::sync::{Arc, Mutex};
 
 use super::bpf::{Load, NoProbes, SYS_ENTER, SYS_EXIT};
 use super::bpf_asm::*;
@@ -70,8 +71,10 @@ const NOT_IN_CALL: i32 = i32::MAX;
 pub struct CallProbes {
     tasks: OwnedFd,
     counters: OwnedFd,
-    ring: OwnedFd,
-    ring_bytes: usize,
+    /// The ring, mapped once for every recording these programs serve (the calibration's
+    /// five and the program's): mapping its 64 MiB twice over, and unmapping it, cost about
+    /// 10 ms a recording on this project's VM.
+    ring: Arc<Mutex<sys::BpfRing>>,
     /// Possible CPUs: the per-CPU counters' values.
     possible: usize,
 }
@@ -126,6 +129,7 @@ pub(super) fn load(load: &mut Load, regs: &Regs, then: Then) -> Result<CallProbe
         }
     }
     let (ring, ring_bytes) = ring.map_err(e("an eBPF ring buffer"))?;
+    let mapped = sys::BpfRing::map(&ring, ring_bytes).map_err(e("mapping the eBPF ring buffer"))?;
     let maps = Maps {
         tasks: &tasks,
         counters: &counters,
@@ -141,8 +145,7 @@ pub(super) fn load(load: &mut Load, regs: &Regs, then: Then) -> Result<CallProbe
     Ok(CallProbes {
         tasks,
         counters,
-        ring,
-        ring_bytes,
+        ring: Arc::new(Mutex::new(mapped)),
         possible: possible_cpus(),
     })
 }
@@ -328,10 +331,9 @@ impl CallProbes {
     /// Starts following `pid` (stopped before its exec): it joins the map armed, and the
     /// reader starts at the ring's present end.
     pub fn watch(&self, pid: i32) -> io::Result<CallReader> {
-        let mut ring = sys::BpfRing::map(&self.ring, self.ring_bytes)?;
-        ring.skip();
+        lock(&self.ring).skip();
         let mut reader = CallReader {
-            ring,
+            ring: Arc::clone(&self.ring),
             tasks: self.tasks.try_clone()?,
             counters: self.counters.try_clone()?,
             possible: self.possible,
@@ -361,7 +363,7 @@ pub struct Counted {
 
 /// What one recording reads from the ring, and its counters.
 pub struct CallReader {
-    ring: sys::BpfRing,
+    ring: Arc<Mutex<sys::BpfRing>>,
     tasks: OwnedFd,
     counters: OwnedFd,
     possible: usize,
@@ -373,7 +375,7 @@ pub struct CallReader {
 impl CallReader {
     /// The records the ring holds, as calls; returns the bytes taken.
     pub fn drain(&mut self, out: &mut Vec<Raw>) -> usize {
-        self.ring.drain(|r| out.extend(parse(r)))
+        lock(&self.ring).drain(|r| out.extend(parse(r)))
     }
 
     fn count(&self, key: i32) -> u64 {
@@ -399,6 +401,13 @@ impl Drop for CallReader {
     fn drop(&mut self) {
         sys::bpf_map_remove(&self.tasks, self.pid as u32);
     }
+}
+
+/// The ring, whose reader (one recording's at a time) may have panicked holding it: its
+/// positions are the kernel's and the page's, never left half-written here.
+fn lock(ring: &Mutex<sys::BpfRing>) -> std::sync::MutexGuard<'_, sys::BpfRing> {
+    ring.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A ring record as the whole call (None: not a call's record).

@@ -435,10 +435,16 @@ impl BpfRing {
                 )
             };
             if p == libc::MAP_FAILED {
-                Err(io::Error::last_os_error())
-            } else {
-                Ok(p.cast::<u8>())
+                return Err(io::Error::last_os_error());
             }
+            // Not into the children iogauge starts: the kernel maps the ring page by page
+            // (VM_MIXEDMAP), and a fork would copy all of its entries (64 MiB twice over,
+            // 32,768 of them) only for the child's exec to drop them — a few milliseconds
+            // a child, the calibration's ten and the program's own. The advice cannot fail
+            // on a mapping just made; were it refused, the fork would only cost that again.
+            // SAFETY: advice on the mapping just made, of its own length.
+            unsafe { libc::madvise(p, len, libc::MADV_DONTFORK) };
+            Ok(p.cast::<u8>())
         };
         let consumer = map(page, libc::PROT_READ | libc::PROT_WRITE, 0)?;
         let producer = match map(page + 2 * bytes, libc::PROT_READ, page) {
