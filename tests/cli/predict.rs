@@ -95,12 +95,12 @@ pub(super) fn sees_wake_ups(stats: &Value) -> bool {
 
 /// `t.iogtrace` in `w` predicted once for a new directory on the tmpfs at /dev/shm, which it
 /// leaves empty, with most of the time the busiest thread spent in calls when recorded (the
-/// reads) gone from the prediction: asserts that, `about` in its message; false, having said
-/// why, where there is no such tmpfs.
-pub(super) fn most_reads_gone_on_tmpfs(w: &Path, about: &str) -> bool {
+/// reads) gone from the prediction: asserts that, `about` in its message, and returns the
+/// prediction; None, having said why, where there is no such tmpfs.
+pub(super) fn most_reads_gone_on_tmpfs(w: &Path, about: &str) -> Option<Value> {
     let Some(shm) = shm_tmpfs() else {
         skip!("no tmpfs at /dev/shm to predict for");
-        return false;
+        return None;
     };
     let target = tempfile::tempdir_in(shm).unwrap();
     let p = predicted_once(w, "t.iogtrace", target.path());
@@ -120,7 +120,7 @@ pub(super) fn most_reads_gone_on_tmpfs(w: &Path, about: &str) -> bool {
         predicted + reads / 2 < recorded,
         "recorded {recorded} ns, reads {reads} ns, predicted {predicted} ns: {p}; {about}"
     );
-    true
+    Some(p)
 }
 
 fn pattern_calls(p: &Value, prefix: &str) -> u64 {
@@ -552,7 +552,7 @@ fn a_process_that_waited_on_a_pipe_for_slow_reads_is_predicted_to_wait_as_long_a
     assert!(woken >= 1, "{threads:?}");
     // Most of the reads' time is gone from the prediction (it would all be there if the
     // writer kept its recorded start).
-    if !most_reads_gone_on_tmpfs(w, "") {
+    if most_reads_gone_on_tmpfs(w, "").is_none() {
         return;
     }
     assert!(w.join("out").exists());

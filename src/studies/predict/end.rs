@@ -5,7 +5,9 @@
 //! woke it from its last sleep (a server's helper told to exit) — the recorded time after
 //! what woke it (`trace::anchor::ends`), waiting then only for the threads it created that
 //! ended after it was told and had started by then here (the rest, and what they created, it
-//! would not have made: they do not decide the end); the program ends when its last thread
+//! would not have made: they do not decide the end), and, where it killed the child it was
+//! running when told, ending the ones running then here as that one ended; the program ends
+//! when its last thread
 //! does (as `trace::anchor` starts a call after a wait). A thread that made no replayed call
 //! and waited for none that did says nothing of the target: it does not decide the end. The
 //! thread that decides it, and the call its end hangs on, come with it.
@@ -65,9 +67,12 @@ pub fn program_end(r: &Recording, tl: &Timeline) -> ProgramEnd {
             .get(&t.tid)
             .filter(|w| fam.parent.get(&w.by).is_none_or(|&p| p != t.tid));
         let told_at = told.and_then(|w| hard(&w.anchors, tl));
-        // The ones it made after it was told here, it would not have made, nor what they made.
-        if let Some(h) = told_at {
+        // The ones it made after it was told here, it would not have made, nor what they made;
+        // the ones running then end as its running child did when it was told (a trap that
+        // kills what it waits for).
+        if let (Some(w), Some(h)) = (told, told_at) {
             fam.not_made(t.tid, h.ns, &mut gone);
+            fam.killed_when_told(r, (t.tid, te), w, h, &mut memo);
         }
         let woken = told.and_then(|w| latest(&w.anchors, tl, told_at));
         // Threads it created that ended after its last call: it waited for them, and went on
@@ -236,6 +241,51 @@ impl Family {
             ),
             made,
             first_issue,
+        }
+    }
+
+    /// Where `tid` (ending at `te` when recorded), once told to end (`w`), signalled a child
+    /// of its own that was still running — a shell's trap that kills the `sleep` or `dd` it
+    /// waits for — its children that had started here by the time it was told and would run
+    /// on past it end as that child did: its predicted end (`end`) less the recorded time from
+    /// the child's end to its own. The ones that ran to their own ends when recorded, because
+    /// the tell came later there, would otherwise decide the end here. Where it signalled none
+    /// (it let them finish), its children keep their own ends.
+    fn killed_when_told(
+        &self,
+        r: &Recording,
+        (tid, te): (u32, u64),
+        w: &Told,
+        end: End,
+        memo: &mut HashMap<u32, End>,
+    ) {
+        let ended = |c: u32| {
+            r.footer
+                .threads
+                .iter()
+                .find(|t| t.tid == c)
+                .and_then(|t| t.ended_ns)
+        };
+        let Some(killed_end) = r
+            .footer
+            .signals
+            .iter()
+            .filter(|s| s.by == tid && s.t >= w.at && self.parent.get(&s.tid) == Some(&tid))
+            .filter_map(|s| ended(s.tid).filter(|&e| e >= s.t))
+            .max()
+        else {
+            return;
+        };
+        let told_here = end.ns.saturating_sub(te.saturating_sub(w.at));
+        let capped = End {
+            ns: end.ns.saturating_sub(te.saturating_sub(killed_end)),
+            hinge: end.hinge,
+        };
+        for c in self.made.get(&tid).into_iter().flatten() {
+            let started = self.first_issue.get(c).is_some_and(|&f| f <= told_here);
+            if let Some(e) = memo.get_mut(c).filter(|e| started && e.ns > capped.ns) {
+                *e = capped;
+            }
         }
     }
 

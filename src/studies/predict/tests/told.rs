@@ -108,3 +108,71 @@ fn what_a_helper_would_have_made_on_a_timer_after_it_was_told_to_exit_is_not_wai
     assert_eq!(p.predicted_ns, 200);
     assert_eq!(p.critical_tid, Some(1));
 }
+
+/// A server (1) writes at its start and at its shutdown (1000..1010, done at 110 here); its
+/// helper (2) makes no call itself but runs a sleeper on a timer: 3 (made at 10, a call at
+/// 20..30, sleeps to its end at 500) and 4 (made at 600, a call at 610..620); the server wakes
+/// the helper at 1012 to exit, and the helper's trap kills 4 at 1015 (`killed`), which ends at
+/// 1018, and ends at 1020; the server at 1100.
+fn a_helper_whose_trap_kills_its_sleeper(killed: bool) -> Recording {
+    let mut r = recording(
+        vec![
+            ev(0, 10, 1, Op::Write),
+            ev(20, 10, 3, Op::Write),
+            ev(610, 10, 4, Op::Write),
+            ev(1000, 10, 1, Op::Write),
+        ],
+        vec![
+            thread(1, None, 0, 1100),
+            thread(2, Some(1), 5, 1020),
+            thread(3, Some(2), 10, 500),
+            thread(4, Some(2), 600, 1018),
+        ],
+        1100,
+    );
+    r.footer.wakes_seen = true;
+    r.footer.wakes = vec![crate::trace::recording::Wake {
+        t: 1012,
+        tid: 2,
+        by: 1,
+        asleep_ns: 390,
+    }];
+    r.footer.signals_seen = true;
+    if killed {
+        r.footer.signals = vec![crate::trace::recording::Wake {
+            t: 1015,
+            tid: 4,
+            by: 2,
+            asleep_ns: 0,
+        }];
+    }
+    r
+}
+
+#[test]
+fn a_child_running_when_its_parent_is_told_here_ends_as_the_one_it_killed_when_recorded() {
+    let tl = timeline(&[10, 30, 620, 110], &[10, 10, 10, 10]);
+    let p = predict_with(
+        &a_helper_whose_trap_kills_its_sleeper(true),
+        std::slice::from_ref(&tl),
+    );
+    let end = |p: &Prediction, tid: u32| {
+        p.threads
+            .iter()
+            .find(|t| t.tid == tid)
+            .and_then(|t| t.predicted_end_ns)
+    };
+    // The helper ends 10 after the server's shutdown call here: 120, told at 112. Sleeper 3,
+    // running since 20, ends as 4 did when recorded, 2 before the helper: 118, not at its
+    // recorded 500; 4 it would not have made. The server waits for the helper: 200.
+    assert_eq!(end(&p, 2), Some(120));
+    assert_eq!(end(&p, 3), Some(118));
+    assert_eq!(p.predicted_ns, 200);
+    assert_eq!(p.critical_tid, Some(1));
+    // Where the trap killed nothing (the helper let its child finish), sleeper 3 runs to its
+    // own end, and decides the program's.
+    let p = predict_with(&a_helper_whose_trap_kills_its_sleeper(false), &[tl]);
+    assert_eq!(end(&p, 3), Some(500));
+    assert_eq!(p.predicted_ns, 500);
+    assert_eq!(p.critical_tid, Some(3));
+}
