@@ -82,6 +82,8 @@ mod record;
 mod record_abi;
 #[path = "cli/record_aio.rs"]
 mod record_aio;
+#[path = "cli/record_signals.rs"]
+mod record_signals;
 #[path = "cli/replay.rs"]
 mod replay;
 #[path = "cli/rwf.rs"]

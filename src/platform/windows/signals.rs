@@ -89,3 +89,10 @@ mod tests {
         assert_eq!(number(99), None);
     }
 }
+
+/// `pid` is a task of a program being recorded, whose signals are not requests to stop (as
+/// Linux's half): a console's control events name no sender, and record does not run here.
+pub fn program_task(_pid: i32) {}
+
+/// The recording is over (as Linux's half): nothing is kept here.
+pub fn forget_program_tasks() {}

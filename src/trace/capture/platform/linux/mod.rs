@@ -358,6 +358,10 @@ fn run_traced(
         return Err(failed("ptrace", e));
     }
     let inherited = inherited(pid);
+    // From its first instruction, a `kill 0` of the program's reaches iogauge too (it runs in
+    // iogauge's process group): not a request to stop. Its tasks are forgotten at the end.
+    crate::platform::signals::program_task(pid);
+    let _forget = Forget;
     let done = Arc::new(AtomicBool::new(false));
     let reader = match ids.map(|ids| perf::Session::open(pid, ids, probes)) {
         Some(Ok(s)) => Some(s.read_until(Arc::clone(&done))),
@@ -406,6 +410,16 @@ fn run_traced(
         &inherited,
         (t0, end),
     ))
+}
+
+/// Forgets the program's tasks as a traced run ends, however it ends: their ids may be
+/// anyone's after.
+struct Forget;
+
+impl Drop for Forget {
+    fn drop(&mut self) {
+        crate::platform::signals::forget_program_tasks();
+    }
 }
 
 /// A traced run's records (perf's, when `finished`; else the tracer's) decoded, the path

@@ -197,6 +197,10 @@ pub struct Live(std::sync::Mutex<HashSet<i32>>);
 
 impl Live {
     fn set(&self, pid: i32, alive: bool) {
+        if alive {
+            // Its signals to iogauge's process group are not requests to stop.
+            crate::platform::signals::program_task(pid);
+        }
         let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
         match alive {
             true => s.insert(pid),

@@ -1,0 +1,83 @@
+//! `iogauge record` and the signals of the program it records: the program runs in iogauge's
+//! process group (so a terminal's Ctrl-C reaches both), and a signal the program sends its
+//! own group — a script's `kill 0`, the usual way to end its helpers — reaches iogauge too. It
+//! is the program's business, not a request to stop the recording.
+
+use std::os::unix::process::CommandExt;
+
+use super::*;
+
+/// `iogauge record -- sh -c script` in `dir`, in a process group of its own (the test's
+/// group must not be the one the script signals).
+fn recorded_in_a_group_of_its_own(dir: &Path, script: &str) -> Output {
+    bin()
+        .current_dir(dir)
+        .args(["record", "-o", "t.iogtrace", "--", "sh", "-c", script])
+        .process_group(0)
+        .output()
+        .expect("iogauge runs")
+}
+
+#[test]
+fn the_programs_kill_0_does_not_stop_the_recording() {
+    let d = tmp();
+    // The shell starts a helper, then ignores SIGTERM itself and sends it to its process
+    // group twice (a trap that runs again would): the helper dies of it, the shell goes on,
+    // writes `after`, and ends with 0. iogauge, in the same group, takes neither as a request
+    // to stop: until 2026-12-06 the first stopped the recording ("asked to stop", the shell
+    // sent SIGTERM, exit 143) and the second ended iogauge at once, its trace unwritten.
+    let script = "sleep 30 & trap '' TERM; kill 0; kill 0; wait; echo after > after";
+    let o = recorded_in_a_group_of_its_own(d.path(), script);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(!e.contains("asked to stop"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("after")).unwrap(),
+        "after\n"
+    );
+    let v = trace_stats(d.path(), "t.iogtrace");
+    let after = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("/after"))
+        .unwrap_or_else(|| panic!("the write after the signals is in the trace: {v}"));
+    assert_eq!(after["writes"]["bytes"], 6, "{v}");
+    // The helper was killed by the shell's signal, not left running or waited out: the
+    // recording took a fraction of its 30 s.
+    assert!(v["duration_ns"].as_u64().unwrap() < 10_000_000_000, "{v}");
+}
+
+#[test]
+fn a_request_from_outside_the_program_still_stops_the_recording() {
+    // The same group, and SIGTERM sent to iogauge by someone else (this test): a request to
+    // stop, as before — the program is sent SIGTERM and the trace holds what it did.
+    let d = tmp();
+    let child = bin()
+        .current_dir(d.path())
+        .args(["record", "-o", "t.iogtrace", "--", "sh", "-c"])
+        .arg("echo hi > x; exec sleep 30")
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Until the program has written `x` (the recording is under way).
+    for _ in 0..500 {
+        if std::fs::read_to_string(d.path().join("x")).is_ok_and(|s| s == "hi\n") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).expect("a pid"),
+        rustix::process::Signal::TERM,
+    )
+    .expect("SIGTERM sent");
+    let o = child.wait_with_output().unwrap();
+    let e = stderr(&o);
+    assert!(e.contains("asked to stop"), "{e}");
+    let v = trace_stats(d.path(), "t.iogtrace");
+    assert!(v["duration_ns"].as_u64().unwrap() < 10_000_000_000, "{v}");
+}
