@@ -213,7 +213,6 @@ mod tests {
             footer: Footer {
                 duration_ns: 4_000_000,
                 exit_code: Some(0),
-                exit_signal: None,
                 files: vec![FileInfo {
                     path: "/data/<f>".into(),
                     kind: "regular".into(),
@@ -222,22 +221,7 @@ mod tests {
                     removed: false,
                     in_memory: false,
                 }],
-                threads: vec![],
-                lost: 0,
-                unmatched: 0,
-                other_calls: 0,
-                unknown_fd_calls: 0,
-                aio_unseen: 0,
-                aio_unreaped: 0,
-                capped: 0,
-                untracked_tasks: 0,
-                processes_32bit: 0,
-                overhead: None,
-                wakes_seen: false,
-                wakes: Vec::new(),
-                signals_seen: false,
-                signals: Vec::new(),
-                gaps: None,
+                ..Default::default()
             },
         };
         let s = crate::trace::stats::stats(&r);

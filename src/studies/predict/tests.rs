@@ -38,7 +38,6 @@ fn recording(events: Vec<Event>, threads: Vec<ThreadInfo>, duration: u64) -> Rec
         footer: Footer {
             duration_ns: duration,
             exit_code: Some(0),
-            exit_signal: None,
             files: vec![FileInfo {
                 path: "/data/f".into(),
                 kind: "regular".into(),
@@ -48,21 +47,7 @@ fn recording(events: Vec<Event>, threads: Vec<ThreadInfo>, duration: u64) -> Rec
                 in_memory: false,
             }],
             threads,
-            lost: 0,
-            capped: 0,
-            untracked_tasks: 0,
-            processes_32bit: 0,
-            unmatched: 0,
-            other_calls: 0,
-            unknown_fd_calls: 0,
-            aio_unseen: 0,
-            aio_unreaped: 0,
-            overhead: None,
-            wakes_seen: false,
-            wakes: Vec::new(),
-            signals_seen: false,
-            signals: Vec::new(),
-            gaps: None,
+            ..Default::default()
         },
     }
 }

@@ -407,7 +407,7 @@ pub struct Overhead {
 }
 
 /// What the capture saw, after the events.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Footer {
     /// From the program's exec to its last task's end, ns.
     pub duration_ns: u64,

@@ -28,7 +28,6 @@ fn sample() -> Recording {
         footer: Footer {
             duration_ns: 10_000_000,
             exit_code: Some(0),
-            exit_signal: None,
             files: vec![FileInfo {
                 path: "/tmp/x".into(),
                 kind: "regular".into(),
@@ -37,17 +36,7 @@ fn sample() -> Recording {
                 removed: false,
                 in_memory: false,
             }],
-            threads: vec![],
-            lost: 0,
-            unmatched: 0,
             other_calls: 3,
-            unknown_fd_calls: 0,
-            aio_unseen: 0,
-            aio_unreaped: 0,
-            capped: 0,
-            untracked_tasks: 0,
-            processes_32bit: 0,
-            overhead: None,
             wakes_seen: true,
             wakes: vec![Wake {
                 t: 5_000,
@@ -68,6 +57,7 @@ fn sample() -> Recording {
                 asleep_ns: 1_200,
                 preempted_ns: 300,
             }]),
+            ..Default::default()
         },
     }
 }

@@ -66,24 +66,24 @@ fn a_helpers_call_on_a_timer_after_it_would_have_been_told_to_exit_does_not_hold
     assert_eq!(helper.predicted_end_ns, Some(540));
 }
 
-#[test]
-fn what_a_helper_would_have_made_on_a_timer_after_it_was_told_to_exit_is_not_waited_for() {
-    // A server (1) writes at its start and at its shutdown (1000..1010, done at 110 here);
-    // its helper (2) makes no call itself but runs a worker on a timer: 3 (made at 10, a
-    // call at 20..30, ends at 40) and 4 (made at 300, a call at 310..320, ends at 330); the
-    // server wakes the helper at 1012 to exit, and it ends at 1020; the server at 1100.
+/// A server (1) writes at its start and at its shutdown (1000..1010); its helper (2), made at
+/// 5, makes no call itself but runs two workers, each with one call 10 after it is made: 3,
+/// made at 10 and ending at `first_end`, and 4, made and ending at `second`; the server wakes
+/// the helper at 1012 to exit (asleep since its last worker was made), and it ends at 1020;
+/// the server at 1100.
+fn a_helper_with_two_workers(first_end: u64, second: (u64, u64)) -> Recording {
     let mut r = recording(
         vec![
             ev(0, 10, 1, Op::Write),
             ev(20, 10, 3, Op::Write),
-            ev(310, 10, 4, Op::Write),
+            ev(second.0 + 10, 10, 4, Op::Write),
             ev(1000, 10, 1, Op::Write),
         ],
         vec![
             thread(1, None, 0, 1100),
             thread(2, Some(1), 5, 1020),
-            thread(3, Some(2), 10, 40),
-            thread(4, Some(2), 300, 330),
+            thread(3, Some(2), 10, first_end),
+            thread(4, Some(2), second.0, second.1),
         ],
         1100,
     );
@@ -92,8 +92,18 @@ fn what_a_helper_would_have_made_on_a_timer_after_it_was_told_to_exit_is_not_wai
         t: 1012,
         tid: 2,
         by: 1,
-        asleep_ns: 600,
+        asleep_ns: 1012 - second.0,
     }];
+    r
+}
+
+#[test]
+fn what_a_helper_would_have_made_on_a_timer_after_it_was_told_to_exit_is_not_waited_for() {
+    // A server (1) writes at its start and at its shutdown (1000..1010, done at 110 here);
+    // its helper (2) makes no call itself but runs a worker on a timer: 3 (made at 10, a
+    // call at 20..30, ends at 40) and 4 (made at 300, a call at 310..320, ends at 330); the
+    // server wakes the helper at 1012 to exit, and it ends at 1020; the server at 1100.
+    let r = a_helper_with_two_workers(40, (300, 330));
     let tl = timeline(&[10, 30, 320, 110], &[10, 10, 10, 10]);
     let p = predict_with(&r, &[tl]);
     // Told at 110 + 10 here: worker 4, which it started at 310, it would not have made; it
@@ -115,28 +125,7 @@ fn what_a_helper_would_have_made_on_a_timer_after_it_was_told_to_exit_is_not_wai
 /// the helper at 1012 to exit, and the helper's trap kills 4 at 1015 (`killed`), which ends at
 /// 1018, and ends at 1020; the server at 1100.
 fn a_helper_whose_trap_kills_its_sleeper(killed: bool) -> Recording {
-    let mut r = recording(
-        vec![
-            ev(0, 10, 1, Op::Write),
-            ev(20, 10, 3, Op::Write),
-            ev(610, 10, 4, Op::Write),
-            ev(1000, 10, 1, Op::Write),
-        ],
-        vec![
-            thread(1, None, 0, 1100),
-            thread(2, Some(1), 5, 1020),
-            thread(3, Some(2), 10, 500),
-            thread(4, Some(2), 600, 1018),
-        ],
-        1100,
-    );
-    r.footer.wakes_seen = true;
-    r.footer.wakes = vec![crate::trace::recording::Wake {
-        t: 1012,
-        tid: 2,
-        by: 1,
-        asleep_ns: 390,
-    }];
+    let mut r = a_helper_with_two_workers(500, (600, 1018));
     r.footer.signals_seen = true;
     if killed {
         r.footer.signals = vec![crate::trace::recording::Wake {
