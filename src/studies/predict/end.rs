@@ -7,10 +7,9 @@
 //! ended after it was told and had started by then here (the rest, and what they created, it
 //! would not have made: they do not decide the end), and, where it killed the child it was
 //! running when told, ending the ones running then here as that one ended; the program ends
-//! when its last thread
-//! does (as `trace::anchor` starts a call after a wait). A thread that made no replayed call
-//! and waited for none that did says nothing of the target: it does not decide the end. The
-//! thread that decides it, and the call its end hangs on, come with it.
+//! when its last thread does (as `trace::anchor` starts a call after a wait). A thread that
+//! made no replayed call and waited for none that did says nothing of the target: it does not
+//! decide the end. The thread that decides it, and the call its end hangs on, come with it.
 
 use std::collections::{HashMap, HashSet};
 
