@@ -76,6 +76,13 @@ unsafe extern "system" fn handler(event: u32) -> BOOL {
     TRUE
 }
 
+/// `pid` is a task of a program being recorded, whose signals are not requests to stop (as
+/// Linux's half): a console's control events name no sender, and record does not run here.
+pub fn program_task(_pid: i32) {}
+
+/// The recording is over (as Linux's half): nothing is kept here.
+pub fn forget_program_tasks() {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,10 +96,3 @@ mod tests {
         assert_eq!(number(99), None);
     }
 }
-
-/// `pid` is a task of a program being recorded, whose signals are not requests to stop (as
-/// Linux's half): a console's control events name no sender, and record does not run here.
-pub fn program_task(_pid: i32) {}
-
-/// The recording is over (as Linux's half): nothing is kept here.
-pub fn forget_program_tasks() {}
