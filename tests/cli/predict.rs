@@ -63,7 +63,8 @@ fn on_the_device(path: &Path, data: impl AsRef<[u8]>) {
 
 /// `script` recorded by `sh -c` in a new directory under /tmp, beside a file `in` of `blocks`
 /// 4 KiB blocks on the device (so its direct reads wait for the device), and its `trace
-/// stats`; None, having said why, where /tmp is tmpfs.
+/// stats`; None, having said why, where /tmp is tmpfs. iogauge runs in a process group of its
+/// own: a script's `kill 0` signals its group, which must not be the test's.
 pub(super) fn recorded_beside_a_file_on_the_device(
     blocks: usize,
     script: &str,
@@ -74,10 +75,20 @@ pub(super) fn recorded_beside_a_file_on_the_device(
         return None;
     }
     on_the_device(&work.path().join("in"), vec![7u8; blocks * 4096]);
-    let o = run_in(
-        work.path(),
-        &["record", "-o", "t.iogtrace", "--", "sh", "-c", script],
-    );
+    let o = std::os::unix::process::CommandExt::process_group(
+        bin().current_dir(work.path()).args([
+            "record",
+            "-o",
+            "t.iogtrace",
+            "--",
+            "sh",
+            "-c",
+            script,
+        ]),
+        0,
+    )
+    .output()
+    .expect("iogauge runs");
     assert!(o.status.success(), "{}", stderr(&o));
     let stats = trace_stats(work.path(), "t.iogtrace");
     Some((work, stats))

@@ -57,6 +57,12 @@ fn a_helper_that_flushes_on_a_timer_until_told_to_exit_ends_when_told_there() {
     // was told here — one that had slept its 30 ms to the end when recorded, the tell coming
     // later there — ran to that end, and the program was predicted at about 40 ms where it
     // runs in 6.)
+    decided_by_the_shell_or_its_child(&stats, &p, &about);
+}
+
+/// Asserts that the prediction `p` of a trace (its `stats`) was decided by the shell that
+/// is the program or a child of it, not by a child of its helper; `about` in the message.
+fn decided_by_the_shell_or_its_child(stats: &Value, p: &Value, about: &str) {
     let threads = stats["threads"].as_array().unwrap();
     let parent_of = |tid: &Value| {
         threads
@@ -123,4 +129,39 @@ fn a_helper_signalled_while_it_computes_ends_when_told_there() {
         return;
     }
     most_reads_gone_on_tmpfs(work.path(), &format!("the trace: {stats}"));
+}
+
+#[test]
+fn a_monitor_ended_by_the_scripts_kill_0_ends_when_the_script_does_there() {
+    // A monitor (a subshell) appends to a file every 30 ms in the background; the script
+    // reads the disk directly and, on its exit, its trap signals its whole process group
+    // (`kill 0`): the monitor, the sleep it runs, and iogauge too — which goes on recording.
+    // Predicted for tmpfs, where the reads take microseconds, the program ends when the script
+    // does, not at the monitor's recorded turns nor at the end of the sleep it runs then: the
+    // trace holds the group's signal as a tell to each of its processes.
+    // (The trap ignores SIGTERM first: the script's own exit code is what record passes on.)
+    let script = "( while :; do echo x >> h; sleep 0.03; done ) & \
+        trap \"trap '' TERM; kill 0\" EXIT; \
+        dd if=in of=/dev/null bs=4k count=2048 iflag=direct status=none";
+    let Some((work, stats)) = recorded_beside_a_file_on_the_device(2048, script) else {
+        return;
+    };
+    if !sees_wake_ups(&stats) {
+        return;
+    }
+    let threads = stats["threads"].as_array().unwrap();
+    let signalled: u64 = threads
+        .iter()
+        .map(|t| t["signalled"].as_u64().unwrap())
+        .sum();
+    assert!(signalled >= 1, "the group's signal is a tell: {stats}");
+    if stats["lost"].as_u64().unwrap() > 0 {
+        skip!("the capture dropped {} records", stats["lost"]);
+        return;
+    }
+    let about = format!("the trace: {stats}");
+    let Some(p) = most_reads_gone_on_tmpfs(work.path(), &about) else {
+        return;
+    };
+    decided_by_the_shell_or_its_child(&stats, &p, &about);
 }

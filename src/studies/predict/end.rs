@@ -5,11 +5,12 @@
 //! woke it from its last sleep (a server's helper told to exit) — the recorded time after
 //! what woke it (`trace::anchor::ends`), waiting then only for the threads it created that
 //! ended after it was told and had started by then here (the rest, and what they created, it
-//! would not have made: they do not decide the end), and, where it killed the child it was
-//! running when told, ending the ones running then here as that one ended; the program ends
-//! when its last thread does (as `trace::anchor` starts a call after a wait). A thread that
-//! made no replayed call and waited for none that did says nothing of the target: it does not
-//! decide the end. The thread that decides it, and the call its end hangs on, come with it.
+//! would not have made: they do not decide the end), and, where the child it was running
+//! when told was killed then, ending the ones running then here as that one ended; the
+//! program ends when its last thread does (as `trace::anchor` starts a call after a wait). A
+//! thread that made no replayed call and waited for none that did says nothing of the target:
+//! it does not decide the end. The thread that decides it, and the call its end hangs on,
+//! come with it.
 
 use std::collections::{HashMap, HashSet};
 
@@ -243,13 +244,14 @@ impl Family {
         }
     }
 
-    /// Where `tid` (ending at `te` when recorded), once told to end (`w`), signalled a child
-    /// of its own that was still running — a shell's trap that kills the `sleep` or `dd` it
-    /// waits for — its children that had started here by the time it was told and would run
-    /// on past it end as that child did: its predicted end (`end`) less the recorded time from
-    /// the child's end to its own. The ones that ran to their own ends when recorded, because
-    /// the tell came later there, would otherwise decide the end here. Where it signalled none
-    /// (it let them finish), its children keep their own ends.
+    /// Where a child of `tid` (ending at `te` when recorded) that was still running when
+    /// `tid` was told to end (`w`) was signalled then and ended — by `tid` (a shell's trap
+    /// that kills the `sleep` or `dd` it waits for) or by whoever told it (a script's `kill 0`,
+    /// to the helper and its child alike) — its children that had started here by the time it
+    /// was told and would run on past it end as that child did: its predicted end (`end`) less
+    /// the recorded time from the child's end to its own. The ones that ran to their own ends
+    /// when recorded, because the tell came later there, would otherwise decide the end here.
+    /// Where no child was signalled (it let them finish), its children keep their own ends.
     fn killed_when_told(
         &self,
         r: &Recording,
@@ -269,7 +271,7 @@ impl Family {
             .footer
             .signals
             .iter()
-            .filter(|s| s.by == tid && s.t >= w.at && self.parent.get(&s.tid) == Some(&tid))
+            .filter(|s| s.t >= w.at && self.parent.get(&s.tid) == Some(&tid))
             .filter_map(|s| ended(s.tid).filter(|&e| e >= s.t))
             .max()
         else {

@@ -158,6 +158,12 @@ fn a_child_running_when_its_parent_is_told_here_ends_as_the_one_it_killed_when_r
     assert_eq!(end(&p, 3), Some(118));
     assert_eq!(p.predicted_ns, 200);
     assert_eq!(p.critical_tid, Some(1));
+    // The same where the server killed the sleeper with the helper (a script's `kill 0`).
+    let mut r = a_helper_whose_trap_kills_its_sleeper(true);
+    r.footer.signals[0].by = 1;
+    let p = predict_with(&r, std::slice::from_ref(&tl));
+    assert_eq!(end(&p, 3), Some(118));
+    assert_eq!(p.predicted_ns, 200);
     // Where the trap killed nothing (the helper let its child finish), sleeper 3 runs to its
     // own end, and decides the program's.
     let p = predict_with(&a_helper_whose_trap_kills_its_sleeper(false), &[tl]);

@@ -54,6 +54,9 @@ pub enum Call {
     Tgkill,
     SigQueue,
     TgSigQueue,
+    /// Process groups, which a signal to a group (`kill 0`) reaches.
+    Setpgid,
+    Setsid,
 }
 
 /// libc's call numbers, and io_pgetevents', which it lacks.
@@ -122,6 +125,8 @@ table!(
     Tgkill = SYS_tgkill,
     SigQueue = SYS_rt_sigqueueinfo,
     TgSigQueue = SYS_rt_tgsigqueueinfo,
+    Setpgid = SYS_setpgid,
+    Setsid = SYS_setsid,
 );
 
 #[cfg(target_arch = "aarch64")]
@@ -169,6 +174,8 @@ table!(
     Tgkill = SYS_tgkill,
     SigQueue = SYS_rt_sigqueueinfo,
     TgSigQueue = SYS_rt_tgsigqueueinfo,
+    Setpgid = SYS_setpgid,
+    Setsid = SYS_setsid,
 );
 
 /// The seccomp audit architecture of this build (`AUDIT_ARCH_*`).

@@ -127,14 +127,14 @@ struct State {
     /// The processes with a SQPOLL thread, and its batches not yet decoded, in time order.
     uring_polled: std::collections::HashSet<u32>,
     uring_batches: VecDeque<uring::Batch>,
+    groups: signals::Groups,
     out: Decoded,
     t0: u64,
 }
 
-/// Decodes a capture: `raw` in any order (they are sorted by time here), `notes` the paths
-/// the tracer or the kernel read, `inherited` the root process's descriptors at its start,
-/// `t0` the start, `cwd` its working directory then; `switches` the scheduler's switch records
-/// in any order (None: the capture had none).
+/// Decodes a capture: `raw` in any order (sorted here), `notes` the paths the tracer or the
+/// kernel read, `inherited` the root process's descriptors at its start, `t0` the start,
+/// `cwd` its working directory then; `sched` the scheduler's records (None: none captured).
 pub fn decode(
     mut raw: Vec<Raw>,
     (notes, aio): (Vec<PathNote>, Vec<super::aio::Seen>),
@@ -200,7 +200,7 @@ pub fn decode(
     for k in &mut s.out.wakes {
         k.t = k.t.saturating_sub(t0);
     }
-    s.signals_to_known_tasks();
+    s.signals_to_known_tasks(&kin);
     s.out
 }
 
@@ -444,6 +444,7 @@ impl State {
             Call::Kill | Call::Tkill | Call::Tgkill | Call::SigQueue | Call::TgSigQueue => {
                 self.signal(&d)
             }
+            Call::Setpgid | Call::Setsid => self.group_change(&d),
             _ => self.on_fd(&d),
         }
     }

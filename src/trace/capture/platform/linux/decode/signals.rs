@@ -1,8 +1,23 @@
 //! Signals one task of the program sent another, from its kill, tkill, tgkill and sigqueue
-//! calls: kept as tells (`Footer::signals`), which `trace::anchor::ends` follows.
+//! calls: kept as tells (`Footer::signals`), which `trace::anchor::ends` follows. A signal to
+//! a process group (`kill 0`, `kill -PGID`: a script's trap that ends its helpers) is a tell
+//! to each process of the group alive then, other than the sender's: the groups are followed
+//! through setpgid, setsid and fork, the program's first one being iogauge's own.
 
+use std::collections::HashMap;
+
+use super::super::family::Kin;
 use super::{Call, Done, State};
 use crate::trace::recording::Wake;
+
+/// Process groups over the recording, and the signals sent to one.
+#[derive(Debug, Default)]
+pub(super) struct Groups {
+    /// Each group change that succeeded: (t, process, its group), ns from the start.
+    changes: Vec<(u64, u32, u32)>,
+    /// Each signal to a group: (t, the group — 0: the sender's —, sender's thread, process).
+    sent: Vec<(u64, u32, u32, u32)>,
+}
 
 impl State {
     /// A signal sent (kill, tkill, tgkill, sigqueue), kept as a tell at the call's end: to a
@@ -16,23 +31,184 @@ impl State {
             _ => (d.a[1] as i32, d.a[2] as i32, false),
         };
         let own = target as u32 == d.tid || (process && target as u32 == d.pid);
-        if d.ret != 0 || target <= 0 || sig == 0 || sig == libc::SIGCHLD || own {
+        let t = (d.t + d.dur).saturating_sub(self.t0);
+        if d.ret != 0 || sig == 0 || sig == libc::SIGCHLD || target == -1 {
+            return;
+        }
+        if target <= 0 {
+            // To a process group (kill's only: sigqueue's target is a process).
+            if d.call == Call::Kill {
+                let group = target.unsigned_abs();
+                self.groups.sent.push((t, group, d.tid, d.pid));
+            }
+            return;
+        }
+        if own {
             return;
         }
         self.out.signals.push(Wake {
-            t: (d.t + d.dur).saturating_sub(self.t0),
+            t,
             tid: target as u32,
             by: d.tid,
             asleep_ns: 0,
         });
     }
 
-    /// Once the walk knows the program's tasks: only the signals to them (one to another
-    /// program tells the trace nothing), in time order.
-    pub(super) fn signals_to_known_tasks(&mut self) {
+    /// A process's group changed (setpgid: the caller or a child of its, 0 for the caller,
+    /// into the group named or one of its own; setsid: the caller, into a group of its own).
+    pub(super) fn group_change(&mut self, d: &Done) {
+        let (process, group) = match d.call {
+            Call::Setpgid if d.ret == 0 => {
+                let p = (d.a[0] as i32).max(0) as u32;
+                let p = if p == 0 { d.pid } else { p };
+                let g = (d.a[1] as i32).max(0) as u32;
+                (p, if g == 0 { p } else { g })
+            }
+            Call::Setsid if d.ret > 0 => (d.pid, d.pid),
+            _ => return,
+        };
+        let t = (d.t + d.dur).saturating_sub(self.t0);
+        self.groups.changes.push((t, process, group));
+    }
+
+    /// The signals to a process group as tells to each of its processes that was alive then
+    /// (its main thread), but the sender's own. A task's group at a time is its last change
+    /// before then, else its creator's when it was made (`kin`, walked up), else — the
+    /// program's first process — iogauge's own group, which it started in.
+    fn group_signals(&mut self, kin: &HashMap<u32, Kin>, first_group: u32) {
+        let sent = std::mem::take(&mut self.groups.sent);
+        let changes = &self.groups.changes;
+        let group_at = |mut task: u32, mut t: u64| {
+            // Bounded: a task table read out of order cannot loop.
+            for _ in 0..=kin.len() {
+                let changed = changes.iter().rev().find(|c| c.1 == task && c.0 <= t);
+                if let Some(&(_, _, g)) = changed {
+                    return g;
+                }
+                match kin.get(&task) {
+                    Some(&(Some(creator), born, _)) => (task, t) = (creator, born),
+                    _ => break,
+                }
+            }
+            first_group
+        };
+        // The processes, by their main threads.
+        let processes: Vec<u32> = self
+            .out
+            .threads
+            .iter()
+            .filter(|p| p.tid == p.pid)
+            .map(|p| p.tid)
+            .collect();
+        let mut tells = Vec::new();
+        for (t, group, by, by_pid) in sent {
+            let group = if group == 0 { group_at(by, t) } else { group };
+            for &p in processes.iter().filter(|&&p| p != by_pid) {
+                let (born, ended) = kin.get(&p).map_or((0, None), |k| (k.1, k.2));
+                if born <= t && ended.is_none_or(|e| e >= t) && group_at(p, t) == group {
+                    tells.push(Wake {
+                        t,
+                        tid: p,
+                        by,
+                        asleep_ns: 0,
+                    });
+                }
+            }
+        }
+        self.out.signals.extend(tells);
+    }
+
+    /// Once the walk knows the program's tasks (`kin`: who made whom, when): the signals to a
+    /// group as their members', and only the signals to them (one to another program tells
+    /// the trace nothing), in time order.
+    pub(super) fn signals_to_known_tasks(&mut self, kin: &HashMap<u32, Kin>) {
+        let first_group = rustix::process::getpgrp().as_raw_pid() as u32;
+        self.group_signals(kin, first_group);
         let known: std::collections::HashSet<u32> =
             self.out.threads.iter().map(|t| t.tid).collect();
         self.out.signals.retain(|w| known.contains(&w.tid));
         self.out.signals.sort_by_key(|w| w.t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::perf::Raw;
+    use super::super::{FileKind, Inherited, decode};
+    use crate::trace::recording::Wake;
+
+    const P: u32 = 4_000;
+
+    /// Process `pid`'s call `nr` (one thread each) at `t`, 10 ns long.
+    fn call(pid: u32, nr: i64, t: u64, args: [u64; 6], ret: i64) -> Raw {
+        Raw::Call {
+            t,
+            exit: t + 10,
+            pid,
+            tid: pid,
+            nr: nr as i32,
+            args,
+            ret,
+        }
+    }
+
+    fn fork(t: u64, child: u32) -> Raw {
+        Raw::Fork {
+            t,
+            pid: child,
+            ppid: P,
+            tid: child,
+            ptid: P,
+        }
+    }
+
+    #[test]
+    fn a_signal_to_a_process_group_tells_each_of_its_processes_alive_then() {
+        // The program (P) starts A, B and C; C moves into a group of its own; B ends; then
+        // P signals its own group (kill 0), C's (kill -C), every process (kill -1), and A
+        // looks for its group (signal 0). Each child reads descriptor 5 once.
+        let (a, b, c) = (P + 1, P + 2, P + 3);
+        let read = |pid, t| call(pid, libc::SYS_pread64, t, [5, 0x7000, 4096, 0, 0, 0], 4096);
+        let kill = |pid, t, target: i64, sig| {
+            call(pid, libc::SYS_kill, t, [target as u64, sig, 0, 0, 0, 0], 0)
+        };
+        let raw = vec![
+            fork(100, a),
+            fork(110, b),
+            fork(120, c),
+            call(c, libc::SYS_setpgid, 130, [0, 0, 0, 0, 0, 0], 0),
+            read(a, 150),
+            read(b, 160),
+            read(c, 170),
+            Raw::End { t: 300, tid: b },
+            kill(P, 400, 0, 15),
+            kill(P, 450, -i64::from(c), 15),
+            kill(P, 460, -1, 15),
+            kill(a, 470, 0, 0),
+        ];
+        let inherited = [Inherited {
+            fd: 5,
+            path: b"/data/f".to_vec(),
+            kind: FileKind::Regular,
+            size: 1 << 20,
+            flags: libc::O_RDWR as u64,
+            pos: 0,
+        }];
+        let d = decode(
+            raw,
+            (Vec::new(), Vec::new()),
+            P,
+            &inherited,
+            (0, b"/".to_vec()),
+            None,
+        );
+        let tell = |t, tid| Wake {
+            t,
+            tid,
+            by: P,
+            asleep_ns: 0,
+        };
+        // kill 0 reached A (B had ended, C had left the group, P sent it); kill -C reached C.
+        assert_eq!(d.signals, vec![tell(410, a), tell(460, c)]);
     }
 }
