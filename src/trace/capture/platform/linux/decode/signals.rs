@@ -21,9 +21,10 @@ pub(super) struct Groups {
 
 impl State {
     /// A signal sent (kill, tkill, tgkill, sigqueue), kept as a tell at the call's end: to a
-    /// process or a thread by its id — not to a process group or every process (no one task),
-    /// not to the sender's own thread or process (a fault's, SIGPIPE, `raise`), not SIGCHLD
-    /// nor 0 (a look for the process), and only where it was sent.
+    /// process or a thread by its id, or kept for [`State::group_signals`] where kill sent it
+    /// to a process group — not to every process (`kill -1`), not to the sender's own thread
+    /// or process (a fault's, SIGPIPE, `raise`), not SIGCHLD nor 0 (a look for the process),
+    /// and only where it was sent.
     pub(super) fn signal(&mut self, d: &Done) {
         let (target, sig, process) = match d.call {
             Call::Kill | Call::SigQueue => (d.a[0] as i32, d.a[1] as i32, true),
