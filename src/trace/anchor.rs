@@ -160,8 +160,9 @@ pub struct Told {
 /// [`MAX_CHAIN`] tasks back) plus the recorded time from there to the end. A child's end
 /// that woke it after the tell (a helper's trap that killed the child it waited for) does not
 /// hide the tell: the children it waited for are `predict::end`'s to weigh. A thread whose
-/// tail no such tell began, one that made a replayed call after it, or one the chain could not
-/// follow to a call of another thread, has none: its tail stays as recorded.
+/// tail no such tell began, one that made a replayed call after it (not the one it was in when
+/// a signal came), or one the chain could not follow to a call of another thread, has none:
+/// its tail stays as recorded.
 pub fn ends(
     events: &[Event],
     (threads, wakes, gaps): (&[ThreadInfo], &[Wake], Option<&[Gap]>),
@@ -182,12 +183,13 @@ pub fn ends(
             continue;
         };
         // A call of its own after the tell: that call follows it (`later_calls`), and the
-        // thread's end follows that call.
+        // thread's end follows that call. Not one it was in when a signal came (a signal is
+        // a tell after no sleep), and ended with: the signal told it all the same.
         let last = mine
             .get(&th.tid)
             .and_then(|l| l.last())
-            .map(|&j| woken.done(j));
-        if last.is_some_and(|d| d >= w.t) {
+            .map(|&j| (events[j].t, woken.done(j)));
+        if last.is_some_and(|(t, d)| t >= w.t || d >= w.t && w.asleep_ns > 0) {
             continue;
         }
         let mut v = Vec::new();
@@ -703,5 +705,16 @@ mod tests {
         let mut later = events.to_vec();
         later.push(ev(902, 2, 2));
         assert!(!ends(&later, (&threads, &signal, None), |_| true).contains_key(&2));
+        // One it was in when the signal came (895..905), and ended with: the signal told it
+        // all the same (a monitor killed in its write by a script's `kill 0`), its end
+        // following 1's call as above; not so a wake-up that came during that call (a lock
+        // released to it: the call went on from there).
+        let mut during = events.to_vec();
+        during.push(ev(895, 10, 2));
+        let told = ends(&during, (&threads, &signal, None), |_| true);
+        assert_eq!((told[&2].at, told[&2].by), (900, 1));
+        assert_eq!(told[&2].anchors, [at(2, 20), soft(1, 800)]);
+        let woke = [wake(900, 2, 1, 5)];
+        assert!(!ends(&during, (&threads, &woke, None), |_| true).contains_key(&2));
     }
 }

@@ -6,7 +6,8 @@
 //! what woke it (`trace::anchor::ends`), waiting then only for the threads it created that
 //! ended after it was told and had started by then here (the rest, and what they created, it
 //! would not have made: they do not decide the end), and, where the child it was running
-//! when told was killed then, ending the ones running then here as that one ended; the
+//! when told was killed then, ending the ones running then here as that one ended (where it
+//! was told by a signal to its process group, those of the group below it as well); the
 //! program ends when its last thread does (as `trace::anchor` starts a call after a wait). A
 //! thread that made no replayed call and waited for none that did says nothing of the target:
 //! it does not decide the end. The thread that decides it, and the call its end hangs on,
@@ -207,6 +208,10 @@ struct Family {
     told: HashMap<u32, Told>,
     made: HashMap<u32, Vec<u32>>,
     first_issue: HashMap<u32, u64>,
+    /// The signals to a process group (`[t, by, group]`) and each thread's group, by its
+    /// process's (`Footer::process_groups`).
+    to_groups: Vec<(u64, u32, u32)>,
+    group_of: HashMap<u32, u32>,
 }
 
 impl Family {
@@ -228,6 +233,15 @@ impl Family {
                 *f = (*f).min(issued);
             }
         }
+        let (to_groups, group_of) = r.footer.process_groups.as_ref().map_or_else(
+            || (Vec::new(), HashMap::new()),
+            |g| {
+                let of: HashMap<u32, u32> = g.of.iter().copied().collect();
+                let threads = r.footer.threads.iter();
+                let group_of = threads.filter_map(|t| Some((t.tid, *of.get(&t.pid)?)));
+                (g.signals.clone(), group_of.collect())
+            },
+        );
         Family {
             parent,
             told: crate::trace::anchor::ends(
@@ -241,6 +255,8 @@ impl Family {
             ),
             made,
             first_issue,
+            to_groups,
+            group_of,
         }
     }
 
@@ -252,6 +268,11 @@ impl Family {
     /// the recorded time from the child's end to its own. The ones that ran to their own ends
     /// when recorded, because the tell came later there, would otherwise decide the end here.
     /// Where no child was signalled (it let them finish), its children keep their own ends.
+    /// Where the tell was a signal to `tid`'s process group (a script's `kill 0`), so are the
+    /// ones of its group below it that had ended before that signal when recorded, started
+    /// here by the time it was told and would run on past it: the signal reaches every
+    /// process of the group, and ends them with it — as it ended `tid`'s killed child, or at
+    /// once where none was running then when recorded (a helper between two sleeps).
     fn killed_when_told(
         &self,
         r: &Recording,
@@ -267,14 +288,20 @@ impl Family {
                 .find(|t| t.tid == c)
                 .and_then(|t| t.ended_ns)
         };
-        let Some(killed_end) = r
+        let killed = r
             .footer
             .signals
             .iter()
             .filter(|s| s.t >= w.at && self.parent.get(&s.tid) == Some(&tid))
             .filter_map(|s| ended(s.tid).filter(|&e| e >= s.t))
-            .max()
-        else {
+            .max();
+        // A signal to its group from the one that told it, between the tell and its end.
+        let group = self.group_of.get(&tid).and_then(|&g| {
+            let sent =
+                |&&(t, by, to): &&(u64, u32, u32)| by == w.by && to == g && t >= w.at && t <= te;
+            self.to_groups.iter().find(sent).map(|&(t, _, _)| (t, g))
+        });
+        let Some(killed_end) = killed.or(group.map(|_| w.at)) else {
             return;
         };
         let told_here = end.ns.saturating_sub(te.saturating_sub(w.at));
@@ -282,11 +309,31 @@ impl Family {
             ns: end.ns.saturating_sub(te.saturating_sub(killed_end)),
             hinge: end.hinge,
         };
-        for c in self.made.get(&tid).into_iter().flatten() {
-            let started = self.first_issue.get(c).is_some_and(|&f| f <= told_here);
-            if let Some(e) = memo.get_mut(c).filter(|e| started && e.ns > capped.ns) {
+        let started = |c: &u32| self.first_issue.get(c).is_some_and(|&f| f <= told_here);
+        let mut cap = |c: &u32| {
+            if let Some(e) = memo.get_mut(c).filter(|e| started(c) && e.ns > capped.ns) {
                 *e = capped;
             }
+        };
+        let children = self.made.get(&tid).into_iter().flatten();
+        if killed.is_some() {
+            children.clone().for_each(&mut cap);
+        }
+        let Some((sent, g)) = group else {
+            return;
+        };
+        // Its group's processes below it, their threads with them; a process that left the
+        // group, and what it made, the signal did not reach.
+        let mut stack: Vec<u32> = children.copied().collect();
+        let mut seen: HashSet<u32> = HashSet::new();
+        while let Some(c) = stack.pop() {
+            if !seen.insert(c) || self.group_of.get(&c) != Some(&g) {
+                continue;
+            }
+            if ended(c).is_some_and(|e| e < sent) {
+                cap(&c);
+            }
+            stack.extend(self.made.get(&c).into_iter().flatten());
         }
     }
 

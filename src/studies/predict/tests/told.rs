@@ -171,3 +171,55 @@ fn a_child_running_when_its_parent_is_told_here_ends_as_the_one_it_killed_when_r
     assert_eq!(p.predicted_ns, 500);
     assert_eq!(p.critical_tid, Some(3));
 }
+
+#[test]
+fn a_scripts_kill_0_here_ends_the_helpers_child_that_ended_before_it_when_recorded() {
+    // As above, but the helper (2) was between two sleepers when recorded: 4 ended at 1010,
+    // before the server signalled its process group (kill 0) at 1015, which told the helper
+    // alone. Here the server's shutdown call is done at 110 and the helper ends 10 after it,
+    // told at 115 — while sleeper 3, made at 10, still runs: the signal reaches it too.
+    let mut r = a_helper_with_two_workers(500, (600, 1010));
+    r.footer.signals_seen = true;
+    r.footer.signals = vec![crate::trace::recording::Wake {
+        t: 1015,
+        tid: 2,
+        by: 1,
+        asleep_ns: 0,
+    }];
+    let groups = |of: Vec<(u32, u32)>| crate::trace::recording::ProcessGroups {
+        signals: vec![(1015, 1, 7)],
+        of,
+    };
+    r.footer.process_groups = Some(groups(vec![(1, 7), (2, 7), (3, 7), (4, 7)]));
+    let tl = timeline(&[10, 30, 620, 110], &[10, 10, 10, 10]);
+    let end = |p: &Prediction, tid: u32| {
+        p.threads
+            .iter()
+            .find(|t| t.tid == tid)
+            .and_then(|t| t.predicted_end_ns)
+    };
+    // Sleeper 3 ends when the helper is told: 115, not at its recorded 500; the server
+    // waits for the helper and ends 80 after it: 200.
+    let p = predict_with(&r, std::slice::from_ref(&tl));
+    assert_eq!(end(&p, 2), Some(120));
+    assert_eq!(end(&p, 3), Some(115));
+    assert_eq!((p.predicted_ns, p.critical_tid), (200, Some(1)));
+    // A sleeper that had left the group (setpgid), the signal did not reach: it runs to its
+    // own end and decides the program's; nor does a signal to another group end it.
+    r.footer.process_groups = Some(groups(vec![(1, 7), (2, 7), (3, 3), (4, 7)]));
+    let p = predict_with(&r, std::slice::from_ref(&tl));
+    assert_eq!(
+        (end(&p, 3), p.predicted_ns, p.critical_tid),
+        (Some(500), 500, Some(3))
+    );
+    r.footer.process_groups = Some(crate::trace::recording::ProcessGroups {
+        signals: vec![(1015, 1, 8)],
+        of: vec![(1, 7), (2, 7), (3, 7), (4, 7)],
+    });
+    let p = predict_with(&r, std::slice::from_ref(&tl));
+    assert_eq!((end(&p, 3), p.predicted_ns), (Some(500), 500));
+    // Nor where the trace has no groups (older traces): the tell is one to the helper.
+    r.footer.process_groups = None;
+    let p = predict_with(&r, &[tl]);
+    assert_eq!((end(&p, 3), p.predicted_ns), (Some(500), 500));
+}

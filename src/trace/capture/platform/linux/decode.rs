@@ -43,16 +43,16 @@ pub struct Decoded {
     pub unmatched: u64,
     pub other_calls: u64,
     pub unknown_fd_calls: u64,
-    /// Native AIO I/Os submitted that the trace does not hold (not seen, or not on a file
-    /// of the trace), and those it holds whose completion was not seen.
+    /// Native AIO I/Os submitted that the trace does not hold; those it holds not seen done.
     pub aio_unseen: u64,
     pub aio_unreaped: u64,
     /// Who woke whom among the program's threads (`wakes_seen`: the capture could see it).
     pub wakes_seen: bool,
     pub wakes: Vec<Wake>,
-    /// The signals one of the program's tasks sent another (their kill, tkill, tgkill and
-    /// sigqueue calls), each a tell at the call's end with `asleep_ns` 0, in time order.
+    /// The signals one of the program's tasks sent another (kill, tkill, tgkill, sigqueue),
+    /// each a tell at the call's end with `asleep_ns` 0, in time order; those to a group.
     pub signals: Vec<Wake>,
+    pub process_groups: Option<crate::trace::recording::ProcessGroups>,
     /// Each thread's time off its CPU between its calls, gap by gap (None: not measured).
     pub gaps: Option<Vec<Gap>>,
 }

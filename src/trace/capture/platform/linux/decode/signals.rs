@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::super::family::Kin;
 use super::{Call, Done, State};
-use crate::trace::recording::Wake;
+use crate::trace::recording::{ProcessGroups, Wake};
 
 /// Process groups over the recording, and the signals sent to one.
 #[derive(Debug, Default)]
@@ -73,8 +73,9 @@ impl State {
     }
 
     /// The signals to a process group as tells to each of its processes that was alive then
-    /// (its main thread), but the sender's own. A task's group at a time is its last change
-    /// before then, else its creator's when it was made (`kin`, walked up), else — the
+    /// (its main thread), but the sender's own; where there were any, the signals and each
+    /// process's group at its end (`ProcessGroups`). A task's group at a time is its last
+    /// change before then, else its creator's when it was made (`kin`, walked up), else — the
     /// program's first process — iogauge's own group, which it started in.
     fn group_signals(&mut self, kin: &HashMap<u32, Kin>, first_group: u32) {
         let sent = std::mem::take(&mut self.groups.sent);
@@ -102,8 +103,10 @@ impl State {
             .map(|p| p.tid)
             .collect();
         let mut tells = Vec::new();
+        let mut to_groups = Vec::new();
         for (t, group, by, by_pid) in sent {
             let group = if group == 0 { group_at(by, t) } else { group };
+            to_groups.push((t, by, group));
             for &p in processes.iter().filter(|&&p| p != by_pid) {
                 let (born, ended) = kin.get(&p).map_or((0, None), |k| (k.1, k.2));
                 if born <= t && ended.is_none_or(|e| e >= t) && group_at(p, t) == group {
@@ -117,6 +120,19 @@ impl State {
             }
         }
         self.out.signals.extend(tells);
+        if !to_groups.is_empty() {
+            let of = processes
+                .iter()
+                .map(|&p| {
+                    let end = kin.get(&p).and_then(|k| k.2).unwrap_or(u64::MAX);
+                    (p, group_at(p, end))
+                })
+                .collect();
+            self.out.process_groups = Some(ProcessGroups {
+                signals: to_groups,
+                of,
+            });
+        }
     }
 
     /// Once the walk knows the program's tasks (`kin`: who made whom, when): the signals to a
@@ -211,5 +227,12 @@ mod tests {
         };
         // kill 0 reached A (B had ended, C had left the group, P sent it); kill -C reached C.
         assert_eq!(d.signals, vec![tell(410, a), tell(460, c)]);
+        // Both signals to a group are kept with the group they reached, and each process's
+        // group at its end: P's (iogauge's own) but C's, its own since it moved.
+        let own = rustix::process::getpgrp().as_raw_pid() as u32;
+        let mut groups = d.process_groups.expect("two signals to a group");
+        assert_eq!(groups.signals, vec![(410, P, own), (460, P, c)]);
+        groups.of.sort_unstable();
+        assert_eq!(groups.of, vec![(P, own), (a, own), (b, own), (c, c)]);
     }
 }
