@@ -16,7 +16,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::trace::anchor::{Anchor, Told};
-use crate::trace::recording::{Recording, ThreadInfo};
+use crate::trace::recording::{Recording, ThreadInfo, Wake};
 use crate::trace::replayed::Timeline;
 
 /// A thread's predicted end, ns from the start, and the replayed call it hangs on.
@@ -208,10 +208,11 @@ struct Family {
     told: HashMap<u32, Told>,
     made: HashMap<u32, Vec<u32>>,
     first_issue: HashMap<u32, u64>,
-    /// The signals to a process group (`[t, by, group]`) and each thread's group, by its
-    /// process's (`Footer::process_groups`).
+    /// The signals to a process group (`[t, by, group]`), each thread's group, by its
+    /// process's, and the signals that came late (`Footer::kills`).
     to_groups: Vec<(u64, u32, u32)>,
     group_of: HashMap<u32, u32>,
+    late: Vec<Wake>,
 }
 
 impl Family {
@@ -233,15 +234,12 @@ impl Family {
                 *f = (*f).min(issued);
             }
         }
-        let (to_groups, group_of) = r.footer.process_groups.as_ref().map_or_else(
-            || (Vec::new(), HashMap::new()),
-            |g| {
-                let of: HashMap<u32, u32> = g.of.iter().copied().collect();
-                let threads = r.footer.threads.iter();
-                let group_of = threads.filter_map(|t| Some((t.tid, *of.get(&t.pid)?)));
-                (g.signals.clone(), group_of.collect())
-            },
-        );
+        let kills = r.footer.kills.clone().unwrap_or_default();
+        let of: HashMap<u32, u32> = kills.groups.iter().copied().collect();
+        let threads = r.footer.threads.iter();
+        let group_of = threads
+            .filter_map(|t| Some((t.tid, *of.get(&t.pid)?)))
+            .collect();
         Family {
             parent,
             told: crate::trace::anchor::ends(
@@ -255,8 +253,9 @@ impl Family {
             ),
             made,
             first_issue,
-            to_groups,
+            to_groups: kills.to_groups,
             group_of,
+            late: kills.late,
         }
     }
 
@@ -267,8 +266,10 @@ impl Family {
     /// was told and would run on past it end as that child did: its predicted end (`end`) less
     /// the recorded time from the child's end to its own. The ones that ran to their own ends
     /// when recorded, because the tell came later there, would otherwise decide the end here.
-    /// Where no child was signalled (it let them finish), its children keep their own ends.
-    /// Where the tell was a signal to `tid`'s process group (a script's `kill 0`), so are the
+    /// So do they where the child signalled then had ended just before (the trap's `kill`
+    /// came too late, or reached a child not yet waited for): at the signal, here when it was
+    /// told. Where no child was signalled (it let them finish), its children keep their own
+    /// ends. Where the tell was a signal to `tid`'s process group (a script's `kill 0`), so are the
     /// ones of its group below it that had ended before that signal when recorded, started
     /// here by the time it was told and would run on past it: the signal reaches every
     /// process of the group, and ends them with it — as it ended `tid`'s killed child, or at
@@ -288,12 +289,20 @@ impl Family {
                 .find(|t| t.tid == c)
                 .and_then(|t| t.ended_ns)
         };
+        let mine = |s: &&Wake| s.t >= w.at && self.parent.get(&s.tid) == Some(&tid);
         let killed = r
             .footer
             .signals
             .iter()
-            .filter(|s| s.t >= w.at && self.parent.get(&s.tid) == Some(&tid))
+            .filter(mine)
             .filter_map(|s| ended(s.tid).filter(|&e| e >= s.t))
+            .max();
+        // Or one it signalled after it was told that had ended just before (a trap's `kill
+        // $child` that came too late): it ended its running child when told, here at once.
+        let meant = (self.late.iter().chain(&r.footer.signals))
+            .filter(|s| mine(s) && s.t <= te && (s.by == tid || s.by == w.by))
+            .filter(|s| ended(s.tid).is_some_and(|e| e <= s.t))
+            .map(|s| s.t)
             .max();
         // A signal to its group from the one that told it, between the tell and its end.
         let group = self.group_of.get(&tid).and_then(|&g| {
@@ -301,7 +310,7 @@ impl Family {
                 |&&(t, by, to): &&(u64, u32, u32)| by == w.by && to == g && t >= w.at && t <= te;
             self.to_groups.iter().find(sent).map(|&(t, _, _)| (t, g))
         });
-        let Some(killed_end) = killed.or(group.map(|_| w.at)) else {
+        let Some(killed_end) = killed.or(meant).or(group.map(|_| w.at)) else {
             return;
         };
         let told_here = end.ns.saturating_sub(te.saturating_sub(w.at));
@@ -316,7 +325,7 @@ impl Family {
             }
         };
         let children = self.made.get(&tid).into_iter().flatten();
-        if killed.is_some() {
+        if killed.or(meant).is_some() {
             children.clone().for_each(&mut cap);
         }
         let Some((sent, g)) = group else {

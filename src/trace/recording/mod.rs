@@ -342,18 +342,26 @@ impl From<Wake> for (u64, u32, u32, u64) {
     }
 }
 
-/// The signals to a process group (a script's `kill 0`, `kill -PGID`), whose tells to the
-/// members alive then are among `Footer::signals`, and each process's group: what a
-/// prediction needs to end the members alive at such a signal in a replay that had ended
-/// before it when recorded (a helper's `sleep`, killed with the helper where its storage is
-/// faster).
+/// What the program's signals say beyond their tells (`Footer::signals`), for a prediction
+/// to reach, in a replay, the tasks they would have reached there: the members of a process
+/// group alive at a signal to it there that had ended before it when recorded (a helper's
+/// `sleep`, killed with the helper where its storage is faster), and a child its parent's
+/// trap meant to kill but that had ended just before (`kill $child` failing there).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProcessGroups {
-    /// Each signal: `[t, by, group]`, ns from the start and the sender's thread, as its tells.
-    pub signals: Vec<(u64, u32, u32)>,
-    /// Each process of the program (its main thread's id) and its group when it ended (or
-    /// when the recording did): `[pid, group]`.
-    pub of: Vec<(u32, u32)>,
+pub struct Kills {
+    /// Each signal to a process group (a script's `kill 0`, `kill -PGID`), whose tells to the
+    /// members alive then are among `Footer::signals`: `[t, by, group]`, ns from the start and
+    /// the sender's thread, as its tells.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub to_groups: Vec<(u64, u32, u32)>,
+    /// Where there were any, each process of the program (its main thread's id) and its group
+    /// when it ended (or when the recording did): `[pid, group]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<(u32, u32)>,
+    /// Each signal sent to a task of the program that had ended and been waited for (kill's
+    /// ESRCH), as a tell: `[t, tid, by, 0]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub late: Vec<Wake>,
 }
 
 /// The time a thread was off its CPU outside its calls just before one of its events (since
@@ -472,17 +480,18 @@ pub struct Footer {
     /// at its next return to user space, and no wake-up shows it). From the program's kill,
     /// tkill, tgkill, rt_sigqueueinfo and rt_tgsigqueueinfo calls that succeeded, to a task
     /// of the trace (one to a process group: to each of its processes alive then,
-    /// `process_groups`); signals to the sender's own process, SIGCHLD, signal 0,
+    /// `kills`); signals to the sender's own process, SIGCHLD, signal 0,
     /// pidfd_send_signal's and those the kernel raises are left out. Every capture from
     /// 2026-12-06 (`signals_seen`); absent before.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub signals_seen: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signals: Vec<Wake>,
-    /// Where the program signalled a process group: those signals and the groups (captures
-    /// from 2026-12-07; absent before, and where it signalled none).
+    /// What the program's signals say beyond their tells: those to a process group, and
+    /// those that came after their target had ended (captures from 2026-12-07; absent
+    /// before, and where there were none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub process_groups: Option<ProcessGroups>,
+    pub kills: Option<Kills>,
     /// Where each thread was off its CPU between its calls, gap by gap: for each event whose
     /// thread was asleep or waiting for a CPU outside its calls since its previous event, the
     /// event and those times (perf captures from 2026-12-05; None under ptrace and in older

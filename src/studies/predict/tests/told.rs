@@ -186,11 +186,12 @@ fn a_scripts_kill_0_here_ends_the_helpers_child_that_ended_before_it_when_record
         by: 1,
         asleep_ns: 0,
     }];
-    let groups = |of: Vec<(u32, u32)>| crate::trace::recording::ProcessGroups {
-        signals: vec![(1015, 1, 7)],
-        of,
+    let groups = |groups: Vec<(u32, u32)>| crate::trace::recording::Kills {
+        to_groups: vec![(1015, 1, 7)],
+        groups,
+        late: Vec::new(),
     };
-    r.footer.process_groups = Some(groups(vec![(1, 7), (2, 7), (3, 7), (4, 7)]));
+    r.footer.kills = Some(groups(vec![(1, 7), (2, 7), (3, 7), (4, 7)]));
     let tl = timeline(&[10, 30, 620, 110], &[10, 10, 10, 10]);
     let end = |p: &Prediction, tid: u32| {
         p.threads
@@ -206,20 +207,58 @@ fn a_scripts_kill_0_here_ends_the_helpers_child_that_ended_before_it_when_record
     assert_eq!((p.predicted_ns, p.critical_tid), (200, Some(1)));
     // A sleeper that had left the group (setpgid), the signal did not reach: it runs to its
     // own end and decides the program's; nor does a signal to another group end it.
-    r.footer.process_groups = Some(groups(vec![(1, 7), (2, 7), (3, 3), (4, 7)]));
+    r.footer.kills = Some(groups(vec![(1, 7), (2, 7), (3, 3), (4, 7)]));
     let p = predict_with(&r, std::slice::from_ref(&tl));
     assert_eq!(
         (end(&p, 3), p.predicted_ns, p.critical_tid),
         (Some(500), 500, Some(3))
     );
-    r.footer.process_groups = Some(crate::trace::recording::ProcessGroups {
-        signals: vec![(1015, 1, 8)],
-        of: vec![(1, 7), (2, 7), (3, 7), (4, 7)],
+    r.footer.kills = Some(crate::trace::recording::Kills {
+        to_groups: vec![(1015, 1, 8)],
+        ..groups(vec![(1, 7), (2, 7), (3, 7), (4, 7)])
     });
     let p = predict_with(&r, std::slice::from_ref(&tl));
     assert_eq!((end(&p, 3), p.predicted_ns), (Some(500), 500));
     // Nor where the trace has no groups (older traces): the tell is one to the helper.
-    r.footer.process_groups = None;
+    r.footer.kills = None;
+    let p = predict_with(&r, &[tl]);
+    assert_eq!((end(&p, 3), p.predicted_ns), (Some(500), 500));
+}
+
+#[test]
+fn a_helpers_trap_that_killed_its_child_too_late_when_recorded_kills_it_here() {
+    // The helper (2) was told at 1012 just after its sleeper 4 ended (1010); its trap's
+    // `kill` of 4 at 1014 failed there (4 was gone: `Kills::late`). Here, told at 112, it
+    // ends sleeper 3, running since 20, at once: 112 + (1014 - 1012) = 114.
+    let mut r = a_helper_with_two_workers(500, (600, 1010));
+    r.footer.signals_seen = true;
+    let late = crate::trace::recording::Wake {
+        t: 1014,
+        tid: 4,
+        by: 2,
+        asleep_ns: 0,
+    };
+    r.footer.kills = Some(crate::trace::recording::Kills {
+        late: vec![late],
+        ..Default::default()
+    });
+    let tl = timeline(&[10, 30, 620, 110], &[10, 10, 10, 10]);
+    let end = |p: &Prediction, tid: u32| {
+        p.threads
+            .iter()
+            .find(|t| t.tid == tid)
+            .and_then(|t| t.predicted_end_ns)
+    };
+    let p = predict_with(&r, std::slice::from_ref(&tl));
+    assert_eq!((end(&p, 2), end(&p, 3)), (Some(120), Some(114)));
+    assert_eq!((p.predicted_ns, p.critical_tid), (200, Some(1)));
+    // The same where the kill reached 4 after its end, before the helper waited for it.
+    r.footer.kills = None;
+    r.footer.signals = vec![late];
+    let p = predict_with(&r, std::slice::from_ref(&tl));
+    assert_eq!((end(&p, 3), p.predicted_ns), (Some(114), 200));
+    // A kill by someone else (not the helper, nor what told it) says nothing of its trap.
+    r.footer.signals[0].by = 5;
     let p = predict_with(&r, &[tl]);
     assert_eq!((end(&p, 3), p.predicted_ns), (Some(500), 500));
 }

@@ -50,9 +50,9 @@ pub struct Decoded {
     pub wakes_seen: bool,
     pub wakes: Vec<Wake>,
     /// The signals one of the program's tasks sent another (kill, tkill, tgkill, sigqueue),
-    /// each a tell at the call's end with `asleep_ns` 0, in time order; those to a group.
+    /// each a tell at the call's end with `asleep_ns` 0, in time order; `kills`, the rest.
     pub signals: Vec<Wake>,
-    pub process_groups: Option<crate::trace::recording::ProcessGroups>,
+    pub kills: Option<crate::trace::recording::Kills>,
     /// Each thread's time off its CPU between its calls, gap by gap (None: not measured).
     pub gaps: Option<Vec<Gap>>,
 }

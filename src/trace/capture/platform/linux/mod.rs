@@ -131,7 +131,7 @@ pub fn record_with(
             wakes: decoded.wakes,
             signals_seen: true,
             signals: decoded.signals,
-            process_groups: decoded.process_groups,
+            kills: decoded.kills,
             gaps: decoded.gaps,
         },
     };

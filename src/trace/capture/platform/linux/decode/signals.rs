@@ -8,15 +8,17 @@ use std::collections::HashMap;
 
 use super::super::family::Kin;
 use super::{Call, Done, State};
-use crate::trace::recording::{ProcessGroups, Wake};
+use crate::trace::recording::{Kills, Wake};
 
-/// Process groups over the recording, and the signals sent to one.
+/// Process groups over the recording, the signals sent to one, and those that came late.
 #[derive(Debug, Default)]
 pub(super) struct Groups {
     /// Each group change that succeeded: (t, process, its group), ns from the start.
     changes: Vec<(u64, u32, u32)>,
     /// Each signal to a group: (t, the group — 0: the sender's —, sender's thread, process).
     sent: Vec<(u64, u32, u32, u32)>,
+    /// Each signal to a process or thread that was gone (ESRCH), as a tell.
+    late: Vec<Wake>,
 }
 
 impl State {
@@ -33,7 +35,21 @@ impl State {
         };
         let own = target as u32 == d.tid || (process && target as u32 == d.pid);
         let t = (d.t + d.dur).saturating_sub(self.t0);
-        if d.ret != 0 || sig == 0 || sig == libc::SIGCHLD || target == -1 {
+        let gone = d.ret == -i64::from(libc::ESRCH);
+        if (d.ret != 0 && !gone) || sig == 0 || sig == libc::SIGCHLD || target == -1 {
+            return;
+        }
+        if gone {
+            // Too late: kept where its target was a task of the program (`Kills::late`).
+            if target > 0 && !own {
+                let tid = target as u32;
+                self.groups.late.push(Wake {
+                    t,
+                    tid,
+                    by: d.tid,
+                    asleep_ns: 0,
+                });
+            }
             return;
         }
         if target <= 0 {
@@ -74,7 +90,7 @@ impl State {
 
     /// The signals to a process group as tells to each of its processes that was alive then
     /// (its main thread), but the sender's own; where there were any, the signals and each
-    /// process's group at its end (`ProcessGroups`). A task's group at a time is its last
+    /// process's group at its end (`Kills`), with the signals that came late. A task's group at a time is its last
     /// change before then, else its creator's when it was made (`kin`, walked up), else — the
     /// program's first process — iogauge's own group, which it started in.
     fn group_signals(&mut self, kin: &HashMap<u32, Kin>, first_group: u32) {
@@ -120,17 +136,27 @@ impl State {
             }
         }
         self.out.signals.extend(tells);
-        if !to_groups.is_empty() {
-            let of = processes
+        let groups = match to_groups.is_empty() {
+            true => Vec::new(),
+            false => processes
                 .iter()
                 .map(|&p| {
                     let end = kin.get(&p).and_then(|k| k.2).unwrap_or(u64::MAX);
                     (p, group_at(p, end))
                 })
-                .collect();
-            self.out.process_groups = Some(ProcessGroups {
-                signals: to_groups,
-                of,
+                .collect(),
+        };
+        // A signal that came late to a task of the program: to one that had ended by then.
+        let mut late = std::mem::take(&mut self.groups.late);
+        late.retain(|w| {
+            kin.get(&w.tid)
+                .is_some_and(|k| k.2.is_some_and(|e| e <= w.t))
+        });
+        if !to_groups.is_empty() || !late.is_empty() {
+            self.out.kills = Some(Kills {
+                to_groups,
+                groups,
+                late,
             });
         }
     }
@@ -202,6 +228,9 @@ mod tests {
             kill(P, 450, -i64::from(c), 15),
             kill(P, 460, -1, 15),
             kill(a, 470, 0, 0),
+            // Too late: B had ended (and been waited for); no task of the program is 99.
+            call(P, libc::SYS_kill, 480, [u64::from(b), 15, 0, 0, 0, 0], -3),
+            call(P, libc::SYS_kill, 490, [99, 15, 0, 0, 0, 0], -3),
         ];
         let inherited = [Inherited {
             fd: 5,
@@ -230,9 +259,11 @@ mod tests {
         // Both signals to a group are kept with the group they reached, and each process's
         // group at its end: P's (iogauge's own) but C's, its own since it moved.
         let own = rustix::process::getpgrp().as_raw_pid() as u32;
-        let mut groups = d.process_groups.expect("two signals to a group");
-        assert_eq!(groups.signals, vec![(410, P, own), (460, P, c)]);
-        groups.of.sort_unstable();
-        assert_eq!(groups.of, vec![(P, own), (a, own), (b, own), (c, c)]);
+        let mut kills = d.kills.expect("two signals to a group");
+        assert_eq!(kills.to_groups, vec![(410, P, own), (460, P, c)]);
+        kills.groups.sort_unstable();
+        assert_eq!(kills.groups, vec![(P, own), (a, own), (b, own), (c, c)]);
+        // The kill of B after its end is kept as one that came late.
+        assert_eq!(kills.late, vec![tell(490, b)]);
     }
 }
