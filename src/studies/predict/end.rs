@@ -269,11 +269,11 @@ impl Family {
     /// So do they where the child signalled then had ended just before (the trap's `kill`
     /// came too late, or reached a child not yet waited for): at the signal, here when it was
     /// told. Where no child was signalled (it let them finish), its children keep their own
-    /// ends. Where the tell was a signal to `tid`'s process group (a script's `kill 0`), so are the
-    /// ones of its group below it that had ended before that signal when recorded, started
-    /// here by the time it was told and would run on past it: the signal reaches every
-    /// process of the group, and ends them with it — as it ended `tid`'s killed child, or at
-    /// once where none was running then when recorded (a helper between two sleeps).
+    /// ends. Where the tell was a signal to `tid`'s process group (a script's `kill 0`), so do
+    /// the ones of its group below it that had ended before that signal when recorded, started
+    /// here by the time it was told and would run on past it: the signal reaches every process
+    /// of the group, and ends them with it — as it ended `tid`'s killed child, or at once where
+    /// none was running then when recorded (a helper between two sleeps).
     fn killed_when_told(
         &self,
         r: &Recording,

@@ -2,7 +2,10 @@
 //! calls: kept as tells (`Footer::signals`), which `trace::anchor::ends` follows. A signal to
 //! a process group (`kill 0`, `kill -PGID`: a script's trap that ends its helpers) is a tell
 //! to each process of the group alive then, other than the sender's: the groups are followed
-//! through setpgid, setsid and fork, the program's first one being iogauge's own.
+//! through setpgid, setsid and fork, the program's first one being iogauge's own. What the
+//! signals say beyond their tells — those to a group, and those that came after their target
+//! had ended and been waited for (a trap's `kill $child` just too late) — is kept too
+//! (`Footer::kills`).
 
 use std::collections::HashMap;
 
@@ -26,7 +29,7 @@ impl State {
     /// process or a thread by its id, or kept for [`State::group_signals`] where kill sent it
     /// to a process group — not to every process (`kill -1`), not to the sender's own thread
     /// or process (a fault's, SIGPIPE, `raise`), not SIGCHLD nor 0 (a look for the process),
-    /// and only where it was sent.
+    /// and only where it was sent — or where its target was gone (ESRCH), kept as late.
     pub(super) fn signal(&mut self, d: &Done) {
         let (target, sig, process) = match d.call {
             Call::Kill | Call::SigQueue => (d.a[0] as i32, d.a[1] as i32, true),
@@ -90,9 +93,10 @@ impl State {
 
     /// The signals to a process group as tells to each of its processes that was alive then
     /// (its main thread), but the sender's own; where there were any, the signals and each
-    /// process's group at its end (`Kills`), with the signals that came late. A task's group at a time is its last
-    /// change before then, else its creator's when it was made (`kin`, walked up), else — the
-    /// program's first process — iogauge's own group, which it started in.
+    /// process's group at its end (`Kills`), with the signals that came late. A task's group
+    /// at a time is its last change before then, else its creator's when it was made (`kin`,
+    /// walked up), else — the program's first process — iogauge's own group, which it started
+    /// in.
     fn group_signals(&mut self, kin: &HashMap<u32, Kin>, first_group: u32) {
         let sent = std::mem::take(&mut self.groups.sent);
         let changes = &self.groups.changes;
