@@ -253,6 +253,16 @@ pub fn stats_text(s: &Stats) -> String {
             s.async_calls, s.async_unseen
         );
     }
+    let (groups, late) = (
+        s.signals_to_groups.unwrap_or(0),
+        s.signals_late.unwrap_or(0),
+    );
+    if groups + late > 0 {
+        let _ = writeln!(
+            o,
+            "signals: {groups} to a process group (a tell to each of its processes alive then), {late} to a task that had ended and been waited for (kill's ESRCH)"
+        );
+    }
     o += &files_text(s);
     for t in &s.threads {
         o += &thread_text(t);
@@ -295,6 +305,12 @@ fn thread_text(t: &crate::trace::stats::ThreadStats) -> String {
     }
     if let Some(n) = t.signalled.filter(|&n| n > 0) {
         let _ = writeln!(o, "    signalled by the program's own tasks: {n}");
+    }
+    if let Some(n) = t.signalled_late.filter(|&n| n > 0) {
+        let _ = writeln!(
+            o,
+            "    signalled after it had ended and been waited for: {n}"
+        );
     }
     o
 }

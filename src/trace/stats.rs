@@ -42,6 +42,12 @@ pub struct Stats {
     pub overhead_pct: Option<f64>,
     /// System calls the capture does not watch, counted (they cost the program too).
     pub unwatched_calls: u64,
+    /// The program's signals to a process group (`kill 0`, `kill -PGID`; each a tell to the
+    /// group's processes alive then, in their `signalled`), and those to a task of the
+    /// program that had ended and been waited for (kill's ESRCH). None: the trace does not
+    /// hold the signals.
+    pub signals_to_groups: Option<u64>,
+    pub signals_late: Option<u64>,
 }
 
 /// One file's figures.
@@ -109,8 +115,10 @@ pub struct ThreadStats {
     /// Its sleeps that another task of the program ended (None: the trace does not say who
     /// woke whom).
     pub woken: Option<Woken>,
-    /// The signals other tasks of the program sent it (None: the trace does not hold them).
+    /// The signals other tasks of the program sent it (None: the trace does not hold them),
+    /// and those sent it after it had ended and been waited for (kill's ESRCH).
     pub signalled: Option<u64>,
+    pub signalled_late: Option<u64>,
 }
 
 /// A thread's sleeps that the program's own tasks ended: how many, how long it slept in
@@ -180,6 +188,10 @@ fn thread_stats(
             .footer
             .signals_seen
             .then(|| r.footer.signals.iter().filter(|s| s.tid == tid).count() as u64),
+        signalled_late: r.footer.signals_seen.then(|| {
+            let late = r.footer.kills.iter().flat_map(|k| &k.late);
+            late.filter(|s| s.tid == tid).count() as u64
+        }),
     }
 }
 
@@ -288,6 +300,14 @@ pub fn stats(r: &Recording) -> Stats {
         async_unseen: r.footer.aio_unseen,
         overhead_pct: r.footer.overhead.as_ref().map(|o| o.added_pct),
         unwatched_calls: r.footer.overhead.as_ref().map_or(0, |o| o.unwatched_calls),
+        signals_to_groups: r.footer.signals_seen.then(|| {
+            let k = r.footer.kills.as_ref();
+            k.map_or(0, |k| k.to_groups.len() as u64)
+        }),
+        signals_late: r.footer.signals_seen.then(|| {
+            let k = r.footer.kills.as_ref();
+            k.map_or(0, |k| k.late.len() as u64)
+        }),
     }
 }
 

@@ -46,6 +46,42 @@ fn the_programs_kill_0_does_not_stop_the_recording() {
     // The helper was killed by the shell's signal, not left running or waited out: the
     // recording took a fraction of its 30 s.
     assert!(v["duration_ns"].as_u64().unwrap() < 10_000_000_000, "{v}");
+    // Both signals to the group are in the trace as such.
+    assert_eq!(
+        (&v["signals_to_groups"], &v["signals_late"]),
+        (&2.into(), &0.into()),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_kill_of_a_child_already_waited_for_is_kept_as_late() {
+    // The shell kills its helper, waits for it, and kills it again: the second kill fails
+    // (ESRCH) — a trap's `kill $child` that came just too late. The trace keeps it, for
+    // `predict` to end such a child where it runs longer.
+    let d = tmp();
+    let script = "sleep 30 & p=$!; sleep 0.3; kill $p; wait $p; kill $p 2>/dev/null; echo x > x";
+    let o = recorded_in_a_group_of_its_own(d.path(), script);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = trace_stats(d.path(), "t.iogtrace");
+    assert_eq!(
+        (&v["signals_to_groups"], &v["signals_late"]),
+        (&0.into(), &1.into()),
+        "{v}"
+    );
+    let helper = v["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["signalled_late"] == 1)
+        .unwrap_or_else(|| panic!("the helper, signalled late: {v}"));
+    assert_eq!(helper["signalled"], 1, "the first kill reached it: {v}");
+    let text = ok_in(d.path(), &["trace", "stats", "t.iogtrace"]);
+    assert!(text.contains("signals: 0 to a process group"), "{text}");
+    assert!(
+        text.contains("signalled after it had ended and been waited for: 1"),
+        "{text}"
+    );
 }
 
 #[test]
