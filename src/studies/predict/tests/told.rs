@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// Thread `tid`'s predicted end in `p`.
+fn end(p: &Prediction, tid: u32) -> Option<u64> {
+    p.threads
+        .iter()
+        .find(|t| t.tid == tid)
+        .and_then(|t| t.predicted_end_ns)
+}
+
 /// A server (1) writes at its start and at its shutdown (1000..1010, 500 faster here); its
 /// helper (2) makes one call (20..30) and sleeps until the server tells it to exit (woken at
 /// 1012 after 980 asleep), ending at 1050; the server ends at 1100, after the helper.
@@ -145,12 +153,6 @@ fn a_child_running_when_its_parent_is_told_here_ends_as_the_one_it_killed_when_r
         &a_helper_whose_trap_kills_its_sleeper(true),
         std::slice::from_ref(&tl),
     );
-    let end = |p: &Prediction, tid: u32| {
-        p.threads
-            .iter()
-            .find(|t| t.tid == tid)
-            .and_then(|t| t.predicted_end_ns)
-    };
     // The helper ends 10 after the server's shutdown call here: 120, told at 112. Sleeper 3,
     // running since 20, ends as 4 did when recorded, 2 before the helper: 118, not at its
     // recorded 500; 4 it would not have made. The server waits for the helper: 200.
@@ -193,12 +195,6 @@ fn a_scripts_kill_0_here_ends_the_helpers_child_that_ended_before_it_when_record
     };
     r.footer.kills = Some(groups(vec![(1, 7), (2, 7), (3, 7), (4, 7)]));
     let tl = timeline(&[10, 30, 620, 110], &[10, 10, 10, 10]);
-    let end = |p: &Prediction, tid: u32| {
-        p.threads
-            .iter()
-            .find(|t| t.tid == tid)
-            .and_then(|t| t.predicted_end_ns)
-    };
     // Sleeper 3 ends when the helper is told: 115, not at its recorded 500; the server
     // waits for the helper and ends 80 after it: 200.
     let p = predict_with(&r, std::slice::from_ref(&tl));
@@ -243,12 +239,6 @@ fn a_helpers_trap_that_killed_its_child_too_late_when_recorded_kills_it_here() {
         ..Default::default()
     });
     let tl = timeline(&[10, 30, 620, 110], &[10, 10, 10, 10]);
-    let end = |p: &Prediction, tid: u32| {
-        p.threads
-            .iter()
-            .find(|t| t.tid == tid)
-            .and_then(|t| t.predicted_end_ns)
-    };
     let p = predict_with(&r, std::slice::from_ref(&tl));
     assert_eq!((end(&p, 2), end(&p, 3)), (Some(120), Some(114)));
     assert_eq!((p.predicted_ns, p.critical_tid), (200, Some(1)));
