@@ -488,7 +488,7 @@ pub struct Footer {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signals: Vec<Wake>,
     /// What the program's signals say beyond their tells: those to a process group, and
-    /// those that came after their target had ended (captures from 2026-12-07; absent
+    /// those that came after their target had ended (captures from 2026-12-06; absent
     /// before, and where there were none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kills: Option<Kills>,
