@@ -75,20 +75,7 @@ pub(super) fn recorded_beside_a_file_on_the_device(
         return None;
     }
     on_the_device(&work.path().join("in"), vec![7u8; blocks * 4096]);
-    let o = std::os::unix::process::CommandExt::process_group(
-        bin().current_dir(work.path()).args([
-            "record",
-            "-o",
-            "t.iogtrace",
-            "--",
-            "sh",
-            "-c",
-            script,
-        ]),
-        0,
-    )
-    .output()
-    .expect("iogauge runs");
+    let o = super::record_signals::recorded_in_a_group_of_its_own(work.path(), script);
     assert!(o.status.success(), "{}", stderr(&o));
     let stats = trace_stats(work.path(), "t.iogtrace");
     Some((work, stats))

@@ -7,9 +7,9 @@ use std::os::unix::process::CommandExt;
 
 use super::*;
 
-/// `iogauge record -- sh -c script` in `dir`, in a process group of its own (the test's
-/// group must not be the one the script signals).
-fn recorded_in_a_group_of_its_own(dir: &Path, script: &str) -> Output {
+/// `iogauge record -- sh -c script` in `dir`, to `t.iogtrace`, in a process group of its own
+/// (the test's group must not be the one the script signals).
+pub(super) fn recorded_in_a_group_of_its_own(dir: &Path, script: &str) -> Output {
     bin()
         .current_dir(dir)
         .args(["record", "-o", "t.iogtrace", "--", "sh", "-c", script])
