@@ -42,22 +42,9 @@ impl State {
         if (d.ret != 0 && !gone) || sig == 0 || sig == libc::SIGCHLD || target == -1 {
             return;
         }
-        if gone {
-            // Too late: kept where its target was a task of the program (`Kills::late`).
-            if target > 0 && !own {
-                let tid = target as u32;
-                self.groups.late.push(Wake {
-                    t,
-                    tid,
-                    by: d.tid,
-                    asleep_ns: 0,
-                });
-            }
-            return;
-        }
         if target <= 0 {
             // To a process group (kill's only: sigqueue's target is a process).
-            if d.call == Call::Kill {
+            if d.call == Call::Kill && !gone {
                 let group = target.unsigned_abs();
                 self.groups.sent.push((t, group, d.tid, d.pid));
             }
@@ -66,12 +53,17 @@ impl State {
         if own {
             return;
         }
-        self.out.signals.push(Wake {
+        let tell = Wake {
             t,
             tid: target as u32,
             by: d.tid,
             asleep_ns: 0,
-        });
+        };
+        // Too late: kept where its target was a task of the program (`Kills::late`).
+        match gone {
+            true => self.groups.late.push(tell),
+            false => self.out.signals.push(tell),
+        }
     }
 
     /// A process's group changed (setpgid: the caller or a child of its, 0 for the caller,
