@@ -213,6 +213,8 @@ struct Family {
     to_groups: Vec<(u64, u32, u32)>,
     group_of: HashMap<u32, u32>,
     late: Vec<Wake>,
+    /// Each thread's recorded end, where the capture saw it.
+    ended: HashMap<u32, u64>,
 }
 
 impl Family {
@@ -256,6 +258,9 @@ impl Family {
             to_groups: kills.to_groups,
             group_of,
             late: kills.late,
+            ended: (r.footer.threads.iter())
+                .filter_map(|t| Some((t.tid, t.ended_ns?)))
+                .collect(),
         }
     }
 
@@ -282,13 +287,7 @@ impl Family {
         end: End,
         memo: &mut HashMap<u32, End>,
     ) {
-        let ended = |c: u32| {
-            r.footer
-                .threads
-                .iter()
-                .find(|t| t.tid == c)
-                .and_then(|t| t.ended_ns)
-        };
+        let ended = |c: u32| self.ended.get(&c).copied();
         let mine = |s: &&Wake| s.t >= w.at && self.parent.get(&s.tid) == Some(&tid);
         let killed = r
             .footer
