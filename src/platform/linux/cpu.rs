@@ -57,6 +57,16 @@ pub fn thread_cpu_ns() -> Option<u64> {
         .then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
+/// Makes the calling thread's sleeps end when asked, not up to 50 µs later: its timer slack
+/// (PR_SET_TIMERSLACK), which lets the kernel group timers that end close together, set to
+/// 1 ns. A replay sleeps to shortly before a call is due and spins the rest; the later its
+/// sleeps may end, the longer that spin, CPU time the recorded program did not take.
+pub fn precise_sleeps() {
+    // SAFETY: PR_SET_TIMERSLACK takes the slack in ns as its one argument and changes only the
+    // calling thread's timers.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
+}
+
 /// The calling thread's time ready to run but waiting for a CPU since it started, ns: the
 /// scheduler's run delay (the second figure of /proc/thread-self/schedstat). None where the
 /// kernel keeps no such figures (no CONFIG_SCHED_INFO).

@@ -67,6 +67,10 @@ pub fn thread_cpu_ns() -> Option<u64> {
     None
 }
 
+/// Makes the calling thread's sleeps end when asked: nothing to set here (Windows has no
+/// per-thread timer slack; its sleeps end on the system timer's tick).
+pub fn precise_sleeps() {}
+
 /// The calling thread's time waiting for a CPU: None here (Windows keeps no such figure for a
 /// thread).
 pub fn thread_run_delay_ns() -> Option<u64> {

@@ -518,6 +518,7 @@ fn complete(s: &Shared<'_>, start: Instant, j: usize, result: i64, r: &mut Threa
     let took = now.saturating_sub(issued);
     s.timing[j].took_ns.store(took, Ordering::Relaxed);
     s.done[j].store(now + 1, Ordering::Release);
+    s.board.wake(s.events[j].tid);
     r.record_async(&s.events[j], result, Duration::from_nanos(took));
 }
 

@@ -40,6 +40,8 @@ pub struct Shared<'a> {
     pub stop: &'a AtomicBool,
     /// The recorded program's native AIO, replayed.
     pub aio: &'a super::aio::Aio,
+    /// Where threads wait for each other's calls (`board`).
+    pub board: &'a super::board::Board,
     /// Closed mode: the threads that looked for a file on a timer (`polls`).
     pub polls: &'a super::polls::Polls,
     /// Closed mode, where the trace says it (`Footer::gaps`): per event, the time its thread
@@ -93,24 +95,24 @@ pub struct Timing {
 
 /// The shortest call that can have slept: falling asleep and being woken takes longer.
 const SHORTEST_SLEEP: Duration = Duration::from_micros(2);
-/// The shortest wait in which the replay itself can have slept: `wait_until` sleeps only
-/// with more than 200 µs to go (and then for at least 100 µs), `wait_for` for 20 µs after
-/// its yields. A shorter wait leaves the last reading good.
-const SHORTEST_OWN_SLEEP: Duration = Duration::from_micros(20);
-
 /// Whether the replay's calls sleep, from the thread's count of voluntary context switches
 /// (getrusage), read only where it can tell: after a call that took long enough to have
-/// slept, and before a call when the replay itself may have slept since the last reading
-/// (waiting out a think time or another thread's call).
+/// slept, and before a call when the replay itself may have slept since the last reading —
+/// waiting out a think time (`think::wait_until` sleeps no less than `SHORTEST_NAP`, so a
+/// shorter wait leaves the reading good) or another thread's call (`board`: it counts its
+/// parks).
 #[derive(Default)]
 struct Sleeps {
     known: Option<u64>,
+    parks: u64,
 }
 
 impl Sleeps {
     fn before(&mut self, waited: Duration) {
-        if self.known.is_none() || waited >= SHORTEST_OWN_SLEEP {
+        let parks = super::board::parks();
+        if self.known.is_none() || waited >= think::SHORTEST_NAP || parks != self.parks {
             self.known = Some(crate::platform::cpu::thread_voluntary_switches());
+            self.parks = parks;
         }
     }
 
@@ -266,6 +268,7 @@ fn ready(s: &Shared<'_>, mine: &[usize]) -> (AlignedBuf, Instant) {
         .unwrap_or(0);
     let mut buf = AlignedBuf::zeroed(biggest.min(1 << 30) as usize);
     fill(&mut buf);
+    think::ready_sleeps();
     // Twice: once all are ready, and once the start is set.
     s.ready.wait();
     s.ready.wait();
@@ -417,19 +420,14 @@ pub(super) fn completed_at(s: &Shared<'_>, start: Instant, j: usize) -> Instant 
 pub(super) fn mark(s: &Shared<'_>, start: Instant, i: usize) {
     let ns = start.elapsed().as_nanos() as u64;
     s.done[i].store(ns + 1, Ordering::Release);
+    s.board.wake(s.events[i].tid);
 }
 
-/// Waits for another thread's call to complete.
+/// Waits for another thread's call to complete (or the replay to stop), asleep (`board`).
 pub(super) fn wait_for(s: &Shared<'_>, j: usize) {
-    let mut spins = 0u32;
-    while s.done[j].load(Ordering::Acquire) == 0 && !s.stop.load(Ordering::Relaxed) {
-        spins += 1;
-        if spins < 100 {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(Duration::from_micros(20));
-        }
-    }
+    s.board.wait(s.events[j].tid, || {
+        s.done[j].load(Ordering::Acquire) != 0 || s.stop.load(Ordering::Relaxed)
+    });
 }
 
 /// Non-zero data for writes (no file system or device may shortcut zeroes).

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 
 mod aio;
+mod board;
 mod issue;
 pub mod layout;
 mod polls;
@@ -156,6 +157,7 @@ pub fn replay_timed(
     let timing: Vec<issue::Timing> = r.events.iter().map(|_| Default::default()).collect();
     let (tids, mine) = by_thread(r);
     let aio = aio::Aio::new(&r.events);
+    let board = board::Board::new(&r.events);
     let polls = polls::Polls::of(r, opts.mode, &anchors);
     let gaps = gaps(r, opts.mode);
     let start = std::sync::OnceLock::new();
@@ -174,6 +176,7 @@ pub fn replay_timed(
         opened: &std::sync::Mutex::new(std::collections::HashMap::new()),
         stop: &stop,
         aio: &aio,
+        board: &board,
         polls: &polls,
         gaps: gaps.as_ref(),
     };
@@ -193,22 +196,7 @@ pub fn replay_timed(
             .map(|h| h.join().unwrap_or_default())
             .collect()
     });
-    let replayed_span = done
-        .iter()
-        .map(|d| d.load(std::sync::atomic::Ordering::Acquire))
-        .max()
-        .unwrap_or(1)
-        .saturating_sub(1);
-    let first = r
-        .events
-        .iter()
-        .filter(|e| issue::replayed(e))
-        .map(|e| e.t)
-        .min();
-    let replayed_span = replayed_span.saturating_sub(first.map_or(0, |t| match opts.mode {
-        Mode::Afap => 0,
-        _ => (t as f64 / opts.speed) as u64,
-    }));
+    let replayed_span = replayed_span(r, &done, opts);
     layout.remove();
     let timeline = timeline(r, &done, &timing);
     let polled = polls.figures(&results);
@@ -235,6 +223,27 @@ pub fn replay_timed(
     report.async_one_by_one = aio.unavailable();
     report.uring_as_aio = aio.rings_as_aio();
     Ok((report, timeline))
+}
+
+/// The replay's span: from its first replayed call's due time (its recorded issue time,
+/// scaled; the start in afap mode) to its last completion, ns.
+fn replayed_span(r: &Recording, done: &[AtomicU64], opts: &Options) -> u64 {
+    let last = done
+        .iter()
+        .map(|d| d.load(std::sync::atomic::Ordering::Acquire))
+        .max()
+        .unwrap_or(1)
+        .saturating_sub(1);
+    let first = r
+        .events
+        .iter()
+        .filter(|e| issue::replayed(e))
+        .map(|e| e.t)
+        .min();
+    last.saturating_sub(first.map_or(0, |t| match opts.mode {
+        Mode::Afap => 0,
+        _ => (t as f64 / opts.speed) as u64,
+    }))
 }
 
 /// The replay threads' waits for a CPU and the recorded threads' (None: a thread's is not

@@ -185,21 +185,55 @@ fn think(d: Duration, stop: &AtomicBool) {
     }
 }
 
-/// Sleeps until shortly before `t` (waking every 50 ms to see a stop), then spins until it.
-/// The recorded think time is the program's own work, which keeps its CPU until the scheduler
-/// takes it; a yield would give the CPU to any thread waiting for one, for that thread's time
-/// slice — milliseconds beside a busy program, or the replay's other threads where they
-/// outnumber the CPUs — which the program never did (a replay of four processes on two CPUs
-/// was late by a slice at a time, and its prediction 25–44% short on tmpfs).
+/// The shortest sleep a replay thread takes: a wait shorter than this past its margin is spun.
+pub(super) const SHORTEST_NAP: Duration = Duration::from_micros(20);
+/// The sleep whose lateness sets the margin.
+const NAP: Duration = Duration::from_micros(50);
+
+std::thread_local! {
+    /// How long before a due time the calling thread stops sleeping and spins (`ready_sleeps`).
+    static MARGIN: std::cell::Cell<Duration> =
+        const { std::cell::Cell::new(Duration::from_micros(100)) };
+}
+
+/// Readies the calling replay thread's sleeps: precise (no timer slack), and its margin — how
+/// late its sleeps end here, measured: the upper quartile of 16 sleeps of 50 µs plus 5 µs,
+/// between 5 and 200 µs (about 1 ms, before the replay's start). A fixed 100 µs margin, with
+/// the kernel's default 50 µs slack, spun up to 150 µs before each due time: CPU time the
+/// program, asleep there, did not take, which where the replay's threads outnumber the CPUs
+/// the ones computing waited behind.
+pub(super) fn ready_sleeps() {
+    crate::platform::cpu::precise_sleeps();
+    let mut late: Vec<Duration> = (0..16)
+        .map(|_| {
+            let t = Instant::now();
+            std::thread::sleep(NAP);
+            t.elapsed().saturating_sub(NAP)
+        })
+        .collect();
+    late.sort_unstable();
+    let margin = (late[12] + Duration::from_micros(5))
+        .clamp(Duration::from_micros(5), Duration::from_micros(200));
+    MARGIN.with(|m| m.set(margin));
+}
+
+/// Sleeps until the thread's margin before `t` (waking every 50 ms to see a stop), then
+/// spins until it. The recorded think time is the program's own work, which keeps its CPU
+/// until the scheduler takes it; a yield would give the CPU to any thread waiting for one, for
+/// that thread's time slice — milliseconds beside a busy program, or the replay's other
+/// threads where they outnumber the CPUs — which the program never did (a replay of four
+/// processes on two CPUs was late by a slice at a time, and its prediction 25–44% short on
+/// tmpfs).
 pub(super) fn wait_until(t: Instant, stop: &AtomicBool) {
+    let margin = MARGIN.with(std::cell::Cell::get);
     loop {
         let now = Instant::now();
         if now >= t || stop.load(Ordering::Relaxed) {
             return;
         }
         let left = t - now;
-        if left > Duration::from_micros(200) {
-            std::thread::sleep((left - Duration::from_micros(100)).min(Duration::from_millis(50)));
+        if left >= margin + SHORTEST_NAP {
+            std::thread::sleep((left - margin).min(Duration::from_millis(50)));
         } else {
             std::hint::spin_loop();
         }
