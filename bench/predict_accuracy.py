@@ -33,7 +33,14 @@ RUNS `iogauge predict --repeat 1` there, combined as `--repeat` combines its rep
 programs, their libraries) stay cached throughout, as on a server that runs them daily. The wall time of a program includes
 its fork and exec (about a millisecond) which the trace does not.
 
+With --baseline BIN, a second iogauge binary (an older build: git worktree add /tmp/old REV
+&& (cd /tmp/old && cargo build --release)) predicts the same traces in the same rounds, and the
+table gives its predictions, errors and bounds beside the new ones: on this VM the real runs of
+one program differ by up to 50% from one day (or hour) to the next, so a change to the model is
+judged only against the same real runs.
+
 Usage: python3 bench/predict_accuracy.py [--only PROG,...] [--pairs disk:tmpfs,...] [--no-save]
+                                         [--baseline BIN]
 """
 
 import argparse
@@ -311,24 +318,30 @@ def combined(preds):
     return statistics.median_low(ns), noise + sum(med(k) for k in parts)
 
 
-def case(prog, src, dst):
+def case(prog, src, dst, baseline=None):
+    """One program from `src` to `dst`: its row. With `baseline` (another iogauge binary), that
+    binary predicts the same trace too, in the same rounds, its order among the steps turning
+    round by round, so that a change to the model is judged against the same real runs."""
     d = fresh(src, prog)
     trace = os.path.join(STORAGES["tmpfs"], f"{prog}.iogtrace")
     if os.path.exists(trace):
         os.remove(trace)
     cmd = PROGRAMS[prog][1]
-    if prog == "fio-job":
-        # The job file is the program: predict records it itself, in the from-storage.
-        pred_cmd = [IOGAUGE, "predict", os.path.join(d, "job.fio"), "--record-directory", d]
-    else:
+
+    def pred_cmd(binary):
+        if prog == "fio-job":
+            # The job file is the program: predict records it itself, in the from-storage.
+            return [binary, "predict", os.path.join(d, "job.fio"), "--record-directory", d]
+        return [binary, "predict", trace]
+
+    if prog != "fio-job":
         run(wrap(src, [IOGAUGE, "record", "-o", trace, "--"] + cmd), d)
-        pred_cmd = [IOGAUGE, "predict", trace]
     target = os.path.join(STORAGES[dst], "replays")
     shutil.rmtree(target, ignore_errors=True)
     os.makedirs(target)
-    # The disk's speed drifts over minutes: the real runs and the predictions alternate
-    # (ABBA), each prediction one replay.
-    actual, preds = [], []
+    actual = []
+    binaries = [IOGAUGE] + ([baseline] if baseline else [])
+    preds = {b: [] for b in binaries}
 
     def real():
         w = fresh(dst, prog, "run")
@@ -336,28 +349,43 @@ def case(prog, src, dst):
         actual.append(secs)
         shutil.rmtree(w, ignore_errors=True)
 
-    def predicted():
-        _, out = run(wrap(dst, pred_cmd + ["--directory", target, "--repeat", "1", "--json"]), d)
-        preds.append(json.loads(out))
+    def predicted(binary):
+        def step():
+            _, out = run(wrap(dst, pred_cmd(binary) + ["--directory", target, "--repeat", "1",
+                                                       "--json"]), d)
+            preds[binary].append(json.loads(out))
+        return step
 
+    # The disk's speed drifts over minutes: the real runs and the predictions alternate, each
+    # prediction one replay (ABBA for two steps; with a baseline, each step first in turn).
+    steps = [real] + [predicted(b) for b in binaries]
     for k in range(RUNS):
-        for step in ((real, predicted) if k % 2 == 0 else (predicted, real)):
+        n = len(steps)
+        order = (steps if k % 2 == 0 else steps[::-1]) if n == 2 else steps[k % n:] + steps[:k % n]
+        for step in order:
             step()
     shutil.rmtree(d, ignore_errors=True)
-    a = statistics.median(actual)
-    pred_ns, bound_ns = combined(preds)
-    pred, bound = pred_ns / 1e9, bound_ns / 1e9
-    err = (pred - a) / a * 100
     if os.path.exists(trace):
         os.remove(trace)
+    a = statistics.median(actual)
+    row = {"program": prog, "from": src, "to": dst,
+           "recorded": preds[IOGAUGE][0]["recorded_ns"] / 1e9,
+           "actual": a, "actual_runs": actual}
+    row.update(judged(preds[IOGAUGE], a))
+    if baseline:
+        row["baseline"] = judged(preds[baseline], a)
+    return row
+
+
+def judged(preds, a):
+    """One binary's predictions of a case: combined, against the actual `a`."""
+    pred_ns, bound_ns = combined(preds)
+    pred, bound = pred_ns / 1e9, bound_ns / 1e9
     warnings = sorted({w for p in preds for w in p["warnings"] if not w.startswith("one replay")})
-    return {
-        "program": prog, "from": src, "to": dst,
-        "recorded": preds[0]["recorded_ns"] / 1e9, "predicted": pred, "bound": bound,
-        "predictions": [p["predicted_ns"] / 1e9 for p in preds],
-        "actual": a, "actual_runs": actual, "error_pct": err, "held": abs(pred - a) <= bound,
-        "warnings": warnings,
-    }
+    return {"predicted": pred, "bound": bound,
+            "predictions": [p["predicted_ns"] / 1e9 for p in preds],
+            "error_pct": (pred - a) / a * 100, "held": abs(pred - a) <= bound,
+            "warnings": warnings}
 
 
 LOCK = "/var/tmp/iogauge-predict.lock"
@@ -381,7 +409,12 @@ def main():
     ap.add_argument("--pairs", default="disk:tmpfs,tmpfs:disk,disk:throttled",
                     help="comma-separated from:to storages")
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument("--baseline", metavar="BIN",
+                    help="another iogauge binary predicting the same traces in the same rounds "
+                         "(its predictions, errors and bounds in columns of their own)")
     a = ap.parse_args()
+    if a.baseline and not os.access(a.baseline, os.X_OK):
+        sys.exit(f"--baseline: {a.baseline}: not an executable file")
     lock = hold_lock()
     progs = [p for p in PROGRAMS if not a.only or p in a.only.split(",")]
     skipped = []
@@ -406,14 +439,12 @@ def main():
               " is their median and the bound their 95% prediction interval plus the median of "
               "each other part (capture, unseen I/O, waits for a CPU, wake-ups, the method's "
               "bias) — what `--repeat 3` computes from its replays, with the disk's drift over "
-              "minutes kept out"] + skipped + ["",
-              "| program | from → to | recorded s | predicted s (each) | ± bound s | actual s (runs) | "
-              "error % | within bound |", "|---|---|---|---|---|---|---|---|"]
+              "minutes kept out"] + skipped + baseline_lines(a.baseline) + [""] + header(a.baseline)
     rows = []
     try:
         for prog in progs:
             for src, dst in pairs:
-                rows.append(case(prog, src, dst))
+                rows.append(case(prog, src, dst, a.baseline))
                 report_row(rows[-1], lines)
     finally:
         # The bench's directories and its cgroup (empty once its programs have ended).
@@ -426,24 +457,56 @@ def main():
     summarise(rows, lines, m, a.no_save)
 
 
+def baseline_lines(baseline):
+    """What the baseline binary is, for the result's header."""
+    if not baseline:
+        return []
+    v = subprocess.run([baseline, "--version"], capture_output=True, text=True).stdout.strip()
+    return [f"- baseline: {baseline} ({v}), predicting the same traces in the same rounds, each "
+            "step (a real run, a prediction by each binary) first in turn"]
+
+
+def header(baseline):
+    cols = ["program", "from → to", "recorded s", "predicted s (each)", "± bound s",
+            "actual s (runs)", "error %", "within bound"]
+    if baseline:
+        cols += ["baseline predicted s (each)", "baseline ± bound s", "baseline error %",
+                 "baseline within bound"]
+    return ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+
+
+def judged_cells(j):
+    each = ", ".join(f"{x:.3f}" for x in j["predictions"])
+    return [f"{j['predicted']:.3f} ({each})", f"{j['bound']:.3f}", f"{j['error_pct']:+.1f}",
+            "yes" if j["held"] else "NO"]
+
+
 def report_row(r, lines):
     """Prints a case's row (and its warnings) and keeps the row for the result."""
     runs = ", ".join(f"{x:.3f}" for x in r["actual_runs"])
-    each = ", ".join(f"{x:.3f}" for x in r["predictions"])
-    line = (f"| {r['program']} | {r['from']} → {r['to']} | {r['recorded']:.3f} | "
-            f"{r['predicted']:.3f} ({each}) | {r['bound']:.3f} | {r['actual']:.3f} ({runs}) | "
-            f"{r['error_pct']:+.1f} | {'yes' if r['held'] else 'NO'} |")
+    mine = judged_cells(r)
+    cells = [r["program"], f"{r['from']} → {r['to']}", f"{r['recorded']:.3f}", mine[0], mine[1],
+             f"{r['actual']:.3f} ({runs})", mine[2], mine[3]]
+    if "baseline" in r:
+        cells += judged_cells(r["baseline"])
+    line = "| " + " | ".join(cells) + " |"
     print(line, flush=True)
     for w in r["warnings"]:
         print("    warning:", w[:200], flush=True)
     lines.append(line)
 
 
+def summary_of(judgements):
+    errs = [abs(j["error_pct"]) for j in judgements]
+    return (f"median |error| {statistics.median(errs):.1f}%, max {max(errs):.1f}%, "
+            f"{sum(j['held'] for j in judgements)} of {len(judgements)} within their bound")
+
+
 def summarise(rows, lines, m, no_save):
     """The summary line, the warnings, and the result saved."""
-    errs = [abs(r["error_pct"]) for r in rows]
-    summary = (f"median |error| {statistics.median(errs):.1f}%, max {max(errs):.1f}%, "
-               f"{sum(r['held'] for r in rows)} of {len(rows)} within their bound")
+    summary = summary_of(rows)
+    if rows and "baseline" in rows[0]:
+        summary += f"; the baseline: {summary_of([r['baseline'] for r in rows])}"
     print(summary)
     lines += ["", summary, "", "Warnings the predictions carried:", ""]
     for r in rows:
