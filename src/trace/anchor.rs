@@ -160,9 +160,9 @@ pub struct Told {
 /// [`MAX_CHAIN`] tasks back) plus the recorded time from there to the end. A child's end
 /// that woke it after the tell (a helper's trap that killed the child it waited for) does not
 /// hide the tell: the children it waited for are `predict::end`'s to weigh. A thread whose
-/// tail no such tell began, one that made a replayed call after it (not the one it was in when
-/// a signal came), or one the chain could not follow to a call of another thread, has none:
-/// its tail stays as recorded.
+/// tail no such tell began, one that made replayed calls after it (but the one a signal found
+/// it in or entering), or one the chain could not follow to a call of another thread, has
+/// none: its tail stays as recorded.
 pub fn ends(
     events: &[Event],
     (threads, wakes, gaps): (&[ThreadInfo], &[Wake], Option<&[Gap]>),
@@ -182,14 +182,20 @@ pub fn ends(
         let Some(w) = woken.last_tell(th.tid, end, |by| parent.get(&by) != Some(&th.tid)) else {
             continue;
         };
-        // A call of its own after the tell: that call follows it (`later_calls`), and the
-        // thread's end follows that call. Not one it was in when a signal came (a signal is
-        // a tell after no sleep), and ended with: the signal told it all the same.
-        let last = mine
-            .get(&th.tid)
-            .and_then(|l| l.last())
-            .map(|&j| (events[j].t, woken.done(j)));
-        if last.is_some_and(|(t, d)| t >= w.t || d >= w.t && w.asleep_ns > 0) {
+        // Calls of its own that ended after the tell: those follow it (`later_calls`), and
+        // the thread's end follows them. After a wake-up, any such call: one it was in when
+        // woken went on from there (a lock released to it). After a signal (a tell after no
+        // sleep), all but one: a signal is taken at the thread's next return to user space,
+        // so the call it was in, or the one it entered just after the signal was sent (a
+        // thread running in user space on another CPU, before the signal's interrupt reached
+        // it), is the last it makes — a monitor killed in its `echo` by a script's `kill 0`.
+        let mine_calls = mine.get(&th.tid).map_or(&[][..], Vec::as_slice);
+        let after = mine_calls
+            .iter()
+            .rev()
+            .take_while(|&&j| woken.done(j) >= w.t)
+            .count();
+        if after > usize::from(w.asleep_ns == 0) {
             continue;
         }
         let mut v = Vec::new();
@@ -701,10 +707,18 @@ mod tests {
         let told = ends(&events, (&kin, &tells, None), |_| true);
         assert_eq!((told[&2].at, told[&2].by), (900, 1));
         assert_eq!(told[&2].anchors, [at(2, 20), soft(1, 797)]);
-        // A call of its own after the tell: its end follows that call, not the tell.
+        // Calls of its own after the tell (a trap that went on): its end follows them, not
+        // the tell.
         let mut later = events.to_vec();
-        later.push(ev(902, 2, 2));
+        later.extend([ev(902, 2, 2), ev(905, 2, 2)]);
         assert!(!ends(&later, (&threads, &signal, None), |_| true).contains_key(&2));
+        // One alone, entered just after the signal was sent, and ended with (taken at that
+        // call's return): the signal told it — under load a monitor's `close`, entered
+        // before the signal's interrupt reached its CPU; its end follows 1's call as above.
+        later.pop();
+        let told = ends(&later, (&threads, &signal, None), |_| true);
+        assert_eq!((told[&2].at, told[&2].by), (900, 1));
+        assert_eq!(told[&2].anchors, [at(2, 20), soft(1, 800)]);
         // One it was in when the signal came (895..905), and ended with: the signal told it
         // all the same (a monitor killed in its write by a script's `kill 0`), its end
         // following 1's call as above; not so a wake-up that came during that call (a lock
