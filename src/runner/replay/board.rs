@@ -3,7 +3,8 @@
 //! took — its threads slept on a lock, a pipe or a socket until woken — and where the replay's
 //! threads outnumber the CPUs, the ones computing wait for a CPU behind the ones polling: a
 //! replay of pgbench (about 20 tasks, 2 CPUs) spent 11% of its CPU time in sched_yield and
-//! another 15% in its short sleeps, and predicted the run 24–38% long. Each recorded thread
+//! another 15% in its short sleeps, and its threads waited 2.9 s for a CPU (0.8 s parked,
+//! with `think`'s precise sleeps; docs/trace.md). Each recorded thread
 //! has a slot; a thread waiting for one of that thread's calls registers in the slot and
 //! parks, and whoever marks one of its calls complete (the thread itself, or the reaper of its
 //! asynchronous I/O) wakes the slot's waiters, where there are any.
