@@ -114,11 +114,35 @@ pub(super) fn most_reads_gone_on_tmpfs(w: &Path, about: &str) -> Option<Value> {
         p["recorded_ns"].as_u64().unwrap(),
         p["predicted_ns"].as_u64().unwrap(),
     );
-    assert!(
-        predicted + reads / 2 < recorded,
-        "recorded {recorded} ns, reads {reads} ns, predicted {predicted} ns: {p}; {about}"
-    );
+    if predicted + reads / 2 >= recorded {
+        panic!(
+            "recorded {recorded} ns, reads {reads} ns, predicted {predicted} ns: {p}; {about}; \
+             the trace's ends: {}",
+            ends_in_trace(&w.join("t.iogtrace"))
+        );
+    }
     Some(p)
+}
+
+/// For a failure's message (the trace goes with the test's directory): the trace's signals
+/// and kills, and per thread its end and its last calls — what `trace::anchor::ends` and
+/// `predict::end` decided from.
+fn ends_in_trace(trace: &Path) -> String {
+    let file = std::fs::File::open(trace).unwrap();
+    let r = iogauge::trace::recording::Recording::decode(std::io::BufReader::new(file)).unwrap();
+    let mut s = format!("signals {:?}, kills {:?}", r.footer.signals, r.footer.kills);
+    for th in &r.footer.threads {
+        let last: Vec<_> = (r.events.iter().rev())
+            .filter(|e| e.tid == th.tid)
+            .take(4)
+            .map(|e| (e.t, e.dur, e.op))
+            .collect();
+        s += &format!(
+            "; thread {} (parent {:?}) ended {:?}, its last calls (t, dur, op) {last:?}",
+            th.tid, th.parent, th.ended_ns
+        );
+    }
+    s
 }
 
 fn pattern_calls(p: &Value, prefix: &str) -> u64 {
