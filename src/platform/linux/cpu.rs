@@ -67,12 +67,29 @@ pub fn precise_sleeps() {
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
 }
 
+std::thread_local! {
+    /// The calling thread's /proc/thread-self/schedstat, opened at its first read and kept
+    /// (None: it could not be opened).
+    static SCHEDSTAT: std::cell::OnceCell<Option<std::fs::File>> =
+        const { std::cell::OnceCell::new() };
+}
+
 /// The calling thread's time ready to run but waiting for a CPU since it started, ns: the
 /// scheduler's run delay (the second figure of /proc/thread-self/schedstat). None where the
-/// kernel keeps no such figures (no CONFIG_SCHED_INFO).
+/// kernel keeps no such figures (no CONFIG_SCHED_INFO). Read through a descriptor the thread
+/// keeps (about a microsecond a read; opening the file each time costs several): a replay
+/// thread reads it around each wait in which it slept for another thread's call.
 pub fn thread_run_delay_ns() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    text.split_whitespace().nth(1)?.parse().ok()
+    use std::os::unix::fs::FileExt;
+    SCHEDSTAT.with(|kept| {
+        let file = kept
+            .get_or_init(|| std::fs::File::open("/proc/thread-self/schedstat").ok())
+            .as_ref()?;
+        let mut buf = [0u8; 96];
+        let n = file.read_at(&mut buf, 0).ok()?;
+        let text = std::str::from_utf8(&buf[..n]).ok()?;
+        text.split_whitespace().nth(1)?.parse().ok()
+    })
 }
 
 /// Usage of the whole process: RUSAGE_SELF's, split over the process's CPU clock.
@@ -132,5 +149,47 @@ mod tests {
                 "{used:?} of CPU in {wall:?}"
             );
         }
+    }
+
+    /// The run delay grows by the time a thread waits for its CPU (here: another thread
+    /// spinning on the one CPU both may use), read again and again through the kept file.
+    #[test]
+    fn a_thread_kept_from_its_cpu_counts_the_wait() {
+        let Some(before) = thread_run_delay_ns() else {
+            println!(
+                "SKIP run delay: /proc/thread-self/schedstat unreadable (no CONFIG_SCHED_INFO)"
+            );
+            return;
+        };
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let cpu = crate::platform::process::current_cpu().unwrap_or(0);
+        let pin = move || crate::platform::process::pin_thread(&[cpu]);
+        if let Err(e) = pin() {
+            println!("SKIP run delay: sched_setaffinity: {e}");
+            return;
+        }
+        std::thread::scope(|sc| {
+            let stop = &stop;
+            let rival = sc.spawn(move || {
+                pin().expect("the same CPU for the rival");
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            });
+            let t0 = std::time::Instant::now();
+            let mut reads = 0;
+            while t0.elapsed() < Duration::from_millis(200) {
+                let _ = thread_run_delay_ns();
+                reads += 1;
+            }
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            rival.join().unwrap();
+            let waited = thread_run_delay_ns().unwrap() - before;
+            // Sharing one CPU with a spinning thread for 200 ms: about half of it waiting.
+            assert!(
+                waited >= 40_000_000,
+                "waited {waited} ns for a CPU over 200 ms beside a spinning rival ({reads} reads)"
+            );
+        });
     }
 }

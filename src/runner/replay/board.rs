@@ -112,7 +112,7 @@ impl Board {
                 return;
             }
             PARKS.with(|p| p.set(p.get() + 1));
-            std::thread::park_timeout(self.look_again);
+            super::woken::asleep(|| std::thread::park_timeout(self.look_again));
             if ready() {
                 return;
             }
@@ -195,6 +195,65 @@ mod tests {
             board.wake(2);
             waiter.join().unwrap();
             assert_eq!(waiting(2), (0, 0));
+        });
+    }
+
+    /// Woken, a waiter that must wait for its CPU (behind a real-time thread spinning on the
+    /// one CPU both may use) counts that wait; for its next call, until it sleeps again, it
+    /// counts none.
+    #[test]
+    fn a_waiter_woken_onto_a_busy_cpu_counts_its_wait_for_it() {
+        if crate::platform::cpu::thread_run_delay_ns().is_none() {
+            println!("SKIP waits for a CPU: no run delay here (/proc/thread-self/schedstat)");
+            return;
+        }
+        if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+            println!("SKIP waits for a CPU: one CPU (the rival would hold this test's too)");
+            return;
+        }
+        let cpu = crate::platform::process::current_cpu().unwrap_or(0);
+        let pin = move || crate::platform::process::pin_thread(&[cpu]);
+        let board = board(&[1, 2], Duration::from_secs(10));
+        let (done, stop) = (AtomicBool::new(false), AtomicBool::new(false));
+        let (rt_tx, rt_rx) = std::sync::mpsc::channel();
+        let woken = super::super::woken::cpu_waits_since;
+        std::thread::scope(|sc| {
+            let waiter = sc.spawn(|| {
+                pin().expect("the waiter on one CPU");
+                let t = Instant::now();
+                super::super::woken::next_call();
+                board.wait(2, || done.load(Ordering::Acquire));
+                let waited = woken(t);
+                super::super::woken::next_call();
+                (waited, woken(t))
+            });
+            until_waiting(&board, 2);
+            let rival = sc.spawn(|| {
+                pin().expect("the rival on the waiter's CPU");
+                let rt = crate::platform::process::realtime_thread();
+                let spin = rt.is_ok();
+                let _ = rt_tx.send(rt);
+                while spin && !stop.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            });
+            let rt = rt_rx.recv().unwrap();
+            done.store(true, Ordering::Release);
+            board.wake(2);
+            // The waiter waits for its CPU as long as the rival spins.
+            std::thread::sleep(Duration::from_millis(50));
+            stop.store(true, Ordering::Relaxed);
+            rival.join().unwrap();
+            let (waited, next) = waiter.join().unwrap();
+            if let Err(e) = rt {
+                println!("SKIP waits for a CPU: no real-time rival here (SCHED_FIFO: {e})");
+                return;
+            }
+            assert!(
+                waited >= Duration::from_millis(20),
+                "woken, waited {waited:?}"
+            );
+            assert_eq!(next, Duration::ZERO);
         });
     }
 

@@ -184,6 +184,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             break;
         }
         k += 1;
+        super::woken::next_call();
         off = think::off(s, i, off);
         if super::aio::is_async_io(e) {
             // Issued by its io_submit; complete when a replayed io_getevents reaps it.
@@ -230,7 +231,11 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         };
         let completed = Instant::now();
         let slept = sleeps.after(completed - issued);
-        let late = issued.saturating_duration_since(ready);
+        // The replay's own delay: not its waits for a CPU once woken, which stand for the
+        // program's (`woken`).
+        let late = issued
+            .saturating_duration_since(ready)
+            .saturating_sub(super::woken::cpu_waits_since(ready));
         timed(
             s,
             i,

@@ -20,6 +20,7 @@ mod issue;
 pub mod layout;
 mod polls;
 mod think;
+mod woken;
 
 use crate::stats::histogram::Histogram;
 use crate::trace::recording::{Event, Op, Recording};
