@@ -403,18 +403,18 @@ pub fn wait(s: &Shared<'_>, start: Instant, g: usize, r: &mut ThreadResult) -> i
     };
     let set = s.aio.reaps.get(&g).map_or(&[][..], Vec::as_slice);
     let (mut got, mut out) = (0, Vec::<AioReaped>::with_capacity(set.len()));
-    let mut idle = 0u32;
-    while !s.stop.load(Ordering::Relaxed)
-        && set.iter().any(|&j| s.done[j].load(Ordering::Acquire) == 0)
-    {
+    let pending = || set.iter().any(|&j| s.done[j].load(Ordering::Acquire) == 0);
+    while !s.stop.load(Ordering::Relaxed) && pending() {
         let flying = in_flight.load(Ordering::Acquire);
         if flying == 0 {
-            // Not yet submitted (another thread's io_submit to come).
-            idle += 1;
-            match idle {
-                0..100 => std::thread::yield_now(),
-                _ => std::thread::sleep(Duration::from_micros(20)),
-            }
+            // Not yet submitted: another thread's io_submit to come, which wakes this one as
+            // it completes (asleep meanwhile, `board`: the I/Os are the submitting thread's).
+            let submitter = set.first().map_or(e.tid, |&j| s.events[j].tid);
+            s.board.wait(submitter, || {
+                in_flight.load(Ordering::Acquire) != 0
+                    || !pending()
+                    || s.stop.load(Ordering::Relaxed)
+            });
             continue;
         }
         out.clear();

@@ -7,13 +7,15 @@
 //! with `think`'s precise sleeps; docs/trace.md). Each recorded thread
 //! has a slot; a thread waiting for one of that thread's calls registers in the slot and
 //! parks, and whoever marks one of its calls complete (the thread itself, or the reaper of its
-//! asynchronous I/O) wakes the slot's waiters, where there are any.
+//! asynchronous I/O) wakes the slot's waiters, where there are any. A thread waiting to learn
+//! whether a call is issued by a time (`issue::issued_by`) waits in the same slot, until then
+//! at most: a call that is issued is waited for to complete next.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering, fence};
 use std::thread::Thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::trace::recording::Event;
 
@@ -23,6 +25,8 @@ const LOOK_AGAIN: Duration = Duration::from_millis(50);
 /// Looks at the condition before parking: a call that completes within a microsecond or so
 /// costs no sleep.
 const SPINS: u32 = 64;
+/// A wait with an end spins its last stretch.
+const SPUN: Duration = Duration::from_micros(50);
 
 #[derive(Default)]
 struct Slot {
@@ -59,6 +63,11 @@ impl Board {
         }
     }
 
+    /// How many recorded threads (the replay's threads).
+    pub fn threads(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Wakes whoever waits for a call of `tid`; after that call's completion is stored.
     pub fn wake(&self, tid: u32) {
         let Some(slot) = self.slots.get(&tid) else {
@@ -84,14 +93,22 @@ impl Board {
     /// wait (its call came before it parked): the wake-up it gets later only makes a later
     /// park look once more.
     pub fn wait(&self, tid: u32, ready: impl Fn() -> bool) {
+        self.wait_by(tid, ready, None);
+    }
+
+    /// As [`Board::wait`], but no later than `by` where there is one (the last stretch, under
+    /// [`SPUN`], spun: a park may end tens of microseconds late).
+    pub fn wait_by(&self, tid: u32, ready: impl Fn() -> bool, by: Option<Instant>) {
+        let left = || by.map(|by| by.saturating_duration_since(Instant::now()));
+        let done = || ready() || left().is_some_and(|l| l.is_zero());
         for _ in 0..SPINS {
-            if ready() {
+            if done() {
                 return;
             }
             std::hint::spin_loop();
         }
         let Some(slot) = self.slots.get(&tid) else {
-            while !ready() {
+            while !done() {
                 std::thread::sleep(Duration::from_micros(100));
             }
             return;
@@ -108,12 +125,24 @@ impl Board {
                 }
             }
             fence(Ordering::SeqCst);
-            if ready() {
+            if done() {
                 return;
             }
-            PARKS.with(|p| p.set(p.get() + 1));
-            super::woken::asleep(|| std::thread::park_timeout(self.look_again));
-            if ready() {
+            match left() {
+                Some(l) if l < SPUN => {
+                    while !done() {
+                        std::hint::spin_loop();
+                    }
+                    return;
+                }
+                l => {
+                    PARKS.with(|p| p.set(p.get() + 1));
+                    std::thread::park_timeout(
+                        l.map_or(self.look_again, |l| (l - SPUN).min(self.look_again)),
+                    );
+                }
+            }
+            if done() {
                 return;
             }
         }
@@ -198,62 +227,30 @@ mod tests {
         });
     }
 
-    /// Woken, a waiter that must wait for its CPU (behind a real-time thread spinning on the
-    /// one CPU both may use) counts that wait; for its next call, until it sleeps again, it
-    /// counts none.
+    /// A wait with an end (`issue::issued_by`) ends then, not at its next look of its own,
+    /// and sooner where the call it waits for is marked.
     #[test]
-    fn a_waiter_woken_onto_a_busy_cpu_counts_its_wait_for_it() {
-        if crate::platform::cpu::thread_run_delay_ns().is_none() {
-            println!("SKIP waits for a CPU: no run delay here (/proc/thread-self/schedstat)");
-            return;
-        }
-        if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-            println!("SKIP waits for a CPU: one CPU (the rival would hold this test's too)");
-            return;
-        }
-        let cpu = crate::platform::process::current_cpu().unwrap_or(0);
-        let pin = move || crate::platform::process::pin_thread(&[cpu]);
-        let board = board(&[1, 2], Duration::from_secs(10));
-        let (done, stop) = (AtomicBool::new(false), AtomicBool::new(false));
-        let (rt_tx, rt_rx) = std::sync::mpsc::channel();
-        let woken = super::super::woken::cpu_waits_since;
+    fn a_wait_with_an_end_ends_by_then_or_when_woken() {
+        let board = board(&[1], Duration::from_secs(10));
+        let t = Instant::now();
+        board.wait_by(1, || false, Some(t + Duration::from_millis(20)));
+        let took = t.elapsed();
+        assert!(
+            took >= Duration::from_millis(20) && took < Duration::from_secs(2),
+            "{took:?}"
+        );
+        let done = AtomicBool::new(false);
         std::thread::scope(|sc| {
+            let t = Instant::now();
             let waiter = sc.spawn(|| {
-                pin().expect("the waiter on one CPU");
-                let t = Instant::now();
-                super::super::woken::next_call();
-                board.wait(2, || done.load(Ordering::Acquire));
-                let waited = woken(t);
-                super::super::woken::next_call();
-                (waited, woken(t))
+                let end = Instant::now() + Duration::from_secs(5);
+                board.wait_by(1, || done.load(Ordering::Acquire), Some(end));
             });
-            until_waiting(&board, 2);
-            let rival = sc.spawn(|| {
-                pin().expect("the rival on the waiter's CPU");
-                let rt = crate::platform::process::realtime_thread();
-                let spin = rt.is_ok();
-                let _ = rt_tx.send(rt);
-                while spin && !stop.load(Ordering::Relaxed) {
-                    std::hint::spin_loop();
-                }
-            });
-            let rt = rt_rx.recv().unwrap();
+            until_waiting(&board, 1);
             done.store(true, Ordering::Release);
-            board.wake(2);
-            // The waiter waits for its CPU as long as the rival spins.
-            std::thread::sleep(Duration::from_millis(50));
-            stop.store(true, Ordering::Relaxed);
-            rival.join().unwrap();
-            let (waited, next) = waiter.join().unwrap();
-            if let Err(e) = rt {
-                println!("SKIP waits for a CPU: no real-time rival here (SCHED_FIFO: {e})");
-                return;
-            }
-            assert!(
-                waited >= Duration::from_millis(20),
-                "woken, waited {waited:?}"
-            );
-            assert_eq!(next, Duration::ZERO);
+            board.wake(1);
+            waiter.join().unwrap();
+            assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
         });
     }
 

@@ -168,6 +168,8 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     let mut r = ThreadResult::default();
     let (mut buf, start) = ready(s, mine);
     let waited = crate::platform::cpu::thread_run_delay_ns();
+    super::woken::count(s.board.threads());
+    super::woken::call_done();
     let mut fds = Own::new();
     let mut prev: Option<(usize, Instant)> = None;
     let mut skipped_since = 0u64;
@@ -184,7 +186,6 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             break;
         }
         k += 1;
-        super::woken::next_call();
         off = think::off(s, i, off);
         if super::aio::is_async_io(e) {
             // Issued by its io_submit; complete when a replayed io_getevents reaps it.
@@ -217,7 +218,13 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         // it to sleep, the wait since the previous call says so to `sleeps`).
         let fd = needs_descriptor(e).then(|| descriptor(s, e, &mut fds));
         sleeps.before(prev.map_or(Duration::MAX, |(_, done)| done.elapsed()));
+        // The replay's own delay is not its waits for a CPU, which stand for the program's
+        // (`woken`): read before the call's clock starts, where it is late.
+        let waited = super::woken::waited_since(ready);
         let issued = Instant::now();
+        let late = issued
+            .saturating_duration_since(ready)
+            .saturating_sub(waited);
         s.timing[i]
             .issued_ns
             .store((issued - start).as_nanos() as u64 + 1, Ordering::Release);
@@ -230,12 +237,8 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             (_, fd) => issue(s, e, &mut buf, fd.and_then(Result::ok), &mut fds),
         };
         let completed = Instant::now();
+        super::woken::call_done();
         let slept = sleeps.after(completed - issued);
-        // The replay's own delay: not its waits for a CPU once woken, which stand for the
-        // program's (`woken`).
-        let late = issued
-            .saturating_duration_since(ready)
-            .saturating_sub(super::woken::cpu_waits_since(ready));
         timed(
             s,
             i,
@@ -395,26 +398,19 @@ pub(super) fn started_from(
     hard.into_iter().chain(soft).max_by_key(|x| x.0)
 }
 
-/// Whether call `j` is issued by `by` (waits until it is, or until then: the caller waits
-/// until then anyway; sleeping in steps of at most a millisecond, a tenth of the wait left,
-/// it looks again as the time nears).
+/// Whether call `j` is issued by `by` (waits until then at most, asleep: the caller waits
+/// until then anyway). Woken as `j`'s thread completes a call: learning of `j`'s issue only at
+/// its completion loses nothing, as what starts from it waits for that completion next.
 fn issued_by(s: &Shared<'_>, start: Instant, j: usize, by: Instant) -> bool {
-    loop {
-        let ns = s.timing[j].issued_ns.load(Ordering::Acquire);
-        if ns != 0 {
-            return start + Duration::from_nanos(ns - 1) <= by;
-        }
-        let now = Instant::now();
-        if now >= by || s.stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        match (by - now) / 10 {
-            d if d > Duration::from_micros(20) => {
-                std::thread::sleep(d.min(Duration::from_millis(1)))
-            }
-            _ => std::thread::yield_now(),
-        }
-    }
+    let issued = || s.timing[j].issued_ns.load(Ordering::Acquire);
+    let known = || issued() != 0 || s.done[j].load(Ordering::Acquire) != 0;
+    s.board.wait_by(
+        s.events[j].tid,
+        || known() || s.stop.load(Ordering::Relaxed),
+        Some(by),
+    );
+    let ns = issued();
+    ns != 0 && start + Duration::from_nanos(ns - 1) <= by
 }
 
 /// When another call completed in the replay (it has).

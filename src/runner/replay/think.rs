@@ -34,7 +34,7 @@ pub(super) fn wait_due(
     let (d, binding) = due(s, start, i, prev, off);
     think.computed_ns += d.burn.as_nanos() as u64;
     think.left_out_ns += d.dropped.as_nanos() as u64;
-    (d.wait(s.stop, super::woken::cpu_waits_since), binding)
+    (d.wait(s.stop, super::woken::cpu_waits), binding)
 }
 
 /// When a call is due: at `at`, the last `burn` of the wait before it the thread's own
@@ -61,16 +61,16 @@ impl Due {
     /// getting here) stands for that much of the computation, as it stands for that much of
     /// the wait where the think time is waited out whole: were it added, a replay of tar's
     /// 47,000 calls took 1.32 times its recorded span, against 1.06 sleeping through them
-    /// (`bench/results/2026-12-05-0957-vm-record-replay.md`). Its waits for a CPU once woken
-    /// (from its sleep until here, or by another thread's call) do not (`woken`): the
-    /// program's thread, woken, waited for a CPU and then computed (`cpu_waits(t)`: how long
-    /// the thread waited so since `t`). When the call is due: where it computed, when it
+    /// (`bench/results/2026-12-05-0957-vm-record-replay.md`). Its waits for a CPU since its
+    /// previous call do not (`woken`: preempted after it, or woken from a sleep onto a busy
+    /// CPU): the program's thread waited for a CPU there too, and then computed (`cpu_waits`:
+    /// how long the thread waited so). When the call is due: where it computed, when it
     /// ended; else `at`.
-    fn wait(&self, stop: &AtomicBool, cpu_waits: impl Fn(Instant) -> Duration) -> Instant {
+    fn wait(&self, stop: &AtomicBool, cpu_waits: impl Fn() -> Duration) -> Instant {
         let from = self.at.checked_sub(self.burn).unwrap_or(self.at);
         wait_until(from, stop);
         let over = Instant::now().saturating_duration_since(from);
-        let ran = over.saturating_sub(cpu_waits(from));
+        let ran = over - super::woken::waited_in(over, cpu_waits);
         match self.burn.checked_sub(ran).filter(|left| !left.is_zero()) {
             Some(left) => {
                 think(left, stop);
@@ -237,8 +237,7 @@ pub(super) fn wait_until(t: Instant, stop: &AtomicBool) {
         }
         let left = t - now;
         if left >= margin + SHORTEST_NAP {
-            let nap = (left - margin).min(Duration::from_millis(50));
-            super::woken::asleep(|| std::thread::sleep(nap));
+            std::thread::sleep((left - margin).min(Duration::from_millis(50)));
         } else {
             std::hint::spin_loop();
         }
@@ -250,8 +249,8 @@ mod tests {
     use super::*;
 
     /// A thread that got to a computation late: the lateness stands for that much of it where
-    /// the thread was at work (the replay's bookkeeping), not where it waited for a CPU after
-    /// a wake-up — then the computation is all still to do.
+    /// the thread was at work (the replay's bookkeeping), not where it waited for a CPU — then
+    /// the computation is all still to do.
     #[test]
     fn a_late_start_shortens_the_computation_unless_the_thread_waited_for_a_cpu() {
         let stop = AtomicBool::new(false);
@@ -265,11 +264,11 @@ mod tests {
         // Late by more than the computation, at work: due when it was, nothing computed.
         let d = due();
         let t = Instant::now();
-        assert_eq!(d.wait(&stop, |_| Duration::ZERO), d.at);
+        assert_eq!(d.wait(&stop, || Duration::ZERO), d.at);
         assert!(t.elapsed() < Duration::from_millis(10), "{:?}", t.elapsed());
         // Late as long, every bit of it waiting for a CPU: the whole computation now.
         let t = Instant::now();
-        let until = due().wait(&stop, |_| Duration::from_millis(30));
+        let until = due().wait(&stop, || Duration::from_millis(30));
         assert!(
             t.elapsed() >= burn,
             "computed {:?} of {burn:?}",
@@ -278,7 +277,7 @@ mod tests {
         assert!(until >= t + burn);
         // 25 of its 30 ms waiting: 5 ms at work, 15 ms of the computation left.
         let t = Instant::now();
-        due().wait(&stop, |_| Duration::from_millis(25));
+        due().wait(&stop, || Duration::from_millis(25));
         let took = t.elapsed();
         assert!(took >= Duration::from_millis(15), "{took:?}");
     }
