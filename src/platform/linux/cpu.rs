@@ -78,7 +78,7 @@ std::thread_local! {
 /// scheduler's run delay (the second figure of /proc/thread-self/schedstat). None where the
 /// kernel keeps no such figures (no CONFIG_SCHED_INFO). Read through a descriptor the thread
 /// keeps (about a microsecond a read; opening the file each time costs several): a replay
-/// thread reads it around each wait in which it slept for another thread's call.
+/// thread whose replay has more threads than the CPUs reads it as each of its calls completes.
 pub fn thread_run_delay_ns() -> Option<u64> {
     use std::os::unix::fs::FileExt;
     SCHEDSTAT.with(|kept| {

@@ -220,11 +220,11 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         sleeps.before(prev.map_or(Duration::MAX, |(_, done)| done.elapsed()));
         // The replay's own delay is not its waits for a CPU, which stand for the program's
         // (`woken`): read before the call's clock starts, where it is late.
-        let waited = super::woken::waited_since(ready);
+        let cpu_waited = super::woken::waited_since(ready);
         let issued = Instant::now();
         let late = issued
             .saturating_duration_since(ready)
-            .saturating_sub(waited);
+            .saturating_sub(cpu_waited);
         s.timing[i]
             .issued_ns
             .store((issued - start).as_nanos() as u64 + 1, Ordering::Release);
