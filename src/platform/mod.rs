@@ -12,7 +12,8 @@
 //! - `process`: a program run in a group of its own, open-file limits, affinity, priority;
 //! - `sys` and `fd`: the file and I/O calls the files layer and the engines make, under
 //!   rustix's names (rustix itself on Linux; Win32 calls on Windows), and descriptors;
-//! - `testing` (tests only): links, identities and probes of what the system offers.
+//! - `testing` (tests only): links, identities and probes of what the system offers; `rival`
+//!   (tests only): a thread that takes the caller's CPU for a while.
 //!
 //! What is shared by both halves — the types they hand back (`facts.rs`) and Linux's numbers
 //! that iogauge's formats and options carry (`abi.rs`) — lives here, so neither half defines a
@@ -27,6 +28,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize};
 
 pub mod abi;
 mod facts;
+#[cfg(test)]
+pub mod rival;
 pub use facts::*;
 
 #[cfg(target_os = "linux")]

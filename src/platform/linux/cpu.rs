@@ -161,35 +161,26 @@ mod tests {
             );
             return;
         };
-        let stop = std::sync::atomic::AtomicBool::new(false);
-        let cpu = crate::platform::process::current_cpu().unwrap_or(0);
-        let pin = move || crate::platform::process::pin_thread(&[cpu]);
-        if let Err(e) = pin() {
-            println!("SKIP run delay: sched_setaffinity: {e}");
-            return;
-        }
-        std::thread::scope(|sc| {
-            let stop = &stop;
-            let rival = sc.spawn(move || {
-                pin().expect("the same CPU for the rival");
-                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    std::hint::spin_loop();
-                }
-            });
-            let t0 = std::time::Instant::now();
-            let mut reads = 0;
-            while t0.elapsed() < Duration::from_millis(200) {
-                let _ = thread_run_delay_ns();
-                reads += 1;
+        let spin = Duration::from_millis(200);
+        let rival = match crate::platform::rival::Rival::beside_me(Duration::ZERO, spin, false) {
+            Ok(r) => r,
+            Err(e) => {
+                println!("SKIP run delay: sched_setaffinity: {e}");
+                return;
             }
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            rival.join().unwrap();
-            let waited = thread_run_delay_ns().unwrap() - before;
-            // Sharing one CPU with a spinning thread for 200 ms: about half of it waiting.
-            assert!(
-                waited >= 40_000_000,
-                "waited {waited} ns for a CPU over 200 ms beside a spinning rival ({reads} reads)"
-            );
-        });
+        };
+        let t0 = std::time::Instant::now();
+        let mut reads = 0;
+        while t0.elapsed() < spin {
+            let _ = thread_run_delay_ns();
+            reads += 1;
+        }
+        drop(rival);
+        let waited = thread_run_delay_ns().unwrap() - before;
+        // Sharing one CPU with a spinning thread for 200 ms: about half of it waiting.
+        assert!(
+            waited >= 40_000_000,
+            "waited {waited} ns for a CPU over 200 ms beside a spinning rival ({reads} reads)"
+        );
     }
 }

@@ -64,22 +64,3 @@ pub fn pin_thread(cpus: &[usize]) -> std::io::Result<()> {
 pub fn set_thread_nice(n: i32) -> std::io::Result<()> {
     rustix::process::setpriority_process(None, n).map_err(std::io::Error::from)
 }
-
-/// The CPU the calling thread runs on now (for tests that pin threads beside it).
-#[cfg(test)]
-pub fn current_cpu() -> Option<usize> {
-    // SAFETY: sched_getcpu takes nothing and returns a CPU number or -1.
-    usize::try_from(unsafe { libc::sched_getcpu() }).ok()
-}
-
-/// Makes the calling thread real-time (SCHED_FIFO, the lowest priority): no ordinary thread
-/// preempts it on its CPU (for tests that keep a thread from its CPU).
-#[cfg(test)]
-pub fn realtime_thread() -> std::io::Result<()> {
-    let param = libc::sched_param { sched_priority: 1 };
-    // SAFETY: the calling thread (0), a valid policy and its parameter.
-    match unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } {
-        0 => Ok(()),
-        _ => Err(std::io::Error::last_os_error()),
-    }
-}

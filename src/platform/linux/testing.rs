@@ -41,3 +41,20 @@ pub const ANY_BYTES_IN_PATHS: bool = true;
 
 /// Whether files carry POSIX permission bits (Linux) or none (Windows).
 pub const POSIX_MODES: bool = true;
+
+/// The CPU the calling thread runs on now.
+pub fn current_cpu() -> Option<usize> {
+    // SAFETY: sched_getcpu takes nothing and returns a CPU number or -1.
+    usize::try_from(unsafe { libc::sched_getcpu() }).ok()
+}
+
+/// Makes the calling thread real-time (SCHED_FIFO, the lowest priority): no ordinary thread
+/// preempts it on its CPU.
+pub fn realtime_thread() -> io::Result<()> {
+    let param = libc::sched_param { sched_priority: 1 };
+    // SAFETY: the calling thread (0), a valid policy and its parameter.
+    match unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } {
+        0 => Ok(()),
+        _ => Err(io::Error::last_os_error()),
+    }
+}

@@ -81,15 +81,3 @@ pub fn set_thread_nice(n: i32) -> std::io::Result<()> {
         _ => Ok(()),
     }
 }
-
-/// The CPU the calling thread runs on now: not asked here.
-#[cfg(test)]
-pub fn current_cpu() -> Option<usize> {
-    None
-}
-
-/// A real-time thread: not made here.
-#[cfg(test)]
-pub fn realtime_thread() -> std::io::Result<()> {
-    Err(std::io::ErrorKind::Unsupported.into())
-}

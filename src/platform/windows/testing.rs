@@ -77,3 +77,13 @@ pub fn renames_followed() -> bool {
     let _ = std::fs::remove_dir_all(&base);
     followed
 }
+
+/// The CPU the calling thread runs on now: not asked here.
+pub fn current_cpu() -> Option<usize> {
+    None
+}
+
+/// A real-time thread: not made here.
+pub fn realtime_thread() -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}

@@ -93,44 +93,27 @@ mod tests {
             println!("SKIP waits for a CPU: no run delay here (/proc/thread-self/schedstat)");
             return;
         }
-        if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-            println!("SKIP waits for a CPU: one CPU (the rival would hold this test's too)");
-            return;
-        }
-        let cpu = crate::platform::process::current_cpu().unwrap_or(0);
-        let pin = move || crate::platform::process::pin_thread(&[cpu]);
-        let stop = std::sync::atomic::AtomicBool::new(false);
-        let (tx, rx) = std::sync::mpsc::channel();
-        let measured = std::thread::scope(|sc| {
-            let measured = sc.spawn(|| {
-                pin().expect("on one CPU");
-                count(usize::MAX);
-                call_done();
-                // Sleeps while the rival takes its CPU, then waits for it to stop.
-                std::thread::sleep(Duration::from_millis(10));
-                let waited = cpu_waits();
-                call_done();
-                (waited, cpu_waits())
-            });
-            sc.spawn(|| {
-                pin().expect("the rival on the same CPU");
-                let rt = crate::platform::process::realtime_thread();
-                let spin = rt.is_ok();
-                let _ = tx.send(rt);
-                while spin && !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    std::hint::spin_loop();
-                }
-            });
-            let rt = rx.recv().unwrap();
-            std::thread::sleep(Duration::from_millis(60));
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            let r = measured.join().unwrap();
-            rt.map(|()| r)
+        let measured = std::thread::spawn(|| {
+            // A real-time rival on this thread's CPU from 5 ms to 55 ms.
+            let ms = Duration::from_millis;
+            let rival = crate::platform::rival::Rival::beside_me(ms(5), ms(50), true)?;
+            count(usize::MAX);
+            call_done();
+            // Sleeps while the rival takes its CPU, then waits for it to stop.
+            std::thread::sleep(ms(10));
+            let waited = cpu_waits();
+            call_done();
+            let after = cpu_waits();
+            drop(rival);
+            count(1);
+            call_done();
+            std::thread::sleep(ms(1));
+            Ok::<_, std::io::Error>((waited, after, cpu_waits()))
         });
-        let (waited, after) = match measured {
+        let (waited, after, not_counting) = match measured.join().unwrap() {
             Ok(r) => r,
             Err(e) => {
-                println!("SKIP waits for a CPU: no real-time rival here (SCHED_FIFO: {e})");
+                println!("SKIP waits for a CPU: no real-time rival on this CPU here ({e})");
                 return;
             }
         };
@@ -139,9 +122,6 @@ mod tests {
             after < Duration::from_millis(5),
             "after the call: {after:?}"
         );
-        count(1);
-        call_done();
-        std::thread::sleep(Duration::from_millis(1));
-        assert_eq!(cpu_waits(), Duration::ZERO);
+        assert_eq!(not_counting, Duration::ZERO);
     }
 }
