@@ -26,6 +26,7 @@ use commands::trace::trace;
 use session::{Reporting, execute, signals, usage_exit};
 
 fn main() -> ExitCode {
+    session::end_at_a_panic();
     iogauge::out::stop_on_closed_pipe(Arc::clone(&signals().interrupt));
     let code = dispatch();
     if iogauge::out::pipe_closed() {

@@ -22,6 +22,8 @@ macro_rules! skip {
 
 #[path = "cli/assess.rs"]
 mod assess;
+#[path = "cli/bugs.rs"]
+mod bugs;
 #[path = "cli/clock.rs"]
 mod clock;
 #[path = "cli/compat.rs"]

@@ -4,6 +4,7 @@
 //! calling thread watches: it forwards an interrupt to the jobs' stop flag, and reports
 //! progress through events. The runner never prints; the CLI decides what to show.
 
+pub mod fault;
 mod hooks;
 pub mod limits;
 pub mod replay;

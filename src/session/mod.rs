@@ -19,12 +19,14 @@ use iogauge::{err, errln, out};
 use iogauge::{files::ownership, result, stats::CpuUsage};
 
 pub(crate) mod outputs;
+mod panics;
 mod rounds;
 #[cfg(feature = "mpi")]
 pub(crate) mod scale;
 mod signals;
 
 pub(crate) use outputs::*;
+pub(crate) use panics::end_at_a_panic;
 pub(crate) use rounds::*;
 pub(crate) use signals::*;
 

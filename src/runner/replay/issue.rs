@@ -167,6 +167,7 @@ fn write_through(e: &Event) -> OFlags {
 pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     let mut r = ThreadResult::default();
     let (mut buf, start) = ready(s, mine);
+    crate::runner::fault::panic_if_asked("replay");
     let waited = crate::platform::cpu::thread_run_delay_ns();
     super::woken::count(s.board.threads());
     super::woken::call_done();

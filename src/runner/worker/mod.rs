@@ -326,6 +326,7 @@ fn run_loop<E: Engine>(w: Worker<'_>, engine: E) -> JobResult {
     if let Some(refused) = prio::settle_thread(&w) {
         return refused;
     }
+    crate::runner::fault::panic_if_asked("job");
     let depth = if E::QUEUED {
         job.queue.depth as usize
     } else {
