@@ -194,7 +194,7 @@ pub fn replay_timed(
         ready.wait();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_default())
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
     let replayed_span = replayed_span(r, &done, opts);

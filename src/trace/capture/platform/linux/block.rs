@@ -280,7 +280,9 @@ pub fn record(
     };
     let end = sys::monotonic_ns();
     done.store(true, Ordering::Release);
-    let (recs, lost, capped) = reader.join().unwrap_or_default();
+    let (recs, lost, capped) = reader
+        .join()
+        .unwrap_or_else(|p| std::panic::resume_unwind(p));
     let header = header(argv, dev, device, started_unix_ms);
     let name = crate::rawpath::text(device);
     let mut recording = import::requests(recs, Some(t0), &|_| name.clone(), header);

@@ -375,7 +375,7 @@ fn run_traced(
     let t_start = sys::monotonic_ns();
     let finish_reader = |reader: Option<std::thread::JoinHandle<perf::Drained>>| {
         done.store(true, Ordering::Release);
-        reader.map(|r| r.join().unwrap_or_default())
+        reader.map(|r| r.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     };
     if let Err(e) = ptrace::resume(pid) {
         kill();
