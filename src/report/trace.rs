@@ -257,10 +257,11 @@ pub fn stats_text(s: &Stats) -> String {
         s.signals_to_groups.unwrap_or(0),
         s.signals_late.unwrap_or(0),
     );
-    if groups + late > 0 {
+    let unfollowed = s.signals_unfollowed.unwrap_or(0);
+    if groups + late + unfollowed > 0 {
         let _ = writeln!(
             o,
-            "signals: {groups} to a process group (a tell to each of its processes alive then), {late} to a task that had ended and been waited for (kill's ESRCH)"
+            "signals: {groups} to a process group (a tell to each of its processes alive then), {late} to a task that had ended and been waited for (kill's ESRCH), {unfollowed} through a pidfd the trace cannot follow to its process (clone's CLONE_PIDFD)"
         );
     }
     o += &files_text(s);

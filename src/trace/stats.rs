@@ -48,6 +48,9 @@ pub struct Stats {
     /// hold the signals.
     pub signals_to_groups: Option<u64>,
     pub signals_late: Option<u64>,
+    /// Signals sent through a pidfd whose process the trace cannot tell (clone's
+    /// CLONE_PIDFD): not among the tells.
+    pub signals_unfollowed: Option<u64>,
 }
 
 /// One file's figures.
@@ -307,6 +310,10 @@ pub fn stats(r: &Recording) -> Stats {
         signals_late: r.footer.signals_seen.then(|| {
             let k = r.footer.kills.as_ref();
             k.map_or(0, |k| k.late.len() as u64)
+        }),
+        signals_unfollowed: r.footer.signals_seen.then(|| {
+            let k = r.footer.kills.as_ref();
+            k.map_or(0, |k| k.unfollowed)
         }),
     }
 }

@@ -117,3 +117,75 @@ fn a_request_from_outside_the_program_still_stops_the_recording() {
     let v = trace_stats(d.path(), "t.iogtrace");
     assert!(v["duration_ns"].as_u64().unwrap() < 10_000_000_000, "{v}");
 }
+
+#[test]
+fn a_signal_through_a_pidfd_is_a_tell_where_the_trace_knows_its_process() {
+    // A Python program starts `sleep 30` and ends it through pidfd_open's descriptor
+    // (os.pidfd_open, signal.pidfd_send_signal); then starts another through clone with
+    // CLONE_PIDFD (as Go's os/exec does since 1.23), whose descriptor's number the kernel
+    // writes into the program's memory, and ends it through that: counted, not a tell.
+    let d = tmp();
+    // Each child is given time to start `sleep` (its calls put it in the trace) first.
+    let py = "import ctypes, os, signal, time
+p = os.fork()
+if p == 0:
+    os.execv('/bin/sleep', ['sleep', '30'])
+time.sleep(0.3)
+fd = os.pidfd_open(p)
+signal.pidfd_send_signal(fd, signal.SIGTERM)
+os.waitpid(p, 0)
+os.close(fd)
+SYS_clone, CLONE_PIDFD = 56, 0x1000
+pidfd = ctypes.c_int(-1)
+libc = ctypes.CDLL(None, use_errno=True)
+c = libc.syscall(SYS_clone, CLONE_PIDFD | signal.SIGCHLD, 0, ctypes.byref(pidfd), 0, 0)
+if c == 0:
+    os.execv('/bin/sleep', ['sleep', '30'])
+time.sleep(0.3)
+signal.pidfd_send_signal(pidfd.value, signal.SIGTERM)
+os.waitpid(c, 0)
+";
+    if std::env::consts::ARCH != "x86_64" {
+        skip!("the program calls clone by x86_64's number");
+        return;
+    }
+    // The interpreter itself: `python3` on PATH can be a version manager's shell script.
+    let found = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import os, signal, sys; os.pidfd_open; signal.pidfd_send_signal; \
+             print(os.path.realpath(sys.executable))",
+        ])
+        .output();
+    let Some(python) = found
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    else {
+        skip!("no python3 with os.pidfd_open (Python 3.9 and Linux 5.3)");
+        return;
+    };
+    std::fs::write(d.path().join("p.py"), py).unwrap();
+    let o = run_in(
+        d.path(),
+        &["record", "-o", "t.iogtrace", "--", &python, "p.py"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = trace_stats(d.path(), "t.iogtrace");
+    // Both sleeps were ended by their signals, not waited out.
+    assert!(v["duration_ns"].as_u64().unwrap() < 10_000_000_000, "{v}");
+    let threads = v["threads"].as_array().unwrap();
+    let told: Vec<_> = threads.iter().filter(|t| t["signalled"] == 1).collect();
+    let all = serde_json::to_string(&v["threads"]).unwrap();
+    assert_eq!(told.len(), 1, "one sleep told, through pidfd_open's: {all}");
+    assert_ne!(
+        told[0]["pid"], threads[0]["pid"],
+        "a child, not the program: {all}"
+    );
+    assert_eq!(v["signals_unfollowed"], 1, "{all}");
+    let text = ok_in(d.path(), &["trace", "stats", "t.iogtrace"]);
+    assert!(
+        text.contains("1 through a pidfd the trace cannot follow"),
+        "{text}"
+    );
+}

@@ -245,6 +245,14 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
              follow the storage there"
         ));
     }
+    let unfollowed = f.kills.as_ref().map_or(0, |k| k.unfollowed);
+    if unfollowed > 0 {
+        w.push(format!(
+            "{unfollowed} signals sent through a pidfd the trace cannot follow to its process \
+             (clone's CLONE_PIDFD: Go's os/exec since 1.23): a task they ended ends here at its \
+             recorded time after its last call, not when it was told"
+        ));
+    }
     let maps = data_mappings(r);
     if maps > 0 {
         w.push(format!(

@@ -362,6 +362,14 @@ pub struct Kills {
     /// ESRCH), as a tell: `[t, tid, by, 0]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub late: Vec<Wake>,
+    /// Signals sent through a pidfd the trace cannot follow to its process (one that
+    /// clone's CLONE_PIDFD made, written into the program's memory): to whom is not known.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unfollowed: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The time a thread was off its CPU outside its calls just before one of its events (since

@@ -192,6 +192,7 @@ fn a_scripts_kill_0_here_ends_the_helpers_child_that_ended_before_it_when_record
         to_groups: vec![(1015, 1, 7)],
         groups,
         late: Vec::new(),
+        unfollowed: 0,
     };
     r.footer.kills = Some(groups(vec![(1, 7), (2, 7), (3, 7), (4, 7)]));
     let tl = timeline(&[10, 30, 620, 110], &[10, 10, 10, 10]);

@@ -54,6 +54,9 @@ pub enum Call {
     Tgkill,
     SigQueue,
     TgSigQueue,
+    /// A descriptor that names a process (pidfd_open's), and a signal sent through one.
+    PidfdOpen,
+    PidfdSendSignal,
     /// Process groups, which a signal to a group (`kill 0`) reaches.
     Setpgid,
     Setsid,
@@ -125,6 +128,8 @@ table!(
     Tgkill = SYS_tgkill,
     SigQueue = SYS_rt_sigqueueinfo,
     TgSigQueue = SYS_rt_tgsigqueueinfo,
+    PidfdOpen = SYS_pidfd_open,
+    PidfdSendSignal = SYS_pidfd_send_signal,
     Setpgid = SYS_setpgid,
     Setsid = SYS_setsid,
 );
@@ -174,6 +179,8 @@ table!(
     Tgkill = SYS_tgkill,
     SigQueue = SYS_rt_sigqueueinfo,
     TgSigQueue = SYS_rt_tgsigqueueinfo,
+    PidfdOpen = SYS_pidfd_open,
+    PidfdSendSignal = SYS_pidfd_send_signal,
     Setpgid = SYS_setpgid,
     Setsid = SYS_setsid,
 );

@@ -50,8 +50,8 @@ pub struct Decoded {
     /// Who woke whom among the program's threads (`wakes_seen`: the capture could see it).
     pub wakes_seen: bool,
     pub wakes: Vec<Wake>,
-    /// The signals one of the program's tasks sent another (kill, tkill, tgkill, sigqueue),
-    /// each a tell at the call's end with `asleep_ns` 0, in time order; `kills`, the rest.
+    /// The signals one of the program's tasks sent another (kill, tkill, tgkill, sigqueue,
+    /// pidfd_send_signal), each a tell at the call's end with `asleep_ns` 0, in time order; `kills`, the rest.
     pub signals: Vec<Wake>,
     pub kills: Option<crate::trace::recording::Kills>,
     /// Each thread's time off its CPU between its calls, gap by gap (None: not measured).
@@ -67,6 +67,8 @@ struct Desc {
     flags: u64,
     /// A directory's path (for calls relative to it, and fchdir).
     dir: Option<Vec<u8>>,
+    /// The process a pidfd names (pidfd_open's): where pidfd_send_signal sends.
+    pidfd: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -306,6 +308,7 @@ impl State {
             pos,
             flags,
             dir: None,
+            pidfd: None,
         });
         self.descs.len() - 1
     }
@@ -438,9 +441,13 @@ impl State {
             Call::IoGetevents | Call::IoPgetevents => self.aio_getevents(&d),
             Call::IoUringEnter => self.uring_enter(&d),
             Call::IoUringRegister => self.uring_register(&d),
-            Call::Kill | Call::Tkill | Call::Tgkill | Call::SigQueue | Call::TgSigQueue => {
-                self.signal(&d)
-            }
+            Call::Kill
+            | Call::Tkill
+            | Call::Tgkill
+            | Call::SigQueue
+            | Call::TgSigQueue
+            | Call::PidfdSendSignal => self.signal(&d),
+            Call::PidfdOpen => self.pidfd_open(&d),
             Call::Setpgid | Call::Setsid => self.group_change(&d),
             _ => self.on_fd(&d),
         }

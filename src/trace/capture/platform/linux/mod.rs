@@ -144,8 +144,8 @@ pub fn record_with(
 /// What the trace's header says of the signals between the program's tasks and, for a perf
 /// capture (`perf`), of who woke whom.
 fn scheduler_how(perf: bool, wakes_seen: bool) -> String {
-    let signals = "; signals between the program's tasks: their kill, tkill, tgkill and sigqueue \
-                   calls";
+    let signals = "; signals between the program's tasks: their kill, tkill, tgkill, sigqueue \
+                   and pidfd_send_signal calls";
     let woke = match (perf, wakes_seen) {
         (false, _) => "",
         (true, true) => {

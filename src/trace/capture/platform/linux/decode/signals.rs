@@ -1,5 +1,8 @@
-//! Signals one task of the program sent another, from its kill, tkill, tgkill and sigqueue
-//! calls: kept as tells (`Footer::signals`), which `trace::anchor::ends` follows. A signal to
+//! Signals one task of the program sent another, from its kill, tkill, tgkill, sigqueue and
+//! pidfd_send_signal calls (the last through a descriptor pidfd_open made for the process;
+//! one that clone's CLONE_PIDFD made — Go's os/exec since 1.23 — names a process the trace
+//! cannot tell, as the kernel writes it into the program's memory: such signals are counted,
+//! `Kills::unfollowed`): kept as tells (`Footer::signals`), which `trace::anchor::ends` follows. A signal to
 //! a process group (`kill 0`, `kill -PGID`: a script's trap that ends its helpers) is a tell
 //! to each process of the group alive then, other than the sender's: the groups are followed
 //! through setpgid, setsid and fork, the program's first one being iogauge's own. What the
@@ -22,6 +25,8 @@ pub(super) struct Groups {
     sent: Vec<(u64, u32, u32, u32)>,
     /// Each signal to a process or thread that was gone (ESRCH), as a tell.
     late: Vec<Wake>,
+    /// Signals sent through a descriptor the trace does not know as a pidfd.
+    unfollowed: u64,
 }
 
 impl State {
@@ -34,6 +39,21 @@ impl State {
         let (target, sig, process) = match d.call {
             Call::Kill | Call::SigQueue => (d.a[0] as i32, d.a[1] as i32, true),
             Call::Tkill => (d.a[0] as i32, d.a[1] as i32, false),
+            Call::PidfdSendSignal => {
+                let pidfd = self
+                    .slot(d.pid, d.a[0] as i32)
+                    .map(|s| self.descs[s.desc].pidfd);
+                match pidfd.flatten() {
+                    Some(p) => (p as i32, d.a[1] as i32, true),
+                    None => {
+                        // Not one of pidfd_open's: clone's CLONE_PIDFD, or inherited.
+                        if d.a[1] != 0 && (d.ret == 0 || d.ret == -i64::from(libc::ESRCH)) {
+                            self.groups.unfollowed += 1;
+                        }
+                        return;
+                    }
+                }
+            }
             _ => (d.a[1] as i32, d.a[2] as i32, false),
         };
         let own = target as u32 == d.tid || (process && target as u32 == d.pid);
@@ -64,6 +84,18 @@ impl State {
             true => self.groups.late.push(tell),
             false => self.out.signals.push(tell),
         }
+    }
+
+    /// pidfd_open: a descriptor (close-on-exec, as the kernel makes it) naming the process.
+    pub(super) fn pidfd_open(&mut self, d: &Done) {
+        if d.ret < 0 {
+            return;
+        }
+        let desc = self.desc(None, None, libc::O_CLOEXEC as u64);
+        self.descs[desc].pidfd = Some(d.a[0] as u32);
+        let cloexec = true;
+        self.set_fd(d.pid, d.ret as i32, super::Slot { desc, cloexec });
+        self.out.other_calls += 1;
     }
 
     /// A process's group changed (setpgid: the caller or a child of its, 0 for the caller,
@@ -148,11 +180,13 @@ impl State {
             kin.get(&w.tid)
                 .is_some_and(|k| k.2.is_some_and(|e| e <= w.t))
         });
-        if !to_groups.is_empty() || !late.is_empty() {
+        let unfollowed = self.groups.unfollowed;
+        if !to_groups.is_empty() || !late.is_empty() || unfollowed > 0 {
             self.out.kills = Some(Kills {
                 to_groups,
                 groups,
                 late,
+                unfollowed,
             });
         }
     }
@@ -261,5 +295,64 @@ mod tests {
         assert_eq!(kills.groups, vec![(P, own), (a, own), (b, own), (c, c)]);
         // The kill of B after its end is kept as one that came late.
         assert_eq!(kills.late, vec![tell(490, b)]);
+    }
+
+    #[test]
+    fn a_signal_through_a_pidfd_tells_the_process_it_names_where_the_trace_knows_which() {
+        // P opens a pidfd for A (fd 7), dups it (fd 8), signals A through the copy, closes
+        // both; A's child B inherits nothing of it. Then P signals through descriptor 9 (one
+        // clone's CLONE_PIDFD made: its number is in P's memory, not the trace) and through
+        // 7 again after its close: both counted, neither a tell. A signal 0 (a look) through
+        // 9 is not counted. Each of A and B reads descriptor 5 once.
+        let (a, b) = (P + 1, P + 2);
+        let read = |pid, t| call(pid, libc::SYS_pread64, t, [5, 0x7000, 4096, 0, 0, 0], 4096);
+        let send =
+            |t, fd: u64, sig| call(P, libc::SYS_pidfd_send_signal, t, [fd, sig, 0, 0, 0, 0], 0);
+        let raw = vec![
+            fork(100, a),
+            fork(110, b),
+            read(a, 150),
+            read(b, 160),
+            call(
+                P,
+                libc::SYS_pidfd_open,
+                200,
+                [u64::from(a), 0, 0, 0, 0, 0],
+                7,
+            ),
+            call(P, libc::SYS_dup, 210, [7, 0, 0, 0, 0, 0], 8),
+            send(300, 8, 15),
+            call(P, libc::SYS_close, 310, [7, 0, 0, 0, 0, 0], 0),
+            call(P, libc::SYS_close, 320, [8, 0, 0, 0, 0, 0], 0),
+            send(400, 9, 15),
+            send(410, 9, 0),
+            send(420, 7, 15),
+        ];
+        let inherited = [Inherited {
+            fd: 5,
+            path: b"/data/f".to_vec(),
+            kind: FileKind::Regular,
+            size: 1 << 20,
+            flags: libc::O_RDWR as u64,
+            pos: 0,
+        }];
+        let d = decode(
+            raw,
+            (Vec::new(), Vec::new()),
+            P,
+            &inherited,
+            (0, b"/".to_vec()),
+            None,
+        );
+        let tell = Wake {
+            t: 310,
+            tid: a,
+            by: P,
+            asleep_ns: 0,
+        };
+        assert_eq!(d.signals, vec![tell]);
+        let kills = d.kills.expect("signals the trace cannot follow");
+        assert_eq!(kills.unfollowed, 2);
+        assert!(kills.to_groups.is_empty() && kills.late.is_empty());
     }
 }
