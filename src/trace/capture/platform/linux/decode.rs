@@ -51,7 +51,8 @@ pub struct Decoded {
     pub wakes_seen: bool,
     pub wakes: Vec<Wake>,
     /// The signals one of the program's tasks sent another (kill, tkill, tgkill, sigqueue,
-    /// pidfd_send_signal), each a tell at the call's end with `asleep_ns` 0, in time order; `kills`, the rest.
+    /// pidfd_send_signal), each a tell at the call's end with `asleep_ns` 0, in time order;
+    /// `kills`, the rest.
     pub signals: Vec<Wake>,
     pub kills: Option<crate::trace::recording::Kills>,
     /// Each thread's time off its CPU between its calls, gap by gap (None: not measured).

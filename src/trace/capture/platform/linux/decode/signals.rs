@@ -2,10 +2,11 @@
 //! pidfd_send_signal calls (the last through a descriptor pidfd_open made for the process;
 //! one that clone's CLONE_PIDFD made — Go's os/exec since 1.23 — names a process the trace
 //! cannot tell, as the kernel writes it into the program's memory: such signals are counted,
-//! `Kills::unfollowed`): kept as tells (`Footer::signals`), which `trace::anchor::ends` follows. A signal to
-//! a process group (`kill 0`, `kill -PGID`: a script's trap that ends its helpers) is a tell
-//! to each process of the group alive then, other than the sender's: the groups are followed
-//! through setpgid, setsid and fork, the program's first one being iogauge's own. What the
+//! `Kills::unfollowed`): kept as tells (`Footer::signals`), which `trace::anchor::ends`
+//! follows. A signal to a process group (`kill 0`, `kill -PGID`: a script's trap that ends
+//! its helpers) is a tell to each process of the group alive then, other than the sender's:
+//! the groups are followed through setpgid, setsid and fork, the program's first one being
+//! iogauge's own. What the
 //! signals say beyond their tells — those to a group, and those that came after their target
 //! had ended and been waited for (a trap's `kill $child` just too late) — is kept too
 //! (`Footer::kills`).
