@@ -226,6 +226,26 @@ mod tests {
         }
     }
 
+    /// `raw` decoded, P's first task with descriptor 5 on a file of 1 MiB, read and written.
+    fn decoded(raw: Vec<Raw>) -> super::super::Decoded {
+        let inherited = [Inherited {
+            fd: 5,
+            path: b"/data/f".to_vec(),
+            kind: FileKind::Regular,
+            size: 1 << 20,
+            flags: libc::O_RDWR as u64,
+            pos: 0,
+        }];
+        decode(
+            raw,
+            (Vec::new(), Vec::new()),
+            P,
+            &inherited,
+            (0, b"/".to_vec()),
+            None,
+        )
+    }
+
     fn fork(t: u64, child: u32) -> Raw {
         Raw::Fork {
             t,
@@ -263,22 +283,7 @@ mod tests {
             call(P, libc::SYS_kill, 480, [u64::from(b), 15, 0, 0, 0, 0], -3),
             call(P, libc::SYS_kill, 490, [99, 15, 0, 0, 0, 0], -3),
         ];
-        let inherited = [Inherited {
-            fd: 5,
-            path: b"/data/f".to_vec(),
-            kind: FileKind::Regular,
-            size: 1 << 20,
-            flags: libc::O_RDWR as u64,
-            pos: 0,
-        }];
-        let d = decode(
-            raw,
-            (Vec::new(), Vec::new()),
-            P,
-            &inherited,
-            (0, b"/".to_vec()),
-            None,
-        );
+        let d = decoded(raw);
         let tell = |t, tid| Wake {
             t,
             tid,
@@ -329,22 +334,7 @@ mod tests {
             send(410, 9, 0),
             send(420, 7, 15),
         ];
-        let inherited = [Inherited {
-            fd: 5,
-            path: b"/data/f".to_vec(),
-            kind: FileKind::Regular,
-            size: 1 << 20,
-            flags: libc::O_RDWR as u64,
-            pos: 0,
-        }];
-        let d = decode(
-            raw,
-            (Vec::new(), Vec::new()),
-            P,
-            &inherited,
-            (0, b"/".to_vec()),
-            None,
-        );
+        let d = decoded(raw);
         let tell = Wake {
             t: 310,
             tid: a,
