@@ -1,6 +1,6 @@
 //! A bug on purpose, for the tests of what a bug does: `IOGAUGE_PANIC_IN=PLACE` makes the
 //! named place panic, as a bug there would (`job`: a job thread of a run, once its files are
-//! open; `replay`: a replay thread, after its first call). What iogauge must do then — stop at
+//! open; `replay`: a replay thread, once all have started). What iogauge must do then — stop at
 //! once rather than leave the other threads waiting for the one that died, remove what the
 //! run created, say it is a bug — is the door's (`src/session/panics.rs`). Nothing else reads
 //! the variable; a place reads it once a thread, never in an I/O loop.
