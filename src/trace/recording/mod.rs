@@ -364,12 +364,9 @@ pub struct Kills {
     pub late: Vec<Wake>,
     /// Signals sent through a pidfd the trace cannot follow to its process (one that
     /// clone's CLONE_PIDFD made, written into the program's memory): to whom is not known.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    /// Absent in older traces.
+    #[serde(default)]
     pub unfollowed: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// The time a thread was off its CPU outside its calls just before one of its events (since
