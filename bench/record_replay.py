@@ -14,10 +14,11 @@ calls) against what the capture cost programs denser in system calls than sqlite
 512-byte calls, tar of /usr/include): their recorded time (exec to end) against plain runs.
 
 Replay fidelity: programs recorded on tmpfs (dd copying 64 MiB in 64 KiB calls; the sqlite
-load; GNU sort of 32 MiB with a 2 MiB buffer; tar of a copy of /usr/include) replayed in closed
-mode on tmpfs by this build and, with --baseline BIN, by other builds, alternating: the
-replayed span against the recorded span, and the time inside the replayed calls against the
-recorded time inside them, and the issue-time error.
+load; GNU sort of 32 MiB with a 2 MiB buffer; tar of a copy of /usr/include), recorded afresh
+each round and that recording replayed at once in closed mode on tmpfs by this build and, with
+--baseline BIN, by other builds, alternating: the replayed span against the recorded span (the
+median round and the range), the time inside the replayed calls against the recorded time
+inside them, and the issue-time error.
 
 Native AIO: fio with libaio (4 KiB random reads, O_DIRECT, iodepth 16) on the disk, run plain
 and under `iogauge record`, alternating: fio's own IOPS and completion latency each way (the
@@ -243,12 +244,17 @@ def memory(base, counts=MEMORY_COUNTS, direct=False):
 
 
 def fidelity(rounds, base, sql, baselines=()):
-    """Each program recorded once by this build; its trace replayed (closed mode, same
-    storage) by this build and each baseline, alternating, `rounds` times; the median row of
-    each build's replays by replayed span. Where builds are compared, an even number of
-    rounds (one more where `rounds` is odd): each round runs them in the other order from the
-    last, so with three rounds this build went first in two (on 2026-12-06 such a run showed
-    it 2-5% slower than its parent, a difference ten balanced rounds did not show)."""
+    """Each program recorded afresh in every round by this build, and that round's trace
+    replayed (closed mode, same storage) at once by this build and each baseline (each round
+    in the other order from the last): a replay is set against the recording it follows, a
+    minute's drift in the machine's speed out. One recording is one sample of the program's own
+    spread: dd's 64 MiB copy, run plain five times on 2026-12-07, took 41-58 ms, and a table
+    built on one recording showed its replays 0.86x the recorded span, and another night's
+    1.02x. The row shown is each build's median round by replayed span against recorded span;
+    the range of that ratio over the rounds beside it. Where builds are compared, an even
+    number of rounds (one more where `rounds` is odd): with three rounds this build went first
+    in two (on 2026-12-06 such a run showed it 2-5% slower than its parent, a difference ten
+    balanced rounds did not show)."""
     if baselines and rounds % 2:
         rounds += 1
     d = tempfile.mkdtemp(dir=base)
@@ -273,41 +279,46 @@ def fidelity(rounds, base, sql, baselines=()):
     }
     builds = [("this build", IOGAUGE)] + [(f"baseline {i + 1}", b)
                                           for i, b in enumerate(baselines)]
-    rows = [f"Recorded span in brackets: less the capture's own cost as it measured it. Each "
-            f"trace replayed {rounds} times by each build, alternating; the median replay by "
-            "span.", "",
-            "| program | build | recorded span ms | replayed span ms | span × | recorded time "
-            "in calls ms | replayed ms | × | issue error p50 / p99 µs | calls differing |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = [f"Each program recorded {rounds} times, each recording replayed at once by each "
+            "build (alternating); the row is each build's median round by replayed span against "
+            "recorded span, with that ratio's range over the rounds. Recorded span in brackets: "
+            "less the capture's own cost as it measured it.", "",
+            "| program | build | recorded span ms | replayed span ms | span × | span × range | "
+            "recorded time in calls ms | replayed ms | × | issue error p50 / p99 µs | "
+            "calls differing |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    place = os.path.join(d, "replay")
+    os.makedirs(place, exist_ok=True)
     for name, cmd in programs.items():
         trace = os.path.join(d, "p.iogtrace")
-        timed([IOGAUGE, "record", "-o", trace, "--overwrite-output", "--"] + cmd, w)
-        place = os.path.join(d, "replay")
-        os.makedirs(place, exist_ok=True)
         runs = {b: [] for b, _ in builds}
         for k in range(rounds):
+            for f in ("out", "sorted", "db", "out.tar"):
+                p = os.path.join(w, f)
+                if os.path.exists(p):
+                    os.remove(p)
+            timed([IOGAUGE, "record", "-o", trace, "--overwrite-output", "--"] + cmd, w)
             for b, binary in (builds if k % 2 == 0 else builds[::-1]):
                 out = subprocess.run([binary, "replay", trace, "--directory", place,
                                       "--output-format=json"], capture_output=True, text=True,
                                      check=True)
                 runs[b].append(json.loads(out.stdout))
         for b, _ in builds:
-            r = sorted(runs[b], key=lambda j: j["replayed_span_ns"])[(rounds - 1) // 2]
+            def span(j):
+                return j["replayed_span_ns"] / max(j["recorded_span_ns"], 1)
+            ranked = sorted(runs[b], key=span)
+            r = ranked[(len(ranked) - 1) // 2]
             untraced = r.get("recorded_span_untraced_ns") or r["recorded_span_ns"]
             rows.append(
                 f"| {name} | {b} | {r['recorded_span_ns'] / 1e6:.1f} ({untraced / 1e6:.1f}) | "
-                f"{r['replayed_span_ns'] / 1e6:.1f} | "
-                f"{r['replayed_span_ns'] / max(r['recorded_span_ns'], 1):.3f} "
+                f"{r['replayed_span_ns'] / 1e6:.1f} | {span(r):.3f} "
                 f"({r['replayed_span_ns'] / max(untraced, 1):.3f}) | "
+                f"{span(ranked[0]):.3f}–{span(ranked[-1]):.3f} | "
                 f"{r['recorded_io_ns'] / 1e6:.1f} | {r['replayed_io_ns'] / 1e6:.1f} | "
                 f"{r['replayed_io_ns'] / max(r['recorded_io_ns'], 1):.3f} | "
                 f"{r['issue_error_p50_ns'] / 1e3:.1f} / {r['issue_error_p99_ns'] / 1e3:.1f} | "
                 f"{r['results_differ']} |")
             print(rows[-1], flush=True)
-        for f in ("out", "sorted", "db", "out.tar"):
-            p = os.path.join(w, f)
-            if os.path.exists(p):
-                os.remove(p)
     shutil.rmtree(d)
     return rows
 
