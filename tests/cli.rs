@@ -84,6 +84,8 @@ mod record;
 mod record_abi;
 #[path = "cli/record_aio.rs"]
 mod record_aio;
+#[path = "cli/record_faults.rs"]
+mod record_faults;
 #[path = "cli/record_signals.rs"]
 mod record_signals;
 #[path = "cli/replay.rs"]

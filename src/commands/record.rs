@@ -163,7 +163,9 @@ fn say_unseen(r: &iogauge::trace::recording::Recording) {
             .header
             .method
             .split("; ")
-            .filter(|m| m.contains("not seen"))
+            // The asynchronous I/Os' parts only (the scheduler's and the faults' can say
+            // "not seen" too).
+            .filter(|m| m.contains("I/Os not seen"))
             .collect();
         errln!(
             "iogauge: record: {} asynchronous I/Os submitted are not in the trace, only the calls that submitted them ({})",

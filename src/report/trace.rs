@@ -130,10 +130,12 @@ fn files_text(s: &Stats) -> String {
             if absent.len() > NAMED { ", …" } else { "" }
         );
     }
+    // A page a major fault read weighs as a 4 KiB read (read-ahead can bring more).
+    const PAGE: u64 = 4096;
     let weight = |f: &crate::trace::stats::FileStats| {
         (
-            f.reads.bytes + f.writes.bytes,
-            f.reads.calls + f.writes.calls + f.syncs,
+            f.reads.bytes + f.writes.bytes + f.major_faults * PAGE,
+            f.reads.calls + f.writes.calls + f.syncs + f.major_faults,
         )
     };
     order.sort_by_key(|&i| std::cmp::Reverse(weight(&s.files[i])));
@@ -143,7 +145,7 @@ fn files_text(s: &Stats) -> String {
         let calls: u64 = rest.iter().map(|&i| weight(&s.files[i]).1).sum();
         let _ = writeln!(
             o,
-            "{} files; the {SHOWN} with the most I/O below, the other {} together: {calls} reads, writes and syncs, {} (--json lists every file)",
+            "{} files; the {SHOWN} with the most I/O below, the other {} together: {calls} reads, writes, syncs and major page faults, {} (--json lists every file)",
             order.len(),
             rest.len(),
             human_bytes(bytes)
@@ -170,6 +172,14 @@ fn files_text(s: &Stats) -> String {
         );
         o += &direction("reads", &f.reads);
         o += &direction("writes", &f.writes);
+        if f.major_faults > 0 {
+            let _ = writeln!(
+                o,
+                "    read through mappings: {} major page faults, {} asleep in them",
+                f.major_faults,
+                ms(f.fault_asleep_ns)
+            );
+        }
         let _ = writeln!(
             o,
             "    opens {}{}, syncs {} ({} in them), O_DIRECT {:.0}% of I/O, write-through {:.0}% of writes, errors {}",
@@ -262,6 +272,15 @@ pub fn stats_text(s: &Stats) -> String {
         let _ = writeln!(
             o,
             "signals: {groups} to a process group (a tell to each of its processes alive then), {late} to a task that had ended and been waited for (kill's ESRCH), {unfollowed} through a pidfd the trace cannot follow to its process (clone's CLONE_PIDFD)"
+        );
+    }
+    if let Some(f) = s.faults.filter(|f| f.faults > 0) {
+        let _ = writeln!(
+            o,
+            "major page faults (I/O through mappings, not replayed): {}, {} asleep in them; {} outside every mapping of a file the trace saw (the program's own executable, memory swapped back in)",
+            f.faults,
+            ms(f.asleep_ns),
+            f.outside_files
         );
     }
     o += &files_text(s);

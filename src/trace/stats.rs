@@ -51,6 +51,19 @@ pub struct Stats {
     /// Signals sent through a pidfd whose process the trace cannot tell (clone's
     /// CLONE_PIDFD): not among the tells.
     pub signals_unfollowed: Option<u64>,
+    /// The program's major page faults: I/O through its mappings, which no call shows (None:
+    /// the trace does not hold them — recorded under ptrace, or by an older iogauge).
+    pub faults: Option<FaultStats>,
+}
+
+/// Major page faults, all the program's: how many, the time its threads slept in them, and
+/// how many lay outside every mapping of a file the trace saw (the program's own executable,
+/// memory swapped back in).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct FaultStats {
+    pub faults: u64,
+    pub asleep_ns: u64,
+    pub outside_files: u64,
 }
 
 /// One file's figures.
@@ -75,6 +88,10 @@ pub struct FileStats {
     pub sync_write_pct: f64,
     /// Calls that returned an error (looks that found nothing are `not_found`).
     pub errors: u64,
+    /// Its pages read in by major page faults through the program's mappings, and the time
+    /// the program slept in those (0 where the trace does not hold its faults).
+    pub major_faults: u64,
+    pub fault_asleep_ns: u64,
 }
 
 impl FileStats {
@@ -168,6 +185,8 @@ struct Acc {
     direct: u64,
     dsync_writes: u64,
     errors: u64,
+    faults: u64,
+    fault_asleep_ns: u64,
 }
 
 /// One thread's figures: (its process, calls, time in them, first issue, last completion).
@@ -271,6 +290,7 @@ pub fn stats(r: &Recording) -> Stats {
             _ => {}
         }
     }
+    let faults = fault_stats(r, &mut acc);
     let files = r
         .footer
         .files
@@ -315,7 +335,27 @@ pub fn stats(r: &Recording) -> Stats {
             let k = r.footer.kills.as_ref();
             k.map_or(0, |k| k.unfollowed)
         }),
+        faults,
     }
+}
+
+/// The trace's major page faults, in all and on each file (None: the trace does not hold
+/// them).
+fn fault_stats(r: &Recording, acc: &mut [Acc]) -> Option<FaultStats> {
+    let held = r.footer.faults.as_ref()?;
+    let mut all = FaultStats::default();
+    for f in held {
+        all.faults += 1;
+        all.asleep_ns = all.asleep_ns.saturating_add(f.asleep_ns);
+        match acc.get_mut(f.file as usize) {
+            Some(a) => {
+                a.faults += 1;
+                a.fault_asleep_ns = a.fault_asleep_ns.saturating_add(f.asleep_ns);
+            }
+            None => all.outside_files += 1,
+        }
+    }
+    Some(all)
 }
 
 fn file_stats(f: &super::recording::FileInfo, mut a: Acc) -> FileStats {
@@ -343,6 +383,8 @@ fn file_stats(f: &super::recording::FileInfo, mut a: Acc) -> FileStats {
         syncs: a.syncs,
         sync_ns: a.sync_ns,
         errors: a.errors,
+        major_faults: a.faults,
+        fault_asleep_ns: a.fault_asleep_ns,
     }
 }
 

@@ -253,13 +253,7 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
              recorded time after its last call, not when it was told"
         ));
     }
-    let maps = data_mappings(r);
-    if maps > 0 {
-        w.push(format!(
-            "mappings of data files ({maps}): I/O through them (page faults) is not in the \
-             trace and counts as computation at its recorded time"
-        ));
-    }
+    w.extend(mapped_io(r));
     if let Some(c) = cached_reads(r) {
         w.push(c);
     }
@@ -312,6 +306,39 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
 }
 
 const PROT_EXEC: u32 = 4;
+
+/// What the warnings say of the I/O done through mappings: the major page faults where the
+/// trace holds them, else the mappings of data files that may have faulted unseen.
+fn mapped_io(r: &Recording) -> Option<String> {
+    let maps = data_mappings(r);
+    let Some(faults) = &r.footer.faults else {
+        return (maps > 0).then(|| {
+            format!(
+                "mappings of data files ({maps}): I/O through them (page faults) is not in \
+                 the trace and counts as computation at its recorded time"
+            )
+        });
+    };
+    if faults.is_empty() {
+        return (maps > 0).then(|| {
+            format!(
+                "mappings of data files ({maps}): no major page fault when recorded (their \
+                 pages were in memory); where they are not, the reads their faults make are \
+                 not in the prediction"
+            )
+        });
+    }
+    let asleep: u64 = faults.iter().map(|f| f.asleep_ns).sum();
+    let outside = faults.iter().filter(|f| f.file == NO_FILE).count();
+    Some(format!(
+        "{} major page faults when recorded (I/O through mappings: {} on files the trace \
+         names, {outside} outside them), {:.1} ms asleep in them: kept as recorded, as \
+         computation, not replayed here; that time is in the bound",
+        faults.len(),
+        faults.len() - outside,
+        asleep as f64 / 1e6
+    ))
+}
 
 /// The mappings of files the program works on: not of code (a file ever mapped PROT_EXEC is a
 /// library, all of whose mappings are the loader's), outside the system's directories

@@ -85,7 +85,8 @@ pub struct Bound {
     pub noise_ns: u64,
     /// Half the range the capture's cost left in the think times can take.
     pub capture_ns: u64,
-    /// The recorded time of io_uring/libaio calls whose I/O the trace cannot see.
+    /// The recorded time of io_uring/libaio calls whose I/O the trace cannot see, and the
+    /// time the program slept in major page faults (I/O through mappings, not replayed).
     pub unseen_io_ns: u64,
     /// Half the time the deciding thread waited for a CPU between its calls when recorded.
     pub preempted_ns: u64,
@@ -295,6 +296,17 @@ fn busier(c: Option<crate::trace::replayed::CpuWait>, predicted: u64) -> Option<
     })
 }
 
+/// The time the program's threads slept in major page faults when recorded: I/O through
+/// mappings, kept in the replay as recorded (computation between calls), as wrong as the
+/// target is faster or slower.
+fn fault_sleeps(r: &Recording) -> u64 {
+    r.footer
+        .faults
+        .iter()
+        .flatten()
+        .fold(0, |s: u64, f| s.saturating_add(f.asleep_ns))
+}
+
 /// Where the prediction is for: the directory the replays ran in, and the machine's cost of
 /// waking up cold.
 pub struct Target<'a> {
@@ -316,7 +328,8 @@ pub fn predict(r: &Recording, trace: &str, to: &Target<'_>, runs: &[Replayed<'_>
         .events
         .iter()
         .filter(|e| e.io_unseen())
-        .fold(0, |s: u64, e| s.saturating_add(e.dur));
+        .fold(0, |s: u64, e| s.saturating_add(e.dur))
+        .saturating_add(fault_sleeps(r));
     let bound = Bound {
         noise_ns: noise,
         capture_ns: each[mid].2,

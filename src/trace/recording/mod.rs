@@ -398,6 +398,41 @@ impl From<Gap> for (u64, u64, u64) {
     }
 }
 
+/// A major page fault of the program's (one the kernel had to read storage for): thread `tid`
+/// at `t` (ns from the start, as the fault ended) touched page `offset` of `file` through a
+/// mapping (`NO_FILE`, offset 0: outside every mapping the trace saw — the program's own
+/// executable, memory swapped back in), and slept `asleep_ns` in it (the sleep that ended
+/// just before, from the scheduler's switch records; 0 where none did). Read-ahead around
+/// the page is the kernel's: one fault can read more than the page. Written as
+/// `[t, tid, file, offset, asleep_ns]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "(u64, u32, u32, u64, u64)", into = "(u64, u32, u32, u64, u64)")]
+pub struct Fault {
+    pub t: u64,
+    pub tid: u32,
+    pub file: u32,
+    pub offset: u64,
+    pub asleep_ns: u64,
+}
+
+impl From<(u64, u32, u32, u64, u64)> for Fault {
+    fn from((t, tid, file, offset, asleep_ns): (u64, u32, u32, u64, u64)) -> Fault {
+        Fault {
+            t,
+            tid,
+            file,
+            offset,
+            asleep_ns,
+        }
+    }
+}
+
+impl From<Fault> for (u64, u32, u32, u64, u64) {
+    fn from(f: Fault) -> Self {
+        (f.t, f.tid, f.file, f.offset, f.asleep_ns)
+    }
+}
+
 /// A thread's time off its CPU, as the scheduler's switch records tell it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OffCpu {
@@ -503,6 +538,11 @@ pub struct Footer {
     /// traces, which hold the threads' totals alone, `ThreadInfo::off_cpu`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gaps: Option<Vec<Gap>>,
+    /// The program's major page faults, in time order (perf captures from 2026-12-07 that
+    /// could count them; None under ptrace and in older traces): the I/O it did through
+    /// mappings, which no call shows. Not replayed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<Vec<Fault>>,
 }
 
 impl Footer {
@@ -653,6 +693,18 @@ impl Recording {
             return Err(bad(format!(
                 "an event names file {} of {}",
                 e.file,
+                footer.files.len()
+            )));
+        }
+        if let Some(f) = footer
+            .faults
+            .iter()
+            .flatten()
+            .find(|f| f.file as usize >= footer.files.len() && f.file != NO_FILE)
+        {
+            return Err(bad(format!(
+                "a page fault names file {} of {}",
+                f.file,
                 footer.files.len()
             )));
         }

@@ -9,6 +9,7 @@ use std::os::unix::ffi::OsStrExt;
 
 mod aio;
 mod descriptors;
+mod faults;
 #[cfg(test)]
 mod fixture;
 mod looks;
@@ -57,6 +58,9 @@ pub struct Decoded {
     pub kills: Option<crate::trace::recording::Kills>,
     /// Each thread's time off its CPU between its calls, gap by gap (None: not measured).
     pub gaps: Option<Vec<Gap>>,
+    /// The major page faults among the records, in time order (whether the capture could see
+    /// them is the capture's to say).
+    pub faults: Vec<crate::trace::recording::Fault>,
 }
 
 /// An open file description: what it refers to, its position and its status flags.
@@ -132,6 +136,8 @@ struct State {
     uring_polled: std::collections::HashSet<u32>,
     uring_batches: VecDeque<uring::Batch>,
     groups: signals::Groups,
+    /// Each process's mappings, for its page faults.
+    maps: faults::Maps,
     out: Decoded,
     t0: u64,
 }
@@ -246,6 +252,7 @@ impl State {
                 if pid != ppid {
                     let table = self.procs.get(&ppid).cloned().unwrap_or_default();
                     self.procs.insert(pid, table);
+                    self.maps.forked(ppid, pid);
                     if let Some(dir) = self.cwd.get(&ppid).cloned() {
                         self.cwd.insert(pid, dir);
                     }
@@ -258,8 +265,9 @@ impl State {
                 if let Some(t) = self.procs.get_mut(&pid) {
                     t.retain(|_, slot| !slot.cloexec);
                 }
+                self.maps.exec(pid);
             }
-            Raw::Call { .. } | Raw::Enter { .. } | Raw::Exit { .. } => {}
+            Raw::Call { .. } | Raw::Enter { .. } | Raw::Exit { .. } | Raw::Fault { .. } => {}
         }
     }
 
@@ -554,7 +562,14 @@ impl State {
         } else {
             d.a[0] as i32
         };
+        // A mapping that shows no file of the trace hides those it lies over.
+        let hides = |s: &mut State| {
+            if d.call == Call::Mmap && d.ret > 0 {
+                s.maps.mapped(d.pid, (d.ret as u64, d.a[1]), NO_FILE, 0);
+            }
+        };
         if d.call == Call::Mmap && (fd < 0 || d.a[3] & libc::MAP_ANONYMOUS as u64 != 0) {
+            hides(self);
             return;
         }
         // A directory's sync (making a file's creation or removal durable) costs the storage
@@ -571,6 +586,7 @@ impl State {
             }
         }
         let Some((desc, file)) = self.storage(d.pid, fd) else {
+            hides(self);
             return;
         };
         let fl = io_flags(self.descs[desc].flags);
@@ -616,6 +632,10 @@ impl State {
             Call::Mmap => {
                 let arg = (d.a[2] as u32 & 0xff) | ((d.a[3] as u32 & 0xff_ffff) << 8);
                 self.emit(d, Op::Mmap, file, (d.a[5], d.a[1]), arg, fl);
+                if d.ret > 0 {
+                    self.maps
+                        .mapped(d.pid, (d.ret as u64, d.a[1]), file, d.a[5]);
+                }
             }
             _ => {}
         }

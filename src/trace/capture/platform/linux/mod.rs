@@ -24,6 +24,7 @@ pub mod callring;
 pub mod calls;
 pub mod decode;
 pub mod family;
+mod faults;
 mod narrow;
 mod pathprog;
 pub mod perf;
@@ -99,11 +100,14 @@ pub fn record_with(
         syscalls,
         untracked,
         processes_32bit,
+        faults_seen,
     } = run;
     let duration_ns = end.saturating_sub(t0);
     let unwatched = syscalls.map_or(0, |n| n.saturating_sub(calls));
     let overhead = overhead.map(|c| c.applied((calls, path_calls, unwatched), duration_ns));
-    let method = captured_how(ids, paths) + &scheduler_how(ids.is_some(), decoded.wakes_seen);
+    let method = captured_how(ids, paths)
+        + &scheduler_how(ids.is_some(), decoded.wakes_seen)
+        + faults_how(ids.is_some(), faults_seen);
     let recording = Recording {
         header: header(argv, started_unix_ms, method),
         events: decoded.events,
@@ -133,6 +137,7 @@ pub fn record_with(
             signals: decoded.signals,
             kills: decoded.kills,
             gaps: decoded.gaps,
+            faults: faults_seen.then_some(decoded.faults),
         },
     };
     Ok(Captured {
@@ -158,6 +163,20 @@ fn scheduler_how(perf: bool, wakes_seen: bool) -> String {
         }
     };
     format!("{signals}{woke}")
+}
+
+/// What the trace's header says of the program's major page faults, for a perf capture
+/// (`perf`) or one under ptrace.
+fn faults_how(perf: bool, seen: bool) -> &'static str {
+    match (perf, seen) {
+        (true, true) => {
+            "; major page faults (I/O through mappings): perf's page-faults-major software \
+             event, inherited by every task, each fault with its address, tied to the page of \
+             the file the program's mmap calls put there"
+        }
+        (true, false) => "; major page faults: not seen (perf refused its software event)",
+        (false, _) => "; major page faults: not seen (ptrace)",
+    }
 }
 
 /// How the calls, their paths and the asynchronous I/Os were captured, for the trace's header.
@@ -308,6 +327,8 @@ struct Run {
     untracked: u64,
     /// Processes that ran a 32-bit program, whose calls are left out.
     processes_32bit: u64,
+    /// The capture saw the program's major page faults.
+    faults_seen: bool,
 }
 
 /// How the paths of a traced run are read.
@@ -448,6 +469,7 @@ fn decoded(
         woken,
         untracked,
         unfinished,
+        faults: faults_seen,
     } = finished.unwrap_or(perf::Drained {
         raw: traced.raw,
         capped: traced.capped,
@@ -510,6 +532,7 @@ fn decoded(
         syscalls,
         untracked,
         processes_32bit: runs32.len() as u64,
+        faults_seen,
     }
 }
 

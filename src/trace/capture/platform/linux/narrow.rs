@@ -99,7 +99,9 @@ pub fn drop_calls(raw: &mut Vec<Raw>, runs: &[Run]) {
         Raw::Call { t, pid, .. } => !narrow(pid, t),
         Raw::Enter { t, pid, tid, .. } => !(narrow(pid, t) && entered.insert(tid)),
         Raw::Exit { tid, .. } => !entered.remove(&tid),
-        Raw::Fork { .. } | Raw::End { .. } | Raw::Exec { .. } => true,
+        // A 32-bit program's faults stay: its mappings are not known, so they count as
+        // outside every mapping.
+        Raw::Fork { .. } | Raw::End { .. } | Raw::Exec { .. } | Raw::Fault { .. } => true,
     });
 }
 

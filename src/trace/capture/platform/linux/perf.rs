@@ -60,6 +60,14 @@ pub enum Raw {
         t: u64,
         pid: u32,
     },
+    /// A major page fault (one that read storage) of task `tid` of process `pid`, at user
+    /// address `addr`, reported as it ended.
+    Fault {
+        t: u64,
+        pid: u32,
+        tid: u32,
+        addr: u64,
+    },
 }
 
 /// A task left its CPU (`out`: asleep, or `preempted` while it could still run) or came back
@@ -89,7 +97,8 @@ impl Raw {
             | Raw::Exit { t, .. }
             | Raw::Fork { t, .. }
             | Raw::End { t, .. }
-            | Raw::Exec { t, .. } => t,
+            | Raw::Exec { t, .. }
+            | Raw::Fault { t, .. } => t,
         }
     }
 }
@@ -198,9 +207,9 @@ pub const SAMPLE_TID: u64 = 1 << 1;
 pub const SAMPLE_TIME: u64 = 1 << 2;
 pub const SAMPLE_RAW: u64 = 1 << 10;
 pub const DISABLED: u64 = 1 << 0;
-const INHERIT: u64 = 1 << 1;
+pub(super) const INHERIT: u64 = 1 << 1;
 const COMM: u64 = 1 << 9;
-const ENABLE_ON_EXEC: u64 = 1 << 12;
+pub(super) const ENABLE_ON_EXEC: u64 = 1 << 12;
 const TASK: u64 = 1 << 13;
 pub const WATERMARK: u64 = 1 << 14;
 pub const SAMPLE_ID_ALL: u64 = 1 << 18;
@@ -240,6 +249,9 @@ pub struct Session {
     calls: Option<super::callring::CallReader>,
     /// Each CPU's `sched_waking` event (its records in that CPU's ring), where perf allows it.
     wakings: Vec<OwnedFd>,
+    /// Each CPU's major page fault event and its own ring (its samples' layout is not the
+    /// others'), where perf allows it.
+    faults: Vec<(OwnedFd, Ring)>,
 }
 
 /// What the reader gives back.
@@ -269,6 +281,8 @@ pub struct Drained {
     /// order.
     pub wakes: bool,
     pub woken: Vec<Waking>,
+    /// The kernel gave the tasks' major page faults (`Raw::Fault`, among `raw`).
+    pub faults: bool,
 }
 
 /// What one record costs the recorder at its peak, bytes: the record (88), its share of the
@@ -395,6 +409,7 @@ impl Session {
         } else {
             Vec::new()
         };
+        let faults = super::faults::open(pid, &cpus);
         if let Some(p) = probes {
             let rings: Vec<(i32, &OwnedFd)> = cpus.iter().map(|c| (c.cpu, &c.enter)).collect();
             p.output_to(&rings)?;
@@ -411,6 +426,7 @@ impl Session {
             switches,
             calls,
             wakings,
+            faults,
         })
     }
 
@@ -425,25 +441,37 @@ impl Session {
                 switches,
                 mut calls,
                 wakings,
+                mut faults,
             } = self;
             // The ring's records are whole calls; perf's, an entry and an exit.
             let cap = max_records(if calls.is_some() { 1 } else { 2 });
             let mut d = Drained {
                 switches,
                 wakes: !wakings.is_empty(),
+                faults: !faults.is_empty(),
                 ..Default::default()
             };
-            // The ring's calls go to `d.raw` as the perf rings' records do, capped alike.
+            // The ring's calls and the faults go to `d.raw` as the perf rings' records do,
+            // capped alike; both rings are polled (they wake no one).
             let raw = std::cell::RefCell::new(Vec::new());
+            let faults_lost = std::cell::Cell::new(0u64);
+            let mut fault_bytes = Vec::new();
+            let polled = calls.is_some() || !faults.is_empty();
             d.lost = {
-                let mut from_ring = calls.as_mut().map(|c| {
-                    let raw = &raw;
-                    move || c.drain(&mut raw.borrow_mut())
-                });
+                let mut from_rings = || {
+                    let mut took = calls.as_mut().map_or(0, |c| c.drain(&mut raw.borrow_mut()));
+                    for (_, ring) in &mut faults {
+                        fault_bytes.clear();
+                        took += ring.drain(&mut fault_bytes);
+                        let lost = super::faults::parse(&fault_bytes, &mut raw.borrow_mut());
+                        faults_lost.set(faults_lost.get() + lost);
+                    }
+                    took
+                };
                 pump(
                     &mut cpus,
                     &done,
-                    from_ring.as_mut().map(|f| f as &mut dyn FnMut() -> usize),
+                    polled.then_some(&mut from_rings as &mut dyn FnMut() -> usize),
                     |bytes| {
                         let mut raw = raw.borrow_mut();
                         let side = (&mut d.seen, &mut d.switched, &mut d.woken);
@@ -466,6 +494,8 @@ impl Session {
             if !wakings.is_empty() {
                 std::thread::spawn(move || drop(wakings));
             }
+            d.lost += faults_lost.get();
+            drop(faults);
             d.raw = raw.into_inner();
             if d.raw.len() > cap {
                 d.capped += (d.raw.len() - cap) as u64;

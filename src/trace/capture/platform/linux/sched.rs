@@ -31,7 +31,14 @@ struct Task {
     woken: bool,
     /// `off`'s time asleep and waiting for a CPU outside calls when its last gap was taken.
     gapped: (u64, u64),
+    /// Its last sleep outside calls since its last call's entry: when it left, when it was
+    /// back (for a page fault that ends just after).
+    last_sleep: Option<(u64, u64)>,
 }
+
+/// The longest a page fault's report follows the end of its sleep: the fault maps the page
+/// it waited for and returns (microseconds), or waits for a CPU first.
+const FAULT_AFTER_SLEEP_NS: u64 = 1_000_000;
 
 /// Per thread, what the switch records said (`measured`: the capture asked for them).
 #[derive(Default)]
@@ -73,6 +80,22 @@ impl Sched {
         } else {
             k.off.think_asleep_ns += t.saturating_sub(left);
             k.off.think_sleeps += 1;
+            k.last_sleep = Some((left, t));
+        }
+    }
+
+    /// A major page fault of `tid` reported at `t`, as it ended: the time it slept in it (the
+    /// sleep outside calls that ended just before; 0 where none did, or nothing was measured).
+    /// That sleep stays in the thread's think time asleep: the fault's is part of it.
+    pub fn fault(&mut self, tid: u32, t: u64) -> u64 {
+        let Some(k) = self.tasks.get_mut(&tid) else {
+            return 0;
+        };
+        match k.last_sleep.take() {
+            Some((left, back)) if t.saturating_sub(back) <= FAULT_AFTER_SLEEP_NS && back <= t => {
+                back - left
+            }
+            _ => 0,
         }
     }
 
@@ -100,6 +123,7 @@ impl Sched {
             k.in_call = true;
             k.call_slept = false;
             k.call_asleep = 0;
+            k.last_sleep = None;
         }
     }
 

@@ -122,6 +122,10 @@ impl Walk {
                     .push(Reverse((exit.max(t), self.arrived, tid, nr, ret)));
             }
             Raw::Exit { t, tid, nr, ret } => self.exit(s, (t, tid, nr, ret)),
+            Raw::Fault { t, pid, tid, addr } => {
+                let asleep = self.sched.fault(tid, t);
+                s.fault((t, pid, tid), addr, asleep);
+            }
             task => {
                 if let Some(forked) = &mut self.forked {
                     match task {

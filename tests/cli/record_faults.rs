@@ -1,0 +1,162 @@
+//! `iogauge record` and the I/O a program does through mappings: a real program (Python's
+//! mmap) reads a file's pages by touching them, each a major page fault the kernel reads
+//! storage for. The trace ties each fault to its file and counts what the kernel counted for
+//! the program itself (/proc/self/stat's majflt), and `predict` puts the time slept in them in
+//! its bound.
+
+use super::*;
+
+/// Pages of the data file the program touches, in an order that is not sequential.
+const TOUCHED: u64 = 37;
+
+/// A Python program that maps `data.bin` (out of the page cache first), turns read-ahead off
+/// for the mapping (MADV_RANDOM: one fault, one page), touches TOUCHED distinct pages, and
+/// prints the major faults the kernel counted for it meanwhile.
+const PROGRAM: &str = "import mmap, os
+fd = os.open('data.bin', os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+size = os.fstat(fd).st_size
+pages = size // mmap.PAGESIZE
+def majflt():
+    return int(open('/proc/self/stat').read().rsplit(')', 1)[1].split()[9])
+m = mmap.mmap(fd, size, prot=mmap.PROT_READ)
+m.madvise(mmap.MADV_RANDOM)
+before = majflt()
+total = 0
+for k in range(TOUCHED):
+    total += m[(k * 7919 % pages) * mmap.PAGESIZE + 11]
+print(majflt() - before)
+";
+
+/// The program recorded in `dir` (perf's capture, or `method`) to `t.iogtrace`: its output (the
+/// kernel's count of its major faults), or why it could not be recorded.
+fn recorded(dir: &Path, method: &str) -> Result<u64, String> {
+    let data: Vec<u8> = (0..4u32 << 20).map(|i| (i * 31 % 251) as u8).collect();
+    std::fs::write(dir.join("data.bin"), data).unwrap();
+    // Written back, so that fadvise can put the pages out of memory.
+    std::fs::File::open(dir.join("data.bin"))
+        .unwrap()
+        .sync_all()
+        .unwrap();
+    let program = PROGRAM.replace("TOUCHED", &TOUCHED.to_string());
+    std::fs::write(dir.join("p.py"), program).unwrap();
+    let method = format!("--method={method}");
+    let o = run_in(
+        dir,
+        &[
+            "record",
+            "-o",
+            "t.iogtrace",
+            "--overwrite-output",
+            &method,
+            "--",
+            predict::python(),
+            "p.py",
+        ],
+    );
+    if !o.status.success() {
+        return Err(stderr(&o));
+    }
+    Ok(stdout(&o)
+        .trim()
+        .parse()
+        .expect("the program prints its count"))
+}
+
+#[test]
+fn major_page_faults_through_a_mapping_are_counted_on_their_file() {
+    let d = tmp();
+    let counted = match recorded(d.path(), "perf") {
+        Ok(n) => n,
+        Err(e) => {
+            skip!("perf cannot record here: {e}");
+            return;
+        }
+    };
+    if counted < TOUCHED {
+        skip!(
+            "the kernel counted {counted} major faults for {TOUCHED} pages touched: the file's \
+             pages stayed in memory (a tmpfs temp dir?)"
+        );
+        return;
+    }
+    let v = trace_stats(d.path(), "t.iogtrace");
+    let method = v["method"].as_str().unwrap();
+    if method.contains("major page faults: not seen") {
+        skip!("perf's major-fault event refused here: {method}");
+        return;
+    }
+    // One fault a page touched, on the data file (no read-ahead: each touch found its page
+    // out of memory); and at least every fault the kernel counted while the program touched
+    // them (more where its interpreter's own pages had left the page cache).
+    let files = v["files"].as_array().unwrap();
+    let data = files
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("/data.bin"))
+        .expect("data.bin in the trace");
+    assert_eq!(data["major_faults"], TOUCHED, "{data}");
+    let all = v["faults"]["faults"].as_u64().unwrap();
+    assert!(
+        all >= counted,
+        "{counted} counted by the kernel: {}",
+        v["faults"]
+    );
+    // Each read of a page from the disk sleeps; the file's sleeps are among the total's.
+    let asleep = data["fault_asleep_ns"].as_u64().unwrap();
+    assert!(asleep > 0, "{data}");
+    let total = v["faults"]["asleep_ns"].as_u64().unwrap();
+    assert!(total >= asleep, "{}", v["faults"]);
+    let text = ok_in(d.path(), &["trace", "stats", "t.iogtrace"]);
+    assert!(
+        text.contains(&format!(
+            "read through mappings: {TOUCHED} major page faults"
+        )),
+        "{text}"
+    );
+    // predict keeps that time as recorded and says so; its bound holds it.
+    let target = tmp();
+    let p: Value = serde_json::from_str(&ok_in(
+        d.path(),
+        &[
+            "predict",
+            "t.iogtrace",
+            "--directory",
+            target.path().to_str().unwrap(),
+            "--repeat",
+            "1",
+            "--json",
+        ],
+    ))
+    .unwrap();
+    assert!(
+        p["bound"]["unseen_io_ns"].as_u64().unwrap() >= total,
+        "{}",
+        p["bound"]
+    );
+    let warned = p["warnings"].as_array().unwrap().iter().any(|w| {
+        w.as_str()
+            .unwrap()
+            .starts_with(&format!("{all} major page faults when recorded"))
+    });
+    assert!(warned, "{}", p["warnings"]);
+}
+
+#[test]
+fn under_ptrace_the_faults_are_not_seen_and_the_trace_says_so() {
+    let d = tmp();
+    if let Err(e) = recorded(d.path(), "ptrace") {
+        panic!("ptrace records everywhere: {e}");
+    }
+    let v = trace_stats(d.path(), "t.iogtrace");
+    assert_eq!(v["faults"], Value::Null, "{}", v["faults"]);
+    assert!(
+        v["method"]
+            .as_str()
+            .unwrap()
+            .contains("major page faults: not seen (ptrace)"),
+        "{}",
+        v["method"]
+    );
+    let text = ok_in(d.path(), &["trace", "stats", "t.iogtrace"]);
+    assert!(!text.contains("major page faults (I/O"), "{text}");
+}
