@@ -424,7 +424,7 @@ impl State {
     }
 
     /// Grows what the trace knows of a file's size and reach.
-    fn reach(&mut self, file: u32, end: u64, grows: bool) {
+    pub(super) fn reach(&mut self, file: u32, end: u64, grows: bool) {
         let f = &mut self.out.files[file as usize];
         f.extent = f.extent.max(end);
         if grows {

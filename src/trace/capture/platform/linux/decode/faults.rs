@@ -1,4 +1,5 @@
-//! Major page faults, each tied to the page of the file it touched: the mappings each process
+//! Major page faults, each tied to the page of the file it touched (and that page to the file's
+//! reach): the mappings each process
 //! made (its mmap calls, anonymous ones too), followed through fork and cleared at exec, the
 //! latest that covers the fault's address deciding. munmap and mremap are not watched: a range
 //! unmapped keeps its file until another mapping covers it, and a mapping moved by mremap is
@@ -68,6 +69,14 @@ impl State {
     /// `asleep_ns` asleep in it.
     pub(super) fn fault(&mut self, (t, pid, tid): (u64, u32, u32), addr: u64, asleep_ns: u64) {
         let (file, offset) = self.maps.find(pid, addr).unwrap_or((NO_FILE, 0));
+        if file != NO_FILE {
+            // The page is where the program reached into the file (up to its end): a replay's
+            // layout writes the file's data that far.
+            let page = rustix::param::page_size() as u64;
+            let size = self.sizes[file as usize];
+            let end = offset + page;
+            self.reach(file, if size > offset { end.min(size) } else { end }, false);
+        }
         self.out.faults.push(Fault {
             t: t.saturating_sub(self.t0),
             tid,
@@ -205,6 +214,8 @@ mod tests {
             (2 * page, 16 * page, MAP as i64)
         );
         let f = maps[0].file;
+        // The furthest page a fault touched is how far the program reached into the file.
+        assert_eq!(d.files[f as usize].extent, 10 * page);
         let at = |t, tid, file, offset, asleep_ns| Fault {
             t,
             tid,
