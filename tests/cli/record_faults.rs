@@ -28,9 +28,9 @@ for k in range(TOUCHED):
 print(majflt() - before)
 ";
 
-/// The program recorded in `dir` (perf's capture, or `method`) to `t.iogtrace`: its output (the
-/// kernel's count of its major faults), or why it could not be recorded.
-fn recorded(dir: &Path, method: &str) -> Result<u64, String> {
+/// The program recorded in `dir` by `method` (with `env` added) to `t.iogtrace`: its output
+/// (the kernel's count of its major faults), or why it could not be recorded.
+fn recorded(dir: &Path, method: &str, env: &[(&str, &str)]) -> Result<u64, String> {
     let data: Vec<u8> = (0..4u32 << 20).map(|i| (i * 31 % 251) as u8).collect();
     std::fs::write(dir.join("data.bin"), data).unwrap();
     // Written back, so that fadvise can put the pages out of memory.
@@ -41,7 +41,7 @@ fn recorded(dir: &Path, method: &str) -> Result<u64, String> {
     let program = PROGRAM.replace("TOUCHED", &TOUCHED.to_string());
     std::fs::write(dir.join("p.py"), program).unwrap();
     let method = format!("--method={method}");
-    let o = run_in(
+    let o = run_in_env(
         dir,
         &[
             "record",
@@ -53,6 +53,7 @@ fn recorded(dir: &Path, method: &str) -> Result<u64, String> {
             predict::python(),
             "p.py",
         ],
+        env,
     );
     if !o.status.success() {
         return Err(stderr(&o));
@@ -66,7 +67,7 @@ fn recorded(dir: &Path, method: &str) -> Result<u64, String> {
 #[test]
 fn major_page_faults_through_a_mapping_are_counted_on_their_file() {
     let d = tmp();
-    let counted = match recorded(d.path(), "perf") {
+    let counted = match recorded(d.path(), "perf", &[]) {
         Ok(n) => n,
         Err(e) => {
             skip!("perf cannot record here: {e}");
@@ -142,9 +143,46 @@ fn major_page_faults_through_a_mapping_are_counted_on_their_file() {
 }
 
 #[test]
+fn with_perfs_samples_the_faults_are_seen_as_with_the_ring() {
+    // The calls as perf's samples (IOGAUGE_RECORD_SAMPLES=1): the fault rings are drained at
+    // the perf rings' wake-ups, not every 2 ms.
+    let d = tmp();
+    let counted = match recorded(d.path(), "perf", &[("IOGAUGE_RECORD_SAMPLES", "1")]) {
+        Ok(n) => n,
+        Err(e) => {
+            skip!("perf cannot record here: {e}");
+            return;
+        }
+    };
+    if counted < TOUCHED {
+        skip!("the kernel counted {counted} major faults: the file's pages stayed in memory");
+        return;
+    }
+    let v = trace_stats(d.path(), "t.iogtrace");
+    let method = v["method"].as_str().unwrap();
+    if !method.contains("as perf samples") || method.contains("major page faults: not seen") {
+        skip!("not recorded through perf's samples with its major-fault event here: {method}");
+        return;
+    }
+    let data = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("/data.bin"))
+        .cloned()
+        .expect("data.bin in the trace");
+    assert_eq!(data["major_faults"], TOUCHED, "{data}");
+    assert!(
+        v["faults"]["faults"].as_u64().unwrap() >= counted,
+        "{}",
+        v["faults"]
+    );
+}
+
+#[test]
 fn under_ptrace_the_faults_are_not_seen_and_the_trace_says_so() {
     let d = tmp();
-    if let Err(e) = recorded(d.path(), "ptrace") {
+    if let Err(e) = recorded(d.path(), "ptrace", &[]) {
         panic!("ptrace records everywhere: {e}");
     }
     let v = trace_stats(d.path(), "t.iogtrace");

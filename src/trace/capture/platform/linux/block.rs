@@ -247,7 +247,7 @@ pub fn record(
         std::thread::spawn(move || {
             let cap = perf::max_records(2);
             let (mut out, mut capped) = (Vec::new(), 0u64);
-            let lost = perf::pump(&mut cpus, &done, None, |b| {
+            let lost = perf::pump(&mut cpus, &done, (None, 50), |b| {
                 let lost = parse(b, &points, &mut out);
                 capped += out.len().saturating_sub(cap) as u64;
                 out.truncate(cap);
