@@ -91,8 +91,8 @@ impl State {
 mod tests {
     use super::super::super::perf::{Raw, Switch};
     use super::super::super::sched::Records;
-    use super::super::fixture::{PID, syscall};
-    use super::super::{Inherited, decode};
+    use super::super::decode;
+    use super::super::fixture::{PID, data_file, syscall};
     use crate::trace::recording::{Fault, NO_FILE, Op};
 
     const MAP: u64 = 0x7f00_0000_0000;
@@ -186,14 +186,7 @@ mod tests {
         for (from, to) in [(1_500, 1_990), (2_900, 3_000), (3_000_100, 3_000_200)] {
             switches.extend(sleep(from, to));
         }
-        let inherited = [Inherited {
-            fd: 5,
-            path: b"/data/f".to_vec(),
-            kind: super::super::FileKind::Regular,
-            size: 1 << 20,
-            flags: libc::O_RDWR as u64,
-            pos: 0,
-        }];
+        let inherited = data_file(libc::O_RDWR);
         let d = decode(
             raw,
             (Vec::new(), Vec::new()),

@@ -27,17 +27,22 @@ pub(super) fn syscall(nr: i64, t: u64, dur: u64, args: [u64; 6], ret: i64) -> [R
     ]
 }
 
-/// Decodes `raw` and the probes' records `aio` of process PID, whose descriptor 5 is
-/// /data/f, opened O_DIRECT.
-pub(super) fn decoded(raw: Vec<Raw>, aio: Vec<Seen>) -> Decoded {
-    let inherited = [Inherited {
+/// Process PID's descriptor 5 at its start: /data/f (1 MiB), opened with `flags`.
+pub(super) fn data_file(flags: i32) -> [Inherited; 1] {
+    [Inherited {
         fd: 5,
         path: b"/data/f".to_vec(),
         kind: super::FileKind::Regular,
         size: 1 << 20,
-        flags: libc::O_DIRECT as u64,
+        flags: flags as u64,
         pos: 0,
-    }];
+    }]
+}
+
+/// Decodes `raw` and the probes' records `aio` of process PID, whose descriptor 5 is
+/// /data/f, opened O_DIRECT.
+pub(super) fn decoded(raw: Vec<Raw>, aio: Vec<Seen>) -> Decoded {
+    let inherited = data_file(libc::O_DIRECT);
     decode(
         raw,
         (Vec::new(), aio),

@@ -218,7 +218,7 @@ impl Walk {
 mod tests {
     use super::super::super::sched::Records;
     use super::super::fixture::PID;
-    use super::super::{Decoded, Inherited, decode};
+    use super::super::{Decoded, decode};
     use super::*;
     use crate::trace::recording::{Op, Wake, flag};
 
@@ -340,14 +340,7 @@ mod tests {
     }
 
     fn decoded(raw: Vec<Raw>) -> Decoded {
-        let inherited = [Inherited {
-            fd: 5,
-            path: b"/data/f".to_vec(),
-            kind: super::super::FileKind::Regular,
-            size: 1 << 20,
-            flags: libc::O_RDWR as u64,
-            pos: 0,
-        }];
+        let inherited = super::super::fixture::data_file(libc::O_RDWR);
         // The first read sleeps from 2,100 to 2,250 ns (the switch back in listed first, as
         // another CPU's record can come); between it and the next read, at 2,320 to 2,380,
         // the thread sleeps outside any call.
