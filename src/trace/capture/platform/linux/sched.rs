@@ -31,8 +31,9 @@ struct Task {
     woken: bool,
     /// `off`'s time asleep and waiting for a CPU outside calls when its last gap was taken.
     gapped: (u64, u64),
-    /// Its last sleep outside calls since its last call's entry: when it left, when it was
-    /// back (for a page fault that ends just after).
+    /// Its last sleep outside calls since its last call's entry, where no task of the
+    /// program ended it: when it left, when it was back (for a page fault that ends just
+    /// after).
     last_sleep: Option<(u64, u64)>,
 }
 
@@ -80,12 +81,15 @@ impl Sched {
         } else {
             k.off.think_asleep_ns += t.saturating_sub(left);
             k.off.think_sleeps += 1;
-            k.last_sleep = Some((left, t));
+            // A sleep another task of the program ended (a lock, a pipe, a child) waited for
+            // that task, not for a page: no fault's.
+            k.last_sleep = (!k.woken).then_some((left, t));
         }
     }
 
     /// A major page fault of `tid` reported at `t`, as it ended: the time it slept in it (the
-    /// sleep outside calls that ended just before; 0 where none did, or nothing was measured).
+    /// sleep outside calls that ended just before, unless a task of the program ended it; 0
+    /// where none did, or nothing was measured).
     /// That sleep stays in the thread's think time asleep: the fault's is part of it.
     pub fn fault(&mut self, tid: u32, t: u64) -> u64 {
         let Some(k) = self.tasks.get_mut(&tid) else {

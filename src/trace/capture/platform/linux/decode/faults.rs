@@ -89,7 +89,7 @@ impl State {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::perf::{Raw, Switch};
+    use super::super::super::perf::{Raw, Switch, Waking};
     use super::super::super::sched::Records;
     use super::super::decode;
     use super::super::fixture::{PID, data_file, syscall};
@@ -109,7 +109,8 @@ mod tests {
     /// Each fault tied to the file page its process's latest mapping there shows: through an
     /// anonymous mapping laid over part of the file's, outside every mapping, in a child that
     /// inherited the mappings, and after the child's exec (gone); each with the sleep that
-    /// ended just before it, none where a call came between or the sleep ended long before.
+    /// ended just before it, none where a call came between, the sleep ended long before or
+    /// another thread of the program ended it.
     #[test]
     fn faults_are_tied_to_the_page_their_mapping_shows_and_to_the_sleep_just_before() {
         let page = rustix::param::page_size() as u64;
@@ -166,6 +167,9 @@ mod tests {
             4096,
         ));
         raw.push(fault(3_000_400, PID, MAP + 7 * page + 1));
+        // A sleep another thread of the program ended (a lock it released), then a fault: the
+        // sleep waited for that thread, not for the page.
+        raw.push(fault(4_000_600, PID, MAP + 8 * page));
         let sleep = |from, to| {
             [
                 Switch {
@@ -183,7 +187,12 @@ mod tests {
             ]
         };
         let mut switches = Vec::new();
-        for (from, to) in [(1_500, 1_990), (2_900, 3_000), (3_000_100, 3_000_200)] {
+        for (from, to) in [
+            (1_500, 1_990),
+            (2_900, 3_000),
+            (3_000_100, 3_000_200),
+            (4_000_000, 4_000_500),
+        ] {
             switches.extend(sleep(from, to));
         }
         let inherited = data_file(libc::O_RDWR);
@@ -195,7 +204,11 @@ mod tests {
             (0, b"/".to_vec()),
             Some(Records {
                 switches,
-                wakings: None,
+                wakings: Some(vec![Waking {
+                    t: 4_000_400,
+                    by: PID + 1,
+                    tid: PID,
+                }]),
             }),
         );
         // The file's mapping is in the trace (where, how long, from which offset); the
@@ -208,7 +221,7 @@ mod tests {
         );
         let f = maps[0].file;
         // The furthest page a fault touched is how far the program reached into the file.
-        assert_eq!(d.files[f as usize].extent, 10 * page);
+        assert_eq!(d.files[f as usize].extent, 11 * page);
         let at = |t, tid, file, offset, asleep_ns| Fault {
             t,
             tid,
@@ -226,6 +239,7 @@ mod tests {
                 at(2_600, PID + 100, NO_FILE, 0, 0),
                 at(2_000_000, PID, f, 5 * page, 0),
                 at(3_000_400, PID, f, 9 * page, 0),
+                at(4_000_600, PID, f, 10 * page, 0),
             ]
         );
     }
