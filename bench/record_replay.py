@@ -31,6 +31,14 @@ reads and writes O_DIRECT on the disk; each recorded once; the trace replayed (c
 mode, same storage) by this iogauge and, with --baseline BIN, by other builds, alternating:
 the time in the replayed calls and the I/Os' mean latency against the recorded ones.
 
+Mapped reads: a Python program reading a 256 MiB file on the disk through a mapping (out of
+the page cache first, read-around off with MADV_RANDOM, 2,000 pages at random: each a major
+page fault), recorded afresh each round; the trace replayed by this build and, with --baseline
+BIN, by other builds, alternating, on the same disk (replayed span against recorded span: a
+build that keeps the faults' sleep as computation matches it there too) and on tmpfs, against
+the program itself run there (recorded on tmpfs, its span): where the storage differs, a
+replay that reads the pages follows the target, one that keeps the recorded sleep does not.
+
 Memory: what the recorder holds per call at its peak (the kernel's records while the program
 runs, then the trace's events as they are decoded): dd copying a file in 512-byte calls (a
 read and a write each, both recorded, both in the trace) on the bench's storage, recorded for
@@ -40,7 +48,7 @@ recorder's fixed footprint out). Again on the disk with the reads O_DIRECT from 
 each read waits for the device, so the scheduler's two switch records come with it.
 
 Usage: python3 bench/record_replay.py [--rounds N] [--dir DIR] [--no-save]
-       [--only overhead,calibration,fidelity,aio,uring,memory] [--baseline BIN ...]
+       [--only overhead,calibration,fidelity,mapped,aio,uring,memory] [--baseline BIN ...]
 """
 
 import argparse
@@ -323,6 +331,89 @@ def fidelity(rounds, base, sql, baselines=()):
     return rows
 
 
+MAPPED_PAGES = 2000
+MAPPED_PROGRAM = """import mmap, os, random
+fd = os.open('data.bin', os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+size = os.fstat(fd).st_size
+m = mmap.mmap(fd, size, prot=mmap.PROT_READ)
+m.madvise(mmap.MADV_RANDOM)
+rng = random.Random(7)
+total = 0
+for _ in range(TOUCHES):
+    total += m[rng.randrange(size // mmap.PAGESIZE) * mmap.PAGESIZE]
+print(total)
+"""
+
+
+def mapped(rounds, disk_dir, shm_dir, baselines):
+    """The mapped-read program recorded on the disk each round and replayed there and on
+    tmpfs by each build (each round in the other order from the last); and recorded on tmpfs,
+    where its span is what a replay there should come to."""
+    builds = [("this build", IOGAUGE)] + [(f"baseline {i + 1}", b)
+                                          for i, b in enumerate(baselines)]
+    if baselines and rounds % 2:
+        rounds += 1
+    disk = tempfile.mkdtemp(dir=disk_dir, prefix="iogauge-rr-map-")
+    shm = tempfile.mkdtemp(dir=shm_dir, prefix="iogauge-rr-map-")
+    try:
+        data = os.urandom(256 << 20)
+        for w in (disk, shm):
+            with open(os.path.join(w, "data.bin"), "wb") as f:
+                f.write(data)
+                os.fsync(f.fileno())
+            with open(os.path.join(w, "p.py"), "w") as f:
+                f.write(MAPPED_PROGRAM.replace("TOUCHES", str(MAPPED_PAGES)))
+        del data
+        py = "/usr/bin/python3"
+        runs = {b: [] for b, _ in builds}
+        for k in range(rounds):
+            traces = {}
+            for w in (disk, shm):
+                traces[w] = os.path.join(w, "m.iogtrace")
+                timed([IOGAUGE, "record", "-o", traces[w], "--overwrite-output", "--", py,
+                       "p.py"], w)
+            truth = None
+            for b, binary in (builds if k % 2 == 0 else builds[::-1]):
+                got = {}
+                for name, trace, place in (("disk", traces[disk], disk),
+                                           ("tmpfs", traces[disk], shm),
+                                           ("truth", traces[shm], shm)):
+                    if name == "truth" and truth is not None:
+                        continue
+                    out = subprocess.run([binary, "replay", trace, "--directory", place,
+                                          "--output-format=json"], capture_output=True,
+                                         text=True, check=True)
+                    got[name] = json.loads(out.stdout)
+                truth = truth or got["truth"]["recorded_span_ns"]
+                runs[b].append((got["disk"], got["tmpfs"], truth))
+            print(f"mapped round {k + 1}: " + ", ".join(
+                f"{b}: disk {v[-1][0]['replayed_span_ns'] / max(v[-1][0]['recorded_span_ns'], 1):.3f}, "
+                f"tmpfs {v[-1][1]['replayed_span_ns'] / max(v[-1][2], 1):.3f}"
+                for b, v in runs.items()), flush=True)
+        rows = [f"{MAPPED_PAGES} random pages of 256 MiB through a mapping (MADV_RANDOM), "
+                f"{rounds} rounds; the median round by each ratio, its range beside it.", "",
+                "| build | disk: replayed span × recorded (range) | faults recorded / replayed / "
+                "read from storage here | tmpfs: replayed span ms | program's span on tmpfs ms "
+                "| × (range) |", "|---|---|---|---|---|---|"]
+        for b, v in runs.items():
+            same = sorted(x[0]["replayed_span_ns"] / max(x[0]["recorded_span_ns"], 1) for x in v)
+            to = sorted(v, key=lambda x: x[1]["replayed_span_ns"] / max(x[2], 1))
+            mid = to[(len(to) - 1) // 2]
+            ratio = [x[1]["replayed_span_ns"] / max(x[2], 1) for x in to]
+            f = v[(len(v) - 1) // 2][0].get("faults") or {}
+            faults = (f"{f.get('recorded', '-')} / {f.get('replayed', '-')} / "
+                      f"{f.get('major_here', '-')}")
+            rows.append(f"| {b} | {same[(len(same) - 1) // 2]:.3f} ({same[0]:.3f}–{same[-1]:.3f}) "
+                        f"| {faults} | {mid[1]['replayed_span_ns'] / 1e6:.1f} | {mid[2] / 1e6:.1f} "
+                        f"| {ratio[(len(ratio) - 1) // 2]:.3f} ({ratio[0]:.3f}–{ratio[-1]:.3f}) |")
+            print(rows[-1], flush=True)
+        return rows
+    finally:
+        shutil.rmtree(disk, ignore_errors=True)
+        shutil.rmtree(shm, ignore_errors=True)
+
+
 def fio_aio(cmd_dir, extra):
     """fio's JSON for a libaio random read job in `cmd_dir`, run as `extra` + fio."""
     fio = ["fio", "--name=aio", "--filename=f", "--ioengine=libaio", "--direct=1",
@@ -429,7 +520,7 @@ def main():
     ap.add_argument("--disk-dir", default="/var/tmp",
                     help="a directory on the disk: the overhead again where fsync waits for it")
     ap.add_argument("--no-save", action="store_true")
-    ap.add_argument("--only", default="overhead,calibration,fidelity,aio,uring,memory",
+    ap.add_argument("--only", default="overhead,calibration,fidelity,mapped,aio,uring,memory",
                     help="the parts to run, comma-separated")
     a = ap.parse_args()
     only = set(a.only.split(","))
@@ -462,6 +553,10 @@ def main():
             lines += ["", "## Replay fidelity: closed mode, same storage (recorded and replayed "
                       f"on {a.dir})", ""]
             lines += fidelity(a.rounds, base, sql, a.baseline)
+        if "mapped" in only:
+            lines += ["", "## Mapped reads replayed: major page faults, on the disk "
+                      f"({a.disk_dir}) and on tmpfs ({a.dir})", ""]
+            lines += mapped(a.rounds, a.disk_dir, a.dir, a.baseline)
         if "aio" in only:
             lines += ["", f"## Native AIO: fio with libaio on the disk ({a.disk_dir})", ""]
             lines += aio(a.rounds, a.disk_dir)

@@ -10,6 +10,8 @@
 //! - `signals`: the requests to stop a run (Ctrl-C, SIGTERM, SIGHUP, a console closing) and
 //!   the status request (SIGUSR1), turned into the flags of [`StopFlags`];
 //! - `process`: a program run in a group of its own, open-file limits, affinity, priority;
+//! - `pages`: a file mapped read-only whose pages are read in as a page fault reads them (a
+//!   replay's faults; not on Windows);
 //! - `sys` and `fd`: the file and I/O calls the files layer and the engines make, under
 //!   rustix's names (rustix itself on Linux; Win32 calls on Windows), and descriptors;
 //! - `testing` (tests only): links, identities and probes of what the system offers; `rival`

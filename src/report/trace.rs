@@ -175,9 +175,13 @@ fn files_text(s: &Stats) -> String {
         if f.major_faults > 0 {
             let _ = writeln!(
                 o,
-                "    read through mappings: {} major page faults, {} asleep in them",
+                "    read through mappings: {} major page faults, {} asleep in them{}",
                 f.major_faults,
-                ms(f.fault_asleep_ns)
+                ms(f.fault_asleep_ns),
+                match f.advice.is_empty() {
+                    true => String::new(),
+                    false => format!("; madvise: {}", f.advice.join(", ")),
+                }
             );
         }
         let _ = writeln!(
@@ -461,6 +465,9 @@ pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
     if let Some(c) = r.cpu_wait {
         let _ = writeln!(o, "{}", cpu_wait_line(c));
     }
+    if let Some(f) = &r.faults {
+        let _ = writeln!(o, "{}", faults_line(f));
+    }
     o += &replay_ops(r);
     for t in &r.threads {
         let _ = writeln!(
@@ -476,6 +483,37 @@ pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
     }
     o += &replay_notes(r);
     o
+}
+
+/// What a replay made of the program's major page faults.
+fn faults_line(f: &crate::trace::replayed::FaultFigures) -> String {
+    let ms = |ns: u64| format!("{:.3} ms", ns as f64 / 1e6);
+    let head = format!(
+        "major page faults (I/O through mappings): recorded {}",
+        f.recorded
+    );
+    if let Some(why) = &f.not_replayed {
+        return format!(
+            "{head}, not replayed ({why}): their {} asleep kept as computation",
+            ms(f.kept_asleep_ns)
+        );
+    }
+    let here = f
+        .major_here
+        .map_or(String::new(), |m| format!(", {m} read from storage here"));
+    format!(
+        "{head}; replayed {} as page reads through mappings{here}, taking {} ({} of CPU, taken \
+         out of the recorded computation) against {} asleep in them when recorded; {} kept as \
+         recorded, as computation ({} asleep; outside the trace's files, or {} whose file or \
+         page was not there here)",
+        f.replayed,
+        ms(f.replayed_ns),
+        ms(f.replayed_cpu_ns),
+        ms(f.replaced_asleep_ns),
+        f.kept,
+        ms(f.kept_asleep_ns),
+        f.failed
+    )
 }
 
 /// What a replay did not replay, and how it replayed asynchronous I/O where not as recorded.

@@ -104,6 +104,11 @@ pub struct ReplayReport {
     /// it waited them out whole (sleeping, spinning their last 100–200 µs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub think: Option<ThinkFigures>,
+    /// The program's major page faults (its I/O through mappings), replayed (None: the trace
+    /// holds none: recorded before 2026-12-07, under ptrace, or where perf could not count
+    /// them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faults: Option<FaultFigures>,
     /// Why the recorded native AIO was replayed synchronously (no native AIO here); None:
     /// asynchronously, or the trace has none.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -176,4 +181,39 @@ pub struct Timeline {
     /// The call that decided its issue (its thread's previous call, or the call it waited
     /// for or started from): following it back from a call walks that call's chain.
     pub after: Vec<Option<usize>>,
+}
+
+/// The recorded program's major page faults (`Footer::faults`), as a replay made them: each
+/// page a fault read in, read in here through a read-only mapping of the replay's copy of its
+/// file (the kernel's read-around with it), by its thread at its place between its calls, in
+/// place of the time the thread slept in it when recorded.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FaultFigures {
+    /// In the trace.
+    pub recorded: u64,
+    /// Read in here; of those, the ones a replay thread waited for storage for (its major
+    /// faults; None where the platform does not count them).
+    pub replayed: u64,
+    pub major_here: Option<u64>,
+    /// The replay's threads' time reading them in, summed, and their CPU time in that: taken
+    /// out of the recorded computation around the faults as what the recorded faults took of
+    /// the CPU (the trace holds their sleep, not their start).
+    pub replayed_ns: u64,
+    pub replayed_cpu_ns: u64,
+    /// The time the program's threads slept in those replayed, when recorded.
+    pub replaced_asleep_ns: u64,
+    /// Not replayed, their time kept as recorded (as computation): outside the trace's files
+    /// (its executable, memory swapped back in), of a thread not replayed, after a stop, or
+    /// `failed`; and their recorded sleep.
+    pub kept: u64,
+    pub kept_asleep_ns: u64,
+    /// Not read in here: the file was not there, or the page lay past its end.
+    pub failed: u64,
+    /// The program's madvise calls on its files' mappings: followed here (normal, random,
+    /// sequential: how much the kernel reads around a fault), and not (willneed and the rest).
+    pub advice_followed: u64,
+    pub advice_not_followed: u64,
+    /// Why none was replayed (the system cannot); None: they were, where they could be.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_replayed: Option<String>,
 }

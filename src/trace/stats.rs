@@ -92,6 +92,10 @@ pub struct FileStats {
     /// the program slept in those (0 where the trace does not hold its faults).
     pub major_faults: u64,
     pub fault_asleep_ns: u64,
+    /// The advice the program gave on its mappings of it (madvise: "random", "sequential",
+    /// "willneed"…), each once, in the order first given.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub advice: Vec<String>,
 }
 
 impl FileStats {
@@ -187,6 +191,7 @@ struct Acc {
     errors: u64,
     faults: u64,
     fault_asleep_ns: u64,
+    advice: Vec<String>,
 }
 
 /// One thread's figures: (its process, calls, time in them, first issue, last completion).
@@ -355,7 +360,36 @@ fn fault_stats(r: &Recording, acc: &mut [Acc]) -> Option<FaultStats> {
             None => all.outside_files += 1,
         }
     }
+    for a in r.footer.advice.iter().flatten() {
+        if let Some(acc) = acc.get_mut(a.file as usize) {
+            let name = advice_name(a.advice);
+            if !acc.advice.contains(&name) {
+                acc.advice.push(name);
+            }
+        }
+    }
     Some(all)
+}
+
+/// madvise's advice by its name.
+fn advice_name(advice: u32) -> String {
+    let name = match advice {
+        0 => "normal",
+        1 => "random",
+        2 => "sequential",
+        3 => "willneed",
+        4 => "dontneed",
+        8 => "free",
+        9 => "remove",
+        14 => "hugepage",
+        15 => "nohugepage",
+        20 => "cold",
+        21 => "pageout",
+        22 => "populate_read",
+        23 => "populate_write",
+        n => return format!("advice {n}"),
+    };
+    name.to_string()
 }
 
 fn file_stats(f: &super::recording::FileInfo, mut a: Acc) -> FileStats {
@@ -385,6 +419,7 @@ fn file_stats(f: &super::recording::FileInfo, mut a: Acc) -> FileStats {
         errors: a.errors,
         major_faults: a.faults,
         fault_asleep_ns: a.fault_asleep_ns,
+        advice: a.advice,
     }
 }
 
@@ -421,6 +456,8 @@ pub fn from_memory(ns: u64, bytes: u64) -> bool {
 /// window waits for the device where the program reads faster than the device fills the
 /// window, 1 in 32 for 4 KiB reads of a 128 KiB window; a program slower than its device
 /// with a large window can look cached.
+///
+/// A file with a major page fault (`Footer::faults`) was not: the kernel read storage for it.
 pub fn read_from_memory(r: &Recording) -> Vec<bool> {
     let sleeps = r.footer.knows_sleeps();
     // Per file: reads, and those that waited for a device.
@@ -435,6 +472,18 @@ pub fn read_from_memory(r: &Recording) -> Vec<bool> {
         } else {
             !from_memory(e.dur, e.result as u64)
         });
+    }
+    // A major page fault read storage: its file was not all in memory.
+    for f in r
+        .footer
+        .faults
+        .iter()
+        .flatten()
+        .filter(|f| f.file != NO_FILE)
+    {
+        if let Some(a) = acc.get_mut(f.file as usize) {
+            a.1 = u64::MAX;
+        }
     }
     let allowed = |n: u64| if sleeps { 0 } else { n / 256 };
     r.footer

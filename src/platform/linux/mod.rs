@@ -6,6 +6,7 @@ pub mod code;
 pub mod cpu;
 pub mod disks;
 pub mod host;
+pub mod pages;
 pub mod process;
 mod ring;
 pub mod signals;

@@ -7,6 +7,7 @@ pub mod code;
 pub mod cpu;
 pub mod disks;
 pub mod host;
+pub mod pages;
 pub mod process;
 pub mod signals;
 pub mod sys;

@@ -47,6 +47,8 @@ pub struct Shared<'a> {
     /// Closed mode, where the trace says it (`Footer::gaps`): per event, the time its thread
     /// was asleep and waiting for a CPU outside its calls before it (`think`).
     pub gaps: Option<&'a HashMap<usize, (u64, u64)>>,
+    /// The program's major page faults, where the trace holds them (`faults`).
+    pub faults: Option<&'a super::faults::Faults>,
 }
 
 /// A descriptor a replayed open made: the recorded descriptor's number, and the flags it was
@@ -179,6 +181,10 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     let mut landing: Option<(Instant, Option<usize>)> = None;
     // Off the CPU outside calls since the previous replayed call: asleep, waiting for a CPU.
     let mut off = (0u64, 0u64);
+    let mut faulted = s
+        .faults
+        .zip(mine.first())
+        .map(|(f, &i)| f.thread(s.events[i].tid));
     let mut k = 0;
     while k < mine.len() {
         let i = mine[k];
@@ -198,9 +204,13 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             mark(s, start, i);
             continue;
         }
+        if let Some(f) = faulted.as_mut() {
+            f.before(s, start, (Some(i), prev));
+        }
         let landed = landing.take();
-        let (due, mut binding) =
-            landed.unwrap_or_else(|| think::wait_due(s, start, (i, prev, off), &mut r.think));
+        let (due, mut binding) = landed.unwrap_or_else(|| {
+            think::wait_due(s, start, (i, prev, off), faulted.as_ref(), &mut r.think)
+        });
         if s.stop.load(Ordering::Relaxed) {
             break;
         }
@@ -219,24 +229,14 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         // it to sleep, the wait since the previous call says so to `sleeps`).
         let fd = needs_descriptor(e).then(|| descriptor(s, e, &mut fds));
         sleeps.before(prev.map_or(Duration::MAX, |(_, done)| done.elapsed()));
-        // The replay's own delay is not its waits for a CPU, which stand for the program's
-        // (`woken`): read before the call's clock starts, where it is late.
-        let cpu_waited = super::woken::waited_since(ready);
-        let issued = Instant::now();
-        let late = issued
-            .saturating_duration_since(ready)
-            .saturating_sub(cpu_waited);
-        s.timing[i]
-            .issued_ns
-            .store((issued - start).as_nanos() as u64 + 1, Ordering::Release);
-        let result = match (e.op, fd) {
-            (Op::AioSubmit | Op::UringEnter, _) => {
-                submit(s, start, (i, &mine[k..]), (&mut fds, &mut buf), &mut r)
-            }
-            (Op::AioGetevents, _) => super::aio::wait(s, start, i, &mut r),
-            (_, Some(Err(errno))) => errno,
-            (_, fd) => issue(s, e, &mut buf, fd.and_then(Result::ok), &mut fds),
-        };
+        let (result, issued, late) = make(
+            s,
+            start,
+            (i, ready, &mine[k..]),
+            fd,
+            (&mut fds, &mut buf),
+            &mut r,
+        );
         let completed = Instant::now();
         super::woken::call_done();
         let slept = sleeps.after(completed - issued);
@@ -259,10 +259,41 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         off = (0, 0);
     }
     super::aio::drain(s, start, mine, &mut r);
+    r.faults = faulted.map_or_else(Default::default, |f| f.rest(s, start, prev));
     r.cpu_wait_ns = waited
         .zip(crate::platform::cpu::thread_run_delay_ns())
         .map(|(a, b)| b.saturating_sub(a));
     r
+}
+
+/// Makes call `i` (`rest`: its thread's calls after it), ready at `ready`, through `fd` where
+/// it needs one: its result, when it was issued, and how late the replay issued it (its
+/// waits for a CPU since `ready` left out: they stand for the program's, `woken`; read
+/// before the call's clock starts).
+fn make(
+    s: &Shared<'_>,
+    start: Instant,
+    (i, ready, rest): (usize, Instant, &[usize]),
+    fd: Option<Result<Arc<OwnedFd>, i64>>,
+    (fds, buf): (&mut Own, &mut AlignedBuf),
+    r: &mut ThreadResult,
+) -> (i64, Instant, Duration) {
+    let e = &s.events[i];
+    let cpu_waited = super::woken::waited_since(ready);
+    let issued = Instant::now();
+    let late = issued
+        .saturating_duration_since(ready)
+        .saturating_sub(cpu_waited);
+    s.timing[i]
+        .issued_ns
+        .store((issued - start).as_nanos() as u64 + 1, Ordering::Release);
+    let result = match (e.op, fd) {
+        (Op::AioSubmit | Op::UringEnter, _) => submit(s, start, (i, rest), (fds, buf), r),
+        (Op::AioGetevents, _) => super::aio::wait(s, start, i, r),
+        (_, Some(Err(errno))) => errno,
+        (_, fd) => issue(s, e, buf, fd.and_then(Result::ok), fds),
+    };
+    (result, issued, late)
 }
 
 /// The thread's buffer, as large as its largest read or write, made before the start; and

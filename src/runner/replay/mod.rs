@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 mod aio;
 mod board;
+mod faults;
 mod issue;
 pub mod layout;
 mod polls;
@@ -74,6 +75,8 @@ pub struct ThreadResult {
     think: ThinkFigures,
     /// Its time waiting for a CPU from the start to its end (None: not known here).
     cpu_wait_ns: Option<u64>,
+    /// What it made of its thread's major page faults.
+    faults: faults::Acc,
 }
 
 impl ThreadResult {
@@ -161,6 +164,7 @@ pub fn replay_timed(
     let board = board::Board::new(&r.events);
     let polls = polls::Polls::of(r, opts.mode, &anchors);
     let gaps = gaps(r, opts.mode);
+    let faults = faults::Faults::of(r);
     let start = std::sync::OnceLock::new();
     let ready = std::sync::Barrier::new(tids.len() + 1);
     let shared = issue::Shared {
@@ -180,6 +184,7 @@ pub fn replay_timed(
         board: &board,
         polls: &polls,
         gaps: gaps.as_ref(),
+        faults: faults.as_ref(),
     };
     let results: Vec<ThreadResult> = std::thread::scope(|sc| {
         let handles: Vec<_> = tids
@@ -208,6 +213,8 @@ pub fn replay_timed(
             computed_ns: a.computed_ns + t.think.computed_ns,
             left_out_ns: a.left_out_ns + t.think.left_out_ns,
         });
+    let accounts: Vec<&faults::Acc> = results.iter().map(|t| &t.faults).collect();
+    let faulted = faults.as_ref().map(|f| f.figures(&accounts));
     let mut report = report(
         r,
         trace_name,
@@ -221,6 +228,7 @@ pub fn replay_timed(
     report.polls = polled;
     report.cpu_wait = cpu_wait;
     report.think = gaps.is_some().then_some(think);
+    report.faults = faulted;
     report.async_one_by_one = aio.unavailable();
     report.uring_as_aio = aio.rings_as_aio();
     Ok((report, timeline))
@@ -495,6 +503,7 @@ fn report(
         uring_as_aio: None,
         incomplete: r.footer.missing(),
         cpu_wait: None,
+        faults: None,
     }
 }
 

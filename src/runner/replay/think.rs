@@ -23,15 +23,18 @@ pub(super) fn off(s: &Shared<'_>, i: usize, off: (u64, u64)) -> (u64, u64) {
 }
 
 /// Waits until call `i` is due (`prev`: its thread's previous replayed call and its
-/// completion; `off`: the thread's time off its CPU outside calls since), counting into
-/// `think` what it made of the think time. When it was due, and the call that decided it.
+/// completion; `off`: the thread's time off its CPU outside calls since; `faults`: its page
+/// faults, those since `prev` replayed), counting into `think` what it made of the think
+/// time. When it was due, and the call that decided it.
 pub(super) fn wait_due(
     s: &Shared<'_>,
     start: Instant,
     (i, prev, off): (usize, Option<(usize, Instant)>, (u64, u64)),
+    faults: Option<&super::faults::Thread<'_>>,
     think: &mut ThinkFigures,
 ) -> (Instant, Option<usize>) {
-    let (d, binding) = due(s, start, i, prev, off);
+    let faults = |from_ns: u64| faults.map_or((0, 0, Duration::ZERO), |f| f.since(from_ns));
+    let (d, binding) = due(s, start, (i, prev, off), faults);
     think.computed_ns += d.burn.as_nanos() as u64;
     think.left_out_ns += d.dropped.as_nanos() as u64;
     (d.wait(s.stop, super::woken::cpu_waits), binding)
@@ -97,27 +100,35 @@ fn split(think: u64, off: (u64, u64), gap: Option<u64>) -> (u64, u64, u64) {
 }
 
 /// When the call is due, and the call that decided it (None: the recorded start). `off`:
-/// the time its thread was off its CPU outside calls since its previous replayed call.
+/// the time its thread was off its CPU outside calls since its previous replayed call;
+/// `faults(t)`: of its page faults replayed since then, those recorded after `t`: their
+/// recorded sleep and their CPU time (ns), taken out of the think time — the sleep out of
+/// the time asleep, the CPU time out of the computation —, and their time here, added to it.
 fn due(
     s: &Shared<'_>,
     start: Instant,
-    i: usize,
-    prev: Option<(usize, Instant)>,
-    off: (u64, u64),
+    (i, prev, off): (usize, Option<(usize, Instant)>, (u64, u64)),
+    faults: impl Fn(u64) -> (u64, u64, Duration),
 ) -> (Due, Option<usize>) {
     let e = &s.events[i];
     let scaled = |ns: u64| Duration::from_nanos((ns as f64 / s.speed) as u64);
     let think = |p: &Event| e.t.saturating_sub(p.done_ns());
-    // From `from`, `ns` of recorded time: split into what ran and what slept where the trace
-    // says it.
-    let after = |from: Instant, ns: u64, gap: Option<u64>| match s.gaps {
-        None => Due::at(from + scaled(ns)),
-        Some(_) => {
-            let (wait, burn, dropped) = split(ns, off, gap);
-            Due {
-                at: from + scaled(wait),
-                burn: scaled(burn),
-                dropped: scaled(dropped),
+    // From `from` (recorded: `from_ns`), `ns` of recorded time: split into what ran and what
+    // slept where the trace says it, the faults' sleeps replaced by their time here.
+    let after = |from: Instant, (from_ns, ns): (u64, u64), gap: Option<u64>| {
+        let (asleep, cpu, took) = faults(from_ns);
+        let (ns, from) = (ns.saturating_sub(asleep + cpu), from + took);
+        match s.gaps {
+            None => Due::at(from + scaled(ns)),
+            Some(_) => {
+                let off = (off.0.saturating_sub(asleep), off.1);
+                let gap = gap.map(|g| g.saturating_sub(asleep + cpu));
+                let (wait, burn, dropped) = split(ns, off, gap);
+                Due {
+                    at: from + scaled(wait),
+                    burn: scaled(burn),
+                    dropped: scaled(dropped),
+                }
             }
         }
     };
@@ -140,16 +151,25 @@ fn due(
             // completed; the others the recorded think time after their previous call.
             let gap = prev.map(|(p, _)| think(&s.events[p]));
             match (prev, started_from(s, start, i, scaled)) {
-                (Some((p, done)), Some((at, _))) if done > at => (Due::at(done), Some(p)),
+                (Some((p, done)), Some((at, _))) if done > at => {
+                    (Due::at(done + faults(s.events[p].done_ns()).2), Some(p))
+                }
                 (_, Some((at, f))) => {
                     // The recorded time after the call it starts from.
                     let from = completed_at(s, start, f);
                     let ns =
                         (at.saturating_duration_since(from).as_nanos() as f64 * s.speed) as u64;
-                    (after(from, ns, gap), Some(f))
+                    (after(from, (s.events[f].done_ns(), ns), gap), Some(f))
                 }
-                (Some((p, done)), None) => (after(done, gap.unwrap_or(0), gap), Some(p)),
-                (None, None) => (Due::at(start + scaled(e.t)), None),
+                (Some((p, done)), None) => {
+                    let recorded = (s.events[p].done_ns(), gap.unwrap_or(0));
+                    (after(done, recorded, gap), Some(p))
+                }
+                (None, None) => {
+                    let (asleep, cpu, took) = faults(0);
+                    let ns = e.t.saturating_sub(asleep + cpu);
+                    (Due::at(start + took + scaled(ns)), None)
+                }
             }
         }
     }

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{Prediction, ProgramEnd};
 use crate::trace::recording::{NO_FILE, Op, Recording};
-use crate::trace::replayed::Timeline;
+use crate::trace::replayed::{FaultFigures, Timeline};
 use crate::units::exact_bytes;
 
 /// One thread: its calls, when it ended as recorded and as predicted, and its time in
@@ -253,7 +253,10 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
              recorded time after its last call, not when it was told"
         ));
     }
-    w.extend(mapped_io(r));
+    w.extend(mapped_io(
+        r,
+        p.replays.iter().find_map(|x| x.faults.as_ref()),
+    ));
     if let Some(c) = cached_reads(r) {
         w.push(c);
     }
@@ -308,8 +311,9 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
 const PROT_EXEC: u32 = 4;
 
 /// What the warnings say of the I/O done through mappings: the major page faults where the
-/// trace holds them, else the mappings of data files that may have faulted unseen.
-fn mapped_io(r: &Recording) -> Option<String> {
+/// trace holds them (`replayed`: what a replay made of them), else the mappings of data files
+/// that may have faulted unseen.
+fn mapped_io(r: &Recording, replayed: Option<&FaultFigures>) -> Option<String> {
     let maps = data_mappings(r);
     let Some(faults) = &r.footer.faults else {
         return (maps > 0).then(|| {
@@ -328,15 +332,45 @@ fn mapped_io(r: &Recording) -> Option<String> {
             )
         });
     }
-    let asleep: u64 = faults.iter().map(|f| f.asleep_ns).sum();
-    let outside = faults.iter().filter(|f| f.file == NO_FILE).count();
+    let f = replayed?;
+    let ms = |ns: u64| ns as f64 / 1e6;
+    if let Some(why) = &f.not_replayed {
+        return Some(format!(
+            "{} major page faults when recorded (I/O through mappings), {:.1} ms asleep in \
+             them: not replayed ({why}); kept as recorded, as computation; that time is in \
+             the bound",
+            f.recorded,
+            ms(f.kept_asleep_ns)
+        ));
+    }
+    let here = f.major_here.map_or(String::new(), |m| {
+        format!(", {m} of them read from storage here")
+    });
+    let kept = match f.kept {
+        0 => String::new(),
+        n => format!(
+            "; {n} kept as recorded, as computation (of them {} outside the trace's files, {} \
+             whose file or page was not there here), {:.1} ms asleep in them, in the bound",
+            faults.iter().filter(|x| x.file == NO_FILE).count(),
+            f.failed,
+            ms(f.kept_asleep_ns)
+        ),
+    };
+    // Said even where every fault was replayed: how much the kernel reads around each is the
+    // target's read-ahead, and the faults' CPU time when recorded is not in the trace.
     Some(format!(
-        "{} major page faults when recorded (I/O through mappings: {} on files the trace \
-         names, {outside} outside them), {:.1} ms asleep in them: kept as recorded, as \
-         computation, not replayed here; that time is in the bound",
-        faults.len(),
-        faults.len() - outside,
-        asleep as f64 / 1e6
+        "{} major page faults when recorded (I/O through mappings): {} replayed as page reads \
+         through mappings of the replay's files{here}, taking {:.1} ms against {:.1} ms \
+         asleep in them when recorded; their CPU time here ({:.1} ms) stands for theirs when \
+         recorded, and the pages read around each are this system's read-ahead's (after the \
+         program's madvise advice: {} followed, {} not){kept}",
+        f.recorded,
+        f.replayed,
+        ms(f.replayed_ns),
+        ms(f.replaced_asleep_ns),
+        ms(f.replayed_cpu_ns),
+        f.advice_followed,
+        f.advice_not_followed
     ))
 }
 

@@ -75,6 +75,9 @@ pub struct ReplayPrediction {
     /// How long the replay's threads waited for a CPU, and the recorded program's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_wait: Option<crate::trace::replayed::CpuWait>,
+    /// The program's major page faults, as the replay made them (None: the trace holds none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faults: Option<crate::trace::replayed::FaultFigures>,
 }
 
 /// The parts of the bound, ns.
@@ -86,7 +89,8 @@ pub struct Bound {
     /// Half the range the capture's cost left in the think times can take.
     pub capture_ns: u64,
     /// The recorded time of io_uring/libaio calls whose I/O the trace cannot see, and the
-    /// time the program slept in major page faults (I/O through mappings, not replayed).
+    /// time the program slept in the major page faults the replay did not replay (outside the
+    /// trace's files, or where this system cannot: I/O through mappings kept as recorded).
     pub unseen_io_ns: u64,
     /// Half the time the deciding thread waited for a CPU between its calls when recorded.
     pub preempted_ns: u64,
@@ -250,6 +254,7 @@ fn one(r: &Recording, run: &Replayed<'_>, cold: &ColdStart) -> (ReplayPrediction
         results_differ: run.report.results_differ,
         polls: run.report.polls,
         cpu_wait: run.report.cpu_wait,
+        faults: run.report.faults.clone(),
     };
     (p, pe, half)
 }
@@ -296,15 +301,19 @@ fn busier(c: Option<crate::trace::replayed::CpuWait>, predicted: u64) -> Option<
     })
 }
 
-/// The time the program's threads slept in major page faults when recorded: I/O through
-/// mappings, kept in the replay as recorded (computation between calls), as wrong as the
-/// target is faster or slower.
-fn fault_sleeps(r: &Recording) -> u64 {
-    r.footer
-        .faults
-        .iter()
-        .flatten()
-        .fold(0, |s: u64, f| s.saturating_add(f.asleep_ns))
+/// The time the program's threads slept in the major page faults the replay kept as recorded
+/// (computation between calls): as wrong as the target is faster or slower there. Those it
+/// replayed took their time on the target.
+fn fault_sleeps(r: &Recording, run: &ReplayPrediction) -> u64 {
+    match &run.faults {
+        Some(f) => f.kept_asleep_ns,
+        None => r
+            .footer
+            .faults
+            .iter()
+            .flatten()
+            .fold(0, |s: u64, f| s.saturating_add(f.asleep_ns)),
+    }
 }
 
 /// Where the prediction is for: the directory the replays ran in, and the machine's cost of
@@ -329,7 +338,7 @@ pub fn predict(r: &Recording, trace: &str, to: &Target<'_>, runs: &[Replayed<'_>
         .iter()
         .filter(|e| e.io_unseen())
         .fold(0, |s: u64, e| s.saturating_add(e.dur))
-        .saturating_add(fault_sleeps(r));
+        .saturating_add(fault_sleeps(r, &each[mid].0));
     let bound = Bound {
         noise_ns: noise,
         capture_ns: each[mid].2,

@@ -1,7 +1,7 @@
 //! The prediction's arithmetic on traces and timelines made by hand, where the answer is known.
 
 use super::*;
-use crate::trace::recording::{Event, FileInfo, Footer, Header, Op, Overhead, ThreadInfo};
+use crate::trace::recording::{Event, FileInfo, Footer, Header, NO_FILE, Op, Overhead, ThreadInfo};
 use crate::trace::replayed::ReplayReport;
 
 mod told;
@@ -452,6 +452,12 @@ fn where_the_trace_knows_sleeps_a_file_with_a_read_that_slept_was_read_cold() {
     // one in 40 slow, none slept — cached.
     r.events = reads(&[], 40);
     assert_eq!(crate::trace::stats::read_from_memory(&r), vec![true]);
+    // A major page fault on it read storage: cold, whatever its reads say.
+    r.footer.faults = Some(vec![(50_000, 1, 0, 8192, 300_000).into()]);
+    assert_eq!(crate::trace::stats::read_from_memory(&r), vec![false]);
+    r.footer.faults = Some(vec![(50_000, 1, NO_FILE, 0, 300_000).into()]);
+    assert_eq!(crate::trace::stats::read_from_memory(&r), vec![true]);
+    r.footer.faults = None;
     // A file the program created, or held in memory, is never "read from memory".
     r.events = reads(&[], 0);
     r.footer.files[0].in_memory = true;

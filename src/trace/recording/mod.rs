@@ -9,6 +9,9 @@ use std::io::{self, Read, Write};
 
 use serde::{Deserialize, Serialize};
 
+mod mapped;
+pub use mapped::{Advice, Fault};
+
 pub const MAGIC: &[u8; 8] = b"IOGTRACE";
 pub const VERSION: u32 = 1;
 /// Bytes of one encoded event.
@@ -398,41 +401,6 @@ impl From<Gap> for (u64, u64, u64) {
     }
 }
 
-/// A major page fault of the program's (one the kernel had to read storage for): thread `tid`
-/// at `t` (ns from the start, as the fault ended) touched page `offset` of `file` through a
-/// mapping (`NO_FILE`, offset 0: outside every mapping the trace saw — the program's own
-/// executable, memory swapped back in), and slept `asleep_ns` in it (the sleep that ended
-/// just before, from the scheduler's switch records; 0 where none did). Read-ahead around
-/// the page is the kernel's: one fault can read more than the page. Written as
-/// `[t, tid, file, offset, asleep_ns]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "(u64, u32, u32, u64, u64)", into = "(u64, u32, u32, u64, u64)")]
-pub struct Fault {
-    pub t: u64,
-    pub tid: u32,
-    pub file: u32,
-    pub offset: u64,
-    pub asleep_ns: u64,
-}
-
-impl From<(u64, u32, u32, u64, u64)> for Fault {
-    fn from((t, tid, file, offset, asleep_ns): (u64, u32, u32, u64, u64)) -> Fault {
-        Fault {
-            t,
-            tid,
-            file,
-            offset,
-            asleep_ns,
-        }
-    }
-}
-
-impl From<Fault> for (u64, u32, u32, u64, u64) {
-    fn from(f: Fault) -> Self {
-        (f.t, f.tid, f.file, f.offset, f.asleep_ns)
-    }
-}
-
 /// A thread's time off its CPU, as the scheduler's switch records tell it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OffCpu {
@@ -540,9 +508,13 @@ pub struct Footer {
     pub gaps: Option<Vec<Gap>>,
     /// The program's major page faults, in time order (perf captures from 2026-12-07 that
     /// could count them; None under ptrace and in older traces): the I/O it did through
-    /// mappings, which no call shows. Not replayed.
+    /// mappings, which no call shows. Replayed since 2026-12-07 (`runner::replay`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub faults: Option<Vec<Fault>>,
+    /// The program's madvise calls on mappings of its files, in time order: how the kernel
+    /// read around its faults (captures from 2026-12-07 that saw the faults; None elsewhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advice: Option<Vec<Advice>>,
 }
 
 impl Footer {
@@ -705,6 +677,18 @@ impl Recording {
             return Err(bad(format!(
                 "a page fault names file {} of {}",
                 f.file,
+                footer.files.len()
+            )));
+        }
+        if let Some(a) = footer
+            .advice
+            .iter()
+            .flatten()
+            .find(|a| a.file as usize >= footer.files.len())
+        {
+            return Err(bad(format!(
+                "an madvise names file {} of {}",
+                a.file,
                 footer.files.len()
             )));
         }

@@ -61,6 +61,8 @@ pub struct Decoded {
     /// The major page faults among the records, in time order (whether the capture could see
     /// them is the capture's to say).
     pub faults: Vec<crate::trace::recording::Fault>,
+    /// The madvise calls on mappings of the trace's files, in time order.
+    pub advice: Vec<crate::trace::recording::Advice>,
 }
 
 /// An open file description: what it refers to, its position and its status flags.
@@ -211,6 +213,7 @@ pub fn decode(
         k.t = k.t.saturating_sub(t0);
     }
     s.signals_to_known_tasks(&kin);
+    s.out.advice.sort_by_key(|a| a.t);
     s.out
 }
 
@@ -458,6 +461,7 @@ impl State {
             | Call::PidfdSendSignal => self.signal(&d),
             Call::PidfdOpen => self.pidfd_open(&d),
             Call::Setpgid | Call::Setsid => self.group_change(&d),
+            Call::Madvise => self.madvise(&d),
             _ => self.on_fd(&d),
         }
     }

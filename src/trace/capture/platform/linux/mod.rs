@@ -138,6 +138,7 @@ pub fn record_with(
             kills: decoded.kills,
             gaps: decoded.gaps,
             faults: faults_seen.then_some(decoded.faults),
+            advice: faults_seen.then_some(decoded.advice),
         },
     };
     Ok(Captured {
@@ -367,7 +368,9 @@ fn run_traced(
         Paths::Stops(_) => None,
     };
     let stops = probes.is_none();
-    let filter = ptrace::filter(|c| fallback || (stops && c.has_path()));
+    // madvise serves the page faults, which ptrace does not see: it never stops there.
+    let filter =
+        ptrace::filter(|c| (fallback && c != calls::Call::Madvise) || (stops && c.has_path()));
     let failed =
         |what: &str, e: std::io::Error| CaptureError::Failed(format!("record: {what}: {e}"));
     let (pid, exec_errors) = sys::spawn_traced(exec, &filter).map_err(|e| failed("fork", e))?;

@@ -3,12 +3,14 @@
 //! made (its mmap calls, anonymous ones too), followed through fork and cleared at exec, the
 //! latest that covers the fault's address deciding. munmap and mremap are not watched: a range
 //! unmapped keeps its file until another mapping covers it, and a mapping moved by mremap is
-//! not found at its new address (its faults are counted outside every mapping).
+//! not found at its new address (its faults are counted outside every mapping). The advice the
+//! program gave on a file's mapping (madvise: random, sequential…) is tied to the file's range
+//! the same way.
 
 use std::collections::HashMap;
 
 use super::State;
-use crate::trace::recording::{Fault, NO_FILE};
+use crate::trace::recording::{Advice, Fault, NO_FILE};
 
 /// A process's mapping: `[addr, addr + len)` shows `file` from `offset` (NO_FILE: anonymous
 /// memory, or a file that is not storage).
@@ -53,18 +55,47 @@ impl Maps {
 
     /// The file and the offset of its page that `addr` shows in process `pid`.
     fn find(&self, pid: u32, addr: u64) -> Option<(u32, u64)> {
+        self.range(pid, addr).map(|(file, offset, _)| {
+            let page = rustix::param::page_size() as u64;
+            (file, offset & !(page - 1))
+        })
+    }
+
+    /// The file, the offset in it that `addr` shows in process `pid`, and the bytes the
+    /// mapping shows from there.
+    fn range(&self, pid: u32, addr: u64) -> Option<(u32, u64, u64)> {
         let m = self
             .0
             .get(&pid)?
             .iter()
             .rev()
             .find(|m| addr >= m.addr && addr - m.addr < m.len)?;
-        let page = rustix::param::page_size() as u64;
-        (m.file != NO_FILE).then(|| (m.file, (m.offset + (addr - m.addr)) & !(page - 1)))
+        let into = addr - m.addr;
+        (m.file != NO_FILE).then(|| (m.file, m.offset + into, m.len - into))
     }
 }
 
 impl State {
+    /// An madvise call: where it succeeded on a mapping of a file of the trace, the part of
+    /// its range that mapping shows, with the advice (how the kernel reads around the faults
+    /// there, which a replay follows).
+    pub(super) fn madvise(&mut self, d: &super::Done) {
+        let (addr, len, advice) = (d.a[0], d.a[1], d.a[2] as u32);
+        if d.ret != 0 {
+            return;
+        }
+        if let Some((file, offset, shown)) = self.maps.range(d.pid, addr) {
+            self.out.advice.push(Advice {
+                t: d.t.saturating_sub(self.t0),
+                tid: d.tid,
+                file,
+                offset,
+                len: len.min(shown),
+                advice,
+            });
+        }
+    }
+
     /// A major page fault of thread `tid` of process `pid` at `addr`, at `t` as it ended,
     /// `asleep_ns` asleep in it.
     pub(super) fn fault(&mut self, (t, pid, tid): (u64, u32, u32), addr: u64, asleep_ns: u64) {
@@ -93,7 +124,7 @@ mod tests {
     use super::super::super::sched::Records;
     use super::super::decode;
     use super::super::fixture::{PID, data_file, syscall};
-    use crate::trace::recording::{Fault, NO_FILE, Op};
+    use crate::trace::recording::{Advice, Fault, NO_FILE, Op};
 
     const MAP: u64 = 0x7f00_0000_0000;
 
@@ -242,5 +273,70 @@ mod tests {
                 at(4_000_600, PID, f, 10 * page, 0),
             ]
         );
+    }
+
+    /// madvise on a file's mapping is tied to the file's range the mapping shows (a range
+    /// running past the mapping cut at its end); on anonymous memory, failed, or outside
+    /// every mapping, it is left out.
+    #[test]
+    fn advice_on_a_mapping_is_tied_to_the_file_range_it_shows() {
+        let page = rustix::param::page_size() as u64;
+        let shared = libc::MAP_SHARED as u64;
+        let anon = (libc::MAP_PRIVATE | libc::MAP_ANONYMOUS) as u64;
+        const ANON: u64 = 0x7e00_0000_0000;
+        let mut raw = Vec::new();
+        // /data/f mapped from its third page, 16 pages; 4 pages of anonymous memory elsewhere.
+        raw.extend(syscall(
+            libc::SYS_mmap,
+            1_000,
+            50,
+            [0, 16 * page, 1, shared, 5, 2 * page],
+            MAP as i64,
+        ));
+        raw.extend(syscall(
+            libc::SYS_mmap,
+            1_100,
+            50,
+            [0, 4 * page, 3, anon, u64::MAX, 0],
+            ANON as i64,
+        ));
+        let madvise = |t, (addr, len, advice): (u64, u64, u64), ret| {
+            syscall(libc::SYS_madvise, t, 20, [addr, len, advice, 0, 0, 0], ret)
+        };
+        // Random from the mapping's fourth page, asked for 64 pages: the 12 it shows.
+        raw.extend(madvise(2_000, (MAP + 4 * page, 64 * page, 1), 0));
+        // Sequential on its first 2 pages.
+        raw.extend(madvise(2_100, (MAP, 2 * page, 2), 0));
+        // Left out: anonymous memory, a failure, no mapping.
+        raw.extend(madvise(2_200, (ANON, page, 4), 0));
+        raw.extend(madvise(2_300, (MAP, page, 99), -(libc::EINVAL as i64)));
+        raw.extend(madvise(2_400, (MAP + 64 * page, page, 1), 0));
+        let inherited = data_file(libc::O_RDWR);
+        let d = decode(
+            raw,
+            (Vec::new(), Vec::new()),
+            PID,
+            &inherited,
+            (0, b"/".to_vec()),
+            None,
+        );
+        let f = d.events.iter().find(|e| e.op == Op::Mmap).unwrap().file;
+        let given = |t, offset, len, advice| Advice {
+            t,
+            tid: PID,
+            file: f,
+            offset,
+            len,
+            advice,
+        };
+        assert_eq!(
+            d.advice,
+            vec![
+                given(2_000, 6 * page, 12 * page, 1),
+                given(2_100, 2 * page, 2 * page, 2),
+            ]
+        );
+        // Not a call of the trace, and not counted as a call on something else.
+        assert!(d.events.iter().all(|e| e.op == Op::Mmap));
     }
 }

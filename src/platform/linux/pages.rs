@@ -1,0 +1,140 @@
+//! A file mapped read-only whose pages are read in as a program's page faults read them: what
+//! a replay does for the major page faults a trace holds (I/O through mappings, which no call
+//! shows).
+
+use std::io;
+
+use crate::platform::fd::{AsRawFd, BorrowedFd};
+
+/// Why a system cannot replay page faults (None: it can, where the kernel has
+/// MADV_POPULATE_READ, Linux 5.14).
+pub const NO_PAGE_FAULTS: Option<&str> = None;
+
+/// `len` bytes of a file mapped read-only and shared, from its start (unmapped when dropped).
+pub struct Mapped {
+    addr: *mut libc::c_void,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only and never read through this handle: `fault_in` asks the
+// kernel to read its pages in, which any thread may do.
+unsafe impl Send for Mapped {}
+// SAFETY: as above; no method takes `&mut self` or touches the memory.
+unsafe impl Sync for Mapped {}
+
+impl Mapped {
+    /// Maps `len` bytes (at least a page) of `fd`'s file, which may reach past its end (a page
+    /// there is not read in: `fault_in` says EFAULT).
+    pub fn new(fd: BorrowedFd<'_>, len: u64) -> io::Result<Mapped> {
+        let len = usize::try_from(len.max(1))
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        // SAFETY: a new shared read-only mapping of an open descriptor, at an address the
+        // kernel picks; checked below.
+        let addr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if addr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Mapped { addr, len })
+    }
+
+    /// Reads in the page holding byte `offset` of the file, as a read fault on it does
+    /// (MADV_POPULATE_READ: the kernel's fault path, its read-around of the pages near it
+    /// included, and no signal where the page lies past the file's end). Errors: EFAULT past
+    /// the file's end or past the mapping, EINVAL where the kernel has no MADV_POPULATE_READ
+    /// (before 5.14).
+    pub fn fault_in(&self, offset: u64) -> io::Result<()> {
+        let page = page_size() as u64;
+        let at = offset - offset % page;
+        if at >= self.len as u64 {
+            return Err(io::Error::from_raw_os_error(libc::EFAULT));
+        }
+        // SAFETY: a page-aligned page inside the mapping, which lives as long as `self`;
+        // the advice reads it in and changes nothing the program holds.
+        let rc = unsafe {
+            libc::madvise(
+                self.addr.cast::<u8>().add(at as usize).cast(),
+                page as usize,
+                libc::MADV_POPULATE_READ,
+            )
+        };
+        match rc {
+            0 => Ok(()),
+            _ => Err(io::Error::last_os_error()),
+        }
+    }
+}
+
+impl Mapped {
+    /// Gives the mapping's pages holding bytes `[offset, offset + len)` of the file madvise's
+    /// `advice` (its number: 0 normal, 1 random, 2 sequential — how the kernel reads around a
+    /// fault there); the part past the mapping is left out.
+    pub fn advise(&self, (offset, len): (u64, u64), advice: u32) -> io::Result<()> {
+        let page = page_size() as u64;
+        let at = offset - offset % page;
+        let end = offset.saturating_add(len).min(self.len as u64);
+        if at >= end {
+            return Ok(());
+        }
+        // SAFETY: a page-aligned range inside the mapping, which lives as long as `self`;
+        // advice on how to read it around changes nothing the program holds.
+        let rc = unsafe {
+            libc::madvise(
+                self.addr.cast::<u8>().add(at as usize).cast(),
+                (end - at) as usize,
+                advice as libc::c_int,
+            )
+        };
+        match rc {
+            0 => Ok(()),
+            _ => Err(io::Error::last_os_error()),
+        }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // SAFETY: the mapping `new` made, unmapped once.
+        unsafe { libc::munmap(self.addr, self.len) };
+    }
+}
+
+/// The system's page size.
+fn page_size() -> usize {
+    rustix::param::page_size()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::fd::AsFd;
+
+    #[test]
+    fn a_page_is_read_in_and_one_past_the_end_is_an_error_not_a_signal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![7u8; 3 * 4096]).unwrap();
+        let f = std::fs::File::open(&path).unwrap();
+        // Mapped past the end: the fourth page lies outside the file.
+        let m = Mapped::new(f.as_fd(), 8 * 4096).unwrap();
+        match m.fault_in(2 * 4096 + 100) {
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                eprintln!("skipped: this kernel has no MADV_POPULATE_READ");
+                return;
+            }
+            r => r.unwrap(),
+        }
+        let past = m.fault_in(3 * 4096).unwrap_err();
+        assert_eq!(past.raw_os_error(), Some(libc::EFAULT));
+        let outside = m.fault_in(8 * 4096).unwrap_err();
+        assert_eq!(outside.raw_os_error(), Some(libc::EFAULT));
+    }
+}
