@@ -66,10 +66,7 @@ impl Mapped {
                 libc::MADV_POPULATE_READ,
             )
         };
-        match rc {
-            0 => Ok(()),
-            _ => Err(io::Error::last_os_error()),
-        }
+        checked(rc)
     }
 }
 
@@ -93,10 +90,7 @@ impl Mapped {
                 advice as libc::c_int,
             )
         };
-        match rc {
-            0 => Ok(()),
-            _ => Err(io::Error::last_os_error()),
-        }
+        checked(rc)
     }
 }
 
@@ -104,6 +98,14 @@ impl Drop for Mapped {
     fn drop(&mut self) {
         // SAFETY: the mapping `new` made, unmapped once.
         unsafe { libc::munmap(self.addr, self.len) };
+    }
+}
+
+/// madvise's result.
+fn checked(rc: libc::c_int) -> io::Result<()> {
+    match rc {
+        0 => Ok(()),
+        _ => Err(io::Error::last_os_error()),
     }
 }
 

@@ -128,6 +128,18 @@ mod tests {
 
     const MAP: u64 = 0x7f00_0000_0000;
 
+    /// /data/f (descriptor 5) mapped shared at MAP from its third page, 16 pages, at 1 µs.
+    fn data_mapped() -> [Raw; 2] {
+        let page = rustix::param::page_size() as u64;
+        syscall(
+            libc::SYS_mmap,
+            1_000,
+            50,
+            [0, 16 * page, 1, libc::MAP_SHARED as u64, 5, 2 * page],
+            MAP as i64,
+        )
+    }
+
     fn fault(t: u64, pid: u32, addr: u64) -> Raw {
         Raw::Fault {
             t,
@@ -145,18 +157,9 @@ mod tests {
     #[test]
     fn faults_are_tied_to_the_page_their_mapping_shows_and_to_the_sleep_just_before() {
         let page = rustix::param::page_size() as u64;
-        let shared = (libc::MAP_SHARED) as u64;
         let anon = (libc::MAP_PRIVATE | libc::MAP_ANONYMOUS) as u64;
-        let mut raw = Vec::new();
-        // /data/f (descriptor 5) mapped from its third page, 16 pages; one page of anonymous
-        // memory laid over its fifth.
-        raw.extend(syscall(
-            libc::SYS_mmap,
-            1_000,
-            50,
-            [0, 16 * page, 1, shared, 5, 2 * page],
-            MAP as i64,
-        ));
+        // /data/f mapped; one page of anonymous memory laid over its fifth.
+        let mut raw = Vec::from(data_mapped());
         raw.extend(syscall(
             libc::SYS_mmap,
             1_100,
@@ -281,18 +284,10 @@ mod tests {
     #[test]
     fn advice_on_a_mapping_is_tied_to_the_file_range_it_shows() {
         let page = rustix::param::page_size() as u64;
-        let shared = libc::MAP_SHARED as u64;
         let anon = (libc::MAP_PRIVATE | libc::MAP_ANONYMOUS) as u64;
         const ANON: u64 = 0x7e00_0000_0000;
-        let mut raw = Vec::new();
-        // /data/f mapped from its third page, 16 pages; 4 pages of anonymous memory elsewhere.
-        raw.extend(syscall(
-            libc::SYS_mmap,
-            1_000,
-            50,
-            [0, 16 * page, 1, shared, 5, 2 * page],
-            MAP as i64,
-        ));
+        // /data/f mapped; 4 pages of anonymous memory elsewhere.
+        let mut raw = Vec::from(data_mapped());
         raw.extend(syscall(
             libc::SYS_mmap,
             1_100,
