@@ -267,6 +267,12 @@ def machine():
                 mem = int(line.split()[1]) // 1024 // 1024
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], text=True,
                             capture_output=True).stdout.strip()
+    # A build of a tree with changes to the code is not that commit's.
+    changed = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", "src", "Cargo.toml",
+                              "Cargo.lock", "build.rs"], text=True,
+                             capture_output=True).stdout.strip()
+    if changed:
+        commit += " + uncommitted changes"
     if PREBUILT and os.path.exists(os.path.join(PREBUILT, "COMMIT")):
         with open(os.path.join(PREBUILT, "COMMIT")) as f:
             commit = f.read().strip()
