@@ -16,12 +16,6 @@ pub struct Mapped {
     len: usize,
 }
 
-// SAFETY: the mapping is read-only and never read through this handle: `fault_in` asks the
-// kernel to read its pages in, which any thread may do.
-unsafe impl Send for Mapped {}
-// SAFETY: as above; no method takes `&mut self` or touches the memory.
-unsafe impl Sync for Mapped {}
-
 impl Mapped {
     /// Maps `len` bytes (at least a page) of `fd`'s file, which may reach past its end (a page
     /// there is not read in: `fault_in` says EFAULT).
@@ -68,9 +62,7 @@ impl Mapped {
         };
         checked(rc)
     }
-}
 
-impl Mapped {
     /// Gives the mapping's pages holding bytes `[offset, offset + len)` of the file madvise's
     /// `advice` (its number: 0 normal, 1 random, 2 sequential — how the kernel reads around a
     /// fault there); the part past the mapping is left out.

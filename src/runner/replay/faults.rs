@@ -69,20 +69,19 @@ impl Faults {
             list.sort_by_key(|f| f.t);
         }
         let asleep = all.iter().fold(0u64, |s, f| s.saturating_add(f.asleep_ns));
+        let given = r.footer.advice.as_deref().unwrap_or_default();
         let mut advice: HashMap<u32, Vec<Advice>> = HashMap::new();
-        let given = r.footer.advice.iter().flatten();
-        let followed = given.clone().filter(|a| READ_AROUND.contains(&a.advice));
-        for a in followed.clone() {
+        for a in given.iter().filter(|a| READ_AROUND.contains(&a.advice)) {
             advice.entry(a.file).or_default().push(*a);
         }
         for list in advice.values_mut() {
             list.sort_by_key(|a| a.t);
         }
-        let n = followed.count() as u64;
+        let n = advice.values().map(Vec::len).sum::<usize>() as u64;
         Some(Faults {
             by_tid,
             advice,
-            advice_counts: (n, given.count() as u64 - n),
+            advice_counts: (n, given.len() as u64 - n),
             lens: r.footer.files.iter().map(|f| f.extent).collect(),
             recorded: (all.len() as u64, asleep),
             cannot: crate::platform::pages::NO_PAGE_FAULTS,
@@ -192,7 +191,6 @@ impl Thread<'_> {
         // The faults before this one in the gap: what they took here, and what they took when
         // recorded (their sleep, and their CPU time as here).
         let (mut took, mut slept) = (Duration::ZERO, Duration::ZERO);
-        let scaled = |ns: u64| Duration::from_nanos((ns as f64 / s.speed) as u64);
         for f in now {
             if s.stop.load(std::sync::atomic::Ordering::Relaxed) {
                 return;
@@ -211,7 +209,7 @@ impl Thread<'_> {
             self.acc.cpu_ns += cpu;
             self.acc.replaced_asleep_ns += f.asleep_ns;
             took += t;
-            slept += scaled(f.asleep_ns + cpu);
+            slept += s.scaled(f.asleep_ns + cpu);
         }
     }
 
@@ -305,14 +303,13 @@ fn place(
     (upto, prev): (Option<usize>, Option<(usize, Instant)>),
     from_ns: u64,
 ) -> Option<Instant> {
-    let scaled = |ns: u64| Duration::from_nanos((ns as f64 / s.speed) as u64);
     match s.mode {
         Mode::Afap => None,
-        Mode::Open => Some(start + scaled(from_ns)),
+        Mode::Open => Some(start + s.scaled(from_ns)),
         Mode::Closed => {
             let own = match prev {
-                Some((p, done)) => done + scaled(from_ns.saturating_sub(s.events[p].done_ns())),
-                None => start + scaled(from_ns),
+                Some((p, done)) => done + s.scaled(from_ns.saturating_sub(s.events[p].done_ns())),
+                None => start + s.scaled(from_ns),
             };
             // Another thread's call the next one starts from, done before the fault began.
             let anchored = upto
@@ -323,7 +320,7 @@ fn place(
                 .map(|a| {
                     wait_for(s, a.event);
                     let since = from_ns - s.events[a.event].done_ns();
-                    completed_at(s, start, a.event) + scaled(since)
+                    completed_at(s, start, a.event) + s.scaled(since)
                 })
                 .max();
             Some(anchored.map_or(own, |a| a.max(own)))

@@ -51,6 +51,13 @@ pub struct Shared<'a> {
     pub faults: Option<&'a super::faults::Faults>,
 }
 
+impl Shared<'_> {
+    /// `ns` of recorded time as the replay's: divided by the speed.
+    pub fn scaled(&self, ns: u64) -> Duration {
+        Duration::from_nanos((ns as f64 / self.speed) as u64)
+    }
+}
+
 /// A descriptor a replayed open made: the recorded descriptor's number, and the flags it was
 /// opened with.
 pub struct Held {

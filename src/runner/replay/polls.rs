@@ -101,8 +101,7 @@ pub fn held(s: &Shared<'_>, start: Instant, i: usize) -> Option<(Instant, usize)
         return None;
     }
     let base = start + Duration::from_nanos(issued - 1);
-    let period =
-        Duration::from_nanos((p.period_ns as f64 / s.speed) as u64).max(Duration::from_micros(1));
+    let period = s.scaled(p.period_ns).max(Duration::from_micros(1));
     wait_for(s, p.change);
     let made = completed_at(s, start, p.change);
     if made <= base + period {

@@ -111,7 +111,7 @@ fn due(
     faults: impl Fn(u64) -> (u64, u64, Duration),
 ) -> (Due, Option<usize>) {
     let e = &s.events[i];
-    let scaled = |ns: u64| Duration::from_nanos((ns as f64 / s.speed) as u64);
+    let scaled = |ns: u64| s.scaled(ns);
     let think = |p: &Event| e.t.saturating_sub(p.done_ns());
     // From `from` (recorded: `from_ns`), `ns` of recorded time: split into what ran and what
     // slept where the trace says it, the faults' sleeps replaced by their time here.

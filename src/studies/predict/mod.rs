@@ -303,17 +303,10 @@ fn busier(c: Option<crate::trace::replayed::CpuWait>, predicted: u64) -> Option<
 
 /// The time the program's threads slept in the major page faults the replay kept as recorded
 /// (computation between calls): as wrong as the target is faster or slower there. Those it
-/// replayed took their time on the target.
-fn fault_sleeps(r: &Recording, run: &ReplayPrediction) -> u64 {
-    match &run.faults {
-        Some(f) => f.kept_asleep_ns,
-        None => r
-            .footer
-            .faults
-            .iter()
-            .flatten()
-            .fold(0, |s: u64, f| s.saturating_add(f.asleep_ns)),
-    }
+/// replayed took their time on the target. (A replay reports faults wherever the trace holds
+/// them.)
+fn fault_sleeps(run: &ReplayPrediction) -> u64 {
+    run.faults.as_ref().map_or(0, |f| f.kept_asleep_ns)
 }
 
 /// Where the prediction is for: the directory the replays ran in, and the machine's cost of
@@ -338,7 +331,7 @@ pub fn predict(r: &Recording, trace: &str, to: &Target<'_>, runs: &[Replayed<'_>
         .iter()
         .filter(|e| e.io_unseen())
         .fold(0, |s: u64, e| s.saturating_add(e.dur))
-        .saturating_add(fault_sleeps(r, &each[mid].0));
+        .saturating_add(fault_sleeps(&each[mid].0));
     let bound = Bound {
         noise_ns: noise,
         capture_ns: each[mid].2,
