@@ -140,7 +140,19 @@ pub fn anchors(
         }
     }
     woken.later_calls(&mut out);
+    backward_only(&mut out);
     out
+}
+
+/// A call starts only from calls issued before it, as the trace's times say of a real
+/// program; a footer whose times disagree with its events (a damaged or hand-made trace) can
+/// say otherwise, and a replay's threads would then wait for each other for ever: such
+/// anchors are dropped.
+fn backward_only(anchors: &mut Anchors) {
+    anchors.retain(|&i, v| {
+        v.retain(|a| a.event < i);
+        !v.is_empty()
+    });
 }
 
 /// A thread's end after a sleep that another task of the program ended: when it was woken,
@@ -529,6 +541,25 @@ mod tests {
         assert_eq!(a[&2], vec![at(0, 110)]);
         // Both workers' last calls, each with its own tail, then 300 from the last end.
         assert_eq!(a[&3], vec![at(1, 50 + 300), at(2, 80 + 300)]);
+    }
+
+    #[test]
+    fn a_call_never_starts_from_a_call_issued_after_it() {
+        // A damaged footer says thread 2 was born at 400, after its own first call (100..110)
+        // and after its creator's second call (300..310): the creator's side at the birth
+        // would be that later call, and a replay's two threads would wait for each other.
+        let events = [ev(0, 10, 1), ev(100, 10, 2), ev(300, 10, 1)];
+        let threads = [th(1, None, None, 1000), th(2, Some(1), Some(400), 500)];
+        let a = anchors(&events, (&threads, &[], None), |_| true);
+        assert!(
+            a.iter().all(|(&i, v)| v.iter().all(|x| x.event < i)),
+            "{a:?}"
+        );
+        assert_eq!(a.get(&1), None);
+        // Born before it, as a real trace says: its creator's first call.
+        let threads = [th(1, None, None, 1000), th(2, Some(1), Some(50), 500)];
+        let a = anchors(&events, (&threads, &[], None), |_| true);
+        assert_eq!(a[&1], vec![at(0, 90)]);
     }
 
     fn wake(t: u64, tid: u32, by: u32, asleep_ns: u64) -> Wake {

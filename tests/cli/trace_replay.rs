@@ -398,25 +398,32 @@ fn replay_refuses_bad_input_and_touches_nothing() {
     let t = d.path().join("t.iogtrace");
     record(d.path(), &t, &["sh", "-c", "echo x > y"]);
     let ts = t.to_str().unwrap();
-    // The same trace with one event a century after its end (an open-mode replay waited for
-    // it, hung), and with a file past the largest file offset.
+    // The same trace with its last event a century after its end (an open-mode replay waited
+    // for it, hung), with its first and last events swapped (out of issue order: a replay's
+    // threads could wait for each other for ever), and with a file past the largest file
+    // offset.
     use iogauge::trace::recording::Recording;
     let good = Recording::decode(&std::fs::read(&t).unwrap()[..]).unwrap();
-    let (late, huge) = (
-        d.path().join("late.iogtrace"),
-        d.path().join("huge.iogtrace"),
-    );
+    let [late, swapped, huge] =
+        ["late", "swapped", "huge"].map(|n| d.path().join(format!("{n}.iogtrace")));
+    let last = good.events.len() - 1;
     let mut r = good.clone();
-    r.events[0].t = 100 * 365 * 86_400 * 1_000_000_000;
+    r.events[last].t = 100 * 365 * 86_400 * 1_000_000_000;
     std::fs::write(&late, r.encode().unwrap()).unwrap();
+    let mut r = good.clone();
+    r.events.swap(0, last);
+    std::fs::write(&swapped, r.encode().unwrap()).unwrap();
     let mut r = good;
     r.footer.files[0].extent = u64::MAX;
     std::fs::write(&huge, r.encode().unwrap()).unwrap();
-    let (late, huge) = (late.to_str().unwrap(), huge.to_str().unwrap());
+    let [late, swapped, huge] = [&late, &swapped, &huge].map(|p| p.to_str().unwrap());
+    let late_says = format!("event {last} runs from 3153600000000000000 ns");
     for (args, says) in [
+        (vec!["replay", late, "--mode=open"], late_says.as_str()),
+        (vec!["replay", swapped], "before event 0 at"),
         (
-            vec!["replay", late, "--mode=open"],
-            "event 0 runs from 3153600000000000000 ns",
+            vec!["predict", swapped],
+            "a trace's events are in issue order",
         ),
         (vec!["replay", huge], "past the largest file offset"),
         (vec!["predict", late], "past the recording's end"),

@@ -55,8 +55,7 @@ pub fn make(
     r: &Recording,
     stop: &std::sync::atomic::AtomicBool,
 ) -> io::Result<Layout> {
-    let path = parent.join(name);
-    let (dir, id, place) = ownership::create_dir_new(&path)?;
+    let (path, (dir, id, place)) = new_dir(parent, name)?;
     ownership::watch(&path, id, Some(&place));
     let names: Vec<OsString> = r
         .footer
@@ -85,6 +84,26 @@ pub fn make(
         layout.laid_out += data_end(size, f.extent);
     }
     Ok(layout)
+}
+
+/// The replay's directory, made new in `parent` as `name`, or where another run made that
+/// (two replays started in the same second), `name` with `-2`, `-3`… before its extension.
+fn new_dir(
+    parent: &Path,
+    name: &str,
+) -> io::Result<(PathBuf, (OwnedFd, ownership::Identity, ownership::Place))> {
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
+    let mut k = 1;
+    loop {
+        let path = match k {
+            1 => parent.join(name),
+            _ => parent.join(format!("{stem}-{k}.{ext}").trim_end_matches('.')),
+        };
+        match ownership::create_dir_new(&path) {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && k < 1000 => k += 1,
+            made => return made.map(|m| (path, m)),
+        }
+    }
 }
 
 /// Lays file `i` out: `data` bytes written, extended to `size`, synced; its pages dropped
@@ -242,5 +261,29 @@ mod tests {
             at = away(&base, &at);
         }
         assert_eq!(at, base);
+    }
+
+    #[test]
+    fn two_replays_started_in_the_same_second_take_two_directories() {
+        let parent = tempfile::tempdir().unwrap();
+        let name = "iogauge-20261207-082028.replay";
+        let (first, _) = new_dir(parent.path(), name).unwrap();
+        let (second, _) = new_dir(parent.path(), name).unwrap();
+        let (third, _) = new_dir(parent.path(), name).unwrap();
+        assert_eq!(first, parent.path().join(name));
+        assert_eq!(
+            second,
+            parent.path().join("iogauge-20261207-082028-2.replay")
+        );
+        assert_eq!(
+            third,
+            parent.path().join("iogauge-20261207-082028-3.replay")
+        );
+        assert!(first.is_dir() && second.is_dir() && third.is_dir());
+        // Not a directory in the way, nor one that cannot be made: the error, no new name.
+        let file = parent.path().join("plain");
+        std::fs::write(&file, b"x").unwrap();
+        let e = new_dir(&file, name).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotADirectory, "{e}");
     }
 }

@@ -9,6 +9,7 @@ use std::io::{self, Read, Write};
 
 use serde::{Deserialize, Serialize};
 
+mod check;
 mod mapped;
 pub use mapped::{Advice, Fault};
 
@@ -658,40 +659,6 @@ impl Recording {
             events.push(Event::decode(&b).map_err(|e| bad(format!("event {i}: {}", e.0)))?);
         }
         let footer: Footer = read_json(&mut z).map_err(|_| cut("footer"))?;
-        if let Some(e) = events
-            .iter()
-            .find(|e| e.file as usize >= footer.files.len() && e.file != NO_FILE)
-        {
-            return Err(bad(format!(
-                "an event names file {} of {}",
-                e.file,
-                footer.files.len()
-            )));
-        }
-        if let Some(f) = footer
-            .faults
-            .iter()
-            .flatten()
-            .find(|f| f.file as usize >= footer.files.len() && f.file != NO_FILE)
-        {
-            return Err(bad(format!(
-                "a page fault names file {} of {}",
-                f.file,
-                footer.files.len()
-            )));
-        }
-        if let Some(a) = footer
-            .advice
-            .iter()
-            .flatten()
-            .find(|a| a.file as usize >= footer.files.len())
-        {
-            return Err(bad(format!(
-                "an madvise names file {} of {}",
-                a.file,
-                footer.files.len()
-            )));
-        }
         let r = Recording {
             header,
             events,
@@ -700,54 +667,7 @@ impl Recording {
         r.check()?;
         Ok(r)
     }
-
-    /// Refuses times and sizes no recording has: an event or wake-up past the recording's
-    /// end (a replay in open mode would wait for it, years on), a file's size or extent past
-    /// the largest file offset (a layout would try to write it).
-    fn check(&self) -> Result<(), BadTrace> {
-        let end = self.footer.duration_ns;
-        let late = end.saturating_add(END_SLACK_NS);
-        for (i, e) in self.events.iter().enumerate() {
-            if e.t.checked_add(e.dur).is_none_or(|done| done > late) {
-                return Err(BadTrace(format!(
-                    "event {i} runs from {} ns for {} ns, past the recording's end at {end} ns",
-                    e.t, e.dur
-                )));
-            }
-        }
-        if let Some(w) = self
-            .footer
-            .wakes
-            .iter()
-            .chain(&self.footer.signals)
-            .find(|w| w.t > late)
-        {
-            return Err(BadTrace(format!(
-                "a wake-up or signal at {} ns, past the recording's end at {end} ns",
-                w.t
-            )));
-        }
-        let max = i64::MAX as u64;
-        if let Some(f) = self
-            .footer
-            .files
-            .iter()
-            .find(|f| f.extent > max || f.size_at_open.is_some_and(|s| s > max))
-        {
-            return Err(BadTrace(format!(
-                "file {} is {} bytes, {} of them touched: past the largest file offset",
-                f.path,
-                f.size_at_open.unwrap_or(0),
-                f.extent
-            )));
-        }
-        Ok(())
-    }
 }
-
-/// How far past the recording's end an event may end: the capture reads its end after its
-/// last event's.
-const END_SLACK_NS: u64 = 1_000_000_000;
 
 /// Why a file is not a readable trace, said for the user.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -92,9 +92,9 @@ fn tells_are_the_signals_and_wake_ups_in_time_order_a_signal_before_its_wake_up(
 fn refuses_times_past_its_end_and_sizes_past_any_files() {
     let said = |r: &Recording| Recording::decode(&r.encode().unwrap()[..]).unwrap_err().0;
     let mut late = sample();
-    late.events[5].t = 20_000_000_000;
+    late.events[9_999].t = 20_000_000_000;
     assert!(
-        said(&late).contains("event 5 runs from 20000000000 ns"),
+        said(&late).contains("event 9999 runs from 20000000000 ns"),
         "{}",
         said(&late)
     );
@@ -111,12 +111,48 @@ fn refuses_times_past_its_end_and_sizes_past_any_files() {
         "{}",
         said(&signalled)
     );
+    let mut born = sample();
+    born.footer.threads.push(ThreadInfo {
+        tid: 43,
+        pid: 42,
+        first_ns: 1_000,
+        last_ns: 2_000,
+        parent: Some(42),
+        born_ns: Some(1_000_000_000_000),
+        ended_ns: Some(3_000),
+        off_cpu: None,
+    });
+    assert_eq!(
+        said(&born),
+        "thread 43 starts, calls or ends past the recording's end at 10000000 ns"
+    );
+    let mut faulted = sample();
+    faulted.footer.faults = Some(vec![Fault {
+        t: 1 << 40,
+        tid: 42,
+        file: 0,
+        offset: 0,
+        asleep_ns: 10,
+    }]);
+    assert!(said(&faulted).starts_with("a page fault or madvise at 1099511627776 ns"));
+    let mut gap = sample();
+    gap.footer.gaps.as_mut().unwrap()[0].event = 10_000;
+    assert_eq!(said(&gap), "a time off the CPU before event 10000 of 10000");
     let mut huge = sample();
     huge.footer.files[0].size_at_open = Some(u64::MAX);
     assert!(
         said(&huge).contains("past the largest file offset"),
         "{}",
         said(&huge)
+    );
+    // An event issued before the one ahead of it (a replay's threads would wait for each
+    // other): refused, naming both.
+    let mut early = sample();
+    early.events[5].t = early.events[4].t - 1;
+    assert_eq!(
+        said(&early),
+        "event 5 starts at 3999 ns, before event 4 at 4000 ns: a trace's events are in issue \
+         order"
     );
     // Within a second of its end (the capture reads its end after its last event): kept.
     let mut edge = sample();
