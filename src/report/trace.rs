@@ -498,6 +498,15 @@ fn faults_line(f: &crate::trace::replayed::FaultFigures) -> String {
             ms(f.kept_asleep_ns)
         );
     }
+    if f.replayed == 0 {
+        return format!(
+            "{head}, none replayed: {} kept as recorded, as computation ({} asleep; outside \
+             the trace's files, or {} whose file or page was not there here)",
+            f.kept,
+            ms(f.kept_asleep_ns),
+            f.failed
+        );
+    }
     let here = f
         .major_here
         .map_or(String::new(), |m| format!(", {m} read from storage here"));

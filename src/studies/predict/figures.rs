@@ -256,6 +256,7 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
     w.extend(mapped_io(
         r,
         p.replays.iter().find_map(|x| x.faults.as_ref()),
+        p.predicted_ns,
     ));
     if let Some(c) = cached_reads(r) {
         w.push(c);
@@ -311,9 +312,10 @@ pub fn warnings(r: &Recording, p: &Prediction) -> Vec<String> {
 const PROT_EXEC: u32 = 4;
 
 /// What the warnings say of the I/O done through mappings: the major page faults where the
-/// trace holds them (`replayed`: what a replay made of them), else the mappings of data files
-/// that may have faulted unseen.
-fn mapped_io(r: &Recording, replayed: Option<&FaultFigures>) -> Option<String> {
+/// trace holds them (`replayed`: what a replay made of them; where it replayed none, only
+/// when the time kept is 1% of `predicted_ns` or more), else the mappings of data files that
+/// may have faulted unseen.
+fn mapped_io(r: &Recording, replayed: Option<&FaultFigures>, predicted_ns: u64) -> Option<String> {
     let maps = data_mappings(r);
     let Some(faults) = &r.footer.faults else {
         return (maps > 0).then(|| {
@@ -343,16 +345,33 @@ fn mapped_io(r: &Recording, replayed: Option<&FaultFigures>) -> Option<String> {
             ms(f.kept_asleep_ns)
         ));
     }
+    let why_kept = format!(
+        "{} outside the trace's files (the program's code and libraries, memory swapped back \
+         in), {} whose file or page was not there here",
+        faults.iter().filter(|x| x.file == NO_FILE).count(),
+        f.failed,
+    );
+    if f.replayed == 0 {
+        // Only faults kept as they were: said where their time is a part of the prediction
+        // worth a word (a program's first touches of its libraries are not).
+        return (f.kept_asleep_ns.saturating_mul(100) >= predicted_ns).then(|| {
+            format!(
+                "{} major page faults when recorded (I/O through mappings), none replayed \
+                 ({why_kept}): kept as recorded, as computation, {:.1} ms asleep in them, in \
+                 the bound",
+                f.recorded,
+                ms(f.kept_asleep_ns)
+            )
+        });
+    }
     let here = f.major_here.map_or(String::new(), |m| {
         format!(", {m} of them read from storage here")
     });
     let kept = match f.kept {
         0 => String::new(),
         n => format!(
-            "; {n} kept as recorded, as computation (of them {} outside the trace's files, {} \
-             whose file or page was not there here), {:.1} ms asleep in them, in the bound",
-            faults.iter().filter(|x| x.file == NO_FILE).count(),
-            f.failed,
+            "; {n} kept as recorded, as computation (of them {why_kept}), {:.1} ms asleep in \
+             them, in the bound",
             ms(f.kept_asleep_ns)
         ),
     };
