@@ -313,6 +313,21 @@ fn one_line(e: &clap::Error) -> String {
             };
             format!("{a} is required{help}")
         }
+        (ErrorKind::MissingSubcommand, _) => {
+            // clap's "'iogauge trace' requires a subcommand but one was not provided" and a
+            // help page: the subcommands, named.
+            let cmd = command_of(e).unwrap_or_default();
+            let all = command();
+            let subs: Vec<String> = (all.find_subcommand(&cmd).into_iter())
+                .flat_map(|c| c.get_subcommands())
+                .filter(|c| !c.is_hide_set() && c.get_name() != "help")
+                .map(|c| c.get_name().to_string())
+                .collect();
+            format!(
+                "iogauge {cmd} takes a command: {}; 'iogauge {cmd} --help' says what each does",
+                subs.join(", ")
+            )
+        }
         (ErrorKind::UnknownArgument, Some(a)) => {
             let cmd = command_of(e);
             let workload = matches!(
@@ -691,6 +706,16 @@ mod tests {
         assert!(got.contains(&("time_based".into(), "1".into())));
         assert!(got.contains(&("direct".into(), "1".into())));
         assert_eq!(tool.formats, vec![Format::Text]);
+    }
+
+    #[test]
+    fn a_missing_subcommand_names_those_there_are() {
+        let e = parse(&args(&["trace"])).unwrap_err().0;
+        assert_eq!(
+            e,
+            "iogauge trace takes a command: show, stats, export, import; 'iogauge trace \
+             --help' says what each does"
+        );
     }
 
     #[test]
