@@ -34,10 +34,14 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
     let s = signals();
     s.idle.store(false, Ordering::SeqCst);
     let stop = std::sync::Arc::clone(&s.interrupt);
+    let ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let told = say_stopping(std::sync::Arc::clone(&stop), std::sync::Arc::clone(&ended));
     let captured = match &req.block {
         Some(device) => capture::block::record(&req.command, device, stop),
         None => capture::record(&req.command, req.method, stop),
     };
+    ended.store(true, Ordering::SeqCst);
+    let _ = told.join();
     let captured = match captured {
         Ok(c) => c,
         Err(CaptureError::Usage(m)) => return usage_exit(&m),
@@ -68,9 +72,17 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
         }
     }
     if s.interrupt.load(Ordering::SeqCst) {
+        // The trace's signal numbers are Linux's: 9, SIGKILL.
+        let killed = match r.footer.exit_signal {
+            Some(9) => format!(
+                " (those still running {} s later were killed)",
+                capture::STOP_GRACE.as_secs()
+            ),
+            _ => String::new(),
+        };
         errln!(
             "iogauge: record: asked to stop: the program's tasks still running were sent \
-             SIGTERM; the trace holds what they did until they ended"
+             SIGTERM{killed}; the trace holds what they did until they ended"
         );
     }
     if let Some(missing) = r.footer.missing() {
@@ -85,6 +97,29 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
         (_, Some(sig)) => ExitCode::from(128u8.saturating_add(sig as u8)),
         _ => ExitCode::from(1),
     }
+}
+
+/// A thread that says, as soon as iogauge is asked to stop while the program runs, what
+/// happens next: a program that takes its time to end (or ignores SIGTERM) leaves the user
+/// looking at a terminal that seems to ignore Ctrl-C.
+fn say_stopping(
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ended: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        while !ended.load(Ordering::SeqCst) {
+            if stop.load(Ordering::SeqCst) {
+                errln!(
+                    "iogauge: record: stopping: the program was sent SIGTERM, and what still \
+                     runs in {} s is killed; the trace of what it did is written then (a \
+                     second Ctrl-C quits at once, without it)",
+                    capture::STOP_GRACE.as_secs()
+                );
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    })
 }
 
 /// The line that says what was recorded: calls, asynchronous I/Os, files, bytes, time and the

@@ -572,7 +572,7 @@ fn bad_input_is_refused_and_nothing_is_created() {
 }
 
 /// The file of `trace stats --json`'s `v` whose path ends with `end`.
-fn file_ending<'a>(v: &'a Value, end: &str) -> &'a Value {
+pub(super) fn file_ending<'a>(v: &'a Value, end: &str) -> &'a Value {
     v["files"]
         .as_array()
         .unwrap()

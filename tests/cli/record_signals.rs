@@ -119,6 +119,51 @@ fn a_request_from_outside_the_program_still_stops_the_recording() {
 }
 
 #[test]
+fn a_program_that_ignores_the_stop_is_killed_after_the_grace_and_its_trace_written() {
+    // A shell that ignores SIGTERM and SIGINT, and its child that sleeps: until 2026-12-07 a
+    // Ctrl-C left the recording waiting for it for ever (a second one quit without the
+    // trace).
+    let d = tmp();
+    let child = bin()
+        .current_dir(d.path())
+        .args(["record", "-o", "t.iogtrace", "--", "sh", "-c"])
+        .arg("trap '' TERM INT; echo hi > x; sleep 60; echo late > y")
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    for _ in 0..500 {
+        if std::fs::read_to_string(d.path().join("x")).is_ok_and(|s| s == "hi\n") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let asked = std::time::Instant::now();
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).expect("a pid"),
+        rustix::process::Signal::INT,
+    )
+    .expect("SIGINT sent");
+    let o = child.wait_with_output().unwrap();
+    let took = asked.elapsed();
+    let e = stderr(&o);
+    // Told at once what happens next; killed 10 s on (SIGKILL: 137), not 60 s.
+    assert!(e.contains("stopping: the program was sent SIGTERM"), "{e}");
+    assert!(e.contains("were killed"), "{e}");
+    assert_eq!(o.status.code(), Some(137), "{e}");
+    assert!(
+        took >= Duration::from_secs(9) && took < Duration::from_secs(30),
+        "{took:?}"
+    );
+    assert!(!d.path().join("y").exists());
+    let v = trace_stats(d.path(), "t.iogtrace");
+    let x = super::record::file_ending(&v, "/x");
+    assert_eq!(x["writes"]["bytes"], 3, "{x}");
+}
+
+#[test]
 fn a_signal_through_a_pidfd_is_a_tell_where_the_trace_knows_its_process() {
     // A Python program starts `sleep 30` and ends it through pidfd_open's descriptor
     // (os.pidfd_open, signal.pidfd_send_signal); then starts another through clone with

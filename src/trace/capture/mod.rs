@@ -10,6 +10,12 @@ pub use platform::*;
 
 use crate::trace::recording::Recording;
 
+/// How long a program asked to stop (the first Ctrl-C) is given to end on SIGTERM before its
+/// tasks still running are killed: a program that ignores SIGTERM, or a server that waits for
+/// its clients to end, would keep the recording, and the trace of what it did so far, from
+/// ever ending.
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// How calls are captured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {

@@ -542,25 +542,38 @@ fn decoded(
 /// A thread that sends the program SIGTERM once `stop` turns true (iogauge was asked to
 /// stop), until `done`: its first process, and every task of it that `live` holds — a
 /// program whose first process has ended can leave children running that the recording
-/// follows (`sh -c 'server &'`), and a recording asked to stop must not wait on them.
+/// follows (`sh -c 'server &'`), and a recording asked to stop must not wait on them. Those
+/// still running [`STOP_GRACE`](crate::trace::capture::STOP_GRACE) later are sent SIGKILL.
 fn forward_stop(
     stop: Arc<AtomicBool>,
     done: Arc<AtomicBool>,
     pid: i32,
     live: Option<Arc<ptrace::Live>>,
 ) -> std::thread::JoinHandle<()> {
+    let tick = std::time::Duration::from_millis(20);
     std::thread::spawn(move || {
-        while !done.load(Ordering::Acquire) {
-            if stop.load(Ordering::Acquire) {
-                sys::kill(pid, libc::SIGTERM);
-                for task in live.iter().flat_map(|l| l.tasks()) {
-                    if task != pid {
-                        sys::kill(task, libc::SIGTERM);
-                    }
+        let send = |sig: i32| {
+            sys::kill(pid, sig);
+            for task in live.iter().flat_map(|l| l.tasks()) {
+                if task != pid {
+                    sys::kill(task, sig);
                 }
+            }
+        };
+        while !stop.load(Ordering::Acquire) {
+            if done.load(Ordering::Acquire) {
                 return;
             }
-            std::thread::sleep(std::time::Duration::from_millis(20));
+            std::thread::sleep(tick);
+        }
+        send(libc::SIGTERM);
+        let asked = std::time::Instant::now();
+        while !done.load(Ordering::Acquire) {
+            if asked.elapsed() >= crate::trace::capture::STOP_GRACE {
+                send(libc::SIGKILL);
+                return;
+            }
+            std::thread::sleep(tick);
         }
     })
 }
