@@ -84,34 +84,44 @@ fn a_kill_of_a_child_already_waited_for_is_kept_as_late() {
     );
 }
 
-#[test]
-fn a_request_from_outside_the_program_still_stops_the_recording() {
-    // The same group, and SIGTERM sent to iogauge by someone else (this test): a request to
-    // stop, as before — the program is sent SIGTERM and the trace holds what it did.
-    let d = tmp();
+/// `iogauge record -- sh -c script` in `dir`, to `t.iogtrace`, in a process group of its own,
+/// once the script has written "hi" to `x` (the recording is under way).
+fn under_way(dir: &Path, script: &str) -> std::process::Child {
     let child = bin()
-        .current_dir(d.path())
-        .args(["record", "-o", "t.iogtrace", "--", "sh", "-c"])
-        .arg("echo hi > x; exec sleep 30")
+        .current_dir(dir)
+        .args(["record", "-o", "t.iogtrace", "--", "sh", "-c", script])
         .process_group(0)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Until the program has written `x` (the recording is under way).
     for _ in 0..500 {
-        if std::fs::read_to_string(d.path().join("x")).is_ok_and(|s| s == "hi\n") {
+        if std::fs::read_to_string(dir.join("x")).is_ok_and(|s| s == "hi\n") {
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
     std::thread::sleep(Duration::from_millis(100));
+    child
+}
+
+/// `child` sent `signal` by someone outside it (this test), and what it said as it ended.
+fn stopped(child: std::process::Child, signal: rustix::process::Signal) -> Output {
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(child.id() as i32).expect("a pid"),
-        rustix::process::Signal::TERM,
+        signal,
     )
-    .expect("SIGTERM sent");
-    let o = child.wait_with_output().unwrap();
+    .expect("signal sent");
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_request_from_outside_the_program_still_stops_the_recording() {
+    // The same group, and SIGTERM sent to iogauge by someone else (this test): a request to
+    // stop, as before — the program is sent SIGTERM and the trace holds what it did.
+    let d = tmp();
+    let child = under_way(d.path(), "echo hi > x; exec sleep 30");
+    let o = stopped(child, rustix::process::Signal::TERM);
     let e = stderr(&o);
     assert!(e.contains("asked to stop"), "{e}");
     let v = trace_stats(d.path(), "t.iogtrace");
@@ -124,29 +134,12 @@ fn a_program_that_ignores_the_stop_is_killed_after_the_grace_and_its_trace_writt
     // Ctrl-C left the recording waiting for it for ever (a second one quit without the
     // trace).
     let d = tmp();
-    let child = bin()
-        .current_dir(d.path())
-        .args(["record", "-o", "t.iogtrace", "--", "sh", "-c"])
-        .arg("trap '' TERM INT; echo hi > x; sleep 60; echo late > y")
-        .process_group(0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    for _ in 0..500 {
-        if std::fs::read_to_string(d.path().join("x")).is_ok_and(|s| s == "hi\n") {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    std::thread::sleep(Duration::from_millis(100));
+    let child = under_way(
+        d.path(),
+        "trap '' TERM INT; echo hi > x; sleep 60; echo late > y",
+    );
     let asked = std::time::Instant::now();
-    rustix::process::kill_process(
-        rustix::process::Pid::from_raw(child.id() as i32).expect("a pid"),
-        rustix::process::Signal::INT,
-    )
-    .expect("SIGINT sent");
-    let o = child.wait_with_output().unwrap();
+    let o = stopped(child, rustix::process::Signal::INT);
     let took = asked.elapsed();
     let e = stderr(&o);
     // Told at once what happens next; killed 10 s on (SIGKILL: 137), not 60 s.

@@ -75,11 +75,15 @@ fn report() -> ReplayReport {
 }
 
 fn predict_with(r: &Recording, tls: &[Timeline]) -> Prediction {
-    let rep = report();
+    predict_with_report(r, &report(), tls)
+}
+
+/// `predict_with`, every replay reporting `rep`.
+fn predict_with_report(r: &Recording, rep: &ReplayReport, tls: &[Timeline]) -> Prediction {
     let runs: Vec<Replayed<'_>> = tls
         .iter()
         .map(|t| Replayed {
-            report: &rep,
+            report: rep,
             timeline: t,
         })
         .collect();
@@ -658,15 +662,7 @@ fn recorded_waits_for_a_cpu_are_taken_away_by_half_unless_the_replay_left_them_o
         left_out_ns: 100,
     };
     rep.think = Some(think);
-    let to = Target {
-        directory: "d",
-        cold: ColdStart::default(),
-    };
-    let runs = [Replayed {
-        report: &rep,
-        timeline: &tl,
-    }];
-    let p = predict(&r, "t", &to, &runs);
+    let p = predict_with_report(&r, &rep, &[tl]);
     assert_eq!(p.predicted_ns, 1200);
     assert_eq!(p.bound.preempted_ns, 0);
     assert_eq!(p.replays[0].think, Some(think));

@@ -41,15 +41,7 @@ fn faults_kept_as_recorded_are_said_where_their_time_counts() {
             kept_asleep_ns,
             ..Default::default()
         });
-        let to = Target {
-            directory: "d",
-            cold: ColdStart::default(),
-        };
-        let runs = [Replayed {
-            report: &rep,
-            timeline: &tl,
-        }];
-        let p = predict(&r, "t", &to, &runs);
+        let p = predict_with_report(&r, &rep, &[tl]);
         let w: Vec<String> = (p.warnings.iter())
             .filter(|w| w.contains("major page faults"))
             .cloned()

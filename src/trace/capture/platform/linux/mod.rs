@@ -552,12 +552,17 @@ fn forward_stop(
 ) -> std::thread::JoinHandle<()> {
     let tick = std::time::Duration::from_millis(20);
     std::thread::spawn(move || {
+        // SIGKILL, 10 s on, goes only to the tasks the tracer knows alive where it follows
+        // them: the first process may have ended and been waited for, and its pid be
+        // another's by then. (Without a tracer the caller waits for the first process only
+        // after `done`.)
         let send = |sig: i32| {
-            sys::kill(pid, sig);
-            for task in live.iter().flat_map(|l| l.tasks()) {
-                if task != pid {
-                    sys::kill(task, sig);
-                }
+            let mut tasks: Vec<i32> = live.iter().flat_map(|l| l.tasks()).collect();
+            if (sig == libc::SIGTERM || live.is_none()) && !tasks.contains(&pid) {
+                tasks.push(pid);
+            }
+            for task in tasks {
+                sys::kill(task, sig);
             }
         };
         while !stop.load(Ordering::Acquire) {
