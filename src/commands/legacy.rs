@@ -107,7 +107,7 @@ pub(crate) fn legacy_one(
             match out.file {
                 Some((path, text)) => {
                     let shown = iogauge::rawpath::display(&path);
-                    match ownership::write_output(&path, text.as_bytes(), f.overwrite_output) {
+                    match write_when_read(&path, text.as_bytes(), f.overwrite_output) {
                         Err(e) => {
                             errln!("iogauge: cannot write {shown}: {e}");
                             1

@@ -12,7 +12,7 @@ use iogauge::trace::capture::{self, CaptureError};
 use iogauge::units::human_bytes;
 use iogauge::{errln, rawpath};
 
-use crate::session::outputs::default_stem;
+use crate::session::outputs::{default_stem, write_when_read};
 use crate::session::{signals, usage_exit};
 
 pub(crate) fn record(req: RecordRequest) -> ExitCode {
@@ -42,6 +42,8 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
     };
     ended.store(true, Ordering::SeqCst);
     let _ = told.join();
+    // A stop that comes later, while a FIFO's reader is awaited, only gives up the wait.
+    let stopped_while_running = s.interrupt.load(Ordering::SeqCst);
     let captured = match captured {
         Ok(c) => c,
         Err(CaptureError::Usage(m)) => return usage_exit(&m),
@@ -60,7 +62,7 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
         .encode()
         .map_err(|e| format!("cannot encode the trace: {e}"))
         .and_then(|bytes| {
-            ownership::write_output(&output, &bytes, req.overwrite_output)
+            write_when_read(&output, &bytes, req.overwrite_output)
                 .map_err(|e| not_written(&output, bytes.len() as u64, &e))
         });
     let summary = summary(r);
@@ -71,7 +73,7 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
             errln!("iogauge: record: {why}");
         }
     }
-    if s.interrupt.load(Ordering::SeqCst) {
+    if stopped_while_running {
         // The trace's signal numbers are Linux's: 9, SIGKILL.
         let killed = match r.footer.exit_signal {
             Some(9) => format!(
@@ -90,7 +92,10 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
     }
     say_unseen(r);
     if written.is_err() {
-        return ExitCode::from(1);
+        return match s.interrupt.load(Ordering::SeqCst) && !stopped_while_running {
+            true => ExitCode::from(crate::session::interrupted_code()),
+            false => ExitCode::from(1),
+        };
     }
     match (r.footer.exit_code, r.footer.exit_signal) {
         (Some(c), _) => ExitCode::from(c as u8),
@@ -168,10 +173,18 @@ fn summary(r: &iogauge::trace::recording::Recording) -> String {
 /// the file system (or the user's quota) ran out of it; the writer has removed its partial
 /// file.
 fn not_written(output: &std::path::Path, bytes: u64, e: &std::io::Error) -> String {
-    let mut why = format!(
-        "the trace was NOT written: {}: {e}",
-        rawpath::display(output)
-    );
+    let no_reader = iogauge::platform::sys::io::Errno::from_io_error(e)
+        == Some(iogauge::platform::sys::io::Errno::NXIO);
+    let mut why = match no_reader {
+        true => format!(
+            "the trace was NOT written: {}: no program read the FIFO before the stop",
+            rawpath::display(output)
+        ),
+        false => format!(
+            "the trace was NOT written: {}: {e}",
+            rawpath::display(output)
+        ),
+    };
     if matches!(
         e.kind(),
         std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded

@@ -4,13 +4,12 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use iogauge::cli::TraceRequest;
-use iogauge::files::ownership;
 use iogauge::report::trace as text;
 use iogauge::trace::recording::{BadTrace, Recording};
 use iogauge::trace::stats;
 use iogauge::{out, outln, rawpath};
 
-use crate::session::usage_exit;
+use crate::session::{usage_exit, write_when_read};
 
 pub(crate) fn trace(req: TraceRequest) -> ExitCode {
     let path = match &req {
@@ -67,7 +66,7 @@ pub(crate) fn trace(req: TraceRequest) -> ExitCode {
                 ));
             }
             let text = iogauge::report::log::iolog(&x.files, &x.entries, x.end_us);
-            if let Err(e) = ownership::write_output(&iolog, text.as_bytes(), overwrite_output) {
+            if let Err(e) = write_when_read(&iolog, text.as_bytes(), overwrite_output) {
                 iogauge::errln!("iogauge: cannot write {}: {e}", rawpath::display(&iolog));
                 return ExitCode::from(1);
             }
@@ -96,7 +95,7 @@ pub(crate) fn trace(req: TraceRequest) -> ExitCode {
             let figures = text::stats_text(&s);
             if let Some(page) = html {
                 let body = iogauge::report::trace_html::render(&r, &s, &figures);
-                if let Err(e) = ownership::write_output(&page, body.as_bytes(), overwrite_output) {
+                if let Err(e) = write_when_read(&page, body.as_bytes(), overwrite_output) {
                     iogauge::errln!("iogauge: cannot write {}: {e}", rawpath::display(&page));
                     return ExitCode::from(1);
                 }
@@ -146,7 +145,7 @@ fn import(source: &Path, blktrace: bool, output: &Path, overwrite: bool) -> Exit
             return ExitCode::from(1);
         }
     };
-    if let Err(e) = ownership::write_output(output, &encoded, overwrite) {
+    if let Err(e) = write_when_read(output, &encoded, overwrite) {
         iogauge::errln!("iogauge: cannot write {}: {e}", rawpath::display(output));
         return ExitCode::from(1);
     }

@@ -27,6 +27,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use crate::platform::sys::fs::{AtFlags, FileType, Mode, OFlags, Stat, XattrFlags};
+use crate::platform::sys::io::Errno;
 
 /// The extended attribute that marks a file iogauge created.
 pub const CREATED_MARK: &str = "user.iogauge.created";
@@ -528,6 +529,40 @@ pub fn write_output(path: &Path, bytes: &[u8], replace: bool) -> io::Result<()> 
         return std::fs::File::from(fd).write_all(bytes);
     }
     crate::files::writer::write_path(path, bytes, replace).map_err(io::Error::from)
+}
+
+/// [`write_output`], waiting for a reader where `path` is a FIFO nothing reads yet (a trace
+/// piped to a compressor that is started later): without one, the open fails at once
+/// (ENXIO) and what the run made would be lost. `waiting` is called once, when the wait
+/// begins; `give_up` is asked every 100 ms, and the last error is returned when it says so.
+pub fn write_output_when_read(
+    path: &Path,
+    bytes: &[u8],
+    replace: bool,
+    waiting: &dyn Fn(),
+    give_up: &dyn Fn() -> bool,
+) -> io::Result<()> {
+    let mut told = false;
+    loop {
+        match write_output(path, bytes, replace) {
+            Err(e) if Errno::from_io_error(&e) == Some(Errno::NXIO) && is_fifo(path) => {
+                if give_up() {
+                    return Err(e);
+                }
+                if !told {
+                    waiting();
+                    told = true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            r => return r,
+        }
+    }
+}
+
+fn is_fifo(path: &Path) -> bool {
+    crate::platform::sys::fs::stat(path)
+        .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Fifo)
 }
 
 /// Reads an input file iogauge was given (a job file, a parameter or batch file, a saved

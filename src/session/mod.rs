@@ -16,7 +16,7 @@ use iogauge::runner::{self, Event};
 use iogauge::studies::Report;
 use iogauge::studies::rounds::RoundsSpec;
 use iogauge::{err, errln, out};
-use iogauge::{files::ownership, result, stats::CpuUsage};
+use iogauge::{result, stats::CpuUsage};
 
 pub(crate) mod outputs;
 mod panics;
@@ -572,7 +572,7 @@ fn write_partial(report: &Report, tool: &ToolOptions) {
         default_stem(report.started_unix_s)
     ));
     let json = report::render(Format::Json, report);
-    match ownership::write_output(&path, json.as_bytes(), tool.overwrite_output) {
+    match write_when_read(&path, json.as_bytes(), tool.overwrite_output) {
         Ok(()) if signalled() => errln!(
             "iogauge: interrupted under mpirun: the whole partial report is in {} \
              (mpirun forwards only part of the output after Ctrl-C)",
@@ -603,7 +603,7 @@ fn write_fio_outputs(report: &Report, tool: &ToolOptions, outputs: &cli::FioOutp
     let mut failed = write_logs(report, tool.overwrite_output);
     let text = report::fio_mode::render(&outputs.formats, outputs.terse_version, report);
     let written = match &outputs.output {
-        Some(path) => ownership::write_output(path, text.as_bytes(), tool.overwrite_output),
+        Some(path) => write_when_read(path, text.as_bytes(), tool.overwrite_output),
         None => iogauge::out::stdout_bytes(text.as_bytes()),
     };
     if let Err(e) = written {
@@ -639,9 +639,7 @@ fn write_outputs(report: &Report, tool: &ToolOptions, summary_labels: Option<&[&
     match tool.formats.as_slice() {
         [f] => {
             let written = match &tool.output {
-                Some(path) => {
-                    ownership::write_output(path, render(*f).as_bytes(), tool.overwrite_output)
-                }
+                Some(path) => write_when_read(path, render(*f).as_bytes(), tool.overwrite_output),
                 None => iogauge::out::stdout_bytes(render_screen(*f).as_bytes()),
             };
             if let Err(e) = written {
@@ -666,7 +664,7 @@ fn write_outputs(report: &Report, tool: &ToolOptions, summary_labels: Option<&[&
                 }
                 let text = render(f);
                 let path = stem.with_extension(f.ext());
-                match ownership::write_output(&path, text.as_bytes(), tool.overwrite_output) {
+                match write_when_read(&path, text.as_bytes(), tool.overwrite_output) {
                     Ok(()) => errln!("iogauge: wrote {}", path.display()),
                     Err(e) => {
                         errln!("iogauge: cannot write {}: {e}", path.display());

@@ -70,7 +70,7 @@ fn write_log_files(logs: Vec<(String, String)>, replace: bool) -> bool {
     let mut failed = false;
     for (name, text) in logs {
         let bytes = report::log::encoded(&name, &text);
-        if let Err(e) = ownership::write_output(&iogauge::rawpath::path(&name), &bytes, replace) {
+        if let Err(e) = write_when_read(&iogauge::rawpath::path(&name), &bytes, replace) {
             errln!("iogauge: cannot write log {name}: {e}");
             failed = true;
         }
@@ -148,9 +148,7 @@ fn write_iologs(
             .collect();
         let end_us = entries.last().map_or(0, |e| e.t_us);
         let text = report::log::iolog(&files, entries, end_us);
-        if let Err(e) =
-            ownership::write_output(&iogauge::rawpath::path(name), text.as_bytes(), replace)
-        {
+        if let Err(e) = write_when_read(&iogauge::rawpath::path(name), text.as_bytes(), replace) {
             errln!("iogauge: cannot write the I/O log {name}: {e}");
             failed = true;
         }
@@ -165,7 +163,7 @@ pub(crate) const REPORT_CAP_WHY: &str = "a report's series is a few MiB even for
 /// Writes a rendered report to `output` (or stdout).
 pub(crate) fn emit(out: &str, output: Option<&std::path::Path>, replace: bool) -> ExitCode {
     let written = match output {
-        Some(p) => ownership::write_output(p, out.as_bytes(), replace),
+        Some(p) => write_when_read(p, out.as_bytes(), replace),
         None => iogauge::out::stdout_bytes(out.as_bytes()),
     };
     match written {
@@ -175,6 +173,28 @@ pub(crate) fn emit(out: &str, output: Option<&std::path::Path>, replace: bool) -
             ExitCode::from(1)
         }
     }
+}
+
+/// Writes an output the user named, as [`ownership::write_output`] does, but where it is a
+/// FIFO nothing reads yet (`gzip < fifo` started later) waits for a reader and says so, rather
+/// than lose the output: a stop (Ctrl-C) that comes during the wait gives up; one that came
+/// before it leaves the wait to the second, which ends iogauge.
+pub(crate) fn write_when_read(
+    path: &std::path::Path,
+    bytes: &[u8],
+    replace: bool,
+) -> std::io::Result<()> {
+    let stop = &super::signals().interrupt;
+    let stopped_before = stop.load(std::sync::atomic::Ordering::SeqCst);
+    let waiting = || {
+        errln!(
+            "iogauge: waiting for a program to read the FIFO {}: nothing reads it yet, and what \
+             it gets is written nowhere else (Ctrl-C gives up)",
+            iogauge::rawpath::display(path)
+        )
+    };
+    let give_up = || !stopped_before && stop.load(std::sync::atomic::Ordering::SeqCst);
+    ownership::write_output_when_read(path, bytes, replace, &waiting, &give_up)
 }
 
 /// Whether stdout and stderr are one file (a terminal, or `&>` into one file).

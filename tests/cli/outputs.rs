@@ -218,6 +218,33 @@ fn csv_rows(text: &str) -> Vec<Vec<String>> {
 }
 
 #[test]
+fn a_fio_report_to_a_fifo_nothing_reads_yet_waits_for_its_reader() {
+    // fio's `--output=FIFO`, read by a program started later: the report was lost (ENXIO at
+    // the open) until 2026-12-07.
+    let d = tmp();
+    let args = [
+        "fio",
+        "--output=fifo",
+        "--output-format=json",
+        "--name=x",
+        "--filename=data",
+        "--size=256k",
+        "--rw=write",
+    ];
+    let Some((mut child, said)) = super::record_signals::waiting_for_a_reader(d.path(), &args)
+    else {
+        skip!("mkfifo failed");
+        return;
+    };
+    let text = std::fs::read_to_string(d.path().join("fifo")).unwrap();
+    let status = child.wait().unwrap();
+    let e = said.join().unwrap();
+    assert_eq!(status.code(), Some(0), "{e}");
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|err| panic!("{err}: {text}"));
+    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 256 * 1024, "{v}");
+}
+
+#[test]
 fn several_formats_go_to_their_own_files() {
     let d = tmp();
     let p = d.path();

@@ -3,6 +3,7 @@
 //! own group — a script's `kill 0`, the usual way to end its helpers — reaches iogauge too. It
 //! is the program's business, not a request to stop the recording.
 
+use std::os::unix::fs::FileTypeExt;
 use std::os::unix::process::CommandExt;
 
 use super::*;
@@ -225,5 +226,99 @@ os.waitpid(c, 0)
     assert!(
         text.contains("1 through a pidfd the trace cannot follow"),
         "{text}"
+    );
+}
+
+/// iogauge run with `args` in `dir`, where `fifo` is a FIFO nothing reads yet, once it has
+/// said that it waits for a reader; with the thread that reads the rest of what it says (all
+/// of it, when it has ended). `None` without mkfifo.
+pub(super) fn waiting_for_a_reader(
+    dir: &Path,
+    args: &[&str],
+) -> Option<(std::process::Child, std::thread::JoinHandle<String>)> {
+    use std::io::BufRead;
+    let made = Command::new("mkfifo").arg(dir.join("fifo")).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return None;
+    }
+    let mut child = bin()
+        .current_dir(dir)
+        .args(args)
+        .process_group(0)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut said = String::new();
+    for l in lines.by_ref() {
+        let l = l.unwrap();
+        said.push_str(&l);
+        said.push('\n');
+        if l.contains("waiting for a program to read the FIFO") {
+            let rest = std::thread::spawn(move || {
+                said + &lines.map(|l| l.unwrap() + "\n").collect::<String>()
+            });
+            return Some((child, rest));
+        }
+    }
+    let ended = child.wait();
+    panic!("iogauge ended ({ended:?}) without waiting for the FIFO's reader: {said}");
+}
+
+const RECORD_TO_FIFO: &[&str] = &["record", "-o", "fifo", "--", "sh", "-c", "echo hi > x"];
+
+#[test]
+fn a_trace_to_a_fifo_nothing_reads_yet_waits_for_its_reader() {
+    // `mkfifo t; iogauge record -o t -- job & … gzip < t > t.gz` started late: until
+    // 2026-12-07 the open for writing failed at once (ENXIO) and the recording was lost.
+    let d = tmp();
+    let Some((mut child, said)) = waiting_for_a_reader(d.path(), RECORD_TO_FIFO) else {
+        skip!("mkfifo failed");
+        return;
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let trace = std::fs::read(d.path().join("fifo")).unwrap();
+    let status = child.wait().unwrap();
+    let e = said.join().unwrap();
+    assert_eq!(status.code(), Some(0), "{e}");
+    assert!(e.contains("trace: fifo"), "{e}");
+    std::fs::write(d.path().join("t.iogtrace"), &trace).unwrap();
+    let v = trace_stats(d.path(), "t.iogtrace");
+    let x = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("/x"))
+        .unwrap_or_else(|| panic!("the program's write is in the trace read from the FIFO: {v}"));
+    assert_eq!(x["writes"]["bytes"], 3, "{v}");
+}
+
+#[test]
+fn ctrl_c_while_a_fifo_has_no_reader_gives_up_the_wait_and_says_so() {
+    let d = tmp();
+    let Some((mut child, said)) = waiting_for_a_reader(d.path(), RECORD_TO_FIFO) else {
+        skip!("mkfifo failed");
+        return;
+    };
+    interrupt(&child);
+    let status = child.wait().unwrap();
+    let e = said.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{e}");
+    assert!(
+        e.contains("the trace was NOT written: fifo: no program read the FIFO before the stop"),
+        "{e}"
+    );
+    // The program had ended: the stop was not one of the recording.
+    assert!(!e.contains("asked to stop"), "{e}");
+    // Nothing made but the program's file; the FIFO left a FIFO.
+    assert_eq!(
+        entries(d.path()),
+        vec![d.path().join("fifo"), d.path().join("x")]
+    );
+    assert!(
+        std::fs::metadata(d.path().join("fifo"))
+            .unwrap()
+            .file_type()
+            .is_fifo()
     );
 }

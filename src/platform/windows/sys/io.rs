@@ -10,8 +10,8 @@ use windows_sys::Win32::Foundation::{
     ERROR_DIRECTORY, ERROR_DISK_FULL, ERROR_DISK_QUOTA_EXCEEDED, ERROR_FILE_EXISTS,
     ERROR_FILE_NOT_FOUND, ERROR_HANDLE_DISK_FULL, ERROR_HANDLE_EOF, ERROR_INVALID_PARAMETER,
     ERROR_IO_PENDING, ERROR_LOCK_VIOLATION, ERROR_MORE_DATA, ERROR_NO_DATA, ERROR_NOT_SUPPORTED,
-    ERROR_OPERATION_ABORTED, ERROR_PATH_NOT_FOUND, ERROR_SHARING_VIOLATION, FALSE, GetLastError,
-    HANDLE,
+    ERROR_OPERATION_ABORTED, ERROR_PATH_NOT_FOUND, ERROR_PIPE_NOT_CONNECTED,
+    ERROR_SHARING_VIOLATION, FALSE, GetLastError, HANDLE,
 };
 use windows_sys::Win32::Storage::FileSystem::{ReadFile, WriteFile};
 use windows_sys::Win32::System::IO::OVERLAPPED;
@@ -50,6 +50,8 @@ impl Errno {
     pub const OPNOTSUPP: Errno = Errno(ERROR_NOT_SUPPORTED);
     pub const INPROGRESS: Errno = Errno(ERROR_IO_PENDING);
     pub const PIPE: Errno = Errno(ERROR_NO_DATA);
+    /// A pipe with nothing at its other end (a FIFO without a reader, on Linux).
+    pub const NXIO: Errno = Errno(ERROR_PIPE_NOT_CONNECTED);
     pub const CONNRESET: Errno = Errno(10054);
 
     /// The error the last Win32 call of this thread left, folded.
