@@ -52,6 +52,15 @@ pub(crate) fn predict(req: PredictRequest) -> ExitCode {
             name: format!("{stem}-{k}.replay"),
         };
         match replay::replay_timed(&r, &name, &opts, Arc::clone(&s.interrupt)) {
+            Ok((rep, _)) if rep.storage_failed.is_some() => {
+                let f = rep.storage_failed.as_ref().expect("matched");
+                errln!(
+                    "iogauge: predict: replay {k}: {}; no prediction is made from storage that \
+                     fails the program's calls",
+                    iogauge::report::trace::storage_failed_text(f)
+                );
+                return ExitCode::from(1);
+            }
             Ok((rep, _)) if rep.stopped => break,
             Ok(run) => runs.push(run),
             Err(ReplayError::Usage(m)) => return usage_exit(&m),

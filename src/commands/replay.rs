@@ -8,7 +8,7 @@ use iogauge::cli::ReplayRequest;
 use iogauge::runner::replay::{self, Options, ReplayError};
 use iogauge::{errln, out, outln, rawpath};
 
-use crate::session::outputs::default_stem;
+use crate::session::outputs::{default_stem, stdout_is_stderr};
 use crate::session::{signals, usage_exit};
 
 pub(crate) fn replay(req: ReplayRequest) -> ExitCode {
@@ -49,6 +49,16 @@ pub(crate) fn replay(req: ReplayRequest) -> ExitCode {
         );
     } else {
         out!("{}", iogauge::report::trace::replay_text(&report));
+    }
+    if let Some(f) = &report.storage_failed {
+        // In the text report already, where that is on the terminal.
+        if req.json || !stdout_is_stderr() {
+            errln!(
+                "iogauge: replay: {}",
+                iogauge::report::trace::storage_failed_text(f)
+            );
+        }
+        return ExitCode::from(1);
     }
     if report.stopped {
         let sig = s.which.load(Ordering::SeqCst);

@@ -383,9 +383,37 @@ fn replay_ops(r: &crate::trace::replayed::ReplayReport) -> String {
     o
 }
 
-/// `replay`'s report as text.
-pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
-    let mut o = String::new();
+/// The line that says which call the storage failed, where the recorded one succeeded.
+pub fn storage_failed_text(f: &crate::trace::replayed::StorageFailure) -> String {
+    let what = match (f.len, &f.file) {
+        (0, None) => f.op.clone(),
+        (0, Some(p)) => format!("{} of {}", f.op, crate::rawpath::shown(p)),
+        (n, p) => format!(
+            "{} of {} at offset {}{}",
+            f.op,
+            human_bytes(n),
+            f.offset,
+            p.as_ref().map_or(String::new(), |p| format!(
+                " of {}",
+                crate::rawpath::shown(p)
+            ))
+        ),
+    };
+    let here = f.here.as_ref().map_or(String::new(), |h| {
+        format!(", here {}", crate::rawpath::shown(h))
+    });
+    format!(
+        "FAILED: the storage failed a call whose recording succeeded ({what}{here}, {:.3} s \
+         into the recording): {}; the replay stopped there, and its figures cover the calls \
+         before it",
+        f.at_ns as f64 / 1e9,
+        f.error
+    )
+}
+
+/// The replay report's first lines: what was replayed, how and where, and whether it was
+/// cut short or its trace misses calls.
+fn replay_head(o: &mut String, r: &crate::trace::replayed::ReplayReport) {
     let mode = match r.mode {
         crate::trace::replayed::Mode::Closed => {
             "closed (each call after the previous one's completion plus the recorded think time)"
@@ -412,12 +440,21 @@ pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
             "STOPPED before the end: the figures cover what was replayed"
         );
     }
+    if let Some(f) = &r.storage_failed {
+        let _ = writeln!(o, "{}", storage_failed_text(f));
+    }
     if let Some(missing) = &r.incomplete {
         let _ = writeln!(
             o,
             "INCOMPLETE trace: it misses {missing}; the replay did only the calls it holds"
         );
     }
+}
+
+/// `replay`'s report as text.
+pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
+    let mut o = String::new();
+    replay_head(&mut o, r);
     let ratio = |a: u64, b: u64| {
         if b == 0 {
             "-".to_string()

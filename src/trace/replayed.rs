@@ -69,7 +69,9 @@ pub struct ReplayReport {
     /// The replay's directory (removed at its end).
     pub directory: String,
     pub laid_out_bytes: u64,
-    /// First issue to last completion of the replayed calls: recorded, and replayed.
+    /// First issue to last completion of the replayed calls: recorded, and replayed (of a
+    /// replay cut short, `stopped` or `storage_failed`, the recorded figures are those of the
+    /// calls it made, here and in `recorded_io_ns` and `recorded_calls_slept`).
     pub recorded_span_ns: u64,
     /// The recorded span less what the capture measured it added over that span (its cost per
     /// call, spread over the recording): about what the program took untraced. None when the
@@ -126,6 +128,27 @@ pub struct ReplayReport {
     /// no figure of a thread's waits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_wait: Option<CpuWait>,
+    /// The call the storage failed (no room, over quota, an I/O error) where the recording's
+    /// succeeded: the replay stopped there, and its figures cover the calls before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub storage_failed: Option<StorageFailure>,
+}
+
+/// A call the storage failed in a replay, where the recorded one succeeded.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct StorageFailure {
+    pub op: String,
+    /// The file as recorded, and its copy in the replay's directory (None: a call on no file
+    /// of the trace).
+    pub file: Option<String>,
+    pub here: Option<String>,
+    pub offset: u64,
+    pub len: u64,
+    /// The error, in words (the system's).
+    pub error: String,
+    /// What the call returned when recorded, and when (ns into the recording).
+    pub recorded_result: i64,
+    pub at_ns: u64,
 }
 
 /// Time the threads were ready to run but waited for a CPU, summed over threads: the

@@ -618,6 +618,86 @@ fn ctrl_c_stops_a_replay_cleanly_and_removes_its_files() {
 }
 
 #[test]
+fn a_replay_whose_file_system_fills_up_stops_at_that_call_and_says_which() {
+    // Until 2026-12-07 a replay went on past a write the storage refused (ENOSPC) where the
+    // recording's succeeded, and ended with exit 0: its figures were another program's, the
+    // failure one count among "results unlike the recording's".
+    let Some(fs) = SmallFs::mount("4m") else {
+        return;
+    };
+    let d = tmp();
+    let t = d.path().join("t.iogtrace");
+    // A second of thought first: time for this test to fill the file system once the
+    // replay has laid out its files (and checked the room it needs: 2 MiB, there then).
+    record(
+        d.path(),
+        &t,
+        &[
+            "sh",
+            "-c",
+            "sleep 1; dd if=/dev/zero of=a bs=64k count=32 status=none",
+        ],
+    );
+    let child = bin()
+        .args([
+            "replay",
+            t.to_str().unwrap(),
+            "--output-format=json",
+            "--directory",
+        ])
+        .arg(fs.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while entries(fs.path()).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Full, then 256 KiB given back: a few of the 32 writes land, then one fails.
+    let filler = fs.path().join("filler");
+    let mut f = std::fs::File::create(&filler).unwrap();
+    let chunk = vec![1u8; 64 << 10];
+    while std::io::Write::write_all(&mut f, &chunk).is_ok() {}
+    let len = f.metadata().unwrap().len();
+    f.set_len(len.saturating_sub(256 << 10)).unwrap();
+    drop(f);
+    let o = child.wait_with_output().unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("FAILED: the storage failed a call whose recording succeeded (write of 64.00 KiB at offset "), "{e}");
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let failed = &v["storage_failed"];
+    assert_eq!(failed["op"], "write", "{v}");
+    assert!(failed["file"].as_str().unwrap().ends_with("/a"), "{v}");
+    assert_eq!(failed["len"], 64 << 10, "{v}");
+    let at = failed["offset"].as_u64().unwrap();
+    assert!(at > 0 && at < 2 << 20 && at % (64 << 10) == 0, "{v}");
+    assert!(
+        failed["error"].as_str().unwrap().contains("No space left"),
+        "{v}"
+    );
+    // The writes up to it, the failed one counted as an error; none after it.
+    let write = v["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|op| op["op"] == "write")
+        .unwrap();
+    assert_eq!(write["calls"].as_u64().unwrap(), at / (64 << 10) + 1, "{v}");
+    assert_eq!(
+        (&write["errors"], &write["bytes"]),
+        (&1.into(), &at.into()),
+        "{v}"
+    );
+    assert_eq!(v["stopped"], false, "not a signal's stop: {v}");
+    // Set against the recorded calls it made, not the whole recording.
+    assert!(v["recorded_span_ns"].as_u64().unwrap() > 900_000_000, "{v}");
+    // Its directory removed; the test's own file left alone.
+    assert_eq!(entries(fs.path()), vec![filler]);
+}
+
+#[test]
 fn fios_own_iolog_imported_is_a_trace_that_replays_its_io() {
     if Command::new("fio").arg("--version").output().is_err() {
         skip!("fio is not installed; scripts/test-deps.sh installs it");

@@ -520,6 +520,7 @@ fn complete(s: &Shared<'_>, start: Instant, j: usize, result: i64, r: &mut Threa
     s.done[j].store(now + 1, Ordering::Release);
     s.board.wake(s.events[j].tid);
     r.record_async(&s.events[j], result, Duration::from_nanos(took));
+    super::issue::storage_failed(s, j, result);
 }
 
 #[cfg(test)]

@@ -37,7 +37,11 @@ pub struct Shared<'a> {
     /// The descriptors the replayed opens made, by file, until their close (which may come
     /// from another thread). The calls on a file use them, as the program's used its own.
     pub opened: &'a std::sync::Mutex<HashMap<u32, Vec<Held>>>,
+    /// Set by a signal's stop (forwarded) or by [`storage_failed`].
     pub stop: &'a AtomicBool,
+    /// The first call the storage failed where the recording's succeeded: its event and
+    /// result.
+    pub failed: &'a std::sync::OnceLock<(usize, i64)>,
     /// The recorded program's native AIO, replayed.
     pub aio: &'a super::aio::Aio,
     /// Where threads wait for each other's calls (`board`).
@@ -262,6 +266,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             completed - issued,
             issued.saturating_duration_since(due),
         );
+        storage_failed(s, i, result);
         prev = Some((i, completed));
         off = (0, 0);
     }
@@ -271,6 +276,22 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         .zip(crate::platform::cpu::thread_run_delay_ns())
         .map(|(a, b)| b.saturating_sub(a));
     r
+}
+
+/// Stops the replay at call `i` where the storage failed it — no room, over quota, an I/O
+/// error — and the recording's succeeded: what would follow is another program's I/O (reads
+/// of what was never written, a file system filling up), and its figures no measure of the
+/// recorded one's.
+pub(super) fn storage_failed(s: &Shared<'_>, i: usize, result: i64) {
+    use crate::platform::abi::errno::{EDQUOT, EIO, ENOSPC};
+    if [ENOSPC, EDQUOT, EIO]
+        .map(|e| -i64::from(e))
+        .contains(&result)
+        && s.events[i].result >= 0
+    {
+        let _ = s.failed.set((i, result));
+        s.stop.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Makes call `i` (`rest`: its thread's calls after it), ready at `ready`, through `fd` where

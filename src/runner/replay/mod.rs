@@ -26,9 +26,10 @@ mod woken;
 use crate::stats::histogram::Histogram;
 use crate::trace::recording::{Event, Op, Recording};
 pub use crate::trace::replayed::{
-    CpuWait, Mode, OpFigures, ReplayReport, ThinkFigures, ThreadFigures, Timeline,
+    CpuWait, Mode, OpFigures, ReplayReport, StorageFailure, ThinkFigures, ThreadFigures, Timeline,
 };
 pub use issue::replayed;
+use layout::Layout;
 
 /// What a replay is asked to do.
 #[derive(Debug, Clone)]
@@ -167,6 +168,8 @@ pub fn replay_timed(
     let faults = faults::Faults::of(r);
     let start = std::sync::OnceLock::new();
     let ready = std::sync::Barrier::new(tids.len() + 1);
+    // The threads' stop: a signal's (forwarded below), or a call the storage failed.
+    let (halt, failed) = (AtomicBool::new(false), std::sync::OnceLock::new());
     let shared = issue::Shared {
         events: &r.events,
         deps: &deps,
@@ -179,29 +182,15 @@ pub fn replay_timed(
         start: &start,
         ready: &ready,
         opened: &std::sync::Mutex::new(std::collections::HashMap::new()),
-        stop: &stop,
+        stop: &halt,
+        failed: &failed,
         aio: &aio,
         board: &board,
         polls: &polls,
         gaps: gaps.as_ref(),
         faults: faults.as_ref(),
     };
-    let results: Vec<ThreadResult> = std::thread::scope(|sc| {
-        let handles: Vec<_> = tids
-            .iter()
-            .map(|t| {
-                let (shared, list) = (&shared, &mine[t]);
-                sc.spawn(move || issue::run_thread(shared, list))
-            })
-            .collect();
-        ready.wait();
-        let _ = start.set(Instant::now());
-        ready.wait();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    });
+    let results = run_threads(&shared, (&tids, &mine), &stop, &halt);
     let replayed_span = replayed_span(r, &done, opts);
     layout.remove();
     let timeline = timeline(r, &done, &timing);
@@ -222,8 +211,11 @@ pub fn replay_timed(
         &layout,
         results,
         &tids,
-        (replayed_span, &timeline.slept),
-        stop.load(std::sync::atomic::Ordering::Relaxed),
+        (replayed_span, &timeline),
+        (
+            stop.load(std::sync::atomic::Ordering::Relaxed),
+            halt.load(std::sync::atomic::Ordering::Relaxed),
+        ),
     );
     report.polls = polled;
     report.cpu_wait = cpu_wait;
@@ -231,7 +223,66 @@ pub fn replay_timed(
     report.faults = faulted;
     report.async_one_by_one = aio.unavailable();
     report.uring_as_aio = aio.rings_as_aio();
+    report.storage_failed = failed
+        .get()
+        .map(|&(i, result)| failure(r, &layout, i, result));
     Ok((report, timeline))
+}
+
+/// Runs one replay thread per recorded thread, sets the start once all are ready, and
+/// forwards a signal's stop (`stop`) to them (`halt`, which a call the storage failed sets
+/// too); what each measured.
+fn run_threads(
+    shared: &issue::Shared<'_>,
+    (tids, mine): (&[u32], &std::collections::HashMap<u32, Vec<usize>>),
+    stop: &AtomicBool,
+    halt: &AtomicBool,
+) -> Vec<ThreadResult> {
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = tids
+            .iter()
+            .map(|t| {
+                let list = &mine[t];
+                sc.spawn(move || issue::run_thread(shared, list))
+            })
+            .collect();
+        shared.ready.wait();
+        let _ = shared.start.set(Instant::now());
+        shared.ready.wait();
+        while !handles.iter().all(|h| h.is_finished()) {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                halt.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            // As often as a parked thread looks again on its own (`board`).
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}
+
+/// The call the storage failed, as the report names it.
+fn failure(r: &Recording, layout: &Layout, i: usize, result: i64) -> StorageFailure {
+    let e = &r.events[i];
+    let file = r.footer.files.get(e.file as usize);
+    StorageFailure {
+        op: e.op.word().to_string(),
+        file: file.map(|f| f.path.clone()),
+        here: file.map(|_| {
+            layout
+                .path
+                .join(layout.name(e.file as usize))
+                .display()
+                .to_string()
+        }),
+        offset: e.offset,
+        len: e.len,
+        error: crate::platform::os_error(-result as i32).to_string(),
+        recorded_result: e.result,
+        at_ns: e.t,
+    }
 }
 
 /// The replay's span: from its first replayed call's due time (its recorded issue time,
@@ -418,8 +469,8 @@ fn report(
     layout: &layout::Layout,
     results: Vec<ThreadResult>,
     tids: &[u32],
-    (replayed_span_ns, slept): (u64, &[bool]),
-    stopped: bool,
+    (replayed_span_ns, timeline): (u64, &Timeline),
+    (stopped, cut_short): (bool, bool),
 ) -> ReplayReport {
     let mut ops = vec![OpAcc::default(); OPS];
     let mut err = Histogram::default();
@@ -451,7 +502,15 @@ fn report(
         });
     }
     let span_s = replayed_span_ns.max(1) as f64 / 1e9;
-    let replayed: Vec<&Event> = r.events.iter().filter(|e| issue::replayed(e)).collect();
+    // A replay cut short (a stop, a call the storage failed) is set against the recorded
+    // calls it made, not the whole recording.
+    let replayed: Vec<&Event> = r
+        .events
+        .iter()
+        .zip(&timeline.done_ns)
+        .filter(|(e, done)| issue::replayed(e) && (!cut_short || done.is_some()))
+        .map(|(e, _)| e)
+        .collect();
     let recorded_span_ns = match (replayed.first(), replayed.iter().map(|e| e.done_ns()).max()) {
         (Some(f), Some(l)) => l - f.t,
         _ => 0,
@@ -474,28 +533,12 @@ fn report(
         issue_error_p50_ns: err.percentile(50.0).unwrap_or(0),
         issue_error_p99_ns: err.percentile(99.0).unwrap_or(0),
         issue_error_max_ns: err_max,
-        ops: ops
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| a.calls > 0)
-            .map(|(i, a)| OpFigures {
-                op: Op::from_u8(i as u8).map_or("?", Op::word).to_string(),
-                calls: a.calls,
-                bytes: a.bytes,
-                errors: a.errors,
-                mib_per_s: a.bytes as f64 / (1 << 20) as f64 / span_s,
-                lat_mean_ns: a.lat_sum as f64 / a.calls as f64,
-                lat_p50_ns: a.lat.percentile(50.0).unwrap_or(0).min(a.lat_max),
-                lat_p99_ns: a.lat.percentile(99.0).unwrap_or(0).min(a.lat_max),
-                lat_max_ns: a.lat_max,
-                recorded_lat_mean_ns: a.recorded_sum as f64 / a.calls as f64,
-            })
-            .collect(),
+        ops: op_figures(&ops, span_s),
         threads,
         skipped,
         results_differ: differ,
         recorded_calls_slept: recorded_sleeps(r, &replayed),
-        replayed_calls_slept: slept.iter().filter(|&&s| s).count() as u64,
+        replayed_calls_slept: timeline.slept.iter().filter(|&&s| s).count() as u64,
         stopped,
         polls: Default::default(),
         think: None,
@@ -504,7 +547,28 @@ fn report(
         incomplete: r.footer.missing(),
         cpu_wait: None,
         faults: None,
+        storage_failed: None,
     }
+}
+
+/// Each call type's figures, of those replayed (`span_s`: the replay's span, s).
+fn op_figures(ops: &[OpAcc], span_s: f64) -> Vec<OpFigures> {
+    ops.iter()
+        .enumerate()
+        .filter(|(_, a)| a.calls > 0)
+        .map(|(i, a)| OpFigures {
+            op: Op::from_u8(i as u8).map_or("?", Op::word).to_string(),
+            calls: a.calls,
+            bytes: a.bytes,
+            errors: a.errors,
+            mib_per_s: a.bytes as f64 / (1 << 20) as f64 / span_s,
+            lat_mean_ns: a.lat_sum as f64 / a.calls as f64,
+            lat_p50_ns: a.lat.percentile(50.0).unwrap_or(0).min(a.lat_max),
+            lat_p99_ns: a.lat.percentile(99.0).unwrap_or(0).min(a.lat_max),
+            lat_max_ns: a.lat_max,
+            recorded_lat_mean_ns: a.recorded_sum as f64 / a.calls as f64,
+        })
+        .collect()
 }
 
 /// How many of the replayed calls slept when recorded (None: the trace does not say).
