@@ -535,10 +535,17 @@ fn faults_line(f: &crate::trace::replayed::FaultFigures) -> String {
             ms(f.kept_asleep_ns)
         );
     }
+    let ahead = match f.willneed_given {
+        0 => String::new(),
+        1 => "; the program's willneed advice given here once (its range read ahead)".into(),
+        n => {
+            format!("; the program's willneed advice given here {n} times (its ranges read ahead)")
+        }
+    };
     if f.replayed == 0 {
         return format!(
             "{head}, none replayed: {} kept as recorded, as computation ({} asleep; outside \
-             the trace's files, or {} whose file or page was not there here)",
+             the trace's files, or {} whose file or page was not there here){ahead}",
             f.kept,
             ms(f.kept_asleep_ns),
             f.failed
@@ -551,7 +558,7 @@ fn faults_line(f: &crate::trace::replayed::FaultFigures) -> String {
         "{head}; replayed {} as page reads through mappings{here}, taking {} ({} of CPU, taken \
          out of the recorded computation) against {} asleep in them when recorded; {} kept as \
          recorded, as computation ({} asleep; outside the trace's files, or {} whose file or \
-         page was not there here)",
+         page was not there here){ahead}",
         f.replayed,
         ms(f.replayed_ns),
         ms(f.replayed_cpu_ns),

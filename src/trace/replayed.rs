@@ -233,9 +233,13 @@ pub struct FaultFigures {
     /// Not read in here: the file was not there, or the page lay past its end.
     pub failed: u64,
     /// The program's madvise calls on its files' mappings: followed here (normal, random,
-    /// sequential: how much the kernel reads around a fault), and not (willneed and the rest).
+    /// sequential: how much the kernel reads around a fault; willneed: its range read ahead
+    /// at its place, since 2026-12-07), and not (populate and the rest).
     pub advice_followed: u64,
     pub advice_not_followed: u64,
+    /// Of the willneed advice, that given here by the replay's threads (not: its file was not
+    /// there, or the replay stopped first).
+    pub willneed_given: u64,
     /// Why none was replayed (the system cannot); None: they were, where they could be.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_replayed: Option<String>,

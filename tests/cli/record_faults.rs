@@ -246,3 +246,99 @@ fn under_ptrace_the_faults_are_not_seen_and_the_trace_says_so() {
     let text = ok_in(d.path(), &["trace", "stats", "t.iogtrace"]);
     assert!(!text.contains("major page faults (I/O"), "{text}");
 }
+
+/// A Python program that maps `data.bin` (out of the page cache first), asks for all of it
+/// ahead (MADV_WILLNEED), waits, and touches every page: minor faults, the pages read ahead.
+const AHEAD: &str = "import mmap, os, time
+fd = os.open('data.bin', os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+size = os.fstat(fd).st_size
+m = mmap.mmap(fd, size, prot=mmap.PROT_READ)
+m.madvise(mmap.MADV_WILLNEED)
+time.sleep(0.3)
+total = 0
+for k in range(0, size, mmap.PAGESIZE):
+    total += m[k]
+print(total)
+";
+
+#[test]
+fn willneed_advice_is_given_again_by_the_replay_on_its_copy_of_the_file() {
+    // Until 2026-12-07 willneed was counted and not replayed: the program's pages came in by
+    // the kernel's read-ahead, its touches were minor faults (not in the trace), and the
+    // replay read none of the 4 MiB the program read.
+    let d = tmp();
+    let data: Vec<u8> = (0..4u32 << 20).map(|i| (i * 31 % 251) as u8).collect();
+    std::fs::write(d.path().join("data.bin"), data).unwrap();
+    std::fs::write(d.path().join("p.py"), AHEAD).unwrap();
+    let python = predict::python();
+    let o = run_in(
+        d.path(),
+        &["record", "-o", "t.iogtrace", "--", python, "p.py"],
+    );
+    if !o.status.success() {
+        skip!("cannot record here: {}", stderr(&o));
+        return;
+    }
+    let v = trace_stats(d.path(), "t.iogtrace");
+    if v["method"]
+        .as_str()
+        .unwrap()
+        .contains("major page faults: not seen")
+    {
+        skip!("mappings are not watched here: {}", v["method"]);
+        return;
+    }
+    let of = |v: &Value, name: &str| {
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("{name} in {v}"))
+            .clone()
+    };
+    let data = of(&v, "/data.bin");
+    assert_eq!(data["advice"], serde_json::json!(["willneed"]), "{data}");
+    // The range asked for is where the program reached: the replay lays it out.
+    assert_eq!(data["extent"], 4 << 20, "{data}");
+    // The replay, recorded: its thread gives the advice on its copy of the file.
+    let target = tmp();
+    let me = assert_cmd::cargo::cargo_bin!("iogauge");
+    let o = run_in(
+        d.path(),
+        &[
+            "record",
+            "-o",
+            "replay.iogtrace",
+            "--",
+            me.to_str().unwrap(),
+            "replay",
+            "t.iogtrace",
+            "--output-format=json",
+            "--directory",
+            target.path().to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        (
+            &r["faults"]["advice_followed"],
+            &r["faults"]["willneed_given"]
+        ),
+        (&1.into(), &1.into()),
+        "{}",
+        r["faults"]
+    );
+    let outer = trace_stats(d.path(), "replay.iogtrace");
+    let copy = of(&outer, "-data.bin");
+    assert!(
+        copy["path"]
+            .as_str()
+            .unwrap()
+            .starts_with(target.path().to_str().unwrap()),
+        "{copy}"
+    );
+    assert_eq!(copy["advice"], serde_json::json!(["willneed"]), "{copy}");
+}

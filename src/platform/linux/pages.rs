@@ -65,7 +65,8 @@ impl Mapped {
 
     /// Gives the mapping's pages holding bytes `[offset, offset + len)` of the file madvise's
     /// `advice` (its number: 0 normal, 1 random, 2 sequential — how the kernel reads around a
-    /// fault there); the part past the mapping is left out.
+    /// fault there —, 3 willneed: read them ahead at once); the part past the mapping is left
+    /// out.
     pub fn advise(&self, (offset, len): (u64, u64), advice: u32) -> io::Result<()> {
         let page = page_size() as u64;
         let at = offset - offset % page;

@@ -23,8 +23,12 @@
 //! sequential, which decide how much the kernel reads around a fault) is given to the replay's
 //! mapping of the file before each fault that came after it, so that a fault reads here what
 //! it read there: without it, a program that turned read-around off (MADV_RANDOM: one page a
-//! fault) would read this system's whole read-ahead window at each. Other advice (willneed,
-//! which reads ahead at once, and the rest) is counted, not followed.
+//! fault) would read this system's whole read-ahead window at each. Willneed, which starts
+//! reading the range ahead at once (the program's touches of it then find their pages in
+//! memory: minor faults, not in the trace), is given by the thread that gave it, at its place
+//! between its calls, as a fault is replayed: without it the replay would not read those
+//! pages at all. Other advice (populate, whose read the recorded think time holds, and the
+//! rest) is counted, not followed.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -40,6 +44,8 @@ use crate::trace::replayed::FaultFigures;
 /// madvise's advice that decides how the kernel reads around a fault: normal, random,
 /// sequential.
 const READ_AROUND: [u32; 3] = [0, 1, 2];
+/// madvise's willneed: read the range ahead, at once.
+const WILLNEED: u32 = 3;
 
 /// The trace's faults, by the thread that made them.
 pub struct Faults {
@@ -49,6 +55,8 @@ pub struct Faults {
     lens: Vec<u64>,
     /// Per file, the program's advice on its mappings that a replay follows, in time order.
     advice: HashMap<u32, Vec<Advice>>,
+    /// Per thread, its willneed advice, in time order.
+    ahead: HashMap<u32, Vec<Advice>>,
     /// The program's madvise calls on the files' mappings: followed here, and not.
     advice_counts: (u64, u64),
     /// Faults in the trace, and their recorded sleep, ns.
@@ -74,13 +82,22 @@ impl Faults {
         for a in given.iter().filter(|a| READ_AROUND.contains(&a.advice)) {
             advice.entry(a.file).or_default().push(*a);
         }
-        for list in advice.values_mut() {
+        let mut ahead: HashMap<u32, Vec<Advice>> = HashMap::new();
+        for a in given.iter().filter(|a| a.advice == WILLNEED) {
+            ahead.entry(a.tid).or_default().push(*a);
+        }
+        for list in advice.values_mut().chain(ahead.values_mut()) {
             list.sort_by_key(|a| a.t);
         }
-        let n = advice.values().map(Vec::len).sum::<usize>() as u64;
+        let n = advice
+            .values()
+            .chain(ahead.values())
+            .map(Vec::len)
+            .sum::<usize>() as u64;
         Some(Faults {
             by_tid,
             advice,
+            ahead,
             advice_counts: (n, given.len() as u64 - n),
             lens: r.footer.files.iter().map(|f| f.extent).collect(),
             recorded: (all.len() as u64, asleep),
@@ -90,12 +107,16 @@ impl Faults {
 
     /// Thread `tid`'s share.
     pub fn thread(&self, tid: u32) -> Thread<'_> {
-        let left = match self.cannot {
-            Some(_) => &[][..],
-            None => self.by_tid.get(&tid).map_or(&[][..], Vec::as_slice),
+        let (left, ahead) = match self.cannot {
+            Some(_) => (&[][..], &[][..]),
+            None => (
+                self.by_tid.get(&tid).map_or(&[][..], Vec::as_slice),
+                self.ahead.get(&tid).map_or(&[][..], Vec::as_slice),
+            ),
         };
         Thread {
             left,
+            ahead,
             lens: &self.lens,
             advice: &self.advice,
             maps: HashMap::new(),
@@ -135,6 +156,7 @@ impl Faults {
             failed: threads.iter().map(|a| a.failed).sum(),
             advice_followed: self.advice_counts.0,
             advice_not_followed: self.advice_counts.1,
+            willneed_given: threads.iter().map(|a| a.willneed).sum(),
             not_replayed,
         }
     }
@@ -154,11 +176,15 @@ pub struct Acc {
     failed: u64,
     /// The kernel cannot read a page in so.
     unsupported: bool,
+    /// Willneed advice given.
+    willneed: u64,
 }
 
 /// One replay thread's faults: those left, the mappings it made, and what it did.
 pub struct Thread<'a> {
     left: &'a [Fault],
+    /// Its willneed advice left.
+    ahead: &'a [Advice],
     lens: &'a [u64],
     advice: &'a HashMap<u32, Vec<Advice>>,
     /// Per file, its mapping here, the file it maps (device, inode: a file replaced since,
@@ -188,16 +214,24 @@ impl Thread<'_> {
         let n = self.left.partition_point(|f| f.t <= end);
         let (now, later) = self.left.split_at(n);
         self.left = later;
+        let n = self.ahead.partition_point(|a| a.t <= end);
+        let (mut ahead, later) = self.ahead.split_at(n);
+        self.ahead = later;
         // The faults before this one in the gap: what they took here, and what they took when
         // recorded (their sleep, and their CPU time as here).
-        let (mut took, mut slept) = (Duration::ZERO, Duration::ZERO);
+        let mut moved = (Duration::ZERO, Duration::ZERO);
         for f in now {
+            let from = f.t.saturating_sub(f.asleep_ns);
+            // The willneed advice given before the fault began, in its place.
+            while let Some((a, rest)) = ahead.split_first().filter(|(a, _)| a.t <= from) {
+                self.advise_ahead(s, start, (upto, prev), a, moved);
+                ahead = rest;
+            }
             if s.stop.load(std::sync::atomic::Ordering::Relaxed) {
                 return;
             }
-            let from = f.t.saturating_sub(f.asleep_ns);
             if let Some(at) = place(s, start, (upto, prev), from) {
-                let at = (at + took).checked_sub(slept).unwrap_or(at);
+                let at = (at + moved.0).checked_sub(moved.1).unwrap_or(at);
                 think::wait_until(at, s.stop);
             }
             let Some((t, cpu)) = self.touch(s, f) else {
@@ -208,8 +242,34 @@ impl Thread<'_> {
             self.acc.took_ns += t.as_nanos() as u64;
             self.acc.cpu_ns += cpu;
             self.acc.replaced_asleep_ns += f.asleep_ns;
-            took += t;
-            slept += s.scaled(f.asleep_ns + cpu);
+            moved.0 += t;
+            moved.1 += s.scaled(f.asleep_ns + cpu);
+        }
+        for a in ahead {
+            self.advise_ahead(s, start, (upto, prev), a, moved);
+        }
+    }
+
+    /// Gives willneed advice `a` to the mapping of its file here, at its place between the
+    /// thread's calls (`moved`: what the faults before it in the gap took here, and when
+    /// recorded).
+    fn advise_ahead(
+        &mut self,
+        s: &Shared<'_>,
+        start: Instant,
+        (upto, prev): (Option<usize>, Option<(usize, Instant)>),
+        a: &Advice,
+        moved: (Duration, Duration),
+    ) {
+        if s.stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        if let Some(at) = place(s, start, (upto, prev), a.t) {
+            let at = (at + moved.0).checked_sub(moved.1).unwrap_or(at);
+            think::wait_until(at, s.stop);
+        }
+        if let Some((map, _, _)) = self.mapping(s, a.file) {
+            self.acc.willneed += u64::from(map.advise((a.offset, a.len), a.advice).is_ok());
         }
     }
 

@@ -85,6 +85,12 @@ impl State {
             return;
         }
         if let Some((file, offset, shown)) = self.maps.range(d.pid, addr) {
+            // Pages read ahead at once (willneed) or read in by the call (populate): the
+            // program reaches that far into the file, and a replay's layout writes it.
+            if matches!(advice, 3 | 22 | 23) {
+                let end = offset.saturating_add(len.min(shown));
+                self.reach(file, end.min(self.sizes[file as usize]), false);
+            }
             self.out.advice.push(Advice {
                 t: d.t.saturating_sub(self.t0),
                 tid: d.tid,
