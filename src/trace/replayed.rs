@@ -128,8 +128,9 @@ pub struct ReplayReport {
     /// no figure of a thread's waits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_wait: Option<CpuWait>,
-    /// The call the storage failed (no room, over quota, an I/O error) where the recording's
-    /// succeeded: the replay stopped there, and its figures cover the calls before it.
+    /// The call the storage failed (no room, over quota, an I/O error, a file system turned
+    /// read-only) where the recording's succeeded: the replay stopped there, and its figures
+    /// cover the calls before it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub storage_failed: Option<StorageFailure>,
 }

@@ -279,16 +279,14 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
 }
 
 /// Stops the replay at call `i` where the storage failed it — no room, over quota, an I/O
-/// error — and the recording's succeeded: what would follow is another program's I/O (reads
-/// of what was never written, a file system filling up), and its figures no measure of the
-/// recorded one's.
+/// error, a file system turned read-only (ext4's `errors=remount-ro` after one) — and the
+/// recording's succeeded: what would follow is another program's I/O (reads of what was
+/// never written, a file system filling up), and its figures no measure of the recorded
+/// one's.
 pub(super) fn storage_failed(s: &Shared<'_>, i: usize, result: i64) {
-    use crate::platform::abi::errno::{EDQUOT, EIO, ENOSPC};
-    if [ENOSPC, EDQUOT, EIO]
-        .map(|e| -i64::from(e))
-        .contains(&result)
-        && s.events[i].result >= 0
-    {
+    use crate::platform::abi::errno::{EDQUOT, EIO, ENOSPC, EROFS};
+    let failures = [ENOSPC, EDQUOT, EIO, EROFS].map(|e| -i64::from(e));
+    if failures.contains(&result) && s.events[i].result >= 0 {
         let _ = s.failed.set((i, result));
         s.stop.store(true, Ordering::Relaxed);
     }

@@ -238,23 +238,32 @@ fn run_threads(
     stop: &AtomicBool,
     halt: &AtomicBool,
 ) -> Vec<ThreadResult> {
+    let (ended, ends) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|sc| {
         let handles: Vec<_> = tids
             .iter()
             .map(|t| {
-                let list = &mine[t];
-                sc.spawn(move || issue::run_thread(shared, list))
+                let (list, ended) = (&mine[t], ended.clone());
+                sc.spawn(move || {
+                    let r = issue::run_thread(shared, list);
+                    let _ = ended.send(());
+                    r
+                })
             })
             .collect();
         shared.ready.wait();
         let _ = shared.start.set(Instant::now());
         shared.ready.wait();
-        while !handles.iter().all(|h| h.is_finished()) {
+        // Woken as each thread ends, and as often as a parked thread looks again on its own
+        // (`board`) to pass a stop on; a thread that panicked sends nothing, and is seen ended.
+        let mut left = handles.len();
+        while left > 0 && !handles.iter().all(|h| h.is_finished()) {
             if stop.load(std::sync::atomic::Ordering::Relaxed) {
                 halt.store(true, std::sync::atomic::Ordering::Relaxed);
             }
-            // As often as a parked thread looks again on its own (`board`).
-            std::thread::sleep(Duration::from_millis(50));
+            if ends.recv_timeout(Duration::from_millis(50)).is_ok() {
+                left -= 1;
+            }
         }
         handles
             .into_iter()
