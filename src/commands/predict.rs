@@ -52,8 +52,16 @@ pub(crate) fn predict(req: PredictRequest) -> ExitCode {
             name: format!("{stem}-{k}.replay"),
         };
         match replay::replay_timed(&r, &name, &opts, Arc::clone(&s.interrupt)) {
-            Ok((rep, _)) if rep.storage_failed.is_some() => {
-                let f = rep.storage_failed.as_ref().expect("matched");
+            Ok((rep, _)) if rep.not_removed.is_some() || rep.storage_failed.is_some() => {
+                if let Some(why) = &rep.not_removed {
+                    errln!(
+                        "iogauge: predict: replay {k}: {}",
+                        iogauge::report::trace::not_removed_text(&rep.directory, why)
+                    );
+                }
+                let Some(f) = rep.storage_failed.as_ref() else {
+                    return ExitCode::from(1);
+                };
                 errln!(
                     "iogauge: predict: replay {k}: {}; no prediction is made from storage that \
                      fails the program's calls",

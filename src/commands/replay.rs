@@ -50,6 +50,14 @@ pub(crate) fn replay(req: ReplayRequest) -> ExitCode {
     } else {
         out!("{}", iogauge::report::trace::replay_text(&report));
     }
+    if let Some(why) = &report.not_removed {
+        if req.json || !stdout_is_stderr() {
+            errln!(
+                "iogauge: replay: {}",
+                iogauge::report::trace::not_removed_text(&report.directory, why)
+            );
+        }
+    }
     if let Some(f) = &report.storage_failed {
         // In the text report already, where that is on the terminal.
         if req.json || !stdout_is_stderr() {
@@ -63,6 +71,9 @@ pub(crate) fn replay(req: ReplayRequest) -> ExitCode {
     if report.stopped {
         let sig = s.which.load(Ordering::SeqCst);
         return ExitCode::from(128u8.saturating_add(sig as u8));
+    }
+    if report.not_removed.is_some() {
+        return ExitCode::from(1);
     }
     ExitCode::SUCCESS
 }

@@ -411,6 +411,15 @@ pub fn storage_failed_text(f: &crate::trace::replayed::StorageFailure) -> String
     )
 }
 
+/// The line that says the replay's directory is still there, and why.
+pub fn not_removed_text(directory: &str, why: &str) -> String {
+    format!(
+        "NOT REMOVED: the replay's directory {} is still there ({why}); its files are marked \
+         as iogauge's, remove it by hand",
+        crate::rawpath::shown(directory)
+    )
+}
+
 /// The replay report's first lines: what was replayed, how and where, and whether it was
 /// cut short or its trace misses calls.
 fn replay_head(o: &mut String, r: &crate::trace::replayed::ReplayReport) {
@@ -442,6 +451,9 @@ fn replay_head(o: &mut String, r: &crate::trace::replayed::ReplayReport) {
     }
     if let Some(f) = &r.storage_failed {
         let _ = writeln!(o, "{}", storage_failed_text(f));
+    }
+    if let Some(why) = &r.not_removed {
+        let _ = writeln!(o, "{}", not_removed_text(&r.directory, why));
     }
     if let Some(missing) = &r.incomplete {
         let _ = writeln!(

@@ -133,6 +133,10 @@ pub struct ReplayReport {
     /// cover the calls before it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub storage_failed: Option<StorageFailure>,
+    /// Why the replay's directory, or some of its files, could not be removed at its end (a
+    /// file system turned read-only); None: removed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_removed: Option<String>,
 }
 
 /// A call the storage failed in a replay, where the recorded one succeeded.

@@ -698,6 +698,57 @@ fn a_replay_whose_file_system_fills_up_stops_at_that_call_and_says_which() {
 }
 
 #[test]
+fn a_replay_whose_file_system_turns_read_only_stops_and_says_its_directory_is_left() {
+    // ext4's errors=remount-ro, made by hand: the replay stops at the first call refused
+    // (EROFS), and its directory, which nothing can remove then, is said to be left (until
+    // 2026-12-07 the report said "removed at the end" and nothing more).
+    let Some(fs) = SmallFs::mount("4m") else {
+        return;
+    };
+    let d = tmp();
+    let t = d.path().join("t.iogtrace");
+    record(d.path(), &t, &["sh", "-c", "sleep 1; echo b > b"]);
+    let child = bin()
+        .args(["replay", t.to_str().unwrap(), "--directory"])
+        .arg(fs.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while entries(fs.path()).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let remount = |how: &str| {
+        Command::new("mount")
+            .args(["-o", &format!("remount,{how}")])
+            .arg(fs.path())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    assert!(remount("ro"), "a tmpfs mounted here can be made read-only");
+    let o = child.wait_with_output().unwrap();
+    let left = entries(fs.path());
+    assert!(remount("rw"));
+    let (out, e) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        out.contains("FAILED: the storage failed a call whose recording succeeded (open of "),
+        "{out}"
+    );
+    assert!(out.contains("Read-only file system"), "{out}");
+    assert_eq!(left.len(), 1, "{left:?}");
+    let shown = left[0].display().to_string();
+    assert!(
+        e.contains(&format!(
+            "NOT REMOVED: the replay's directory {shown} is still there"
+        )),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&left[0]).unwrap();
+}
+
+#[test]
 fn fios_own_iolog_imported_is_a_trace_that_replays_its_io() {
     if Command::new("fio").arg("--version").output().is_err() {
         skip!("fio is not installed; scripts/test-deps.sh installs it");

@@ -78,7 +78,7 @@ pub fn make(
         let Some(size) = f.size_at_open else { continue };
         let data = data_end(size, f.extent);
         if let Err(e) = lay_out(&layout, i, (size, data), warm[i], (&chunk, stop)) {
-            layout.remove();
+            let _ = layout.remove();
             return Err(e);
         }
         layout.laid_out += data_end(size, f.extent);
@@ -233,14 +233,25 @@ impl Layout {
         )?)
     }
 
-    /// Removes every file of the directory this replay made, then the directory.
-    pub fn remove(&self) {
+    /// Removes every file of the directory this replay made, then the directory; the first
+    /// error that left something there (a file system turned read-only: nothing can go).
+    pub fn remove(&self) -> Option<io::Error> {
+        let mut first: Option<io::Error> = None;
         for n in self.names().iter() {
-            let _ = crate::platform::sys::fs::unlinkat(&self.dir, n, AtFlags::empty());
+            match crate::platform::sys::fs::unlinkat(&self.dir, n, AtFlags::empty()) {
+                // A file the program had not made yet, or had unlinked itself.
+                Ok(()) | Err(crate::platform::sys::io::Errno::NOENT) => {}
+                Err(e) => {
+                    first.get_or_insert(e.into());
+                }
+            }
             ownership::unwatch(&self.path.join(n));
         }
-        let _ = ownership::remove_if_same(&self.path, self.dir.as_fd());
+        if let Err(e) = ownership::remove_if_same(&self.path, self.dir.as_fd()) {
+            first.get_or_insert(e);
+        }
         ownership::unwatch(&self.path);
+        first
     }
 }
 

@@ -192,7 +192,7 @@ pub fn replay_timed(
     };
     let results = run_threads(&shared, (&tids, &mine), &stop, &halt);
     let replayed_span = replayed_span(r, &done, opts);
-    layout.remove();
+    let not_removed = layout.remove();
     let timeline = timeline(r, &done, &timing);
     let polled = polls.figures(&results);
     let cpu_wait = cpu_wait(r, &results);
@@ -223,6 +223,7 @@ pub fn replay_timed(
     report.faults = faulted;
     report.async_one_by_one = aio.unavailable();
     report.uring_as_aio = aio.rings_as_aio();
+    report.not_removed = not_removed.map(|e| e.to_string());
     report.storage_failed = failed
         .get()
         .map(|&(i, result)| failure(r, &layout, i, result));
@@ -557,6 +558,7 @@ fn report(
         cpu_wait: None,
         faults: None,
         storage_failed: None,
+        not_removed: None,
     }
 }
 
