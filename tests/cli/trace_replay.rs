@@ -617,6 +617,24 @@ fn ctrl_c_stops_a_replay_cleanly_and_removes_its_files() {
     );
 }
 
+/// `iogauge replay trace --directory dir` (`extra` options after), once it has laid out its
+/// files there.
+fn laid_out(trace: &Path, dir: &Path, extra: &[&str]) -> std::process::Child {
+    let child = bin()
+        .args(["replay", trace.to_str().unwrap(), "--directory"])
+        .arg(dir)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while entries(dir).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child
+}
+
 #[test]
 fn a_replay_whose_file_system_fills_up_stops_at_that_call_and_says_which() {
     // Until 2026-12-07 a replay went on past a write the storage refused (ENOSPC) where the
@@ -638,22 +656,7 @@ fn a_replay_whose_file_system_fills_up_stops_at_that_call_and_says_which() {
             "sleep 1; dd if=/dev/zero of=a bs=64k count=32 status=none",
         ],
     );
-    let child = bin()
-        .args([
-            "replay",
-            t.to_str().unwrap(),
-            "--output-format=json",
-            "--directory",
-        ])
-        .arg(fs.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while entries(fs.path()).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let child = laid_out(&t, fs.path(), &["--output-format=json"]);
     // Full, then 256 KiB given back: a few of the 32 writes land, then one fails.
     let filler = fs.path().join("filler");
     let mut f = std::fs::File::create(&filler).unwrap();
@@ -708,17 +711,7 @@ fn a_replay_whose_file_system_turns_read_only_stops_and_says_its_directory_is_le
     let d = tmp();
     let t = d.path().join("t.iogtrace");
     record(d.path(), &t, &["sh", "-c", "sleep 1; echo b > b"]);
-    let child = bin()
-        .args(["replay", t.to_str().unwrap(), "--directory"])
-        .arg(fs.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while entries(fs.path()).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let child = laid_out(&t, fs.path(), &[]);
     let remount = |how: &str| {
         Command::new("mount")
             .args(["-o", &format!("remount,{how}")])
