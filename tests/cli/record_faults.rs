@@ -289,16 +289,7 @@ fn willneed_advice_is_given_again_by_the_replay_on_its_copy_of_the_file() {
         skip!("mappings are not watched here: {}", v["method"]);
         return;
     }
-    let of = |v: &Value, name: &str| {
-        v["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["path"].as_str().unwrap().ends_with(name))
-            .unwrap_or_else(|| panic!("{name} in {v}"))
-            .clone()
-    };
-    let data = of(&v, "/data.bin");
+    let data = super::record::file_ending(&v, "/data.bin");
     assert_eq!(data["advice"], serde_json::json!(["willneed"]), "{data}");
     // The range asked for is where the program reached: the replay lays it out.
     assert_eq!(data["extent"], 4 << 20, "{data}");
@@ -332,7 +323,7 @@ fn willneed_advice_is_given_again_by_the_replay_on_its_copy_of_the_file() {
         r["faults"]
     );
     let outer = trace_stats(d.path(), "replay.iogtrace");
-    let copy = of(&outer, "-data.bin");
+    let copy = super::record::file_ending(&outer, "-data.bin");
     assert!(
         copy["path"]
             .as_str()
