@@ -349,7 +349,7 @@ pub(super) fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
         && tool.formats.len() > 1
     {
         // The files are named when the run ends (iogauge-DATE-TIME.EXT), here.
-        crate::files::ownership::check_dir(std::path::Path::new(".")).map_err(|e| {
+        crate::files::named::check_dir(std::path::Path::new(".")).map_err(|e| {
             UsageError(format!(
                 "--output-format: the report files go to the current directory: {e}"
             ))
@@ -359,12 +359,12 @@ pub(super) fn tool_options(m: &ArgMatches) -> Result<ToolOptions, UsageError> {
 }
 
 /// Refuses, before anything runs, an output file that may not be written (see
-/// `ownership::check_output`), naming the option.
+/// `named::check_output`), naming the option.
 pub(super) fn check_output(
     option: &str,
     p: &std::path::Path,
     replace: bool,
 ) -> Result<(), UsageError> {
-    crate::files::ownership::check_output(p, replace)
+    crate::files::named::check_output(p, replace)
         .map_err(|e| UsageError(format!("{option}={}: {e}", p.display())))
 }

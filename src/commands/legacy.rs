@@ -8,7 +8,7 @@ use iogauge::cli::{self};
 use iogauge::files::targets::Safety;
 use iogauge::report::{self, Format};
 use iogauge::studies::rounds::RoundsSpec;
-use iogauge::{compat, files::ownership};
+use iogauge::{compat, files::named};
 use iogauge::{err, errln, out, outln};
 
 /// Runs a legacy tool's command line and prints its output (or, with --json, the report).
@@ -80,7 +80,7 @@ pub(crate) fn legacy_one(
     f: &compat::Flags,
 ) -> ExitCode {
     if let Some(path) = p.results_file() {
-        if let Err(e) = ownership::check_output(path, f.overwrite_output) {
+        if let Err(e) = named::check_output(path, f.overwrite_output) {
             return usage_exit(&format!("{}: {e}", iogauge::rawpath::display(path)));
         }
     }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 
 use iogauge::cli::RecordRequest;
-use iogauge::files::ownership;
+use iogauge::files::named;
 use iogauge::trace::capture::{self, CaptureError};
 use iogauge::units::human_bytes;
 use iogauge::{errln, rawpath};
@@ -23,7 +23,7 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
                 "{}.iogtrace",
                 default_stem(iogauge::units::unix_ns() / 1_000_000_000)
             ));
-            if let Err(e) = ownership::check_output(&p, req.overwrite_output) {
+            if let Err(e) = named::check_output(&p, req.overwrite_output) {
                 return usage_exit(&format!("--output={}: {e}", rawpath::display(&p)));
             }
             p

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use crate::session::*;
-use iogauge::files::ownership;
+use iogauge::files::named;
 use iogauge::report::{self, Format};
 use iogauge::{errln, out};
 
@@ -18,7 +18,7 @@ pub(crate) fn report_file(
     if input.is_dir() {
         return sweep_report(input, output, f, replace);
     }
-    let text = match ownership::read_input_text(input, MAX_REPORT_BYTES, REPORT_CAP_WHY) {
+    let text = match named::read_input_text(input, MAX_REPORT_BYTES, REPORT_CAP_WHY) {
         Ok(t) => t,
         Err(e) => return usage_exit(&format!("{}: {e}", input.display())),
     };
@@ -41,13 +41,12 @@ pub(crate) fn read_sweep(
     Failure,
 > {
     let path = dir.join("index.json");
-    let text =
-        ownership::read_input_text(&path, MAX_REPORT_BYTES, REPORT_CAP_WHY).map_err(|e| {
-            Failure::Usage(format!(
-                "{}: {e} (a sweep's directory holds index.json)",
-                path.display()
-            ))
-        })?;
+    let text = named::read_input_text(&path, MAX_REPORT_BYTES, REPORT_CAP_WHY).map_err(|e| {
+        Failure::Usage(format!(
+            "{}: {e} (a sweep's directory holds index.json)",
+            path.display()
+        ))
+    })?;
     let index: iogauge::studies::sweep::Index = serde_json::from_slice(text.as_bytes())
         .map_err(|e| Failure::Usage(format!("{}: not a sweep's index ({e})", path.display())))?;
     if index.schema != iogauge::studies::sweep::SCHEMA || index.axes.is_empty() {
@@ -103,7 +102,7 @@ pub(crate) fn compare_files(
     fail_on_regression: bool,
 ) -> ExitCode {
     let load = |p: &std::path::Path| -> Result<serde_json::Value, String> {
-        let text = ownership::read_input_text(p, MAX_REPORT_BYTES, REPORT_CAP_WHY)
+        let text = named::read_input_text(p, MAX_REPORT_BYTES, REPORT_CAP_WHY)
             .map_err(|e| format!("{}: {e}", p.display()))?;
         let v =
             iogauge::studies::compare::load(&text).map_err(|e| format!("{}: {e}", p.display()))?;

@@ -9,7 +9,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::ownership::FileError;
+use super::named::FileError;
 use crate::plan::{Origin, Plan, SpecError};
 use crate::trace::iolog::{self, Trace};
 
@@ -58,7 +58,7 @@ pub fn load(plan: &mut Plan) -> Result<Vec<String>, SpecError> {
 fn read_log(path: &Path) -> Result<Vec<u8>, FileError> {
     const WHY: &str = "split the log";
     if path != Path::new("-") {
-        return super::ownership::read_input(path, MAX_LOG_BYTES, WHY);
+        return super::named::read_input(path, MAX_LOG_BYTES, WHY);
     }
     let mut bytes = Vec::new();
     std::io::stdin()

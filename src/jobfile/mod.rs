@@ -167,12 +167,9 @@ fn read_into(
         Some(_) => format!("include {}", path.display()),
         None => "the job file".to_string(),
     };
-    let bytes = crate::files::ownership::read_input(
-        path,
-        MAX_FILE_BYTES,
-        "job files are text of a few KiB",
-    )
-    .map_err(|e| fail(format!("{what}: {e}")))?;
+    let bytes =
+        crate::files::named::read_input(path, MAX_FILE_BYTES, "job files are text of a few KiB")
+            .map_err(|e| fail(format!("{what}: {e}")))?;
     let text = job_text(&bytes).map_err(|(line, e)| JobFileError {
         path: path.to_path_buf(),
         line,

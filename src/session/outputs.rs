@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use iogauge::files::ownership;
+use iogauge::files::named;
 use iogauge::plan::{self};
 use iogauge::report::{self};
 use iogauge::result::RunReport;
@@ -33,7 +33,7 @@ pub(crate) fn check_log_files(
 ) -> Result<(), super::Failure> {
     if aggregate {
         for name in report::log::AGGREGATE_LOGS {
-            ownership::check_output(&iogauge::rawpath::path(name), replace)
+            named::check_output(&iogauge::rawpath::path(name), replace)
                 .map_err(|e| super::Failure::Usage(format!("log file {name}: {e}")))?;
         }
     }
@@ -52,7 +52,7 @@ pub(crate) fn check_log_files(
             iologs.push((name, me));
         }
         for name in job.logs.files(i + 1) {
-            ownership::check_output(&iogauge::rawpath::path(&name), replace)
+            named::check_output(&iogauge::rawpath::path(&name), replace)
                 .map_err(|e| super::Failure::Usage(format!("log file {name}: {e}")))?;
         }
     }
@@ -175,7 +175,7 @@ pub(crate) fn emit(out: &str, output: Option<&std::path::Path>, replace: bool) -
     }
 }
 
-/// Writes an output the user named, as [`ownership::write_output`] does, but where it is a
+/// Writes an output the user named, as [`named::write_output`] does, but where it is a
 /// FIFO nothing reads yet (`gzip < fifo` started later) waits for a reader and says so, rather
 /// than lose the output: a stop (Ctrl-C) that comes during the wait gives up; one that came
 /// before it leaves the wait to the second, which ends iogauge.
@@ -194,7 +194,7 @@ pub(crate) fn write_when_read(
         )
     };
     let give_up = || !stopped_before && stop.load(std::sync::atomic::Ordering::SeqCst);
-    ownership::write_output_when_read(path, bytes, replace, &waiting, &give_up)
+    named::write_output_when_read(path, bytes, replace, &waiting, &give_up)
 }
 
 /// Whether stdout and stderr are one file (a terminal, or `&>` into one file).
@@ -247,8 +247,7 @@ pub(crate) fn first_point_report(
         .iter()
         .filter_map(|p| p.report.as_ref())
         .find_map(|r| {
-            let t =
-                ownership::read_input_text(&dir.join(r), MAX_REPORT_BYTES, REPORT_CAP_WHY).ok()?;
+            let t = named::read_input_text(&dir.join(r), MAX_REPORT_BYTES, REPORT_CAP_WHY).ok()?;
             report::saved(&t).ok()
         })
 }

@@ -150,7 +150,7 @@ impl Batch {
 /// 40 stops the batch before line 1 runs.
 pub fn read_batch(path: &Path) -> Result<Vec<(BatchItem, Option<Sqlio>)>, LegacyError> {
     let text =
-        crate::files::ownership::read_input_text(path, 16 << 20, "a batch file is lines of text")
+        crate::files::named::read_input_text(path, 16 << 20, "a batch file is lines of text")
             .map_err(|e| err(format!("--batch {}: {e}", crate::rawpath::display(path))))?;
     let mut items = Vec::new();
     for (i, raw) in text.lines().enumerate() {

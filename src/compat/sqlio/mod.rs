@@ -315,9 +315,8 @@ fn existing_targets(
 
 /// `path threads mask size_MB` per line; `#` comments.
 fn read_param_file(pf: &Path) -> Result<Vec<Target>, LegacyError> {
-    let text =
-        crate::files::ownership::read_input_text(pf, 1 << 20, "a parameter file is a few lines")
-            .map_err(|e| err(format!("-F{}: {e}", crate::rawpath::display(pf))))?;
+    let text = crate::files::named::read_input_text(pf, 1 << 20, "a parameter file is a few lines")
+        .map_err(|e| err(format!("-F{}: {e}", crate::rawpath::display(pf))))?;
     let mut targets = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();

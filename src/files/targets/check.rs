@@ -15,6 +15,7 @@ use super::{
     Kind, Need, Safety, TargetError, Targets, Writer, io_err, lock_for_writing, try_lock, usage,
 };
 use crate::files::fsinfo::{logical_block_size_at, parent_dir};
+use crate::files::named;
 use crate::files::ownership::{self, Identity, MarkState, Verdict};
 use crate::plan::{EngineKind, JobSpec, Plan, RwMode, TargetSpec};
 
@@ -413,7 +414,7 @@ fn check_journal(job: &JobSpec) -> Result<(), TargetError> {
     if job.verify.is_some_and(|v| v.state_save) {
         // Found before anything runs: a journal in the way that is not iogauge's own.
         let state = crate::verify::state_path(&job.name, job.clone);
-        crate::files::ownership::check_output(&state, false).map_err(|e| {
+        crate::files::named::check_output(&state, false).map_err(|e| {
             usage(format!(
                 "{}: {}: {e}",
                 job.label("verify_state_save"),
@@ -790,5 +791,5 @@ fn check_alignment(job: &JobSpec, p: &Path) -> Result<(), TargetError> {
 
 /// A file the run will create: its directory must exist and take new files.
 pub(super) fn check_creatable(p: &Path, opt: &Named<'_>) -> Result<(), TargetError> {
-    ownership::check_dir(parent_dir(p)).map_err(|e| usage(format!("{}: {e}", opt(p))))
+    named::check_dir(parent_dir(p)).map_err(|e| usage(format!("{}: {e}", opt(p))))
 }

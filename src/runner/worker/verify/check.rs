@@ -621,7 +621,7 @@ fn dump(
         let path = std::path::PathBuf::from(name);
         let shown = crate::rawpath::display(&path).to_string();
         out.push(
-            match crate::files::ownership::write_output(&path, bytes, false) {
+            match crate::files::named::write_output(&path, bytes, false) {
                 Ok(()) => shown,
                 Err(e) => format!("{shown}: not written: {e}"),
             },

@@ -49,7 +49,7 @@ pub(super) fn load(
         std::io::Error::other(format!("verify_state_load: {shown}: {e}"))
     };
     // Bounded: a record per durable write, 24 bytes each.
-    let bytes = crate::files::ownership::read_input(
+    let bytes = crate::files::named::read_input(
         &path,
         MAX_STATE_BYTES,
         "a journal holds 24 bytes per durable write",
