@@ -34,6 +34,7 @@ pub(crate) fn predict(req: PredictRequest) -> ExitCode {
             Err(code) => return code,
         },
     };
+    super::replay::remove_leftovers(&req.directory, "predict");
     let stem = default_stem(iogauge::units::unix_ns() / 1_000_000_000);
     let mut runs: Vec<(ReplayReport, Timeline)> = Vec::new();
     for k in 1..=req.repeat {

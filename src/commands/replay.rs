@@ -25,6 +25,7 @@ pub(crate) fn replay(req: ReplayRequest) -> ExitCode {
             default_stem(iogauge::units::unix_ns() / 1_000_000_000)
         ),
     };
+    remove_leftovers(&req.directory, "replay");
     // From here files exist: the first signal stops the replay cleanly, a second removes them
     // and exits.
     let s = signals();
@@ -76,4 +77,15 @@ pub(crate) fn replay(req: ReplayRequest) -> ExitCode {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+/// Removes the directories earlier replays (or predictions) made in `dir` and left, killed
+/// before their end, saying so: what was left there is iogauge's and the user's room.
+pub(super) fn remove_leftovers(dir: &std::path::Path, command: &str) {
+    for (path, found) in replay::layout::leftovers(dir) {
+        errln!(
+            "iogauge: {command}: {}",
+            iogauge::report::trace::leftover_text(&path, &found)
+        );
+    }
 }

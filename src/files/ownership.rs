@@ -277,8 +277,103 @@ pub fn create_dir_new(path: &Path) -> io::Result<(OwnedFd, Identity, Place)> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let fd = crate::platform::sys::fs::openat(&*place.dir, &place.name, flags, Mode::empty())?;
     let st = crate::platform::sys::fs::fstat(&fd)?;
+    // Locked before it is marked, and while it is held open: a later run that finds it marked
+    // takes it for one a killed run left only where it can take the lock
+    // ([`remove_abandoned_dir`]). Best effort: a directory that cannot be locked (Windows) is
+    // never taken for one.
+    let _ = crate::platform::sys::fs::flock(
+        &fd,
+        crate::platform::sys::fs::FlockOperation::NonBlockingLockExclusive,
+    );
     let _ = set_mark(fd.as_fd(), MarkState::New);
     Ok((fd, Identity::of(&st), place))
+}
+
+/// A directory a run made and never removed (it was killed first), as a later run found it:
+/// what that run removed of it, and why it left the rest.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Abandoned {
+    /// The files removed, and their sizes together.
+    pub removed: u64,
+    pub bytes: u64,
+    /// Why the directory is still there (something in it is not a file a run made); None:
+    /// it is gone.
+    pub left: Option<String>,
+}
+
+/// Removes the directory `name` in `parent` where a run made it and left it: a directory
+/// (never a link) marked as made by a run that never finished with it (`iogauge:new`, its own
+/// inode), whose lock no run holds. A run holds its directory's lock from its making
+/// ([`create_dir_new`]) to its end, so a directory in use is never touched. Every file in it
+/// marked the same way is removed; anything else (a file someone put there, a link, a
+/// directory, a device) is left, and the directory with it. None: `name` is no such
+/// directory.
+pub fn remove_abandoned_dir(parent: BorrowedFd<'_>, name: &std::ffi::OsStr) -> Option<Abandoned> {
+    use crate::platform::sys::fs::{FlockOperation, flock, fstat, openat, statat, unlinkat};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let dir = openat(parent, name, flags, Mode::empty()).ok()?;
+    let st = fstat(&dir).ok()?;
+    if verdict(dir.as_fd(), &st) != Verdict::Unfinished
+        || flock(&dir, FlockOperation::NonBlockingLockExclusive).is_err()
+    {
+        return None;
+    }
+    let mut a = Abandoned::default();
+    let names = match crate::platform::sys::fs::Dir::read_from(&dir) {
+        Ok(d) => d
+            .filter_map(|e| e.ok().map(|e| crate::platform::sys::entry_name(&e)))
+            .filter(|n| n != "." && n != "..")
+            .collect::<Vec<_>>(),
+        Err(e) => {
+            a.left = Some(format!("cannot list it: {e}"));
+            return Some(a);
+        }
+    };
+    let mut others = Vec::new();
+    for n in &names {
+        match remove_abandoned_file(dir.as_fd(), n) {
+            Ok(size) => {
+                a.removed += 1;
+                a.bytes = a.bytes.saturating_add(size);
+            }
+            Err(why) => others.push(why.to_string()),
+        }
+    }
+    if !others.is_empty() {
+        a.left = Some(others.join("; "));
+        return Some(a);
+    }
+    let still_it = statat(parent, name, AtFlags::SYMLINK_NOFOLLOW)
+        .is_ok_and(|now| Identity::of(&now) == Identity::of(&st));
+    if !still_it {
+        a.left = Some("it was renamed or replaced while it was emptied".into());
+    } else if let Err(e) = unlinkat(parent, name, AtFlags::REMOVEDIR) {
+        a.left = Some(format!("cannot remove it: {e}"));
+    }
+    Some(a)
+}
+
+/// Removes `name` in an abandoned directory where it is a regular file a run made (marked
+/// new, its own inode), and gives its size; the error says what it is instead. Nothing else
+/// is opened: a FIFO or a device is never opened to read its mark.
+fn remove_abandoned_file(dir: BorrowedFd<'_>, name: &std::ffi::OsStr) -> io::Result<u64> {
+    use crate::platform::sys::fs::{fstat, openat, statat, unlinkat};
+    let shown = name.to_string_lossy();
+    let said = |e: crate::platform::sys::io::Errno| io::Error::other(format!("{shown}: {e}"));
+    let not_ours = || io::Error::other(format!("{shown} is not a file a run of iogauge made"));
+    let st = statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).map_err(said)?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return Err(not_ours());
+    }
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let fd = openat(dir, name, flags, Mode::empty()).map_err(said)?;
+    let now = fstat(&fd).map_err(said)?;
+    if Identity::of(&now) != Identity::of(&st) || verdict(fd.as_fd(), &now) != Verdict::Unfinished
+    {
+        return Err(not_ours());
+    }
+    unlinkat(dir, name, AtFlags::empty()).map_err(said)?;
+    Ok(now.st_size as u64)
 }
 
 /// How a file of mode `mode` is removed: rmdir for a directory (which fails while anything is
@@ -542,6 +637,52 @@ mod tests {
         assert!(!ours.exists(), "ours is removed");
         assert!(kept.exists(), "not listed (kept on purpose)");
         assert_eq!(std::fs::read(&replaced).unwrap(), b"theirs");
+    }
+
+    #[test]
+    fn an_abandoned_directory_is_taken_only_unlocked_and_only_what_a_run_made_in_it() {
+        let d = tempfile::tempdir().unwrap();
+        let parent = crate::platform::sys::fs::open(
+            d.path(),
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .unwrap();
+        let name = std::ffi::OsStr::new("run.dir");
+        let path = d.path().join(name);
+        let (held, ..) = create_dir_new(&path).unwrap();
+        let st = crate::platform::sys::fs::fstat(&held).unwrap();
+        if verdict(held.as_fd(), &st) != Verdict::Unfinished {
+            skip_test!("no user xattrs here");
+            return;
+        }
+        let (_f, ..) = create_new(&path.join("made")).unwrap();
+        std::fs::write(path.join("made"), b"12345").unwrap();
+        // In use (its lock held): never touched.
+        assert_eq!(remove_abandoned_dir(parent.as_fd(), name), None);
+        assert!(path.join("made").exists());
+        // Its run gone: what it made is removed, then the directory.
+        drop(held);
+        let removed = remove_abandoned_dir(parent.as_fd(), name).unwrap();
+        assert_eq!((removed.removed, removed.bytes, removed.left), (1, 5, None));
+        assert!(!path.exists());
+        // A directory nobody marked, and one holding a file of someone's.
+        std::fs::create_dir(&path).unwrap();
+        assert_eq!(remove_abandoned_dir(parent.as_fd(), name), None);
+        std::fs::remove_dir(&path).unwrap();
+        drop(create_dir_new(&path).unwrap());
+        std::fs::write(path.join("theirs"), b"keep").unwrap();
+        let (_m, ..) = create_new(&path.join("made")).unwrap();
+        let found = remove_abandoned_dir(parent.as_fd(), name).unwrap();
+        assert_eq!(found.removed, 1);
+        assert!(
+            found
+                .left
+                .unwrap()
+                .contains("theirs is not a file a run of iogauge made")
+        );
+        assert_eq!(std::fs::read(path.join("theirs")).unwrap(), b"keep");
+        assert!(!path.join("made").exists());
     }
 
     #[test]

@@ -411,6 +411,26 @@ pub fn storage_failed_text(f: &crate::trace::replayed::StorageFailure) -> String
     )
 }
 
+/// The line that says what became of a directory an earlier replay made and left (it was
+/// killed before its end), found by this one.
+pub fn leftover_text(path: &std::path::Path, a: &crate::files::ownership::Abandoned) -> String {
+    let shown = crate::rawpath::display(path);
+    let files = match a.removed {
+        1 => format!("1 file of {}", human_bytes(a.bytes)),
+        n => format!("{n} files of {}", human_bytes(a.bytes)),
+    };
+    match &a.left {
+        None => format!(
+            "removed {shown} ({files}), left by a replay that did not finish (killed before it \
+             could remove it)"
+        ),
+        Some(why) => format!(
+            "found {shown}, left by a replay that did not finish (killed before it could remove \
+             it): removed its {files}, NOT the rest ({why}); remove it by hand"
+        ),
+    }
+}
+
 /// The line that says the replay's directory is still there, and why.
 pub fn not_removed_text(directory: &str, why: &str) -> String {
     format!(

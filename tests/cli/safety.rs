@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::{bin, counts, iogauge, job, ok_in, run_in, run_json, stderr, tmp};
 
 /// Whether the file system under `dir` keeps user xattrs (iogauge's mark); prints SKIP if not.
-fn has_user_xattrs(dir: &Path) -> bool {
+pub(super) fn has_user_xattrs(dir: &Path) -> bool {
     let f = dir.join(".xattr-probe");
     std::fs::write(&f, b"").unwrap();
     let ok = rustix::fs::setxattr(&f, "user.probe", b"1", rustix::fs::XattrFlags::empty()).is_ok();

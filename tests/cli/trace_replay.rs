@@ -1153,3 +1153,138 @@ fn a_replay_computes_what_the_program_computed_and_leaves_out_its_waits_for_a_cp
     assert!(left_out > 50.0, "{said}");
     assert!(replayed - waited < recorded - left_out / 2.0, "{said}");
 }
+
+/// A replay of `trace` in `place`, killed (SIGKILL) once the file its program makes there
+/// (`made`, 256 KiB) is written: the directory it leaves, and its files' count.
+fn killed_replay(trace: &Path, place: &Path) -> (PathBuf, usize) {
+    let mut child = laid_out(trace, place, &[]);
+    let dir = entries(place).pop().expect("the replay's directory");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let made = |dir: &Path| {
+        entries(dir).iter().any(|p| {
+            p.to_string_lossy().ends_with("-made")
+                && std::fs::metadata(p).is_ok_and(|m| m.len() == 256 << 10)
+        })
+    };
+    while !made(&dir) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(made(&dir), "{:?}", entries(&dir));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(dir.is_dir(), "SIGKILL leaves it");
+    let n = entries(&dir).len();
+    (dir, n)
+}
+
+/// A trace of a program that makes `made` (256 KiB), thinks for two seconds, then reads it.
+fn made_then_sleep(d: &Path) -> PathBuf {
+    let t = d.join("t.iogtrace");
+    let script = "dd if=/dev/zero of=made bs=64k count=4 status=none; sleep 2; cat made";
+    record(d, &t, &["sh", "-c", script]);
+    t
+}
+
+#[test]
+fn a_killed_replays_directory_is_removed_by_the_next_one_there_and_a_running_ones_is_not() {
+    // Until 2026-12-07 a replay killed before its end (SIGKILL, the OOM killer) left its
+    // directory, the laid-out copies and all, for good; the files it made for the program were
+    // not even marked as iogauge's.
+    let d = tmp();
+    let place = tmp();
+    if !super::safety::has_user_xattrs(place.path()) {
+        return;
+    }
+    let t = made_then_sleep(d.path());
+    let quick = d.path().join("quick.iogtrace");
+    record(d.path(), &quick, &["sh", "-c", "echo x > y"]);
+    let (dir, n) = killed_replay(&t, place.path());
+    // The next replay there removes it (saying so before it starts), and runs two seconds…
+    let mut next = bin()
+        .args(["replay", t.to_str().unwrap(), "--directory"])
+        .arg(place.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    let mut err = std::io::BufReader::new(next.stderr.take().unwrap());
+    std::io::BufRead::read_line(&mut err, &mut said).unwrap();
+    let line = format!("iogauge: replay: removed {} ({n} files of ", dir.display());
+    assert!(said.starts_with(&line), "{line}\n{said}");
+    assert!(
+        said.contains("left by a replay that did not finish (killed before it could remove it)"),
+        "{said}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while entries(place.path()).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let running = entries(place.path())
+        .pop()
+        .expect("the next replay's directory");
+    // …while a third one comes and goes, leaving the running one's directory (its lock held).
+    let place_arg = place.path().to_str().unwrap();
+    let o = run_in(
+        d.path(),
+        &["replay", quick.to_str().unwrap(), "--directory", place_arg],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("removed"), "{}", stderr(&o));
+    assert!(running.is_dir());
+    assert!(next.wait().unwrap().success());
+    assert!(
+        entries(place.path()).is_empty(),
+        "{:?}",
+        entries(place.path())
+    );
+}
+
+#[test]
+fn a_killed_replays_directory_holding_someones_file_keeps_it_and_says_so() {
+    let d = tmp();
+    let place = tmp();
+    if !super::safety::has_user_xattrs(place.path()) {
+        return;
+    }
+    let t = made_then_sleep(d.path());
+    let (dir, n) = killed_replay(&t, place.path());
+    std::fs::write(dir.join("notes.txt"), b"mine").unwrap();
+    std::os::unix::fs::symlink(d.path().join("t.iogtrace"), dir.join("link")).unwrap();
+    // Predict, replaying there too, finds it alike.
+    let o = run_in(
+        d.path(),
+        &[
+            "predict",
+            t.to_str().unwrap(),
+            "--directory",
+            place.path().to_str().unwrap(),
+            "--repeat",
+            "1",
+        ],
+    );
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    let line = format!(
+        "iogauge: predict: found {}, left by a replay that did not finish (killed before it \
+         could remove it): removed its {n} files of ",
+        dir.display()
+    );
+    assert!(e.contains(&line), "{line}\n{e}");
+    assert!(e.contains("NOT the rest ("), "{e}");
+    assert!(
+        e.contains("link is not a file a run of iogauge made"),
+        "{e}"
+    );
+    assert!(
+        e.contains("notes.txt is not a file a run of iogauge made"),
+        "{e}"
+    );
+    assert!(e.contains("); remove it by hand"), "{e}");
+    let mut left = entries(&dir);
+    left.sort();
+    assert_eq!(left, vec![dir.join("link"), dir.join("notes.txt")]);
+    assert_eq!(std::fs::read(dir.join("notes.txt")).unwrap(), b"mine");
+    // The predict's own replay directory is gone; only the leftover stays.
+    assert_eq!(entries(place.path()), vec![dir]);
+}

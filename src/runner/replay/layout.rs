@@ -28,8 +28,10 @@ pub struct Layout {
     laid_out_as: Vec<OsString>,
     /// Bytes written to lay the files out.
     pub laid_out: u64,
-    /// Per file: on the emergency removal list.
-    watched: std::sync::Mutex<Vec<bool>>,
+    /// Per file: laid out before the replay (else the replay creates it).
+    laid_out_before: Vec<bool>,
+    /// Per file: the inode on the emergency removal list under its name, if any.
+    watched: std::sync::Mutex<Vec<Option<ownership::Identity>>>,
 }
 
 /// How much a layout writes, and the free space it needs.
@@ -67,7 +69,13 @@ pub fn make(
     let mut layout = Layout {
         path,
         dir,
-        watched: std::sync::Mutex::new(vec![false; names.len()]),
+        watched: std::sync::Mutex::new(vec![None; names.len()]),
+        laid_out_before: r
+            .footer
+            .files
+            .iter()
+            .map(|f| f.size_at_open.is_some())
+            .collect(),
         laid_out_as: names.clone(),
         names: std::sync::Mutex::new(names),
         laid_out: 0,
@@ -84,6 +92,35 @@ pub fn make(
         layout.laid_out += data_end(size, f.extent);
     }
     Ok(layout)
+}
+
+/// The directories in `parent` that earlier replays made and left (killed before their end:
+/// SIGKILL, the OOM killer, a lost machine), removed here, each with what became of it. A
+/// replay's directory is named `iogauge-….replay`, marked as iogauge's and locked while the
+/// replay runs ([`ownership::create_dir_new`]); only such a directory whose lock is free is
+/// touched, and in it only the files a replay made (`ownership::remove_abandoned_dir`).
+pub fn leftovers(parent: &Path) -> Vec<(PathBuf, ownership::Abandoned)> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let Ok(dir) = crate::platform::sys::fs::open(parent, flags, Mode::empty()) else {
+        return Vec::new();
+    };
+    let Ok(entries) = crate::platform::sys::fs::Dir::read_from(&dir) else {
+        return Vec::new();
+    };
+    let names: Vec<OsString> = entries
+        .filter_map(|e| e.ok().map(|e| crate::platform::sys::entry_name(&e)))
+        .filter(|n| {
+            let b = n.as_encoded_bytes();
+            b.starts_with(b"iogauge-") && b.ends_with(b".replay")
+        })
+        .collect();
+    names
+        .into_iter()
+        .filter_map(|n| {
+            let found = ownership::remove_abandoned_dir(dir.as_fd(), &n)?;
+            Some((parent.join(n), found))
+        })
+        .collect()
 }
 
 /// The replay's directory, made new in `parent` as `name`, or where another run made that
@@ -162,18 +199,45 @@ impl Layout {
         self.names()[i].clone()
     }
 
-    /// Opens file `i` of the trace here (`O_CREAT` when `create`), never through a link.
+    /// Opens file `i` of the trace here (`O_CREAT` when `create`), never through a link. A
+    /// file the replay makes (one the program created) is marked as iogauge's and put on the
+    /// emergency list, each new inode under its name: a later replay removes it with the
+    /// directory if this one is killed, a second Ctrl-C removes it.
     pub fn open(&self, i: usize, flags: OFlags, create: bool) -> io::Result<OwnedFd> {
         let mut f = flags | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         if create {
             f |= OFlags::CREATE;
         }
-        Ok(crate::platform::sys::fs::openat(
+        let fd = crate::platform::sys::fs::openat(
             &self.dir,
             self.name(i),
             f,
             Mode::from_raw_mode(0o644),
-        )?)
+        )?;
+        if create && !self.laid_out_before[i] {
+            self.made(i, &fd);
+        }
+        Ok(fd)
+    }
+
+    /// File `i`, open as `fd` after an open that may have created it: where it is a new
+    /// inode, marked and watched under its name in place of the one before.
+    fn made(&self, i: usize, fd: &OwnedFd) {
+        let Ok(st) = crate::platform::sys::fs::fstat(fd) else {
+            return;
+        };
+        let id = ownership::Identity::of(&st);
+        let mut w = self.watched.lock().unwrap_or_else(|e| e.into_inner());
+        if w[i] == Some(id) {
+            return;
+        }
+        let path = self.path.join(self.name(i));
+        if w[i].is_some() {
+            ownership::unwatch(&path);
+        }
+        let _ = ownership::set_mark(fd.as_fd(), ownership::MarkState::New);
+        ownership::watch(&path, id, None);
+        w[i] = Some(id);
     }
 
     /// Renames file `i` (the program's rename, replayed): onto file `over`'s name where the
@@ -211,16 +275,13 @@ impl Layout {
     /// Puts file `i`, open as `fd`, on the list a second Ctrl-C removes from (once).
     pub fn watch(&self, i: usize, fd: &OwnedFd) {
         let mut w = self.watched.lock().unwrap_or_else(|e| e.into_inner());
-        if w[i] {
+        if w[i].is_some() {
             return;
         }
         if let Ok(st) = crate::platform::sys::fs::fstat(fd) {
-            ownership::watch(
-                &self.path.join(self.name(i)),
-                ownership::Identity::of(&st),
-                None,
-            );
-            w[i] = true;
+            let id = ownership::Identity::of(&st);
+            ownership::watch(&self.path.join(self.name(i)), id, None);
+            w[i] = Some(id);
         }
     }
 
