@@ -368,8 +368,7 @@ fn remove_abandoned_file(dir: BorrowedFd<'_>, name: &std::ffi::OsStr) -> io::Res
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let fd = openat(dir, name, flags, Mode::empty()).map_err(said)?;
     let now = fstat(&fd).map_err(said)?;
-    if Identity::of(&now) != Identity::of(&st) || verdict(fd.as_fd(), &now) != Verdict::Unfinished
-    {
+    if Identity::of(&now) != Identity::of(&st) || verdict(fd.as_fd(), &now) != Verdict::Unfinished {
         return Err(not_ours());
     }
     unlinkat(dir, name, AtFlags::empty()).map_err(said)?;
@@ -511,8 +510,19 @@ pub fn unwatch(path: &Path) {
 /// for a process about to exit at once (a second Ctrl-C). The descriptors the run holds keep
 /// those inodes alive, so their numbers cannot have been reused.
 pub fn remove_watched() {
+    ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
     let w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
     remove_listed(&w);
+}
+
+/// Set once the emergency list has been gone through: the process is about to exit, and a
+/// file made now would be left behind.
+static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this process is ending at once (a second Ctrl-C, a bug): threads still running
+/// make no new file then ([`remove_watched`] has gone, or is going, through the list).
+pub fn ending() -> bool {
+    ENDING.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Removes each listed path, last first, while it still names its inode (through the

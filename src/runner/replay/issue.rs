@@ -248,8 +248,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             (&mut fds, &mut buf),
             &mut r,
         );
-        let completed = Instant::now();
-        super::woken::call_done();
+        let completed = ended(s);
         let slept = sleeps.after(completed - issued);
         timed(
             s,
@@ -600,7 +599,8 @@ fn open(s: &Shared<'_>, e: &Event) -> i64 {
         let found = s.layout.open(file, f - OFlags::TRUNC, false);
         return found.map_or_else(|err| neg_errno(&err), |_| 0);
     }
-    match s.layout.open(file, f, e.flags & flag::CREATED != 0) {
+    let create = e.flags & flag::CREATED != 0;
+    match s.layout.open(file, f, create) {
         Ok(fd) => {
             s.layout.watch(file, &fd);
             let held = Held {
@@ -608,11 +608,40 @@ fn open(s: &Shared<'_>, e: &Event) -> i64 {
                 flags: f,
                 fd: Arc::new(fd),
             };
+            if create {
+                CREATED.with_borrow_mut(|c| c.push((file, Arc::clone(&held.fd))));
+            }
             opened(s).entry(e.file).or_default().push(held);
             e.result
         }
         Err(err) => neg_errno(&err),
     }
+}
+
+thread_local! {
+    /// The files this thread's replayed opens may have created, marked as iogauge's once the
+    /// call's clock has stopped ([`marked_made`]): a mark is a metadata write, no part of the
+    /// program's open.
+    static CREATED: std::cell::RefCell<Vec<(usize, Arc<OwnedFd>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A call's end: its completion time, taken first, then what waits for the clock to stop
+/// (the thread's wake-ups counted, the files the call made marked).
+fn ended(s: &Shared<'_>) -> Instant {
+    let completed = Instant::now();
+    super::woken::call_done();
+    marked_made(s);
+    completed
+}
+
+/// Marks the files this thread's last call created (see [`CREATED`]).
+fn marked_made(s: &Shared<'_>) {
+    CREATED.with_borrow_mut(|c| {
+        for (i, fd) in c.drain(..) {
+            s.layout.made(i, &fd);
+        }
+    });
 }
 
 /// A replayed close. Another thread's open may be the one closed: the table is shared. The
@@ -663,6 +692,7 @@ fn own_descriptor<'f>(
             .open(e.file as usize, open_flags(e), true)
             .map_err(|err| neg_errno(&err))?;
         s.layout.watch(e.file as usize, &fd);
+        s.layout.made(e.file as usize, &fd);
         slot.insert(Arc::new(fd));
     }
     Ok(&fds[&key])

@@ -28,10 +28,9 @@ pub struct Layout {
     laid_out_as: Vec<OsString>,
     /// Bytes written to lay the files out.
     pub laid_out: u64,
-    /// Per file: laid out before the replay (else the replay creates it).
-    laid_out_before: Vec<bool>,
-    /// Per file: the inode on the emergency removal list under its name, if any.
-    watched: std::sync::Mutex<Vec<Option<ownership::Identity>>>,
+    /// Per file: the inode on the emergency removal list under its name, if any, and whether
+    /// the replay marked it (one it made).
+    watched: std::sync::Mutex<Vec<Option<(ownership::Identity, bool)>>>,
 }
 
 /// How much a layout writes, and the free space it needs.
@@ -70,12 +69,6 @@ pub fn make(
         path,
         dir,
         watched: std::sync::Mutex::new(vec![None; names.len()]),
-        laid_out_before: r
-            .footer
-            .files
-            .iter()
-            .map(|f| f.size_at_open.is_some())
-            .collect(),
         laid_out_as: names.clone(),
         names: std::sync::Mutex::new(names),
         laid_out: 0,
@@ -156,7 +149,7 @@ fn lay_out(
     let fd =
         crate::platform::sys::fs::openat(&l.dir, l.name(i), flags, Mode::from_raw_mode(0o644))?;
     let _ = ownership::set_mark(fd.as_fd(), ownership::MarkState::New);
-    l.watch(i, &fd);
+    l.watch_as(i, &fd, true);
     let mut at = 0;
     while at < data {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
@@ -199,45 +192,53 @@ impl Layout {
         self.names()[i].clone()
     }
 
-    /// Opens file `i` of the trace here (`O_CREAT` when `create`), never through a link. A
-    /// file the replay makes (one the program created) is marked as iogauge's and put on the
-    /// emergency list, each new inode under its name: a later replay removes it with the
-    /// directory if this one is killed, a second Ctrl-C removes it.
+    /// Opens file `i` of the trace here (`O_CREAT` when `create`), never through a link. An
+    /// open that may have created the file is followed by [`Layout::made`], outside the
+    /// call's clock. Nothing is created once the process is ending at once (a second Ctrl-C,
+    /// a bug): a thread still replaying would make a file after its removal (EINTR).
     pub fn open(&self, i: usize, flags: OFlags, create: bool) -> io::Result<OwnedFd> {
         let mut f = flags | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         if create {
+            if ownership::ending() {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
             f |= OFlags::CREATE;
         }
-        let fd = crate::platform::sys::fs::openat(
+        Ok(crate::platform::sys::fs::openat(
             &self.dir,
             self.name(i),
             f,
             Mode::from_raw_mode(0o644),
-        )?;
-        if create && !self.laid_out_before[i] {
-            self.made(i, &fd);
-        }
-        Ok(fd)
+        )?)
     }
 
-    /// File `i`, open as `fd` after an open that may have created it: where it is a new
-    /// inode, marked and watched under its name in place of the one before.
-    fn made(&self, i: usize, fd: &OwnedFd) {
+    /// File `i`, open as `fd` after an open that may have created it: a file the replay made
+    /// (one the program created, or a laid-out one it made again after the program's
+    /// unlink), each new inode, is marked as iogauge's and put on the emergency list under
+    /// its name in place of the one before — a second Ctrl-C removes it, and a later replay
+    /// does with the directory if this one is killed.
+    pub fn made(&self, i: usize, fd: &OwnedFd) {
         let Ok(st) = crate::platform::sys::fs::fstat(fd) else {
             return;
         };
         let id = ownership::Identity::of(&st);
         let mut w = self.watched.lock().unwrap_or_else(|e| e.into_inner());
-        if w[i] == Some(id) {
-            return;
-        }
-        let path = self.path.join(self.name(i));
-        if w[i].is_some() {
-            ownership::unwatch(&path);
+        match w[i] {
+            Some((had, marked)) if had == id => {
+                if marked {
+                    return;
+                }
+            }
+            before => {
+                let path = self.path.join(self.name(i));
+                if before.is_some() {
+                    ownership::unwatch(&path);
+                }
+                ownership::watch(&path, id, None);
+            }
         }
         let _ = ownership::set_mark(fd.as_fd(), ownership::MarkState::New);
-        ownership::watch(&path, id, None);
-        w[i] = Some(id);
+        w[i] = Some((id, true));
     }
 
     /// Renames file `i` (the program's rename, replayed): onto file `over`'s name where the
@@ -274,6 +275,11 @@ impl Layout {
 
     /// Puts file `i`, open as `fd`, on the list a second Ctrl-C removes from (once).
     pub fn watch(&self, i: usize, fd: &OwnedFd) {
+        self.watch_as(i, fd, false);
+    }
+
+    /// [`Layout::watch`], saying whether the file is marked as iogauge's already.
+    fn watch_as(&self, i: usize, fd: &OwnedFd, marked: bool) {
         let mut w = self.watched.lock().unwrap_or_else(|e| e.into_inner());
         if w[i].is_some() {
             return;
@@ -281,7 +287,7 @@ impl Layout {
         if let Ok(st) = crate::platform::sys::fs::fstat(fd) {
             let id = ownership::Identity::of(&st);
             ownership::watch(&self.path.join(self.name(i)), id, None);
-            w[i] = Some(id);
+            w[i] = Some((id, marked));
         }
     }
 
