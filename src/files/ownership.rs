@@ -394,6 +394,11 @@ pub struct Place {
 }
 
 impl Place {
+    /// The file `name` in the directory held open as `dir`.
+    pub fn within(dir: std::sync::Arc<OwnedFd>, name: std::ffi::OsString) -> Place {
+        Place { dir, name }
+    }
+
     /// The place `path` names now.
     pub fn of(path: &Path) -> io::Result<Place> {
         let (dir, name) = dir_and_name(path)?;

@@ -197,11 +197,27 @@ impl OutDir {
         let name = plain_name(name)?;
         self.check(name, replace)?;
         let (tmp, fd) = self.create_temp(name)?;
+        let watched = self.watch_temp(&tmp, &fd);
         let done = self.fill_and_rename(&tmp, fd, name, bytes, replace);
         if done.is_err() {
             let _ = crate::platform::sys::fs::unlinkat(&self.fd, &tmp, AtFlags::empty());
         }
+        if let Some(key) = watched {
+            ownership::unwatch(&key);
+        }
         done
+    }
+
+    /// Puts the temporary file `tmp`, open as `fd`, on the emergency list while it is written
+    /// (a large trace to a slow disk takes a while): a second Ctrl-C meanwhile removes it
+    /// rather than leave it hidden beside the output. The list's key, to take it off after.
+    fn watch_temp(&self, tmp: &OsStr, fd: &OwnedFd) -> Option<PathBuf> {
+        let st = crate::platform::sys::fs::fstat(fd).ok()?;
+        let dir = std::sync::Arc::new(self.fd.try_clone().ok()?);
+        let key = self.shown.join(tmp);
+        let place = ownership::Place::within(dir, tmp.to_os_string());
+        ownership::watch(&key, Identity::of(&st), Some(&place));
+        Some(key)
     }
 
     /// A new file of a random name beside `name`.

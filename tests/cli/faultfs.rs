@@ -2,7 +2,7 @@
 //! (the `fuser` crate) serving one directory of in-memory files, with direct I/O so every
 //! read and write reaches it. A test arms faults by file offset: a write that lands with a
 //! bit flipped, is dropped while reporting success, lands at another offset, or lands torn;
-//! a write or read that fails with EIO or ENOSPC. Each fault fires once. Mounting needs
+//! a write or read that fails with EIO or ENOSPC; a write that stalls. Each fault fires once. Mounting needs
 //! /dev/fuse and fusermount3 (scripts/test-deps.sh installs fuse3); without them the tests
 //! print SKIP.
 
@@ -36,6 +36,8 @@ pub enum Fault {
     WriteEnospc { at: u64 },
     /// A read fails with EIO.
     ReadEio { at: u64 },
+    /// The write lands two seconds late (a slow disk), the file system busy meanwhile.
+    Stall { at: u64 },
     /// Volatile mode: an fsync covering `at` is acknowledged, but `len` bytes there never
     /// reach the stable copy (a device that loses data it said was durable).
     LoseOnFsync { at: u64, len: usize },
@@ -51,6 +53,7 @@ impl Fault {
             | Fault::WriteEio { at }
             | Fault::WriteEnospc { at }
             | Fault::ReadEio { at }
+            | Fault::Stall { at }
             | Fault::LoseOnFsync { at, .. } => at,
         }
     }
@@ -319,6 +322,7 @@ impl Filesystem for FaultFs {
             Some(Fault::DropWrite { .. }) => return reply.written(data.len() as u32),
             Some(Fault::Misdirect { to, .. }) => at = to,
             Some(Fault::Tear { keep, .. }) => bytes.truncate(keep),
+            Some(Fault::Stall { .. }) => std::thread::sleep(Duration::from_secs(2)),
             _ => {}
         }
         let mut g = self.inner.lock().unwrap();
@@ -507,8 +511,9 @@ impl Drop for Mounted {
     }
 }
 
-/// Mounts a FaultFs on `dir`, or says why it cannot.
-pub fn mount(dir: &Path) -> Result<Mounted, String> {
+/// Mounts a FaultFs on `dir`, or says why it cannot; its requests served by `threads`
+/// threads (with more than one, a stalled write holds one and the others go on answering).
+pub fn mount(dir: &Path, threads: usize) -> Result<Mounted, String> {
     if !Path::new("/dev/fuse").exists() {
         return Err("no /dev/fuse".into());
     }
@@ -534,6 +539,7 @@ pub fn mount(dir: &Path) -> Result<Mounted, String> {
         MountOption::FSName("iogauge-faultfs".into()),
         MountOption::RW,
     ];
+    cfg.n_threads = Some(threads);
     let session = fuser::spawn_mount(fs, dir, &cfg).map_err(|e| format!("mount: {e}"))?;
     // The mount is there once the kernel answers for it.
     for _ in 0..200 {

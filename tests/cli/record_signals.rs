@@ -317,3 +317,60 @@ fn ctrl_c_while_a_fifo_has_no_reader_gives_up_the_wait_and_says_so() {
             .is_fifo()
     );
 }
+
+#[test]
+fn a_second_ctrl_c_while_the_trace_is_written_leaves_no_temporary_file() {
+    // The trace goes to a file of a random name beside it, renamed into place when whole: a
+    // large trace on a slow disk takes a while. Until 2026-12-07 a second Ctrl-C meanwhile
+    // ended iogauge with that file left, hidden (`.t.iogtrace.iogauge-…`), as large as the
+    // trace.
+    // Served by two threads: the stalled write holds one, the removal takes the other.
+    let Some((d, fs, mnt)) = super::verify::fault_fs_served_by(2) else {
+        return;
+    };
+    fs.arm(super::faultfs::Fault::Stall { at: 0 }, 0);
+    let child = bin()
+        .current_dir(d.path())
+        .args(["record", "-o"])
+        .arg(mnt.join("t.iogtrace"))
+        .args(["--", "sh", "-c", "echo x > y"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fs.fired().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(fs.fired().len(), 1, "the trace's first write stalls");
+    // Sent to iogauge's signal thread: a Ctrl-C the kernel gives the writing thread waits
+    // until its write returns (as a real slow disk's would, write by write).
+    let pid = child.id();
+    let tid = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(|t| t.ok())
+        .find(|t| {
+            std::fs::read_to_string(t.path().join("comm"))
+                .is_ok_and(|c| c.trim() == "iogauge-signals")
+        })
+        .and_then(|t| t.file_name().to_str()?.parse::<i32>().ok())
+        .expect("iogauge's signal thread");
+    for _ in 0..2 {
+        // SAFETY: a plain syscall with numbers; the thread belongs to the child.
+        let r = unsafe { libc::syscall(libc::SYS_tgkill, pid as i32, tid, libc::SIGINT) };
+        assert_eq!(r, 0);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("NOT written"),
+        "ended at once: {}",
+        stderr(&o)
+    );
+    let left: Vec<_> = std::fs::read_dir(&mnt)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

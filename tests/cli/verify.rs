@@ -615,10 +615,21 @@ pub(super) fn fault_fs() -> Option<(
     super::faultfs::Mounted,
     std::path::PathBuf,
 )> {
+    fault_fs_served_by(1)
+}
+
+/// [`fault_fs`], its requests served by `threads` threads.
+pub(super) fn fault_fs_served_by(
+    threads: usize,
+) -> Option<(
+    tempfile::TempDir,
+    super::faultfs::Mounted,
+    std::path::PathBuf,
+)> {
     let d = super::tmp();
     let mnt = d.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
-    match super::faultfs::mount(&mnt) {
+    match super::faultfs::mount(&mnt, threads) {
         Ok(m) => Some((d, m, mnt)),
         Err(why) => {
             skip!("faults below the file system: cannot mount FUSE here: {why}");
