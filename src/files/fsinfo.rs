@@ -26,6 +26,25 @@ pub fn size_of(p: &Path) -> Option<u64> {
     crate::platform::sys::fs::seek(&fd, crate::platform::sys::fs::SeekFrom::End(0)).ok()
 }
 
+/// The names in the directory open as `dir` (`.` and `..` aside), read through a descriptor
+/// of their own so `dir`'s is left as it was.
+pub fn names_in(dir: impl crate::platform::fd::AsFd) -> std::io::Result<Vec<std::ffi::OsString>> {
+    let fd = crate::platform::sys::fs::openat(
+        dir,
+        ".",
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        crate::platform::sys::fs::Mode::empty(),
+    )?;
+    let mut names = Vec::new();
+    for e in crate::platform::sys::fs::Dir::read_from(&fd)? {
+        let n = crate::platform::sys::entry_name(&e?);
+        if n != "." && n != ".." {
+            names.push(n);
+        }
+    }
+    Ok(names)
+}
+
 /// Whether `p` is a block device (through links).
 pub fn is_block_device(p: &Path) -> bool {
     stat(p).is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::BlockDevice)

@@ -319,11 +319,8 @@ pub fn remove_abandoned_dir(parent: BorrowedFd<'_>, name: &std::ffi::OsStr) -> O
         return None;
     }
     let mut a = Abandoned::default();
-    let names = match crate::platform::sys::fs::Dir::read_from(&dir) {
-        Ok(d) => d
-            .filter_map(|e| e.ok().map(|e| crate::platform::sys::entry_name(&e)))
-            .filter(|n| n != "." && n != "..")
-            .collect::<Vec<_>>(),
+    let names = match crate::files::fsinfo::names_in(&dir) {
+        Ok(names) => names,
         Err(e) => {
             a.left = Some(format!("cannot list it: {e}"));
             return Some(a);

@@ -329,20 +329,7 @@ impl OutDir {
 
     /// The names in this directory (`.` and `..` aside).
     pub fn names(&self) -> io::Result<Vec<OsString>> {
-        let fd = crate::platform::sys::fs::openat(
-            &self.fd,
-            ".",
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?;
-        let mut names = Vec::new();
-        for e in crate::platform::sys::fs::Dir::read_from(&fd)? {
-            let n = crate::platform::sys::entry_name(&e?);
-            if n != "." && n != ".." {
-                names.push(n);
-            }
-        }
-        Ok(names)
+        crate::files::fsinfo::names_in(&self.fd)
     }
 }
 

