@@ -29,6 +29,15 @@ fn main() -> ExitCode {
     session::end_at_a_panic();
     iogauge::out::stop_on_closed_pipe(Arc::clone(&signals().interrupt));
     let code = dispatch();
+    for r in iogauge::files::writer::take_removed() {
+        iogauge::errln!(
+            "iogauge: removed {} ({}): the temporary file of {}, left there by an iogauge that \
+             was killed while it wrote it",
+            iogauge::rawpath::display(&r.path),
+            iogauge::units::human_bytes(r.bytes),
+            iogauge::rawpath::display(std::path::Path::new(&r.output))
+        );
+    }
     if iogauge::out::pipe_closed() {
         // What a shell expects of a program whose reader went away (128 + SIGPIPE).
         return ExitCode::from(141);

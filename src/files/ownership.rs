@@ -350,11 +350,15 @@ pub fn remove_abandoned_dir(parent: BorrowedFd<'_>, name: &std::ffi::OsStr) -> O
     Some(a)
 }
 
-/// Removes `name` in an abandoned directory where it is a regular file a run made (marked
-/// new, its own inode), and gives its size; the error says what it is instead. Nothing else
-/// is opened: a FIFO or a device is never opened to read its mark.
-fn remove_abandoned_file(dir: BorrowedFd<'_>, name: &std::ffi::OsStr) -> io::Result<u64> {
-    use crate::platform::sys::fs::{fstat, openat, statat, unlinkat};
+/// Removes `name` in `dir` where it is a regular file a run made and left (marked new, its
+/// own inode, and no process holds its lock: one being written is locked from its making, see
+/// the writer), and gives its size; the error says what it is instead. Nothing else is
+/// opened: a FIFO or a device is never opened to read its mark.
+pub(crate) fn remove_abandoned_file(
+    dir: BorrowedFd<'_>,
+    name: &std::ffi::OsStr,
+) -> io::Result<u64> {
+    use crate::platform::sys::fs::{FlockOperation, flock, fstat, openat, statat, unlinkat};
     let shown = name.to_string_lossy();
     let said = |e: crate::platform::sys::io::Errno| io::Error::other(format!("{shown}: {e}"));
     let not_ours = || io::Error::other(format!("{shown} is not a file a run of iogauge made"));
@@ -366,6 +370,16 @@ fn remove_abandoned_file(dir: BorrowedFd<'_>, name: &std::ffi::OsStr) -> io::Res
     let fd = openat(dir, name, flags, Mode::empty()).map_err(said)?;
     let now = fstat(&fd).map_err(said)?;
     if Identity::of(&now) != Identity::of(&st) || verdict(fd.as_fd(), &now) != Verdict::Unfinished {
+        return Err(not_ours());
+    }
+    if flock(&fd, FlockOperation::NonBlockingLockExclusive).is_err() {
+        return Err(io::Error::other(format!(
+            "{shown} is in use (a running iogauge holds its lock)"
+        )));
+    }
+    // Still the file judged: a name taken over meanwhile names another file now.
+    let there = statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).map_err(said)?;
+    if Identity::of(&there) != Identity::of(&now) {
         return Err(not_ours());
     }
     unlinkat(dir, name, AtFlags::empty()).map_err(said)?;

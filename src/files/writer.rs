@@ -17,6 +17,11 @@
 //!
 //! Any failure removes the temporary file. A process that rewrites its own output (a sweep's
 //! index after each point) knows what it wrote even where the file system keeps no marks.
+//!
+//! A process killed while it writes (SIGKILL, the OOM killer, a power cut) cannot remove its
+//! temporary file, which may be as large as a trace. So the file is locked (`flock`) from its
+//! making and then marked new; the first write into a directory looks there for temporary
+//! names marked new whose lock nobody holds, and removes them ([`take_removed`] says which).
 //! Nothing here prints.
 
 use crate::platform::fd::{AsFd, OwnedFd};
@@ -196,6 +201,7 @@ impl OutDir {
     ) -> Result<std::fs::File, Refusal> {
         let name = plain_name(name)?;
         self.check(name, replace)?;
+        self.clear_abandoned();
         let (tmp, fd) = self.create_temp(name)?;
         let watched = self.watch_temp(&tmp, &fd);
         let done = self.fill_and_rename(&tmp, fd, name, bytes, replace);
@@ -220,7 +226,45 @@ impl OutDir {
         Some(key)
     }
 
-    /// A new file of a random name beside `name`.
+    /// Removes the temporary files an earlier process left in this directory when it was
+    /// killed while it wrote an output: a name this writer draws, a regular file marked new
+    /// with its own inode, whose lock no process holds (one being written is locked from its
+    /// making). Looked for once per directory per process: a sweep writing a file per point
+    /// reads its directory once.
+    fn clear_abandoned(&self) {
+        let Ok(st) = crate::platform::sys::fs::fstat(&self.fd) else {
+            return;
+        };
+        {
+            let mut seen = CLEARED.lock().unwrap_or_else(|e| e.into_inner());
+            if seen.iter().any(|(id, _)| *id == Identity::of(&st)) {
+                return;
+            }
+            // Held open, so that no directory made later can have its number.
+            if let Ok(held) = self.fd.try_clone() {
+                seen.push((Identity::of(&st), held));
+            }
+        }
+        let Ok(names) = self.names() else {
+            return;
+        };
+        for n in names {
+            let Some(output) = output_of_temp(&n) else {
+                continue;
+            };
+            if let Ok(bytes) = ownership::remove_abandoned_file(self.fd.as_fd(), &n) {
+                let mut r = REMOVED.lock().unwrap_or_else(|e| e.into_inner());
+                r.push(Removed {
+                    path: self.shown.join(&n),
+                    output,
+                    bytes,
+                });
+            }
+        }
+    }
+
+    /// A new file of a random name beside `name`, locked and marked new (see
+    /// [`OutDir::clear_abandoned`]).
     fn create_temp(&self, name: &OsStr) -> io::Result<(OsString, OwnedFd)> {
         for _ in 0..16 {
             let mut tmp = OsString::from(".");
@@ -234,7 +278,19 @@ impl OutDir {
                 OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                 Mode::from_raw_mode(0o644),
             ) {
-                Ok(fd) => return Ok((tmp, fd)),
+                Ok(fd) => {
+                    // Locked before it is marked: a file marked new and unlocked is one whose
+                    // writer is gone. Best effort, as the mark: without either it is never
+                    // taken for an abandoned one.
+                    let locked = crate::platform::sys::fs::flock(
+                        &fd,
+                        crate::platform::sys::fs::FlockOperation::NonBlockingLockExclusive,
+                    );
+                    if locked.is_ok() {
+                        let _ = ownership::set_mark(fd.as_fd(), MarkState::New);
+                    }
+                    return Ok((tmp, fd));
+                }
                 Err(crate::platform::sys::io::Errno::EXIST) => continue,
                 Err(e) => return Err(e.into()),
             }
@@ -347,6 +403,39 @@ fn plain_name(name: &OsStr) -> io::Result<&OsStr> {
         )));
     }
     Ok(name)
+}
+
+/// The output a temporary file of this writer's naming (`.NAME.iogauge-` and 16 hex digits)
+/// was to become: NAME. None for any other name.
+fn output_of_temp(name: &OsStr) -> Option<OsString> {
+    let b = name.as_encoded_bytes().strip_prefix(b".")?;
+    let (stem, hex) = b.split_at_checked(b.len().checked_sub(16)?)?;
+    let stem = stem.strip_suffix(b".iogauge-")?;
+    let lower_hex = |c: &u8| c.is_ascii_digit() || (b'a'..=b'f').contains(c);
+    if stem.is_empty() || !hex.iter().all(lower_hex) {
+        return None;
+    }
+    Some(crate::rawpath::os_from_bytes(stem.to_vec()))
+}
+
+/// A temporary file an earlier process left (killed while it wrote `output`), removed here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Removed {
+    pub path: PathBuf,
+    pub output: OsString,
+    pub bytes: u64,
+}
+
+/// The directories this process has cleared of abandoned temporary files, each held open (a
+/// descriptor per directory written into: a directory removed meanwhile keeps its inode, whose
+/// number a new one would otherwise take and be passed over).
+static CLEARED: Mutex<Vec<(Identity, OwnedFd)>> = Mutex::new(Vec::new());
+static REMOVED: Mutex<Vec<Removed>> = Mutex::new(Vec::new());
+
+/// The abandoned temporary files this process removed since the last call, for the door to
+/// report.
+pub fn take_removed() -> Vec<Removed> {
+    std::mem::take(&mut *REMOVED.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// 64 random bits: the standard library's hash keys (drawn from the system's random source
@@ -470,6 +559,78 @@ mod tests {
         out.write(OsStr::new("f"), b"x", false).unwrap();
         assert!(d.path().join("b/f").is_file());
         assert!(!d.path().join("a/f").exists());
+    }
+
+    #[test]
+    fn a_killed_writers_temporary_file_goes_at_the_next_write_there_and_nothing_else() {
+        let d = tempfile::tempdir().unwrap();
+        let out = OutDir::open(d.path()).unwrap();
+        // Written by a process that was killed: its descriptor (and lock) gone.
+        let (left, fd) = out.create_temp(OsStr::new("t.iogtrace")).unwrap();
+        crate::platform::sys::io::pwrite(&fd, &[7u8; 5000], 0).unwrap();
+        let st = crate::platform::sys::fs::fstat(&fd).unwrap();
+        if ownership::verdict(fd.as_fd(), &st) != Verdict::Unfinished {
+            eprintln!("skipped: no user xattrs here, so no temporary file carries a mark");
+            return;
+        }
+        drop(fd);
+        // Being written by a live process: locked.
+        let (busy, held) = out.create_temp(OsStr::new("r.json")).unwrap();
+        // Not this writer's: a user's file of such a name, a link, a name almost like it.
+        let user = ".u.iogauge-0123456789abcdef";
+        std::fs::write(d.path().join(user), b"mine").unwrap();
+        std::fs::write(d.path().join("victim"), b"precious").unwrap();
+        let link = ".l.iogauge-0123456789abcdef";
+        if let Err(e) = symlink(d.path().join("victim"), d.path().join(link)) {
+            eprintln!("skipped: {e}");
+            return;
+        }
+        let (near, near_fd) = out.create_temp(OsStr::new("n")).unwrap();
+        drop(near_fd);
+        let near_name = format!("{}x", near.to_string_lossy());
+        std::fs::rename(d.path().join(&near), d.path().join(&near_name)).unwrap();
+
+        OutDir::open(d.path())
+            .unwrap()
+            .write(OsStr::new("r.json"), b"{}", false)
+            .unwrap();
+        let mut names = out.names().unwrap();
+        names.sort();
+        let mut want: Vec<OsString> = [&*busy, OsStr::new(link), OsStr::new(&near_name)]
+            .into_iter()
+            .chain([OsStr::new(user), OsStr::new("r.json"), OsStr::new("victim")])
+            .map(OsStr::to_os_string)
+            .collect();
+        want.sort();
+        assert_eq!(names, want);
+        let removed: Vec<_> = take_removed()
+            .into_iter()
+            .filter(|r| r.path.starts_with(d.path()))
+            .collect();
+        assert_eq!(
+            removed,
+            vec![Removed {
+                path: d.path().join(&left),
+                output: "t.iogtrace".into(),
+                bytes: 5000
+            }]
+        );
+        drop(held);
+    }
+
+    #[test]
+    fn temporary_names_are_told_from_others() {
+        let of = |n: &str| output_of_temp(OsStr::new(n)).map(|o| o.into_string().unwrap());
+        assert_eq!(
+            of(".r.json.iogauge-0123456789abcdef").as_deref(),
+            Some("r.json")
+        );
+        assert_eq!(of("..iogauge-0123456789abcdef"), None);
+        assert_eq!(of(".r.iogauge-0123456789ABCDEF"), None);
+        assert_eq!(of(".r.iogauge-0123456789abcde"), None);
+        assert_eq!(of("r.iogauge-0123456789abcdef"), None);
+        assert_eq!(of(".r.iogauge0123456789abcdef"), None);
+        assert_eq!(of(".r"), None);
     }
 
     #[test]

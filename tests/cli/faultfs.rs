@@ -270,6 +270,46 @@ impl Filesystem for FaultFs {
         }
     }
 
+    /// Renames within the one directory (iogauge's outputs: a temporary file renamed into
+    /// place), replacing what is there unless told not to.
+    fn rename(
+        &self,
+        _r: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        newparent: INodeNo,
+        newname: &OsStr,
+        flags: fuser::RenameFlags,
+        reply: ReplyEmpty,
+    ) {
+        if parent.0 != ROOT || newparent.0 != ROOT {
+            return reply.error(Errno::ENOENT);
+        }
+        if !(flags - fuser::RenameFlags::RENAME_NOREPLACE).is_empty() {
+            return reply.error(Errno::EINVAL);
+        }
+        let mut g = self.inner.lock().unwrap();
+        let find = |g: &Inner, n: &OsStr| {
+            g.nodes
+                .iter()
+                .find(|(_, node)| OsStr::new(&node.name) == n)
+                .map(|(&i, _)| i)
+        };
+        let Some(from) = find(&g, name) else {
+            return reply.error(Errno::ENOENT);
+        };
+        if let Some(there) = find(&g, newname) {
+            if flags.contains(fuser::RenameFlags::RENAME_NOREPLACE) {
+                return reply.error(Errno::EEXIST);
+            }
+            g.nodes.remove(&there);
+        }
+        if let Some(n) = g.nodes.get_mut(&from) {
+            n.name = newname.to_string_lossy().into_owned();
+        }
+        reply.ok()
+    }
+
     fn read(
         &self,
         _r: &Request,

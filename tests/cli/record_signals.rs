@@ -374,3 +374,64 @@ fn a_second_ctrl_c_while_the_trace_is_written_leaves_no_temporary_file() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_temporary_file_a_killed_iogauge_left_goes_at_the_next_write_there() {
+    // SIGKILL (or the OOM killer) while the trace is written leaves its temporary file, hidden
+    // beside the output and as large as the trace: nothing can run in a killed process. The
+    // next iogauge to write into that directory removes it, and says so. Until 2026-12-07 it
+    // stayed for good.
+    let Some((d, fs, mnt)) = super::verify::fault_fs_served_by(2) else {
+        return;
+    };
+    fs.arm(super::faultfs::Fault::Stall { at: 0 }, 0);
+    let mut child = bin()
+        .current_dir(d.path())
+        .args(["record", "-o"])
+        .arg(mnt.join("t.iogtrace"))
+        .args(["--", "sh", "-c", "echo x > y"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fs.fired().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(fs.fired().len(), 1, "the trace's first write stalls");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let names = |dir: &Path| -> Vec<String> {
+        let mut n: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    let left = names(&mnt);
+    assert!(
+        left.len() == 1 && left[0].starts_with(".t.iogtrace.iogauge-"),
+        "the killed writer's file: {left:?}"
+    );
+    // A file of the same kind of name that iogauge did not make stays.
+    std::fs::write(mnt.join(".n.iogauge-0123456789abcdef"), b"mine").unwrap();
+
+    let o = bin()
+        .current_dir(d.path())
+        .args(["record", "-o"])
+        .arg(mnt.join("u.iogtrace"))
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let said = stderr(&o);
+    assert!(
+        said.contains(&format!("removed {}", mnt.join(&left[0]).display()))
+            && said.contains(
+                "the temporary file of t.iogtrace, left there by an iogauge that was killed"
+            ),
+        "{said}"
+    );
+    assert_eq!(names(&mnt), [".n.iogauge-0123456789abcdef", "u.iogtrace"]);
+}
