@@ -17,6 +17,11 @@ pub fn describe(path: &Path) -> TargetInfo {
     crate::platform::host::describe(path)
 }
 
+/// [`describe`] for each of `paths`, what they share (the mount table, a device) read once.
+pub fn describe_all<'a>(paths: impl Iterator<Item = &'a Path>) -> Vec<TargetInfo> {
+    crate::platform::host::describe_all(paths)
+}
+
 /// The space of the file system holding `dir`.
 pub fn space(dir: &Path) -> std::io::Result<Space> {
     crate::platform::host::space(dir)

@@ -45,6 +45,7 @@
 
 pub mod cli;
 pub mod compat;
+pub mod ending;
 pub mod engine;
 pub mod files;
 pub mod host;

@@ -85,8 +85,10 @@ pub enum Op {
     Delete,
 }
 
-/// A file just created: its index and identity (device, inode), for the caller to record.
-pub type Made = (usize, (u64, u64));
+/// A file just created: its index and identity (device, inode), for the caller to put on the
+/// emergency list, and the stretch that made it, which ends once it is there
+/// (`crate::ending`).
+pub type Made = (usize, (u64, u64), Option<crate::ending::Making>);
 
 pub struct FileOps {
     op: Op,
@@ -104,6 +106,9 @@ pub struct FileOps {
     /// opened (closed in `settle`, outside the time).
     created: Option<usize>,
     reopened: Option<OwnedFd>,
+    /// filecreate, dircreate: the stretch the prepared unit's create runs in, begun before
+    /// its clock; None when the process is ending (nothing is made then).
+    making: Option<crate::ending::Making>,
 }
 
 impl FileOps {
@@ -130,11 +135,18 @@ impl FileOps {
             refused: None,
             created: None,
             reopened: None,
+            making: None,
         }
     }
 
     fn call(&mut self, file: usize) -> io::Result<()> {
         let n = &self.names[file];
+        if self.op == Op::Create && self.held[file].is_none() && self.making.is_none() {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "not made: iogauge is stopping at once",
+            ));
+        }
         match self.op {
             Op::Create if self.dirs => {
                 // Never through a link: mkdir fails on any name that is taken.
@@ -223,6 +235,9 @@ fn same_file(n: &Name, id: (u64, u64)) -> io::Result<bool> {
 
 impl Engine for FileOps {
     fn prep(&mut self, u: &IoUnit) {
+        if self.op == Op::Create && self.held[u.file].is_none() {
+            self.making = crate::ending::Making::begin();
+        }
         if self.op != Op::Delete {
             return;
         }
@@ -246,6 +261,7 @@ impl Engine for FileOps {
 
     fn settle(&mut self) -> Option<Made> {
         self.reopened = None;
+        let making = self.making.take();
         let file = self.created.take()?;
         if self.dirs {
             // Held from now on, as filecreate holds the files it opens: the run marks it and
@@ -258,7 +274,7 @@ impl Engine for FileOps {
             self.held[file] = Some(fd);
         }
         let st = crate::platform::sys::fs::fstat(self.held[file].as_ref()?).ok()?;
-        Some((file, (st.st_dev, st.st_ino)))
+        Some((file, (st.st_dev, st.st_ino), making))
     }
 
     fn take_made(&mut self) -> Vec<(usize, OwnedFd)> {
@@ -318,17 +334,18 @@ mod tests {
         let names = vec![name(dir.path(), "a"), name(dir.path(), "b")];
         let mut e = FileOps::new(Op::Create, false, names, vec![None, None]);
         assert_eq!(run(&mut e, 1).unwrap(), 4096);
-        let made = e.settle().expect("b was created");
+        let (file, id, making) = e.settle().expect("b was created");
+        assert!(making.is_some(), "made in a stretch");
         let st = std::fs::metadata(dir.path().join("b")).unwrap();
         assert_eq!(
-            made,
+            (file, id),
             (1, crate::platform::testing::dev_ino(&dir.path().join("b")))
         );
         assert_eq!(st.len(), 0, "created empty, as fio's filecreate");
         assert!(!dir.path().join("a").exists());
         // The second pass opens what the first made, and creates nothing.
         run(&mut e, 1).unwrap();
-        assert_eq!(e.settle(), None);
+        assert!(e.settle().is_none());
         let taken = e.take_made();
         assert_eq!(taken.len(), 1);
         assert_eq!(taken[0].0, 1);
@@ -417,7 +434,10 @@ mod tests {
                 "fio's mode"
             );
         }
-        assert_eq!(made, (0, crate::platform::testing::dev_ino(&d0)));
+        assert_eq!(
+            (made.0, made.1),
+            (0, crate::platform::testing::dev_ino(&d0))
+        );
         // A taken name fails as mkdir fails, whatever is there (a link is never followed).
         let link = dir.path().join("d1");
         if let Err(e) = crate::platform::testing::symlink(dir.path().join("nonexistent"), &link) {
@@ -426,7 +446,7 @@ mod tests {
         }
         let err = run(&mut e, 1).unwrap_err();
         assert_eq!(crate::engine::errno(&err), Some(errno::EEXIST));
-        assert_eq!(e.settle(), None);
+        assert!(e.settle().is_none());
         std::fs::remove_file(dir.path().join("d1")).unwrap();
         let held = e.take_made();
         assert_eq!(held.len(), 1);

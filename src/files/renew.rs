@@ -23,6 +23,7 @@ pub fn recreate(path: &Path, held: BorrowedFd<'_>) -> io::Result<(OwnedFd, Ident
     ownership::remove_in_place(&place, held)?;
     // Gone: off the emergency list (its newest entry for this path is the removed file).
     ownership::unwatch(path);
+    let making = crate::ending::Making::begin_or_refuse()?;
     let new = crate::platform::sys::fs::openat(
         &*place.dir(),
         place.name(),
@@ -31,6 +32,7 @@ pub fn recreate(path: &Path, held: BorrowedFd<'_>) -> io::Result<(OwnedFd, Ident
     )?;
     let id = Identity::of(&crate::platform::sys::fs::fstat(&new)?);
     ownership::watch(path, id, Some(&place));
+    drop(making);
     // Best effort, as for every file iogauge creates: without user xattrs it stays unmarked.
     let _ = ownership::set_mark(new.as_fd(), MarkState::New);
     // A new inode: no one else can hold its write lock yet.

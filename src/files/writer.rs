@@ -202,8 +202,10 @@ impl OutDir {
         let name = plain_name(name)?;
         self.check(name, replace)?;
         self.clear_abandoned();
+        let making = crate::ending::Making::begin_or_refuse()?;
         let (tmp, fd) = self.create_temp(name)?;
         let watched = self.watch_temp(&tmp, &fd);
+        drop(making);
         let done = self.fill_and_rename(&tmp, fd, name, bytes, replace);
         if done.is_err() {
             let _ = crate::platform::sys::fs::unlinkat(&self.fd, &tmp, AtFlags::empty());

@@ -296,10 +296,7 @@ pub(crate) fn measure(
         err!("\r\x1b[2K");
     }
     // Described before clean-up, while created files still exist.
-    let described = targets
-        .paths()
-        .map(|p| iogauge::host::describe(p))
-        .collect();
+    let described = iogauge::host::describe_all(targets.paths().map(|p| p.as_path()));
     let printed = warnings.len();
     let context = result::Context {
         command_line: args.to_vec(),

@@ -4,8 +4,8 @@
 //! stay (a Ctrl-C does not reach a barrier). Here the panic's message and place are printed as
 //! Rust prints them, then one line says it is a bug in iogauge, the files the run created are
 //! removed (`ownership::remove_watched`, as a second Ctrl-C removes them: the other threads
-//! told to stop first, and the list gone through again after a moment for a file one of them
-//! was creating), and the process exits with 101, Rust's code for a panic. No report is
+//! told to stop first, the creates under way waited for (`iogauge::ending`), and the list gone
+//! through again after a moment for a file made outside such a stretch), and the process exits with 101, Rust's code for a panic. No report is
 //! written: the figures of a run with a thread gone are not the run's. It must not stop for
 //! anything but the removal.
 

@@ -325,3 +325,68 @@ fn file_operations_refuse_patterns_they_cannot_do_in_one_line() {
     }
     assert!(entries(d.path()).is_empty(), "nothing created");
 }
+
+/// Sends SIGINT twice in a row to iogauge's signal thread (a user's two Ctrl-Cs; sent to that
+/// thread, so a job thread in a long call does not hold them up).
+pub(super) fn two_ctrl_c(pid: u32) {
+    let tid = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(|t| t.ok())
+        .find(|t| {
+            std::fs::read_to_string(t.path().join("comm"))
+                .is_ok_and(|c| c.trim() == "iogauge-signals")
+        })
+        .and_then(|t| t.file_name().to_str()?.parse::<i32>().ok())
+        .expect("iogauge's signal thread");
+    for _ in 0..2 {
+        // SAFETY: a plain syscall with numbers; the thread belongs to the child.
+        let r = unsafe { libc::syscall(libc::SYS_tgkill, pid as i32, tid, libc::SIGINT) };
+        assert_eq!(r, 0);
+    }
+}
+
+#[test]
+fn two_ctrl_c_amid_filecreate_leave_no_file_behind() {
+    // The second Ctrl-C removes what the run made and exits at once. A job thread amid a
+    // create then (a few microseconds between the create and the file's entry on the list of
+    // what to remove, in a loop that does little else) made a file after the list was gone
+    // through, or put it there too late: until 2026-12-07 it stayed. Now no create starts once
+    // the process is ending, and the ending waits for those under way (`ending.rs`). Several
+    // tries, on tmpfs, where creates are fastest and the window widest.
+    let Ok(shm) = tempfile::tempdir_in("/dev/shm") else {
+        skip!("no /dev/shm here");
+        return;
+    };
+    for k in 0..4 {
+        let dir = shm.path().join(format!("d{k}"));
+        std::fs::create_dir(&dir).unwrap();
+        let child = bin()
+            .args([
+                "run",
+                "--ioengine=filecreate",
+                "--nrfiles=4500",
+                "--numjobs=2",
+            ])
+            .arg(format!("--directory={}", dir.display()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::fs::read_dir(&dir).unwrap().nth(100).is_none() {
+            assert!(Instant::now() < deadline, "the jobs never began creating");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        std::thread::sleep(Duration::from_millis(k));
+        two_ctrl_c(child.id());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+        let left = names(&dir);
+        assert!(
+            left.is_empty(),
+            "try {k}: {} files left, e.g. {:?}",
+            left.len(),
+            &left[..left.len().min(3)]
+        );
+    }
+}

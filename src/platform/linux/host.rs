@@ -140,6 +140,24 @@ fn device_model(disk: &Path) -> String {
 
 /// Describes `path` (or, if it is gone or not yet created, the directory holding it).
 pub fn describe(path: &Path) -> TargetInfo {
+    describe_with(path, &mut Seen::default())
+}
+
+/// [`describe`] for each of `paths`, the mount table read once and each device once: a
+/// filecreate run of 9000 files spent a second reading /proc/self/mountinfo for each.
+pub fn describe_all<'a>(paths: impl Iterator<Item = &'a Path>) -> Vec<TargetInfo> {
+    let mut seen = Seen::default();
+    paths.map(|p| describe_with(p, &mut seen)).collect()
+}
+
+/// What describing several targets reads once: the mount table, each device.
+#[derive(Default)]
+struct Seen {
+    mounts: Option<Vec<Mount>>,
+    devices: std::collections::HashMap<(u32, u32), Option<Device>>,
+}
+
+fn describe_with(path: &Path, seen: &mut Seen) -> TargetInfo {
     let meta = fs::metadata(path).ok().or_else(|| {
         let parent = crate::rawpath::parent_dir(path);
         fs::metadata(parent).ok()
@@ -159,7 +177,11 @@ pub fn describe(path: &Path) -> TargetInfo {
     };
     let Some(meta) = meta else { return info };
     let (major, minor) = numbers(&meta);
-    info.device = device(major, minor);
+    info.device = seen
+        .devices
+        .entry((major, minor))
+        .or_insert_with(|| device(major, minor))
+        .clone();
     if is_block {
         info.fs_type = "(raw block device)".into();
         return info;
@@ -172,8 +194,10 @@ pub fn describe(path: &Path) -> TargetInfo {
     info.space = space(dir).ok();
     let key = format!("{major}:{minor}");
     let abs = info.path.to_string_lossy().into_owned();
-    let best = mounts()
-        .into_iter()
+    let best = seen
+        .mounts
+        .get_or_insert_with(mounts)
+        .iter()
         .filter(|m| m.dev == key)
         .max_by_key(|m| {
             if abs.starts_with(&m.point) {
@@ -183,10 +207,10 @@ pub fn describe(path: &Path) -> TargetInfo {
             }
         });
     if let Some(m) = best {
-        info.fs_type = m.fs_type;
-        info.mount_point = m.point;
-        info.mount_options = m.options;
-        info.mount_source = m.source;
+        info.fs_type = m.fs_type.clone();
+        info.mount_point = m.point.clone();
+        info.mount_options = m.options.clone();
+        info.mount_source = m.source.clone();
     }
     info
 }

@@ -172,6 +172,11 @@ pub fn unsupported_target(path: &Path) -> Option<&'static str> {
     )
 }
 
+/// [`describe`] for each of `paths`.
+pub fn describe_all<'a>(paths: impl Iterator<Item = &'a Path>) -> Vec<TargetInfo> {
+    paths.map(describe).collect()
+}
+
 /// Describes `path` (or, if it is gone or not yet created, the directory holding it).
 pub fn describe(path: &Path) -> TargetInfo {
     let device = is_device_path(path);

@@ -600,6 +600,15 @@ fn open(s: &Shared<'_>, e: &Event) -> i64 {
         return found.map_or_else(|err| neg_errno(&err), |_| 0);
     }
     let create = e.flags & flag::CREATED != 0;
+    // A file this open may make is on the emergency list before the stretch ends (in
+    // `marked_made`, once the clock has stopped): `crate::ending`.
+    let making = match create {
+        true => match crate::ending::Making::begin_or_refuse() {
+            Ok(m) => Some(m),
+            Err(err) => return neg_errno(&err),
+        },
+        false => None,
+    };
     match s.layout.open(file, f, create) {
         Ok(fd) => {
             s.layout.watch(file, &fd);
@@ -608,8 +617,8 @@ fn open(s: &Shared<'_>, e: &Event) -> i64 {
                 flags: f,
                 fd: Arc::new(fd),
             };
-            if create {
-                CREATED.with_borrow_mut(|c| c.push((file, Arc::clone(&held.fd))));
+            if let Some(making) = making {
+                CREATED.with_borrow_mut(|c| c.push((file, Arc::clone(&held.fd), making)));
             }
             opened(s).entry(e.file).or_default().push(held);
             e.result
@@ -622,7 +631,7 @@ thread_local! {
     /// The files this thread's replayed opens may have created, marked as iogauge's once the
     /// call's clock has stopped ([`marked_made`]): a mark is a metadata write, no part of the
     /// program's open.
-    static CREATED: std::cell::RefCell<Vec<(usize, Arc<OwnedFd>)>> =
+    static CREATED: std::cell::RefCell<Vec<(usize, Arc<OwnedFd>, crate::ending::Making)>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -638,8 +647,9 @@ fn ended(s: &Shared<'_>) -> Instant {
 /// Marks the files this thread's last call created (see [`CREATED`]).
 fn marked_made(s: &Shared<'_>) {
     CREATED.with_borrow_mut(|c| {
-        for (i, fd) in c.drain(..) {
+        for (i, fd, making) in c.drain(..) {
             s.layout.made(i, &fd);
+            drop(making);
         }
     });
 }

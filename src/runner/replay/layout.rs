@@ -56,8 +56,10 @@ pub fn make(
     r: &Recording,
     stop: &std::sync::atomic::AtomicBool,
 ) -> io::Result<Layout> {
+    let making = crate::ending::Making::begin_or_refuse()?;
     let (path, (dir, id, place)) = new_dir(parent, name)?;
     ownership::watch(&path, id, Some(&place));
+    drop(making);
     let names: Vec<OsString> = r
         .footer
         .files
@@ -146,10 +148,12 @@ fn lay_out(
     (chunk, stop): (&[u8], &std::sync::atomic::AtomicBool),
 ) -> io::Result<()> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let making = crate::ending::Making::begin_or_refuse()?;
     let fd =
         crate::platform::sys::fs::openat(&l.dir, l.name(i), flags, Mode::from_raw_mode(0o644))?;
     let _ = ownership::set_mark(fd.as_fd(), ownership::MarkState::New);
     l.watch_as(i, &fd, true);
+    drop(making);
     let mut at = 0;
     while at < data {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
@@ -199,6 +203,7 @@ impl Layout {
     pub fn open(&self, i: usize, flags: OFlags, create: bool) -> io::Result<OwnedFd> {
         let mut f = flags | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         if create {
+            // The caller's stretch (`crate::ending::Making`) began, so this is a backstop.
             if ownership::ending() {
                 return Err(io::ErrorKind::Interrupted.into());
             }

@@ -744,9 +744,10 @@ impl<E: Engine> Loop<'_, '_, E> {
     /// The engine created file `file` (inode `dev`, `ino`): on the list of files removed if
     /// the process must stop at once, until the run takes it over with the job's result.
     #[cold]
-    fn made(&mut self, (file, (dev, ino)): crate::engine::fileops::Made) {
+    fn made(&mut self, (file, (dev, ino), making): crate::engine::fileops::Made) {
         use crate::files::ownership;
         ownership::watch(&self.w.paths[file], ownership::Identity { dev, ino }, None);
+        drop(making);
     }
 
     /// Keeps one measured I/O in the per-I/O log, or counts it past the log's cap.
