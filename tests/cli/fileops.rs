@@ -328,16 +328,8 @@ fn file_operations_refuse_patterns_they_cannot_do_in_one_line() {
 
 /// Sends SIGINT twice in a row to iogauge's signal thread (a user's two Ctrl-Cs; sent to that
 /// thread, so a job thread in a long call does not hold them up).
-pub(super) fn two_ctrl_c(pid: u32) {
-    let tid = std::fs::read_dir(format!("/proc/{pid}/task"))
-        .unwrap()
-        .filter_map(|t| t.ok())
-        .find(|t| {
-            std::fs::read_to_string(t.path().join("comm"))
-                .is_ok_and(|c| c.trim() == "iogauge-signals")
-        })
-        .and_then(|t| t.file_name().to_str()?.parse::<i32>().ok())
-        .expect("iogauge's signal thread");
+fn two_ctrl_c(pid: u32) {
+    let tid = super::record_signals::signal_thread(pid);
     for _ in 0..2 {
         // SAFETY: a plain syscall with numbers; the thread belongs to the child.
         let r = unsafe { libc::syscall(libc::SYS_tgkill, pid as i32, tid, libc::SIGINT) };

@@ -328,33 +328,10 @@ fn a_second_ctrl_c_while_the_trace_is_written_leaves_no_temporary_file() {
     let Some((d, fs, mnt)) = super::verify::fault_fs_served_by(2) else {
         return;
     };
-    fs.arm(super::faultfs::Fault::Stall { at: 0 }, 0);
-    let child = bin()
-        .current_dir(d.path())
-        .args(["record", "-o"])
-        .arg(mnt.join("t.iogtrace"))
-        .args(["--", "sh", "-c", "echo x > y"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while fs.fired().is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert_eq!(fs.fired().len(), 1, "the trace's first write stalls");
+    let child = recording_stalled_in_its_trace(d.path(), &fs, &mnt);
     // Sent to iogauge's signal thread: a Ctrl-C the kernel gives the writing thread waits
     // until its write returns (as a real slow disk's would, write by write).
-    let pid = child.id();
-    let tid = std::fs::read_dir(format!("/proc/{pid}/task"))
-        .unwrap()
-        .filter_map(|t| t.ok())
-        .find(|t| {
-            std::fs::read_to_string(t.path().join("comm"))
-                .is_ok_and(|c| c.trim() == "iogauge-signals")
-        })
-        .and_then(|t| t.file_name().to_str()?.parse::<i32>().ok())
-        .expect("iogauge's signal thread");
+    let (pid, tid) = (child.id(), signal_thread(child.id()));
     for _ in 0..2 {
         // SAFETY: a plain syscall with numbers; the thread belongs to the child.
         let r = unsafe { libc::syscall(libc::SYS_tgkill, pid as i32, tid, libc::SIGINT) };
@@ -384,21 +361,7 @@ fn a_temporary_file_a_killed_iogauge_left_goes_at_the_next_write_there() {
     let Some((d, fs, mnt)) = super::verify::fault_fs_served_by(2) else {
         return;
     };
-    fs.arm(super::faultfs::Fault::Stall { at: 0 }, 0);
-    let mut child = bin()
-        .current_dir(d.path())
-        .args(["record", "-o"])
-        .arg(mnt.join("t.iogtrace"))
-        .args(["--", "sh", "-c", "echo x > y"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while fs.fired().is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert_eq!(fs.fired().len(), 1, "the trace's first write stalls");
+    let mut child = recording_stalled_in_its_trace(d.path(), &fs, &mnt);
     child.kill().unwrap();
     child.wait().unwrap();
     let names = |dir: &Path| -> Vec<String> {
@@ -434,4 +397,42 @@ fn a_temporary_file_a_killed_iogauge_left_goes_at_the_next_write_there() {
         "{said}"
     );
     assert_eq!(names(&mnt), [".n.iogauge-0123456789abcdef", "u.iogtrace"]);
+}
+
+/// `iogauge record -o MNT/t.iogtrace -- sh -c 'echo x > y'` in `dir`, once the trace's first
+/// write has stalled in `fs` (two seconds).
+fn recording_stalled_in_its_trace(
+    dir: &Path,
+    fs: &super::faultfs::Mounted,
+    mnt: &Path,
+) -> std::process::Child {
+    fs.arm(super::faultfs::Fault::Stall { at: 0 }, 0);
+    let child = bin()
+        .current_dir(dir)
+        .args(["record", "-o"])
+        .arg(mnt.join("t.iogtrace"))
+        .args(["--", "sh", "-c", "echo x > y"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fs.fired().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(fs.fired().len(), 1, "the trace's first write stalls");
+    child
+}
+
+/// The thread id of iogauge's signal thread in process `pid`.
+pub(super) fn signal_thread(pid: u32) -> i32 {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(|t| t.ok())
+        .find(|t| {
+            std::fs::read_to_string(t.path().join("comm"))
+                .is_ok_and(|c| c.trim() == "iogauge-signals")
+        })
+        .and_then(|t| t.file_name().to_str()?.parse::<i32>().ok())
+        .expect("iogauge's signal thread")
 }

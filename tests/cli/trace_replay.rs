@@ -618,7 +618,10 @@ fn ctrl_c_stops_a_replay_cleanly_and_removes_its_files() {
 }
 
 /// `iogauge replay trace --directory dir` (`extra` options after), once it has laid out its
-/// files there.
+/// files there: its directory made, and what is in it (names and sizes) unchanged for a
+/// quarter of a second. The traces these tests replay think for a second before their first
+/// call. (Until 2026-12-07 this waited only for the directory, and a test that filled the file
+/// system then sometimes filled it before the lay-out, under CI's load.)
 fn laid_out(trace: &Path, dir: &Path, extra: &[&str]) -> std::process::Child {
     let child = bin()
         .args(["replay", trace.to_str().unwrap(), "--directory"])
@@ -631,6 +634,30 @@ fn laid_out(trace: &Path, dir: &Path, extra: &[&str]) -> std::process::Child {
     let deadline = Instant::now() + Duration::from_secs(10);
     while entries(dir).is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
+    }
+    let listing = || -> Vec<(PathBuf, u64)> {
+        let Some(replay) = entries(dir).pop() else {
+            return Vec::new();
+        };
+        std::fs::read_dir(replay).map_or_else(
+            |_| Vec::new(),
+            |r| {
+                let mut l: Vec<_> = r
+                    .filter_map(|e| e.ok())
+                    .map(|e| (e.path(), e.metadata().map_or(0, |m| m.len())))
+                    .collect();
+                l.sort();
+                l
+            },
+        )
+    };
+    let (mut seen, mut since) = (listing(), Instant::now());
+    while since.elapsed() < Duration::from_millis(250) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        let now = listing();
+        if now != seen {
+            (seen, since) = (now, Instant::now());
+        }
     }
     child
 }

@@ -198,7 +198,7 @@ impl Targets {
             let filling = n.fill_from == Some(gi);
             let created_now = !n.exists;
             if created_now {
-                let id = self.create(&p)?;
+                let id = self.create(&p, false)?;
                 let fd = &self.held[&p];
                 lock_for_writing(fd, &p)?;
                 // A file a later group reads is laid out then, from what the writers before
@@ -443,13 +443,26 @@ fn io_err(p: &Path, what: &str, e: io::Error) -> TargetError {
 /// An open or create that failed before any I/O: permissions, a read-only file system or a
 /// path that changed are the user's to fix (exit 2); anything else is the system's (exit 1).
 impl Targets {
-    /// Creates `p`, a new file: on the emergency list at once (the stretch from the create to
-    /// there is a `crate::ending::Making`), held and placed for its removal. Its identity.
-    fn create(&mut self, p: &Path) -> Result<ownership::Identity, TargetError> {
-        let making = crate::ending::Making::begin_or_refuse()
-            .map_err(|e| setup_err(p, "cannot create", e, ""))?;
-        let (fd, id, place) = ownership::create_new(p)
-            .map_err(|e| setup_err(p, "cannot create", e, "it appeared after the check"))?;
+    /// Creates `p`, a new file (a directory when `dir`): on the emergency list at once (the
+    /// stretch from the create to there is a `crate::ending::Making`), held and placed for its
+    /// removal. Its identity.
+    pub(super) fn create(
+        &mut self,
+        p: &Path,
+        dir: bool,
+    ) -> Result<ownership::Identity, TargetError> {
+        let what = match dir {
+            true => "cannot make the directory",
+            false => "cannot create",
+        };
+        let making =
+            crate::ending::Making::begin_or_refuse().map_err(|e| setup_err(p, what, e, ""))?;
+        let made = match dir {
+            true => ownership::create_dir_new(p),
+            false => ownership::create_new(p),
+        };
+        let (fd, id, place) =
+            made.map_err(|e| setup_err(p, what, e, "it appeared after the check"))?;
         let place = place.sharing(&mut self.dirs);
         self.created.push(p.to_path_buf());
         ownership::watch(p, id, Some(&place));

@@ -12,9 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::platform::sys::fs::{FileType, OFlags};
 
 use super::check::{check_creatable, check_directory, existing, option_of};
-use super::{
-    Kind, Need, OpenedFile, TargetError, Targets, io_err, lock_for_writing, setup_err, usage,
-};
+use super::{Kind, Need, OpenedFile, TargetError, Targets, io_err, lock_for_writing, usage};
 use crate::engine::Files;
 use crate::engine::fileops::Name;
 use crate::files::ownership::{self, Identity, MarkState};
@@ -154,22 +152,7 @@ fn dir_need(t: &mut Targets, gi: usize, job: &JobSpec, p: &Path) -> Result<(), T
 impl Targets {
     /// Makes the directory `p` a dirstat or dirdelete job works on (just before its group).
     pub(super) fn make_dir(&mut self, p: &Path) -> Result<(), TargetError> {
-        let making = crate::ending::Making::begin_or_refuse()
-            .map_err(|e| setup_err(p, "cannot make the directory", e, ""))?;
-        let (fd, id, place) = ownership::create_dir_new(p).map_err(|e| {
-            setup_err(
-                p,
-                "cannot make the directory",
-                e,
-                "it appeared after the check",
-            )
-        })?;
-        let place = place.sharing(&mut self.dirs);
-        self.created.push(p.to_path_buf());
-        ownership::watch(p, id, Some(&place));
-        drop(making);
-        self.places.insert(p.to_path_buf(), place);
-        self.held.insert(p.to_path_buf(), fd);
+        let id = self.create(p, true)?;
         let made = "a directory made for the job, empty".to_string();
         self.layouts.insert(p.to_path_buf(), made);
         let need = self.needs.get_mut(p).expect("known path");
