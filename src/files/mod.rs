@@ -15,6 +15,7 @@ macro_rules! skip_test {
     }};
 }
 
+pub mod emergency;
 pub mod fsinfo;
 pub mod named;
 pub mod ownership;
