@@ -35,7 +35,11 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
     s.idle.store(false, Ordering::SeqCst);
     let stop = std::sync::Arc::clone(&s.interrupt);
     let ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let told = say_stopping(std::sync::Arc::clone(&stop), std::sync::Arc::clone(&ended));
+    let told = say_stopping(
+        std::sync::Arc::clone(&stop),
+        std::sync::Arc::clone(&ended),
+        program_name(&req.command),
+    );
     let captured = match &req.block {
         Some(device) => capture::block::record(&req.command, device, stop),
         None => capture::record(&req.command, req.method, stop),
@@ -110,9 +114,13 @@ pub(crate) fn record(req: RecordRequest) -> ExitCode {
 fn say_stopping(
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     ended: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    program: String,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         while !ended.load(Ordering::SeqCst) {
+            if let Some(left) = capture::take_left_running() {
+                errln!("{}", left_running_line(&program, &left));
+            }
             if stop.load(Ordering::SeqCst) {
                 errln!(
                     "iogauge: record: stopping: the program was sent SIGTERM, and what still \
@@ -125,6 +133,42 @@ fn say_stopping(
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
     })
+}
+
+/// The program's name as the command line gave it, its directories left out.
+fn program_name(command: &[std::ffi::OsString]) -> String {
+    command.first().map_or_else(String::new, |p| {
+        let p = std::path::Path::new(p);
+        rawpath::display(p.file_name().map_or(p, std::path::Path::new)).to_string()
+    })
+}
+
+/// What a recording that goes on after its program's first process ended says: which
+/// processes it waits for, and how to stop it.
+fn left_running_line(program: &str, left: &capture::LeftRunning) -> String {
+    let named: Vec<String> = left
+        .processes
+        .iter()
+        .map(|(pid, name)| format!("{pid} {name}"))
+        .collect();
+    let more = left.count.saturating_sub(named.len());
+    let (noun, verb) = match left.count {
+        1 => ("process", "ends"),
+        _ => ("processes", "end"),
+    };
+    format!(
+        "iogauge: record: {program} (pid {}) ended; the recording goes on until the {} {noun} \
+         it left running {verb} ({}{}) — Ctrl-C stops {} and writes the trace",
+        left.program,
+        left.count,
+        named.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        },
+        if left.count == 1 { "it" } else { "them" },
+    )
 }
 
 /// The line that says what was recorded: calls, asynchronous I/Os, files, bytes, time and the

@@ -436,3 +436,51 @@ pub(super) fn signal_thread(pid: u32) -> i32 {
         .and_then(|t| t.file_name().to_str()?.parse::<i32>().ok())
         .expect("iogauge's signal thread")
 }
+
+#[test]
+fn a_recording_that_waits_on_what_the_program_left_running_says_so_while_it_waits() {
+    // `sh -c 'server &'`: the shell ends at once, its child runs on, and the recording follows
+    // it. Until 2026-12-08 it waited without a word, and looked hung.
+    let d = tmp();
+    let mut child = under_way(d.path(), "echo hi > x; sleep 60 & echo $! > bg; exit 0");
+    let bg = std::fs::read_to_string(d.path().join("bg")).unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+    // Said while the recording waits, before anyone asks it to stop.
+    assert!(child.try_wait().unwrap().is_none(), "{line}");
+    assert!(
+        line.starts_with("iogauge: record: sh (pid ")
+            && line.contains(&format!(
+                "ended; the recording goes on until the 1 process it left running ends ({} sleep)",
+                bg.trim()
+            ))
+            && line.contains("Ctrl-C stops it and writes the trace"),
+        "{line}"
+    );
+    child.stderr = Some(err.into_inner());
+    let o = stopped(child, rustix::process::Signal::INT);
+    let e = stderr(&o);
+    assert!(e.contains("asked to stop"), "{e}");
+    let v = trace_stats(d.path(), "t.iogtrace");
+    assert!(v["duration_ns"].as_u64().unwrap() < 30_000_000_000, "{v}");
+
+    // A program that waits for its children says nothing of the kind.
+    let o = run_in(
+        d.path(),
+        &[
+            "record",
+            "-o",
+            "u.iogtrace",
+            "--",
+            "sh",
+            "-c",
+            "sleep 0.2 & wait",
+        ],
+    );
+    assert!(
+        o.status.success() && !stderr(&o).contains("left running"),
+        "{}",
+        stderr(&o)
+    );
+}

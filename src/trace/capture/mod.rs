@@ -16,6 +16,40 @@ use crate::trace::recording::Recording;
 /// ever ending.
 pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// The processes a program's first process left running as it ended (`sh -c 'server &'`):
+/// the recording goes on following them, and the command line says so while it waits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftRunning {
+    /// The first process's id.
+    pub program: u32,
+    /// Each process still running then (up to [`LeftRunning::NAMED`]): its id and its name.
+    pub processes: Vec<(u32, String)>,
+    /// How many there were.
+    pub count: usize,
+}
+
+impl LeftRunning {
+    /// The most processes a notice names.
+    pub const NAMED: usize = 4;
+}
+
+static LEFT_RUNNING: std::sync::Mutex<Option<LeftRunning>> = std::sync::Mutex::new(None);
+
+/// The recorder says its program's first process ended and left others running.
+#[cfg_attr(windows, allow(dead_code))]
+pub(crate) fn set_left_running(left: Option<LeftRunning>) {
+    *LEFT_RUNNING.lock().unwrap_or_else(|e| e.into_inner()) = left;
+}
+
+/// Taken once: the processes the program's first process left running, where it ended so
+/// since the last call.
+pub fn take_left_running() -> Option<LeftRunning> {
+    LEFT_RUNNING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+}
+
 /// How calls are captured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {

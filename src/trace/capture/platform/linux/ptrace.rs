@@ -219,6 +219,7 @@ impl Live {
 /// record every watched call (no perf).
 pub fn trace(root: i32, fallback: bool, live: &Live) -> io::Result<Traced> {
     live.set(root, true);
+    crate::trace::capture::set_left_running(None);
     let mut t = Tracer {
         root,
         fallback,
@@ -245,6 +246,9 @@ pub fn trace(root: i32, fallback: bool, live: &Live) -> io::Result<Traced> {
             }
             t.known.remove(&pid);
             t.live.set(pid, false);
+            if pid == root {
+                crate::trace::capture::set_left_running(left_running(root, &t.known));
+            }
             t.narrow.end(pid as u32, sys::monotonic_ns());
             // A call it entered and never left (killed in it): seen only half.
             if t.inside.remove(&pid).is_some() {
@@ -398,6 +402,37 @@ impl Tracer<'_> {
         }
         Ok(())
     }
+}
+
+/// The processes other than `root`'s that `tasks` (those alive) belong to, as `root` ends;
+/// None where there are none.
+fn left_running(root: i32, tasks: &HashSet<i32>) -> Option<crate::trace::capture::LeftRunning> {
+    let mut processes: Vec<u32> = tasks
+        .iter()
+        .map(|&t| tgid_of(t))
+        .filter(|&p| p != root as u32)
+        .collect();
+    processes.sort_unstable();
+    processes.dedup();
+    if processes.is_empty() {
+        return None;
+    }
+    Some(crate::trace::capture::LeftRunning {
+        program: root as u32,
+        count: processes.len(),
+        processes: processes
+            .into_iter()
+            .take(crate::trace::capture::LeftRunning::NAMED)
+            .map(|pid| (pid, comm_of(pid)))
+            .collect(),
+    })
+}
+
+/// A process's name (`comm`), "?" where it cannot be read (it has ended).
+fn comm_of(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .map(|s| s.trim_end().to_string())
+        .unwrap_or_else(|_| "?".into())
 }
 
 /// A task's process id, from /proc (the task itself when it cannot be read).
