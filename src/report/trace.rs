@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::trace::recording::{Event, NO_FILE, Op, Recording, flag, missing};
+use crate::trace::recording::{Event, NO_FILE, Op, Recording, SYNC_ALL, flag, missing};
 use crate::trace::stats::{Direction, Stats};
 use crate::units::human_bytes;
 
@@ -28,6 +28,8 @@ pub fn show_line(e: &Event) -> String {
         Op::Open => ("-".to_string(), format!(" oflags={:#o}", e.arg)),
         // Onto the name of another file of the trace, which it replaced.
         Op::Rename if e.arg > 0 => (e.len.to_string(), format!(" over={}", e.arg - 1)),
+        // sync(2): every file system's, not a descriptor's.
+        Op::Syncfs if e.arg == SYNC_ALL => (e.len.to_string(), " all".to_string()),
         _ => (e.len.to_string(), String::new()),
     };
     format!(
@@ -258,6 +260,14 @@ pub fn stats_text(s: &Stats) -> String {
             o,
             "{} asynchronous I/Os (libaio, io_uring), each from its submission to its completion (the io_getevents that reaped it; io_uring's completion of the request)",
             s.async_ios
+        );
+    }
+    if s.syncs_on_no_file > 0 {
+        let _ = writeln!(
+            o,
+            "syncs of directories and whole file systems (fsync of a directory, syncfs, sync): {} ({:.3} ms in them)",
+            s.syncs_on_no_file,
+            s.syncs_on_no_file_ns as f64 / 1e6
         );
     }
     if s.async_calls + s.async_unseen > 0 {

@@ -97,12 +97,7 @@ fn file_chart(o: &mut String, r: &Recording, file: usize, duration_ns: u64) {
         .events
         .iter()
         .filter(|e| e.file as usize == file)
-        .filter(|e| {
-            matches!(
-                e.op,
-                Op::Read | Op::Write | Op::Fsync | Op::Fdatasync | Op::SyncFileRange
-            )
-        })
+        .filter(|e| matches!(e.op, Op::Read | Op::Write) || e.op.is_sync())
         .collect();
     let span = duration_ns
         .max(calls.iter().map(|e| e.t).max().unwrap_or(0))

@@ -39,6 +39,10 @@ pub struct Stats {
     /// submitted that it does not.
     pub async_ios: u64,
     pub async_unseen: u64,
+    /// Syncs on no file of the trace: a directory's fsync or fdatasync, a file system's
+    /// syncfs, sync's of them all — how many, and the time in them (ns).
+    pub syncs_on_no_file: u64,
+    pub syncs_on_no_file_ns: u64,
     pub overhead_pct: Option<f64>,
     /// System calls the capture does not watch, counted (they cost the program too).
     pub unwatched_calls: u64,
@@ -250,6 +254,7 @@ pub fn stats(r: &Recording) -> Stats {
     let mut threads: BTreeMap<u32, (u32, u64, u64, u64, u64)> = BTreeMap::new();
     let pid_of: HashMap<u32, u32> = r.footer.threads.iter().map(|t| (t.tid, t.pid)).collect();
     let (mut async_calls, mut async_ios) = (0, 0);
+    let mut syncs_on_no_file = (0u64, 0u64);
     for e in &r.events {
         async_ios += u64::from(e.is_async_io());
         let word = if e.is_sqpoll() {
@@ -275,6 +280,10 @@ pub fn stats(r: &Recording) -> Stats {
             async_calls += u64::from(
                 matches!(e.op, Op::AioSubmit | Op::UringEnter) && e.io_unseen() && e.arg > 0,
             );
+            if e.op.is_sync() {
+                syncs_on_no_file.0 += 1;
+                syncs_on_no_file.1 = syncs_on_no_file.1.saturating_add(e.dur);
+            }
             continue;
         }
         let a = &mut acc[e.file as usize];
@@ -326,6 +335,8 @@ pub fn stats(r: &Recording) -> Stats {
         async_calls,
         async_ios,
         async_unseen: r.footer.aio_unseen,
+        syncs_on_no_file: syncs_on_no_file.0,
+        syncs_on_no_file_ns: syncs_on_no_file.1,
         overhead_pct: r.footer.overhead.as_ref().map(|o| o.added_pct),
         unwatched_calls: r.footer.overhead.as_ref().map_or(0, |o| o.unwatched_calls),
         signals_to_groups: r.footer.signals_seen.then(|| {

@@ -40,6 +40,7 @@ fn calls_by_file(
             "fsync",
             "fdatasync",
             "sync_file_range",
+            "syncfs",
             "fallocate",
             "truncate",
         ];
@@ -47,7 +48,7 @@ fn calls_by_file(
             continue;
         }
         let (offset, len) = match w[2] {
-            "fsync" | "fdatasync" => ("-", "-"),
+            "fsync" | "fdatasync" | "syncfs" => ("-", "-"),
             _ => (w[4], w[5]),
         };
         out.entry(f.clone()).or_default().push((
@@ -172,6 +173,71 @@ fn a_replay_of_sqlite_issues_its_calls_and_syncs_again() {
     let fds: Vec<i64> = opens(&replayed, &|_| true).iter().map(|o| o.0).collect();
     assert!(fds.len() >= 60, "{fds:?}");
     assert!(fds.iter().all(|&fd| fd < 30), "descriptors leak: {fds:?}");
+}
+
+#[test]
+fn a_file_systems_syncs_are_recorded_and_replayed_on_the_replays_own() {
+    // `sync -f FILE` is syncfs(2) of the file's file system, `sync` sync(2) of all of them:
+    // the slow end of a script's buffered writes. Until 2026-12-08 neither was recorded, and
+    // their time stayed think time, the same on every storage.
+    let d = tmp();
+    let script = "echo hi > f; sync -f f; sync; mkdir d; sync -f d";
+    if let Ok(o) = Command::new("strace")
+        .current_dir(d.path())
+        .args(["-f", "-qq", "-e", "trace=sync,syncfs", "-o", "strace.out"])
+        .args(["sh", "-c", script])
+        .output()
+    {
+        assert!(o.status.success());
+        let seen = std::fs::read_to_string(d.path().join("strace.out")).unwrap();
+        let calls = seen.lines().filter(|l| l.contains("sync")).count();
+        assert_eq!(calls, 3, "strace saw: {seen}");
+        for f in ["f", "d", "strace.out"] {
+            let _ = std::fs::remove_dir(d.path().join(f));
+            let _ = std::fs::remove_file(d.path().join(f));
+        }
+    } else {
+        eprintln!("strace is not installed: the count is the script's own");
+    }
+    let replayed = replay_matches(d.path(), &["sh", "-c", script], false);
+    let t = tmp();
+    let shown = record(
+        d.path(),
+        &t.path().join("c.iogtrace"),
+        &["sh", "-c", script],
+    );
+    let syncs: Vec<Vec<&str>> = shown
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w[2] == "syncfs")
+        .collect();
+    let f = shown
+        .lines()
+        .find_map(|l| {
+            let (i, p) = l.strip_prefix("# file ")?.split_once(": ")?;
+            p.starts_with(&format!("{}/f (", d.path().display()))
+                .then(|| i.to_string())
+        })
+        .expect("f is a file of the trace");
+    assert_eq!(syncs.len(), 3, "{shown}");
+    assert!(syncs[0][3] == f && syncs[0][6] == "0", "{:?}", syncs[0]);
+    assert!(
+        syncs[1][3] == "-" && syncs[1].last() == Some(&"all"),
+        "{:?}",
+        syncs[1]
+    );
+    assert!(
+        syncs[2][3] == "-" && syncs[2][8].contains("directory"),
+        "{:?}",
+        syncs[2]
+    );
+    // The replay synced the file system of its own directory for the two on no file.
+    let own: Vec<&str> = replayed
+        .lines()
+        .filter(|l| l.contains(" syncfs - ") && l.contains("directory"))
+        .collect();
+    assert_eq!(own.len(), 2, "{replayed}");
 }
 
 #[test]

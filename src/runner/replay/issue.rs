@@ -523,7 +523,9 @@ fn issue(
     let file = e.file as usize;
     let errno = |r: crate::platform::sys::io::Errno| -(r.raw_os_error() as i64);
     if e.file == NO_FILE {
-        // A directory's sync: the replay's own directory (its files' entries live there).
+        // A directory's sync: the replay's own directory (its files' entries live there). A
+        // file system's (a directory's syncfs, or sync's of them all): the one the replay's
+        // files are on.
         return match (e.op, e.flags & flag::DIR != 0) {
             (Op::Fsync, true) => {
                 crate::platform::sys::fs::fsync(&s.layout.dir).map_or_else(errno, |_| 0)
@@ -531,6 +533,7 @@ fn issue(
             (Op::Fdatasync, true) => {
                 crate::platform::sys::fs::fdatasync(&s.layout.dir).map_or_else(errno, |_| 0)
             }
+            (Op::Syncfs, _) => syncfs(s.layout.dir.as_fd()).map_or_else(errno, |_| 0),
             _ => 0,
         };
     }
@@ -572,6 +575,7 @@ fn issue(
                     Op::Fsync => crate::platform::sys::fs::fsync(fd).map(|_| 0),
                     Op::Fdatasync => crate::platform::sys::fs::fdatasync(fd).map(|_| 0),
                     Op::SyncFileRange => sync_file_range(fd, e.offset, e.len, e.arg),
+                    Op::Syncfs => syncfs(fd).map(|_| 0),
                     Op::Fallocate => crate::platform::sys::fs::fallocate(
                         fd,
                         crate::platform::sys::fs::FallocateFlags::from_bits_retain(e.arg),
@@ -585,6 +589,18 @@ fn issue(
                 };
             r.unwrap_or_else(errno)
         }
+    }
+}
+
+/// syncfs(2) of `fd`'s file system; where the platform cannot sync a whole file system
+/// (Windows: only through a handle to the volume, an administrator's), the flush of `fd`'s
+/// own file or directory stands for it.
+fn syncfs(fd: impl AsFd) -> crate::platform::sys::io::Result<()> {
+    use crate::platform::sys::{fs, io::Errno};
+    let fd = fd.as_fd();
+    match fs::syncfs(fd) {
+        Err(e) if e == Errno::OPNOTSUPP => fs::fsync(fd),
+        r => r,
     }
 }
 

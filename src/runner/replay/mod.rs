@@ -44,7 +44,7 @@ pub struct Options {
 }
 
 /// One past the largest `Op` number (the last one added).
-const OPS: usize = Op::Fadvise as usize + 1;
+const OPS: usize = Op::TABLE;
 
 /// One call type's accumulation.
 #[derive(Default, Clone)]

@@ -60,9 +60,19 @@ pub enum Op {
     UringEnter = 16,
     /// posix_fadvise: `offset`, `len`, `arg` the advice (4: DONTNEED drops cached pages).
     Fadvise = 17,
+    /// syncfs(2) of a descriptor's file system (`file` its file; NO_FILE flagged `DIR`: a
+    /// directory's), or, `arg` [`SYNC_ALL`] on NO_FILE, sync(2): every file system's. A
+    /// replay syncs the file system its files are on. Since 2026-12-08.
+    Syncfs = 18,
 }
 
+/// `Op::Syncfs`'s `arg` for sync(2), which names no file system: all of them.
+pub const SYNC_ALL: u32 = 1;
+
 impl Op {
+    /// One past the highest operation's number: the size of a table indexed by operation.
+    pub const TABLE: usize = Op::Syncfs as usize + 1;
+
     pub fn from_u8(v: u8) -> Option<Op> {
         use Op::*;
         Some(match v {
@@ -83,6 +93,7 @@ impl Op {
             15 => AioGetevents,
             16 => UringEnter,
             17 => Fadvise,
+            18 => Syncfs,
             _ => return None,
         })
     }
@@ -107,12 +118,17 @@ impl Op {
             AioGetevents => "io_getevents",
             UringEnter => "io_uring_enter",
             Fadvise => "fadvise",
+            Syncfs => "syncfs",
         }
     }
 
-    /// fsync, fdatasync and sync_file_range: the calls that wait for the device.
+    /// fsync, fdatasync, sync_file_range and syncfs (sync): the calls that wait for the
+    /// device.
     pub fn is_sync(self) -> bool {
-        matches!(self, Op::Fsync | Op::Fdatasync | Op::SyncFileRange)
+        matches!(
+            self,
+            Op::Fsync | Op::Fdatasync | Op::SyncFileRange | Op::Syncfs
+        )
     }
 
     /// io_submit, io_getevents and io_uring_enter: the calls that submit or wait for I/Os

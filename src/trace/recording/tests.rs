@@ -199,3 +199,15 @@ fn what_is_missing_is_said_in_words_that_agree_with_the_counts() {
         "{more}"
     );
 }
+
+#[test]
+fn every_operation_has_its_place_in_a_table_by_operation() {
+    // Tables sized by `Op::TABLE` (the replay's figures per call type) index by the number.
+    for v in 0..=u8::MAX {
+        if let Some(op) = Op::from_u8(v) {
+            assert_eq!(op as u8, v);
+            assert!((v as usize) < Op::TABLE, "{op:?} past the table");
+        }
+    }
+    assert!(Op::from_u8((Op::TABLE - 1) as u8).is_some());
+}

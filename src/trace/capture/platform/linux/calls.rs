@@ -29,6 +29,10 @@ pub enum Call {
     Fsync,
     Fdatasync,
     SyncFileRange,
+    /// sync(2): every file system's dirty data written (no descriptor), and syncfs(2): the
+    /// file system of a descriptor's file.
+    Sync,
+    Syncfs,
     Fallocate,
     Fadvise,
     Ftruncate,
@@ -106,6 +110,8 @@ table!(
     Fsync = SYS_fsync,
     Fdatasync = SYS_fdatasync,
     SyncFileRange = SYS_sync_file_range,
+    Sync = SYS_sync,
+    Syncfs = SYS_syncfs,
     Fallocate = SYS_fallocate,
     Fadvise = SYS_fadvise64,
     Ftruncate = SYS_ftruncate,
@@ -160,6 +166,8 @@ table!(
     Fsync = SYS_fsync,
     Fdatasync = SYS_fdatasync,
     SyncFileRange = SYS_sync_file_range,
+    Sync = SYS_sync,
+    Syncfs = SYS_syncfs,
     Fallocate = SYS_fallocate,
     Fadvise = SYS_fadvise64,
     Ftruncate = SYS_ftruncate,

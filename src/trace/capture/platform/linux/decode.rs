@@ -22,7 +22,9 @@ use super::args::{io_flags, lexical, rwf_flags};
 use super::calls::Call;
 use super::perf::Raw;
 use super::ptrace::{FileKind, PathNote};
-use crate::trace::recording::{Event, FileInfo, Gap, NO_FILE, Op, ThreadInfo, Wake, flag};
+use crate::trace::recording::{
+    Event, FileInfo, Gap, NO_FILE, Op, SYNC_ALL, ThreadInfo, Wake, flag,
+};
 
 /// A descriptor the program had before it started (its standard streams, a redirect).
 #[derive(Debug, Clone)]
@@ -462,6 +464,8 @@ impl State {
             Call::PidfdOpen => self.pidfd_open(&d),
             Call::Setpgid | Call::Setsid => self.group_change(&d),
             Call::Madvise => self.madvise(&d),
+            // Every file system's data: the storage's, on no file of the trace.
+            Call::Sync => self.emit(&d, Op::Syncfs, NO_FILE, (0, 0), SYNC_ALL, 0),
             _ => self.on_fd(&d),
         }
     }
@@ -578,12 +582,14 @@ impl State {
         }
         // A directory's sync (making a file's creation or removal durable) costs the storage
         // what a file's does: recorded, on no file.
-        if let (Call::Fsync | Call::Fdatasync, Some(slot)) = (d.call, self.slot(d.pid, fd)) {
+        if let (Call::Fsync | Call::Fdatasync | Call::Syncfs, Some(slot)) =
+            (d.call, self.slot(d.pid, fd))
+        {
             if self.descs[slot.desc].dir.is_some() {
-                let op = if d.call == Call::Fsync {
-                    Op::Fsync
-                } else {
-                    Op::Fdatasync
+                let op = match d.call {
+                    Call::Fsync => Op::Fsync,
+                    Call::Fdatasync => Op::Fdatasync,
+                    _ => Op::Syncfs,
                 };
                 self.emit(d, op, NO_FILE, (0, 0), 0, flag::DIR);
                 return;
@@ -610,6 +616,7 @@ impl State {
             }
             Call::Fsync => self.emit(d, Op::Fsync, file, (0, 0), 0, fl),
             Call::Fdatasync => self.emit(d, Op::Fdatasync, file, (0, 0), 0, fl),
+            Call::Syncfs => self.emit(d, Op::Syncfs, file, (0, 0), 0, fl),
             Call::SyncFileRange => self.emit(
                 d,
                 Op::SyncFileRange,
