@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::recording::{NO_FILE, Op, Recording, flag};
+use super::recording::{Event, NO_FILE, Op, Recording, flag};
 
 /// A trace's figures.
 #[derive(Debug, Clone, Serialize)]
@@ -248,6 +248,18 @@ fn add_io(a: &mut Acc, e: &crate::trace::recording::Event) {
     }
 }
 
+/// A call on no file of the trace: an io_submit or io_uring_enter whose I/O the trace does not
+/// hold counted in `async_calls`, a sync (a directory's, a file system's) in `syncs` (calls,
+/// ns in them).
+fn on_no_file(e: &Event, async_calls: &mut u64, syncs: &mut (u64, u64)) {
+    *async_calls +=
+        u64::from(matches!(e.op, Op::AioSubmit | Op::UringEnter) && e.io_unseen() && e.arg > 0);
+    if e.op.is_sync() {
+        syncs.0 += 1;
+        syncs.1 = syncs.1.saturating_add(e.dur);
+    }
+}
+
 pub fn stats(r: &Recording) -> Stats {
     let mut calls: BTreeMap<String, u64> = BTreeMap::new();
     let mut acc: Vec<Acc> = r.footer.files.iter().map(|_| Acc::default()).collect();
@@ -277,13 +289,7 @@ pub fn stats(r: &Recording) -> Stats {
             th.4 = th.4.max(e.done_ns());
         }
         if e.file == NO_FILE {
-            async_calls += u64::from(
-                matches!(e.op, Op::AioSubmit | Op::UringEnter) && e.io_unseen() && e.arg > 0,
-            );
-            if e.op.is_sync() {
-                syncs_on_no_file.0 += 1;
-                syncs_on_no_file.1 = syncs_on_no_file.1.saturating_add(e.dur);
-            }
+            on_no_file(e, &mut async_calls, &mut syncs_on_no_file);
             continue;
         }
         let a = &mut acc[e.file as usize];

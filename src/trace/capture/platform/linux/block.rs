@@ -118,18 +118,11 @@ fn categories(rwbs: &[u8]) -> u32 {
 /// Parses whole perf records into `out`; returns the count the kernel lost.
 fn parse(bytes: &[u8], p: &Points, out: &mut Vec<Blk>) -> u64 {
     let mut lost = 0;
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        let kind = perf::u32_at(bytes, at);
-        let size = u16::from_ne_bytes([bytes[at + 6], bytes[at + 7]]) as usize;
-        if size < 8 || at + size > bytes.len() {
-            break;
-        }
-        let r = &bytes[at..at + size];
+    for (kind, _, r) in perf::records(bytes) {
+        let size = r.len();
         if kind == perf::RECORD_SAMPLE && size >= 32 {
             let (tid, t) = (perf::u32_at(r, 12), perf::u64_at(r, 16));
-            let raw_len = perf::u32_at(r, 24) as usize;
-            let raw = &r[28..(28 + raw_len).min(size)];
+            let raw = perf::sample_raw(r);
             let tp = raw
                 .get(..2)
                 .map_or(0, |b| u64::from(u16::from_ne_bytes([b[0], b[1]])));
@@ -155,7 +148,6 @@ fn parse(bytes: &[u8], p: &Points, out: &mut Vec<Blk>) -> u64 {
         } else if kind == perf::RECORD_LOST && size >= 24 {
             lost += perf::u64_at(r, 16);
         }
-        at += size;
     }
     lost
 }

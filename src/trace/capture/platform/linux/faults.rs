@@ -6,7 +6,7 @@ use std::os::fd::OwnedFd;
 
 use super::perf::{
     CpuEvents, DISABLED, ENABLE_ON_EXEC, INHERIT, PERF_TYPE_SOFTWARE, RECORD_LOST, RECORD_SAMPLE,
-    Raw, SAMPLE_TID, SAMPLE_TIME, USE_CLOCKID, WATERMARK, map_ring, u32_at, u64_at,
+    Raw, SAMPLE_TID, SAMPLE_TIME, USE_CLOCKID, WATERMARK, map_ring, records, u32_at, u64_at,
 };
 use super::sys::{self, PerfAttr, Ring};
 
@@ -49,14 +49,8 @@ pub(super) fn open(pid: i32, cpus: &[CpuEvents]) -> Vec<(OwnedFd, Ring)> {
 /// returns the count of records the kernel lost.
 pub(super) fn parse(bytes: &[u8], out: &mut Vec<Raw>) -> u64 {
     let mut lost = 0;
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        let kind = u32_at(bytes, at);
-        let size = u16::from_ne_bytes([bytes[at + 6], bytes[at + 7]]) as usize;
-        if size < 8 || at + size > bytes.len() {
-            break;
-        }
-        let r = &bytes[at..at + size];
+    for (kind, _, r) in records(bytes) {
+        let size = r.len();
         match kind {
             RECORD_SAMPLE if size >= 32 => out.push(Raw::Fault {
                 t: u64_at(r, 16),
@@ -67,7 +61,54 @@ pub(super) fn parse(bytes: &[u8], out: &mut Vec<Raw>) -> u64 {
             RECORD_LOST if size >= 24 => lost += u64_at(r, 16),
             _ => {}
         }
-        at += size;
     }
     lost
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A perf record: its type, then its size, then `body` (the header's misc bits 0).
+    fn record(kind: u32, body: &[u64]) -> Vec<u8> {
+        let size = 8 + 8 * body.len();
+        let mut r = kind.to_ne_bytes().to_vec();
+        r.extend_from_slice(&0u16.to_ne_bytes());
+        r.extend_from_slice(&(size as u16).to_ne_bytes());
+        for v in body {
+            r.extend_from_slice(&v.to_ne_bytes());
+        }
+        r
+    }
+
+    #[test]
+    fn a_rings_whole_records_are_read_and_a_cut_one_ends_them() {
+        let pid_tid = 7u64 | (9u64 << 32);
+        let mut bytes = record(RECORD_SAMPLE, &[pid_tid, 1_000, 0x7000]);
+        bytes.extend(record(RECORD_LOST, &[0, 3]));
+        bytes.extend(record(RECORD_SAMPLE, &[pid_tid, 2_000, 0x8000]));
+        // The last record's tail is not in the bytes yet.
+        let cut = bytes.len() - 4;
+        let mut out = Vec::new();
+        assert_eq!(parse(&bytes[..cut], &mut out), 3);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert!(matches!(
+            out[0],
+            Raw::Fault {
+                t: 1_000,
+                pid: 7,
+                tid: 9,
+                addr: 0x7000
+            }
+        ));
+        out.clear();
+        assert_eq!(parse(&bytes, &mut out), 3);
+        assert_eq!(out.len(), 2);
+        // A size that is no record's (below its header's) ends them too.
+        let mut bad = record(RECORD_SAMPLE, &[pid_tid, 1_000, 0x7000]);
+        bad[6] = 4;
+        out.clear();
+        assert_eq!(parse(&bad, &mut out), 0);
+        assert!(out.is_empty());
+    }
 }

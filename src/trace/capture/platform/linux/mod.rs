@@ -30,6 +30,7 @@ mod pathprog;
 pub mod perf;
 pub mod ptrace;
 mod rawtp;
+mod records;
 mod sched;
 mod sys;
 mod uring;

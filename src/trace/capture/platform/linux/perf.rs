@@ -5,6 +5,7 @@
 //! reports the tasks' forks, exits and execs there, time-stamped on the same clock
 //! (CLOCK_MONOTONIC) as everything else the recorder notes.
 
+pub use super::records::{records, sample_raw, u32_at, u64_at};
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -669,14 +670,6 @@ const MISC_SWITCH_OUT: u16 = 1 << 13;
 /// Out while still runnable (since Linux 4.17; before, every switch out reads as asleep).
 const MISC_SWITCH_OUT_PREEMPT: u16 = 1 << 14;
 
-pub fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_ne_bytes(b[at..at + 4].try_into().expect("4 bytes"))
-}
-
-pub fn u64_at(b: &[u8], at: usize) -> u64 {
-    u64::from_ne_bytes(b[at..at + 8].try_into().expect("8 bytes"))
-}
-
 /// Parses whole perf records into `out` (and the path probes' into `seen`); returns the count
 /// of records the kernel lost.
 fn parse(
@@ -690,20 +683,12 @@ fn parse(
     ),
 ) -> u64 {
     let mut lost = 0;
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        let kind = u32_at(bytes, at);
-        let misc = u16::from_ne_bytes([bytes[at + 4], bytes[at + 5]]);
-        let size = u16::from_ne_bytes([bytes[at + 6], bytes[at + 7]]) as usize;
-        if size < 8 || at + size > bytes.len() {
-            break;
-        }
-        let r = &bytes[at..at + size];
+    for (kind, misc, r) in records(bytes) {
+        let size = r.len();
         match kind {
             RECORD_SAMPLE if size >= 32 => {
                 let (pid, tid, t) = (u32_at(r, 8), u32_at(r, 12), u64_at(r, 16));
-                let raw_len = u32_at(r, 24) as usize;
-                let raw = &r[28..(28 + raw_len).min(size)];
+                let raw = sample_raw(r);
                 if let Some(w) = waking(ids, t, tid, raw) {
                     woken.extend(w);
                 } else if let Some(s) = super::bpf::parse(t, tid, raw) {
@@ -756,7 +741,6 @@ fn parse(
             RECORD_LOST if size >= 24 => lost += u64_at(r, 16),
             _ => {}
         }
-        at += size;
     }
     lost
 }
