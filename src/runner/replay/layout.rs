@@ -249,8 +249,12 @@ impl Layout {
     /// Renames file `i` (the program's rename, replayed): onto file `over`'s name where the
     /// program's replaced a file of the trace (that file is gone, as it was), else to a name
     /// of its own here. The file keeps its place in the trace; its later opens use the new
-    /// name, and the end's removal finds it there.
+    /// name, and the end's removal finds it there. From the rename until the emergency list
+    /// has the file under its new name is a stretch an ending waits for (`ending::Making`):
+    /// removed in it, the list's old name would find nothing, and the file and the replay's
+    /// directory would stay.
     pub fn rename(&self, i: usize, over: Option<usize>) -> io::Result<()> {
+        let _renaming = crate::ending::Making::begin_or_refuse()?;
         let mut names = self.names();
         let from = names[i].clone();
         let onto = over.filter(|&g| g != i && g < names.len());
