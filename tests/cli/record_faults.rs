@@ -333,3 +333,91 @@ fn willneed_advice_is_given_again_by_the_replay_on_its_copy_of_the_file() {
     );
     assert_eq!(copy["advice"], serde_json::json!(["willneed"]), "{copy}");
 }
+
+/// A Python program that maps `data.bin` (out of the page cache first) with MAP_POPULATE: the
+/// kernel reads the whole mapping in before mmap returns, and the program's touches then find
+/// their pages in memory (no major fault).
+const POPULATED: &str = "import mmap, os
+fd = os.open('data.bin', os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+size = os.fstat(fd).st_size
+m = mmap.mmap(fd, size, flags=mmap.MAP_SHARED | mmap.MAP_POPULATE, prot=mmap.PROT_READ)
+print(sum(m[k] for k in range(0, size, mmap.PAGESIZE)))
+";
+
+#[test]
+fn a_populated_mapping_is_read_in_again_by_the_replay() {
+    // Until 2026-12-08 no mmap was replayed: a MAP_POPULATE mapping's read (4 MiB here) stayed
+    // in the replay as the recorded time of a call not made, whatever the storage.
+    let d = tmp();
+    let data: Vec<u8> = (0..4u32 << 20).map(|i| (i * 31 % 251) as u8).collect();
+    std::fs::write(d.path().join("data.bin"), data).unwrap();
+    std::fs::write(d.path().join("p.py"), POPULATED).unwrap();
+    let python = predict::python();
+    let t = d.path().join("t.iogtrace");
+    let shown = super::trace_replay::record(d.path(), &t, &[python, "p.py"]);
+    let file = |shown: &str, ending: &str| {
+        shown
+            .lines()
+            .find_map(|l| {
+                let (i, p) = l.strip_prefix("# file ")?.split_once(": ")?;
+                p.contains(ending).then(|| (i.to_string(), p.to_string()))
+            })
+            .unwrap_or_else(|| panic!("no file ending {ending}: {shown}"))
+    };
+    let mmaps = |shown: &str, file: &str| -> Vec<String> {
+        shown
+            .lines()
+            .filter(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                w.len() > 5 && w[2] == "mmap" && w[3] == file
+            })
+            .map(|l| {
+                l.split_whitespace()
+                    .skip(4)
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    let (data, _) = file(&shown, "/data.bin (");
+    assert_eq!(mmaps(&shown, &data), ["0 4194304"], "{shown}");
+    // The replay, recorded: it maps its copy of the file whole, once.
+    let target = tmp();
+    let me = assert_cmd::cargo::cargo_bin!("iogauge");
+    let outer = d.path().join("replay.iogtrace");
+    let args = [
+        me.to_str().unwrap(),
+        "replay",
+        t.to_str().unwrap(),
+        "--directory",
+        target.path().to_str().unwrap(),
+    ];
+    let replayed = super::trace_replay::record(d.path(), &outer, &args);
+    let (copy, path) = file(&replayed, "-data.bin (");
+    assert!(path.starts_with(target.path().to_str().unwrap()), "{path}");
+    assert_eq!(mmaps(&replayed, &copy), ["0 4194304"], "{replayed}");
+    let o = run_in(
+        d.path(),
+        &[
+            "replay",
+            t.to_str().unwrap(),
+            "--output-format=json",
+            "--directory",
+            target.path().to_str().unwrap(),
+        ],
+    );
+    let r: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let op = r["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["op"] == "mmap")
+        .unwrap_or_else(|| panic!("no mmap replayed: {}", r["ops"]));
+    assert_eq!(
+        (&op["calls"], &op["errors"]),
+        (&1.into(), &0.into()),
+        "{op}"
+    );
+}

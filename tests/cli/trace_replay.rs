@@ -82,7 +82,8 @@ fn opens(shown: &str, wanted: &dyn Fn(&str) -> bool) -> Vec<(i64, Option<u32>)> 
         .collect()
 }
 
-fn record(dir: &Path, trace: &Path, cmd: &[&str]) -> String {
+/// `cmd` recorded in `dir` to `trace`: what `trace show` says of it.
+pub(super) fn record(dir: &Path, trace: &Path, cmd: &[&str]) -> String {
     let mut args = vec!["record", "-o", trace.to_str().unwrap(), "--"];
     args.extend_from_slice(cmd);
     let o = run_in(dir, &args);

@@ -94,6 +94,32 @@ impl Drop for Mapped {
     }
 }
 
+/// Maps `len` bytes of `fd`'s file from `offset` (a multiple of the page size) read-only with
+/// MAP_POPULATE, which reads them in before the call returns — as a program's populated
+/// mapping did — and unmaps them. A range past the file's end reads what lies within it.
+pub fn populate(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<()> {
+    let len = usize::try_from(len.max(1)).map_err(|_| io::ErrorKind::InvalidInput)?;
+    let offset = libc::off_t::try_from(offset).map_err(|_| io::ErrorKind::InvalidInput)?;
+    // SAFETY: a new shared read-only mapping of an open descriptor, at an address the kernel
+    // picks, unmapped at once below; nothing reads through it.
+    let addr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED | libc::MAP_POPULATE,
+            fd.as_raw_fd(),
+            offset,
+        )
+    };
+    if addr == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the mapping just made, unmapped once.
+    unsafe { libc::munmap(addr, len) };
+    Ok(())
+}
+
 /// madvise's result.
 fn checked(rc: libc::c_int) -> io::Result<()> {
     match rc {

@@ -24,3 +24,8 @@ impl Mapped {
         Err(io::ErrorKind::Unsupported.into())
     }
 }
+
+/// Never done here (Unsupported): a populated mapping's read stays in the replay as recorded.
+pub fn populate(_fd: BorrowedFd<'_>, _offset: u64, _len: u64) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
+}

@@ -16,7 +16,7 @@ use super::layout::Layout;
 use super::think;
 use super::{Mode, ThreadResult};
 use crate::engine::buf::AlignedBuf;
-use crate::trace::recording::{Event, NO_FILE, Op, flag};
+use crate::trace::recording::{Event, MAP_POPULATE, NO_FILE, Op, flag};
 
 /// What all replay threads share.
 pub struct Shared<'a> {
@@ -147,10 +147,18 @@ impl Sleeps {
 pub fn replayed(e: &Event) -> bool {
     match e.op {
         Op::AioSubmit | Op::AioGetevents | Op::UringEnter => e.flags & flag::ASYNC != 0,
-        Op::Seek | Op::Mmap => false,
+        Op::Seek => false,
+        // A mapping that read its pages in (MAP_POPULATE): that read, where this system
+        // replays a mapping's reads at all.
+        Op::Mmap => populated(e) && crate::platform::pages::NO_PAGE_FAULTS.is_none(),
         Op::Rename => e.result == 0,
         _ => !super::aio::is_async_io(e),
     }
+}
+
+/// An mmap of a file of the trace, made, that read its pages in (MAP_POPULATE).
+fn populated(e: &Event) -> bool {
+    e.op == Op::Mmap && e.file != NO_FILE && e.result >= 0 && e.arg & MAP_POPULATE != 0
 }
 
 /// The flags a descriptor for this call needs (the recorded descriptor's, as far as they
@@ -533,7 +541,7 @@ fn issue(
             (Op::Fdatasync, true) => {
                 crate::platform::sys::fs::fdatasync(&s.layout.dir).map_or_else(errno, |_| 0)
             }
-            (Op::Syncfs, _) => syncfs(s.layout.dir.as_fd()).map_or_else(errno, |_| 0),
+            (Op::Syncfs, _) => super::calls::syncfs(s.layout.dir.as_fd()).map_or_else(errno, |_| 0),
             _ => 0,
         };
     }
@@ -564,43 +572,8 @@ fn issue(
             let Some(fd) = fd else {
                 return -i64::from(crate::platform::abi::errno::EBADF);
             };
-            let fd = fd.as_fd();
-            let len = (e.len as usize).min(buf.len());
-            let r =
-                match e.op {
-                    Op::Read => crate::platform::sys::io::pread(fd, &mut buf[..len], e.offset)
-                        .map(|n| n as i64),
-                    Op::Write => crate::platform::sys::io::pwrite(fd, &buf[..len], e.offset)
-                        .map(|n| n as i64),
-                    Op::Fsync => crate::platform::sys::fs::fsync(fd).map(|_| 0),
-                    Op::Fdatasync => crate::platform::sys::fs::fdatasync(fd).map(|_| 0),
-                    Op::SyncFileRange => sync_file_range(fd, e.offset, e.len, e.arg),
-                    Op::Syncfs => syncfs(fd).map(|_| 0),
-                    Op::Fallocate => crate::platform::sys::fs::fallocate(
-                        fd,
-                        crate::platform::sys::fs::FallocateFlags::from_bits_retain(e.arg),
-                        e.offset,
-                        e.len,
-                    )
-                    .map(|_| 0),
-                    Op::Truncate => crate::platform::sys::fs::ftruncate(fd, e.len).map(|_| 0),
-                    Op::Fadvise => fadvise(fd, e.offset, e.len, e.arg),
-                    _ => Ok(0),
-                };
-            r.unwrap_or_else(errno)
+            super::calls::on_descriptor(e, fd.as_fd(), buf).unwrap_or_else(errno)
         }
-    }
-}
-
-/// syncfs(2) of `fd`'s file system; where the platform cannot sync a whole file system
-/// (Windows: only through a handle to the volume, an administrator's), the flush of `fd`'s
-/// own file or directory stands for it.
-fn syncfs(fd: impl AsFd) -> crate::platform::sys::io::Result<()> {
-    use crate::platform::sys::{fs, io::Errno};
-    let fd = fd.as_fd();
-    match fs::syncfs(fd) {
-        Err(e) if e == Errno::OPNOTSUPP => fs::fsync(fd),
-        r => r,
     }
 }
 
@@ -744,44 +717,4 @@ fn descriptors<'f>(
             fds[&(e.file, open_flags(e).bits())].as_fd()
         })
         .collect())
-}
-
-/// sync_file_range(2) as recorded: a length of 0 means "to the end of the file" there.
-fn sync_file_range(
-    fd: crate::platform::fd::BorrowedFd<'_>,
-    offset: u64,
-    len: u64,
-    flags: u32,
-) -> crate::platform::sys::io::Result<i64> {
-    let len = if len == 0 {
-        i64::MAX as u64 - offset
-    } else {
-        len
-    };
-    crate::engine::flush_fd(fd, crate::engine::FlushCall::Range { offset, len, flags })
-        .map(|_| 0)
-        .map_err(|e| {
-            use crate::platform::sys::io::Errno;
-            Errno::from_io_error(&e).unwrap_or(Errno::IO)
-        })
-}
-
-/// posix_fadvise(2) as recorded (advice by its number: DONTNEED drops the cached pages a
-/// program, fio among them, drops before it reads).
-fn fadvise(
-    fd: crate::platform::fd::BorrowedFd<'_>,
-    offset: u64,
-    len: u64,
-    advice: u32,
-) -> crate::platform::sys::io::Result<i64> {
-    use crate::platform::sys::fs::Advice;
-    let advice = match advice {
-        1 => Advice::Random,
-        2 => Advice::Sequential,
-        3 => Advice::WillNeed,
-        4 => Advice::DontNeed,
-        5 => Advice::NoReuse,
-        _ => Advice::Normal,
-    };
-    crate::platform::sys::fs::fadvise(fd, offset, std::num::NonZeroU64::new(len), advice).map(|_| 0)
 }

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 mod aio;
 mod board;
+mod calls;
 mod faults;
 mod issue;
 pub mod layout;

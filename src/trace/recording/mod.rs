@@ -39,7 +39,8 @@ pub enum Op {
     Truncate = 9,
     /// lseek: `offset` the new position, `arg` whence.
     Seek = 10,
-    /// A file mapped: `offset`, `len`, `arg` prot | flags << 8.
+    /// A file mapped: `offset`, `len`, `arg` prot | flags << 8. One flagged MAP_POPULATE
+    /// ([`MAP_POPULATE`]) read the range in before it returned, and is replayed so.
     Mmap = 11,
     Unlink = 12,
     /// The file renamed: it keeps its place in the trace under its new name; `arg` the file of
@@ -65,6 +66,10 @@ pub enum Op {
     /// replay syncs the file system its files are on. Since 2026-12-08.
     Syncfs = 18,
 }
+
+/// mmap(2)'s MAP_POPULATE in `Op::Mmap`'s `arg` (Linux's flag, 0x8000, past the 8 bits of
+/// prot): the mapping's pages read in as the call returned.
+pub const MAP_POPULATE: u32 = 0x8000 << 8;
 
 /// `Op::Syncfs`'s `arg` for sync(2), which names no file system: all of them.
 pub const SYNC_ALL: u32 = 1;
