@@ -77,7 +77,7 @@ pub(crate) fn trace(req: TraceRequest) -> ExitCode {
                 rawpath::display(&iolog),
                 if x.left_out > 0 {
                     format!(
-                        "; {} calls left out (failed, moved nothing, or at an unknown offset)",
+                        "; {} calls left out (failed, moved nothing, at an unknown offset, or a sync of a directory or file system)",
                         x.left_out
                     )
                 } else {

@@ -150,6 +150,8 @@ pub fn figures(r: &Recording, tl: &Timeline, pe: &ProgramEnd) -> Figures {
                     op.word(),
                     if seq { "sequential" } else { "not sequential" }
                 ),
+                // syncfs is also sync(2)'s word here: the syncs of whole file systems.
+                Op::Syncfs => "file-system syncs (syncfs, sync)".to_string(),
                 _ => format!("{}s", op.word()),
             },
             calls: a.calls,
