@@ -20,8 +20,19 @@ impl Mapped {
     /// Maps `len` bytes (at least a page) of `fd`'s file, which may reach past its end (a page
     /// there is not read in: `fault_in` says EFAULT).
     pub fn new(fd: BorrowedFd<'_>, len: u64) -> io::Result<Mapped> {
-        let len = usize::try_from(len.max(1))
-            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        Mapped::map(fd, (0, len), 0)
+    }
+
+    /// Maps `len` bytes (at least a page) of `fd`'s file from `offset` (a multiple of the
+    /// page size), read-only and shared, with mmap's `flags` added.
+    fn map(
+        fd: BorrowedFd<'_>,
+        (offset, len): (u64, u64),
+        flags: libc::c_int,
+    ) -> io::Result<Mapped> {
+        let invalid = |_| io::Error::from(io::ErrorKind::InvalidInput);
+        let len = usize::try_from(len.max(1)).map_err(invalid)?;
+        let offset = libc::off_t::try_from(offset).map_err(invalid)?;
         // SAFETY: a new shared read-only mapping of an open descriptor, at an address the
         // kernel picks; checked below.
         let addr = unsafe {
@@ -29,9 +40,9 @@ impl Mapped {
                 std::ptr::null_mut(),
                 len,
                 libc::PROT_READ,
-                libc::MAP_SHARED,
+                libc::MAP_SHARED | flags,
                 fd.as_raw_fd(),
-                0,
+                offset,
             )
         };
         if addr == libc::MAP_FAILED {
@@ -98,26 +109,7 @@ impl Drop for Mapped {
 /// MAP_POPULATE, which reads them in before the call returns — as a program's populated
 /// mapping did — and unmaps them. A range past the file's end reads what lies within it.
 pub fn populate(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<()> {
-    let len = usize::try_from(len.max(1)).map_err(|_| io::ErrorKind::InvalidInput)?;
-    let offset = libc::off_t::try_from(offset).map_err(|_| io::ErrorKind::InvalidInput)?;
-    // SAFETY: a new shared read-only mapping of an open descriptor, at an address the kernel
-    // picks, unmapped at once below; nothing reads through it.
-    let addr = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ,
-            libc::MAP_SHARED | libc::MAP_POPULATE,
-            fd.as_raw_fd(),
-            offset,
-        )
-    };
-    if addr == libc::MAP_FAILED {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: the mapping just made, unmapped once.
-    unsafe { libc::munmap(addr, len) };
-    Ok(())
+    Mapped::map(fd, (offset, len), libc::MAP_POPULATE).map(drop)
 }
 
 /// madvise's result.
