@@ -45,7 +45,7 @@ pub struct Anchor {
 
 /// Per event that has any (most have none), the other threads' calls it starts from: it is
 /// due at the latest of their completions plus their `after_ns`.
-pub type Anchors = HashMap<usize, Vec<Anchor>>;
+pub type Anchors = super::ids::IdMap<usize, Vec<Anchor>>;
 
 /// The anchors of `events`; `replayed` says which calls a replay issues (only those anchor).
 pub fn anchors(
@@ -53,7 +53,7 @@ pub fn anchors(
     (threads, wakes, gaps): (&[ThreadInfo], &[Wake], Option<&[Gap]>),
     replayed: impl Fn(&Event) -> bool,
 ) -> Anchors {
-    let mut out = Anchors::new();
+    let mut out = Anchors::default();
     let mine = by_thread(events, replayed);
     let done = |i: usize| events[i].done_ns();
     let woken = Woken::new(events, &mine, wakes).asleep(threads, gaps);

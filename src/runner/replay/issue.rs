@@ -4,7 +4,7 @@
 //! the same system call on the replay's copy of the file, at the recorded offset and length.
 
 use crate::platform::fd::{AsFd, OwnedFd};
-use std::collections::HashMap;
+use crate::trace::ids::IdMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -36,7 +36,7 @@ pub struct Shared<'a> {
     pub ready: &'a std::sync::Barrier,
     /// The descriptors the replayed opens made, by file, until their close (which may come
     /// from another thread). The calls on a file use them, as the program's used its own.
-    pub opened: &'a std::sync::Mutex<HashMap<u32, Vec<Held>>>,
+    pub opened: &'a std::sync::Mutex<IdMap<u32, Vec<Held>>>,
     /// Set by a signal's stop (forwarded) or by [`storage_failed`].
     pub stop: &'a AtomicBool,
     /// The first call the storage failed where the recording's succeeded: its event and
@@ -50,7 +50,7 @@ pub struct Shared<'a> {
     pub polls: &'a super::polls::Polls,
     /// Closed mode, where the trace says it (`Footer::gaps`): per event, the time its thread
     /// was asleep and waiting for a CPU outside its calls before it (`think`).
-    pub gaps: Option<&'a HashMap<usize, (u64, u64)>>,
+    pub gaps: Option<&'a IdMap<usize, (u64, u64)>>,
     /// The program's major page faults, where the trace holds them (`faults`).
     pub faults: Option<&'a super::faults::Faults>,
 }
@@ -121,7 +121,12 @@ struct Sleeps {
 }
 
 impl Sleeps {
-    fn before(&mut self, waited: Duration) {
+    /// Before a call: `done`, its thread's previous call's completion; `seen`, the clock's
+    /// last reading where nothing since may have slept (else the clock is read).
+    fn before(&mut self, done: Option<Instant>, seen: Option<Instant>) {
+        let waited = done.map_or(Duration::MAX, |d| {
+            seen.map_or_else(|| d.elapsed(), |t| t.saturating_duration_since(d))
+        });
         let parks = super::board::parks();
         if self.known.is_none() || waited >= think::SHORTEST_NAP || parks != self.parks {
             self.known = Some(crate::platform::cpu::thread_voluntary_switches());
@@ -192,7 +197,7 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     let waited = crate::platform::cpu::thread_run_delay_ns();
     super::woken::count(s.board.threads());
     super::woken::call_done();
-    let mut fds = Own::new();
+    let mut fds = Own::default();
     let mut prev: Option<(usize, Instant)> = None;
     let mut skipped_since = 0u64;
     let mut sleeps = Sleeps::default();
@@ -227,9 +232,10 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             f.before(s, start, (Some(i), prev));
         }
         let landed = landing.take();
-        let (due, mut binding) = landed.unwrap_or_else(|| {
-            think::wait_due(s, start, (i, prev, off), faulted.as_ref(), &mut r.think)
-        });
+        let (due, mut binding, seen) = landed.map_or_else(
+            || think::wait_due(s, start, (i, prev, off), faulted.as_ref(), &mut r.think),
+            |(due, binding)| (due, binding, None),
+        );
         if s.stop.load(Ordering::Relaxed) {
             break;
         }
@@ -245,9 +251,11 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         let ready;
         (ready, binding) = ready_at(s, start, (i, due, binding), landed.is_none(), &mut r);
         // The descriptor before the clock: a first use's open is not the call's time (were
-        // it to sleep, the wait since the previous call says so to `sleeps`).
+        // it to sleep, or the thread to wait for another's call, `sleeps` reads again).
+        let own = fds.len();
         let fd = needs_descriptor(e).then(|| descriptor(s, e, &mut fds));
-        sleeps.before(prev.map_or(Duration::MAX, |(_, done)| done.elapsed()));
+        let seen = seen.filter(|_| ready == due && fds.len() == own);
+        sleeps.before(prev.map(|p| p.1), seen);
         let (result, issued, late) = make(
             s,
             start,
@@ -257,22 +265,12 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             &mut r,
         );
         let completed = ended(s);
-        let slept = sleeps.after(completed - issued);
-        timed(
-            s,
-            i,
-            binding,
-            (completed - issued, late, slept),
-            skipped_since,
-        );
+        let took = completed - issued;
+        let slept = sleeps.after(took);
+        timed(s, i, binding, (took, late, slept), skipped_since);
         skipped_since = 0;
-        mark(s, start, i);
-        r.record(
-            e,
-            result,
-            completed - issued,
-            issued.saturating_duration_since(due),
-        );
+        mark_at(s, start, i, completed);
+        r.record(e, result, took, issued.saturating_duration_since(due));
         storage_failed(s, i, result);
         prev = Some((i, completed));
         off = (0, 0);
@@ -484,7 +482,12 @@ pub(super) fn completed_at(s: &Shared<'_>, start: Instant, j: usize) -> Instant 
 }
 
 pub(super) fn mark(s: &Shared<'_>, start: Instant, i: usize) {
-    let ns = start.elapsed().as_nanos() as u64;
+    mark_at(s, start, i, Instant::now());
+}
+
+/// Marks call `i` done at `at` (a replayed call: its completion, already read).
+fn mark_at(s: &Shared<'_>, start: Instant, i: usize, at: Instant) {
+    let ns = at.saturating_duration_since(start).as_nanos() as u64;
     s.done[i].store(ns + 1, Ordering::Release);
     s.board.wake(s.events[i].tid);
 }
@@ -658,7 +661,7 @@ fn close(s: &Shared<'_>, e: &Event) {
 }
 
 /// The table of the descriptors the replayed opens made.
-fn opened<'s>(s: &'s Shared<'_>) -> std::sync::MutexGuard<'s, HashMap<u32, Vec<Held>>> {
+fn opened<'s>(s: &'s Shared<'_>) -> std::sync::MutexGuard<'s, IdMap<u32, Vec<Held>>> {
     s.opened.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -698,7 +701,7 @@ fn own_descriptor<'f>(
 }
 
 /// A replay thread's own descriptors, by (file, open flags).
-type Own = HashMap<(u32, u32), Arc<OwnedFd>>;
+type Own = IdMap<(u32, u32), Arc<OwnedFd>>;
 
 /// The descriptors of calls `ios` (opened where they are not yet).
 fn descriptors<'f>(

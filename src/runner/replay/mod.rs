@@ -182,7 +182,7 @@ pub fn replay_timed(
         speed: opts.speed,
         start: &start,
         ready: &ready,
-        opened: &std::sync::Mutex::new(std::collections::HashMap::new()),
+        opened: &std::sync::Mutex::new(Default::default()),
         stop: &halt,
         failed: &failed,
         aio: &aio,
@@ -338,7 +338,7 @@ fn cpu_wait(r: &Recording, results: &[ThreadResult]) -> Option<CpuWait> {
 
 /// Closed mode, where the trace holds them: each event's time off the CPU before it (asleep,
 /// waiting for a CPU), by event.
-fn gaps(r: &Recording, mode: Mode) -> Option<std::collections::HashMap<usize, (u64, u64)>> {
+fn gaps(r: &Recording, mode: Mode) -> Option<crate::trace::ids::IdMap<usize, (u64, u64)>> {
     let gaps = r.footer.gaps.as_ref().filter(|_| mode == Mode::Closed)?;
     Some(
         gaps.iter()

@@ -25,19 +25,20 @@ pub(super) fn off(s: &Shared<'_>, i: usize, off: (u64, u64)) -> (u64, u64) {
 /// Waits until call `i` is due (`prev`: its thread's previous replayed call and its
 /// completion; `off`: the thread's time off its CPU outside calls since; `faults`: its page
 /// faults, those since `prev` replayed), counting into `think` what it made of the think
-/// time. When it was due, and the call that decided it.
+/// time. When it was due, the call that decided it, and the clock's last reading.
 pub(super) fn wait_due(
     s: &Shared<'_>,
     start: Instant,
     (i, prev, off): (usize, Option<(usize, Instant)>, (u64, u64)),
     faults: Option<&super::faults::Thread<'_>>,
     think: &mut ThinkFigures,
-) -> (Instant, Option<usize>) {
+) -> (Instant, Option<usize>, Option<Instant>) {
     let faults = |from_ns: u64| faults.map_or((0, 0, Duration::ZERO), |f| f.since(from_ns));
     let (d, binding) = due(s, start, (i, prev, off), faults);
     think.computed_ns += d.burn.as_nanos() as u64;
     think.left_out_ns += d.dropped.as_nanos() as u64;
-    (d.wait(s.stop, super::woken::cpu_waits), binding)
+    let (due, seen) = d.wait(s.stop, super::woken::cpu_waits);
+    (due, binding, Some(seen))
 }
 
 /// When a call is due: at `at`, the last `burn` of the wait before it the thread's own
@@ -69,17 +70,20 @@ impl Due {
     /// CPU): the program's thread waited for a CPU there too, and then computed (`cpu_waits`:
     /// how long the thread waited so). When the call is due: where it computed, when it
     /// ended; else `at`.
-    fn wait(&self, stop: &AtomicBool, cpu_waits: impl Fn() -> Duration) -> Instant {
+    ///
+    /// And the clock's last reading: each read is about 30 ns on this project's VM, and a
+    /// program whose calls are a microsecond apart (`dd bs=1`) has few of them to spare.
+    fn wait(&self, stop: &AtomicBool, cpu_waits: impl Fn() -> Duration) -> (Instant, Instant) {
         let from = self.at.checked_sub(self.burn).unwrap_or(self.at);
-        wait_until(from, stop);
-        let over = Instant::now().saturating_duration_since(from);
+        let now = wait_until(from, stop);
+        let over = now.saturating_duration_since(from);
         let ran = over - super::woken::waited_in(over, cpu_waits);
         match self.burn.checked_sub(ran).filter(|left| !left.is_zero()) {
             Some(left) => {
-                think(left, stop);
-                Instant::now()
+                let end = think(left, now, stop);
+                (end, end)
             }
-            None => self.at,
+            None => (self.at, now),
         }
     }
 }
@@ -185,18 +189,22 @@ const CLOCKED: Duration = Duration::from_micros(20);
 /// Uses `d` of the calling thread's CPU time, spinning: the program's computation between
 /// two calls, which takes longer where the thread waits for a CPU (its other threads, or
 /// other programs, busy on them), as the program's did. Where the platform has no thread CPU
-/// clock (Windows), and below CLOCKED, `d` of wall time (then a wait for a CPU counts in it).
-fn think(d: Duration, stop: &AtomicBool) {
+/// clock (Windows), and below CLOCKED, `d` of wall time from `now` (then a wait for a CPU
+/// counts in it). When it ended.
+fn think(d: Duration, now: Instant, stop: &AtomicBool) -> Instant {
     let clock = match d >= CLOCKED {
         true => crate::platform::cpu::thread_cpu_ns(),
         false => None,
     };
     let Some(t0) = clock else {
-        let until = Instant::now() + d;
-        while Instant::now() < until && !stop.load(Ordering::Relaxed) {
+        let until = now + d;
+        loop {
+            let now = Instant::now();
+            if now >= until || stop.load(Ordering::Relaxed) {
+                return now;
+            }
             std::hint::spin_loop();
         }
-        return;
     };
     let until = t0.saturating_add(d.as_nanos() as u64);
     while !stop.load(Ordering::Relaxed) {
@@ -204,9 +212,10 @@ fn think(d: Duration, stop: &AtomicBool) {
             std::hint::spin_loop();
         }
         if crate::platform::cpu::thread_cpu_ns().is_none_or(|now| now >= until) {
-            return;
+            break;
         }
     }
+    Instant::now()
 }
 
 /// The shortest sleep a replay thread takes: a wait shorter than this past its margin is spun.
@@ -248,12 +257,14 @@ pub(super) fn ready_sleeps() {
 /// threads where they outnumber the CPUs — which the program never did (a replay of four
 /// processes on two CPUs was late by a slice at a time, and its prediction 25–44% short on
 /// tmpfs).
-pub(super) fn wait_until(t: Instant, stop: &AtomicBool) {
+///
+/// The clock's last reading (past `t` unless stopped).
+pub(super) fn wait_until(t: Instant, stop: &AtomicBool) -> Instant {
     let margin = MARGIN.with(std::cell::Cell::get);
     loop {
         let now = Instant::now();
         if now >= t || stop.load(Ordering::Relaxed) {
-            return;
+            return now;
         }
         let left = t - now;
         if left >= margin + SHORTEST_NAP {
@@ -284,11 +295,17 @@ mod tests {
         // Late by more than the computation, at work: due when it was, nothing computed.
         let d = due();
         let t = Instant::now();
-        assert_eq!(d.wait(&stop, || Duration::ZERO), d.at);
+        let (due_at, seen) = d.wait(&stop, || Duration::ZERO);
+        assert_eq!(due_at, d.at);
+        assert!(seen >= t, "the clock's reading is the wait's own");
         assert!(t.elapsed() < Duration::from_millis(10), "{:?}", t.elapsed());
         // Late as long, every bit of it waiting for a CPU: the whole computation now.
         let t = Instant::now();
-        let until = due().wait(&stop, || Duration::from_millis(30));
+        let (until, seen) = due().wait(&stop, || Duration::from_millis(30));
+        assert_eq!(
+            seen, until,
+            "a computation's end is the clock's last reading"
+        );
         assert!(
             t.elapsed() >= burn,
             "computed {:?} of {burn:?}",
@@ -318,17 +335,44 @@ mod tests {
         assert_eq!(split(700, (0, 0), Some(700)), (700, 700, 0));
     }
 
+    /// Below CLOCKED a computation spins its wall time, counted from the clock reading it is
+    /// given (the wait's own: no second read), and ends at its last reading.
+    #[test]
+    fn a_short_computation_spins_from_the_reading_it_is_given() {
+        let stop = AtomicBool::new(false);
+        let t = Instant::now();
+        let d = Duration::from_micros(5);
+        let end = think(d, t, &stop);
+        assert!(end >= t + d, "ended {:?} after its start", end - t);
+        assert!(end <= Instant::now());
+        // Given a reading long past, it is over at once: nothing is spun again.
+        let long_ago = Instant::now() - Duration::from_millis(1);
+        let t = Instant::now();
+        think(d, long_ago, &stop);
+        assert!(
+            t.elapsed() < Duration::from_micros(500),
+            "{:?}",
+            t.elapsed()
+        );
+    }
+
     #[test]
     fn a_computation_uses_the_threads_cpu_time_and_a_stop_ends_it() {
         let Some(before) = crate::platform::cpu::thread_cpu_ns() else {
             eprintln!("SKIP: no thread CPU clock on this platform (a computation spins its time)");
             return;
         };
-        think(Duration::from_millis(20), &AtomicBool::new(false));
+        let t = Instant::now();
+        let end = think(Duration::from_millis(20), t, &AtomicBool::new(false));
+        assert!(
+            end >= t + Duration::from_millis(20),
+            "ended {:?} in",
+            end - t
+        );
         let used = crate::platform::cpu::thread_cpu_ns().unwrap() - before;
         assert!(used >= 20_000_000, "{used} ns of CPU");
         let t0 = Instant::now();
-        think(Duration::from_secs(60), &AtomicBool::new(true));
+        think(Duration::from_secs(60), t0, &AtomicBool::new(true));
         assert!(t0.elapsed() < Duration::from_secs(1));
     }
 }
