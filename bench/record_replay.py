@@ -17,8 +17,8 @@ Replay fidelity: programs recorded on tmpfs (dd copying 64 MiB in 64 KiB calls; 
 load; GNU sort of 32 MiB with a 2 MiB buffer; tar of a copy of /usr/include), recorded afresh
 each round and that recording replayed at once in closed mode on tmpfs by this build and, with
 --baseline BIN, by other builds, alternating: the replayed span against the recorded span (the
-median round and the range), the time inside the replayed calls against the recorded time
-inside them, and the issue-time error.
+median round and the range) and against the program run alone in the same rounds, the time
+inside the replayed calls against the recorded time inside them, and the issue-time error.
 
 Native AIO: fio with libaio (4 KiB random reads, O_DIRECT, iodepth 16) on the disk, run plain
 and under `iogauge record`, alternating: fio's own IOPS and completion latency each way (the
@@ -287,24 +287,34 @@ def fidelity(rounds, base, sql, baselines=()):
     }
     builds = [("this build", IOGAUGE)] + [(f"baseline {i + 1}", b)
                                           for i, b in enumerate(baselines)]
-    rows = [f"Each program recorded {rounds} times, each recording replayed at once by each "
-            "build (alternating); the row is each build's median round by replayed span against "
-            "recorded span, with that ratio's range over the rounds. Recorded span in brackets: "
-            "less the capture's own cost as it measured it.", "",
+    rows = [f"Each program run alone and recorded {rounds} times, each recording replayed at once "
+            "by each build (alternating); the row is each build's median round by replayed span "
+            "against recorded span, with that ratio's range over the rounds. Recorded span in "
+            "brackets: less the capture's own cost as it measured it. The program alone: the "
+            "median of its plain runs' wall time, less that of `true` (starting and ending a "
+            "process), timed in the same rounds — what a replay that took the capture's cost "
+            "out of the think times aims at.", "",
             "| program | build | recorded span ms | replayed span ms | span × | span × range | "
+            "program alone ms | replayed × alone | "
             "recorded time in calls ms | replayed ms | × | issue error p50 / p99 µs | "
             "calls differing |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     place = os.path.join(d, "replay")
     os.makedirs(place, exist_ok=True)
     for name, cmd in programs.items():
         trace = os.path.join(d, "p.iogtrace")
         runs = {b: [] for b, _ in builds}
-        for k in range(rounds):
+        alone = []
+
+        def clean():
             for f in ("out", "sorted", "db", "out.tar"):
                 p = os.path.join(w, f)
                 if os.path.exists(p):
                     os.remove(p)
+        for k in range(rounds):
+            clean()
+            alone.append(timed(cmd, w)[0] - timed(["true"], w)[0])
+            clean()
             timed([IOGAUGE, "record", "-o", trace, "--overwrite-output", "--"] + cmd, w)
             for b, binary in (builds if k % 2 == 0 else builds[::-1]):
                 out = subprocess.run([binary, "replay", trace, "--directory", place,
@@ -317,11 +327,13 @@ def fidelity(rounds, base, sql, baselines=()):
             ranked = sorted(runs[b], key=span)
             r = ranked[(len(ranked) - 1) // 2]
             untraced = r.get("recorded_span_untraced_ns") or r["recorded_span_ns"]
+            plain = statistics.median(alone) * 1e9
             rows.append(
                 f"| {name} | {b} | {r['recorded_span_ns'] / 1e6:.1f} ({untraced / 1e6:.1f}) | "
                 f"{r['replayed_span_ns'] / 1e6:.1f} | {span(r):.3f} "
                 f"({r['replayed_span_ns'] / max(untraced, 1):.3f}) | "
                 f"{span(ranked[0]):.3f}–{span(ranked[-1]):.3f} | "
+                f"{plain / 1e6:.1f} | {r['replayed_span_ns'] / max(plain, 1):.3f} | "
                 f"{r['recorded_io_ns'] / 1e6:.1f} | {r['replayed_io_ns'] / 1e6:.1f} | "
                 f"{r['replayed_io_ns'] / max(r['recorded_io_ns'], 1):.3f} | "
                 f"{r['issue_error_p50_ns'] / 1e3:.1f} / {r['issue_error_p99_ns'] / 1e3:.1f} | "

@@ -87,12 +87,19 @@ pub fn predict_text(p: &Prediction) -> String {
 fn replay_lines(o: &mut String, n: usize, r: &crate::studies::predict::ReplayPrediction) {
     let _ = writeln!(
         o,
-        "    {}: the program's end at {} in the replay, less its own delays {} and the capture's cost left {} ({} calls on the chain that decided it)",
+        "    {}: the program's end at {} in the replay, less its own delays {} and the capture's cost left {} ({} calls on the chain that decided it{})",
         n,
         s(r.replayed_end_ns),
         s(r.replay_delay_ns),
         s(r.capture_left_ns),
-        r.chain_calls
+        r.chain_calls,
+        match r.capture_taken_ns {
+            0 => String::new(),
+            t => format!(
+                "; the replay took {} of the capture's cost out itself",
+                s(t)
+            ),
+        }
     );
     let w = &r.wakes;
     if r.preempted_left_ns > 0 || w.fewer + w.more > 0 {

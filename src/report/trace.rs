@@ -224,12 +224,8 @@ pub fn stats_text(s: &Stats) -> String {
         ms(s.duration_ns),
         s.method
     );
-    if let Some(p) = s.overhead_pct {
-        let _ = writeln!(
-            o,
-            "capture overhead: {p:.1}% of the run time (measured per call at record time; {} calls it does not watch counted in)",
-            s.unwatched_calls
-        );
+    if let Some(line) = overhead_line(s) {
+        let _ = writeln!(o, "{line}");
     }
     let calls: Vec<String> = s.calls.iter().map(|(k, v)| format!("{k} {v}")).collect();
     let _ = writeln!(
@@ -302,6 +298,26 @@ pub fn stats_text(s: &Stats) -> String {
         o += &thread_text(t);
     }
     o
+}
+
+/// The capture's measured cost, where the trace holds it: per call, and the part of it
+/// between the calls that a closed replay takes out.
+fn overhead_line(s: &Stats) -> Option<String> {
+    let p = s.overhead_pct?;
+    let us = |ns: f64| format!("{:.2} µs", ns / 1e3);
+    let per = s
+        .overhead_per_call_ns
+        .map_or(String::new(), |n| format!("{} a call, ", us(n)));
+    let between = s.overhead_between_calls_ns.map_or(String::new(), |n| {
+        format!(
+            "; {} a call lies between the recorded calls, which a closed replay takes out of the think times",
+            us(n)
+        )
+    });
+    Some(format!(
+        "capture overhead: {p:.1}% of the run time ({per}measured at record time; {} calls it does not watch counted in){between}",
+        s.unwatched_calls
+    ))
 }
 
 /// One thread's lines of `trace stats`.
@@ -526,6 +542,16 @@ pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
         ms(r.recorded_io_ns),
         ratio(r.replayed_io_ns, r.recorded_io_ns)
     );
+    if let Some(c) = r.capture_taken {
+        let us2 = |ns: u64| ns as f64 / 1e3;
+        let _ = writeln!(
+            o,
+            "the capture's cost taken out of the think times: {} ({:.2} µs before each replayed call, {:.2} µs for each call between two that the replay does not make; measured at record time)",
+            ms(c.taken_ns),
+            us2(c.between_calls_ns),
+            us2(c.per_skipped_call_ns)
+        );
+    }
     let _ = writeln!(
         o,
         "issue-time error against the schedule: p50 {}, p99 {}, max {}",

@@ -106,6 +106,10 @@ pub struct ReplayReport {
     /// it waited them out whole (sleeping, spinning their last 100–200 µs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub think: Option<ThinkFigures>,
+    /// Closed mode, where the trace measured it (recorded since 2026-12-08): the capture's
+    /// cost taken out of the think times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capture_taken: Option<CaptureTaken>,
     /// The program's major page faults (its I/O through mappings), replayed (None: the trace
     /// holds none: recorded before 2026-12-07, under ptrace, or where perf could not count
     /// them).
@@ -180,6 +184,18 @@ pub struct ThinkFigures {
     pub left_out_ns: u64,
 }
 
+/// The capture's cost that a closed replay took out of the recorded think times
+/// (`Overhead::between_calls_ns`, measured at record time): the part between two calls
+/// before each replayed call, and the whole cost of each call between them it does not make.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CaptureTaken {
+    pub between_calls_ns: u64,
+    pub per_skipped_call_ns: u64,
+    /// Taken out in all, summed over threads (scaled by the speed; never more than a think
+    /// time held), ns.
+    pub taken_ns: u64,
+}
+
 /// Polls (`trace::poll`): a thread that looked for a file on a timer until another thread of
 /// the program changed it (made it, wrote it, removed it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -203,6 +219,8 @@ pub struct Timeline {
     pub done_ns: Vec<Option<u64>>,
     pub took_ns: Vec<u64>,
     pub chain_late_ns: Vec<u64>,
+    /// The capture's cost the replay took out of the recorded think times on the chain.
+    pub chain_capture_ns: Vec<u64>,
     pub chain_calls: Vec<u64>,
     /// The call slept in the replay (its thread gave up the CPU to wait).
     pub slept: Vec<bool>,

@@ -44,6 +44,11 @@ pub struct Stats {
     pub syncs_on_no_file: u64,
     pub syncs_on_no_file_ns: u64,
     pub overhead_pct: Option<f64>,
+    /// The capture's cost per watched call, and what of it lies between the recorded calls
+    /// (`Overhead::between_calls_ns`), ns.
+    pub overhead_per_call_ns: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overhead_between_calls_ns: Option<f64>,
     /// System calls the capture does not watch, counted (they cost the program too).
     pub unwatched_calls: u64,
     /// The program's signals to a process group (`kill 0`, `kill -PGID`; each a tell to the
@@ -319,6 +324,8 @@ pub fn stats(r: &Recording) -> Stats {
         .map(|(f, a)| file_stats(f, a))
         .collect();
     let woken = woken(r);
+    // Where the trace holds the signals: its kills (None in it: none made).
+    let kills = r.footer.signals_seen.then_some(r.footer.kills.as_ref());
     Stats {
         command: r.header.command.clone(),
         method: r.header.method.clone(),
@@ -344,19 +351,12 @@ pub fn stats(r: &Recording) -> Stats {
         syncs_on_no_file: syncs_on_no_file.0,
         syncs_on_no_file_ns: syncs_on_no_file.1,
         overhead_pct: r.footer.overhead.as_ref().map(|o| o.added_pct),
+        overhead_per_call_ns: r.footer.overhead.as_ref().map(|o| o.per_call_ns),
+        overhead_between_calls_ns: r.footer.overhead.as_ref().and_then(|o| o.between_calls_ns),
         unwatched_calls: r.footer.overhead.as_ref().map_or(0, |o| o.unwatched_calls),
-        signals_to_groups: r.footer.signals_seen.then(|| {
-            let k = r.footer.kills.as_ref();
-            k.map_or(0, |k| k.to_groups.len() as u64)
-        }),
-        signals_late: r.footer.signals_seen.then(|| {
-            let k = r.footer.kills.as_ref();
-            k.map_or(0, |k| k.late.len() as u64)
-        }),
-        signals_unfollowed: r.footer.signals_seen.then(|| {
-            let k = r.footer.kills.as_ref();
-            k.map_or(0, |k| k.unfollowed)
-        }),
+        signals_to_groups: kills.map(|k| k.map_or(0, |k| k.to_groups.len() as u64)),
+        signals_late: kills.map(|k| k.map_or(0, |k| k.late.len() as u64)),
+        signals_unfollowed: kills.map(|k| k.map_or(0, |k| k.unfollowed)),
         faults,
     }
 }

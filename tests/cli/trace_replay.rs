@@ -1382,3 +1382,99 @@ fn a_killed_replays_directory_holding_someones_file_keeps_it_and_says_so() {
     // The predict's own replay directory is gone; only the leftover stays.
     assert_eq!(entries(place.path()), vec![dir]);
 }
+
+/// The capture's cost between two recorded calls is measured at record time and kept in the
+/// trace; a closed replay takes it out of each think time — never more than the computation
+/// there — and says how much, and a prediction counts what the replay took. A trace measured
+/// as costing 1 ms between calls, of a program that computes 3 ms between its 40 reads,
+/// replays 39 ms shorter than the same trace without the figure; open and afap replays and
+/// traces without it take nothing out.
+#[test]
+fn a_closed_replay_takes_the_captures_cost_out_of_the_think_times() {
+    use iogauge::trace::recording::Recording;
+    let w = tmp();
+    std::fs::write(w.path().join("data"), vec![7u8; 1 << 16]).unwrap();
+    let program = "import os, time\n\
+        fd = os.open('data', os.O_RDONLY)\n\
+        for i in range(40):\n\
+        \x20   os.pread(fd, 4096, 4096 * (i % 16))\n\
+        \x20   t = time.perf_counter()\n\
+        \x20   while time.perf_counter() - t < 0.003: pass\n";
+    std::fs::write(w.path().join("think.py"), program).unwrap();
+    let py = super::predict::python();
+    let cmd = ["record", "--output", "t.iogtrace", "--", py, "think.py"];
+    let o = run_in(w.path(), &cmd);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = w.path().join("t.iogtrace");
+    let good = Recording::decode(&std::fs::read(&t).unwrap()[..]).unwrap();
+    let o = good
+        .footer
+        .overhead
+        .clone()
+        .expect("the capture measured its cost");
+    let Some(between) = o.between_calls_ns else {
+        panic!("the calibration measured no cost between calls: {o:?}");
+    };
+    // Some of the capture's cost lies between the calls, and no more than a few of its
+    // whole cost per call (the way into the kernel and back counts in with it).
+    assert!(
+        between > 0.0 && between < 4.0 * o.per_call_ns.max(1_000.0),
+        "{o:?}"
+    );
+    let stats = ok_in(w.path(), &["trace", "stats", "t.iogtrace"]);
+    assert!(
+        stats.contains("a call lies between the recorded calls"),
+        "{stats}"
+    );
+    // The same trace, measured at 1 ms between calls, and without the figure.
+    let with = |between: Option<f64>, name: &str| {
+        let mut r = good.clone();
+        r.footer.overhead.as_mut().unwrap().between_calls_ns = between;
+        std::fs::write(w.path().join(name), r.encode().unwrap()).unwrap();
+    };
+    with(Some(1e6), "ms.iogtrace");
+    with(None, "none.iogtrace");
+    let (mut spans, mut taken) = (Vec::new(), 0);
+    for _ in 0..3 {
+        let ms = replayed(w.path(), "ms.iogtrace", &[]);
+        let none = replayed(w.path(), "none.iogtrace", &[]);
+        assert!(none.get("capture_taken").is_none(), "{none}");
+        let c = &ms["capture_taken"];
+        assert_eq!(c["between_calls_ns"], 1_000_000, "{c}");
+        taken = c["taken_ns"].as_u64().unwrap();
+        let span = |r: &Value| r["replayed_span_ns"].as_i64().unwrap();
+        spans.push(span(&none) - span(&ms));
+    }
+    // Each of the 39 gaps after a read holds 3 ms of computation: 1 ms out of each; the
+    // interpreter's own calls before them, less (what ran between them, at most 1 ms each).
+    assert!(taken >= 39_000_000, "taken out {taken} ns");
+    let recorded_think: u64 = good
+        .events
+        .windows(2)
+        .map(|p| p[1].t.saturating_sub(p[0].done_ns()))
+        .sum();
+    assert!(taken <= recorded_think, "{taken} of {recorded_think} ns");
+    spans.sort_unstable();
+    assert!(
+        spans[1] >= 25_000_000,
+        "the replays taking 1 ms out of each think time were shorter by {spans:?} ns"
+    );
+    for mode in ["--mode=open", "--mode=afap"] {
+        let r = replayed(w.path(), "ms.iogtrace", &[mode]);
+        assert!(r.get("capture_taken").is_none(), "{mode}: {r}");
+    }
+    let text = ok_in(
+        w.path(),
+        &[
+            "replay",
+            "ms.iogtrace",
+            "--directory",
+            w.path().to_str().unwrap(),
+        ],
+    );
+    assert!(
+        text.contains("the capture's cost taken out of the think times: ")
+            && text.contains("1000.00 µs before each replayed call"),
+        "{text}"
+    );
+}

@@ -53,6 +53,9 @@ pub struct Shared<'a> {
     pub gaps: Option<&'a IdMap<usize, (u64, u64)>>,
     /// The program's major page faults, where the trace holds them (`faults`).
     pub faults: Option<&'a super::faults::Faults>,
+    /// Closed mode, where the trace measured it: the capture's cost taken out of the think
+    /// times.
+    pub capture: Option<think::Capture>,
 }
 
 impl Shared<'_> {
@@ -89,11 +92,13 @@ impl Held {
 /// What the replay measured of one call: its time inside the call, and along the chain of
 /// calls that decided when it was issued (its own thread's previous call, the calls it
 /// depended on or started from, whichever came last, and so back to the start), the replay's
-/// own delays (issue later than the call could go) and the recorded calls on it.
+/// own delays (issue later than the call could go), the capture's cost the replay took out of
+/// the recorded think times (`think::Capture`) and the recorded calls on it.
 #[derive(Default)]
 pub struct Timing {
     pub took_ns: AtomicU64,
     pub chain_late_ns: AtomicU64,
+    pub chain_capture_ns: AtomicU64,
     pub chain_calls: AtomicU64,
     /// The call slept (its thread gave up the CPU to wait), as the thread's voluntary
     /// context switches tell.
@@ -201,8 +206,8 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
     let mut prev: Option<(usize, Instant)> = None;
     let mut skipped_since = 0u64;
     let mut sleeps = Sleeps::default();
-    // A poll cut short: the due time and deciding call of the look its last look replaces.
-    let mut landing: Option<(Instant, Option<usize>)> = None;
+    // A poll cut short: the wait of the look its last look replaces.
+    let mut landing: Option<think::Waited> = None;
     // Off the CPU outside calls since the previous replayed call: asleep, waiting for a CPU.
     let mut off = (0u64, 0u64);
     let mut faulted = s
@@ -232,10 +237,12 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             f.before(s, start, (Some(i), prev));
         }
         let landed = landing.take();
-        let (due, mut binding, seen) = landed.map_or_else(
-            || think::wait_due(s, start, (i, prev, off), faulted.as_ref(), &mut r.think),
-            |(due, binding)| (due, binding, None),
-        );
+        let held = landed.is_none();
+        let waited = landed.unwrap_or_else(|| {
+            let before = (i, prev, off, skipped_since);
+            think::wait_due(s, start, before, faulted.as_ref(), &mut r.think)
+        });
+        let (due, binding) = (waited.due, waited.binding);
         if s.stop.load(Ordering::Relaxed) {
             break;
         }
@@ -244,17 +251,16 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
             r.skipped += n as u64;
             r.polls_cut += 1;
             skipped_since += n as u64;
-            landing = Some((due, binding));
+            landing = Some(waited.again());
             k += n - 1;
             continue;
         }
-        let ready;
-        (ready, binding) = ready_at(s, start, (i, due, binding), landed.is_none(), &mut r);
+        let (ready, binding) = ready_at(s, start, (i, due, binding), held, &mut r);
         // The descriptor before the clock: a first use's open is not the call's time (were
         // it to sleep, or the thread to wait for another's call, `sleeps` reads again).
         let own = fds.len();
         let fd = needs_descriptor(e).then(|| descriptor(s, e, &mut fds));
-        let seen = seen.filter(|_| ready == due && fds.len() == own);
+        let seen = waited.seen.filter(|_| ready == due && fds.len() == own);
         sleeps.before(prev.map(|p| p.1), seen);
         let (result, issued, late) = make(
             s,
@@ -267,7 +273,9 @@ pub fn run_thread(s: &Shared<'_>, mine: &[usize]) -> ThreadResult {
         let completed = ended(s);
         let took = completed - issued;
         let slept = sleeps.after(took);
-        timed(s, i, binding, (took, late, slept), skipped_since);
+        let taken = waited.taken;
+        r.capture_taken_ns += taken.as_nanos() as u64;
+        timed(s, i, binding, (took, late, slept, taken), skipped_since);
         skipped_since = 0;
         mark_at(s, start, i, completed);
         r.record(e, result, took, issued.saturating_duration_since(due));
@@ -385,21 +393,24 @@ fn timed(
     s: &Shared<'_>,
     i: usize,
     binding: Option<usize>,
-    (took, late, slept): (Duration, Duration, bool),
+    (took, late, slept, taken): (Duration, Duration, bool, Duration),
     skipped: u64,
 ) {
     let t = &s.timing[i];
     t.took_ns.store(took.as_nanos() as u64, Ordering::Relaxed);
     t.slept.store(slept, Ordering::Relaxed);
-    let (chain_late, chain_calls) = binding.map_or((0, 0), |b| {
+    let (chain_late, chain_capture, chain_calls) = binding.map_or((0, 0, 0), |b| {
         let bt = &s.timing[b];
         (
             bt.chain_late_ns.load(Ordering::Relaxed),
+            bt.chain_capture_ns.load(Ordering::Relaxed),
             bt.chain_calls.load(Ordering::Relaxed),
         )
     });
     t.chain_late_ns
         .store(chain_late + late.as_nanos() as u64, Ordering::Relaxed);
+    t.chain_capture_ns
+        .store(chain_capture + taken.as_nanos() as u64, Ordering::Relaxed);
     t.chain_calls
         .store(chain_calls + 1 + skipped, Ordering::Relaxed);
     t.after

@@ -27,7 +27,8 @@ mod woken;
 use crate::stats::histogram::Histogram;
 use crate::trace::recording::{Event, Op, Recording};
 pub use crate::trace::replayed::{
-    CpuWait, Mode, OpFigures, ReplayReport, StorageFailure, ThinkFigures, ThreadFigures, Timeline,
+    CaptureTaken, CpuWait, Mode, OpFigures, ReplayReport, StorageFailure, ThinkFigures,
+    ThreadFigures, Timeline,
 };
 pub use issue::replayed;
 use layout::Layout;
@@ -75,6 +76,8 @@ pub struct ThreadResult {
     polls_held: u64,
     /// What it made of the recorded think times (where the trace splits them).
     think: ThinkFigures,
+    /// The capture's cost it took out of them (`think::Capture`), ns.
+    capture_taken_ns: u64,
     /// Its time waiting for a CPU from the start to its end (None: not known here).
     cpu_wait_ns: Option<u64>,
     /// What it made of its thread's major page faults.
@@ -190,6 +193,7 @@ pub fn replay_timed(
         polls: &polls,
         gaps: gaps.as_ref(),
         faults: faults.as_ref(),
+        capture: think::Capture::of(r, opts.mode),
     };
     let results = run_threads(&shared, (&tids, &mine), &stop, &halt);
     let replayed_span = replayed_span(r, &done, opts);
@@ -203,6 +207,7 @@ pub fn replay_timed(
             computed_ns: a.computed_ns + t.think.computed_ns,
             left_out_ns: a.left_out_ns + t.think.left_out_ns,
         });
+    let results_taken = results.iter().map(|t| t.capture_taken_ns).sum();
     let accounts: Vec<&faults::Acc> = results.iter().map(|t| &t.faults).collect();
     let faulted = faults.as_ref().map(|f| f.figures(&accounts));
     let mut report = report(
@@ -221,6 +226,11 @@ pub fn replay_timed(
     report.polls = polled;
     report.cpu_wait = cpu_wait;
     report.think = gaps.is_some().then_some(think);
+    report.capture_taken = shared.capture.map(|c| CaptureTaken {
+        between_calls_ns: c.between_ns,
+        per_skipped_call_ns: c.per_call_ns,
+        taken_ns: results_taken,
+    });
     report.faults = faulted;
     report.async_one_by_one = aio.unavailable();
     report.uring_as_aio = aio.rings_as_aio();
@@ -399,6 +409,7 @@ fn timeline(r: &Recording, done: &[AtomicU64], timing: &[issue::Timing]) -> Time
             .collect(),
         took_ns: timing.iter().map(|t| load(&t.took_ns)).collect(),
         chain_late_ns: timing.iter().map(|t| load(&t.chain_late_ns)).collect(),
+        chain_capture_ns: timing.iter().map(|t| load(&t.chain_capture_ns)).collect(),
         chain_calls: timing.iter().map(|t| load(&t.chain_calls)).collect(),
         slept: timing
             .iter()
@@ -553,6 +564,7 @@ fn report(
         stopped,
         polls: Default::default(),
         think: None,
+        capture_taken: None,
         async_one_by_one: None,
         uring_as_aio: None,
         incomplete: r.footer.missing(),

@@ -4,15 +4,69 @@
 //! the sleep slept, the computation made as that much of the thread's CPU time (so that it
 //! waits for a CPU where the program's threads would have: its other threads, or other
 //! programs, busy on them), the recorded waits for a CPU left out (the replay's own take their
-//! place).
+//! place). The capture's own cost between the recorded calls is taken out of what ran
+//! (`Capture`): the replay's thread thinks as the program's did untraced.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::Mode;
 use super::issue::{Shared, completed_at, started_from};
-use crate::trace::recording::Event;
+use crate::trace::recording::{Event, Recording};
 use crate::trace::replayed::ThinkFigures;
+
+/// The capture's cost that lies in the recorded think times, which a closed replay takes out
+/// of them (`Overhead::between_calls_ns`): before each replayed call its measured part
+/// between two calls, and for each call the replay does not make since its thread's previous
+/// one (an mmap, a seek, a poll's looks cut short) the whole cost of one: that call's time,
+/// all of it, lies in the think time here. Recorded ns.
+#[derive(Debug, Clone, Copy)]
+pub struct Capture {
+    pub between_ns: u64,
+    pub per_call_ns: u64,
+}
+
+impl Capture {
+    /// Where the trace measured it, in closed mode.
+    pub fn of(r: &Recording, mode: Mode) -> Option<Capture> {
+        let o = r
+            .footer
+            .overhead
+            .as_ref()
+            .filter(|_| mode == Mode::Closed)?;
+        Some(Capture {
+            between_ns: o.between_calls_ns?.max(0.0) as u64,
+            per_call_ns: o.per_call_ns.max(0.0) as u64,
+        })
+    }
+
+    /// Before a call, `skipped` calls not made since its thread's previous one.
+    fn cost(self, skipped: u64) -> u64 {
+        self.between_ns
+            .saturating_add(skipped.saturating_mul(self.per_call_ns))
+    }
+}
+
+impl Waited {
+    /// The same wait, for the look that replaces this one (a poll's: `polls::cut`), which
+    /// waits no more.
+    pub fn again(self) -> Waited {
+        Waited { seen: None, ..self }
+    }
+}
+
+/// A thread's previous replayed call and its completion (None: none yet).
+pub(super) type Prev = Option<(usize, Instant)>;
+
+/// A call's wait: when it was due, the call that decided it, the clock's last reading (None
+/// where the thread did not wait just now), and the capture's cost taken out of its recorded
+/// think time (scaled by the speed).
+pub(super) struct Waited {
+    pub due: Instant,
+    pub binding: Option<usize>,
+    pub seen: Option<Instant>,
+    pub taken: Duration,
+}
 
 /// `off` with event `i`'s time off the CPU before it added (asleep, waiting for a CPU).
 pub(super) fn off(s: &Shared<'_>, i: usize, off: (u64, u64)) -> (u64, u64) {
@@ -23,31 +77,39 @@ pub(super) fn off(s: &Shared<'_>, i: usize, off: (u64, u64)) -> (u64, u64) {
 }
 
 /// Waits until call `i` is due (`prev`: its thread's previous replayed call and its
-/// completion; `off`: the thread's time off its CPU outside calls since; `faults`: its page
-/// faults, those since `prev` replayed), counting into `think` what it made of the think
-/// time. When it was due, the call that decided it, and the clock's last reading.
+/// completion; `off`: the thread's time off its CPU outside calls since; `skipped`: its calls
+/// not made since `prev`; `faults`: its page faults, those since `prev` replayed), counting
+/// into `think` what it made of the think time.
 pub(super) fn wait_due(
     s: &Shared<'_>,
     start: Instant,
-    (i, prev, off): (usize, Option<(usize, Instant)>, (u64, u64)),
+    (i, prev, off, skipped): (usize, Prev, (u64, u64), u64),
     faults: Option<&super::faults::Thread<'_>>,
     think: &mut ThinkFigures,
-) -> (Instant, Option<usize>, Option<Instant>) {
+) -> Waited {
     let faults = |from_ns: u64| faults.map_or((0, 0, Duration::ZERO), |f| f.since(from_ns));
-    let (d, binding) = due(s, start, (i, prev, off), faults);
+    let capture = s.capture.map_or(0, |c| c.cost(skipped));
+    let (d, binding) = due(s, start, (i, prev, off, capture), faults);
     think.computed_ns += d.burn.as_nanos() as u64;
     think.left_out_ns += d.dropped.as_nanos() as u64;
     let (due, seen) = d.wait(s.stop, super::woken::cpu_waits);
-    (due, binding, Some(seen))
+    Waited {
+        due,
+        binding,
+        seen: Some(seen),
+        taken: d.taken,
+    }
 }
 
 /// When a call is due: at `at`, the last `burn` of the wait before it the thread's own
 /// computation, replayed as that much of its CPU time (`think`); `dropped` the recorded waits
-/// for a CPU left out of the wait (the replay's own take their place).
+/// for a CPU left out of the wait (the replay's own take their place); `taken` the capture's
+/// cost taken out of it.
 struct Due {
     at: Instant,
     burn: Duration,
     dropped: Duration,
+    taken: Duration,
 }
 
 impl Due {
@@ -56,6 +118,7 @@ impl Due {
             at,
             burn: Duration::ZERO,
             dropped: Duration::ZERO,
+            taken: Duration::ZERO,
         }
     }
 
@@ -105,13 +168,15 @@ fn split(think: u64, off: (u64, u64), gap: Option<u64>) -> (u64, u64, u64) {
 
 /// When the call is due, and the call that decided it (None: the recorded start). `off`:
 /// the time its thread was off its CPU outside calls since its previous replayed call;
-/// `faults(t)`: of its page faults replayed since then, those recorded after `t`: their
-/// recorded sleep and their CPU time (ns), taken out of the think time — the sleep out of
-/// the time asleep, the CPU time out of the computation —, and their time here, added to it.
+/// `capture`: the capture's cost in the recorded time before it (`Capture::cost`), taken out
+/// of what ran; `faults(t)`: of its page faults replayed since then, those recorded after
+/// `t`: their recorded sleep and their CPU time (ns), taken out of the think time — the sleep
+/// out of the time asleep, the CPU time out of the computation —, and their time here, added
+/// to it.
 fn due(
     s: &Shared<'_>,
     start: Instant,
-    (i, prev, off): (usize, Option<(usize, Instant)>, (u64, u64)),
+    (i, prev, off, capture): (usize, Prev, (u64, u64), u64),
     faults: impl Fn(u64) -> (u64, u64, Duration),
 ) -> (Due, Option<usize>) {
     let e = &s.events[i];
@@ -123,15 +188,25 @@ fn due(
         let (asleep, cpu, took) = faults(from_ns);
         let (ns, from) = (ns.saturating_sub(asleep + cpu), from + took);
         match s.gaps {
-            None => Due::at(from + scaled(ns)),
+            None => {
+                let taken = capture.min(ns);
+                Due {
+                    taken: scaled(taken),
+                    ..Due::at(from + scaled(ns - taken))
+                }
+            }
             Some(_) => {
                 let off = (off.0.saturating_sub(asleep), off.1);
                 let gap = gap.map(|g| g.saturating_sub(asleep + cpu));
-                let (wait, burn, dropped) = split(ns, off, gap);
+                // The capture's cost is CPU time: out of what ran, never more.
+                let ran = gap.unwrap_or(ns).saturating_sub(off.0 + off.1);
+                let taken = capture.min(ran).min(ns);
+                let (wait, burn, dropped) = split(ns - taken, off, gap.map(|g| g - taken));
                 Due {
                     at: from + scaled(wait),
                     burn: scaled(burn),
                     dropped: scaled(dropped),
+                    taken: scaled(taken),
                 }
             }
         }
@@ -291,6 +366,7 @@ mod tests {
             at: Instant::now() - Duration::from_millis(10),
             burn,
             dropped: Duration::ZERO,
+            taken: Duration::ZERO,
         };
         // Late by more than the computation, at work: due when it was, nothing computed.
         let d = due();

@@ -48,8 +48,11 @@ pub struct ReplayPrediction {
     /// The replay's own delays on the chain of calls that decided the end (taken away).
     pub replay_delay_ns: u64,
     /// The capture's cost still in the recorded think times on that chain (taken away:
-    /// the middle of what it can be).
+    /// the middle of what it can be, less what the replay took out itself).
     pub capture_left_ns: u64,
+    /// The capture's cost the replay took out of the think times on that chain itself, as
+    /// the recording measured it (`Overhead::between_calls_ns`).
+    pub capture_taken_ns: u64,
     /// Recorded calls on that chain.
     pub chain_calls: u64,
     /// Half the time the deciding thread waited for a CPU between its calls when recorded
@@ -200,8 +203,10 @@ fn capture_costs(r: &Recording) -> (f64, f64) {
 /// What one replay predicts.
 fn one(r: &Recording, run: &Replayed<'_>, cold: &ColdStart) -> (ReplayPrediction, ProgramEnd, u64) {
     let pe = program_end(r, run.timeline);
-    let (delay, chain) = pe.end.hinge.map_or((0, 0), |h| {
-        (run.timeline.chain_late_ns[h], run.timeline.chain_calls[h])
+    let tl = run.timeline;
+    let (delay, chain, taken) = pe.end.hinge.map_or((0, 0, 0), |h| {
+        let taken = tl.chain_capture_ns.get(h).copied().unwrap_or(0);
+        (tl.chain_late_ns[h], tl.chain_calls[h], taken)
     });
     // The chain's share of the trace's calls carries that share of the calls not in it (on
     // pipes and sockets, and those not watched) and of the capture's stops.
@@ -214,9 +219,13 @@ fn one(r: &Recording, run: &Replayed<'_>, cold: &ColdStart) -> (ReplayPrediction
     // and CAPTURE_REACH times the calibrated cost is left.
     let half = CAPTURE_REACH * per_call * watched / 2.0;
     // The cost left lies in the think time around the calls: never more than the deciding
-    // thread's (a calibration on a loaded machine can measure more).
+    // thread's (a calibration on a loaded machine can measure more). The replay took the
+    // part it measured out of the think times itself: the middle less that is left.
     let think = pe.critical_tid.map_or(0, |t| outside_calls(r, t));
-    let left = ((half + outside * share) as u64).min(think);
+    let think = think.saturating_sub(taken);
+    let left = ((half + outside * share) as u64)
+        .saturating_sub(taken)
+        .min(think);
     let half = (half as u64).min(think);
     // What is taken away from the think time never comes to more than the think time.
     let room = think.saturating_sub(left);
@@ -245,6 +254,7 @@ fn one(r: &Recording, run: &Replayed<'_>, cold: &ColdStart) -> (ReplayPrediction
         replayed_end_ns: pe.end.ns,
         replay_delay_ns: delay,
         capture_left_ns: left,
+        capture_taken_ns: taken,
         chain_calls: chain,
         preempted_left_ns: preempted,
         think: run.report.think,

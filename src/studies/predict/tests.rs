@@ -59,6 +59,7 @@ fn timeline(done: &[u64], took: &[u64]) -> Timeline {
         done_ns: done.iter().map(|&d| Some(d)).collect(),
         took_ns: took.to_vec(),
         chain_late_ns: vec![0; done.len()],
+        chain_capture_ns: vec![0; done.len()],
         chain_calls: (1..=done.len() as u64).collect(),
         slept: vec![false; done.len()],
         after: (0..done.len()).map(|i| i.checked_sub(1)).collect(),
@@ -141,14 +142,24 @@ fn the_replays_delays_and_the_captures_cost_left_are_taken_away_and_bounded() {
         unwatched_calls: 0,
         added_ns: 48,
         added_pct: 4.8,
+        between_calls_ns: None,
     });
-    let p = predict_with(&r, &[tl]);
+    let p = predict_with(&r, &[tl.clone()]);
     // Chain: 3 calls of 3 (share 1), + 1 other call: 4 watched calls calibrated at 40 ns,
     // between none and 3 x 40 left (60 ± 60), and the 8 ns of stops all left.
     assert_eq!(p.replays[0].replay_delay_ns, 30);
     assert_eq!(p.replays[0].capture_left_ns, 68);
     assert_eq!(p.predicted_ns, 1200 - 30 - 68);
     assert_eq!(p.bound.capture_ns, 60);
+    // A replay that took 20 ns of it out of the chain's think times itself: 48 left to take
+    // away, the bound the same.
+    let mut taken = tl.clone();
+    taken.chain_capture_ns[2] = 20;
+    let t = predict_with(&r, &[taken]);
+    assert_eq!(t.replays[0].capture_taken_ns, 20);
+    assert_eq!(t.replays[0].capture_left_ns, 48);
+    assert_eq!(t.predicted_ns, 1200 - 30 - 48);
+    assert_eq!(t.bound.capture_ns, 60);
     assert_eq!(p.recorded_untraced_ns, Some(1000 - 48));
 }
 
@@ -357,6 +368,7 @@ fn the_captures_cost_left_is_never_more_than_the_think_time_it_lies_in() {
         unwatched_calls: 0,
         added_ns: 3_000_000,
         added_pct: 300_000.0,
+        between_calls_ns: None,
     });
     let p = predict_with(&r, &[tl]);
     assert_eq!(p.replays[0].capture_left_ns, 740);

@@ -456,6 +456,16 @@ pub struct Overhead {
     /// Estimated time the capture added to the run, ns, and as a share of its run time.
     pub added_ns: u64,
     pub added_pct: f64,
+    /// What the capture adds between two recorded calls of a thread (after one's recorded
+    /// return, before the next's recorded entry: in the think time), per call, ns, as a
+    /// replay's clock counts the rest — it times a call from just before its entry to just
+    /// after its return, as the program's own clock would. A closed replay takes it out of
+    /// each think time. It can exceed `per_call_ns`: the recorded call leaves out the way
+    /// into the kernel and back around the tracepoints, which the replay's clock counts in
+    /// the call. Absent in older traces, and where the calibration's trace held too few of
+    /// its reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_calls_ns: Option<f64>,
 }
 
 /// What the capture saw, after the events.

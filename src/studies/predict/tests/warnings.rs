@@ -13,6 +13,7 @@ fn a_capture_cost_that_is_much_of_the_think_time_is_warned_of() {
             unwatched_calls: 0,
             added_ns: (per_call_ns * 3.0) as u64,
             added_pct: 0.0,
+            between_calls_ns: None,
         });
         let p = predict_with(&r, &[tl]);
         p.warnings

@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use std::io::Read;
 
 use super::{Paths, perf, prepare, run_traced, sys};
-use crate::trace::recording::Overhead;
+use crate::trace::recording::{Event, Op, Overhead};
 
 /// The program's argument that names the calibration.
 pub const CALIBRATE_ARG: &str = "__iogauge_calibrate";
@@ -25,6 +25,8 @@ pub(super) struct Calibration {
     per_call: f64,
     per_path: f64,
     per_other: f64,
+    /// Of `per_call`, what lies between the recorded calls (`Overhead::between_calls_ns`).
+    between: Option<f64>,
 }
 
 impl Calibration {
@@ -43,6 +45,7 @@ impl Calibration {
             per_path_call_ns: self.per_path,
             per_unwatched_call_ns: self.per_other,
             unwatched_calls: unwatched,
+            between_calls_ns: self.between,
             added_ns: added as u64,
             added_pct: if duration_ns > 0 {
                 100.0 * added / duration_ns as f64
@@ -53,7 +56,7 @@ impl Calibration {
     }
 }
 
-/// Calls per calibration run: positioned one-byte reads of a memfd, and opens of /dev/null —
+/// Calls per calibration run: positioned one-byte reads (`read_from`), and opens of /dev/null —
 /// spread out where each stops the program for the tracer to read its path, back to back
 /// (with the same work between them as between the reads) where eBPF reads paths in the
 /// kernel.
@@ -91,10 +94,13 @@ fn median(v: &mut [u64]) -> u64 {
     v.get(v.len() / 2).copied().unwrap_or(0)
 }
 
-/// `n` rounds of work then `call`, each timed on its own: the medians of the work's and of
-/// the call's time, ns.
-fn timed(n: u32, mut before: impl FnMut(u32), mut call: impl FnMut()) -> (u64, u64) {
+/// `n` rounds of work then `call`, each timed on its own: the medians of the work's time, of
+/// the call's, and of a round's (from one round's start to the next's: the work, the call and
+/// the loop's own steps), ns.
+fn timed(n: u32, mut before: impl FnMut(u32), mut call: impl FnMut()) -> [u64; 3] {
     let (mut w, mut c) = (vec![0u64; n as usize], vec![0u64; n as usize]);
+    let mut p = Vec::with_capacity(n as usize);
+    let mut last = None;
     for i in 0..n {
         let t0 = sys::monotonic_ns();
         before(i);
@@ -103,21 +109,37 @@ fn timed(n: u32, mut before: impl FnMut(u32), mut call: impl FnMut()) -> (u64, u
         let t2 = sys::monotonic_ns();
         w[i as usize] = t1 - t0;
         c[i as usize] = t2 - t1;
+        p.extend(last.map(|l| t0 - l));
+        last = Some(t0);
     }
-    (median(&mut w), median(&mut c))
+    [median(&mut w), median(&mut c), median(&mut p)]
+}
+
+/// What the calibration reads: iogauge's own executable — a file, whose reads the trace
+/// keeps (`recorded_gap` needs them; a memfd's are no storage's, and left out), opened to
+/// read only, its first page in memory as it runs —, else a memfd of one byte.
+fn read_from() -> Option<std::os::fd::OwnedFd> {
+    let own = std::env::current_exe().ok().and_then(|p| {
+        let flags = rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC;
+        rustix::fs::open(&p, flags, rustix::fs::Mode::empty()).ok()
+    });
+    own.or_else(|| {
+        let fd = rustix::fs::memfd_create("iogauge-calibrate", rustix::fs::MemfdFlags::CLOEXEC);
+        let fd = fd.ok()?;
+        rustix::io::write(&fd, b"x").ok()?;
+        Some(fd)
+    })
 }
 
 /// iogauge as the calibration program (`iogauge __iogauge_calibrate dense|spaced`): CAL_READS
 /// one-byte preads, open+close pairs (CAL_OPENS_DENSE with the reads' work between them, or
 /// CAL_OPENS_SPACED each after CAL_OPEN_GAP_NS), and CAL_OTHER getppid()s; prints for each
-/// the median time of the work before a call and of the call, ns.
+/// the median time of the work before a call, of the call and of a round, ns.
 pub fn calibrate_child() -> std::process::ExitCode {
     let dense = std::env::args().nth(2).as_deref() == Some(CAL_DENSE);
-    let Ok(fd) = rustix::fs::memfd_create("iogauge-calibrate", rustix::fs::MemfdFlags::CLOEXEC)
-    else {
+    let Some(fd) = read_from() else {
         return std::process::ExitCode::from(1);
     };
-    let _ = rustix::io::write(&fd, b"x");
     let mut b = [0u8; 1];
     let buf: Vec<u8> = (0..WORK_BYTES).map(|i| i as u8).collect();
     let work = |i| {
@@ -145,15 +167,15 @@ pub fn calibrate_child() -> std::process::ExitCode {
         timed(CAL_OPENS_DENSE, work, open)
     } else {
         // The gap is not work a program does between its calls: only the calls count.
-        (0, timed(CAL_OPENS_SPACED, gap, open).1)
+        [0, timed(CAL_OPENS_SPACED, gap, open)[1], 0]
     };
     let other = timed(CAL_OTHER, work, || {
         std::hint::black_box(rustix::process::getppid());
     });
-    let m = [reads, opens, other];
-    let words: Vec<String> = m
+    let words: Vec<String> = [reads, opens, other]
         .iter()
-        .flat_map(|(w, c)| [w.to_string(), c.to_string()])
+        .flatten()
+        .map(u64::to_string)
         .collect();
     println!("{}", words.join(" "));
     std::process::ExitCode::SUCCESS
@@ -176,8 +198,10 @@ pub(super) fn calibrate(ids: Option<perf::Tracepoints>, paths: &mut Paths) -> Op
         OsString::from(mode),
     ];
     let exec = prepare(&argv).ok()?;
-    // Per kind (reads, opens, others): each round's added time per call.
+    // Per kind (reads, opens, others): each round's added time per call; and the part of a
+    // read's that lies between the recorded calls.
     let mut diffs: [Vec<i64>; 3] = Default::default();
+    let mut between = Vec::new();
     // Plain runs are without the eBPF probes: attached, they cost every call on the machine,
     // the plain run's as much as the recorded program's. They are taken off for each plain
     // run and put back for each traced one (a fraction of a millisecond on their raw
@@ -208,9 +232,10 @@ pub(super) fn calibrate(ids: Option<perf::Tracepoints>, paths: &mut Paths) -> Op
             (plain(paths)?, t)
         };
         for (k, d) in diffs.iter_mut().enumerate() {
-            let added = |m: &[u64; 6]| (m[2 * k] + m[2 * k + 1]) as i64;
-            d.push(added(&traced) - added(&plain));
+            let added = |m: &Medians| (m[3 * k] + m[3 * k + 1]) as i64;
+            d.push(added(&traced.medians) - added(&plain));
         }
+        between.extend(traced.gap.map(|g| between_calls(g, &plain)));
     }
     let per = |k: usize| {
         let mut d = diffs[k].clone();
@@ -219,15 +244,50 @@ pub(super) fn calibrate(ids: Option<perf::Tracepoints>, paths: &mut Paths) -> Op
     };
     // An open+close pair is two watched calls, one of which names a path.
     let per_call = per(0);
+    between.sort_unstable();
     Some(Calibration {
         per_call,
         per_path: (per(1) - 2.0 * per_call).max(0.0),
         per_other: per(2),
+        between: (between.len() == CAL_ROUNDS).then(|| between[CAL_ROUNDS / 2].max(0) as f64),
     })
 }
 
-/// The calibration program's six medians, ns, as it prints them.
-fn medians(text: &str) -> Option<[u64; 6]> {
+/// The calibration program's medians (per kind of call: reads, opens, others; the work
+/// before a call, the call, a round), ns.
+type Medians = [u64; 9];
+
+/// What the capture adds between two recorded reads, given the recorded time between them
+/// (`gap`, median, ns) and the plain run's medians: the gap less what lies between the calls
+/// untraced — a round less the call as the program times it, which a replay's own clock
+/// times the same way. More than the whole cost per call where the recorded call leaves out
+/// part of what the program's clock counts in it (the way into the kernel and back, before
+/// and after the tracepoints): a replay, timing its calls as the program does, would count
+/// that twice.
+fn between_calls(gap: u64, plain: &Medians) -> i64 {
+    gap as i64 - plain[2].saturating_sub(plain[1]) as i64
+}
+
+/// The median recorded time between two consecutive reads of one thread (from one's return
+/// to the next's entry), ns: the calibration's reads, where the trace holds most of them.
+fn recorded_gap(events: &[Event]) -> Option<u64> {
+    let mut gaps: Vec<u64> = events
+        .windows(2)
+        .filter(|w| w[0].op == Op::Read && w[1].op == Op::Read && w[0].tid == w[1].tid)
+        .map(|w| w[1].t.saturating_sub(w[0].done_ns()))
+        .collect();
+    (gaps.len() >= CAL_READS as usize / 2).then(|| median(&mut gaps))
+}
+
+/// One traced calibration run: the program's medians, and its reads' recorded gap
+/// (`recorded_gap`).
+struct Traced {
+    medians: Medians,
+    gap: Option<u64>,
+}
+
+/// The calibration program's medians, ns, as it prints them.
+fn medians(text: &str) -> Option<Medians> {
     let v: Vec<u64> = text
         .split_whitespace()
         .map(|x| x.parse().ok())
@@ -240,7 +300,7 @@ fn traced_calibration(
     exec: &sys::Exec,
     ids: Option<perf::Tracepoints>,
     paths: &Paths,
-) -> Option<[u64; 6]> {
+) -> Option<Traced> {
     let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
     let exec = sys::Exec {
         stdout: Some(std::os::fd::AsRawFd::as_raw_fd(&w)),
@@ -252,10 +312,13 @@ fn traced_calibration(
     let ids = ids.map(|i| perf::Tracepoints { waking: None, ..i });
     let run = run_traced(&exec, ids, paths, None);
     drop(w);
-    run.ok()?;
+    let run = run.ok()?;
     let mut text = String::new();
     std::fs::File::from(r).read_to_string(&mut text).ok()?;
-    medians(&text)
+    Some(Traced {
+        medians: medians(&text)?,
+        gap: recorded_gap(&run.decoded.events),
+    })
 }
 
 #[cfg(test)]
@@ -263,11 +326,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_program_prints_six_medians_and_they_read_back() {
-        assert_eq!(medians("1 2 3 4 5 6\n"), Some([1, 2, 3, 4, 5, 6]));
-        assert_eq!(medians("1 2 3"), None);
-        assert_eq!(medians("1 2 3 4 5 x"), None);
+    fn the_program_prints_nine_medians_and_they_read_back() {
+        assert_eq!(
+            medians("1 2 3 4 5 6 7 8 9\n"),
+            Some([1, 2, 3, 4, 5, 6, 7, 8, 9])
+        );
+        assert_eq!(medians("1 2 3 4 5 6"), None);
+        assert_eq!(medians("1 2 3 4 5 6 7 8 x"), None);
         let mut v = vec![9, 1, 5, 3, 7];
         assert_eq!(median(&mut v), 5);
+    }
+
+    /// A round of 1,000 ns untraced, 300 of them in the call as the program times it: 700
+    /// between calls. Recorded 1,000 apart, the capture put 300 there.
+    #[test]
+    fn the_cost_between_calls_is_the_recorded_gap_less_the_untraced_one() {
+        let plain = [650, 300, 1_000, 0, 0, 0, 0, 0, 0];
+        assert_eq!(between_calls(1_000, &plain), 300);
+        assert_eq!(between_calls(600, &plain), -100);
+    }
+
+    /// The median gap from one read's return to the next read's entry of the same thread;
+    /// other calls and other threads' reads between are no pair; too few reads, no figure.
+    #[test]
+    fn the_recorded_gap_is_taken_between_one_threads_consecutive_reads() {
+        let read = |t: u64, tid: u32| Event {
+            t,
+            dur: 100,
+            offset: 0,
+            len: 1,
+            result: 1,
+            tid,
+            file: 0,
+            arg: 0,
+            op: Op::Read,
+            flags: 0,
+        };
+        let mut events: Vec<Event> = (0..CAL_READS as u64).map(|i| read(i * 1_000, 7)).collect();
+        assert_eq!(recorded_gap(&events), Some(900));
+        // Every other call made by another thread: no two reads of one thread in a row.
+        for (i, e) in events.iter_mut().enumerate() {
+            e.tid = 7 + (i % 2) as u32;
+        }
+        assert_eq!(recorded_gap(&events), None);
     }
 }
