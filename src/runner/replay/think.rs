@@ -47,14 +47,6 @@ impl Capture {
     }
 }
 
-impl Waited {
-    /// The same wait, for the look that replaces this one (a poll's: `polls::cut`), which
-    /// waits no more.
-    pub fn again(self) -> Waited {
-        Waited { seen: None, ..self }
-    }
-}
-
 /// A thread's previous replayed call and its completion (None: none yet).
 pub(super) type Prev = Option<(usize, Instant)>;
 
@@ -66,6 +58,14 @@ pub(super) struct Waited {
     pub binding: Option<usize>,
     pub seen: Option<Instant>,
     pub taken: Duration,
+}
+
+impl Waited {
+    /// The same wait, for the look that replaces this one (a poll's: `polls::cut`), which
+    /// waits no more.
+    pub fn again(self) -> Waited {
+        Waited { seen: None, ..self }
+    }
 }
 
 /// `off` with event `i`'s time off the CPU before it added (asleep, waiting for a CPU).
