@@ -304,14 +304,13 @@ pub fn stats_text(s: &Stats) -> String {
 /// between the calls that a closed replay takes out.
 fn overhead_line(s: &Stats) -> Option<String> {
     let p = s.overhead_pct?;
-    let us = |ns: f64| format!("{:.2} µs", ns / 1e3);
     let per = s
         .overhead_per_call_ns
-        .map_or(String::new(), |n| format!("{} a call, ", us(n)));
+        .map_or(String::new(), |n| format!("{} a call, ", per_call_us(n)));
     let between = s.overhead_between_calls_ns.map_or(String::new(), |n| {
         format!(
             "; {} a call lies between the recorded calls, which a closed replay takes out of the think times",
-            us(n)
+            per_call_us(n)
         )
     });
     Some(format!(
@@ -378,6 +377,12 @@ pub fn cpu_wait_line(c: crate::trace::replayed::CpuWait) -> String {
 
 fn us(ns: u64) -> String {
     format!("{:.1} µs", ns as f64 / 1e3)
+}
+
+/// The capture's cost per call (a fraction of a microsecond), one way in `trace stats` and
+/// `replay` alike.
+fn per_call_us(ns: f64) -> String {
+    format!("{:.2} µs", ns / 1e3)
 }
 
 /// `replay`'s lines per call type.
@@ -543,13 +548,12 @@ pub fn replay_text(r: &crate::trace::replayed::ReplayReport) -> String {
         ratio(r.replayed_io_ns, r.recorded_io_ns)
     );
     if let Some(c) = r.capture_taken {
-        let us2 = |ns: u64| ns as f64 / 1e3;
         let _ = writeln!(
             o,
-            "the capture's cost taken out of the think times: {} ({:.2} µs before each replayed call, {:.2} µs for each call between two that the replay does not make; measured at record time)",
+            "the capture's cost taken out of the think times: {} ({} before each replayed call, {} for each call between two that the replay does not make; measured at record time)",
             ms(c.taken_ns),
-            us2(c.between_calls_ns),
-            us2(c.per_skipped_call_ns)
+            per_call_us(c.between_calls_ns as f64),
+            per_call_us(c.per_skipped_call_ns as f64)
         );
     }
     let _ = writeln!(

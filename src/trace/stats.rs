@@ -326,6 +326,7 @@ pub fn stats(r: &Recording) -> Stats {
     let woken = woken(r);
     // Where the trace holds the signals: its kills (None in it: none made).
     let kills = r.footer.signals_seen.then_some(r.footer.kills.as_ref());
+    let overhead = r.footer.overhead.as_ref();
     Stats {
         command: r.header.command.clone(),
         method: r.header.method.clone(),
@@ -350,10 +351,10 @@ pub fn stats(r: &Recording) -> Stats {
         async_unseen: r.footer.aio_unseen,
         syncs_on_no_file: syncs_on_no_file.0,
         syncs_on_no_file_ns: syncs_on_no_file.1,
-        overhead_pct: r.footer.overhead.as_ref().map(|o| o.added_pct),
-        overhead_per_call_ns: r.footer.overhead.as_ref().map(|o| o.per_call_ns),
-        overhead_between_calls_ns: r.footer.overhead.as_ref().and_then(|o| o.between_calls_ns),
-        unwatched_calls: r.footer.overhead.as_ref().map_or(0, |o| o.unwatched_calls),
+        overhead_pct: overhead.map(|o| o.added_pct),
+        overhead_per_call_ns: overhead.map(|o| o.per_call_ns),
+        overhead_between_calls_ns: overhead.and_then(|o| o.between_calls_ns),
+        unwatched_calls: overhead.map_or(0, |o| o.unwatched_calls),
         signals_to_groups: kills.map(|k| k.map_or(0, |k| k.to_groups.len() as u64)),
         signals_late: kills.map(|k| k.map_or(0, |k| k.late.len() as u64)),
         signals_unfollowed: kills.map(|k| k.map_or(0, |k| k.unfollowed)),
